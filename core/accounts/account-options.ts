@@ -1,0 +1,20 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../shared/time.js';
+
+/** Service-wide account settings the use cases need (parsed from configuration by the host). */
+export interface AccountOptions {
+  /** {base_url}: absolute URL of the API, used to build e-mail links. No trailing slash. */
+  publicApiUrl: string;
+  /** URLs that `redirect_to` may point under (see RedirectPolicy). */
+  allowedRedirectUrls: readonly string[];
+}
+
+/** Lifetime of an access token: 1 hour (`expires_in` 3600). */
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** Lifetime of an e-mail confirmation link. */
+export const CONFIRMATION_TOKEN_TTL_MS = DAY_MS;
+/** Lifetime of a password reset link. */
+export const RESET_TOKEN_TTL_MS = HOUR_MS;
+/** At most one e-mail per address per this interval; more are dropped silently. */
+export const EMAIL_MIN_INTERVAL_MS = MINUTE_MS;
+/** Length of one-time and refresh tokens in base62 characters (~238 bits). */
+export const TOKEN_LENGTH = 40;

@@ -1,0 +1,76 @@
+import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
+import { API_KEY_TOUCH_INTERVAL_MS, looksLikeApiKey } from '../api-keys/api-key.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import type { SecretDigest } from '../shared/ids.js';
+import type { SessionRepository } from './session-repository.js';
+import type { TokenSigner } from './token-signer.js';
+
+/** Who is calling, as established by {@link Authenticate}. */
+export type Principal =
+  | { kind: 'session'; userId: string; sessionId: string }
+  | { kind: 'api_key'; userId: string; apiKeyId: string };
+
+/** The credential headers of a request (spec 5.5), raw. */
+export interface Credentials {
+  /** `Authorization` header: `Bearer <API key or JWT>`. */
+  authorization?: string;
+  /** `X-Api-Key` header: an API key. */
+  apiKey?: string;
+}
+
+/**
+ * Establishes the principal of a request from `Authorization: Bearer …` (API key or JWT) or
+ * `X-Api-Key` (spec 5.5). A JWT must verify (HS256, not expired) and its session must be live, so
+ * logout and password reset end access tokens at once. An API key is looked up by its SHA-256
+ * (indexed); its `last_used_at` is written at most once a minute.
+ * @throws DomainError UNAUTHORIZED (401) for a missing, malformed or invalid credential
+ */
+export class Authenticate {
+  constructor(
+    private readonly deps: { apiKeys: ApiKeyRepository; sessions: SessionRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock },
+  ) {}
+
+  async execute(input: Credentials): Promise<Principal> {
+    if (input.apiKey !== undefined) return this.byApiKey(input.apiKey.trim());
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(input.authorization ?? '');
+    if (!match) throw unauthorized();
+    const token = match[1];
+    return looksLikeApiKey(token) ? this.byApiKey(token) : this.bySessionToken(token);
+  }
+
+  private async byApiKey(key: string): Promise<Principal> {
+    if (!looksLikeApiKey(key)) throw unauthorized();
+    const keyHash = this.deps.digest.sha256(key);
+    const apiKey = await this.deps.apiKeys.findByHash(keyHash);
+    if (!apiKey || !this.deps.digest.equals(apiKey.keyHash, keyHash)) throw unauthorized();
+    const now = this.deps.clock.now();
+    if (apiKey.lastUsedAt === null || now.getTime() - apiKey.lastUsedAt.getTime() >= API_KEY_TOUCH_INTERVAL_MS) {
+      await this.deps.apiKeys.touch({ id: apiKey.id, at: now, minIntervalMs: API_KEY_TOUCH_INTERVAL_MS });
+    }
+    return { kind: 'api_key', userId: apiKey.userId, apiKeyId: apiKey.id };
+  }
+
+  private async bySessionToken(token: string): Promise<Principal> {
+    const claims = await this.deps.signer.verify({ token, now: this.deps.clock.now() });
+    if (!claims) throw unauthorized();
+    const session = await this.deps.sessions.findById(claims.sessionId);
+    if (!session || session.revokedAt !== null || session.userId !== claims.userId) throw unauthorized();
+    return { kind: 'session', userId: claims.userId, sessionId: claims.sessionId };
+  }
+}
+
+function unauthorized(): DomainError {
+  return new DomainError('UNAUTHORIZED', 'A valid API key or session token is required.');
+}
+
+/**
+ * Refuses API keys where a session token is required (spec 5.6: key management).
+ * @throws DomainError JWT_REQUIRED (403)
+ */
+export function requireSession(principal: Principal): Extract<Principal, { kind: 'session' }> {
+  if (principal.kind !== 'session') {
+    throw new DomainError('JWT_REQUIRED', 'This endpoint needs a session token from login; API keys are not accepted.');
+  }
+  return principal;
+}

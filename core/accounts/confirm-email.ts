@@ -1,0 +1,39 @@
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import type { SecretDigest } from '../shared/ids.js';
+import type { OneTimeTokenRepository } from './one-time-token-repository.js';
+import type { SessionIssuer, SessionTokens } from './session-issuer.js';
+import type { UserRepository } from './user-repository.js';
+
+export interface ConfirmEmailDeps {
+  users: UserRepository;
+  tokens: OneTimeTokenRepository;
+  issuer: SessionIssuer;
+  digest: SecretDigest;
+  clock: Clock;
+}
+
+/** Result of a confirmation: where to go next and the session that signs the user in (spec 5.2). */
+export interface ConfirmEmailResult {
+  userId: string;
+  /** The `redirect_to` given at registration, or null. */
+  redirectTo: string | null;
+  session: SessionTokens;
+}
+
+/**
+ * Confirms an e-mail address with the single-use token from the confirmation link (valid 24 h),
+ * and opens a session so the user lands signed in (spec 5.2).
+ * @throws DomainError INVALID_TOKEN (400) for an unknown, used or expired token
+ */
+export class ConfirmEmail {
+  constructor(private readonly deps: ConfirmEmailDeps) {}
+
+  async execute(input: { token: string }): Promise<ConfirmEmailResult> {
+    const now = this.deps.clock.now();
+    const used = await this.deps.tokens.consume({ purpose: 'email_confirmation', tokenHash: this.deps.digest.sha256(input.token), now });
+    if (!used) throw new DomainError('INVALID_TOKEN', 'This confirmation link is invalid, already used or expired.');
+    await this.deps.users.markEmailConfirmed({ userId: used.userId, at: now });
+    return { userId: used.userId, redirectTo: used.redirectTo, session: await this.deps.issuer.open(used.userId) };
+  }
+}

@@ -1,0 +1,41 @@
+import { DomainError } from '../shared/errors.js';
+import type { PasswordHasher } from './password-hasher.js';
+import type { SessionIssuer, SessionTokens } from './session-issuer.js';
+import { normaliseEmail, type User } from './user.js';
+import type { UserRepository } from './user-repository.js';
+
+export interface LogInDeps {
+  users: UserRepository;
+  passwords: PasswordHasher;
+  issuer: SessionIssuer;
+}
+
+/**
+ * Logs in with e-mail and password (spec 4.3). An unknown address and a wrong password take the
+ * same time (a dummy hash is verified) and give the same error; EMAIL_NOT_VERIFIED is only
+ * answered after the password matched, so it cannot be used to probe which addresses exist.
+ * @throws DomainError INVALID_CREDENTIALS (401), EMAIL_NOT_VERIFIED (403)
+ */
+export class LogIn {
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(private readonly deps: LogInDeps) {}
+
+  async execute(input: { email: string; password: string }): Promise<{ user: User; session: SessionTokens }> {
+    let email: string | undefined;
+    try {
+      email = normaliseEmail(input.email);
+    } catch {
+      email = undefined;
+    }
+    const user = email === undefined ? undefined : await this.deps.users.findByEmail(email);
+    this.dummyHash ??= this.deps.passwords.hash('hangar-dummy-password-for-timing');
+    const hash = user?.passwordHash ?? (await this.dummyHash);
+    const matches = await this.deps.passwords.verify({ hash, password: input.password });
+    if (!user || !matches) throw new DomainError('INVALID_CREDENTIALS', 'The e-mail address or password is wrong.');
+    if (user.emailConfirmedAt === null) {
+      throw new DomainError('EMAIL_NOT_VERIFIED', 'Confirm your e-mail address with the link we sent before logging in.');
+    }
+    return { user, session: await this.deps.issuer.open(user.id) };
+  }
+}

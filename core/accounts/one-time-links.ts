@@ -1,0 +1,56 @@
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import { type AccountOptions, CONFIRMATION_TOKEN_TTL_MS, EMAIL_MIN_INTERVAL_MS, RESET_TOKEN_TTL_MS, TOKEN_LENGTH } from './account-options.js';
+import type { MailMessage, Mailer } from './mailer.js';
+import type { OneTimeTokenPurpose, OneTimeTokenRepository } from './one-time-token-repository.js';
+import type { User } from './user.js';
+import type { UserRepository } from './user-repository.js';
+
+export interface OneTimeLinksDeps {
+  users: UserRepository;
+  tokens: OneTimeTokenRepository;
+  mailer: Mailer;
+  ids: IdGenerator;
+  digest: SecretDigest;
+  clock: Clock;
+  options: AccountOptions;
+}
+
+const PATHS: Record<OneTimeTokenPurpose, { path: string; ttlMs: number }> = {
+  email_confirmation: { path: '/auth/confirm', ttlMs: CONFIRMATION_TOKEN_TTL_MS },
+  password_reset: { path: '/auth/reset-password', ttlMs: RESET_TOKEN_TTL_MS },
+};
+
+/**
+ * Mails single-use links (`PUBLIC_API_URL/auth/confirm?token=…`, `…/auth/reset-password?token=…`).
+ * The token is random (TOKEN_LENGTH base62), stored only as its SHA-256, and expires after 24 h
+ * (confirmation) or 1 h (reset). At most one e-mail per address per minute; extra ones are
+ * dropped silently, so the caller's answer never changes. Not a use case: shared by several.
+ */
+export class OneTimeLinks {
+  constructor(private readonly deps: OneTimeLinksDeps) {}
+
+  /** Creates a token for `user` and mails `compose(link)`, unless the address got an e-mail in the last minute. */
+  async send(options: {
+    user: User;
+    purpose: OneTimeTokenPurpose;
+    redirectTo: string | null;
+    compose: (to: string, link: string) => MailMessage;
+  }): Promise<void> {
+    const { user, purpose } = options;
+    const now = this.deps.clock.now();
+    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, now, minIntervalMs: EMAIL_MIN_INTERVAL_MS }))) return;
+    const token = this.deps.ids.base62(TOKEN_LENGTH);
+    const { path, ttlMs } = PATHS[purpose];
+    await this.deps.tokens.create({
+      id: this.deps.ids.uuid(),
+      userId: user.id,
+      purpose,
+      tokenHash: this.deps.digest.sha256(token),
+      redirectTo: options.redirectTo,
+      expiresAt: new Date(now.getTime() + ttlMs),
+      createdAt: now,
+    });
+    await this.deps.mailer.send(options.compose(user.email, `${this.deps.options.publicApiUrl}${path}?token=${token}`));
+  }
+}

@@ -1,0 +1,74 @@
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { AccountOptions } from './account-options.js';
+import { alreadyRegisteredEmail, confirmationEmail } from './emails.js';
+import type { OneTimeLinks } from './one-time-links.js';
+import type { PasswordHasher } from './password-hasher.js';
+import { RedirectPolicy } from './redirect-policy.js';
+import { checkNewPassword, normaliseEmail, type User } from './user.js';
+import type { UserRepository } from './user-repository.js';
+
+export interface RegisterAccountInput {
+  email: string;
+  password: string;
+  /** Where to send the user after confirmation; must pass the RedirectPolicy. */
+  redirectTo?: string;
+}
+
+export interface RegisterAccountResult {
+  message: string;
+  user: { id: string; email: string };
+}
+
+export interface RegisterAccountDeps {
+  users: UserRepository;
+  links: OneTimeLinks;
+  passwords: PasswordHasher;
+  ids: IdGenerator;
+  clock: Clock;
+  options: AccountOptions;
+}
+
+/**
+ * Registers an account and mails a confirmation link (spec 4.2, 5.2).
+ * An address that is already registered gets the same answer (with a random, unstored id), and
+ * its owner an e-mail instead (a password reset link): a stranger cannot learn which addresses
+ * have accounts. An unconfirmed account gets a fresh confirmation link; its password is unchanged.
+ * @throws DomainError INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, INVALID_REDIRECT_URL (400)
+ */
+export class RegisterAccount {
+  private readonly redirects: RedirectPolicy;
+
+  constructor(private readonly deps: RegisterAccountDeps) {
+    this.redirects = new RedirectPolicy(deps.options.allowedRedirectUrls);
+  }
+
+  async execute(input: RegisterAccountInput): Promise<RegisterAccountResult> {
+    const email = normaliseEmail(input.email);
+    checkNewPassword(input.password);
+    const redirectTo = input.redirectTo === undefined ? null : this.redirects.check(input.redirectTo);
+    const message = 'Check your e-mail for a link to confirm your address.';
+
+    // Hash before looking up, so both branches cost the same time.
+    const passwordHash = await this.deps.passwords.hash(input.password);
+    const now = this.deps.clock.now();
+    const user: User = {
+      id: this.deps.ids.uuid(),
+      email,
+      passwordHash,
+      emailConfirmedAt: null,
+      maxUploadSizeBytes: null,
+      lastEmailSentAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const created = await this.deps.users.create(user);
+    const owner = created ? user : await this.deps.users.findByEmail(email);
+    if (owner && owner.emailConfirmedAt === null) {
+      await this.deps.links.send({ user: owner, purpose: 'email_confirmation', redirectTo, compose: confirmationEmail });
+    } else if (owner) {
+      await this.deps.links.send({ user: owner, purpose: 'password_reset', redirectTo: null, compose: alreadyRegisteredEmail });
+    }
+    return { message, user: { id: user.id, email } };
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * A login session: one family of refresh tokens (rotation, as GoTrue does it). Access tokens
+ * carry the session id, so revoking the session ends them too.
+ */
+export interface Session {
+  /** UUID. */
+  id: string;
+  userId: string;
+  createdAt: Date;
+  /** Null while the session is live. */
+  revokedAt: Date | null;
+}
+
+/** One refresh token of a session, stored as its SHA-256 digest. */
+export interface RefreshToken {
+  tokenHash: string;
+  sessionId: string;
+  createdAt: Date;
+  /** Set when the token was exchanged for a new one; presenting it again means theft. */
+  rotatedAt: Date | null;
+}
+
+/** Outcome of {@link SessionRepository.rotate}. */
+export type RotationResult =
+  | { kind: 'rotated'; session: Session }
+  | { kind: 'reused'; session: Session }
+  | { kind: 'invalid' };
+
+/** Port: sessions and their refresh tokens. */
+export interface SessionRepository {
+  /** Stores a new session with its first refresh token. */
+  create(options: { session: Session; refreshToken: RefreshToken }): Promise<void>;
+  findById(id: string): Promise<Session | undefined>;
+  /**
+   * Atomically exchanges the refresh token `tokenHash` for `next` (same session):
+   * - `rotated`: the token was current and its session live; it is now marked rotated and `next` stored;
+   * - `reused`: the token had already been rotated: nothing is stored (the caller revokes the family);
+   * - `invalid`: unknown token, or its session is revoked.
+   */
+  rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult>;
+  /** Revokes one session (idempotent). */
+  revoke(options: { sessionId: string; at: Date }): Promise<void>;
+  /** Revokes every live session of the user (password reset). */
+  revokeAllForUser(options: { userId: string; at: Date }): Promise<void>;
+}

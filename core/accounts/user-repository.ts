@@ -1,0 +1,25 @@
+import type { User } from './user.js';
+
+/** Port: persistence of users. "Not found" is `undefined`. */
+export interface UserRepository {
+  /**
+   * Stores a new user.
+   * @returns false (and stores nothing) when a user with the same e-mail already exists
+   */
+  create(user: User): Promise<boolean>;
+  findById(id: string): Promise<User | undefined>;
+  /** Looks up by normalised e-mail (exact match on the stored, lower-cased address). */
+  findByEmail(email: string): Promise<User | undefined>;
+  /** Sets `emailConfirmedAt` (if still null) and `updatedAt`. */
+  markEmailConfirmed(options: { userId: string; at: Date }): Promise<void>;
+  /** Replaces the password hash and sets `updatedAt`. */
+  setPasswordHash(options: { userId: string; passwordHash: string; at: Date }): Promise<void>;
+  /** Sets the account's upload limit in bytes (null = service default) and `updatedAt`. */
+  setMaxUploadSize(options: { userId: string; maxUploadSizeBytes: number | null; at: Date }): Promise<void>;
+  /**
+   * Atomically claims the right to send one e-mail: sets `lastEmailSentAt = now` only when it is
+   * null or not after `now - minIntervalMs`.
+   * @returns true when claimed (send), false when an e-mail went out too recently (do not send)
+   */
+  claimEmailSlot(options: { userId: string; now: Date; minIntervalMs: number }): Promise<boolean>;
+}

@@ -1,0 +1,56 @@
+import { DomainError } from '../shared/errors.js';
+
+/** An account holder (spec 2.1). `email` is stored normalised (trimmed, lower-case). */
+export interface User {
+  /** UUID. */
+  id: string;
+  email: string;
+  /** Encoded argon2id hash (PHC string) of the password. */
+  passwordHash: string;
+  /** When the address was confirmed; null while unconfirmed (spec 3). */
+  emailConfirmedAt: Date | null;
+  /** The account's own upload limit in bytes; null means the service default (spec 2.5). */
+  maxUploadSizeBytes: number | null;
+  /** When an e-mail was last sent to this address; used for the one-per-minute limit. */
+  lastEmailSentAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Minimum password length (spec 8). */
+export const MIN_PASSWORD_LENGTH = 6;
+/** Maximum password length, so hashing cost stays bounded. */
+export const MAX_PASSWORD_LENGTH = 1024;
+/** Maximum e-mail length (RFC 5321 §4.5.3.1.3 path limit). */
+export const MAX_EMAIL_LENGTH = 254;
+
+// Deliberately simple: one "@", a non-empty local part, a dotted domain without spaces.
+// The confirmation e-mail is the real check that the address exists.
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/**
+ * Normalises and checks an e-mail address (spec 4.2).
+ * @returns the trimmed, lower-cased address
+ * @throws DomainError INVALID_EMAIL
+ */
+export function normaliseEmail(input: string): string {
+  const email = input.trim().toLowerCase();
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(email)) {
+    throw new DomainError('INVALID_EMAIL', 'The e-mail address is not valid.');
+  }
+  return email;
+}
+
+/**
+ * Checks a new password against the length rules (spec 4.2, 8); length counts Unicode code points.
+ * @throws DomainError PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG
+ */
+export function checkNewPassword(password: string): void {
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH) {
+    throw new DomainError('PASSWORD_TOO_SHORT', `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`);
+  }
+  if (length > MAX_PASSWORD_LENGTH) {
+    throw new DomainError('PASSWORD_TOO_LONG', `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`);
+  }
+}

@@ -1,0 +1,15 @@
+import type { Paged, Window } from '../shared/pagination.js';
+import type { ApiKey } from './api-key.js';
+
+/** Port: persistence of API keys. */
+export interface ApiKeyRepository {
+  create(key: ApiKey): Promise<void>;
+  /** Looks a key up by the SHA-256 of its secret (indexed). */
+  findByHash(keyHash: string): Promise<ApiKey | undefined>;
+  /** The user's keys, newest first (created_at, then id, descending). */
+  list(options: { userId: string; window: Window }): Promise<Paged<ApiKey>>;
+  /** Deletes the user's key `id`. @returns false when the user has no such key */
+  delete(options: { userId: string; id: string }): Promise<boolean>;
+  /** Sets `lastUsedAt = at` when it is null or older than `at - minIntervalMs`. */
+  touch(options: { id: string; at: Date; minIntervalMs: number }): Promise<void>;
+}

@@ -1,0 +1,32 @@
+import type { BlobStore } from './blob-store.js';
+import { deleteFiles } from './delete-files.js';
+import type { FileRepository } from './file-repository.js';
+
+/** Result of a bulk delete (spec 4.12). */
+export interface BulkDeleteResult {
+  /** Number of files removed. */
+  deleted: number;
+  /** One entry per id that was not removed. */
+  errors: { id: string; error: string }[];
+}
+
+/** Most ids in one bulk delete (spec 8). */
+export const MAX_BULK_DELETE_IDS = 100;
+
+/**
+ * Deletes up to 100 of the user's files in one transaction (spec 4.12). Repeated ids count once;
+ * ids that are unknown or another account's are reported in `errors` as "File not found".
+ * The 1–100 bound is checked at the edge.
+ */
+export class BulkDeleteFiles {
+  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore }) {}
+
+  async execute(input: { userId: string; ids: string[] }): Promise<BulkDeleteResult> {
+    const ids = [...new Set(input.ids)];
+    const deleted = new Set((await deleteFiles(this.deps, input.userId, ids)).map((file) => file.fileId));
+    return {
+      deleted: deleted.size,
+      errors: ids.filter((id) => !deleted.has(id)).map((id) => ({ id, error: 'File not found' })),
+    };
+  }
+}

@@ -1,0 +1,17 @@
+import type { BlobStore } from './blob-store.js';
+import { deleteFiles } from './delete-files.js';
+import type { FileRepository } from './file-repository.js';
+import { fileNotFound } from './get-file.js';
+
+/**
+ * Deletes one of the user's files: record and blob (spec 4.11). The public addresses answer 404 at once.
+ * @throws DomainError FILE_NOT_FOUND (404) — also for another account's file
+ */
+export class DeleteFile {
+  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore }) {}
+
+  async execute(input: { userId: string; fileId: string }): Promise<void> {
+    const deleted = await deleteFiles(this.deps, input.userId, [input.fileId]);
+    if (deleted.length === 0) throw fileNotFound();
+  }
+}

@@ -1,0 +1,16 @@
+/** Service-wide file settings the use cases need (parsed from configuration by the host). */
+export interface FileOptions {
+  /** {cdn_url}: absolute URL of the content server, no trailing slash. */
+  publicContentUrl: string;
+  /** MIME types allowed for upload. */
+  allowedContentTypes: readonly string[];
+  /** An account's upload limit in bytes until it sets its own (`DEFAULT_MAX_UPLOAD_SIZE_BYTES`). */
+  defaultMaxUploadSizeBytes: number;
+  /** Highest upload limit an account may set through PATCH /settings, in bytes. */
+  maxUploadSizeLimitBytes: number;
+}
+
+/** Default of `DEFAULT_MAX_UPLOAD_SIZE_BYTES`: 100 MiB. */
+export const DEFAULT_MAX_UPLOAD_SIZE_BYTES = 100 * 1024 * 1024;
+/** Default ceiling of an account's own upload limit: 1 GiB (plans replace it, see the account-rules issue). */
+export const DEFAULT_MAX_UPLOAD_SIZE_LIMIT_BYTES = 1024 * 1024 * 1024;

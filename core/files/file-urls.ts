@@ -1,0 +1,27 @@
+import type { StoredFile } from './stored-file.js';
+
+/** The four addresses of a file (spec 2.4); all null for a private file, which has no public address. */
+export interface FileUrls {
+  /** `{base}/m/<file_id>`: view (inline). */
+  publicUrl: string | null;
+  /** `{base}/d/<file_id>`: download (attachment). */
+  publicDownloadUrl: string | null;
+  /** `{cdn_url}/m/<file_id>`. */
+  defaultUrl: string | null;
+  /** `{cdn_url}/d/<file_id>`. */
+  defaultDownloadUrl: string | null;
+}
+
+/**
+ * Builds a file's addresses. `publicUrlBase` is the account's public base (its verified custom
+ * domain, else {cdn_url}); `defaultBase` is always {cdn_url}.
+ */
+export function fileUrls(file: StoredFile, bases: { publicUrlBase: string; defaultBase: string }): FileUrls {
+  if (!file.isPublic) return { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null };
+  return {
+    publicUrl: `${bases.publicUrlBase}/m/${file.fileId}`,
+    publicDownloadUrl: `${bases.publicUrlBase}/d/${file.fileId}`,
+    defaultUrl: `${bases.defaultBase}/m/${file.fileId}`,
+    defaultDownloadUrl: `${bases.defaultBase}/d/${file.fileId}`,
+  };
+}

@@ -1,0 +1,32 @@
+import { DomainError } from '../shared/errors.js';
+import { type PageRequest, type Paged, toWindow } from '../shared/pagination.js';
+import { ContentTypePolicy } from './content-types.js';
+import type { FileOptions } from './file-options.js';
+import type { FileFilter, FileRepository } from './file-repository.js';
+import type { FileAddresses, FileView } from './file-view.js';
+
+/**
+ * Lists the user's files, newest first, with the filters of spec 4.9. Page bounds and value
+ * shapes are checked at the edge; the rules here are about meaning.
+ * @throws DomainError INVALID_FILTER (400) when `type` is not an allowed content type
+ */
+export class ListFiles {
+  private readonly contentTypes: ContentTypePolicy;
+
+  constructor(private readonly deps: { files: FileRepository; addresses: FileAddresses; options: FileOptions }) {
+    this.contentTypes = new ContentTypePolicy(deps.options.allowedContentTypes);
+  }
+
+  async execute(input: { userId: string; filter: FileFilter } & PageRequest): Promise<Paged<FileView>> {
+    const filter = { ...input.filter };
+    if (filter.type !== undefined) {
+      if (!this.contentTypes.has(filter.type)) {
+        throw new DomainError('INVALID_FILTER', `type must be one of the allowed content types; ${filter.type} is not.`, { allowed: this.contentTypes.types });
+      }
+      filter.type = filter.type.toLowerCase();
+    }
+    if (filter.q !== undefined && filter.q.trim() === '') delete filter.q;
+    const page = await this.deps.files.list({ userId: input.userId, filter, window: toWindow(input) });
+    return { items: await this.deps.addresses.views(input.userId, page.items), total: page.total };
+  }
+}

@@ -1,0 +1,35 @@
+/** A stored file's record (spec 2.4). Its bytes live in the blob store under `blobKey`. */
+export interface StoredFile {
+  /** UUID of the record. */
+  id: string;
+  userId: string;
+  /** Public short id: {@link FILE_ID_LENGTH} base62 characters, unique. */
+  fileId: string;
+  /** From `x-file-name`, decoded and cleaned; null when not given. */
+  name: string | null;
+  /** MIME type as uploaded (lower-cased, parameters removed). */
+  contentType: string;
+  /** Bytes. */
+  size: number;
+  /** SHA-256 of the bytes, 64 hex characters; the strong ETag. */
+  sha256: string;
+  isPublic: boolean;
+  createdAt: Date;
+  /** Blob store key: `<userId>/<fileId>`; never user-supplied text. */
+  blobKey: string;
+}
+
+/** Length of `file_id` in base62 characters (62^10 ≈ 8·10^17 ids). */
+export const FILE_ID_LENGTH = 10;
+/** Longest file name, in characters, after decoding. */
+export const MAX_FILE_NAME_LENGTH = 255;
+
+/** The blob key of a file: account id and file id only. */
+export function blobKeyFor(userId: string, fileId: string): string {
+  return `${userId}/${fileId}`;
+}
+
+/** True when `value` has the form of a file id. */
+export function isFileId(value: string): boolean {
+  return /^[0-9A-Za-z]{10}$/.test(value);
+}

@@ -1,0 +1,104 @@
+import type { UserRepository } from '../accounts/user-repository.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { BlobStore } from './blob-store.js';
+import { ContentTypePolicy } from './content-types.js';
+import { parseFileName } from './file-name.js';
+import type { FileOptions } from './file-options.js';
+import type { FileRepository } from './file-repository.js';
+import type { FileAddresses, FileView } from './file-view.js';
+import { blobKeyFor, FILE_ID_LENGTH, type StoredFile } from './stored-file.js';
+import { uploadLimitOf } from './upload-limit.js';
+
+export interface UploadFileInput {
+  userId: string;
+  /** Raw `Content-Type` header. */
+  contentType: string | undefined;
+  /** Raw `x-file-name` header. */
+  fileName: string | undefined;
+  /** Declared `Content-Length` in bytes, when the client sent one. */
+  contentLength?: number;
+  /** `isPublic` query; default true (spec 4.8). */
+  isPublic?: boolean;
+  /** The raw body, streamed. */
+  body: AsyncIterable<Uint8Array>;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+}
+
+export interface UploadFileDeps {
+  users: UserRepository;
+  files: FileRepository;
+  blobs: BlobStore;
+  addresses: FileAddresses;
+  ids: IdGenerator;
+  clock: Clock;
+  options: FileOptions;
+}
+
+/**
+ * Stores one uploaded file (spec 4.8). The body streams into the blob store while it is counted
+ * and hashed; the record is written only after the blob is complete, and if that fails the blob
+ * is removed: never a record without its blob, never a blob without its record.
+ * A declared Content-Length over the limit is refused before any byte is read.
+ * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, INVALID_FILE_NAME, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
+ *         FILE_TOO_LARGE (413), BLOB_STORE_UNAVAILABLE (503)
+ */
+export class UploadFile {
+  private readonly contentTypes: ContentTypePolicy;
+
+  constructor(private readonly deps: UploadFileDeps) {
+    this.contentTypes = new ContentTypePolicy(deps.options.allowedContentTypes);
+  }
+
+  async execute(input: UploadFileInput): Promise<FileView> {
+    const contentType = this.contentTypes.checkUpload(input.contentType);
+    const name = parseFileName(input.fileName);
+    const maxBytes = await uploadLimitOf(this.deps.users, this.deps.options, input.userId);
+    if (input.contentLength !== undefined && input.contentLength > maxBytes) throw tooLarge(maxBytes);
+
+    const fileId = this.deps.ids.base62(FILE_ID_LENGTH);
+    const blobKey = blobKeyFor(input.userId, fileId);
+    let stored: { size: number; sha256: string };
+    try {
+      stored = await this.deps.blobs.put({ key: blobKey, body: input.body, contentType, maxBytes, signal: input.signal });
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'FILE_TOO_LARGE') throw tooLarge(maxBytes);
+      if (error instanceof DomainError) throw error;
+      throw new DomainError('UPLOAD_INCOMPLETE', 'The upload was interrupted before the whole body arrived.');
+    }
+    const incomplete = input.contentLength !== undefined && stored.size !== input.contentLength;
+    if (stored.size === 0 || incomplete) {
+      await this.deps.blobs.delete(blobKey);
+      throw stored.size === 0
+        ? new DomainError('EMPTY_FILE', 'The request body is empty: send the file bytes as the body.')
+        : new DomainError('UPLOAD_INCOMPLETE', 'The body is shorter than its Content-Length.');
+    }
+
+    const file: StoredFile = {
+      id: this.deps.ids.uuid(),
+      userId: input.userId,
+      fileId,
+      name,
+      contentType,
+      size: stored.size,
+      sha256: stored.sha256,
+      isPublic: input.isPublic ?? true,
+      createdAt: this.deps.clock.now(),
+      blobKey,
+    };
+    try {
+      await this.deps.files.insert(file);
+    } catch (error) {
+      await this.deps.blobs.delete(blobKey);
+      throw error;
+    }
+    const [view] = await this.deps.addresses.views(input.userId, [file]);
+    return view;
+  }
+}
+
+function tooLarge(maxBytes: number): DomainError {
+  return new DomainError('FILE_TOO_LARGE', `The file is larger than this account's upload limit of ${maxBytes} bytes.`, { max_upload_size_bytes: maxBytes });
+}

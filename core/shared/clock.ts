@@ -1,0 +1,5 @@
+/** Port: the current time. Adapters: system clock; tests use a settable clock. */
+export interface Clock {
+  /** The current instant. */
+  now(): Date;
+}

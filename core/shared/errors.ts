@@ -1,0 +1,78 @@
+/**
+ * The one catalogue of expected refusals. Every use case throws {@link DomainError}
+ * with one of these codes; the HTTP edge maps each code to one status in one table
+ * (apps/api/error-status.ts). Codes are a public contract: never rename one.
+ */
+export type ErrorCode =
+  /** 400: request shape or value is invalid; `details` lists the problems. */
+  | 'VALIDATION_FAILED'
+  /** 400: e-mail address is not a valid address (spec 4.2). */
+  | 'INVALID_EMAIL'
+  /** 400: password shorter than 6 characters (spec 8) or longer than 1024. */
+  | 'PASSWORD_TOO_SHORT'
+  | 'PASSWORD_TOO_LONG'
+  /** 400: `redirect_to` is not under an allowed URL. */
+  | 'INVALID_REDIRECT_URL'
+  /** 400: e-mail confirmation or password reset token unknown, used or expired. */
+  | 'INVALID_TOKEN'
+  /** 401: unknown e-mail or wrong password (the same code for both). */
+  | 'INVALID_CREDENTIALS'
+  /** 401: refresh token unknown, rotated or revoked. */
+  | 'INVALID_REFRESH_TOKEN'
+  /** 401: missing or invalid credential on an authenticated endpoint (spec 5.7). */
+  | 'UNAUTHORIZED'
+  /** 403: login before the e-mail address was confirmed (spec 4.3). */
+  | 'EMAIL_NOT_VERIFIED'
+  /** 403: an API key was used where a session token is required (spec 5.6). */
+  | 'JWT_REQUIRED'
+  /** 404: no such API key for this account. */
+  | 'API_KEY_NOT_FOUND'
+  /** 404: no such file for this account, or not public on the content server. */
+  | 'FILE_NOT_FOUND'
+  /** 404: no such route. */
+  | 'NOT_FOUND'
+  /** 405: route exists, method does not. */
+  | 'METHOD_NOT_ALLOWED'
+  /** 400: upload Content-Type not in the allowed list (spec 4.8). */
+  | 'CONTENT_TYPE_NOT_ALLOWED'
+  /** 400: `x-file-name` longer than 255 characters or not decodable. */
+  | 'INVALID_FILE_NAME'
+  /** 400: upload without a body. */
+  | 'EMPTY_FILE'
+  /** 400: the client stopped sending the body before it was complete. */
+  | 'UPLOAD_INCOMPLETE'
+  /** 413: upload larger than the account's max_upload_size_bytes (spec 4.8). */
+  | 'FILE_TOO_LARGE'
+  /** 400: `type` filter not in the allowed list (spec 4.9). */
+  | 'INVALID_FILTER'
+  /** 400: `max_upload_size_bytes` out of range. */
+  | 'INVALID_SETTINGS'
+  /** 413: a JSON request body over its size limit. */
+  | 'PAYLOAD_TOO_LARGE'
+  /** 415: a JSON endpoint received another media type. */
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  /** 416: byte range outside the file (RFC 9110 §15.5.17). */
+  | 'RANGE_NOT_SATISFIABLE'
+  /** 503: the blob store could not be reached. */
+  | 'BLOB_STORE_UNAVAILABLE'
+  /** 503: a health probe failed. */
+  | 'SERVICE_UNAVAILABLE'
+  /** 500: a bug; the body never carries internals. */
+  | 'INTERNAL_ERROR';
+
+/** An expected refusal: `code` is stable, `message` is a sentence for people, `details` optional structured data. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+/** True when `error` is a {@link DomainError}, optionally with the given code. */
+export function isDomainError(error: unknown, code?: ErrorCode): error is DomainError {
+  return error instanceof DomainError && (code === undefined || error.code === code);
+}
