@@ -6,6 +6,8 @@ export interface AccountOptions {
   publicApiUrl: string;
   /** URLs that `redirect_to` may point under (see RedirectPolicy). */
   allowedRedirectUrls: readonly string[];
+  /** Least time between two e-mails to one address, in ms; default {@link EMAIL_MIN_INTERVAL_MS} (1 minute). */
+  emailMinIntervalMs?: number;
 }
 
 /** Lifetime of an access token: 1 hour (`expires_in` 3600). */

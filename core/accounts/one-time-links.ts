@@ -25,7 +25,7 @@ const PATHS: Record<OneTimeTokenPurpose, { path: string; ttlMs: number }> = {
  * Mails single-use links (`PUBLIC_API_URL/auth/confirm?token=…`, `…/auth/reset-password?token=…`).
  * The token is random (TOKEN_LENGTH base62), stored only as its SHA-256, and expires after 24 h
  * (confirmation) or 1 h (reset). At most one e-mail per address per minute; extra ones are
- * dropped silently, so the caller's answer never changes. Not a use case: shared by several.
+ * dropped silently, so the caller's answer never changes (the interval is `options.emailMinIntervalMs`). Not a use case: shared by several.
  */
 export class OneTimeLinks {
   constructor(private readonly deps: OneTimeLinksDeps) {}
@@ -39,7 +39,7 @@ export class OneTimeLinks {
   }): Promise<void> {
     const { user, purpose } = options;
     const now = this.deps.clock.now();
-    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, now, minIntervalMs: EMAIL_MIN_INTERVAL_MS }))) return;
+    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, now, minIntervalMs: this.deps.options.emailMinIntervalMs ?? EMAIL_MIN_INTERVAL_MS }))) return;
     const token = this.deps.ids.base62(TOKEN_LENGTH);
     const { path, ttlMs } = PATHS[purpose];
     await this.deps.tokens.create({

@@ -58,7 +58,7 @@ export class UploadFile {
     const maxBytes = await uploadLimitOf(this.deps.users, this.deps.options, input.userId);
     if (input.contentLength !== undefined && input.contentLength > maxBytes) throw tooLarge(maxBytes);
 
-    const fileId = this.deps.ids.base62(FILE_ID_LENGTH);
+    const fileId = await this.unusedFileId();
     const blobKey = blobKeyFor(input.userId, fileId);
     let stored: { size: number; sha256: string };
     try {
@@ -97,7 +97,19 @@ export class UploadFile {
     const [view] = await this.deps.addresses.views(input.userId, [file]);
     return view;
   }
+
+  /** A file id no record uses yet, so the blob key of an existing file is never written to. */
+  private async unusedFileId(): Promise<string> {
+    for (let attempt = 0; attempt < FILE_ID_ATTEMPTS; attempt++) {
+      const fileId = this.deps.ids.base62(FILE_ID_LENGTH);
+      if (!(await this.deps.files.findByFileId(fileId))) return fileId;
+    }
+    throw new Error(`No free file id after ${FILE_ID_ATTEMPTS} draws: the id generator is not random.`);
+  }
 }
+
+/** Draws file ids until one is free; ids are random, so a second draw is already rarer than one in 10^17. */
+const FILE_ID_ATTEMPTS = 5;
 
 function tooLarge(maxBytes: number): DomainError {
   return new DomainError('FILE_TOO_LARGE', `The file is larger than this account's upload limit of ${maxBytes} bytes.`, { max_upload_size_bytes: maxBytes });

@@ -1,0 +1,23 @@
+/** One key segment: what `core/files/blob-store.ts` allows between slashes. */
+const SEGMENT = /^[0-9A-Za-z_-]+$/;
+
+/**
+ * Checks a blob key: [0-9A-Za-z_-] segments joined by `/`, none empty (so no leading, trailing or
+ * doubled slash, no `.` or `..`). A bad key is a bug in the caller, never user input, hence a plain Error.
+ * @throws Error when `key` is not a valid blob key
+ */
+export function assertBlobKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || !key.split('/').every((segment) => SEGMENT.test(segment))) {
+    throw new Error(`Invalid blob key ${JSON.stringify(key)}: expected [0-9A-Za-z_-] segments joined by '/'.`);
+  }
+}
+
+/**
+ * Checks a `maxBytes` limit: a non-negative safe integer (bytes).
+ * @throws Error otherwise (a bug in the caller)
+ */
+export function assertMaxBytes(maxBytes: number): void {
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new Error(`Invalid maxBytes ${String(maxBytes)}: expected a non-negative integer number of bytes.`);
+  }
+}

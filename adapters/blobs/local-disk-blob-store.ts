@@ -1,0 +1,218 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, createWriteStream } from 'node:fs';
+import { access, mkdir, open, opendir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
+import { DomainError } from '../../core/shared/errors.js';
+import { assertBlobKey, assertMaxBytes } from './blob-keys.js';
+import { BodyMeter, bodyStream } from './body-meter.js';
+
+/** Options of {@link LocalDiskBlobStore}. */
+export interface LocalDiskBlobStoreOptions {
+  /** Root directory of the store; created (with parents) on first use. */
+  directory: string;
+  /**
+   * Flush each new blob and its directory entry to the disk before `put` resolves, so a stored
+   * file survives a power loss. Default true; turn off only for tests and throw-away data.
+   */
+  fsync?: boolean;
+}
+
+/** Name of the directory, under the root, where bodies are written before they are complete. */
+const TEMP_DIRECTORY = '.tmp';
+/** Buffer sizes in bytes: large enough that a disk is never waiting on many small syscalls. */
+const WRITE_HIGH_WATER_MARK = 256 * 1024;
+const READ_HIGH_WATER_MARK = 256 * 1024;
+
+/**
+ * A {@link BlobStore} on a local file system.
+ *
+ * Layout: `<directory>/<aa>/<bb>/<key with '/' as '~'>`, where `aa`/`bb` are the first four hex
+ * characters of SHA-256(key): 65 536 leaf directories filled evenly, so a leaf reaches about
+ * 65 000 entries only when the store holds about 4 billion blobs. `~` is not allowed in keys, so
+ * the mapping is one to one.
+ *
+ * `put` streams the body to `<directory>/.tmp/<random>` (same file system, so the final rename is
+ * atomic), counting and hashing as it goes, with backpressure: memory use does not depend on the
+ * body's size. The blob appears under its key only once complete (and flushed, when `fsync`).
+ * Temp files of a crashed process are removed by {@link LocalDiskBlobStore.sweepTempFiles}.
+ */
+export class LocalDiskBlobStore implements BlobStore {
+  private readonly directory: string;
+  private readonly tempDirectory: string;
+  private readonly fsync: boolean;
+  private ready: Promise<void> | undefined;
+
+  constructor(options: LocalDiskBlobStoreOptions) {
+    this.directory = resolve(options.directory);
+    this.tempDirectory = join(this.directory, TEMP_DIRECTORY);
+    this.fsync = options.fsync ?? true;
+  }
+
+  /**
+   * @throws DomainError FILE_TOO_LARGE past `maxBytes` (stops reading there); BLOB_STORE_UNAVAILABLE when
+   *         the file system fails; the body's own error; an AbortError when `signal` aborts;
+   *         Error for an invalid key or `maxBytes` (a bug in the caller). Nothing is left behind on failure.
+   */
+  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+    const { key, signal } = options;
+    assertBlobKey(key);
+    assertMaxBytes(options.maxBytes);
+    signal?.throwIfAborted();
+    await this.ensureReady();
+
+    const destination = this.pathOf(key);
+    const tempPath = join(this.tempDirectory, randomBytes(16).toString('hex'));
+    const meter = new BodyMeter(options.maxBytes);
+    // `flush` fsyncs the file before it is closed, and the pipeline resolves only after the close.
+    const output = createWriteStream(tempPath, { flags: 'wx', flush: this.fsync, highWaterMark: WRITE_HIGH_WATER_MARK });
+    let writeError: unknown;
+    output.once('error', (error) => (writeError = error));
+    let committed = false;
+    try {
+      try {
+        await pipeline(bodyStream(options.body), meter, output, signal ? { signal } : {});
+      } catch (error) {
+        // The body's own errors, aborts and FILE_TOO_LARGE go out as they are; only the file system is "unavailable".
+        throw error === writeError ? unavailable('write a blob', error) : error;
+      }
+      try {
+        await this.makeShardDirectory(dirname(destination));
+        await rename(tempPath, destination);
+        committed = true;
+        if (this.fsync) await syncDirectory(dirname(destination));
+      } catch (error) {
+        throw unavailable('store a blob', error);
+      }
+      return { size: meter.size, sha256: meter.digest() };
+    } catch (error) {
+      // Wait for the close: the stream may still be opening (creating) the temp file.
+      await new Promise<void>((resolve) => {
+        if (output.closed) return resolve();
+        output.once('close', () => resolve());
+        output.destroy();
+      });
+      await rm(tempPath, { force: true }).catch(() => undefined);
+      if (committed) await rm(destination, { force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Opens the blob; the file handle is closed when the stream ends or is destroyed. The stream
+   * reads from the file as it was opened, even if it is deleted meanwhile.
+   * @returns a Node readable stream (an `AsyncIterable<Uint8Array>`), or undefined when there is no such blob
+   * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
+   */
+  async get(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined> {
+    assertBlobKey(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return undefined;
+      throw unavailable('open a blob', error);
+    }
+    return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark: READ_HIGH_WATER_MARK });
+  }
+
+  /** @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    try {
+      await unlink(this.pathOf(key));
+    } catch (error) {
+      if (!hasCode(error, 'ENOENT')) throw unavailable('delete a blob', error);
+    }
+  }
+
+  /** Resolves when the root and temp directories exist and are readable and writable. @throws DomainError BLOB_STORE_UNAVAILABLE */
+  async ping(): Promise<void> {
+    await this.ensureReady();
+    try {
+      await access(this.tempDirectory, constants.R_OK | constants.W_OK);
+      await access(this.directory, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      throw unavailable('reach the blob directory', error);
+    }
+  }
+
+  /**
+   * Removes temp files not modified for `olderThanMs` milliseconds: bodies left by a process that
+   * crashed mid-upload. Call at start. A live upload writes to its temp file continuously, so an
+   * age of a few minutes or more never removes one in progress.
+   * @returns how many files were removed
+   * @throws DomainError BLOB_STORE_UNAVAILABLE when the temp directory cannot be read
+   */
+  async sweepTempFiles(olderThanMs: number): Promise<number> {
+    await this.ensureReady();
+    const cutoff = Date.now() - olderThanMs;
+    let removed = 0;
+    try {
+      for await (const entry of await opendir(this.tempDirectory)) {
+        const path = join(this.tempDirectory, entry.name);
+        try {
+          if ((await stat(path)).mtimeMs >= cutoff) continue;
+          await rm(path, { force: true, recursive: true });
+          removed += 1;
+        } catch (error) {
+          if (!hasCode(error, 'ENOENT')) throw error;
+        }
+      }
+    } catch (error) {
+      throw unavailable('sweep temporary files', error);
+    }
+    return removed;
+  }
+
+  private pathOf(key: string): string {
+    const shard = createHash('sha256').update(key).digest('hex');
+    return join(this.directory, shard.slice(0, 2), shard.slice(2, 4), key.replaceAll('/', '~'));
+  }
+
+  /** Creates the root and temp directories once; retried on the next call if it failed. */
+  private ensureReady(): Promise<void> {
+    this.ready ??= mkdir(this.tempDirectory, { recursive: true }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.ready = undefined;
+        throw unavailable('create the blob directory', error);
+      },
+    );
+    return this.ready;
+  }
+
+  /** Creates `<aa>/<bb>` when missing; with fsync, also flushes the parent entries it added. */
+  private async makeShardDirectory(shardDirectory: string): Promise<void> {
+    const firstCreated = await mkdir(shardDirectory, { recursive: true });
+    if (!this.fsync || firstCreated === undefined) return;
+    const top = dirname(firstCreated);
+    for (let directory = dirname(shardDirectory); ; directory = dirname(directory)) {
+      await syncDirectory(directory);
+      if (directory === top || directory === dirname(directory)) break;
+    }
+  }
+}
+
+/** Flushes a directory's entries (a rename or a new child) to the disk. Windows cannot open directories: skipped there. */
+async function syncDirectory(path: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** The one error callers see for file-system failures; the cause (with paths) stays for the logs only. */
+function unavailable(action: string, cause: unknown): DomainError {
+  const error = new DomainError('BLOB_STORE_UNAVAILABLE', `The blob store could not ${action}.`);
+  error.cause = cause;
+  return error;
+}

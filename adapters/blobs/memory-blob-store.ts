@@ -1,0 +1,60 @@
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
+import { assertBlobKey, assertMaxBytes } from './blob-keys.js';
+import { BodyMeter, bodyStream } from './body-meter.js';
+
+/** Size of the chunks `get` yields, in bytes: like a disk read, so consumers see several chunks. */
+const READ_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * A {@link BlobStore} that keeps blobs in a Map, for tests and embedding. It reads bodies with
+ * the same backpressure and refuses oversized ones at the same byte as the disk store (a blob is
+ * stored only once it is complete, so a failed put leaves nothing behind). Contents are lost when
+ * the process ends; every blob occupies its size in memory.
+ */
+export class MemoryBlobStore implements BlobStore {
+  private readonly blobs = new Map<string, Buffer>();
+
+  /**
+   * @throws DomainError FILE_TOO_LARGE past `maxBytes`; the body's own error; an abort error when `signal` aborts;
+   *         Error for an invalid key or `maxBytes` (a bug in the caller)
+   */
+  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+    assertBlobKey(options.key);
+    assertMaxBytes(options.maxBytes);
+    options.signal?.throwIfAborted();
+    const meter = new BodyMeter(options.maxBytes);
+    const chunks: Buffer[] = [];
+    const collector = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        callback();
+      },
+    });
+    await pipeline(bodyStream(options.body), meter, collector, options.signal ? { signal: options.signal } : {});
+    this.blobs.set(options.key, Buffer.concat(chunks, meter.size));
+    return { size: meter.size, sha256: meter.digest() };
+  }
+
+  /** Yields copies, in chunks of 64 KiB, so callers can neither change stored bytes nor see later writes. */
+  async get(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined> {
+    assertBlobKey(key);
+    const bytes = this.blobs.get(key);
+    if (!bytes) return undefined;
+    return chunksOf(range ? bytes.subarray(range.start, range.end + 1) : bytes);
+  }
+
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    this.blobs.delete(key);
+  }
+
+  async ping(): Promise<void> {}
+}
+
+async function* chunksOf(bytes: Buffer): AsyncGenerator<Uint8Array> {
+  for (let offset = 0; offset < bytes.length; offset += READ_CHUNK_BYTES) {
+    yield Buffer.from(bytes.subarray(offset, offset + READ_CHUNK_BYTES));
+  }
+}

@@ -1,0 +1,17 @@
+import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
+import type { SessionRepository } from '../../core/accounts/session-repository.js';
+import type { UserRepository } from '../../core/accounts/user-repository.js';
+import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
+import type { FileRepository } from '../../core/files/file-repository.js';
+import type { HealthProbe } from '../../core/shared/health.js';
+
+/** Every repository port over one store, and that store's health probe. */
+export interface Repositories {
+  users: UserRepository;
+  tokens: OneTimeTokenRepository;
+  sessions: SessionRepository;
+  apiKeys: ApiKeyRepository;
+  files: FileRepository;
+  /** Named `database`. */
+  probe: HealthProbe;
+}

@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import type { Repositories } from '../repositories.js';
+import type { HangarDatabase } from './schema.js';
+import { SqlApiKeyRepository } from './sql-api-key-repository.js';
+import { SqlFileRepository } from './sql-file-repository.js';
+import { SqlHealthProbe } from './sql-health-probe.js';
+import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
+import { SqlSessionRepository } from './sql-session-repository.js';
+import { SqlUserRepository } from './sql-user-repository.js';
+
+/**
+ * Every repository over one migrated database (see `migrateToLatest`), with its `database` probe.
+ * The caller owns `db` and destroys it.
+ */
+export function createSqlRepositories(db: Kysely<HangarDatabase>): Repositories {
+  return {
+    users: new SqlUserRepository(db),
+    tokens: new SqlOneTimeTokenRepository(db),
+    sessions: new SqlSessionRepository(db),
+    apiKeys: new SqlApiKeyRepository(db),
+    files: new SqlFileRepository(db),
+    probe: new SqlHealthProbe(db),
+  };
+}

@@ -1,0 +1,130 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { HangarDatabase } from './schema.js';
+
+// Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was
+// then, not the current HangarDatabase, so it must not be typed by it.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/**
+ * 0001: every table of the first release. Types are chosen to mean the same on SQLite and
+ * Postgres: `text`, `bigint` (SQLite gives it INTEGER affinity) for Unix-ms timestamps and byte
+ * counts, `integer` 0/1 for booleans.
+ */
+const initial: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('users')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('email', 'text', (c) => c.notNull())
+      .addColumn('password_hash', 'text', (c) => c.notNull())
+      .addColumn('email_confirmed_at', 'bigint')
+      .addColumn('max_upload_size_bytes', 'bigint')
+      .addColumn('last_email_sent_at', 'bigint')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('users_email_unique').unique().on('users').column('email').execute();
+
+    await db.schema
+      .createTable('one_time_tokens')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('email_confirmation', 'password_reset')`))
+      .addColumn('token_hash', 'text', (c) => c.notNull())
+      .addColumn('redirect_to', 'text')
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('one_time_tokens_token_hash_unique').unique().on('one_time_tokens').column('token_hash').execute();
+    await db.schema.createIndex('one_time_tokens_user_id_purpose').on('one_time_tokens').columns(['user_id', 'purpose']).execute();
+
+    await db.schema
+      .createTable('sessions')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('revoked_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('sessions_user_id').on('sessions').column('user_id').execute();
+
+    await db.schema
+      .createTable('refresh_tokens')
+      .addColumn('token_hash', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('session_id', 'text', (c) => c.notNull().references('sessions.id').onDelete('cascade'))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('rotated_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('refresh_tokens_session_id').on('refresh_tokens').column('session_id').execute();
+
+    await db.schema
+      .createTable('api_keys')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('key_prefix', 'text', (c) => c.notNull())
+      .addColumn('key_hash', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('last_used_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('api_keys_key_hash_unique').unique().on('api_keys').column('key_hash').execute();
+    await db.schema.createIndex('api_keys_user_id_created_at_id').on('api_keys').columns(['user_id', 'created_at', 'id']).execute();
+
+    await db.schema
+      .createTable('files')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('file_id', 'text', (c) => c.notNull())
+      .addColumn('name', 'text')
+      .addColumn('content_type', 'text', (c) => c.notNull())
+      .addColumn('size', 'bigint', (c) => c.notNull())
+      .addColumn('sha256', 'text', (c) => c.notNull())
+      .addColumn('is_public', 'integer', (c) => c.notNull().check(sql`is_public in (0, 1)`))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('blob_key', 'text', (c) => c.notNull())
+      .addColumn('search_text', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('files_file_id_unique').unique().on('files').column('file_id').execute();
+    await db.schema.createIndex('files_user_id_created_at_id').on('files').columns(['user_id', 'created_at', 'id']).execute();
+    await db.schema.createIndex('files_user_id_content_type').on('files').columns(['user_id', 'content_type']).execute();
+    await db.schema.createIndex('files_user_id_size').on('files').columns(['user_id', 'size']).execute();
+  },
+};
+
+/**
+ * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
+ * released migration is never edited, only followed by a new one.
+ */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '0001_initial': initial,
+};
+
+/** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */
+export class InCodeMigrationProvider implements MigrationProvider {
+  constructor(private readonly all: Readonly<Record<string, Migration>> = migrations) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { ...this.all };
+  }
+}
+
+/**
+ * Brings the schema up to the latest migration, running those not yet recorded in Kysely's
+ * `kysely_migration` table, in name order.
+ * @returns the names of the migrations run now (empty when already up to date)
+ * @throws Error `Database migration <name> failed: …` (the driver's error as `cause`) when a migration
+ *         fails, or `Database migrations could not run: …` when the recorded history does not match
+ *         these migrations (e.g. a database written by a newer release)
+ */
+export async function migrateToLatest(db: Kysely<HangarDatabase>, provider: MigrationProvider = new InCodeMigrationProvider()): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(
+      failed ? `Database migration ${failed.migrationName} failed: ${reason}` : `Database migrations could not run: ${reason}`,
+      { cause: error },
+    );
+  }
+  return (results ?? []).map((result) => result.migrationName);
+}

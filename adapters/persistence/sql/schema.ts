@@ -1,0 +1,100 @@
+import type { ColumnType } from 'kysely';
+import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
+
+/**
+ * A 64-bit integer column: timestamps in Unix milliseconds and byte counts. Written as a number;
+ * read back as a number from SQLite, and as a string from Postgres `bigint` (node-postgres keeps
+ * 64-bit values exact that way), so readers convert with `Number()` (see rows.ts).
+ */
+export type Int64 = ColumnType<number | string | bigint, number, number>;
+/** A nullable {@link Int64}. */
+export type NullableInt64 = ColumnType<number | string | bigint | null, number | null, number | null>;
+/** A boolean stored as INTEGER 0 or 1, the same on every dialect. */
+export type Flag = ColumnType<number, 0 | 1, 0 | 1>;
+
+/** `users`: one row per account (spec 2.1). */
+export interface UsersTable {
+  id: string;
+  /** Normalised (trimmed, lower-cased); unique. */
+  email: string;
+  password_hash: string;
+  email_confirmed_at: NullableInt64;
+  /** Bytes; null = service default. */
+  max_upload_size_bytes: NullableInt64;
+  last_email_sent_at: NullableInt64;
+  created_at: Int64;
+  updated_at: Int64;
+}
+
+/** `one_time_tokens`: e-mail confirmation and password reset tokens, by SHA-256 (hex). */
+export interface OneTimeTokensTable {
+  id: string;
+  user_id: string;
+  purpose: OneTimeTokenPurpose;
+  /** Unique. */
+  token_hash: string;
+  redirect_to: string | null;
+  /** Unix ms; the token is expired from this instant on. */
+  expires_at: Int64;
+  created_at: Int64;
+}
+
+/** `sessions`: one login session, the family of its refresh tokens. */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: Int64;
+  revoked_at: NullableInt64;
+}
+
+/** `refresh_tokens`: every refresh token of a session, by SHA-256 (hex). */
+export interface RefreshTokensTable {
+  /** Primary key. */
+  token_hash: string;
+  session_id: string;
+  created_at: Int64;
+  rotated_at: NullableInt64;
+}
+
+/** `api_keys` (spec 2.3). */
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  key_prefix: string;
+  /** SHA-256 hex of the key; unique. */
+  key_hash: string;
+  created_at: Int64;
+  last_used_at: NullableInt64;
+}
+
+/** `files`: one record per stored file (spec 2.4). */
+export interface FilesTable {
+  id: string;
+  user_id: string;
+  /** Public short id; unique. */
+  file_id: string;
+  name: string | null;
+  content_type: string;
+  /** Bytes. */
+  size: Int64;
+  sha256: string;
+  is_public: Flag;
+  created_at: Int64;
+  blob_key: string;
+  /** Folded name and file id (see file-search.ts), written at insert; `q` is a LIKE on it. */
+  search_text: string;
+}
+
+/**
+ * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
+ * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
+ */
+export interface HangarDatabase {
+  users: UsersTable;
+  one_time_tokens: OneTimeTokensTable;
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  api_keys: ApiKeysTable;
+  files: FilesTable;
+}

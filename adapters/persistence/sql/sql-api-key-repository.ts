@@ -1,0 +1,78 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiKey } from '../../../core/api-keys/api-key.js';
+import type { ApiKeyRepository } from '../../../core/api-keys/api-key-repository.js';
+import type { Paged, Window } from '../../../core/shared/pagination.js';
+import { toDate, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
+import type { ApiKeysTable, HangarDatabase } from './schema.js';
+
+function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    keyPrefix: row.key_prefix,
+    keyHash: row.key_hash,
+    createdAt: toDate(row.created_at),
+    lastUsedAt: toNullableDate(row.last_used_at),
+  };
+}
+
+/**
+ * {@link ApiKeyRepository} over `api_keys`. `touch` is one conditional UPDATE: it writes when
+ * `last_used_at` is null or at least `minIntervalMs` before `at` (the bound the Authenticate use
+ * case checks before calling it).
+ */
+export class SqlApiKeyRepository implements ApiKeyRepository {
+  constructor(private readonly db: Kysely<HangarDatabase>) {}
+
+  /** @throws the driver's error on a duplicate id or key hash, or an unknown user (foreign key) */
+  async create(key: ApiKey): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: key.id,
+        user_id: key.userId,
+        name: key.name,
+        key_prefix: key.keyPrefix,
+        key_hash: key.keyHash,
+        created_at: toMillis(key.createdAt),
+        last_used_at: toNullableMillis(key.lastUsedAt),
+      })
+      .execute();
+  }
+
+  async findByHash(keyHash: string): Promise<ApiKey | undefined> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async list(options: { userId: string; window: Window }): Promise<Paged<ApiKey>> {
+    const mine = this.db.selectFrom('api_keys').where('user_id', '=', options.userId);
+    const [count, rows] = await Promise.all([
+      mine.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+      mine
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(options.window.limit)
+        .offset(options.window.offset)
+        .execute(),
+    ]);
+    return { items: rows.map(toApiKey), total: toNumber(count.total) };
+  }
+
+  async delete(options: { userId: string; id: string }): Promise<boolean> {
+    const result = await this.db.deleteFrom('api_keys').where('id', '=', options.id).where('user_id', '=', options.userId).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async touch(options: { id: string; at: Date; minIntervalMs: number }): Promise<void> {
+    const at = toMillis(options.at);
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', options.id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', at - options.minIntervalMs)]))
+      .execute();
+  }
+}

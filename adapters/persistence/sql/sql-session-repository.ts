@@ -1,0 +1,110 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { RefreshToken, RotationResult, Session, SessionRepository } from '../../../core/accounts/session-repository.js';
+import { toDate, toMillis, toNullableDate, toNullableMillis } from './rows.js';
+import type { HangarDatabase, SessionsTable } from './schema.js';
+
+function toSession(row: Selectable<SessionsTable>): Session {
+  return { id: row.id, userId: row.user_id, createdAt: toDate(row.created_at), revokedAt: toNullableDate(row.revoked_at) };
+}
+
+/**
+ * {@link SessionRepository} over `sessions` and `refresh_tokens`. `rotate` is a transaction whose
+ * first statement is a compare-and-set UPDATE on the old token's `rotated_at` (only while null and
+ * the session is live): of several concurrent rotations of one token, in one process or many,
+ * exactly one wins and the others see `reused`. A revoked session makes every one of its tokens
+ * `invalid`, rotated or not.
+ */
+export class SqlSessionRepository implements SessionRepository {
+  constructor(private readonly db: Kysely<HangarDatabase>) {}
+
+  /** @throws the driver's error on a duplicate id or token hash, or an unknown user; then nothing is stored */
+  async create(options: { session: Session; refreshToken: RefreshToken }): Promise<void> {
+    const { session, refreshToken } = options;
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('sessions')
+        .values({ id: session.id, user_id: session.userId, created_at: toMillis(session.createdAt), revoked_at: toNullableMillis(session.revokedAt) })
+        .execute();
+      await trx
+        .insertInto('refresh_tokens')
+        .values({
+          token_hash: refreshToken.tokenHash,
+          session_id: session.id,
+          created_at: toMillis(refreshToken.createdAt),
+          rotated_at: toNullableMillis(refreshToken.rotatedAt),
+        })
+        .execute();
+    });
+  }
+
+  async findById(id: string): Promise<Session | undefined> {
+    const row = await this.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toSession(row);
+  }
+
+  /** @throws the driver's error when `next.tokenHash` already exists; the old token is then left current */
+  async rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult> {
+    // The UPDATE comes first so that SQLite takes its write lock at once (a read first could not
+    // be upgraded under contention) and Postgres locks the token row before anything is decided.
+    return this.db.transaction().execute(async (trx): Promise<RotationResult> => {
+      const claimed = await trx
+        .updateTable('refresh_tokens')
+        .set({ rotated_at: toMillis(options.now) })
+        .where('token_hash', '=', options.tokenHash)
+        .where('rotated_at', 'is', null)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('sessions')
+              .select('sessions.id')
+              .whereRef('sessions.id', '=', 'refresh_tokens.session_id')
+              .where('sessions.revoked_at', 'is', null),
+          ),
+        )
+        .returning('session_id')
+        .executeTakeFirst();
+
+      if (claimed) {
+        await trx
+          .insertInto('refresh_tokens')
+          .values({
+            token_hash: options.next.tokenHash,
+            session_id: claimed.session_id,
+            created_at: toMillis(options.next.createdAt),
+            rotated_at: toNullableMillis(options.next.rotatedAt),
+          })
+          .execute();
+        const session = await trx.selectFrom('sessions').selectAll().where('id', '=', claimed.session_id).executeTakeFirstOrThrow();
+        return { kind: 'rotated', session: toSession(session) };
+      }
+
+      const found = await trx
+        .selectFrom('refresh_tokens')
+        .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
+        .selectAll('sessions')
+        .select('refresh_tokens.rotated_at')
+        .where('refresh_tokens.token_hash', '=', options.tokenHash)
+        .executeTakeFirst();
+      if (!found || found.revoked_at !== null || found.rotated_at === null) return { kind: 'invalid' };
+      return { kind: 'reused', session: toSession(found) };
+    });
+  }
+
+  async revoke(options: { sessionId: string; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: toMillis(options.at) })
+      .where('id', '=', options.sessionId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async revokeAllForUser(options: { userId: string; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: toMillis(options.at) })
+      .where('user_id', '=', options.userId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+}

@@ -1,0 +1,92 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { User } from '../../../core/accounts/user.js';
+import type { UserRepository } from '../../../core/accounts/user-repository.js';
+import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber } from './rows.js';
+import type { HangarDatabase, UsersTable } from './schema.js';
+
+function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    emailConfirmedAt: toNullableDate(row.email_confirmed_at),
+    maxUploadSizeBytes: toNullableNumber(row.max_upload_size_bytes),
+    lastEmailSentAt: toNullableDate(row.last_email_sent_at),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+/**
+ * {@link UserRepository} over the `users` table (SQLite or Postgres through Kysely). Every write
+ * is one statement; `claimEmailSlot` is a conditional UPDATE, so two processes never both claim.
+ * Updates of an unknown user id change nothing. Driver errors (database down, disk full) reject as they are.
+ */
+export class SqlUserRepository implements UserRepository {
+  constructor(private readonly db: Kysely<HangarDatabase>) {}
+
+  /** @throws the driver's unique-violation error when the `id` exists (a caller bug); a taken e-mail resolves false */
+  async create(user: User): Promise<boolean> {
+    const result = await this.db
+      .insertInto('users')
+      .values({
+        id: user.id,
+        email: user.email,
+        password_hash: user.passwordHash,
+        email_confirmed_at: toNullableMillis(user.emailConfirmedAt),
+        max_upload_size_bytes: user.maxUploadSizeBytes,
+        last_email_sent_at: toNullableMillis(user.lastEmailSentAt),
+        created_at: toMillis(user.createdAt),
+        updated_at: toMillis(user.updatedAt),
+      })
+      .onConflict((conflict) => conflict.column('email').doNothing())
+      .executeTakeFirst();
+    return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+  }
+
+  async findById(id: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async findByEmail(email: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async markEmailConfirmed(options: { userId: string; at: Date }): Promise<void> {
+    const at = toMillis(options.at);
+    await this.db
+      .updateTable('users')
+      .set({ email_confirmed_at: sql<number>`coalesce(email_confirmed_at, ${at})`, updated_at: at })
+      .where('id', '=', options.userId)
+      .execute();
+  }
+
+  async setPasswordHash(options: { userId: string; passwordHash: string; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ password_hash: options.passwordHash, updated_at: toMillis(options.at) })
+      .where('id', '=', options.userId)
+      .execute();
+  }
+
+  async setMaxUploadSize(options: { userId: string; maxUploadSizeBytes: number | null; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ max_upload_size_bytes: options.maxUploadSizeBytes, updated_at: toMillis(options.at) })
+      .where('id', '=', options.userId)
+      .execute();
+  }
+
+  async claimEmailSlot(options: { userId: string; now: Date; minIntervalMs: number }): Promise<boolean> {
+    const now = toMillis(options.now);
+    const result = await this.db
+      .updateTable('users')
+      .set({ last_email_sent_at: now })
+      .where('id', '=', options.userId)
+      .where((eb) => eb.or([eb('last_email_sent_at', 'is', null), eb('last_email_sent_at', '<=', now - options.minIntervalMs)]))
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}

@@ -1,0 +1,34 @@
+import Koa from 'koa';
+import type { Hangar } from '../../core/hangar.js';
+import { errorsMiddleware, type ErrorLogger } from '../http/errors-middleware.js';
+import { buildRouter, type Route } from '../http/route.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { authRoutes } from './routes/auth.js';
+import { fileRoutes } from './routes/files.js';
+import { referenceRoutes } from './routes/reference.js';
+import { settingsRoutes } from './routes/settings.js';
+
+/** Options of the API app that are not use cases. */
+export interface ApiAppOptions {
+  allowedContentTypes: readonly string[];
+  logError?: ErrorLogger;
+}
+
+/** The whole route table of the API: the single source for routing, validation and (later) OpenAPI. */
+export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
+  return [...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...settingsRoutes(hangar), ...referenceRoutes(hangar, options)];
+}
+
+/** The API server ({base_url}) as a Koa app: errors, request ids, then the route table. */
+export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
+  const app = new Koa({ proxy: false });
+  const router = buildRouter(apiRoutes(hangar, options), hangar);
+  app.use(errorsMiddleware(options.logError));
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    await next();
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+
+// Small server-rendered pages for links opened from e-mail. No assets from elsewhere; the only
+// script is inline with a per-response nonce under a strict CSP.
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Renders a minimal HTML page with status `status`; `script` runs under a nonce-based CSP. */
+export function renderPage(ctx: Context, options: { status: number; title: string; body: string; script?: string }): void {
+  const nonce = randomBytes(16).toString('base64');
+  ctx.status = options.status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'`);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(options.title)} · Hangar</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1d1d1f}
+input,button{font:inherit;padding:.5rem;margin:.25rem 0;width:100%;box-sizing:border-box}#status{min-height:1.5em}</style>
+</head><body><h1>${escape(options.title)}</h1>
+${options.body}
+${options.script ? `<script nonce="${nonce}">${options.script}</script>` : ''}
+</body></html>`;
+}
+
+/** Page shown after confirmation when no `redirect_to` was given. */
+export function confirmedPage(ctx: Context): void {
+  renderPage(ctx, { status: 200, title: 'E-mail address confirmed', body: '<p>Your e-mail address is confirmed. You can now log in with <code>POST /auth/login</code>.</p>' });
+}
+
+/** Page for a confirmation or reset link that cannot be used. */
+export function invalidLinkPage(ctx: Context, message: string): void {
+  renderPage(ctx, { status: 400, title: 'This link cannot be used', body: `<p>${escape(message)}</p>` });
+}
+
+/** The form behind a password reset link; it posts `{ token, password }` as JSON to /auth/reset-password. */
+export function resetPasswordPage(ctx: Context, token: string): void {
+  renderPage(ctx, {
+    status: 200,
+    title: 'Choose a new password',
+    body: `<form id="reset"><input type="hidden" name="token" value="${escape(token)}">
+<label>New password <input type="password" name="password" minlength="6" required autocomplete="new-password"></label>
+<button type="submit">Set password</button></form><p id="status" role="status"></p>`,
+    script: `document.getElementById('reset').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const status = document.getElementById('status');
+  const response = await fetch('reset-password', { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: form.get('token'), password: form.get('password') }) });
+  const body = await response.json();
+  status.textContent = body.message;
+  if (response.ok) event.target.remove();
+});`,
+  });
+}

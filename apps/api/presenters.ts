@@ -1,0 +1,64 @@
+import type { SessionTokens } from '../../core/accounts/session-issuer.js';
+import type { User } from '../../core/accounts/user.js';
+import type { ApiKey } from '../../core/api-keys/api-key.js';
+import type { FileView } from '../../core/files/file-view.js';
+import type { Settings } from '../../core/settings/settings.js';
+
+// Domain objects → JSON bodies (spec 2). Timestamps: ISO 8601 UTC with milliseconds and Z.
+
+/** User (spec 2.1); `full` adds created_at/updated_at (login only). */
+export function userJson(user: Pick<User, 'id' | 'email'> & Partial<User>, full = false) {
+  return full
+    ? { id: user.id, email: user.email, created_at: user.createdAt?.toISOString(), updated_at: user.updatedAt?.toISOString() }
+    : { id: user.id, email: user.email };
+}
+
+/** Session (spec 2.2). */
+export function sessionJson(session: SessionTokens) {
+  return {
+    access_token: session.accessToken,
+    refresh_token: session.refreshToken,
+    expires_in: session.expiresIn,
+    expires_at: session.expiresAt,
+    token_type: session.tokenType,
+  };
+}
+
+/** API key (spec 2.3): with `key` in the create response, with `last_used_at` in lists. */
+export function apiKeyJson(apiKey: ApiKey, extra: { key?: string; listed?: boolean } = {}) {
+  return {
+    id: apiKey.id,
+    ...(extra.key === undefined ? {} : { key: extra.key }),
+    key_prefix: apiKey.keyPrefix,
+    name: apiKey.name,
+    created_at: apiKey.createdAt.toISOString(),
+    ...(extra.listed ? { last_used_at: apiKey.lastUsedAt?.toISOString() ?? null } : {}),
+  };
+}
+
+/** File object (spec 2.4). */
+export function fileJson({ file, urls }: FileView) {
+  return {
+    id: file.id,
+    user_id: file.userId,
+    file_id: file.fileId,
+    name: file.name,
+    content_type: file.contentType,
+    size: file.size,
+    public_url: urls.publicUrl,
+    default_url: urls.defaultUrl,
+    default_download_url: urls.defaultDownloadUrl,
+    public_download_url: urls.publicDownloadUrl,
+    created_at: file.createdAt.toISOString(),
+    is_public: file.isPublic,
+  };
+}
+
+/** Settings object (spec 2.5). */
+export function settingsJson(settings: Settings) {
+  return {
+    public_url_base: settings.publicUrlBase,
+    custom_domain: settings.customDomain,
+    max_upload_size_bytes: settings.maxUploadSizeBytes,
+  };
+}

@@ -1,0 +1,112 @@
+import { Type } from '@sinclair/typebox';
+import type { Hangar } from '../../../core/hangar.js';
+import { isDomainError } from '../../../core/shared/errors.js';
+import { defineRoute, type Route } from '../../http/route.js';
+import { confirmedPage, invalidLinkPage, resetPasswordPage } from '../pages.js';
+import { sessionJson, userJson } from '../presenters.js';
+import { errors, MessageBody, SessionBody, UserBody } from '../schemas.js';
+
+const Email = Type.String({ maxLength: 320 });
+const Password = Type.String({ maxLength: 4096 });
+const RedirectTo = Type.String({ maxLength: 2048 });
+const Token = Type.String({ minLength: 1, maxLength: 256 });
+
+/** Registration, confirmation, login, sessions and password reset (spec 4.2–4.4, 5). */
+export function authRoutes(hangar: Hangar): Route[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/auth/register', operationId: 'register', tag: 'auth', auth: 'none',
+      summary: 'Create an account and mail a confirmation link',
+      body: Type.Object({ email: Email, password: Password, redirect_to: Type.Optional(RedirectTo) }),
+      responses: { 201: Type.Object({ message: Type.String(), user: UserBody }), ...errors(400) },
+      handler: async ({ ctx, body }) => {
+        const result = await hangar.registerAccount.execute({ email: body.email, password: body.password, redirectTo: body.redirect_to });
+        ctx.status = 201;
+        ctx.body = { message: result.message, user: userJson(result.user) };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/auth/confirm', operationId: 'confirmEmail', tag: 'auth', auth: 'none',
+      summary: 'Confirm the e-mail address from the mailed link; 302 to redirect_to, signed in (tokens in the URL fragment)',
+      query: Type.Object({ token: Type.String() }),
+      responses: { 302: null, 400: null },
+      handler: async ({ ctx, query }) => {
+        try {
+          const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token });
+          // Tokens travel in the fragment, which browsers never send to servers (as GoTrue does).
+          const fragment = new URLSearchParams({ ...stringify(sessionJson(session)), type: 'signup' }).toString();
+          ctx.set('Cache-Control', 'no-store');
+          ctx.redirect(`${redirectTo ?? '/auth/confirmed'}#${fragment}`);
+        } catch (error) {
+          if (!isDomainError(error, 'INVALID_TOKEN')) throw error;
+          invalidLinkPage(ctx, error.message);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/auth/confirmed', operationId: 'confirmedPage', tag: 'auth', auth: 'none',
+      summary: 'Page shown after confirmation when no redirect_to was given',
+      responses: { 200: null },
+      handler: async ({ ctx }) => confirmedPage(ctx),
+    }),
+    defineRoute({
+      method: 'POST', path: '/auth/login', operationId: 'login', tag: 'auth', auth: 'none',
+      summary: 'Log in with e-mail and password',
+      body: Type.Object({ email: Email, password: Password }),
+      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403) },
+      handler: async ({ ctx, body }) => {
+        const { user, session } = await hangar.logIn.execute(body);
+        ctx.body = { user: userJson(user, true), session: sessionJson(session) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/auth/refresh', operationId: 'refreshSession', tag: 'auth', auth: 'none',
+      summary: 'Exchange a refresh token for a new session (the old refresh token stops working)',
+      body: Type.Object({ refresh_token: Token }),
+      responses: { 200: Type.Object({ session: SessionBody }), ...errors(400, 401) },
+      handler: async ({ ctx, body }) => {
+        ctx.body = { session: sessionJson(await hangar.refreshSession.execute({ refreshToken: body.refresh_token })) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/auth/logout', operationId: 'logout', tag: 'auth', auth: 'jwt',
+      summary: 'Revoke the current session',
+      responses: { 204: null, ...errors(401, 403) },
+      handler: async ({ ctx, principal }) => {
+        if (principal.kind === 'session') await hangar.logOut.execute({ sessionId: principal.sessionId });
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/auth/forgot-password', operationId: 'forgotPassword', tag: 'auth', auth: 'none',
+      summary: 'Mail a password reset link (same answer whether the account exists or not)',
+      body: Type.Object({ email: Email, redirect_to: Type.Optional(RedirectTo) }),
+      responses: { 200: MessageBody, ...errors(400) },
+      handler: async ({ ctx, body }) => {
+        await hangar.requestPasswordReset.execute({ email: body.email, redirectTo: body.redirect_to });
+        ctx.body = { message: 'If an account exists for this address, we sent it a link to reset the password.' };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/auth/reset-password', operationId: 'resetPasswordPage', tag: 'auth', auth: 'none',
+      summary: 'Form behind the mailed reset link',
+      query: Type.Object({ token: Type.String({ maxLength: 256 }) }),
+      responses: { 200: null },
+      handler: async ({ ctx, query }) => resetPasswordPage(ctx, query.token),
+    }),
+    defineRoute({
+      method: 'POST', path: '/auth/reset-password', operationId: 'resetPassword', tag: 'auth', auth: 'none',
+      summary: 'Set a new password with the token from the reset link; revokes every session',
+      body: Type.Object({ token: Token, password: Password }),
+      responses: { 200: MessageBody, ...errors(400) },
+      handler: async ({ ctx, body }) => {
+        await hangar.resetPassword.execute({ token: body.token, password: body.password });
+        ctx.body = { message: 'Your password has been changed. Log in with the new password.' };
+      },
+    }),
+  ];
+}
+
+function stringify(record: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, String(v)]));
+}

@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox';
+import type { Hangar } from '../../../core/hangar.js';
+import { defineRoute, type Route } from '../../http/route.js';
+import { settingsJson } from '../presenters.js';
+import { errors, SettingsBody } from '../schemas.js';
+
+/** Account settings (spec 4.13, 4.14); custom domains arrive in their own issue. */
+export function settingsRoutes(hangar: Hangar): Route[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/settings', operationId: 'getSettings', tag: 'settings', auth: 'any',
+      summary: 'Read the account settings',
+      responses: { 200: SettingsBody, ...errors(401) },
+      handler: async ({ ctx, principal }) => {
+        ctx.body = settingsJson(await hangar.getSettings.execute({ userId: principal.userId }));
+      },
+    }),
+    defineRoute({
+      method: 'PATCH', path: '/settings', operationId: 'updateSettings', tag: 'settings', auth: 'any',
+      summary: 'Change the account settings',
+      body: Type.Object({
+        max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+        custom_domain: Type.Optional(Type.Null({ description: 'Custom domains: not yet available; only null is accepted' })),
+        refresh_custom_domain: Type.Optional(Type.Boolean()),
+      }, { additionalProperties: false }),
+      responses: { 200: SettingsBody, ...errors(400, 401) },
+      handler: async ({ ctx, body, principal }) => {
+        const settings = await hangar.updateSettings.execute({ userId: principal.userId, maxUploadSizeBytes: body.max_upload_size_bytes });
+        ctx.body = settingsJson(settings);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,95 @@
+import Router from '@koa/router';
+import Koa, { type Context } from 'koa';
+import { Readable } from 'node:stream';
+import type { Hangar } from '../../core/hangar.js';
+import { DomainError } from '../../core/shared/errors.js';
+import { errorsMiddleware, type ErrorLogger } from '../http/errors-middleware.js';
+import { buildRouter } from '../http/route.js';
+import { healthRoute } from '../http/health.js';
+import { contentDisposition, etagMatches, parseRange } from './http-range.js';
+
+/** Files are immutable (a new upload gets a new id), so they may be cached for a year. */
+const CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/**
+ * Types a browser would run as a document (scripts, markup): served under
+ * `Content-Security-Policy: sandbox` so an uploaded SVG or HTML file cannot act on the content origin.
+ */
+const ACTIVE_TYPES = new Set([
+  'image/svg+xml', 'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml',
+  'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/pdf+xml',
+]);
+
+/**
+ * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
+ * `/d/:file_id` (download, `Content-Disposition: attachment`), plus `/healthz`.
+ * Serves byte ranges (206/416, RFC 9110 §14), a strong ETag from the SHA-256, 304 on
+ * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
+ * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
+ */
+export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger } = {}): Koa {
+  const app = new Koa({ proxy: false });
+  const router = new Router();
+  router.get('/m/:id', (ctx) => serve(ctx, hangar, 'inline'));
+  router.get('/d/:id', (ctx) => serve(ctx, hangar, 'attachment'));
+  const health = buildRouter([healthRoute(hangar)], hangar);
+  app.use(errorsMiddleware(options.logError));
+  app.use(router.routes());
+  app.use(health.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}
+
+async function serve(ctx: Context, hangar: Hangar, disposition: 'inline' | 'attachment'): Promise<void> {
+  const { file, open } = await hangar.readPublicFile.execute({ fileId: String(ctx.params.id) });
+  const etag = `"${file.sha256}"`;
+  const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
+
+  ctx.set('ETag', etag);
+  ctx.set('Last-Modified', lastModified.toUTCString());
+  ctx.set('Cache-Control', CACHE_CONTROL);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('Content-Disposition', contentDisposition(disposition, file.name ?? file.fileId));
+  if (ACTIVE_TYPES.has(file.contentType)) ctx.set('Content-Security-Policy', "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'");
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+
+  if (notModified(ctx, etag, lastModified)) {
+    ctx.status = 304;
+    return;
+  }
+
+  // If-Range (RFC 9110 §13.1.5): a range only applies while the validator still matches.
+  const ifRange = ctx.get('If-Range');
+  const rangeHeader = !ifRange || ifRange === etag ? ctx.get('Range') : undefined;
+  const range = parseRange(rangeHeader, file.size);
+  if (range.kind === 'unsatisfiable') {
+    ctx.remove('Cache-Control');
+    ctx.remove('Content-Disposition');
+    ctx.set('Content-Range', `bytes */${file.size}`);
+    throw new DomainError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file's ${file.size} bytes.`);
+  }
+
+  ctx.type = file.contentType;
+  if (range.kind === 'range') {
+    ctx.status = 206;
+    ctx.set('Content-Range', `bytes ${range.range.start}-${range.range.end}/${file.size}`);
+  } else {
+    ctx.status = 200;
+  }
+  const length = range.kind === 'range' ? range.range.end - range.range.start + 1 : file.size;
+  if (ctx.method === 'HEAD') {
+    ctx.length = length;
+    return;
+  }
+  const body = await open(range.kind === 'range' ? range.range : undefined);
+  ctx.body = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
+  ctx.length = length;
+}
+
+function notModified(ctx: Context, etag: string, lastModified: Date): boolean {
+  const ifNoneMatch = ctx.get('If-None-Match');
+  if (ifNoneMatch) return etagMatches(ifNoneMatch, etag);
+  const since = Date.parse(ctx.get('If-Modified-Since'));
+  return !Number.isNaN(since) && lastModified.getTime() <= since;
+}

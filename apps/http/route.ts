@@ -1,0 +1,118 @@
+import Router from '@koa/router';
+import { type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Value } from '@sinclair/typebox/value';
+import coBody from 'co-body';
+import type { Context } from 'koa';
+import { type Principal, requireSession } from '../../core/accounts/authenticate.js';
+import { DomainError } from '../../core/shared/errors.js';
+import type { Hangar } from '../../core/hangar.js';
+
+/** Who may call a route: nobody in particular, a session token only (spec 5.6), or a key or a token. */
+export type RouteAuth = 'none' | 'jwt' | 'any';
+
+/** What a handler receives: validated input and the caller. */
+export interface RouteInput<P, Q, B> {
+  ctx: Context;
+  params: P;
+  query: Q;
+  body: B;
+  /** Set when the route's auth is not `none`. */
+  principal: Principal;
+}
+
+/**
+ * A route is data: method, path, operation id, tag, auth, TypeBox schemas for params, query, JSON
+ * body and each response status. Validators are compiled once at start from this table; the
+ * OpenAPI document (its own issue) is generated from the same table.
+ */
+export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** @koa/router path, e.g. `/files/:id`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  auth: RouteAuth;
+  params?: P;
+  query?: Q;
+  /** JSON body schema; `binary` for a raw body the handler streams itself. */
+  body?: B | 'binary';
+  /** Response schemas by status (documentation and tests); null for an empty body. */
+  responses: Record<number, TSchema | null>;
+  handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<void>;
+}
+
+/** Declares a route with its handler typed from its schemas. */
+export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema>(route: Route<P, Q, B>): Route {
+  return route as unknown as Route;
+}
+
+/** Largest JSON request body, in bytes. */
+const JSON_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * Builds a @koa/router from the route table: per route, compiled validators (params, query with
+ * string-to-number/boolean conversion, JSON body), authentication, then the handler.
+ * @throws DomainError VALIDATION_FAILED (400), UNSUPPORTED_MEDIA_TYPE (415), UNAUTHORIZED (401), JWT_REQUIRED (403)
+ */
+export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'authenticate'>): Router {
+  const router = new Router();
+  for (const route of routes) {
+    const check = {
+      params: route.params && TypeCompiler.Compile(route.params),
+      query: route.query && TypeCompiler.Compile(route.query),
+      body: route.body && route.body !== 'binary' ? TypeCompiler.Compile(route.body) : undefined,
+    };
+    router.register(route.path, [route.method], async (ctx: Context) => {
+      const principal = await authenticate(ctx, route.auth, hangar);
+      const params = validate('path', route.params, check.params, { ...ctx.params });
+      const query = validate('query', route.query, check.query, { ...ctx.query });
+      let body: unknown;
+      if (check.body) {
+        if (!ctx.is('application/json')) {
+          throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+        }
+        body = validate('body', route.body as TSchema, check.body, await readJson(ctx), false);
+      }
+      await route.handler({ ctx, params, query, body, principal } as RouteInput<unknown, unknown, unknown> as never);
+    });
+  }
+  return router;
+}
+
+/**
+ * Reads a JSON body of at most JSON_LIMIT_BYTES.
+ * @throws DomainError VALIDATION_FAILED (malformed JSON), PAYLOAD_TOO_LARGE (413)
+ */
+async function readJson(ctx: Context): Promise<unknown> {
+  try {
+    return await coBody.json(ctx, { limit: JSON_LIMIT_BYTES, strict: true });
+  } catch (error) {
+    if ((error as { status?: number }).status === 413) throw new DomainError('PAYLOAD_TOO_LARGE', `The JSON body is larger than ${JSON_LIMIT_BYTES} bytes.`);
+    throw new DomainError('VALIDATION_FAILED', 'The request body is not valid JSON.');
+  }
+}
+
+type Compiled = ReturnType<typeof TypeCompiler.Compile>;
+
+function validate(where: string, schema: TSchema | undefined, compiled: Compiled | undefined, value: unknown, convert = true): unknown {
+  if (!schema || !compiled) return value;
+  // Query and path values arrive as strings: convert them to the schema's types, then fill defaults.
+  const input = convert ? Value.Default(schema, Value.Convert(schema, value)) : value;
+  if (compiled.Check(input)) return input;
+  const details = [...compiled.Errors(input)].slice(0, 10).map((e) => ({ in: where, path: e.path || '/', message: e.message }));
+  const first = details[0];
+  throw new DomainError('VALIDATION_FAILED', `Invalid ${where}${first ? ` at ${first.path}: ${first.message}` : ''}.`, details);
+}
+
+async function authenticate(ctx: Context, auth: RouteAuth, hangar: Pick<Hangar, 'authenticate'>): Promise<Principal> {
+  if (auth === 'none') return undefined as unknown as Principal;
+  const apiKey = ctx.get('X-Api-Key');
+  const principal = await hangar.authenticate.execute({
+    authorization: ctx.get('Authorization') || undefined,
+    apiKey: apiKey === '' ? undefined : apiKey,
+  });
+  ctx.state.principal = principal;
+  return auth === 'jwt' ? requireSession(principal) : principal;
+}

@@ -1,0 +1,182 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import path from 'node:path';
+import { EMAIL_MIN_INTERVAL_MS } from '../../core/accounts/account-options.js';
+import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
+import { DEFAULT_MAX_UPLOAD_SIZE_BYTES, DEFAULT_MAX_UPLOAD_SIZE_LIMIT_BYTES } from '../../core/files/file-options.js';
+
+/** Which database holds the records. Postgres joins in its own issue. */
+const DatabaseConfig = Type.Union([Type.Object({ kind: Type.Literal('sqlite'), path: Type.String({ minLength: 1 }) })]);
+/** Where file contents live. GCS joins in its own issue. */
+const BlobStoreConfig = Type.Union([Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) })]);
+/** How e-mail leaves: a directory of JSON files, or SMTP. */
+const MailConfig = Type.Union([
+  Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) }),
+  Type.Object({ kind: Type.Literal('smtp'), url: Type.String({ minLength: 1 }) }),
+]);
+/** The HS256 key: given, or generated once and kept in a file under DATA_DIR. */
+const JwtSecretConfig = Type.Union([
+  Type.Object({ kind: Type.Literal('value'), value: Type.String({ minLength: 32 }) }),
+  Type.Object({ kind: Type.Literal('file'), path: Type.String({ minLength: 1 }) }),
+]);
+
+/** The whole configuration of a Hangar process, parsed once from the environment. */
+export const ConfigSchema = Type.Object({
+  host: Type.String(),
+  /** TCP ports; 0 picks a free one (tests). */
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  contentPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  /** {base_url}, no trailing slash. */
+  publicApiUrl: Type.String(),
+  /** {cdn_url}, no trailing slash. */
+  publicContentUrl: Type.String(),
+  dataDir: Type.String(),
+  database: DatabaseConfig,
+  blobs: BlobStoreConfig,
+  mail: MailConfig,
+  /** Sender of every e-mail (`MAIL_FROM`). */
+  mailFrom: Type.String(),
+  jwtSecret: JwtSecretConfig,
+  allowedRedirectUrls: Type.Array(Type.String()),
+  allowedContentTypes: Type.Array(Type.String(), { minItems: 1 }),
+  /** Bytes. */
+  defaultMaxUploadSizeBytes: Type.Integer({ minimum: 1 }),
+  /** Bytes. */
+  maxUploadSizeLimitBytes: Type.Integer({ minimum: 1 }),
+  /** argon2id memory cost in KiB (`PASSWORD_HASH_MEMORY_KIB`). */
+  passwordHashMemoryKib: Type.Integer({ minimum: 1024 }),
+  /** Least time between two e-mails to one address, in ms (not an environment variable; embedding hosts and tests may lower it). */
+  emailMinIntervalMs: Type.Integer({ minimum: 0 }),
+});
+export type Config = Static<typeof ConfigSchema>;
+
+/** A configuration variable with an invalid value; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Parses the configuration from environment variables (the README's table is the contract).
+ * The only place that reads `process.env` is apps/server/main.ts, which passes it here.
+ * @throws ConfigError naming the first invalid variable
+ */
+export function loadConfig(env: Env): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const host = read('HOST') ?? '0.0.0.0';
+  const port = portOf('PORT', read('PORT') ?? '3000');
+  const contentPort = portOf('CONTENT_PORT', read('CONTENT_PORT') ?? '3001');
+  const publicApiUrl = baseUrl('PUBLIC_API_URL', read('PUBLIC_API_URL') ?? `http://localhost:${port}`);
+  const publicContentUrl = baseUrl('PUBLIC_CONTENT_URL', read('PUBLIC_CONTENT_URL') ?? `http://localhost:${contentPort}`);
+  const dataDir = path.resolve(read('DATA_DIR') ?? './data');
+  const databaseUrl = read('DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'hangar.db')}`;
+  const blobUrl = read('BLOB_STORE_URL') ?? `file:${path.join(dataDir, 'blobs')}`;
+  const mailUrl = read('MAIL_URL') ?? `file:${path.join(dataDir, 'outbox')}`;
+  const secret = read('JWT_SECRET');
+  if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long (UTF-8).');
+  }
+  const redirects = list(read('ALLOWED_REDIRECT_URLS')) ?? [publicApiUrl];
+  redirects.forEach((url) => absoluteHttpUrl('ALLOWED_REDIRECT_URLS', url));
+  const contentTypes = list(read('ALLOWED_CONTENT_TYPES'))?.map((t) => t.toLowerCase()) ?? [...DEFAULT_ALLOWED_CONTENT_TYPES];
+  for (const type of contentTypes) {
+    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) throw new ConfigError('ALLOWED_CONTENT_TYPES', `"${type}" is not a MIME type.`);
+  }
+  const config: Config = {
+    host,
+    port,
+    contentPort,
+    publicApiUrl,
+    publicContentUrl,
+    dataDir,
+    database: databaseOf(databaseUrl),
+    blobs: blobStoreOf(blobUrl),
+    mail: mailOf(mailUrl),
+    mailFrom: read('MAIL_FROM') ?? 'Hangar <no-reply@localhost>',
+    jwtSecret: secret !== undefined ? { kind: 'value', value: secret } : { kind: 'file', path: path.join(dataDir, 'jwt-secret') },
+    allowedRedirectUrls: redirects,
+    allowedContentTypes: contentTypes,
+    defaultMaxUploadSizeBytes: bytes('DEFAULT_MAX_UPLOAD_SIZE_BYTES', read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_BYTES),
+    maxUploadSizeLimitBytes: bytes('MAX_UPLOAD_SIZE_LIMIT_BYTES', read('MAX_UPLOAD_SIZE_LIMIT_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_LIMIT_BYTES),
+    passwordHashMemoryKib: integer('PASSWORD_HASH_MEMORY_KIB', read('PASSWORD_HASH_MEMORY_KIB'), 19456, 1024),
+    emailMinIntervalMs: EMAIL_MIN_INTERVAL_MS,
+  };
+  if (config.defaultMaxUploadSizeBytes > config.maxUploadSizeLimitBytes) {
+    throw new ConfigError('DEFAULT_MAX_UPLOAD_SIZE_BYTES', `must not exceed MAX_UPLOAD_SIZE_LIMIT_BYTES (${config.maxUploadSizeLimitBytes}).`);
+  }
+  const problem = Value.Errors(ConfigSchema, config).First();
+  if (problem) throw new ConfigError('configuration', `${problem.path} ${problem.message}`);
+  return config;
+}
+
+function portOf(name: string, value: string): number {
+  return integer(name, value, 0, 0, 65535);
+}
+
+function integer(name: string, value: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `"${value}" is not a whole number.`);
+  const n = Number(value);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}.`);
+  return n;
+}
+
+function bytes(name: string, value: string | undefined, fallback: number): number {
+  return integer(name, value, fallback, 1);
+}
+
+function absoluteHttpUrl(name: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `"${value}" is not an absolute URL.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, `"${value}" must be an http(s) URL.`);
+  return url;
+}
+
+function baseUrl(name: string, value: string): string {
+  absoluteHttpUrl(name, value);
+  return value.replace(/\/+$/, '');
+}
+
+function list(value: string | undefined): string[] | undefined {
+  const items = value?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return items && items.length > 0 ? items : undefined;
+}
+
+function databaseOf(url: string): Config['database'] {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/hangar.db');
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
+  }
+  throw new ConfigError('DATABASE_URL', `unsupported "${url.split(':')[0]}:"; use sqlite:<path>.`);
+}
+
+function blobStoreOf(url: string): Config['blobs'] {
+  if (url.startsWith('file:')) {
+    const dir = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    if (dir === '') throw new ConfigError('BLOB_STORE_URL', 'file: needs a directory, e.g. file:./data/blobs');
+    return { kind: 'file', directory: path.resolve(dir) };
+  }
+  throw new ConfigError('BLOB_STORE_URL', `unsupported "${url.split(':')[0]}:"; use file:<directory>.`);
+}
+
+function mailOf(url: string): Config['mail'] {
+  if (url.startsWith('file:')) {
+    const dir = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    if (dir === '') throw new ConfigError('MAIL_URL', 'file: needs a directory, e.g. file:./data/outbox');
+    return { kind: 'file', directory: path.resolve(dir) };
+  }
+  if (url.startsWith('smtp://') || url.startsWith('smtps://')) return { kind: 'smtp', url };
+  throw new ConfigError('MAIL_URL', `unsupported "${url.split(':')[0]}:"; use file:<directory> or smtp://user:pass@host:port.`);
+}

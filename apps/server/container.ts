@@ -1,0 +1,127 @@
+import { Container, ContainerModule } from 'inversify';
+import { createHangar, type HangarOptions } from '../../core/hangar.js';
+import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
+import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
+import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
+import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
+import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
+import { SystemClock } from '../../adapters/crypto/system-clock.js';
+import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
+import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
+import { SmtpMailer } from '../../adapters/mail/smtp-mailer.js';
+import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import type { Config } from './config.js';
+import { loadJwtSecret } from './jwt-secret.js';
+import { Tokens } from './tokens.js';
+import type { Kysely } from 'kysely';
+import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
+import type { ServiceIdentifier } from 'inversify';
+
+/** An open database and how to close it. */
+export interface OpenDatabase {
+  db: Kysely<HangarDatabase>;
+  close(): Promise<void>;
+}
+
+/** Extra tokens of the composition root (not core ports). */
+export const RootTokens = {
+  Database: Symbol('Database') as ServiceIdentifier<OpenDatabase>,
+  Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
+  MailQueue: Symbol('MailQueue') as ServiceIdentifier<QueuedMailer>,
+};
+
+/** Persistence: the database chosen by DATABASE_URL and the repositories over it. */
+export const persistenceModule = new ContainerModule(({ bind }) => {
+  bind(RootTokens.Database)
+    .toResolvedValue(async (config: Config): Promise<OpenDatabase> => {
+      switch (config.database.kind) {
+        case 'sqlite':
+          return openSqliteDatabase({ path: config.database.path });
+      }
+    }, [Tokens.Config])
+    .inSingletonScope();
+  bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open.db), [RootTokens.Database]).inSingletonScope();
+  bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);
+  bind(Tokens.OneTimeTokenRepository).toResolvedValue((r: Repos) => r.tokens, [RootTokens.Repositories]);
+  bind(Tokens.SessionRepository).toResolvedValue((r: Repos) => r.sessions, [RootTokens.Repositories]);
+  bind(Tokens.ApiKeyRepository).toResolvedValue((r: Repos) => r.apiKeys, [RootTokens.Repositories]);
+  bind(Tokens.FileRepository).toResolvedValue((r: Repos) => r.files, [RootTokens.Repositories]);
+  bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
+});
+type Repos = ReturnType<typeof createSqlRepositories>;
+
+/** Blobs: the store chosen by BLOB_STORE_URL. */
+export const blobsModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.BlobStore)
+    .toResolvedValue((config: Config) => {
+      switch (config.blobs.kind) {
+        case 'file':
+          return new LocalDiskBlobStore({ directory: config.blobs.directory });
+      }
+    }, [Tokens.Config])
+    .inSingletonScope();
+});
+
+/** Mail: the transport chosen by MAIL_URL, behind a queue so requests never wait for it. */
+export const mailModule = new ContainerModule(({ bind }) => {
+  bind(RootTokens.MailQueue)
+    .toResolvedValue((config: Config) => {
+      const transport = config.mail.kind === 'smtp'
+        ? new SmtpMailer({ url: config.mail.url, from: config.mailFrom })
+        : new FileOutboxMailer({ directory: config.mail.directory });
+      return new QueuedMailer(transport, {
+        onError: (error: unknown, message: { to: string; subject: string }) =>
+          process.stderr.write(`${JSON.stringify({ level: 'error', event: 'mail_failed', to: message.to, subject: message.subject, error: String(error) })}\n`),
+      });
+    }, [Tokens.Config])
+    .inSingletonScope();
+  bind(Tokens.Mailer).toResolvedValue((queue: QueuedMailer) => queue, [RootTokens.MailQueue]);
+});
+
+/** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
+export const cryptoModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.TokenSigner).toResolvedValue(async (config: Config) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret) }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.IdGenerator).toConstantValue(new NodeIdGenerator());
+  bind(Tokens.SecretDigest).toConstantValue(new NodeSecretDigest());
+  bind(Tokens.Clock).toConstantValue(new SystemClock());
+});
+
+/** The core: every use case wired to the ports above. */
+export const coreModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.HangarOptions).toResolvedValue((config: Config): HangarOptions => ({
+    publicApiUrl: config.publicApiUrl,
+    publicContentUrl: config.publicContentUrl,
+    allowedRedirectUrls: config.allowedRedirectUrls,
+    allowedContentTypes: config.allowedContentTypes,
+    defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
+    maxUploadSizeLimitBytes: config.maxUploadSizeLimitBytes,
+    emailMinIntervalMs: config.emailMinIntervalMs,
+  }), [Tokens.Config]);
+  bind(Tokens.Hangar)
+    .toResolvedValue(
+      (options, users, tokens, sessions, apiKeys, files, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe) =>
+        createHangar(
+          {
+            users, tokens, sessions, apiKeys, files, blobs, mailer, passwords, signer, ids, digest, clock,
+            probes: [databaseProbe, { name: 'blob_store', check: () => blobs.ping() }],
+          },
+          options,
+        ),
+      [
+        Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
+        Tokens.FileRepository, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
+        Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe,
+      ],
+    )
+    .inSingletonScope();
+});
+
+/** Builds the container for `config`: one module per adapter family, chosen by configuration. */
+export function buildContainer(config: Config): Container {
+  const container = new Container();
+  container.bind(Tokens.Config).toConstantValue(config);
+  container.load(persistenceModule, blobsModule, mailModule, cryptoModule, coreModule);
+  return container;
+}

@@ -1,0 +1,79 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Hangar } from '../../core/hangar.js';
+import { createApiApp } from '../api/api-app.js';
+import { createContentApp } from '../content/content-app.js';
+import type { ErrorLogger } from '../http/errors-middleware.js';
+import type { Config } from './config.js';
+import { buildContainer, RootTokens } from './container.js';
+import { Tokens } from './tokens.js';
+
+/** A running Hangar: both listeners and how to stop them. */
+export interface RunningHangar {
+  hangar: Hangar;
+  /** Actual listen addresses, e.g. `http://127.0.0.1:3000` (useful with port 0). */
+  apiAddress: string;
+  contentAddress: string;
+  /** Stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), drains mail, closes the database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Longest a client may take to send request headers, in ms (slowloris bound). */
+const HEADERS_TIMEOUT_MS = 30_000;
+/** A socket idle this long (no bytes either way) is closed, in ms. */
+const IDLE_TIMEOUT_MS = 120_000;
+
+/**
+ * Starts both servers for `config`: the API on `config.port` and the content server on
+ * `config.contentPort`. Migrations run before listening.
+ */
+export async function startHangar(config: Config, options: { logError?: ErrorLogger } = {}): Promise<RunningHangar> {
+  const container = buildContainer(config);
+  const hangar = await container.getAsync(Tokens.Hangar);
+  const database = await container.getAsync(RootTokens.Database);
+  const mail = await container.getAsync(RootTokens.MailQueue);
+
+  const api = listen(createApiApp(hangar, { allowedContentTypes: config.allowedContentTypes, logError: options.logError }).callback(), {
+    // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
+    requestTimeout: 0,
+  });
+  const content = listen(createContentApp(hangar, { logError: options.logError }).callback(), {});
+  await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
+
+  return {
+    hangar,
+    apiAddress: addressOf(api),
+    contentAddress: addressOf(content),
+    close: async (graceMs = 10_000) => {
+      await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
+      await mail.drain();
+      await database.close();
+    },
+  };
+}
+
+function listen(handler: http.RequestListener, options: http.ServerOptions): http.Server {
+  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: 5_000, ...options }, handler);
+  server.setTimeout(IDLE_TIMEOUT_MS);
+  return server;
+}
+
+async function start(server: http.Server, host: string, port: number): Promise<void> {
+  server.listen(port, host);
+  await once(server, 'listening');
+}
+
+async function stop(server: http.Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearTimeout(timer);
+}
+
+function addressOf(server: http.Server): string {
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+}

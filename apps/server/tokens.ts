@@ -1,0 +1,42 @@
+import type { Mailer } from '../../core/accounts/mailer.js';
+import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
+import type { PasswordHasher } from '../../core/accounts/password-hasher.js';
+import type { SessionRepository } from '../../core/accounts/session-repository.js';
+import type { TokenSigner } from '../../core/accounts/token-signer.js';
+import type { UserRepository } from '../../core/accounts/user-repository.js';
+import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
+import type { BlobStore } from '../../core/files/blob-store.js';
+import type { FileRepository } from '../../core/files/file-repository.js';
+import type { Hangar, HangarOptions } from '../../core/hangar.js';
+import type { Clock } from '../../core/shared/clock.js';
+import type { HealthProbe } from '../../core/shared/health.js';
+import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
+import type { ServiceIdentifier } from 'inversify';
+import type { Config } from './config.js';
+
+/** Something to close at shutdown, in reverse order of creation. */
+export interface Closeable {
+  close(): Promise<void>;
+}
+
+/** Container tokens: Symbols named like the interface they stand for. */
+export const Tokens = {
+  Config: Symbol('Config') as ServiceIdentifier<Config>,
+  HangarOptions: Symbol('HangarOptions') as ServiceIdentifier<HangarOptions>,
+  UserRepository: Symbol('UserRepository') as ServiceIdentifier<UserRepository>,
+  OneTimeTokenRepository: Symbol('OneTimeTokenRepository') as ServiceIdentifier<OneTimeTokenRepository>,
+  SessionRepository: Symbol('SessionRepository') as ServiceIdentifier<SessionRepository>,
+  ApiKeyRepository: Symbol('ApiKeyRepository') as ServiceIdentifier<ApiKeyRepository>,
+  FileRepository: Symbol('FileRepository') as ServiceIdentifier<FileRepository>,
+  DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
+  BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,
+  Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,
+  PasswordHasher: Symbol('PasswordHasher') as ServiceIdentifier<PasswordHasher>,
+  TokenSigner: Symbol('TokenSigner') as ServiceIdentifier<TokenSigner>,
+  IdGenerator: Symbol('IdGenerator') as ServiceIdentifier<IdGenerator>,
+  SecretDigest: Symbol('SecretDigest') as ServiceIdentifier<SecretDigest>,
+  Clock: Symbol('Clock') as ServiceIdentifier<Clock>,
+  Hangar: Symbol('Hangar') as ServiceIdentifier<Hangar>,
+  /** Every resource that must be closed at shutdown (database, mail queue). */
+  Closeables: Symbol('Closeables') as ServiceIdentifier<Closeable[]>,
+};

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Smoke test: starts the service the way the README says (npm start, embedded defaults in a
+# temporary DATA_DIR) and performs the README's curl walkthrough on real files: a PNG, a PDF and
+# a 200 MiB video. Exits non-zero on the first step that does not behave.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+export DATA_DIR="$work/data" HOST=127.0.0.1
+export PORT=${SMOKE_PORT:-$((20000 + RANDOM % 20000))}
+export CONTENT_PORT=$((PORT + 1))
+API=http://127.0.0.1:$PORT
+CDN=http://127.0.0.1:$CONTENT_PORT
+server_pid=
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "smoke: FAIL: $*" >&2; [ -f "$work/server.log" ] && tail -n 20 "$work/server.log" >&2; exit 1; }
+step() { echo "smoke: $*"; }
+# field JSON PATH: prints one field of a JSON document (node, so no jq is needed).
+field() { node -e 'let v=JSON.parse(process.argv[1]); for (const k of process.argv[2].split(".")) v=v?.[k]; process.stdout.write(String(v))' "$1" "$2"; }
+
+step "starting: npm start (DATA_DIR=$DATA_DIR, PORT=$PORT, CONTENT_PORT=$CONTENT_PORT)"
+npm start --silent >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 1 120); do
+  curl -fsS "$API/healthz" >/dev/null 2>&1 && curl -fsS "$CDN/healthz" >/dev/null 2>&1 && break
+  kill -0 "$server_pid" 2>/dev/null || fail "server exited"
+  sleep 0.5
+done
+curl -fsS "$API/healthz" >/dev/null || fail "API /healthz"
+
+step "register"
+email="smoke-$RANDOM@example.com"
+out=$(curl -sS -w '\n%{http_code}' -X POST "$API/auth/register" -H 'content-type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse\"}")
+[ "$(tail -n1 <<<"$out")" = 201 ] || fail "register: $out"
+
+step "confirm from the outbox link"
+link=
+for _ in $(seq 1 50); do
+  link=$(grep -rhoE "http://localhost:$PORT/auth/confirm\?token=[0-9A-Za-z]+" "$DATA_DIR/outbox" 2>/dev/null | head -n1 || true)
+  [ -n "$link" ] && break
+  sleep 0.1
+done
+[ -n "$link" ] || fail "no confirmation link in $DATA_DIR/outbox"
+code=$(curl -sS -o /dev/null -w '%{http_code}' "${link/http:\/\/localhost:$PORT/$API}")
+[ "$code" = 302 ] || fail "confirm answered $code"
+
+step "login"
+login=$(curl -fsS -X POST "$API/auth/login" -H 'content-type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse\"}")
+jwt=$(field "$login" session.access_token)
+
+step "create an API key"
+key=$(field "$(curl -fsS -X POST "$API/auth/api-keys" -H "authorization: Bearer $jwt" -H 'content-type: application/json' -d '{"name":"smoke"}')" key)
+[[ "$key" == hgr_* ]] || fail "API key: $key"
+
+step "raise max_upload_size_bytes to 300 MiB"
+curl -fsS -X PATCH "$API/settings" -H "x-api-key: $key" -H 'content-type: application/json' -d '{"max_upload_size_bytes":314572800}' >/dev/null
+
+step "make real files: PNG, PDF, 200 MiB video"
+node --input-type=module -e "
+import { makePng, makePdf } from './dist/test/support/bytes.js';
+import { writeFileSync } from 'node:fs';
+writeFileSync('$work/pixel.png', makePng(64, 64));
+writeFileSync('$work/doc.pdf', makePdf('Hangar smoke'));"
+head -c $((200 * 1024 * 1024)) /dev/urandom >"$work/video.mp4"
+
+declare -A ids
+for spec in "pixel.png image/png" "doc.pdf application/pdf" "video.mp4 video/mp4"; do
+  set -- $spec
+  step "upload $1 ($2)"
+  out=$(curl -sS -w '\n%{http_code}' -X POST "$API/files" -H "authorization: Bearer $key" -H "content-type: $2" -H "x-file-name: $1" --data-binary "@$work/$1")
+  [ "$(tail -n1 <<<"$out")" = 201 ] || fail "upload $1: $out"
+  body=$(head -n -1 <<<"$out")
+  ids[$1]=$(field "$body" file.file_id)
+  [ "$(field "$body" file.size)" = "$(stat -c %s "$work/$1")" ] || fail "size of $1"
+  step "  /m and /d give the same bytes back"
+  curl -fsS "$CDN/m/${ids[$1]}" -o "$work/$1.view"
+  curl -fsS "$CDN/d/${ids[$1]}" -o "$work/$1.download"
+  cmp -s "$work/$1" "$work/$1.view" || fail "/m bytes differ for $1"
+  cmp -s "$work/$1" "$work/$1.download" || fail "/d bytes differ for $1"
+done
+
+step "list, filter, get"
+list=$(curl -fsS "$API/files" -H "x-api-key: $key")
+[ "$(field "$list" total)" = 3 ] || fail "list total: $list"
+pdfs=$(curl -fsS "$API/files?type=application/pdf" -H "x-api-key: $key")
+[ "$(field "$pdfs" files.0.file_id)" = "${ids[doc.pdf]}" ] || fail "filter by type: $pdfs"
+got=$(curl -fsS "$API/files/${ids[pixel.png]}" -H "x-api-key: $key")
+[ "$(field "$got" name)" = pixel.png ] || fail "get: $got"
+
+step "delete one, bulk-delete the rest"
+[ "$(curl -sS -o /dev/null -w '%{http_code}' -X DELETE "$API/files/${ids[pixel.png]}" -H "x-api-key: $key")" = 204 ] || fail "delete"
+[ "$(curl -sS -o /dev/null -w '%{http_code}' "$CDN/m/${ids[pixel.png]}")" = 404 ] || fail "deleted file still served"
+bulk=$(curl -fsS -X POST "$API/files/bulk-delete" -H "x-api-key: $key" -H 'content-type: application/json' -d "{\"ids\":[\"${ids[doc.pdf]}\",\"${ids[video.mp4]}\"]}")
+[ "$(field "$bulk" deleted)" = 2 ] || fail "bulk delete: $bulk"
+[ "$(field "$(curl -fsS "$API/files" -H "x-api-key: $key")" total)" = 0 ] || fail "files left after bulk delete"
+
+step "SIGTERM stops the server cleanly"
+kill -TERM "$server_pid"
+wait "$server_pid" || fail "server exited with $?"
+server_pid=
+echo "smoke: OK"

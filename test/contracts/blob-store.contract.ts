@@ -1,0 +1,286 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import type { BlobStore } from '../../core/files/blob-store.js';
+import { DomainError } from '../../core/shared/errors.js';
+
+/** What a blob store contract run needs: a fresh, empty store, and how to dispose of it. */
+export interface BlobStoreSubject {
+  store: BlobStore;
+  close?: () => Promise<void>;
+}
+
+/** Reads a body to the end into one Buffer. */
+export async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Yields `bytes` in chunks of the given sizes (cycled; a 0 yields an empty chunk). Yields nothing for no bytes. */
+export async function* chunked(bytes: Uint8Array, sizes: number[] = [Math.max(bytes.length, 1)]): AsyncGenerator<Uint8Array> {
+  if (!sizes.some((size) => size > 0)) throw new Error('chunked() needs a positive size');
+  for (let offset = 0, i = 0; offset < bytes.length; i++) {
+    const size = sizes[i % sizes.length];
+    yield bytes.subarray(offset, offset + size);
+    offset += size;
+  }
+}
+
+/** `length` deterministic bytes that differ from one offset to the next. */
+export function patternBytes(length: number, seed = 1): Buffer {
+  const bytes = Buffer.alloc(length);
+  let state = seed;
+  for (let i = 0; i < length; i++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    bytes[i] = state >>> 24;
+  }
+  return bytes;
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Resolves with what `promise` rejected with; fails the test when it resolves. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  expect.fail('expected a rejection');
+}
+
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+/**
+ * The behaviour every {@link BlobStore} adapter must have (core/files/blob-store.ts).
+ * `makeSubject` is called before each test and must return an empty store.
+ */
+export function describeBlobStoreContract(name: string, makeSubject: () => Promise<BlobStoreSubject>): void {
+  describe(`BlobStore contract: ${name}`, () => {
+    let subject: BlobStoreSubject;
+    let store: BlobStore;
+
+    beforeEach(async () => {
+      subject = await makeSubject();
+      store = subject.store;
+    });
+
+    afterEach(async () => {
+      await subject.close?.();
+    });
+
+    const put = (key: string, body: AsyncIterable<Uint8Array>, maxBytes = 1024 * 1024, signal?: AbortSignal) =>
+      store.put({ key, body, contentType: 'application/octet-stream', maxBytes, signal });
+
+    const read = async (key: string, range?: { start: number; end: number }) => {
+      const body = await store.get(key, range);
+      return body && collect(body);
+    };
+
+    it('stores a body and reads it back whole, with its size and SHA-256', async () => {
+      const bytes = Buffer.from('Hello, Hangar!\n');
+      const stored = await put('user-1/file1', chunked(bytes));
+      expect(stored).to.deep.equal({ size: bytes.length, sha256: sha256(bytes) });
+      expect(await read('user-1/file1')).to.deep.equal(bytes);
+    });
+
+    it('stores a body that arrives in many chunks of uneven sizes, including empty ones', async () => {
+      const bytes = patternBytes(300_000);
+      const stored = await put('u/multi', chunked(bytes, [0, 1, 7, 4096, 65_536, 0, 100_000, 3]));
+      expect(stored).to.deep.equal({ size: bytes.length, sha256: sha256(bytes) });
+      expect((await read('u/multi'))!.equals(bytes)).to.equal(true);
+    });
+
+    it('accepts plain Uint8Array chunks, not only Buffers', async () => {
+      async function* body() {
+        yield new Uint8Array([1, 2, 3]);
+        yield new Uint8Array([4, 5]);
+      }
+      expect((await put('u/plain', body())).size).to.equal(5);
+      expect([...(await read('u/plain'))!]).to.deep.equal([1, 2, 3, 4, 5]);
+    });
+
+    describe('byte ranges (inclusive, RFC 9110 §14.1.2)', () => {
+      const bytes = patternBytes(200_000, 7);
+      beforeEach(async () => {
+        await put('u/ranged', chunked(bytes, [65_536]));
+      });
+
+      it('reads the first byte alone', async () => {
+        expect(await read('u/ranged', { start: 0, end: 0 })).to.deep.equal(bytes.subarray(0, 1));
+      });
+
+      it('reads a range in the middle', async () => {
+        expect(await read('u/ranged', { start: 70_000, end: 140_001 })).to.deep.equal(bytes.subarray(70_000, 140_002));
+      });
+
+      it('reads the last byte alone', async () => {
+        const last = bytes.length - 1;
+        expect(await read('u/ranged', { start: last, end: last })).to.deep.equal(bytes.subarray(last));
+      });
+
+      it('reads the whole blob as a range', async () => {
+        expect((await read('u/ranged', { start: 0, end: bytes.length - 1 }))!.equals(bytes)).to.equal(true);
+      });
+    });
+
+    it('answers undefined for a key that was never stored', async () => {
+      expect(await store.get('u/missing')).to.equal(undefined);
+      expect(await store.get('u/missing', { start: 0, end: 0 })).to.equal(undefined);
+    });
+
+    it('keeps blobs under different keys apart', async () => {
+      await put('u/a', chunked(Buffer.from('first')));
+      await put('u/b', chunked(Buffer.from('second')));
+      await put('v/a', chunked(Buffer.from('third')));
+      expect((await read('u/a'))!.toString()).to.equal('first');
+      expect((await read('u/b'))!.toString()).to.equal('second');
+      expect((await read('v/a'))!.toString()).to.equal('third');
+    });
+
+    it('stores concurrent puts independently', async () => {
+      const bodies = Array.from({ length: 8 }, (_, i) => patternBytes(50_000 + i, i + 1));
+      const results = await Promise.all(bodies.map((bytes, i) => put(`u/c${i}`, chunked(bytes, [4096]))));
+      results.forEach((result, i) => expect(result.sha256).to.equal(sha256(bodies[i])));
+      for (const [i, bytes] of bodies.entries()) expect((await read(`u/c${i}`))!.equals(bytes)).to.equal(true);
+    });
+
+    it('forgets a deleted blob', async () => {
+      await put('u/doomed', chunked(Buffer.from('bye')));
+      await store.delete('u/doomed');
+      expect(await store.get('u/doomed')).to.equal(undefined);
+    });
+
+    it('deletes a missing key without complaint', async () => {
+      await store.delete('u/never-there');
+    });
+
+    it('gives size 0 and the SHA-256 of nothing for an empty body, and reads back no bytes', async () => {
+      expect(await put('u/empty', chunked(Buffer.alloc(0)))).to.deep.equal({ size: 0, sha256: EMPTY_SHA256 });
+      const body = await store.get('u/empty');
+      expect(body).to.not.equal(undefined);
+      expect((await collect(body!)).length).to.equal(0);
+    });
+
+    it('gives size 0 for a body made of one empty chunk', async () => {
+      async function* body() {
+        yield new Uint8Array(0);
+      }
+      expect(await put('u/empty-chunk', body())).to.deep.equal({ size: 0, sha256: EMPTY_SHA256 });
+    });
+
+    describe('maxBytes', () => {
+      it('accepts a body of exactly maxBytes', async () => {
+        const bytes = patternBytes(10_000);
+        expect((await put('u/exact', chunked(bytes, [3000]), 10_000)).size).to.equal(10_000);
+        expect((await read('u/exact'))!.equals(bytes)).to.equal(true);
+      });
+
+      it('refuses maxBytes + 1 with FILE_TOO_LARGE and leaves nothing under the key', async () => {
+        const error = await rejectionOf(put('u/over', chunked(patternBytes(10_001), [3000]), 10_000));
+        expect(error).to.be.instanceOf(DomainError);
+        expect((error as DomainError).code).to.equal('FILE_TOO_LARGE');
+        expect(await store.get('u/over')).to.equal(undefined);
+      });
+
+      it('stops reading an endless body once past maxBytes', async () => {
+        let pulled = 0;
+        let finished = false;
+        async function* endless() {
+          try {
+            for (;;) {
+              pulled += 1;
+              yield Buffer.alloc(1024, 1);
+            }
+          } finally {
+            finished = true;
+          }
+        }
+        const error = await rejectionOf(put('u/endless', endless(), 10 * 1024));
+        expect((error as DomainError).code).to.equal('FILE_TOO_LARGE');
+        expect(pulled).to.be.below(40);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(finished, 'the body iterator was closed').to.equal(true);
+        expect(await store.get('u/endless')).to.equal(undefined);
+      });
+
+      it('refuses any byte when maxBytes is 0 but accepts an empty body', async () => {
+        expect((await put('u/zero', chunked(Buffer.alloc(0)), 0)).size).to.equal(0);
+        const error = await rejectionOf(put('u/one', chunked(Buffer.from('x')), 0));
+        expect((error as DomainError).code).to.equal('FILE_TOO_LARGE');
+      });
+    });
+
+    describe('failures', () => {
+      it('rejects with the body’s own error when the body fails midway, and leaves nothing under the key', async () => {
+        const failure = new Error('client went away');
+        async function* failing() {
+          yield patternBytes(100_000);
+          yield patternBytes(100_000, 2);
+          throw failure;
+        }
+        expect(await rejectionOf(put('u/broken', failing()))).to.equal(failure);
+        expect(await store.get('u/broken')).to.equal(undefined);
+      });
+
+      it('rejects when the signal aborts while the body is still arriving, and leaves nothing under the key', async () => {
+        const controller = new AbortController();
+        async function* stalled() {
+          yield patternBytes(10_000);
+          controller.abort();
+          await new Promise((resolve) => setTimeout(resolve, 5_000));
+          yield patternBytes(10_000);
+        }
+        const started = Date.now();
+        await rejectionOf(put('u/aborted', stalled(), 1024 * 1024, controller.signal));
+        expect(Date.now() - started).to.be.below(2_000);
+        expect(await store.get('u/aborted')).to.equal(undefined);
+      });
+
+      it('rejects at once when the signal is already aborted', async () => {
+        let pulled = false;
+        async function* body() {
+          pulled = true;
+          yield Buffer.from('x');
+        }
+        await rejectionOf(put('u/pre-aborted', body(), 100, AbortSignal.abort()));
+        expect(pulled).to.equal(false);
+        expect(await store.get('u/pre-aborted')).to.equal(undefined);
+      });
+
+      it('leaves an existing blob in place when a failed put targets another key', async () => {
+        await put('u/kept', chunked(Buffer.from('kept')));
+        await rejectionOf(put('u/other', chunked(patternBytes(100)), 10));
+        expect((await read('u/kept'))!.toString()).to.equal('kept');
+      });
+    });
+
+    describe('keys', () => {
+      const invalid = ['', '/', 'a/', '/a', 'a//b', '..', 'a/../b', 'a/./b', 'a b', 'a~b', 'a\\b', 'ä/b', 'a/b\n'];
+
+      it('refuses malformed keys with a plain Error (a bug in the caller), for put, get and delete', async () => {
+        for (const key of invalid) {
+          const attempts: Array<() => Promise<unknown>> = [() => put(key, chunked(Buffer.from('x'))), () => store.get(key), () => store.delete(key)];
+          for (const attempt of attempts) {
+            const error = await rejectionOf(Promise.resolve().then(attempt));
+            expect(error, JSON.stringify(key)).to.be.instanceOf(Error);
+            expect(error, JSON.stringify(key)).to.not.be.instanceOf(DomainError);
+          }
+        }
+      });
+
+      it('accepts keys made of [0-9A-Za-z_-] segments, as many as given', async () => {
+        for (const key of ['a', 'A-b_9/x', '0f8fad5b-d9cb-469f-a165-70867728950e/aB3dE5gH7jK9', 'a/b/c/d']) {
+          await put(key, chunked(Buffer.from(key)));
+          expect((await read(key))!.toString()).to.equal(key);
+        }
+      });
+    });
+
+    it('answers a ping', async () => {
+      await store.ping();
+    });
+  });
+}

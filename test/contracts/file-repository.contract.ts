@@ -1,0 +1,255 @@
+import { expect } from 'chai';
+import type { UserRepository } from '../../core/accounts/user-repository.js';
+import type { FileFilter, FileRepository } from '../../core/files/file-repository.js';
+import type { StoredFile } from '../../core/files/stored-file.js';
+import { aFile, aFileId, at, givenUser } from './persistence-fixtures.js';
+
+/** What a {@link describeFileRepositoryContract} factory returns: repositories over one empty store. */
+export interface FileRepositorySubject {
+  subject: FileRepository;
+  /** Creates the users that own files (a database checks the foreign key). */
+  users: UserRepository;
+  close?: () => Promise<void>;
+}
+
+const GiB = 1024 ** 3;
+
+/** The behaviour every {@link FileRepository} adapter must have; `makeSubject` is called once per test. */
+export function describeFileRepositoryContract(name: string, makeSubject: () => Promise<FileRepositorySubject>): void {
+  describe(`FileRepository contract: ${name}`, () => {
+    let files: FileRepository;
+    let users: UserRepository;
+    let close: (() => Promise<void>) | undefined;
+    let userId: string;
+    let otherUserId: string;
+
+    beforeEach(async () => {
+      ({ subject: files, users, close } = await makeSubject());
+      userId = (await givenUser(users)).id;
+      otherUserId = (await givenUser(users)).id;
+    });
+    afterEach(async () => {
+      await close?.();
+    });
+
+    async function givenFiles(owner: string, overrides: Partial<StoredFile>[]): Promise<StoredFile[]> {
+      const created = overrides.map((o) => aFile(owner, o));
+      for (const file of created) await files.insert(file);
+      return created;
+    }
+
+    /** The file ids of the user's files matching `filter`, in list order (one page of 100). */
+    async function found(filter: FileFilter, owner = userId): Promise<string[]> {
+      const page = await files.list({ userId: owner, filter, window: { offset: 0, limit: 100 } });
+      return page.items.map((file) => file.fileId);
+    }
+
+    async function rejects(promise: Promise<unknown>): Promise<void> {
+      let failed = false;
+      await promise.catch(() => {
+        failed = true;
+      });
+      expect(failed, 'expected the promise to reject').to.equal(true);
+    }
+
+    it('stores a record and finds it by its public file id, every field intact', async () => {
+      const file = aFile(userId, { name: 'holiday.mp4', contentType: 'video/mp4', size: 6 * GiB, isPublic: false, createdAt: at(1234) });
+      await files.insert(file);
+      expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
+    });
+
+    it('keeps a file without a name as null', async () => {
+      const [file] = await givenFiles(userId, [{ name: null }]);
+      expect((await files.findByFileId(file.fileId))?.name).to.equal(null);
+    });
+
+    it('finds a file by file id whoever owns it, and answers undefined for an unknown id', async () => {
+      const [theirs] = await givenFiles(otherUserId, [{}]);
+      expect(await files.findByFileId(theirs.fileId)).to.deep.equal(theirs);
+      expect(await files.findByFileId(aFileId())).to.equal(undefined);
+    });
+
+    it('refuses a second record with the same file id or the same id', async () => {
+      const [file] = await givenFiles(userId, [{}]);
+      await rejects(files.insert(aFile(userId, { fileId: file.fileId })));
+      await rejects(files.insert(aFile(userId, { id: file.id })));
+      expect(await found({})).to.deep.equal([file.fileId]);
+    });
+
+    it('lists newest first, equal times by id descending, with the total', async () => {
+      const [a, b, c, d] = await givenFiles(userId, [
+        { id: '00000000-0000-4000-8000-00000000000a', createdAt: at(1000) },
+        { id: '00000000-0000-4000-8000-00000000000c', createdAt: at(2000) },
+        { id: '00000000-0000-4000-8000-00000000000b', createdAt: at(2000) },
+        { id: '00000000-0000-4000-8000-000000000001', createdAt: at(3000) },
+      ]);
+      const page = await files.list({ userId, filter: {}, window: { offset: 0, limit: 10 } });
+      expect(page).to.deep.equal({ items: [d, b, c, a], total: 4 });
+    });
+
+    it('pages through the list: the window picks the items, the total counts every match', async () => {
+      const created = await givenFiles(userId, [0, 1, 2, 3, 4, 5, 6].map((i) => ({ createdAt: at(i * 1000) })));
+      const newestFirst = [...created].reverse().map((file) => file.fileId);
+      const second = await files.list({ userId, filter: {}, window: { offset: 3, limit: 3 } });
+      expect(second.total).to.equal(7);
+      expect(second.items.map((file) => file.fileId)).to.deep.equal(newestFirst.slice(3, 6));
+      const last = await files.list({ userId, filter: {}, window: { offset: 6, limit: 3 } });
+      expect(last.items.map((file) => file.fileId)).to.deep.equal(newestFirst.slice(6));
+      expect(await files.list({ userId, filter: {}, window: { offset: 30, limit: 3 } })).to.deep.equal({ items: [], total: 7 });
+    });
+
+    it("never lists another user's files, whatever the filter", async () => {
+      const [mine] = await givenFiles(userId, [{ name: 'shared-name.txt', contentType: 'text/plain', size: 10 }]);
+      await givenFiles(otherUserId, [{ name: 'shared-name.txt', contentType: 'text/plain', size: 10 }]);
+      expect(await found({})).to.deep.equal([mine.fileId]);
+      expect(await found({ q: 'shared', type: 'text/plain', sizeMin: 10, sizeMax: 10, isPublic: true })).to.deep.equal([mine.fileId]);
+      expect((await files.list({ userId, filter: { q: 'shared' }, window: { offset: 0, limit: 10 } })).total).to.equal(1);
+    });
+
+    it('finds files whose name contains q, whatever the case', async () => {
+      const [report, photo] = await givenFiles(userId, [{ name: 'Quarterly-REPORT.pdf' }, { name: 'photo.png' }]);
+      expect(await found({ q: 'report' })).to.deep.equal([report.fileId]);
+      expect(await found({ q: 'LY-rep' })).to.deep.equal([report.fileId]);
+      expect(await found({ q: 'PHOTO' })).to.deep.equal([photo.fileId]);
+      expect(await found({ q: 'missing' })).to.deep.equal([]);
+    });
+
+    it('finds files whose file id contains q, whatever the case, even without a name', async () => {
+      const [file] = await givenFiles(userId, [{ fileId: 'AbCdE12345', name: null }, { fileId: 'zzzzz99999', name: 'other.txt' }]);
+      expect(await found({ q: 'bcde1' })).to.deep.equal([file.fileId]);
+      expect(await found({ q: 'ABCDE12345' })).to.deep.equal([file.fileId]);
+    });
+
+    it('matches names beyond ASCII without regard to case: "résumé" and "RÉSUMÉ" find "Résumé.pdf"', async () => {
+      const [resume] = await givenFiles(userId, [{ name: 'Résumé.pdf' }, { name: 'resume-plain.pdf' }, { name: 'Straße.txt' }]);
+      expect(await found({ q: 'résumé' })).to.deep.equal([resume.fileId]);
+      expect(await found({ q: 'RÉSUMÉ' })).to.deep.equal([resume.fileId]);
+      expect(await found({ q: 'STRASSE' })).to.deep.equal([]);
+      expect(await found({ q: 'straße' })).to.have.length(1);
+    });
+
+    it('matches a name written with combining accents (as macOS sends it) from a composed query', async () => {
+      const [decomposed] = await givenFiles(userId, [{ name: 'Re\u0301sume\u0301.pdf' }]);
+      expect(await found({ q: 'résumé' })).to.deep.equal([decomposed.fileId]);
+    });
+
+    it('treats %, _ and \\ in q as themselves, not as wildcards', async () => {
+      const [percent, underscore, backslash] = await givenFiles(userId, [
+        { name: '100% done.txt' },
+        { name: 'my_file.txt' },
+        { name: 'C:\\temp\\notes.txt' },
+        { name: '1000 done.txt' },
+        { name: 'myXfile.txt' },
+      ]);
+      expect(await found({ q: '0%' })).to.deep.equal([percent.fileId]);
+      expect(await found({ q: '%' })).to.deep.equal([percent.fileId]);
+      expect(await found({ q: 'y_f' })).to.deep.equal([underscore.fileId]);
+      expect(await found({ q: '_' })).to.deep.equal([underscore.fileId]);
+      expect(await found({ q: ':\\temp' })).to.deep.equal([backslash.fileId]);
+    });
+
+    it('does not match q across the end of the name and the start of the file id', async () => {
+      const [file] = await givenFiles(userId, [{ name: 'abc', fileId: 'XYZ0000000' }]);
+      expect(await found({ q: 'abcxyz' })).to.deep.equal([]);
+      expect(await found({ q: 'abc\nxyz' })).to.deep.equal([]);
+      expect(await found({ q: 'xyz0' })).to.deep.equal([file.fileId]);
+    });
+
+    it('filters by exact content type', async () => {
+      const [png] = await givenFiles(userId, [{ contentType: 'image/png' }, { contentType: 'image/jpeg' }, { contentType: 'image/png+extra' }]);
+      expect(await found({ type: 'image/png' })).to.deep.equal([png.fileId]);
+    });
+
+    it('filters by size with inclusive bounds, beyond 4 GiB too', async () => {
+      const [small, exact10, exact20, huge] = await givenFiles(userId, [
+        { size: 9, createdAt: at(4) },
+        { size: 10, createdAt: at(3) },
+        { size: 20, createdAt: at(2) },
+        { size: 5 * GiB, createdAt: at(1) },
+      ]);
+      expect(await found({ sizeMin: 10 })).to.deep.equal([exact10.fileId, exact20.fileId, huge.fileId]);
+      expect(await found({ sizeMax: 20 })).to.deep.equal([small.fileId, exact10.fileId, exact20.fileId]);
+      expect(await found({ sizeMin: 10, sizeMax: 20 })).to.deep.equal([exact10.fileId, exact20.fileId]);
+      expect(await found({ sizeMin: 4 * GiB })).to.deep.equal([huge.fileId]);
+    });
+
+    it('filters by visibility', async () => {
+      const [shown, hidden] = await givenFiles(userId, [{ isPublic: true }, { isPublic: false }]);
+      expect(await found({ isPublic: true })).to.deep.equal([shown.fileId]);
+      expect(await found({ isPublic: false })).to.deep.equal([hidden.fileId]);
+    });
+
+    it('filters by creation time with inclusive bounds', async () => {
+      const [t1, t2, t3] = await givenFiles(userId, [{ createdAt: at(1000) }, { createdAt: at(2000) }, { createdAt: at(3000) }]);
+      expect(await found({ createdAfter: at(2000) })).to.deep.equal([t3.fileId, t2.fileId]);
+      expect(await found({ createdBefore: at(2000) })).to.deep.equal([t2.fileId, t1.fileId]);
+      expect(await found({ createdAfter: at(2000), createdBefore: at(2000) })).to.deep.equal([t2.fileId]);
+      expect(await found({ createdAfter: at(2001), createdBefore: at(2999) })).to.deep.equal([]);
+    });
+
+    it('combines every filter with AND', async () => {
+      const [match] = await givenFiles(userId, [
+        { name: 'Invoice-1.pdf', contentType: 'application/pdf', size: 100, isPublic: false, createdAt: at(2000) },
+        { name: 'Invoice-2.pdf', contentType: 'application/pdf', size: 100, isPublic: true, createdAt: at(2000) },
+        { name: 'Invoice-3.png', contentType: 'image/png', size: 100, isPublic: false, createdAt: at(2000) },
+        { name: 'Invoice-4.pdf', contentType: 'application/pdf', size: 1000, isPublic: false, createdAt: at(2000) },
+        { name: 'Invoice-5.pdf', contentType: 'application/pdf', size: 100, isPublic: false, createdAt: at(9000) },
+        { name: 'Receipt-6.pdf', contentType: 'application/pdf', size: 100, isPublic: false, createdAt: at(2000) },
+      ]);
+      const filter: FileFilter = {
+        q: 'invoice',
+        type: 'application/pdf',
+        sizeMin: 50,
+        sizeMax: 500,
+        isPublic: false,
+        createdAfter: at(1000),
+        createdBefore: at(5000),
+      };
+      const page = await files.list({ userId, filter, window: { offset: 0, limit: 10 } });
+      expect(page).to.deep.equal({ items: [match], total: 1 });
+    });
+
+    it('deletes the listed records in one call and returns them', async () => {
+      const [a, b, kept] = await givenFiles(userId, [{ createdAt: at(1) }, { createdAt: at(2) }, { createdAt: at(3) }]);
+      const deleted = await files.deleteMany({ userId, fileIds: [a.fileId, b.fileId] });
+      expect(sortById(deleted)).to.deep.equal(sortById([a, b]));
+      expect(await files.findByFileId(a.fileId)).to.equal(undefined);
+      expect(await files.findByFileId(b.fileId)).to.equal(undefined);
+      expect(await found({})).to.deep.equal([kept.fileId]);
+    });
+
+    it("skips other users' and unknown ids when deleting, and counts a repeated id once", async () => {
+      const [mine] = await givenFiles(userId, [{}]);
+      const [theirs] = await givenFiles(otherUserId, [{}]);
+      const deleted = await files.deleteMany({ userId, fileIds: [mine.fileId, theirs.fileId, aFileId(), mine.fileId] });
+      expect(deleted).to.deep.equal([mine]);
+      expect(await files.findByFileId(theirs.fileId)).to.deep.equal(theirs);
+    });
+
+    it('deletes nothing for an empty list of ids', async () => {
+      const [file] = await givenFiles(userId, [{}]);
+      expect(await files.deleteMany({ userId, fileIds: [] })).to.deep.equal([]);
+      expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
+    });
+
+    it('hands out copies: changing a stored, listed or returned record changes nothing stored', async () => {
+      const file = aFile(userId, { name: 'original.txt' });
+      const original = structuredClone(file);
+      await files.insert(file);
+      file.name = 'changed.txt';
+      file.createdAt.setTime(0);
+      const byId = await files.findByFileId(original.fileId);
+      expect(byId).to.deep.equal(original);
+      byId!.isPublic = !byId!.isPublic;
+      const listed = await files.list({ userId, filter: {}, window: { offset: 0, limit: 10 } });
+      listed.items[0].createdAt.setTime(0);
+      listed.items[0].size = 1;
+      expect(await files.findByFileId(original.fileId)).to.deep.equal(original);
+      expect(await found({ q: 'changed' })).to.deep.equal([]);
+    });
+  });
+}
+
+function sortById(records: StoredFile[]): StoredFile[] {
+  return [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

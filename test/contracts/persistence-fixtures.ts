@@ -1,0 +1,134 @@
+// Builders and database openers shared by the repository contract suites.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OneTimeToken } from '../../core/accounts/one-time-token-repository.js';
+import type { RefreshToken, Session } from '../../core/accounts/session-repository.js';
+import type { User } from '../../core/accounts/user.js';
+import type { UserRepository } from '../../core/accounts/user-repository.js';
+import type { ApiKey } from '../../core/api-keys/api-key.js';
+import type { StoredFile } from '../../core/files/stored-file.js';
+import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import type { Repositories } from '../../adapters/persistence/repositories.js';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+
+/** A fixed instant the suites count from, so expectations do not depend on the wall clock. */
+export const T0 = new Date('2025-03-01T12:00:00.000Z');
+
+/** `T0` plus `ms` milliseconds. */
+export function at(ms: number): Date {
+  return new Date(T0.getTime() + ms);
+}
+
+/** 64 hex characters, like a SHA-256 digest. */
+export function aHash(): string {
+  return randomBytes(32).toString('hex');
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A random 10-character base62 file id. */
+export function aFileId(): string {
+  return Array.from(randomBytes(10), (byte) => BASE62[byte % 62]).join('');
+}
+
+export function aUser(overrides: Partial<User> = {}): User {
+  const id = overrides.id ?? randomUUID();
+  return {
+    id,
+    email: `${id}@example.com`,
+    passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+    emailConfirmedAt: null,
+    maxUploadSizeBytes: null,
+    lastEmailSentAt: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+/** Stores a new user and returns it, for suites whose rows belong to a user (foreign keys). */
+export async function givenUser(users: UserRepository, overrides: Partial<User> = {}): Promise<User> {
+  const user = aUser(overrides);
+  if (!(await users.create(user))) throw new Error('fixture user was not created');
+  return user;
+}
+
+export function aToken(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeToken {
+  return {
+    id: randomUUID(),
+    userId,
+    purpose: 'email_confirmation',
+    tokenHash: aHash(),
+    redirectTo: null,
+    expiresAt: at(24 * 3600_000),
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+export function aSession(userId: string, overrides: Partial<Session> = {}): Session {
+  return { id: randomUUID(), userId, createdAt: T0, revokedAt: null, ...overrides };
+}
+
+export function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
+  return { tokenHash: aHash(), sessionId, createdAt: T0, rotatedAt: null, ...overrides };
+}
+
+export function anApiKey(userId: string, overrides: Partial<ApiKey> = {}): ApiKey {
+  return {
+    id: randomUUID(),
+    userId,
+    name: 'API key',
+    keyPrefix: 'hgr_abcdefgh',
+    keyHash: aHash(),
+    createdAt: T0,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+export function aFile(userId: string, overrides: Partial<StoredFile> = {}): StoredFile {
+  const fileId = overrides.fileId ?? aFileId();
+  return {
+    id: randomUUID(),
+    userId,
+    fileId,
+    name: 'report.pdf',
+    contentType: 'application/pdf',
+    size: 1024,
+    sha256: aHash(),
+    isPublic: true,
+    createdAt: T0,
+    blobKey: `${userId}/${fileId}`,
+    ...overrides,
+  };
+}
+
+/** Repositories over a fresh SQLite database, migrated; `close` also removes a temporary file. */
+export interface OpenedRepositories extends Repositories {
+  close(): Promise<void>;
+}
+
+/** A private in-memory SQLite database. */
+export async function openInMemorySqlite(): Promise<OpenedRepositories> {
+  const { db, close } = await openSqliteDatabase({ path: ':memory:' });
+  return { ...createSqlRepositories(db), close };
+}
+
+/**
+ * A SQLite file in a new temporary directory, one level down so that `openSqliteDatabase` has to
+ * create its parent. WAL mode and the file layout are then those of production.
+ */
+export async function openTemporarySqliteFile(): Promise<OpenedRepositories> {
+  const dir = await mkdtemp(join(tmpdir(), 'hangar-contract-'));
+  const { db, close } = await openSqliteDatabase({ path: join(dir, 'data', 'hangar.sqlite') });
+  return {
+    ...createSqlRepositories(db),
+    close: async () => {
+      await close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

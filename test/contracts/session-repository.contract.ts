@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import type { SessionRepository } from '../../core/accounts/session-repository.js';
+import type { UserRepository } from '../../core/accounts/user-repository.js';
+import { aHash, aRefreshToken, aSession, at, givenUser, T0 } from './persistence-fixtures.js';
+
+/** What a {@link describeSessionRepositoryContract} factory returns: repositories over one empty store. */
+export interface SessionRepositorySubject {
+  subject: SessionRepository;
+  /** Creates the users that own sessions (a database checks the foreign key). */
+  users: UserRepository;
+  close?: () => Promise<void>;
+}
+
+/** The behaviour every {@link SessionRepository} adapter must have; `makeSubject` is called once per test. */
+export function describeSessionRepositoryContract(name: string, makeSubject: () => Promise<SessionRepositorySubject>): void {
+  describe(`SessionRepository contract: ${name}`, () => {
+    let sessions: SessionRepository;
+    let users: UserRepository;
+    let close: (() => Promise<void>) | undefined;
+    let userId: string;
+
+    beforeEach(async () => {
+      ({ subject: sessions, users, close } = await makeSubject());
+      userId = (await givenUser(users)).id;
+    });
+    afterEach(async () => {
+      await close?.();
+    });
+
+    /** A live session with its first refresh token; returns both. */
+    async function givenSession(owner = userId) {
+      const session = aSession(owner);
+      const refreshToken = aRefreshToken(session.id);
+      await sessions.create({ session, refreshToken });
+      return { session, refreshToken };
+    }
+
+    function next(createdAt = at(1000)) {
+      return { tokenHash: aHash(), createdAt, rotatedAt: null };
+    }
+
+    it('stores a session and finds it by id', async () => {
+      const { session } = await givenSession();
+      expect(await sessions.findById(session.id)).to.deep.equal(session);
+    });
+
+    it('answers undefined for an unknown session', async () => {
+      expect(await sessions.findById('00000000-0000-4000-8000-000000000000')).to.equal(undefined);
+    });
+
+    it('rotates a current refresh token and then accepts the new one', async () => {
+      const { session, refreshToken } = await givenSession();
+      const second = next(at(1000));
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: second, now: at(1000) })).to.deep.equal({ kind: 'rotated', session });
+      const third = next(at(2000));
+      expect(await sessions.rotate({ tokenHash: second.tokenHash, next: third, now: at(2000) })).to.deep.equal({ kind: 'rotated', session });
+    });
+
+    it('reports an already-rotated token as reused, with its session, and stores nothing for it', async () => {
+      const { session, refreshToken } = await givenSession();
+      await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(1000) });
+      const attempt = next(at(2000));
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: attempt, now: at(2000) })).to.deep.equal({ kind: 'reused', session });
+      expect(await sessions.rotate({ tokenHash: attempt.tokenHash, next: next(), now: at(3000) })).to.deep.equal({ kind: 'invalid' });
+    });
+
+    it('reports an unknown refresh token as invalid', async () => {
+      await givenSession();
+      expect(await sessions.rotate({ tokenHash: aHash(), next: next(), now: T0 })).to.deep.equal({ kind: 'invalid' });
+    });
+
+    it('reports every token of a revoked session as invalid, current or rotated', async () => {
+      const { session, refreshToken } = await givenSession();
+      const current = next();
+      await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: current, now: at(1000) });
+      await sessions.revoke({ sessionId: session.id, at: at(2000) });
+      expect(await sessions.rotate({ tokenHash: current.tokenHash, next: next(), now: at(3000) })).to.deep.equal({ kind: 'invalid' });
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(3000) })).to.deep.equal({ kind: 'invalid' });
+    });
+
+    it('rotates a token for exactly one of several simultaneous refreshes; the rest see reuse', async () => {
+      const { refreshToken } = await givenSession();
+      const results = await Promise.all([1, 2, 3, 4].map(() => sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(1000) })));
+      expect(results.filter((result) => result.kind === 'rotated')).to.have.length(1);
+      expect(results.filter((result) => result.kind === 'reused')).to.have.length(3);
+    });
+
+    it('revokes a session once: a second revoke keeps the first time', async () => {
+      const { session } = await givenSession();
+      await sessions.revoke({ sessionId: session.id, at: at(1000) });
+      await sessions.revoke({ sessionId: session.id, at: at(2000) });
+      expect((await sessions.findById(session.id))?.revokedAt).to.deep.equal(at(1000));
+    });
+
+    it("revokes every live session of a user, and no other user's", async () => {
+      const first = await givenSession();
+      const second = await givenSession();
+      const earlier = await givenSession();
+      await sessions.revoke({ sessionId: earlier.session.id, at: at(500) });
+      const otherUserId = (await givenUser(users)).id;
+      const others = await givenSession(otherUserId);
+
+      await sessions.revokeAllForUser({ userId, at: at(1000) });
+
+      expect((await sessions.findById(first.session.id))?.revokedAt).to.deep.equal(at(1000));
+      expect((await sessions.findById(second.session.id))?.revokedAt).to.deep.equal(at(1000));
+      expect((await sessions.findById(earlier.session.id))?.revokedAt).to.deep.equal(at(500));
+      expect((await sessions.findById(others.session.id))?.revokedAt).to.equal(null);
+      expect((await sessions.rotate({ tokenHash: others.refreshToken.tokenHash, next: next(), now: at(2000) })).kind).to.equal('rotated');
+    });
+
+    it('hands out copies: changing a stored or returned session changes nothing stored', async () => {
+      const { session } = await givenSession();
+      const original = structuredClone(session);
+      session.revokedAt = at(1);
+      session.createdAt.setTime(0);
+      const found = await sessions.findById(original.id);
+      expect(found).to.deep.equal(original);
+      found!.revokedAt = at(1);
+      found!.createdAt.setTime(0);
+      expect(await sessions.findById(original.id)).to.deep.equal(original);
+    });
+  });
+}

@@ -1,0 +1,148 @@
+import { expect } from 'chai';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Config, loadConfig } from '../../apps/server/config.js';
+import { type RunningHangar, startHangar } from '../../apps/server/start.js';
+
+/** A composed Hangar on ephemeral ports over a temporary DATA_DIR, and helpers to talk to it with fetch. */
+export interface TestServer {
+  running: RunningHangar;
+  dataDir: string;
+  api: string;
+  content: string;
+  /** Unexpected (500) errors logged by the server during the test. */
+  internalErrors: unknown[];
+  stop(): Promise<void>;
+}
+
+/** Starts the real composed app (SQLite, local disk, file outbox) with `env` over the test defaults. */
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-http-'));
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    CONTENT_PORT: '0',
+    DATA_DIR: dataDir,
+    PASSWORD_HASH_MEMORY_KIB: '1024',
+    PUBLIC_API_URL: 'http://api.hangar.test',
+    PUBLIC_CONTENT_URL: 'http://cdn.hangar.test',
+    ALLOWED_REDIRECT_URLS: 'https://app.example.com/welcome',
+    ...env,
+  });
+  // Tests send several e-mails to one address within a minute; the limit itself has its own test.
+  Object.assign(config, { emailMinIntervalMs: 0 }, overrides);
+  const internalErrors: unknown[] = [];
+  const running = await startHangar(config, { logError: (entry) => internalErrors.push(entry) });
+  return {
+    running,
+    dataDir,
+    api: running.apiAddress,
+    content: running.contentAddress,
+    internalErrors,
+    stop: async () => {
+      await running.close(1000);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** fetch + JSON: returns status, headers and the parsed body (undefined when empty). */
+export async function call(
+  base: string,
+  pathname: string,
+  init: { method?: string; token?: string; apiKey?: string; json?: unknown; headers?: Record<string, string>; body?: RequestInit['body']; redirect?: RequestInit['redirect'] } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.apiKey) headers['x-api-key'] = init.apiKey;
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(base + pathname, { method: init.method ?? 'GET', headers, body, redirect: init.redirect ?? 'manual' });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  if (text !== '') {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** Asserts the error shape `{ code, message, request_id }` with the given status and code. */
+export function expectError(result: { status: number; headers: Headers; body: any }, status: number, code: string): void {
+  expect(result.status, JSON.stringify(result.body)).to.equal(status);
+  expect(result.body.code).to.equal(code);
+  expect(result.body.message).to.be.a('string').and.not.equal('');
+  expect(result.body.request_id).to.equal(result.headers.get('x-request-id'));
+}
+
+/** The messages the file outbox holds for `to`, oldest first; waits up to `timeoutMs` for at least `atLeast`. */
+export async function outbox(server: TestServer, to: string, atLeast = 1, timeoutMs = 5000): Promise<{ to: string; subject: string; text: string; html: string; created_at: string }[]> {
+  const dir = path.join(server.dataDir, 'outbox');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let messages: any[] = [];
+    try {
+      const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+      messages = await Promise.all(names.map(async (n) => JSON.parse(await readFile(path.join(dir, n), 'utf8'))));
+    } catch {
+      messages = [];
+    }
+    const mine = messages.filter((m) => m.to === to);
+    if (mine.length >= atLeast || Date.now() > deadline) return mine;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The token of the newest link to `pathname` mailed to `to`; waits up to `timeoutMs` for one to arrive. */
+export async function mailedToken(server: Pick<TestServer, 'dataDir'>, to: string, pathname: string, timeoutMs = 5000): Promise<string> {
+  const pattern = new RegExp(`${pathname.replace(/[/]/g, '\\/')}\\?token=([0-9A-Za-z]+)`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const messages = await outbox(server as TestServer, to, 0, 0);
+    for (const message of messages.reverse()) {
+      const match = pattern.exec(message.text);
+      if (match) return match[1];
+    }
+    if (Date.now() > deadline) throw new Error(`no ${pathname} link mailed to ${to}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Registers, confirms through the mailed link and logs in. */
+export async function signUp(server: TestServer, email: string, password = 'correct horse'): Promise<{ userId: string; accessToken: string; refreshToken: string }> {
+  const registered = await call(server.api, '/auth/register', { method: 'POST', json: { email, password } });
+  expect(registered.status, JSON.stringify(registered.body)).to.equal(201);
+  const token = await mailedToken(server, email, '/auth/confirm');
+  const confirmed = await call(server.api, `/auth/confirm?token=${token}`);
+  expect(confirmed.status).to.equal(302);
+  const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password } });
+  expect(login.status, JSON.stringify(login.body)).to.equal(200);
+  return { userId: login.body.user.id, accessToken: login.body.session.access_token, refreshToken: login.body.session.refresh_token };
+}
+
+/** Signs up and creates an API key; returns both credentials. */
+export async function signUpWithKey(server: TestServer, email: string): Promise<{ userId: string; accessToken: string; apiKey: string }> {
+  const account = await signUp(server, email);
+  const created = await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'test' } });
+  expect(created.status).to.equal(201);
+  return { ...account, apiKey: created.body.key };
+}
+
+/** Uploads `bytes` with an API key. */
+export async function upload(
+  server: TestServer,
+  apiKey: string,
+  bytes: Uint8Array,
+  options: { contentType?: string; name?: string; query?: string } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'image/png' };
+  if (options.name !== undefined) headers['x-file-name'] = options.name;
+  return call(server.api, `/files${options.query ?? ''}`, { method: 'POST', apiKey, headers, body: bytes });
+}

@@ -1,0 +1,204 @@
+// The core wired to in-memory adapters, a settable clock and a mailer whose messages tests can read.
+// Used by test/core: every use case runs in-process, with real hashing, signing and digests.
+import { expect } from 'chai';
+import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
+import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
+import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
+import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
+import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
+import { MemoryMailer } from '../../adapters/mail/memory-mailer.js';
+import { createMemoryRepositories } from '../../adapters/persistence/memory/index.js';
+import {
+  type BlobStore,
+  type ByteRange,
+  createHangar,
+  DEFAULT_ALLOWED_CONTENT_TYPES,
+  DomainError,
+  type ErrorCode,
+  type Hangar,
+  type HangarOptions,
+  type HangarPorts,
+  type MailMessage,
+  type SessionTokens,
+} from '../../core/index.js';
+import { FixedClock } from './fixed-clock.js';
+
+/** Where every test's clock starts: a whole second, so `expires_at` arithmetic is exact. */
+export const START = new Date('2025-03-01T12:00:00.000Z');
+/** HS256 secret of the test signer (32 bytes). */
+export const TEST_SECRET = new Uint8Array(32).map((_, i) => i + 1);
+export const DEFAULT_PASSWORD = 'correct horse battery';
+
+export const TEST_OPTIONS: HangarOptions = {
+  publicApiUrl: 'http://api.test',
+  publicContentUrl: 'http://cdn.test',
+  allowedRedirectUrls: ['http://app.test/welcome'],
+  allowedContentTypes: DEFAULT_ALLOWED_CONTENT_TYPES,
+  defaultMaxUploadSizeBytes: 1024,
+  maxUploadSizeLimitBytes: 1024 * 1024,
+};
+
+/**
+ * A BlobStore that remembers every key it was asked to write, so a test can check that a refused
+ * upload left nothing behind without knowing the file id the use case drew.
+ */
+export class RecordingBlobStore implements BlobStore {
+  readonly putKeys: string[] = [];
+
+  constructor(readonly inner: BlobStore) {}
+
+  put(options: Parameters<BlobStore['put']>[0]): Promise<{ size: number; sha256: string }> {
+    this.putKeys.push(options.key);
+    return this.inner.put(options);
+  }
+
+  get(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined> {
+    return this.inner.get(key, range);
+  }
+
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  /** Keys written at some point that still hold a blob. */
+  async liveKeys(): Promise<string[]> {
+    const live: string[] = [];
+    for (const key of new Set(this.putKeys)) {
+      if ((await this.inner.get(key)) !== undefined) live.push(key);
+    }
+    return live;
+  }
+}
+
+export type MemoryRepositories = ReturnType<typeof createMemoryRepositories>;
+
+/**
+ * Builds the core on in-memory adapters. `overrides` replaces options; `replacePorts` may swap
+ * ports (e.g. a FileRepository whose insert fails) given the defaults.
+ */
+export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, replacePorts?: (defaults: HangarPorts) => Partial<HangarPorts>) {
+  const repos = createMemoryRepositories();
+  const clock = new FixedClock(START);
+  const mailer = new MemoryMailer();
+  const blobs = new RecordingBlobStore(new MemoryBlobStore());
+  const defaults: HangarPorts = {
+    users: repos.users,
+    tokens: repos.tokens,
+    sessions: repos.sessions,
+    apiKeys: repos.apiKeys,
+    files: repos.files,
+    blobs,
+    mailer,
+    passwords: new Argon2PasswordHasher({ memoryCost: 1024, timeCost: 1 }),
+    signer: new JoseTokenSigner({ secret: TEST_SECRET }),
+    ids: new NodeIdGenerator(),
+    digest: new NodeSecretDigest(),
+    clock,
+    probes: [repos.probe, { name: 'blobs', check: () => blobs.ping() }],
+  };
+  const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
+  const options: HangarOptions = { ...TEST_OPTIONS, ...overrides };
+  const hangar: Hangar = createHangar(ports, options);
+
+  /** Messages sent to `email` (normalised), oldest first. */
+  function mailTo(email: string): MailMessage[] {
+    return mailer.messages.filter((m) => m.to === email.trim().toLowerCase());
+  }
+
+  /** The token of the newest link of this kind mailed to `email`. */
+  function lastToken(email: string, kind: 'confirm' | 'reset-password'): string {
+    const messages = mailTo(email).filter((m) => m.text.includes(`/auth/${kind}?token=`));
+    expect(messages, `no /auth/${kind} link was mailed to ${email}`).to.not.be.empty;
+    return tokenIn(messages[messages.length - 1], kind);
+  }
+
+  /** Registers and confirms `email` through the use cases, as a user clicking the link would. */
+  async function registerConfirmed(email: string, password = DEFAULT_PASSWORD): Promise<{ userId: string; email: string; password: string; session: SessionTokens }> {
+    await hangar.registerAccount.execute({ email, password });
+    const confirmed = await hangar.confirmEmail.execute({ token: lastToken(email, 'confirm') });
+    return { userId: confirmed.userId, email: email.trim().toLowerCase(), password, session: confirmed.session };
+  }
+
+  /** Uploads `size` bytes (or `body`) for `userId`; defaults: text/plain, no name, public. */
+  function upload(userId: string, input: { size?: number; body?: AsyncIterable<Uint8Array>; contentType?: string; fileName?: string; isPublic?: boolean; contentLength?: number } = {}) {
+    return hangar.uploadFile.execute({
+      userId,
+      contentType: input.contentType ?? 'text/plain',
+      fileName: input.fileName,
+      isPublic: input.isPublic,
+      contentLength: input.contentLength,
+      body: input.body ?? bytes(input.size ?? 16),
+    });
+  }
+
+  return { hangar, ports, repos, clock, mailer, blobs, options, mailTo, lastToken, registerConfirmed, upload };
+}
+
+export type MemoryHangar = ReturnType<typeof createMemoryHangar>;
+
+/** The token of a `/auth/<kind>?token=…` link in a message's text. */
+export function tokenIn(message: MailMessage, kind: 'confirm' | 'reset-password'): string {
+  const match = new RegExp(`http://api\\.test/auth/${kind}\\?token=([0-9A-Za-z]+)`).exec(message.text);
+  expect(match, `message "${message.subject}" has no /auth/${kind} link`).to.not.equal(null);
+  return match![1];
+}
+
+/** The deterministic content of `bytes(n)`: byte i is `i % 251`. */
+export function pattern(n: number, offset = 0): Uint8Array {
+  return Uint8Array.from({ length: n }, (_, i) => (i + offset) % 251);
+}
+
+/** An async-iterable body of `n` bytes (see {@link pattern}) in chunks of `chunkSize`. */
+export async function* bytes(n: number, chunkSize = 100): AsyncIterable<Uint8Array> {
+  for (let at = 0; at < n; at += chunkSize) yield pattern(Math.min(chunkSize, n - at), at);
+}
+
+/** An async-iterable body yielding `data` once. */
+export async function* bodyOf(data: Uint8Array | string): AsyncIterable<Uint8Array> {
+  yield typeof data === 'string' ? new TextEncoder().encode(data) : data;
+}
+
+/** A body that fails the test (and the upload) if anyone starts reading it. */
+export function untouchableBody(): AsyncIterable<Uint8Array> & { touched: boolean } {
+  const body = {
+    touched: false,
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+      body.touched = true;
+      throw new Error('the body must not be read');
+    },
+  };
+  return body;
+}
+
+/** A body that yields `n` bytes, then fails as a dropped connection would. */
+export async function* brokenBody(n: number): AsyncIterable<Uint8Array> {
+  yield pattern(n);
+  throw new Error('socket hang up');
+}
+
+/** Reads a whole body into one Buffer. */
+export async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Awaits `promise`, expects a DomainError with `code`, and returns it. */
+export async function expectDomainError(promise: Promise<unknown>, code: ErrorCode): Promise<DomainError> {
+  let outcome: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    outcome = error;
+  }
+  expect(outcome, `expected DomainError ${code}, but it resolved`).to.be.instanceOf(Error);
+  expect(outcome, `expected DomainError ${code}, got ${String(outcome)}`).to.be.instanceOf(DomainError);
+  expect((outcome as DomainError).code).to.equal(code);
+  return outcome as DomainError;
+}
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

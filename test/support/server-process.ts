@@ -1,0 +1,52 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled server entry point, as `npm start` runs it. */
+export const SERVER_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/main.js');
+
+/** A server started as its own process, as a self-hoster starts it. */
+export interface ServerProcess {
+  child: ChildProcess;
+  api: string;
+  content: string;
+  output(): string;
+  /** Resident memory figures of the server process, in bytes (from /proc/<pid>/status). */
+  memory(): Promise<{ rss: number; hwm: number }>;
+  /** SIGTERM, then waits for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `node dist/apps/server/main.js` with `env` and waits until both servers listen. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 20_000;
+  let match: RegExpExecArray | null = null;
+  while (!(match = /API on (\S+) .*content on (\S+) /.exec(output))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const [, api, content] = match;
+  return {
+    child,
+    api,
+    content,
+    output: () => output,
+    memory: async () => {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+      return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
