@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { Hangar } from '../../core/hangar.js';
-import { errorsMiddleware, type ErrorLogger } from '../http/errors-middleware.js';
+import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { buildRouter, type Route } from '../http/route.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -23,6 +23,7 @@ export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
 export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = buildRouter(apiRoutes(hangar, options), hangar);
+  app.on('error', streamErrorHandler(options.logError));
   app.use(errorsMiddleware(options.logError));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');

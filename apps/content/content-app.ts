@@ -3,7 +3,7 @@ import Koa, { type Context } from 'koa';
 import { Readable } from 'node:stream';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError } from '../../core/shared/errors.js';
-import { errorsMiddleware, type ErrorLogger } from '../http/errors-middleware.js';
+import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { buildRouter } from '../http/route.js';
 import { healthRoute } from '../http/health.js';
 import { contentDisposition, etagMatches, parseRange } from './http-range.js';
@@ -33,6 +33,7 @@ export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogg
   router.get('/m/:id', (ctx) => serve(ctx, hangar, 'inline'));
   router.get('/d/:id', (ctx) => serve(ctx, hangar, 'attachment'));
   const health = buildRouter([healthRoute(hangar)], hangar);
+  app.on('error', streamErrorHandler(options.logError));
   app.use(errorsMiddleware(options.logError));
   app.use(router.routes());
   app.use(health.routes());

@@ -58,3 +58,17 @@ function toDomainError(error: unknown): DomainError {
   if (expose && status === 400) return new DomainError('VALIDATION_FAILED', 'The request body is not valid JSON.');
   return new DomainError('INTERNAL_ERROR', 'Something went wrong on our side. Quote the request_id if you report it.');
 }
+
+/** Errors that only mean the client went away mid-response (a closed tab, a cancelled download). */
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * Koa `error` event handler for errors after the response started (a body stream failing):
+ * a client that went away is normal and not logged; anything else is logged like a 500.
+ */
+export function streamErrorHandler(log: ErrorLogger = stderrLogger) {
+  return (error: unknown, ctx?: Context): void => {
+    if (CLIENT_GONE.has((error as NodeJS.ErrnoException)?.code ?? '')) return;
+    log({ requestId: String(ctx?.state?.requestId ?? '-'), method: ctx?.method ?? '-', path: ctx?.path ?? '-', error });
+  };
+}

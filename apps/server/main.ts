@@ -24,7 +24,10 @@ async function main(): Promise<void> {
     stopping = true;
     process.stdout.write(`hangar: ${signal} received, finishing requests in flight\n`);
     running.close().then(
-      () => process.exit(0),
+      () => {
+        process.stdout.write('hangar: stopped\n');
+        process.exit(0);
+      },
       (error) => {
         process.stderr.write(`hangar: shutdown failed: ${String(error)}\n`);
         process.exit(1);

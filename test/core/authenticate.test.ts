@@ -1,10 +1,32 @@
 import { expect } from 'chai';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
-import { requireSession } from '../../core/index.js';
+import { type ApiKeyRepository, requireSession } from '../../core/index.js';
 import { createMemoryHangar, expectDomainError, START, TEST_SECRET } from '../support/memory-hangar.js';
 
-async function withAlice() {
-  const world = createMemoryHangar();
+/** Counts `touch` calls, the only write authentication makes. */
+class TouchCountingApiKeyRepository implements ApiKeyRepository {
+  touches = 0;
+  constructor(private readonly inner: ApiKeyRepository) {}
+  create(...args: Parameters<ApiKeyRepository['create']>) {
+    return this.inner.create(...args);
+  }
+  findByHash(...args: Parameters<ApiKeyRepository['findByHash']>) {
+    return this.inner.findByHash(...args);
+  }
+  list(...args: Parameters<ApiKeyRepository['list']>) {
+    return this.inner.list(...args);
+  }
+  delete(...args: Parameters<ApiKeyRepository['delete']>) {
+    return this.inner.delete(...args);
+  }
+  touch(...args: Parameters<ApiKeyRepository['touch']>) {
+    this.touches++;
+    return this.inner.touch(...args);
+  }
+}
+
+async function withAlice(replacePorts?: Parameters<typeof createMemoryHangar>[1]) {
+  const world = createMemoryHangar({}, replacePorts);
   const alice = await world.registerConfirmed('alice@example.com');
   const principal = await world.hangar.authenticate.execute({ authorization: `Bearer ${alice.session.accessToken}` });
   if (principal.kind !== 'session') throw new Error('expected a session principal');
@@ -135,6 +157,21 @@ describe('Authenticate', () => {
       clock.advance(1);
       await hangar.authenticate.execute({ apiKey: key });
       expect(await lastUsed()).to.equal(START.getTime() + 60_000);
+    });
+
+    it('does not write to the repository while last_used_at is less than a minute old', async () => {
+      let apiKeys!: TouchCountingApiKeyRepository;
+      const { hangar, key, clock } = await withAlice((ports) => ({ apiKeys: (apiKeys = new TouchCountingApiKeyRepository(ports.apiKeys)) }));
+      await hangar.authenticate.execute({ apiKey: key });
+      expect(apiKeys.touches).to.equal(1);
+      for (let i = 0; i < 5; i++) {
+        clock.advance(10_000);
+        await hangar.authenticate.execute({ apiKey: key });
+      }
+      expect(apiKeys.touches).to.equal(1);
+      clock.advance(10_000);
+      await hangar.authenticate.execute({ apiKey: key });
+      expect(apiKeys.touches).to.equal(2);
     });
   });
 

@@ -1,5 +1,29 @@
 import { expect } from 'chai';
+import type { ApiKeyRepository } from '../../core/index.js';
 import { createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
+
+/** Refuses ids that are not UUIDs, as a database with a uuid column does (Postgres: invalid input syntax). */
+class StrictUuidApiKeyRepository implements ApiKeyRepository {
+  deleteCalls = 0;
+  constructor(private readonly inner: ApiKeyRepository) {}
+  create(...args: Parameters<ApiKeyRepository['create']>) {
+    return this.inner.create(...args);
+  }
+  findByHash(...args: Parameters<ApiKeyRepository['findByHash']>) {
+    return this.inner.findByHash(...args);
+  }
+  list(...args: Parameters<ApiKeyRepository['list']>) {
+    return this.inner.list(...args);
+  }
+  async delete(options: Parameters<ApiKeyRepository['delete']>[0]) {
+    this.deleteCalls++;
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(options.id)) throw new Error(`invalid input syntax for type uuid: "${options.id}"`);
+    return this.inner.delete(options);
+  }
+  touch(...args: Parameters<ApiKeyRepository['touch']>) {
+    return this.inner.touch(...args);
+  }
+}
 
 async function withKeys() {
   const world = createMemoryHangar();
@@ -29,6 +53,14 @@ describe('RevokeApiKey', () => {
     for (const id of ['not-a-uuid', '', '1', "' OR 1=1 --"]) {
       await expectDomainError(hangar.revokeApiKey.execute({ userId: alice.userId, id }), 'API_KEY_NOT_FOUND');
     }
+  });
+
+  it('answers a non-UUID id itself, without asking the repository (a uuid column would fail on it)', async () => {
+    let apiKeys!: StrictUuidApiKeyRepository;
+    const world = createMemoryHangar({}, (ports) => ({ apiKeys: (apiKeys = new StrictUuidApiKeyRepository(ports.apiKeys)) }));
+    const alice = await world.registerConfirmed('alice@example.com');
+    await expectDomainError(world.hangar.revokeApiKey.execute({ userId: alice.userId, id: 'not-a-uuid' }), 'API_KEY_NOT_FOUND');
+    expect(apiKeys.deleteCalls).to.equal(0);
   });
 
   it('refuses an unknown UUID with API_KEY_NOT_FOUND', async () => {
