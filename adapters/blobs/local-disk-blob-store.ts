@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { access, mkdir, open, opendir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, link, mkdir, open, opendir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
@@ -33,10 +33,11 @@ const READ_HIGH_WATER_MARK = 256 * 1024;
  * 65 000 entries only when the store holds about 4 billion blobs. `~` is not allowed in keys, so
  * the mapping is one to one.
  *
- * `put` streams the body to `<directory>/.tmp/<random>` (same file system, so the final rename is
+ * `put` streams the body to `<directory>/.tmp/<random>` (same file system, so the final link is
  * atomic), counting and hashing as it goes, with backpressure: memory use does not depend on the
  * body's size. The blob appears under its key only once complete (and flushed, when `fsync`).
  * Temp files of a crashed process are removed by {@link LocalDiskBlobStore.sweepTempFiles}.
+ * `contentType` is not stored: the file record carries it.
  */
 export class LocalDiskBlobStore implements BlobStore {
   private readonly directory: string;
@@ -79,10 +80,13 @@ export class LocalDiskBlobStore implements BlobStore {
       }
       try {
         await this.makeShardDirectory(dirname(destination));
-        await rename(tempPath, destination);
+        // link + unlink rather than rename: atomic like rename, but it never replaces an existing blob.
+        await link(tempPath, destination);
         committed = true;
+        await unlink(tempPath);
         if (this.fsync) await syncDirectory(dirname(destination));
       } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST' && !committed) throw alreadyExists(key);
         throw unavailable('store a blob', error);
       }
       return { size: meter.size, sha256: meter.digest() };
@@ -101,7 +105,8 @@ export class LocalDiskBlobStore implements BlobStore {
 
   /**
    * Opens the blob; the file handle is closed when the stream ends or is destroyed. The stream
-   * reads from the file as it was opened, even if it is deleted meanwhile.
+   * reads from the file as it was opened, even if it is deleted meanwhile; a disk failure while
+   * reading surfaces as the stream's own error.
    * @returns a Node readable stream (an `AsyncIterable<Uint8Array>`), or undefined when there is no such blob
    * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
    */
@@ -193,6 +198,10 @@ export class LocalDiskBlobStore implements BlobStore {
       if (directory === top || directory === dirname(directory)) break;
     }
   }
+}
+
+function alreadyExists(key: string): Error {
+  return new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`);
 }
 
 /** Flushes a directory's entries (a rename or a new child) to the disk. Windows cannot open directories: skipped there. */

@@ -33,6 +33,7 @@ export class MemoryBlobStore implements BlobStore {
       },
     });
     await pipeline(bodyStream(options.body), meter, collector, options.signal ? { signal: options.signal } : {});
+    if (this.blobs.has(options.key)) throw new Error(`A blob already exists under ${options.key}; blobs are never replaced.`);
     this.blobs.set(options.key, Buffer.concat(chunks, meter.size));
     return { size: meter.size, sha256: meter.digest() };
   }

@@ -1,5 +1,6 @@
 import { Container, ContainerModule } from 'inversify';
 import { createHangar, type HangarOptions } from '../../core/hangar.js';
+import { HOUR_MS } from '../../core/shared/time.js';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
@@ -56,8 +57,15 @@ export const blobsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.BlobStore)
     .toResolvedValue((config: Config) => {
       switch (config.blobs.kind) {
-        case 'file':
-          return new LocalDiskBlobStore({ directory: config.blobs.directory });
+        case 'file': {
+          const store = new LocalDiskBlobStore({ directory: config.blobs.directory });
+          // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
+          // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
+          store.sweepTempFiles(HOUR_MS).catch((error: unknown) =>
+            process.stderr.write(`${JSON.stringify({ level: 'error', event: 'temp_sweep_failed', error: String(error) })}\n`),
+          );
+          return store;
+        }
       }
     }, [Tokens.Config])
     .inSingletonScope();

@@ -19,7 +19,7 @@ export interface OneTimeToken {
 export interface OneTimeTokenRepository {
   create(token: OneTimeToken): Promise<void>;
   /**
-   * Atomically uses a token: succeeds once, for a token of this purpose that is not expired at `now`,
+   * Atomically uses a token: succeeds once, for a token of this purpose with `now < expiresAt`,
    * and removes it so it can never be used again.
    * @returns the owner's user id and the token's redirect, or undefined when unknown, already used, expired or of another purpose
    */

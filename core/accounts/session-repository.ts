@@ -35,7 +35,7 @@ export interface SessionRepository {
    * Atomically exchanges the refresh token `tokenHash` for `next` (same session):
    * - `rotated`: the token was current and its session live; it is now marked rotated and `next` stored;
    * - `reused`: the token had already been rotated: nothing is stored (the caller revokes the family);
-   * - `invalid`: unknown token, or its session is revoked.
+   * - `invalid`: unknown token, or its session is revoked (whether or not the token was rotated).
    */
   rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult>;
   /** Revokes one session (idempotent). */

@@ -12,7 +12,8 @@ export interface BlobStore {
   /**
    * Streams `body` into a new blob under `key`, counting and hashing the bytes. The blob becomes
    * visible only once complete. Past `maxBytes` it stops reading and removes what it wrote; on any
-   * failure (body error, abort, store error) nothing is left under `key`.
+   * failure (body error, abort, store error) nothing is left under `key`. Never replaces an existing
+   * blob: when `key` is taken it rejects (a caller bug: keys are fresh file ids) and leaves that blob as it was.
    * @returns byte count and SHA-256 (hex) of what was stored
    * @throws DomainError FILE_TOO_LARGE (413) past `maxBytes`; BLOB_STORE_UNAVAILABLE (503) when the store fails;
    *         the body's own error when reading the body fails

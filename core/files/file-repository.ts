@@ -18,7 +18,7 @@ export interface FileFilter {
 
 /** Port: persistence of file records. */
 export interface FileRepository {
-  /** Stores a new record. @throws when `fileId` or `id` already exists (the caller retries with a new id) */
+  /** Stores a new record. @throws when `fileId` or `id` already exists (UploadFile draws a free file id first) */
   insert(file: StoredFile): Promise<void>;
   /** Looks up by public file id (unique, indexed), whoever owns it. */
   findByFileId(fileId: string): Promise<StoredFile | undefined>;

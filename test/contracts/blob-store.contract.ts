@@ -147,6 +147,18 @@ export function describeBlobStoreContract(name: string, makeSubject: () => Promi
       for (const [i, bytes] of bodies.entries()) expect((await read(`u/c${i}`))!.equals(bytes)).to.equal(true);
     });
 
+    it('never replaces an existing blob: a put to a taken key rejects and the first bytes stay', async () => {
+      await put('u/taken', chunked(Buffer.from('original')));
+      let failed = false;
+      try {
+        await put('u/taken', chunked(Buffer.from('intruder')));
+      } catch {
+        failed = true;
+      }
+      expect(failed).to.equal(true);
+      expect((await read('u/taken'))!.toString()).to.equal('original');
+    });
+
     it('forgets a deleted blob', async () => {
       await put('u/doomed', chunked(Buffer.from('bye')));
       await store.delete('u/doomed');

@@ -179,6 +179,17 @@ describe('RegisterAccount', () => {
     expect(mailer.messages[1].text).to.include('http://api.test/auth/confirm?token=');
   });
 
+  it('takes the interval between e-mails from options.emailMinIntervalMs when given', async () => {
+    const { hangar, mailer, clock } = createMemoryHangar({ emailMinIntervalMs: 10_000 });
+    await hangar.registerAccount.execute({ email: 'alice@example.com', password: 'secret-pw' });
+    clock.advance(9_999);
+    await hangar.registerAccount.execute({ email: 'alice@example.com', password: 'secret-pw' });
+    expect(mailer.messages).to.have.length(1);
+    clock.advance(1);
+    await hangar.registerAccount.execute({ email: 'alice@example.com', password: 'secret-pw' });
+    expect(mailer.messages).to.have.length(2);
+  });
+
   it('limits e-mails per address, not globally: another address is mailed at once', async () => {
     const { hangar, mailer } = createMemoryHangar();
     await hangar.registerAccount.execute({ email: 'alice@example.com', password: 'secret-pw' });
