@@ -31,6 +31,23 @@ import { ReadPublicFile } from './files/read-public-file.js';
 import { UploadFile } from './files/upload-file.js';
 import { GetSettings } from './settings/get-settings.js';
 import { UpdateSettings } from './settings/update-settings.js';
+import type { ActivityLogRepository } from './activity/activity-log.js';
+import { ActivityRecorder } from './activity/activity-recorder.js';
+import { ListLogs } from './activity/list-logs.js';
+import { DEFAULT_LOG_RETENTION_DAYS, PruneLogs } from './activity/prune-logs.js';
+import { GetProfile } from './accounts/get-profile.js';
+import { AccountReport } from './admin/account-report.js';
+import { ChangePlan } from './admin/change-plan.js';
+import { ConfirmAccount } from './admin/confirm-account.js';
+import { DeleteAccount } from './admin/delete-account.js';
+import { ListAccounts } from './admin/list-accounts.js';
+import { SetSubscription } from './admin/set-subscription.js';
+import { ShowAccount } from './admin/show-account.js';
+import { AccountPolicy } from './plans/account-policy.js';
+import { GetUsage } from './plans/get-usage.js';
+import { PlanCatalog, type PlanOptions } from './plans/plan.js';
+import { UsageMeter } from './plans/usage-meter.js';
+import type { UsageRepository } from './plans/usage-repository.js';
 import { CheckHealth } from './shared/check-health.js';
 import type { Clock } from './shared/clock.js';
 import type { HealthProbe } from './shared/health.js';
@@ -43,6 +60,8 @@ export interface HangarPorts {
   sessions: SessionRepository;
   apiKeys: ApiKeyRepository;
   files: FileRepository;
+  usage: UsageRepository;
+  logs: ActivityLogRepository;
   blobs: BlobStore;
   /** Should return quickly (queue the message): requests wait for it. */
   mailer: Mailer;
@@ -56,7 +75,14 @@ export interface HangarPorts {
 }
 
 /** Service-wide options, parsed from configuration by the host. */
-export type HangarOptions = AccountOptions & FileOptions;
+export type HangarOptions = AccountOptions &
+  FileOptions &
+  PlanOptions & {
+    /** Days activity log entries are kept (`LOG_RETENTION_DAYS`); default 30. */
+    logRetentionDays?: number;
+    /** Called with errors of background work (eager log flushes) that has no caller to throw to. */
+    onBackgroundError?: (error: unknown) => void;
+  };
 
 /** Every use case of the core, wired to one set of ports. */
 export type Hangar = ReturnType<typeof createHangar>;
@@ -65,15 +91,25 @@ export type Hangar = ReturnType<typeof createHangar>;
  * Wires every use case to `ports`. This is how a host embeds the core: build the ports (in-memory,
  * SQLite, local disk… or your own), call this, and call `hangar.uploadFile.execute(…)` and so on.
  * No container is needed; apps/server does the same through inversify.
+ * Besides use cases it returns `usageMeter` and `activity`, buffers the host must `flush()` every
+ * few seconds and at shutdown, and `pruneLogs`, to run now and then.
+ * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
-  const { users, tokens, sessions, apiKeys, files, blobs, mailer, passwords, signer, ids, digest, clock } = ports;
+  const { users, tokens, sessions, apiKeys, files, usage, logs, blobs, mailer, passwords, signer, ids, digest, clock } = ports;
+  const plans = new PlanCatalog(options);
+  const accounts = new AccountPolicy({ users, plans, clock, options });
+  const usageMeter = new UsageMeter({ usage, users, clock });
+  const report = new AccountReport({ accounts, files });
   const issuer = new SessionIssuer({ sessions, signer, ids, digest, clock });
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
   const addresses = new FileAddresses(options);
-  const getSettings = new GetSettings({ users, addresses, options });
+  const getSettings = new GetSettings({ accounts, addresses });
   return {
-    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, options }),
+    usageMeter,
+    activity: new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError }),
+    pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
+    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
     logIn: new LogIn({ users, passwords, issuer }),
     refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock }),
@@ -84,14 +120,23 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
-    uploadFile: new UploadFile({ users, files, blobs, addresses, ids, clock, options }),
+    uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options }),
     listFiles: new ListFiles({ files, addresses, options }),
     getFile: new GetFile({ files, addresses }),
-    deleteFile: new DeleteFile({ files, blobs }),
-    bulkDeleteFiles: new BulkDeleteFiles({ files, blobs }),
-    readPublicFile: new ReadPublicFile({ files, blobs }),
+    deleteFile: new DeleteFile({ files, blobs, accounts }),
+    bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts }),
+    readPublicFile: new ReadPublicFile({ files, blobs, meter: usageMeter }),
     getSettings,
-    updateSettings: new UpdateSettings({ users, settings: getSettings, clock, options }),
+    updateSettings: new UpdateSettings({ users, accounts, settings: getSettings, clock }),
+    getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),
+    listLogs: new ListLogs({ logs }),
+    getProfile: new GetProfile({ accounts }),
+    listAccounts: new ListAccounts({ users, report }),
+    showAccount: new ShowAccount({ users, report }),
+    confirmAccount: new ConfirmAccount({ users, report, clock }),
+    changePlan: new ChangePlan({ users, plans, report, clock }),
+    setSubscription: new SetSubscription({ users, report, clock }),
+    deleteAccount: new DeleteAccount({ users, files, blobs }),
     checkHealth: new CheckHealth({ probes: ports.probes }),
   };
 }

@@ -1,8 +1,10 @@
 import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
+import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
+import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 
 /** Every repository port over one store, and that store's health probe. */
@@ -12,6 +14,8 @@ export interface Repositories {
   sessions: SessionRepository;
   apiKeys: ApiKeyRepository;
   files: FileRepository;
+  usage: UsageRepository;
+  logs: ActivityLogRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

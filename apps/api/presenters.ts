@@ -3,6 +3,9 @@ import type { User } from '../../core/accounts/user.js';
 import type { ApiKey } from '../../core/api-keys/api-key.js';
 import type { FileView } from '../../core/files/file-view.js';
 import type { Settings } from '../../core/settings/settings.js';
+import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
+import type { AccountView } from '../../core/plans/account-policy.js';
+import type { Usage } from '../../core/plans/get-usage.js';
 
 // Domain objects → JSON bodies (spec 2). Timestamps: ISO 8601 UTC with milliseconds and Z.
 
@@ -60,5 +63,50 @@ export function settingsJson(settings: Settings) {
     public_url_base: settings.publicUrlBase,
     custom_domain: settings.customDomain,
     max_upload_size_bytes: settings.maxUploadSizeBytes,
+  };
+}
+
+/** Usage object (spec 2.6). */
+export function usageJson(usage: Usage) {
+  return {
+    storage_bytes: usage.storageBytes,
+    files_count: usage.filesCount,
+    origin_reads: usage.originReads,
+    image_ops: usage.imageOps,
+    period_start: usage.periodStart.toISOString(),
+    period_end: usage.periodEnd.toISOString(),
+  };
+}
+
+/** Log entry (spec 2.7). */
+export function logEntryJson(entry: ActivityLogEntry) {
+  return {
+    id: entry.id,
+    method: entry.method,
+    path: entry.path,
+    status_code: entry.statusCode,
+    request_size_bytes: entry.requestSizeBytes,
+    created_at: entry.createdAt.toISOString(),
+    metadata: entry.metadata,
+  };
+}
+
+/** Profile (spec 2.8): user, plan and trial, billing; the billing fields also at the top level as the spec names them. */
+export function profileJson({ user, standing, uploadLimitBytes }: AccountView) {
+  const iso = (date: Date | null) => date?.toISOString() ?? null;
+  return {
+    user: { id: user.id, email: user.email, created_at: user.createdAt.toISOString(), email_confirmed_at: iso(user.emailConfirmedAt) },
+    plan: {
+      name: standing.plan.name,
+      trial_ends_at: iso(standing.trialEndsAt),
+      trial_active: standing.trialActive,
+      storage_limit_bytes: standing.plan.storageLimitBytes,
+      file_count_limit: standing.plan.fileCountLimit,
+      max_upload_size_bytes: standing.plan.maxUploadSizeBytes,
+    },
+    subscription: { status: standing.status, subscription_canceled_at: iso(standing.subscriptionCanceledAt), access_until: iso(standing.accessUntil) },
+    subscription_canceled_at: iso(standing.subscriptionCanceledAt),
+    access_until: iso(standing.accessUntil),
+    upload_limit_bytes: uploadLimitBytes,
   };
 }

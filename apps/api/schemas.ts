@@ -59,6 +59,46 @@ export const SettingsBody = Type.Object({
   max_upload_size_bytes: Type.Integer(),
 }, { $id: 'Settings' });
 
+export const UsageBody = Type.Object({
+  storage_bytes: Type.Integer(),
+  files_count: Type.Integer(),
+  origin_reads: Type.Integer(),
+  image_ops: Type.Integer(),
+  period_start: Timestamp,
+  period_end: Timestamp,
+}, { $id: 'Usage' });
+
+export const LogEntryBody = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  method: Type.String(),
+  path: Type.String(),
+  status_code: Type.Integer(),
+  request_size_bytes: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Timestamp,
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+}, { $id: 'LogEntry' });
+
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const ProfileBody = Type.Object({
+  user: Type.Object({ id: Type.String({ format: 'uuid' }), email: Type.String(), created_at: Timestamp, email_confirmed_at: NullableTimestamp }),
+  plan: Type.Object({
+    name: Type.String(),
+    trial_ends_at: NullableTimestamp,
+    trial_active: Type.Boolean(),
+    storage_limit_bytes: Type.Integer(),
+    file_count_limit: Type.Integer(),
+    max_upload_size_bytes: Type.Integer(),
+  }),
+  subscription: Type.Object({
+    status: Type.Union(['active', 'canceled', 'trialing', 'free', 'expired'].map((s) => Type.Literal(s))),
+    subscription_canceled_at: NullableTimestamp,
+    access_until: NullableTimestamp,
+  }),
+  subscription_canceled_at: NullableTimestamp,
+  access_until: NullableTimestamp,
+  upload_limit_bytes: Type.Integer({ description: 'the account’s effective max_upload_size_bytes' }),
+}, { $id: 'Profile' });
+
 export const MessageBody = Type.Object({ message: Type.String() });
 
 /** `page` (1-based) and `limit` (1–100, default 30), spec 4 conventions and 8. */

@@ -3,7 +3,10 @@ import { Value } from '@sinclair/typebox/value';
 import path from 'node:path';
 import { EMAIL_MIN_INTERVAL_MS } from '../../core/accounts/account-options.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
-import { DEFAULT_MAX_UPLOAD_SIZE_BYTES, DEFAULT_MAX_UPLOAD_SIZE_LIMIT_BYTES } from '../../core/files/file-options.js';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
+import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
+import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
 
 /** Which database holds the records. Postgres joins in its own issue. */
 const DatabaseConfig = Type.Union([Type.Object({ kind: Type.Literal('sqlite'), path: Type.String({ minLength: 1 }) })]);
@@ -19,6 +22,25 @@ const JwtSecretConfig = Type.Union([
   Type.Object({ kind: Type.Literal('value'), value: Type.String({ minLength: 32 }) }),
   Type.Object({ kind: Type.Literal('file'), path: Type.String({ minLength: 1 }) }),
 ]);
+
+const PlanSchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64 }),
+  trialDays: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  storageLimitBytes: Type.Integer({ minimum: 0 }),
+  fileCountLimit: Type.Integer({ minimum: 0 }),
+  maxUploadSizeBytes: Type.Integer({ minimum: 1 }),
+});
+
+/** One plan as written in `PLANS_FILE` (snake_case, like the API). */
+const PlanFileEntry = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64 }),
+  trial_days: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  storage_limit_bytes: Type.Integer({ minimum: 0 }),
+  file_count_limit: Type.Integer({ minimum: 0 }),
+  max_upload_size_bytes: Type.Integer({ minimum: 1 }),
+}, { additionalProperties: false });
+/** `PLANS_FILE`: `{ "plans": [ … ], "default_plan"?: "name" }`. */
+const PlansFile = Type.Object({ plans: Type.Array(PlanFileEntry, { minItems: 1 }), default_plan: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 /** The whole configuration of a Hangar process, parsed once from the environment. */
 export const ConfigSchema = Type.Object({
@@ -41,8 +63,12 @@ export const ConfigSchema = Type.Object({
   allowedContentTypes: Type.Array(Type.String(), { minItems: 1 }),
   /** Bytes. */
   defaultMaxUploadSizeBytes: Type.Integer({ minimum: 1 }),
-  /** Bytes. */
-  maxUploadSizeLimitBytes: Type.Integer({ minimum: 1 }),
+  /** The plans on offer (from `PLANS_FILE`, or one built from TRIAL_DAYS & co.). */
+  plans: Type.Array(PlanSchema, { minItems: 1 }),
+  /** Plan of new accounts (`DEFAULT_PLAN`). */
+  defaultPlan: Type.String(),
+  /** Days activity log entries are kept (`LOG_RETENTION_DAYS`). */
+  logRetentionDays: Type.Integer({ minimum: 1 }),
   /** argon2id memory cost in KiB (`PASSWORD_HASH_MEMORY_KIB`). */
   passwordHashMemoryKib: Type.Integer({ minimum: 1024 }),
   /** Least time between two e-mails to one address, in ms (not an environment variable; embedding hosts and tests may lower it). */
@@ -104,16 +130,63 @@ export function loadConfig(env: Env): Config {
     allowedRedirectUrls: redirects,
     allowedContentTypes: contentTypes,
     defaultMaxUploadSizeBytes: bytes('DEFAULT_MAX_UPLOAD_SIZE_BYTES', read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_BYTES),
-    maxUploadSizeLimitBytes: bytes('MAX_UPLOAD_SIZE_LIMIT_BYTES', read('MAX_UPLOAD_SIZE_LIMIT_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_LIMIT_BYTES),
+    ...plansOf(read),
+    logRetentionDays: integer('LOG_RETENTION_DAYS', read('LOG_RETENTION_DAYS'), DEFAULT_LOG_RETENTION_DAYS, 1),
     passwordHashMemoryKib: integer('PASSWORD_HASH_MEMORY_KIB', read('PASSWORD_HASH_MEMORY_KIB'), 19456, 1024),
     emailMinIntervalMs: EMAIL_MIN_INTERVAL_MS,
   };
-  if (config.defaultMaxUploadSizeBytes > config.maxUploadSizeLimitBytes) {
-    throw new ConfigError('DEFAULT_MAX_UPLOAD_SIZE_BYTES', `must not exceed MAX_UPLOAD_SIZE_LIMIT_BYTES (${config.maxUploadSizeLimitBytes}).`);
-  }
   const problem = Value.Errors(ConfigSchema, config).First();
   if (problem) throw new ConfigError('configuration', `${problem.path} ${problem.message}`);
   return config;
+}
+
+const GiB = 1024 * 1024 * 1024;
+
+/**
+ * The plans: from the JSON file `PLANS_FILE` when set, else one built-in plan named "default" from
+ * TRIAL_DAYS (14; 0 ends the trial at sign-up; `off` means no trial), STORAGE_LIMIT_BYTES (1 GiB),
+ * FILE_COUNT_LIMIT (10000) and MAX_UPLOAD_SIZE_LIMIT_BYTES (1 GiB). New accounts get DEFAULT_PLAN
+ * (else the file's `default_plan`, else its first plan).
+ */
+function plansOf(read: (name: string) => string | undefined): { plans: Plan[]; defaultPlan: string } {
+  const file = read('PLANS_FILE');
+  let plans: Plan[];
+  let fileDefault: string | undefined;
+  if (file !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new ConfigError('PLANS_FILE', `cannot read ${file} as JSON (${error instanceof Error ? error.message : String(error)}).`);
+    }
+    const problem = Value.Errors(PlansFile, parsed).First();
+    if (problem) throw new ConfigError('PLANS_FILE', `${file}: ${problem.path || '/'} ${problem.message}.`);
+    const body = parsed as Static<typeof PlansFile>;
+    plans = body.plans.map((p) => ({
+      name: p.name,
+      trialDays: p.trial_days,
+      storageLimitBytes: p.storage_limit_bytes,
+      fileCountLimit: p.file_count_limit,
+      maxUploadSizeBytes: p.max_upload_size_bytes,
+    }));
+    if (new Set(plans.map((p) => p.name)).size !== plans.length) throw new ConfigError('PLANS_FILE', `${file}: plan names must be unique.`);
+    fileDefault = body.default_plan ?? plans[0].name;
+  } else {
+    const trial = read('TRIAL_DAYS') ?? '14';
+    plans = [{
+      name: BUILT_IN_PLAN_NAME,
+      trialDays: trial.toLowerCase() === 'off' ? null : integer('TRIAL_DAYS', trial, 14, 0, 36_500),
+      storageLimitBytes: integer('STORAGE_LIMIT_BYTES', read('STORAGE_LIMIT_BYTES'), GiB, 0),
+      fileCountLimit: integer('FILE_COUNT_LIMIT', read('FILE_COUNT_LIMIT'), 10_000, 0),
+      maxUploadSizeBytes: bytes('MAX_UPLOAD_SIZE_LIMIT_BYTES', read('MAX_UPLOAD_SIZE_LIMIT_BYTES'), GiB),
+    }];
+    fileDefault = BUILT_IN_PLAN_NAME;
+  }
+  const defaultPlan = read('DEFAULT_PLAN') ?? fileDefault;
+  if (!plans.some((p) => p.name === defaultPlan)) {
+    throw new ConfigError('DEFAULT_PLAN', `"${defaultPlan}" is not a plan; plans: ${plans.map((p) => p.name).join(', ')}.`);
+  }
+  return { plans, defaultPlan };
 }
 
 function portOf(name: string, value: string): number {

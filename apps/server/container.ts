@@ -48,6 +48,8 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.SessionRepository).toResolvedValue((r: Repos) => r.sessions, [RootTokens.Repositories]);
   bind(Tokens.ApiKeyRepository).toResolvedValue((r: Repos) => r.apiKeys, [RootTokens.Repositories]);
   bind(Tokens.FileRepository).toResolvedValue((r: Repos) => r.files, [RootTokens.Repositories]);
+  bind(Tokens.UsageRepository).toResolvedValue((r: Repos) => r.usage, [RootTokens.Repositories]);
+  bind(Tokens.ActivityLogRepository).toResolvedValue((r: Repos) => r.logs, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
@@ -104,22 +106,26 @@ export const coreModule = new ContainerModule(({ bind }) => {
     allowedRedirectUrls: config.allowedRedirectUrls,
     allowedContentTypes: config.allowedContentTypes,
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
-    maxUploadSizeLimitBytes: config.maxUploadSizeLimitBytes,
     emailMinIntervalMs: config.emailMinIntervalMs,
+    plans: config.plans,
+    defaultPlan: config.defaultPlan,
+    logRetentionDays: config.logRetentionDays,
+    onBackgroundError: (error: unknown) =>
+      process.stderr.write(`${JSON.stringify({ level: 'error', event: 'background_work_failed', error: String(error) })}\n`),
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe) =>
         createHangar(
           {
-            users, tokens, sessions, apiKeys, files, blobs, mailer, passwords, signer, ids, digest, clock,
+            users, tokens, sessions, apiKeys, files, usage, logs, blobs, mailer, passwords, signer, ids, digest, clock,
             probes: [databaseProbe, { name: 'blob_store', check: () => blobs.ping() }],
           },
           options,
         ),
       [
         Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
-        Tokens.FileRepository, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
+        Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe,
       ],
     )

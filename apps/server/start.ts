@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Hangar } from '../../core/hangar.js';
 import { createApiApp } from '../api/api-app.js';
 import { createContentApp } from '../content/content-app.js';
-import type { ErrorLogger } from '../http/errors-middleware.js';
+import { type ErrorLogger, stderrLogger } from '../http/errors-middleware.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
 import { Tokens } from './tokens.js';
@@ -15,9 +15,17 @@ export interface RunningHangar {
   /** Actual listen addresses, e.g. `http://127.0.0.1:3000` (useful with port 0). */
   apiAddress: string;
   contentAddress: string;
-  /** Stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), drains mail, closes the database. */
+  /**
+   * Stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), writes
+   * buffered usage counts and log entries, drains mail, closes the database.
+   */
   close(graceMs?: number): Promise<void>;
 }
+
+/** How often buffered usage counts and activity log entries are written, in ms. */
+const FLUSH_INTERVAL_MS = 2_000;
+/** How often old activity log entries are pruned, in ms. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Longest a client may take to send request headers, in ms (slowloris bound). */
 const HEADERS_TIMEOUT_MS = 30_000;
@@ -41,12 +49,23 @@ export async function startHangar(config: Config, options: { logError?: ErrorLog
   const content = listen(createContentApp(hangar, { logError: options.logError }).callback(), {});
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
 
+  const reportError = options.logError ?? stderrLogger;
+  const background = (name: string, work: () => Promise<unknown>) => () =>
+    work().catch((error) => reportError({ requestId: '-', method: 'BACKGROUND', path: name, error }));
+  const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
+  const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
+  const pruneTimer = setInterval(background('prune-logs', () => hangar.pruneLogs.execute()), PRUNE_INTERVAL_MS).unref();
+  void background('prune-logs', () => hangar.pruneLogs.execute())();
+
   return {
     hangar,
     apiAddress: addressOf(api),
     contentAddress: addressOf(content),
     close: async (graceMs = 10_000) => {
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
+      clearInterval(flushTimer);
+      clearInterval(pruneTimer);
+      await background('flush', flushAll)();
       await mail.drain();
       await database.close();
     },

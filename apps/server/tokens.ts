@@ -7,17 +7,14 @@ import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
+import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
+import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { Hangar, HangarOptions } from '../../core/hangar.js';
 import type { Clock } from '../../core/shared/clock.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
 import type { ServiceIdentifier } from 'inversify';
 import type { Config } from './config.js';
-
-/** Something to close at shutdown, in reverse order of creation. */
-export interface Closeable {
-  close(): Promise<void>;
-}
 
 /** Container tokens: Symbols named like the interface they stand for. */
 export const Tokens = {
@@ -28,6 +25,8 @@ export const Tokens = {
   SessionRepository: Symbol('SessionRepository') as ServiceIdentifier<SessionRepository>,
   ApiKeyRepository: Symbol('ApiKeyRepository') as ServiceIdentifier<ApiKeyRepository>,
   FileRepository: Symbol('FileRepository') as ServiceIdentifier<FileRepository>,
+  UsageRepository: Symbol('UsageRepository') as ServiceIdentifier<UsageRepository>,
+  ActivityLogRepository: Symbol('ActivityLogRepository') as ServiceIdentifier<ActivityLogRepository>,
   DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
   BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,
   Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,
@@ -37,6 +36,4 @@ export const Tokens = {
   SecretDigest: Symbol('SecretDigest') as ServiceIdentifier<SecretDigest>,
   Clock: Symbol('Clock') as ServiceIdentifier<Clock>,
   Hangar: Symbol('Hangar') as ServiceIdentifier<Hangar>,
-  /** Every resource that must be closed at shutdown (database, mail queue). */
-  Closeables: Symbol('Closeables') as ServiceIdentifier<Closeable[]>,
 };

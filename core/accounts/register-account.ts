@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import { PlanCatalog } from '../plans/plan.js';
 import type { AccountOptions } from './account-options.js';
 import { alreadyRegisteredEmail, confirmationEmail } from './emails.js';
 import type { OneTimeLinks } from './one-time-links.js';
@@ -26,11 +27,12 @@ export interface RegisterAccountDeps {
   passwords: PasswordHasher;
   ids: IdGenerator;
   clock: Clock;
+  plans: PlanCatalog;
   options: AccountOptions;
 }
 
 /**
- * Registers an account and mails a confirmation link (spec 4.2, 5.2).
+ * Registers an account on the default plan, its trial starting now, and mails a confirmation link (spec 4.2, 5.2).
  * An address that is already registered gets the same answer (with a random, unstored id), and
  * its owner an e-mail instead (a password reset link): a stranger cannot learn which addresses
  * have accounts. An unconfirmed account gets a fresh confirmation link; its password is unchanged.
@@ -52,6 +54,7 @@ export class RegisterAccount {
     // Hash before looking up, so both branches cost the same time.
     const passwordHash = await this.deps.passwords.hash(input.password);
     const now = this.deps.clock.now();
+    const plan = this.deps.plans.defaultPlan;
     const user: User = {
       id: this.deps.ids.uuid(),
       email,
@@ -59,6 +62,10 @@ export class RegisterAccount {
       emailConfirmedAt: null,
       maxUploadSizeBytes: null,
       lastEmailSentAt: null,
+      planName: plan.name,
+      trialEndsAt: PlanCatalog.trialEnd(plan, now),
+      accessUntil: null,
+      subscriptionCanceledAt: null,
       createdAt: now,
       updatedAt: now,
     };

@@ -1,3 +1,4 @@
+import type { Paged, Window } from '../shared/pagination.js';
 import type { User } from './user.js';
 
 /** Port: persistence of users. "Not found" is `undefined`. */
@@ -16,6 +17,18 @@ export interface UserRepository {
   setPasswordHash(options: { userId: string; passwordHash: string; at: Date }): Promise<void>;
   /** Sets the account's upload limit in bytes (null = service default) and `updatedAt`. */
   setMaxUploadSize(options: { userId: string; maxUploadSizeBytes: number | null; at: Date }): Promise<void>;
+  /** Moves the account to plan `planName` and sets its trial end (null lifts it), and `updatedAt`. */
+  setPlan(options: { userId: string; planName: string; trialEndsAt: Date | null; at: Date }): Promise<void>;
+  /** Sets the paid-access fields (billing), and `updatedAt`. Absent fields stay as they are. */
+  setSubscription(options: { userId: string; accessUntil?: Date | null; subscriptionCanceledAt?: Date | null; at: Date }): Promise<void>;
+  /** Every account, oldest first (created_at, then id, ascending): for administration. */
+  list(options: { window: Window }): Promise<Paged<User>>;
+  /**
+   * Deletes the account and, with it, everything that refers to it in the database (keys,
+   * sessions, tokens, file records, totals, usage, logs). Blobs are the caller's job.
+   * @returns false when there was no such account
+   */
+  delete(userId: string): Promise<boolean>;
   /**
    * Atomically claims the right to send one e-mail: sets `lastEmailSentAt = now` only when it is
    * null or not after `now - minIntervalMs`.

@@ -13,6 +13,14 @@ export interface User {
   maxUploadSizeBytes: number | null;
   /** When an e-mail was last sent to this address; used for the one-per-minute limit. */
   lastEmailSentAt: Date | null;
+  /** Name of the account's plan (see PlanCatalog; an unknown name means the default plan). */
+  planName: string;
+  /** When the trial ends (set at sign-up from the plan); null when it never ends or a plan change lifted it. */
+  trialEndsAt: Date | null;
+  /** Paid access runs until then (set by billing, here by the admin CLI); null for none. */
+  accessUntil: Date | null;
+  /** When the paid subscription was canceled; null when it was not. */
+  subscriptionCanceledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

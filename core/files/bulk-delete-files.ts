@@ -1,3 +1,5 @@
+import type { AccountPolicy } from '../plans/account-policy.js';
+import { requireWriteAccess } from '../plans/account-standing.js';
 import type { BlobStore } from './blob-store.js';
 import { deleteFiles } from './delete-files.js';
 import type { FileRepository } from './file-repository.js';
@@ -17,11 +19,13 @@ export const MAX_BULK_DELETE_IDS = 100;
  * Deletes up to 100 of the user's files in one transaction (spec 4.12). Repeated ids count once;
  * ids that are unknown or another account's are reported in `errors` as "File not found".
  * The 1–100 bound is checked at the edge.
+ * @throws DomainError TRIAL_ENDED (403): deletes are refused as a whole once the trial has ended
  */
 export class BulkDeleteFiles {
-  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore }) {}
+  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; accounts: AccountPolicy }) {}
 
   async execute(input: { userId: string; ids: string[] }): Promise<BulkDeleteResult> {
+    requireWriteAccess((await this.deps.accounts.view(input.userId)).standing);
     const ids = [...new Set(input.ids)];
     const deleted = new Set((await deleteFiles(this.deps, input.userId, ids)).map((file) => file.fileId));
     return {

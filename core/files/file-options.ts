@@ -4,13 +4,10 @@ export interface FileOptions {
   publicContentUrl: string;
   /** MIME types allowed for upload. */
   allowedContentTypes: readonly string[];
-  /** An account's upload limit in bytes until it sets its own (`DEFAULT_MAX_UPLOAD_SIZE_BYTES`). */
+  /** An account's upload limit in bytes until it sets its own (`DEFAULT_MAX_UPLOAD_SIZE_BYTES`); never above its plan's ceiling. */
   defaultMaxUploadSizeBytes: number;
-  /** Highest upload limit an account may set through PATCH /settings, in bytes. */
-  maxUploadSizeLimitBytes: number;
 }
 
 /** Default of `DEFAULT_MAX_UPLOAD_SIZE_BYTES`: 100 MiB. */
 export const DEFAULT_MAX_UPLOAD_SIZE_BYTES = 100 * 1024 * 1024;
-/** Default ceiling of an account's own upload limit: 1 GiB (plans replace it, see the account-rules issue). */
-export const DEFAULT_MAX_UPLOAD_SIZE_LIMIT_BYTES = 1024 * 1024 * 1024;
+

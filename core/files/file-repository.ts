@@ -16,16 +16,40 @@ export interface FileFilter {
   createdBefore?: Date;
 }
 
-/** Port: persistence of file records. */
+/** What an account stores: exact totals kept with every insert and delete. */
+export interface AccountTotals {
+  /** Sum of the sizes of its files, in bytes. */
+  storageBytes: number;
+  filesCount: number;
+}
+
+/** The limits an insert must stay within (from the account's plan). */
+export interface QuotaLimits {
+  storageLimitBytes: number;
+  fileCountLimit: number;
+}
+
+/** Outcome of {@link FileRepository.insert}. */
+export type InsertResult = 'inserted' | 'storage_limit_reached' | 'file_count_limit_reached';
+
+/** Port: persistence of file records and of each account's totals. */
 export interface FileRepository {
-  /** Stores a new record. @throws when `fileId` or `id` already exists (UploadFile draws a free file id first) */
-  insert(file: StoredFile): Promise<void>;
+  /**
+   * Stores a new record and adds it to the account's totals in one transaction, only when the totals
+   * stay within `limits` afterwards (count + 1 ≤ fileCountLimit and bytes + size ≤ storageLimitBytes).
+   * Atomic under concurrency: of many inserts racing for the last slot, exactly as many succeed as fit.
+   * @returns `inserted`, or which limit refused it (nothing stored then; the file-count limit is reported first)
+   * @throws when `fileId` or `id` already exists (UploadFile draws a free file id first)
+   */
+  insert(file: StoredFile, limits: QuotaLimits): Promise<InsertResult>;
+  /** The account's current totals (zeros for an account without files). */
+  totals(userId: string): Promise<AccountTotals>;
   /** Looks up by public file id (unique, indexed), whoever owns it. */
   findByFileId(fileId: string): Promise<StoredFile | undefined>;
   /** One page of the user's files matching `filter`, newest first (created_at, then id, descending). */
   list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>>;
   /**
-   * Deletes the user's records among `fileIds`, in one transaction.
+   * Deletes the user's records among `fileIds` and subtracts them from its totals, in one transaction.
    * @returns the records that were deleted (ids of other accounts and unknown ids are skipped)
    */
   deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]>;

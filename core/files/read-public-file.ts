@@ -1,3 +1,4 @@
+import type { UsageMeter } from '../plans/usage-meter.js';
 import { DomainError } from '../shared/errors.js';
 import type { BlobStore, ByteRange } from './blob-store.js';
 import type { FileRepository } from './file-repository.js';
@@ -15,16 +16,18 @@ export interface PublicFile {
 }
 
 /**
- * Finds a file for the public addresses `/m/:file_id` and `/d/:file_id`. A private file is
- * answered exactly like a missing one.
+ * Finds a file for the public addresses `/m/:file_id` and `/d/:file_id` and counts one origin read
+ * for its account (every GET or HEAD that finds it: whole, range or 304 alike; spec 2.6). A private
+ * file is answered exactly like a missing one.
  * @throws DomainError FILE_NOT_FOUND (404)
  */
 export class ReadPublicFile {
-  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore }) {}
+  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter }) {}
 
   async execute(input: { fileId: string }): Promise<PublicFile> {
     const file = isFileId(input.fileId) ? await this.deps.files.findByFileId(input.fileId) : undefined;
     if (!file || !file.isPublic) throw fileNotFound();
+    this.deps.meter.recordRead(file.userId);
     return {
       file,
       open: async (range) => {

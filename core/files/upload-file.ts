@@ -1,4 +1,5 @@
-import type { UserRepository } from '../accounts/user-repository.js';
+import type { AccountPolicy } from '../plans/account-policy.js';
+import { requireWriteAccess } from '../plans/account-standing.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
@@ -6,10 +7,9 @@ import type { BlobStore } from './blob-store.js';
 import { ContentTypePolicy } from './content-types.js';
 import { parseFileName } from './file-name.js';
 import type { FileOptions } from './file-options.js';
-import type { FileRepository } from './file-repository.js';
+import type { FileRepository, InsertResult } from './file-repository.js';
 import type { FileAddresses, FileView } from './file-view.js';
 import { blobKeyFor, FILE_ID_LENGTH, type StoredFile } from './stored-file.js';
-import { uploadLimitOf } from './upload-limit.js';
 
 export interface UploadFileInput {
   userId: string;
@@ -28,7 +28,7 @@ export interface UploadFileInput {
 }
 
 export interface UploadFileDeps {
-  users: UserRepository;
+  accounts: AccountPolicy;
   files: FileRepository;
   blobs: BlobStore;
   addresses: FileAddresses;
@@ -41,9 +41,12 @@ export interface UploadFileDeps {
  * Stores one uploaded file (spec 4.8). The body streams into the blob store while it is counted
  * and hashed; the record is written only after the blob is complete, and if that fails the blob
  * is removed: never a record without its blob, never a blob without its record.
- * A declared Content-Length over the limit is refused before any byte is read.
+ * A declared Content-Length over a limit is refused before any byte is read, and the body is cut off
+ * at the smaller of the upload limit and the storage left. The plan's quotas are enforced atomically
+ * when the record is inserted (FileRepository.insert), so concurrent uploads never overshoot them.
  * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, INVALID_FILE_NAME, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
- *         FILE_TOO_LARGE (413), BLOB_STORE_UNAVAILABLE (503)
+ *         TRIAL_ENDED, STORAGE_LIMIT_REACHED, FILE_COUNT_LIMIT_REACHED (403), FILE_TOO_LARGE (413),
+ *         BLOB_STORE_UNAVAILABLE (503)
  */
 export class UploadFile {
   private readonly contentTypes: ContentTypePolicy;
@@ -55,8 +58,16 @@ export class UploadFile {
   async execute(input: UploadFileInput): Promise<FileView> {
     const contentType = this.contentTypes.checkUpload(input.contentType);
     const name = parseFileName(input.fileName);
-    const maxBytes = await uploadLimitOf(this.deps.users, this.deps.options, input.userId);
-    if (input.contentLength !== undefined && input.contentLength > maxBytes) throw tooLarge(maxBytes);
+    const { standing, uploadLimitBytes } = await this.deps.accounts.view(input.userId);
+    requireWriteAccess(standing);
+    const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
+    const totals = await this.deps.files.totals(input.userId);
+    if (totals.filesCount >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
+    const storageLeft = limits.storageLimitBytes - totals.storageBytes;
+    if (storageLeft <= 0) throw quotaError('storage_limit_reached', limits);
+    if (input.contentLength !== undefined && input.contentLength > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
+    if (input.contentLength !== undefined && input.contentLength > storageLeft) throw quotaError('storage_limit_reached', limits);
+    const maxBytes = Math.min(uploadLimitBytes, storageLeft);
 
     const fileId = await this.unusedFileId();
     const blobKey = blobKeyFor(input.userId, fileId);
@@ -64,7 +75,9 @@ export class UploadFile {
     try {
       stored = await this.deps.blobs.put({ key: blobKey, body: input.body, contentType, maxBytes, signal: input.signal });
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'FILE_TOO_LARGE') throw tooLarge(maxBytes);
+      if (error instanceof DomainError && error.code === 'FILE_TOO_LARGE') {
+        throw maxBytes < uploadLimitBytes ? quotaError('storage_limit_reached', limits) : tooLarge(uploadLimitBytes);
+      }
       if (error instanceof DomainError) throw error;
       throw new DomainError('UPLOAD_INCOMPLETE', 'The upload was interrupted before the whole body arrived.');
     }
@@ -88,11 +101,16 @@ export class UploadFile {
       createdAt: this.deps.clock.now(),
       blobKey,
     };
+    let result: InsertResult;
     try {
-      await this.deps.files.insert(file);
+      result = await this.deps.files.insert(file, limits);
     } catch (error) {
       await this.deps.blobs.delete(blobKey);
       throw error;
+    }
+    if (result !== 'inserted') {
+      await this.deps.blobs.delete(blobKey);
+      throw quotaError(result, limits);
     }
     const [view] = await this.deps.addresses.views(input.userId, [file]);
     return view;
@@ -110,6 +128,14 @@ export class UploadFile {
 
 /** Draws file ids until one is free; ids are random, so a second draw is already rarer than one in 10^17. */
 const FILE_ID_ATTEMPTS = 5;
+
+function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storageLimitBytes: number; fileCountLimit: number }): DomainError {
+  return result === 'file_count_limit_reached'
+    ? new DomainError('FILE_COUNT_LIMIT_REACHED', `This account already holds the ${limits.fileCountLimit} files its plan allows.`, { file_count_limit: limits.fileCountLimit })
+    : new DomainError('STORAGE_LIMIT_REACHED', `This upload would take the account past its plan's storage limit of ${limits.storageLimitBytes} bytes.`, {
+        storage_limit_bytes: limits.storageLimitBytes,
+      });
+}
 
 function tooLarge(maxBytes: number): DomainError {
   return new DomainError('FILE_TOO_LARGE', `The file is larger than this account's upload limit of ${maxBytes} bytes.`, { max_upload_size_bytes: maxBytes });

@@ -25,6 +25,16 @@ export type ErrorCode =
   | 'EMAIL_NOT_VERIFIED'
   /** 403: an API key was used where a session token is required (spec 5.6). */
   | 'JWT_REQUIRED'
+  /** 403: the trial has ended without paid access: no uploads or deletes (spec 4.8, 4.11). */
+  | 'TRIAL_ENDED'
+  /** 403: the upload would take the account past its plan's storage limit (spec 4.8). */
+  | 'STORAGE_LIMIT_REACHED'
+  /** 403: the account holds as many files as its plan allows (spec 4.8). */
+  | 'FILE_COUNT_LIMIT_REACHED'
+  /** 404: no account with this e-mail address (administration). */
+  | 'USER_NOT_FOUND'
+  /** 400: no plan with this name (administration). */
+  | 'PLAN_NOT_FOUND'
   /** 404: no such API key for this account. */
   | 'API_KEY_NOT_FOUND'
   /** 404: no such file for this account, or not public on the content server. */

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../apps/server/config.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
@@ -41,12 +43,48 @@ describe('configuration from the environment', () => {
   for (const [variable, value] of [
     ['PORT', 'abc'], ['CONTENT_PORT', '70000'], ['PUBLIC_API_URL', 'not a url'], ['DATABASE_URL', 'mysql://x'], ['BLOB_STORE_URL', 's3://bucket'],
     ['MAIL_URL', 'pigeon://x'], ['JWT_SECRET', 'too-short'], ['ALLOWED_REDIRECT_URLS', 'ftp://x'], ['ALLOWED_CONTENT_TYPES', 'png'],
-    ['DEFAULT_MAX_UPLOAD_SIZE_BYTES', '-1'],
+    ['DEFAULT_MAX_UPLOAD_SIZE_BYTES', '-1'], ['TRIAL_DAYS', 'soon'], ['STORAGE_LIMIT_BYTES', '1GB'], ['FILE_COUNT_LIMIT', '-5'],
+    ['MAX_UPLOAD_SIZE_LIMIT_BYTES', '0'], ['LOG_RETENTION_DAYS', '0'],
   ] as const) {
     it(`refuses ${variable}=${value} with an error naming ${variable}`, () => {
       expect(() => loadConfig({ [variable]: value })).to.throw(ConfigError, new RegExp(`^${variable}:`));
     });
   }
+
+  it('builds the default plan from TRIAL_DAYS, STORAGE_LIMIT_BYTES, FILE_COUNT_LIMIT and MAX_UPLOAD_SIZE_LIMIT_BYTES', () => {
+    expect(loadConfig({}).plans).to.deep.equal([{ name: 'default', trialDays: 14, storageLimitBytes: 1024 ** 3, fileCountLimit: 10000, maxUploadSizeBytes: 1024 ** 3 }]);
+    const config = loadConfig({ TRIAL_DAYS: 'off', STORAGE_LIMIT_BYTES: '500', FILE_COUNT_LIMIT: '3', MAX_UPLOAD_SIZE_LIMIT_BYTES: '100', LOG_RETENTION_DAYS: '7' });
+    expect(config.plans).to.deep.equal([{ name: 'default', trialDays: null, storageLimitBytes: 500, fileCountLimit: 3, maxUploadSizeBytes: 100 }]);
+    expect(config.defaultPlan).to.equal('default');
+    expect(config.logRetentionDays).to.equal(7);
+    expect(loadConfig({ TRIAL_DAYS: '0' }).plans[0].trialDays).to.equal(0);
+  });
+
+  it('reads plans from PLANS_FILE and gives new accounts DEFAULT_PLAN, else the file’s default_plan, else its first', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hangar-plans-'));
+    const file = path.join(dir, 'plans.json');
+    writeFileSync(file, JSON.stringify({
+      plans: [
+        { name: 'trial', trial_days: 14, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100 },
+        { name: 'pro', trial_days: null, storage_limit_bytes: 10 ** 12, file_count_limit: 10 ** 6, max_upload_size_bytes: 10 ** 10 },
+      ],
+    }));
+    try {
+      const config = loadConfig({ PLANS_FILE: file });
+      expect(config.plans.map((p) => p.name)).to.deep.equal(['trial', 'pro']);
+      expect(config.plans[1]).to.deep.equal({ name: 'pro', trialDays: null, storageLimitBytes: 10 ** 12, fileCountLimit: 10 ** 6, maxUploadSizeBytes: 10 ** 10 });
+      expect(config.defaultPlan).to.equal('trial');
+      expect(loadConfig({ PLANS_FILE: file, DEFAULT_PLAN: 'pro' }).defaultPlan).to.equal('pro');
+      expect(() => loadConfig({ PLANS_FILE: file, DEFAULT_PLAN: 'gold' })).to.throw(ConfigError, /^DEFAULT_PLAN: "gold" is not a plan; plans: trial, pro\./);
+      writeFileSync(file, JSON.stringify({ plans: [{ name: 'x', trial_days: 1, storage_limit_bytes: -1, file_count_limit: 1, max_upload_size_bytes: 1 }] }));
+      expect(() => loadConfig({ PLANS_FILE: file })).to.throw(ConfigError, /^PLANS_FILE: .*storage_limit_bytes/);
+      writeFileSync(file, '{ not json');
+      expect(() => loadConfig({ PLANS_FILE: file })).to.throw(ConfigError, /^PLANS_FILE: cannot read/);
+      expect(() => loadConfig({ PLANS_FILE: path.join(dir, 'missing.json') })).to.throw(ConfigError, /^PLANS_FILE:/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('stops the start with one clear line naming the variable', async () => {
     let message = '';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { FileFilter, FileRepository } from '../../core/files/file-repository.js';
+import type { FileFilter, FileRepository, QuotaLimits } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
 import { aFile, aFileId, at, givenUser } from './persistence-fixtures.js';
 
@@ -13,6 +13,8 @@ export interface FileRepositorySubject {
 }
 
 const GiB = 1024 ** 3;
+/** Limits no test reaches unless it means to. */
+const ROOMY: QuotaLimits = { storageLimitBytes: 1024 * GiB, fileCountLimit: 1_000_000 };
 
 /** The behaviour every {@link FileRepository} adapter must have; `makeSubject` is called once per test. */
 export function describeFileRepositoryContract(name: string, makeSubject: () => Promise<FileRepositorySubject>): void {
@@ -34,7 +36,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
     async function givenFiles(owner: string, overrides: Partial<StoredFile>[]): Promise<StoredFile[]> {
       const created = overrides.map((o) => aFile(owner, o));
-      for (const file of created) await files.insert(file);
+      for (const file of created) expect(await files.insert(file, ROOMY)).to.equal('inserted');
       return created;
     }
 
@@ -54,7 +56,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
     it('stores a record and finds it by its public file id, every field intact', async () => {
       const file = aFile(userId, { name: 'holiday.mp4', contentType: 'video/mp4', size: 6 * GiB, isPublic: false, createdAt: at(1234) });
-      await files.insert(file);
+      expect(await files.insert(file, ROOMY)).to.equal('inserted');
       expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
     });
 
@@ -69,11 +71,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await files.findByFileId(aFileId())).to.equal(undefined);
     });
 
-    it('refuses a second record with the same file id or the same id', async () => {
-      const [file] = await givenFiles(userId, [{}]);
-      await rejects(files.insert(aFile(userId, { fileId: file.fileId })));
-      await rejects(files.insert(aFile(userId, { id: file.id })));
+    it('refuses a second record with the same file id or the same id, and leaves the totals as they were', async () => {
+      const [file] = await givenFiles(userId, [{ size: 100 }]);
+      await rejects(files.insert(aFile(userId, { fileId: file.fileId, size: 7 }), ROOMY));
+      await rejects(files.insert(aFile(userId, { id: file.id, size: 7 }), ROOMY));
       expect(await found({})).to.deep.equal([file.fileId]);
+      expect(await files.totals(userId)).to.deep.equal({ storageBytes: 100, filesCount: 1 });
     });
 
     it('lists newest first, equal times by id descending, with the total', async () => {
@@ -232,10 +235,127 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
     });
 
+    describe('totals and quotas', () => {
+      /** Inserts a file of `size` bytes for `owner` under `limits`; the outcome and the record. */
+      async function tryInsert(limits: QuotaLimits, size: number, owner = userId): Promise<{ result: string; file: StoredFile }> {
+        const file = aFile(owner, { size });
+        return { result: await files.insert(file, limits), file };
+      }
+
+      it('reports zero totals for an account without files, and for an unknown account', async () => {
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+        expect(await files.totals('00000000-0000-4000-8000-000000000000')).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+      });
+
+      it('keeps exact totals per account through inserts and deletes, beyond 4 GiB too', async () => {
+        const [a, b, c] = await givenFiles(userId, [{ size: 5 * GiB }, { size: 123 }, { size: 0 }]);
+        await givenFiles(otherUserId, [{ size: 999 }]);
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 5 * GiB + 123, filesCount: 3 });
+        await files.deleteMany({ userId, fileIds: [a.fileId, c.fileId] });
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 123, filesCount: 1 });
+        await files.deleteMany({ userId, fileIds: [b.fileId] });
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+        expect(await files.totals(otherUserId)).to.deep.equal({ storageBytes: 999, filesCount: 1 });
+      });
+
+      it('subtracts only the files it deleted: unknown, foreign and repeated ids change nothing', async () => {
+        const [mine] = await givenFiles(userId, [{ size: 10 }, { size: 20 }]);
+        const [theirs] = await givenFiles(otherUserId, [{ size: 40 }]);
+        await files.deleteMany({ userId, fileIds: [mine.fileId, mine.fileId, theirs.fileId, aFileId()] });
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 20, filesCount: 1 });
+        expect(await files.totals(otherUserId)).to.deep.equal({ storageBytes: 40, filesCount: 1 });
+        await files.deleteMany({ userId, fileIds: [mine.fileId] });
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 20, filesCount: 1 });
+      });
+
+      it('accepts the 3rd file when the plan allows 3, refuses the 4th and stores nothing of it', async () => {
+        const limits = { storageLimitBytes: GiB, fileCountLimit: 3 };
+        for (let i = 0; i < 3; i++) expect((await tryInsert(limits, 10)).result).to.equal('inserted');
+        const refused = await tryInsert(limits, 10);
+        expect(refused.result).to.equal('file_count_limit_reached');
+        expect(await files.findByFileId(refused.file.fileId)).to.equal(undefined);
+        expect((await files.list({ userId, filter: {}, window: { offset: 0, limit: 10 } })).total).to.equal(3);
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 30, filesCount: 3 });
+      });
+
+      it('accepts a file that fills the storage exactly, refuses one byte more and stores nothing of it', async () => {
+        const limits = { storageLimitBytes: 1000, fileCountLimit: 100 };
+        expect((await tryInsert(limits, 600)).result).to.equal('inserted');
+        expect((await tryInsert(limits, 401)).result).to.equal('storage_limit_reached');
+        expect((await tryInsert(limits, 400)).result).to.equal('inserted');
+        const refused = await tryInsert(limits, 1);
+        expect(refused.result).to.equal('storage_limit_reached');
+        expect(await files.findByFileId(refused.file.fileId)).to.equal(undefined);
+        expect((await tryInsert(limits, 0)).result).to.equal('inserted');
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 1000, filesCount: 3 });
+      });
+
+      it('refuses a single file larger than the whole storage limit of an empty account', async () => {
+        expect((await tryInsert({ storageLimitBytes: 5 * GiB, fileCountLimit: 10 }, 5 * GiB + 1)).result).to.equal('storage_limit_reached');
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+      });
+
+      it('reports the file-count limit first when both limits refuse the file', async () => {
+        const limits = { storageLimitBytes: 100, fileCountLimit: 1 };
+        expect((await tryInsert(limits, 100)).result).to.equal('inserted');
+        expect((await tryInsert(limits, 1)).result).to.equal('file_count_limit_reached');
+      });
+
+      it("counts each account against its own limits: another account's files take no room", async () => {
+        const limits = { storageLimitBytes: 100, fileCountLimit: 1 };
+        expect((await tryInsert(limits, 100, otherUserId)).result).to.equal('inserted');
+        expect((await tryInsert(limits, 100)).result).to.equal('inserted');
+      });
+
+      it('applies the limits given now, even when the account already holds more (a smaller plan)', async () => {
+        await givenFiles(userId, [{ size: 50 }, { size: 50 }, { size: 50 }]);
+        expect((await tryInsert({ storageLimitBytes: GiB, fileCountLimit: 2 }, 1)).result).to.equal('file_count_limit_reached');
+        expect((await tryInsert({ storageLimitBytes: 100, fileCountLimit: 10 }, 0)).result).to.equal('storage_limit_reached');
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 150, filesCount: 3 });
+      });
+
+      it('makes room again once files are deleted', async () => {
+        const limits = { storageLimitBytes: 100, fileCountLimit: 2 };
+        const first = await tryInsert(limits, 60);
+        await tryInsert(limits, 40);
+        expect((await tryInsert(limits, 1)).result).to.equal('file_count_limit_reached');
+        await files.deleteMany({ userId, fileIds: [first.file.fileId] });
+        expect((await tryInsert(limits, 61)).result).to.equal('storage_limit_reached');
+        expect((await tryInsert(limits, 60)).result).to.equal('inserted');
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 100, filesCount: 2 });
+      });
+
+      it('lets exactly 10 of 20 simultaneous inserts through when the plan allows 10 files', async () => {
+        const limits = { storageLimitBytes: GiB, fileCountLimit: 10 };
+        const results = await Promise.all(Array.from({ length: 20 }, () => tryInsert(limits, 7)));
+        expect(results.filter((r) => r.result === 'inserted')).to.have.length(10);
+        expect(results.filter((r) => r.result === 'file_count_limit_reached')).to.have.length(10);
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 70, filesCount: 10 });
+        expect((await files.list({ userId, filter: {}, window: { offset: 0, limit: 100 } })).total).to.equal(10);
+      });
+
+      it('lets exactly 10 of 20 simultaneous 100-byte inserts through when the plan allows 1000 bytes', async () => {
+        const limits = { storageLimitBytes: 1000, fileCountLimit: 1000 };
+        const results = await Promise.all(Array.from({ length: 20 }, () => tryInsert(limits, 100)));
+        expect(results.filter((r) => r.result === 'inserted')).to.have.length(10);
+        expect(results.filter((r) => r.result === 'storage_limit_reached')).to.have.length(10);
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 1000, filesCount: 10 });
+        expect((await files.list({ userId, filter: {}, window: { offset: 0, limit: 100 } })).total).to.equal(10);
+      });
+
+      it('subtracts a file once when simultaneous deletes name it', async () => {
+        const created = await givenFiles(userId, [{ size: 10 }, { size: 20 }, { size: 30 }]);
+        const ids = created.map((file) => file.fileId);
+        const results = await Promise.all([ids, ids, [ids[0]], [ids[2], ids[1]]].map((fileIds) => files.deleteMany({ userId, fileIds })));
+        expect(results.flat()).to.have.length(3);
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+      });
+    });
+
     it('hands out copies: changing a stored, listed or returned record changes nothing stored', async () => {
       const file = aFile(userId, { name: 'original.txt' });
       const original = structuredClone(file);
-      await files.insert(file);
+      await files.insert(file, ROOMY);
       file.name = 'changed.txt';
       file.createdAt.setTime(0);
       const byId = await files.findByFileId(original.fileId);

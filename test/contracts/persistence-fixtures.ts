@@ -6,9 +6,11 @@ import { join } from 'node:path';
 import type { OneTimeToken } from '../../core/accounts/one-time-token-repository.js';
 import type { RefreshToken, Session } from '../../core/accounts/session-repository.js';
 import type { User } from '../../core/accounts/user.js';
+import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKey } from '../../core/api-keys/api-key.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
+import { createMemoryRepositories } from '../../adapters/persistence/memory/create-memory-repositories.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import type { Repositories } from '../../adapters/persistence/repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
@@ -33,6 +35,7 @@ export function aFileId(): string {
   return Array.from(randomBytes(10), (byte) => BASE62[byte % 62]).join('');
 }
 
+/** A user on the `default` plan without trial end or subscription; `overrides` replace fields. */
 export function aUser(overrides: Partial<User> = {}): User {
   const id = overrides.id ?? randomUUID();
   return {
@@ -42,6 +45,10 @@ export function aUser(overrides: Partial<User> = {}): User {
     emailConfirmedAt: null,
     maxUploadSizeBytes: null,
     lastEmailSentAt: null,
+    planName: 'default',
+    trialEndsAt: null,
+    accessUntil: null,
+    subscriptionCanceledAt: null,
     createdAt: T0,
     updatedAt: T0,
     ...overrides,
@@ -106,9 +113,29 @@ export function aFile(userId: string, overrides: Partial<StoredFile> = {}): Stor
   };
 }
 
-/** Repositories over a fresh SQLite database, migrated; `close` also removes a temporary file. */
+/** An activity log entry of `userId` (a GET that answered 200), `overrides` replacing fields. */
+export function aLogEntry(userId: string, overrides: Partial<ActivityLogEntry> = {}): ActivityLogEntry {
+  return {
+    id: randomUUID(),
+    userId,
+    method: 'GET',
+    path: '/files',
+    statusCode: 200,
+    requestSizeBytes: null,
+    createdAt: T0,
+    metadata: { auth: 'jwt', duration_ms: 3 },
+    ...overrides,
+  };
+}
+
+/** Repositories over a fresh store; `close` releases it (and removes a temporary file). */
 export interface OpenedRepositories extends Repositories {
   close(): Promise<void>;
+}
+
+/** Fresh in-memory repositories sharing one MemoryDatabase, as createMemoryRepositories builds them. */
+export async function openMemory(): Promise<OpenedRepositories> {
+  return { ...createMemoryRepositories(), close: async () => {} };
 }
 
 /** A private in-memory SQLite database. */

@@ -1,23 +1,41 @@
 import { expect } from 'chai';
+import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
+import type { SessionRepository } from '../../core/accounts/session-repository.js';
+import type { User } from '../../core/accounts/user.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import { aUser, at, T0 } from './persistence-fixtures.js';
+import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
+import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
+import type { FileRepository } from '../../core/files/file-repository.js';
+import type { UsageRepository } from '../../core/plans/usage-repository.js';
+import { aFile, aHash, aLogEntry, anApiKey, aRefreshToken, aSession, aToken, aUser, at, givenUser, T0 } from './persistence-fixtures.js';
 
 /** What a {@link describeUserRepositoryContract} factory returns: a repository over an empty store. */
 export interface UserRepositorySubject {
   subject: UserRepository;
+  /** The other repositories over the same store, to see what `delete` takes with the account. */
+  related: {
+    tokens: OneTimeTokenRepository;
+    sessions: SessionRepository;
+    apiKeys: ApiKeyRepository;
+    files: FileRepository;
+    usage: UsageRepository;
+    logs: ActivityLogRepository;
+  };
   close?: () => Promise<void>;
 }
 
 const MINUTE = 60_000;
+const DAY = 24 * 3600_000;
 
 /** The behaviour every {@link UserRepository} adapter must have; `makeSubject` is called once per test. */
 export function describeUserRepositoryContract(name: string, makeSubject: () => Promise<UserRepositorySubject>): void {
   describe(`UserRepository contract: ${name}`, () => {
     let users: UserRepository;
+    let related: UserRepositorySubject['related'];
     let close: (() => Promise<void>) | undefined;
 
     beforeEach(async () => {
-      ({ subject: users, close } = await makeSubject());
+      ({ subject: users, related, close } = await makeSubject());
     });
     afterEach(async () => {
       await close?.();
@@ -29,6 +47,10 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
         emailConfirmedAt: at(1),
         maxUploadSizeBytes: 10 * 1024 ** 3,
         lastEmailSentAt: at(2),
+        planName: 'pro',
+        trialEndsAt: at(14 * 24 * 3600_000),
+        accessUntil: at(30 * 24 * 3600_000),
+        subscriptionCanceledAt: at(4),
         createdAt: at(-5),
         updatedAt: at(3),
       });
@@ -44,6 +66,15 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect(found?.emailConfirmedAt).to.equal(null);
       expect(found?.lastEmailSentAt).to.equal(null);
       expect(found?.maxUploadSizeBytes).to.equal(null);
+      expect(found?.trialEndsAt).to.equal(null);
+      expect(found?.accessUntil).to.equal(null);
+      expect(found?.subscriptionCanceledAt).to.equal(null);
+    });
+
+    it('keeps an empty plan name as it is (the default plan)', async () => {
+      const user = aUser({ planName: '' });
+      await users.create(user);
+      expect((await users.findById(user.id))?.planName).to.equal('');
     });
 
     it('refuses a second account with the same e-mail and keeps the first', async () => {
@@ -93,6 +124,41 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect((await users.findById(user.id))?.maxUploadSizeBytes).to.equal(null);
     });
 
+    it('moves an account to another plan with a new trial end, and lifts the trial with null', async () => {
+      const user = aUser({ planName: 'default', trialEndsAt: at(DAY) });
+      await users.create(user);
+      await users.setPlan({ userId: user.id, planName: 'pro', trialEndsAt: at(30 * DAY), at: at(MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, planName: 'pro', trialEndsAt: at(30 * DAY), updatedAt: at(MINUTE) });
+      await users.setPlan({ userId: user.id, planName: 'unlimited', trialEndsAt: null, at: at(2 * MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, planName: 'unlimited', trialEndsAt: null, updatedAt: at(2 * MINUTE) });
+    });
+
+    it('sets the paid-access fields it is given and leaves the absent ones as they are', async () => {
+      const user = aUser();
+      await users.create(user);
+      await users.setSubscription({ userId: user.id, accessUntil: at(30 * DAY), at: at(MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, accessUntil: at(30 * DAY), updatedAt: at(MINUTE) });
+      await users.setSubscription({ userId: user.id, subscriptionCanceledAt: at(2 * DAY), at: at(2 * MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({
+        ...user,
+        accessUntil: at(30 * DAY),
+        subscriptionCanceledAt: at(2 * DAY),
+        updatedAt: at(2 * MINUTE),
+      });
+      await users.setSubscription({ userId: user.id, at: at(3 * MINUTE) });
+      expect((await users.findById(user.id))?.accessUntil).to.deep.equal(at(30 * DAY));
+      expect((await users.findById(user.id))?.subscriptionCanceledAt).to.deep.equal(at(2 * DAY));
+    });
+
+    it('clears paid-access fields given as null', async () => {
+      const user = aUser({ accessUntil: at(DAY), subscriptionCanceledAt: at(2) });
+      await users.create(user);
+      await users.setSubscription({ userId: user.id, subscriptionCanceledAt: null, at: at(MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, subscriptionCanceledAt: null, updatedAt: at(MINUTE) });
+      await users.setSubscription({ userId: user.id, accessUntil: null, subscriptionCanceledAt: null, at: at(2 * MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, accessUntil: null, subscriptionCanceledAt: null, updatedAt: at(2 * MINUTE) });
+    });
+
     it('changes only the account it is asked to change', async () => {
       const target = aUser({ passwordHash: 'target' });
       const other = aUser({ passwordHash: 'other' });
@@ -101,7 +167,98 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       await users.setPasswordHash({ userId: target.id, passwordHash: 'changed', at: at(MINUTE) });
       await users.markEmailConfirmed({ userId: target.id, at: at(MINUTE) });
       await users.setMaxUploadSize({ userId: target.id, maxUploadSizeBytes: 1, at: at(MINUTE) });
+      await users.setPlan({ userId: target.id, planName: 'pro', trialEndsAt: null, at: at(MINUTE) });
+      await users.setSubscription({ userId: target.id, accessUntil: at(DAY), subscriptionCanceledAt: at(DAY), at: at(MINUTE) });
       expect(await users.findById(other.id)).to.deep.equal(other);
+    });
+
+    it('changes nothing and creates nothing when updating an unknown account', async () => {
+      const unknown = '00000000-0000-4000-8000-000000000000';
+      await users.setPlan({ userId: unknown, planName: 'pro', trialEndsAt: null, at: at(MINUTE) });
+      await users.setSubscription({ userId: unknown, accessUntil: at(DAY), at: at(MINUTE) });
+      expect(await users.findById(unknown)).to.equal(undefined);
+      expect(await users.list({ window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [], total: 0 });
+    });
+
+    it('lists every account oldest first, equal times by id ascending, with the total', async () => {
+      const a = aUser({ id: '00000000-0000-4000-8000-00000000000a', createdAt: at(3000) });
+      const b = aUser({ id: '00000000-0000-4000-8000-00000000000c', createdAt: at(2000) });
+      const c = aUser({ id: '00000000-0000-4000-8000-00000000000b', createdAt: at(2000) });
+      const d = aUser({ id: '00000000-0000-4000-8000-000000000001', createdAt: at(1000) });
+      for (const user of [a, b, c, d]) await users.create(user);
+      expect(await users.list({ window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [d, c, b, a], total: 4 });
+    });
+
+    it('pages through the accounts: the window picks the items, the total counts them all', async () => {
+      const created: User[] = [];
+      for (let i = 0; i < 5; i++) created.push(await givenUser(users, { createdAt: at(i * 1000) }));
+      const second = await users.list({ window: { offset: 2, limit: 2 } });
+      expect(second).to.deep.equal({ items: created.slice(2, 4), total: 5 });
+      expect(await users.list({ window: { offset: 10, limit: 2 } })).to.deep.equal({ items: [], total: 5 });
+    });
+
+    it('deletes an account once: it is gone by id and e-mail, and the address is free again', async () => {
+      const user = await givenUser(users, { email: 'gone@example.com' });
+      const kept = await givenUser(users);
+      expect(await users.delete(user.id)).to.equal(true);
+      expect(await users.findById(user.id)).to.equal(undefined);
+      expect(await users.findByEmail('gone@example.com')).to.equal(undefined);
+      expect(await users.delete(user.id)).to.equal(false);
+      expect(await users.list({ window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [kept], total: 1 });
+      expect(await users.create(aUser({ email: 'gone@example.com' }))).to.equal(true);
+    });
+
+    it('answers false when deleting an unknown account', async () => {
+      expect(await users.delete('00000000-0000-4000-8000-000000000000')).to.equal(false);
+    });
+
+    it("takes the account's keys, sessions, tokens, files, totals, usage and logs with it, and leaves another account's alone", async () => {
+      const { tokens, sessions, apiKeys, files, usage, logs } = related;
+      const roomy = { storageLimitBytes: 1024 ** 4, fileCountLimit: 1000 };
+      async function givenEverything(userId: string) {
+        const key = anApiKey(userId);
+        await apiKeys.create(key);
+        const session = aSession(userId);
+        const refreshToken = aRefreshToken(session.id);
+        await sessions.create({ session, refreshToken });
+        const token = aToken(userId, { purpose: 'password_reset' });
+        await tokens.create(token);
+        const file = aFile(userId, { size: 321 });
+        expect(await files.insert(file, roomy)).to.equal('inserted');
+        await usage.add([{ userId, periodStart: T0, originReads: 5, imageOps: 2 }]);
+        const entry = aLogEntry(userId);
+        await logs.insertMany([entry]);
+        return { key, session, refreshToken, token, file, entry };
+      }
+      const gone = await givenUser(users);
+      const kept = await givenUser(users);
+      const goneRows = await givenEverything(gone.id);
+      const keptRows = await givenEverything(kept.id);
+
+      expect(await users.delete(gone.id)).to.equal(true);
+
+      const window = { offset: 0, limit: 10 };
+      const now = at(MINUTE);
+      expect(await apiKeys.findByHash(goneRows.key.keyHash)).to.equal(undefined);
+      expect(await apiKeys.list({ userId: gone.id, window })).to.deep.equal({ items: [], total: 0 });
+      expect(await sessions.findById(goneRows.session.id)).to.equal(undefined);
+      expect(await sessions.rotate({ tokenHash: goneRows.refreshToken.tokenHash, next: { tokenHash: aHash(), createdAt: now, rotatedAt: null }, now })).to.deep.equal({ kind: 'invalid' });
+      expect(await tokens.consume({ purpose: 'password_reset', tokenHash: goneRows.token.tokenHash, now })).to.equal(undefined);
+      expect(await files.findByFileId(goneRows.file.fileId)).to.equal(undefined);
+      expect(await files.list({ userId: gone.id, filter: {}, window })).to.deep.equal({ items: [], total: 0 });
+      expect(await files.totals(gone.id)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+      expect(await usage.get({ userId: gone.id, periodStart: T0 })).to.deep.equal({ originReads: 0, imageOps: 0 });
+      expect(await logs.list({ userId: gone.id, window })).to.deep.equal({ items: [], total: 0 });
+
+      expect(await users.findById(kept.id)).to.deep.equal(kept);
+      expect(await apiKeys.findByHash(keptRows.key.keyHash)).to.deep.equal(keptRows.key);
+      expect(await sessions.findById(keptRows.session.id)).to.deep.equal(keptRows.session);
+      expect(await files.findByFileId(keptRows.file.fileId)).to.deep.equal(keptRows.file);
+      expect(await files.totals(kept.id)).to.deep.equal({ storageBytes: 321, filesCount: 1 });
+      expect(await usage.get({ userId: kept.id, periodStart: T0 })).to.deep.equal({ originReads: 5, imageOps: 2 });
+      expect(await logs.list({ userId: kept.id, window })).to.deep.equal({ items: [keptRows.entry], total: 1 });
+      expect((await sessions.rotate({ tokenHash: keptRows.refreshToken.tokenHash, next: { tokenHash: aHash(), createdAt: now, rotatedAt: null }, now })).kind).to.equal('rotated');
+      expect(await tokens.consume({ purpose: 'password_reset', tokenHash: keptRows.token.tokenHash, now })).to.deep.equal({ userId: kept.id, redirectTo: null });
     });
 
     it('claims an e-mail slot, refuses another within the interval, and allows one once it has passed', async () => {
@@ -128,16 +285,21 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect(await users.claimEmailSlot({ userId: '00000000-0000-4000-8000-000000000000', now: T0, minIntervalMs: MINUTE })).to.equal(false);
     });
 
-    it('hands out copies: changing a stored or returned user changes nothing stored', async () => {
-      const user = aUser({ email: 'copy@example.com' });
+    it('hands out copies: changing a stored, returned or listed user changes nothing stored', async () => {
+      const user = aUser({ email: 'copy@example.com', trialEndsAt: at(DAY), accessUntil: at(2 * DAY) });
       const original = structuredClone(user);
       await users.create(user);
       user.email = 'changed@example.com';
       user.createdAt.setTime(0);
+      user.trialEndsAt!.setTime(0);
       const found = await users.findById(user.id);
       expect(found).to.deep.equal(original);
       found!.passwordHash = 'mutated';
       found!.updatedAt.setTime(0);
+      found!.accessUntil!.setTime(0);
+      const listed = await users.list({ window: { offset: 0, limit: 10 } });
+      listed.items[0].planName = 'mutated';
+      listed.items[0].trialEndsAt!.setTime(0);
       expect(await users.findById(user.id)).to.deep.equal(original);
       expect(await users.findByEmail('copy@example.com')).to.deep.equal(original);
     });

@@ -1,15 +1,12 @@
-import { MemoryUserRepository } from '../../adapters/persistence/memory/memory-user-repository.js';
-import { openInMemorySqlite, openTemporarySqliteFile } from './persistence-fixtures.js';
-import { describeUserRepositoryContract } from './user-repository.contract.js';
+import type { OpenedRepositories } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, openTemporarySqliteFile } from './persistence-fixtures.js';
+import { describeUserRepositoryContract, type UserRepositorySubject } from './user-repository.contract.js';
 
-describeUserRepositoryContract('memory', async () => ({ subject: new MemoryUserRepository() }));
+function subjectOf(repos: OpenedRepositories): UserRepositorySubject {
+  const { users, tokens, sessions, apiKeys, files, usage, logs, close } = repos;
+  return { subject: users, related: { tokens, sessions, apiKeys, files, usage, logs }, close };
+}
 
-describeUserRepositoryContract('SQLite (:memory:)', async () => {
-  const { users, close } = await openInMemorySqlite();
-  return { subject: users, close };
-});
-
-describeUserRepositoryContract('SQLite (file, WAL)', async () => {
-  const { users, close } = await openTemporarySqliteFile();
-  return { subject: users, close };
-});
+describeUserRepositoryContract('memory', async () => subjectOf(await openMemory()));
+describeUserRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
+describeUserRepositoryContract('SQLite (file, WAL)', async () => subjectOf(await openTemporarySqliteFile()));

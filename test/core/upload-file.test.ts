@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import type { FileRepository, IdGenerator, StoredFile } from '../../core/index.js';
+import type { FileRepository, IdGenerator, InsertResult, QuotaLimits, StoredFile } from '../../core/index.js';
 import {
   bodyOf,
   brokenBody,
@@ -28,8 +28,11 @@ async function withAlice(...args: Parameters<typeof createMemoryHangar>) {
 /** A FileRepository whose insert always fails, as a database outage would. */
 class FailingInsertFileRepository implements FileRepository {
   constructor(private readonly inner: FileRepository) {}
-  async insert(_file: StoredFile): Promise<void> {
+  async insert(_file: StoredFile, _limits: QuotaLimits): Promise<InsertResult> {
     throw new Error('database is down');
+  }
+  totals(userId: string) {
+    return this.inner.totals(userId);
   }
   findByFileId(fileId: string) {
     return this.inner.findByFileId(fileId);
@@ -270,6 +273,7 @@ describe('UploadFile', () => {
       expect(world.blobs.putKeys).to.have.length(1);
       expect(await world.blobs.liveKeys()).to.deep.equal([]);
       expect((await world.repos.files.list({ userId: alice.userId, filter: {}, window: { offset: 0, limit: 10 } })).total).to.equal(0);
+      expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
     });
 
     it('keeps the existing file’s bytes when a newly drawn file id is already taken', async () => {

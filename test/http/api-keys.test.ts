@@ -9,8 +9,8 @@ describe('HTTP: API keys', () => {
     token = (await signUp(server, 'keys@example.com')).accessToken;
   });
   after(async () => {
-    expect(server.internalErrors).to.deep.equal([]);
     await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
   });
 
   it('creates a key hgr_ + 32 base62 once, with key_prefix its first 12 characters', async () => {

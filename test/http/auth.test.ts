@@ -7,8 +7,8 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     server = await startTestServer();
   });
   after(async () => {
-    expect(server.internalErrors).to.deep.equal([]);
     await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
   });
 
   it('registers with 201 { message, user: { id, email } } and mails a confirmation link under PUBLIC_API_URL', async () => {

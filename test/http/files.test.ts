@@ -11,8 +11,8 @@ describe('HTTP: files and the content server', () => {
     ({ apiKey, userId } = await signUpWithKey(server, 'files@example.com'));
   });
   after(async () => {
-    expect(server.internalErrors).to.deep.equal([]);
     await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
   });
 
   const fetchBytes = async (url: string, headers: Record<string, string> = {}, method = 'GET') => {

@@ -16,9 +16,13 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** Starts the real composed app (SQLite, local disk, file outbox) with `env` over the test defaults. */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-http-'));
+/**
+ * Starts the real composed app (SQLite, local disk, file outbox) with `env` over the test defaults.
+ * By default over a new temporary DATA_DIR that `stop()` removes; `options.dataDir` runs it over a
+ * directory the caller owns (shared with another process, e.g. the admin CLI) and keeps it.
+ */
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: { dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
@@ -42,7 +46,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     internalErrors,
     stop: async () => {
       await running.close(1000);
-      await rm(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -19,7 +19,9 @@ import {
   type HangarOptions,
   type HangarPorts,
   type MailMessage,
+  type Plan,
   type SessionTokens,
+  type Usage,
 } from '../../core/index.js';
 import { FixedClock } from './fixed-clock.js';
 
@@ -29,14 +31,27 @@ export const START = new Date('2025-03-01T12:00:00.000Z');
 export const TEST_SECRET = new Uint8Array(32).map((_, i) => i + 1);
 export const DEFAULT_PASSWORD = 'correct horse battery';
 
+export const MIB = 1024 * 1024;
+
+/** The plan of new test accounts: a 14-day trial, 10 000 bytes, 10 files, a 1 MiB upload ceiling. */
+export const TRIAL_PLAN: Plan = { name: 'trial', trialDays: 14, storageLimitBytes: 10_000, fileCountLimit: 10, maxUploadSizeBytes: MIB };
+/** A paid plan without trial end and with larger limits, for plan changes. */
+export const PRO_PLAN: Plan = { name: 'pro', trialDays: null, storageLimitBytes: 10 * MIB, fileCountLimit: 1000, maxUploadSizeBytes: 10 * MIB };
+
 export const TEST_OPTIONS: HangarOptions = {
   publicApiUrl: 'http://api.test',
   publicContentUrl: 'http://cdn.test',
   allowedRedirectUrls: ['http://app.test/welcome'],
   allowedContentTypes: DEFAULT_ALLOWED_CONTENT_TYPES,
   defaultMaxUploadSizeBytes: 1024,
-  maxUploadSizeLimitBytes: 1024 * 1024,
+  plans: [TRIAL_PLAN, PRO_PLAN],
+  defaultPlan: TRIAL_PLAN.name,
 };
+
+/** Options whose default plan is {@link TRIAL_PLAN} changed by `changes` (PRO_PLAN stays on offer). */
+export function withTrialPlan(changes: Partial<Omit<Plan, 'name'>>): Partial<HangarOptions> {
+  return { plans: [{ ...TRIAL_PLAN, ...changes }, PRO_PLAN], defaultPlan: TRIAL_PLAN.name };
+}
 
 /**
  * A BlobStore that remembers every key it was asked to write, so a test can check that a refused
@@ -91,6 +106,8 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     sessions: repos.sessions,
     apiKeys: repos.apiKeys,
     files: repos.files,
+    usage: repos.usage,
+    logs: repos.logs,
     blobs,
     mailer,
     passwords: new Argon2PasswordHasher({ memoryCost: 1024, timeCost: 1 }),
@@ -101,7 +118,9 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     probes: [repos.probe, { name: 'blobs', check: () => blobs.ping() }],
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
-  const options: HangarOptions = { ...TEST_OPTIONS, ...overrides };
+  /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */
+  const backgroundErrors: unknown[] = [];
+  const options: HangarOptions = { ...TEST_OPTIONS, onBackgroundError: (error) => backgroundErrors.push(error), ...overrides };
   const hangar: Hangar = createHangar(ports, options);
 
   /** Messages sent to `email` (normalised), oldest first. */
@@ -135,7 +154,18 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     });
   }
 
-  return { hangar, ports, repos, clock, mailer, blobs, options, mailTo, lastToken, registerConfirmed, upload };
+  /** The account's usage now (GET /usage). */
+  function usage(userId: string): Promise<Usage> {
+    return hangar.getUsage.execute({ userId });
+  }
+
+  /** The account's stored totals as GET /usage reports them. */
+  async function totals(userId: string): Promise<{ storageBytes: number; filesCount: number }> {
+    const { storageBytes, filesCount } = await usage(userId);
+    return { storageBytes, filesCount };
+  }
+
+  return { hangar, ports, repos, clock, mailer, blobs, options, backgroundErrors, mailTo, lastToken, registerConfirmed, upload, usage, totals };
 }
 
 export type MemoryHangar = ReturnType<typeof createMemoryHangar>;
@@ -185,6 +215,28 @@ export async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> 
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
+}
+
+/** Settles every promise and sorts the outcomes: values, and DomainError codes (other errors are rethrown). */
+export async function settle<T>(promises: Promise<T>[]): Promise<{ values: T[]; codes: ErrorCode[] }> {
+  const outcomes = await Promise.allSettled(promises);
+  const values: T[] = [];
+  const codes: ErrorCode[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.status === 'fulfilled') values.push(outcome.value);
+    else if (outcome.reason instanceof DomainError) codes.push(outcome.reason.code);
+    else throw outcome.reason;
+  }
+  return { values, codes };
+}
+
+/** A promise with its resolve/reject exposed, to hold a fake port's answer until the test lets it go. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
 }
 
 /** Awaits `promise`, expects a DomainError with `code`, and returns it. */

@@ -1,22 +1,29 @@
 import type { Repositories } from '../repositories.js';
+import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
 import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
+import { MemoryDatabase } from './memory-database.js';
 import { MemoryFileRepository } from './memory-file-repository.js';
 import { MemoryHealthProbe } from './memory-health-probe.js';
 import { MemoryOneTimeTokenRepository } from './memory-one-time-token-repository.js';
 import { MemorySessionRepository } from './memory-session-repository.js';
+import { MemoryUsageRepository } from './memory-usage-repository.js';
 import { MemoryUserRepository } from './memory-user-repository.js';
 
 /**
- * A fresh, empty set of in-memory repositories ({@link Repositories}). Nothing links them (no foreign keys): deleting
- * is per repository, as the ports offer no account deletion.
+ * A fresh, empty set of in-memory repositories ({@link Repositories}) over one
+ * {@link MemoryDatabase} (pass `db` to look into it or share it): deleting a user removes
+ * everything of it from every repository, and usage and logs skip accounts that do not exist, as
+ * with SQL. There are no foreign-key checks otherwise: rows of an unknown user are stored.
  */
-export function createMemoryRepositories(): Repositories {
+export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase()): Repositories {
   return {
-    users: new MemoryUserRepository(),
-    tokens: new MemoryOneTimeTokenRepository(),
-    sessions: new MemorySessionRepository(),
-    apiKeys: new MemoryApiKeyRepository(),
-    files: new MemoryFileRepository(),
+    users: new MemoryUserRepository(db),
+    tokens: new MemoryOneTimeTokenRepository(db),
+    sessions: new MemorySessionRepository(db),
+    apiKeys: new MemoryApiKeyRepository(db),
+    files: new MemoryFileRepository(db),
+    usage: new MemoryUsageRepository(db),
+    logs: new MemoryActivityLogRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

@@ -1,8 +1,9 @@
-import type { FileFilter, FileRepository } from '../../../core/files/file-repository.js';
+import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { copyDate } from './copy-date.js';
+import { MemoryDatabase, type MemoryFileRow } from './memory-database.js';
 import { newestFirst } from './newest-first.js';
 
 function copyFile(file: StoredFile): StoredFile {
@@ -20,38 +21,43 @@ function copyFile(file: StoredFile): StoredFile {
   };
 }
 
-interface Row {
-  file: StoredFile;
-  /** {@link fileSearchText}, as the SQL adapter stores it. */
-  searchText: string;
-}
-
 /**
- * {@link FileRepository} held in process memory. `q` matches the folded text of
- * {@link fileSearchText} as a plain substring, exactly as the SQL adapter's escaped LIKE does.
+ * {@link FileRepository} held in process memory (a {@link MemoryDatabase}). `q` matches the
+ * folded text of {@link fileSearchText} as a plain substring, exactly as the SQL adapter's escaped
+ * LIKE does. `insert` and `deleteMany` check and write with no await in between, so the totals
+ * and quotas hold under concurrency on the one JavaScript thread.
  */
 export class MemoryFileRepository implements FileRepository {
-  private readonly byId = new Map<string, Row>();
-  /** Public file id → record id; the unique index. */
-  private readonly idByFileId = new Map<string, string>();
+  /** @param db the store shared with the other memory repositories; a private one by default */
+  constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
 
-  /** @throws Error when `id` or `fileId` already exists */
-  async insert(file: StoredFile): Promise<void> {
-    if (this.byId.has(file.id)) throw new Error(`A file with id ${file.id} already exists.`);
-    if (this.idByFileId.has(file.fileId)) throw new Error(`A file with file id ${file.fileId} already exists.`);
-    this.byId.set(file.id, { file: copyFile(file), searchText: fileSearchText(file) });
-    this.idByFileId.set(file.fileId, file.id);
+  /** @throws Error when `id` or `fileId` already exists (and the file fits the limits, as in SQL); nothing is stored then */
+  async insert(file: StoredFile, limits: QuotaLimits): Promise<InsertResult> {
+    const totals = this.db.accountTotals.get(file.userId) ?? { storageBytes: 0, filesCount: 0 };
+    if (totals.filesCount + 1 > limits.fileCountLimit) return 'file_count_limit_reached';
+    if (totals.storageBytes + file.size > limits.storageLimitBytes) return 'storage_limit_reached';
+    if (this.db.files.has(file.id)) throw new Error(`A file with id ${file.id} already exists.`);
+    if (this.db.fileRecordIdByFileId.has(file.fileId)) throw new Error(`A file with file id ${file.fileId} already exists.`);
+    this.db.files.set(file.id, { file: copyFile(file), searchText: fileSearchText(file) });
+    this.db.fileRecordIdByFileId.set(file.fileId, file.id);
+    this.db.accountTotals.set(file.userId, { storageBytes: totals.storageBytes + file.size, filesCount: totals.filesCount + 1 });
+    return 'inserted';
+  }
+
+  async totals(userId: string): Promise<AccountTotals> {
+    const totals = this.db.accountTotals.get(userId);
+    return totals ? { ...totals } : { storageBytes: 0, filesCount: 0 };
   }
 
   async findByFileId(fileId: string): Promise<StoredFile | undefined> {
-    const id = this.idByFileId.get(fileId);
-    const row = id === undefined ? undefined : this.byId.get(id);
+    const id = this.db.fileRecordIdByFileId.get(fileId);
+    const row = id === undefined ? undefined : this.db.files.get(id);
     return row && copyFile(row.file);
   }
 
   async list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>> {
     const matches = this.matcher(options.userId, options.filter);
-    const files = [...this.byId.values()].filter(matches).map((row) => row.file).sort(newestFirst);
+    const files = [...this.db.files.values()].filter(matches).map((row) => row.file).sort(newestFirst);
     const { offset, limit } = options.window;
     return { items: files.slice(offset, offset + limit).map(copyFile), total: files.length };
   }
@@ -59,17 +65,24 @@ export class MemoryFileRepository implements FileRepository {
   async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
     const deleted: StoredFile[] = [];
     for (const fileId of new Set(options.fileIds)) {
-      const id = this.idByFileId.get(fileId);
-      const row = id === undefined ? undefined : this.byId.get(id);
+      const id = this.db.fileRecordIdByFileId.get(fileId);
+      const row = id === undefined ? undefined : this.db.files.get(id);
       if (!row || row.file.userId !== options.userId) continue;
-      this.byId.delete(row.file.id);
-      this.idByFileId.delete(fileId);
+      this.db.files.delete(row.file.id);
+      this.db.fileRecordIdByFileId.delete(fileId);
       deleted.push(row.file);
+    }
+    const totals = this.db.accountTotals.get(options.userId);
+    if (totals) {
+      for (const file of deleted) {
+        totals.storageBytes -= file.size;
+        totals.filesCount -= 1;
+      }
     }
     return deleted;
   }
 
-  private matcher(userId: string, filter: FileFilter): (row: Row) => boolean {
+  private matcher(userId: string, filter: FileFilter): (row: MemoryFileRow) => boolean {
     const needle = filter.q === undefined ? '' : fileSearchNeedle(filter.q);
     const after = filter.createdAfter?.getTime();
     const before = filter.createdBefore?.getTime();

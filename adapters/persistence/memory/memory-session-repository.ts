@@ -1,5 +1,6 @@
 import type { RefreshToken, RotationResult, Session, SessionRepository } from '../../../core/accounts/session-repository.js';
 import { copyDate, copyNullableDate } from './copy-date.js';
+import { MemoryDatabase } from './memory-database.js';
 
 function copySession(session: Session): Session {
   return { id: session.id, userId: session.userId, createdAt: copyDate(session.createdAt), revokedAt: copyNullableDate(session.revokedAt) };
@@ -10,47 +11,46 @@ function copyRefreshToken(token: RefreshToken): RefreshToken {
 }
 
 /**
- * {@link SessionRepository} held in process memory. `rotate` checks and writes with no await in
- * between, so it is atomic on the one JavaScript thread. A revoked session makes every one of its
- * tokens `invalid`, rotated or not.
+ * {@link SessionRepository} held in process memory (a {@link MemoryDatabase}). `rotate` checks
+ * and writes with no await in between, so it is atomic on the one JavaScript thread. A revoked
+ * session makes every one of its tokens `invalid`, rotated or not.
  */
 export class MemorySessionRepository implements SessionRepository {
-  private readonly sessions = new Map<string, Session>();
-  /** Token hash → refresh token. */
-  private readonly refreshTokens = new Map<string, RefreshToken>();
+  /** @param db the store shared with the other memory repositories; a private one by default */
+  constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
 
   /** @throws Error when the session id or the token hash already exists */
   async create(options: { session: Session; refreshToken: RefreshToken }): Promise<void> {
-    if (this.sessions.has(options.session.id)) throw new Error(`A session with id ${options.session.id} already exists.`);
-    if (this.refreshTokens.has(options.refreshToken.tokenHash)) throw new Error('A refresh token with this hash already exists.');
-    this.sessions.set(options.session.id, copySession(options.session));
-    this.refreshTokens.set(options.refreshToken.tokenHash, copyRefreshToken(options.refreshToken));
+    if (this.db.sessions.has(options.session.id)) throw new Error(`A session with id ${options.session.id} already exists.`);
+    if (this.db.refreshTokens.has(options.refreshToken.tokenHash)) throw new Error('A refresh token with this hash already exists.');
+    this.db.sessions.set(options.session.id, copySession(options.session));
+    this.db.refreshTokens.set(options.refreshToken.tokenHash, copyRefreshToken(options.refreshToken));
   }
 
   async findById(id: string): Promise<Session | undefined> {
-    const session = this.sessions.get(id);
+    const session = this.db.sessions.get(id);
     return session && copySession(session);
   }
 
   /** @throws Error when `next.tokenHash` already exists (nothing is changed then) */
   async rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult> {
-    const token = this.refreshTokens.get(options.tokenHash);
-    const session = token && this.sessions.get(token.sessionId);
+    const token = this.db.refreshTokens.get(options.tokenHash);
+    const session = token && this.db.sessions.get(token.sessionId);
     if (!token || !session || session.revokedAt !== null) return { kind: 'invalid' };
     if (token.rotatedAt !== null) return { kind: 'reused', session: copySession(session) };
-    if (this.refreshTokens.has(options.next.tokenHash)) throw new Error('A refresh token with this hash already exists.');
+    if (this.db.refreshTokens.has(options.next.tokenHash)) throw new Error('A refresh token with this hash already exists.');
     token.rotatedAt = copyDate(options.now);
-    this.refreshTokens.set(options.next.tokenHash, copyRefreshToken({ ...options.next, sessionId: session.id }));
+    this.db.refreshTokens.set(options.next.tokenHash, copyRefreshToken({ ...options.next, sessionId: session.id }));
     return { kind: 'rotated', session: copySession(session) };
   }
 
   async revoke(options: { sessionId: string; at: Date }): Promise<void> {
-    const session = this.sessions.get(options.sessionId);
+    const session = this.db.sessions.get(options.sessionId);
     if (session && session.revokedAt === null) session.revokedAt = copyDate(options.at);
   }
 
   async revokeAllForUser(options: { userId: string; at: Date }): Promise<void> {
-    for (const session of this.sessions.values()) {
+    for (const session of this.db.sessions.values()) {
       if (session.userId === options.userId && session.revokedAt === null) session.revokedAt = copyDate(options.at);
     }
   }

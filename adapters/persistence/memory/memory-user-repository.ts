@@ -1,6 +1,8 @@
 import type { User } from '../../../core/accounts/user.js';
 import type { UserRepository } from '../../../core/accounts/user-repository.js';
+import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { copyDate, copyNullableDate } from './copy-date.js';
+import { MemoryDatabase } from './memory-database.js';
 
 function copyUser(user: User): User {
   return {
@@ -10,62 +12,100 @@ function copyUser(user: User): User {
     emailConfirmedAt: copyNullableDate(user.emailConfirmedAt),
     maxUploadSizeBytes: user.maxUploadSizeBytes,
     lastEmailSentAt: copyNullableDate(user.lastEmailSentAt),
+    planName: user.planName,
+    trialEndsAt: copyNullableDate(user.trialEndsAt),
+    accessUntil: copyNullableDate(user.accessUntil),
+    subscriptionCanceledAt: copyNullableDate(user.subscriptionCanceledAt),
     createdAt: copyDate(user.createdAt),
     updatedAt: copyDate(user.updatedAt),
   };
 }
 
+/** Oldest first: `createdAt` ascending, then `id` ascending (code-unit order, as the databases order ASCII ids). */
+function oldestFirst(a: User, b: User): number {
+  const byTime = a.createdAt.getTime() - b.createdAt.getTime();
+  if (byTime !== 0) return byTime;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 /**
- * {@link UserRepository} held in process memory (Maps): the test double and the embedding
- * default. Stores and returns copies. Updates of an unknown user id do nothing, as in SQL.
+ * {@link UserRepository} held in process memory: the test double and the embedding default.
+ * Stores and returns copies. Updates of an unknown user id do nothing, as in SQL. `delete`
+ * cascades through the whole {@link MemoryDatabase} (keys, sessions, tokens, files, totals, usage,
+ * logs), so give every repository the same one (createMemoryRepositories does).
  */
 export class MemoryUserRepository implements UserRepository {
-  private readonly byId = new Map<string, User>();
-  /** Normalised e-mail → user id; the unique index. */
-  private readonly idByEmail = new Map<string, string>();
+  /** @param db the store shared with the other memory repositories; a private one by default */
+  constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
 
   /** @throws Error when a user with the same `id` exists (a caller bug, like a primary-key violation) */
   async create(user: User): Promise<boolean> {
-    if (this.idByEmail.has(user.email)) return false;
-    if (this.byId.has(user.id)) throw new Error(`A user with id ${user.id} already exists.`);
-    this.byId.set(user.id, copyUser(user));
-    this.idByEmail.set(user.email, user.id);
+    if (this.db.userIdByEmail.has(user.email)) return false;
+    if (this.db.users.has(user.id)) throw new Error(`A user with id ${user.id} already exists.`);
+    this.db.users.set(user.id, copyUser(user));
+    this.db.userIdByEmail.set(user.email, user.id);
     return true;
   }
 
   async findById(id: string): Promise<User | undefined> {
-    const user = this.byId.get(id);
+    const user = this.db.users.get(id);
     return user && copyUser(user);
   }
 
   async findByEmail(email: string): Promise<User | undefined> {
-    const id = this.idByEmail.get(email);
+    const id = this.db.userIdByEmail.get(email);
     return id === undefined ? undefined : this.findById(id);
   }
 
   async markEmailConfirmed(options: { userId: string; at: Date }): Promise<void> {
-    const user = this.byId.get(options.userId);
+    const user = this.db.users.get(options.userId);
     if (!user) return;
     user.emailConfirmedAt ??= copyDate(options.at);
     user.updatedAt = copyDate(options.at);
   }
 
   async setPasswordHash(options: { userId: string; passwordHash: string; at: Date }): Promise<void> {
-    const user = this.byId.get(options.userId);
+    const user = this.db.users.get(options.userId);
     if (!user) return;
     user.passwordHash = options.passwordHash;
     user.updatedAt = copyDate(options.at);
   }
 
   async setMaxUploadSize(options: { userId: string; maxUploadSizeBytes: number | null; at: Date }): Promise<void> {
-    const user = this.byId.get(options.userId);
+    const user = this.db.users.get(options.userId);
     if (!user) return;
     user.maxUploadSizeBytes = options.maxUploadSizeBytes;
     user.updatedAt = copyDate(options.at);
   }
 
+  async setPlan(options: { userId: string; planName: string; trialEndsAt: Date | null; at: Date }): Promise<void> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return;
+    user.planName = options.planName;
+    user.trialEndsAt = copyNullableDate(options.trialEndsAt);
+    user.updatedAt = copyDate(options.at);
+  }
+
+  async setSubscription(options: { userId: string; accessUntil?: Date | null; subscriptionCanceledAt?: Date | null; at: Date }): Promise<void> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return;
+    if (options.accessUntil !== undefined) user.accessUntil = copyNullableDate(options.accessUntil);
+    if (options.subscriptionCanceledAt !== undefined) user.subscriptionCanceledAt = copyNullableDate(options.subscriptionCanceledAt);
+    user.updatedAt = copyDate(options.at);
+  }
+
+  async list(options: { window: Window }): Promise<Paged<User>> {
+    const users = [...this.db.users.values()].sort(oldestFirst);
+    const { offset, limit } = options.window;
+    return { items: users.slice(offset, offset + limit).map(copyUser), total: users.length };
+  }
+
+  async delete(userId: string): Promise<boolean> {
+    return this.db.deleteUser(userId);
+  }
+
   async claimEmailSlot(options: { userId: string; now: Date; minIntervalMs: number }): Promise<boolean> {
-    const user = this.byId.get(options.userId);
+    const user = this.db.users.get(options.userId);
     if (!user) return false;
     // No await between the check and the write: atomic on the one JavaScript thread.
     const last = user.lastEmailSentAt;

@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
+import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
 import { SqlApiKeyRepository } from './sql-api-key-repository.js';
 import { SqlFileRepository } from './sql-file-repository.js';
 import { SqlHealthProbe } from './sql-health-probe.js';
 import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
+import { SqlUsageRepository } from './sql-usage-repository.js';
 import { SqlUserRepository } from './sql-user-repository.js';
 
 /**
@@ -19,6 +21,8 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>): Repositories 
     sessions: new SqlSessionRepository(db),
     apiKeys: new SqlApiKeyRepository(db),
     files: new SqlFileRepository(db),
+    usage: new SqlUsageRepository(db),
+    logs: new SqlActivityLogRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -22,6 +22,13 @@ export interface UsersTable {
   /** Bytes; null = service default. */
   max_upload_size_bytes: NullableInt64;
   last_email_sent_at: NullableInt64;
+  /** Plan name; '' (accounts older than plans) means the default plan, as any unknown name does. */
+  plan_name: ColumnType<string, string | undefined, string>;
+  /** Unix ms; null = the trial never ends. */
+  trial_ends_at: NullableInt64;
+  /** Unix ms; null = no paid access. */
+  access_until: NullableInt64;
+  subscription_canceled_at: NullableInt64;
   created_at: Int64;
   updated_at: Int64;
 }
@@ -86,6 +93,39 @@ export interface FilesTable {
   search_text: string;
 }
 
+/** `account_totals`: what each account stores, kept exact by every file insert and delete. */
+export interface AccountTotalsTable {
+  /** Primary key. */
+  user_id: string;
+  /** Bytes. */
+  storage_bytes: Int64;
+  files_count: Int64;
+}
+
+/** `usage_periods`: counters of one account in one billing period; primary key (user_id, period_start). */
+export interface UsagePeriodsTable {
+  user_id: string;
+  /** Unix ms of the period's first instant. */
+  period_start: Int64;
+  origin_reads: Int64;
+  image_ops: Int64;
+}
+
+/** `activity_logs`: one row per logged API request (spec 2.7). */
+export interface ActivityLogsTable {
+  id: string;
+  user_id: string;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  status_code: number;
+  /** Bytes; null when unknown. */
+  request_size_bytes: NullableInt64;
+  created_at: Int64;
+  /** JSON text of an object. */
+  metadata: string;
+}
+
 /**
  * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
@@ -97,4 +137,7 @@ export interface HangarDatabase {
   refresh_tokens: RefreshTokensTable;
   api_keys: ApiKeysTable;
   files: FilesTable;
+  account_totals: AccountTotalsTable;
+  usage_periods: UsagePeriodsTable;
+  activity_logs: ActivityLogsTable;
 }

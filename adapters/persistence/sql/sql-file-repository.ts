@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
-import type { FileFilter, FileRepository } from '../../../core/files/file-repository.js';
+import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
@@ -30,32 +30,64 @@ function containsPattern(text: string): string {
 }
 
 /**
- * {@link FileRepository} over `files`. `q` is a LIKE (with `ESCAPE '\'`) on `search_text`, the
- * name and file id folded once at insert by JavaScript (see file-search.ts), so matching is
- * Unicode case-insensitive on every database without relying on its collation or `lower()`.
- * `deleteMany` runs its DELETE … RETURNING statements in one transaction.
+ * {@link FileRepository} over `files` and `account_totals`. `q` is a LIKE (with `ESCAPE '\'`) on
+ * `search_text`, the name and file id folded once at insert by JavaScript (see file-search.ts), so
+ * matching is Unicode case-insensitive on every database without relying on its collation or `lower()`.
+ *
+ * Quotas: `insert` is one transaction whose first statements write the account's `account_totals`
+ * row (ensure it exists, then a conditional UPDATE that adds the file only if the limits still hold).
+ * That row lock orders concurrent inserts of one account, in one process or many (SQLite's write
+ * lock; Postgres re-checks the WHERE on the latest row version), so exactly as many succeed as fit.
+ * `deleteMany` deletes and subtracts in one transaction.
  */
 export class SqlFileRepository implements FileRepository {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
-  /** @throws the driver's unique-violation error when `id` or `fileId` exists, or a foreign-key error for an unknown user */
-  async insert(file: StoredFile): Promise<void> {
-    await this.db
-      .insertInto('files')
-      .values({
-        id: file.id,
-        user_id: file.userId,
-        file_id: file.fileId,
-        name: file.name,
-        content_type: file.contentType,
-        size: file.size,
-        sha256: file.sha256,
-        is_public: toFlag(file.isPublic),
-        created_at: toMillis(file.createdAt),
-        blob_key: file.blobKey,
-        search_text: fileSearchText(file),
-      })
-      .execute();
+  /**
+   * @throws the driver's unique-violation error when `id` or `fileId` exists, or a foreign-key error for an
+   *         unknown user; the totals are then unchanged (the transaction rolls back)
+   */
+  async insert(file: StoredFile, limits: QuotaLimits): Promise<InsertResult> {
+    return this.db.transaction().execute(async (trx): Promise<InsertResult> => {
+      await trx
+        .insertInto('account_totals')
+        .values({ user_id: file.userId, storage_bytes: 0, files_count: 0 })
+        .onConflict((conflict) => conflict.column('user_id').doNothing())
+        .execute();
+      const claimed = await trx
+        .updateTable('account_totals')
+        .set({ files_count: sql<number>`files_count + 1`, storage_bytes: sql<number>`storage_bytes + ${file.size}` })
+        .where('user_id', '=', file.userId)
+        .where(sql<SqlBool>`files_count + 1 <= ${limits.fileCountLimit}`)
+        .where(sql<SqlBool>`storage_bytes + ${file.size} <= ${limits.storageLimitBytes}`)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) {
+        // The row is ours until commit: the totals read here are the ones the UPDATE refused.
+        const totals = await totalsOf(trx, file.userId);
+        return totals.filesCount + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+      }
+      await trx
+        .insertInto('files')
+        .values({
+          id: file.id,
+          user_id: file.userId,
+          file_id: file.fileId,
+          name: file.name,
+          content_type: file.contentType,
+          size: file.size,
+          sha256: file.sha256,
+          is_public: toFlag(file.isPublic),
+          created_at: toMillis(file.createdAt),
+          blob_key: file.blobKey,
+          search_text: fileSearchText(file),
+        })
+        .execute();
+      return 'inserted';
+    });
+  }
+
+  async totals(userId: string): Promise<AccountTotals> {
+    return totalsOf(this.db, userId);
   }
 
   async findByFileId(fileId: string): Promise<StoredFile | undefined> {
@@ -79,7 +111,8 @@ export class SqlFileRepository implements FileRepository {
   }
 
   async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
-    const fileIds = [...new Set(options.fileIds)];
+    // Sorted, so concurrent deletes lock rows in one order (no deadlock on Postgres).
+    const fileIds = [...new Set(options.fileIds)].sort();
     if (fileIds.length === 0) return [];
     return this.db.transaction().execute(async (trx) => {
       const deleted: StoredFile[] = [];
@@ -92,9 +125,23 @@ export class SqlFileRepository implements FileRepository {
           .execute();
         deleted.push(...rows.map(toStoredFile));
       }
+      if (deleted.length > 0) {
+        const bytes = deleted.reduce((sum, file) => sum + file.size, 0);
+        await trx
+          .updateTable('account_totals')
+          .set({ files_count: sql<number>`files_count - ${deleted.length}`, storage_bytes: sql<number>`storage_bytes - ${bytes}` })
+          .where('user_id', '=', options.userId)
+          .execute();
+      }
       return deleted;
     });
   }
+}
+
+/** The account's totals as `db` (a connection or a transaction) sees them; zeros without a row. */
+async function totalsOf(db: Kysely<HangarDatabase>, userId: string): Promise<AccountTotals> {
+  const row = await db.selectFrom('account_totals').select(['storage_bytes', 'files_count']).where('user_id', '=', userId).executeTakeFirst();
+  return row ? { storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count) } : { storageBytes: 0, filesCount: 0 };
 }
 
 /** The WHERE of a listing: the owner, then every given filter (spec 4.9), combined with AND. */

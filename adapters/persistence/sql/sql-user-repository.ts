@@ -1,7 +1,8 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { User } from '../../../core/accounts/user.js';
 import type { UserRepository } from '../../../core/accounts/user-repository.js';
-import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber } from './rows.js';
+import type { Paged, Window } from '../../../core/shared/pagination.js';
+import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
 import type { HangarDatabase, UsersTable } from './schema.js';
 
 function toUser(row: Selectable<UsersTable>): User {
@@ -12,6 +13,10 @@ function toUser(row: Selectable<UsersTable>): User {
     emailConfirmedAt: toNullableDate(row.email_confirmed_at),
     maxUploadSizeBytes: toNullableNumber(row.max_upload_size_bytes),
     lastEmailSentAt: toNullableDate(row.last_email_sent_at),
+    planName: row.plan_name,
+    trialEndsAt: toNullableDate(row.trial_ends_at),
+    accessUntil: toNullableDate(row.access_until),
+    subscriptionCanceledAt: toNullableDate(row.subscription_canceled_at),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
@@ -20,7 +25,9 @@ function toUser(row: Selectable<UsersTable>): User {
 /**
  * {@link UserRepository} over the `users` table (SQLite or Postgres through Kysely). Every write
  * is one statement; `claimEmailSlot` is a conditional UPDATE, so two processes never both claim.
- * Updates of an unknown user id change nothing. Driver errors (database down, disk full) reject as they are.
+ * `delete` removes the row and leaves the rest to the schema's ON DELETE CASCADE foreign keys
+ * (SQLite needs `foreign_keys=ON`, which openSqliteDatabase sets). Updates of an unknown user id
+ * change nothing. Driver errors (database down, disk full) reject as they are.
  */
 export class SqlUserRepository implements UserRepository {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
@@ -36,6 +43,10 @@ export class SqlUserRepository implements UserRepository {
         email_confirmed_at: toNullableMillis(user.emailConfirmedAt),
         max_upload_size_bytes: user.maxUploadSizeBytes,
         last_email_sent_at: toNullableMillis(user.lastEmailSentAt),
+        plan_name: user.planName,
+        trial_ends_at: toNullableMillis(user.trialEndsAt),
+        access_until: toNullableMillis(user.accessUntil),
+        subscription_canceled_at: toNullableMillis(user.subscriptionCanceledAt),
         created_at: toMillis(user.createdAt),
         updated_at: toMillis(user.updatedAt),
       })
@@ -77,6 +88,41 @@ export class SqlUserRepository implements UserRepository {
       .set({ max_upload_size_bytes: options.maxUploadSizeBytes, updated_at: toMillis(options.at) })
       .where('id', '=', options.userId)
       .execute();
+  }
+
+  async setPlan(options: { userId: string; planName: string; trialEndsAt: Date | null; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ plan_name: options.planName, trial_ends_at: toNullableMillis(options.trialEndsAt), updated_at: toMillis(options.at) })
+      .where('id', '=', options.userId)
+      .execute();
+  }
+
+  async setSubscription(options: { userId: string; accessUntil?: Date | null; subscriptionCanceledAt?: Date | null; at: Date }): Promise<void> {
+    const changes: Updateable<UsersTable> = { updated_at: toMillis(options.at) };
+    if (options.accessUntil !== undefined) changes.access_until = toNullableMillis(options.accessUntil);
+    if (options.subscriptionCanceledAt !== undefined) changes.subscription_canceled_at = toNullableMillis(options.subscriptionCanceledAt);
+    await this.db.updateTable('users').set(changes).where('id', '=', options.userId).execute();
+  }
+
+  async list(options: { window: Window }): Promise<Paged<User>> {
+    const [count, rows] = await Promise.all([
+      this.db.selectFrom('users').select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('users')
+        .selectAll()
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(options.window.limit)
+        .offset(options.window.offset)
+        .execute(),
+    ]);
+    return { items: rows.map(toUser), total: toNumber(count.total) };
+  }
+
+  async delete(userId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
+    return result.numDeletedRows > 0n;
   }
 
   async claimEmailSlot(options: { userId: string; now: Date; minIntervalMs: number }): Promise<boolean> {

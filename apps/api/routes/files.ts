@@ -35,6 +35,8 @@ export function fileRoutes(hangar: Hangar): Route[] {
             signal: abort.signal,
           });
           ctx.status = 201;
+          ctx.state.fileId = view.file.fileId;
+          ctx.state.requestBytes = view.file.size;
           ctx.body = { file: fileJson(view), message: 'File uploaded.' };
         } finally {
           ctx.req.off('close', onClose);

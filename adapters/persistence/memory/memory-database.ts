@@ -1,0 +1,108 @@
+import type { OneTimeToken } from '../../../core/accounts/one-time-token-repository.js';
+import type { RefreshToken, Session } from '../../../core/accounts/session-repository.js';
+import type { User } from '../../../core/accounts/user.js';
+import type { ActivityLogEntry } from '../../../core/activity/activity-log.js';
+import type { ApiKey } from '../../../core/api-keys/api-key.js';
+import type { AccountTotals } from '../../../core/files/file-repository.js';
+import type { StoredFile } from '../../../core/files/stored-file.js';
+import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
+
+/** A row of {@link MemoryDatabase.files}. */
+export interface MemoryFileRow {
+  file: StoredFile;
+  /** The folded name and file id (fileSearchText in file-search.ts), as the SQL adapter stores it. */
+  searchText: string;
+}
+
+/** A row of {@link MemoryDatabase.usagePeriods}. */
+export interface MemoryUsageRow extends PeriodCounts {
+  userId: string;
+  /** Unix ms. */
+  periodStart: number;
+}
+
+/**
+ * The tables of one in-memory store, shared by the memory repositories built over it (see
+ * createMemoryRepositories), as one SQL database is shared by the SQL repositories. Rows are
+ * owned here: repositories store and hand out copies. Secondary maps are the unique indexes, and
+ * {@link deleteUser} plays the schema's ON DELETE CASCADE. Only the memory repositories should
+ * touch these Maps; every change of a table must keep its index in step.
+ */
+export class MemoryDatabase {
+  /** `users` by id. */
+  readonly users = new Map<string, User>();
+  /** Unique index: normalised e-mail → user id. */
+  readonly userIdByEmail = new Map<string, string>();
+  /** `one_time_tokens` by token hash (unique). */
+  readonly oneTimeTokens = new Map<string, OneTimeToken>();
+  /** `sessions` by id. */
+  readonly sessions = new Map<string, Session>();
+  /** `refresh_tokens` by token hash; they belong to a session. */
+  readonly refreshTokens = new Map<string, RefreshToken>();
+  /** `api_keys` by id. */
+  readonly apiKeys = new Map<string, ApiKey>();
+  /** Unique index: key hash → key id. */
+  readonly apiKeyIdByHash = new Map<string, string>();
+  /** `files` by record id. */
+  readonly files = new Map<string, MemoryFileRow>();
+  /** Unique index: public file id → record id. */
+  readonly fileRecordIdByFileId = new Map<string, string>();
+  /** `account_totals` by user id. */
+  readonly accountTotals = new Map<string, AccountTotals>();
+  /** `usage_periods` by {@link usageKey}. */
+  readonly usagePeriods = new Map<string, MemoryUsageRow>();
+  /** `activity_logs` by id. */
+  readonly activityLogs = new Map<string, ActivityLogEntry>();
+
+  /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
+  static usageKey(userId: string, periodStart: number): string {
+    return `${userId} ${periodStart}`;
+  }
+
+  /** True when the account exists (what a foreign key to `users` checks). */
+  hasUser(userId: string): boolean {
+    return this.users.has(userId);
+  }
+
+  /**
+   * Deletes the account and every row that refers to it (tokens, sessions and their refresh
+   * tokens, API keys, files, totals, usage, logs), synchronously, so no other call sees it half done.
+   * @returns false when there was no such account
+   */
+  deleteUser(userId: string): boolean {
+    const user = this.users.get(userId);
+    if (!user) return false;
+    this.users.delete(userId);
+    this.userIdByEmail.delete(user.email);
+    for (const [hash, token] of this.oneTimeTokens) {
+      if (token.userId === userId) this.oneTimeTokens.delete(hash);
+    }
+    const sessionIds = new Set<string>();
+    for (const [id, session] of this.sessions) {
+      if (session.userId !== userId) continue;
+      sessionIds.add(id);
+      this.sessions.delete(id);
+    }
+    for (const [hash, token] of this.refreshTokens) {
+      if (sessionIds.has(token.sessionId)) this.refreshTokens.delete(hash);
+    }
+    for (const [id, key] of this.apiKeys) {
+      if (key.userId !== userId) continue;
+      this.apiKeys.delete(id);
+      this.apiKeyIdByHash.delete(key.keyHash);
+    }
+    for (const [id, row] of this.files) {
+      if (row.file.userId !== userId) continue;
+      this.files.delete(id);
+      this.fileRecordIdByFileId.delete(row.file.fileId);
+    }
+    this.accountTotals.delete(userId);
+    for (const [key, row] of this.usagePeriods) {
+      if (row.userId === userId) this.usagePeriods.delete(key);
+    }
+    for (const [id, entry] of this.activityLogs) {
+      if (entry.userId === userId) this.activityLogs.delete(id);
+    }
+    return true;
+  }
+}

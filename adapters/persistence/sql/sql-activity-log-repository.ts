@@ -1,0 +1,78 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { ActivityLogEntry, ActivityLogRepository } from '../../../core/activity/activity-log.js';
+import type { Paged, Window } from '../../../core/shared/pagination.js';
+import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
+import type { ActivityLogsTable, HangarDatabase } from './schema.js';
+
+/** Rows per INSERT statement: 8 parameters each, far below SQLite's and Postgres's parameter limits. */
+const INSERT_CHUNK = 500;
+
+function toEntry(row: Selectable<ActivityLogsTable>): ActivityLogEntry {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    method: row.method,
+    path: row.path,
+    statusCode: toNumber(row.status_code),
+    requestSizeBytes: toNullableNumber(row.request_size_bytes),
+    createdAt: toDate(row.created_at),
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  };
+}
+
+/**
+ * {@link ActivityLogRepository} over `activity_logs`. `metadata` is stored as JSON text, so it
+ * comes back as JSON gives it (a Date as its ISO string, undefined members left out).
+ * `insertMany` is one transaction of `INSERT … SELECT … WHERE EXISTS (the user)` statements: the
+ * first statement is a write (SQLite takes its write lock at once), and entries of deleted
+ * accounts are skipped without a foreign-key error. (On Postgres an account deleted between the
+ * EXISTS and the foreign-key check still fails the batch; nothing is written then, and the
+ * recorder's retry skips the entry.)
+ */
+export class SqlActivityLogRepository implements ActivityLogRepository {
+  constructor(private readonly db: Kysely<HangarDatabase>) {}
+
+  /** @throws the driver's unique-violation error when an `id` exists already; nothing is stored then */
+  async insertMany(entries: readonly ActivityLogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
+        // Casts type the VALUES columns for Postgres (they would be text otherwise); SQLite and
+        // Postgres both name them column1, column2…
+        const rows = entries.slice(start, start + INSERT_CHUNK).map(
+          (e) => sql`(
+            cast(${e.id} as text), cast(${e.userId} as text), cast(${e.method} as text), cast(${e.path} as text),
+            cast(${e.statusCode} as integer), cast(${e.requestSizeBytes} as bigint), cast(${toMillis(e.createdAt)} as bigint),
+            cast(${JSON.stringify(e.metadata)} as text)
+          )`,
+        );
+        await sql`
+          insert into activity_logs (id, user_id, method, path, status_code, request_size_bytes, created_at, metadata)
+          select v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8
+          from (values ${sql.join(rows)}) as v
+          where exists (select 1 from users where users.id = v.column2)
+        `.execute(trx);
+      }
+    });
+  }
+
+  async list(options: { userId: string; window: Window }): Promise<Paged<ActivityLogEntry>> {
+    const mine = this.db.selectFrom('activity_logs').where('user_id', '=', options.userId);
+    const [count, rows] = await Promise.all([
+      mine.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+      mine
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(options.window.limit)
+        .offset(options.window.offset)
+        .execute(),
+    ]);
+    return { items: rows.map(toEntry), total: toNumber(count.total) };
+  }
+
+  async deleteBefore(before: Date): Promise<number> {
+    const result = await this.db.deleteFrom('activity_logs').where('created_at', '<', toMillis(before)).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

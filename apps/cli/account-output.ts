@@ -1,0 +1,75 @@
+import type { AdminAccountView } from '../../core/admin/account-report.js';
+import type { Paged } from '../../core/shared/pagination.js';
+
+// Admin views → what the CLI prints. JSON is snake_case with ISO 8601 UTC timestamps, like the API.
+
+const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
+
+/**
+ * One account as `users show` prints it:
+ * `{ id, email, created_at, email_confirmed_at,
+ *    plan: { name, trial_ends_at, trial_active, storage_limit_bytes, file_count_limit, max_upload_size_bytes },
+ *    subscription: { status, access_until, subscription_canceled_at },
+ *    totals: { storage_bytes, files_count } }`; timestamps ISO 8601 or null, sizes in bytes.
+ */
+export function accountJson({ user, standing, totals }: AdminAccountView) {
+  return {
+    id: user.id,
+    email: user.email,
+    created_at: user.createdAt.toISOString(),
+    email_confirmed_at: iso(user.emailConfirmedAt),
+    plan: {
+      name: standing.plan.name,
+      trial_ends_at: iso(standing.trialEndsAt),
+      trial_active: standing.trialActive,
+      storage_limit_bytes: standing.plan.storageLimitBytes,
+      file_count_limit: standing.plan.fileCountLimit,
+      max_upload_size_bytes: standing.plan.maxUploadSizeBytes,
+    },
+    subscription: { status: standing.status, access_until: iso(standing.accessUntil), subscription_canceled_at: iso(standing.subscriptionCanceledAt) },
+    totals: { storage_bytes: totals.storageBytes, files_count: totals.filesCount },
+  };
+}
+
+/** A page of accounts as `users list --json` prints it: `{ items: accountJson[], total, page, limit }`. */
+export function accountPageJson(page: Paged<AdminAccountView>, request: { page: number; limit: number }) {
+  return { items: page.items.map(accountJson), total: page.total, page: request.page, limit: request.limit };
+}
+
+const COLUMNS = ['EMAIL', 'PLAN', 'STATUS', 'CONFIRMED', 'FILES', 'STORAGE_BYTES', 'CREATED_AT'] as const;
+/** Counts read best right-aligned. */
+const RIGHT_ALIGNED = new Set<string>(['FILES', 'STORAGE_BYTES']);
+
+/**
+ * A page of accounts as `users list` prints it: a header, one row per account (e-mail, plan,
+ * subscription status, confirmed yes/no, files, storage bytes, created_at) and a line with the
+ * position in the whole list. Ends without a newline.
+ */
+export function accountTable(page: Paged<AdminAccountView>, request: { page: number; limit: number }): string {
+  const first = (request.page - 1) * request.limit + 1;
+  if (page.items.length === 0) {
+    return page.total === 0 ? 'No accounts.' : `No accounts on page ${request.page} (${plural(page.total, 'account')} in all).`;
+  }
+  const rows = page.items.map(({ user, standing, totals }) => [
+    user.email,
+    standing.plan.name,
+    standing.status,
+    user.emailConfirmedAt === null ? 'no' : 'yes',
+    String(totals.filesCount),
+    String(totals.storageBytes),
+    user.createdAt.toISOString(),
+  ]);
+  const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (RIGHT_ALIGNED.has(COLUMNS[i]) ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const last = first + page.items.length - 1;
+  return [line(COLUMNS), ...rows.map(line), '', `${first}-${last} of ${plural(page.total, 'account')} (page ${request.page}, limit ${request.limit}).`].join('\n');
+}
+
+/** `1 file`, `3 files`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,179 @@
+import { parseArgs } from 'node:util';
+import { normaliseEmail } from '../../core/accounts/user.js';
+import type { Hangar } from '../../core/hangar.js';
+import { accountJson, accountPageJson, accountTable, plural } from './account-output.js';
+import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
+
+/** An expected refusal of the CLI itself (not of a use case), e.g. `users delete` without `--yes`. Exit 1. */
+export class Refusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Refusal';
+  }
+}
+
+/** Work a command line asked for: one use case call. Resolves with what to print on stdout (no trailing newline). */
+export type Work = (hangar: Hangar) => Promise<string>;
+
+/** Option values as `node:util` `parseArgs` returns them. */
+type Values = Record<string, string | boolean | undefined>;
+
+/** One admin command: its words, usage, options, and how its arguments become work. A command is data, like an API route. */
+interface Command {
+  /** e.g. `users set-plan`. */
+  name: string;
+  /** Positional arguments, in order, as the usage shows them; each is required. */
+  args: readonly string[];
+  /** Options, as the usage shows them, e.g. `[--page N]`. */
+  optionsSynopsis?: string;
+  options?: Record<string, { type: 'string' | 'boolean' }>;
+  summary: string;
+  /** Checks the arguments (throws UsageError) before anything is opened, and returns the work. */
+  prepare(args: string[], values: Values): Work;
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+const COMMANDS: readonly Command[] = [
+  {
+    name: 'users list',
+    args: [],
+    optionsSynopsis: '[--page N] [--limit N] [--json]',
+    options: { page: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    summary: 'Accounts, oldest first, as a table (--limit 1-100, default 30); --json for { items, total, page, limit }.',
+    prepare: (_args, values) => {
+      const request = pageOf({ page: values.page as string | undefined, limit: values.limit as string | undefined });
+      return async (hangar) => {
+        const page = await hangar.listAccounts.execute(request);
+        return values.json ? json(accountPageJson(page, request)) : accountTable(page, request);
+      };
+    },
+  },
+  {
+    name: 'users show',
+    args: ['<email>'],
+    summary: 'One account as JSON: plan and trial, subscription, stored bytes and files.',
+    prepare: ([email]) => async (hangar) => json(accountJson(await hangar.showAccount.execute({ email }))),
+  },
+  {
+    name: 'users confirm',
+    args: ['<email>'],
+    summary: 'Marks the e-mail address confirmed, so the account can log in.',
+    prepare: ([email]) => async (hangar) => {
+      const { user } = await hangar.confirmAccount.execute({ email });
+      return `${user.email}: e-mail address confirmed (${user.emailConfirmedAt?.toISOString()})`;
+    },
+  },
+  {
+    name: 'users set-plan',
+    args: ['<email>', '<plan>'],
+    summary: 'Moves the account to another plan (from PLANS_FILE); this lifts its trial end.',
+    prepare: ([email, planName]) => async (hangar) => {
+      const { user, standing } = await hangar.changePlan.execute({ email, planName });
+      return `${user.email}: plan is now "${standing.plan.name}" (trial end lifted)`;
+    },
+  },
+  {
+    name: 'users set-access-until',
+    args: ['<email>', '<ISO date|none>'],
+    summary: 'Paid access until then (a future date lifts the trial end); "none" clears it.',
+    prepare: ([email, value]) => {
+      const accessUntil = isoDateOrNone('access_until', value);
+      return async (hangar) => {
+        const { user, standing } = await hangar.setSubscription.execute({ email, accessUntil });
+        return `${user.email}: access_until ${accessUntil === null ? 'cleared' : `is now ${accessUntil.toISOString()}`} (status ${standing.status})`;
+      };
+    },
+  },
+  {
+    name: 'users set-canceled-at',
+    args: ['<email>', '<ISO date|none>'],
+    summary: 'When the paid subscription was canceled (access runs until access_until); "none" clears it.',
+    prepare: ([email, value]) => {
+      const subscriptionCanceledAt = isoDateOrNone('subscription_canceled_at', value);
+      return async (hangar) => {
+        const { user, standing } = await hangar.setSubscription.execute({ email, subscriptionCanceledAt });
+        const change = subscriptionCanceledAt === null ? 'cleared' : `is now ${subscriptionCanceledAt.toISOString()}`;
+        return `${user.email}: subscription_canceled_at ${change} (status ${standing.status})`;
+      };
+    },
+  },
+  {
+    name: 'users delete',
+    args: ['<email>'],
+    optionsSynopsis: '[--yes]',
+    options: { yes: { type: 'boolean' } },
+    summary: 'Deletes the account with its API keys, sessions, logs and files (blobs included); refuses without --yes.',
+    prepare: ([email], values) => async (hangar) => {
+      if (!values.yes) {
+        const { user, totals } = await hangar.showAccount.execute({ email });
+        throw new Refusal(
+          `this would delete ${user.email} with ${plural(totals.filesCount, 'file')} (${totals.storageBytes} bytes) and cannot be undone; add --yes to delete it.`,
+        );
+      }
+      const { deletedFiles } = await hangar.deleteAccount.execute({ email });
+      return `${normaliseEmail(email)}: account deleted, ${plural(deletedFiles, 'file')} removed`;
+    },
+  },
+];
+
+function synopsis(command: Command): string {
+  return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');
+}
+
+/** The help text: how to run the CLI, every command with its synopsis, and the exit codes. */
+export function usageText(): string {
+  return [
+    'Hangar admin CLI: manage accounts with the same configuration (environment variables) as the server.',
+    '',
+    'Usage: npm run cli -- <command>   or   node dist/apps/cli/main.js <command>',
+    '',
+    'Commands:',
+    ...COMMANDS.flatMap((c) => [`  ${synopsis(c)}`, `      ${c.summary}`]),
+    '  help',
+    '      This text (also --help, or no command).',
+    '',
+    'Dates are ISO 8601: 2030-01-31 (midnight UTC) or 2030-01-31T12:00:00Z.',
+    'Exit codes: 0 done; 1 refused (unknown account or plan, invalid e-mail, delete without --yes);',
+    '2 invalid configuration; 64 wrong usage; 70 internal error.',
+  ].join('\n');
+}
+
+/** What a command line asks for: the help text, or one command's work. */
+export type Invocation = { kind: 'help' } | { kind: 'run'; name: string; work: Work };
+
+/**
+ * Parses the arguments after `main.js` (e.g. `['users', 'set-plan', 'a@example.com', 'pro']`).
+ * `help`, `--help`, `-h` or nothing asks for the help text.
+ * @throws UsageError for an unknown command or option, a missing or extra argument, or a value that does not parse
+ */
+export function parseInvocation(argv: readonly string[]): Invocation {
+  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
+  const command = COMMANDS.find((c) => {
+    const words = c.name.split(' ');
+    return words.every((word, i) => argv[i] === word);
+  });
+  if (!command) {
+    const words = argv.slice(0, 2).join(' ');
+    throw new UsageError(`unknown command "${words}".`);
+  }
+  const words = command.name.split(' ').length;
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv.slice(words), options: command.options ?? {}, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), synopsis(command));
+  }
+  if (parsed.positionals.length !== command.args.length) {
+    const problem = parsed.positionals.length < command.args.length
+      ? `missing ${command.args.slice(parsed.positionals.length).join(' ')}`
+      : `unexpected argument "${parsed.positionals[command.args.length]}"`;
+    throw new UsageError(`${command.name}: ${problem}.`, synopsis(command));
+  }
+  try {
+    return { kind: 'run', name: command.name, work: command.prepare(parsed.positionals, parsed.values) };
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${command.name}: ${error.message}`, synopsis(command));
+    throw error;
+  }
+}

@@ -1,0 +1,99 @@
+import 'reflect-metadata';
+import { isDomainError } from '../../core/shared/errors.js';
+import { type Config, ConfigError, loadConfig } from '../server/config.js';
+import { buildContainer, RootTokens } from '../server/container.js';
+import { Tokens } from '../server/tokens.js';
+import { UsageError } from './arguments.js';
+import { type Invocation, parseInvocation, Refusal, usageText } from './commands.js';
+
+// Entry point of `npm run cli -- <command>`: the admin CLI (see usageText() and the README).
+
+/** Exit statuses (the last two from BSD sysexits.h). */
+const Exit = {
+  ok: 0,
+  /** A DomainError (unknown account or plan, invalid e-mail…) or a Refusal (delete without --yes). */
+  refused: 1,
+  /** ConfigError, as for the server. */
+  invalidConfiguration: 2,
+  /** EX_USAGE: unknown command or option, missing argument, unparsable value. */
+  usage: 64,
+  /** EX_SOFTWARE: anything unexpected (a bug, an unreadable database). */
+  internal: 70,
+} as const;
+
+/**
+ * Runs one command line against the configured database and blob store; always drains mail and
+ * closes the database before returning.
+ * @returns the exit status (see {@link Exit})
+ */
+async function main(argv: readonly string[]): Promise<number> {
+  let invocation: Invocation;
+  try {
+    invocation = parseInvocation(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const usage = error.usageLine === undefined ? '' : `\nusage: npm run cli -- ${error.usageLine}`;
+    await print(process.stderr, `hangar: ${error.message}${usage}\nRun "npm run cli -- help" for the list of commands.`);
+    return Exit.usage;
+  }
+  if (invocation.kind === 'help') {
+    await print(process.stdout, usageText());
+    return Exit.ok;
+  }
+
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    await print(process.stderr, `hangar: invalid configuration: ${error.message}`);
+    return Exit.invalidConfiguration;
+  }
+
+  const container = buildContainer(config);
+  const closers: { name: string; close: () => Promise<void> }[] = [];
+  let status: number;
+  try {
+    const database = await container.getAsync(RootTokens.Database);
+    closers.push({ name: 'database', close: () => database.close() });
+    const mail = await container.getAsync(RootTokens.MailQueue);
+    closers.unshift({ name: 'mail queue', close: () => mail.drain() });
+    const hangar = await container.getAsync(Tokens.Hangar);
+    await print(process.stdout, await invocation.work(hangar));
+    status = Exit.ok;
+  } catch (error) {
+    if (isDomainError(error) || error instanceof Refusal) {
+      await print(process.stderr, `hangar: ${error.message}`);
+      status = Exit.refused;
+    } else {
+      await print(process.stderr, `hangar: ${invocation.name} failed unexpectedly: ${describe(error)}`);
+      status = Exit.internal;
+    }
+  }
+  for (const { name, close } of closers) {
+    try {
+      await close();
+    } catch (error) {
+      await print(process.stderr, `hangar: closing the ${name} failed: ${describe(error)}`);
+      status = Exit.internal;
+    }
+  }
+  return status;
+}
+
+/** Writes `text` and a final newline, resolving once the stream has taken it (so exiting right after loses nothing). */
+function print(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve()));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+main(process.argv.slice(2)).then(
+  (status) => process.exit(status),
+  async (error: unknown) => {
+    await print(process.stderr, `hangar: unexpected error: ${describe(error)}`);
+    process.exit(Exit.internal);
+  },
+);

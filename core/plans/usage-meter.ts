@@ -1,0 +1,105 @@
+import type { UserRepository } from '../accounts/user-repository.js';
+import type { Clock } from '../shared/clock.js';
+import { billingPeriodAt, utcDay } from './billing-period.js';
+import type { PeriodCounts, UsageRepository } from './usage-repository.js';
+
+/** Counts of one account on one UTC day, not yet written. */
+type Bucket = { userId: string; day: number } & PeriodCounts;
+
+/**
+ * Counts reads (and image operations) in memory and writes them in batches, so counting adds no
+ * database write to a request. `record*` is synchronous and O(1); the host calls {@link flush}
+ * every few seconds and at shutdown. Counts are bucketed by account and UTC day, and mapped to
+ * billing periods at flush time (periods begin at midnight UTC, so a day never straddles two).
+ * A failed flush puts its counts back, so nothing is lost while the process lives.
+ * Several processes each keep their own buffer and add into the same rows.
+ */
+export class UsageMeter {
+  private pending = new Map<string, Bucket>();
+  /** The batch being written: still counted by {@link pendingFor} until the write succeeds. */
+  private inFlight: Bucket[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(private readonly deps: { usage: UsageRepository; users: UserRepository; clock: Clock }) {}
+
+  /** Counts one read of a file of `userId` now. */
+  recordRead(userId: string): void {
+    this.bucket(userId).originReads += 1;
+  }
+
+  /** Counts one image transformation for `userId` now. */
+  recordImageOp(userId: string): void {
+    this.bucket(userId).imageOps += 1;
+  }
+
+  /** Counts recorded but not yet written, for one account (so a reader sees its own reads at once). */
+  pendingFor(userId: string, period: { start: Date; end: Date }): PeriodCounts {
+    const counts = { originReads: 0, imageOps: 0 };
+    for (const entry of [...this.pending.values(), ...this.inFlight]) {
+      if (entry.userId === userId && entry.day >= period.start.getTime() && entry.day < period.end.getTime()) {
+        counts.originReads += entry.originReads;
+        counts.imageOps += entry.imageOps;
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * Writes everything recorded until the write is done, including what arrives meanwhile;
+   * concurrent calls share one write. @throws the repository's error (counts are kept)
+   */
+  flush(): Promise<void> {
+    this.flushing ??= this.writeAll().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.pending.size > 0) await this.write();
+  }
+
+  private bucket(userId: string): Bucket {
+    const day = utcDay(this.deps.clock.now());
+    const key = `${userId} ${day}`;
+    let entry = this.pending.get(key);
+    if (!entry) {
+      entry = { userId, day, originReads: 0, imageOps: 0 };
+      this.pending.set(key, entry);
+    }
+    return entry;
+  }
+
+  private async write(): Promise<void> {
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    this.inFlight = batch;
+    try {
+      const created = new Map<string, Date | undefined>();
+      for (const { userId } of batch) {
+        if (!created.has(userId)) created.set(userId, (await this.deps.users.findById(userId))?.createdAt);
+      }
+      const entries = batch.flatMap((entry) => {
+        const createdAt = created.get(entry.userId);
+        if (!createdAt) return [];
+        const periodStart = billingPeriodAt(createdAt, new Date(entry.day)).start;
+        return [{ userId: entry.userId, periodStart, originReads: entry.originReads, imageOps: entry.imageOps }];
+      });
+      await this.deps.usage.add(entries);
+      this.inFlight = [];
+    } catch (error) {
+      this.inFlight = [];
+      for (const entry of batch) {
+        const key = `${entry.userId} ${entry.day}`;
+        const current = this.pending.get(key);
+        if (current) {
+          current.originReads += entry.originReads;
+          current.imageOps += entry.imageOps;
+        } else {
+          this.pending.set(key, entry);
+        }
+      }
+      throw error;
+    }
+  }
+}

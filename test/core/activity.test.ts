@@ -1,0 +1,211 @@
+import { expect } from 'chai';
+import { type ActivityLogEntry, type ActivityLogRepository, DAY_MS, MINUTE_MS } from '../../core/index.js';
+import { createMemoryHangar, gate, START, UUID_PATTERN } from '../support/memory-hangar.js';
+
+/** An ActivityLogRepository whose `insertMany` can be made to fail or to wait; it records the batches. */
+class ControlledLogRepository implements ActivityLogRepository {
+  failures = 0;
+  hold: Promise<void> | undefined;
+  readonly batches: number[] = [];
+  constructor(private readonly inner: ActivityLogRepository) {}
+  async insertMany(entries: readonly ActivityLogEntry[]): Promise<void> {
+    this.batches.push(entries.length);
+    if (this.hold) await this.hold;
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('database is down');
+    }
+    return this.inner.insertMany(entries);
+  }
+  list(options: Parameters<ActivityLogRepository['list']>[0]) {
+    return this.inner.list(options);
+  }
+  deleteBefore(before: Date) {
+    return this.inner.deleteBefore(before);
+  }
+}
+
+async function withAccounts(...args: Parameters<typeof createMemoryHangar>) {
+  const world = createMemoryHangar(...args);
+  const alice = await world.registerConfirmed('alice@example.com');
+  const bob = await world.registerConfirmed('bob@example.com');
+  /** Records one request of `userId` now; `n` goes into the path so entries can be told apart. */
+  const record = (userId: string, n: number, extra: Partial<Omit<ActivityLogEntry, 'id'>> = {}) =>
+    world.hangar.activity.record({
+      userId,
+      method: 'GET',
+      path: `/files/${n}`,
+      statusCode: 200,
+      requestSizeBytes: null,
+      metadata: { auth: 'jwt', duration_ms: n, user_agent: 'test', ip: '127.0.0.1' },
+      ...extra,
+    });
+  const paths = async (userId: string, page = 1, limit = 30) => {
+    const result = await world.hangar.listLogs.execute({ userId, page, limit });
+    return { paths: result.items.map((e) => e.path), total: result.total };
+  };
+  return { ...world, alice, bob, record, paths };
+}
+
+describe('Activity log', () => {
+  it('stores what was recorded, after a flush, with an id and the clock’s time', async () => {
+    const { hangar, alice, clock, record } = await withAccounts();
+    clock.advance(5000);
+    record(alice.userId, 1, {
+      method: 'POST',
+      path: '/files',
+      statusCode: 201,
+      requestSizeBytes: 1234,
+      metadata: { auth: 'api_key', api_key_id: 'k1', file_id: 'AAAAAAAAAA', duration_ms: 12, user_agent: 'curl/8', ip: '10.0.0.1' },
+    });
+    await hangar.activity.flush();
+    const { items, total } = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30 });
+    expect(total).to.equal(1);
+    const [entry] = items;
+    expect(entry.id).to.match(UUID_PATTERN);
+    expect({ ...entry, id: undefined }).to.deep.equal({
+      id: undefined,
+      userId: alice.userId,
+      method: 'POST',
+      path: '/files',
+      statusCode: 201,
+      requestSizeBytes: 1234,
+      createdAt: new Date(START.getTime() + 5000),
+      metadata: { auth: 'api_key', api_key_id: 'k1', file_id: 'AAAAAAAAAA', duration_ms: 12, user_agent: 'curl/8', ip: '10.0.0.1' },
+    });
+  });
+
+  it('lists newest first with pages and the total on every page', async () => {
+    const { hangar, alice, clock, record, paths } = await withAccounts();
+    for (let n = 1; n <= 5; n++) {
+      clock.advance(MINUTE_MS);
+      record(alice.userId, n);
+    }
+    await hangar.activity.flush();
+    expect(await paths(alice.userId)).to.deep.equal({ paths: ['/files/5', '/files/4', '/files/3', '/files/2', '/files/1'], total: 5 });
+    expect(await paths(alice.userId, 1, 2)).to.deep.equal({ paths: ['/files/5', '/files/4'], total: 5 });
+    expect(await paths(alice.userId, 2, 2)).to.deep.equal({ paths: ['/files/3', '/files/2'], total: 5 });
+    expect(await paths(alice.userId, 3, 2)).to.deep.equal({ paths: ['/files/1'], total: 5 });
+    expect(await paths(alice.userId, 4, 2)).to.deep.equal({ paths: [], total: 5 });
+  });
+
+  it('orders by created_at, not by recording order, and entries of one instant by id descending', async () => {
+    const { hangar, alice, record } = await withAccounts();
+    record(alice.userId, 1, { createdAt: new Date(START.getTime() + 3000) });
+    record(alice.userId, 2, { createdAt: new Date(START.getTime() + 1000) });
+    record(alice.userId, 3, { createdAt: new Date(START.getTime() + 2000) });
+    for (let n = 4; n <= 6; n++) record(alice.userId, n, { createdAt: new Date(START.getTime() + 500) });
+    await hangar.activity.flush();
+    const { items } = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30 });
+    expect(items.slice(0, 3).map((e) => e.path)).to.deep.equal(['/files/1', '/files/3', '/files/2']);
+    const tied = items.slice(3).map((e) => e.id);
+    expect(tied).to.deep.equal([...tied].sort().reverse());
+  });
+
+  it('shows each account only its own entries', async () => {
+    const { hangar, alice, bob, record, paths, clock } = await withAccounts();
+    record(alice.userId, 1);
+    clock.advance(1000);
+    record(bob.userId, 2);
+    clock.advance(1000);
+    record(alice.userId, 3);
+    await hangar.activity.flush();
+    expect(await paths(alice.userId)).to.deep.equal({ paths: ['/files/3', '/files/1'], total: 2 });
+    expect(await paths(bob.userId)).to.deep.equal({ paths: ['/files/2'], total: 1 });
+  });
+
+  it('answers an account without entries with an empty page and total 0', async () => {
+    const { alice, paths } = await withAccounts();
+    expect(await paths(alice.userId)).to.deep.equal({ paths: [], total: 0 });
+  });
+
+  describe('pruning', () => {
+    it('deletes entries older than 30 days by default, of every account, and keeps the rest', async () => {
+      const { hangar, alice, bob, record, paths, clock } = await withAccounts();
+      const now = new Date(START.getTime() + 100 * DAY_MS);
+      clock.set(now);
+      const ago = (ms: number) => new Date(now.getTime() - ms);
+      record(alice.userId, 1, { createdAt: ago(31 * DAY_MS) });
+      record(alice.userId, 2, { createdAt: ago(30 * DAY_MS + 1) });
+      record(alice.userId, 3, { createdAt: ago(30 * DAY_MS) });
+      record(alice.userId, 4, { createdAt: ago(29 * DAY_MS) });
+      record(alice.userId, 5);
+      record(bob.userId, 6, { createdAt: ago(45 * DAY_MS) });
+      record(bob.userId, 7, { createdAt: ago(DAY_MS) });
+      await hangar.activity.flush();
+      expect(await hangar.pruneLogs.execute()).to.equal(3);
+      expect(await paths(alice.userId)).to.deep.equal({ paths: ['/files/5', '/files/4', '/files/3'], total: 3 });
+      expect(await paths(bob.userId)).to.deep.equal({ paths: ['/files/7'], total: 1 });
+      expect(await hangar.pruneLogs.execute()).to.equal(0);
+    });
+
+    it('uses logRetentionDays when given', async () => {
+      const { hangar, alice, record, paths, clock } = await withAccounts({ logRetentionDays: 7 });
+      const now = new Date(START.getTime() + 10 * DAY_MS);
+      clock.set(now);
+      record(alice.userId, 1, { createdAt: new Date(now.getTime() - 7 * DAY_MS - 1) });
+      record(alice.userId, 2, { createdAt: new Date(now.getTime() - 7 * DAY_MS) });
+      record(alice.userId, 3, { createdAt: new Date(now.getTime() - 6 * DAY_MS) });
+      await hangar.activity.flush();
+      expect(await hangar.pruneLogs.execute()).to.equal(1);
+      expect(await paths(alice.userId)).to.deep.equal({ paths: ['/files/3', '/files/2'], total: 2 });
+    });
+  });
+
+  describe('buffering', () => {
+    it('keeps the entries when the insert fails, and writes each exactly once on the next flush', async () => {
+      let logs!: ControlledLogRepository;
+      const world = await withAccounts({}, (ports) => ({ logs: (logs = new ControlledLogRepository(ports.logs)) }));
+      const { hangar, alice, record, paths, clock } = world;
+      record(alice.userId, 1);
+      clock.advance(1000);
+      record(alice.userId, 2);
+      logs.failures = 1;
+      let failure: unknown;
+      await hangar.activity.flush().catch((error) => (failure = error));
+      expect(failure).to.be.instanceOf(Error).with.property('message', 'database is down');
+      expect(await paths(alice.userId)).to.deep.equal({ paths: [], total: 0 });
+      clock.advance(1000);
+      record(alice.userId, 3);
+      await hangar.activity.flush();
+      expect(await paths(alice.userId)).to.deep.equal({ paths: ['/files/3', '/files/2', '/files/1'], total: 3 });
+      await hangar.activity.flush();
+      const { items } = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30 });
+      expect(new Set(items.map((e) => e.id)).size).to.equal(3);
+      expect(hangar.activity.dropped).to.equal(0);
+    });
+
+    it('writes entries recorded while a flush is under way before that flush (and a concurrent one) resolves', async () => {
+      let logs!: ControlledLogRepository;
+      const world = await withAccounts({}, (ports) => ({ logs: (logs = new ControlledLogRepository(ports.logs)) }));
+      const { hangar, alice, record, paths } = world;
+      record(alice.userId, 1);
+      const held = gate();
+      logs.hold = held.promise;
+      const first = hangar.activity.flush();
+      record(alice.userId, 2);
+      const second = hangar.activity.flush();
+      logs.hold = undefined;
+      held.open();
+      await Promise.all([first, second]);
+      expect((await paths(alice.userId)).total).to.equal(2);
+    });
+
+    it('flushes on its own once 1000 entries are buffered, reporting failures to onBackgroundError', async () => {
+      let logs!: ControlledLogRepository;
+      const world = await withAccounts({}, (ports) => ({ logs: (logs = new ControlledLogRepository(ports.logs)) }));
+      const { alice, record, paths, backgroundErrors } = world;
+      for (let n = 0; n < 999; n++) record(alice.userId, n);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(logs.batches).to.deep.equal([]);
+      logs.failures = 1;
+      record(alice.userId, 999);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(backgroundErrors).to.have.length(1);
+      expect((await paths(alice.userId)).total).to.equal(0);
+      record(alice.userId, 1000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect((await paths(alice.userId)).total).to.equal(1001);
+    });
+  });
+});
