@@ -108,7 +108,7 @@ const COMMANDS: readonly Command[] = [
       if (!values.yes) {
         const { user, totals } = await hangar.showAccount.execute({ email });
         throw new Refusal(
-          `this would delete ${user.email} with ${plural(totals.filesCount, 'file')} (${totals.storageBytes} bytes) and cannot be undone; add --yes to delete it.`,
+          `This would delete ${user.email} with ${plural(totals.filesCount, 'file')} (${totals.storageBytes} bytes) and cannot be undone; add --yes to delete it.`,
         );
       }
       const { deletedFiles } = await hangar.deleteAccount.execute({ email });
@@ -154,8 +154,10 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     return words.every((word, i) => argv[i] === word);
   });
   if (!command) {
-    const words = argv.slice(0, 2).join(' ');
-    throw new UsageError(`unknown command "${words}".`);
+    const group = COMMANDS.filter((c) => c.name.split(' ')[0] === argv[0]).map((c) => c.name.split(' ')[1]);
+    if (group.length === 0) throw new UsageError(`unknown command "${argv[0]}".`);
+    const what = argv[1] === undefined ? `"${argv[0]}" needs a command` : `unknown command "${argv[0]} ${argv[1]}"`;
+    throw new UsageError(`${what}; "${argv[0]}" commands: ${group.join(', ')}.`);
   }
   const words = command.name.split(' ').length;
   let parsed: { values: Values; positionals: string[] };

@@ -204,7 +204,7 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
       expect(await cliOk(['users', 'set-plan', 'alice@example.com', 'pro'])).to.equal('alice@example.com: plan is now "pro" (trial end lifted)\n');
       const body = await profile(alice.accessToken);
       expect(body.plan).to.deep.equal({
-        name: 'pro', trial_ends_at: null, trial_active: true,
+        name: 'pro', trial_ends_at: null, trial_active: false,
         storage_limit_bytes: 100_000_000, file_count_limit: 500, max_upload_size_bytes: 50_000_000,
       });
       expect(body.subscription.status).to.equal('free');
@@ -257,7 +257,7 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
       const result = await cli(['users', 'delete', 'carol@example.com']);
       expect(result.code).to.equal(1);
       expect(result.stdout).to.equal('');
-      expect(result.stderr).to.match(/^hangar: this would delete carol@example\.com with 1 file .*add --yes/);
+      expect(result.stderr).to.match(/^hangar: This would delete carol@example\.com with 1 file .*add --yes/);
       expect((await logIn('carol@example.com')).status).to.equal(200);
       expect((await fetch(carol.fileUrl)).status).to.equal(200);
     });
