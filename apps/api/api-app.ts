@@ -7,24 +7,33 @@ import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
 import { fileRoutes } from './routes/files.js';
-import { referenceRoutes } from './routes/reference.js';
+import { type ReferenceOptions, referenceRoutes } from './routes/reference.js';
+import { contentRoutes } from '../content/content-app.js';
 import { settingsRoutes } from './routes/settings.js';
 
 /** Options of the API app that are not use cases. */
-export interface ApiAppOptions {
-  allowedContentTypes: readonly string[];
+export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   logError?: ErrorLogger;
 }
 
-/** The whole route table of the API: the single source for routing, validation and (later) OpenAPI. */
+/**
+ * The whole route table of both servers: the single source for routing, validation, the OpenAPI
+ * document and the agent guide. Content routes are served by the content app, listed here for the reference.
+ */
 export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
-  return [...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...referenceRoutes(hangar, options)];
+  const routes: Route[] = [];
+  routes.push(
+    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
+    ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
+    ...contentRoutes(hangar),
+  );
+  return routes;
 }
 
 /** The API server ({base_url}) as a Koa app: errors, request ids, then the route table. */
 export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter(apiRoutes(hangar, options), hangar);
+  const router = buildRouter(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
   app.on('error', streamErrorHandler(options.logError));
   app.use(activityMiddleware(hangar.activity));
   app.use(errorsMiddleware(options.logError));

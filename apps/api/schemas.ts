@@ -12,7 +12,7 @@ export const ErrorBody = Type.Object({
   message: Type.String(),
   request_id: Type.String(),
   details: Type.Optional(Type.Unknown()),
-}, { $id: 'Error' });
+}, { $id: 'Error', examples: [{ code: 'FILE_TOO_LARGE', message: "The file is larger than this account's upload limit of 104857600 bytes.", request_id: '5b0e8f3a-1c2d-4e6f-8a9b-0c1d2e3f4a5b', details: { max_upload_size_bytes: 104857600 } }] });
 
 export const UserBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -27,7 +27,7 @@ export const SessionBody = Type.Object({
   expires_in: Type.Integer({ description: 'seconds' }),
   expires_at: Type.Integer({ description: 'Unix time, seconds' }),
   token_type: Type.Literal('bearer'),
-}, { $id: 'Session' });
+}, { $id: 'Session', examples: [{ access_token: 'eyJhbGciOiJIUzI1NiJ9…', refresh_token: 'k3J9sP2x…', expires_in: 3600, expires_at: 1795000000, token_type: 'bearer' }] });
 
 export const ApiKeyBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -51,7 +51,16 @@ export const FileBody = Type.Object({
   public_download_url: Nullable(Type.String()),
   created_at: Nullable(Timestamp),
   is_public: Type.Union([Type.Boolean(), Type.Null()]),
-}, { $id: 'File' });
+}, {
+  $id: 'File',
+  examples: [{
+    id: '3f0c2a9e-8d1b-4c55-9a3e-5b7f1d2c4e6a', user_id: '9b1d7c2e-4a3f-4e8b-8c6d-2f5a1e9b7c3d', file_id: 'aB3dE5gH7j',
+    name: 'cat.png', content_type: 'image/png', size: 48213,
+    public_url: 'https://cdn.example.com/m/aB3dE5gH7j', default_url: 'https://cdn.example.com/m/aB3dE5gH7j',
+    default_download_url: 'https://cdn.example.com/d/aB3dE5gH7j', public_download_url: 'https://cdn.example.com/d/aB3dE5gH7j',
+    created_at: '2026-11-21T12:00:00.000Z', is_public: true,
+  }],
+});
 
 export const SettingsBody = Type.Object({
   public_url_base: Type.String(),

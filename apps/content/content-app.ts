@@ -1,10 +1,11 @@
-import Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
 import { Readable } from 'node:stream';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
-import { buildRouter } from '../http/route.js';
+import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
+import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
 import { contentDisposition, etagMatches, parseRange } from './http-range.js';
 
@@ -29,20 +30,45 @@ const ACTIVE_TYPES = new Set([
  */
 export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger } = {}): Koa {
   const app = new Koa({ proxy: false });
-  const router = new Router();
-  router.get('/m/:id', (ctx) => serve(ctx, hangar, 'inline'));
-  router.get('/d/:id', (ctx) => serve(ctx, hangar, 'attachment'));
-  const health = buildRouter([healthRoute(hangar)], hangar);
+  const router = buildRouter([...contentRoutes(hangar), healthRoute(hangar)], hangar);
   app.on('error', streamErrorHandler(options.logError));
   app.use(errorsMiddleware(options.logError));
   app.use(router.routes());
-  app.use(health.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;
 }
 
-async function serve(ctx: Context, hangar: Hangar, disposition: 'inline' | 'attachment'): Promise<void> {
-  const { file, open } = await hangar.readPublicFile.execute({ fileId: String(ctx.params.id) });
+const ContentParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
+const ContentHeaders = Type.Object({
+  range: Type.Optional(Type.String({ description: 'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.1.2)' })),
+  'if-range': Type.Optional(Type.String({ description: 'Apply Range only while this ETag still matches' })),
+  'if-none-match': Type.Optional(Type.String({ description: 'ETags; a match answers 304' })),
+  'if-modified-since': Type.Optional(Type.String({ description: 'HTTP date; not modified since answers 304' })),
+});
+const contentResponses = { 200: BINARY, 206: BINARY, 304: null, 404: ErrorBody, 416: ErrorBody, 503: ErrorBody };
+
+/** The public addresses of files, as routes (documented in the OpenAPI document under {cdn_url}). */
+export function contentRoutes(hangar: Hangar): Route[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/m/:id', operationId: 'viewFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
+      summary: 'A public file, inline (view address)',
+      description: 'Byte ranges, strong ETag (the SHA-256), 304 on If-None-Match/If-Modified-Since, cached for a year (files never change). Private and missing files are 404.',
+      params: ContentParams, headers: ContentHeaders, responses: contentResponses,
+      handler: ({ ctx, params }) => serve(ctx, hangar, params.id, 'inline'),
+    }),
+    defineRoute({
+      method: 'GET', path: '/d/:id', operationId: 'downloadFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
+      summary: 'A public file, as an attachment (download address)',
+      description: 'Same as the view address, with `Content-Disposition: attachment` and the file’s name (RFC 6266).',
+      params: ContentParams, headers: ContentHeaders, responses: contentResponses,
+      handler: ({ ctx, params }) => serve(ctx, hangar, params.id, 'attachment'),
+    }),
+  ];
+}
+
+async function serve(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
+  const { file, open } = await hangar.readPublicFile.execute({ fileId });
   const etag = `"${file.sha256}"`;
   const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
 

@@ -33,15 +33,35 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
   operationId: string;
   tag: string;
   summary: string;
+  /** Longer text for the reference (Markdown). */
+  description?: string;
   auth: RouteAuth;
+  /** Which server answers it: the API ({base_url}, default) or the content server ({cdn_url}). */
+  server?: 'api' | 'content';
+  /** A GET that also answers HEAD with the same headers (documented as its own operation). */
+  alsoHead?: boolean;
   params?: P;
   query?: Q;
+  /** Request headers, with lower-case names (credentials are described by the security schemes instead). */
+  headers?: TSchema;
   /** JSON body schema; `binary` for a raw body the handler streams itself. */
   body?: B | 'binary';
-  /** Response schemas by status (documentation and tests); null for an empty body. */
-  responses: Record<number, TSchema | null>;
+  /**
+   * Response schemas by status: a JSON schema, {@link BINARY} for raw bytes, {@link HTML} for a
+   * page, or null for no body. The OpenAPI document and the HTTP tests' response checks come from here.
+   */
+  responses: Record<number, TSchema | null | typeof HTML | Alternatives>;
   handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<void>;
 }
+
+/** Marks a response that is a small HTML page. */
+export const HTML = { html: true } as const;
+/** A response offered in several media types (by `Accept`): media type → schema. */
+export interface Alternatives {
+  alternatives: Record<string, TSchema>;
+}
+/** Marks a response whose body is the raw bytes of a file. */
+export const BINARY = { type: 'string', format: 'binary' } as unknown as TSchema;
 
 /** Declares a route with its handler typed from its schemas. */
 export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema>(route: Route<P, Q, B>): Route {
@@ -61,6 +81,7 @@ export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'auth
   for (const route of routes) {
     const check = {
       params: route.params && TypeCompiler.Compile(route.params),
+      headers: route.headers && TypeCompiler.Compile(route.headers),
       query: route.query && TypeCompiler.Compile(route.query),
       body: route.body && route.body !== 'binary' ? TypeCompiler.Compile(route.body) : undefined,
     };
@@ -68,6 +89,7 @@ export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'auth
       const principal = await authenticate(ctx, route.auth, hangar);
       const params = validate('path', route.params, check.params, { ...ctx.params });
       const query = validate('query', route.query, check.query, { ...ctx.query });
+      validate('header', route.headers, check.headers, { ...ctx.headers });
       let body: unknown;
       if (check.body) {
         if (!ctx.is('application/json')) {

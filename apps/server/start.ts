@@ -42,7 +42,16 @@ export async function startHangar(config: Config, options: { logError?: ErrorLog
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
 
-  const api = listen(createApiApp(hangar, { allowedContentTypes: config.allowedContentTypes, logError: options.logError }).callback(), {
+  const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
+  const apiApp = createApiApp(hangar, {
+    allowedContentTypes: config.allowedContentTypes,
+    publicApiUrl: config.publicApiUrl,
+    publicContentUrl: config.publicContentUrl,
+    defaultPlan,
+    defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
+    logError: options.logError,
+  });
+  const api = listen(apiApp.callback(), {
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
     requestTimeout: 0,
   });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { makePdf, makePng, randomBytesOf, sha256 } from '../support/bytes.js';
+import { checkResponse } from '../support/openapi-check.js';
 import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 
 describe('HTTP: files and the content server', () => {
@@ -17,7 +18,11 @@ describe('HTTP: files and the content server', () => {
 
   const fetchBytes = async (url: string, headers: Record<string, string> = {}, method = 'GET') => {
     const response = await fetch(url, { headers, method });
-    return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) };
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const type = response.headers.get('content-type');
+    const body = type?.startsWith('application/json') ? JSON.parse(Buffer.from(bytes).toString('utf8')) : undefined;
+    checkResponse(new URL(url).origin, method, new URL(url).pathname, response.status, type, body);
+    return { status: response.status, headers: response.headers, bytes };
   };
   /** The file's public address on the running content server (PUBLIC_CONTENT_URL is a test name). */
   const local = (publicUrl: string) => publicUrl.replace('http://cdn.hangar.test', server.content);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Config, loadConfig } from '../../apps/server/config.js';
 import { type RunningHangar, startHangar } from '../../apps/server/start.js';
+import { checkResponse, registerService, unregisterService } from './openapi-check.js';
 
 /** A composed Hangar on ephemeral ports over a temporary DATA_DIR, and helpers to talk to it with fetch. */
 export interface TestServer {
@@ -38,6 +39,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
   Object.assign(config, { emailMinIntervalMs: 0 }, overrides);
   const internalErrors: unknown[] = [];
   const running = await startHangar(config, { logError: (entry) => internalErrors.push(entry) });
+  await registerService(running.apiAddress, running.contentAddress);
   return {
     running,
     dataDir,
@@ -45,6 +47,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     content: running.contentAddress,
     internalErrors,
     stop: async () => {
+      unregisterService(running.apiAddress, running.contentAddress);
       await running.close(1000);
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
@@ -65,7 +68,8 @@ export async function call(
     headers['content-type'] = 'application/json';
     body = JSON.stringify(init.json);
   }
-  const response = await fetch(base + pathname, { method: init.method ?? 'GET', headers, body, redirect: init.redirect ?? 'manual' });
+  const method = init.method ?? 'GET';
+  const response = await fetch(base + pathname, { method, headers, body, redirect: init.redirect ?? 'manual' });
   const text = await response.text();
   let parsed: unknown = undefined;
   if (text !== '') {
@@ -75,6 +79,7 @@ export async function call(
       parsed = text;
     }
   }
+  checkResponse(base, method, pathname, response.status, response.headers.get('content-type'), parsed);
   return { status: response.status, headers: response.headers, body: parsed };
 }
 

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registerService, unregisterService } from './openapi-check.js';
 
 /** The compiled server entry point, as `npm start` runs it. */
 export const SERVER_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/main.js');
@@ -32,6 +33,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     await new Promise((r) => setTimeout(r, 50));
   }
   const [, api, content] = match;
+  await registerService(api, content);
   return {
     child,
     api,
@@ -43,6 +45,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
     },
     stop: async () => {
+      unregisterService(api, content);
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { isDomainError } from '../../../core/shared/errors.js';
-import { defineRoute, type Route } from '../../http/route.js';
+import { defineRoute, HTML, type Route } from '../../http/route.js';
 import { confirmedPage, invalidLinkPage, resetPasswordPage } from '../pages.js';
 import { sessionJson, userJson } from '../presenters.js';
 import { errors, MessageBody, SessionBody, UserBody } from '../schemas.js';
@@ -29,7 +29,7 @@ export function authRoutes(hangar: Hangar): Route[] {
       method: 'GET', path: '/auth/confirm', operationId: 'confirmEmail', tag: 'auth', auth: 'none',
       summary: 'Confirm the e-mail address from the mailed link; 302 to redirect_to, signed in (tokens in the URL fragment)',
       query: Type.Object({ token: Type.String() }),
-      responses: { 302: null, 400: null },
+      responses: { 302: null, 400: HTML },
       handler: async ({ ctx, query }) => {
         try {
           const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token });
@@ -37,6 +37,8 @@ export function authRoutes(hangar: Hangar): Route[] {
           const fragment = new URLSearchParams({ ...stringify(sessionJson(session)), type: 'signup' }).toString();
           ctx.set('Cache-Control', 'no-store');
           ctx.redirect(`${redirectTo ?? '/auth/confirmed'}#${fragment}`);
+          // Koa writes "Redirecting to <url>" as the body: the tokens belong in Location only.
+          ctx.body = '';
         } catch (error) {
           if (!isDomainError(error, 'INVALID_TOKEN')) throw error;
           invalidLinkPage(ctx, error.message);
@@ -46,7 +48,7 @@ export function authRoutes(hangar: Hangar): Route[] {
     defineRoute({
       method: 'GET', path: '/auth/confirmed', operationId: 'confirmedPage', tag: 'auth', auth: 'none',
       summary: 'Page shown after confirmation when no redirect_to was given',
-      responses: { 200: null },
+      responses: { 200: HTML },
       handler: async ({ ctx }) => confirmedPage(ctx),
     }),
     defineRoute({
@@ -91,7 +93,7 @@ export function authRoutes(hangar: Hangar): Route[] {
       method: 'GET', path: '/auth/reset-password', operationId: 'resetPasswordPage', tag: 'auth', auth: 'none',
       summary: 'Form behind the mailed reset link',
       query: Type.Object({ token: Type.String({ maxLength: 256 }) }),
-      responses: { 200: null },
+      responses: { 200: HTML },
       handler: async ({ ctx, query }) => resetPasswordPage(ctx, query.token),
     }),
     defineRoute({

@@ -15,9 +15,13 @@ export function fileRoutes(hangar: Hangar): Route[] {
     defineRoute({
       method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: 'any',
       summary: 'Upload one file as the raw request body (streamed)',
-      query: Type.Object({ isPublic: Type.Optional(Type.Boolean({ default: true })) }),
+      query: Type.Object({ isPublic: Type.Optional(Type.Boolean({ default: true, description: '`false` makes the upload private' })) }),
+      headers: Type.Object({
+        'content-type': Type.String({ description: 'MIME type of the file; must be one of GET /reference/allowed-content-types', examples: ['image/png'] }),
+        'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name; `%XX` escapes are decoded as UTF-8; at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
+      }),
       body: 'binary',
-      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 413) },
+      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 413, 503) },
       handler: async ({ ctx, query, principal }) => {
         const abort = new AbortController();
         const onClose = () => {
@@ -100,7 +104,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
       body: Type.Object({ ids: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_BULK_DELETE_IDS }) }),
       responses: {
         200: Type.Object({ deleted: Type.Integer(), errors: Type.Array(Type.Object({ id: Type.String(), error: Type.String() })) }),
-        ...errors(400, 401),
+        ...errors(400, 401, 403),
       },
       handler: async ({ ctx, body, principal }) => {
         ctx.body = await hangar.bulkDeleteFiles.execute({ userId: principal.userId, ids: body.ids });

@@ -1,0 +1,165 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { ErrorCode } from '../../core/shared/errors.js';
+import type { Plan } from '../../core/plans/plan.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/shared/pagination.js';
+import { MIN_PASSWORD_LENGTH } from '../../core/accounts/user.js';
+import { MAX_BULK_DELETE_IDS } from '../../core/files/bulk-delete-files.js';
+import type { Route } from '../http/route.js';
+
+/** Bump when a field of the guide changes meaning or disappears (adding fields keeps the version). */
+export const AGENT_GUIDE_SCHEMA_VERSION = 1;
+
+const Step = Type.Object({ step: Type.Integer(), title: Type.String(), method: Type.String(), url: Type.String(), headers: Type.Record(Type.String(), Type.String()), body: Type.Optional(Type.Unknown()), then: Type.String() });
+
+/** The discovery payload for automated agents (GET /reference/for-agents). */
+export const AgentGuideBody = Type.Object({
+  schema_version: Type.Integer(),
+  service: Type.Object({ name: Type.String(), version: Type.String(), description: Type.String() }),
+  base_url: Type.String(),
+  content_url: Type.String(),
+  openapi_url: Type.String(),
+  docs_url: Type.String(),
+  authentication: Type.Object({
+    summary: Type.String(),
+    session_token: Type.Object({ obtain: Type.String(), header: Type.String(), lifetime_seconds: Type.Integer(), refresh: Type.String() }),
+    api_key: Type.Object({ obtain: Type.String(), headers: Type.Array(Type.String()), form: Type.String() }),
+    jwt_only_endpoints: Type.Array(Type.String()),
+    no_auth_endpoints: Type.Array(Type.String()),
+  }),
+  quick_start: Type.Array(Step),
+  limits: Type.Object({
+    new_account_plan: Type.Object({
+      name: Type.String(),
+      trial_days: Type.Union([Type.Integer(), Type.Null()]),
+      storage_limit_bytes: Type.Integer(),
+      file_count_limit: Type.Integer(),
+      max_upload_size_bytes_ceiling: Type.Integer(),
+    }),
+    default_max_upload_size_bytes: Type.Integer(),
+    password_min_length: Type.Integer(),
+    page_size: Type.Object({ default: Type.Integer(), max: Type.Integer() }),
+    bulk_delete_ids: Type.Object({ min: Type.Integer(), max: Type.Integer() }),
+  }),
+  allowed_content_types: Type.Array(Type.String()),
+  errors: Type.Object({ shape: Type.Unknown(), codes: Type.Record(Type.String(), Type.Integer()) }),
+  endpoints: Type.Array(Type.Object({ method: Type.String(), path: Type.String(), server: Type.String(), auth: Type.String(), summary: Type.String() })),
+});
+export type AgentGuide = Static<typeof AgentGuideBody>;
+
+/**
+ * Builds the agent guide from the route table and the deployment's settings, so it never
+ * disagrees with the running service: endpoints, auth requirements, limits, content types, codes.
+ */
+export function agentGuide(options: {
+  publicApiUrl: string;
+  publicContentUrl: string;
+  allowedContentTypes: readonly string[];
+  defaultPlan: Plan;
+  defaultMaxUploadSizeBytes: number;
+  routes: readonly Route[];
+  version: string;
+  errorStatus: Record<ErrorCode, number>;
+}): AgentGuide {
+  const base = options.publicApiUrl;
+  const endpoint = (r: Route) => `${r.method} ${r.path}`;
+  const documented = options.routes.filter((r) => !r.path.startsWith('/docs/'));
+  const plan = options.defaultPlan;
+  return {
+    schema_version: AGENT_GUIDE_SCHEMA_VERSION,
+    service: {
+      name: 'Hangar',
+      version: options.version,
+      description:
+        'A file host: upload files (images, video, audio, PDFs…) through this HTTP API with an API key; each file gets a short file_id ' +
+        'and public addresses on the content server: view {content_url}/m/<file_id>, download {content_url}/d/<file_id>.',
+    },
+    base_url: base,
+    content_url: options.publicContentUrl,
+    openapi_url: `${base}/reference/openapi.json`,
+    docs_url: `${base}/docs`,
+    authentication: {
+      summary: 'Two credentials: a session token (JWT) from login, and API keys for scripts. Send either as `Authorization: Bearer <token>`; an API key may instead go in `X-Api-Key`.',
+      session_token: {
+        obtain: 'POST /auth/login { email, password } → session.access_token (after the e-mail address is confirmed)',
+        header: 'Authorization: Bearer <access_token>',
+        lifetime_seconds: 3600,
+        refresh: 'POST /auth/refresh { refresh_token } → a new session; the old refresh token stops working',
+      },
+      api_key: {
+        obtain: 'POST /auth/api-keys { name? } with a session token → key (shown once)',
+        headers: ['Authorization: Bearer <API key>', 'X-Api-Key: <API key>'],
+        form: '`hgr_` followed by 32 letters and digits',
+      },
+      jwt_only_endpoints: documented.filter((r) => r.auth === 'jwt').map(endpoint),
+      no_auth_endpoints: documented.filter((r) => r.auth === 'none').map(endpoint),
+    },
+    quick_start: [
+      { step: 1, title: 'Register', method: 'POST', url: `${base}/auth/register`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: 'at least 6 characters' }, then: 'A confirmation link is e-mailed to the address.' },
+      { step: 2, title: 'Confirm the e-mail address', method: 'GET', url: `${base}/auth/confirm?token=<token from the e-mail>`, headers: {}, then: 'Answers 302; the address is confirmed.' },
+      { step: 3, title: 'Log in', method: 'POST', url: `${base}/auth/login`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: '…' }, then: 'Keep session.access_token (a JWT, valid 1 hour).' },
+      { step: 4, title: 'Create an API key', method: 'POST', url: `${base}/auth/api-keys`, headers: { authorization: 'Bearer <access_token>', 'content-type': 'application/json' }, body: { name: 'my agent' }, then: 'Keep `key`: it is shown only once.' },
+      { step: 5, title: 'Upload a file', method: 'POST', url: `${base}/files`, headers: { authorization: 'Bearer <API key>', 'content-type': '<one of allowed_content_types>', 'x-file-name': '<name, percent-encoded if not ASCII>' }, body: '<the raw file bytes as the request body (not multipart)>', then: 'Answers 201 { file, message }.' },
+      { step: 6, title: 'Use the public address', method: 'GET', url: `${options.publicContentUrl}/m/<file.file_id>`, headers: {}, then: 'file.public_url (view) and file.public_download_url (download) serve the bytes to anyone; private uploads (?isPublic=false) are not served.' },
+    ],
+    limits: {
+      new_account_plan: {
+        name: plan.name,
+        trial_days: plan.trialDays,
+        storage_limit_bytes: plan.storageLimitBytes,
+        file_count_limit: plan.fileCountLimit,
+        max_upload_size_bytes_ceiling: plan.maxUploadSizeBytes,
+      },
+      default_max_upload_size_bytes: Math.min(options.defaultMaxUploadSizeBytes, plan.maxUploadSizeBytes),
+      password_min_length: MIN_PASSWORD_LENGTH,
+      page_size: { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE },
+      bulk_delete_ids: { min: 1, max: MAX_BULK_DELETE_IDS },
+    },
+    allowed_content_types: [...options.allowedContentTypes],
+    errors: {
+      shape: { code: 'SCREAMING_SNAKE_CASE, stable', message: 'a sentence for people', request_id: 'also in the X-Request-Id header', details: 'optional: validation problems, limits' },
+      codes: { ...options.errorStatus },
+    },
+    endpoints: documented.map((r) => ({ method: r.method, path: r.path, server: r.server === 'content' ? 'content_url' : 'base_url', auth: r.auth === 'none' ? 'none' : r.auth === 'jwt' ? 'session token only' : 'API key or session token', summary: r.summary })),
+  };
+}
+
+/** The guide as Markdown-flavoured plain text, in the style of llms.txt. */
+export function agentGuideText(guide: AgentGuide): string {
+  const lines = [
+    `# ${guide.service.name} (API ${guide.service.version}, guide schema ${guide.schema_version})`,
+    '',
+    `> ${guide.service.description.replaceAll('{content_url}', guide.content_url)}`,
+    '',
+    `- Base URL: ${guide.base_url}`,
+    `- Content URL: ${guide.content_url}`,
+    `- OpenAPI 3.0 document: ${guide.openapi_url}`,
+    `- Human-readable reference: ${guide.docs_url}`,
+    `- JSON version of this guide: ${guide.base_url}/reference/for-agents`,
+    '',
+    '## Authentication',
+    guide.authentication.summary,
+    `- Session token: ${guide.authentication.session_token.obtain}; send ${guide.authentication.session_token.header}; ${guide.authentication.session_token.refresh}.`,
+    `- API key (${guide.authentication.api_key.form}): ${guide.authentication.api_key.obtain}; send ${guide.authentication.api_key.headers.join(' or ')}.`,
+    `- Session token only: ${guide.authentication.jwt_only_endpoints.join(', ')}.`,
+    `- No credentials: ${guide.authentication.no_auth_endpoints.join(', ')}.`,
+    '',
+    '## Quick start',
+    ...guide.quick_start.map((s) => `${s.step}. ${s.title}: ${s.method} ${s.url}${s.body === undefined ? '' : ` with ${typeof s.body === 'string' ? s.body : `JSON ${JSON.stringify(s.body)}`}`}. ${s.then}`),
+    '',
+    '## Limits for new accounts',
+    `- Plan "${guide.limits.new_account_plan.name}": trial ${guide.limits.new_account_plan.trial_days === null ? 'without end' : `${guide.limits.new_account_plan.trial_days} days`}, storage ${guide.limits.new_account_plan.storage_limit_bytes} bytes, ${guide.limits.new_account_plan.file_count_limit} files, upload size up to ${guide.limits.new_account_plan.max_upload_size_bytes_ceiling} bytes (default ${guide.limits.default_max_upload_size_bytes}).`,
+    `- Passwords: at least ${guide.limits.password_min_length} characters. Lists: page size ${guide.limits.page_size.default} by default, at most ${guide.limits.page_size.max}. Bulk delete: ${guide.limits.bulk_delete_ids.min} to ${guide.limits.bulk_delete_ids.max} ids.`,
+    '',
+    '## Allowed content types',
+    guide.allowed_content_types.join(', '),
+    '',
+    '## Errors',
+    'Every error body is { "code", "message", "request_id", "details"? }. Codes and their HTTP status:',
+    ...Object.entries(guide.errors.codes).map(([code, status]) => `- ${code}: ${status}`),
+    '',
+    '## Endpoints',
+    ...guide.endpoints.map((e) => `- ${e.method} ${e.server === 'content_url' ? '{content_url}' : ''}${e.path} (${e.auth}): ${e.summary}`),
+    '',
+  ];
+  return lines.join('\n');
+}

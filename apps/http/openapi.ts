@@ -1,0 +1,198 @@
+import type { TSchema } from '@sinclair/typebox';
+import { ErrorBody as ERROR_SCHEMA } from '../api/schemas.js';
+import type { Alternatives, Route } from './route.js';
+
+/** An OpenAPI 3.0.3 document (kept loose: it is built here and validated by tests with a real validator). */
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+
+/** What the document says about the service besides its routes. */
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description: string;
+  /** {base_url}. */
+  apiUrl: string;
+  /** {cdn_url}: server of the routes marked `server: 'content'`. */
+  contentUrl: string;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Converts a TypeBox (JSON Schema) schema into an OpenAPI 3.0 Schema Object: `null` unions become
+ * `nullable: true`, `const` becomes a one-value `enum`, `patternProperties` (records) become
+ * `additionalProperties`, and schemas with an `$id` become `$ref`s to `components.schemas`
+ * (collected into `components`).
+ */
+export function toOpenApiSchema(schema: TSchema | Json, components: Json, top = true): Json {
+  const source = schema as Json;
+  const id = source.$id as string | undefined;
+  if (id && !top) {
+    if (!(id in components)) components[id] = {}; // placeholder first: guards against cycles
+    components[id] = toOpenApiSchema(schema, components, true);
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  const out: Json = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key === '$id' || key === 'const' || key === 'patternProperties' || key === 'anyOf' || key === 'examples') continue;
+    if (key === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(value as Json).map(([name, child]) => [name, toOpenApiSchema(child as Json, components, false)]));
+    } else if (key === 'items') {
+      out.items = toOpenApiSchema(value as Json, components, false);
+    } else if (key === 'additionalProperties' && typeof value === 'object') {
+      out.additionalProperties = toOpenApiSchema(value as Json, components, false);
+    } else {
+      out[key] = value;
+    }
+  }
+  if ('const' in source) {
+    out.enum = [source.const];
+    if (source.type === undefined) out.type = typeof source.const === 'number' ? 'number' : typeof source.const;
+  }
+  if (source.patternProperties) {
+    const [value] = Object.values(source.patternProperties as Json);
+    out.type = 'object';
+    out.additionalProperties = toOpenApiSchema(value as Json, components, false);
+  }
+  if (Array.isArray(source.examples) && source.examples.length > 0) out.example = source.examples[0];
+  if (source.anyOf) {
+    const options = source.anyOf as Json[];
+    const nonNull = options.filter((o) => o.type !== 'null');
+    const nullable = nonNull.length < options.length;
+    const allLiterals = nonNull.length > 0 && nonNull.every((o) => 'const' in o && typeof o.const === typeof nonNull[0].const);
+    if (allLiterals) {
+      out.type = typeof nonNull[0].const === 'number' ? 'number' : typeof nonNull[0].const;
+      out.enum = nonNull.map((o) => o.const);
+    } else if (nonNull.length === 1) {
+      Object.assign(out, toOpenApiSchema(nonNull[0], components, false));
+    } else {
+      out.anyOf = nonNull.map((o) => toOpenApiSchema(o, components, false));
+    }
+    if (nullable) {
+      if (out.$ref) return { allOf: [{ $ref: out.$ref }], nullable: true };
+      out.nullable = true;
+    }
+  }
+  // OpenAPI 3.0 has no null type: a value that is always null is a nullable object limited to null.
+  if (source.type === 'null') return { type: 'object', nullable: true, enum: [null] };
+  if (out.$ref && Object.keys(out).length > 1) return { allOf: [{ $ref: out.$ref }], ...Object.fromEntries(Object.entries(out).filter(([k]) => k !== '$ref')) };
+  return out;
+}
+
+const SECURITY_SCHEMES = {
+  bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token (`access_token` from POST /auth/login), as `Authorization: Bearer <JWT>`.' },
+  bearerApiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'hgr_ API key', description: 'API key as `Authorization: Bearer hgr_…`.' },
+  apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'API key in the `X-Api-Key` header.' },
+};
+
+function securityOf(route: Route): Json[] {
+  switch (route.auth) {
+    case 'none':
+      return [];
+    case 'jwt':
+      return [{ bearerJwt: [] }];
+    case 'any':
+      return [{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }];
+  }
+}
+
+function parametersOf(where: 'path' | 'query' | 'header', schema: TSchema | undefined, components: Json): Json[] {
+  if (!schema) return [];
+  const properties = (schema as Json).properties as Record<string, Json>;
+  const required = new Set(((schema as Json).required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, child]) => {
+    const converted = toOpenApiSchema(child, components, false);
+    const description = converted.description;
+    delete converted.description;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: converted,
+    };
+  });
+}
+
+function responseOf(status: number, schema: TSchema | null | { html: true } | Alternatives, components: Json): Json {
+  const description = STATUS_TEXT[status] ?? `HTTP ${status}`;
+  if (schema === null) return { description };
+  if ('alternatives' in (schema as Json)) {
+    const alternatives = (schema as Alternatives).alternatives;
+    return { description, content: Object.fromEntries(Object.entries(alternatives).map(([type, s]) => [type, { schema: toOpenApiSchema(s, components, false) }])) };
+  }
+  if ('html' in (schema as Json) && (schema as Json).html === true) return { description, content: { 'text/html': { schema: { type: 'string' } } } };
+  if ((schema as Json).format === 'binary') return { description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } };
+  return { description, content: { 'application/json': { schema: toOpenApiSchema(schema as TSchema, components, false) } } };
+}
+
+/**
+ * Error responses every route of a kind can give, added to its declared ones: 400 for any input
+ * to validate, 413/415 for JSON bodies, 401 behind authentication, 403 where a session token is
+ * required. (500 is deliberately absent: it is a bug, never part of the interface.)
+ */
+function implicitResponses(route: Route): Record<number, TSchema> {
+  const implicit: Record<number, TSchema> = {};
+  const error = ERROR_SCHEMA;
+  if (route.params || route.query || route.headers || route.body) implicit[400] = error;
+  if (route.body && route.body !== 'binary') Object.assign(implicit, { 413: error, 415: error });
+  if (route.auth !== 'none') implicit[401] = error;
+  if (route.auth === 'jwt') implicit[403] = error;
+  return implicit;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 302: 'Found (redirect)', 304: 'Not Modified',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large',
+  415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 502: 'Bad Gateway', 503: 'Service Unavailable',
+};
+
+/**
+ * Builds the OpenAPI 3.0.3 document of a route table: the one source of routing, validation and
+ * documentation. Paths `/files/:id` become `/files/{id}`; routes served by the content server carry
+ * their own `servers` entry.
+ */
+export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo): OpenApiDocument {
+  const components: Json = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const operation: Json = {
+      operationId: route.operationId,
+      tags: [route.tag],
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      security: securityOf(route),
+      parameters: [
+        ...parametersOf('path', route.params, components),
+        ...parametersOf('query', route.query, components),
+        ...parametersOf('header', route.headers, components),
+      ],
+      responses: Object.fromEntries(
+        Object.entries({ ...implicitResponses(route), ...route.responses }).map(([status, schema]) => [status, responseOf(Number(status), schema, components)]),
+      ),
+    };
+    if (route.body === 'binary') {
+      operation.requestBody = {
+        required: true,
+        description: 'The file’s bytes, as they are (not multipart). `Content-Type` must be one of GET /reference/allowed-content-types.',
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, '*/*': { schema: { type: 'string', format: 'binary' } } },
+      };
+    } else if (route.body) {
+      operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApiSchema(route.body, components, false) } } };
+    }
+    if ((operation.parameters as Json[]).length === 0) delete operation.parameters;
+    const item = (paths[path] ??= {});
+    if (route.server === 'content') item.servers = [{ url: info.contentUrl, description: 'Content server ({cdn_url})' }];
+    item[route.method.toLowerCase()] = operation;
+    if (route.alsoHead) item.head = { ...operation, operationId: `${route.operationId}Head`, summary: `${route.summary} (headers only)` };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: info.title, version: info.version, description: info.description },
+    servers: [{ url: info.apiUrl, description: 'API ({base_url})' }],
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    paths,
+    components: { schemas: components, securitySchemes: SECURITY_SCHEMES },
+  } as OpenApiDocument;
+}

@@ -1,0 +1,139 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { generateApi } from 'swagger-typescript-api';
+import { call, mailedToken, startTestServer, type TestServer } from '../support/http-harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let document: any;
+  before(async () => {
+    server = await startTestServer({ TRIAL_DAYS: '30', FILE_COUNT_LIMIT: '500', ALLOWED_CONTENT_TYPES: 'image/png,text/plain,application/pdf' });
+    document = (await call(server.api, '/reference/openapi.json')).body;
+  });
+  after(async () => {
+    await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
+  });
+
+  it('publishes an OpenAPI 3.0.3 document that a real validator accepts', async () => {
+    expect(document.openapi).to.equal('3.0.3');
+    const result = await new Validator().validate(document);
+    expect(result.valid, JSON.stringify(result.errors)).to.equal(true);
+  });
+
+  it('describes every resource, the three credentials and each operation’s security', () => {
+    expect(document.components.schemas).to.include.keys('File', 'Settings', 'Usage', 'LogEntry', 'ApiKey', 'User', 'Session', 'Error', 'Profile');
+    expect(document.components.securitySchemes).to.deep.include({ apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: document.components.securitySchemes.apiKeyHeader.description } });
+    expect(document.components.securitySchemes.bearerJwt).to.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(document.components.securitySchemes.bearerApiKey).to.include({ type: 'http', scheme: 'bearer' });
+    expect(document.paths['/auth/api-keys'].get.security).to.deep.equal([{ bearerJwt: [] }]);
+    expect(document.paths['/auth/api-keys'].get.responses).to.include.keys('200', '401', '403');
+    expect(document.paths['/auth/register'].post.security).to.deep.equal([]);
+    expect(document.paths['/files'].get.security).to.deep.equal([{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }]);
+    const paths = Object.keys(document.paths);
+    for (const p of ['/auth/register', '/auth/login', '/auth/forgot-password', '/auth/api-keys/{id}', '/files', '/files/{id}', '/files/bulk-delete', '/settings', '/usage', '/logs', '/profile', '/reference/allowed-content-types', '/reference/for-agents', '/reference/openapi.json', '/m/{id}', '/d/{id}']) {
+      expect(paths).to.include(p);
+    }
+    expect(document.paths['/m/{id}'].servers[0].url).to.equal('http://cdn.hangar.test');
+  });
+
+  it('documents the raw binary body of POST /files with its headers, and gives examples', () => {
+    const upload = document.paths['/files'].post;
+    expect(upload.requestBody.content['application/octet-stream'].schema).to.deep.equal({ type: 'string', format: 'binary' });
+    const headers = upload.parameters.filter((p: any) => p.in === 'header').map((p: any) => [p.name, p.required]);
+    expect(headers).to.deep.include.members([['content-type', true], ['x-file-name', false]]);
+    expect(upload.parameters.find((p: any) => p.name === 'isPublic')).to.include({ in: 'query', required: false });
+    expect(upload.responses['413'].content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
+    expect(document.components.schemas.File.example).to.be.an('object');
+  });
+
+  it('serves the allowed content types as configured', async () => {
+    const result = await call(server.api, '/reference/allowed-content-types');
+    expect(result.body).to.deep.equal({ content_types: ['image/png', 'text/plain', 'application/pdf'] });
+  });
+
+  it('tells an agent everything it needs in a versioned JSON guide, and the same as plain text', async () => {
+    const guide = (await call(server.api, '/reference/for-agents')).body;
+    expect(guide.schema_version).to.equal(1);
+    expect(guide).to.include({ base_url: 'http://api.hangar.test', content_url: 'http://cdn.hangar.test', openapi_url: 'http://api.hangar.test/reference/openapi.json' });
+    expect(guide.authentication.api_key.headers).to.deep.equal(['Authorization: Bearer <API key>', 'X-Api-Key: <API key>']);
+    expect(guide.authentication.jwt_only_endpoints).to.include.members(['POST /auth/api-keys', 'GET /auth/api-keys', 'DELETE /auth/api-keys/:id']);
+    expect(guide.quick_start.map((s: any) => s.title)).to.deep.equal(['Register', 'Confirm the e-mail address', 'Log in', 'Create an API key', 'Upload a file', 'Use the public address']);
+    expect(guide.limits.new_account_plan).to.include({ trial_days: 30, file_count_limit: 500 });
+    expect(guide.allowed_content_types).to.deep.equal(['image/png', 'text/plain', 'application/pdf']);
+    expect(guide.errors.codes).to.include({ FILE_TOO_LARGE: 413, TRIAL_ENDED: 403, EMAIL_NOT_VERIFIED: 403, UNAUTHORIZED: 401 });
+    for (const request of [call(server.api, '/reference/for-agents', { headers: { accept: 'text/plain' } }), call(server.api, '/reference/for-agents.txt')]) {
+      const text = await request;
+      expect(text.headers.get('content-type')).to.match(/^text\/plain/);
+      expect(text.body).to.include('# Hangar').and.include('## Quick start').and.include('X-Api-Key').and.include('FILE_TOO_LARGE: 413');
+    }
+  });
+
+  it('runs the quick start with a client generated from the document (swagger-typescript-api)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'hangar-client-'));
+    try {
+      await writeFile(path.join(dir, 'openapi.json'), JSON.stringify({ ...document, servers: [{ url: server.api }] }));
+      await writeFile(path.join(dir, 'package.json'), '{"type":"module"}');
+      await generateApi({ input: path.join(dir, 'openapi.json'), output: dir, fileName: 'api.ts', httpClientType: 'fetch', toJS: true, silent: true } as any);
+      const { Api } = await import(pathToFileURL(path.join(dir, 'api.js')).href);
+      const api = new Api({ securityWorker: (token: string | null) => (token ? { headers: { Authorization: `Bearer ${token}` } } : {}) });
+      const email = 'generated@example.com';
+      await api.auth.register({ email, password: 'client-secret' });
+      const token = await mailedToken(server, email, '/auth/confirm');
+      await api.auth.confirmEmail({ token }, { redirect: 'manual' }).catch((response: Response) => expect(response.status).to.equal(302));
+      const login = await api.auth.login({ email, password: 'client-secret' });
+      api.setSecurityData(login.data.session.access_token);
+      const key = await api.auth.createApiKey({ name: 'generated' });
+      api.setSecurityData(key.data.key);
+      const uploaded = await api.files.uploadFile('hello from a generated client', { isPublic: true }, { type: 'text/plain', headers: { 'x-file-name': 'hello.txt' } });
+      expect(uploaded.status).to.equal(201);
+      const file = uploaded.data.file;
+      expect(file).to.include({ name: 'hello.txt', content_type: 'text/plain', size: 29 });
+      const publicBytes = await fetch(file.public_url.replace('http://cdn.hangar.test', server.content));
+      expect(await publicBytes.text()).to.equal('hello from a generated client');
+      const listed = await api.files.listFiles({ limit: 10 });
+      expect(listed.data.files.map((f: any) => f.file_id)).to.deep.equal([file.file_id]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('renders the API reference at /docs in a real browser, listing the operations', async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
+      this.skip();
+    }
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const outside: string[] = [];
+      page.on('request', (request) => {
+        if (!request.url().startsWith(server.api)) outside.push(request.url());
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      await page.goto(`${server.api}/docs`);
+      await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+      const operations = await page.$$eval('.opblock-summary', (nodes) => nodes.map((n) => n.textContent ?? ''));
+      expect(operations.some((text) => text.includes('/files/bulk-delete'))).to.equal(true);
+      expect(operations.some((text) => text.includes('/auth/register'))).to.equal(true);
+      expect(operations.length).to.be.at.least(25);
+      expect(outside, 'no request leaves the service').to.deep.equal([]);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
