@@ -1,4 +1,8 @@
 import type { AccountOptions } from './accounts/account-options.js';
+import type { CustomDomainRepository } from './domains/custom-domain-repository.js';
+import { CustomDomains } from './domains/custom-domains.js';
+import type { EdgeProvider } from './domains/edge-provider.js';
+import { HostnameDirectory } from './domains/hostname-directory.js';
 import { Authenticate } from './accounts/authenticate.js';
 import { ConfirmEmail } from './accounts/confirm-email.js';
 import { LogIn } from './accounts/log-in.js';
@@ -62,6 +66,8 @@ export interface HangarPorts {
   files: FileRepository;
   usage: UsageRepository;
   logs: ActivityLogRepository;
+  domains: CustomDomainRepository;
+  edge: EdgeProvider;
   blobs: BlobStore;
   /** Should return quickly (queue the message): requests wait for it. */
   mailer: Mailer;
@@ -96,15 +102,18 @@ export type Hangar = ReturnType<typeof createHangar>;
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
-  const { users, tokens, sessions, apiKeys, files, usage, logs, blobs, mailer, passwords, signer, ids, digest, clock } = ports;
+  const { users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock } = ports;
+  const directory = new HostnameDirectory({ domains, clock });
+  const reservedHosts = [options.publicApiUrl, options.publicContentUrl].map((url) => new URL(url).hostname);
+  const customDomains = new CustomDomains({ domains, edge, directory, clock, reservedHosts });
   const plans = new PlanCatalog(options);
   const accounts = new AccountPolicy({ users, plans, clock, options });
   const usageMeter = new UsageMeter({ usage, users, clock });
   const report = new AccountReport({ accounts, files });
   const issuer = new SessionIssuer({ sessions, signer, ids, digest, clock });
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
-  const addresses = new FileAddresses(options);
-  const getSettings = new GetSettings({ accounts, addresses });
+  const addresses = new FileAddresses({ domains, options });
+  const getSettings = new GetSettings({ accounts, addresses, domains });
   return {
     usageMeter,
     activity: new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError }),
@@ -125,9 +134,9 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getFile: new GetFile({ files, addresses }),
     deleteFile: new DeleteFile({ files, blobs, accounts }),
     bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts }),
-    readPublicFile: new ReadPublicFile({ files, blobs, meter: usageMeter }),
+    readPublicFile: new ReadPublicFile({ files, blobs, meter: usageMeter, directory }),
     getSettings,
-    updateSettings: new UpdateSettings({ users, accounts, settings: getSettings, clock }),
+    updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
     getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),
     listLogs: new ListLogs({ logs }),
     getProfile: new GetProfile({ accounts }),

@@ -43,3 +43,8 @@ export * from './plans/get-usage.js';
 export * from './plans/plan.js';
 export * from './plans/usage-meter.js';
 export * from './plans/usage-repository.js';
+export * from './domains/custom-domain.js';
+export * from './domains/custom-domain-repository.js';
+export * from './domains/custom-domains.js';
+export * from './domains/edge-provider.js';
+export * from './domains/hostname-directory.js';

@@ -3,6 +3,7 @@ import type { SessionRepository } from '../../core/accounts/session-repository.j
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
+import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { HealthProbe } from '../../core/shared/health.js';
@@ -16,6 +17,7 @@ export interface Repositories {
   files: FileRepository;
   usage: UsageRepository;
   logs: ActivityLogRepository;
+  domains: CustomDomainRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -57,11 +57,19 @@ export function fileJson({ file, urls }: FileView) {
   };
 }
 
-/** Settings object (spec 2.5). */
+/** Settings object (spec 2.5), with the custom domain's DNS records and provider errors. */
 export function settingsJson(settings: Settings) {
+  const domain = settings.customDomain;
   return {
     public_url_base: settings.publicUrlBase,
-    custom_domain: settings.customDomain,
+    custom_domain: domain && {
+      hostname: domain.hostname,
+      verification_status: domain.verificationStatus,
+      ssl_status: domain.sslStatus,
+      updated_at: domain.updatedAt.toISOString(),
+      dns_records: domain.dnsRecords.map((r) => ({ type: r.type, name: r.name, value: r.value, purpose: r.purpose })),
+      errors: domain.errors,
+    },
     max_upload_size_bytes: settings.maxUploadSizeBytes,
   };
 }

@@ -62,9 +62,23 @@ export const FileBody = Type.Object({
   }],
 });
 
+export const CustomDomainBody = Type.Object({
+  hostname: Type.String(),
+  verification_status: Type.String({ description: 'The provider’s hostname status: pending, active, moved, blocked, deleted, …' }),
+  ssl_status: Type.String({ description: 'The provider’s certificate status: initializing, pending_validation, pending_issuance, pending_deployment, active, …' }),
+  updated_at: Timestamp,
+  dns_records: Type.Array(Type.Object({
+    type: Type.Union([Type.Literal('CNAME'), Type.Literal('TXT')]),
+    name: Type.String(),
+    value: Type.String(),
+    purpose: Type.Union([Type.Literal('routing'), Type.Literal('ownership'), Type.Literal('ssl_validation')]),
+  }), { description: 'Records to create at your DNS host' }),
+  errors: Type.Array(Type.String(), { description: 'Validation errors reported by the provider' }),
+}, { $id: 'CustomDomain' });
+
 export const SettingsBody = Type.Object({
-  public_url_base: Type.String(),
-  custom_domain: Type.Null(),
+  public_url_base: Type.String({ description: 'https://<custom domain> once verified, else the content URL' }),
+  custom_domain: Type.Union([CustomDomainBody, Type.Null()]),
   max_upload_size_bytes: Type.Integer(),
 }, { $id: 'Settings' });
 

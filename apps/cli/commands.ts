@@ -1,4 +1,9 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
+import { type CopiedTable, copyDatabase, DestinationNotEmptyError } from '../../adapters/persistence/sql/copy-database.js';
+import { type Config, ConfigError, parseDatabaseUrl } from '../server/config.js';
+import { openDatabase } from '../server/database.js';
 import { normaliseEmail } from '../../core/accounts/user.js';
 import type { Hangar } from '../../core/hangar.js';
 import { accountJson, accountPageJson, accountTable, plural } from './account-output.js';
@@ -15,6 +20,14 @@ export class Refusal extends Error {
 /** Work a command line asked for: one use case call. Resolves with what to print on stdout (no trailing newline). */
 export type Work = (hangar: Hangar) => Promise<string>;
 
+/**
+ * Work that opens what it needs itself instead of the configured service (`db copy` names its two
+ * databases on the command line). Resolves with what to print on stdout (no trailing newline).
+ */
+export interface StandaloneWork {
+  standalone: () => Promise<string>;
+}
+
 /** Option values as `node:util` `parseArgs` returns them. */
 type Values = Record<string, string | boolean | undefined>;
 
@@ -29,10 +42,13 @@ interface Command {
   options?: Record<string, { type: 'string' | 'boolean' }>;
   summary: string;
   /** Checks the arguments (throws UsageError) before anything is opened, and returns the work. */
-  prepare(args: string[], values: Values): Work;
+  prepare(args: string[], values: Values): Work | StandaloneWork;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** A database as `--from`/`--to` name it. */
+type DatabaseLocation = Config['database'];
 
 const COMMANDS: readonly Command[] = [
   {
@@ -117,6 +133,74 @@ const COMMANDS: readonly Command[] = [
   },
 ];
 
+/** The admin commands on the database itself (not on accounts). */
+const DB_COMMANDS: readonly Command[] = [
+  {
+    name: 'db copy',
+    args: [],
+    optionsSynopsis: '--from <sqlite:path|postgres://…> --to <sqlite:path|postgres://…>',
+    options: { from: { type: 'string' }, to: { type: 'string' } },
+    summary: 'Copies every account, key, session, file record, log and total into an empty database (migrated first), e.g. SQLite to Postgres; reports rows per table. Blobs stay where they are.',
+    prepare: (_args, values) => {
+      const from = databaseOption('from', values.from);
+      const to = databaseOption('to', values.to);
+      return {
+        standalone: async () => {
+          const copied = await copyBetween(from, to);
+          const width = Math.max(...copied.map((entry) => entry.table.length));
+          const total = copied.reduce((sum, entry) => sum + entry.rows, 0);
+          return [
+            `Copied ${describeDatabase(from)} to ${describeDatabase(to)}:`,
+            ...copied.map((entry) => `  ${entry.table.padEnd(width)}  ${String(entry.rows).padStart(9)}`),
+            `  ${'total'.padEnd(width)}  ${String(total).padStart(9)}`,
+          ].join('\n');
+        },
+      };
+    },
+  },
+];
+
+/** `--from`/`--to`: a database URL as DATABASE_URL takes it. @throws UsageError when missing or not one */
+function databaseOption(name: 'from' | 'to', value: string | boolean | undefined): DatabaseLocation {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} <sqlite:path|postgres://…> is required.`);
+  try {
+    return parseDatabaseUrl(value, { name: `--${name}`, poolSize: 2 });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Opens both databases (migrating each, as a server start would), refuses a destination that
+ * already holds accounts or a SQLite source that does not exist, copies, and closes both.
+ * @throws Refusal in those cases
+ */
+async function copyBetween(from: DatabaseLocation, to: DatabaseLocation): Promise<CopiedTable[]> {
+  if (from.kind === 'sqlite' && from.path !== ':memory:' && !existsSync(from.path)) throw new Refusal(`there is no SQLite database at ${from.path}.`);
+  const source = await openDatabase(from);
+  try {
+    const destination = await openDatabase(to);
+    try {
+      return await copyDatabase({ from: source.db, to: destination.db });
+    } catch (error) {
+      if (error instanceof DestinationNotEmptyError) throw new Refusal(error.message);
+      throw error;
+    } finally {
+      await destination.close();
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+/** A database for messages: the SQLite path, or the Postgres URL without its password. */
+function describeDatabase(location: DatabaseLocation): string {
+  return location.kind === 'sqlite' ? `sqlite:${location.path}` : redactPostgresUrl(location.url);
+}
+
+const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...DB_COMMANDS];
+
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');
 }
@@ -129,18 +213,22 @@ export function usageText(): string {
     'Usage: npm run cli -- <command>   or   node dist/apps/cli/main.js <command>',
     '',
     'Commands:',
-    ...COMMANDS.flatMap((c) => [`  ${synopsis(c)}`, `      ${c.summary}`]),
+    ...ALL_COMMANDS.flatMap((c) => [`  ${synopsis(c)}`, `      ${c.summary}`]),
     '  help',
     '      This text (also --help, or no command).',
     '',
     'Dates are ISO 8601: 2030-01-31 (midnight UTC) or 2030-01-31T12:00:00Z.',
-    'Exit codes: 0 done; 1 refused (unknown account or plan, invalid e-mail, delete without --yes);',
+    'Exit codes: 0 done; 1 refused (unknown account or plan, invalid e-mail, delete without --yes,',
+    'db copy into a database that holds accounts or from a missing SQLite file);',
     '2 invalid configuration; 64 wrong usage; 70 internal error.',
   ].join('\n');
 }
 
-/** What a command line asks for: the help text, or one command's work. */
-export type Invocation = { kind: 'help' } | { kind: 'run'; name: string; work: Work };
+/** What a command line asks for: the help text, one command's work on the service, or standalone work. */
+export type Invocation =
+  | { kind: 'help' }
+  | { kind: 'run'; name: string; work: Work }
+  | { kind: 'standalone'; name: string; run: () => Promise<string> };
 
 /**
  * Parses the arguments after `main.js` (e.g. `['users', 'set-plan', 'a@example.com', 'pro']`).
@@ -149,12 +237,12 @@ export type Invocation = { kind: 'help' } | { kind: 'run'; name: string; work: W
  */
 export function parseInvocation(argv: readonly string[]): Invocation {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
-  const command = COMMANDS.find((c) => {
+  const command = ALL_COMMANDS.find((c) => {
     const words = c.name.split(' ');
     return words.every((word, i) => argv[i] === word);
   });
   if (!command) {
-    const group = COMMANDS.filter((c) => c.name.split(' ')[0] === argv[0]).map((c) => c.name.split(' ')[1]);
+    const group = ALL_COMMANDS.filter((c) => c.name.split(' ')[0] === argv[0]).map((c) => c.name.split(' ')[1]);
     if (group.length === 0) throw new UsageError(`unknown command "${argv[0]}".`);
     const what = argv[1] === undefined ? `"${argv[0]}" needs a command` : `unknown command "${argv[0]} ${argv[1]}"`;
     throw new UsageError(`${what}; "${argv[0]}" commands: ${group.join(', ')}.`);
@@ -173,7 +261,8 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     throw new UsageError(`${command.name}: ${problem}.`, synopsis(command));
   }
   try {
-    return { kind: 'run', name: command.name, work: command.prepare(parsed.positionals, parsed.values) };
+    const work = command.prepare(parsed.positionals, parsed.values);
+    return typeof work === 'function' ? { kind: 'run', name: command.name, work } : { kind: 'standalone', name: command.name, run: work.standalone };
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${command.name}: ${error.message}`, synopsis(command));
     throw error;

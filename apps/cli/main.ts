@@ -23,7 +23,7 @@ const Exit = {
 
 /**
  * Runs one command line against the configured database and blob store; always drains mail and
- * closes the database before returning.
+ * closes the database before returning. Standalone commands (`db copy`) open what they name instead.
  * @returns the exit status (see {@link Exit})
  */
 async function main(argv: readonly string[]): Promise<number> {
@@ -40,6 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
     await print(process.stdout, usageText());
     return Exit.ok;
   }
+  if (invocation.kind === 'standalone') return runStandalone(invocation);
 
   let config: Config;
   try {
@@ -79,6 +80,22 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   }
   return status;
+}
+
+/** Runs work that opens what it needs itself (`db copy`): no configuration is read. @returns the exit status */
+async function runStandalone(invocation: { name: string; run: () => Promise<string> }): Promise<number> {
+  try {
+    await print(process.stdout, await invocation.run());
+    return Exit.ok;
+  } catch (error) {
+    if (error instanceof Refusal) {
+      await print(process.stderr, `hangar: ${error.message}`);
+      return Exit.refused;
+    }
+    // The message says what went wrong (a database that does not answer, a failed migration); a stack would not help.
+    await print(process.stderr, `hangar: ${invocation.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return Exit.internal;
+  }
 }
 
 /** Writes `text` and a final newline, resolving once the stream has taken it (so exiting right after loses nothing). */

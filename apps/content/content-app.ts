@@ -68,7 +68,7 @@ export function contentRoutes(hangar: Hangar): Route[] {
 }
 
 async function serve(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
-  const { file, open } = await hangar.readPublicFile.execute({ fileId });
+  const { file, open } = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined });
   const etag = `"${file.sha256}"`;
   const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
 

@@ -18,6 +18,9 @@ export interface OpenApiInfo {
 
 type Json = Record<string, unknown>;
 
+/** OpenAPI 3.0 has no null type: a value that is always null is a nullable object limited to null. */
+const NULL_ONLY = { type: 'object', nullable: true, enum: [null] };
+
 /**
  * Converts a TypeBox (JSON Schema) schema into an OpenAPI 3.0 Schema Object: `null` unions become
  * `nullable: true`, `const` becomes a one-value `enum`, `patternProperties` (records) become
@@ -69,12 +72,12 @@ export function toOpenApiSchema(schema: TSchema | Json, components: Json, top = 
       out.anyOf = nonNull.map((o) => toOpenApiSchema(o, components, false));
     }
     if (nullable) {
-      if (out.$ref) return { allOf: [{ $ref: out.$ref }], nullable: true };
+      // OpenAPI 3.0 cannot make a $ref nullable: offer the reference or an explicit null.
+      if (out.$ref) return { anyOf: [{ $ref: out.$ref }, NULL_ONLY] };
       out.nullable = true;
     }
   }
-  // OpenAPI 3.0 has no null type: a value that is always null is a nullable object limited to null.
-  if (source.type === 'null') return { type: 'object', nullable: true, enum: [null] };
+  if (source.type === 'null') return { ...NULL_ONLY };
   if (out.$ref && Object.keys(out).length > 1) return { allOf: [{ $ref: out.$ref }], ...Object.fromEntries(Object.entries(out).filter(([k]) => k !== '$ref')) };
   return out;
 }

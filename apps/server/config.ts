@@ -8,14 +8,29 @@ import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
 import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
 
-/** Which database holds the records. Postgres joins in its own issue. */
-const DatabaseConfig = Type.Union([Type.Object({ kind: Type.Literal('sqlite'), path: Type.String({ minLength: 1 }) })]);
+/** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
+const DatabaseConfig = Type.Union([
+  Type.Object({ kind: Type.Literal('sqlite'), path: Type.String({ minLength: 1 }) }),
+  /** `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE. */
+  Type.Object({ kind: Type.Literal('postgres'), url: Type.String({ minLength: 1 }), poolSize: Type.Integer({ minimum: 1 }) }),
+]);
 /** Where file contents live. GCS joins in its own issue. */
 const BlobStoreConfig = Type.Union([Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) })]);
 /** How e-mail leaves: a directory of JSON files, or SMTP. */
 const MailConfig = Type.Union([
   Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) }),
   Type.Object({ kind: Type.Literal('smtp'), url: Type.String({ minLength: 1 }) }),
+]);
+/** Where custom hostnames are managed: the in-process mock, or Cloudflare for SaaS. */
+const EdgeConfig = Type.Union([
+  Type.Object({ kind: Type.Literal('mock'), cnameTarget: Type.String() }),
+  Type.Object({
+    kind: Type.Literal('cloudflare'),
+    apiToken: Type.String({ minLength: 1 }),
+    zoneId: Type.String({ minLength: 1 }),
+    baseUrl: Type.String(),
+    cnameTarget: Type.String({ minLength: 1 }),
+  }),
 ]);
 /** The HS256 key: given, or generated once and kept in a file under DATA_DIR. */
 const JwtSecretConfig = Type.Union([
@@ -56,6 +71,8 @@ export const ConfigSchema = Type.Object({
   database: DatabaseConfig,
   blobs: BlobStoreConfig,
   mail: MailConfig,
+  /** Custom hostnames (`EDGE_PROVIDER` and the CLOUDFLARE_* variables). */
+  edge: EdgeConfig,
   /** Sender of every e-mail (`MAIL_FROM`). */
   mailFrom: Type.String(),
   jwtSecret: JwtSecretConfig,
@@ -99,8 +116,8 @@ export function loadConfig(env: Env): Config {
   const host = read('HOST') ?? '0.0.0.0';
   const port = portOf('PORT', read('PORT') ?? '3000');
   const contentPort = portOf('CONTENT_PORT', read('CONTENT_PORT') ?? '3001');
-  const publicApiUrl = baseUrl('PUBLIC_API_URL', read('PUBLIC_API_URL') ?? `http://localhost:${port}`);
-  const publicContentUrl = baseUrl('PUBLIC_CONTENT_URL', read('PUBLIC_CONTENT_URL') ?? `http://localhost:${contentPort}`);
+  const publicApiUrl = baseUrlOf('PUBLIC_API_URL', read('PUBLIC_API_URL') ?? `http://localhost:${port}`);
+  const publicContentUrl = baseUrlOf('PUBLIC_CONTENT_URL', read('PUBLIC_CONTENT_URL') ?? `http://localhost:${contentPort}`);
   const dataDir = path.resolve(read('DATA_DIR') ?? './data');
   const databaseUrl = read('DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'hangar.db')}`;
   const blobUrl = read('BLOB_STORE_URL') ?? `file:${path.join(dataDir, 'blobs')}`;
@@ -122,9 +139,10 @@ export function loadConfig(env: Env): Config {
     publicApiUrl,
     publicContentUrl,
     dataDir,
-    database: databaseOf(databaseUrl),
+    database: databaseOf(databaseUrl, read('DATABASE_POOL_SIZE')),
     blobs: blobStoreOf(blobUrl),
     mail: mailOf(mailUrl),
+    edge: edgeOf(read, publicContentUrl),
     mailFrom: read('MAIL_FROM') ?? 'Hangar <no-reply@localhost>',
     jwtSecret: secret !== undefined ? { kind: 'value', value: secret } : { kind: 'file', path: path.join(dataDir, 'jwt-secret') },
     allowedRedirectUrls: redirects,
@@ -141,6 +159,32 @@ export function loadConfig(env: Env): Config {
 }
 
 const GiB = 1024 * 1024 * 1024;
+
+/** Cloudflare's API v4 base. */
+const CLOUDFLARE_API_BASE_URL = 'https://api.cloudflare.com/client/v4';
+
+/**
+ * The edge provider: `EDGE_PROVIDER=mock` (default) or `cloudflare`, which needs
+ * CLOUDFLARE_API_TOKEN, CLOUDFLARE_ZONE_ID and a CNAME target (CUSTOM_DOMAIN_CNAME_TARGET, else
+ * CLOUDFLARE_FALLBACK_ORIGIN); CLOUDFLARE_API_BASE_URL defaults to Cloudflare's v4 base. The
+ * mock's CNAME target defaults to the content URL's host.
+ */
+function edgeOf(read: (name: string) => string | undefined, publicContentUrl: string): Config['edge'] {
+  const kind = (read('EDGE_PROVIDER') ?? 'mock').toLowerCase();
+  const target = read('CUSTOM_DOMAIN_CNAME_TARGET') ?? read('CLOUDFLARE_FALLBACK_ORIGIN');
+  if (kind === 'mock') return { kind: 'mock', cnameTarget: target ?? new URL(publicContentUrl).hostname };
+  if (kind !== 'cloudflare') throw new ConfigError('EDGE_PROVIDER', `"${kind}" is not an edge provider; use mock or cloudflare.`);
+  const required = (name: string) => {
+    const value = read(name);
+    if (value === undefined) throw new ConfigError(name, 'is required when EDGE_PROVIDER=cloudflare.');
+    return value;
+  };
+  const apiToken = required('CLOUDFLARE_API_TOKEN');
+  const zoneId = required('CLOUDFLARE_ZONE_ID');
+  if (target === undefined) throw new ConfigError('CUSTOM_DOMAIN_CNAME_TARGET', 'is required when EDGE_PROVIDER=cloudflare (or set CLOUDFLARE_FALLBACK_ORIGIN).');
+  const baseUrl = baseUrlOf('CLOUDFLARE_API_BASE_URL', read('CLOUDFLARE_API_BASE_URL') ?? CLOUDFLARE_API_BASE_URL);
+  return { kind: 'cloudflare', apiToken, zoneId, baseUrl, cnameTarget: target };
+}
 
 /**
  * The plans: from the JSON file `PLANS_FILE` when set, else one built-in plan named "default" from
@@ -216,7 +260,7 @@ function absoluteHttpUrl(name: string, value: string): URL {
   return url;
 }
 
-function baseUrl(name: string, value: string): string {
+function baseUrlOf(name: string, value: string): string {
   absoluteHttpUrl(name, value);
   return value.replace(/\/+$/, '');
 }
@@ -226,13 +270,43 @@ function list(value: string | undefined): string[] | undefined {
   return items && items.length > 0 ? items : undefined;
 }
 
-function databaseOf(url: string): Config['database'] {
+/** Most connections one process opens to Postgres unless DATABASE_POOL_SIZE says otherwise. */
+const DEFAULT_DATABASE_POOL_SIZE = 10;
+
+/**
+ * DATABASE_URL: `sqlite:<path>`, or a libpq URL `postgres://user:password@host:5432/database?sslmode=…`
+ * (`postgresql://` too) with DATABASE_POOL_SIZE connections per process (1–1000, default 10; checked
+ * but unused with SQLite).
+ */
+function databaseOf(url: string, poolSizeValue: string | undefined): Config['database'] {
+  return parseDatabaseUrl(url, { name: 'DATABASE_URL', poolSize: integer('DATABASE_POOL_SIZE', poolSizeValue, DEFAULT_DATABASE_POOL_SIZE, 1, 1000) });
+}
+
+/**
+ * A database as DATABASE_URL names it (`sqlite:<path>`, `postgres://…`, `postgresql://…`), for
+ * other places that take one, such as the admin CLI's `db copy --from/--to`. Relative SQLite paths
+ * are resolved against the working directory. Messages never repeat the URL, which may hold a password.
+ * @param options.name what the URL was given as (a variable or an option), named by errors
+ * @param options.poolSize connections for Postgres (default 10)
+ * @throws ConfigError naming `options.name` when the URL is not one of those
+ */
+export function parseDatabaseUrl(url: string, options: { name: string; poolSize?: number }): Config['database'] {
+  const { name, poolSize = DEFAULT_DATABASE_POOL_SIZE } = options;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/hangar.db');
+    if (file === '') throw new ConfigError(name, 'sqlite: needs a file path, e.g. sqlite:./data/hangar.db');
     return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
   }
-  throw new ConfigError('DATABASE_URL', `unsupported "${url.split(':')[0]}:"; use sqlite:<path>.`);
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      // An empty host (`postgres://user@/db?host=/run/postgresql`, a Unix socket) is valid for libpq.
+      new URL(url.replace(/@\//, '@localhost/'));
+    } catch {
+      throw new ConfigError(name, 'is not a valid postgres:// URL; use postgres://user:password@host:5432/database.');
+    }
+    return { kind: 'postgres', url, poolSize };
+  }
+  throw new ConfigError(name, `unsupported "${url.split(':')[0]}:"; use sqlite:<path> or postgres://user:password@host:5432/database.`);
 }
 
 function blobStoreOf(url: string): Config['blobs'] {

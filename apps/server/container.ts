@@ -7,23 +7,19 @@ import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
+import { CloudflareEdgeProvider } from '../../adapters/edge/cloudflare-edge-provider.js';
+import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
 import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
 import { SmtpMailer } from '../../adapters/mail/smtp-mailer.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
-import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import type { Config } from './config.js';
+import { type OpenDatabase, openDatabase } from './database.js';
 import { loadJwtSecret } from './jwt-secret.js';
 import { Tokens } from './tokens.js';
-import type { Kysely } from 'kysely';
-import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import type { ServiceIdentifier } from 'inversify';
 
-/** An open database and how to close it. */
-export interface OpenDatabase {
-  db: Kysely<HangarDatabase>;
-  close(): Promise<void>;
-}
+export type { OpenDatabase } from './database.js';
 
 /** Extra tokens of the composition root (not core ports). */
 export const RootTokens = {
@@ -35,12 +31,7 @@ export const RootTokens = {
 /** Persistence: the database chosen by DATABASE_URL and the repositories over it. */
 export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Database)
-    .toResolvedValue(async (config: Config): Promise<OpenDatabase> => {
-      switch (config.database.kind) {
-        case 'sqlite':
-          return openSqliteDatabase({ path: config.database.path });
-      }
-    }, [Tokens.Config])
+    .toResolvedValue((config: Config): Promise<OpenDatabase> => openDatabase(config.database), [Tokens.Config])
     .inSingletonScope();
   bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open.db), [RootTokens.Database]).inSingletonScope();
   bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);
@@ -50,6 +41,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.FileRepository).toResolvedValue((r: Repos) => r.files, [RootTokens.Repositories]);
   bind(Tokens.UsageRepository).toResolvedValue((r: Repos) => r.usage, [RootTokens.Repositories]);
   bind(Tokens.ActivityLogRepository).toResolvedValue((r: Repos) => r.logs, [RootTokens.Repositories]);
+  bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
@@ -89,6 +81,20 @@ export const mailModule = new ContainerModule(({ bind }) => {
   bind(Tokens.Mailer).toResolvedValue((queue: QueuedMailer) => queue, [RootTokens.MailQueue]);
 });
 
+/** Custom hostnames: the provider chosen by EDGE_PROVIDER. */
+export const edgeModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.EdgeProvider)
+    .toResolvedValue((config: Config) => {
+      switch (config.edge.kind) {
+        case 'mock':
+          return new MockEdgeProvider({ cnameTarget: config.edge.cnameTarget });
+        case 'cloudflare':
+          return new CloudflareEdgeProvider({ apiToken: config.edge.apiToken, zoneId: config.edge.zoneId, baseUrl: config.edge.baseUrl, cnameTarget: config.edge.cnameTarget });
+      }
+    }, [Tokens.Config])
+    .inSingletonScope();
+});
+
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib }), [Tokens.Config]).inSingletonScope();
@@ -115,17 +121,17 @@ export const coreModule = new ContainerModule(({ bind }) => {
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe) =>
         createHangar(
           {
-            users, tokens, sessions, apiKeys, files, usage, logs, blobs, mailer, passwords, signer, ids, digest, clock,
+            users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
             probes: [databaseProbe, { name: 'blob_store', check: () => blobs.ping() }],
           },
           options,
         ),
       [
         Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
-        Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
+        Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe,
       ],
     )
@@ -136,6 +142,6 @@ export const coreModule = new ContainerModule(({ bind }) => {
 export function buildContainer(config: Config): Container {
   const container = new Container();
   container.bind(Tokens.Config).toConstantValue(config);
-  container.load(persistenceModule, blobsModule, mailModule, cryptoModule, coreModule);
+  container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, coreModule);
   return container;
 }

@@ -9,6 +9,8 @@ import type { BlobStore } from '../../core/files/blob-store.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
+import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
+import type { EdgeProvider } from '../../core/domains/edge-provider.js';
 import type { Hangar, HangarOptions } from '../../core/hangar.js';
 import type { Clock } from '../../core/shared/clock.js';
 import type { HealthProbe } from '../../core/shared/health.js';
@@ -27,6 +29,8 @@ export const Tokens = {
   FileRepository: Symbol('FileRepository') as ServiceIdentifier<FileRepository>,
   UsageRepository: Symbol('UsageRepository') as ServiceIdentifier<UsageRepository>,
   ActivityLogRepository: Symbol('ActivityLogRepository') as ServiceIdentifier<ActivityLogRepository>,
+  CustomDomainRepository: Symbol('CustomDomainRepository') as ServiceIdentifier<CustomDomainRepository>,
+  EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,
   DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
   BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,
   Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,

@@ -1,3 +1,5 @@
+import { type CustomDomain, isVerified } from '../domains/custom-domain.js';
+import type { CustomDomainRepository } from '../domains/custom-domain-repository.js';
 import type { FileOptions } from './file-options.js';
 import { type FileUrls, fileUrls } from './file-urls.js';
 import type { StoredFile } from './stored-file.js';
@@ -9,20 +11,21 @@ export interface FileView {
 }
 
 /**
- * Resolves the addresses of an account's files. Until custom domains exist (their own issue),
- * the public base is {cdn_url} for every account.
+ * Resolves the addresses of an account's files: `public_url`/`public_download_url` use the
+ * account's custom domain once verified (`https://<hostname>`), the default ones stay on {cdn_url}.
  */
 export class FileAddresses {
-  constructor(private readonly options: Pick<FileOptions, 'publicContentUrl'>) {}
+  constructor(private readonly deps: { domains: CustomDomainRepository; options: Pick<FileOptions, 'publicContentUrl'> }) {}
 
-  /** The account's public URL base (spec 2.5 `public_url_base`). */
-  async publicUrlBase(_userId: string): Promise<string> {
-    return this.options.publicContentUrl;
+  /** The public URL base for an account with `domain` (spec 2.5 `public_url_base`). */
+  baseFor(domain: CustomDomain | undefined): string {
+    return domain && isVerified(domain) ? `https://${domain.hostname}` : this.deps.options.publicContentUrl;
   }
 
-  /** Pairs each file of one account with its addresses. */
+  /** Pairs each file of one account with its addresses (one lookup of the account's domain). */
   async views(userId: string, files: StoredFile[]): Promise<FileView[]> {
-    const bases = { publicUrlBase: await this.publicUrlBase(userId), defaultBase: this.options.publicContentUrl };
+    const domain = files.length === 0 ? undefined : await this.deps.domains.findByUser(userId);
+    const bases = { publicUrlBase: this.baseFor(domain), defaultBase: this.deps.options.publicContentUrl };
     return files.map((file) => ({ file, urls: fileUrls(file, bases) }));
   }
 }

@@ -1,3 +1,5 @@
+import { isVerified } from '../domains/custom-domain.js';
+import type { HostnameDirectory } from '../domains/hostname-directory.js';
 import type { UsageMeter } from '../plans/usage-meter.js';
 import { DomainError } from '../shared/errors.js';
 import type { BlobStore, ByteRange } from './blob-store.js';
@@ -18,15 +20,22 @@ export interface PublicFile {
 /**
  * Finds a file for the public addresses `/m/:file_id` and `/d/:file_id` and counts one origin read
  * for its account (every GET or HEAD that finds it: whole, range or 304 alike; spec 2.6). A private
- * file is answered exactly like a missing one.
+ * file is answered exactly like a missing one. On a custom hostname (`host` is a registered custom
+ * domain), only the owning account's files are served, and only once the domain is verified;
+ * on any other host (the content URL's, or a proxy's) every public file is served.
  * @throws DomainError FILE_NOT_FOUND (404)
  */
 export class ReadPublicFile {
-  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter }) {}
+  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory }) {}
 
-  async execute(input: { fileId: string }): Promise<PublicFile> {
-    const file = isFileId(input.fileId) ? await this.deps.files.findByFileId(input.fileId) : undefined;
+  /** @param input.host the request's `Host`, lower-case, without port; omitted for the content URL */
+  async execute(input: { fileId: string; host?: string }): Promise<PublicFile> {
+    const [file, domain] = await Promise.all([
+      isFileId(input.fileId) ? this.deps.files.findByFileId(input.fileId) : undefined,
+      input.host ? this.deps.directory.lookup(input.host) : undefined,
+    ]);
     if (!file || !file.isPublic) throw fileNotFound();
+    if (domain && (!isVerified(domain) || domain.userId !== file.userId)) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);
     return {
       file,

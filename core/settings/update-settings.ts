@@ -1,25 +1,44 @@
 import type { UserRepository } from '../accounts/user-repository.js';
+import type { CustomDomains } from '../domains/custom-domains.js';
 import type { AccountPolicy } from '../plans/account-policy.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { GetSettings } from './get-settings.js';
 import type { Settings } from './settings.js';
 
+/** Changes to the settings; absent fields stay as they are (spec 4.14). */
+export interface SettingsChange {
+  userId: string;
+  /** Bytes, from 1 to the plan's ceiling; null goes back to the service default. */
+  maxUploadSizeBytes?: number | null;
+  /** A hostname to use, or null to remove the custom domain. */
+  customDomain?: string | null;
+  /** Re-run validation at the edge provider and store the new statuses. */
+  refreshCustomDomain?: boolean;
+}
+
 /**
- * Changes the account's settings (spec 4.14). `maxUploadSizeBytes`: a whole number of bytes from 1
- * to the plan's `max_upload_size_bytes`; null goes back to the service default; absent leaves it unchanged.
- * @throws DomainError INVALID_SETTINGS (400)
+ * Changes the account's settings (spec 4.14). Every value is checked before anything changes;
+ * the custom domain goes through CustomDomains (provider first, compensated on local failure).
+ * @throws DomainError INVALID_SETTINGS, INVALID_HOSTNAME, NO_CUSTOM_DOMAIN (400), HOSTNAME_TAKEN (409), EDGE_PROVIDER_ERROR (502)
  */
 export class UpdateSettings {
-  constructor(private readonly deps: { users: UserRepository; accounts: AccountPolicy; settings: GetSettings; clock: Clock }) {}
+  constructor(
+    private readonly deps: { users: UserRepository; accounts: AccountPolicy; customDomains: CustomDomains; settings: GetSettings; clock: Clock },
+  ) {}
 
-  async execute(input: { userId: string; maxUploadSizeBytes?: number | null }): Promise<Settings> {
+  async execute(input: SettingsChange): Promise<Settings> {
     const size = input.maxUploadSizeBytes;
-    if (size !== undefined) {
+    if (size !== undefined && size !== null) {
       const ceiling = (await this.deps.accounts.view(input.userId)).standing.plan.maxUploadSizeBytes;
-      if (size !== null && (!Number.isSafeInteger(size) || size < 1 || size > ceiling)) {
+      if (!Number.isSafeInteger(size) || size < 1 || size > ceiling) {
         throw new DomainError('INVALID_SETTINGS', `max_upload_size_bytes must be a whole number from 1 to ${ceiling} (the plan's ceiling).`, { max: ceiling });
       }
+    }
+    if (input.customDomain === null) await this.deps.customDomains.remove(input.userId);
+    else if (input.customDomain !== undefined) await this.deps.customDomains.set(input.userId, input.customDomain);
+    if (input.refreshCustomDomain === true && input.customDomain !== null) await this.deps.customDomains.refresh(input.userId);
+    if (size !== undefined) {
       await this.deps.users.setMaxUploadSize({ userId: input.userId, maxUploadSizeBytes: size, at: this.deps.clock.now() });
     }
     return this.deps.settings.execute({ userId: input.userId });

@@ -35,6 +35,14 @@ export type ErrorCode =
   | 'USER_NOT_FOUND'
   /** 400: no plan with this name (administration). */
   | 'PLAN_NOT_FOUND'
+  /** 400: not a usable custom hostname (spec 4.14). */
+  | 'INVALID_HOSTNAME'
+  /** 400: refresh_custom_domain without a custom domain. */
+  | 'NO_CUSTOM_DOMAIN'
+  /** 409: the hostname is registered by another account (spec 4.14). */
+  | 'HOSTNAME_TAKEN'
+  /** 502: the edge provider failed or could not be reached (spec 4.14). */
+  | 'EDGE_PROVIDER_ERROR'
   /** 404: no such API key for this account. */
   | 'API_KEY_NOT_FOUND'
   /** 404: no such file for this account, or not public on the content server. */

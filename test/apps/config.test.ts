@@ -40,8 +40,31 @@ describe('configuration from the environment', () => {
     expect(config.allowedRedirectUrls).to.deep.equal(['https://a.example.com/x', 'https://b.example.com']);
   });
 
+  it('takes a postgres:// or postgresql:// DATABASE_URL as it is, with DATABASE_POOL_SIZE connections (default 10)', () => {
+    const url = 'postgres://hangar:s3cret@db.internal:5432/hangar?sslmode=require';
+    expect(loadConfig({ DATABASE_URL: url }).database).to.deep.equal({ kind: 'postgres', url, poolSize: 10 });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/hangar', DATABASE_POOL_SIZE: '25' }).database).to.deep.equal({ kind: 'postgres', url: 'postgresql://db/hangar', poolSize: 25 });
+    // A Unix socket: libpq's empty host with a host parameter.
+    expect(loadConfig({ DATABASE_URL: 'postgres://hangar@/hangar?host=/run/postgresql' }).database.kind).to.equal('postgres');
+  });
+
+  it('names DATABASE_POOL_SIZE when it is not a whole number from 1 to 1000, and never repeats a DATABASE_URL password', () => {
+    for (const size of ['0', 'ten', '-1', '1001', '2.5']) {
+      expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_POOL_SIZE: size }), size).to.throw(ConfigError, /^DATABASE_POOL_SIZE: /);
+    }
+    let message = '';
+    try {
+      loadConfig({ DATABASE_URL: 'postgres://hangar:s3cret@db:notaport/hangar' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).to.match(/^DATABASE_URL: is not a valid postgres:\/\/ URL/);
+    expect(message).not.to.include('s3cret');
+  });
+
   for (const [variable, value] of [
     ['PORT', 'abc'], ['CONTENT_PORT', '70000'], ['PUBLIC_API_URL', 'not a url'], ['DATABASE_URL', 'mysql://x'], ['BLOB_STORE_URL', 's3://bucket'],
+    ['DATABASE_POOL_SIZE', '0'],
     ['MAIL_URL', 'pigeon://x'], ['JWT_SECRET', 'too-short'], ['ALLOWED_REDIRECT_URLS', 'ftp://x'], ['ALLOWED_CONTENT_TYPES', 'png'],
     ['DEFAULT_MAX_UPLOAD_SIZE_BYTES', '-1'], ['TRIAL_DAYS', 'soon'], ['STORAGE_LIMIT_BYTES', '1GB'], ['FILE_COUNT_LIMIT', '-5'],
     ['MAX_UPLOAD_SIZE_LIMIT_BYTES', '0'], ['LOG_RETENTION_DAYS', '0'],

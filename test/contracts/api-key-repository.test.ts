@@ -1,5 +1,8 @@
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract.js';
-import { openInMemorySqlite, openMemory } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, openPostgres } from './persistence-fixtures.js';
+import { testDatabaseUrl } from '../support/test-database.js';
+
+const postgres = testDatabaseUrl();
 
 describeApiKeyRepositoryContract('memory', async () => {
   const { apiKeys, users, close } = await openMemory();
@@ -10,3 +13,10 @@ describeApiKeyRepositoryContract('SQLite (:memory:)', async () => {
   const { apiKeys, users, close } = await openInMemorySqlite();
   return { subject: apiKeys, users, close };
 });
+
+if (postgres !== undefined) {
+  describeApiKeyRepositoryContract('Postgres', async () => {
+    const { apiKeys, users, close } = await openPostgres(postgres);
+    return { subject: apiKeys, users, close };
+  });
+}

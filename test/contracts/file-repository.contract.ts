@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { FileFilter, FileRepository, QuotaLimits } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
-import { aFile, aFileId, at, givenUser } from './persistence-fixtures.js';
+import { aFile, aFileId, at, aUser, givenUser } from './persistence-fixtures.js';
 
 /** What a {@link describeFileRepositoryContract} factory returns: repositories over one empty store. */
 export interface FileRepositorySubject {
@@ -180,6 +180,20 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const [shown, hidden] = await givenFiles(userId, [{ isPublic: true }, { isPublic: false }]);
       expect(await found({ isPublic: true })).to.deep.equal([shown.fileId]);
       expect(await found({ isPublic: false })).to.deep.equal([hidden.fileId]);
+    });
+
+    it('totals every listing exactly, with no filter or by visibility alone, through inserts and deletes', async () => {
+      const [p1, , , h1] = await givenFiles(userId, [{ isPublic: true }, { isPublic: true }, { isPublic: true }, { isPublic: false }, { isPublic: false }]);
+      await givenFiles(otherUserId, [{ isPublic: true }, { isPublic: false }]);
+      const totals = async () => {
+        const window = { offset: 0, limit: 1 };
+        const total = async (filter: FileFilter) => (await files.list({ userId, filter, window })).total;
+        return [await total({}), await total({ isPublic: true }), await total({ isPublic: false }), await total({ isPublic: true, type: 'application/pdf' })];
+      };
+      expect(await totals()).to.deep.equal([5, 3, 2, 3]);
+      await files.deleteMany({ userId, fileIds: [p1.fileId, h1.fileId, aFileId()] });
+      expect(await totals()).to.deep.equal([3, 2, 1, 2]);
+      expect((await files.list({ userId: aUser().id, filter: { isPublic: false }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
     });
 
     it('filters by creation time with inclusive bounds', async () => {

@@ -1,5 +1,8 @@
 import { describeOneTimeTokenRepositoryContract } from './one-time-token-repository.contract.js';
-import { openInMemorySqlite, openMemory } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, openPostgres } from './persistence-fixtures.js';
+import { testDatabaseUrl } from '../support/test-database.js';
+
+const postgres = testDatabaseUrl();
 
 describeOneTimeTokenRepositoryContract('memory', async () => {
   const { tokens, users, close } = await openMemory();
@@ -10,3 +13,10 @@ describeOneTimeTokenRepositoryContract('SQLite (:memory:)', async () => {
   const { tokens, users, close } = await openInMemorySqlite();
   return { subject: tokens, users, close };
 });
+
+if (postgres !== undefined) {
+  describeOneTimeTokenRepositoryContract('Postgres', async () => {
+    const { tokens, users, close } = await openPostgres(postgres);
+    return { subject: tokens, users, close };
+  });
+}

@@ -14,6 +14,8 @@ import { createMemoryRepositories } from '../../adapters/persistence/memory/crea
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import type { Repositories } from '../../adapters/persistence/repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { openPostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
+import { createTestSchema } from '../support/test-database.js';
 
 /** A fixed instant the suites count from, so expectations do not depend on the wall clock. */
 export const T0 = new Date('2025-03-01T12:00:00.000Z');
@@ -158,4 +160,25 @@ export async function openTemporarySqliteFile(): Promise<OpenedRepositories> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh schema in the Postgres at `url` (TEST_DATABASE_URL), migrated as a server would; `close`
+ * ends the pool and drops the schema.
+ */
+export async function openPostgres(url: string): Promise<OpenedRepositories> {
+  const schema = await createTestSchema(url);
+  try {
+    const { db, close } = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema });
+    return {
+      ...createSqlRepositories(db),
+      close: async () => {
+        await close();
+        await schema.drop();
+      },
+    };
+  } catch (error) {
+    await schema.drop();
+    throw error;
+  }
 }

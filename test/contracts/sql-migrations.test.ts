@@ -62,7 +62,7 @@ describe('SQL migrations (SQLite)', () => {
           })
           .execute();
       }
-      expect(await migrateToLatest(db)).to.deep.equal(['0002_account_rules']);
+      expect(await migrateToLatest(db)).to.deep.equal(Object.keys(migrations).sort().slice(1));
     });
 
     it('counts the files already stored into the totals of their accounts', async () => {
@@ -70,6 +70,15 @@ describe('SQL migrations (SQLite)', () => {
       expect(await files.totals(ada)).to.deep.equal({ storageBytes: 5 * 1024 ** 3 + 7, filesCount: 2 });
       expect(await files.totals(bob)).to.deep.equal({ storageBytes: 3, filesCount: 1 });
       expect(await files.totals(eve)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+    });
+
+    it('counts the public files already stored (0003), so listings by visibility total them right', async () => {
+      const { files } = createSqlRepositories(db);
+      const window = { offset: 0, limit: 10 };
+      expect((await files.list({ userId: ada, filter: { isPublic: true }, window })).total).to.equal(2);
+      expect((await files.list({ userId: ada, filter: { isPublic: false }, window })).total).to.equal(0);
+      expect((await files.list({ userId: ada, filter: {}, window })).total).to.equal(2);
+      expect((await files.list({ userId: eve, filter: { isPublic: true }, window })).total).to.equal(0);
     });
 
     it('enforces quotas against those totals from the first upload on', async () => {

@@ -1,5 +1,8 @@
-import { openInMemorySqlite, openMemory, type OpenedRepositories } from './persistence-fixtures.js';
+import { testDatabaseUrl } from '../support/test-database.js';
+import { openInMemorySqlite, openMemory, openPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 import { describeUsageRepositoryContract, type UsageRepositorySubject } from './usage-repository.contract.js';
+
+const postgres = testDatabaseUrl();
 
 function subjectOf({ usage, users, close }: OpenedRepositories): UsageRepositorySubject {
   return { subject: usage, users, close };
@@ -7,3 +10,4 @@ function subjectOf({ usage, users, close }: OpenedRepositories): UsageRepository
 
 describeUsageRepositoryContract('memory', async () => subjectOf(await openMemory()));
 describeUsageRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
+if (postgres !== undefined) describeUsageRepositoryContract('Postgres', async () => subjectOf(await openPostgres(postgres)));

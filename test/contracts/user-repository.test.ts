@@ -1,6 +1,9 @@
+import { testDatabaseUrl } from '../support/test-database.js';
 import type { OpenedRepositories } from './persistence-fixtures.js';
-import { openInMemorySqlite, openMemory, openTemporarySqliteFile } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, openPostgres, openTemporarySqliteFile } from './persistence-fixtures.js';
 import { describeUserRepositoryContract, type UserRepositorySubject } from './user-repository.contract.js';
+
+const postgres = testDatabaseUrl();
 
 function subjectOf(repos: OpenedRepositories): UserRepositorySubject {
   const { users, tokens, sessions, apiKeys, files, usage, logs, close } = repos;
@@ -10,3 +13,4 @@ function subjectOf(repos: OpenedRepositories): UserRepositorySubject {
 describeUserRepositoryContract('memory', async () => subjectOf(await openMemory()));
 describeUserRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
 describeUserRepositoryContract('SQLite (file, WAL)', async () => subjectOf(await openTemporarySqliteFile()));
+if (postgres !== undefined) describeUserRepositoryContract('Postgres', async () => subjectOf(await openPostgres(postgres)));

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { type Config, loadConfig } from '../../apps/server/config.js';
 import { type RunningHangar, startHangar } from '../../apps/server/start.js';
 import { checkResponse, registerService, unregisterService } from './openapi-check.js';
+import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
 
 /** A composed Hangar on ephemeral ports over a temporary DATA_DIR, and helpers to talk to it with fetch. */
 export interface TestServer {
@@ -21,10 +22,15 @@ export interface TestServer {
  * Starts the real composed app (SQLite, local disk, file outbox) with `env` over the test defaults.
  * By default over a new temporary DATA_DIR that `stop()` removes; `options.dataDir` runs it over a
  * directory the caller owns (shared with another process, e.g. the admin CLI) and keeps it.
+ * With `HANGAR_TEST_DB=postgres` (and TEST_DATABASE_URL) the database is a fresh Postgres schema
+ * instead, which `stop()` drops, unless `env` names a DATABASE_URL itself.
  */
 export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: { dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
+  const database: ServerDatabase | undefined =
+    httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(dataDir) : undefined;
   const config = loadConfig({
+    ...database?.env,
     HOST: '127.0.0.1',
     PORT: '0',
     CONTENT_PORT: '0',
@@ -49,6 +55,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     stop: async () => {
       unregisterService(running.apiAddress, running.contentAddress);
       await running.close(1000);
+      await database?.drop();
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -7,6 +7,7 @@ import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
 import { MemoryMailer } from '../../adapters/mail/memory-mailer.js';
+import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { createMemoryRepositories } from '../../adapters/persistence/memory/index.js';
 import {
   type BlobStore,
@@ -108,6 +109,8 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     files: repos.files,
     usage: repos.usage,
     logs: repos.logs,
+    domains: repos.domains,
+    edge: new MockEdgeProvider({ cnameTarget: 'cdn.test' }),
     blobs,
     mailer,
     passwords: new Argon2PasswordHasher({ memoryCost: 1024, timeCost: 1 }),

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registerService, unregisterService } from './openapi-check.js';
+import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
 
 /** The compiled server entry point, as `npm start` runs it. */
 export const SERVER_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/main.js');
@@ -20,16 +21,29 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node dist/apps/server/main.js` with `env` and waits until both servers listen. */
+/**
+ * Starts `node dist/apps/server/main.js` with `env` and waits until both servers listen. With
+ * `HANGAR_TEST_DB=postgres` and no DATABASE_URL in `env`, the server gets a fresh Postgres schema
+ * of its own, dropped once it has stopped.
+ */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const database: ServerDatabase | undefined =
+    httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(env.DATA_DIR ?? '.') : undefined;
+  const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', ...database?.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = once(child, 'exit');
+  exited.catch(() => {});
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const deadline = Date.now() + 20_000;
   let match: RegExpExecArray | null = null;
   while (!(match = /API on (\S+) .*content on (\S+) /.exec(output))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      await exited;
+      await database?.drop();
+      throw new Error(`server did not start:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   const [, api, content] = match;
@@ -46,9 +60,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     },
     stop: async () => {
       unregisterService(api, content);
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const [code] = await once(child, 'exit');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const [code] = await exited;
+      await database?.drop();
       return code as number | null;
     },
   };

@@ -1,6 +1,7 @@
 import type { Repositories } from '../repositories.js';
 import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
 import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
+import { MemoryCustomDomainRepository } from './memory-custom-domain-repository.js';
 import { MemoryDatabase } from './memory-database.js';
 import { MemoryFileRepository } from './memory-file-repository.js';
 import { MemoryHealthProbe } from './memory-health-probe.js';
@@ -24,6 +25,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     files: new MemoryFileRepository(db),
     usage: new MemoryUsageRepository(db),
     logs: new MemoryActivityLogRepository(db),
+    domains: new MemoryCustomDomainRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

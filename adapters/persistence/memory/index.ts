@@ -1,6 +1,7 @@
 export * from './create-memory-repositories.js';
 export * from './memory-activity-log-repository.js';
 export * from './memory-api-key-repository.js';
+export * from './memory-custom-domain-repository.js';
 export * from './memory-database.js';
 export * from './memory-file-repository.js';
 export * from './memory-health-probe.js';

@@ -3,6 +3,7 @@ import type { RefreshToken, Session } from '../../../core/accounts/session-repos
 import type { User } from '../../../core/accounts/user.js';
 import type { ActivityLogEntry } from '../../../core/activity/activity-log.js';
 import type { ApiKey } from '../../../core/api-keys/api-key.js';
+import type { CustomDomain } from '../../../core/domains/custom-domain.js';
 import type { AccountTotals } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
@@ -53,6 +54,10 @@ export class MemoryDatabase {
   readonly usagePeriods = new Map<string, MemoryUsageRow>();
   /** `activity_logs` by id. */
   readonly activityLogs = new Map<string, ActivityLogEntry>();
+  /** `custom_domains` by user id (one per account). */
+  readonly customDomains = new Map<string, CustomDomain>();
+  /** Unique index: hostname → user id. */
+  readonly customDomainUserIdByHostname = new Map<string, string>();
 
   /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
   static usageKey(userId: string, periodStart: number): string {
@@ -64,9 +69,17 @@ export class MemoryDatabase {
     return this.users.has(userId);
   }
 
+  /** Removes the account's `custom_domains` row and its hostname index entry, if any. */
+  deleteCustomDomain(userId: string): void {
+    const domain = this.customDomains.get(userId);
+    if (!domain) return;
+    this.customDomains.delete(userId);
+    this.customDomainUserIdByHostname.delete(domain.hostname);
+  }
+
   /**
    * Deletes the account and every row that refers to it (tokens, sessions and their refresh
-   * tokens, API keys, files, totals, usage, logs), synchronously, so no other call sees it half done.
+   * tokens, API keys, files, totals, usage, logs, custom domain), synchronously, so no other call sees it half done.
    * @returns false when there was no such account
    */
   deleteUser(userId: string): boolean {
@@ -103,6 +116,7 @@ export class MemoryDatabase {
     for (const [id, entry] of this.activityLogs) {
       if (entry.userId === userId) this.activityLogs.delete(id);
     }
+    this.deleteCustomDomain(userId);
     return true;
   }
 }

@@ -3,6 +3,7 @@ import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
 import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
 import { SqlApiKeyRepository } from './sql-api-key-repository.js';
+import { SqlCustomDomainRepository } from './sql-custom-domain-repository.js';
 import { SqlFileRepository } from './sql-file-repository.js';
 import { SqlHealthProbe } from './sql-health-probe.js';
 import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
@@ -23,6 +24,7 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>): Repositories 
     files: new SqlFileRepository(db),
     usage: new SqlUsageRepository(db),
     logs: new SqlActivityLogRepository(db),
+    domains: new SqlCustomDomainRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -4,6 +4,7 @@ export * from './migrations.js';
 export * from './schema.js';
 export * from './sql-activity-log-repository.js';
 export * from './sql-api-key-repository.js';
+export * from './sql-custom-domain-repository.js';
 export * from './sql-file-repository.js';
 export * from './sql-health-probe.js';
 export * from './sql-one-time-token-repository.js';

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import type { HangarDatabase } from './schema.js';
 
 // Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was
@@ -141,6 +141,90 @@ const accountRules: Migration = {
   },
 };
 
+/** Whether `db` talks to Postgres: the only place where the migrations differ by dialect. */
+function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * 0003: what keeps `GET /files` fast on an account with a million files (see
+ * bench/postgres-list-files.md), on both dialects unless noted.
+ * - `account_totals.public_files_count`: with `files_count`, the exact total of a listing filtered
+ *   by visibility alone, without counting rows (backfilled here, then kept by every insert and delete).
+ * - `files (user_id, is_public, created_at, id)`: a visibility filter, alone or with others, walks
+ *   only matching rows in list order, even when they are rare.
+ * - Postgres only: a `pg_trgm` GIN index on `search_text`, which serves the `q` filter's
+ *   `LIKE '%…%'` (needles of 3 characters or more). The extension is used where it is installed, or
+ *   created in the current schema (`pg_trgm` is a trusted extension: the database owner may
+ *   create it). When that fails (not shipped with the server, no privilege) the migration goes on
+ *   without the index: `q` still answers correctly, by scanning the account's rows, and
+ *   openPostgresDatabase reports the missing index at every start. Installing pg_trgm later and
+ *   running `CREATE INDEX files_search_text_trgm ON files USING gin (search_text gin_trgm_ops)`
+ *   makes it fast. SQLite has no such index: its `LIKE '%…%'` scans the account's rows.
+ */
+const listIndexes: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('account_totals').addColumn('public_files_count', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await sql`
+      update account_totals set public_files_count = (
+        select count(*) from files where files.user_id = account_totals.user_id and files.is_public = 1
+      )
+    `.execute(db);
+    await db.schema.createIndex('files_user_id_is_public_created_at_id').on('files').columns(['user_id', 'is_public', 'created_at', 'id']).execute();
+    if (isPostgres(db)) await createTrigramIndex(db);
+  },
+};
+
+/** The name of the schema holding the pg_trgm extension, or undefined when it is not installed. */
+async function trigramSchema(db: Kysely<any>): Promise<string | undefined> {
+  const { rows } = await sql<{ schema: string }>`
+    select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'
+  `.execute(db);
+  return rows[0]?.schema;
+}
+
+/** See {@link listIndexes}. Runs inside the migration's transaction, so a failed CREATE EXTENSION is undone to a savepoint. */
+async function createTrigramIndex(db: Kysely<any>): Promise<void> {
+  let schema = await trigramSchema(db);
+  if (schema === undefined) {
+    await sql`savepoint create_pg_trgm`.execute(db);
+    try {
+      await sql`create extension if not exists pg_trgm`.execute(db);
+      await sql`release savepoint create_pg_trgm`.execute(db);
+      schema = await trigramSchema(db);
+    } catch {
+      await sql`rollback to savepoint create_pg_trgm`.execute(db);
+      return;
+    }
+  }
+  // The operator class is qualified: the extension may live in a schema outside the search_path.
+  await sql`create index files_search_text_trgm on files using gin (search_text ${sql.id(schema!)}.gin_trgm_ops)`.execute(db);
+}
+
+/**
+ * 0004: custom domains (spec 2.5, 4.14), one row per account. `hostname` is unique across accounts
+ * (`custom_domains_hostname_unique`), so of two accounts racing for one hostname only one row is
+ * written. DNS records and provider errors are JSON text, the same on both dialects; timestamps are
+ * `bigint` Unix ms as in 0001.
+ */
+const customDomains: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('custom_domains')
+      .addColumn('user_id', 'text', (c) => c.primaryKey().notNull().references('users.id').onDelete('cascade'))
+      .addColumn('hostname', 'text', (c) => c.notNull())
+      .addColumn('provider_id', 'text', (c) => c.notNull())
+      .addColumn('verification_status', 'text', (c) => c.notNull())
+      .addColumn('ssl_status', 'text', (c) => c.notNull())
+      .addColumn('dns_records', 'text', (c) => c.notNull())
+      .addColumn('errors', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('custom_domains_hostname_unique').unique().on('custom_domains').column('hostname').execute();
+  },
+};
+
 /**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
@@ -148,6 +232,8 @@ const accountRules: Migration = {
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_account_rules': accountRules,
+  '0003_list_indexes': listIndexes,
+  '0004_custom_domains': customDomains,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */
@@ -162,13 +248,19 @@ export class InCodeMigrationProvider implements MigrationProvider {
 /**
  * Brings the schema up to the latest migration, running those not yet recorded in Kysely's
  * `kysely_migration` table, in name order.
+ * `options.migrationTableSchema` (Postgres): the schema of that table, so a database whose other
+ * schemas hold a `kysely_migration` table of their own is not confused by it.
  * @returns the names of the migrations run now (empty when already up to date)
  * @throws Error `Database migration <name> failed: …` (the driver's error as `cause`) when a migration
  *         fails, or `Database migrations could not run: …` when the recorded history does not match
  *         these migrations (e.g. a database written by a newer release)
  */
-export async function migrateToLatest(db: Kysely<HangarDatabase>, provider: MigrationProvider = new InCodeMigrationProvider()): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+export async function migrateToLatest(
+  db: Kysely<HangarDatabase>,
+  provider: MigrationProvider = new InCodeMigrationProvider(),
+  options: { migrationTableSchema?: string } = {},
+): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableSchema: options.migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -100,6 +100,8 @@ export interface AccountTotalsTable {
   /** Bytes. */
   storage_bytes: Int64;
   files_count: Int64;
+  /** Files with `is_public` 1, of `files_count`. */
+  public_files_count: ColumnType<number | string | bigint, number | undefined, number>;
 }
 
 /** `usage_periods`: counters of one account in one billing period; primary key (user_id, period_start). */
@@ -126,6 +128,25 @@ export interface ActivityLogsTable {
   metadata: string;
 }
 
+/** `custom_domains`: each account's custom hostname (spec 2.5), at most one; primary key user_id. */
+export interface CustomDomainsTable {
+  user_id: string;
+  /** Lower-case; unique across accounts (`custom_domains_hostname_unique`). */
+  hostname: string;
+  /** The edge provider's id of the hostname. */
+  provider_id: string;
+  /** The provider's hostname status, passed through (`pending`, `active`, …). */
+  verification_status: string;
+  /** The provider's certificate status, passed through (`initializing`, …, `active`). */
+  ssl_status: string;
+  /** JSON text of an array of `{ type, name, value, purpose }` (DnsRecord). */
+  dns_records: string;
+  /** JSON text of an array of strings. */
+  errors: string;
+  created_at: Int64;
+  updated_at: Int64;
+}
+
 /**
  * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
@@ -140,4 +161,5 @@ export interface HangarDatabase {
   account_totals: AccountTotalsTable;
   usage_periods: UsagePeriodsTable;
   activity_logs: ActivityLogsTable;
+  custom_domains: CustomDomainsTable;
 }

@@ -38,7 +38,9 @@ function containsPattern(text: string): string {
  * row (ensure it exists, then a conditional UPDATE that adds the file only if the limits still hold).
  * That row lock orders concurrent inserts of one account, in one process or many (SQLite's write
  * lock; Postgres re-checks the WHERE on the latest row version), so exactly as many succeed as fit.
- * `deleteMany` deletes and subtracts in one transaction.
+ * `deleteMany` deletes and subtracts in one transaction. `account_totals` also counts public
+ * files, so that a listing's total without filters, or filtered by visibility alone, is read rather
+ * than counted (a count over a million rows takes longer than the whole request should).
  */
 export class SqlFileRepository implements FileRepository {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
@@ -56,7 +58,11 @@ export class SqlFileRepository implements FileRepository {
         .execute();
       const claimed = await trx
         .updateTable('account_totals')
-        .set({ files_count: sql<number>`files_count + 1`, storage_bytes: sql<number>`storage_bytes + ${file.size}` })
+        .set({
+          files_count: sql<number>`files_count + 1`,
+          storage_bytes: sql<number>`storage_bytes + ${file.size}`,
+          public_files_count: sql<number>`public_files_count + ${file.isPublic ? 1 : 0}`,
+        })
         .where('user_id', '=', file.userId)
         .where(sql<SqlBool>`files_count + 1 <= ${limits.fileCountLimit}`)
         .where(sql<SqlBool>`storage_bytes + ${file.size} <= ${limits.storageLimitBytes}`)
@@ -97,8 +103,8 @@ export class SqlFileRepository implements FileRepository {
 
   async list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>> {
     const matching = this.db.selectFrom('files').where((eb) => matches(eb, options.userId, options.filter));
-    const [count, rows] = await Promise.all([
-      matching.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+    const [total, rows] = await Promise.all([
+      this.total(options.userId, options.filter),
       matching
         .selectAll()
         .orderBy('created_at', 'desc')
@@ -107,7 +113,33 @@ export class SqlFileRepository implements FileRepository {
         .offset(options.window.offset)
         .execute(),
     ]);
-    return { items: rows.map(toStoredFile), total: toNumber(count.total) };
+    return { items: rows.map(toStoredFile), total };
+  }
+
+  /**
+   * How many files match: read from `account_totals` when the filter is empty or only about
+   * visibility (no rows counted, however many files the account holds), else counted over the
+   * indexes that serve each filter.
+   */
+  private async total(userId: string, filter: FileFilter): Promise<number> {
+    const used = Object.entries(filter).filter(([, value]) => value !== undefined).map(([key]) => key);
+    if (used.length === 0 || (used.length === 1 && used[0] === 'isPublic')) {
+      const row = await this.db
+        .selectFrom('account_totals')
+        .select(['files_count', 'public_files_count'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (!row) return 0;
+      const all = toNumber(row.files_count);
+      const publicFiles = toNumber(row.public_files_count);
+      return filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles;
+    }
+    const count = await this.db
+      .selectFrom('files')
+      .where((eb) => matches(eb, userId, filter))
+      .select((eb) => eb.fn.countAll().as('total'))
+      .executeTakeFirstOrThrow();
+    return toNumber(count.total);
   }
 
   async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
@@ -127,9 +159,14 @@ export class SqlFileRepository implements FileRepository {
       }
       if (deleted.length > 0) {
         const bytes = deleted.reduce((sum, file) => sum + file.size, 0);
+        const publicFiles = deleted.filter((file) => file.isPublic).length;
         await trx
           .updateTable('account_totals')
-          .set({ files_count: sql<number>`files_count - ${deleted.length}`, storage_bytes: sql<number>`storage_bytes - ${bytes}` })
+          .set({
+            files_count: sql<number>`files_count - ${deleted.length}`,
+            storage_bytes: sql<number>`storage_bytes - ${bytes}`,
+            public_files_count: sql<number>`public_files_count - ${publicFiles}`,
+          })
           .where('user_id', '=', options.userId)
           .execute();
       }

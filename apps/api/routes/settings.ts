@@ -19,13 +19,18 @@ export function settingsRoutes(hangar: Hangar): Route[] {
       method: 'PATCH', path: '/settings', operationId: 'updateSettings', tag: 'settings', auth: 'any',
       summary: 'Change the account settings',
       body: Type.Object({
-        max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
-        custom_domain: Type.Optional(Type.Null({ description: 'Custom domains: not yet available; only null is accepted' })),
-        refresh_custom_domain: Type.Optional(Type.Boolean()),
+        max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null goes back to the service default' })),
+        custom_domain: Type.Optional(Type.Union([Type.String({ maxLength: 253 }), Type.Null()], { description: 'Hostname to use (e.g. files.example.com); null removes the custom domain' })),
+        refresh_custom_domain: Type.Optional(Type.Boolean({ description: 'Re-run verification and SSL validation at the edge provider' })),
       }, { additionalProperties: false }),
-      responses: { 200: SettingsBody, ...errors(400, 401) },
+      responses: { 200: SettingsBody, ...errors(400, 401, 409, 502) },
       handler: async ({ ctx, body, principal }) => {
-        const settings = await hangar.updateSettings.execute({ userId: principal.userId, maxUploadSizeBytes: body.max_upload_size_bytes });
+        const settings = await hangar.updateSettings.execute({
+          userId: principal.userId,
+          maxUploadSizeBytes: body.max_upload_size_bytes,
+          customDomain: body.custom_domain,
+          refreshCustomDomain: body.refresh_custom_domain,
+        });
         ctx.body = settingsJson(settings);
       },
     }),

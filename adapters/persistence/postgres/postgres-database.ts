@@ -1,0 +1,187 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrateToLatest } from '../sql/migrations.js';
+import type { HangarDatabase } from '../sql/schema.js';
+
+/** Options of {@link openPostgresDatabase}. */
+export interface PostgresDatabaseOptions {
+  /**
+   * A libpq connection URL, `postgres://user:password@host:5432/database?sslmode=require` (or
+   * `postgresql://`). Query parameters are node-postgres's (pg-connection-string): `sslmode`,
+   * `sslrootcert`, `sslcert`, `sslkey`, `application_name`, `options` (e.g. `-c search_path=hangar`)…
+   * `sslmode` has libpq's meaning (see {@link postgresConnectionString}).
+   */
+  url: string;
+  /** Most connections the pool opens (DATABASE_POOL_SIZE); at least 1. */
+  poolSize: number;
+  /**
+   * A schema to keep every table in (tests give each run its own): created when missing, and put
+   * alone on the `search_path` of every pooled connection. Lower-case letters, digits and `_`.
+   */
+  schema?: string;
+  /** Longest a statement may run before the server cancels it, in ms (default 30 000). */
+  statementTimeoutMs?: number;
+  /** Longest to wait for a connection (opening one, or a free one from a full pool), in ms (default 10 000). */
+  connectTimeoutMs?: number;
+  /** Longest to wait for another process's migration lock at start, in ms (default 300 000). */
+  migrationLockTimeoutMs?: number;
+  /**
+   * Called when an idle pooled connection fails (the server restarted, the network dropped it).
+   * The pool drops that connection and opens another on the next query; without a listener
+   * node-postgres would crash the process.
+   */
+  onIdleConnectionError?: (error: Error) => void;
+  /** Told, once at start, of what works but slowly: the `q` search index is missing (pg_trgm unavailable). */
+  onWarning?: (message: string) => void;
+}
+
+/** An open, migrated Postgres database. */
+export interface PostgresDatabase {
+  db: Kysely<HangarDatabase>;
+  /** Ends every pooled connection; queries in flight finish first. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 300_000;
+/**
+ * A session left idle inside a transaction this long is ended by the server, so that a stuck
+ * process cannot keep rows (an account's totals) locked for everyone else, in ms.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+/** TCP keep-alive from this idle time on, so a connection to a vanished server fails instead of waiting forever, in ms. */
+const KEEP_ALIVE_DELAY_MS = 10_000;
+/**
+ * Key of the session-level advisory lock held while migrating: the bytes of "HANGAR". One key
+ * for the whole database (every schema), so processes starting together migrate one at a time.
+ */
+const MIGRATION_LOCK_KEY = '79445323366738';
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The connection string handed to node-postgres for `url`:
+ * - `sslmode` keeps libpq's meaning (`uselibpqcompat=true` is added unless the URL sets it):
+ *   `disable` plain TCP; `require` encrypted without verifying the certificate (verified against
+ *   `sslrootcert` when given); `verify-ca` checks the chain (needs `sslrootcert`); `verify-full` checks
+ *   chain and host name. Without it node-postgres would treat `require` as `verify-full`. Unlike
+ *   libpq, `prefer` also insists on TLS (no plain-text fallback); without `sslmode` the connection is plain.
+ * - `schema` is appended to the `options` parameter as `-c search_path=<schema>`.
+ * Only the query string is rewritten, so URLs node-postgres accepts but WHATWG URL does not (a
+ * Unix-socket `host=` parameter with an empty host) stay as they are.
+ * @throws Error when `schema` is not a plain lower-case identifier
+ */
+export function postgresConnectionString(url: string, options: { schema?: string } = {}): string {
+  const at = url.indexOf('?');
+  const base = at === -1 ? url : url.slice(0, at);
+  const query = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
+  if (query.has('sslmode') && !query.has('uselibpqcompat')) query.set('uselibpqcompat', 'true');
+  if (options.schema !== undefined) {
+    if (!SCHEMA_NAME.test(options.schema)) throw new Error(`Invalid Postgres schema name "${options.schema}": use lower-case letters, digits and _.`);
+    query.set('options', [query.get('options'), `-c search_path=${options.schema}`].filter(Boolean).join(' '));
+  }
+  const rest = query.toString();
+  return rest === '' ? base : `${base}?${rest}`;
+}
+
+/** `url` with its password replaced by `***`, for messages. */
+export function redactPostgresUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@/]*@/, '$1***@');
+}
+
+/**
+ * Opens a pool of `options.poolSize` connections to the Postgres at `options.url` and brings the
+ * schema to the latest migration first.
+ *
+ * Every connection has `statement_timeout` (default 30 s; a statement waiting for a row lock counts),
+ * `idle_in_transaction_session_timeout` (60 s), TCP keep-alive, and `application_name=hangar`
+ * (unless the URL names one); opening a connection or waiting for a free one gives up after
+ * `connectTimeoutMs` (default 10 s). Values come back as node-postgres gives them (int8 as a string,
+ * see rows.ts).
+ *
+ * Migrations: on a connection of its own, the process takes a session-level `pg_advisory_lock`
+ * (one key per database, waiting at most `migrationLockTimeoutMs`), creates `options.schema` if given,
+ * runs the pending migrations in one transaction with no statement timeout (an index build on a
+ * large table may take minutes), and unlocks. Several processes starting at once thus migrate one
+ * after the other; the later ones find nothing to do.
+ * @throws Error `Postgres at <url without password>: …` when the server cannot be reached, the
+ *         schema cannot be created or a migration fails; nothing is left open then
+ */
+export async function openPostgresDatabase(options: PostgresDatabaseOptions): Promise<PostgresDatabase> {
+  if (!Number.isInteger(options.poolSize) || options.poolSize < 1) throw new Error(`Postgres pool size must be a whole number ≥ 1, not ${options.poolSize}.`);
+  const base: pg.ClientConfig = {
+    connectionString: postgresConnectionString(options.url, { schema: options.schema }),
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+    application_name: 'hangar',
+  };
+  try {
+    await migrate(base, options);
+  } catch (error) {
+    throw new Error(`Postgres at ${redactPostgresUrl(options.url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+
+  const pool = new pg.Pool({
+    ...base,
+    max: options.poolSize,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  });
+  pool.on('error', (error) => options.onIdleConnectionError?.(error));
+  const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    if (!(await hasSearchIndex(db))) {
+      options.onWarning?.(
+        'the pg_trgm extension is not available, so file search (GET /files?q=) scans each account\'s files; ' +
+          'install pg_trgm, then run: CREATE INDEX files_search_text_trgm ON files USING gin (search_text gin_trgm_ops)',
+      );
+    }
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, close: () => db.destroy() };
+}
+
+/** Whether the current schema's `files` has the trigram index of migration 0003 (see migrations.ts). */
+async function hasSearchIndex(db: Kysely<HangarDatabase>): Promise<boolean> {
+  const { rows } = await sql<{ found: boolean }>`
+    select exists (
+      select 1 from pg_indexes where schemaname = current_schema() and tablename = 'files' and indexname = 'files_search_text_trgm'
+    ) as found
+  `.execute(db);
+  return rows[0]?.found === true;
+}
+
+/** Takes the migration lock, creates the schema if asked, migrates, unlocks (see openPostgresDatabase). */
+async function migrate(base: pg.ClientConfig, options: PostgresDatabaseOptions): Promise<void> {
+  const lockTimeout = options.migrationLockTimeoutMs ?? DEFAULT_MIGRATION_LOCK_TIMEOUT_MS;
+  const lock = new pg.Client({ ...base, lock_timeout: lockTimeout });
+  // An error on this idle connection (server gone) surfaces through the next query instead.
+  lock.on('error', () => {});
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    if (options.schema !== undefined) await lock.query(`create schema if not exists ${pg.escapeIdentifier(options.schema)}`);
+    const { rows } = await lock.query<{ schema: string | null }>('select current_schema() as schema');
+    const schema = rows[0]?.schema ?? null;
+    if (schema === null) throw new Error('no schema of the search_path exists; create it, or name one that exists in the URL (options=-c search_path=…).');
+
+    // A pool of one: Kysely's migrator runs its statements one after the other, in one transaction.
+    const migrationPool = new pg.Pool({ ...base, max: 1, lock_timeout: lockTimeout });
+    migrationPool.on('error', () => {});
+    const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: migrationPool }) });
+    try {
+      await migrateToLatest(db, undefined, { migrationTableSchema: schema });
+    } finally {
+      await db.destroy();
+    }
+    await lock.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
+  } finally {
+    // Ending the session also releases the lock if unlocking was never reached.
+    await lock.end();
+  }
+}

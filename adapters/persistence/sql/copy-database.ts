@@ -1,0 +1,115 @@
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { HangarDatabase } from './schema.js';
+
+/**
+ * Every table, parents before children (foreign keys), each with its primary key, by which it is
+ * read in batches. The compiler checks that no table of {@link HangarDatabase} is missing.
+ */
+const TABLES = [
+  { name: 'users', key: ['id'] },
+  { name: 'one_time_tokens', key: ['id'] },
+  { name: 'sessions', key: ['id'] },
+  { name: 'refresh_tokens', key: ['token_hash'] },
+  { name: 'api_keys', key: ['id'] },
+  { name: 'files', key: ['id'] },
+  { name: 'account_totals', key: ['user_id'] },
+  { name: 'usage_periods', key: ['user_id', 'period_start'] },
+  { name: 'activity_logs', key: ['id'] },
+  { name: 'custom_domains', key: ['user_id'] },
+] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
+
+// A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.
+type Uncopied = Exclude<keyof HangarDatabase, (typeof TABLES)[number]['name']>;
+const everyTableCopied: [Uncopied] extends [never] ? true : Uncopied = true;
+void everyTableCopied;
+
+/** Names of the tables {@link copyDatabase} copies, in the order it copies them. */
+export const COPIED_TABLES: readonly (keyof HangarDatabase)[] = TABLES.map((table) => table.name);
+
+/** Rows per batch: read with one SELECT, written with one INSERT (10 columns at most, far below every parameter limit). */
+const DEFAULT_BATCH_SIZE = 500;
+
+/** How many rows of one table were copied. */
+export interface CopiedTable {
+  table: keyof HangarDatabase;
+  rows: number;
+}
+
+/** The destination of a copy already holds accounts; nothing was written. */
+export class DestinationNotEmptyError extends Error {
+  constructor(readonly accounts: number) {
+    super(`the destination database already holds ${accounts} account${accounts === 1 ? '' : 's'}; copy into an empty database.`);
+    this.name = 'DestinationNotEmptyError';
+  }
+}
+
+function isPostgres(db: Kysely<HangarDatabase>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * Copies every row of every table from `from` to `to`, both migrated to the same (latest) schema,
+ * e.g. from SQLite to Postgres. The destination is written in one transaction: it holds all of the
+ * source or, on any failure, nothing new. The source is read in one transaction too (a snapshot on
+ * Postgres with REPEATABLE READ; on SQLite WAL a read transaction is one), so a server may keep
+ * running on it, though writes made after the copy began are not copied.
+ * Tables go in foreign-key order, each in batches of `batchSize` rows ordered by primary key
+ * (keyset pagination, so a large table costs no more per batch at its end than at its start).
+ * Values pass through unchanged: both dialects store the same integers and text.
+ * @returns rows copied per table, in copy order (each checked against a count in the destination)
+ * @throws DestinationNotEmptyError when `to` has any user; the driver's error otherwise (nothing written then)
+ */
+export async function copyDatabase(options: {
+  from: Kysely<HangarDatabase>;
+  to: Kysely<HangarDatabase>;
+  batchSize?: number;
+}): Promise<CopiedTable[]> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const source = options.from.transaction();
+  const read = isPostgres(options.from) ? source.setIsolationLevel('repeatable read').setAccessMode('read only') : source;
+  return read.execute((from) =>
+    options.to.transaction().execute(async (to) => {
+      const accounts = await countOf(to, 'users');
+      if (accounts > 0) throw new DestinationNotEmptyError(accounts);
+      const copied: CopiedTable[] = [];
+      for (const table of TABLES) {
+        let rows = 0;
+        let last: unknown[] | undefined;
+        for (;;) {
+          const batch = await readBatch(from, table.name, table.key, last, batchSize);
+          if (batch.length === 0) break;
+          await to.insertInto(table.name).values(batch as never).execute();
+          rows += batch.length;
+          const end = batch[batch.length - 1];
+          last = table.key.map((column) => end[column]);
+          if (batch.length < batchSize) break;
+        }
+        const written = await countOf(to, table.name);
+        if (written !== rows) throw new Error(`copying ${table.name}: ${rows} rows read but ${written} in the destination.`);
+        copied.push({ table: table.name, rows });
+      }
+      return copied;
+    }),
+  );
+}
+
+/** Up to `limit` rows of `table` after the key `after` (all columns), in key order. */
+async function readBatch(
+  db: Kysely<HangarDatabase>,
+  table: keyof HangarDatabase,
+  key: readonly string[],
+  after: unknown[] | undefined,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
+  const keyColumns = sql.join(key.map((column) => sql.ref(column)));
+  const where = after === undefined ? sql`` : sql`where (${keyColumns}) > (${sql.join(after.map((value) => sql`${value}`))})`;
+  const { rows } = await sql<Record<string, unknown>>`
+    select * from ${sql.table(table)} ${where} order by ${keyColumns} limit ${limit}
+  `.execute(db);
+  return rows;
+}
+
+async function countOf(db: Kysely<HangarDatabase>, table: keyof HangarDatabase): Promise<number> {
+  const { rows } = await sql<{ count: number | string }>`select count(*) as count from ${sql.table(table)}`.execute(db);
+  return Number(rows[0].count);
+}

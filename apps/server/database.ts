@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import { openPostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
+import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import type { Config } from './config.js';
+
+/** An open, migrated database and how to close it. */
+export interface OpenDatabase {
+  db: Kysely<HangarDatabase>;
+  close(): Promise<void>;
+}
+
+/** One JSON line on stderr, like the server's other operational messages. */
+function warn(event: string, fields: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ level: 'warn', event, ...fields })}\n`);
+}
+
+/**
+ * Opens (and migrates) the database `database` names: the SQLite file, or a pool of
+ * `poolSize` connections to Postgres. Postgres warnings (a lost idle connection, a missing search
+ * index) go to stderr as JSON lines.
+ * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
+ */
+export async function openDatabase(database: Config['database']): Promise<OpenDatabase> {
+  switch (database.kind) {
+    case 'sqlite':
+      return openSqliteDatabase({ path: database.path });
+    case 'postgres':
+      return openPostgresDatabase({
+        url: database.url,
+        poolSize: database.poolSize,
+        onIdleConnectionError: (error) => warn('database_connection_lost', { error: String(error) }),
+        onWarning: (message) => warn('database_warning', { message }),
+      });
+  }
+}

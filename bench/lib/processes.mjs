@@ -1,0 +1,174 @@
+// Starting and stopping the processes of a bench run: the service (as the README starts it), the
+// baseline servers and the load clients; and reading a process's resident memory from /proc.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BENCH = path.join(ROOT, 'bench');
+const SERVER_MAIN = path.join(ROOT, 'dist/apps/server/main.js');
+
+/** A TCP port free on 127.0.0.1 right now (the OS picks it; closed again before use). */
+export async function freePort() {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * The environment of the bench's service: the caller's (so DATABASE_URL and BLOB_STORE_URL are
+ * honoured), with the listen addresses, a file outbox under DATA_DIR (the setup reads its links),
+ * and a plan whose quotas cannot interfere with a measurement.
+ */
+export function serviceEnvironment({ dataDir, port, contentPort }) {
+  const env = { ...process.env };
+  for (const name of ['PLANS_FILE', 'DEFAULT_PLAN', 'PUBLIC_API_URL', 'PUBLIC_CONTENT_URL', 'ALLOWED_CONTENT_TYPES', 'JWT_SECRET']) delete env[name];
+  return {
+    ...env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    CONTENT_PORT: String(contentPort),
+    DATA_DIR: dataDir,
+    MAIL_URL: `file:${path.join(dataDir, 'outbox')}`,
+    TRIAL_DAYS: 'off',
+    FILE_COUNT_LIMIT: String(100_000_000),
+    STORAGE_LIMIT_BYTES: String(2 ** 50),
+    MAX_UPLOAD_SIZE_LIMIT_BYTES: String(2 ** 40),
+    DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(100 * MiB),
+  };
+}
+
+/**
+ * Starts `node [nodeArgs] dist/apps/server/main.js` and resolves once it printed its addresses.
+ * @returns { child, api, content, dataDir, output(), stop() }
+ */
+export async function startService({ dataDir, nodeArgs = [], timeoutMs = 30_000 }) {
+  const port = await freePort();
+  const contentPort = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
+    cwd: ROOT,
+    env: serviceEnvironment({ dataDir, port, contentPort }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = collect(child);
+  await waitFor(() => /hangar: API on /.test(output.text), child, timeoutMs, output);
+  return {
+    child,
+    pid: child.pid,
+    api: `http://127.0.0.1:${port}`,
+    content: `http://127.0.0.1:${contentPort}`,
+    dataDir,
+    output: () => output.text,
+    stop: () => stop(child),
+  };
+}
+
+/** Starts a baseline server script of bench/baselines with `directory`; resolves with its URL. */
+export async function startBaseline(script, directory) {
+  const child = spawn(process.execPath, [path.join(BENCH, 'baselines', script), directory, '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = collect(child);
+  await waitFor(() => /listening \d+/.test(output.text), child, 10_000, output);
+  const port = Number(/listening (\d+)/.exec(output.text)[1]);
+  return { child, pid: child.pid, url: `http://127.0.0.1:${port}`, stop: () => stop(child) };
+}
+
+/** Runs a client script of bench/clients with its options as JSON; resolves with the JSON line it prints. */
+export async function runClient(script, options) {
+  const child = spawn(process.execPath, [path.join(BENCH, 'clients', script), typeof options === 'string' ? options : JSON.stringify(options)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = collect(child);
+  const [code] = await once(child, 'exit');
+  const line = output.stdout.trim().split('\n').pop();
+  let result;
+  try {
+    result = JSON.parse(line);
+  } catch {
+    throw new Error(`${script} exited with ${code} and no result:\n${output.text}`);
+  }
+  if (result.error) throw new Error(`${script}: ${result.error}`);
+  return result;
+}
+
+/** SIGTERM, then waits for the exit (SIGKILL after 15 s). */
+export async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function collect(child) {
+  const output = { text: '', stdout: '' };
+  child.stdout.on('data', (chunk) => {
+    output.text += chunk;
+    output.stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => (output.text += chunk));
+  return output;
+}
+
+async function waitFor(ready, child, timeoutMs, output) {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}:\n${output.text}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`process did not start within ${timeoutMs} ms:\n${output.text}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** VmRSS and VmHWM of a process, in bytes. */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+  return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
+}
+
+/**
+ * Peak resident memory of a process over a stretch of time. Preferred: reset the kernel's
+ * high-water mark (writing "5" to /proc/<pid>/clear_refs sets VmHWM to the current VmRSS), then
+ * read VmHWM at the end: exact, catches a spike of any length. Where clear_refs cannot be written,
+ * VmRSS is sampled every 50 ms instead (may miss a peak shorter than that).
+ * @returns { start(), end() → { startRss, peakRss, growth, method } } figures in bytes
+ */
+export function peakMemoryTracker(pid) {
+  let startRss = 0;
+  let sampled = 0;
+  let timer;
+  let method = 'VmHWM after clear_refs';
+  return {
+    start() {
+      try {
+        writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      } catch {
+        method = 'VmRSS sampled every 50 ms';
+      }
+      startRss = memoryOf(pid).rss;
+      if (method !== 'VmHWM after clear_refs') {
+        sampled = startRss;
+        timer = setInterval(() => (sampled = Math.max(sampled, memoryOf(pid).rss)), 50);
+      }
+    },
+    end() {
+      clearInterval(timer);
+      const now = memoryOf(pid);
+      const peakRss = method === 'VmHWM after clear_refs' ? now.hwm : Math.max(sampled, now.rss);
+      return { startRss, peakRss, growth: peakRss - startRss, method };
+    },
+  };
+}

@@ -1,0 +1,412 @@
+// `npm run bench [-- --quick] [-- --only=upload-4k,read-4k] [-- --profile] [-- --keep]`
+// Measures the service against bare node:http baselines in the same run, alternating, and checks
+// the targets of issue 8. See bench/README.md for what each scenario measures and why.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
+import { BENCH, ROOT, freePort, peakMemoryTracker, runClient, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
+import { format, GiB, median, MiB, table } from './lib/stats.mjs';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const profile = args.includes('--profile');
+const keep = args.includes('--keep');
+
+/** Sizes and durations. --quick: 128 MiB instead of 1 GiB, 3 s instead of 20 s, 10,000 files instead of 100,000, fewer repetitions. */
+const settings = quick
+  ? { mode: 'quick', bigBytes: 128 * MiB, bigPairs: 2, loadSeconds: 3, loadPairs: 1, warmupSeconds: 1, listFiles: 10_000, startupRuns: 1 }
+  : { mode: 'full', bigBytes: GiB, bigPairs: 3, loadSeconds: 20, loadPairs: 3, warmupSeconds: 3, listFiles: 100_000, startupRuns: 3 };
+const override = (name) => args.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1];
+if (override('files')) settings.listFiles = Number(override('files'));
+if (override('seconds')) settings.loadSeconds = Number(override('seconds'));
+if (override('pairs')) settings.loadPairs = settings.bigPairs = Number(override('pairs'));
+
+const bigLabel = settings.bigBytes >= GiB ? `${settings.bigBytes / GiB} GiB` : `${settings.bigBytes / MiB} MiB`;
+const filesLabel = settings.listFiles.toLocaleString('en-US');
+/** Words the seeded file names are made of; the list scenario searches for one of them (1 file in WORDS.length). */
+const WORDS = ['harbor', 'meadow', 'granite', 'lantern', 'orchid', 'compass', 'velvet', 'thistle', 'quarry', 'saffron',
+  'glacier', 'pepper', 'falcon', 'marble', 'juniper', 'canyon', 'ember', 'walnut', 'cobalt', 'tundra',
+  'willow', 'basalt', 'citrus', 'drizzle', 'fjord', 'gazebo', 'hazel', 'ivory', 'jasmine', 'kelp',
+  'lagoon', 'mosaic', 'nectar', 'oyster', 'pumice', 'quill', 'raven', 'sorrel', 'topaz', 'umber',
+  'vortex', 'wombat', 'yarrow', 'zephyr', 'bramble', 'cricket', 'dune', 'estuary', 'fennel', 'geyser'];
+const QUERY = 'saffron';
+
+const SCENARIOS = [
+  { id: 'upload-big', title: `one ${bigLabel} upload, API key auth`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.8, rssMiB: 64 }, run: uploadBig },
+  { id: 'download-big', title: `one ${bigLabel} download from /d/:id`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.9, rssMiB: 64 }, run: downloadBig },
+  { id: 'upload-4k', title: `4 KiB uploads, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: { ratio: 0.5 }, run: upload4k },
+  { id: 'read-4k', title: `4 KiB reads of /m/:id, 64 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: { ratio: 0.6 }, run: read4k },
+  { id: 'list', title: `GET /files?limit=30&q=${QUERY} (${filesLabel} files), 32 concurrent, ${settings.loadSeconds} s`, unit: 'ms', better: 'lower', target: { maxValue: 25, figure: 'p99' }, run: listFiles },
+  { id: 'auth', title: `GET /settings (API key) vs GET /reference/allowed-content-types, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: { ratio: 0.7 }, run: authCost },
+  { id: 'startup', title: 'start to first answer on /reference/allowed-content-types', unit: 'ms', better: 'lower', target: { maxValue: 1500 }, run: startup },
+].filter((scenario) => !only || only.includes(scenario.id));
+
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const resultsDir = path.join(BENCH, 'results');
+const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-bench-'));
+const cleanups = [];
+process.on('SIGINT', async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  if (!keep) await rm(work, { recursive: true, force: true });
+  process.exit(130);
+});
+
+const log = (text) => process.stdout.write(`${text}\n`);
+log(`hangar bench (${settings.mode}): ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / GiB).toFixed(0)} GiB, node ${process.version}`);
+log(`database ${process.env.DATABASE_URL ? process.env.DATABASE_URL.split(':')[0] : 'sqlite (embedded)'}, blobs ${process.env.BLOB_STORE_URL ?? 'file (embedded)'}, work directory ${work}`);
+
+// One service for every scenario but startup, started as the README does.
+let service;
+let main;
+const needsService = SCENARIOS.some((scenario) => scenario.id !== 'startup');
+const profileDir = path.join(resultsDir, `${stamp}-profiles`);
+if (needsService) {
+  if (profile) await mkdir(profileDir, { recursive: true });
+  service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+  cleanups.push(() => service.stop());
+  log(`service pid ${service.pid}: API ${service.api}, content ${service.content}`);
+  main = await createAccount(service, 'main');
+}
+
+const results = [];
+/** E-mails of the accounts this run created (deleted at the end on an external database). */
+const createdAccounts = main ? [main.email] : [];
+for (const scenario of SCENARIOS) {
+  log(`\n▶ ${scenario.id}: ${scenario.title}`);
+  const started = performance.now();
+  try {
+    const measured = await scenario.run();
+    results.push(judge(scenario, measured));
+  } catch (error) {
+    log(`  failed: ${error instanceof Error ? error.stack : String(error)}`);
+    results.push({ id: scenario.id, title: scenario.title, unit: scenario.unit, error: String(error instanceof Error ? error.message : error), pass: false });
+  }
+  log(`  (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+}
+
+// Output: the table, and the same as JSON.
+const rows = results.map((r) => [
+  r.title,
+  r.error ? 'ERROR' : format(r.service, r.unit),
+  r.error ? '' : format(r.baseline, r.unit),
+  r.ratio === undefined ? '—' : r.ratio.toFixed(2),
+  targetText(r.target ?? SCENARIOS.find((s) => s.id === r.id).target),
+  r.pass ? 'pass' : 'FAIL',
+  r.rss ? `${(r.rss.growth / MiB).toFixed(1)} MiB` : '—',
+]);
+log(`\n${table(['scenario', 'service', 'baseline', 'ratio', 'target', 'result', 'peak RSS growth'], rows)}`);
+const notes = results.filter((r) => r.notes?.length).map((r) => `- ${r.id}: ${r.notes.join('; ')}`);
+if (notes.length) log(`\n${notes.join('\n')}`);
+
+await mkdir(resultsDir, { recursive: true });
+const file = path.join(resultsDir, `${stamp}.json`);
+const report = {
+  timestamp: new Date().toISOString(),
+  mode: settings.mode,
+  settings,
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}` },
+  database: process.env.DATABASE_URL ? process.env.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : 'sqlite (embedded)',
+  blobStore: process.env.BLOB_STORE_URL ?? 'file (embedded)',
+  statistic: 'each figure is the median of its runs; service and baseline runs alternate (baseline, service, baseline, service, …); ratio = service median / baseline median',
+  scenarios: results,
+};
+await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+log(`\nresults: ${path.relative(ROOT, file)}`);
+
+if (service) {
+  await writeFile(path.join(resultsDir, `${stamp}.service.log`), service.output());
+  if (process.env.DATABASE_URL) await deleteBenchAccounts();
+}
+for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+if (profile) log(`CPU profiles of the service: ${path.relative(ROOT, profileDir)} (summarise with node bench/tools/profile-summary.mjs <file>)`);
+if (keep) log(`work directory kept: ${work}`);
+else await rm(work, { recursive: true, force: true });
+
+// ─── scenarios ──────────────────────────────────────────────────────────────────────────────
+
+/** Upload scenarios keep their last file for the download scenario. */
+let bigFiles;
+
+async function uploadBig() {
+  const directory = path.join(work, 'baseline-files');
+  await mkdir(directory, { recursive: true });
+  const baseline = await startBaseline('upload-server.mjs', directory);
+  cleanups.push(() => baseline.stop());
+  const serviceUpload = (bytes) =>
+    runClient('stream-upload.mjs', {
+      url: `${service.api}/files`,
+      bytes,
+      headers: { 'x-api-key': main.key, 'content-type': 'video/mp4', 'x-file-name': 'big.mp4' },
+    });
+  const baselineUpload = (bytes) => runClient('stream-upload.mjs', { url: `${baseline.url}/`, bytes });
+  // Warm-up: lazily loaded code and JIT, on both sides.
+  expect201(await serviceUpload(8 * MiB), 'service warm-up');
+  expect201(await baselineUpload(8 * MiB), 'baseline warm-up');
+
+  const memory = peakMemoryTracker(service.pid);
+  memory.start();
+  const runs = { service: [], baseline: [] };
+  let last;
+  for (let pair = 0; pair < settings.bigPairs; pair++) {
+    const b = expect201(await baselineUpload(settings.bigBytes), 'baseline upload');
+    const s = expect201(await serviceUpload(settings.bigBytes), 'service upload');
+    runs.baseline.push(b.bytesPerSecond / MiB);
+    runs.service.push(s.bytesPerSecond / MiB);
+    log(`  pair ${pair + 1}: baseline ${format(b.bytesPerSecond / MiB, 'MiB/s')}, service ${format(s.bytesPerSecond / MiB, 'MiB/s')}`);
+    if (last) {
+      await rm(path.join(directory, last.baseline), { force: true });
+      await call(service.api, `/files/${last.service}`, { method: 'DELETE', headers: { 'x-api-key': main.key } });
+    }
+    last = { baseline: b.answer.name, service: s.answer.file.file_id };
+  }
+  const rss = memory.end();
+  await baseline.stop();
+  bigFiles = { directory, ...last };
+  return { runs, rss };
+}
+
+async function downloadBig() {
+  if (!bigFiles) {
+    // Run alone (--only=download-big): store the two files first.
+    await uploadBig();
+  }
+  const baseline = await startBaseline('download-server.mjs', bigFiles.directory);
+  cleanups.push(() => baseline.stop());
+  const serviceDownload = () => runClient('stream-download.mjs', `${service.content}/d/${bigFiles.service}`);
+  const baselineDownload = () => runClient('stream-download.mjs', `${baseline.url}/${bigFiles.baseline}`);
+  // Warm-up, which also leaves both files equally in the page cache.
+  expectBytes(await serviceDownload(), 'service warm-up');
+  expectBytes(await baselineDownload(), 'baseline warm-up');
+
+  const memory = peakMemoryTracker(service.pid);
+  memory.start();
+  const runs = { service: [], baseline: [] };
+  for (let pair = 0; pair < settings.bigPairs; pair++) {
+    const b = expectBytes(await baselineDownload(), 'baseline download');
+    const s = expectBytes(await serviceDownload(), 'service download');
+    runs.baseline.push(b.bytesPerSecond / MiB);
+    runs.service.push(s.bytesPerSecond / MiB);
+    log(`  pair ${pair + 1}: baseline ${format(b.bytesPerSecond / MiB, 'MiB/s')}, service ${format(s.bytesPerSecond / MiB, 'MiB/s')}`);
+  }
+  const rss = memory.end();
+  await baseline.stop();
+  await rm(path.join(bigFiles.directory, bigFiles.baseline), { force: true });
+  await call(service.api, `/files/${bigFiles.service}`, { method: 'DELETE', headers: { 'x-api-key': main.key } });
+  return { runs, rss };
+}
+
+async function upload4k() {
+  const directory = path.join(work, 'baseline-small');
+  await mkdir(directory, { recursive: true });
+  const baseline = await startBaseline('upload-server.mjs', directory);
+  cleanups.push(() => baseline.stop());
+  const load = { connections: 32, method: 'POST', bodyBytes: 4096 };
+  const measured = await alternate({
+    baseline: { ...load, url: `${baseline.url}/` },
+    service: { ...load, url: `${service.api}/files`, headers: { 'x-api-key': main.key, 'content-type': 'image/png', 'x-file-name': 'small.png' } },
+    figure: (result) => result.requestsPerSecond,
+  });
+  await baseline.stop();
+  return measured;
+}
+
+async function read4k() {
+  const directory = path.join(work, 'baseline-read');
+  await mkdir(directory, { recursive: true });
+  const bytes = randomBytes(4096);
+  await writeFile(path.join(directory, 'small.png'), bytes);
+  const file = await uploadFile(service, main.key, bytes, { contentType: 'image/png', name: 'small.png' });
+  const baseline = await startBaseline('download-server.mjs', directory);
+  cleanups.push(() => baseline.stop());
+  const measured = await alternate({
+    baseline: { connections: 64, url: `${baseline.url}/small.png` },
+    service: { connections: 64, url: `${service.content}/m/${file.file_id}` },
+    figure: (result) => result.requestsPerSecond,
+  });
+  await baseline.stop();
+  return measured;
+}
+
+async function authCost() {
+  return alternate({
+    baseline: { connections: 32, url: `${service.api}/reference/allowed-content-types` },
+    service: { connections: 32, url: `${service.api}/settings`, headers: { 'x-api-key': main.key } },
+    figure: (result) => result.requestsPerSecond,
+  });
+}
+
+async function listFiles() {
+  const account = await createAccount(service, 'list');
+  createdAccounts.push(account.email);
+  log(`  seeding ${filesLabel} files through POST /files …`);
+  const rate = await seedFiles(service, account.key, {
+    count: settings.listFiles,
+    concurrency: 16,
+    nameOf: (i) => `${WORDS[i % WORDS.length]}-${String(i).padStart(6, '0')}.jpg`,
+    onProgress: (done) => log(`    ${done.toLocaleString('en-US')} files`),
+  });
+  log(`  seeded at ${rate.toFixed(0)} files/s`);
+  const check = await call(service.api, `/files?limit=30&q=${QUERY}`, { headers: { 'x-api-key': account.key } });
+  const expected = Math.ceil(settings.listFiles / WORDS.length);
+  if (check.status !== 200 || check.body.total < expected || check.body.files.length !== 30) {
+    throw new Error(`list check: ${check.status}, total ${check.body?.total} (expected ${expected})`);
+  }
+  const options = { connections: 32, url: `${service.api}/files?limit=30&q=${QUERY}`, headers: { 'x-api-key': account.key } };
+  const memory = peakMemoryTracker(service.pid);
+  await autocannon({ ...options, duration: settings.warmupSeconds });
+  memory.start();
+  const runs = { service: [], requestsPerSecond: [] };
+  for (let run = 0; run < settings.loadPairs; run++) {
+    const result = await autocannon({ ...options, duration: settings.loadSeconds });
+    runs.service.push(result.latencyMs.p99);
+    runs.requestsPerSecond.push(result.requestsPerSecond);
+    log(`  run ${run + 1}: p99 ${result.latencyMs.p99} ms, p50 ${result.latencyMs.p50} ms, ${result.requestsPerSecond.toFixed(0)} req/s${problems(result)}`);
+  }
+  return { runs, rss: memory.end(), notes: [`seeded through POST /files at ${rate.toFixed(0)} files/s; ${expected} files match q=${QUERY}; ${median(runs.requestsPerSecond).toFixed(0)} req/s`] };
+}
+
+async function startup() {
+  // Start to first answer: spawn → first 200 on /reference/allowed-content-types (fresh DATA_DIR,
+  // so migrations and the JWT secret are included). The baseline column is the bare download
+  // server's start to first answer: what starting node itself costs here.
+  const runs = { service: [], baseline: [] };
+  const once_ = async (warm) => {
+    const dataDir = await mkdtemp(path.join(work, 'startup-'));
+    const port = await freePort();
+    const contentPort = await freePort();
+    const started = performance.now();
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/server/main.js')], {
+      cwd: ROOT, env: serviceEnvironment({ dataDir, port, contentPort }), stdio: 'ignore',
+    });
+    await firstAnswer(`http://127.0.0.1:${port}/reference/allowed-content-types`, child);
+    const serviceMs = performance.now() - started;
+    await stop(child);
+    await rm(dataDir, { recursive: true, force: true });
+
+    const bareStarted = performance.now();
+    const bare = spawn(process.execPath, [path.join(BENCH, 'baselines/download-server.mjs'), work, String(port)], { stdio: 'ignore' });
+    await firstAnswer(`http://127.0.0.1:${port}/`, bare, true);
+    const bareMs = performance.now() - bareStarted;
+    await stop(bare);
+    if (warm) return;
+    runs.service.push(serviceMs);
+    runs.baseline.push(bareMs);
+    log(`  bare node ${bareMs.toFixed(0)} ms, service ${serviceMs.toFixed(0)} ms`);
+  };
+  await once_(true); // warm-up: the page cache holds node_modules and dist afterwards, as on any second start
+  for (let run = 0; run < settings.startupRuns; run++) await once_(false);
+  return { runs, notes: ['baseline = bare node:http server, informational (the target is absolute)'] };
+}
+
+// ─── helpers ────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Runs autocannon against the baseline and the service in turn, `settings.loadPairs` times
+ * (baseline, service, baseline, service, …) after a warm-up of each; tracks the service's peak RSS.
+ */
+async function alternate({ baseline, service: serviceLoad, figure }) {
+  await autocannon({ ...baseline, duration: settings.warmupSeconds });
+  await autocannon({ ...serviceLoad, duration: settings.warmupSeconds });
+  const memory = peakMemoryTracker(service.pid);
+  memory.start();
+  const runs = { service: [], baseline: [] };
+  const notes = [];
+  for (let pair = 0; pair < settings.loadPairs; pair++) {
+    const b = await autocannon({ ...baseline, duration: settings.loadSeconds });
+    const s = await autocannon({ ...serviceLoad, duration: settings.loadSeconds });
+    runs.baseline.push(figure(b));
+    runs.service.push(figure(s));
+    log(`  pair ${pair + 1}: baseline ${b.requestsPerSecond.toFixed(0)} req/s (p99 ${b.latencyMs.p99} ms)${problems(b)}, service ${s.requestsPerSecond.toFixed(0)} req/s (p99 ${s.latencyMs.p99} ms)${problems(s)}`);
+    if (problems(b) || problems(s)) notes.push(`pair ${pair + 1}: baseline${problems(b) || ' ok'}, service${problems(s) || ' ok'}`);
+  }
+  return { runs, rss: memory.end(), notes };
+}
+
+function autocannon(options) {
+  return runClient('autocannon.mjs', options);
+}
+
+function problems(result) {
+  const parts = [];
+  if (result.non2xx) parts.push(`${result.non2xx} non-2xx`);
+  if (result.errors) parts.push(`${result.errors} errors`);
+  if (result.timeouts) parts.push(`${result.timeouts} timeouts`);
+  return parts.length ? ` [${parts.join(', ')}]` : '';
+}
+
+function expect201(result, what) {
+  if (result.status !== 201) throw new Error(`${what}: ${result.status} ${JSON.stringify(result.answer)}`);
+  return result;
+}
+
+function expectBytes(result, what) {
+  if (result.status !== 200 || result.bytes !== settings.bigBytes) throw new Error(`${what}: ${result.status}, ${result.bytes} bytes`);
+  return result;
+}
+
+/** Polls `url` every 5 ms until it answers 200 (or anything, with `anyStatus`); rejects if `child` exits first. */
+async function firstAnswer(url, child, anyStatus = false) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before answering`);
+    const answered = await new Promise((resolve) => {
+      const request = http.get(url, { agent: false }, (response) => {
+        response.resume();
+        resolve(anyStatus || response.statusCode === 200);
+      });
+      request.on('error', () => resolve(false));
+    });
+    if (answered) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** The verdict of one scenario against its target. */
+function judge(scenario, { runs, rss, notes = [] }) {
+  const serviceFigure = median(runs.service);
+  const baselineFigure = runs.baseline?.length ? median(runs.baseline) : undefined;
+  const { target } = scenario;
+  const ratio = target.ratio !== undefined ? serviceFigure / baselineFigure : undefined;
+  let pass = true;
+  if (target.ratio !== undefined) pass &&= ratio >= target.ratio;
+  if (target.maxValue !== undefined) pass &&= serviceFigure <= target.maxValue;
+  if (target.rssMiB !== undefined) pass &&= rss !== undefined && rss.growth <= target.rssMiB * MiB;
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    unit: scenario.unit,
+    service: serviceFigure,
+    baseline: baselineFigure,
+    ratio,
+    target,
+    pass,
+    rss: rss && { ...rss, growthMiB: rss.growth / MiB },
+    runs,
+    notes,
+  };
+}
+
+function targetText(target) {
+  const parts = [];
+  if (target.ratio !== undefined) parts.push(`≥ ${target.ratio} × baseline`);
+  if (target.maxValue !== undefined) parts.push(`${target.figure ?? ''}${target.figure ? ' ' : ''}≤ ${target.maxValue} ms`);
+  if (target.rssMiB !== undefined) parts.push(`RSS growth ≤ ${target.rssMiB} MiB`);
+  return parts.join(', ');
+}
+
+async function deleteBenchAccounts() {
+  // On an external database the bench's accounts would stay: delete them (with their files) through the admin CLI.
+  for (const email of createdAccounts) {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/cli/main.js'), 'users', 'delete', email, '--yes'], {
+      cwd: ROOT, env: serviceEnvironment({ dataDir: path.join(work, 'service'), port: 0, contentPort: 0 }), stdio: 'inherit',
+    });
+    await once(child, 'exit');
+  }
+}

@@ -1,0 +1,107 @@
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import { type CustomDomain, normaliseHostname } from './custom-domain.js';
+import type { CustomDomainRepository } from './custom-domain-repository.js';
+import type { EdgeHostname, EdgeProvider } from './edge-provider.js';
+import type { HostnameDirectory } from './hostname-directory.js';
+
+/**
+ * The custom-domain rules behind PATCH /settings (spec 4.14): set, replace, refresh and remove an
+ * account's hostname at the edge provider and locally, keeping the two consistent. Not a use case:
+ * UpdateSettings calls it.
+ */
+export class CustomDomains {
+  constructor(
+    private readonly deps: {
+      domains: CustomDomainRepository;
+      edge: EdgeProvider;
+      directory: HostnameDirectory;
+      clock: Clock;
+      /** The service's own hosts (API and content), never usable as custom domains. */
+      reservedHosts: readonly string[];
+    },
+  ) {}
+
+  /**
+   * Sets the account's hostname. The same hostname again changes nothing. A new one is created at
+   * the provider first (failure → 502, nothing changes), then stored (a hostname another account
+   * holds → the provider hostname is deleted again and 409), then the old one is deleted at the
+   * provider (best effort: it is no longer referenced). A hostname the provider already has but no
+   * account holds here is a leftover of this service's own earlier failure and is adopted.
+   * @throws DomainError INVALID_HOSTNAME (400), HOSTNAME_TAKEN (409), EDGE_PROVIDER_ERROR (502)
+   */
+  async set(userId: string, input: string): Promise<CustomDomain> {
+    const hostname = normaliseHostname(input, this.deps.reservedHosts);
+    const current = await this.deps.domains.findByUser(userId);
+    if (current?.hostname === hostname) return current;
+    const holder = await this.deps.domains.findByHostname(hostname);
+    if (holder && holder.userId !== userId) throw taken(hostname);
+
+    const created = await this.deps.edge.create({ hostname });
+    const now = this.deps.clock.now();
+    const domain = toCustomDomain(userId, created.hostname, this.deps.edge.cnameTarget, now, now);
+    let result: 'saved' | 'taken';
+    try {
+      result = await this.deps.domains.save(domain);
+    } catch (error) {
+      if (!created.exists) await this.deps.edge.delete({ providerId: domain.providerId }).catch(() => undefined);
+      throw error;
+    }
+    if (result === 'taken') {
+      if (!created.exists) await this.deps.edge.delete({ providerId: domain.providerId }).catch(() => undefined);
+      throw taken(hostname);
+    }
+    this.deps.directory.invalidate(hostname);
+    if (current) {
+      this.deps.directory.invalidate(current.hostname);
+      await this.deps.edge.delete({ providerId: current.providerId }).catch(() => undefined);
+    }
+    return domain;
+  }
+
+  /**
+   * Removes the account's hostname: at the provider first (failure → 502, nothing changes), then
+   * locally. No custom domain is not an error.
+   * @throws DomainError EDGE_PROVIDER_ERROR (502)
+   */
+  async remove(userId: string): Promise<void> {
+    const current = await this.deps.domains.findByUser(userId);
+    if (!current) return;
+    await this.deps.edge.delete({ providerId: current.providerId });
+    await this.deps.domains.delete(userId);
+    this.deps.directory.invalidate(current.hostname);
+  }
+
+  /**
+   * Asks the provider to re-run validation and stores the new statuses and records.
+   * @throws DomainError NO_CUSTOM_DOMAIN (400), EDGE_PROVIDER_ERROR (502)
+   */
+  async refresh(userId: string): Promise<CustomDomain> {
+    const current = await this.deps.domains.findByUser(userId);
+    if (!current) throw new DomainError('NO_CUSTOM_DOMAIN', 'This account has no custom domain to refresh; set custom_domain first.');
+    const edge = await this.deps.edge.refresh({ providerId: current.providerId });
+    const domain = toCustomDomain(userId, edge, this.deps.edge.cnameTarget, current.createdAt, this.deps.clock.now());
+    await this.deps.domains.save(domain);
+    this.deps.directory.invalidate(domain.hostname);
+    return domain;
+  }
+}
+
+/** The local record of a provider hostname: statuses passed through, the DNS records to create. */
+export function toCustomDomain(userId: string, edge: EdgeHostname, cnameTarget: string, createdAt: Date, updatedAt: Date): CustomDomain {
+  return {
+    userId,
+    hostname: edge.hostname,
+    providerId: edge.providerId,
+    verificationStatus: edge.status,
+    sslStatus: edge.sslStatus,
+    dnsRecords: [{ type: 'CNAME', name: edge.hostname, value: cnameTarget, purpose: 'routing' }, ...edge.validationRecords],
+    errors: edge.errors,
+    createdAt,
+    updatedAt,
+  };
+}
+
+function taken(hostname: string): DomainError {
+  return new DomainError('HOSTNAME_TAKEN', `${hostname} is already used by another account.`);
+}

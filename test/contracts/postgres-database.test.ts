@@ -1,0 +1,150 @@
+// openPostgresDatabase: migrations under an advisory lock, timeouts, sslmode, the search index.
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openPostgresDatabase, postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
+import { migrations } from '../../adapters/persistence/sql/migrations.js';
+import { createTestSchema, type TestSchema, testDatabaseUrl } from '../support/test-database.js';
+
+/** The advisory lock key openPostgresDatabase migrates under (the bytes of "HANGAR"). */
+const MIGRATION_LOCK_KEY = '79445323366738';
+
+describe('postgresConnectionString', () => {
+  it('gives sslmode its libpq meaning unless the URL chooses otherwise', () => {
+    expect(postgresConnectionString('postgres://u:p@db:5432/hangar?sslmode=require')).to.equal('postgres://u:p@db:5432/hangar?sslmode=require&uselibpqcompat=true');
+    expect(postgresConnectionString('postgres://db/hangar?sslmode=require&uselibpqcompat=false')).to.equal('postgres://db/hangar?sslmode=require&uselibpqcompat=false');
+    expect(postgresConnectionString('postgresql://db/hangar')).to.equal('postgresql://db/hangar');
+  });
+
+  it('puts a schema on the search_path through the options parameter, after options already given', () => {
+    expect(postgresConnectionString('postgres://db/hangar', { schema: 'tenant_1' })).to.equal('postgres://db/hangar?options=-c+search_path%3Dtenant_1');
+    expect(postgresConnectionString('postgres://db/hangar?options=-c%20jit%3Doff', { schema: 's' })).to.equal('postgres://db/hangar?options=-c+jit%3Doff+-c+search_path%3Ds');
+    expect(() => postgresConnectionString('postgres://db/hangar', { schema: 'x; drop table users' })).to.throw('Invalid Postgres schema name');
+  });
+
+  it('keeps a Unix-socket URL with an empty host as it is', () => {
+    expect(postgresConnectionString('postgres://hangar@/hangar?host=/run/postgresql')).to.equal('postgres://hangar@/hangar?host=%2Frun%2Fpostgresql');
+  });
+
+  it('hides the password in messages', () => {
+    expect(redactPostgresUrl('postgres://hangar:s3cret@db:5432/hangar')).to.equal('postgres://hangar:***@db:5432/hangar');
+    expect(redactPostgresUrl('postgresql://hangar@db/hangar')).to.equal('postgresql://hangar@db/hangar');
+  });
+});
+
+const url = testDatabaseUrl();
+
+if (url !== undefined) {
+  describe('openPostgresDatabase (TEST_DATABASE_URL)', function () {
+    this.timeout(30_000);
+    let schema: TestSchema;
+
+    beforeEach(async () => {
+      schema = await createTestSchema(url);
+    });
+    afterEach(async () => {
+      await schema.drop();
+    });
+
+    it('migrates once when several processes start at the same moment', async () => {
+      const opened = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase({ url: schema.url, poolSize: 2 })));
+      try {
+        const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(opened[0].db);
+        expect(rows.map((row) => row.name)).to.deep.equal(Object.keys(migrations).sort());
+      } finally {
+        await Promise.all(opened.map((database) => database.close()));
+      }
+    });
+
+    it('creates the schema it is given when missing, and keeps every table in it', async () => {
+      const name = `${schema.schema}_own`;
+      const database = await openPostgresDatabase({ url, poolSize: 1, schema: name });
+      try {
+        const { rows } = await sql<{ table_name: string }>`
+          select table_name from information_schema.tables where table_schema = ${name} and table_name in ('users', 'files', 'account_totals')
+        `.execute(database.db);
+        expect(rows.map((row) => row.table_name).sort()).to.deep.equal(['account_totals', 'files', 'users']);
+      } finally {
+        await sql`drop schema ${sql.id(name)} cascade`.execute(database.db);
+        await database.close();
+      }
+    });
+
+    it('waits for the migration lock another process holds, and gives up after its timeout', async () => {
+      const holder = new pg.Client({ connectionString: url });
+      await holder.connect();
+      try {
+        await holder.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+        const started = Date.now();
+        let failure: unknown;
+        await openPostgresDatabase({ url: schema.url, poolSize: 1, migrationLockTimeoutMs: 300 }).then((db) => db.close(), (error) => (failure = error));
+        expect(String(failure)).to.match(/lock timeout/);
+        expect(Date.now() - started).to.be.below(5_000);
+        await holder.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
+        const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, migrationLockTimeoutMs: 300 });
+        await database.close();
+      } finally {
+        await holder.end();
+      }
+    });
+
+    it('cancels a statement that runs past the statement timeout', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, statementTimeoutMs: 200 });
+      try {
+        let failure: unknown;
+        await sql`select pg_sleep(2)`.execute(database.db).catch((error) => (failure = error));
+        expect(String(failure)).to.include('statement timeout');
+        expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).to.deep.equal([{ one: 1 }]);
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('fails at once, without the password in the message, when nothing listens at the address', async () => {
+      let failure: unknown;
+      await openPostgresDatabase({ url: 'postgres://hangar:s3cret@127.0.0.1:1/hangar', poolSize: 1, connectTimeoutMs: 2_000 }).catch((error) => (failure = error));
+      expect(String(failure)).to.include('Postgres at postgres://hangar:***@127.0.0.1:1/hangar');
+      expect(String(failure)).not.to.include('s3cret');
+    });
+
+    it('honours sslmode: require insists on TLS (without verifying the certificate, as libpq), disable uses plain TCP', async () => {
+      const query = (mode: string) => `${url}${url.includes('?') ? '&' : '?'}sslmode=${mode}`;
+      const plain = await openPostgresDatabase({ url: `${query('disable')}`, poolSize: 1, schema: schema.schema });
+      try {
+        const { rows } = await sql<{ ssl: boolean | null; server: string }>`
+          select (select ssl from pg_stat_ssl where pid = pg_backend_pid()) as ssl, current_setting('ssl') as server
+        `.execute(plain.db);
+        expect(rows[0].ssl).to.equal(false);
+        let failure: unknown;
+        const secured = await openPostgresDatabase({ url: query('require'), poolSize: 1, schema: schema.schema }).catch((error) => (failure = error));
+        if (rows[0].server === 'on') {
+          // A test server with TLS (self-signed, as usual): libpq's `require` encrypts without checking the chain.
+          expect(failure).to.equal(undefined);
+          await (secured as { close(): Promise<void> }).close();
+        } else {
+          expect(String(failure)).to.include('does not support SSL');
+        }
+      } finally {
+        await plain.close();
+      }
+    });
+
+    it('indexes search_text with pg_trgm, and the q filter uses that index', async function () {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
+      try {
+        const { rows } = await sql<{ available: boolean }>`select exists (select 1 from pg_available_extensions where name = 'pg_trgm') as available`.execute(database.db);
+        if (!rows[0].available) {
+          // The migration must then have gone on without it (see migrations.ts).
+          const index = await sql`select 1 from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'`.execute(database.db);
+          expect(index.rows).to.deep.equal([]);
+          return;
+        }
+        await sql`set enable_seqscan = off`.execute(database.db);
+        const plan = await sql<{ 'QUERY PLAN': string }>`explain select count(*) from files where search_text like '%holiday%' escape '\\'`.execute(database.db);
+        expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).to.include('files_search_text_trgm');
+      } finally {
+        await database.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytesOf } from '../support/bytes.js';
+import { call, expectError, mailedToken } from '../support/http-harness.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from '../support/test-database.js';
+
+const PASSWORD = 'correct horse';
+
+/**
+ * Two server processes behind an imaginary load balancer: one database (the run's: a SQLite file,
+ * or a Postgres schema with HANGAR_TEST_DB=postgres), one blob directory, one JWT_SECRET, and
+ * nothing else in common (each has its own DATA_DIR and outbox).
+ */
+describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and one blob store`, function () {
+  this.timeout(60_000);
+  let shared: string;
+  let database: ServerDatabase;
+  let servers: ServerProcess[] = [];
+
+  before(async () => {
+    shared = await mkdtemp(path.join(tmpdir(), 'hangar-scale-'));
+    database = await freshServerDatabase(shared);
+    const env = (name: string) => ({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONTENT_PORT: '0',
+      DATA_DIR: path.join(shared, name),
+      ...database.env,
+      BLOB_STORE_URL: `file:${path.join(shared, 'blobs')}`,
+      JWT_SECRET: 'a shared secret of at least thirty-two bytes',
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      FILE_COUNT_LIMIT: '15',
+    });
+    // One after the other would hide a migration race; both at once is how a deployment starts.
+    servers = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
+  });
+  after(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await database?.drop();
+    if (shared) await rm(shared, { recursive: true, force: true });
+  });
+
+  it('serves one account from either process: confirm on one, log in on the other, and their tokens work on both', async () => {
+    const [a, b] = servers;
+    const email = 'both@example.com';
+    expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+    const token = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    expect((await call(b.api, `/auth/confirm?token=${token}`)).status).to.equal(302);
+    const login = await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+    expect(login.status).to.equal(200);
+    const key = await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: { name: 'a' } });
+    expect(key.status).to.equal(201);
+    expect((await call(b.api, '/files', { apiKey: key.body.key })).status).to.equal(200);
+    // A refresh token rotated on one process is spent on the other.
+    const refreshed = await call(a.api, '/auth/refresh', { method: 'POST', json: { refresh_token: login.body.session.refresh_token } });
+    expect(refreshed.status).to.equal(200);
+    expectError(await call(b.api, '/auth/refresh', { method: 'POST', json: { refresh_token: login.body.session.refresh_token } }), 401, 'INVALID_REFRESH_TOKEN');
+  });
+
+  it('lets exactly 10 of 20 simultaneous uploads through, split across both processes, when 10 files are left', async () => {
+    const [a, b] = servers;
+    const email = 'quota@example.com';
+    await call(b.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
+    const token = await mailedToken({ dataDir: path.join(shared, 'b') }, email, '/auth/confirm');
+    await call(a.api, `/auth/confirm?token=${token}`);
+    const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+    const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
+    const post = (server: ServerProcess, seed: number) =>
+      call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomBytesOf(100, seed) });
+    // 5 of the plan's 15 files are taken first: 10 are left.
+    for (let i = 0; i < 5; i++) expect((await post(servers[i % 2], 1000 + i)).status).to.equal(201);
+
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(servers[i % 2], i + 1)));
+    const created = results.filter((r) => r.status === 201);
+    expect(created, JSON.stringify(results.map((r) => r.status))).to.have.length(10);
+    results.filter((r) => r.status !== 201).forEach((r) => expectError(r, 403, 'FILE_COUNT_LIMIT_REACHED'));
+
+    for (const server of [a, b]) {
+      const list = await call(server.api, '/files?limit=100', { apiKey });
+      expect(list.body.total).to.equal(15);
+      expect(list.body.files).to.have.length(15);
+      expect((await call(server.api, '/usage', { apiKey })).body).to.include({ files_count: 15, storage_bytes: 1500 });
+    }
+    // Whichever process stored a file, both serve its bytes from the shared blob store.
+    for (const result of created) {
+      for (const server of [a, b]) {
+        const response = await fetch(`${server.content}/d/${result.body.file.file_id}`);
+        expect(response.status).to.equal(200);
+        expect((await response.arrayBuffer()).byteLength).to.equal(100);
+      }
+    }
+  });
+});

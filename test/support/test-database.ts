@@ -1,0 +1,99 @@
+// Where tests find a database: SQLite files of their own, and Postgres when TEST_DATABASE_URL names one.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
+
+/** The one line a run prints when it leaves Postgres out. */
+export const POSTGRES_SKIPPED_LINE = 'Postgres: TEST_DATABASE_URL not set, Postgres runs skipped';
+
+let announced = false;
+
+/**
+ * TEST_DATABASE_URL (a libpq URL of a database the tests may create schemas in), or undefined.
+ * The first call of a process prints one line saying which it is, so a run without Postgres says
+ * so once instead of hiding it among skipped tests.
+ */
+export function testDatabaseUrl(): string | undefined {
+  const url = process.env.TEST_DATABASE_URL?.trim() || undefined;
+  if (!announced) {
+    announced = true;
+    process.stdout.write(url === undefined ? `${POSTGRES_SKIPPED_LINE}\n` : `Postgres: test schemas in ${redactPostgresUrl(url)}\n`);
+  }
+  return url;
+}
+
+/**
+ * Which database the HTTP tests run on: `HANGAR_TEST_DB=postgres` selects Postgres (at
+ * TEST_DATABASE_URL, a fresh schema per server), anything else SQLite (a file in the server's DATA_DIR).
+ */
+export function httpTestDatabase(): 'sqlite' | 'postgres' {
+  return process.env.HANGAR_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+}
+
+/** A schema of its own in the test database, and the URL that puts it on the search_path. */
+export interface TestSchema {
+  schema: string;
+  /** TEST_DATABASE_URL with `options=-c search_path=<schema>`: what DATABASE_URL is set to. */
+  url: string;
+  /** Drops the schema with everything in it. */
+  drop(): Promise<void>;
+}
+
+let trigramInstalled = false;
+
+/** Runs `statements` on one short-lived connection to `url`. */
+async function run(url: string, ...statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresConnectionString(url), connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Creates an empty schema `hangar_test_<random>` in the database at `url` (migrations run when a
+ * server or repository opens it). pg_trgm is installed into `public` first, once: were it created
+ * by a migration inside a test schema, dropping that schema would drop the extension, and with it
+ * the search index of every other schema using it.
+ */
+export async function createTestSchema(url: string): Promise<TestSchema> {
+  if (!trigramInstalled) {
+    try {
+      await run(url, 'create extension if not exists pg_trgm with schema public');
+    } catch {
+      // Not available, or another run created it at the same instant: migrations cope either way.
+    }
+    trigramInstalled = true;
+  }
+  const schema = `hangar_test_${randomBytes(6).toString('hex')}`;
+  await run(url, `create schema ${schema}`);
+  return {
+    schema,
+    url: postgresConnectionString(url, { schema }),
+    drop: () => run(url, `drop schema if exists ${schema} cascade`),
+  };
+}
+
+/** A database for one server (or several sharing it), as the variables that select it, and how to remove it. */
+export interface ServerDatabase {
+  /** `DATABASE_URL` for the server's environment. */
+  env: { DATABASE_URL: string };
+  /** Removes the database: drops the Postgres schema; nothing for SQLite (its file lives in a directory the caller removes). */
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh database of the kind {@link httpTestDatabase} selects: a new Postgres schema, or a SQLite
+ * file `hangar.db` under `dir`.
+ * @throws Error when Postgres is selected and TEST_DATABASE_URL is not set
+ */
+export async function freshServerDatabase(dir: string): Promise<ServerDatabase> {
+  if (httpTestDatabase() === 'sqlite') return { env: { DATABASE_URL: `sqlite:${path.join(dir, 'hangar.db')}` }, drop: async () => {} };
+  const url = testDatabaseUrl();
+  if (url === undefined) throw new Error('HANGAR_TEST_DB=postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+  const schema = await createTestSchema(url);
+  return { env: { DATABASE_URL: schema.url }, drop: schema.drop };
+}
