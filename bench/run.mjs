@@ -74,6 +74,8 @@ if (needsService) {
   main = await createAccount(service, 'main');
 }
 
+/** The upload scenario keeps its last files (service and baseline) for the download scenario. */
+let bigFiles;
 const results = [];
 /** E-mails of the accounts this run created (deleted at the end on an external database). */
 const createdAccounts = main ? [main.email] : [];
@@ -129,9 +131,6 @@ if (keep) log(`work directory kept: ${work}`);
 else await rm(work, { recursive: true, force: true });
 
 // ─── scenarios ──────────────────────────────────────────────────────────────────────────────
-
-/** Upload scenarios keep their last file for the download scenario. */
-let bigFiles;
 
 async function uploadBig() {
   const directory = path.join(work, 'baseline-files');
@@ -291,7 +290,7 @@ async function startup() {
 
     const bareStarted = performance.now();
     const bare = spawn(process.execPath, [path.join(BENCH, 'baselines/download-server.mjs'), work, String(port)], { stdio: 'ignore' });
-    await firstAnswer(`http://127.0.0.1:${port}/`, bare, true);
+    await firstAnswer(`http://127.0.0.1:${port}/startup-probe`, bare, true); // 404: any answer counts
     const bareMs = performance.now() - bareStarted;
     await stop(bare);
     if (warm) return;

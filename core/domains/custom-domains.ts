@@ -7,10 +7,15 @@ import type { HostnameDirectory } from './hostname-directory.js';
 
 /**
  * The custom-domain rules behind PATCH /settings (spec 4.14): set, replace, refresh and remove an
- * account's hostname at the edge provider and locally, keeping the two consistent. Not a use case:
- * UpdateSettings calls it.
+ * account's hostname at the edge provider and locally, keeping the two consistent. Changes of one
+ * account run one at a time in a process; across processes, a refresh that finds its domain
+ * replaced drops its answer, and a race lost to another account never deletes the winner's hostname.
+ * Not a use case: UpdateSettings calls it.
  */
 export class CustomDomains {
+  /** One change at a time per account in this process (a double-clicked save must not leave an orphan). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly deps: {
       domains: CustomDomainRepository;
@@ -30,7 +35,11 @@ export class CustomDomains {
    * account holds here is a leftover of this service's own earlier failure and is adopted.
    * @throws DomainError INVALID_HOSTNAME (400), HOSTNAME_TAKEN (409), EDGE_PROVIDER_ERROR (502)
    */
-  async set(userId: string, input: string): Promise<CustomDomain> {
+  set(userId: string, input: string): Promise<CustomDomain> {
+    return this.serialised(userId, () => this.setNow(userId, input));
+  }
+
+  private async setNow(userId: string, input: string): Promise<CustomDomain> {
     const hostname = normaliseHostname(input, this.deps.reservedHosts);
     const current = await this.deps.domains.findByUser(userId);
     if (current?.hostname === hostname) return current;
@@ -44,11 +53,11 @@ export class CustomDomains {
     try {
       result = await this.deps.domains.save(domain);
     } catch (error) {
-      if (!created.exists) await this.deps.edge.delete({ providerId: domain.providerId }).catch(() => undefined);
+      if (!created.exists) await this.undoCreate(domain);
       throw error;
     }
     if (result === 'taken') {
-      if (!created.exists) await this.deps.edge.delete({ providerId: domain.providerId }).catch(() => undefined);
+      if (!created.exists) await this.undoCreate(domain);
       throw taken(hostname);
     }
     this.deps.directory.invalidate(hostname);
@@ -64,7 +73,11 @@ export class CustomDomains {
    * locally. No custom domain is not an error.
    * @throws DomainError EDGE_PROVIDER_ERROR (502)
    */
-  async remove(userId: string): Promise<void> {
+  remove(userId: string): Promise<void> {
+    return this.serialised(userId, () => this.removeNow(userId));
+  }
+
+  private async removeNow(userId: string): Promise<void> {
     const current = await this.deps.domains.findByUser(userId);
     if (!current) return;
     await this.deps.edge.delete({ providerId: current.providerId });
@@ -76,14 +89,45 @@ export class CustomDomains {
    * Asks the provider to re-run validation and stores the new statuses and records.
    * @throws DomainError NO_CUSTOM_DOMAIN (400), EDGE_PROVIDER_ERROR (502)
    */
-  async refresh(userId: string): Promise<CustomDomain> {
+  refresh(userId: string): Promise<CustomDomain> {
+    return this.serialised(userId, () => this.refreshNow(userId));
+  }
+
+  private async refreshNow(userId: string): Promise<CustomDomain> {
     const current = await this.deps.domains.findByUser(userId);
     if (!current) throw new DomainError('NO_CUSTOM_DOMAIN', 'This account has no custom domain to refresh; set custom_domain first.');
     const edge = await this.deps.edge.refresh({ providerId: current.providerId });
     const domain = toCustomDomain(userId, edge, this.deps.edge.cnameTarget, current.createdAt, this.deps.clock.now());
+    // The domain may have been removed or replaced while the provider answered: then this answer is stale.
+    const latest = await this.deps.domains.findByUser(userId);
+    if (latest?.providerId !== current.providerId) {
+      throw new DomainError('NO_CUSTOM_DOMAIN', 'The custom domain changed while it was being refreshed; read the settings again.');
+    }
     await this.deps.domains.save(domain);
     this.deps.directory.invalidate(domain.hostname);
     return domain;
+  }
+
+  /** Runs `work` after every earlier change of the same account in this process has finished. */
+  private serialised<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(userId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.queues.set(userId, settled);
+    void settled.then(() => {
+      if (this.queues.get(userId) === settled) this.queues.delete(userId);
+    });
+    return next;
+  }
+
+  /**
+   * Deletes a hostname this call created at the provider, unless another account has meanwhile
+   * stored it (it adopted the provider's record, which is now its own).
+   */
+  private async undoCreate(domain: CustomDomain): Promise<void> {
+    const holder = await this.deps.domains.findByHostname(domain.hostname).catch(() => undefined);
+    if (holder?.providerId === domain.providerId) return;
+    await this.deps.edge.delete({ providerId: domain.providerId }).catch(() => undefined);
   }
 }
 

@@ -14,6 +14,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class HostnameDirectory {
   private readonly cache = new Map<string, { domain: CustomDomain | undefined; expires: number }>();
+  /** Bumped by invalidate(): a lookup that started before a change does not cache its stale answer. */
+  private readonly generations = new Map<string, number>();
 
   constructor(private readonly deps: { domains: CustomDomainRepository; clock: Clock }) {}
 
@@ -22,7 +24,9 @@ export class HostnameDirectory {
     const now = this.deps.clock.now().getTime();
     const hit = this.cache.get(hostname);
     if (hit && hit.expires > now) return hit.domain;
+    const generation = this.generations.get(hostname) ?? 0;
     const domain = await this.deps.domains.findByHostname(hostname);
+    if ((this.generations.get(hostname) ?? 0) !== generation) return domain;
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(hostname, { domain, expires: now + HOSTNAME_CACHE_TTL_MS });
     return domain;
@@ -31,5 +35,7 @@ export class HostnameDirectory {
   /** Forgets `hostname`, after it was set, changed or removed. */
   invalidate(hostname: string): void {
     this.cache.delete(hostname);
+    if (this.generations.size >= MAX_ENTRIES) this.generations.clear();
+    this.generations.set(hostname, (this.generations.get(hostname) ?? 0) + 1);
   }
 }

@@ -1,5 +1,5 @@
 import { describeActivityLogRepositoryContract, type ActivityLogRepositorySubject } from './activity-log-repository.contract.js';
-import { openInMemorySqlite, openMemory, openPostgres, type OpenedRepositories } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -10,4 +10,4 @@ function subjectOf({ logs, users, close }: OpenedRepositories): ActivityLogRepos
 
 describeActivityLogRepositoryContract('memory', async () => subjectOf(await openMemory()));
 describeActivityLogRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
-if (postgres !== undefined) describeActivityLogRepositoryContract('Postgres', async () => subjectOf(await openPostgres(postgres)));
+if (postgres !== undefined) onPostgres(postgres, (open) => describeActivityLogRepositoryContract('Postgres', async () => subjectOf(await open())));

@@ -1,5 +1,5 @@
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract.js';
-import { openInMemorySqlite, openMemory, openPostgres } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -15,8 +15,10 @@ describeApiKeyRepositoryContract('SQLite (:memory:)', async () => {
 });
 
 if (postgres !== undefined) {
-  describeApiKeyRepositoryContract('Postgres', async () => {
-    const { apiKeys, users, close } = await openPostgres(postgres);
-    return { subject: apiKeys, users, close };
-  });
+  onPostgres(postgres, (open) =>
+    describeApiKeyRepositoryContract('Postgres', async () => {
+      const { apiKeys, users, close } = await open();
+      return { subject: apiKeys, users, close };
+    }),
+  );
 }

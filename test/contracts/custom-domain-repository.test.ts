@@ -6,7 +6,7 @@ import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { aCustomDomain, describeCustomDomainRepositoryContract } from './custom-domain-repository.contract.js';
-import { givenUser, openInMemorySqlite, openMemory, openPostgres, openTemporarySqliteFile, type OpenedRepositories } from './persistence-fixtures.js';
+import { givenUser, openInMemorySqlite, openMemory, onPostgres, openTemporarySqliteFile, type OpenedRepositories } from './persistence-fixtures.js';
 
 const postgres = testDatabaseUrl();
 
@@ -17,7 +17,7 @@ function subjectOf({ domains, users, close }: OpenedRepositories) {
 describeCustomDomainRepositoryContract('memory', async () => subjectOf(await openMemory()));
 describeCustomDomainRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
 describeCustomDomainRepositoryContract('SQLite (file, WAL)', async () => subjectOf(await openTemporarySqliteFile()));
-if (postgres !== undefined) describeCustomDomainRepositoryContract('Postgres', async () => subjectOf(await openPostgres(postgres)));
+if (postgres !== undefined) onPostgres(postgres, (open) => describeCustomDomainRepositoryContract('Postgres', async () => subjectOf(await open())));
 
 describe('SqlCustomDomainRepository on one SQLite file shared by two connections (two processes)', () => {
   let dir: string;

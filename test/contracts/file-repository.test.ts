@@ -1,5 +1,5 @@
 import { describeFileRepositoryContract } from './file-repository.contract.js';
-import { openInMemorySqlite, openMemory, openPostgres } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -15,8 +15,10 @@ describeFileRepositoryContract('SQLite (:memory:)', async () => {
 });
 
 if (postgres !== undefined) {
-  describeFileRepositoryContract('Postgres', async () => {
-    const { files, users, close } = await openPostgres(postgres);
-    return { subject: files, users, close };
-  });
+  onPostgres(postgres, (open) =>
+    describeFileRepositoryContract('Postgres', async () => {
+      const { files, users, close } = await open();
+      return { subject: files, users, close };
+    }),
+  );
 }

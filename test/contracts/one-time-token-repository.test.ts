@@ -1,5 +1,5 @@
 import { describeOneTimeTokenRepositoryContract } from './one-time-token-repository.contract.js';
-import { openInMemorySqlite, openMemory, openPostgres } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -15,8 +15,10 @@ describeOneTimeTokenRepositoryContract('SQLite (:memory:)', async () => {
 });
 
 if (postgres !== undefined) {
-  describeOneTimeTokenRepositoryContract('Postgres', async () => {
-    const { tokens, users, close } = await openPostgres(postgres);
-    return { subject: tokens, users, close };
-  });
+  onPostgres(postgres, (open) =>
+    describeOneTimeTokenRepositoryContract('Postgres', async () => {
+      const { tokens, users, close } = await open();
+      return { subject: tokens, users, close };
+    }),
+  );
 }

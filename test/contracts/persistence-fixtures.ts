@@ -14,8 +14,10 @@ import { createMemoryRepositories } from '../../adapters/persistence/memory/crea
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import type { Repositories } from '../../adapters/persistence/repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
-import { openPostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
-import { createTestSchema } from '../support/test-database.js';
+import { sql } from 'kysely';
+import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
+import { COPIED_TABLES } from '../../adapters/persistence/sql/copy-database.js';
+import { createTestSchema, type TestSchema } from '../support/test-database.js';
 
 /** A fixed instant the suites count from, so expectations do not depend on the wall clock. */
 export const T0 = new Date('2025-03-01T12:00:00.000Z');
@@ -163,22 +165,33 @@ export async function openTemporarySqliteFile(): Promise<OpenedRepositories> {
 }
 
 /**
- * A fresh schema in the Postgres at `url` (TEST_DATABASE_URL), migrated as a server would; `close`
- * ends the pool and drops the schema.
+ * Registers a contract suite to run on the Postgres at `url` (TEST_DATABASE_URL): `register` gets
+ * an opener to use as the suite's `makeSubject`. The suite runs in a fresh schema, migrated once as
+ * a server would migrate it, and dropped after the suite; before each test every table is emptied,
+ * so each test starts from an empty database as with the other adapters, without paying for a
+ * migration per test. `close` of an opened subject keeps the pool for the next test.
  */
-export async function openPostgres(url: string): Promise<OpenedRepositories> {
-  const schema = await createTestSchema(url);
-  try {
-    const { db, close } = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema });
-    return {
-      ...createSqlRepositories(db),
-      close: async () => {
-        await close();
-        await schema.drop();
-      },
-    };
-  } catch (error) {
-    await schema.drop();
-    throw error;
-  }
+export function onPostgres(url: string, register: (open: () => Promise<OpenedRepositories>) => void): void {
+  describe('on a fresh Postgres schema', function () {
+    let schema: TestSchema | undefined;
+    let database: PostgresDatabase | undefined;
+    let repositories: Repositories;
+
+    before(async function () {
+      this.timeout(30_000);
+      schema = await createTestSchema(url);
+      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema });
+      repositories = createSqlRepositories(database.db);
+    });
+    after(async () => {
+      await database?.close();
+      await schema?.drop();
+    });
+
+    register(async () => {
+      // Children first; COPIED_TABLES lists every table, parents first (the compiler keeps it complete).
+      for (const table of [...COPIED_TABLES].reverse()) await sql`delete from ${sql.table(table)}`.execute(database!.db);
+      return { ...repositories, close: async () => {} };
+    });
+  });
 }

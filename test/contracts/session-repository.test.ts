@@ -1,5 +1,5 @@
 import { describeSessionRepositoryContract } from './session-repository.contract.js';
-import { openInMemorySqlite, openMemory, openPostgres } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -15,8 +15,10 @@ describeSessionRepositoryContract('SQLite (:memory:)', async () => {
 });
 
 if (postgres !== undefined) {
-  describeSessionRepositoryContract('Postgres', async () => {
-    const { sessions, users, close } = await openPostgres(postgres);
-    return { subject: sessions, users, close };
-  });
+  onPostgres(postgres, (open) =>
+    describeSessionRepositoryContract('Postgres', async () => {
+      const { sessions, users, close } = await open();
+      return { subject: sessions, users, close };
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 import { testDatabaseUrl } from '../support/test-database.js';
-import { openInMemorySqlite, openMemory, openPostgres, type OpenedRepositories } from './persistence-fixtures.js';
+import { openInMemorySqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 import { describeUsageRepositoryContract, type UsageRepositorySubject } from './usage-repository.contract.js';
 
 const postgres = testDatabaseUrl();
@@ -10,4 +10,4 @@ function subjectOf({ usage, users, close }: OpenedRepositories): UsageRepository
 
 describeUsageRepositoryContract('memory', async () => subjectOf(await openMemory()));
 describeUsageRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
-if (postgres !== undefined) describeUsageRepositoryContract('Postgres', async () => subjectOf(await openPostgres(postgres)));
+if (postgres !== undefined) onPostgres(postgres, (open) => describeUsageRepositoryContract('Postgres', async () => subjectOf(await open())));

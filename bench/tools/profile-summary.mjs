@@ -1,0 +1,47 @@
+// Summarises a V8 CPU profile (`node --cpu-prof`, e.g. from `npm run bench -- --profile`):
+// the functions with the most self time and the most inclusive time.
+// Usage: node bench/tools/profile-summary.mjs <file.cpuprofile> [top=25] [filter]
+import { readFileSync } from 'node:fs';
+
+const [file, topArg = '25', filter] = process.argv.slice(2);
+const profile = JSON.parse(readFileSync(file, 'utf8'));
+const top = Number(topArg);
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+const parent = new Map();
+for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+
+// Self time per node from the samples and their time deltas (µs).
+const selfTime = new Map();
+profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
+
+const label = (node) => {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url ? `${url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}` : '';
+  return `${functionName || '(anonymous)'} ${where}`.trim();
+};
+
+const self = new Map();
+const inclusive = new Map();
+for (const [id, time] of selfTime) {
+  const node = byId.get(id);
+  self.set(label(node), (self.get(label(node)) ?? 0) + time);
+  // Count each label once per stack (recursion).
+  const seen = new Set();
+  for (let at = id; at !== undefined; at = parent.get(at)) {
+    const name = label(byId.get(at));
+    if (seen.has(name)) continue;
+    seen.add(name);
+    inclusive.set(name, (inclusive.get(name) ?? 0) + time);
+  }
+}
+const print = (title, map) => {
+  console.log(`\n${title} (of ${(total / 1000).toFixed(0)} ms sampled)`);
+  [...map]
+    .filter(([name]) => !filter || name.includes(filter))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .forEach(([name, time]) => console.log(`${((100 * time) / total).toFixed(1).padStart(5)}%  ${(time / 1000).toFixed(0).padStart(6)} ms  ${name}`));
+};
+print('self time', self);
+print('inclusive time', inclusive);
