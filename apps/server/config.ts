@@ -14,8 +14,21 @@ const DatabaseConfig = Type.Union([
   /** `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE. */
   Type.Object({ kind: Type.Literal('postgres'), url: Type.String({ minLength: 1 }), poolSize: Type.Integer({ minimum: 1 }) }),
 ]);
-/** Where file contents live. GCS joins in its own issue. */
-const BlobStoreConfig = Type.Union([Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) })]);
+/**
+ * Where file contents live: a local directory, or a Google Cloud Storage bucket (objects under
+ * `prefix`, '' for none; `apiEndpoint` for an emulator, where no credentials are sent;
+ * `resumableThresholdBytes` for the single-request/resumable split).
+ */
+const BlobStoreConfig = Type.Union([
+  Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) }),
+  Type.Object({
+    kind: Type.Literal('gcs'),
+    bucket: Type.String({ minLength: 3 }),
+    prefix: Type.String(),
+    apiEndpoint: Type.Optional(Type.String()),
+    resumableThresholdBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  }),
+]);
 /** How e-mail leaves: a directory of JSON files, or SMTP. */
 const MailConfig = Type.Union([
   Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) }),
@@ -140,7 +153,7 @@ export function loadConfig(env: Env): Config {
     publicContentUrl,
     dataDir,
     database: databaseOf(databaseUrl, read('DATABASE_POOL_SIZE')),
-    blobs: blobStoreOf(blobUrl),
+    blobs: blobStoreOf(blobUrl, read),
     mail: mailOf(mailUrl),
     edge: edgeOf(read, publicContentUrl),
     mailFrom: read('MAIL_FROM') ?? 'Hangar <no-reply@localhost>',
@@ -309,13 +322,37 @@ export function parseDatabaseUrl(url: string, options: { name: string; poolSize?
   throw new ConfigError(name, `unsupported "${url.split(':')[0]}:"; use sqlite:<path> or postgres://user:password@host:5432/database.`);
 }
 
-function blobStoreOf(url: string): Config['blobs'] {
+/**
+ * BLOB_STORE_URL: `file:<directory>`, or `gs://<bucket>[/<prefix>]` with GCS_API_ENDPOINT (optional
+ * http(s) URL of an emulator) and GCS_RESUMABLE_THRESHOLD_BYTES (optional, bytes).
+ */
+function blobStoreOf(url: string, read: (name: string) => string | undefined): Config['blobs'] {
   if (url.startsWith('file:')) {
     const dir = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
     if (dir === '') throw new ConfigError('BLOB_STORE_URL', 'file: needs a directory, e.g. file:./data/blobs');
     return { kind: 'file', directory: path.resolve(dir) };
   }
-  throw new ConfigError('BLOB_STORE_URL', `unsupported "${url.split(':')[0]}:"; use file:<directory>.`);
+  if (url.startsWith('gs://')) {
+    const [bucket, ...rest] = url.slice('gs://'.length).split('/');
+    // https://cloud.google.com/storage/docs/buckets#naming (dotted names up to 222 characters).
+    if (!/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/.test(bucket)) {
+      throw new ConfigError('BLOB_STORE_URL', `"${bucket}" is not a GCS bucket name; use gs://my-bucket/optional/prefix.`);
+    }
+    const segments = rest.filter((segment) => segment !== '');
+    if (segments.some((segment) => !/^[0-9A-Za-z._-]+$/.test(segment) || segment === '.' || segment === '..')) {
+      throw new ConfigError('BLOB_STORE_URL', 'the prefix after the bucket may hold only [0-9A-Za-z._-] segments joined by "/".');
+    }
+    const endpoint = read('GCS_API_ENDPOINT');
+    const threshold = read('GCS_RESUMABLE_THRESHOLD_BYTES');
+    return {
+      kind: 'gcs',
+      bucket,
+      prefix: segments.join('/'),
+      ...(endpoint !== undefined ? { apiEndpoint: baseUrlOf('GCS_API_ENDPOINT', endpoint) } : {}),
+      ...(threshold !== undefined ? { resumableThresholdBytes: bytes('GCS_RESUMABLE_THRESHOLD_BYTES', threshold, 0) } : {}),
+    };
+  }
+  throw new ConfigError('BLOB_STORE_URL', `unsupported "${url.split(':')[0]}:"; use file:<directory> or gs://<bucket>/<optional prefix>.`);
 }
 
 function mailOf(url: string): Config['mail'] {

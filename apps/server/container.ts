@@ -1,6 +1,7 @@
 import { Container, ContainerModule } from 'inversify';
 import { createHangar, type HangarOptions } from '../../core/hangar.js';
 import { HOUR_MS } from '../../core/shared/time.js';
+import { GcsBlobStore } from '../../adapters/blobs/gcs-blob-store.js';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
@@ -60,6 +61,14 @@ export const blobsModule = new ContainerModule(({ bind }) => {
           );
           return store;
         }
+        case 'gcs':
+          // Credentials: Application Default Credentials, except with an emulator endpoint (none sent).
+          return new GcsBlobStore({
+            bucket: config.blobs.bucket,
+            prefix: config.blobs.prefix,
+            apiEndpoint: config.blobs.apiEndpoint,
+            resumableThresholdBytes: config.blobs.resumableThresholdBytes,
+          });
       }
     }, [Tokens.Config])
     .inSingletonScope();

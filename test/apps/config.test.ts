@@ -74,6 +74,29 @@ describe('configuration from the environment', () => {
     });
   }
 
+  it('reads BLOB_STORE_URL=gs://bucket/prefix as a GCS store, with GCS_API_ENDPOINT and GCS_RESUMABLE_THRESHOLD_BYTES when given', () => {
+    expect(loadConfig({ BLOB_STORE_URL: 'gs://my-bucket' }).blobs).to.deep.equal({ kind: 'gcs', bucket: 'my-bucket', prefix: '' });
+    expect(loadConfig({ BLOB_STORE_URL: 'gs://my.bucket_1/hangar/prod/' }).blobs).to.deep.equal({ kind: 'gcs', bucket: 'my.bucket_1', prefix: 'hangar/prod' });
+    expect(loadConfig({ BLOB_STORE_URL: 'gs://b-1/p', GCS_API_ENDPOINT: 'http://127.0.0.1:4443/', GCS_RESUMABLE_THRESHOLD_BYTES: '1048576' }).blobs).to.deep.equal({
+      kind: 'gcs', bucket: 'b-1', prefix: 'p', apiEndpoint: 'http://127.0.0.1:4443', resumableThresholdBytes: 1048576,
+    });
+  });
+
+  for (const [env, variable] of [
+    [{ BLOB_STORE_URL: 'gs://' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 'gs://My_Bucket' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 'gs://ab' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 'gs://bucket/../x' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 'gs://bucket/a b' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 'gs://bucket', GCS_API_ENDPOINT: 'localhost:4443' }, 'GCS_API_ENDPOINT'],
+    [{ BLOB_STORE_URL: 'gs://bucket', GCS_RESUMABLE_THRESHOLD_BYTES: '8MiB' }, 'GCS_RESUMABLE_THRESHOLD_BYTES'],
+    [{ BLOB_STORE_URL: 'gs://bucket', GCS_RESUMABLE_THRESHOLD_BYTES: '0' }, 'GCS_RESUMABLE_THRESHOLD_BYTES'],
+  ] as const) {
+    it(`refuses ${JSON.stringify(env)} with an error naming ${variable}`, () => {
+      expect(() => loadConfig(env)).to.throw(ConfigError, new RegExp(`^${variable}:`));
+    });
+  }
+
   it('builds the default plan from TRIAL_DAYS, STORAGE_LIMIT_BYTES, FILE_COUNT_LIMIT and MAX_UPLOAD_SIZE_LIMIT_BYTES', () => {
     expect(loadConfig({}).plans).to.deep.equal([{ name: 'default', trialDays: 14, storageLimitBytes: 1024 ** 3, fileCountLimit: 10000, maxUploadSizeBytes: 1024 ** 3 }]);
     const config = loadConfig({ TRIAL_DAYS: 'off', STORAGE_LIMIT_BYTES: '500', FILE_COUNT_LIMIT: '3', MAX_UPLOAD_SIZE_LIMIT_BYTES: '100', LOG_RETENTION_DAYS: '7' });
