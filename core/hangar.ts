@@ -134,7 +134,10 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getFile: new GetFile({ files, addresses }),
     deleteFile: new DeleteFile({ files, blobs, accounts }),
     bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts }),
-    readPublicFile: new ReadPublicFile({ files, blobs, meter: usageMeter, directory }),
+    readPublicFile: new ReadPublicFile({
+      files, blobs, meter: usageMeter, directory,
+      contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
+    }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
     getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),

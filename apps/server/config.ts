@@ -91,6 +91,8 @@ export const ConfigSchema = Type.Object({
   jwtSecret: JwtSecretConfig,
   allowedRedirectUrls: Type.Array(Type.String()),
   allowedContentTypes: Type.Array(Type.String(), { minItems: 1 }),
+  /** Extra hostnames the content server answers as itself (`CONTENT_HOSTS`). */
+  contentHosts: Type.Array(Type.String()),
   /** Bytes. */
   defaultMaxUploadSizeBytes: Type.Integer({ minimum: 1 }),
   /** The plans on offer (from `PLANS_FILE`, or one built from TRIAL_DAYS & co.). */
@@ -160,6 +162,7 @@ export function loadConfig(env: Env): Config {
     jwtSecret: secret !== undefined ? { kind: 'value', value: secret } : { kind: 'file', path: path.join(dataDir, 'jwt-secret') },
     allowedRedirectUrls: redirects,
     allowedContentTypes: contentTypes,
+    contentHosts: (list(read('CONTENT_HOSTS')) ?? []).map((host) => host.toLowerCase()),
     defaultMaxUploadSizeBytes: bytes('DEFAULT_MAX_UPLOAD_SIZE_BYTES', read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_BYTES),
     ...plansOf(read),
     logRetentionDays: integer('LOG_RETENTION_DAYS', read('LOG_RETENTION_DAYS'), DEFAULT_LOG_RETENTION_DAYS, 1),

@@ -120,6 +120,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     publicContentUrl: config.publicContentUrl,
     allowedRedirectUrls: config.allowedRedirectUrls,
     allowedContentTypes: config.allowedContentTypes,
+    contentHosts: config.contentHosts,
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
     emailMinIntervalMs: config.emailMinIntervalMs,
     plans: config.plans,

@@ -20,22 +20,29 @@ export interface PublicFile {
 /**
  * Finds a file for the public addresses `/m/:file_id` and `/d/:file_id` and counts one origin read
  * for its account (every GET or HEAD that finds it: whole, range or 304 alike; spec 2.6). A private
- * file is answered exactly like a missing one. On a custom hostname (`host` is a registered custom
- * domain), only the owning account's files are served, and only once the domain is verified;
- * on any other host (the content URL's, or a proxy's) every public file is served.
+ * file is answered exactly like a missing one. On one of the content server's own hosts
+ * (`contentHosts`: the content URL's host, loopback names, `CONTENT_HOSTS`) every public file is
+ * served; on a verified custom hostname only its account's files; on any other host nothing.
  * @throws DomainError FILE_NOT_FOUND (404)
  */
 export class ReadPublicFile {
-  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory }) {}
+  private readonly contentHosts: ReadonlySet<string>;
+
+  constructor(
+    private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; contentHosts: readonly string[] },
+  ) {
+    this.contentHosts = new Set(deps.contentHosts.map((host) => host.toLowerCase()));
+  }
 
   /** @param input.host the request's `Host`, lower-case, without port; omitted for the content URL */
   async execute(input: { fileId: string; host?: string }): Promise<PublicFile> {
+    const onCustomHost = input.host !== undefined && !this.contentHosts.has(input.host);
     const [file, domain] = await Promise.all([
       isFileId(input.fileId) ? this.deps.files.findByFileId(input.fileId) : undefined,
-      input.host ? this.deps.directory.lookup(input.host) : undefined,
+      onCustomHost ? this.deps.directory.lookup(input.host!) : undefined,
     ]);
     if (!file || !file.isPublic) throw fileNotFound();
-    if (domain && (!isVerified(domain) || domain.userId !== file.userId)) throw fileNotFound();
+    if (onCustomHost && (!domain || !isVerified(domain) || domain.userId !== file.userId)) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);
     return {
       file,

@@ -36,7 +36,6 @@ describe('ReadPublicFile on custom hostnames', () => {
   for (const [what, host] of [
     ['without a host', undefined],
     ['on the content host', 'cdn.test'],
-    ['on a host nobody registered', 'other.example.org'],
   ] as const) {
     it(`serves every account’s public files ${what}`, async () => {
       const { files, read } = await withDomains();
@@ -46,6 +45,13 @@ describe('ReadPublicFile on custom hostnames', () => {
       expect(await read(files.alicePrivate, host)).to.equal('FILE_NOT_FOUND');
     });
   }
+
+  it('serves nothing on a host that is neither the content server’s nor a registered custom hostname', async () => {
+    const { files, read } = await withDomains();
+    for (const file of [files.alicePublic, files.bobPublic, files.carolPublic]) {
+      expect(await read(file, 'other.example.org')).to.equal('FILE_NOT_FOUND');
+    }
+  });
 
   it('serves only the owner’s public files on a verified custom hostname', async () => {
     const { files, read, hangar } = await withDomains();
@@ -78,15 +84,15 @@ describe('ReadPublicFile on custom hostnames', () => {
 
   it('sees a hostname set, verified and removed through the settings at once (no stale cache)', async () => {
     const { hangar, files, read, bob } = await withDomains();
-    // Looked up before Bob registers it: nobody holds it, so it is cached as unknown.
-    expect(await read(files.alicePublic, 'bob.example.com')).to.equal(files.alicePublic);
+    // Looked up before Bob registers it: nobody holds it, so it is cached as unknown (and serves nothing).
+    expect(await read(files.bobPublic, 'bob.example.com')).to.equal('FILE_NOT_FOUND');
     await hangar.updateSettings.execute({ userId: bob.userId, customDomain: 'bob.example.com' });
     expect(await read(files.bobPublic, 'bob.example.com'), 'pending now').to.equal('FILE_NOT_FOUND');
     await hangar.updateSettings.execute({ userId: bob.userId, refreshCustomDomain: true });
     expect(await read(files.bobPublic, 'bob.example.com'), 'verified now').to.equal(files.bobPublic);
     expect(await read(files.alicePublic, 'bob.example.com')).to.equal('FILE_NOT_FOUND');
     await hangar.updateSettings.execute({ userId: bob.userId, customDomain: null });
-    expect(await read(files.alicePublic, 'bob.example.com'), 'unknown again').to.equal(files.alicePublic);
+    expect(await read(files.bobPublic, 'bob.example.com'), 'unknown again').to.equal('FILE_NOT_FOUND');
   });
 
   it('stops serving the owner’s files on the old hostname at once when the hostname changes', async () => {

@@ -67,10 +67,12 @@ describe('HTTP: custom domains (mock edge provider)', function () {
     const theirs = (await upload(server, stranger.apiKey, makePng())).body.file;
     expect((await getWithHost(server.content, `/m/${theirs.file_id}`, 'files.example.com')).status).to.equal(404);
     expect((await getWithHost(server.content, `/m/${theirs.file_id}`, 'cdn.hangar.test')).status).to.equal(200);
+    expect((await getWithHost(server.content, `/m/${theirs.file_id}`, 'unregistered.example.net')).status).to.equal(404);
 
     const removed = await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: null } });
     expect(removed.body).to.include({ custom_domain: null, public_url_base: 'http://cdn.hangar.test' });
     expect((await call(server.api, `/files/${after.file_id}`, { apiKey })).body.public_url).to.equal(`http://cdn.hangar.test/m/${after.file_id}`);
+    expect((await getWithHost(server.content, `/m/${after.file_id}`, 'files.example.com')).status).to.equal(404);
   });
 
   it('refuses invalid hostnames with 400 INVALID_HOSTNAME and changes nothing', async () => {
