@@ -1,12 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { constants, createWriteStream } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
 import { access, link, mkdir, open, opendir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { assertBlobKey, assertMaxBytes } from './blob-keys.js';
-import { BodyMeter, bodyStream } from './body-meter.js';
+import { ByteMeter, meteredBody } from './body-meter.js';
 
 /** Options of {@link LocalDiskBlobStore}. */
 export interface LocalDiskBlobStoreOptions {
@@ -21,8 +20,8 @@ export interface LocalDiskBlobStoreOptions {
 
 /** Name of the directory, under the root, where bodies are written before they are complete. */
 const TEMP_DIRECTORY = '.tmp';
-/** Buffer sizes in bytes: large enough that a disk is never waiting on many small syscalls. */
-const WRITE_HIGH_WATER_MARK = 256 * 1024;
+/** Bytes gathered per write, and per read of `get`: large enough that a disk is never waiting on many small syscalls. */
+const WRITE_BATCH_BYTES = 256 * 1024;
 const READ_HIGH_WATER_MARK = 256 * 1024;
 
 /**
@@ -44,6 +43,8 @@ export class LocalDiskBlobStore implements BlobStore {
   private readonly tempDirectory: string;
   private readonly fsync: boolean;
   private ready: Promise<void> | undefined;
+  /** Shard directories known to exist: at most 65 536, so each is created (and checked) once per process. */
+  private readonly shardDirectories = new Set<string>();
 
   constructor(options: LocalDiskBlobStoreOptions) {
     this.directory = resolve(options.directory);
@@ -64,39 +65,32 @@ export class LocalDiskBlobStore implements BlobStore {
     await this.ensureReady();
 
     const destination = this.pathOf(key);
-    const tempPath = join(this.tempDirectory, randomBytes(16).toString('hex'));
-    const meter = new BodyMeter(options.maxBytes);
-    // `flush` fsyncs the file before it is closed, and the pipeline resolves only after the close.
-    const output = createWriteStream(tempPath, { flags: 'wx', flush: this.fsync, highWaterMark: WRITE_HIGH_WATER_MARK });
-    let writeError: unknown;
-    output.once('error', (error) => (writeError = error));
+    const shardDirectory = dirname(destination);
+    const tempPath = join(this.tempDirectory, randomUUID());
+    const meter = new ByteMeter(options.maxBytes);
+    let handle: FileHandle | undefined;
     let committed = false;
     try {
+      handle = await fileSystem('write a blob', () => open(tempPath, 'wx'));
+      await writeBody(handle, meteredBody(options.body, meter, signal));
+      if (this.fsync) await fileSystem('write a blob', () => handle!.sync());
+      const closing = handle;
+      handle = undefined;
+      await fileSystem('write a blob', () => closing.close());
       try {
-        await pipeline(bodyStream(options.body), meter, output, signal ? { signal } : {});
-      } catch (error) {
-        // The body's own errors, aborts and FILE_TOO_LARGE go out as they are; only the file system is "unavailable".
-        throw error === writeError ? unavailable('write a blob', error) : error;
-      }
-      try {
-        await this.makeShardDirectory(dirname(destination));
+        await this.makeShardDirectory(shardDirectory);
         // link + unlink rather than rename: atomic like rename, but it never replaces an existing blob.
-        await link(tempPath, destination);
+        await linkInto(tempPath, destination, () => this.makeShardDirectory(shardDirectory, true));
         committed = true;
-        await unlink(tempPath);
-        if (this.fsync) await syncDirectory(dirname(destination));
+        // The temp name needs no flushing: only the new entry does.
+        await Promise.all([unlink(tempPath), this.fsync ? syncDirectory(shardDirectory) : undefined]);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST' && !committed) throw alreadyExists(key);
         throw unavailable('store a blob', error);
       }
       return { size: meter.size, sha256: meter.digest() };
     } catch (error) {
-      // Wait for the close: the stream may still be opening (creating) the temp file.
-      await new Promise<void>((resolve) => {
-        if (output.closed) return resolve();
-        output.once('close', () => resolve());
-        output.destroy();
-      });
+      await handle?.close().catch(() => undefined);
       await rm(tempPath, { force: true }).catch(() => undefined);
       if (committed) await rm(destination, { force: true }).catch(() => undefined);
       throw error;
@@ -119,7 +113,10 @@ export class LocalDiskBlobStore implements BlobStore {
       if (hasCode(error, 'ENOENT')) return undefined;
       throw unavailable('open a blob', error);
     }
-    return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark: READ_HIGH_WATER_MARK });
+    // A stream allocates a buffer of its high-water mark for every read: no larger than the range, so
+    // a small file costs a small buffer (and one read, not a second one to find the end of the file).
+    const highWaterMark = range ? Math.max(1, Math.min(READ_HIGH_WATER_MARK, range.end - range.start + 1)) : READ_HIGH_WATER_MARK;
+    return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark });
   }
 
   /** @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
@@ -188,15 +185,100 @@ export class LocalDiskBlobStore implements BlobStore {
     return this.ready;
   }
 
-  /** Creates `<aa>/<bb>` when missing; with fsync, also flushes the parent entries it added. */
-  private async makeShardDirectory(shardDirectory: string): Promise<void> {
+  /**
+   * Creates `<aa>/<bb>` when missing; with fsync, also flushes the parent entries it added. Remembers
+   * the directories it made or found, unless `recheck` (the directory went away under us).
+   */
+  private async makeShardDirectory(shardDirectory: string, recheck = false): Promise<void> {
+    if (!recheck && this.shardDirectories.has(shardDirectory)) return;
     const firstCreated = await mkdir(shardDirectory, { recursive: true });
-    if (!this.fsync || firstCreated === undefined) return;
-    const top = dirname(firstCreated);
-    for (let directory = dirname(shardDirectory); ; directory = dirname(directory)) {
-      await syncDirectory(directory);
-      if (directory === top || directory === dirname(directory)) break;
+    if (this.fsync && firstCreated !== undefined) {
+      const top = dirname(firstCreated);
+      for (let directory = dirname(shardDirectory); ; directory = dirname(directory)) {
+        await syncDirectory(directory);
+        if (directory === top || directory === dirname(directory)) break;
+      }
     }
+    this.shardDirectories.add(shardDirectory);
+  }
+}
+
+/**
+ * Writes the body's chunks to `handle`, gathered into writes of up to WRITE_BATCH_BYTES; one write
+ * is in flight while the next batch is gathered, so reading the request and writing the disk overlap.
+ * Memory held: two batches at most, whatever the body's size.
+ * @throws the body's own errors as they are; DomainError BLOB_STORE_UNAVAILABLE for a failed write
+ */
+async function writeBody(handle: FileHandle, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
+  let writing: Promise<void> | undefined;
+  try {
+    for await (const chunk of chunks) {
+      batch.push(chunk);
+      batchBytes += chunk.length;
+      if (batchBytes < WRITE_BATCH_BYTES) continue;
+      await writing;
+      writing = writeAll(handle, batch);
+      // Handled here so a failure while the next batch is gathered is not an unhandled rejection; awaited above or below.
+      writing.catch(() => undefined);
+      batch = [];
+      batchBytes = 0;
+    }
+    await writing;
+    writing = undefined;
+    if (batch.length > 0) await writeAll(handle, batch);
+  } finally {
+    // Never leave a write in flight on a handle the caller is about to close.
+    await writing?.catch(() => undefined);
+  }
+}
+
+/** Writes all of `buffers` at the file position, however many calls it takes. @throws DomainError BLOB_STORE_UNAVAILABLE */
+async function writeAll(handle: FileHandle, buffers: Uint8Array[]): Promise<void> {
+  let pending = buffers;
+  try {
+    for (;;) {
+      const total = pending.reduce((sum, buffer) => sum + buffer.length, 0);
+      const { bytesWritten } = await handle.writev(pending);
+      if (bytesWritten >= total) return;
+      pending = remainderAfter(pending, bytesWritten);
+    }
+  } catch (error) {
+    throw unavailable('write a blob', error);
+  }
+}
+
+function remainderAfter(buffers: Uint8Array[], written: number): Uint8Array[] {
+  const rest: Uint8Array[] = [];
+  for (const buffer of buffers) {
+    if (written >= buffer.length) {
+      written -= buffer.length;
+      continue;
+    }
+    rest.push(written > 0 ? buffer.subarray(written) : buffer);
+    written = 0;
+  }
+  return rest;
+}
+
+/** Links `from` to `to`; when the shard directory vanished meanwhile (ENOENT), recreates it once and retries. */
+async function linkInto(from: string, to: string, recreateDirectory: () => Promise<void>): Promise<void> {
+  try {
+    await link(from, to);
+  } catch (error) {
+    if (!hasCode(error, 'ENOENT')) throw error;
+    await recreateDirectory();
+    await link(from, to);
+  }
+}
+
+/** Runs a file-system step; its failure becomes BLOB_STORE_UNAVAILABLE. */
+async function fileSystem<T>(action: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw unavailable(action, error);
   }
 }
 

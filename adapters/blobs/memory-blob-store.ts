@@ -1,8 +1,6 @@
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
 import { assertBlobKey, assertMaxBytes } from './blob-keys.js';
-import { BodyMeter, bodyStream } from './body-meter.js';
+import { ByteMeter, meteredBody } from './body-meter.js';
 
 /** Size of the chunks `get` yields, in bytes: like a disk read, so consumers see several chunks. */
 const READ_CHUNK_BYTES = 64 * 1024;
@@ -24,15 +22,9 @@ export class MemoryBlobStore implements BlobStore {
     assertBlobKey(options.key);
     assertMaxBytes(options.maxBytes);
     options.signal?.throwIfAborted();
-    const meter = new BodyMeter(options.maxBytes);
-    const chunks: Buffer[] = [];
-    const collector = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        chunks.push(chunk);
-        callback();
-      },
-    });
-    await pipeline(bodyStream(options.body), meter, collector, options.signal ? { signal: options.signal } : {});
+    const meter = new ByteMeter(options.maxBytes);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of meteredBody(options.body, meter, options.signal)) chunks.push(chunk);
     if (this.blobs.has(options.key)) throw new Error(`A blob already exists under ${options.key}; blobs are never replaced.`);
     this.blobs.set(options.key, Buffer.concat(chunks, meter.size));
     return { size: meter.size, sha256: meter.digest() };

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ActivityLogEntry, ActivityLogRepository } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
+import { newestFirstPage } from './newest-first.js';
 import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
 import type { ActivityLogsTable, HangarDatabase } from './schema.js';
 
@@ -57,18 +58,11 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
   }
 
   async list(options: { userId: string; window: Window }): Promise<Paged<ActivityLogEntry>> {
-    const mine = this.db.selectFrom('activity_logs').where('user_id', '=', options.userId);
-    const [count, rows] = await Promise.all([
-      mine.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
-      mine
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(options.window.limit)
-        .offset(options.window.offset)
-        .execute(),
-    ]);
-    return { items: rows.map(toEntry), total: toNumber(count.total) };
+    const { rows, total } = await newestFirstPage<Selectable<ActivityLogsTable>>(
+      this.db.selectFrom('activity_logs').where('user_id', '=', options.userId),
+      options.window,
+    );
+    return { items: rows.map(toEntry), total };
   }
 
   async deleteBefore(before: Date): Promise<number> {

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ApiKey } from '../../../core/api-keys/api-key.js';
 import type { ApiKeyRepository } from '../../../core/api-keys/api-key-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
+import { newestFirstPage } from './newest-first.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { ApiKeysTable, HangarDatabase } from './schema.js';
 
@@ -47,18 +48,11 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
   }
 
   async list(options: { userId: string; window: Window }): Promise<Paged<ApiKey>> {
-    const mine = this.db.selectFrom('api_keys').where('user_id', '=', options.userId);
-    const [count, rows] = await Promise.all([
-      mine.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
-      mine
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(options.window.limit)
-        .offset(options.window.offset)
-        .execute(),
-    ]);
-    return { items: rows.map(toApiKey), total: toNumber(count.total) };
+    const { rows, total } = await newestFirstPage<Selectable<ApiKeysTable>>(
+      this.db.selectFrom('api_keys').where('user_id', '=', options.userId),
+      options.window,
+    );
+    return { items: rows.map(toApiKey), total };
   }
 
   async delete(options: { userId: string; id: string }): Promise<boolean> {

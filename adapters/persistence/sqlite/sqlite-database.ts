@@ -1,7 +1,15 @@
-import { mkdir } from 'node:fs/promises';
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import {
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteDatabase as KyselySqliteDatabase,
+  type SqliteStatement as KyselySqliteStatement,
+} from 'kysely';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
@@ -24,9 +32,12 @@ const BUSY_TIMEOUT_MS = 5000;
 /**
  * Opens (creating if needed) the SQLite database at `options.path` and brings its schema to the
  * latest migration. Pragmas: `busy_timeout=5000` (ms), `journal_mode=WAL` (readers and one writer
- * at once, across processes), `synchronous=FULL` (a committed write survives power loss),
- * `foreign_keys=ON` (children go with their user). Migrations run inside `BEGIN IMMEDIATE`, so
- * processes starting together take turns and a failed migration leaves the schema untouched.
+ * at once, across processes), `foreign_keys=ON` (children go with their user). Migrations run
+ * inside `BEGIN IMMEDIATE`, so processes starting together take turns and a failed migration
+ * leaves the schema untouched.
+ *
+ * Durability: a write (a statement or a transaction) resolves only once it is on disk, as with
+ * `synchronous=FULL`, but without blocking the event loop on the fsync; see {@link GroupCommitSqliteDriver}.
  * @throws Error when the directory cannot be created, the file cannot be opened, or a migration fails
  *         (`Database migration <name> failed: …`); the connection is closed then
  */
@@ -35,10 +46,14 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   if (!inMemory) await mkdir(dirname(resolve(options.path)), { recursive: true });
 
   const database = new BetterSqlite3(options.path, { timeout: BUSY_TIMEOUT_MS });
-  const db = new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
+  const writes = { happened: false };
+  const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
+  const db = new Kysely<HangarDatabase>({ dialect: new GroupCommitSqliteDialect({ database: preparedStatementCache(database, writes), writes, wal }) });
   try {
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     database.pragma('journal_mode = WAL');
+    // FULL while migrating (the COMMIT below is not Kysely's); NORMAL afterwards, where the
+    // driver flushes the WAL itself before any write resolves.
     database.pragma('synchronous = FULL');
     // Has no effect inside a transaction, so it is set before the migrations' one.
     database.pragma('foreign_keys = ON');
@@ -52,11 +67,182 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       if (database.inTransaction) database.exec('ROLLBACK');
       throw error;
     }
+    if (wal) database.pragma('synchronous = NORMAL');
   } catch (error) {
     await db.destroy();
+    await wal?.close();
     // Kysely closes the file only if it ever ran a query.
     if (database.open) database.close();
     throw error;
   }
-  return { db, close: () => db.destroy() };
+  return {
+    db,
+    close: async () => {
+      await db.destroy();
+      await wal?.close();
+    },
+  };
+}
+
+/**
+ * Kysely's SQLite dialect with {@link GroupCommitSqliteDriver} as its driver.
+ */
+class GroupCommitSqliteDialect extends SqliteDialect {
+  constructor(private readonly options: GroupCommitOptions) {
+    super({ database: options.database });
+  }
+
+  override createDriver(): Driver {
+    return new GroupCommitSqliteDriver(this.options);
+  }
+}
+
+interface GroupCommitOptions {
+  database: KyselySqliteDatabase;
+  /** Set by the statements that write; read and reset by the driver around each use of the connection. */
+  writes: { happened: boolean };
+  /** Flushes the WAL file; absent for an in-memory database. */
+  wal?: WalFlusher;
+}
+
+/**
+ * Kysely's SQLite driver, with commits made durable off the event loop (group commit).
+ *
+ * With `synchronous=FULL`, better-sqlite3 fsyncs the WAL inside COMMIT, on the event loop:
+ * every upload stalled the whole process for the length of an fsync (0.3–1 ms, more while the
+ * blob store fsyncs too), so at most a few hundred uploads per second could commit at all
+ * (bench/README.md, "4 KiB uploads"). Here the connection runs with `synchronous=NORMAL` (SQLite
+ * then syncs the WAL only before checkpoints), and whenever a use of the connection (one statement,
+ * or a whole transaction) wrote anything, the caller's promise resolves only after the WAL file has
+ * been flushed (fdatasync on the thread pool). The connection is released first, so other
+ * statements run meanwhile, and one flush serves every write committed before it started.
+ *
+ * What a caller learns is as durable as before: nothing resolves before its commit is on disk.
+ * What changes: another request may read a committed row during the flush (well under a
+ * millisecond) that a power loss at that instant would take back, with its writer never answered.
+ */
+class GroupCommitSqliteDriver extends SqliteDriver {
+  constructor(private readonly options: GroupCommitOptions) {
+    super({ database: options.database });
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.options.writes.happened = false;
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    const wrote = this.options.writes.happened;
+    await super.releaseConnection();
+    if (wrote && this.options.wal) await this.options.wal.flush();
+  }
+}
+
+/**
+ * Flushes the WAL file to disk, one flush at a time: a caller arriving while a flush runs waits
+ * for the next one (its commit may have come after the running flush started), which then serves
+ * every caller that arrived meanwhile.
+ */
+class WalFlusher {
+  private handle: Promise<FileHandle> | undefined;
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+
+  constructor(private readonly path: string) {}
+
+  flush(): Promise<void> {
+    if (!this.running) return this.start();
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.start();
+      });
+    return this.queued;
+  }
+
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await (await handle?.catch(() => undefined))?.close();
+  }
+
+  private start(): Promise<void> {
+    const flushing = this.datasync().finally(() => {
+      if (this.running === flushing) this.running = undefined;
+    });
+    this.running = flushing;
+    return flushing;
+  }
+
+  private async datasync(): Promise<void> {
+    // Opened once: the WAL file stays the same file (SQLite truncates or rewrites it in place)
+    // while this connection is open.
+    this.handle ??= open(this.path, 'r');
+    try {
+      await (await this.handle).datasync();
+    } catch (error) {
+      this.handle = undefined;
+      throw error;
+    }
+  }
+}
+
+/** Prepared statements kept, by SQL text; the least recently used one is dropped beyond this. */
+const STATEMENT_CACHE_SIZE = 256;
+/** Longer SQL (multi-row batch inserts, whose text changes with the row count) is prepared each time. */
+const CACHEABLE_SQL_LENGTH = 4096;
+
+/**
+ * The database as Kysely sees it: prepared statements are reused, and the ones that write report
+ * it in `writes`. Kysely's SQLite driver prepares every query anew, and compiling the SQL costs
+ * more than running an indexed lookup (bench/README.md: 20 of the 36 µs of an API-key lookup).
+ * SQLite re-prepares a cached statement by itself when the schema changes. A statement still
+ * being iterated (`busy`) is not shared: the caller gets a fresh one.
+ */
+function preparedStatementCache(database: BetterSqlite3.Database, writes: { happened: boolean }): KyselySqliteDatabase {
+  const cache = new Map<string, KyselySqliteStatement & { busy: boolean }>();
+  const prepare = (sql: string) => reportingWrites(database.prepare(sql), writes);
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      if (sql.length > CACHEABLE_SQL_LENGTH) return prepare(sql);
+      const cached = cache.get(sql);
+      if (cached && !cached.busy) {
+        // Re-inserted, so the Map's insertion order is the recency order.
+        cache.delete(sql);
+        cache.set(sql, cached);
+        return cached;
+      }
+      const statement = prepare(sql);
+      if (cached) return statement;
+      cache.set(sql, statement);
+      if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      return statement;
+    },
+  };
+}
+
+/** `statement` itself when it only reads; otherwise a wrapper that sets `writes.happened` whenever it runs. */
+function reportingWrites(statement: BetterSqlite3.Statement, writes: { happened: boolean }): KyselySqliteStatement & { busy: boolean } {
+  if (statement.readonly) return statement;
+  return {
+    reader: statement.reader,
+    get busy() {
+      return statement.busy;
+    },
+    all(parameters) {
+      writes.happened = true;
+      return statement.all(parameters);
+    },
+    run(parameters) {
+      writes.happened = true;
+      return statement.run(parameters);
+    },
+    iterate(parameters) {
+      writes.happened = true;
+      return statement.iterate(parameters) as IterableIterator<unknown>;
+    },
+  };
 }
