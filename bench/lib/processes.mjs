@@ -132,6 +132,12 @@ async function waitFor(ready, child, timeoutMs, output) {
   }
 }
 
+/** CPU time a process has used so far (user + system, all its threads), in ms; Linux clock ticks are 10 ms. */
+export function cpuTimeOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** VmRSS and VmHWM of a process, in bytes. */
 export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
