@@ -1,9 +1,11 @@
 // Summarises a V8 CPU profile (`node --cpu-prof`, e.g. from `npm run bench -- --profile`):
 // the functions with the most self time and the most inclusive time.
-// Usage: node bench/tools/profile-summary.mjs <file.cpuprofile> [top=25] [filter]
+// Usage: node bench/tools/profile-summary.mjs <file.cpuprofile> [top=25] [filter] [--last=<seconds>]
+// (--last: only the samples of the profile's last seconds, e.g. one scenario at the end of a run)
 import { readFileSync } from 'node:fs';
 
-const [file, topArg = '25', filter] = process.argv.slice(2);
+const last = Number(process.argv.find((arg) => arg.startsWith('--last='))?.slice('--last='.length) ?? Number.NaN);
+const [file, topArg = '25', filter] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const top = Number(topArg);
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -12,7 +14,12 @@ for (const node of profile.nodes) for (const child of node.children ?? []) paren
 
 // Self time per node from the samples and their time deltas (µs).
 const selfTime = new Map();
-profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const since = Number.isNaN(last) ? -Infinity : profile.endTime - last * 1e6;
+let at = profile.startTime;
+profile.samples.forEach((id, i) => {
+  at += profile.timeDeltas[i] ?? 0;
+  if (at >= since) selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
 
 const label = (node) => {
