@@ -9,6 +9,8 @@ export interface FileRepositorySubject {
   subject: FileRepository;
   /** Creates the users that own files (a database checks the foreign key). */
   users: UserRepository;
+  /** A second repository over the same store, as another process would hold (defaults to `subject`). */
+  other?: FileRepository;
   close?: () => Promise<void>;
 }
 
@@ -22,11 +24,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     let files: FileRepository;
     let users: UserRepository;
     let close: (() => Promise<void>) | undefined;
+    let other: FileRepository | undefined;
     let userId: string;
     let otherUserId: string;
 
     beforeEach(async () => {
-      ({ subject: files, users, close } = await makeSubject());
+      ({ subject: files, users, close, other } = await makeSubject());
       userId = (await givenUser(users)).id;
       otherUserId = (await givenUser(users)).id;
     });
@@ -53,6 +56,25 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       });
       expect(failed, 'expected the promise to reject').to.equal(true);
     }
+
+    it('keeps a filtered total exact while files come and go, also through another process, asked again and again', async () => {
+      const [cat1] = await givenFiles(userId, [{ name: 'cat-1.png' }, { name: 'cat-2.png' }, { name: 'dog.png' }]);
+      await givenFiles(otherUserId, [{ name: 'cat-9.png' }]);
+      const total = async () => (await files.list({ userId, filter: { q: 'cat', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total;
+      const writer = other ?? files;
+      expect(await total()).to.equal(2);
+      expect(await total()).to.equal(2);
+      expect(await writer.insert(aFile(userId, { name: 'cat-3.png' }), ROOMY)).to.equal('inserted');
+      expect(await total()).to.equal(3);
+      await writer.deleteMany({ userId, fileIds: [cat1!.fileId] });
+      expect(await total()).to.equal(2);
+      // One in, one out: the same count of files, and still counted anew.
+      expect(await writer.insert(aFile(userId, { name: 'dog-2.png' }), ROOMY)).to.equal('inserted');
+      const [cat2] = (await files.list({ userId, filter: { q: 'cat-2' }, window: { offset: 0, limit: 1 } })).items;
+      await writer.deleteMany({ userId, fileIds: [cat2!.fileId] });
+      expect(await total()).to.equal(1);
+      expect((await files.list({ userId: otherUserId, filter: { q: 'cat', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(1);
+    });
 
     it('stores a record and finds it by its public file id, every field intact', async () => {
       const file = aFile(userId, { name: 'holiday.mp4', contentType: 'video/mp4', size: 6 * GiB, isPublic: false, createdAt: at(1234) });

@@ -1,6 +1,8 @@
 import { describeFileRepositoryContract } from './file-repository.contract.js';
 import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 
 const postgres = testDatabaseUrl();
 
@@ -12,6 +14,12 @@ describeFileRepositoryContract('memory', async () => {
 describeFileRepositoryContract('SQLite (:memory:)', async () => {
   const { files, users, close } = await openInMemorySqlite();
   return { subject: files, users, close };
+});
+
+describeFileRepositoryContract('SQLite (:memory:), written through a second repository', async () => {
+  const { db, close } = await openSqliteDatabase({ path: ':memory:' });
+  const { files, users } = createSqlRepositories(db);
+  return { subject: files, users, other: createSqlRepositories(db).files, close };
 });
 
 if (postgres !== undefined) {

@@ -226,6 +226,18 @@ const customDomains: Migration = {
 };
 
 /**
+ * 0005: `account_totals.changes`, a counter raised by every insert and delete of the account's
+ * files. A process keeps the exact totals of filtered listings it counted, each with the counter it
+ * was counted at, and counts again only when the counter has moved (SqlFileRepository): the
+ * counter is read from the database, so several processes never serve a stale total.
+ */
+const filesChanges: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('account_totals').addColumn('changes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -234,6 +246,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0002_account_rules': accountRules,
   '0003_list_indexes': listIndexes,
   '0004_custom_domains': customDomains,
+  '0005_files_changes': filesChanges,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -102,6 +102,8 @@ export interface AccountTotalsTable {
   files_count: Int64;
   /** Files with `is_public` 1, of `files_count`. */
   public_files_count: ColumnType<number | string | bigint, number | undefined, number>;
+  /** Raised by every insert and delete of the account's files (migration 0005): the version of its listing totals. */
+  changes: ColumnType<number | string | bigint, number | undefined, number>;
 }
 
 /** `usage_periods`: counters of one account in one billing period; primary key (user_id, period_start). */

@@ -43,6 +43,9 @@ function containsPattern(text: string): string {
  * than counted (a count over a million rows takes longer than the whole request should).
  */
 export class SqlFileRepository implements FileRepository {
+  /** Totals of filtered listings counted by this process, by account and filter (see `total`). */
+  private readonly counted = new BoundedMap<string, { changes: number; total: number }>(COUNTED_TOTALS_KEPT);
+
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
   /**
@@ -62,6 +65,7 @@ export class SqlFileRepository implements FileRepository {
           files_count: sql<number>`files_count + 1`,
           storage_bytes: sql<number>`storage_bytes + ${file.size}`,
           public_files_count: sql<number>`public_files_count + ${file.isPublic ? 1 : 0}`,
+          changes: sql<number>`changes + 1`,
         })
         .where('user_id', '=', file.userId)
         .where(sql<SqlBool>`files_count + 1 <= ${limits.fileCountLimit}`)
@@ -117,29 +121,41 @@ export class SqlFileRepository implements FileRepository {
   }
 
   /**
-   * How many files match: read from `account_totals` when the filter is empty or only about
-   * visibility (no rows counted, however many files the account holds), else counted over the
-   * indexes that serve each filter.
+   * How many files match, exactly. Read from `account_totals` when the filter is empty or only
+   * about visibility (no rows counted, however many files the account holds). Otherwise counted
+   * over the indexes that serve each filter, and the count kept in {@link counted} with the
+   * account's `changes` counter: while that counter (read from the database, one indexed lookup)
+   * has not moved, the same filter is answered without counting again. Counting is what makes a
+   * listing slow on a large account (2,000 matches of 100,000 files: 9 ms on SQLite; see
+   * bench/README.md, "list"), and a client paging through or polling one search repeats it.
    */
   private async total(userId: string, filter: FileFilter): Promise<number> {
-    const used = Object.entries(filter).filter(([, value]) => value !== undefined).map(([key]) => key);
-    if (used.length === 0 || (used.length === 1 && used[0] === 'isPublic')) {
-      const row = await this.db
-        .selectFrom('account_totals')
-        .select(['files_count', 'public_files_count'])
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      if (!row) return 0;
+    const row = await this.db
+      .selectFrom('account_totals')
+      .select(['files_count', 'public_files_count', 'changes'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) return 0;
+    const used = Object.entries(filter).filter(([, value]) => value !== undefined);
+    if (used.length === 0 || (used.length === 1 && used[0]![0] === 'isPublic')) {
       const all = toNumber(row.files_count);
       const publicFiles = toNumber(row.public_files_count);
       return filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles;
     }
+    const changes = toNumber(row.changes);
+    const key = `${userId}\n${JSON.stringify(used.map(([name, value]) => [name, value instanceof Date ? value.getTime() : value]).sort())}`;
+    const known = this.counted.get(key);
+    if (known?.changes === changes) return known.total;
     const count = await this.db
       .selectFrom('files')
       .where((eb) => matches(eb, userId, filter))
       .select((eb) => eb.fn.countAll().as('total'))
       .executeTakeFirstOrThrow();
-    return toNumber(count.total);
+    const total = toNumber(count.total);
+    // Counted after `changes` was read, so the count holds at least that version; a write between
+    // the two moves the counter, and the next request counts again.
+    this.counted.set(key, { changes, total });
+    return total;
   }
 
   async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
@@ -166,12 +182,38 @@ export class SqlFileRepository implements FileRepository {
             files_count: sql<number>`files_count - ${deleted.length}`,
             storage_bytes: sql<number>`storage_bytes - ${bytes}`,
             public_files_count: sql<number>`public_files_count - ${publicFiles}`,
+            changes: sql<number>`changes + 1`,
           })
           .where('user_id', '=', options.userId)
           .execute();
       }
       return deleted;
     });
+  }
+}
+
+/** Filtered-listing totals a process keeps (a few hundred bytes each): the most recently used. */
+const COUNTED_TOTALS_KEPT = 10_000;
+
+/** A Map that forgets its least recently used entry beyond `capacity` entries. */
+class BoundedMap<K, V> {
+  private readonly entries = new Map<K, V>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      // Re-inserted, so the Map's insertion order is the recency order.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
   }
 }
 
