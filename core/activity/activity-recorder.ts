@@ -10,12 +10,17 @@ const EAGER_FLUSH_AT = 1_000;
 /**
  * Buffers activity log entries and writes them in batches, off the request's critical path:
  * `record` is synchronous; the host calls {@link flush} every few seconds and at shutdown, and a
- * full batch flushes on its own. A failed write puts its entries back (bounded by MAX_BUFFERED,
- * beyond which the oldest are dropped and counted in `dropped`).
+ * full batch (EAGER_FLUSH_AT entries) is written on its own. Writes never overlap: each runs after
+ * the previous one. A write started because the buffer filled writes only full batches, so under
+ * steady load the database sees one transaction per EAGER_FLUSH_AT requests rather than a stream
+ * of small ones (each transaction costs a commit; bench/README.md, "auth"). A failed write puts its
+ * entries back (bounded by MAX_BUFFERED, beyond which the oldest are dropped and counted in `dropped`).
  */
 export class ActivityRecorder {
   private buffer: ActivityLogEntry[] = [];
-  private flushing: Promise<void> | undefined;
+  /** The last write queued; the next one starts after it settles. */
+  private tail: Promise<void> = Promise.resolve();
+  private eagerQueued = false;
   /** Entries lost because the buffer overflowed. */
   dropped = 0;
 
@@ -27,19 +32,32 @@ export class ActivityRecorder {
   record(entry: Omit<ActivityLogEntry, 'id' | 'createdAt'> & { createdAt?: Date }): void {
     this.buffer.push({ ...entry, id: this.deps.ids.uuid(), createdAt: entry.createdAt ?? this.deps.clock.now() });
     this.trim();
-    if (this.buffer.length >= EAGER_FLUSH_AT) this.flush().catch((error) => this.deps.onError?.(error));
+    if (this.buffer.length >= EAGER_FLUSH_AT && !this.eagerQueued) {
+      this.eagerQueued = true;
+      this.enqueue(() => {
+        this.eagerQueued = false;
+        return this.write(EAGER_FLUSH_AT);
+      }).catch((error) => this.deps.onError?.(error));
+    }
   }
 
-  /** Writes everything buffered; concurrent calls share one write. @throws the repository's error (entries are kept) */
+  /**
+   * Writes everything buffered, including what is recorded while earlier writes finish.
+   * @throws the repository's error (the entries are kept for the next flush)
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.write().finally(() => {
-      this.flushing = undefined;
-    });
-    return this.flushing;
+    return this.enqueue(() => this.write(1));
   }
 
-  private async write(): Promise<void> {
-    while (this.buffer.length > 0) {
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    const run = this.tail.then(job, job);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Writes batches while at least `minimum` entries are buffered. */
+  private async write(minimum: number): Promise<void> {
+    while (this.buffer.length >= minimum && this.buffer.length > 0) {
       const batch = this.buffer;
       this.buffer = [];
       try {

@@ -191,6 +191,29 @@ describe('Activity log', () => {
       expect((await paths(alice.userId)).total).to.equal(2);
     });
 
+    it('writes in the background only full batches of 1000, not a stream of small ones; a flush writes the rest', async () => {
+      let logs!: ControlledLogRepository;
+      const world = await withAccounts({}, (ports) => ({ logs: (logs = new ControlledLogRepository(ports.logs)) }));
+      const { hangar, alice, record, paths } = world;
+      const held = gate();
+      logs.hold = held.promise;
+      for (let n = 0; n < 1000; n++) record(alice.userId, n);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      // Recorded while that batch is being written: too few for a batch of their own.
+      for (let n = 1000; n < 1300; n++) record(alice.userId, n);
+      logs.hold = undefined;
+      held.open();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(logs.batches).to.deep.equal([1000]);
+      for (let n = 1300; n < 2000; n++) record(alice.userId, n);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(logs.batches).to.deep.equal([1000, 1000]);
+      for (let n = 2000; n < 2010; n++) record(alice.userId, n);
+      await hangar.activity.flush();
+      expect(logs.batches).to.deep.equal([1000, 1000, 10]);
+      expect((await paths(alice.userId)).total).to.equal(2010);
+    });
+
     it('flushes on its own once 1000 entries are buffered, reporting failures to onBackgroundError', async () => {
       let logs!: ControlledLogRepository;
       const world = await withAccounts({}, (ports) => ({ logs: (logs = new ControlledLogRepository(ports.logs)) }));
