@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
 import { BENCH, ROOT, cpuTimeOf, freePort, peakMemoryTracker, runClient, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
+import { withMagic } from './lib/magic.mjs';
 import { format, GiB, median, MiB, table } from './lib/stats.mjs';
 
 const args = process.argv.slice(2);
@@ -234,7 +235,7 @@ async function upload4k() {
 async function read4k() {
   const directory = path.join(work, 'baseline-read');
   await mkdir(directory, { recursive: true });
-  const bytes = randomBytes(4096);
+  const bytes = withMagic(randomBytes(4096), 'image/png');
   await writeFile(path.join(directory, 'small.png'), bytes);
   const file = await uploadFile(service, main.key, bytes, { contentType: 'image/png', name: 'small.png' });
   const baseline = await startBaseline('download-server.mjs', directory);

@@ -3,9 +3,11 @@
 // Prints one JSON line: requests/s counted from 2xx answers only, latency percentiles in ms.
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { withMagic } from '../lib/magic.mjs';
 
 const { bodyBytes, ...options } = JSON.parse(process.argv[2]);
-if (bodyBytes) options.body = randomBytes(bodyBytes);
+// A body of the declared type: its header's magic bytes, then random filler.
+if (bodyBytes) options.body = withMagic(randomBytes(bodyBytes), options.headers?.['content-type']);
 const result = await autocannon(options);
 const ok = result['2xx'];
 process.stdout.write(`${JSON.stringify({

@@ -1,0 +1,30 @@
+// Profiles the service under load on one endpoint alone: starts it with `node --cpu-prof`, makes a
+// confirmed account with an API key, runs autocannon for a few seconds, stops it and prints the
+// profile's summary. For finding where one scenario's CPU goes (bench/README.md, "Profiles").
+// Usage: node bench/tools/profile-endpoint.mjs <path> [seconds=5] [connections=32]
+//   e.g. node bench/tools/profile-endpoint.mjs /settings
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createAccount } from '../lib/api.mjs';
+import { BENCH, cpuTimeOf, runClient, startService } from '../lib/processes.mjs';
+
+const [endpoint = '/settings', seconds = '5', connections = '32'] = process.argv.slice(2);
+const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-profile-'));
+const profiles = path.join(work, 'profiles');
+const service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`] });
+try {
+  const account = await createAccount(service, 'profile');
+  const options = { connections: Number(connections), url: `${service.api}${endpoint}`, headers: { 'x-api-key': account.key } };
+  await runClient('autocannon.mjs', { ...options, duration: 2 });
+  const cpu = cpuTimeOf(service.pid);
+  const result = await runClient('autocannon.mjs', { ...options, duration: Number(seconds) });
+  const perRequest = ((cpuTimeOf(service.pid) - cpu) * 1000) / Math.max(1, result.ok + result.non2xx);
+  console.log(`${endpoint}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${perRequest.toFixed(0)} µs CPU per request, ${result.non2xx} non-2xx`);
+} finally {
+  await service.stop();
+}
+const [file] = await readdir(profiles);
+console.log(execFileSync(process.execPath, [path.join(BENCH, 'tools/profile-summary.mjs'), path.join(profiles, file), '45', '', `--last=${seconds}`], { encoding: 'utf8' }));
+await rm(work, { recursive: true, force: true });
