@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 import type { IdGenerator } from '../../core/shared/ids.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -11,9 +11,37 @@ const UNBIASED_LIMIT = 62 * 4;
  * is equally likely (about 5.95 bits each; 22 characters give 130 bits).
  */
 export class NodeIdGenerator implements IdGenerator {
-  /** A random version 4 UUID (RFC 9562 §5.4), lower-case. */
+  private readonly pool = Buffer.alloc(4096);
+  private poolOffset = 4096;
+
+  /**
+   * A version 7 UUID (RFC 9562 §5.7), lower-case: 48 bits of Unix time in ms, then 74 random bits.
+   * Ids made later sort later (to the millisecond), so rows keyed by them are appended to their
+   * B-tree index rather than scattered over it: a random (version 4) key made each activity-log
+   * insert cost 13–20 µs a row on a table of 100,000 rows, a time-ordered one 4 µs (bench/README.md).
+   * The time it reveals is no secret: every record with such an id also shows when it was created.
+   */
   uuid(): string {
-    return randomUUID();
+    const bytes = this.randomBytes16();
+    const ms = Date.now();
+    // 48-bit big-endian milliseconds: the high 16 bits, then the low 32.
+    bytes.writeUInt16BE(Math.floor(ms / 2 ** 32) & 0xffff, 0);
+    bytes.writeUInt32BE(ms % 2 ** 32, 2);
+    bytes[6] = 0x70 | (bytes[6]! & 0x0f); // version 7
+    bytes[8] = 0x80 | (bytes[8]! & 0x3f); // variant 10
+    const hex = bytes.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  /** A fresh copy of 16 random bytes, cut from a pool refilled 4 KiB at a time (one call into OpenSSL per 256 ids, as Node's randomUUID does). */
+  private randomBytes16(): Buffer {
+    if (this.poolOffset + 16 > this.pool.length) {
+      randomFillSync(this.pool);
+      this.poolOffset = 0;
+    }
+    const bytes = Buffer.from(this.pool.subarray(this.poolOffset, this.poolOffset + 16));
+    this.poolOffset += 16;
+    return bytes;
   }
 
   /** @throws Error when `length` is not a non-negative integer */

@@ -27,4 +27,4 @@ try {
 }
 const [file] = await readdir(profiles);
 console.log(execFileSync(process.execPath, [path.join(BENCH, 'tools/profile-summary.mjs'), path.join(profiles, file), '45', '', `--last=${seconds}`], { encoding: 'utf8' }));
-await rm(work, { recursive: true, force: true });
+if (!process.env.KEEP_PROFILE) await rm(work, { recursive: true, force: true }); else console.log(work);

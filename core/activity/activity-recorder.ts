@@ -42,11 +42,13 @@ export class ActivityRecorder {
   }
 
   /**
-   * Writes everything buffered, including what is recorded while earlier writes finish.
+   * Writes everything buffered when the write starts (after the writes queued before it), in one
+   * batch: entries recorded meanwhile wait for the next flush or a full batch, so a timer's flush
+   * under steady load does not turn into a stream of small transactions either.
    * @throws the repository's error (the entries are kept for the next flush)
    */
   flush(): Promise<void> {
-    return this.enqueue(() => this.write(1));
+    return this.enqueue(() => this.write(1, true));
   }
 
   private enqueue(job: () => Promise<void>): Promise<void> {
@@ -55,9 +57,9 @@ export class ActivityRecorder {
     return run;
   }
 
-  /** Writes batches while at least `minimum` entries are buffered. */
-  private async write(minimum: number): Promise<void> {
-    while (this.buffer.length >= minimum && this.buffer.length > 0) {
+  /** Writes batches while at least `minimum` entries are buffered; with `once`, at most one. */
+  private async write(minimum: number, once = false): Promise<void> {
+    for (let written = 0; this.buffer.length >= minimum && this.buffer.length > 0 && !(once && written > 0); written++) {
       const batch = this.buffer;
       this.buffer = [];
       try {

@@ -7,10 +7,23 @@ import { FixedClock } from '../support/fixed-clock.js';
 describe('NodeIdGenerator', () => {
   const ids = new NodeIdGenerator();
 
-  it('makes lower-case version 4 UUIDs (RFC 9562)', () => {
+  it('makes lower-case version 7 UUIDs (RFC 9562 §5.7) that carry the time they were made', () => {
     for (let i = 0; i < 100; i++) {
-      expect(ids.uuid()).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const before = Date.now();
+      const id = ids.uuid();
+      expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).to.be.within(before, Date.now());
     }
+  });
+
+  it('makes UUIDs that sort in the order they were made, from one millisecond to the next', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(ids.uuid());
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect([...made].sort()).to.deep.equal(made);
   });
 
   it('makes base62 strings of the requested length', () => {

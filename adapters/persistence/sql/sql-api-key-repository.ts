@@ -5,6 +5,7 @@ import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { newestFirstPage } from './newest-first.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { ApiKeysTable, HangarDatabase } from './schema.js';
+import { PrecompiledQuery } from './precompiled-query.js';
 
 function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
   return {
@@ -24,6 +25,9 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
  * case checks before calling it).
  */
 export class SqlApiKeyRepository implements ApiKeyRepository {
+  /** On every API-key request: compiled once. */
+  private readonly byHash = new PrecompiledQuery((db, keyHash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash));
+
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
   /** @throws the driver's error on a duplicate id or key hash, or an unknown user (foreign key) */
@@ -43,7 +47,7 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
   }
 
   async findByHash(keyHash: string): Promise<ApiKey | undefined> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    const row = await this.byHash.first(this.db, keyHash);
     return row && toApiKey(row);
   }
 

@@ -3,6 +3,7 @@ import type { CustomDomain, DnsRecord } from '../../../core/domains/custom-domai
 import type { CustomDomainRepository } from '../../../core/domains/custom-domain-repository.js';
 import { toDate, toMillis } from './rows.js';
 import type { CustomDomainsTable, HangarDatabase } from './schema.js';
+import { PrecompiledQuery } from './precompiled-query.js';
 
 /** The unique index that keeps a hostname to one account (migration 0004). */
 const HOSTNAME_UNIQUE_INDEX = 'custom_domains_hostname_unique';
@@ -42,10 +43,13 @@ export function isHostnameUniqueViolation(error: unknown): boolean {
  * The row goes with its user (ON DELETE CASCADE).
  */
 export class SqlCustomDomainRepository implements CustomDomainRepository {
+  /** On every request that shows addresses: compiled once. */
+  private readonly byUser = new PrecompiledQuery((db, userId: string) => db.selectFrom('custom_domains').selectAll().where('user_id', '=', userId));
+
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
   async findByUser(userId: string): Promise<CustomDomain | undefined> {
-    const row = await this.db.selectFrom('custom_domains').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.byUser.first(this.db, userId);
     return row && toCustomDomain(row);
   }
 

@@ -5,6 +5,7 @@ import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { toDate, toFlag, toMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
+import { PrecompiledQuery } from './precompiled-query.js';
 
 /** Ids per DELETE statement, well under every driver's bound-parameter limit. */
 const DELETE_CHUNK = 500;
@@ -45,6 +46,13 @@ function containsPattern(text: string): string {
 export class SqlFileRepository implements FileRepository {
   /** Totals of filtered listings counted by this process, by account and filter (see `total`). */
   private readonly counted = new BoundedMap<string, { changes: number; total: number }>(COUNTED_TOTALS_KEPT);
+
+  /** On every content read: compiled once. */
+  private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').selectAll().where('file_id', '=', fileId));
+  /** On every listing. */
+  private readonly totalsRow = new PrecompiledQuery((db, userId: string) =>
+    db.selectFrom('account_totals').select(['files_count', 'public_files_count', 'changes']).where('user_id', '=', userId),
+  );
 
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
@@ -101,7 +109,7 @@ export class SqlFileRepository implements FileRepository {
   }
 
   async findByFileId(fileId: string): Promise<StoredFile | undefined> {
-    const row = await this.db.selectFrom('files').selectAll().where('file_id', '=', fileId).executeTakeFirst();
+    const row = await this.byFileId.first(this.db, fileId);
     return row && toStoredFile(row);
   }
 
@@ -130,11 +138,7 @@ export class SqlFileRepository implements FileRepository {
    * bench/README.md, "list"), and a client paging through or polling one search repeats it.
    */
   private async total(userId: string, filter: FileFilter): Promise<number> {
-    const row = await this.db
-      .selectFrom('account_totals')
-      .select(['files_count', 'public_files_count', 'changes'])
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const row = await this.totalsRow.first(this.db, userId);
     if (!row) return 0;
     const used = Object.entries(filter).filter(([, value]) => value !== undefined);
     if (used.length === 0 || (used.length === 1 && used[0]![0] === 'isPublic')) {

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { RefreshToken, RotationResult, Session, SessionRepository } from '../../../core/accounts/session-repository.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis } from './rows.js';
 import type { HangarDatabase, SessionsTable } from './schema.js';
+import { PrecompiledQuery } from './precompiled-query.js';
 
 function toSession(row: Selectable<SessionsTable>): Session {
   return { id: row.id, userId: row.user_id, createdAt: toDate(row.created_at), revokedAt: toNullableDate(row.revoked_at) };
@@ -15,6 +16,9 @@ function toSession(row: Selectable<SessionsTable>): Session {
  * `invalid`, rotated or not.
  */
 export class SqlSessionRepository implements SessionRepository {
+  /** On every request with a session token: compiled once. */
+  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id));
+
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
   /** @throws the driver's error on a duplicate id or token hash, or an unknown user; then nothing is stored */
@@ -38,7 +42,7 @@ export class SqlSessionRepository implements SessionRepository {
   }
 
   async findById(id: string): Promise<Session | undefined> {
-    const row = await this.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.byId.first(this.db, id);
     return row && toSession(row);
   }
 

@@ -4,6 +4,7 @@ import type { UserRepository } from '../../../core/accounts/user-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
 import type { HangarDatabase, UsersTable } from './schema.js';
+import { PrecompiledQuery } from './precompiled-query.js';
 
 function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -30,6 +31,9 @@ function toUser(row: Selectable<UsersTable>): User {
  * change nothing. Driver errors (database down, disk full) reject as they are.
  */
 export class SqlUserRepository implements UserRepository {
+  /** On most requests (the account's plan and settings): compiled once. */
+  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
+
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
   /** @throws the driver's unique-violation error when the `id` exists (a caller bug); a taken e-mail resolves false */
@@ -56,7 +60,7 @@ export class SqlUserRepository implements UserRepository {
   }
 
   async findById(id: string): Promise<User | undefined> {
-    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.byId.first(this.db, id);
     return row && toUser(row);
   }
 

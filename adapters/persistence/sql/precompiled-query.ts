@@ -1,0 +1,53 @@
+import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import type { HangarDatabase } from './schema.js';
+
+/** One parameter of the compiled SQL: an argument of `execute` (by position) or a constant the builder bound. */
+type Slot = { argument: number } | { constant: unknown };
+
+/**
+ * A query that Kysely builds and compiles once and that then runs with new parameter values, for
+ * the lookups on every request's path (an API key by its hash, a user by id, a file by its file
+ * id). Building and compiling a query with Kysely costs more than SQLite takes to run an indexed
+ * lookup (bench/README.md, "auth"); the SQL text is the same every time, so it is made once.
+ *
+ * `build` receives the database and one marker value per argument, and must pass each marker to the query builder as a
+ * value (`where('key_hash', '=', keyHash)`), never use it in JavaScript: the markers are replaced
+ * by the arguments of {@link execute}, position by position, in the compiled parameters.
+ * Constants the builder binds itself (a `limit`) are kept.
+ * The database is given on each call (a repository's own), and must be the same one every time:
+ * the SQL is compiled for its dialect on the first call.
+ * @example new PrecompiledQuery((db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash))
+ */
+export class PrecompiledQuery<Row, Args extends unknown[]> {
+  private compiled: { sql: string; slots: Slot[] } | undefined;
+
+  constructor(private readonly build: (db: Kysely<HangarDatabase>, ...markers: Args) => Compilable<Row>) {}
+
+  /** The rows the query returns on `db` for `args`. @throws the driver's error */
+  async execute(db: Kysely<HangarDatabase>, ...args: Args): Promise<Row[]> {
+    const { sql, slots } = (this.compiled ??= this.compile(db, args.length));
+    const parameters = slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant));
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
+    return result.rows;
+  }
+
+  /** The first row on `db` for `args`, or undefined. */
+  async first(db: Kysely<HangarDatabase>, ...args: Args): Promise<Row | undefined> {
+    return (await this.execute(db, ...args))[0];
+  }
+
+  /** @throws Error when the built query does not use every marker exactly once as a parameter */
+  private compile(db: Kysely<HangarDatabase>, arity: number): { sql: string; slots: Slot[] } {
+    const markers = Array.from({ length: arity }, (_, i) => `\u0000precompiled-argument-${i}\u0000`);
+    const { sql, parameters } = this.build(db, ...(markers as Args)).compile();
+    const slots = parameters.map((value): Slot => {
+      const argument = typeof value === 'string' ? markers.indexOf(value) : -1;
+      return argument >= 0 ? { argument } : { constant: value };
+    });
+    const used = slots.flatMap((slot) => ('argument' in slot ? [slot.argument] : [])).sort();
+    if (used.length !== arity || used.some((argument, i) => argument !== i)) {
+      throw new Error(`A precompiled query must bind each of its ${arity} arguments once as a parameter: ${sql}`);
+    }
+    return { sql, slots };
+  }
+}
