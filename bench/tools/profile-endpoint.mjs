@@ -1,22 +1,33 @@
 // Profiles the service under load on one endpoint alone: starts it with `node --cpu-prof`, makes a
 // confirmed account with an API key, runs autocannon for a few seconds, stops it and prints the
 // profile's summary. For finding where one scenario's CPU goes (bench/README.md, "Profiles").
-// Usage: node bench/tools/profile-endpoint.mjs <path> [seconds=5] [connections=32]
+// Usage: node bench/tools/profile-endpoint.mjs <path> [seconds=5] [connections=32] [method=GET] [bodyBytes] [contentType]
 //   e.g. node bench/tools/profile-endpoint.mjs /settings
+//        node bench/tools/profile-endpoint.mjs /files 5 32 POST 4096 image/png
+//        SEED_FILES=10000 node bench/tools/profile-endpoint.mjs '/files?limit=30&q=saffron'   (files named like the bench's list scenario)
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createAccount } from '../lib/api.mjs';
+import { createAccount, seedFiles } from '../lib/api.mjs';
 import { BENCH, cpuTimeOf, runClient, startService } from '../lib/processes.mjs';
 
-const [endpoint = '/settings', seconds = '5', connections = '32'] = process.argv.slice(2);
+const [endpoint = '/settings', seconds = '5', connections = '32', method = 'GET', bodyBytes, contentType = 'application/octet-stream'] = process.argv.slice(2);
 const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-profile-'));
 const profiles = path.join(work, 'profiles');
 const service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`] });
 try {
   const account = await createAccount(service, 'profile');
-  const options = { connections: Number(connections), url: `${service.api}${endpoint}`, headers: { 'x-api-key': account.key } };
+  const WORDS = ['harbor', 'meadow', 'granite', 'lantern', 'orchid', 'compass', 'velvet', 'thistle', 'quarry', 'saffron'];
+  const seed = Number(process.env.SEED_FILES ?? 0);
+  if (seed > 0) await seedFiles(service, account.key, { count: seed, nameOf: (i) => `${WORDS[i % WORDS.length]}-${String(i).padStart(6, '0')}.jpg` });
+  const options = {
+    connections: Number(connections),
+    url: `${service.api}${endpoint}`,
+    method,
+    headers: { 'x-api-key': account.key, ...(bodyBytes ? { 'content-type': contentType, 'x-file-name': 'profile.bin' } : {}) },
+    ...(bodyBytes ? { bodyBytes: Number(bodyBytes) } : {}),
+  };
   await runClient('autocannon.mjs', { ...options, duration: 2 });
   const cpu = cpuTimeOf(service.pid);
   const result = await runClient('autocannon.mjs', { ...options, duration: Number(seconds) });
