@@ -25,6 +25,7 @@ import { ListApiKeys } from './api-keys/list-api-keys.js';
 import { RevokeApiKey } from './api-keys/revoke-api-key.js';
 import type { BlobStore } from './files/blob-store.js';
 import { BulkDeleteFiles } from './files/bulk-delete-files.js';
+import { CheckStorage } from './files/check-storage.js';
 import { DeleteFile } from './files/delete-file.js';
 import type { FileOptions } from './files/file-options.js';
 import type { FileRepository } from './files/file-repository.js';
@@ -54,7 +55,14 @@ import { UsageMeter } from './plans/usage-meter.js';
 import type { UsageRepository } from './plans/usage-repository.js';
 import { CheckHealth } from './shared/check-health.js';
 import type { Clock } from './shared/clock.js';
+import type { Failpoints } from './shared/failpoints.js';
 import type { HealthProbe } from './shared/health.js';
+import type { RateLimiter } from './shared/rate-limiter.js';
+import { type RateLimitOptions, RateLimits } from './shared/rate-limits.js';
+import type { ContentSniffer } from './files/content-sniffer.js';
+import type { ImageTransformer } from './images/image-transformer.js';
+import { TransformPublicImage } from './images/transform-public-image.js';
+import { TransformSlots } from './images/transform-slots.js';
 import type { IdGenerator, SecretDigest } from './shared/ids.js';
 
 /** Every port the core needs, one adapter each. */
@@ -78,6 +86,14 @@ export interface HangarPorts {
   clock: Clock;
   /** Dependencies asked by `checkHealth` (database, blob store). */
   probes: readonly HealthProbe[];
+  /** Recognises uploads by their first bytes (adapters/content/file-type-content-sniffer.ts). */
+  sniffer: ContentSniffer;
+  /** Counters of the rate limits (adapters/rate-limits/flexible-rate-limiter.ts); shared by every process that must agree on them. */
+  rateLimiter: RateLimiter;
+  /** Image transformations on the view address (docs/images.md), e.g. adapters/images/sharp-image-transformer.ts. */
+  images: ImageTransformer;
+  /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
+  failpoints?: Failpoints;
 }
 
 /** Service-wide options, parsed from configuration by the host. */
@@ -86,6 +102,13 @@ export type HangarOptions = AccountOptions &
   PlanOptions & {
     /** Days activity log entries are kept (`LOG_RETENTION_DAYS`); default 30. */
     logRetentionDays?: number;
+    /**
+     * Image transformations running at once in this process (`IMAGE_CONCURRENCY`, default 2) and
+     * how long one may wait for a slot, in ms (`IMAGE_QUEUE_TIMEOUT_MS`, default 2000).
+     */
+    images?: { concurrency?: number; queueTimeoutMs?: number };
+    /** The abuse limits (RATE_LIMIT_* variables); DEFAULT_RATE_LIMITS for what is absent. */
+    rateLimits?: Partial<RateLimitOptions>;
     /** Called with errors of background work (eager log flushes) that has no caller to throw to. */
     onBackgroundError?: (error: unknown) => void;
   };
@@ -102,7 +125,7 @@ export type Hangar = ReturnType<typeof createHangar>;
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
-  const { users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock } = ports;
+  const { users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, failpoints } = ports;
   const directory = new HostnameDirectory({ domains, clock });
   const reservedHosts = [options.publicApiUrl, options.publicContentUrl].map((url) => new URL(url).hostname);
   const customDomains = new CustomDomains({ domains, edge, directory, clock, reservedHosts });
@@ -114,29 +137,36 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
   const addresses = new FileAddresses({ domains, options });
   const getSettings = new GetSettings({ accounts, addresses, domains });
+  const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
+  const readPublicFile = new ReadPublicFile({
+    files, blobs, meter: usageMeter, directory,
+    contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
+  });
   return {
     usageMeter,
     activity: new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError }),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
-    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options }),
+    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
-    logIn: new LogIn({ users, passwords, issuer }),
-    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock }),
+    logIn: new LogIn({ users, passwords, issuer, limits }),
+    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs }),
     logOut: new LogOut({ sessions, clock }),
-    requestPasswordReset: new RequestPasswordReset({ users, links, options }),
+    requestPasswordReset: new RequestPasswordReset({ users, links, options, limits }),
     resetPassword: new ResetPassword({ users, tokens, sessions, passwords, digest, clock }),
     authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock }),
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
-    uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options }),
+    uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits }),
     listFiles: new ListFiles({ files, addresses, options }),
     getFile: new GetFile({ files, addresses }),
-    deleteFile: new DeleteFile({ files, blobs, accounts }),
-    bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts }),
-    readPublicFile: new ReadPublicFile({
-      files, blobs, meter: usageMeter, directory,
-      contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
+    deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),
+    bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts, failpoints }),
+    readPublicFile,
+    transformPublicImage: new TransformPublicImage({
+      readPublicFile, files, blobs, transformer: ports.images, accounts, usage, meter: usageMeter, clock,
+      slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
+      onBackgroundError: options.onBackgroundError,
     }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
@@ -149,6 +179,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     changePlan: new ChangePlan({ users, plans, report, clock }),
     setSubscription: new SetSubscription({ users, report, clock }),
     deleteAccount: new DeleteAccount({ users, files, blobs }),
+    checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),
   };
 }

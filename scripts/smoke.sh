@@ -65,7 +65,8 @@ import { makePng, makePdf } from './dist/test/support/bytes.js';
 import { writeFileSync } from 'node:fs';
 writeFileSync('$work/pixel.png', makePng(64, 64));
 writeFileSync('$work/doc.pdf', makePdf('Hangar smoke'));"
-head -c $((200 * 1024 * 1024)) /dev/urandom >"$work/video.mp4"
+# An MP4 "ftyp" box (brand isom) first: uploads must carry their type's signature (CONTENT_TYPE_MISMATCH otherwise).
+{ printf '\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2'; head -c $((200 * 1024 * 1024 - 24)) /dev/urandom; } >"$work/video.mp4"
 
 declare -A ids
 for spec in "pixel.png image/png" "doc.pdf application/pdf" "video.mp4 video/mp4"; do

@@ -21,3 +21,12 @@ export function assertMaxBytes(maxBytes: number): void {
     throw new Error(`Invalid maxBytes ${String(maxBytes)}: expected a non-negative integer number of bytes.`);
   }
 }
+
+/**
+ * Checks the parent key of {@link BlobStore.deleteUnder}: a valid key of at least two segments.
+ * @throws Error otherwise (a bug in the caller)
+ */
+export function assertParentKey(key: string): void {
+  assertBlobKey(key);
+  if (key.split('/').length < 2) throw new Error(`Invalid parent key ${JSON.stringify(key)}: expected at least two segments.`);
+}

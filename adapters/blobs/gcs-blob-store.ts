@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { IdempotencyStrategy, Storage, type Bucket, type File } from '@google-cloud/storage';
-import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
+import type { BlobEntry, BlobStore, ByteRange } from '../../core/files/blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
-import { assertBlobKey, assertMaxBytes } from './blob-keys.js';
+import { assertBlobKey, assertMaxBytes, assertParentKey } from './blob-keys.js';
 import { BodyMeter, bodyStream } from './body-meter.js';
 
 /** Options of {@link GcsBlobStore}. */
@@ -178,6 +178,30 @@ export class GcsBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * Lists the objects named `<prefix>/<parent>/…` (objects.list, 1 000 per request) and deletes each.
+   * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
+   */
+  async deleteUnder(parent: string): Promise<void> {
+    assertParentKey(parent);
+    const prefix = `${this.objectName(parent)}/`;
+    let pageToken: string | undefined;
+    do {
+      let files: File[];
+      let next: { pageToken?: string } | null | undefined;
+      try {
+        [files, next] = (await this.withTimeout(
+          this.bucket.getFiles({ prefix, autoPaginate: false, maxResults: LIST_PAGE_SIZE, pageToken }),
+          'list derived blobs',
+        )) as unknown as [File[], { pageToken?: string } | null];
+        for (const file of files) await this.withTimeout(file.delete({ ignoreNotFound: true }), 'delete a blob');
+      } catch (error) {
+        throw error instanceof DomainError ? error : unavailable('delete derived blobs', error);
+      }
+      pageToken = next?.pageToken;
+    } while (pageToken);
+  }
+
   /** Resolves when the bucket answers and exists (one request, no retries). @throws DomainError BLOB_STORE_UNAVAILABLE */
   async ping(): Promise<void> {
     let exists: boolean;
@@ -187,6 +211,46 @@ export class GcsBlobStore implements BlobStore {
       throw error instanceof DomainError ? error : unavailable('reach the bucket', error);
     }
     if (!exists) throw unavailable('find its bucket', new Error(`bucket ${this.bucket.name} does not exist`));
+  }
+
+  /**
+   * Lists the objects under the prefix, 1 000 per request (objects.list); names that are not blob
+   * keys are skipped. An unfinished resumable upload is no object yet, so it is never listed.
+   * @throws DomainError BLOB_STORE_UNAVAILABLE (after the library's retries)
+   */
+  async *list(): AsyncIterable<BlobEntry> {
+    const prefix = this.prefix === '' ? '' : `${this.prefix}/`;
+    let pageToken: string | undefined;
+    do {
+      let files: File[];
+      let next: { pageToken?: string } | null | undefined;
+      try {
+        [files, next] = (await this.withTimeout(
+          this.bucket.getFiles({ prefix: prefix || undefined, autoPaginate: false, maxResults: LIST_PAGE_SIZE, pageToken }),
+          'list blobs',
+        )) as unknown as [File[], { pageToken?: string } | null];
+      } catch (error) {
+        throw error instanceof DomainError ? error : unavailable('list blobs', error);
+      }
+      for (const file of files) {
+        const key = file.name.slice(prefix.length);
+        if (!file.name.startsWith(prefix) || !isBlobKey(key)) continue;
+        yield entryOf(key, file.metadata);
+      }
+      pageToken = next?.pageToken;
+    } while (pageToken);
+  }
+
+  /** @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
+  async stat(key: string): Promise<BlobEntry | undefined> {
+    assertBlobKey(key);
+    try {
+      const [metadata] = await this.withTimeout(this.fileOf(key).getMetadata(), 'read blob metadata');
+      return entryOf(key, metadata);
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw error instanceof DomainError ? error : unavailable('read blob metadata', error);
+    }
   }
 
   /** The object name of `key`: `<prefix>/<key>`. */
@@ -294,6 +358,23 @@ class GcsSink extends Writable {
   private stopWatchdog(): void {
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = undefined;
+  }
+}
+
+/** Objects per objects.list request (the API's maximum is 1 000). */
+const LIST_PAGE_SIZE = 1_000;
+
+/** A listed object as a {@link BlobEntry}: `size` is an int64 string, `updated` an RFC 3339 time. */
+function entryOf(key: string, metadata: { size?: string | number; updated?: string; timeCreated?: string }): BlobEntry {
+  return { key, size: Number(metadata.size ?? 0), modifiedAt: new Date(metadata.updated ?? metadata.timeCreated ?? 0) };
+}
+
+function isBlobKey(key: string): boolean {
+  try {
+    assertBlobKey(key);
+    return true;
+  } catch {
+    return false;
   }
 }
 

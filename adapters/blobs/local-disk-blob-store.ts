@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, mkdir, open, opendir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, link, mkdir, open, opendir, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
+import type { BlobEntry, BlobStore, ByteRange } from '../../core/files/blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
-import { assertBlobKey, assertMaxBytes } from './blob-keys.js';
+import { type Failpoints, NO_FAILPOINTS } from '../../core/shared/failpoints.js';
+import { assertBlobKey, assertMaxBytes, assertParentKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
 
 /** Options of {@link LocalDiskBlobStore}. */
@@ -16,6 +17,8 @@ export interface LocalDiskBlobStoreOptions {
    * file survives a power loss. Default true; turn off only for tests and throw-away data.
    */
   fsync?: boolean;
+  /** Crash and fault tests only: `blob_write` before each write, `before_blob_link` before the link. */
+  failpoints?: Failpoints;
 }
 
 /** Name of the directory, under the root, where bodies are written before they are complete. */
@@ -23,14 +26,21 @@ const TEMP_DIRECTORY = '.tmp';
 /** Bytes gathered per write, and per read of `get`: large enough that a disk is never waiting on many small syscalls. */
 const WRITE_BATCH_BYTES = 256 * 1024;
 const READ_HIGH_WATER_MARK = 256 * 1024;
+/**
+ * A slow body is written at least this often (ms), even before a batch is full, so a temp file in
+ * use is never older than the socket idle timeout (2 min) plus this: the sweep's age rule relies on it.
+ */
+const WRITE_AT_LEAST_EVERY_MS = 10_000;
 
 /**
  * A {@link BlobStore} on a local file system.
  *
  * Layout: `<directory>/<aa>/<bb>/<key with '/' as '~'>`, where `aa`/`bb` are the first four hex
- * characters of SHA-256(key): 65 536 leaf directories filled evenly, so a leaf reaches about
- * 65 000 entries only when the store holds about 4 billion blobs. `~` is not allowed in keys, so
- * the mapping is one to one.
+ * characters of SHA-256 of the key's first two segments (the whole key for a file's blob):
+ * 65 536 leaf directories filled evenly, so a leaf reaches about 65 000 entries only when the
+ * store holds about 4 billion blobs. `~` is not allowed in keys, so the mapping is one to one.
+ * Blobs derived from a file (`<account>/<file>/<name>`) share its leaf, so `deleteUnder` reads one
+ * directory.
  *
  * `put` streams the body to `<directory>/.tmp/<random>` (same file system, so the final link is
  * atomic), counting and hashing as it goes, with backpressure: memory use does not depend on the
@@ -42,6 +52,7 @@ export class LocalDiskBlobStore implements BlobStore {
   private readonly directory: string;
   private readonly tempDirectory: string;
   private readonly fsync: boolean;
+  private readonly failpoints: Failpoints;
   private ready: Promise<void> | undefined;
   /** Shard directories known to exist: at most 65 536, so each is created (and checked) once per process. */
   private readonly shardDirectories = new Set<string>();
@@ -50,6 +61,7 @@ export class LocalDiskBlobStore implements BlobStore {
     this.directory = resolve(options.directory);
     this.tempDirectory = join(this.directory, TEMP_DIRECTORY);
     this.fsync = options.fsync ?? true;
+    this.failpoints = options.failpoints ?? NO_FAILPOINTS;
   }
 
   /**
@@ -72,12 +84,13 @@ export class LocalDiskBlobStore implements BlobStore {
     let committed = false;
     try {
       handle = await fileSystem('write a blob', () => open(tempPath, 'wx'));
-      await writeBody(handle, meteredBody(options.body, meter, signal));
+      await writeBody(handle, meteredBody(options.body, meter, signal), this.failpoints);
       if (this.fsync) await fileSystem('write a blob', () => handle!.sync());
       const closing = handle;
       handle = undefined;
       await fileSystem('write a blob', () => closing.close());
       try {
+        await this.failpoints.reach('before_blob_link');
         await this.makeShardDirectory(shardDirectory);
         // link + unlink rather than rename: atomic like rename, but it never replaces an existing blob.
         await linkInto(tempPath, destination, () => this.makeShardDirectory(shardDirectory, true));
@@ -129,6 +142,32 @@ export class LocalDiskBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * Removes the blobs under `parent`: they all live in the leaf directory of `parent`'s first two
+   * segments, so this reads that one directory.
+   * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
+   */
+  async deleteUnder(parent: string): Promise<void> {
+    assertParentKey(parent);
+    const leaf = dirname(this.pathOf(`${parent}/x`));
+    const prefix = `${parent.replaceAll('/', '~')}~`;
+    let names: string[];
+    try {
+      names = await readdir(leaf);
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return;
+      throw unavailable('list derived blobs', error);
+    }
+    for (const name of names) {
+      if (!name.startsWith(prefix)) continue;
+      try {
+        await unlink(join(leaf, name));
+      } catch (error) {
+        if (!hasCode(error, 'ENOENT')) throw unavailable('delete a blob', error);
+      }
+    }
+  }
+
   /** Resolves when the root and temp directories exist and are readable and writable. @throws DomainError BLOB_STORE_UNAVAILABLE */
   async ping(): Promise<void> {
     await this.ensureReady();
@@ -141,9 +180,56 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   /**
+   * Walks the shard directories (`<aa>/<bb>`) one entry at a time; the temp directory and names
+   * that are not blob keys are skipped. Never lists a body still being written (those live in the
+   * temp directory until complete).
+   * @throws DomainError BLOB_STORE_UNAVAILABLE when a directory cannot be read
+   */
+  async *list(): AsyncIterable<BlobEntry> {
+    await this.ensureReady();
+    for (const top of await readDirectory(this.directory)) {
+      if (!SHARD_NAME.test(top)) continue;
+      for (const second of await readDirectory(join(this.directory, top))) {
+        if (!SHARD_NAME.test(second)) continue;
+        const leaf = join(this.directory, top, second);
+        let entries: AsyncIterable<{ name: string; isFile(): boolean }>;
+        try {
+          entries = await opendir(leaf);
+        } catch (error) {
+          if (hasCode(error, 'ENOENT')) continue;
+          throw unavailable('list blobs', error);
+        }
+        try {
+          for await (const entry of entries) {
+            const key = entry.name.replaceAll('~', '/');
+            if (!entry.isFile() || !isBlobKey(key)) continue;
+            const found = await this.stat(key);
+            if (found) yield found;
+          }
+        } catch (error) {
+          throw error instanceof DomainError ? error : unavailable('list blobs', error);
+        }
+      }
+    }
+  }
+
+  /** @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
+  async stat(key: string): Promise<BlobEntry | undefined> {
+    assertBlobKey(key);
+    try {
+      const found = await stat(this.pathOf(key));
+      return { key, size: found.size, modifiedAt: found.mtime };
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return undefined;
+      throw unavailable('read a blob', error);
+    }
+  }
+
+  /**
    * Removes temp files not modified for `olderThanMs` milliseconds: bodies left by a process that
-   * crashed mid-upload. Call at start. A live upload writes to its temp file continuously, so an
-   * age of a few minutes or more never removes one in progress.
+   * crashed mid-upload. Call at start. A live upload writes to its temp file at least every
+   * 10 s (WRITE_AT_LEAST_EVERY_MS) or is cut off by the idle timeout, so an age of a few minutes
+   * or more never removes one in progress.
    * @returns how many files were removed
    * @throws DomainError BLOB_STORE_UNAVAILABLE when the temp directory cannot be read
    */
@@ -169,7 +255,9 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   private pathOf(key: string): string {
-    const shard = createHash('sha256').update(key).digest('hex');
+    const segments = key.split('/');
+    // Derived blobs shard with their file: hash only the first two segments.
+    const shard = createHash('sha256').update(segments.length > 2 ? segments.slice(0, 2).join('/') : key).digest('hex');
     return join(this.directory, shard.slice(0, 2), shard.slice(2, 4), key.replaceAll('/', '~'));
   }
 
@@ -209,17 +297,27 @@ export class LocalDiskBlobStore implements BlobStore {
  * Memory held: two batches at most, whatever the body's size.
  * @throws the body's own errors as they are; DomainError BLOB_STORE_UNAVAILABLE for a failed write
  */
-async function writeBody(handle: FileHandle, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+async function writeBody(handle: FileHandle, chunks: AsyncIterable<Uint8Array>, failpoints: Failpoints): Promise<void> {
   let batch: Uint8Array[] = [];
   let batchBytes = 0;
   let writing: Promise<void> | undefined;
+  let lastWrite = Date.now();
+  const write = async (buffers: Uint8Array[]) => {
+    try {
+      await failpoints.reach('blob_write');
+    } catch (error) {
+      throw unavailable('write a blob', error);
+    }
+    await writeAll(handle, buffers);
+  };
   try {
     for await (const chunk of chunks) {
       batch.push(chunk);
       batchBytes += chunk.length;
-      if (batchBytes < WRITE_BATCH_BYTES) continue;
+      if (batchBytes < WRITE_BATCH_BYTES && Date.now() - lastWrite < WRITE_AT_LEAST_EVERY_MS) continue;
+      lastWrite = Date.now();
       await writing;
-      writing = writeAll(handle, batch);
+      writing = write(batch);
       // Handled here so a failure while the next batch is gathered is not an unhandled rejection; awaited above or below.
       writing.catch(() => undefined);
       batch = [];
@@ -227,7 +325,7 @@ async function writeBody(handle: FileHandle, chunks: AsyncIterable<Uint8Array>):
     }
     await writing;
     writing = undefined;
-    if (batch.length > 0) await writeAll(handle, batch);
+    if (batch.length > 0) await write(batch);
   } finally {
     // Never leave a write in flight on a handle the caller is about to close.
     await writing?.catch(() => undefined);
@@ -301,9 +399,42 @@ function hasCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
-/** The one error callers see for file-system failures; the cause (with paths) stays for the logs only. */
+/** Names of shard directories: two lower-case hex characters. */
+const SHARD_NAME = /^[0-9a-f]{2}$/;
+
+function isBlobKey(key: string): boolean {
+  try {
+    assertBlobKey(key);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The names in a directory; none when it does not exist. @throws DomainError BLOB_STORE_UNAVAILABLE */
+async function readDirectory(path: string): Promise<string[]> {
+  try {
+    return (await readdir(path)).sort();
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return [];
+    throw unavailable('list blobs', error);
+  }
+}
+
+/** File-system errors that mean "no space left" (the disk, or the user's quota): 507, not 503. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * The one error callers see for file-system failures; the cause (with paths) stays for the logs only.
+ * STORAGE_FULL (507) when the disk or quota is full, else BLOB_STORE_UNAVAILABLE (503).
+ */
 function unavailable(action: string, cause: unknown): DomainError {
-  const error = new DomainError('BLOB_STORE_UNAVAILABLE', `The blob store could not ${action}.`);
+  if (cause instanceof DomainError) return cause;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const full = typeof code === 'string' && NO_SPACE.has(code);
+  const error = full
+    ? new DomainError('STORAGE_FULL', 'The blob store has no space left; nothing was stored. Try again later.')
+    : new DomainError('BLOB_STORE_UNAVAILABLE', `The blob store could not ${action}.`);
   error.cause = cause;
   return error;
 }

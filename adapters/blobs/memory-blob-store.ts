@@ -1,5 +1,5 @@
-import type { BlobStore, ByteRange } from '../../core/files/blob-store.js';
-import { assertBlobKey, assertMaxBytes } from './blob-keys.js';
+import type { BlobEntry, BlobStore, ByteRange } from '../../core/files/blob-store.js';
+import { assertBlobKey, assertMaxBytes, assertParentKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
 
 /** Size of the chunks `get` yields, in bytes: like a disk read, so consumers see several chunks. */
@@ -13,6 +13,8 @@ const READ_CHUNK_BYTES = 64 * 1024;
  */
 export class MemoryBlobStore implements BlobStore {
   private readonly blobs = new Map<string, Buffer>();
+  /** When each blob was stored. */
+  private readonly stored = new Map<string, Date>();
 
   /**
    * @throws DomainError FILE_TOO_LARGE past `maxBytes`; the body's own error; an abort error when `signal` aborts;
@@ -27,6 +29,7 @@ export class MemoryBlobStore implements BlobStore {
     for await (const chunk of meteredBody(options.body, meter, options.signal)) chunks.push(chunk);
     if (this.blobs.has(options.key)) throw new Error(`A blob already exists under ${options.key}; blobs are never replaced.`);
     this.blobs.set(options.key, Buffer.concat(chunks, meter.size));
+    this.stored.set(options.key, new Date());
     return { size: meter.size, sha256: meter.digest() };
   }
 
@@ -41,9 +44,38 @@ export class MemoryBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
     this.blobs.delete(key);
+    this.stored.delete(key);
+  }
+
+  async deleteUnder(parent: string): Promise<void> {
+    assertParentKey(parent);
+    for (const key of [...this.blobs.keys()]) if (key.startsWith(`${parent}/`)) this.blobs.delete(key);
   }
 
   async ping(): Promise<void> {}
+
+  /** Every blob, from a snapshot of the keys taken when the listing starts. */
+  async *list(): AsyncIterable<BlobEntry> {
+    for (const key of [...this.blobs.keys()]) {
+      const entry = await this.stat(key);
+      if (entry) yield entry;
+    }
+  }
+
+  async stat(key: string): Promise<BlobEntry | undefined> {
+    assertBlobKey(key);
+    const bytes = this.blobs.get(key);
+    return bytes && { key, size: bytes.length, modifiedAt: new Date(this.stored.get(key)!) };
+  }
+
+  /**
+   * Test helper: sets when a blob counts as stored (fsck's grace period works on this age).
+   * @throws Error when there is no blob under `key`
+   */
+  setModifiedAt(key: string, modifiedAt: Date): void {
+    if (!this.blobs.has(key)) throw new Error(`No blob under ${key}.`);
+    this.stored.set(key, new Date(modifiedAt));
+  }
 }
 
 async function* chunksOf(bytes: Buffer): AsyncGenerator<Uint8Array> {

@@ -1,4 +1,8 @@
-import Koa from 'koa';
+import cors from '@koa/cors';
+import Koa, { type Context, type Next } from 'koa';
+import helmet from 'koa-helmet';
+import { DomainError } from '../../core/shared/errors.js';
+import { clientAddressMiddleware } from '../http/client-address.js';
 import type { Hangar } from '../../core/hangar.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
@@ -10,10 +14,62 @@ import { fileRoutes } from './routes/files.js';
 import { type ReferenceOptions, referenceRoutes } from './routes/reference.js';
 import { contentRoutes } from '../content/content-app.js';
 import { settingsRoutes } from './routes/settings.js';
+import { dashboardStatic } from './dashboard-static.js';
 
 /** Options of the API app that are not use cases. */
 export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   logError?: ErrorLogger;
+  /** Directory of the built dashboard (default dist/dashboard, from `npm run build`). */
+  dashboardDir?: string;
+  /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` entries are believed (0: none; see client-address.ts). */
+  trustProxyHops?: number;
+  /** CORS_ORIGINS: origins whose browser pages may call the API (none by default). */
+  corsOrigins?: readonly string[];
+}
+
+/**
+ * Security headers of every API response (OWASP ASVS 14.4, koa-helmet): a CSP that lets a JSON
+ * answer load nothing and be framed nowhere (pages set their own, nonce-based, after this), HSTS,
+ * `nosniff`, `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY`, COOP/CORP same-origin.
+ */
+function securityHeaders() {
+  return helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'self'"] } },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+  });
+}
+
+/**
+ * CORS (Fetch standard §3.2) for the origins in `origins` only: their requests get
+ * `Access-Control-Allow-Origin: <origin>` (never `*`, no credentials: tokens travel in headers),
+ * preflights are answered with the methods and headers the API uses; any other origin gets no
+ * CORS headers at all, so browsers keep its pages from reading answers (OWASP ASVS 14.5.3).
+ */
+function corsFor(origins: readonly string[]) {
+  const allowed = new Set(origins);
+  return cors({
+    origin: (ctx: Context) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Api-Key', 'X-File-Name', 'X-Request-Id'],
+    exposeHeaders: ['X-Request-Id', 'Retry-After', 'Content-Disposition'],
+    maxAge: 600,
+  });
+}
+
+/**
+ * The API never answers on the content origin: a request whose `Host` is the content server's
+ * public host (as a misrouting proxy would send) is 404, so no API page or token ever lives on the
+ * origin that serves user files.
+ */
+function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
+  const api = new URL(publicApiUrl).host.toLowerCase();
+  const content = new URL(publicContentUrl).host.toLowerCase();
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const host = (ctx.get('Host') || '').toLowerCase();
+    if (content !== api && host === content) throw new DomainError('NOT_FOUND', 'This is the content origin: the API is not served here.');
+    await next();
+  };
 }
 
 /**
@@ -35,12 +91,18 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = buildRouter(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
   app.on('error', streamErrorHandler(options.logError));
+  app.use(securityHeaders());
+  app.use(corsFor(options.corsOrigins ?? []));
+  app.use(clientAddressMiddleware(options.trustProxyHops ?? 0));
   app.use(activityMiddleware(hangar.activity));
   app.use(errorsMiddleware(options.logError));
+  app.use(refuseContentHost(options.publicApiUrl, options.publicContentUrl));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     await next();
   });
+  // The dashboard at / and /assets/* (apps/dashboard, built by vite): after header middleware, so its CSP wins.
+  app.use(dashboardStatic({ root: options.dashboardDir, publicContentUrl: options.publicContentUrl }));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

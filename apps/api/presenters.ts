@@ -111,6 +111,7 @@ export function profileJson({ user, standing, uploadLimitBytes }: AccountView) {
       storage_limit_bytes: standing.plan.storageLimitBytes,
       file_count_limit: standing.plan.fileCountLimit,
       max_upload_size_bytes: standing.plan.maxUploadSizeBytes,
+      image_ops_limit: standing.plan.imageOpsLimit ?? null,
     },
     subscription: { status: standing.status, subscription_canceled_at: iso(standing.subscriptionCanceledAt), access_until: iso(standing.accessUntil) },
     subscription_canceled_at: iso(standing.subscriptionCanceledAt),

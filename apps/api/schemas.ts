@@ -111,6 +111,7 @@ export const ProfileBody = Type.Object({
     storage_limit_bytes: Type.Integer(),
     file_count_limit: Type.Integer(),
     max_upload_size_bytes: Type.Integer(),
+    image_ops_limit: Type.Union([Type.Integer(), Type.Null()], { description: 'image transformations per billing period (`image_ops`); null: unlimited' }),
   }),
   subscription: Type.Object({
     status: Type.Union(['active', 'canceled', 'trialing', 'free', 'expired'].map((s) => Type.Literal(s))),

@@ -6,6 +6,7 @@ import { type Config, ConfigError, parseDatabaseUrl } from '../server/config.js'
 import { openDatabase } from '../server/database.js';
 import { normaliseEmail } from '../../core/accounts/user.js';
 import type { Hangar } from '../../core/hangar.js';
+import type { StorageReport } from '../../core/files/check-storage.js';
 import { accountJson, accountPageJson, accountTable, plural } from './account-output.js';
 import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
 
@@ -14,6 +15,17 @@ export class Refusal extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'Refusal';
+  }
+}
+
+/**
+ * The report of a check that found problems (`fsck`): printed on stdout like a result, but the
+ * exit status is 1, so a cron job or a script notices.
+ */
+export class ProblemsFound extends Error {
+  constructor(readonly report: string) {
+    super('problems found');
+    this.name = 'ProblemsFound';
   }
 }
 
@@ -133,6 +145,56 @@ const COMMANDS: readonly Command[] = [
   },
 ];
 
+/** Seconds fsck leaves a blob without a record alone by default: an upload in flight is never touched. */
+export const FSCK_DEFAULT_GRACE_SECONDS = 3600;
+
+/** The reconciler of blobs and records. */
+const STORAGE_COMMANDS: readonly Command[] = [
+  {
+    name: 'fsck',
+    args: [],
+    optionsSynopsis: '[--repair] [--grace-seconds N] [--json]',
+    options: { repair: { type: 'boolean' }, 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } },
+    summary:
+      'Checks blobs against file records: lists blobs without a record (orphans, older than the grace period, default 3600 s) ' +
+      'and records without a blob or with a blob of another size; --repair removes the orphans and abandoned temp files. Exit 1 when problems remain.',
+    prepare: (_args, values) => {
+      const graceText = values['grace-seconds'] as string | undefined;
+      if (graceText !== undefined && !/^\d+$/.test(graceText)) throw new UsageError(`--grace-seconds must be a whole number of seconds, not "${graceText}".`);
+      const graceSeconds = graceText === undefined ? FSCK_DEFAULT_GRACE_SECONDS : Number(graceText);
+      const repair = values.repair === true;
+      return async (hangar) => {
+        const report = await hangar.checkStorage.execute({ repair, graceMs: graceSeconds * 1000 });
+        const output = values.json ? json({ repair, grace_seconds: graceSeconds, ...report }) : storageReportText(report, { repair, graceSeconds });
+        if (!report.clean) throw new ProblemsFound(output);
+        return output;
+      };
+    },
+  },
+];
+
+/** fsck's report for people: one line per finding, then the items (at most 1 000 per list). */
+function storageReportText(report: StorageReport, options: { repair: boolean; graceSeconds: number }): string {
+  const lines = [
+    `fsck: checked ${plural(report.blobsChecked, 'blob')} and ${plural(report.recordsChecked, 'file record')}${options.repair ? ' (repair)' : ''}`,
+    `  orphan blobs (no record, older than ${options.graceSeconds} s): ${report.orphanBlobs.count} (${report.orphanBlobs.bytes} bytes)${options.repair ? `, removed ${report.orphanBlobs.count - report.repairFailures}` : ''}`,
+    ...report.orphanBlobs.items.map((blob) => `    ${blob.key}  ${blob.size} bytes  ${blob.modifiedAt.toISOString()}`),
+  ];
+  if (report.repairFailures > 0) lines.push(`  orphan blobs that could not be removed (the store failed; run again): ${report.repairFailures}`);
+  lines.push(`  blobs without a record but younger than the grace period (uploads in flight, left alone): ${report.youngBlobsSkipped}`);
+  lines.push(`  records without a blob: ${report.recordsWithoutBlob.count}`);
+  lines.push(...report.recordsWithoutBlob.items.map((r) => `    file ${r.fileId} of account ${r.userId}: blob ${r.blobKey} (${r.size} bytes) is missing`));
+  lines.push(`  records whose blob has another size: ${report.sizeMismatches.count}`);
+  lines.push(...report.sizeMismatches.items.map((r) => `    file ${r.fileId} of account ${r.userId}: record ${r.size} bytes, blob ${r.blobSize} bytes`));
+  if (report.unrecognisedBlobs.count > 0) {
+    lines.push(`  blobs with an unknown key shape (left alone): ${report.unrecognisedBlobs.count}`);
+    lines.push(...report.unrecognisedBlobs.items.map((key) => `    ${key}`));
+  }
+  if (options.repair) lines.push(`  abandoned temp files removed: ${report.tempFilesRemoved}`);
+  lines.push(report.clean ? 'fsck: clean' : 'fsck: problems remain');
+  return lines.join('\n');
+}
+
 /** The admin commands on the database itself (not on accounts). */
 const DB_COMMANDS: readonly Command[] = [
   {
@@ -199,7 +261,7 @@ function describeDatabase(location: DatabaseLocation): string {
   return location.kind === 'sqlite' ? `sqlite:${location.path}` : redactPostgresUrl(location.url);
 }
 
-const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...DB_COMMANDS];
+const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...DB_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');
@@ -219,7 +281,7 @@ export function usageText(): string {
     '',
     'Dates are ISO 8601: 2030-01-31 (midnight UTC) or 2030-01-31T12:00:00Z.',
     'Exit codes: 0 done; 1 refused (unknown account or plan, invalid e-mail, delete without --yes,',
-    'db copy into a database that holds accounts or from a missing SQLite file);',
+    'db copy into a database that holds accounts or from a missing SQLite file) or fsck found problems;',
     '2 invalid configuration; 64 wrong usage; 70 internal error.',
   ].join('\n');
 }

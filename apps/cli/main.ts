@@ -4,14 +4,14 @@ import { type Config, ConfigError, loadConfig } from '../server/config.js';
 import { buildContainer, RootTokens } from '../server/container.js';
 import { Tokens } from '../server/tokens.js';
 import { UsageError } from './arguments.js';
-import { type Invocation, parseInvocation, Refusal, usageText } from './commands.js';
+import { type Invocation, parseInvocation, ProblemsFound, Refusal, usageText } from './commands.js';
 
 // Entry point of `npm run cli -- <command>`: the admin CLI (see usageText() and the README).
 
 /** Exit statuses (the last two from BSD sysexits.h). */
 const Exit = {
   ok: 0,
-  /** A DomainError (unknown account or plan, invalid e-mail…) or a Refusal (delete without --yes). */
+  /** A DomainError (unknown account or plan, invalid e-mail…), a Refusal (delete without --yes), or fsck found problems. */
   refused: 1,
   /** ConfigError, as for the server. */
   invalidConfiguration: 2,
@@ -63,7 +63,10 @@ async function main(argv: readonly string[]): Promise<number> {
     await print(process.stdout, await invocation.work(hangar));
     status = Exit.ok;
   } catch (error) {
-    if (isDomainError(error) || error instanceof Refusal) {
+    if (error instanceof ProblemsFound) {
+      await print(process.stdout, error.report);
+      status = Exit.refused;
+    } else if (isDomainError(error) || error instanceof Refusal) {
       await print(process.stderr, `hangar: ${error.message}`);
       status = Exit.refused;
     } else {

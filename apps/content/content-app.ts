@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
 import { Readable } from 'node:stream';
 import type { Hangar } from '../../core/hangar.js';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError, isDomainError } from '../../core/shared/errors.js';
+import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
+import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
@@ -47,15 +49,41 @@ const ContentHeaders = Type.Object({
 });
 const contentResponses = { 200: BINARY, 206: BINARY, 304: null, 404: ErrorBody, 416: ErrorBody, 503: ErrorBody };
 
+/**
+ * Image parameters of the view address (docs/images.md). Taken as text (a repeated one as a list)
+ * and checked by the core, so every bad value answers the same INVALID_TRANSFORM.
+ */
+const imageParameter = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));
+const ImageQuery = Type.Object({
+  w: imageParameter('Width in px, 1–4096. Image files only.'),
+  h: imageParameter('Height in px, 1–4096. Image files only.'),
+  fit: imageParameter('With both `w` and `h`: `cover` (default), `contain`, `fill`, `inside` or `outside`.'),
+  format: imageParameter('`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.'),
+  q: imageParameter('Quality 1–100 for WebP, AVIF and JPEG (defaults 80, 50, 80).'),
+});
+const ViewHeaders = Type.Object({
+  ...ContentHeaders.properties,
+  accept: Type.Optional(Type.String({ description: 'With `format=auto`: `image/avif` or `image/webp` listed picks that format' })),
+});
+const viewResponses = { ...contentResponses, 400: ErrorBody, 403: ErrorBody, 422: ErrorBody };
+
 /** The public addresses of files, as routes (documented in the OpenAPI document under {cdn_url}). */
 export function contentRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
       method: 'GET', path: '/m/:id', operationId: 'viewFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
       summary: 'A public file, inline (view address)',
-      description: 'Byte ranges, strong ETag (the SHA-256), 304 on If-None-Match/If-Modified-Since, cached for a year (files never change). Private and missing files are 404.',
-      params: ContentParams, headers: ContentHeaders, responses: contentResponses,
-      handler: ({ ctx, params }) => serve(ctx, hangar, params.id, 'inline'),
+      description:
+        'Byte ranges, strong ETag (the SHA-256), 304 on If-None-Match/If-Modified-Since, cached for a year (files never change). Private and missing files are 404.\n\n' +
+        'With any of `w`, `h`, `fit`, `format`, `q` on an image file, a transformed image instead (docs/images.md): computed once, then cached; each computation counts in `image_ops`. ' +
+        'Invalid values are 400 `INVALID_TRANSFORM`; parameters on a non-image file 400 `NOT_AN_IMAGE`; the plan’s limit 403 `IMAGE_OPS_LIMIT_REACHED`; ' +
+        'an undecodable or oversized image 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`; busy 503 `IMAGE_BUSY` with `Retry-After`.',
+      params: ContentParams, query: ImageQuery, headers: ViewHeaders, responses: viewResponses,
+      handler: async ({ ctx, params, query }) => {
+        const request = parseImageRequest(query as QueryValues);
+        if (request) await serveImage(ctx, hangar, params.id, request);
+        else await serve(ctx, hangar, params.id, 'inline');
+      },
     }),
     defineRoute({
       method: 'GET', path: '/d/:id', operationId: 'downloadFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
@@ -113,6 +141,49 @@ async function serve(ctx: Context, hangar: Hangar, fileId: string, disposition: 
   const body = await open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined);
   ctx.body = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
   ctx.length = length;
+}
+
+/**
+ * A transformed image (docs/images.md): 304 on a matching validator before anything is computed;
+ * otherwise the cached or freshly computed bytes, whole (Range is ignored, RFC 9110 §14.2). Caching
+ * headers are set only on success, so an error (403, 503…) is never cached for a year.
+ */
+async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request: NonNullable<ReturnType<typeof parseImageRequest>>): Promise<void> {
+  const image = await hangar.transformPublicImage.execute({
+    fileId, host: ctx.hostname.toLowerCase() || undefined, request, accept: ctx.get('Accept') || undefined,
+  });
+  const lastModified = new Date(Math.floor(image.file.createdAt.getTime() / 1000) * 1000);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+  if (image.varyAccept) ctx.vary('Accept');
+  const succeed = () => {
+    ctx.set('ETag', image.etag);
+    ctx.set('Last-Modified', lastModified.toUTCString());
+    ctx.set('Cache-Control', CACHE_CONTROL);
+  };
+  if (notModified(ctx, image.etag, lastModified)) {
+    succeed();
+    ctx.status = 304;
+    return;
+  }
+  let opened: Awaited<ReturnType<typeof image.open>>;
+  try {
+    opened = await image.open();
+  } catch (error) {
+    if (isDomainError(error, 'IMAGE_BUSY')) ctx.set('Retry-After', String(IMAGE_BUSY_RETRY_AFTER_SECONDS));
+    throw error;
+  }
+  succeed();
+  ctx.status = 200;
+  ctx.type = image.contentType;
+  if (ctx.method === 'HEAD') {
+    // A cached image was opened as a stream: close it unread.
+    (opened.body as { destroy?: () => void }).destroy?.();
+    if (opened.size !== undefined) ctx.length = opened.size;
+    return;
+  }
+  ctx.body = opened.body instanceof Readable ? opened.body : Readable.from(opened.body, { objectMode: false });
+  if (opened.size !== undefined) ctx.length = opened.size;
 }
 
 function notModified(ctx: Context, etag: string, lastModified: Date): boolean {

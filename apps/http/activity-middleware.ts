@@ -13,7 +13,7 @@ export function activityMiddleware(activity: ActivityRecorder) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const started = performance.now();
     // Read now: once a refused upload's connection is closed, the socket (and its address) is gone.
-    const ip = ctx.ip;
+    const ip = (ctx.state.clientIp as string | undefined) ?? ctx.ip;
     try {
       await next();
     } finally {

@@ -34,6 +34,9 @@ export function errorsMiddleware(log: ErrorLogger = stderrLogger) {
       const domain = toDomainError(error);
       if (domain.code === 'INTERNAL_ERROR') log({ requestId, method: ctx.method, path: ctx.path, error });
       ctx.status = ERROR_STATUS[domain.code];
+      // RFC 9110 §10.2.3 / RFC 6585 §4: a 429 says when to come back, in whole seconds.
+      const retryAfter = (domain.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+      if (domain.code === 'RATE_LIMITED' && typeof retryAfter === 'number') ctx.set('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
       // The body of a refused upload may still be arriving: close the connection rather than read it.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.type = 'application/json';

@@ -132,7 +132,7 @@ function responseOf(status: number, schema: TSchema | null | { html: true } | Al
 /**
  * Error responses every route of a kind can give, added to its declared ones: 400 for any input
  * to validate, 413/415 for JSON bodies, 401 behind authentication, 403 where a session token is
- * required. (500 is deliberately absent: it is a bug, never part of the interface.)
+ * required, 503 everywhere (an outage of the database or blob store). (500 is deliberately absent: it is a bug, never part of the interface.)
  */
 function implicitResponses(route: Route): Record<number, TSchema> {
   const implicit: Record<number, TSchema> = {};
@@ -141,13 +141,15 @@ function implicitResponses(route: Route): Record<number, TSchema> {
   if (route.body && route.body !== 'binary') Object.assign(implicit, { 413: error, 415: error });
   if (route.auth !== 'none') implicit[401] = error;
   if (route.auth === 'jwt') implicit[403] = error;
+  // Any route may meet an outage of the database or blob store: DATABASE_UNAVAILABLE, BLOB_STORE_UNAVAILABLE.
+  implicit[503] = error;
   return implicit;
 }
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 302: 'Found (redirect)', 304: 'Not Modified',
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large',
-  415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable', 507: 'Insufficient Storage',
 };
 
 /**

@@ -7,6 +7,10 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
 import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
+import { REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/accounts/account-options.js';
+import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
+import { availableParallelism } from 'node:os';
+import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 
 /** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
 const DatabaseConfig = Type.Union([
@@ -57,6 +61,7 @@ const PlanSchema = Type.Object({
   storageLimitBytes: Type.Integer({ minimum: 0 }),
   fileCountLimit: Type.Integer({ minimum: 0 }),
   maxUploadSizeBytes: Type.Integer({ minimum: 1 }),
+  imageOpsLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
 });
 
 /** One plan as written in `PLANS_FILE` (snake_case, like the API). */
@@ -66,6 +71,8 @@ const PlanFileEntry = Type.Object({
   storage_limit_bytes: Type.Integer({ minimum: 0 }),
   file_count_limit: Type.Integer({ minimum: 0 }),
   max_upload_size_bytes: Type.Integer({ minimum: 1 }),
+  /** Image transformations per billing period; absent or null: unlimited (docs/images.md). */
+  image_ops_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
 }, { additionalProperties: false });
 /** `PLANS_FILE`: `{ "plans": [ … ], "default_plan"?: "name" }`. */
 const PlansFile = Type.Object({ plans: Type.Array(PlanFileEntry, { minItems: 1 }), default_plan: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -101,10 +108,45 @@ export const ConfigSchema = Type.Object({
   defaultPlan: Type.String(),
   /** Days activity log entries are kept (`LOG_RETENTION_DAYS`). */
   logRetentionDays: Type.Integer({ minimum: 1 }),
+  /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
+  images: Type.Object({
+    concurrency: Type.Integer({ minimum: 1 }),
+    queueTimeoutMs: Type.Integer({ minimum: 0 }),
+    maxInputPixels: Type.Integer({ minimum: 1 }),
+  }),
   /** argon2id memory cost in KiB (`PASSWORD_HASH_MEMORY_KIB`). */
   passwordHashMemoryKib: Type.Integer({ minimum: 1024 }),
+  /**
+   * Failpoints armed by `HANGAR_FAILPOINTS` (tests only; empty in production): each point's name
+   * and action, `kill` (SIGKILL at once) or an errno to inject (`ENOSPC`, `EIO`…).
+   */
+  failpoints: Type.Array(Type.Object({
+    name: Type.Union(FAILPOINT_NAMES.map((name) => Type.Literal(name))),
+    action: Type.Union([Type.Literal('kill'), Type.Object({ errno: Type.String({ pattern: '^E[A-Z]+$' }) })]),
+  })),
   /** Least time between two e-mails to one address, in ms (not an environment variable; embedding hosts and tests may lower it). */
   emailMinIntervalMs: Type.Integer({ minimum: 0 }),
+  /** argon2 hashes running at once in this process (`PASSWORD_HASH_CONCURRENCY`, default: the number of CPUs); the rest wait. */
+  passwordHashConcurrency: Type.Integer({ minimum: 1 }),
+  /**
+   * Reverse proxies in front of the API that append the client's address to `X-Forwarded-For`
+   * (`TRUST_PROXY`: 0 = none, the socket's address is the client's).
+   */
+  trustProxyHops: Type.Integer({ minimum: 0 }),
+  /** Origins allowed to call the API from browsers (`CORS_ORIGINS`; none by default). */
+  corsOrigins: Type.Array(Type.String()),
+  /** The RATE_LIMIT_* variables (core/shared/rate-limits.ts; 0 turns one off). */
+  rateLimits: Type.Object({
+    loginFreeFailuresPerAccount: Type.Integer({ minimum: 0 }),
+    loginFreeFailuresPerClient: Type.Integer({ minimum: 0 }),
+    loginMaxDelaySeconds: Type.Integer({ minimum: 1 }),
+    registrationsPerClientPerHour: Type.Integer({ minimum: 0 }),
+    passwordResetsPerClientPerHour: Type.Integer({ minimum: 0 }),
+    emailRequestsPerAddressPerHour: Type.Integer({ minimum: 0 }),
+    uploadsPerKeyPerMinute: Type.Integer({ minimum: 0 }),
+  }),
+  /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
+  refreshTokenReuseIntervalMs: Type.Integer({ minimum: 0 }),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -166,8 +208,27 @@ export function loadConfig(env: Env): Config {
     defaultMaxUploadSizeBytes: bytes('DEFAULT_MAX_UPLOAD_SIZE_BYTES', read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_BYTES),
     ...plansOf(read),
     logRetentionDays: integer('LOG_RETENTION_DAYS', read('LOG_RETENTION_DAYS'), DEFAULT_LOG_RETENTION_DAYS, 1),
+    images: {
+      concurrency: integer('IMAGE_CONCURRENCY', read('IMAGE_CONCURRENCY'), 2, 1, 256),
+      queueTimeoutMs: integer('IMAGE_QUEUE_TIMEOUT_MS', read('IMAGE_QUEUE_TIMEOUT_MS'), 2_000, 0, 600_000),
+      maxInputPixels: integer('IMAGE_MAX_INPUT_PIXELS', read('IMAGE_MAX_INPUT_PIXELS'), 40_000_000, 1, 1_000_000_000),
+    },
     passwordHashMemoryKib: integer('PASSWORD_HASH_MEMORY_KIB', read('PASSWORD_HASH_MEMORY_KIB'), 19456, 1024),
+    failpoints: failpointsOf(read('HANGAR_FAILPOINTS')),
     emailMinIntervalMs: EMAIL_MIN_INTERVAL_MS,
+    passwordHashConcurrency: integer('PASSWORD_HASH_CONCURRENCY', read('PASSWORD_HASH_CONCURRENCY'), availableParallelism(), 1, 256),
+    trustProxyHops: trustProxyOf(read('TRUST_PROXY')),
+    corsOrigins: (list(read('CORS_ORIGINS')) ?? []).map((origin) => originOf('CORS_ORIGINS', origin)),
+    rateLimits: {
+      loginFreeFailuresPerAccount: integer('RATE_LIMIT_LOGIN_FREE_FAILURES', read('RATE_LIMIT_LOGIN_FREE_FAILURES'), DEFAULT_RATE_LIMITS.loginFreeFailuresPerAccount, 0),
+      loginFreeFailuresPerClient: integer('RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES', read('RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES'), DEFAULT_RATE_LIMITS.loginFreeFailuresPerClient, 0),
+      loginMaxDelaySeconds: integer('RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS', read('RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS'), DEFAULT_RATE_LIMITS.loginMaxDelaySeconds, 1, 86_400),
+      registrationsPerClientPerHour: integer('RATE_LIMIT_REGISTER_PER_HOUR', read('RATE_LIMIT_REGISTER_PER_HOUR'), DEFAULT_RATE_LIMITS.registrationsPerClientPerHour, 0),
+      passwordResetsPerClientPerHour: integer('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR', read('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR'), DEFAULT_RATE_LIMITS.passwordResetsPerClientPerHour, 0),
+      emailRequestsPerAddressPerHour: integer('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR', read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'), DEFAULT_RATE_LIMITS.emailRequestsPerAddressPerHour, 0),
+      uploadsPerKeyPerMinute: integer('RATE_LIMIT_UPLOADS_PER_MINUTE', read('RATE_LIMIT_UPLOADS_PER_MINUTE'), DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute, 0),
+    },
+    refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
   };
   const problem = Value.Errors(ConfigSchema, config).First();
   if (problem) throw new ConfigError('configuration', `${problem.path} ${problem.message}`);
@@ -205,7 +266,7 @@ function edgeOf(read: (name: string) => string | undefined, publicContentUrl: st
 /**
  * The plans: from the JSON file `PLANS_FILE` when set, else one built-in plan named "default" from
  * TRIAL_DAYS (14; 0 ends the trial at sign-up; `off` means no trial), STORAGE_LIMIT_BYTES (1 GiB),
- * FILE_COUNT_LIMIT (10000) and MAX_UPLOAD_SIZE_LIMIT_BYTES (1 GiB). New accounts get DEFAULT_PLAN
+ * FILE_COUNT_LIMIT (10000), MAX_UPLOAD_SIZE_LIMIT_BYTES (1 GiB) and IMAGE_OPS_LIMIT (unset: unlimited). New accounts get DEFAULT_PLAN
  * (else the file's `default_plan`, else its first plan).
  */
 function plansOf(read: (name: string) => string | undefined): { plans: Plan[]; defaultPlan: string } {
@@ -228,6 +289,7 @@ function plansOf(read: (name: string) => string | undefined): { plans: Plan[]; d
       storageLimitBytes: p.storage_limit_bytes,
       fileCountLimit: p.file_count_limit,
       maxUploadSizeBytes: p.max_upload_size_bytes,
+      ...(p.image_ops_limit === undefined || p.image_ops_limit === null ? {} : { imageOpsLimit: p.image_ops_limit }),
     }));
     if (new Set(plans.map((p) => p.name)).size !== plans.length) throw new ConfigError('PLANS_FILE', `${file}: plan names must be unique.`);
     fileDefault = body.default_plan ?? plans[0].name;
@@ -239,6 +301,7 @@ function plansOf(read: (name: string) => string | undefined): { plans: Plan[]; d
       storageLimitBytes: integer('STORAGE_LIMIT_BYTES', read('STORAGE_LIMIT_BYTES'), GiB, 0),
       fileCountLimit: integer('FILE_COUNT_LIMIT', read('FILE_COUNT_LIMIT'), 10_000, 0),
       maxUploadSizeBytes: bytes('MAX_UPLOAD_SIZE_LIMIT_BYTES', read('MAX_UPLOAD_SIZE_LIMIT_BYTES'), GiB),
+      ...(read('IMAGE_OPS_LIMIT') === undefined ? {} : { imageOpsLimit: integer('IMAGE_OPS_LIMIT', read('IMAGE_OPS_LIMIT'), 0, 0) }),
     }];
     fileDefault = BUILT_IN_PLAN_NAME;
   }
@@ -247,6 +310,40 @@ function plansOf(read: (name: string) => string | undefined): { plans: Plan[]; d
     throw new ConfigError('DEFAULT_PLAN', `"${defaultPlan}" is not a plan; plans: ${plans.map((p) => p.name).join(', ')}.`);
   }
   return { plans, defaultPlan };
+}
+
+/**
+ * HANGAR_FAILPOINTS (crash and fault tests only): comma-separated `name` (SIGKILL when reached) or
+ * `name=ERRNO` (reaching it fails like the system call would, e.g. `blob_write=ENOSPC`).
+ */
+function failpointsOf(value: string | undefined): Config['failpoints'] {
+  return (list(value) ?? []).map((item) => {
+    const [name, action = 'kill'] = item.split('=').map((part) => part.trim());
+    if (!(FAILPOINT_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigError('HANGAR_FAILPOINTS', `"${name}" is not a failpoint; failpoints: ${FAILPOINT_NAMES.join(', ')}.`);
+    }
+    if (action !== 'kill' && !/^E[A-Z]+$/.test(action)) throw new ConfigError('HANGAR_FAILPOINTS', `"${action}" is neither kill nor an errno such as ENOSPC or EIO.`);
+    return { name: name as (typeof FAILPOINT_NAMES)[number], action: action === 'kill' ? 'kill' : { errno: action } };
+  });
+}
+
+/**
+ * TRUST_PROXY: how many reverse proxies in front of the API append to `X-Forwarded-For`. Unset,
+ * `false` or `0`: none (the socket's address is the client's; `X-Forwarded-For` is ignored);
+ * `true`: 1; a number 1–10: that many (the client is that many entries from the right, the
+ * entries further left being whatever the client sent).
+ */
+function trustProxyOf(value: string | undefined): number {
+  if (value === undefined || value.toLowerCase() === 'false') return 0;
+  if (value.toLowerCase() === 'true') return 1;
+  return integer('TRUST_PROXY', value, 0, 0, 10);
+}
+
+/** An origin as browsers send it in `Origin`: `scheme://host[:port]`, nothing after it. */
+function originOf(name: string, value: string): string {
+  const url = absoluteHttpUrl(name, value);
+  if (url.origin !== value.replace(/\/$/, '')) throw new ConfigError(name, `"${value}" is not an origin; write scheme://host[:port] only.`);
+  return url.origin;
 }
 
 function portOf(name: string, value: string): number {

@@ -1,15 +1,18 @@
 import { Container, ContainerModule } from 'inversify';
 import { createHangar, type HangarOptions } from '../../core/hangar.js';
+import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { HOUR_MS } from '../../core/shared/time.js';
-import { GcsBlobStore } from '../../adapters/blobs/gcs-blob-store.js';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
+import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
+import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
-import { CloudflareEdgeProvider } from '../../adapters/edge/cloudflare-edge-provider.js';
+import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
+import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
 import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
 import { SmtpMailer } from '../../adapters/mail/smtp-mailer.js';
@@ -18,6 +21,9 @@ import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './database.js';
 import { loadJwtSecret } from './jwt-secret.js';
 import { Tokens } from './tokens.js';
+import type { Failpoints } from '../../core/shared/failpoints.js';
+import type { BlobStore } from '../../core/files/blob-store.js';
+import type { EdgeProvider } from '../../core/domains/edge-provider.js';
 import type { ServiceIdentifier } from 'inversify';
 
 export type { OpenDatabase } from './database.js';
@@ -50,10 +56,10 @@ type Repos = ReturnType<typeof createSqlRepositories>;
 /** Blobs: the store chosen by BLOB_STORE_URL. */
 export const blobsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.BlobStore)
-    .toResolvedValue((config: Config) => {
+    .toResolvedValue(async (config: Config, failpoints: Failpoints): Promise<BlobStore> => {
       switch (config.blobs.kind) {
         case 'file': {
-          const store = new LocalDiskBlobStore({ directory: config.blobs.directory });
+          const store = new LocalDiskBlobStore({ directory: config.blobs.directory, failpoints });
           // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
           // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
           store.sweepTempFiles(HOUR_MS).catch((error: unknown) =>
@@ -61,7 +67,9 @@ export const blobsModule = new ContainerModule(({ bind }) => {
           );
           return store;
         }
-        case 'gcs':
+        case 'gcs': {
+          // Loaded only when chosen: the GCS client library takes about half a second to load, on every start.
+          const { GcsBlobStore } = await import('../../adapters/blobs/gcs-blob-store.js');
           // Credentials: Application Default Credentials, except with an emulator endpoint (none sent).
           return new GcsBlobStore({
             bucket: config.blobs.bucket,
@@ -69,8 +77,16 @@ export const blobsModule = new ContainerModule(({ bind }) => {
             apiEndpoint: config.blobs.apiEndpoint,
             resumableThresholdBytes: config.blobs.resumableThresholdBytes,
           });
+        }
       }
-    }, [Tokens.Config])
+    }, [Tokens.Config, Tokens.Failpoints])
+    .inSingletonScope();
+});
+
+/** Images: sharp (libvips) for transformations on the view address (docs/images.md). */
+export const imagesModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.ImageTransformer)
+    .toResolvedValue((config: Config) => new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels }), [Tokens.Config])
     .inSingletonScope();
 });
 
@@ -93,12 +109,15 @@ export const mailModule = new ContainerModule(({ bind }) => {
 /** Custom hostnames: the provider chosen by EDGE_PROVIDER. */
 export const edgeModule = new ContainerModule(({ bind }) => {
   bind(Tokens.EdgeProvider)
-    .toResolvedValue((config: Config) => {
+    .toResolvedValue(async (config: Config): Promise<EdgeProvider> => {
       switch (config.edge.kind) {
         case 'mock':
           return new MockEdgeProvider({ cnameTarget: config.edge.cnameTarget });
-        case 'cloudflare':
+        case 'cloudflare': {
+          // Loaded only when chosen: the Cloudflare SDK takes about a second to load, on every start.
+          const { CloudflareEdgeProvider } = await import('../../adapters/edge/cloudflare-edge-provider.js');
           return new CloudflareEdgeProvider({ apiToken: config.edge.apiToken, zoneId: config.edge.zoneId, baseUrl: config.edge.baseUrl, cnameTarget: config.edge.cnameTarget });
+        }
       }
     }, [Tokens.Config])
     .inSingletonScope();
@@ -106,11 +125,29 @@ export const edgeModule = new ContainerModule(({ bind }) => {
 
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib, concurrency: config.passwordHashConcurrency }), [Tokens.Config]).inSingletonScope();
   bind(Tokens.TokenSigner).toResolvedValue(async (config: Config) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret) }), [Tokens.Config]).inSingletonScope();
   bind(Tokens.IdGenerator).toConstantValue(new NodeIdGenerator());
   bind(Tokens.SecretDigest).toConstantValue(new NodeSecretDigest());
   bind(Tokens.Clock).toConstantValue(new SystemClock());
+  bind(Tokens.ContentSniffer).toConstantValue(new FileTypeContentSniffer());
+});
+
+/**
+ * Rate limits: counters in Postgres when DATABASE_URL is Postgres (so every process sharing it
+ * shares the limits), else in this process's memory (SQLite serves one process).
+ */
+export const rateLimitsModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.RateLimiter)
+    .toResolvedValue(async (open: OpenDatabase) => (open.postgresPool ? FlexibleRateLimiter.postgres(open.postgresPool) : FlexibleRateLimiter.memory()), [RootTokens.Database])
+    .inSingletonScope();
+});
+
+/** Failpoints: none in production; the ones HANGAR_FAILPOINTS arms in crash and fault tests. */
+export const failpointsModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.Failpoints)
+    .toResolvedValue((config: Config): Failpoints => (config.failpoints.length === 0 ? NO_FAILPOINTS : new ProcessFailpoints({ armed: config.failpoints })), [Tokens.Config])
+    .inSingletonScope();
 });
 
 /** The core: every use case wired to the ports above. */
@@ -123,26 +160,33 @@ export const coreModule = new ContainerModule(({ bind }) => {
     contentHosts: config.contentHosts,
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
     emailMinIntervalMs: config.emailMinIntervalMs,
+    refreshTokenReuseIntervalMs: config.refreshTokenReuseIntervalMs,
+    rateLimits: config.rateLimits,
     plans: config.plans,
     defaultPlan: config.defaultPlan,
     logRetentionDays: config.logRetentionDays,
+    images: { concurrency: config.images.concurrency, queueTimeoutMs: config.images.queueTimeoutMs },
     onBackgroundError: (error: unknown) =>
       process.stderr.write(`${JSON.stringify({ level: 'error', event: 'background_work_failed', error: String(error) })}\n`),
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter) =>
         createHangar(
           {
             users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
             probes: [databaseProbe, { name: 'blob_store', check: () => blobs.ping() }],
+            failpoints,
+            images,
+            sniffer,
+            rateLimiter,
           },
           options,
         ),
       [
         Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
         Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
-        Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe,
+        Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
       ],
     )
     .inSingletonScope();
@@ -152,6 +196,6 @@ export const coreModule = new ContainerModule(({ bind }) => {
 export function buildContainer(config: Config): Container {
   const container = new Container();
   container.bind(Tokens.Config).toConstantValue(config);
-  container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, coreModule);
+  container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, coreModule);
   return container;
 }

@@ -7,6 +7,8 @@ import type { Config } from './config.js';
 /** An open, migrated database and how to close it. */
 export interface OpenDatabase {
   db: Kysely<HangarDatabase>;
+  /** Postgres only: the node-postgres pool under `db` (shared-state stores such as rate limits use it). */
+  postgresPool?: unknown;
   close(): Promise<void>;
 }
 
@@ -25,12 +27,14 @@ export async function openDatabase(database: Config['database']): Promise<OpenDa
   switch (database.kind) {
     case 'sqlite':
       return openSqliteDatabase({ path: database.path });
-    case 'postgres':
-      return openPostgresDatabase({
+    case 'postgres': {
+      const open = await openPostgresDatabase({
         url: database.url,
         poolSize: database.poolSize,
         onIdleConnectionError: (error) => warn('database_connection_lost', { error: String(error) }),
         onWarning: (message) => warn('database_warning', { message }),
       });
+      return { db: open.db, close: open.close, postgresPool: open.pool };
+    }
   }
 }

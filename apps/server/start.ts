@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Hangar } from '../../core/hangar.js';
+import { isDomainError } from '../../core/shared/errors.js';
 import { createApiApp } from '../api/api-app.js';
 import { createContentApp } from '../content/content-app.js';
 import { type ErrorLogger, stderrLogger } from '../http/errors-middleware.js';
@@ -50,6 +51,8 @@ export async function startHangar(config: Config, options: { logError?: ErrorLog
     defaultPlan,
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
     logError: options.logError,
+    trustProxyHops: config.trustProxyHops,
+    corsOrigins: config.corsOrigins,
   });
   const api = listen(apiApp.callback(), {
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
@@ -59,8 +62,13 @@ export async function startHangar(config: Config, options: { logError?: ErrorLog
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
 
   const reportError = options.logError ?? stderrLogger;
+  // An outage (DATABASE_UNAVAILABLE…) is no bug: the buffers keep what failed and the next run retries it.
   const background = (name: string, work: () => Promise<unknown>) => () =>
-    work().catch((error) => reportError({ requestId: '-', method: 'BACKGROUND', path: name, error }));
+    work().catch((error) =>
+      isDomainError(error)
+        ? process.stderr.write(`${JSON.stringify({ level: 'warn', event: 'background_work_deferred', work: name, code: error.code, message: error.message })}\n`)
+        : reportError({ requestId: '-', method: 'BACKGROUND', path: name, error }),
+    );
   const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
   const pruneTimer = setInterval(background('prune-logs', () => hangar.pruneLogs.execute()), PRUNE_INTERVAL_MS).unref();

@@ -6,6 +6,7 @@ import type { TokenSigner } from '../../core/accounts/token-signer.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
+import type { ImageTransformer } from '../../core/images/image-transformer.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
@@ -13,6 +14,9 @@ import type { CustomDomainRepository } from '../../core/domains/custom-domain-re
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
 import type { Hangar, HangarOptions } from '../../core/hangar.js';
 import type { Clock } from '../../core/shared/clock.js';
+import type { ContentSniffer } from '../../core/files/content-sniffer.js';
+import type { RateLimiter } from '../../core/shared/rate-limiter.js';
+import type { Failpoints } from '../../core/shared/failpoints.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
 import type { ServiceIdentifier } from 'inversify';
@@ -33,11 +37,15 @@ export const Tokens = {
   EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,
   DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
   BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,
+  ImageTransformer: Symbol('ImageTransformer') as ServiceIdentifier<ImageTransformer>,
   Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,
   PasswordHasher: Symbol('PasswordHasher') as ServiceIdentifier<PasswordHasher>,
   TokenSigner: Symbol('TokenSigner') as ServiceIdentifier<TokenSigner>,
   IdGenerator: Symbol('IdGenerator') as ServiceIdentifier<IdGenerator>,
   SecretDigest: Symbol('SecretDigest') as ServiceIdentifier<SecretDigest>,
   Clock: Symbol('Clock') as ServiceIdentifier<Clock>,
+  ContentSniffer: Symbol('ContentSniffer') as ServiceIdentifier<ContentSniffer>,
+  RateLimiter: Symbol('RateLimiter') as ServiceIdentifier<RateLimiter>,
+  Failpoints: Symbol('Failpoints') as ServiceIdentifier<Failpoints>,
   Hangar: Symbol('Hangar') as ServiceIdentifier<Hangar>,
 };

@@ -8,7 +8,16 @@ export interface AccountOptions {
   allowedRedirectUrls: readonly string[];
   /** Least time between two e-mails to one address, in ms; default {@link EMAIL_MIN_INTERVAL_MS} (1 minute). */
   emailMinIntervalMs?: number;
+  /**
+   * A rotated refresh token presented again within this many ms of its rotation is refused
+   * without ending the session (a concurrent refresh, e.g. two tabs); later, it is theft and ends
+   * the session. Default {@link REFRESH_TOKEN_REUSE_INTERVAL_MS} (10 s).
+   */
+  refreshTokenReuseIntervalMs?: number;
 }
+
+/** See {@link AccountOptions.refreshTokenReuseIntervalMs}: 10 s, GoTrue's `REFRESH_TOKEN_REUSE_INTERVAL` default. */
+export const REFRESH_TOKEN_REUSE_INTERVAL_MS = 10_000;
 
 /** Lifetime of an access token: 1 hour (`expires_in` 3600). */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;

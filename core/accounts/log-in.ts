@@ -1,4 +1,5 @@
 import { DomainError } from '../shared/errors.js';
+import type { RateLimits } from '../shared/rate-limits.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { SessionIssuer, SessionTokens } from './session-issuer.js';
 import { normaliseEmail, type User } from './user.js';
@@ -8,20 +9,26 @@ export interface LogInDeps {
   users: UserRepository;
   passwords: PasswordHasher;
   issuer: SessionIssuer;
+  limits: RateLimits;
 }
 
 /**
  * Logs in with e-mail and password (spec 4.3). An unknown address and a wrong password take the
  * same time (a dummy hash is verified) and give the same error; EMAIL_NOT_VERIFIED is only
  * answered after the password matched, so it cannot be used to probe which addresses exist.
- * @throws DomainError INVALID_CREDENTIALS (401), EMAIL_NOT_VERIFIED (403)
+ * Failures are soft-limited per (address, client) and per client (see RateLimits): while a delay
+ * runs the password is not even checked, for known and unknown addresses alike.
+ * @throws DomainError INVALID_CREDENTIALS (401), EMAIL_NOT_VERIFIED (403), RATE_LIMITED (429)
  */
 export class LogIn {
   private dummyHash: Promise<string> | undefined;
 
   constructor(private readonly deps: LogInDeps) {}
 
-  async execute(input: { email: string; password: string }): Promise<{ user: User; session: SessionTokens }> {
+  /** @param input.client the client's address (see RateLimits), when the host knows it */
+  async execute(input: { email: string; password: string; client?: string }): Promise<{ user: User; session: SessionTokens }> {
+    const subject = { email: input.email, client: input.client };
+    await this.deps.limits.beforeLogin(subject);
     let email: string | undefined;
     try {
       email = normaliseEmail(input.email);
@@ -32,7 +39,11 @@ export class LogIn {
     this.dummyHash ??= this.deps.passwords.hash('hangar-dummy-password-for-timing');
     const hash = user?.passwordHash ?? (await this.dummyHash);
     const matches = await this.deps.passwords.verify({ hash, password: input.password });
-    if (!user || !matches) throw new DomainError('INVALID_CREDENTIALS', 'The e-mail address or password is wrong.');
+    if (!user || !matches) {
+      await this.deps.limits.loginFailed(subject);
+      throw new DomainError('INVALID_CREDENTIALS', 'The e-mail address or password is wrong.');
+    }
+    await this.deps.limits.loginSucceeded(subject);
     if (user.emailConfirmedAt === null) {
       throw new DomainError('EMAIL_NOT_VERIFIED', 'Confirm your e-mail address with the link we sent before logging in.');
     }

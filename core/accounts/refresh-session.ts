@@ -1,7 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { IdGenerator, SecretDigest } from '../shared/ids.js';
-import { TOKEN_LENGTH } from './account-options.js';
+import { REFRESH_TOKEN_REUSE_INTERVAL_MS, TOKEN_LENGTH } from './account-options.js';
 import type { SessionIssuer, SessionTokens } from './session-issuer.js';
 import type { SessionRepository } from './session-repository.js';
 
@@ -11,12 +11,17 @@ export interface RefreshSessionDeps {
   ids: IdGenerator;
   digest: SecretDigest;
   clock: Clock;
+  /** Default {@link REFRESH_TOKEN_REUSE_INTERVAL_MS}. */
+  reuseIntervalMs?: number;
 }
 
 /**
  * Exchanges a refresh token for a new access token and a new refresh token (rotation). The old
  * refresh token stops working; presenting an already-rotated token revokes the whole session
  * (refresh-token reuse detection, as GoTrue and OAuth 2.0 Security BCP RFC 9700 §4.14.2 describe).
+ * The rotation is one conditional update (SessionRepository.rotate), so of simultaneous refreshes
+ * with one token exactly one succeeds; a loser arriving within `reuseIntervalMs` of the rotation
+ * is refused (401) but leaves the session alone, so the winner's tokens keep working.
  * @throws DomainError INVALID_REFRESH_TOKEN (401) for an unknown, rotated or revoked token
  */
 export class RefreshSession {
@@ -30,7 +35,8 @@ export class RefreshSession {
       next: { tokenHash: this.deps.digest.sha256(refreshToken), createdAt: now, rotatedAt: null },
       now,
     });
-    if (result.kind === 'reused') await this.deps.sessions.revoke({ sessionId: result.session.id, at: now });
+    const concurrent = result.kind === 'reused' && now.getTime() - result.rotatedAt.getTime() < (this.deps.reuseIntervalMs ?? REFRESH_TOKEN_REUSE_INTERVAL_MS);
+    if (result.kind === 'reused' && !concurrent) await this.deps.sessions.revoke({ sessionId: result.session.id, at: now });
     if (result.kind !== 'rotated') throw new DomainError('INVALID_REFRESH_TOKEN', 'The refresh token is invalid, already used or revoked.');
     return this.deps.issuer.tokens({ userId: result.session.userId, sessionId: result.session.id, refreshToken, now });
   }

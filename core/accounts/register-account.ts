@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import type { RateLimits } from '../shared/rate-limits.js';
 import { PlanCatalog } from '../plans/plan.js';
 import type { AccountOptions } from './account-options.js';
 import { alreadyRegisteredEmail, confirmationEmail } from './emails.js';
@@ -14,6 +15,8 @@ export interface RegisterAccountInput {
   password: string;
   /** Where to send the user after confirmation; must pass the RedirectPolicy. */
   redirectTo?: string;
+  /** The client's address (see RateLimits), when the host knows it. */
+  client?: string;
 }
 
 export interface RegisterAccountResult {
@@ -29,6 +32,7 @@ export interface RegisterAccountDeps {
   clock: Clock;
   plans: PlanCatalog;
   options: AccountOptions;
+  limits: RateLimits;
 }
 
 /**
@@ -36,7 +40,8 @@ export interface RegisterAccountDeps {
  * An address that is already registered gets the same answer (with a random, unstored id), and
  * its owner an e-mail instead (a password reset link): a stranger cannot learn which addresses
  * have accounts. An unconfirmed account gets a fresh confirmation link; its password is unchanged.
- * @throws DomainError INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, INVALID_REDIRECT_URL (400)
+ * Registrations are limited per client and per address (RateLimits), counted before anything is looked up.
+ * @throws DomainError INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, INVALID_REDIRECT_URL (400), RATE_LIMITED (429)
  */
 export class RegisterAccount {
   private readonly redirects: RedirectPolicy;
@@ -50,6 +55,7 @@ export class RegisterAccount {
     checkNewPassword(input.password);
     const redirectTo = input.redirectTo === undefined ? null : this.redirects.check(input.redirectTo);
     const message = 'Check your e-mail for a link to confirm your address.';
+    await this.deps.limits.registration({ email, client: input.client });
 
     // Hash before looking up, so both branches cost the same time.
     const passwordHash = await this.deps.passwords.hash(input.password);

@@ -23,7 +23,7 @@ export interface RefreshToken {
 /** Outcome of {@link SessionRepository.rotate}. */
 export type RotationResult =
   | { kind: 'rotated'; session: Session }
-  | { kind: 'reused'; session: Session }
+  | { kind: 'reused'; session: Session; rotatedAt: Date }
   | { kind: 'invalid' };
 
 /** Port: sessions and their refresh tokens. */
@@ -34,7 +34,7 @@ export interface SessionRepository {
   /**
    * Atomically exchanges the refresh token `tokenHash` for `next` (same session):
    * - `rotated`: the token was current and its session live; it is now marked rotated and `next` stored;
-   * - `reused`: the token had already been rotated: nothing is stored (the caller revokes the family);
+   * - `reused`: the token had already been rotated (at `rotatedAt`): nothing is stored (the caller decides whether to revoke the family);
    * - `invalid`: unknown token, or its session is revoked (whether or not the token was rotated).
    */
   rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult>;

@@ -4,9 +4,20 @@ export interface ByteRange {
   end: number;
 }
 
+/** One stored blob as {@link BlobStore.list} and {@link BlobStore.stat} describe it. */
+export interface BlobEntry {
+  key: string;
+  /** Bytes. */
+  size: number;
+  /** When the blob was last written (for a blob, when it was stored): the age rule of fsck's grace period. */
+  modifiedAt: Date;
+}
+
 /**
- * Port: where file contents (blobs) live. Keys are `<account id>/<file id>`: [0-9A-Za-z_-] segments
- * joined by `/`. Bodies cross the port as `AsyncIterable<Uint8Array>` and are never buffered whole.
+ * Port: where file contents (blobs) live. Keys are `<account id>/<file id>` for files, and
+ * `<account id>/<file id>/<name>` for what is derived from a file (transformed images, deleted with
+ * it through {@link BlobStore.deleteUnder}): [0-9A-Za-z_-] segments joined by `/`. Bodies cross the
+ * port as `AsyncIterable<Uint8Array>` and are never buffered whole.
  */
 export interface BlobStore {
   /**
@@ -27,6 +38,28 @@ export interface BlobStore {
   get(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined>;
   /** Removes the blob; does nothing when it does not exist. @throws DomainError BLOB_STORE_UNAVAILABLE */
   delete(key: string): Promise<void>;
+  /**
+   * Removes every blob whose key starts with `parent + '/'` (the blobs derived from `parent`), not
+   * `parent` itself; does nothing when there are none. `parent` has at least two segments.
+   * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key (a bug in the caller)
+   */
+  deleteUnder(parent: string): Promise<void>;
   /** Resolves when the store answers (health check, `GET /healthz`). */
   ping(): Promise<void>;
+  /**
+   * Every complete blob, in no particular order, read page by page (memory does not grow with the
+   * store). Never lists bodies still being written. Blobs stored or deleted while the listing runs
+   * may or may not appear. Used by the reconciler (`fsck`).
+   * @throws DomainError BLOB_STORE_UNAVAILABLE (from the iterator)
+   */
+  list(): AsyncIterable<BlobEntry>;
+  /** Size and age of one blob; undefined when it does not exist. @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
+  stat(key: string): Promise<BlobEntry | undefined>;
+  /**
+   * Stores that write through temporary files: removes the ones not modified for `olderThanMs` ms
+   * (left by a crashed process). Absent where the store has no such files (memory, GCS, whose
+   * unfinished resumable uploads expire by themselves).
+   * @returns how many were removed
+   */
+  sweepTempFiles?(olderThanMs: number): Promise<number>;
 }

@@ -1,5 +1,6 @@
 import type { AccountPolicy } from '../plans/account-policy.js';
 import { requireWriteAccess } from '../plans/account-standing.js';
+import type { Failpoints } from '../shared/failpoints.js';
 import type { BlobStore } from './blob-store.js';
 import { deleteFiles } from './delete-files.js';
 import type { FileRepository } from './file-repository.js';
@@ -22,7 +23,7 @@ export const MAX_BULK_DELETE_IDS = 100;
  * @throws DomainError TRIAL_ENDED (403): deletes are refused as a whole once the trial has ended
  */
 export class BulkDeleteFiles {
-  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; accounts: AccountPolicy }) {}
+  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; accounts: AccountPolicy; failpoints?: Failpoints }) {}
 
   async execute(input: { userId: string; ids: string[] }): Promise<BulkDeleteResult> {
     requireWriteAccess((await this.deps.accounts.view(input.userId)).standing);

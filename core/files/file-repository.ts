@@ -53,4 +53,10 @@ export interface FileRepository {
    * @returns the records that were deleted (ids of other accounts and unknown ids are skipped)
    */
   deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]>;
+  /**
+   * Every record of every account, `limit` at a time, in ascending order of `id` (the primary key),
+   * starting after `afterId` (from the start when absent): the reconciler (`fsck`) walks the whole
+   * table with it in bounded memory.
+   */
+  scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]>;
 }

@@ -2,9 +2,12 @@ import type { AccountPolicy } from '../plans/account-policy.js';
 import { requireWriteAccess } from '../plans/account-standing.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
+import { type Failpoints, NO_FAILPOINTS } from '../shared/failpoints.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { BlobStore } from './blob-store.js';
+import { checkDeclaredContentType, type ContentSniffer, peekHead } from './content-sniffer.js';
 import { ContentTypePolicy } from './content-types.js';
+import type { RateLimits } from '../shared/rate-limits.js';
 import { parseFileName } from './file-name.js';
 import type { FileOptions } from './file-options.js';
 import type { FileRepository, InsertResult } from './file-repository.js';
@@ -25,6 +28,8 @@ export interface UploadFileInput {
   body: AsyncIterable<Uint8Array>;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /** The credential the upload came with (API key id or session id): uploads are rate-limited per credential (default: per account). */
+  credentialId?: string;
 }
 
 export interface UploadFileDeps {
@@ -35,6 +40,11 @@ export interface UploadFileDeps {
   ids: IdGenerator;
   clock: Clock;
   options: FileOptions;
+  /** Confirms the declared Content-Type from the file's first bytes. */
+  sniffer: ContentSniffer;
+  limits: RateLimits;
+  /** Crash tests only (docs/reliability.md); none by default. */
+  failpoints?: Failpoints;
 }
 
 /**
@@ -44,9 +54,11 @@ export interface UploadFileDeps {
  * A declared Content-Length over a limit is refused before any byte is read, and the body is cut off
  * at the smaller of the upload limit and the storage left. The plan's quotas are enforced atomically
  * when the record is inserted (FileRepository.insert), so concurrent uploads never overshoot them.
- * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, INVALID_FILE_NAME, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
+ * Before anything is written, the first bytes are peeked (not buffered beyond them) and must carry
+ * the signature of the declared type when it has one (checkDeclaredContentType).
+ * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, CONTENT_TYPE_MISMATCH, INVALID_FILE_NAME, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
  *         TRIAL_ENDED, STORAGE_LIMIT_REACHED, FILE_COUNT_LIMIT_REACHED (403), FILE_TOO_LARGE (413),
- *         BLOB_STORE_UNAVAILABLE (503)
+ *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE (503)
  */
 export class UploadFile {
   private readonly contentTypes: ContentTypePolicy;
@@ -56,6 +68,7 @@ export class UploadFile {
   }
 
   async execute(input: UploadFileInput): Promise<FileView> {
+    await this.deps.limits.upload(input.credentialId ?? input.userId);
     const contentType = this.contentTypes.checkUpload(input.contentType);
     const name = parseFileName(input.fileName);
     const { standing, uploadLimitBytes } = await this.deps.accounts.view(input.userId);
@@ -68,12 +81,16 @@ export class UploadFile {
     if (input.contentLength !== undefined && input.contentLength > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
     if (input.contentLength !== undefined && input.contentLength > storageLeft) throw quotaError('storage_limit_reached', limits);
     const maxBytes = Math.min(uploadLimitBytes, storageLeft);
+    const { head, body } = await peekHead(input.body, this.deps.sniffer.headBytes).catch(() => {
+      throw new DomainError('UPLOAD_INCOMPLETE', 'The upload was interrupted before the whole body arrived.');
+    });
+    await checkDeclaredContentType(this.deps.sniffer, contentType, head);
 
     const fileId = await this.unusedFileId();
     const blobKey = blobKeyFor(input.userId, fileId);
     let stored: { size: number; sha256: string };
     try {
-      stored = await this.deps.blobs.put({ key: blobKey, body: input.body, contentType, maxBytes, signal: input.signal });
+      stored = await this.deps.blobs.put({ key: blobKey, body, contentType, maxBytes, signal: input.signal });
     } catch (error) {
       if (error instanceof DomainError && error.code === 'FILE_TOO_LARGE') {
         throw maxBytes < uploadLimitBytes ? quotaError('storage_limit_reached', limits) : tooLarge(uploadLimitBytes);
@@ -103,6 +120,7 @@ export class UploadFile {
     };
     let result: InsertResult;
     try {
+      await (this.deps.failpoints ?? NO_FAILPOINTS).reach('after_blob_before_record');
       result = await this.deps.files.insert(file, limits);
     } catch (error) {
       await this.deps.blobs.delete(blobKey);
@@ -112,6 +130,7 @@ export class UploadFile {
       await this.deps.blobs.delete(blobKey);
       throw quotaError(result, limits);
     }
+    await (this.deps.failpoints ?? NO_FAILPOINTS).reach('after_record_before_response');
     const [view] = await this.deps.addresses.views(input.userId, [file]);
     return view;
   }

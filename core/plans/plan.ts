@@ -14,6 +14,11 @@ export interface Plan {
   fileCountLimit: number;
   /** Ceiling, in bytes, of the `max_upload_size_bytes` the account may set (spec 4.14). */
   maxUploadSizeBytes: number;
+  /**
+   * Image transformations (`image_ops`, spec 2.6) the account may compute per billing period;
+   * null or absent means unlimited (docs/images.md).
+   */
+  imageOpsLimit?: number | null;
 }
 
 /** The plans on offer and the one new accounts get. */

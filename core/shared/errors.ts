@@ -53,6 +53,10 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   /** 400: upload Content-Type not in the allowed list (spec 4.8). */
   | 'CONTENT_TYPE_NOT_ALLOWED'
+  /** 400: the file's leading bytes (its signature, "magic bytes") are not those of the declared Content-Type (OWASP ASVS 12.2.1). */
+  | 'CONTENT_TYPE_MISMATCH'
+  /** 429: too many attempts from this client, for this account or with this key; `details.retry_after_seconds` (also `Retry-After`). */
+  | 'RATE_LIMITED'
   /** 400: `x-file-name` longer than 255 characters or not decodable. */
   | 'INVALID_FILE_NAME'
   /** 400: upload without a body. */
@@ -71,8 +75,24 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   /** 416: byte range outside the file (RFC 9110 §15.5.17). */
   | 'RANGE_NOT_SATISFIABLE'
+  /** 400: an image parameter on `/m/:file_id` is unknown, repeated or out of range (docs/images.md). */
+  | 'INVALID_TRANSFORM'
+  /** 400: image parameters on a file that is not a transformable image (docs/images.md). */
+  | 'NOT_AN_IMAGE'
+  /** 403: the plan's image operations for this billing period are used up; originals are still served. */
+  | 'IMAGE_OPS_LIMIT_REACHED'
+  /** 422: the stored file cannot be decoded as the image its type says. */
+  | 'IMAGE_UNREADABLE'
+  /** 422: the stored image has more pixels than the server decodes (IMAGE_MAX_INPUT_PIXELS; decompression bombs). */
+  | 'IMAGE_TOO_LARGE'
+  /** 503: every image transformation slot stayed busy past the queue timeout; sent with `Retry-After`. */
+  | 'IMAGE_BUSY'
   /** 503: the blob store could not be reached. */
   | 'BLOB_STORE_UNAVAILABLE'
+  /** 507: the blob store has no space left (ENOSPC, EDQUOT); nothing was stored. */
+  | 'STORAGE_FULL'
+  /** 503: the database is locked, down or unreachable; nothing was changed. */
+  | 'DATABASE_UNAVAILABLE'
   /** 503: a health probe failed. */
   | 'SERVICE_UNAVAILABLE'
   /** 500: a bug; the body never carries internals. */

@@ -205,7 +205,7 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
       const body = await profile(alice.accessToken);
       expect(body.plan).to.deep.equal({
         name: 'pro', trial_ends_at: null, trial_active: false,
-        storage_limit_bytes: 100_000_000, file_count_limit: 500, max_upload_size_bytes: 50_000_000,
+        storage_limit_bytes: 100_000_000, file_count_limit: 500, max_upload_size_bytes: 50_000_000, image_ops_limit: null,
       });
       expect(body.subscription.status).to.equal('free');
     });

@@ -106,6 +106,34 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRIAL_DAYS: '0' }).plans[0].trialDays).to.equal(0);
   });
 
+  it('reads the image settings: IMAGE_CONCURRENCY (2), IMAGE_QUEUE_TIMEOUT_MS (2000), IMAGE_MAX_INPUT_PIXELS (40 MP), IMAGE_OPS_LIMIT (unlimited)', () => {
+    expect(loadConfig({}).images).to.deep.equal({ concurrency: 2, queueTimeoutMs: 2000, maxInputPixels: 40_000_000 });
+    expect(loadConfig({ IMAGE_CONCURRENCY: '4', IMAGE_QUEUE_TIMEOUT_MS: '0', IMAGE_MAX_INPUT_PIXELS: '1000000' }).images).to.deep.equal({ concurrency: 4, queueTimeoutMs: 0, maxInputPixels: 1_000_000 });
+    expect(loadConfig({}).plans[0].imageOpsLimit).to.equal(undefined);
+    expect(loadConfig({ IMAGE_OPS_LIMIT: '500' }).plans[0].imageOpsLimit).to.equal(500);
+    for (const [variable, value] of [['IMAGE_CONCURRENCY', '0'], ['IMAGE_QUEUE_TIMEOUT_MS', '-1'], ['IMAGE_MAX_INPUT_PIXELS', 'lots'], ['IMAGE_OPS_LIMIT', '1.5']]) {
+      expect(() => loadConfig({ [variable]: value }), variable).to.throw(ConfigError, new RegExp(`^${variable}:`));
+    }
+  });
+
+  it('reads image_ops_limit per plan from PLANS_FILE (absent or null: unlimited)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hangar-plans-'));
+    const file = path.join(dir, 'plans.json');
+    writeFileSync(file, JSON.stringify({
+      plans: [
+        { name: 'free', trial_days: null, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100, image_ops_limit: 1000 },
+        { name: 'pro', trial_days: null, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100, image_ops_limit: null },
+      ],
+    }));
+    try {
+      expect(loadConfig({ PLANS_FILE: file }).plans.map((p) => p.imageOpsLimit)).to.deep.equal([1000, undefined]);
+      writeFileSync(file, JSON.stringify({ plans: [{ name: 'x', trial_days: 1, storage_limit_bytes: 1, file_count_limit: 1, max_upload_size_bytes: 1, image_ops_limit: -1 }] }));
+      expect(() => loadConfig({ PLANS_FILE: file })).to.throw(ConfigError, /^PLANS_FILE: .*image_ops_limit/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads plans from PLANS_FILE and gives new accounts DEFAULT_PLAN, else the file’s default_plan, else its first', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hangar-plans-'));
     const file = path.join(dir, 'plans.json');

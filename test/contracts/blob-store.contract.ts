@@ -291,6 +291,89 @@ export function describeBlobStoreContract(name: string, makeSubject: () => Promi
       });
     });
 
+    describe('list and stat (the reconciler, fsck)', () => {
+      async function listed(): Promise<Map<string, { size: number; modifiedAt: Date }>> {
+        const entries = new Map<string, { size: number; modifiedAt: Date }>();
+        for await (const entry of store.list()) {
+          expect(entries.has(entry.key), `${entry.key} listed twice`).to.equal(false);
+          entries.set(entry.key, { size: entry.size, modifiedAt: entry.modifiedAt });
+        }
+        return entries;
+      }
+
+      it('lists nothing in an empty store', async () => {
+        expect((await listed()).size).to.equal(0);
+      });
+
+      it('lists every stored blob once, with its size and a recent modification time, and forgets deleted ones', async () => {
+        const before = Date.now() - 60_000;
+        const keys = ['u/a', 'u/b', 'v/c', 'w/x/y', 'u/empty'];
+        for (const [i, key] of keys.entries()) await put(key, chunked(patternBytes(key === 'u/empty' ? 0 : 1000 + i)));
+        await store.delete('u/b');
+        const entries = await listed();
+        expect([...entries.keys()].sort()).to.deep.equal(['u/a', 'u/empty', 'v/c', 'w/x/y']);
+        expect(entries.get('u/a')!.size).to.equal(1000);
+        expect(entries.get('u/empty')!.size).to.equal(0);
+        for (const entry of entries.values()) {
+          expect(entry.modifiedAt.getTime()).to.be.within(before, Date.now() + 60_000);
+        }
+      });
+
+      it('never lists a failed or aborted put', async () => {
+        await put('u/kept', chunked(Buffer.from('kept')));
+        await rejectionOf(put('u/over', chunked(patternBytes(5000)), 10));
+        async function* failing() {
+          yield patternBytes(1000);
+          throw new Error('client went away');
+        }
+        await rejectionOf(put('u/failed', failing()));
+        expect([...(await listed()).keys()]).to.deep.equal(['u/kept']);
+      });
+
+      it('stats a blob (size and time) and answers undefined for a missing key', async () => {
+        await put('u/s', chunked(patternBytes(4321)));
+        const entry = await store.stat('u/s');
+        expect(entry).to.include({ key: 'u/s', size: 4321 });
+        expect(entry!.modifiedAt).to.be.instanceOf(Date);
+        expect(await store.stat('u/none')).to.equal(undefined);
+      });
+
+      it('lists many blobs (more than one page of a paged store)', async function () {
+        this.timeout(60_000);
+        const keys = Array.from({ length: 120 }, (_, i) => `many/k${i}`);
+        for (let i = 0; i < keys.length; i += 20) await Promise.all(keys.slice(i, i + 20).map((key) => put(key, chunked(Buffer.from(key)))));
+        expect([...(await listed()).keys()].sort()).to.deep.equal([...keys].sort());
+      });
+    });
+
+    describe('deleteUnder (derived blobs go with their file)', () => {
+      it('removes every blob under a key and keeps the key itself, its neighbours and other accounts', async () => {
+        for (const key of ['acct/file1', 'acct/file1/w320-webp', 'acct/file1/w64-png', 'acct/file10/w320-webp', 'acct/file2/w320-webp', 'other/file1/w320-webp']) {
+          await put(key, chunked(Buffer.from(key)));
+        }
+        await store.deleteUnder('acct/file1');
+        expect(await read('acct/file1/w320-webp')).to.equal(undefined);
+        expect(await read('acct/file1/w64-png')).to.equal(undefined);
+        for (const kept of ['acct/file1', 'acct/file10/w320-webp', 'acct/file2/w320-webp', 'other/file1/w320-webp']) {
+          expect((await read(kept))?.toString(), kept).to.equal(kept);
+        }
+      });
+
+      it('does nothing when nothing is under the key, even for a key never stored', async () => {
+        await put('acct/alone', chunked(Buffer.from('alone')));
+        await store.deleteUnder('acct/alone');
+        await store.deleteUnder('acct/never');
+        expect((await read('acct/alone'))?.toString()).to.equal('alone');
+      });
+
+      it('refuses a parent of one segment or a malformed key with a plain Error', async () => {
+        for (const parent of ['acct', '../x', 'a//b']) {
+          const error = await rejectionOf(store.deleteUnder(parent));
+          expect(error).to.be.instanceOf(Error).and.not.instanceOf(DomainError);
+        }
+      });
+    });
+
     it('answers a ping', async () => {
       await store.ping();
     });

@@ -49,6 +49,17 @@ describe('LocalDiskBlobStore', () => {
     expect(await readFile(path, 'utf8')).to.equal('sharded');
   });
 
+  it('keeps a derived blob <account>/<file>/<name> in its file’s leaf directory, so deleteUnder reads one directory', async () => {
+    const file = '0f8fad5b-d9cb-469f-a165-70867728950e/aB3dE5gH7jK9';
+    await store.put({ key: file, body: chunked(Buffer.from('original')), contentType: 'image/png', maxBytes: 100 });
+    await store.put({ key: `${file}/w320-webp`, body: chunked(Buffer.from('thumbnail')), contentType: 'image/webp', maxBytes: 100 });
+    const hash = createHash('sha256').update(file).digest('hex');
+    const leaf = join(directory, hash.slice(0, 2), hash.slice(2, 4));
+    expect((await readdir(leaf)).sort()).to.deep.equal(['0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9', '0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9~w320-webp']);
+    await store.deleteUnder(file);
+    expect(await readdir(leaf)).to.deep.equal(['0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9']);
+  });
+
   it('leaves no temp file after a body error, an oversized body or an abort', async () => {
     async function* failing() {
       yield patternBytes(50_000);
@@ -150,6 +161,8 @@ describe('LocalDiskBlobStore', () => {
 
 describeBlobStoreContract('GcsBlobStore (fake GCS JSON API)', async () => {
   const fake = await new FakeGcsServer(['hangar-contract']).start();
+  // Pages of 50, so listing 120 blobs takes several objects.list requests.
+  fake.listPageLimit = 50;
   const store = new GcsBlobStore({ bucket: 'hangar-contract', prefix: 'blobs', apiEndpoint: fake.url, resumableThresholdBytes: 256 * 1024, timeoutMs: 5_000 });
   return { store, close: () => fake.close() };
 });

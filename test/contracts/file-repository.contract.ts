@@ -388,6 +388,24 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       });
     });
 
+    it('scans every record of every account in ascending id order, page by page, with nothing repeated or missed', async () => {
+      const created = [
+        ...(await givenFiles(userId, Array.from({ length: 7 }, () => ({})))),
+        ...(await givenFiles(otherUserId, Array.from({ length: 4 }, () => ({})))),
+      ];
+      const seen: StoredFile[] = [];
+      let afterId: string | undefined;
+      for (;;) {
+        const page = await files.scan({ afterId, limit: 3 });
+        expect(page.length).to.be.at.most(3);
+        if (page.length === 0) break;
+        seen.push(...page);
+        afterId = page[page.length - 1].id;
+      }
+      expect(seen).to.deep.equal(sortById(created));
+      expect(await files.scan({ afterId: seen[seen.length - 1].id, limit: 10 })).to.deep.equal([]);
+    });
+
     it('hands out copies: changing a stored, listed or returned record changes nothing stored', async () => {
       const file = aFile(userId, { name: 'original.txt' });
       const original = structuredClone(file);

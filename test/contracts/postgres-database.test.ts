@@ -88,12 +88,13 @@ if (url !== undefined) {
       }
     });
 
-    it('cancels a statement that runs past the statement timeout', async () => {
+    it('cancels a statement that runs past the statement timeout, reported as the database being unavailable (503)', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, statementTimeoutMs: 200 });
       try {
         let failure: unknown;
         await sql`select pg_sleep(2)`.execute(database.db).catch((error) => (failure = error));
-        expect(String(failure)).to.include('statement timeout');
+        expect(failure).to.have.property('code', 'DATABASE_UNAVAILABLE');
+        expect(String((failure as { cause?: unknown }).cause)).to.include('statement timeout');
         expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).to.deep.equal([{ one: 1 }]);
       } finally {
         await database.close();

@@ -60,7 +60,7 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       const { session, refreshToken } = await givenSession();
       await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(1000) });
       const attempt = next(at(2000));
-      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: attempt, now: at(2000) })).to.deep.equal({ kind: 'reused', session });
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: attempt, now: at(2000) })).to.deep.equal({ kind: 'reused', session, rotatedAt: at(1000) });
       expect(await sessions.rotate({ tokenHash: attempt.tokenHash, next: next(), now: at(3000) })).to.deep.equal({ kind: 'invalid' });
     });
 

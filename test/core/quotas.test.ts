@@ -40,6 +40,9 @@ class BarrierFileRepository implements FileRepository {
   deleteMany(options: Parameters<FileRepository['deleteMany']>[0]) {
     return this.inner.deleteMany(options);
   }
+  scan(options: Parameters<FileRepository['scan']>[0]) {
+    return this.inner.scan(options);
+  }
 }
 
 /** Alice on a plan with `limits`; `stored` lists what she uploads first. */

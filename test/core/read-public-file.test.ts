@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { collect, createMemoryHangar, expectDomainError, pattern } from '../support/memory-hangar.js';
+import { collect, createMemoryHangar, expectDomainError, pattern, signedPattern } from '../support/memory-hangar.js';
 
 async function withFile() {
   const world = createMemoryHangar();
@@ -13,13 +13,13 @@ describe('ReadPublicFile', () => {
     const { hangar, file } = await withFile();
     const found = await hangar.readPublicFile.execute({ fileId: file.fileId });
     expect(found.file).to.deep.equal(file);
-    expect(await collect(await found.open())).to.deep.equal(Buffer.from(pattern(500)));
+    expect(await collect(await found.open())).to.deep.equal(Buffer.from(signedPattern('image/png', 500)));
   });
 
   it('opens an inclusive byte range', async () => {
     const { hangar, file } = await withFile();
     const found = await hangar.readPublicFile.execute({ fileId: file.fileId });
-    const whole = Buffer.from(pattern(500));
+    const whole = Buffer.from(signedPattern('image/png', 500));
     expect(await collect(await found.open({ start: 100, end: 199 }))).to.deep.equal(whole.subarray(100, 200));
     expect(await collect(await found.open({ start: 0, end: 0 }))).to.deep.equal(whole.subarray(0, 1));
     expect(await collect(await found.open({ start: 499, end: 499 }))).to.deep.equal(whole.subarray(499, 500));

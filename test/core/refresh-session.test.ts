@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError, START } from '../support/memory-hangar.js';
+import { REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/index.js';
+import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError, settle, START } from '../support/memory-hangar.js';
 
 async function loggedIn() {
   const world = createMemoryHangar();
@@ -41,8 +42,9 @@ describe('RefreshSession', () => {
   });
 
   it('treats reuse of a rotated token as theft: the whole session is revoked, newest refresh and access tokens included', async () => {
-    const { hangar, session } = await loggedIn();
+    const { hangar, clock, session } = await loggedIn();
     const second = await hangar.refreshSession.execute({ refreshToken: session.refreshToken });
+    clock.advance(REFRESH_TOKEN_REUSE_INTERVAL_MS);
 
     await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');
 
@@ -52,13 +54,34 @@ describe('RefreshSession', () => {
   });
 
   it('revokes only the session whose token was reused, not the user’s other sessions', async () => {
-    const { hangar, session } = await loggedIn();
+    const { hangar, clock, session } = await loggedIn();
     const other = (await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD })).session;
     await hangar.refreshSession.execute({ refreshToken: session.refreshToken });
+    clock.advance(REFRESH_TOKEN_REUSE_INTERVAL_MS);
     await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');
 
     await hangar.authenticate.execute({ authorization: `Bearer ${other.accessToken}` });
     await hangar.refreshSession.execute({ refreshToken: other.refreshToken });
+  });
+
+  it('lets exactly one of two simultaneous refreshes with one token succeed, and keeps the winner’s session alive', async () => {
+    const { hangar, session } = await loggedIn();
+    const { values, codes } = await settle([1, 2].map(() => hangar.refreshSession.execute({ refreshToken: session.refreshToken })));
+    expect(values).to.have.length(1);
+    expect(codes).to.deep.equal(['INVALID_REFRESH_TOKEN']);
+    await hangar.authenticate.execute({ authorization: `Bearer ${values[0].accessToken}` });
+    await hangar.refreshSession.execute({ refreshToken: values[0].refreshToken });
+  });
+
+  it('refuses a rotated token presented again within the reuse interval without ending the session; after it, ends the session', async () => {
+    const { hangar, clock, session } = await loggedIn();
+    const next = await hangar.refreshSession.execute({ refreshToken: session.refreshToken });
+    clock.advance(REFRESH_TOKEN_REUSE_INTERVAL_MS - 1);
+    await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');
+    await hangar.authenticate.execute({ authorization: `Bearer ${next.accessToken}` });
+    clock.advance(1);
+    await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');
+    await expectDomainError(hangar.authenticate.execute({ authorization: `Bearer ${next.accessToken}` }), 'UNAUTHORIZED');
   });
 
   it('refuses an unknown refresh token with INVALID_REFRESH_TOKEN', async () => {

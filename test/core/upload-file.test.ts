@@ -9,6 +9,7 @@ import {
   createMemoryHangar,
   expectDomainError,
   pattern,
+  signedPattern,
   START,
   untouchableBody,
   UUID_PATTERN,
@@ -43,6 +44,9 @@ class FailingInsertFileRepository implements FileRepository {
   deleteMany(options: Parameters<FileRepository['deleteMany']>[0]) {
     return this.inner.deleteMany(options);
   }
+  scan(options: Parameters<FileRepository['scan']>[0]) {
+    return this.inner.scan(options);
+  }
 }
 
 /** An IdGenerator that answers the queued file ids (base62(10)) first, then random ones. */
@@ -63,7 +67,7 @@ describe('UploadFile', () => {
       const { hangar, upload, alice } = await withAlice();
       const { file } = await upload(alice.userId, { size: 700, contentType: 'image/png' });
       const publicFile = await hangar.readPublicFile.execute({ fileId: file.fileId });
-      expect(await collect(await publicFile.open())).to.deep.equal(Buffer.from(pattern(700)));
+      expect(await collect(await publicFile.open())).to.deep.equal(Buffer.from(signedPattern('image/png', 700)));
     });
 
     it('records size, SHA-256, owner, time, content type and a 10-character base62 file id', async () => {
@@ -71,7 +75,7 @@ describe('UploadFile', () => {
       clock.advance(42_000);
       const { file } = await upload(alice.userId, { size: 700, contentType: 'image/png' });
       expect(file.size).to.equal(700);
-      expect(file.sha256).to.equal(createHash('sha256').update(pattern(700)).digest('hex'));
+      expect(file.sha256).to.equal(createHash('sha256').update(signedPattern('image/png', 700)).digest('hex'));
       expect(file.userId).to.equal(alice.userId);
       expect(file.id).to.match(UUID_PATTERN);
       expect(file.fileId).to.match(/^[0-9A-Za-z]{10}$/);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { makePng, randomBytesOf } from '../support/bytes.js';
+import { makePng, randomBytesOf, randomFileOf } from '../support/bytes.js';
 import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 
 /**
@@ -33,13 +33,13 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
 
     it('lets exactly 10 of 20 simultaneous uploads through when 10 files are left, refusing the rest with 403 FILE_COUNT_LIMIT_REACHED', async () => {
       const { apiKey } = await signUpWithKey(server, 'count@example.com');
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => upload(server, apiKey, randomBytesOf(10, i + 1))));
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => upload(server, apiKey, randomFileOf(20, 'image/png', i + 1))));
       const created = results.filter((r) => r.status === 201);
       const refused = results.filter((r) => r.status !== 201);
       expect(created).to.have.length(10);
       refused.forEach((r) => expectError(r, 403, 'FILE_COUNT_LIMIT_REACHED'));
       const usage = await call(server.api, '/usage', { apiKey });
-      expect(usage.body).to.include({ files_count: 10, storage_bytes: 100 });
+      expect(usage.body).to.include({ files_count: 10, storage_bytes: 200 });
       expect((await call(server.api, '/files', { apiKey })).body.total).to.equal(10);
     });
 
@@ -51,7 +51,7 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
         fetch(`${server.api}/files`, {
           method: 'POST',
           headers: { 'x-api-key': apiKey, 'content-type': 'video/mp4' },
-          body: ReadableStream.from((async function* () { yield randomBytesOf(1250, i + 1); })()),
+          body: ReadableStream.from((async function* () { yield randomFileOf(1250, 'video/mp4', i + 1); })()),
           duplex: 'half',
         } as RequestInit);
       const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => chunked(i)));
@@ -65,15 +65,15 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
     it('refuses an upload whose Content-Length would cross the storage limit, and frees space on delete', async () => {
       const { apiKey } = await signUpWithKey(server, 'cross@example.com');
       await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { max_upload_size_bytes: 5000 } });
-      const first = await upload(server, apiKey, randomBytesOf(5000));
-      const second = await upload(server, apiKey, randomBytesOf(4000));
+      const first = await upload(server, apiKey, randomFileOf(5000));
+      const second = await upload(server, apiKey, randomFileOf(4000));
       expect([first.status, second.status]).to.deep.equal([201, 201]);
       expectError(await upload(server, apiKey, randomBytesOf(1001)), 403, 'STORAGE_LIMIT_REACHED');
-      expect((await upload(server, apiKey, randomBytesOf(1000))).status).to.equal(201);
+      expect((await upload(server, apiKey, randomFileOf(1000))).status).to.equal(201);
       expectError(await upload(server, apiKey, randomBytesOf(1)), 403, 'STORAGE_LIMIT_REACHED');
       expect((await call(server.api, `/files/${first.body.file.file_id}`, { method: 'DELETE', apiKey })).status).to.equal(204);
       expect((await call(server.api, '/usage', { apiKey })).body).to.include({ storage_bytes: 5000, files_count: 2 });
-      expect((await upload(server, apiKey, randomBytesOf(5000))).status).to.equal(201);
+      expect((await upload(server, apiKey, randomFileOf(5000))).status).to.equal(201);
     });
 
     it('caps max_upload_size_bytes at the plan ceiling: above it is 400', async () => {
@@ -138,7 +138,7 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
 
       const png = makePng();
       const a = (await upload(server, apiKey, png)).body.file;
-      const b = (await upload(server, apiKey, randomBytesOf(300), { contentType: 'video/mp4' })).body.file;
+      const b = (await upload(server, apiKey, randomFileOf(300, 'video/mp4'), { contentType: 'video/mp4' })).body.file;
       const view = await fetch(`${server.content}/m/${a.file_id}`);
       const etag = view.headers.get('etag')!;
       await view.arrayBuffer();

@@ -4,7 +4,8 @@ import { call, expectError, mailedToken, outbox, signUp, startTestServer, type T
 describe('HTTP: registration, confirmation, login and sessions', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    // A reuse interval of 0: a rotated refresh token presented again is theft at once (the interval has its own tests in test/security/jwt.test.ts).
+    server = await startTestServer({}, { refreshTokenReuseIntervalMs: 0 });
   });
   after(async () => {
     await server.stop();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { makePdf, makePng, randomBytesOf, sha256 } from '../support/bytes.js';
+import { makePdf, makePng, randomBytesOf, randomFileOf, sha256 } from '../support/bytes.js';
 import { checkResponse } from '../support/openapi-check.js';
 import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 
@@ -115,7 +115,7 @@ describe('HTTP: files and the content server', () => {
     expectError(await upload(server, apiKey, randomBytesOf(1024 * 1024 + 1)), 413, 'FILE_TOO_LARGE');
     // Chunked, no Content-Length: the limit is enforced while streaming.
     const chunks = async function* () {
-      for (let i = 0; i < 20; i++) yield randomBytesOf(64 * 1024, i + 1);
+      for (let i = 0; i < 20; i++) yield i === 0 ? randomFileOf(64 * 1024, 'video/mp4', 1) : randomBytesOf(64 * 1024, i + 1);
     };
     const streamed = await fetch(`${server.api}/files`, {
       method: 'POST',
@@ -126,7 +126,7 @@ describe('HTTP: files and the content server', () => {
     expect(streamed.status).to.equal(413);
     expect(((await streamed.json()) as any).code).to.equal('FILE_TOO_LARGE');
     expect((await call(server.api, '/files', { apiKey })).body.total).to.equal(before);
-    expect((await upload(server, apiKey, randomBytesOf(1024 * 1024))).status).to.equal(201);
+    expect((await upload(server, apiKey, randomFileOf(1024 * 1024))).status).to.equal(201);
   });
 
   it('refuses an empty body with 400 EMPTY_FILE and no credentials with 401', async () => {
@@ -156,7 +156,7 @@ describe('HTTP: files and the content server', () => {
     await new Promise((r) => setTimeout(r, 5));
     const b = (await upload(server, key, makePdf('x'), { contentType: 'application/pdf', name: 'invoice.pdf', query: '?isPublic=false' })).body.file;
     await new Promise((r) => setTimeout(r, 5));
-    const c = (await upload(server, key, randomBytesOf(5000), { contentType: 'video/mp4', name: 'clip.mp4' })).body.file;
+    const c = (await upload(server, key, randomFileOf(5000, 'video/mp4'), { contentType: 'video/mp4', name: 'clip.mp4' })).body.file;
     const ids = async (query: string) => (await call(server.api, `/files${query}`, { apiKey: key })).body.files.map((f: any) => f.file_id);
 
     expect(await ids('')).to.deep.equal([c.file_id, b.file_id, a.file_id]);
@@ -217,7 +217,7 @@ describe('HTTP: files and the content server', () => {
     expect(patched.status).to.equal(200);
     expect(patched.body.max_upload_size_bytes).to.equal(100);
     expectError(await upload(server, account.apiKey, randomBytesOf(101)), 413, 'FILE_TOO_LARGE');
-    expect((await upload(server, account.apiKey, randomBytesOf(100))).status).to.equal(201);
+    expect((await upload(server, account.apiKey, randomFileOf(100))).status).to.equal(201);
     expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 0 } }), 400, 'INVALID_SETTINGS');
     expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 'big' } }), 400, 'VALIDATION_FAILED');
     const reset = await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: null } });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { makePng, randomBytesOf, sha256 } from '../support/bytes.js';
+import { makePng, randomFileOf, sha256 } from '../support/bytes.js';
 import { FakeGcsServer } from '../support/fake-gcs-server.js';
 import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 
@@ -33,7 +33,7 @@ describe('HTTP walkthrough with BLOB_STORE_URL=gs://… (fake GCS)', () => {
 
   it('stores uploads as <prefix>/<account id>/<file id>, serves /m and /d whole and by range, and deletes the objects', async () => {
     const png = makePng();
-    const large = randomBytesOf(3 * 1024 * 1024 + 17, 5);
+    const large = randomFileOf(3 * 1024 * 1024 + 17, 'application/zip', 5);
     const first = await upload(server, apiKey, png, { name: 'pixel.png' });
     expect(first.status, JSON.stringify(first.body)).to.equal(201);
     const second = await upload(server, apiKey, large, { name: 'big.zip', contentType: 'application/zip' });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytesOf } from '../support/bytes.js';
+import { randomFileOf } from '../support/bytes.js';
 import { call, expectError, mailedToken } from '../support/http-harness.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from '../support/test-database.js';
@@ -69,7 +69,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
     const post = (server: ServerProcess, seed: number) =>
-      call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomBytesOf(100, seed) });
+      call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(100, 'image/png', seed) });
     // 5 of the plan's 15 files are taken first: 10 are left.
     for (let i = 0; i < 5; i++) expect((await post(servers[i % 2], 1000 + i)).status).to.equal(201);
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytesOf } from '../support/bytes.js';
+import { randomFileOf } from '../support/bytes.js';
 import { call, mailedToken } from '../support/http-harness.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
@@ -40,10 +40,10 @@ describe('the server as its own process (npm start)', function () {
     const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'secret1' } });
     const key = (await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
     // Warm up the upload path so lazily loaded code is counted in the baseline, not as growth.
-    expect((await call(server.api, '/files', { method: 'POST', apiKey: key, headers: { 'content-type': 'video/mp4' }, body: randomBytesOf(1024) })).status).to.equal(201);
+    expect((await call(server.api, '/files', { method: 'POST', apiKey: key, headers: { 'content-type': 'video/mp4' }, body: randomFileOf(1024, 'video/mp4') })).status).to.equal(201);
     const baseline = await server.memory();
 
-    const chunk = randomBytesOf(MiB, 7);
+    const chunk = randomFileOf(MiB, 'video/mp4', 7);
     const expected = createHash('sha256');
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {

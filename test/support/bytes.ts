@@ -76,3 +76,48 @@ export function randomBytesOf(size: number, seed = 1): Uint8Array {
 export function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
+
+/**
+ * The shortest leading bytes `file-type` recognises as each type (PNG: signature, IHDR chunk and
+ * the header of an IDAT chunk; MP4: an `ftyp` box of brand isom; …). Uploads of these types must
+ * start with them (CONTENT_TYPE_MISMATCH otherwise).
+ */
+const SIGNATURES: Record<string, Uint8Array> = {
+  'image/png': Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR', 'latin1'),
+    Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xde, 0, 0, 0, 0]), Buffer.from('IDAT', 'latin1'),
+  ]),
+  'image/jpeg': Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+  'image/gif': Buffer.from('GIF89a', 'latin1'),
+  'application/pdf': Buffer.from('%PDF-1.4\n', 'latin1'),
+  'video/mp4': Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2', 'latin1')]),
+  'application/zip': Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x61]),
+};
+
+/** A PNG shorter than the full signature above: signature and IHDR chunk header only (a file that ends inside IHDR is still PNG to file-type). */
+const SHORT_PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+
+/** Length of the smallest file {@link withSignature} can make of `contentType` (0: any size, no signature needed). */
+export function signatureLength(contentType: string): number {
+  return contentType === 'image/png' ? SHORT_PNG.byteLength : (SIGNATURES[contentType]?.byteLength ?? 0);
+}
+
+/**
+ * `bytes` with their start overwritten by `contentType`'s signature (same length, so sizes in
+ * quota tests stay exact); unchanged for types without one.
+ * @throws Error when `bytes` is shorter than the signature
+ */
+export function withSignature(contentType: string, bytes: Uint8Array): Uint8Array {
+  let signature = SIGNATURES[contentType];
+  if (!signature) return bytes;
+  if (contentType === 'image/png' && bytes.byteLength < signature.byteLength && bytes.byteLength >= SHORT_PNG.byteLength) signature = SHORT_PNG;
+  if (bytes.byteLength < signature.byteLength) throw new Error(`${contentType} needs at least ${signature.byteLength} bytes, not ${bytes.byteLength}`);
+  const out = Buffer.from(bytes);
+  out.set(signature, 0);
+  return out;
+}
+
+/** `size` pseudo-random bytes (see {@link randomBytesOf}) that start with `contentType`'s signature (default PNG). */
+export function randomFileOf(size: number, contentType = 'image/png', seed = 1): Uint8Array {
+  return withSignature(contentType, randomBytesOf(size, seed));
+}

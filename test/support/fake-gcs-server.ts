@@ -20,19 +20,23 @@ import { join } from 'node:path';
  * - `GET /storage/v1/b/{bucket}` (bucket metadata), `GET /storage/v1/b/{bucket}/o/{object}` (object
  *   metadata, or the bytes with `alt=media`, 206 for a `Range`), `GET /download/storage/v1/b/{bucket}/o/{object}?alt=media`
  * - `DELETE /storage/v1/b/{bucket}/o/{object}` (204, or 404)
+ * - `GET /storage/v1/b/{bucket}/o?prefix=…&maxResults=…&pageToken=…` (objects.list, names in
+ *   lexicographic order, `nextPageToken` when more remain)
  *
  * Object bytes go to temp files, so large objects cost no memory; metadata stays in memory.
  * Faults for tests: {@link FakeGcsServer.failNext} (N error answers, e.g. 503), {@link FakeGcsServer.failAlways}
  * and {@link FakeGcsServer.hang} (requests are read but never answered).
  * Not covered: authentication and IAM, ACLs, object versioning beyond `ifGenerationMatch`, other
  * preconditions, composite objects, customer-supplied keys, gzip transcoding, XML API, signed URLs,
- * listing, copy/rewrite, bucket operations other than get, request-rate limits.
+ * delimiters and versions in listings, copy/rewrite, bucket operations other than get, request-rate limits.
  */
 export class FakeGcsServer {
   /** Base URL to pass as `apiEndpoint`, e.g. `http://127.0.0.1:40123`. */
   url = '';
   /** Every request received, in order. */
   readonly requests: Array<{ method: string; path: string; query: Record<string, string>; headers: IncomingMessage['headers'] }> = [];
+  /** Most objects one objects.list answer holds, whatever `maxResults` asks (lower it to test paging). */
+  listPageLimit = 1000;
   /** Bytes of upload bodies received so far (all kinds), for backpressure checks. */
   bytesReceived = 0;
   private readonly server: Server;
@@ -105,6 +109,13 @@ export class FakeGcsServer {
     return object && resource(object, this.url);
   }
 
+  /** Test helper: sets an object's `timeCreated`/`updated` (what an age rule sees). */
+  setObjectTime(bucket: string, name: string, time: Date): void {
+    const object = this.objects.get(`${bucket}/${name}`);
+    if (!object) throw new Error(`No object ${bucket}/${name}.`);
+    object.created = new Date(time);
+  }
+
   /** Open resumable sessions (neither finished nor cancelled). */
   openSessions(): number {
     return this.sessions.size;
@@ -149,6 +160,19 @@ export class FakeGcsServer {
       const bucket = decodeURIComponent(match[1]);
       if (!this.buckets.has(bucket)) return sendError(response, 404, 'notFound', 'The specified bucket does not exist.');
       return sendJson(response, 200, { kind: 'storage#bucket', id: bucket, name: bucket, location: 'US', storageClass: 'STANDARD', metageneration: '1', timeCreated: new Date(0).toISOString() });
+    }
+    if ((match = path.match(/^\/storage\/v1\/b\/([^/]+)\/o$/)) && method === 'GET') {
+      const bucket = decodeURIComponent(match[1]);
+      if (!this.buckets.has(bucket)) return sendError(response, 404, 'notFound', 'The specified bucket does not exist.');
+      const prefix = query.prefix ?? '';
+      const pageSize = Math.max(1, Math.min(this.listPageLimit, Number(query.maxResults ?? 1000) || 1000));
+      const names = this.objectNames(bucket).filter((name) => name.startsWith(prefix) && (query.pageToken === undefined || name > query.pageToken));
+      const page = names.slice(0, pageSize);
+      return sendJson(response, 200, {
+        kind: 'storage#objects',
+        items: page.map((name) => resource(this.objects.get(`${bucket}/${name}`)!, this.url)),
+        ...(names.length > pageSize ? { nextPageToken: page[page.length - 1] } : {}),
+      });
     }
     if ((match = path.match(/^\/(storage|download\/storage)\/v1\/b\/([^/]+)\/o\/(.+)$/))) {
       const bucket = decodeURIComponent(match[2]);

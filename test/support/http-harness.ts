@@ -1,4 +1,4 @@
-import { expect } from 'chai';
+import { AssertionError, expect } from 'chai';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,39 @@ import { type Config, loadConfig } from '../../apps/server/config.js';
 import { type RunningHangar, startHangar } from '../../apps/server/start.js';
 import { checkResponse, registerService, unregisterService } from './openapi-check.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
+
+/** Rate limits high enough that no ordinary test meets them (spread under a test's own `env`). */
+export const RELAXED_RATE_LIMITS: Record<string, string> = {
+  RATE_LIMIT_LOGIN_FREE_FAILURES: '1000',
+  RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: '100000',
+  RATE_LIMIT_REGISTER_PER_HOUR: '100000',
+  RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR: '100000',
+  RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '100000',
+  RATE_LIMIT_UPLOADS_PER_MINUTE: '100000',
+};
+
+/**
+ * Statuses a test may provoke on purpose (fault injection: an edge provider down, a blob store
+ * unavailable, a full disk). Any other 5xx received through {@link call} fails the test at once:
+ * a 500 is a bug wherever it shows up.
+ */
+export const DELIBERATE_SERVER_ERRORS: ReadonlySet<number> = new Set([502, 503, 507]);
+
+/** Running test servers and how many of their logged internal errors were already reported. */
+const liveServers = new Map<TestServer, number>();
+
+// Root hook: a 500 that a test did not see through call() (a raw fetch, a stream) was still logged
+// by the server; it fails the run here, after the test that caused it.
+if (typeof afterEach === 'function') {
+  afterEach(function checkNoInternalErrors() {
+    for (const [server, reported] of liveServers) {
+      if (server.internalErrors.length > reported) {
+        liveServers.set(server, server.internalErrors.length);
+        throw new AssertionError(`the server logged ${server.internalErrors.length - reported} internal error(s) (500): ${JSON.stringify(server.internalErrors.slice(reported), (_, v) => (v instanceof Error ? v.stack : v)).slice(0, 1000)}`);
+      }
+    }
+  });
+}
 
 /** A composed Hangar on ephemeral ports over a temporary DATA_DIR, and helpers to talk to it with fetch. */
 export interface TestServer {
@@ -39,6 +72,9 @@ export async function startTestServer(env: Record<string, string> = {}, override
     PUBLIC_API_URL: 'http://api.hangar.test',
     PUBLIC_CONTENT_URL: 'http://cdn.hangar.test',
     ALLOWED_REDIRECT_URLS: 'https://app.example.com/welcome',
+    // Tests register, log in and upload far more often from 127.0.0.1 than a person would; the
+    // limits themselves are tested with their own values (test/security/rate-limits.test.ts).
+    ...RELAXED_RATE_LIMITS,
     ...env,
   });
   // Tests send several e-mails to one address within a minute; the limit itself has its own test.
@@ -46,19 +82,22 @@ export async function startTestServer(env: Record<string, string> = {}, override
   const internalErrors: unknown[] = [];
   const running = await startHangar(config, { logError: (entry) => internalErrors.push(entry) });
   await registerService(running.apiAddress, running.contentAddress);
-  return {
+  const server: TestServer = {
     running,
     dataDir,
     api: running.apiAddress,
     content: running.contentAddress,
     internalErrors,
     stop: async () => {
+      liveServers.delete(server);
       unregisterService(running.apiAddress, running.contentAddress);
       await running.close(1000);
       await database?.drop();
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
+  liveServers.set(server, 0);
+  return server;
 }
 
 /** fetch + JSON: returns status, headers and the parsed body (undefined when empty). */
@@ -78,6 +117,9 @@ export async function call(
   const method = init.method ?? 'GET';
   const response = await fetch(base + pathname, { method, headers, body, redirect: init.redirect ?? 'manual' });
   const text = await response.text();
+  if (response.status >= 500 && !DELIBERATE_SERVER_ERRORS.has(response.status)) {
+    throw new AssertionError(`${method} ${pathname} answered ${response.status}: a server error is a bug. ${text.slice(0, 500)}`);
+  }
   let parsed: unknown = undefined;
   if (text !== '') {
     try {

@@ -6,14 +6,19 @@ import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
+import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
+import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
+import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
 import { MemoryMailer } from '../../adapters/mail/memory-mailer.js';
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { createMemoryRepositories } from '../../adapters/persistence/memory/index.js';
 import {
   type BlobStore,
+  type BlobEntry,
   type ByteRange,
   createHangar,
   DEFAULT_ALLOWED_CONTENT_TYPES,
+  mediaTypeOf,
   DomainError,
   type ErrorCode,
   type Hangar,
@@ -25,6 +30,7 @@ import {
   type Usage,
 } from '../../core/index.js';
 import { FixedClock } from './fixed-clock.js';
+import { signatureLength, withSignature } from './bytes.js';
 
 /** Where every test's clock starts: a whole second, so `expires_at` arithmetic is exact. */
 export const START = new Date('2025-03-01T12:00:00.000Z');
@@ -76,8 +82,20 @@ export class RecordingBlobStore implements BlobStore {
     return this.inner.delete(key);
   }
 
+  deleteUnder(parent: string): Promise<void> {
+    return this.inner.deleteUnder(parent);
+  }
+
   ping(): Promise<void> {
     return this.inner.ping();
+  }
+
+  list(): AsyncIterable<BlobEntry> {
+    return this.inner.list();
+  }
+
+  stat(key: string): Promise<BlobEntry | undefined> {
+    return this.inner.stat(key);
   }
 
   /** Keys written at some point that still hold a blob. */
@@ -119,6 +137,9 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     digest: new NodeSecretDigest(),
     clock,
     probes: [repos.probe, { name: 'blobs', check: () => blobs.ping() }],
+    sniffer: new FileTypeContentSniffer(),
+    rateLimiter: FlexibleRateLimiter.memory(),
+    images: new SharpImageTransformer(),
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */
@@ -145,7 +166,11 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     return { userId: confirmed.userId, email: email.trim().toLowerCase(), password, session: confirmed.session };
   }
 
-  /** Uploads `size` bytes (or `body`) for `userId`; defaults: text/plain, no name, public. */
+  /**
+   * Uploads `size` bytes (or `body`) for `userId`; defaults: text/plain, no name, public. Generated
+   * bytes ({@link pattern}) of a type with a signature (PNG, PDF, MP4…) start with that signature,
+   * as the upload requires (CONTENT_TYPE_MISMATCH otherwise).
+   */
   function upload(userId: string, input: { size?: number; body?: AsyncIterable<Uint8Array>; contentType?: string; fileName?: string; isPublic?: boolean; contentLength?: number } = {}) {
     return hangar.uploadFile.execute({
       userId,
@@ -153,7 +178,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
       fileName: input.fileName,
       isPublic: input.isPublic,
       contentLength: input.contentLength,
-      body: input.body ?? bytes(input.size ?? 16),
+      body: input.body ?? signedBytes(mediaTypeOf(input.contentType) ?? 'text/plain', input.size ?? 16),
     });
   }
 
@@ -188,6 +213,24 @@ export function pattern(n: number, offset = 0): Uint8Array {
 /** An async-iterable body of `n` bytes (see {@link pattern}) in chunks of `chunkSize`. */
 export async function* bytes(n: number, chunkSize = 100): AsyncIterable<Uint8Array> {
   for (let at = 0; at < n; at += chunkSize) yield pattern(Math.min(chunkSize, n - at), at);
+}
+
+/** {@link bytes} of `n` bytes whose start is `contentType`'s signature (see bytes.ts), when it has one and `n` leaves room for it. */
+export async function* signedBytes(contentType: string, n: number): AsyncIterable<Uint8Array> {
+  const length = signatureLength(contentType);
+  if (length === 0 || n < length) return yield* bytes(n);
+  const first = withSignature(contentType, pattern(Math.min(n, Math.max(100, length))));
+  yield first;
+  if (n > first.byteLength) yield* shifted(n - first.byteLength, first.byteLength);
+}
+
+async function* shifted(n: number, offset: number, chunkSize = 100): AsyncIterable<Uint8Array> {
+  for (let at = 0; at < n; at += chunkSize) yield pattern(Math.min(chunkSize, n - at), offset + at);
+}
+
+/** The bytes {@link signedBytes} yields: {@link pattern} with `contentType`'s signature at the start. */
+export function signedPattern(contentType: string, n: number): Uint8Array {
+  return n < signatureLength(contentType) ? pattern(n) : withSignature(contentType, pattern(n));
 }
 
 /** An async-iterable body yielding `data` once. */

@@ -49,6 +49,16 @@ export class MemoryFileRepository implements FileRepository {
     return totals ? { ...totals } : { storageBytes: 0, filesCount: 0 };
   }
 
+  async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {
+    const after = options.afterId;
+    return [...this.db.files.values()]
+      .map((row) => row.file)
+      .filter((file) => after === undefined || file.id > after)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, options.limit)
+      .map(copyFile);
+  }
+
   async findByFileId(fileId: string): Promise<StoredFile | undefined> {
     const id = this.db.fileRecordIdByFileId.get(fileId);
     const row = id === undefined ? undefined : this.db.files.get(id);

@@ -37,7 +37,7 @@ export class MemorySessionRepository implements SessionRepository {
     const token = this.db.refreshTokens.get(options.tokenHash);
     const session = token && this.db.sessions.get(token.sessionId);
     if (!token || !session || session.revokedAt !== null) return { kind: 'invalid' };
-    if (token.rotatedAt !== null) return { kind: 'reused', session: copySession(session) };
+    if (token.rotatedAt !== null) return { kind: 'reused', session: copySession(session), rotatedAt: copyDate(token.rotatedAt) };
     if (this.db.refreshTokens.has(options.next.tokenHash)) throw new Error('A refresh token with this hash already exists.');
     token.rotatedAt = copyDate(options.now);
     this.db.refreshTokens.set(options.next.tokenHash, copyRefreshToken({ ...options.next, sessionId: session.id }));

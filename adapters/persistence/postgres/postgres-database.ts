@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { withUnavailableErrors } from '../sql/database-unavailable.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
@@ -38,6 +39,8 @@ export interface PostgresDatabaseOptions {
 /** An open, migrated Postgres database. */
 export interface PostgresDatabase {
   db: Kysely<HangarDatabase>;
+  /** The pool under `db`, for stores that need node-postgres itself (the rate limiter's counters). */
+  pool: pg.Pool;
   /** Ends every pooled connection; queries in flight finish first. */
   close(): Promise<void>;
 }
@@ -131,7 +134,13 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
   });
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
-  const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool }) });
+  // pg-pool listens for errors only on idle clients: a connection lost while checked out (between
+  // two statements of a transaction, say) would be an uncaught 'error' event and end the process.
+  // With this listener the client's next query fails instead (503 DATABASE_UNAVAILABLE) and the
+  // pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  // Outages (server down or unreachable, pool timeouts, shutdowns) answer 503 DATABASE_UNAVAILABLE.
+  const db = new Kysely<HangarDatabase>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) });
   try {
     if (!(await hasSearchIndex(db))) {
       options.onWarning?.(
@@ -143,7 +152,7 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     await db.destroy();
     throw error;
   }
-  return { db, close: () => db.destroy() };
+  return { db, pool, close: () => db.destroy() };
 }
 
 /** Whether the current schema's `files` has the trigram index of migration 0003 (see migrations.ts). */

@@ -113,6 +113,13 @@ export class SqlFileRepository implements FileRepository {
     return totalsOf(this.db, userId);
   }
 
+  async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {
+    let query = this.db.selectFrom('files').selectAll();
+    if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
+    const rows = await query.orderBy('id', 'asc').limit(options.limit).execute();
+    return rows.map(toStoredFile);
+  }
+
   async findByFileId(fileId: string): Promise<StoredFile | undefined> {
     const row = await this.byFileId.first(this.db, fileId);
     return row && toStoredFile(row);

@@ -90,7 +90,7 @@ export class SqlSessionRepository implements SessionRepository {
         .where('refresh_tokens.token_hash', '=', options.tokenHash)
         .executeTakeFirst();
       if (!found || found.revoked_at !== null || found.rotated_at === null) return { kind: 'invalid' };
-      return { kind: 'reused', session: toSession(found) };
+      return { kind: 'reused', session: toSession(found), rotatedAt: toDate(found.rotated_at) };
     });
   }
 

@@ -2,6 +2,8 @@ import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
+  CompiledQuery,
+  type QueryResult,
   type DatabaseConnection,
   type Driver,
   Kysely,
@@ -10,6 +12,7 @@ import {
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement as KyselySqliteStatement,
 } from 'kysely';
+import { withUnavailableErrors } from '../sql/database-unavailable.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
@@ -26,12 +29,20 @@ export interface SqliteDatabase {
   close(): Promise<void>;
 }
 
-/** How long a statement waits for another process's write lock before failing with SQLITE_BUSY, in ms. */
+/**
+ * How long a statement waits for another process's write lock before failing with SQLITE_BUSY
+ * (then 503 DATABASE_UNAVAILABLE), in ms. SQLite's own busy handler waits synchronously, on the
+ * event loop, so it is used only while migrating; afterwards the driver waits asynchronously
+ * (see {@link BusyWaitingConnection}).
+ */
 const BUSY_TIMEOUT_MS = 5000;
+/** Longest pause between two attempts to get past another process's lock, in ms. */
+const BUSY_RETRY_MAX_DELAY_MS = 50;
 
 /**
  * Opens (creating if needed) the SQLite database at `options.path` and brings its schema to the
- * latest migration. Pragmas: `busy_timeout=5000` (ms), `journal_mode=WAL` (readers and one writer
+ * latest migration. Pragmas: `busy_timeout=5000` (ms) while migrating, then 0 with the driver
+ * waiting asynchronously for the same 5 s (BusyWaitingConnection), `journal_mode=WAL` (readers and one writer
  * at once, across processes), `foreign_keys=ON` (children go with their user). Migrations run
  * inside `BEGIN IMMEDIATE`, so processes starting together take turns and a failed migration
  * leaves the schema untouched.
@@ -48,7 +59,9 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   const database = new BetterSqlite3(options.path, { timeout: BUSY_TIMEOUT_MS });
   const writes = { happened: false };
   const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
-  const db = new Kysely<HangarDatabase>({ dialect: new GroupCommitSqliteDialect({ database: preparedStatementCache(database, writes), writes, wal }) });
+  // Outages (SQLITE_BUSY past busy_timeout, I/O errors, a full disk) answer 503 DATABASE_UNAVAILABLE.
+  const inTransaction = () => database.inTransaction;
+  const db = new Kysely<HangarDatabase>({ dialect: withUnavailableErrors(new GroupCommitSqliteDialect({ database: preparedStatementCache(database, writes), writes, wal, inTransaction })) });
   try {
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     database.pragma('journal_mode = WAL');
@@ -68,6 +81,8 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       throw error;
     }
     if (wal) database.pragma('synchronous = NORMAL');
+    // From here on the driver waits for other processes' locks itself, off the event loop.
+    database.pragma('busy_timeout = 0');
   } catch (error) {
     await db.destroy();
     await wal?.close();
@@ -103,6 +118,8 @@ interface GroupCommitOptions {
   writes: { happened: boolean };
   /** Flushes the WAL file; absent for an in-memory database. */
   wal?: WalFlusher;
+  /** Whether the connection is inside a transaction (better-sqlite3's `inTransaction`). */
+  inTransaction: () => boolean;
 }
 
 /**
@@ -129,13 +146,53 @@ class GroupCommitSqliteDriver extends SqliteDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     this.options.writes.happened = false;
-    return connection;
+    return new BusyWaitingConnection(connection, this.options.inTransaction);
+  }
+
+  /**
+   * `BEGIN IMMEDIATE` rather than Kysely's deferred `BEGIN`: the write lock is taken (and waited
+   * for) at the start, where waiting is safe, instead of at the first write, where another
+   * process's commit would fail the transaction with SQLITE_BUSY_SNAPSHOT. Every transaction here writes.
+   */
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   override async releaseConnection(): Promise<void> {
     const wrote = this.options.writes.happened;
     await super.releaseConnection();
     if (wrote && this.options.wal) await this.options.wal.flush();
+  }
+}
+
+/**
+ * The connection, waiting asynchronously for other processes' locks: a statement outside a
+ * transaction (including `BEGIN IMMEDIATE`) that fails with SQLITE_BUSY changed nothing, so it is
+ * tried again after 1, 2, 4… (at most 50) ms, for up to BUSY_TIMEOUT_MS; then the SQLITE_BUSY goes
+ * out (503 DATABASE_UNAVAILABLE). Meanwhile the event loop runs: requests that need no database
+ * are answered, streams go on; those that need it wait for the connection, as they would anyway.
+ */
+class BusyWaitingConnection implements DatabaseConnection {
+  constructor(
+    private readonly inner: DatabaseConnection,
+    private readonly inTransaction: () => boolean,
+  ) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    for (let delay = 1; ; delay = Math.min(delay * 2, BUSY_RETRY_MAX_DELAY_MS)) {
+      try {
+        return await this.inner.executeQuery<R>(compiledQuery);
+      } catch (error) {
+        const busy = typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+        if (!busy || this.inTransaction() || Date.now() + delay > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(compiledQuery, chunkSize);
   }
 }
 

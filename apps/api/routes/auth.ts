@@ -4,7 +4,7 @@ import { isDomainError } from '../../../core/shared/errors.js';
 import { defineRoute, HTML, type Route } from '../../http/route.js';
 import { confirmedPage, invalidLinkPage, resetPasswordPage } from '../pages.js';
 import { sessionJson, userJson } from '../presenters.js';
-import { errors, MessageBody, SessionBody, UserBody } from '../schemas.js';
+import { ErrorBody, errors, MessageBody, SessionBody, UserBody } from '../schemas.js';
 
 const Email = Type.String({ maxLength: 320 });
 const Password = Type.String({ maxLength: 4096 });
@@ -18,9 +18,9 @@ export function authRoutes(hangar: Hangar): Route[] {
       method: 'POST', path: '/auth/register', operationId: 'register', tag: 'auth', auth: 'none',
       summary: 'Create an account and mail a confirmation link',
       body: Type.Object({ email: Email, password: Password, redirect_to: Type.Optional(RedirectTo) }),
-      responses: { 201: Type.Object({ message: Type.String(), user: UserBody }), ...errors(400) },
+      responses: { 201: Type.Object({ message: Type.String(), user: UserBody }), ...errors(400, 429) },
       handler: async ({ ctx, body }) => {
-        const result = await hangar.registerAccount.execute({ email: body.email, password: body.password, redirectTo: body.redirect_to });
+        const result = await hangar.registerAccount.execute({ email: body.email, password: body.password, redirectTo: body.redirect_to, client: ctx.state.client });
         ctx.status = 201;
         ctx.body = { message: result.message, user: userJson(result.user) };
       },
@@ -29,14 +29,16 @@ export function authRoutes(hangar: Hangar): Route[] {
       method: 'GET', path: '/auth/confirm', operationId: 'confirmEmail', tag: 'auth', auth: 'none',
       summary: 'Confirm the e-mail address from the mailed link; 302 to redirect_to, signed in (tokens in the URL fragment)',
       query: Type.Object({ token: Type.String() }),
-      responses: { 302: null, 400: HTML },
+      // 400: the small page for an unknown, used or expired link; the JSON error for a request without a token.
+      responses: { 302: null, 400: { alternatives: { 'text/html': Type.String(), 'application/json': ErrorBody } } },
       handler: async ({ ctx, query }) => {
         try {
           const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token });
           // Tokens travel in the fragment, which browsers never send to servers (as GoTrue does).
           const fragment = new URLSearchParams({ ...stringify(sessionJson(session)), type: 'signup' }).toString();
           ctx.set('Cache-Control', 'no-store');
-          ctx.redirect(`${redirectTo ?? '/auth/confirmed'}#${fragment}`);
+          // Without redirect_to the user lands signed in on the dashboard (spec 5.2), served at /.
+          ctx.redirect(`${redirectTo ?? '/'}#${fragment}`);
           // Koa writes "Redirecting to <url>" as the body: the tokens belong in Location only.
           ctx.body = '';
         } catch (error) {
@@ -47,7 +49,7 @@ export function authRoutes(hangar: Hangar): Route[] {
     }),
     defineRoute({
       method: 'GET', path: '/auth/confirmed', operationId: 'confirmedPage', tag: 'auth', auth: 'none',
-      summary: 'Page shown after confirmation when no redirect_to was given',
+      summary: 'A plain “address confirmed” page (confirmation without redirect_to lands on the dashboard at / instead)',
       responses: { 200: HTML },
       handler: async ({ ctx }) => confirmedPage(ctx),
     }),
@@ -55,9 +57,9 @@ export function authRoutes(hangar: Hangar): Route[] {
       method: 'POST', path: '/auth/login', operationId: 'login', tag: 'auth', auth: 'none',
       summary: 'Log in with e-mail and password',
       body: Type.Object({ email: Email, password: Password }),
-      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403) },
+      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403, 429) },
       handler: async ({ ctx, body }) => {
-        const { user, session } = await hangar.logIn.execute(body);
+        const { user, session } = await hangar.logIn.execute({ email: body.email, password: body.password, client: ctx.state.client });
         ctx.body = { user: userJson(user, true), session: sessionJson(session) };
       },
     }),
@@ -83,9 +85,9 @@ export function authRoutes(hangar: Hangar): Route[] {
       method: 'POST', path: '/auth/forgot-password', operationId: 'forgotPassword', tag: 'auth', auth: 'none',
       summary: 'Mail a password reset link (same answer whether the account exists or not)',
       body: Type.Object({ email: Email, redirect_to: Type.Optional(RedirectTo) }),
-      responses: { 200: MessageBody, ...errors(400) },
+      responses: { 200: MessageBody, ...errors(400, 429) },
       handler: async ({ ctx, body }) => {
-        await hangar.requestPasswordReset.execute({ email: body.email, redirectTo: body.redirect_to });
+        await hangar.requestPasswordReset.execute({ email: body.email, redirectTo: body.redirect_to, client: ctx.state.client });
         ctx.body = { message: 'If an account exists for this address, we sent it a link to reset the password.' };
       },
     }),

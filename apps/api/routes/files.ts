@@ -21,7 +21,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
         'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name; `%XX` escapes are decoded as UTF-8; at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
       }),
       body: 'binary',
-      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 413, 503) },
+      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 413, 429, 503, 507) },
       handler: async ({ ctx, query, principal }) => {
         const abort = new AbortController();
         const onClose = () => {
@@ -37,6 +37,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
             isPublic: query.isPublic,
             body: ctx.req,
             signal: abort.signal,
+            credentialId: principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId,
           });
           ctx.status = 201;
           ctx.state.fileId = view.file.fileId;

@@ -1,0 +1,117 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, isSignedIn, onAuthChange, restoreSession, sessionFromFragment, signOut, startSession } from './api.js';
+import { useLoad } from './components.js';
+import { navigate, useRoute } from './router.js';
+import { ActivityScreen } from './screens/activity.js';
+import { ForgotPassword, Register, ResetPassword, SignIn } from './screens/auth.js';
+import { FilesScreen } from './screens/files.js';
+import { KeysScreen } from './screens/keys.js';
+import { SettingsScreen } from './screens/settings.js';
+import { planState, UsageScreen } from './screens/usage.js';
+import type { Profile } from './types.js';
+
+const SCREENS = [
+  { path: '/files', label: 'Files', render: () => <FilesScreen /> },
+  { path: '/keys', label: 'API keys', render: () => <KeysScreen /> },
+  { path: '/settings', label: 'Settings', render: () => <SettingsScreen /> },
+  { path: '/usage', label: 'Usage', render: () => <UsageScreen /> },
+  { path: '/activity', label: 'Activity', render: () => <ActivityScreen /> },
+];
+
+/**
+ * The dashboard: lands signed in from the confirmation link (session in the fragment), else
+ * restores the session from the stored refresh token, then shows the screens or the sign-in forms.
+ */
+export function App() {
+  const [ready, setReady] = useState(false);
+  const [signedIn, setSignedIn] = useState(isSignedIn());
+  const [notice, setNotice] = useState<string>();
+  const route = useRoute();
+
+  useEffect(() => {
+    const off = onAuthChange(setSignedIn);
+    const fromLink = location.hash.includes('access_token=') ? sessionFromFragment(location.hash) : undefined;
+    if (fromLink) {
+      // The confirmation link's tokens: adopt them and wipe them from the address bar and history.
+      startSession(fromLink);
+      navigate('/files', true);
+      setReady(true);
+    } else {
+      restoreSession().finally(() => setReady(true));
+    }
+    return off;
+  }, []);
+
+  if (!ready) return <p class="loading" role="status">Loading…</p>;
+
+  if (!signedIn) {
+    switch (route.path) {
+      case '/register':
+        return <Register />;
+      case '/forgot':
+        return <ForgotPassword />;
+      case '/reset':
+        return <ResetPassword token={route.params.get('token') ?? ''} />;
+      default:
+        return <SignIn notice={notice} />;
+    }
+  }
+  return (
+    <Shell
+      path={route.path}
+      onSignOut={async () => {
+        await signOut();
+        setNotice('You are signed out.');
+        navigate('/signin', true);
+      }}
+    />
+  );
+}
+
+function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
+  const screen = SCREENS.find((s) => s.path === path);
+  const profile = useLoad(() => api<Profile>('/profile'), []);
+  useEffect(() => {
+    if (!screen) navigate('/files', true);
+  }, [screen]);
+  // Move focus to the new screen's heading, so keyboard and screen reader users start there.
+  useEffect(() => {
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (heading && document.activeElement?.closest('nav.main-nav')) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  }, [path]);
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="brand" href="#/files">
+          Hangar
+        </a>
+        <nav class="main-nav" aria-label="Dashboard">
+          {SCREENS.map((s) => (
+            <a key={s.path} href={`#${s.path}`} aria-current={s.path === path ? 'page' : undefined}>
+              {s.label}
+            </a>
+          ))}
+        </nav>
+        <div class="account">
+          {profile.data && (
+            <span class="muted small account-line" title={profile.data.user.email}>
+              {profile.data.user.email} · {planState(profile.data)}
+            </span>
+          )}
+          <button type="button" class="secondary small" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {screen?.render()}
+      </main>
+    </>
+  );
+}

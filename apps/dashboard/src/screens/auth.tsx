@@ -1,0 +1,211 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError, publicApi, signIn } from '../api.js';
+import { messageOf, Notice } from '../components.js';
+import { navigate } from '../router.js';
+
+/** Minimum password length (spec 4.2). */
+const MIN_PASSWORD = 6;
+
+function AuthCard({ title, children, footer }: { title: string; children: ComponentChildren; footer?: ComponentChildren }) {
+  return (
+    <main class="auth" id="main">
+      <div class="auth-card">
+        <p class="brand">Hangar</p>
+        <h1>{title}</h1>
+        {children}
+        {footer && <p class="auth-footer">{footer}</p>}
+      </div>
+    </main>
+  );
+}
+
+function formValues(event: Event): Record<string, string> {
+  event.preventDefault();
+  return Object.fromEntries([...new FormData(event.currentTarget as HTMLFormElement)].map(([k, v]) => [k, String(v)]));
+}
+
+/** Sign-in form (POST /auth/login); an unconfirmed address gets a hint to check the e-mail. */
+export function SignIn({ notice }: { notice?: string }) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    const { email, password } = formValues(event);
+    setBusy(true);
+    setError(undefined);
+    try {
+      await signIn(email.trim(), password);
+      navigate('/files', true);
+    } catch (failure) {
+      setError(
+        failure instanceof ApiError && failure.code === 'EMAIL_NOT_VERIFIED'
+          ? 'Confirm your e-mail address first: open the link we sent you, then sign in.'
+          : failure instanceof ApiError && failure.code === 'INVALID_CREDENTIALS'
+            ? 'Wrong e-mail address or password.'
+            : messageOf(failure),
+      );
+      setBusy(false);
+    }
+  };
+  return (
+    <AuthCard
+      title="Sign in"
+      footer={
+        <>
+          No account yet? <a href="#/register">Create one</a> · <a href="#/forgot">Forgot your password?</a>
+        </>
+      }
+    >
+      {notice && <Notice kind="success">{notice}</Notice>}
+      <form onSubmit={submit} class="stack">
+        <label>
+          E-mail address
+          <input name="email" type="email" autocomplete="email" required />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        {error && <Notice kind="error">{error}</Notice>}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}
+
+/**
+ * Registration (POST /auth/register) with `redirect_to` pointing back here, so the confirmation
+ * link lands signed in on the dashboard. Then the "check your e-mail" screen.
+ */
+export function Register() {
+  const [error, setError] = useState<string>();
+  const [sentTo, setSentTo] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    const { email, password, confirm } = formValues(event);
+    if (password.length < MIN_PASSWORD) return setError(`The password needs at least ${MIN_PASSWORD} characters.`);
+    if (password !== confirm) return setError('The two passwords differ.');
+    setBusy(true);
+    setError(undefined);
+    const body = { email: email.trim(), password, redirect_to: `${location.origin}/` };
+    try {
+      await publicApi('/auth/register', { method: 'POST', json: body }).catch((failure: unknown) => {
+        // Served under a name the server does not list in ALLOWED_REDIRECT_URLS: register without
+        // it (the link then lands on the dashboard at PUBLIC_API_URL).
+        if (failure instanceof ApiError && failure.code === 'INVALID_REDIRECT_URL') {
+          return publicApi('/auth/register', { method: 'POST', json: { email: body.email, password } });
+        }
+        throw failure;
+      });
+      setSentTo(body.email);
+    } catch (failure) {
+      setError(messageOf(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (sentTo) {
+    return (
+      <AuthCard title="Check your e-mail" footer={<a href="#/signin">Back to sign in</a>}>
+        <p>
+          We sent a confirmation link to <strong>{sentTo}</strong>. Open it to confirm your address: it signs you in here.
+        </p>
+        <p class="muted">Nothing arrived after a few minutes? Check the spam folder, or register again to get a new link.</p>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title="Create an account" footer={<>Already registered? <a href="#/signin">Sign in</a></>}>
+      <form onSubmit={submit} class="stack">
+        <label>
+          E-mail address
+          <input name="email" type="email" autocomplete="email" required />
+        </label>
+        <label>
+          Password <span class="muted">(at least {MIN_PASSWORD} characters)</span>
+          <input name="password" type="password" autocomplete="new-password" minLength={MIN_PASSWORD} required />
+        </label>
+        <label>
+          Password again
+          <input name="confirm" type="password" autocomplete="new-password" minLength={MIN_PASSWORD} required />
+        </label>
+        {error && <Notice kind="error">{error}</Notice>}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Creating…' : 'Create account'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}
+
+/** Forgot password (POST /auth/forgot-password): the same answer whether the account exists or not. */
+export function ForgotPassword() {
+  const [error, setError] = useState<string>();
+  const [done, setDone] = useState<string>();
+  const submit = async (event: Event) => {
+    const { email } = formValues(event);
+    try {
+      const result = await publicApi<{ message: string }>('/auth/forgot-password', { method: 'POST', json: { email: email.trim() } });
+      setDone(result.message);
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  };
+  return (
+    <AuthCard title="Reset your password" footer={<a href="#/signin">Back to sign in</a>}>
+      {done ? (
+        <Notice kind="success">{done}</Notice>
+      ) : (
+        <form onSubmit={submit} class="stack">
+          <label>
+            E-mail address
+            <input name="email" type="email" autocomplete="email" required />
+          </label>
+          {error && <Notice kind="error">{error}</Notice>}
+          <button type="submit">Send reset link</button>
+        </form>
+      )}
+      <p class="muted">
+        Have a reset token? <a href="#/reset">Set a new password</a>.
+      </p>
+    </AuthCard>
+  );
+}
+
+/** Sets a new password with the token from the reset link (POST /auth/reset-password). */
+export function ResetPassword({ token }: { token: string }) {
+  const [error, setError] = useState<string>();
+  const [done, setDone] = useState<string>();
+  const submit = async (event: Event) => {
+    const values = formValues(event);
+    if (values.password.length < MIN_PASSWORD) return setError(`The password needs at least ${MIN_PASSWORD} characters.`);
+    try {
+      const result = await publicApi<{ message: string }>('/auth/reset-password', { method: 'POST', json: { token: values.token.trim(), password: values.password } });
+      setDone(result.message);
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  };
+  return (
+    <AuthCard title="Choose a new password" footer={<a href="#/signin">Back to sign in</a>}>
+      {done ? (
+        <Notice kind="success">{done}</Notice>
+      ) : (
+        <form onSubmit={submit} class="stack">
+          <label>
+            Token from the e-mail
+            <input name="token" required value={token} autocomplete="off" />
+          </label>
+          <label>
+            New password
+            <input name="password" type="password" autocomplete="new-password" minLength={MIN_PASSWORD} required />
+          </label>
+          {error && <Notice kind="error">{error}</Notice>}
+          <button type="submit">Set password</button>
+        </form>
+      )}
+    </AuthCard>
+  );
+}

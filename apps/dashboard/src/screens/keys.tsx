@@ -1,0 +1,171 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { ConfirmDialog, CopyButton, messageOf, Notice, Pager, useLoad } from '../components.js';
+import { formatDateTime, formatRelative } from '../format.js';
+import type { ApiKey } from '../types.js';
+
+const PAGE_SIZE = 20;
+
+/**
+ * A ShareX custom uploader (`.sxcu`, ShareX 13+) for `key`: the raw file as the body of
+ * POST {base}/files, its name in x-file-name, the view address from the answer.
+ */
+export function sharexConfig(base: string, key: string): string {
+  return JSON.stringify(
+    {
+      Version: '15.0.0',
+      Name: `Hangar (${new URL(base).host})`,
+      DestinationType: 'ImageUploader, TextUploader, FileUploader',
+      RequestMethod: 'POST',
+      RequestURL: `${base}/files`,
+      Headers: { 'X-Api-Key': key, 'x-file-name': '{filename}' },
+      Body: 'Binary',
+      URL: '{json:file.public_url}',
+      ErrorMessage: '{json:message}',
+    },
+    null,
+    2,
+  );
+}
+
+/** A curl command uploading `photo.png` with `key`. */
+export function curlCommand(base: string, key: string): string {
+  return `curl -X POST '${base}/files' -H 'X-Api-Key: ${key}' -H 'Content-Type: image/png' -H 'x-file-name: photo.png' --data-binary @photo.png`;
+}
+
+function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: () => void }) {
+  const base = location.origin;
+  const [href, setHref] = useState<string>();
+  useEffect(() => {
+    const url = URL.createObjectURL(new Blob([sharexConfig(base, apiKey.key)], { type: 'application/json' }));
+    setHref(url);
+    return () => URL.revokeObjectURL(url);
+  }, [apiKey.key]);
+  const curl = curlCommand(base, apiKey.key);
+  return (
+    <div class="card new-key" aria-labelledby="new-key-title">
+      <h2 id="new-key-title">Your new key “{apiKey.name}”</h2>
+      <Notice kind="warning">Copy it now: it is shown only once. Anyone with this key can upload and delete your files.</Notice>
+      <div class="secret">
+        <code data-testid="new-key">{apiKey.key}</code>
+        <CopyButton text={apiKey.key} label="Copy key" />
+      </div>
+      <h3>Upload with curl</h3>
+      <div class="secret">
+        <code class="wrap">{curl}</code>
+        <CopyButton text={curl} label="Copy command" />
+      </div>
+      <h3>ShareX</h3>
+      <p>
+        {href && (
+          <a class="button secondary" href={href} download={`hangar-${apiKey.name.replace(/[^\w.-]+/g, '-') || 'key'}.sxcu`}>
+            Download ShareX configuration (.sxcu)
+          </a>
+        )}{' '}
+        <span class="muted small">Open the file with ShareX to add Hangar as a custom uploader.</span>
+      </p>
+      <button type="button" class="secondary" onClick={onDone}>
+        I have saved the key
+      </button>
+    </div>
+  );
+}
+
+/** API keys: create (shown once, with curl and ShareX), list with prefix and last use, revoke. */
+export function KeysScreen() {
+  const [page, setPage] = useState(1);
+  const [created, setCreated] = useState<ApiKey & { key: string }>();
+  const [error, setError] = useState<string>();
+  const [revoking, setRevoking] = useState<ApiKey>();
+  const [news, setNews] = useState<string>();
+  const list = useLoad(() => api<{ api_keys: ApiKey[]; total: number }>('/auth/api-keys', { query: { page, limit: PAGE_SIZE } }), [page]);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const name = String(new FormData(form).get('name') ?? '').trim();
+    setError(undefined);
+    try {
+      const key = await api<ApiKey & { key: string }>('/auth/api-keys', { method: 'POST', json: name ? { name } : {} });
+      setCreated(key);
+      setNews(undefined);
+      form.reset();
+      list.reload();
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  };
+
+  return (
+    <section aria-labelledby="keys-title">
+      <h1 id="keys-title">API keys</h1>
+      <p class="muted">Keys let scripts and tools (curl, ShareX) upload and manage files without your password.</p>
+      {created ? (
+        <NewKey apiKey={created} onDone={() => setCreated(undefined)} />
+      ) : (
+        <form class="card inline-form" onSubmit={create}>
+          <label class="grow">
+            Name
+            <input name="name" maxLength={100} placeholder="e.g. laptop, ShareX" required />
+          </label>
+          <button type="submit">Create key</button>
+        </form>
+      )}
+      {error && <Notice kind="error">{error}</Notice>}
+      {news && <Notice kind="success">{news}</Notice>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.data && list.data.api_keys.length === 0 && <p class="empty">No keys yet.</p>}
+      {list.data && list.data.api_keys.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col"><span class="offscreen">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.api_keys.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name || <span class="muted">(no name)</span>}</td>
+                  <td>
+                    <code>{key.key_prefix}…</code>
+                  </td>
+                  <td title={formatDateTime(key.created_at)}>{formatRelative(key.created_at)}</td>
+                  <td title={formatDateTime(key.last_used_at)}>{key.last_used_at ? formatRelative(key.last_used_at) : 'never'}</td>
+                  <td>
+                    <button type="button" class="danger small" onClick={() => setRevoking(key)}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.data && <Pager page={page} limit={PAGE_SIZE} total={list.data.total} onPage={setPage} />}
+      {revoking && (
+        <ConfirmDialog
+          title="Revoke key"
+          message={
+            <p>
+              Revoke “{revoking.name}” (<code>{revoking.key_prefix}…</code>)? Scripts using it stop working at once.
+            </p>
+          }
+          confirmLabel="Revoke"
+          onConfirm={async () => {
+            await api(`/auth/api-keys/${encodeURIComponent(revoking.id)}`, { method: 'DELETE' });
+            setNews(`Revoked “${revoking.name}”.`);
+            if (created?.id === revoking.id) setCreated(undefined);
+            list.reload();
+          }}
+          onClose={() => setRevoking(undefined)}
+        />
+      )}
+    </section>
+  );
+}

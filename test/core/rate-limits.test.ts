@@ -1,0 +1,164 @@
+import { expect } from 'chai';
+import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
+import type { RateCount, RateLimiter, RateRule } from '../../core/index.js';
+import { RateLimits } from '../../core/index.js';
+import { FixedClock } from '../support/fixed-clock.js';
+import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError } from '../support/memory-hangar.js';
+
+/**
+ * A {@link RateLimiter} on a {@link FixedClock}, so delays can be read off and waited out without
+ * sleeping (the real adapter is checked by test/contracts/rate-limiter.test.ts).
+ */
+class ClockRateLimiter implements RateLimiter {
+  private readonly counters = new Map<string, { points: number; endsAt: number }>();
+  constructor(private readonly clock: FixedClock) {}
+
+  private entry(rule: RateRule, key: string) {
+    const id = `${rule.name}\n${key}`;
+    const now = this.clock.now().getTime();
+    let entry = this.counters.get(id);
+    if (!entry || entry.endsAt <= now) {
+      entry = { points: 0, endsAt: now + rule.durationSeconds * 1000 };
+      this.counters.set(id, entry);
+    }
+    return entry;
+  }
+  async consume(options: { rule: RateRule; key: string; points?: number }): Promise<RateCount> {
+    const entry = this.entry(options.rule, options.key);
+    entry.points += options.points ?? 1;
+    const over = entry.points > options.rule.points;
+    return { consumed: entry.points, retryAfterSeconds: over ? Math.ceil((entry.endsAt - this.clock.now().getTime()) / 1000) : 0 };
+  }
+  async retryAfter(options: { rule: RateRule; key: string }): Promise<number> {
+    const entry = this.entry(options.rule, options.key);
+    return entry.points > options.rule.points ? Math.ceil((entry.endsAt - this.clock.now().getTime()) / 1000) : 0;
+  }
+  async block(options: { rule: RateRule; key: string; seconds: number }): Promise<void> {
+    this.counters.set(`${options.rule.name}\n${options.key}`, { points: options.rule.points + 1, endsAt: this.clock.now().getTime() + options.seconds * 1000 });
+  }
+  async reset(options: { rule: RateRule; key: string }): Promise<void> {
+    this.counters.delete(`${options.rule.name}\n${options.key}`);
+  }
+}
+
+function limitsWith(options: ConstructorParameters<typeof RateLimits>[0]['options']) {
+  const clock = new FixedClock();
+  const limits = new RateLimits({ limiter: new ClockRateLimiter(clock), digest: new NodeSecretDigest(), options });
+  return { clock, limits };
+}
+
+/** Seconds `beforeLogin` makes `subject` wait now (0: may try). */
+async function waitOf(limits: RateLimits, subject: { email: string; client?: string }): Promise<number> {
+  try {
+    await limits.beforeLogin(subject);
+    return 0;
+  } catch (error) {
+    return (error as { details: { retry_after_seconds: number } }).details.retry_after_seconds;
+  }
+}
+
+describe('RateLimits: failed logins', () => {
+  const attacker = { email: 'owner@example.com', client: '203.0.113.7' };
+
+  it('lets the free failures through, then delays 1 s, 2 s, 4 s, 8 s… up to the maximum', async () => {
+    const { clock, limits } = limitsWith({ loginFreeFailuresPerAccount: 3, loginMaxDelaySeconds: 10 });
+    const delays: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      expect(await waitOf(limits, attacker)).to.equal(0);
+      await limits.loginFailed(attacker);
+      const wait = await waitOf(limits, attacker);
+      delays.push(wait);
+      clock.advance(wait * 1000);
+    }
+    expect(delays).to.deep.equal([0, 0, 0, 1, 2, 4, 8, 10]);
+  });
+
+  it('never locks the owner out: failures from another address do not delay the owner’s address', async () => {
+    const { limits } = limitsWith({ loginFreeFailuresPerAccount: 2 });
+    for (let i = 0; i < 5; i++) await limits.loginFailed(attacker);
+    expect(await waitOf(limits, attacker)).to.be.greaterThan(0);
+    expect(await waitOf(limits, { email: 'owner@example.com', client: '198.51.100.2' })).to.equal(0);
+  });
+
+  it('keys the account by the address as typed, normalised: Owner@Example.com is owner@example.com', async () => {
+    const { limits } = limitsWith({ loginFreeFailuresPerAccount: 1 });
+    await limits.loginFailed(attacker);
+    await limits.loginFailed({ ...attacker, email: ' Owner@Example.COM ' });
+    expect(await waitOf(limits, attacker)).to.equal(1);
+  });
+
+  it('delays a client that fails on many accounts once past its own free failures', async () => {
+    const { limits } = limitsWith({ loginFreeFailuresPerAccount: 100, loginFreeFailuresPerClient: 4 });
+    for (let i = 0; i < 5; i++) await limits.loginFailed({ email: `user${i}@example.com`, client: '203.0.113.9' });
+    expect(await waitOf(limits, { email: 'someone-new@example.com', client: '203.0.113.9' })).to.equal(1);
+    expect(await waitOf(limits, { email: 'someone-new@example.com', client: '203.0.113.10' })).to.equal(0);
+  });
+
+  it('forgets the pair’s failures after a success', async () => {
+    const { clock, limits } = limitsWith({ loginFreeFailuresPerAccount: 2 });
+    for (let i = 0; i < 3; i++) await limits.loginFailed(attacker);
+    clock.advance(1000);
+    await limits.loginSucceeded(attacker);
+    await limits.loginFailed(attacker);
+    await limits.loginFailed(attacker);
+    expect(await waitOf(limits, attacker)).to.equal(0);
+  });
+
+  it('turns off with 0', async () => {
+    const { limits } = limitsWith({ loginFreeFailuresPerAccount: 0, loginFreeFailuresPerClient: 0 });
+    for (let i = 0; i < 20; i++) await limits.loginFailed(attacker);
+    expect(await waitOf(limits, attacker)).to.equal(0);
+  });
+});
+
+describe('RateLimits: registrations, reset requests and uploads', () => {
+  it('refuses the registration past the hourly count per client with RATE_LIMITED and the seconds left', async () => {
+    const { limits } = limitsWith({ registrationsPerClientPerHour: 2 });
+    await limits.registration({ email: 'a@example.com', client: '203.0.113.1' });
+    await limits.registration({ email: 'b@example.com', client: '203.0.113.1' });
+    const error = await expectDomainError(limits.registration({ email: 'c@example.com', client: '203.0.113.1' }), 'RATE_LIMITED');
+    expect(error.details).to.deep.equal({ retry_after_seconds: 3600 });
+    await limits.registration({ email: 'c@example.com', client: '203.0.113.2' });
+  });
+
+  it('counts registrations and reset requests naming one address together, from any client', async () => {
+    const { limits } = limitsWith({ emailRequestsPerAddressPerHour: 2 });
+    await limits.registration({ email: 'x@example.com', client: '203.0.113.1' });
+    await limits.passwordReset({ email: 'X@example.com', client: '203.0.113.2' });
+    await expectDomainError(limits.passwordReset({ email: 'x@example.com', client: '203.0.113.3' }), 'RATE_LIMITED');
+  });
+
+  it('counts uploads per key per minute', async () => {
+    const { clock, limits } = limitsWith({ uploadsPerKeyPerMinute: 2 });
+    await limits.upload('key-1');
+    await limits.upload('key-1');
+    await expectDomainError(limits.upload('key-1'), 'RATE_LIMITED');
+    await limits.upload('key-2');
+    clock.advance(60_000);
+    await limits.upload('key-1');
+  });
+});
+
+describe('LogIn under the login limits', () => {
+  it('answers an unknown address exactly like a known one: the same codes in the same order', async () => {
+    const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 2 } });
+    await world.registerConfirmed('known@example.com');
+    const codes = async (email: string) => {
+      const seen: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        seen.push(await world.hangar.logIn.execute({ email, password: 'wrong password', client: '203.0.113.5' }).then(() => 'OK', (e: { code: string }) => e.code));
+      }
+      return seen;
+    };
+    expect(await codes('known@example.com')).to.deep.equal(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'RATE_LIMITED']);
+    expect(await codes('unknown@example.com')).to.deep.equal(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'RATE_LIMITED']);
+  });
+
+  it('refuses even the right password while the delay runs, and accepts it from the owner’s own address', async () => {
+    const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 1 } });
+    await world.registerConfirmed('owner@example.com');
+    for (let i = 0; i < 2; i++) await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: 'guess', client: '203.0.113.5' }), 'INVALID_CREDENTIALS');
+    await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '203.0.113.5' }), 'RATE_LIMITED');
+    await world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '198.51.100.2' });
+  });
+});

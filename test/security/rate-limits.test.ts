@@ -1,0 +1,159 @@
+import { expect } from 'chai';
+import { randomFileOf } from '../support/bytes.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { call, outbox, signUp, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
+
+type Result = Awaited<ReturnType<typeof call>>;
+
+/** Asserts 429 RATE_LIMITED with `Retry-After` equal to `details.retry_after_seconds` (≥ 1); returns the seconds. */
+function expectRateLimited(result: Result): number {
+  expect(result.status, JSON.stringify(result.body)).to.equal(429);
+  expect(result.body.code).to.equal('RATE_LIMITED');
+  expect(result.body.message).to.be.a('string');
+  const seconds = Number(result.headers.get('retry-after'));
+  expect(seconds).to.be.at.least(1);
+  expect(result.body.details).to.deep.equal({ retry_after_seconds: seconds });
+  return seconds;
+}
+
+const login = (server: TestServer, email: string, password: string, forwardedFor?: string) =>
+  call(server.api, '/auth/login', { method: 'POST', json: { email, password }, headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+
+// OWASP ASVS 2.2.1 (anti-automation, soft lockout), 11.1.4 (business limits): black-box, over HTTP.
+describe('Security: rate limits', function () {
+  this.timeout(60_000);
+
+  describe('failed logins, behind one trusted proxy (TRUST_PROXY=1)', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ TRUST_PROXY: '1', RATE_LIMIT_LOGIN_FREE_FAILURES: '3', RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: '1000' });
+      await signUp(server, 'owner@example.com', 'owner password');
+    });
+    after(async () => {
+      await server.stop();
+      expect(server.internalErrors).to.deep.equal([]);
+    });
+
+    it('answers 401 for the free failures, then 429 RATE_LIMITED with Retry-After, even for the right password', async () => {
+      const attacker = 'spoofed-by-client, 203.0.113.7';
+      for (let i = 0; i < 4; i++) expect((await login(server, 'owner@example.com', `guess ${i}`, attacker)).status).to.equal(401);
+      expectRateLimited(await login(server, 'owner@example.com', 'guess 5', attacker));
+      expectRateLimited(await login(server, 'owner@example.com', 'owner password', attacker));
+    });
+
+    it('never locks the owner out: the owner’s own address logs in while the attacker waits', async () => {
+      expectRateLimited(await login(server, 'owner@example.com', 'guess', '203.0.113.7'));
+      expect((await login(server, 'owner@example.com', 'owner password', '198.51.100.2')).status).to.equal(200);
+    });
+
+    it('answers an address without an account exactly like one with an account (statuses and Retry-After)', async () => {
+      const sequence = async (email: string, client: string) => {
+        const seen: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          const result = await login(server, email, 'wrong password', client);
+          seen.push(`${result.status} ${result.body.code} ${result.headers.get('retry-after') ?? '-'}`);
+        }
+        return seen;
+      };
+      const known = await sequence('owner@example.com', '192.0.2.10');
+      const unknown = await sequence('nobody@example.com', '192.0.2.11');
+      expect(unknown).to.deep.equal(known);
+      expect(known.at(-1)).to.match(/^429 RATE_LIMITED \d+$/);
+    });
+
+    it('keys the client by the last X-Forwarded-For entry (the one the trusted proxy added), not what the client wrote before it', async () => {
+      for (let i = 0; i < 4; i++) await login(server, 'owner@example.com', 'guess', `10.0.0.${i}, 203.0.113.99`);
+      expectRateLimited(await login(server, 'owner@example.com', 'guess', '10.9.9.9, 203.0.113.99'));
+    });
+  });
+
+  describe('without TRUST_PROXY', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({
+        RATE_LIMIT_LOGIN_FREE_FAILURES: '1000', RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: '5',
+        RATE_LIMIT_REGISTER_PER_HOUR: '3', RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR: '1000', RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '2',
+        RATE_LIMIT_UPLOADS_PER_MINUTE: '3',
+      });
+    });
+    after(async () => {
+      await server.stop();
+      expect(server.internalErrors).to.deep.equal([]);
+    });
+
+    it('ignores X-Forwarded-For: a client cannot escape the per-client login limit by sending a new address each time', async () => {
+      for (let i = 0; i < 6; i++) expect((await login(server, `victim${i}@example.com`, 'guess', `198.51.100.${i}`)).status).to.equal(401);
+      expectRateLimited(await login(server, 'victim-next@example.com', 'guess', '198.51.100.200'));
+    });
+
+    it('limits registrations per client per hour', async () => {
+      for (let i = 0; i < 3; i++) expect((await call(server.api, '/auth/register', { method: 'POST', json: { email: `new${i}@example.com`, password: 'secret1' } })).status).to.equal(201);
+      const seconds = expectRateLimited(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'new3@example.com', password: 'secret1' } }));
+      expect(seconds).to.be.within(3000, 3600);
+    });
+
+    it('counts registrations and reset requests naming one address together', async () => {
+      // new0 was registered once by the test above: 1 of its 2 requests per hour is used.
+      expect((await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'new0@example.com' } })).status).to.equal(200);
+      expectRateLimited(await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'NEW0@example.com' } }));
+    });
+  });
+
+  describe('reset requests per address', () => {
+    let dataDir: string;
+    let server: TestServer;
+    before(async () => {
+      // The account is made by an earlier process over the same data, so this one's counters start at zero for both addresses.
+      dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-limits-'));
+      const database = { DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}` };
+      const setup = await startTestServer(database, {}, { dataDir });
+      await signUp(setup, 'known@example.com');
+      await setup.stop();
+      server = await startTestServer({ ...database, RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '2' }, {}, { dataDir });
+    });
+    after(async () => {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+      expect(server.internalErrors).to.deep.equal([]);
+    });
+
+    it('answers the same, request for request, whether or not the address has an account; only the account is mailed', async () => {
+      const answers = async (email: string) => {
+        const seen: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const result = await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email } });
+          seen.push(`${result.status} ${result.body.code ?? result.body.message}`);
+        }
+        return seen;
+      };
+      const known = await answers('known@example.com');
+      expect(await answers('nobody-here@example.com')).to.deep.equal(known);
+      expect(known.map((a) => a.split(' ')[0])).to.deep.equal(['200', '200', '429']);
+      expect((await outbox(server, 'known@example.com', 2)).filter((m) => m.text.includes('/auth/reset-password?token='))).to.have.length.at.least(1);
+      expect(await outbox(server, 'nobody-here@example.com', 0, 0)).to.have.length(0);
+    });
+  });
+
+  describe('uploads per key', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ RATE_LIMIT_UPLOADS_PER_MINUTE: '3' });
+    });
+    after(async () => {
+      await server.stop();
+      expect(server.internalErrors).to.deep.equal([]);
+    });
+
+    it('refuses the upload past the per-minute count of one API key with 429, and stores nothing; another key goes on', async () => {
+      const account = await signUpWithKey(server, 'uploader@example.com');
+      for (let i = 0; i < 3; i++) expect((await upload(server, account.apiKey, randomFileOf(100, 'image/png', i + 1))).status).to.equal(201);
+      const seconds = expectRateLimited(await upload(server, account.apiKey, randomFileOf(100)));
+      expect(seconds).to.be.within(1, 60);
+      expect((await call(server.api, '/files', { apiKey: account.apiKey })).body.total).to.equal(3);
+      const second = await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'second' } });
+      expect((await upload(server, second.body.key, randomFileOf(100))).status).to.equal(201);
+    });
+  });
+});
