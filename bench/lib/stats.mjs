@@ -13,6 +13,7 @@ export function format(value, unit) {
   if (value === undefined || value === null || Number.isNaN(value)) return '—';
   if (unit === 'MiB/s') return `${value.toFixed(0)} MiB/s`;
   if (unit === 'req/s') return `${value.toFixed(0)} req/s`;
+  if (unit === 'thumbnails/s') return `${value.toFixed(1)} /s`;
   if (unit === 'ms') return `${value < 10 ? value.toFixed(1) : value.toFixed(0)} ms`;
   return `${value} ${unit}`;
 }
