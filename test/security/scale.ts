@@ -1,5 +1,5 @@
 // How hard the security suite pushes: `npm test` runs the fast numbers, `npm run test:long`
-// (HANGAR_LONG=1) the full ones. docs/reliability-abuse.md records both.
+// (HANGAR_LONG=1) the full ones. docs/reliability.md (part II) records both.
 
 /** True under `npm run test:long`. */
 export const LONG = process.env.HANGAR_LONG === '1' || process.env.HANGAR_LONG === 'true';
