@@ -1,4 +1,5 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { HangarDatabase } from './schema.js';
 
 /**
@@ -41,10 +42,6 @@ export class DestinationNotEmptyError extends Error {
     super(`the destination database already holds ${accounts} account${accounts === 1 ? '' : 's'}; copy into an empty database.`);
     this.name = 'DestinationNotEmptyError';
   }
-}
-
-function isPostgres(db: Kysely<HangarDatabase>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**

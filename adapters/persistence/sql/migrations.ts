@@ -1,4 +1,5 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { HangarDatabase } from './schema.js';
 
 // Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was
@@ -140,11 +141,6 @@ const accountRules: Migration = {
     await db.schema.createIndex('activity_logs_created_at').on('activity_logs').column('created_at').execute();
   },
 };
-
-/** Whether `db` talks to Postgres: the only place where the migrations differ by dialect. */
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /**
  * 0003: what keeps `GET /files` fast on an account with a million files (see

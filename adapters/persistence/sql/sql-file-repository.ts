@@ -1,4 +1,4 @@
-import { type Expression, type ExpressionBuilder, type Kysely, PostgresAdapter, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
@@ -6,6 +6,7 @@ import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { toDate, toFlag, toMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
+import { isPostgres } from './dialect.js';
 
 /** Ids per DELETE statement, well under every driver's bound-parameter limit. */
 const DELETE_CHUNK = 500;
@@ -58,7 +59,7 @@ export class SqlFileRepository implements FileRepository {
   private readonly postgres: boolean;
 
   constructor(private readonly db: Kysely<HangarDatabase>) {
-    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.postgres = isPostgres(db);
   }
 
   /**
