@@ -30,3 +30,13 @@ export function assertParentKey(key: string): void {
   assertBlobKey(key);
   if (key.split('/').length < 2) throw new Error(`Invalid parent key ${JSON.stringify(key)}: expected at least two segments.`);
 }
+
+/** Whether `key` is a valid blob key (the rules of {@link assertBlobKey}), for names found in a listing. */
+export function isBlobKey(key: string): boolean {
+  try {
+    assertBlobKey(key);
+    return true;
+  } catch {
+    return false;
+  }
+}

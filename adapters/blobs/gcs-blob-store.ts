@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { IdempotencyStrategy, Storage, type Bucket, type File } from '@google-cloud/storage';
 import type { BlobEntry, BlobStore, ByteRange } from '../../core/files/blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
-import { assertBlobKey, assertMaxBytes, assertParentKey } from './blob-keys.js';
+import { assertBlobKey, assertMaxBytes, assertParentKey, isBlobKey } from './blob-keys.js';
 import { BodyMeter, bodyStream } from './body-meter.js';
 
 /** Options of {@link GcsBlobStore}. */
@@ -151,7 +151,8 @@ export class GcsBlobStore implements BlobStore {
   /**
    * Checks the object's metadata, then streams it (a ranged media download for a range). A stall
    * of `timeoutMs` while the consumer waits for the next chunk ends the stream with BLOB_STORE_UNAVAILABLE;
-   * other failures mid-stream surface as the stream's own error.
+   * other failures mid-stream surface as the stream's own error. Chunks are always the consumer's
+   * (each arrives in its own buffer from the socket), so `borrowChunks` (BlobReadOptions) needs nothing here.
    * @returns the bytes, or undefined when there is no such object
    * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
    */
@@ -184,22 +185,13 @@ export class GcsBlobStore implements BlobStore {
    */
   async deleteUnder(parent: string): Promise<void> {
     assertParentKey(parent);
-    const prefix = `${this.objectName(parent)}/`;
-    let pageToken: string | undefined;
-    do {
-      let files: File[];
-      let next: { pageToken?: string } | null | undefined;
+    for await (const files of this.objectPages(`${this.objectName(parent)}/`, 'list derived blobs')) {
       try {
-        [files, next] = (await this.withTimeout(
-          this.bucket.getFiles({ prefix, autoPaginate: false, maxResults: LIST_PAGE_SIZE, pageToken }),
-          'list derived blobs',
-        )) as unknown as [File[], { pageToken?: string } | null];
         for (const file of files) await this.withTimeout(file.delete({ ignoreNotFound: true }), 'delete a blob');
       } catch (error) {
         throw error instanceof DomainError ? error : unavailable('delete derived blobs', error);
       }
-      pageToken = next?.pageToken;
-    } while (pageToken);
+    }
   }
 
   /** Resolves when the bucket answers and exists (one request, no retries). @throws DomainError BLOB_STORE_UNAVAILABLE */
@@ -220,6 +212,22 @@ export class GcsBlobStore implements BlobStore {
    */
   async *list(): AsyncIterable<BlobEntry> {
     const prefix = this.prefix === '' ? '' : `${this.prefix}/`;
+    for await (const files of this.objectPages(prefix, 'list blobs')) {
+      for (const file of files) {
+        const key = file.name.slice(prefix.length);
+        if (!file.name.startsWith(prefix) || !isBlobKey(key)) continue;
+        yield entryOf(key, file.metadata);
+      }
+    }
+  }
+
+  /**
+   * The objects whose names start with `prefix` (all of them for ''), one page of up to
+   * LIST_PAGE_SIZE per objects.list request, following the page tokens.
+   * @param action what the listing is for, in the timeout's and the error's message
+   * @throws DomainError BLOB_STORE_UNAVAILABLE when a request fails or times out
+   */
+  private async *objectPages(prefix: string, action: string): AsyncGenerator<File[]> {
     let pageToken: string | undefined;
     do {
       let files: File[];
@@ -227,16 +235,12 @@ export class GcsBlobStore implements BlobStore {
       try {
         [files, next] = (await this.withTimeout(
           this.bucket.getFiles({ prefix: prefix || undefined, autoPaginate: false, maxResults: LIST_PAGE_SIZE, pageToken }),
-          'list blobs',
+          action,
         )) as unknown as [File[], { pageToken?: string } | null];
       } catch (error) {
-        throw error instanceof DomainError ? error : unavailable('list blobs', error);
+        throw error instanceof DomainError ? error : unavailable(action, error);
       }
-      for (const file of files) {
-        const key = file.name.slice(prefix.length);
-        if (!file.name.startsWith(prefix) || !isBlobKey(key)) continue;
-        yield entryOf(key, file.metadata);
-      }
+      yield files;
       pageToken = next?.pageToken;
     } while (pageToken);
   }
@@ -367,15 +371,6 @@ const LIST_PAGE_SIZE = 1_000;
 /** A listed object as a {@link BlobEntry}: `size` is an int64 string, `updated` an RFC 3339 time. */
 function entryOf(key: string, metadata: { size?: string | number; updated?: string; timeCreated?: string }): BlobEntry {
   return { key, size: Number(metadata.size ?? 0), modifiedAt: new Date(metadata.updated ?? metadata.timeCreated ?? 0) };
-}
-
-function isBlobKey(key: string): boolean {
-  try {
-    assertBlobKey(key);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Yields the stream's chunks; fails with BLOB_STORE_UNAVAILABLE when one takes longer than `timeoutMs` to arrive. */

@@ -2,10 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, link, mkdir, open, opendir, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { BlobEntry, BlobStore, ByteRange } from '../../core/files/blob-store.js';
+import type { BlobEntry, BlobReadOptions, BlobStore, ByteRange } from '../../core/files/blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { type Failpoints, NO_FAILPOINTS } from '../../core/shared/failpoints.js';
-import { assertBlobKey, assertMaxBytes, assertParentKey } from './blob-keys.js';
+import { assertBlobKey, assertMaxBytes, assertParentKey, isBlobKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
 
 /** Options of {@link LocalDiskBlobStore}. */
@@ -25,7 +25,9 @@ export interface LocalDiskBlobStoreOptions {
 const TEMP_DIRECTORY = '.tmp';
 /** Bytes gathered per write, and per read of `get`: large enough that a disk is never waiting on many small syscalls. */
 const WRITE_BATCH_BYTES = 256 * 1024;
-const READ_HIGH_WATER_MARK = 256 * 1024;
+const READ_CHUNK_BYTES = 256 * 1024;
+/** Buffers a body with borrowed chunks reads through: the current chunk and the one before it (BlobReadOptions). */
+const BORROWED_BUFFERS = 2;
 /**
  * A slow body is written at least this often (ms), even before a batch is full, so a temp file in
  * use is never older than the socket idle timeout (2 min) plus this: the sweep's age rule relies on it.
@@ -54,8 +56,13 @@ export class LocalDiskBlobStore implements BlobStore {
   private readonly fsync: boolean;
   private readonly failpoints: Failpoints;
   private ready: Promise<void> | undefined;
-  /** Shard directories known to exist: at most 65 536, so each is created (and checked) once per process. */
-  private readonly shardDirectories = new Set<string>();
+  /**
+   * Shard directories known to exist, one bit each (bit `n` for the directory of shard number `n`,
+   * the first four hex characters read as a number): each is created (and checked) once per
+   * process. 8 KiB whatever the store holds; a Set of their paths grew to 65 536 strings, about
+   * 9 MB of heap after 100,000 uploads, and made every full garbage collection dearer (bench/README.md).
+   */
+  private readonly knownShards = new Uint8Array(SHARD_COUNT / 8);
 
   constructor(options: LocalDiskBlobStoreOptions) {
     this.directory = resolve(options.directory);
@@ -76,7 +83,7 @@ export class LocalDiskBlobStore implements BlobStore {
     signal?.throwIfAborted();
     await this.ensureReady();
 
-    const destination = this.pathOf(key);
+    const { path: destination, shard } = this.locate(key);
     const shardDirectory = dirname(destination);
     const tempPath = join(this.tempDirectory, randomUUID());
     const meter = new ByteMeter(options.maxBytes);
@@ -91,9 +98,9 @@ export class LocalDiskBlobStore implements BlobStore {
       await fileSystem('write a blob', () => closing.close());
       try {
         await this.failpoints.reach('before_blob_link');
-        await this.makeShardDirectory(shardDirectory);
+        await this.makeShardDirectory(shard, shardDirectory);
         // link + unlink rather than rename: atomic like rename, but it never replaces an existing blob.
-        await linkInto(tempPath, destination, () => this.makeShardDirectory(shardDirectory, true));
+        await linkInto(tempPath, destination, () => this.makeShardDirectory(shard, shardDirectory, true));
         committed = true;
         // The temp name needs no flushing: only the new entry does.
         await Promise.all([unlink(tempPath), this.fsync ? syncDirectory(shardDirectory) : undefined]);
@@ -111,13 +118,16 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   /**
-   * Opens the blob; the file handle is closed when the stream ends or is destroyed. The stream
-   * reads from the file as it was opened, even if it is deleted meanwhile; a disk failure while
-   * reading surfaces as the stream's own error.
-   * @returns a Node readable stream (an `AsyncIterable<Uint8Array>`), or undefined when there is no such blob
-   * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
+   * Opens the blob and reads it chunk by chunk as the consumer asks (`filehandle.read` at explicit
+   * positions, chunks of up to 256 KiB, never larger than the range). The file handle is closed once
+   * the last byte is read, on a read error, or when the consumer calls `return()` (even before the
+   * first `next()`). The body reads from the file as it was opened, even if it is deleted meanwhile.
+   * With `borrowChunks` it reads through two buffers taken in turn, allocated once per body
+   * (the rule of {@link BlobReadOptions}); without it every chunk is a new buffer.
+   * @returns an async iterable iterator of the bytes, or undefined when there is no such blob
+   * @throws DomainError BLOB_STORE_UNAVAILABLE (here when opening, from `next()` when a read fails); Error for an invalid key
    */
-  async get(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined> {
+  async get(key: string, range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array> | undefined> {
     assertBlobKey(key);
     let handle: FileHandle;
     try {
@@ -126,10 +136,7 @@ export class LocalDiskBlobStore implements BlobStore {
       if (hasCode(error, 'ENOENT')) return undefined;
       throw unavailable('open a blob', error);
     }
-    // A stream allocates a buffer of its high-water mark for every read: no larger than the range, so
-    // a small file costs a small buffer (and one read, not a second one to find the end of the file).
-    const highWaterMark = range ? Math.max(1, Math.min(READ_HIGH_WATER_MARK, range.end - range.start + 1)) : READ_HIGH_WATER_MARK;
-    return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark });
+    return new FileChunks(handle, range, options?.borrowChunks === true);
   }
 
   /** @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
@@ -255,10 +262,15 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   private pathOf(key: string): string {
+    return this.locate(key).path;
+  }
+
+  /** Where the blob `key` lives, and the number (0…65 535) of its shard directory. */
+  private locate(key: string): { path: string; shard: number } {
     const segments = key.split('/');
     // Derived blobs shard with their file: hash only the first two segments.
-    const shard = createHash('sha256').update(segments.length > 2 ? segments.slice(0, 2).join('/') : key).digest('hex');
-    return join(this.directory, shard.slice(0, 2), shard.slice(2, 4), key.replaceAll('/', '~'));
+    const hash = createHash('sha256').update(segments.length > 2 ? segments.slice(0, 2).join('/') : key).digest('hex');
+    return { path: join(this.directory, hash.slice(0, 2), hash.slice(2, 4), key.replaceAll('/', '~')), shard: Number.parseInt(hash.slice(0, 4), 16) };
   }
 
   /** Creates the root and temp directories once; retried on the next call if it failed. */
@@ -277,8 +289,10 @@ export class LocalDiskBlobStore implements BlobStore {
    * Creates `<aa>/<bb>` when missing; with fsync, also flushes the parent entries it added. Remembers
    * the directories it made or found, unless `recheck` (the directory went away under us).
    */
-  private async makeShardDirectory(shardDirectory: string, recheck = false): Promise<void> {
-    if (!recheck && this.shardDirectories.has(shardDirectory)) return;
+  private async makeShardDirectory(shard: number, shardDirectory: string, recheck = false): Promise<void> {
+    const byte = shard >> 3;
+    const bit = 1 << (shard & 7);
+    if (!recheck && (this.knownShards[byte] & bit) !== 0) return;
     const firstCreated = await mkdir(shardDirectory, { recursive: true });
     if (this.fsync && firstCreated !== undefined) {
       const top = dirname(firstCreated);
@@ -287,7 +301,109 @@ export class LocalDiskBlobStore implements BlobStore {
         if (directory === top || directory === dirname(directory)) break;
       }
     }
-    this.shardDirectories.add(shardDirectory);
+    this.knownShards[byte] |= bit;
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * The bytes of an open file, whole or an inclusive range, read as the consumer asks: one
+ * `filehandle.read` per `next()`, at an explicit position (so nothing is read ahead and nothing is
+ * buffered but the chunk handed out). Owns the handle: closes it after the last byte of the range
+ * (or at the end of the file), on a read error, and on `return()`/`throw()` in any state. Calls of
+ * `next()` made before the previous one settled are queued, as async iterators must allow.
+ *
+ * With `borrow`, chunks are views of {@link BORROWED_BUFFERS} buffers taken in turn (allocated on
+ * first use, sized to the range up to READ_CHUNK_BYTES): the chunk of the n-th `next()` is
+ * overwritten by the (n+2)-th, as BlobReadOptions allows. Without it, each chunk is a new buffer.
+ */
+class FileChunks implements AsyncIterableIterator<Uint8Array> {
+  /** File offset of the next read. */
+  private position: number;
+  /** Last byte to read (inclusive); Infinity: to the end of the file. */
+  private readonly end: number;
+  private readonly ring: Buffer[] | undefined;
+  private turn = 0;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  /** The `next()` in progress, when there is one (later calls wait for it). */
+  private current: Promise<IteratorResult<Uint8Array>> | undefined;
+
+  constructor(
+    private readonly handle: FileHandle,
+    range: ByteRange | undefined,
+    borrow: boolean,
+  ) {
+    this.position = range?.start ?? 0;
+    this.end = range?.end ?? Infinity;
+    this.ring = borrow ? [] : undefined;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** @throws DomainError BLOB_STORE_UNAVAILABLE when reading fails (the handle is closed then) */
+  next(): Promise<IteratorResult<Uint8Array>> {
+    const previous = this.current;
+    const step = previous ? previous.then(() => this.read(), () => this.read()) : this.read();
+    const current = step.finally(() => {
+      if (this.current === current) this.current = undefined;
+    });
+    this.current = current;
+    return current;
+  }
+
+  /** Stops reading and closes the file (after a read in progress). */
+  async return(): Promise<IteratorResult<Uint8Array>> {
+    await this.close();
+    return DONE;
+  }
+
+  /** Closes the file and rethrows `error` (the iterator protocol's `throw`). */
+  async throw(error?: unknown): Promise<IteratorResult<Uint8Array>> {
+    await this.close();
+    throw error;
+  }
+
+  private async read(): Promise<IteratorResult<Uint8Array>> {
+    const wanted = Math.min(READ_CHUNK_BYTES, this.end - this.position + 1);
+    if (this.closed || wanted <= 0) {
+      await this.close();
+      return DONE;
+    }
+    const buffer = this.bufferFor(wanted);
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await this.handle.read(buffer, 0, wanted, this.position));
+    } catch (error) {
+      await this.close();
+      throw unavailable('read a blob', error);
+    }
+    if (this.closed) return DONE;
+    this.position += bytesRead;
+    // The end of the range, or of the file: close now rather than on the consumer's next call.
+    if (bytesRead === 0 || this.position > this.end) await this.close();
+    if (bytesRead === 0) return DONE;
+    return { done: false, value: bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead) };
+  }
+
+  /** A buffer for the next read of `wanted` bytes: the next one of the ring when borrowing, else a new one. */
+  private bufferFor(wanted: number): Buffer {
+    if (!this.ring) return Buffer.allocUnsafe(wanted);
+    const slot = this.turn;
+    this.turn = (this.turn + 1) % BORROWED_BUFFERS;
+    // Sized for the first read (the range's length up to a chunk): a later read of this body is never larger.
+    const buffer = (this.ring[slot] ??= Buffer.allocUnsafeSlow(wanted));
+    return buffer.length === wanted ? buffer : buffer.subarray(0, wanted);
+  }
+
+  /** Closes the handle once; a failure to close is ignored (the bytes were read). */
+  private close(): Promise<void> {
+    this.closed = true;
+    this.closing ??= this.handle.close().catch(() => undefined);
+    return this.closing;
   }
 }
 
@@ -399,17 +515,11 @@ function hasCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
+/** Shard directories: `<aa>/<bb>`, 256 × 256. */
+const SHARD_COUNT = 65_536;
+
 /** Names of shard directories: two lower-case hex characters. */
 const SHARD_NAME = /^[0-9a-f]{2}$/;
-
-function isBlobKey(key: string): boolean {
-  try {
-    assertBlobKey(key);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The names in a directory; none when it does not exist. @throws DomainError BLOB_STORE_UNAVAILABLE */
 async function readDirectory(path: string): Promise<string[]> {

@@ -33,7 +33,10 @@ export class MemoryBlobStore implements BlobStore {
     return { size: meter.size, sha256: meter.digest() };
   }
 
-  /** Yields copies, in chunks of 64 KiB, so callers can neither change stored bytes nor see later writes. */
+  /**
+   * Yields copies, in chunks of 64 KiB, so callers can neither change stored bytes nor see later
+   * writes; with `borrowChunks` (BlobReadOptions) too, as a chunk that is never reused keeps that rule.
+   */
   async get(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined> {
     assertBlobKey(key);
     const bytes = this.blobs.get(key);

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
-import { Readable } from 'node:stream';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
 import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
@@ -10,6 +9,7 @@ import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
 import { contentDisposition, etagMatches, parseRange } from './http-range.js';
+import { sendBody } from './send-body.js';
 
 /** Files are immutable (a new upload gets a new id), so they may be cached for a year. */
 const CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -138,9 +138,12 @@ async function serve(ctx: Context, hangar: Hangar, fileId: string, disposition: 
     return;
   }
   // The whole file as a range too: the store then reads exactly its bytes (bench/README.md, "4 KiB reads").
-  const body = await open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined);
-  ctx.body = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
+  // Borrowed chunks: sendStreamed keeps their rule, so a large file goes through two reused buffers.
+  const body = await withoutCaching(ctx, () =>
+    open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined, { borrowChunks: true }),
+  );
   ctx.length = length;
+  await sendStreamed(ctx, body, length);
 }
 
 /**
@@ -176,14 +179,55 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   succeed();
   ctx.status = 200;
   ctx.type = image.contentType;
+  if (opened.size !== undefined) ctx.length = opened.size;
   if (ctx.method === 'HEAD') {
-    // A cached image was opened as a stream: close it unread.
-    (opened.body as { destroy?: () => void }).destroy?.();
-    if (opened.size !== undefined) ctx.length = opened.size;
+    // A cached image was opened from the store (a file handle): close it unread.
+    closeUnread(opened.body);
     return;
   }
-  ctx.body = opened.body instanceof Readable ? opened.body : Readable.from(opened.body, { objectMode: false });
-  if (opened.size !== undefined) ctx.length = opened.size;
+  await sendStreamed(ctx, opened.body, opened.size);
+}
+
+/**
+ * Sends `body` as the response, status and headers already set (sendBody: backpressure, borrowed
+ * chunks kept to their rule). The first chunk is read before anything is sent, so a body that
+ * fails at once (BLOB_STORE_UNAVAILABLE) is still answered by the error middleware, without the
+ * caching headers of a success. Once bytes went out, a failure or a client that went away destroys
+ * the response (never a short body that looks whole) and is reported through the app's `error`
+ * event, which logs it unless the client went away (streamErrorHandler).
+ * @param length the body's length in bytes (already set as Content-Length), or undefined for chunked encoding
+ */
+async function sendStreamed(ctx: Context, body: AsyncIterable<Uint8Array>, length: number | undefined): Promise<void> {
+  const chunks = body[Symbol.asyncIterator]();
+  const first = await withoutCaching(ctx, () => chunks.next());
+  // From here on this function writes the response itself; Koa must not.
+  ctx.respond = false;
+  try {
+    await sendBody(ctx.res, chunks, first, length);
+  } catch (error) {
+    ctx.res.destroy();
+    ctx.app.emit('error', error, ctx);
+  }
+}
+
+/** Runs `step`; when it fails, removes the headers of a successful answer (an error is never cached for a year) and rethrows. */
+async function withoutCaching<T>(ctx: Context, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    for (const name of ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length']) ctx.remove(name);
+    throw error;
+  }
+}
+
+/** Releases what an opened body holds (a file handle, a connection) without reading it. */
+function closeUnread(body: AsyncIterable<Uint8Array>): void {
+  const stream = body as { destroy?: () => void };
+  if (typeof stream.destroy === 'function') {
+    stream.destroy();
+    return;
+  }
+  Promise.resolve(body[Symbol.asyncIterator]().return?.()).catch(() => undefined);
 }
 
 function notModified(ctx: Context, etag: string, lastModified: Date): boolean {

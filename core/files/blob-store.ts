@@ -4,6 +4,30 @@ export interface ByteRange {
   end: number;
 }
 
+/**
+ * How {@link BlobStore.get} may hand out the chunks of a body.
+ *
+ * `borrowChunks: true` lets the store reuse a chunk's memory for a later chunk of the same body, so
+ * a large body is read through a few buffers instead of one new buffer per chunk (each new buffer
+ * counts as external memory and makes V8 run full garbage collections: bench/README.md, "1 GiB
+ * upload and download"). The rule a consumer of borrowed chunks keeps:
+ *
+ * - the chunk that the n-th call of `next()` resolved with keeps its bytes until the consumer makes
+ *   the (n+2)-th call of `next()`, or calls `return()`: the consumer may hold the current chunk and
+ *   the one before it, never more (e.g. write chunk n to a socket, ask for chunk n+1, and ask for
+ *   chunk n+2 only once the socket has let go of chunk n);
+ * - after that its memory may hold other bytes of the same body (never another body's): a consumer
+ *   that keeps bytes longer copies them;
+ * - the consumer makes its calls of `next()` one at a time (each after the previous one settled).
+ *
+ * Without the option (the default) every chunk belongs to the consumer for good. A store may ignore
+ * the option: chunks that are never reused satisfy both rules.
+ */
+export interface BlobReadOptions {
+  /** Chunks are lent until the next-but-one `next()` (see {@link BlobReadOptions}); default false. */
+  borrowChunks?: boolean;
+}
+
 /** One stored blob as {@link BlobStore.list} and {@link BlobStore.stat} describe it. */
 export interface BlobEntry {
   key: string;
@@ -32,10 +56,14 @@ export interface BlobStore {
   put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }>;
   /**
    * Opens the blob for reading, whole or one inclusive byte range (already checked against the size).
+   * The body holds what the store opened (a file handle, a connection) until it is read to the end,
+   * fails, or its iterator's `return()` is called: a consumer that stops early calls `return()`
+   * (`for await` and `break` do).
+   * @param options.borrowChunks chunks are only lent, until the next-but-one `next()` ({@link BlobReadOptions})
    * @returns the bytes, or undefined when no blob exists under `key`
-   * @throws DomainError BLOB_STORE_UNAVAILABLE (503)
+   * @throws DomainError BLOB_STORE_UNAVAILABLE (503) when opening; a failure while reading rejects the body's `next()`
    */
-  get(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined>;
+  get(key: string, range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array> | undefined>;
   /** Removes the blob; does nothing when it does not exist. @throws DomainError BLOB_STORE_UNAVAILABLE */
   delete(key: string): Promise<void>;
   /**

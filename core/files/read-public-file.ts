@@ -2,7 +2,7 @@ import { isVerified } from '../domains/custom-domain.js';
 import type { HostnameDirectory } from '../domains/hostname-directory.js';
 import type { UsageMeter } from '../plans/usage-meter.js';
 import { DomainError } from '../shared/errors.js';
-import type { BlobStore, ByteRange } from './blob-store.js';
+import type { BlobReadOptions, BlobStore, ByteRange } from './blob-store.js';
 import type { FileRepository } from './file-repository.js';
 import { fileNotFound } from './get-file.js';
 import { isFileId, type StoredFile } from './stored-file.js';
@@ -11,10 +11,11 @@ import { isFileId, type StoredFile } from './stored-file.js';
 export interface PublicFile {
   file: StoredFile;
   /**
-   * Opens the bytes, whole or an inclusive range already checked against `file.size`.
+   * Opens the bytes, whole or an inclusive range already checked against `file.size`, as
+   * {@link BlobStore.get} does (`options.borrowChunks`: chunks are only lent, see {@link BlobReadOptions}).
    * @throws DomainError FILE_NOT_FOUND when the blob has gone, BLOB_STORE_UNAVAILABLE
    */
-  open(range?: ByteRange): Promise<AsyncIterable<Uint8Array>>;
+  open(range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array>>;
 }
 
 /**
@@ -46,8 +47,8 @@ export class ReadPublicFile {
     this.deps.meter.recordRead(file.userId);
     return {
       file,
-      open: async (range) => {
-        const body = await this.deps.blobs.get(file.blobKey, range);
+      open: async (range, options) => {
+        const body = await this.deps.blobs.get(file.blobKey, range, options);
         if (!body) throw new DomainError('FILE_NOT_FOUND', 'The file’s contents are missing.');
         return body;
       },

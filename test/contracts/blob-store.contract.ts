@@ -126,6 +126,63 @@ export function describeBlobStoreContract(name: string, makeSubject: () => Promi
       });
     });
 
+    describe('borrowed chunks (BlobReadOptions.borrowChunks: lent until the next-but-one next())', () => {
+      // Several chunks of every store (64 KiB for memory, 256 KiB for local disk), and a tail.
+      const bytes = patternBytes(3 * 1024 * 1024 + 12_345, 11);
+      beforeEach(async () => {
+        await put('u/lent', chunked(bytes, [65_536]), bytes.length);
+      });
+
+      /**
+       * Reads as the rule allows and no further: holds the current and the previous chunk without
+       * copying them, checks after every `next()` that the chunk before still has its bytes, and
+       * copies a chunk only when the rule is about to take it away.
+       */
+      async function readLent(range?: { start: number; end: number }): Promise<{ bytes: Buffer; chunks: number }> {
+        const expected = range ? bytes.subarray(range.start, range.end + 1) : bytes;
+        const iterator = (await store.get('u/lent', range, { borrowChunks: true }))![Symbol.asyncIterator]();
+        const copies: Buffer[] = [];
+        let previous: { chunk: Uint8Array; at: number } | undefined;
+        let offset = 0;
+        for (;;) {
+          const result = await iterator.next();
+          if (previous) {
+            const { chunk, at } = previous;
+            expect(Buffer.from(chunk).equals(expected.subarray(at, at + chunk.length)), `the chunk at ${at} changed before the next-but-one next()`).to.equal(true);
+            copies.push(Buffer.from(chunk));
+          }
+          if (result.done) break;
+          previous = { chunk: result.value, at: offset };
+          offset += result.value.length;
+        }
+        return { bytes: Buffer.concat(copies), chunks: copies.length };
+      }
+
+      it('gives the right bytes to a consumer that holds each chunk until the next-but-one next()', async () => {
+        const { bytes: read, chunks } = await readLent();
+        expect(chunks).to.be.above(2);
+        expect(sha256(read)).to.equal(sha256(bytes));
+      });
+
+      it('reads a range the same way', async () => {
+        const range = { start: 100_001, end: 2_999_998 };
+        expect(sha256((await readLent(range)).bytes)).to.equal(sha256(bytes.subarray(range.start, range.end + 1)));
+      });
+
+      it('reads one byte and a whole small blob', async () => {
+        expect([...(await readLent({ start: 7, end: 7 })).bytes]).to.deep.equal([bytes[7]]);
+        await put('u/small', chunked(Buffer.from('small')));
+        expect((await collect((await store.get('u/small', undefined, { borrowChunks: true }))!)).toString()).to.equal('small');
+      });
+
+      it('ends a body that the consumer stops early: next() after return() is done', async () => {
+        const iterator = (await store.get('u/lent', undefined, { borrowChunks: true }))![Symbol.asyncIterator]();
+        expect((await iterator.next()).done).to.equal(false);
+        await iterator.return!();
+        expect((await iterator.next()).done).to.equal(true);
+      });
+    });
+
     it('answers undefined for a key that was never stored', async () => {
       expect(await store.get('u/missing')).to.equal(undefined);
       expect(await store.get('u/missing', { start: 0, end: 0 })).to.equal(undefined);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -132,6 +132,59 @@ describe('LocalDiskBlobStore', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of (await store.get('u/r', { start: 250_000, end: 899_999 }))!) chunks.push(Buffer.from(chunk));
     expect(sha256(Buffer.concat(chunks))).to.equal(sha256(bytes.subarray(250_000, 900_000)));
+  });
+
+  /** File descriptors of this process open on files under the store's directory (Linux: /proc/self/fd). */
+  async function openFilesInStore(): Promise<number> {
+    let count = 0;
+    for (const fd of await readdir('/proc/self/fd')) {
+      const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+      if (target.startsWith(directory)) count += 1;
+    }
+    return count;
+  }
+
+  it('closes the file after the last byte, on return() before or after the first chunk, borrowed chunks or not', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const bytes = patternBytes(1_000_000, 5);
+    await store.put({ key: 'u/fd', body: chunked(bytes, [100_000]), contentType: 'application/octet-stream', maxBytes: bytes.length });
+    for (const options of [undefined, { borrowChunks: true }]) {
+      const label = JSON.stringify(options ?? {});
+      // Read to the end of a range: closed with the last byte, before the consumer asks again.
+      const ranged = (await store.get('u/fd', { start: 0, end: bytes.length - 1 }, options))![Symbol.asyncIterator]();
+      expect(await openFilesInStore(), label).to.equal(1);
+      let size = 0;
+      for (let result = await ranged.next(); size < bytes.length; result = await ranged.next()) size += (result.value as Uint8Array).length;
+      expect(await openFilesInStore(), `${label}: after the last byte`).to.equal(0);
+      // Whole: closed when the end of the file is found.
+      expect((await collect((await store.get('u/fd', undefined, options))!)).equals(bytes), label).to.equal(true);
+      expect(await openFilesInStore(), `${label}: after the end`).to.equal(0);
+      // return() before any next(), and midway.
+      const unread = (await store.get('u/fd', undefined, options))![Symbol.asyncIterator]();
+      await unread.return!();
+      expect(await openFilesInStore(), `${label}: return() before next()`).to.equal(0);
+      const midway = (await store.get('u/fd', undefined, options))![Symbol.asyncIterator]();
+      await midway.next();
+      await midway.return!();
+      expect(await openFilesInStore(), `${label}: return() midway`).to.equal(0);
+      // for await … break (return() while the loop's read is settled).
+      for await (const chunk of (await store.get('u/fd', undefined, options))!) if (chunk.length > 0) break;
+      expect(await openFilesInStore(), `${label}: break`).to.equal(0);
+    }
+  });
+
+  it('reads borrowed chunks through two buffers: the chunk before last is overwritten by the next read, as the rule allows', async () => {
+    const bytes = patternBytes(1024 * 1024, 9);
+    await store.put({ key: 'u/ring', body: chunked(bytes, [65_536]), contentType: 'application/octet-stream', maxBytes: bytes.length });
+    const iterator = (await store.get('u/ring', undefined, { borrowChunks: true }))![Symbol.asyncIterator]();
+    const first = (await iterator.next()).value as Uint8Array;
+    const second = (await iterator.next()).value as Uint8Array;
+    const third = (await iterator.next()).value as Uint8Array;
+    await iterator.return!();
+    expect(first.length).to.equal(256 * 1024);
+    expect(third.buffer, 'the third chunk reuses the first one’s memory').to.equal(first.buffer);
+    expect(second.buffer).to.not.equal(first.buffer);
+    expect(Buffer.from(third).equals(bytes.subarray(2 * 256 * 1024, 3 * 256 * 1024))).to.equal(true);
   });
 
   it('creates its directory on first use', async () => {
