@@ -125,9 +125,13 @@ export const ProfileBody = Type.Object({
 
 export const MessageBody = Type.Object({ message: Type.String() });
 
-/** `page` (1-based) and `limit` (1–100, default 30), spec 4 conventions and 8. */
+/**
+ * `page` (1-based) and `limit` (1–100, default 30), spec 4 conventions and 8. `page` stops where the
+ * row offset `(page − 1) × limit` would leave the safe integers (2^53 − 1), which no database column
+ * or JavaScript number could carry exactly: beyond it the answer is 400, not a database error.
+ */
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: Math.floor(Number.MAX_SAFE_INTEGER / MAX_PAGE_SIZE), default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 30 }),
 };
 

@@ -121,11 +121,29 @@ type Compiled = ReturnType<typeof TypeCompiler.Compile>;
 function validate(where: string, schema: TSchema | undefined, compiled: Compiled | undefined, value: unknown, convert = true): unknown {
   if (!schema || !compiled) return value;
   // Query and path values arrive as strings: convert them to the schema's types, then fill defaults.
-  const input = convert ? Value.Default(schema, Value.Convert(schema, value)) : value;
+  const input = convert ? Value.Default(schema, convertStrings(schema, value)) : value;
   if (compiled.Check(input)) return input;
   const details = [...compiled.Errors(input)].slice(0, 10).map((e) => ({ in: where, path: e.path || '/', message: e.message }));
   const first = details[0];
   throw new DomainError('VALIDATION_FAILED', `Invalid ${where}${first ? ` at ${first.path}: ${first.message}` : ''}.`, details);
+}
+
+/**
+ * Query or path strings converted to the schema's types (TypeBox's `Value.Convert`), except that an
+ * integer is taken only from a plain decimal integer string: `Value.Convert` parses integers like
+ * `parseInt`, so `sizeMin=1.5e6` would silently become 1 and `page=1e300` page 1. Anything else
+ * stays a string, which the schema then refuses (400 VALIDATION_FAILED).
+ */
+function convertStrings(schema: TSchema, value: unknown): unknown {
+  // Value.Convert may convert the object it is given in place: keep the raw strings first.
+  const raw = typeof value === 'object' && value !== null ? Object.entries(value as Record<string, unknown>) : [];
+  const converted = Value.Convert(schema, value);
+  if (typeof converted !== 'object' || converted === null) return converted;
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+  for (const [key, text] of raw) {
+    if (properties[key]?.type === 'integer' && typeof text === 'string' && !/^[+-]?\d+$/.test(text)) (converted as Record<string, unknown>)[key] = text;
+  }
+  return converted;
 }
 
 async function authenticate(ctx: Context, auth: RouteAuth, hangar: Pick<Hangar, 'authenticate'>): Promise<Principal> {

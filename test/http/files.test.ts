@@ -175,6 +175,16 @@ describe('HTTP: files and the content server', () => {
     expectError(await call(server.api, '/files?limit=101', { apiKey: key }), 400, 'VALIDATION_FAILED');
     expectError(await call(server.api, '/files?page=0', { apiKey: key }), 400, 'VALIDATION_FAILED');
     expectError(await call(server.api, '/files?createdAfter=yesterday', { apiKey: key }), 400, 'VALIDATION_FAILED');
+    // Bounds past what a byte count or a page can be are refused, on every database (a bigint overflow is not a 500).
+    // Numbers are plain decimal integers: not truncated from a fraction or an exponent.
+    for (const query of ['sizeMin=100000000000000000000', 'sizeMax=9007199254740992', 'page=1e300', 'page=100000000000000000', 'sizeMin=1.5e6', 'limit=2.5', 'page=0x10']) {
+      expectError(await call(server.api, `/files?${query}`, { apiKey: key }), 400, 'VALIDATION_FAILED');
+    }
+    // Far ranges that are valid answer normally, with every filter combination that counts rather than reads a total.
+    for (const query of ['sizeMin=9007199254740991', 'sizeMax=9007199254740991&type=image/png', 'createdAfter=9999-12-31T23:59:59Z', 'createdBefore=0001-01-01T00:00:00Z&q=a']) {
+      const answer = await call(server.api, `/files?${query}`, { apiKey: key });
+      expect(answer.status, query).to.equal(200);
+    }
   });
 
   it('isolates accounts: another account’s file is 404 to get and delete, and absent from its list', async () => {

@@ -55,8 +55,9 @@ export function fileRoutes(hangar: Hangar): Route[] {
         ...PageQuery,
         q: Type.Optional(Type.String({ maxLength: 255 })),
         type: Type.Optional(Type.String({ maxLength: 255 })),
-        sizeMin: Type.Optional(Type.Integer({ minimum: 0 })),
-        sizeMax: Type.Optional(Type.Integer({ minimum: 0 })),
+        // Bytes; a size is a safe integer (2^53 − 1), also where the database's bigint could hold more.
+        sizeMin: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+        sizeMax: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
         isPublic: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
         createdAfter: Type.Optional(Type.String({ description: 'ISO 8601' })),
         createdBefore: Type.Optional(Type.String({ description: 'ISO 8601' })),
