@@ -1,14 +1,12 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makePng, sha256 } from '../support/bytes.js';
 import { call, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
+import { type CliResult, runCli } from '../support/cli-process.js';
 
 /** The compiled admin CLI, as `npm run cli` runs it. */
-const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/cli/main.js');
 
 const PLANS = {
   plans: [
@@ -19,12 +17,6 @@ const PLANS = {
 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PASSWORD = 'correct horse';
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** Every file under `dir` (recursively) with its SHA-256; empty when `dir` does not exist. */
 async function filesUnder(dir: string): Promise<{ file: string; sha256: string }[]> {
@@ -52,18 +44,7 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
 
   /** Runs the CLI with the server's DATA_DIR and plans; `env` adds or overrides variables. */
   const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_MAIN, ...args], {
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024', PLANS_FILE: plansFile, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    runCli(args, { DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024', PLANS_FILE: plansFile, ...env });
   /** Runs the CLI and expects exit 0 with nothing on stderr; returns stdout. */
   const cliOk = async (args: string[]): Promise<string> => {
     const result = await cli(args);

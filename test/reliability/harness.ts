@@ -2,20 +2,16 @@
 // can be killed and started again, an account to drive it with, the admin CLI, and the checks
 // that must hold after every crash.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { call, mailedToken } from '../support/http-harness.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+export { runCli } from '../support/cli-process.js';
 
 /** `HANGAR_LONG=1` (npm run test:long) runs the full counts of issue #9; otherwise the fast ones of npm test. */
 export const LONG = process.env.HANGAR_LONG === '1';
-
-/** The compiled admin CLI, as `npm run cli` runs it. */
-export const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/cli/main.js');
 
 /** The environment of every reliability server: loopback, ephemeral ports, cheap hashing, no upload rate limit. */
 export function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -122,8 +118,21 @@ export async function download(content: string, fileId: string): Promise<{ statu
 }
 
 /**
+ * Accounts and dimensions of `file_histogram` (migration 0006) whose rows do not add up to the
+ * account's number of file records (each file counts once per dimension); empty when consistent.
+ * Valid SQL on SQLite and Postgres.
+ */
+export const HISTOGRAM_MISMATCH_SQL = `
+  select coalesce(h.user_id, f.user_id) as user_id, coalesce(h.dimension, f.dimension) as dimension, h.n as histogram, f.n as records
+    from (select user_id, dimension, sum(files) as n from file_histogram group by user_id, dimension) h
+    full join (select f.user_id, d.dimension, count(*) as n from files f cross join (select 'day' as dimension union all select 'hour' union all select 'size') d group by f.user_id, d.dimension) f
+      on f.user_id = h.user_id and f.dimension = h.dimension
+   where coalesce(h.n, 0) != coalesce(f.n, 0)`;
+
+/**
  * With the server stopped: `PRAGMA integrity_check` is `ok`, and every account's `files_count` /
- * `storage_bytes` equal the count and sum over its file records. Returns the totals checked.
+ * `storage_bytes` equal the count and sum over its file records, and so do its `file_histogram`
+ * rows. Returns the totals checked.
  */
 export function checkSqlite(databasePath: string): { files: number; bytes: number } {
   const db = new BetterSqlite3(databasePath);
@@ -137,6 +146,8 @@ export function checkSqlite(databasePath: string): { files: number; bytes: numbe
       )
       .all();
     expect(mismatched, 'account_totals that differ from the sum over the records').to.deep.equal([]);
+    const histogramOff = db.prepare(HISTOGRAM_MISMATCH_SQL).all();
+    expect(histogramOff, 'file_histogram dimensions whose sum differs from the count of records').to.deep.equal([]);
     const orphanedRecords = db.prepare('select count(*) as n from files where user_id not in (select user_id from account_totals)').get() as { n: number };
     expect(orphanedRecords.n, 'records of accounts without totals').to.equal(0);
     const totals = db.prepare('select count(*) as files, coalesce(sum(size), 0) as bytes from files').get() as { files: number; bytes: number };
@@ -144,19 +155,6 @@ export function checkSqlite(databasePath: string): { files: number; bytes: numbe
   } finally {
     db.close();
   }
-}
-
-/** Runs the admin CLI over `dataDir`; resolves with its exit code and output. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** Every regular file under `directory` (recursively), relative names; empty when it does not exist. */
