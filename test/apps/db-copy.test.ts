@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { COPIED_TABLES } from '../../adapters/persistence/sql/copy-database.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
@@ -13,29 +11,12 @@ import type { Kysely } from 'kysely';
 import { makePng } from '../support/bytes.js';
 import { call, signUpWithKey, startTestServer, upload } from '../support/http-harness.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
+import { runCli } from '../support/cli-process.js';
 
 /** The compiled admin CLI, as `npm run cli` runs it. */
-const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/cli/main.js');
 const PASSWORD = 'correct horse';
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI with nothing but PATH in its environment: `db copy` reads no configuration. */
-function cli(args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(args);
 
 /** Rows per table, as the copy reports them. */
 async function rowCounts(db: Kysely<HangarDatabase>): Promise<Record<string, number>> {
@@ -82,7 +63,7 @@ describe('admin CLI: db copy', function () {
     const opened = await openSqliteDatabase({ path: source });
     sourceCounts = await rowCounts(opened.db);
     await opened.close();
-    for (const table of ['users', 'api_keys', 'sessions', 'refresh_tokens', 'files', 'account_totals', 'usage_periods', 'activity_logs', 'one_time_tokens']) {
+    for (const table of ['users', 'api_keys', 'sessions', 'refresh_tokens', 'files', 'account_totals', 'file_histogram', 'usage_periods', 'activity_logs', 'one_time_tokens']) {
       expect(sourceCounts[table], table).to.be.above(0);
     }
   });
@@ -152,6 +133,13 @@ describe('admin CLI: db copy', function () {
           expect(files.body.total).to.equal(2);
           expect(files.body.files.map((file: any) => file.name).sort()).to.deep.equal(['ada@example.com.png', 'private.png']);
           expect((await call(server.api, '/files?isPublic=true', { token: login.body.session.access_token })).body.total).to.equal(1);
+          // Range totals come from the copied file_histogram (with the exact edge counts over the copied files).
+          const token = login.body.session.access_token;
+          expect((await call(server.api, '/files?createdAfter=2000-01-01T00:00:00Z', { token })).body.total).to.equal(2);
+          expect((await call(server.api, '/files?createdBefore=2000-01-01T00:00:00Z', { token })).body.total).to.equal(0);
+          expect((await call(server.api, '/files?sizeMin=0&isPublic=false', { token })).body.total).to.equal(1);
+          const [small, large] = files.body.files.map((file: any) => file.size).sort((a: number, b: number) => a - b);
+          expect((await call(server.api, `/files?sizeMin=${small + 1}&sizeMax=${large}`, { token })).body.total).to.equal(small === large ? 0 : 1);
           const shown = files.body.files.find((file: any) => file.is_public);
           expect((await fetch(shown.public_url.replace('http://cdn.hangar.test', server.content))).status).to.equal(200);
         } finally {

@@ -9,6 +9,7 @@ import type { User } from '../../core/accounts/user.js';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKey } from '../../core/api-keys/api-key.js';
+import type { FileFilter } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
 import { createMemoryRepositories } from '../../adapters/persistence/memory/create-memory-repositories.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
@@ -115,6 +116,22 @@ export function aFile(userId: string, overrides: Partial<StoredFile> = {}): Stor
     blobKey: `${userId}/${fileId}`,
     ...overrides,
   };
+}
+
+/**
+ * Whether `file` belongs to `owner` and matches the visibility, size (bytes) and upload time
+ * filters of `filter` (spec 4.9), decided here in JavaScript: the brute force that repository
+ * totals are checked against. `q` and `type` are not looked at.
+ */
+export function matchesRangeFilter(file: StoredFile, owner: string, filter: FileFilter): boolean {
+  return (
+    file.userId === owner &&
+    (filter.isPublic === undefined || file.isPublic === filter.isPublic) &&
+    (filter.sizeMin === undefined || file.size >= filter.sizeMin) &&
+    (filter.sizeMax === undefined || file.size <= filter.sizeMax) &&
+    (filter.createdAfter === undefined || file.createdAt.getTime() >= filter.createdAfter.getTime()) &&
+    (filter.createdBefore === undefined || file.createdAt.getTime() <= filter.createdBefore.getTime())
+  );
 }
 
 /** An activity log entry of `userId` (a GET that answered 200), `overrides` replacing fields. */

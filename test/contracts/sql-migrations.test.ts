@@ -1,11 +1,14 @@
 // The upgrade path of the SQL schema: a database written by an earlier release, migrated in place.
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { histogramKeysOf } from '../../adapters/persistence/sql/file-histogram.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { InCodeMigrationProvider, migrateToLatest, migrations } from '../../adapters/persistence/sql/migrations.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
-import { aFile, T0 } from './persistence-fixtures.js';
+import { aFile, matchesRangeFilter, T0 } from './persistence-fixtures.js';
+import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
 /** A private in-memory SQLite database with foreign keys on, and no migration run yet. */
 function emptySqlite(): Kysely<HangarDatabase> {
@@ -109,3 +112,106 @@ describe('SQL migrations (SQLite)', () => {
     });
   });
 });
+
+/** Migrations up to and including `last`, by name. */
+function migrationsUpTo(last: string): InCodeMigrationProvider {
+  return new InCodeMigrationProvider(Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= last)));
+}
+
+/**
+ * 0006_file_histogram on a database at 0005 that already holds files: the backfill (SQL) must give
+ * every file the rows the repository (JavaScript, file-histogram.ts) gives it on insert.
+ */
+function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
+  describe(`0006_file_histogram backfill (${dialect})`, function () {
+    this.timeout(30_000);
+    const ada = '00000000-0000-4000-8000-00000000000a';
+    const bob = '00000000-0000-4000-8000-00000000000b';
+    const HOUR = 3_600_000;
+    const DAY = 24 * HOUR;
+    const day0 = Math.floor(T0.getTime() / DAY) * DAY;
+    const sizes = [0, 1, 31, 63, 64, 65, 66, 127, 128, 4095, 4096, 4097, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 5 * 1024 ** 3, 2 ** 45, Number.MAX_SAFE_INTEGER];
+    const times = [-DAY - 1, -HOUR, -1, 0, 1, day0 - 1, day0, day0 + HOUR - 1, day0 + HOUR, day0 + DAY, T0.getTime()];
+    let opened: Awaited<ReturnType<typeof open>>;
+    let stored: ReturnType<typeof aFile>[];
+
+    beforeEach(async () => {
+      opened = await open();
+      const { db, migrationTableSchema } = opened;
+      await migrateToLatest(db, migrationsUpTo('0005_listing_speed'), { migrationTableSchema });
+      for (const id of [ada, bob]) {
+        await db.insertInto('users').values({ id, email: `${id}@example.com`, password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
+      }
+      stored = [
+        ...sizes.map((size, i) => aFile(ada, { size, createdAt: new Date(times[i % times.length]!), isPublic: i % 3 !== 0 })),
+        ...times.map((ms, i) => aFile(i % 2 === 0 ? ada : bob, { size: sizes[(i * 7) % sizes.length]!, createdAt: new Date(ms), isPublic: i % 2 === 0 })),
+        // Several files sharing every bucket.
+        ...[0, 1, 2].map(() => aFile(bob, { size: 4100, createdAt: new Date(day0 + 5), isPublic: true })),
+      ];
+      for (const file of stored) {
+        await db
+          .insertInto('files')
+          .values({ id: file.id, user_id: file.userId, file_id: file.fileId, name: file.name, content_type: file.contentType, size: file.size, sha256: file.sha256, is_public: file.isPublic ? 1 : 0, created_at: file.createdAt.getTime(), blob_key: file.blobKey, search_text: file.fileId.toLowerCase() })
+          .execute();
+      }
+      expect(await migrateToLatest(db, undefined, { migrationTableSchema })).to.deep.equal(['0006_file_histogram']);
+    });
+    afterEach(async () => {
+      await opened.close();
+    });
+
+    it('counts the files already stored into the rows JavaScript computes for them', async () => {
+      const expected = new Map<string, number>();
+      for (const file of stored) {
+        for (const { dimension, bucket } of histogramKeysOf({ createdAtMs: file.createdAt.getTime(), size: file.size })) {
+          const key = `${file.userId} ${dimension} ${bucket} ${file.isPublic ? 1 : 0}`;
+          expected.set(key, (expected.get(key) ?? 0) + 1);
+        }
+      }
+      const rows = await opened.db.selectFrom('file_histogram').selectAll().execute();
+      const actual = new Map(rows.map((row) => [`${row.user_id} ${row.dimension} ${Number(row.bucket)} ${row.is_public}`, Number(row.files)]));
+      expect([...actual].sort()).to.deep.equal([...expected].sort());
+    });
+
+    it('totals ranges over the backfilled files exactly, and stays exact as files come and go', async () => {
+      const { files } = createSqlRepositories(opened.db);
+      const check = async (live: typeof stored) => {
+        for (const owner of [ada, bob]) {
+          for (const filter of [{ sizeMin: 64 }, { sizeMax: 4096 }, { sizeMin: 2 ** 32 }, { createdAfter: new Date(day0) }, { createdBefore: new Date(-1) }, { createdAfter: new Date(-HOUR), createdBefore: new Date(day0 + HOUR) }, { sizeMin: 1, isPublic: true }]) {
+            const brute = live.filter((file) => matchesRangeFilter(file, owner, filter)).length;
+            const { total } = await files.list({ userId: owner, filter, window: { offset: 0, limit: 1 } });
+            expect(total, `${owner} ${JSON.stringify(filter)}`).to.equal(brute);
+          }
+        }
+      };
+      await check(stored);
+      const added = aFile(bob, { size: 64, createdAt: new Date(day0) });
+      expect(await files.insert(added, { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: 1000 })).to.equal('inserted');
+      const gone = stored.filter((_, i) => i % 4 === 0);
+      await files.deleteMany({ userId: ada, fileIds: gone.filter((file) => file.userId === ada).map((file) => file.fileId) });
+      await files.deleteMany({ userId: bob, fileIds: gone.filter((file) => file.userId === bob).map((file) => file.fileId) });
+      await check([...stored.filter((file) => !gone.includes(file)), added]);
+    });
+  });
+}
+
+describeHistogramBackfill('SQLite', async () => {
+  const db = emptySqlite();
+  return { db, close: () => db.destroy() };
+});
+
+const postgresUrl = testDatabaseUrl();
+if (postgresUrl !== undefined) {
+  describeHistogramBackfill('Postgres', async () => {
+    const schema = await createTestSchema(postgresUrl);
+    const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
+    return {
+      db,
+      migrationTableSchema: schema.schema,
+      close: async () => {
+        await db.destroy();
+        await schema.drop();
+      },
+    };
+  });
+}

@@ -106,6 +106,20 @@ export interface AccountTotalsTable {
   changes: ColumnType<number | string | bigint, number | undefined, number>;
 }
 
+/**
+ * `file_histogram` (migration 0006): files per account, dimension, bucket and visibility, kept exact
+ * by every file insert and delete; primary key (user_id, dimension, bucket, is_public). Buckets:
+ * `day` and `hour` are floor(created_at / 86,400,000 or 3,600,000), `size` the class of file-histogram.ts.
+ */
+export interface FileHistogramTable {
+  user_id: string;
+  dimension: 'day' | 'hour' | 'size';
+  bucket: Int64;
+  is_public: Flag;
+  /** Files in the bucket; 0 once all of them are deleted (the row stays). */
+  files: Int64;
+}
+
 /** `usage_periods`: counters of one account in one billing period; primary key (user_id, period_start). */
 export interface UsagePeriodsTable {
   user_id: string;
@@ -161,6 +175,7 @@ export interface HangarDatabase {
   api_keys: ApiKeysTable;
   files: FilesTable;
   account_totals: AccountTotalsTable;
+  file_histogram: FileHistogramTable;
   usage_periods: UsagePeriodsTable;
   activity_logs: ActivityLogsTable;
   custom_domains: CustomDomainsTable;
