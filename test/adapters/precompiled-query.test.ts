@@ -1,7 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { PrecompiledQuery } from '../../adapters/persistence/sql/precompiled-query.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { runTransaction } from '../../adapters/persistence/sql/direct-access.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
 
 describe('PrecompiledQuery (SQLite)', () => {
@@ -30,10 +35,120 @@ describe('PrecompiledQuery (SQLite)', () => {
     expect(await range.first(database.db, 'd', 'z')).to.equal(undefined);
   });
 
+  it('binds eleven and more arguments in their places', async () => {
+    const many = new PrecompiledQuery((db, ...emails: string[]) => db.selectFrom('users').select(['email']).where('email', 'in', emails).orderBy('email'));
+    const emails = Array.from({ length: 12 }, (_, i) => (i === 10 ? 'bob@example.com' : `none-${i}@example.com`));
+    expect(await many.execute(database.db, ...emails)).to.deep.equal([{ email: 'bob@example.com' }]);
+  });
+
   it('refuses a query that does not bind every argument as a parameter', async () => {
     const careless = new PrecompiledQuery((db, _email: string) => db.selectFrom('users').select(['email']));
     let failure: unknown;
     await careless.execute(database.db, 'ann@example.com').catch((error) => (failure = error));
     expect(failure).to.be.instanceOf(Error).with.property('message').that.matches(/must bind each of its 1 arguments/);
+  });
+
+  describe('direct reads on SQLite (outside the Kysely executor)', () => {
+    /** Runs a transaction that creates `user`, pauses until `release` settles, then commits or rolls back. */
+    function pausedTransaction(user: ReturnType<typeof aUser>, outcome: 'commit' | 'rollback') {
+      let release!: () => void;
+      let inserted!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const insertedNow = new Promise<void>((resolve) => (inserted = resolve));
+      const done = database.db
+        .transaction()
+        .execute(async (trx) => {
+          await createSqlRepositories(trx).users.create(user);
+          inserted();
+          await held;
+          if (outcome === 'rollback') throw new Error('rolled back on purpose');
+        })
+        .then(() => 'committed', () => 'rolled back');
+      return { insertedNow, release, done };
+    }
+
+    it('never reads a row another transaction has not committed, and sees it once committed', async () => {
+      const { users } = createSqlRepositories(database.db);
+      const dropped = aUser({ email: 'dropped@example.com' });
+      const rollingBack = pausedTransaction(dropped, 'rollback');
+      await rollingBack.insertedNow;
+      const lookup = users.findById(dropped.id);
+      rollingBack.release();
+      expect(await rollingBack.done).to.equal('rolled back');
+      expect(await lookup).to.equal(undefined);
+
+      const kept = aUser({ email: 'kept@example.com' });
+      const committing = pausedTransaction(kept, 'commit');
+      await committing.insertedNow;
+      const lookupDuring = users.findById(kept.id);
+      committing.release();
+      expect(await committing.done).to.equal('committed');
+      expect((await lookupDuring)?.email).to.equal('kept@example.com');
+    });
+
+    it('runs a transaction script at once, all or nothing, and reports a failing statement as the driver does', async () => {
+      const { users } = createSqlRepositories(database.db);
+      const insertUser = new PrecompiledQuery((db, id: string, email: string) =>
+        db.insertInto('users').values({ id, email, password_hash: 'x', created_at: 0, updated_at: 0, plan_name: 'default' }),
+      );
+      const fresh = aUser({ email: 'fresh@example.com' });
+      const db = database.db;
+      let failure: unknown;
+      await runTransaction(db, function* () {
+        yield insertUser.compiled(db, fresh.id, 'fresh@example.com');
+        yield insertUser.compiled(db, aUser().id, 'ann@example.com'); // the e-mail is taken: unique violation
+      }).catch((error) => (failure = error));
+      expect(String((failure as { code?: string })?.code)).to.match(/^SQLITE_CONSTRAINT/);
+      expect(await users.findById(fresh.id)).to.equal(undefined);
+
+      const outcome = await runTransaction(db, function* () {
+        const inserted = yield insertUser.compiled(db, fresh.id, 'fresh@example.com');
+        return inserted.numAffectedRows;
+      });
+      expect(outcome).to.equal(1n);
+      expect((await users.findById(fresh.id))?.email).to.equal('fresh@example.com');
+    });
+
+    it('lets a Kysely transaction that is open finish before a transaction script runs (never inside it)', async () => {
+      const { users } = createSqlRepositories(database.db);
+      const insertUser = new PrecompiledQuery((db, id: string, email: string) =>
+        db.insertInto('users').values({ id, email, password_hash: 'x', created_at: 0, updated_at: 0, plan_name: 'default' }),
+      );
+      const held = aUser({ email: 'held@example.com' });
+      const open = pausedTransaction(held, 'rollback');
+      await open.insertedNow;
+      const db = database.db;
+      // Run inside the open transaction, its row would go with that transaction's rollback.
+      const own = aUser({ email: 'own@example.com' });
+      const script = runTransaction(db, function* () {
+        yield insertUser.compiled(db, own.id, own.email);
+        return 'done';
+      });
+      open.release();
+      expect(await open.done).to.equal('rolled back');
+      expect(await script).to.equal('done');
+      expect(await users.findById(held.id)).to.equal(undefined);
+      expect((await users.findById(own.id))?.email).to.equal('own@example.com');
+    });
+
+    it('sees what another connection (another process, the admin CLI) committed, with nothing stale kept', async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'hangar-direct-'));
+      const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db') });
+      const other = new BetterSqlite3(path.join(dir, 'hangar.db'));
+      try {
+        const { users } = createSqlRepositories(onDisk.db);
+        const user = aUser({ email: 'first@example.com' });
+        await users.create(user);
+        expect((await users.findById(user.id))?.email).to.equal('first@example.com');
+        other.prepare('update users set email = ? where id = ?').run('second@example.com', user.id);
+        expect((await users.findById(user.id))?.email).to.equal('second@example.com');
+        other.prepare('delete from users where id = ?').run(user.id);
+        expect(await users.findById(user.id)).to.equal(undefined);
+      } finally {
+        other.close();
+        await onDisk.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

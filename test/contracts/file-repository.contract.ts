@@ -1,8 +1,9 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { FileFilter, FileRepository, QuotaLimits } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
-import { aFile, aFileId, at, aUser, givenUser } from './persistence-fixtures.js';
+import { aFile, aFileId, at, aUser, givenUser, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 
 /** What a {@link describeFileRepositoryContract} factory returns: repositories over one empty store. */
 export interface FileRepositorySubject {
@@ -60,7 +61,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     it('keeps a filtered total exact while files come and go, also through another process, asked again and again', async () => {
       const [cat1] = await givenFiles(userId, [{ name: 'cat-1.png' }, { name: 'cat-2.png' }, { name: 'dog.png' }]);
       await givenFiles(otherUserId, [{ name: 'cat-9.png' }]);
-      const total = async () => (await files.list({ userId, filter: { q: 'cat', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total;
+      // 'cat-' and not 'cat': q matches file ids too, and a random 10-character base62 file id
+      // contains "cat" in any case once in ~3,700 (this test failed once that way).
+      const total = async () => (await files.list({ userId, filter: { q: 'cat-', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total;
       const writer = other ?? files;
       expect(await total()).to.equal(2);
       expect(await total()).to.equal(2);
@@ -73,7 +76,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const [cat2] = (await files.list({ userId, filter: { q: 'cat-2' }, window: { offset: 0, limit: 1 } })).items;
       await writer.deleteMany({ userId, fileIds: [cat2!.fileId] });
       expect(await total()).to.equal(1);
-      expect((await files.list({ userId: otherUserId, filter: { q: 'cat', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(1);
+      expect((await files.list({ userId: otherUserId, filter: { q: 'cat-', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(1);
     });
 
     it('stores a record and finds it by its public file id, every field intact', async () => {
@@ -99,6 +102,29 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       await rejects(files.insert(aFile(userId, { id: file.id, size: 7 }), ROOMY));
       expect(await found({})).to.deep.equal([file.fileId]);
       expect(await files.totals(userId)).to.deep.equal({ storageBytes: 100, filesCount: 1 });
+    });
+
+    it('pages through searches and filters asked in turn, each page by its own values and window', async () => {
+      const created = await givenFiles(
+        userId,
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => ({ name: `${i % 2 ? 'odd' : 'even'}-${i}.txt`, size: i * 10, contentType: i < 5 ? 'text/plain' : 'image/png', createdAt: at(i * 1000) })),
+      );
+      const expected = (keep: (file: StoredFile) => boolean, offset: number, limit: number) => {
+        const all = [...created].reverse().filter(keep);
+        return { ids: all.slice(offset, offset + limit).map((file) => file.fileId), total: all.length };
+      };
+      const asked = async (filter: FileFilter, offset: number, limit: number) => {
+        const page = await files.list({ userId, filter, window: { offset, limit } });
+        return { ids: page.items.map((file) => file.fileId), total: page.total };
+      };
+      // The same filters with other values and windows, and other filters in between.
+      for (const [offset, limit] of [[0, 2], [2, 2], [4, 3], [1, 10]] as const) {
+        expect(await asked({ q: 'odd-' }, offset, limit)).to.deep.equal(expected((f) => f.name!.startsWith('odd-'), offset, limit));
+        expect(await asked({ q: 'even-' }, offset, limit)).to.deep.equal(expected((f) => f.name!.startsWith('even-'), offset, limit));
+        expect(await asked({ q: 'odd-', type: 'image/png' }, offset, limit)).to.deep.equal(expected((f) => f.name!.startsWith('odd-') && f.contentType === 'image/png', offset, limit));
+        expect(await asked({ sizeMin: offset * 10, sizeMax: 70 }, offset, limit)).to.deep.equal(expected((f) => f.size >= offset * 10 && f.size <= 70, offset, limit));
+        expect(await asked({ type: 'text/plain' }, offset, limit)).to.deep.equal(expected((f) => f.contentType === 'text/plain', offset, limit));
+      }
     });
 
     it('lists newest first, equal times by id descending, with the total', async () => {
@@ -216,6 +242,159 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       await files.deleteMany({ userId, fileIds: [p1.fileId, h1.fileId, aFileId()] });
       expect(await totals()).to.deep.equal([3, 2, 1, 2]);
       expect((await files.list({ userId: aUser().id, filter: { isPublic: false }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
+    });
+
+    describe('totals of range filters (histogram buckets on SQL: day, hour, 1/32-octave size class)', () => {
+      const HOUR = 3_600_000;
+      const DAY = 24 * HOUR;
+      /** The start of T0's UTC day: a day and an hour boundary. */
+      const DAY0 = Math.floor(T0.getTime() / DAY) * DAY;
+      /** Room for one file of 2^45 bytes among the others, and every count. */
+      const HUGE_ROOM: QuotaLimits = { storageLimitBytes: 2 ** 50, fileCountLimit: 1_000_000 };
+      /** Upload times on and next to hour and day boundaries, and one far away. */
+      const TIMES = [-1, 0, 1, HOUR - 1, HOUR, HOUR + 1, 5 * HOUR + 7, DAY - 1, DAY, DAY + 1, 2 * DAY + HOUR, 40 * DAY + 3].map((ms) => DAY0 + ms);
+      /** Sizes 0, on and next to size-class and octave boundaries (64 = first shared class, 66 = its end + 1), 5 GiB, 2^45. */
+      const SIZES = [0, 1, 63, 64, 65, 66, 127, 128, 4095, 4096, 4097, 4224, 1_000_000, 5 * GiB, 2 ** 45];
+
+      /** The total `list` reports for `filter`, and the number of `live` files of `owner` that match it, counted here. */
+      async function totalAndBruteForce(live: StoredFile[], filter: FileFilter, owner = userId): Promise<[number, number]> {
+        const total = (await files.list({ userId: owner, filter, window: { offset: 0, limit: 1 } })).total;
+        const expected = live.filter((file) => matchesRangeFilter(file, owner, filter)).length;
+        return [total, expected];
+      }
+
+      /**
+       * One-sided ranges ending on each interesting value or next to it, two-sided ranges between
+       * any two interesting values (both orders, so some are empty), and visibility with one-sided ranges.
+       */
+      function rangeFilters(values: number[], toFilter: (from?: number, to?: number) => FileFilter): FileFilter[] {
+        const ends = [...new Set(values.flatMap((value) => [value - 1, value, value + 1]))].filter((value) => value >= 0);
+        const filters: FileFilter[] = [];
+        for (const end of ends) {
+          filters.push(toFilter(end, undefined), toFilter(undefined, end));
+          for (const isPublic of [true, false]) filters.push({ ...toFilter(end, undefined), isPublic }, { ...toFilter(undefined, end), isPublic });
+        }
+        for (const from of values) for (const to of values) filters.push(toFilter(from, to), toFilter(from + 1, to - 1));
+        return filters;
+      }
+
+      const timeFilter = (from?: number, to?: number): FileFilter => ({
+        createdAfter: from === undefined ? undefined : new Date(from),
+        createdBefore: to === undefined ? undefined : new Date(to),
+      });
+      const sizeFilter = (from?: number, to?: number): FileFilter => ({ sizeMin: from, sizeMax: to });
+
+      /** Every range over the interesting times and sizes totals exactly what a brute-force count finds. */
+      async function expectExactRangeTotals(live: StoredFile[]): Promise<void> {
+        const filters = [
+          ...rangeFilters(TIMES, timeFilter),
+          ...rangeFilters(SIZES, sizeFilter),
+          { sizeMax: Number.MAX_SAFE_INTEGER },
+          { sizeMin: Number.MAX_SAFE_INTEGER },
+          { sizeMin: 2 ** 45 + 1, sizeMax: Number.MAX_SAFE_INTEGER },
+        ];
+        const wrong: string[] = [];
+        for (const filter of filters) {
+          const [total, expected] = await totalAndBruteForce(live, filter);
+          if (total !== expected) wrong.push(`${JSON.stringify(filter)}: total ${total}, expected ${expected}`);
+        }
+        expect(wrong, 'range filters whose total differs from a brute-force count').to.deep.equal([]);
+      }
+
+      async function insertAll(overrides: Partial<StoredFile>[], owner = userId): Promise<StoredFile[]> {
+        const created = overrides.map((o) => aFile(owner, o));
+        for (const file of created) expect(await files.insert(file, HUGE_ROOM)).to.equal('inserted');
+        return created;
+      }
+
+      /** One file per interesting time and per interesting size, in both visibilities, plus a second account's. */
+      async function givenEdgeFiles(): Promise<StoredFile[]> {
+        const overrides: Partial<StoredFile>[] = [];
+        TIMES.forEach((ms, i) => overrides.push({ createdAt: new Date(ms), size: SIZES[i % SIZES.length]!, isPublic: i % 2 === 0 }));
+        SIZES.forEach((size, i) => overrides.push({ size, createdAt: new Date(TIMES[(i * 5) % TIMES.length]!), isPublic: i % 3 !== 0 }));
+        // Several files in one hour and one size class, so a cut bucket holds files on both sides of the cut.
+        for (let i = 0; i < 4; i++) overrides.push({ createdAt: new Date(DAY0 + HOUR + i), size: 4096 + i, isPublic: true });
+        await insertAll(TIMES.map((ms, i) => ({ createdAt: new Date(ms), size: SIZES[i]! })), otherUserId);
+        return insertAll(overrides);
+      }
+
+      it('totals date and size ranges exactly: bounds on and next to bucket edges, open ends, after = before, min > max, 0 and huge sizes', async () => {
+        const live = await givenEdgeFiles();
+        await expectExactRangeTotals(live);
+        const [at, expected] = await totalAndBruteForce(live, { createdAfter: new Date(DAY0 + HOUR), createdBefore: new Date(DAY0 + HOUR) });
+        expect(at).to.equal(expected).and.to.be.above(1);
+        expect((await totalAndBruteForce(live, { createdAfter: new Date(DAY0 + DAY), createdBefore: new Date(DAY0) }))[0]).to.equal(0);
+        expect((await totalAndBruteForce(live, { sizeMin: 4097, sizeMax: 4096 }))[0]).to.equal(0);
+        for (const filter of [{ sizeMin: 0, sizeMax: 0 }, { sizeMin: 2 ** 45 }, { sizeMin: 2 ** 45, isPublic: true }]) {
+          const [total, count] = await totalAndBruteForce(live, filter);
+          expect(total, JSON.stringify(filter)).to.equal(count).and.to.be.above(0);
+        }
+      });
+
+      it('keeps range totals exact through single deletes and bulk deletes', async () => {
+        let live = await givenEdgeFiles();
+        for (const victim of [live[0]!, live[TIMES.length + 1]!, live[live.length - 1]!]) {
+          expect(await files.deleteMany({ userId, fileIds: [victim.fileId] })).to.have.length(1);
+          live = live.filter((file) => file !== victim);
+        }
+        await expectExactRangeTotals(live);
+        // A bulk delete of every other file, with an unknown id and one named twice.
+        const doomed = live.filter((_, i) => i % 2 === 1);
+        const ids = doomed.map((file) => file.fileId);
+        expect(await files.deleteMany({ userId, fileIds: [...ids, ids[0]!, aFileId()] })).to.have.length(doomed.length);
+        live = live.filter((file) => !doomed.includes(file));
+        await expectExactRangeTotals(live);
+        // Emptied, then filled again: the rows left at 0 count nothing.
+        await files.deleteMany({ userId, fileIds: live.map((file) => file.fileId) });
+        await expectExactRangeTotals([]);
+        const again = await insertAll([{ createdAt: new Date(DAY0), size: 64 }]);
+        expect(await totalAndBruteForce(again, { createdAfter: new Date(DAY0 - DAY), sizeMin: undefined })).to.deep.equal([1, 1]);
+        expect(await totalAndBruteForce(again, { sizeMin: 0 })).to.deep.equal([1, 1]);
+      });
+
+      it('forgets the range totals of a deleted account: the same id created again starts from nothing', async () => {
+        await givenEdgeFiles();
+        expect(await users.delete(userId)).to.equal(true);
+        expect((await files.list({ userId, filter: { sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
+        expect((await files.list({ userId, filter: { createdBefore: new Date(DAY0 + 100 * DAY) }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
+        await givenUser(users, { id: userId });
+        const live = await insertAll([{ createdAt: new Date(DAY0 + HOUR), size: 4096 }]);
+        await expectExactRangeTotals(live);
+        // The other account kept its own.
+        expect((await files.list({ userId: otherUserId, filter: { sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(TIMES.length);
+      });
+
+      it('totals random ranges over random files exactly, before and after a random bulk delete (property)', async function () {
+        this.timeout(120_000);
+        const edgeSize = fc.constantFrom(...SIZES, 31, 32, 95, 96, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1);
+        const size = fc.oneof(edgeSize, fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 4000, max: 4300 }));
+        const offset = fc.oneof(fc.constantFrom(-1, 0, 1, HOUR - 1, HOUR, DAY - 1, DAY), fc.integer({ min: -3 * DAY, max: 3 * DAY }));
+        const aFileSpec = fc.record({ offset, size, isPublic: fc.boolean() });
+        const bound = fc.option(fc.oneof(offset, fc.integer({ min: -5 * DAY, max: 5 * DAY })), { nil: undefined });
+        const sizeBound = fc.option(fc.oneof(size, fc.integer({ min: 0, max: 2 ** 41 })), { nil: undefined });
+        const aRange = fc.oneof(
+          fc.record({ from: bound, to: bound, isPublic: fc.option(fc.boolean(), { nil: undefined }) }).map((r) => ({ ...timeFilter(r.from === undefined ? undefined : DAY0 + r.from, r.to === undefined ? undefined : DAY0 + r.to), isPublic: r.isPublic })),
+          fc.record({ from: sizeBound, to: sizeBound, isPublic: fc.option(fc.boolean(), { nil: undefined }) }).map((r) => ({ ...sizeFilter(r.from, r.to), isPublic: r.isPublic })),
+        );
+        await fc.assert(
+          fc.asyncProperty(fc.array(aFileSpec, { minLength: 1, maxLength: 25 }), fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }), fc.array(aRange, { minLength: 8, maxLength: 8 }), async (specs, doomed, ranges) => {
+            const owner = (await givenUser(users)).id;
+            let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic })), owner);
+            for (const filter of ranges) {
+              const [total, expected] = await totalAndBruteForce(live, filter, owner);
+              expect(total, JSON.stringify(filter)).to.equal(expected);
+            }
+            const deleted = live.filter((_, i) => doomed[i]);
+            await files.deleteMany({ userId: owner, fileIds: deleted.map((file) => file.fileId) });
+            live = live.filter((file) => !deleted.includes(file));
+            for (const filter of ranges) {
+              const [total, expected] = await totalAndBruteForce(live, filter, owner);
+              expect(total, `after deleting ${deleted.length}: ${JSON.stringify(filter)}`).to.equal(expected);
+            }
+          }),
+          { numRuns: 25 },
+        );
+      });
     });
 
     it('filters by creation time with inclusive bounds', async () => {

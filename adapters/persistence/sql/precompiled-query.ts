@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import { directReaderOf } from './direct-access.js';
 import type { HangarDatabase } from './schema.js';
 
 /** One parameter of the compiled SQL: an argument of `execute` (by position) or a constant the builder bound. */
@@ -16,19 +17,38 @@ type Slot = { argument: number } | { constant: unknown };
  * Constants the builder binds itself (a `limit`) are kept.
  * The database is given on each call (a repository's own), and must be the same one every time:
  * the SQL is compiled for its dialect on the first call.
+ * Where the database has a direct reader (SQLite, see `registerDirectAccess`), the query runs
+ * through it when it can, and through Kysely otherwise.
  * @example new PrecompiledQuery((db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash))
  */
 export class PrecompiledQuery<Row, Args extends unknown[]> {
-  private compiled: { sql: string; slots: Slot[] } | undefined;
+  private compiledOnce: { sql: string; slots: Slot[] } | undefined;
 
   constructor(private readonly build: (db: Kysely<HangarDatabase>, ...markers: Args) => Compilable<Row>) {}
 
   /** The rows the query returns on `db` for `args`. @throws the driver's error */
   async execute(db: Kysely<HangarDatabase>, ...args: Args): Promise<Row[]> {
-    const { sql, slots } = (this.compiled ??= this.compile(db, args.length));
-    const parameters = slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant));
+    const { sql, parameters } = this.bind(db, args);
+    // The direct reader takes the SQL and parameters as they are: no query object on that path.
+    const direct = directReaderOf(db)?.(sql, parameters);
+    if (direct) return direct as Row[];
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;
+  }
+
+  /**
+   * The statement for `args`, compiled for `db`'s dialect, to run elsewhere (a step of a
+   * `TransactionScript`, on a transaction): the SQL compiled once, with this call's parameters.
+   */
+  compiled(db: Kysely<HangarDatabase>, ...args: Args): CompiledQuery<Row> {
+    const { sql, parameters } = this.bind(db, args);
+    return CompiledQuery.raw(sql, parameters) as CompiledQuery<Row>;
+  }
+
+  /** The SQL (compiled on the first call) and the positional parameters for `args`. */
+  private bind(db: Kysely<HangarDatabase>, args: Args): { sql: string; parameters: unknown[] } {
+    const { sql, slots } = (this.compiledOnce ??= this.compile(db, args.length));
+    return { sql, parameters: slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant)) };
   }
 
   /** The first row on `db` for `args`, or undefined. */
@@ -44,7 +64,7 @@ export class PrecompiledQuery<Row, Args extends unknown[]> {
       const argument = typeof value === 'string' ? markers.indexOf(value) : -1;
       return argument >= 0 ? { argument } : { constant: value };
     });
-    const used = slots.flatMap((slot) => ('argument' in slot ? [slot.argument] : [])).sort();
+    const used = slots.flatMap((slot) => ('argument' in slot ? [slot.argument] : [])).sort((a, b) => a - b);
     if (used.length !== arity || used.some((argument, i) => argument !== i)) {
       throw new Error(`A precompiled query must bind each of its ${arity} arguments once as a parameter: ${sql}`);
     }

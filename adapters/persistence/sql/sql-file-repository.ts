@@ -6,10 +6,14 @@ import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { toDate, toFlag, toMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
+import { runTransaction } from './direct-access.js';
 import { isPostgres } from './dialect.js';
+import { coverSizeRange, coverTimeRange, histogramKeysOf, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
 
 /** Ids per DELETE statement, well under every driver's bound-parameter limit. */
 const DELETE_CHUNK = 500;
+/** Histogram rows per upsert of a delete (5 parameters each), well under every driver's bound-parameter limit. */
+const HISTOGRAM_CHUNK = 500;
 
 function toStoredFile(row: Selectable<FilesTable>): StoredFile {
   return {
@@ -43,6 +47,9 @@ function containsPattern(text: string): string {
  * `deleteMany` deletes and subtracts in one transaction. `account_totals` also counts public
  * files, so that a listing's total without filters, or filtered by visibility alone, is read rather
  * than counted (a count over a million rows takes longer than the whole request should).
+ * `file_histogram` (migration 0006, file-histogram.ts) counts files per upload day, hour and size
+ * class, by visibility: `insert` adds the file's three rows in one more statement, `deleteMany`
+ * subtracts in its transaction, and a listing filtered by one range is totalled from it.
  */
 export class SqlFileRepository implements FileRepository {
   /** Totals of filtered listings counted by this process, by account and filter (see `total`). */
@@ -50,10 +57,75 @@ export class SqlFileRepository implements FileRepository {
 
   /** On every content read: compiled once. */
   private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').selectAll().where('file_id', '=', fileId));
+  /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
+  private readonly ensureTotals = new PrecompiledQuery((db, userId: string) =>
+    db.insertInto('account_totals').values({ user_id: userId, storage_bytes: 0, files_count: 0 }).onConflict((conflict) => conflict.column('user_id').doNothing()),
+  );
+  /**
+   * On every upload: claims the file's place in the quota, or changes nothing when the file would
+   * take the account past a limit (then no row is updated). Arguments: size (bytes), 1 when public,
+   * user id, file count limit, size again, storage limit (bytes).
+   */
+  private readonly claimQuota = new PrecompiledQuery(
+    (db, size: number, publicFlag: 0 | 1, userId: string, fileCountLimit: number, sizeAgain: number, storageLimitBytes: number) =>
+      db
+        .updateTable('account_totals')
+        .set({
+          files_count: sql<number>`files_count + 1`,
+          storage_bytes: sql<number>`storage_bytes + ${size}`,
+          public_files_count: sql<number>`public_files_count + ${publicFlag}`,
+          changes: sql<number>`changes + 1`,
+        })
+        .where('user_id', '=', userId)
+        .where(sql<SqlBool>`files_count + 1 <= ${fileCountLimit}`)
+        .where(sql<SqlBool>`storage_bytes + ${sizeAgain} <= ${storageLimitBytes}`),
+  );
+  /** On every upload, after its quota claim. Arguments in the order of the columns below. */
+  private readonly insertFile = new PrecompiledQuery(
+    (db, id: string, userId: string, fileId: string, name: string | null, contentType: string, size: number, sha256: string, publicFlag: 0 | 1, createdAtMs: number, blobKey: string, searchText: string) =>
+      db.insertInto('files').values({
+        id,
+        user_id: userId,
+        file_id: fileId,
+        name,
+        content_type: contentType,
+        size,
+        sha256,
+        is_public: publicFlag,
+        created_at: createdAtMs,
+        blob_key: blobKey,
+        search_text: searchText,
+      }),
+  );
+  /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
+  private readonly storageTotals = new PrecompiledQuery((db, userId: string) =>
+    db.selectFrom('account_totals').select(['storage_bytes', 'files_count']).where('user_id', '=', userId),
+  );
   /** On every listing. */
   private readonly totalsRow = new PrecompiledQuery((db, userId: string) =>
     db.selectFrom('account_totals').select(['files_count', 'public_files_count', 'changes']).where('user_id', '=', userId),
   );
+
+  /**
+   * On every upload: adds one file to its day, hour and size rows of `file_histogram`, one statement.
+   * Arguments: per row the user id, the bucket and the visibility flag, in the order of histogramKeysOf.
+   */
+  private readonly histogramAdd = new PrecompiledQuery(
+    (db, u1: string, day: number, p1: 0 | 1, u2: string, hour: number, p2: 0 | 1, u3: string, size: number, p3: 0 | 1) =>
+      db
+        .insertInto('file_histogram')
+        .values([
+          { user_id: u1, dimension: 'day', bucket: day, is_public: p1, files: 1 },
+          { user_id: u2, dimension: 'hour', bucket: hour, is_public: p2, files: 1 },
+          { user_id: u3, dimension: 'size', bucket: size, is_public: p3, files: 1 },
+        ])
+        .onConflict((conflict) =>
+          conflict.columns(['user_id', 'dimension', 'bucket', 'is_public']).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
+        ),
+  );
+
+  /** Page queries by filter shape (see `pageQuery`). */
+  private readonly pages = new Map<string, PrecompiledQuery<Selectable<FilesTable>, unknown[]>>();
 
   /** Whether the database is Postgres (see `list`). */
   private readonly postgres: boolean;
@@ -67,51 +139,27 @@ export class SqlFileRepository implements FileRepository {
    *         unknown user; the totals are then unchanged (the transaction rolls back)
    */
   async insert(file: StoredFile, limits: QuotaLimits): Promise<InsertResult> {
-    return this.db.transaction().execute(async (trx): Promise<InsertResult> => {
-      await trx
-        .insertInto('account_totals')
-        .values({ user_id: file.userId, storage_bytes: 0, files_count: 0 })
-        .onConflict((conflict) => conflict.column('user_id').doNothing())
-        .execute();
-      const claimed = await trx
-        .updateTable('account_totals')
-        .set({
-          files_count: sql<number>`files_count + 1`,
-          storage_bytes: sql<number>`storage_bytes + ${file.size}`,
-          public_files_count: sql<number>`public_files_count + ${file.isPublic ? 1 : 0}`,
-          changes: sql<number>`changes + 1`,
-        })
-        .where('user_id', '=', file.userId)
-        .where(sql<SqlBool>`files_count + 1 <= ${limits.fileCountLimit}`)
-        .where(sql<SqlBool>`storage_bytes + ${file.size} <= ${limits.storageLimitBytes}`)
-        .executeTakeFirst();
-      if (claimed.numUpdatedRows === 0n) {
+    const { db } = this;
+    const [day, hour, size] = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size });
+    const flag = toFlag(file.isPublic);
+    const { ensureTotals, claimQuota, storageTotals, insertFile, histogramAdd } = this;
+    return runTransaction(db, function* () {
+      yield ensureTotals.compiled(db, file.userId);
+      const claimed = yield claimQuota.compiled(db, file.size, flag, file.userId, limits.fileCountLimit, file.size, limits.storageLimitBytes);
+      if (claimed.numAffectedRows === 0n) {
         // The row is ours until commit: the totals read here are the ones the UPDATE refused.
-        const totals = await totalsOf(trx, file.userId);
-        return totals.filesCount + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+        const [row] = (yield storageTotals.compiled(db, file.userId)).rows as { files_count: number | string }[];
+        return toNumber(row?.files_count ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
       }
-      await trx
-        .insertInto('files')
-        .values({
-          id: file.id,
-          user_id: file.userId,
-          file_id: file.fileId,
-          name: file.name,
-          content_type: file.contentType,
-          size: file.size,
-          sha256: file.sha256,
-          is_public: toFlag(file.isPublic),
-          created_at: toMillis(file.createdAt),
-          blob_key: file.blobKey,
-          search_text: fileSearchText(file),
-        })
-        .execute();
-      return 'inserted';
+      yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file));
+      yield histogramAdd.compiled(db, file.userId, day.bucket, flag, file.userId, hour.bucket, flag, file.userId, size.bucket, flag);
+      return 'inserted' as const;
     });
   }
 
   async totals(userId: string): Promise<AccountTotals> {
-    return totalsOf(this.db, userId);
+    const row = await this.storageTotals.first(this.db, userId);
+    return row ? { storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count) } : { storageBytes: 0, filesCount: 0 };
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {
@@ -134,25 +182,44 @@ export class SqlFileRepository implements FileRepository {
    * Postgres keeps the plain form, which its planner serves with the trigram index.
    */
   async list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>> {
-    const matching = this.db.selectFrom('files').where((eb) => matches(eb, options.userId, options.filter));
-    const newestFirst = <Q extends { orderBy: (column: 'created_at' | 'id', direction: 'desc') => Q }>(query: Q): Q =>
-      query.orderBy('created_at', 'desc').orderBy('id', 'desc');
-    const page =
-      options.filter.q !== undefined && !this.postgres
-        ? newestFirst(
-            this.db
-              .selectFrom('files')
-              .selectAll()
-              .where('id', 'in', newestFirst(matching.select('id')).limit(options.window.limit).offset(options.window.offset)),
-          )
-        : newestFirst(matching.selectAll()).limit(options.window.limit).offset(options.window.offset);
-    const [total, rows] = await Promise.all([this.total(options.userId, options.filter), page.execute()]);
+    const { fields, values, nothing } = filterParameters(options.filter);
+    const page = nothing ? [] : this.pageQuery(fields).execute(this.db, options.userId, ...values, options.window.limit, options.window.offset);
+    const [total, rows] = await Promise.all([this.total(options.userId, options.filter), page]);
     return { items: rows.map(toStoredFile), total };
   }
 
   /**
+   * The page query for one filter shape (which of the filters are given), built and compiled by
+   * Kysely once per shape (at most 2^7) and then bound per request: building and compiling a query
+   * cost about as much as SQLite takes to find a page (bench/README.md, "list"). Arguments: the user
+   * id, the given filters' SQL values in {@link FILTER_FIELDS} order, limit, offset.
+   */
+  private pageQuery(fields: readonly FilterField[]): PrecompiledQuery<Selectable<FilesTable>, unknown[]> {
+    const shape = fields.join(',');
+    let query = this.pages.get(shape);
+    if (!query) {
+      const postgres = this.postgres;
+      query = new PrecompiledQuery<Selectable<FilesTable>, unknown[]>((db, userId, ...rest) => {
+        const filterValues = rest.slice(0, fields.length);
+        const [limit, offset] = rest.slice(fields.length) as [number, number];
+        const matching = db.selectFrom('files').where((eb) => eb.and(conditions(eb, userId as string, fields, filterValues)));
+        const newestFirst = <Q extends { orderBy: (column: 'created_at' | 'id', direction: 'desc') => Q }>(q: Q): Q =>
+          q.orderBy('created_at', 'desc').orderBy('id', 'desc');
+        return fields.includes('q') && !postgres
+          ? newestFirst(db.selectFrom('files').selectAll().where('id', 'in', newestFirst(matching.select('id')).limit(limit).offset(offset)))
+          : newestFirst(matching.selectAll()).limit(limit).offset(offset);
+      });
+      this.pages.set(shape, query);
+    }
+    return query;
+  }
+
+  /**
    * How many files match, exactly. Read from `account_totals` when the filter is empty or only
-   * about visibility (no rows counted, however many files the account holds). Otherwise counted
+   * about visibility (no rows counted, however many files the account holds). When the filter is
+   * one range of upload time or of size, with or without visibility, totalled from `file_histogram`
+   * (see {@link rangeTotal}; not kept in {@link counted}: it costs about as much as reading the
+   * `changes` counter, and ranges such as "the last 7 days" move with the clock). Otherwise counted
    * over the indexes that serve each filter, and the count kept in {@link counted} with the
    * account's `changes` counter: while that counter (read from the database, one indexed lookup)
    * has not moved, the same filter is answered without counting again. Counting is what makes a
@@ -160,6 +227,9 @@ export class SqlFileRepository implements FileRepository {
    * bench/README.md, "list"), and a client paging through or polling one search repeats it.
    */
   private async total(userId: string, filter: FileFilter): Promise<number> {
+    const range = histogramRange(filter);
+    if (range === 'empty') return 0;
+    if (range !== undefined) return this.rangeTotal(userId, range);
     const row = await this.totalsRow.first(this.db, userId);
     if (!row) return 0;
     const used = Object.entries(filter).filter(([, value]) => value !== undefined);
@@ -182,6 +252,37 @@ export class SqlFileRepository implements FileRepository {
     // the two moves the counter, and the next request counts again.
     this.counted.set(key, { changes, total });
     return total;
+  }
+
+  /**
+   * The exact number of the account's files in `range`, in one statement (one snapshot): the
+   * histogram rows of the buckets wholly inside the range, plus an exact count over the indexes of
+   * `files` (`(user_id, created_at, id)`, `(user_id, is_public, created_at, id)`, `(user_id, size)`)
+   * of the part of the one or two edge buckets inside the range (file-histogram.ts).
+   */
+  private async rangeTotal(userId: string, range: HistogramRange): Promise<number> {
+    const cover = range.dimension === 'time' ? coverTimeRange(range) : coverSizeRange(range);
+    const parts = [
+      ...cover.sums.map((sum) => {
+        let query = this.db
+          .selectFrom('file_histogram')
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('files'), sql.lit(0)).as('files'))
+          .where('user_id', '=', userId)
+          .where('dimension', '=', sum.dimension);
+        if (sum.from !== undefined) query = query.where('bucket', '>=', sum.from);
+        if (sum.to !== undefined) query = query.where('bucket', '<=', sum.to);
+        if (range.isPublic !== undefined) query = query.where('is_public', '=', toFlag(range.isPublic));
+        return query;
+      }),
+      ...cover.exact.map((part) =>
+        this.db
+          .selectFrom('files')
+          .select((eb) => eb.fn.countAll<number | string>().as('files'))
+          .where((eb) => matches(eb, userId, exactFilter(range, part))),
+      ),
+    ];
+    const { rows } = await sql<{ total: number | string }>`select ${sql.join(parts, sql` + `)} as total`.execute(this.db);
+    return toNumber(rows[0]!.total);
   }
 
   async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
@@ -212,6 +313,7 @@ export class SqlFileRepository implements FileRepository {
           })
           .where('user_id', '=', options.userId)
           .execute();
+        await subtractFromHistogram(trx, options.userId, deleted);
       }
       return deleted;
     });
@@ -243,24 +345,122 @@ class BoundedMap<K, V> {
   }
 }
 
-/** The account's totals as `db` (a connection or a transaction) sees them; zeros without a row. */
-async function totalsOf(db: Kysely<HangarDatabase>, userId: string): Promise<AccountTotals> {
-  const row = await db.selectFrom('account_totals').select(['storage_bytes', 'files_count']).where('user_id', '=', userId).executeTakeFirst();
-  return row ? { storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count) } : { storageBytes: 0, filesCount: 0 };
+/** The listing filters (spec 4.9), in the order their values are bound. */
+const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore'] as const;
+type FilterField = (typeof FILTER_FIELDS)[number];
+
+/**
+ * The given filters of `filter` and their values as SQL binds them: `q` as a LIKE pattern of the
+ * folded needle, `isPublic` as 0/1, dates as Unix ms. `nothing` when `q` cannot match any file (a
+ * needle with a line feed, see fileSearchNeedle).
+ */
+function filterParameters(filter: FileFilter): { fields: FilterField[]; values: unknown[]; nothing: boolean } {
+  const fields: FilterField[] = [];
+  const values: unknown[] = [];
+  let nothing = false;
+  for (const field of FILTER_FIELDS) {
+    const value = filter[field];
+    if (value === undefined) continue;
+    fields.push(field);
+    if (field === 'q') {
+      const needle = fileSearchNeedle(value as string);
+      nothing = needle === undefined;
+      values.push(needle === undefined ? null : containsPattern(needle));
+    } else if (field === 'isPublic') values.push(toFlag(value as boolean));
+    else if (value instanceof Date) values.push(toMillis(value));
+    else values.push(value);
+  }
+  return { fields, values, nothing };
+}
+
+/** Each filter but `q` as a comparison of one column of `files` with the filter's SQL value. */
+const FILTER_COMPARISONS = {
+  type: ['content_type', '='],
+  sizeMin: ['size', '>='],
+  sizeMax: ['size', '<='],
+  isPublic: ['is_public', '='],
+  createdAfter: ['created_at', '>='],
+  createdBefore: ['created_at', '<='],
+} as const satisfies Record<Exclude<FilterField, 'q'>, readonly [keyof FilesTable, '=' | '>=' | '<=']>;
+
+/** The conditions of a listing: the owner, then each of `fields` with its SQL value (see filterParameters). */
+function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, userId: string, fields: readonly FilterField[], values: readonly unknown[]): Expression<SqlBool>[] {
+  return [
+    eb('user_id', '=', userId),
+    ...fields.map((field, i) => {
+      const value = values[i] as never;
+      if (field === 'q') return value === null ? sql<SqlBool>`1 = 0` : sql<SqlBool>`search_text like ${value} escape '\\'`;
+      const [column, operator] = FILTER_COMPARISONS[field];
+      return eb(column, operator, value);
+    }),
+  ];
 }
 
 /** The WHERE of a listing: the owner, then every given filter (spec 4.9), combined with AND. */
 function matches(eb: ExpressionBuilder<HangarDatabase, 'files'>, userId: string, filter: FileFilter): Expression<SqlBool> {
-  const conditions: Expression<SqlBool>[] = [eb('user_id', '=', userId)];
-  if (filter.q !== undefined) {
-    const needle = fileSearchNeedle(filter.q);
-    conditions.push(needle === undefined ? sql<SqlBool>`1 = 0` : sql<SqlBool>`search_text like ${containsPattern(needle)} escape '\\'`);
+  const { fields, values } = filterParameters(filter);
+  return eb.and(conditions(eb, userId, fields, values));
+}
+
+/** A listing filter that `file_histogram` can total: one range of one dimension, perhaps with visibility. */
+type HistogramRange = { dimension: 'time' | 'size'; isPublic?: boolean } & InclusiveRange;
+
+/**
+ * The filter as a histogram range, when it is one: only `createdAfter`/`createdBefore` (Unix ms), or
+ * only `sizeMin`/`sizeMax` (bytes, safe integers), each optionally with `isPublic`. `empty` when the
+ * range holds nothing (after > before, min > max); undefined for every other filter, which is counted.
+ */
+function histogramRange(filter: FileFilter): HistogramRange | 'empty' | undefined {
+  const used = new Set(Object.entries(filter).flatMap(([name, value]) => (value === undefined || name === 'isPublic' ? [] : [name])));
+  let range: HistogramRange;
+  if (used.size > 0 && [...used].every((name) => name === 'createdAfter' || name === 'createdBefore')) {
+    range = { dimension: 'time', from: filter.createdAfter && toMillis(filter.createdAfter), to: filter.createdBefore && toMillis(filter.createdBefore) };
+  } else if (used.size > 0 && [...used].every((name) => name === 'sizeMin' || name === 'sizeMax')) {
+    range = { dimension: 'size', from: filter.sizeMin, to: filter.sizeMax };
+  } else {
+    return undefined;
   }
-  if (filter.type !== undefined) conditions.push(eb('content_type', '=', filter.type));
-  if (filter.sizeMin !== undefined) conditions.push(eb('size', '>=', filter.sizeMin));
-  if (filter.sizeMax !== undefined) conditions.push(eb('size', '<=', filter.sizeMax));
-  if (filter.isPublic !== undefined) conditions.push(eb('is_public', '=', toFlag(filter.isPublic)));
-  if (filter.createdAfter !== undefined) conditions.push(eb('created_at', '>=', toMillis(filter.createdAfter)));
-  if (filter.createdBefore !== undefined) conditions.push(eb('created_at', '<=', toMillis(filter.createdBefore)));
-  return eb.and(conditions);
+  // Bounds the bucket arithmetic cannot take exactly (an invalid date, a size beyond 2^53) are counted as before.
+  if (![range.from, range.to].every((bound) => bound === undefined || Number.isSafeInteger(bound))) return undefined;
+  if (range.dimension === 'size' && range.from !== undefined && range.from < 0) return undefined;
+  if (range.from !== undefined && range.to !== undefined && range.from > range.to) return 'empty';
+  if (filter.isPublic !== undefined) range.isPublic = filter.isPublic;
+  return range;
+}
+
+/** The listing filter that selects exactly the files of `range`'s dimension with a value in `part`. */
+function exactFilter(range: HistogramRange, part: InclusiveRange): FileFilter {
+  const bounds: FileFilter =
+    range.dimension === 'time'
+      ? { createdAfter: part.from === undefined ? undefined : new Date(part.from), createdBefore: part.to === undefined ? undefined : new Date(part.to) }
+      : { sizeMin: part.from, sizeMax: part.to };
+  return { ...bounds, isPublic: range.isPublic };
+}
+
+/**
+ * Subtracts the deleted files from `file_histogram`, in the caller's transaction (after
+ * `account_totals`, whose row lock orders the account's writers): one upsert of negative counts per
+ * {@link HISTOGRAM_CHUNK} distinct rows, keys sorted so concurrent statements lock rows in one order.
+ */
+async function subtractFromHistogram(trx: Kysely<HangarDatabase>, userId: string, deleted: StoredFile[]): Promise<void> {
+  const counts = new Map<string, { dimension: HistogramDimension; bucket: number; is_public: 0 | 1; files: number }>();
+  for (const file of deleted) {
+    const flag = toFlag(file.isPublic);
+    for (const { dimension, bucket } of histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size })) {
+      const key = `${dimension} ${bucket} ${flag}`;
+      const row = counts.get(key);
+      if (row) row.files -= 1;
+      else counts.set(key, { dimension, bucket, is_public: flag, files: -1 });
+    }
+  }
+  const rows = [...counts.values()].sort((a, b) => (a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : a.bucket - b.bucket || a.is_public - b.is_public));
+  for (let start = 0; start < rows.length; start += HISTOGRAM_CHUNK) {
+    await trx
+      .insertInto('file_histogram')
+      .values(rows.slice(start, start + HISTOGRAM_CHUNK).map((row) => ({ user_id: userId, ...row })))
+      .onConflict((conflict) =>
+        conflict.columns(['user_id', 'dimension', 'bucket', 'is_public']).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
+      )
+      .execute();
+  }
 }

@@ -1,0 +1,75 @@
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { HangarDatabase } from './schema.js';
+
+/**
+ * Runs compiled, read-only SQL synchronously and returns its rows, or `undefined` when it cannot
+ * answer right now (the caller then goes through Kysely as usual). `parameters` are positional, as
+ * Kysely compiled them.
+ */
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+
+/**
+ * Runs `work` as one transaction, synchronously, each statement through `execute`; resolves once the
+ * commit is durable. Returns `undefined` when it cannot run now or the transaction failed (it was
+ * rolled back, nothing changed): the caller then runs the same work through Kysely, which waits
+ * for the connection and reports errors as usual.
+ */
+export type DirectTransaction = <T>(work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => T) => Promise<T> | undefined;
+
+interface DirectAccess {
+  read: DirectReader;
+  transaction?: DirectTransaction;
+}
+
+const registry = new WeakMap<object, DirectAccess>();
+
+/**
+ * Declares that statements on `db` may bypass Kysely's executor: reads through `access.read`, whole
+ * transactions through `access.transaction`. Used by the SQLite adapter, whose connection is
+ * in-process and synchronous: Kysely's executor (connection mutex, promise hops, a query compiled
+ * for each statement) costs several times what an indexed lookup or a small transaction costs
+ * there (bench/README.md). Only the Kysely instance itself is registered, never a transaction, so
+ * statements inside a Kysely transaction always take the normal path.
+ */
+export function registerDirectAccess(db: Kysely<HangarDatabase>, access: DirectAccess): void {
+  registry.set(db, access);
+}
+
+/** The reader registered for `db`, if any (see {@link registerDirectAccess}). */
+export function directReaderOf(db: Kysely<HangarDatabase>): DirectReader | undefined {
+  return registry.get(db)?.read;
+}
+
+/**
+ * A transaction written once for every database: a generator that yields each statement (compiled,
+ * e.g. by `PrecompiledQuery.compiled`) and receives its result, then returns the outcome. It must
+ * do nothing but yield statements and compute: it may run synchronously (SQLite) or with a
+ * round-trip per statement (Postgres), and may be run twice (see {@link runTransaction}).
+ */
+export type TransactionScript<T> = () => Generator<CompiledQuery, T, QueryResult<unknown>>;
+
+/**
+ * Runs `script` as one transaction on `db`: through the registered direct transaction when there is
+ * one and it accepts (one synchronous better-sqlite3 transaction, `BEGIN IMMEDIATE`), otherwise as
+ * a Kysely transaction with one `executeQuery` per yielded statement. A direct attempt that fails
+ * is rolled back and the script runs again the Kysely way, which reports its error as every other
+ * statement does (a constraint violation as the driver's error, an outage as DATABASE_UNAVAILABLE).
+ * @throws what the statements or the script throw (Kysely path)
+ */
+export async function runTransaction<T>(db: Kysely<HangarDatabase>, script: TransactionScript<T>): Promise<T> {
+  const direct = registry.get(db)?.transaction?.((execute) => drive(script(), execute));
+  if (direct) return direct;
+  return db.transaction().execute(async (trx) => {
+    const steps = script();
+    let step = steps.next();
+    while (!step.done) step = steps.next(await trx.executeQuery(step.value));
+    return step.value;
+  });
+}
+
+function drive<T>(steps: Generator<CompiledQuery, T, QueryResult<unknown>>, execute: (query: CompiledQuery) => QueryResult<unknown>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next(execute(step.value));
+  return step.value;
+}
+
