@@ -12,9 +12,11 @@ import {
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement as KyselySqliteStatement,
 } from 'kysely';
-import { withUnavailableErrors } from '../sql/database-unavailable.js';
+import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
+import { type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
+import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './wal-checkpointer.js';
 
 /** Options of {@link openSqliteDatabase}. */
 export interface SqliteDatabaseOptions {
@@ -60,11 +62,12 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   const writes = { happened: false };
   const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
   // Outages (SQLITE_BUSY past busy_timeout, I/O errors, a full disk) answer 503 DATABASE_UNAVAILABLE.
+  let checkpoints: WalCheckpoints | undefined;
   const inTransaction = () => database.inTransaction;
   const db = new Kysely<HangarDatabase>({ dialect: withUnavailableErrors(new GroupCommitSqliteDialect({ database: preparedStatementCache(database, writes), writes, wal, inTransaction })) });
   try {
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    database.pragma('journal_mode = WAL');
+    await switchToWal(database);
     // FULL while migrating (the COMMIT below is not Kysely's); NORMAL afterwards, where the
     // driver flushes the WAL itself before any write resolves.
     database.pragma('synchronous = FULL');
@@ -83,7 +86,19 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     if (wal) database.pragma('synchronous = NORMAL');
     // From here on the driver waits for other processes' locks itself, off the event loop.
     database.pragma('busy_timeout = 0');
+    registerDirectAccess(db, directAccess(database, wal));
+    if (wal) {
+      // Checkpoints off the event loop (wal-checkpointer.ts); this connection keeps a safety net.
+      const path = resolve(options.path);
+      checkpoints = backgroundCheckpoints(path, (error) => {
+        console.error(`${error.message}; the service's own connection checkpoints again, on the event loop`);
+        if (database.open) database.pragma('wal_autocheckpoint = 1000');
+      });
+      database.pragma(`wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES}`);
+      wal.onFlushed = () => checkpoints?.wrote();
+    }
   } catch (error) {
+    await checkpoints?.close();
     await db.destroy();
     await wal?.close();
     // Kysely closes the file only if it ever ran a query.
@@ -93,10 +108,41 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   return {
     db,
     close: async () => {
+      // The checkpointer's connection first, so that this one is the last and its close
+      // checkpoints and removes the WAL, as SQLite does.
+      await checkpoints?.close();
       await db.destroy();
       await wal?.close();
     },
   };
+}
+
+/** True for SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_RECOVERY…). */
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
+
+/**
+ * `PRAGMA journal_mode = WAL`, tried again for up to BUSY_TIMEOUT_MS (5 s) while it fails with
+ * SQLITE_BUSY. Switching a new file to WAL writes its header under a lock, and when several
+ * processes create the database at once SQLite may answer SQLITE_BUSY without calling the busy
+ * handler, where waiting could deadlock (https://www.sqlite.org/c3ref/busy_handler.html): seen as
+ * "database is locked" at start when two server processes came up together on one new file.
+ * The pragma changed nothing when it failed, so trying again is safe.
+ * @throws the last SQLITE_BUSY after 5 s, or any other error at once
+ */
+async function switchToWal(database: BetterSqlite3.Database): Promise<void> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let delay = 1; ; delay = Math.min(delay * 2, BUSY_RETRY_MAX_DELAY_MS)) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() + delay > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 /**
@@ -184,8 +230,7 @@ class BusyWaitingConnection implements DatabaseConnection {
       try {
         return await this.inner.executeQuery<R>(compiledQuery);
       } catch (error) {
-        const busy = typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
-        if (!busy || this.inTransaction() || Date.now() + delay > deadline) throw error;
+        if (!isBusy(error) || this.inTransaction() || Date.now() + delay > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
@@ -205,6 +250,8 @@ class WalFlusher {
   private handle: Promise<FileHandle> | undefined;
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  /** Called after each flush that succeeded (the background checkpointer's cue). */
+  onFlushed: (() => void) | undefined;
 
   constructor(private readonly path: string) {}
 
@@ -239,11 +286,84 @@ class WalFlusher {
     this.handle ??= open(this.path, 'r');
     try {
       await (await this.handle).datasync();
+      this.onFlushed?.();
     } catch (error) {
       this.handle = undefined;
       throw error;
     }
   }
+}
+
+/** Most statements {@link directAccess} keeps prepared; the precompiled statements are a handful. */
+const DIRECT_STATEMENTS_KEPT = 64;
+
+/**
+ * Statements on the connection without Kysely's executor (`registerDirectAccess`), one cache of
+ * prepared statements (by SQL text, at most DIRECT_STATEMENTS_KEPT) for both ways in:
+ *
+ * - `read`: the precompiled lookups on every request's path (API key, user, session, custom domain,
+ *   file by file id, totals): one synchronous better-sqlite3 call instead of the connection mutex
+ *   and several promise hops, which cost more than the lookup itself (bench/README.md, "auth").
+ * - `transaction`: whole transaction scripts (`runTransaction`), e.g. an upload's quota claim and
+ *   record, five small statements that cost ~200 µs of CPU through Kysely against tens of µs in
+ *   SQLite itself (bench/README.md, "4 KiB uploads"): one synchronous `BEGIN IMMEDIATE`
+ *   transaction; its promise resolves after the WAL flush, as every Kysely write does
+ *   ({@link GroupCommitSqliteDriver}), so nothing is acknowledged before it is durable.
+ *
+ * Both decline (return `undefined`, and the caller goes through Kysely) when a transaction is open
+ * on the connection, so they never see, nor write into, another request's uncommitted work; and on
+ * any error: a read, or a transaction better-sqlite3 has rolled back, changed nothing, so running it
+ * again the Kysely way reports the error as every other statement does (SQLITE_BUSY waits off the
+ * event loop, outages answer 503). A read also declines a statement that would write. Outside a
+ * transaction the connection holds only committed data, so a read returns what Kysely would have.
+ * A failed WAL flush after a commit is reported (translated as Kysely's path would), never retried.
+ */
+function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefined): { read: DirectReader; transaction: DirectTransaction } {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  /** The statement for `sql`, prepared once while the cache has room. @throws SQLite's error for bad SQL */
+  const prepared = (sql: string): BetterSqlite3.Statement => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      if (statements.size < DIRECT_STATEMENTS_KEPT) statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const execute = (query: CompiledQuery): QueryResult<unknown> => {
+    const statement = prepared(query.sql);
+    const parameters = query.parameters as unknown[];
+    if (statement.reader) return { rows: statement.all(parameters) };
+    const { changes } = statement.run(parameters);
+    return { rows: [], numAffectedRows: BigInt(changes) };
+  };
+  return {
+    read: (sql, parameters) => {
+      if (!database.open || database.inTransaction) return undefined;
+      try {
+        const statement = prepared(sql);
+        if (!statement.readonly || !statement.reader || statement.busy) return undefined;
+        return statement.all(parameters as unknown[]);
+      } catch {
+        return undefined;
+      }
+    },
+    transaction: <T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> | undefined => {
+      if (!database.open || database.inTransaction) return undefined;
+      let result: T;
+      try {
+        result = database.transaction(() => work(execute)).immediate();
+      } catch {
+        return undefined;
+      }
+      if (!wal) return Promise.resolve(result);
+      return wal.flush().then(
+        () => result,
+        (error: unknown) => {
+          throw translateDatabaseError(error);
+        },
+      );
+    },
+  };
 }
 
 /** Prepared statements kept, by SQL text; the least recently used one is dropped beyond this. */

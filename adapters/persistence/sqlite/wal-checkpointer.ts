@@ -1,0 +1,172 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Shortest time between the start of two checkpoints of one database file, in ms. Between them
+ * the WAL grows by what was written meanwhile (at the bench's 4 KiB upload rate, a few MiB).
+ */
+export const CHECKPOINT_INTERVAL_MS = 250;
+
+/**
+ * The WAL size, in pages, at which the service's own connection checkpoints anyway
+ * (`wal_autocheckpoint`): a safety net for a checkpointer that cannot keep up, far above what
+ * {@link CHECKPOINT_INTERVAL_MS} lets accumulate. 16,384 pages of 4 KiB = 64 MiB.
+ */
+export const SAFETY_NET_AUTOCHECKPOINT_PAGES = 16_384;
+
+/** A message to the worker (wal-checkpoint-worker.ts). */
+export type CheckpointRequest = { id: number; type: 'checkpoint' | 'close'; path: string };
+
+/** The worker's answer to one {@link CheckpointRequest}: the row of `PRAGMA wal_checkpoint`, or the error. */
+export type CheckpointReply =
+  | { id: number; ok: true; busy: boolean; log: number; checkpointed: number }
+  | { id: number; ok: false; code: string | undefined; message: string };
+
+/** Error codes (and their extended codes) after which a checkpoint is simply tried again later. */
+const tryAgain = (code: string | undefined) => code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+
+/**
+ * WAL checkpoints of one SQLite database file, run off the event loop.
+ *
+ * Why: SQLite checkpoints inside the COMMIT that pushes the WAL past `wal_autocheckpoint` (1,000
+ * pages by default), on the committing connection: it copies the WAL's pages into the database
+ * file and fsyncs both, which on the service's connection blocked the event loop, and so every
+ * request in flight, several times a second under a stream of uploads (bench/README.md). Here the
+ * service's connection keeps only a far-off safety net ({@link SAFETY_NET_AUTOCHECKPOINT_PAGES})
+ * and a worker thread, with a connection of its own, runs `PRAGMA wal_checkpoint(PASSIVE)` at most
+ * every {@link CHECKPOINT_INTERVAL_MS} ms after writes. A checkpoint is SQLite's own operation with
+ * its own crash safety: nothing about durability changes (commits are on disk once the WAL is
+ * flushed, see GroupCommitSqliteDriver), only which thread copies pages afterwards.
+ *
+ * One worker per process serves every database file, started at the first write and not keeping
+ * the process alive while idle.
+ */
+export interface WalCheckpoints {
+  /** Says that a write was committed; a checkpoint follows within about {@link CHECKPOINT_INTERVAL_MS} ms. */
+  wrote(): void;
+  /**
+   * Stops checkpointing this file: waits for a checkpoint under way, then closes the worker's
+   * connection, so that the service's connection is the last one and its close checkpoints and
+   * removes the WAL as SQLite does. Never rejects.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Checkpoints the database file at `path` (absolute) in the background, see {@link WalCheckpoints}.
+ * @param onFailure called at most once, when the worker cannot checkpoint this file (it could not
+ *        start, died, or SQLite failed with anything but a busy lock); from then on `wrote()` does
+ *        nothing, and the caller should let its own connection checkpoint again (`wal_autocheckpoint`).
+ */
+export function backgroundCheckpoints(path: string, onFailure: (error: Error) => void): WalCheckpoints {
+  return new FileCheckpoints(path, onFailure);
+}
+
+class FileCheckpoints implements WalCheckpoints {
+  private dirty = false;
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastStart = -Infinity;
+  private stopped = false;
+  private usedWorker = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly onFailure: (error: Error) => void,
+  ) {}
+
+  wrote(): void {
+    if (this.stopped) return;
+    this.dirty = true;
+    this.schedule();
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+    if (this.usedWorker) await CheckpointWorker.shared().request({ type: 'close', path: this.path }).catch(() => undefined);
+  }
+
+  private schedule(): void {
+    if (this.running || this.timer || this.stopped) return;
+    const delay = Math.max(0, this.lastStart + CHECKPOINT_INTERVAL_MS - performance.now());
+    this.timer = setTimeout(() => this.run(), delay);
+    this.timer.unref();
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    if (!this.dirty || this.stopped) return;
+    this.dirty = false;
+    this.lastStart = performance.now();
+    this.usedWorker = true;
+    // Started inside a promise, so that a worker that cannot even be created fails this file's
+    // checkpoints (onFailure) instead of throwing from a timer.
+    this.running = Promise.resolve()
+      .then(() => CheckpointWorker.shared().request({ type: 'checkpoint', path: this.path }))
+      .then((reply) => {
+        if (reply.ok) {
+          // Frames a reader still needed stay in the WAL: try again after the next interval.
+          if (reply.busy || reply.checkpointed < reply.log) this.dirty = true;
+        } else if (tryAgain(reply.code)) {
+          this.dirty = true;
+        } else {
+          this.fail(new Error(`WAL checkpoint of ${this.path} failed: ${reply.message}`));
+        }
+      }, (error: Error) => this.fail(error))
+      .finally(() => {
+        this.running = undefined;
+        if (this.dirty) this.schedule();
+      });
+  }
+
+  private fail(error: Error): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.onFailure(error);
+  }
+}
+
+/** The process's one checkpoint worker; replaced by a new one if it dies. */
+class CheckpointWorker {
+  private static current: CheckpointWorker | undefined;
+
+  static shared(): CheckpointWorker {
+    CheckpointWorker.current ??= new CheckpointWorker();
+    return CheckpointWorker.current;
+  }
+
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (reply: CheckpointReply) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+
+  private constructor() {
+    this.worker = new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url));
+    this.worker.unref();
+    this.worker.on('message', (reply: CheckpointReply) => {
+      const waiting = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
+      waiting?.resolve(reply);
+    });
+    const died = (error: Error) => {
+      if (CheckpointWorker.current === this) CheckpointWorker.current = undefined;
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+    };
+    this.worker.on('error', died);
+    this.worker.on('exit', (code) => died(new Error(`the WAL checkpoint worker exited (code ${code})`)));
+  }
+
+  /** Sends one request; rejects if the worker dies before answering. */
+  request(request: Omit<CheckpointRequest, 'id'>): Promise<CheckpointReply> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // Referenced while a request waits, so that a shutdown awaiting close() is not cut short.
+      this.worker.ref();
+      this.worker.postMessage({ ...request, id });
+    });
+  }
+}

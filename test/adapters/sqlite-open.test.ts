@@ -1,0 +1,63 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { expect } from 'chai';
+import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { aUser } from '../contracts/persistence-fixtures.js';
+
+describe('opening a SQLite database that another process is creating at the same moment', () => {
+  let directory: string;
+  beforeEach(async () => {
+    directory = await mkdtemp(path.join(os.tmpdir(), 'hangar-sqlite-open-'));
+  });
+  afterEach(() => rm(directory, { recursive: true, force: true }));
+
+  it('waits while the other connection holds the new file’s write lock, then opens, migrates and works', async () => {
+    const databasePath = path.join(directory, 'hangar.db');
+    // What a second server process does while the first switches the new file to WAL: a write
+    // transaction in rollback-journal mode. SQLite answers this connection's `journal_mode = WAL`
+    // with SQLITE_BUSY at once here, without calling its busy handler.
+    const other = new BetterSqlite3(databasePath);
+    other.exec('BEGIN IMMEDIATE');
+    const released = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        other.exec('COMMIT');
+        other.close();
+        resolve();
+      }, 150),
+    );
+    const started = Date.now();
+    const database = await openSqliteDatabase({ path: databasePath });
+    try {
+      await released;
+      expect(Date.now() - started).to.be.at.least(100);
+      const { users } = createSqlRepositories(database.db);
+      const user = aUser();
+      await users.create(user);
+      expect((await users.findById(user.id))?.email).to.equal(user.email);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('still gives up with SQLITE_BUSY when the lock is never released (after about 5 s)', async function () {
+    this.timeout(15_000);
+    const databasePath = path.join(directory, 'hangar.db');
+    const other = new BetterSqlite3(databasePath);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const started = Date.now();
+      const error = await openSqliteDatabase({ path: databasePath }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      );
+      expect(error?.code).to.equal('SQLITE_BUSY');
+      expect(Date.now() - started).to.be.within(4_500, 10_000);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+});
