@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomFileOf } from '../support/bytes.js';
 import { call, expectError, mailedToken } from '../support/http-harness.js';
-import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { type ServerProcess, startServerProcesses } from '../support/server-process.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from '../support/test-database.js';
 
 const PASSWORD = 'correct horse';
@@ -35,7 +35,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
       FILE_COUNT_LIMIT: '15',
     });
     // One after the other would hide a migration race; both at once is how a deployment starts.
-    servers = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
+    servers = await startServerProcesses([env('a'), env('b')]);
   });
   after(async () => {
     await Promise.all(servers.map((server) => server.stop()));

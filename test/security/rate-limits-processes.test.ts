@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { call } from '../support/http-harness.js';
-import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { type ServerProcess, startServerProcesses } from '../support/server-process.js';
 import { createTestSchema, type TestSchema, testDatabaseUrl } from '../support/test-database.js';
 
 const url = testDatabaseUrl();
@@ -23,7 +23,7 @@ const url = testDatabaseUrl();
       BLOB_STORE_URL: `file:${path.join(shared, 'blobs')}`, JWT_SECRET: 'a shared secret of at least thirty-two bytes', PASSWORD_HASH_MEMORY_KIB: '1024',
       RATE_LIMIT_LOGIN_FREE_FAILURES: '2', RATE_LIMIT_REGISTER_PER_HOUR: '3',
     });
-    servers = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
+    servers = await startServerProcesses([env('a'), env('b')]);
   });
   after(async () => {
     await Promise.all(servers.map((server) => server.stop()));

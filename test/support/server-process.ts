@@ -21,6 +21,33 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+/** Server processes started and not yet exited, for {@link killLeftoverServers}. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills (SIGKILL) every server process still running and returns how many there were: the root
+ * hook (root-hooks.ts) calls it after the last test, so that a test that lost track of a server
+ * (a failed `before`, say) fails alone instead of keeping mocha, and CI, waiting forever.
+ */
+export function killLeftoverServers(): number {
+  const leftover = [...running];
+  for (const child of leftover) child.kill('SIGKILL');
+  running.clear();
+  return leftover.length;
+}
+
+/**
+ * Starts one server per entry of `envs`, all at once (as a deployment starts them), and resolves
+ * once all listen. If any fails to start, the others are stopped before the first failure is thrown.
+ */
+export async function startServerProcesses(envs: Record<string, string>[]): Promise<ServerProcess[]> {
+  const results = await Promise.allSettled(envs.map((env) => startServerProcess(env)));
+  const failure = results.find((result) => result.status === 'rejected');
+  if (!failure) return results.map((result) => (result as PromiseFulfilledResult<ServerProcess>).value);
+  await Promise.all(results.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)));
+  throw failure.reason;
+}
+
 /**
  * Starts `node dist/apps/server/main.js` with `env` and waits until both servers listen. With
  * `HANGAR_TEST_DB=postgres` and no DATABASE_URL in `env`, the server gets a fresh Postgres schema
@@ -30,8 +57,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(env.DATA_DIR ?? '.') : undefined;
   const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', ...database?.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
   const exited = once(child, 'exit');
-  exited.catch(() => {});
+  exited.then(() => running.delete(child), () => running.delete(child));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
