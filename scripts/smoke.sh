@@ -7,8 +7,12 @@ cd "$(dirname "$0")/.."
 
 work=$(mktemp -d)
 export DATA_DIR="$work/data" HOST=127.0.0.1
-export PORT=${SMOKE_PORT:-$((20000 + RANDOM % 20000))}
-export CONTENT_PORT=$((PORT + 1))
+# Two ports the OS reports free (a random pick once hit another service's port on this machine).
+free_ports() { node -e 'const net = require("node:net"); const take = () => new Promise((ok) => { const s = net.createServer().listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => ok(port)); }); }); Promise.all([take(), take()]).then((ports) => console.log(ports.join(" ")));'; }
+read -r FREE_API FREE_CONTENT < <(free_ports)
+export PORT=${SMOKE_PORT:-$FREE_API}
+export CONTENT_PORT=${SMOKE_PORT:+$((SMOKE_PORT + 1))}
+export CONTENT_PORT=${CONTENT_PORT:-$FREE_CONTENT}
 API=http://127.0.0.1:$PORT
 CDN=http://127.0.0.1:$CONTENT_PORT
 server_pid=
