@@ -7,6 +7,9 @@ import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { backgroundCheckpoints, CHECKPOINT_INTERVAL_MS, SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/persistence/sqlite/wal-checkpointer.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
+import { type Kysely, sql } from 'kysely';
+import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
+import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 
 const exists = (file: string) => stat(file).then(() => true, () => false);
 
@@ -85,5 +88,59 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     expect(failures).to.have.length(1);
     expect(failures[0]!.message).to.include(missing);
     expect(await exists(missing), 'the checkpointer creates no database').to.equal(false);
+  });
+
+  describe('batch writes on the worker’s connection (the activity log’s)', () => {
+    /** `PRAGMA data_version` of the service's connection: it changes only when *another* connection commits. */
+    const dataVersion = async (db: Kysely<HangarDatabase>) => (await sql<{ data_version: number }>`pragma data_version`.execute(db)).rows[0]!.data_version;
+    const entries = (userId: string, count: number, from = 0): ActivityLogEntry[] =>
+      Array.from({ length: count }, (_, i) => ({
+        id: `log-${from + i}`, userId, method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null,
+        createdAt: new Date(1_700_000_000_000 + from + i), metadata: { n: from + i },
+      }));
+
+    it('writes an activity-log batch on another connection than the service’s, and the service reads it at once', async () => {
+      const database = await openSqliteDatabase({ path: path.join(directory, 'hangar.db') });
+      try {
+        const { users, logs } = createSqlRepositories(database.db);
+        const user = aUser();
+        await users.create(user);
+        const before = await dataVersion(database.db);
+        await logs.insertMany(entries(user.id, 1234));
+        expect(await dataVersion(database.db), 'data_version: committed by another connection').to.not.equal(before);
+        const page = await logs.list({ userId: user.id, window: { offset: 0, limit: 5 } });
+        expect(page.total).to.equal(1234);
+        expect(page.items[0]).to.deep.include({ id: 'log-1233', method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null, metadata: { n: 1233 } });
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('stores nothing of a batch that fails (a duplicate id), reports the database’s error, and skips entries of unknown accounts', async () => {
+      const database = await openSqliteDatabase({ path: path.join(directory, 'hangar.db') });
+      try {
+        const { users, logs } = createSqlRepositories(database.db);
+        const user = aUser();
+        await users.create(user);
+        await logs.insertMany(entries(user.id, 10));
+        const error = await logs.insertMany([...entries(user.id, 20, 10), ...entries(user.id, 1, 5)]).then(() => undefined, (e: unknown) => e as { code?: string });
+        expect(error?.code).to.match(/^SQLITE_CONSTRAINT/);
+        await logs.insertMany([...entries('no-such-user', 3, 100), ...entries(user.id, 2, 200)]);
+        expect((await logs.list({ userId: user.id, window: { offset: 0, limit: 1 } })).total).to.equal(12);
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('rejects a write to a file the worker cannot open with SQLite’s code, creates no file, and takes no writes after close', async () => {
+      const missing = path.join(directory, 'gone.db');
+      const failures: Error[] = [];
+      const checkpoints = backgroundCheckpoints(missing, (e) => failures.push(e));
+      const error = await checkpoints.write([{ sql: 'select 1', parameters: [] }])!.then(() => undefined, (e: unknown) => e as { code?: string });
+      expect(error?.code).to.equal('SQLITE_CANTOPEN');
+      await checkpoints.close();
+      expect(checkpoints.write([{ sql: 'select 1', parameters: [] }]), 'a write after close: the caller writes itself').to.equal(undefined);
+      expect(await exists(missing), 'the worker creates no database').to.equal(false);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { translateDatabaseError } from './database-unavailable.js';
 import type { HangarDatabase } from './schema.js';
 
 /**
@@ -16,9 +17,17 @@ export type DirectReader = (sql: string, parameters: readonly unknown[]) => unkn
  */
 export type DirectTransaction = <T>(work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => T) => Promise<T> | undefined;
 
+/**
+ * Runs `statements` as one transaction on another connection, off the event loop, and resolves once
+ * the commit is durable; `undefined` when it cannot take them now (the caller then runs them itself).
+ * @throws (rejects) the database's error when the transaction failed; nothing was written then
+ */
+export type BackgroundWriter = (statements: readonly CompiledQuery[]) => Promise<void> | undefined;
+
 interface DirectAccess {
   read: DirectReader;
   transaction?: DirectTransaction;
+  background?: BackgroundWriter;
 }
 
 const registry = new WeakMap<object, DirectAccess>();
@@ -73,3 +82,25 @@ function drive<T>(steps: Generator<CompiledQuery, T, QueryResult<unknown>>, exec
   return step.value;
 }
 
+/**
+ * Writes `statements` as one transaction: on the registered background writer when there is one
+ * (SQLite with a database file: a worker thread's connection, so that a large batch does not hold
+ * the event loop), otherwise as a Kysely transaction on `db`. For writes no request waits on, such
+ * as the activity log's batches; either way the promise resolves once the commit is durable.
+ * @throws what the database throws; outages as DATABASE_UNAVAILABLE (translateDatabaseError)
+ */
+export async function runBatch(db: Kysely<HangarDatabase>, statements: readonly CompiledQuery[]): Promise<void> {
+  if (statements.length === 0) return;
+  const background = registry.get(db)?.background?.(statements);
+  if (background) {
+    try {
+      await background;
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    for (const statement of statements) await trx.executeQuery(statement);
+  });
+}

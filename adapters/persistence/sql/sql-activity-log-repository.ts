@@ -1,6 +1,7 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type { ActivityLogEntry, ActivityLogRepository } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
+import { runBatch } from './direct-access.js';
 import { newestFirstPage } from './newest-first.js';
 import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
 import type { ActivityLogsTable, HangarDatabase } from './schema.js';
@@ -12,6 +13,9 @@ import type { ActivityLogsTable, HangarDatabase } from './schema.js';
  * Postgres's parameter limits.
  */
 const INSERT_SIZES = [500, 100, 20, 5, 1] as const;
+
+/** Parameters of one row of the INSERT: id, user_id, method, path, status_code, request_size_bytes, created_at, metadata. */
+const ROW_PARAMETERS = 8;
 
 /** `count` cut into INSERT_SIZES, largest first (e.g. 1,234 → 500, 500, 100, 100, 20, 5, 5, 1, 1, 1, 1). */
 function insertSizes(count: number): number[] {
@@ -36,38 +40,60 @@ function toEntry(row: Selectable<ActivityLogsTable>): ActivityLogEntry {
 /**
  * {@link ActivityLogRepository} over `activity_logs`. `metadata` is stored as JSON text, so it
  * comes back as JSON gives it (a Date as its ISO string, undefined members left out).
- * `insertMany` is one transaction of `INSERT … SELECT … WHERE EXISTS (the user)` statements: the
- * first statement is a write (SQLite takes its write lock at once), and entries of deleted
- * accounts are skipped without a foreign-key error. (On Postgres an account deleted between the
+ * `insertMany` is one transaction of `INSERT … SELECT … WHERE EXISTS (the user)` statements (SQL
+ * compiled once per statement size, parameters bound per batch): entries of deleted accounts are
+ * skipped without a foreign-key error. On SQLite with a database file the transaction runs on the
+ * WAL worker's connection (`runBatch`): a 1,000-row batch is ~20 ms of SQLite work that would
+ * otherwise stall every request in flight on the event loop (bench/README.md). (On Postgres an account deleted between the
  * EXISTS and the foreign-key check still fails the batch; nothing is written then, and the
  * recorder's retry skips the entry.)
  */
 export class SqlActivityLogRepository implements ActivityLogRepository {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
-  /** @throws the driver's unique-violation error when an `id` exists already; nothing is stored then */
+  /** The INSERT statement's SQL for each of INSERT_SIZES, compiled for this database once. */
+  private readonly insertSql = new Map<number, string>();
+
+  /**
+   * @throws the driver's unique-violation error when an `id` exists already, DATABASE_UNAVAILABLE
+   *         on an outage; nothing is stored then
+   */
   async insertMany(entries: readonly ActivityLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
-      let start = 0;
-      for (const size of insertSizes(entries.length)) {
-        // Casts type the VALUES columns for Postgres (they would be text otherwise); SQLite and
-        // Postgres both name them column1, column2…
-        const rows = entries.slice(start, (start += size)).map(
-          (e) => sql`(
-            cast(${e.id} as text), cast(${e.userId} as text), cast(${e.method} as text), cast(${e.path} as text),
-            cast(${e.statusCode} as integer), cast(${e.requestSizeBytes} as bigint), cast(${toMillis(e.createdAt)} as bigint),
-            cast(${JSON.stringify(e.metadata)} as text)
-          )`,
-        );
-        await sql`
-          insert into activity_logs (id, user_id, method, path, status_code, request_size_bytes, created_at, metadata)
-          select v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8
-          from (values ${sql.join(rows)}) as v
-          where exists (select 1 from users where users.id = v.column2)
-        `.execute(trx);
+    const statements: CompiledQuery[] = [];
+    let start = 0;
+    for (const size of insertSizes(entries.length)) {
+      const parameters: unknown[] = [];
+      for (const e of entries.slice(start, (start += size))) {
+        parameters.push(e.id, e.userId, e.method, e.path, e.statusCode, e.requestSizeBytes, toMillis(e.createdAt), JSON.stringify(e.metadata));
       }
-    });
+      statements.push(CompiledQuery.raw(this.insertSqlOf(size), parameters));
+    }
+    // On SQLite with a file, a worker thread's connection writes the batch (runBatch).
+    await runBatch(this.db, statements);
+  }
+
+  /** The SQL of an INSERT of `size` rows; its parameters are each row's ROW_PARAMETERS values in order. */
+  private insertSqlOf(size: number): string {
+    let text = this.insertSql.get(size);
+    if (text === undefined) {
+      // Casts type the VALUES columns for Postgres (they would be text otherwise); SQLite and
+      // Postgres both name them column1, column2…
+      const row = sql`(
+        cast(${''} as text), cast(${''} as text), cast(${''} as text), cast(${''} as text),
+        cast(${0} as integer), cast(${0} as bigint), cast(${0} as bigint), cast(${''} as text)
+      )`;
+      const compiled = sql`
+        insert into activity_logs (id, user_id, method, path, status_code, request_size_bytes, created_at, metadata)
+        select v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8
+        from (values ${sql.join(Array.from({ length: size }, () => row))}) as v
+        where exists (select 1 from users where users.id = v.column2)
+      `.compile(this.db);
+      if (compiled.parameters.length !== size * ROW_PARAMETERS) throw new Error(`activity_logs insert of ${size} rows compiled with ${compiled.parameters.length} parameters`);
+      text = compiled.sql;
+      this.insertSql.set(size, text);
+    }
+    return text;
   }
 
   async list(options: { userId: string; window: Window }): Promise<Paged<ActivityLogEntry>> {

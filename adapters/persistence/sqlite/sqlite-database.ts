@@ -86,17 +86,22 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     if (wal) database.pragma('synchronous = NORMAL');
     // From here on the driver waits for other processes' locks itself, off the event loop.
     database.pragma('busy_timeout = 0');
-    registerDirectAccess(db, directAccess(database, wal));
     if (wal) {
       // Checkpoints off the event loop (wal-checkpointer.ts); this connection keeps a safety net.
       const path = resolve(options.path);
       checkpoints = backgroundCheckpoints(path, (error) => {
-        console.error(`${error.message}; the service's own connection checkpoints again, on the event loop`);
+        console.error(`${error.message}; the service's own connection checkpoints and writes batches again, on the event loop`);
         if (database.open) database.pragma('wal_autocheckpoint = 1000');
       });
       database.pragma(`wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES}`);
       wal.onFlushed = () => checkpoints?.wrote();
     }
+    const background = checkpoints;
+    registerDirectAccess(db, {
+      ...directAccess(database, wal),
+      // Batches (the activity log's) are written by the same worker, on its connection.
+      ...(background ? { background: (statements: readonly CompiledQuery[]) => background.write(statements) } : {}),
+    });
   } catch (error) {
     await checkpoints?.close();
     await db.destroy();
