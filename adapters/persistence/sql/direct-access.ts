@@ -34,7 +34,8 @@ const registry = new WeakMap<object, DirectAccess>();
 
 /**
  * Declares that statements on `db` may bypass Kysely's executor: reads through `access.read`, whole
- * transactions through `access.transaction`. Used by the SQLite adapter, whose connection is
+ * transactions through `access.transaction`, batches no request waits on through `access.background`
+ * (another connection, see {@link runBatch}). Used by the SQLite adapter, whose connection is
  * in-process and synchronous: Kysely's executor (connection mutex, promise hops, a query compiled
  * for each statement) costs several times what an indexed lookup or a small transaction costs
  * there (bench/README.md). Only the Kysely instance itself is registered, never a transaction, so

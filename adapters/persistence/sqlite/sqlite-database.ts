@@ -129,25 +129,34 @@ const isBusy = (error: unknown): boolean => {
 };
 
 /**
- * `PRAGMA journal_mode = WAL`, tried again for up to BUSY_TIMEOUT_MS (5 s) while it fails with
- * SQLITE_BUSY. Switching a new file to WAL writes its header under a lock, and when several
- * processes create the database at once SQLite may answer SQLITE_BUSY without calling the busy
- * handler, where waiting could deadlock (https://www.sqlite.org/c3ref/busy_handler.html): seen as
- * "database is locked" at start when two server processes came up together on one new file.
+ * Runs `attempt` and, while it fails with SQLITE_BUSY and `mayRetry()` holds, runs it again after
+ * 1, 2, 4… (at most BUSY_RETRY_MAX_DELAY_MS = 50) ms, for up to BUSY_TIMEOUT_MS (5 s), waiting
+ * asynchronously so the event loop goes on. Only for work that changed nothing when it failed.
+ * @throws the last SQLITE_BUSY once the 5 s are over, or any other error at once
+ */
+async function retryWhileBusy<T>(attempt: () => T | Promise<T>, mayRetry: () => boolean = () => true): Promise<T> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let delay = 1; ; delay = Math.min(delay * 2, BUSY_RETRY_MAX_DELAY_MS)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isBusy(error) || !mayRetry() || Date.now() + delay > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`, tried again for up to 5 s while it fails with SQLITE_BUSY
+ * ({@link retryWhileBusy}). Switching a new file to WAL writes its header under a lock, and when
+ * several processes create the database at once SQLite may answer SQLITE_BUSY without calling the
+ * busy handler, where waiting could deadlock (https://www.sqlite.org/c3ref/busy_handler.html): seen
+ * as "database is locked" at start when two server processes came up together on one new file.
  * The pragma changed nothing when it failed, so trying again is safe.
  * @throws the last SQLITE_BUSY after 5 s, or any other error at once
  */
 async function switchToWal(database: BetterSqlite3.Database): Promise<void> {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (let delay = 1; ; delay = Math.min(delay * 2, BUSY_RETRY_MAX_DELAY_MS)) {
-    try {
-      database.pragma('journal_mode = WAL');
-      return;
-    } catch (error) {
-      if (!isBusy(error) || Date.now() + delay > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
+  await retryWhileBusy(() => database.pragma('journal_mode = WAL'));
 }
 
 /**
@@ -229,16 +238,9 @@ class BusyWaitingConnection implements DatabaseConnection {
     private readonly inTransaction: () => boolean,
   ) {}
 
-  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const deadline = Date.now() + BUSY_TIMEOUT_MS;
-    for (let delay = 1; ; delay = Math.min(delay * 2, BUSY_RETRY_MAX_DELAY_MS)) {
-      try {
-        return await this.inner.executeQuery<R>(compiledQuery);
-      } catch (error) {
-        if (!isBusy(error) || this.inTransaction() || Date.now() + delay > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    // Inside a transaction a failed statement is the transaction's to handle.
+    return retryWhileBusy(() => this.inner.executeQuery<R>(compiledQuery), () => !this.inTransaction());
   }
 
   streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

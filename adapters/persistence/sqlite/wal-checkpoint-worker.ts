@@ -37,14 +37,14 @@ function connection(path: string): FileConnection {
 }
 
 /** Runs `statements` as one `BEGIN IMMEDIATE` transaction, then flushes the WAL to disk. */
-function write(path: string, statements: readonly { sql: string; parameters: unknown[] }[]): void {
+function write(path: string, statements: readonly { sql: string; parameters: readonly unknown[] }[]): void {
   const file = connection(path);
   file.database
     .transaction(() => {
       for (const { sql, parameters } of statements) {
         let statement = file.statements.get(sql);
         if (!statement) file.statements.set(sql, (statement = file.database.prepare(sql)));
-        statement.run(parameters);
+        statement.run(parameters as unknown[]);
       }
     })
     .immediate();

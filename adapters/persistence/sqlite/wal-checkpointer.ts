@@ -16,9 +16,9 @@ export const SAFETY_NET_AUTOCHECKPOINT_PAGES = 16_384;
 /** A message to the worker (wal-checkpoint-worker.ts). */
 export type CheckpointRequest =
   | { id: number; type: 'checkpoint' | 'close'; path: string }
-  | { id: number; type: 'write'; path: string; statements: { sql: string; parameters: unknown[] }[] };
+  | { id: number; type: 'write'; path: string; statements: readonly { sql: string; parameters: readonly unknown[] }[] };
 
-/** The worker's answer to one {@link CheckpointRequest}: the row of `PRAGMA wal_checkpoint`, or the error. */
+/** The worker's answer to one {@link CheckpointRequest}: the row of `PRAGMA wal_checkpoint` (zeros for a write or close that succeeded), or the error. */
 export type CheckpointReply =
   | { id: number; ok: true; busy: boolean; log: number; checkpointed: number }
   | { id: number; ok: false; code: string | undefined; message: string };
@@ -99,7 +99,8 @@ class FileCheckpoints implements WalCheckpoints {
     if (this.stopped) return undefined;
     this.usedWorker = true;
     const written = Promise.resolve()
-      .then(() => CheckpointWorker.shared().request({ type: 'write', path: this.path, statements: statements.map(({ sql, parameters }) => ({ sql, parameters: [...parameters] })) }))
+      // Plain objects: a CompiledQuery also carries Kysely's query tree, which the worker does not need.
+      .then(() => CheckpointWorker.shared().request({ type: 'write', path: this.path, statements: statements.map(({ sql, parameters }) => ({ sql, parameters })) }))
       .then(
         (reply) => {
           if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.code });
