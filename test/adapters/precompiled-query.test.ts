@@ -140,9 +140,14 @@ describe('PrecompiledQuery (SQLite)', () => {
         const user = aUser({ email: 'first@example.com' });
         await users.create(user);
         expect((await users.findById(user.id))?.email).to.equal('first@example.com');
+        // Each lookup comes in a later turn of the event loop than the other connection's commit, as
+        // a request received after that commit does (the lookup cache checks once per turn).
+        const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
         other.prepare('update users set email = ? where id = ?').run('second@example.com', user.id);
+        await nextTurn();
         expect((await users.findById(user.id))?.email).to.equal('second@example.com');
         other.prepare('delete from users where id = ?').run(user.id);
+        await nextTurn();
         expect(await users.findById(user.id)).to.equal(undefined);
       } finally {
         other.close();

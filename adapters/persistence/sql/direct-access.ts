@@ -5,9 +5,11 @@ import type { HangarDatabase } from './schema.js';
 /**
  * Runs compiled, read-only SQL synchronously and returns its rows, or `undefined` when it cannot
  * answer right now (the caller then goes through Kysely as usual). `parameters` are positional, as
- * Kysely compiled them.
+ * Kysely compiled them. With `cacheable`, the reader may answer from rows it read before for the
+ * same SQL and parameters, as long as it knows the database has not changed since (the SQLite
+ * adapter checks that on every call); the rows are shared, so the caller must not modify them.
  */
-export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+export type DirectReader = (sql: string, parameters: readonly unknown[], cacheable?: boolean) => unknown[] | undefined;
 
 /**
  * Runs `work` as one transaction, synchronously, each statement through `execute`; resolves once the

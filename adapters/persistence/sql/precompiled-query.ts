@@ -24,13 +24,22 @@ type Slot = { argument: number } | { constant: unknown };
 export class PrecompiledQuery<Row, Args extends unknown[]> {
   private compiledOnce: { sql: string; slots: Slot[] } | undefined;
 
-  constructor(private readonly build: (db: Kysely<HangarDatabase>, ...markers: Args) => Compilable<Row>) {}
+  /**
+   * @param options.cacheable the query is a lookup whose rows may be answered from the reader's
+   *   cache while the database is unchanged (see `DirectReader`; SQLite only): the lookups every
+   *   request repeats (an API key by its hash, the user, the custom domain). Its rows must then be
+   *   treated as read-only by every caller.
+   */
+  constructor(
+    private readonly build: (db: Kysely<HangarDatabase>, ...markers: Args) => Compilable<Row>,
+    private readonly options: { cacheable?: boolean } = {},
+  ) {}
 
   /** The rows the query returns on `db` for `args`. @throws the driver's error */
   async execute(db: Kysely<HangarDatabase>, ...args: Args): Promise<Row[]> {
     const { sql, parameters } = this.bind(db, args);
     // The direct reader takes the SQL and parameters as they are: no query object on that path.
-    const direct = directReaderOf(db)?.(sql, parameters);
+    const direct = directReaderOf(db)?.(sql, parameters, this.options.cacheable);
     if (direct) return direct as Row[];
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;

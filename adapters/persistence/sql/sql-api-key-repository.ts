@@ -26,7 +26,9 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
  */
 export class SqlApiKeyRepository implements ApiKeyRepository {
   /** On every API-key request: compiled once. */
-  private readonly byHash = new PrecompiledQuery((db, keyHash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash));
+  private readonly byHash = new PrecompiledQuery((db, keyHash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash), {
+    cacheable: true,
+  });
 
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 

@@ -44,7 +44,9 @@ export function isHostnameUniqueViolation(error: unknown): boolean {
  */
 export class SqlCustomDomainRepository implements CustomDomainRepository {
   /** On every request that shows addresses: compiled once. */
-  private readonly byUser = new PrecompiledQuery((db, userId: string) => db.selectFrom('custom_domains').selectAll().where('user_id', '=', userId));
+  private readonly byUser = new PrecompiledQuery((db, userId: string) => db.selectFrom('custom_domains').selectAll().where('user_id', '=', userId), {
+    cacheable: true,
+  });
 
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 

@@ -56,7 +56,9 @@ export class SqlFileRepository implements FileRepository {
   private readonly counted = new BoundedMap<string, { changes: number; total: number }>(COUNTED_TOTALS_KEPT);
 
   /** On every content read: compiled once. */
-  private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').selectAll().where('file_id', '=', fileId));
+  private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').selectAll().where('file_id', '=', fileId), {
+    cacheable: true,
+  });
   /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
   private readonly ensureTotals = new PrecompiledQuery((db, userId: string) =>
     db.insertInto('account_totals').values({ user_id: userId, storage_bytes: 0, files_count: 0 }).onConflict((conflict) => conflict.column('user_id').doNothing()),
@@ -100,10 +102,12 @@ export class SqlFileRepository implements FileRepository {
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
   private readonly storageTotals = new PrecompiledQuery((db, userId: string) =>
     db.selectFrom('account_totals').select(['storage_bytes', 'files_count']).where('user_id', '=', userId),
+    { cacheable: true },
   );
   /** On every listing. */
   private readonly totalsRow = new PrecompiledQuery((db, userId: string) =>
     db.selectFrom('account_totals').select(['files_count', 'public_files_count', 'changes']).where('user_id', '=', userId),
+    { cacheable: true },
   );
 
   /**

@@ -17,7 +17,7 @@ function toSession(row: Selectable<SessionsTable>): Session {
  */
 export class SqlSessionRepository implements SessionRepository {
   /** On every request with a session token: compiled once. */
-  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id));
+  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id), { cacheable: true });
 
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 

@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
 import { type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
+import { LookupCache } from './lookup-cache.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './wal-checkpointer.js';
@@ -311,6 +312,7 @@ const DIRECT_STATEMENTS_KEPT = 64;
  * - `read`: the precompiled lookups on every request's path (API key, user, session, custom domain,
  *   file by file id, totals): one synchronous better-sqlite3 call instead of the connection mutex
  *   and several promise hops, which cost more than the lookup itself (bench/README.md, "auth").
+ *   Cacheable ones are answered from a {@link LookupCache} while the database is unchanged.
  * - `transaction`: whole transaction scripts (`runTransaction`), e.g. an upload's quota claim and
  *   record, five small statements that cost ~200 µs of CPU through Kysely against tens of µs in
  *   SQLite itself (bench/README.md, "4 KiB uploads"): one synchronous `BEGIN IMMEDIATE`
@@ -327,6 +329,7 @@ const DIRECT_STATEMENTS_KEPT = 64;
  */
 function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefined): { read: DirectReader; transaction: DirectTransaction } {
   const statements = new Map<string, BetterSqlite3.Statement>();
+  let lookups: LookupCache | undefined;
   /** The statement for `sql`, prepared once while the cache has room. @throws SQLite's error for bad SQL */
   const prepared = (sql: string): BetterSqlite3.Statement => {
     let statement = statements.get(sql);
@@ -344,11 +347,12 @@ function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefi
     return { rows: [], numAffectedRows: BigInt(changes) };
   };
   return {
-    read: (sql, parameters) => {
+    read: (sql, parameters, cacheable) => {
       if (!database.open || database.inTransaction) return undefined;
       try {
         const statement = prepared(sql);
         if (!statement.readonly || !statement.reader || statement.busy) return undefined;
+        if (cacheable) return (lookups ??= new LookupCache(database)).read(statement, sql, parameters);
         return statement.all(parameters as unknown[]);
       } catch {
         return undefined;

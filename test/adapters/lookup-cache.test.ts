@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { runBatch, runTransaction } from '../../adapters/persistence/sql/direct-access.js';
+import { LookupCache } from '../../adapters/persistence/sqlite/lookup-cache.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { aHash, anApiKey, aUser, at } from '../contracts/persistence-fixtures.js';
+
+describe('SQLite lookup cache', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'hangar-lookup-cache-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  describe('LookupCache', () => {
+    let connection: BetterSqlite3.Database;
+    let other: BetterSqlite3.Database;
+    /** A statement double that counts how often SQLite was really asked. */
+    let reads: number;
+    const lookup = () => ({ all: () => [{ read: ++reads }] }) as unknown as BetterSqlite3.Statement;
+    beforeEach(() => {
+      reads = 0;
+      const file = path.join(dir, 'cache.db');
+      connection = new BetterSqlite3(file);
+      connection.pragma('journal_mode = WAL');
+      connection.exec('create table t (id text primary key, v text)');
+      other = new BetterSqlite3(file);
+    });
+    afterEach(() => {
+      other.close();
+      connection.close();
+    });
+
+    it('answers the same lookup again without reading while nothing changed, and other lookups apart', () => {
+      const cache = new LookupCache(connection);
+      const statement = lookup();
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 1 }]);
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 1 }]);
+      expect(cache.read(statement, 'q', ['b'])).to.deep.equal([{ read: 2 }]);
+      expect(cache.read(statement, 'q2', ['a'])).to.deep.equal([{ read: 3 }]);
+      expect(cache.read(statement, 'q', ['a', 'b'])).to.deep.equal([{ read: 4 }]);
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 1 }]);
+      expect(reads).to.equal(4);
+    });
+
+    it('reads again after a write on its own connection, even one rolled back', () => {
+      const cache = new LookupCache(connection);
+      const statement = lookup();
+      cache.read(statement, 'q', ['a']);
+      connection.prepare('insert into t values (?, ?)').run('x', '1');
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 2 }]);
+      try {
+        connection.transaction(() => {
+          connection.prepare('update t set v = ?').run('2');
+          throw new Error('roll back');
+        })();
+      } catch {
+        // rolled back on purpose
+      }
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 3 }]);
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 3 }]);
+    });
+
+    it('reads again after another connection committed, from the next turn of the event loop on', async () => {
+      const cache = new LookupCache(connection);
+      const statement = lookup();
+      cache.read(statement, 'q', ['a']);
+      await new Promise((resolve) => setImmediate(resolve));
+      other.prepare('insert into t values (?, ?)').run('x', '1');
+      // A request received after that commit is handled in a later turn (its bytes are read by one).
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 2 }]);
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 2 }]);
+    });
+
+    it('starts over when full, and keeps nothing of a lookup that failed', () => {
+      const cache = new LookupCache(connection, 2);
+      const statement = lookup();
+      cache.read(statement, 'q', ['a']);
+      cache.read(statement, 'q', ['b']);
+      cache.read(statement, 'q', ['c']);
+      expect(reads).to.equal(3);
+      expect(cache.read(statement, 'q', ['c'])).to.deep.equal([{ read: 3 }]);
+      expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 4 }]);
+      const failing = { all: () => { throw new Error('disk I/O error'); } } as unknown as BetterSqlite3.Statement;
+      expect(() => cache.read(failing, 'f', ['a'])).to.throw('disk I/O error');
+      expect(cache.read(statement, 'f', ['a'])).to.deep.equal([{ read: 5 }]);
+    });
+  });
+
+  describe('repositories on one database file, as two server processes', () => {
+    let first: SqliteDatabase;
+    let second: SqliteDatabase;
+    beforeEach(async () => {
+      const file = path.join(dir, 'hangar.db');
+      first = await openSqliteDatabase({ path: file });
+      second = await openSqliteDatabase({ path: file });
+    });
+    afterEach(async () => {
+      await first.close();
+      await second.close();
+    });
+
+    it('sees a key revoked and a plan changed by the other process on the very next lookup', async () => {
+      const here = createSqlRepositories(first.db);
+      const there = createSqlRepositories(second.db);
+      const user = aUser({ planName: 'free' });
+      await here.users.create(user);
+      const key = anApiKey(user.id, { keyHash: aHash() });
+      await here.apiKeys.create(key);
+      for (let i = 0; i < 3; i++) {
+        expect((await here.apiKeys.findByHash(key.keyHash))?.id).to.equal(key.id);
+        expect((await here.users.findById(user.id))?.planName).to.equal('free');
+      }
+      await there.users.setPlan({ userId: user.id, planName: 'pro', trialEndsAt: null, at: at(5) });
+      expect((await here.users.findById(user.id))?.planName).to.equal('pro');
+      expect(await there.apiKeys.delete({ userId: user.id, id: key.id })).to.equal(true);
+      expect(await here.apiKeys.findByHash(key.keyHash)).to.equal(undefined);
+    });
+
+    it('sees its own writes at once, whichever way they were written', async () => {
+      const { users, domains } = createSqlRepositories(first.db);
+      const user = aUser({ planName: 'free' });
+      await users.create(user);
+      expect(await domains.findByUser(user.id)).to.equal(undefined);
+      // Through Kysely.
+      await users.setPlan({ userId: user.id, planName: 'pro', trialEndsAt: null, at: at(5) });
+      expect((await users.findById(user.id))?.planName).to.equal('pro');
+      // As a transaction script (the direct, synchronous transaction).
+      await runTransaction(first.db, function* () {
+        yield sql`update users set plan_name = ${'team'} where id = ${user.id}`.compile(first.db);
+      });
+      expect((await users.findById(user.id))?.planName).to.equal('team');
+      // As a batch on the WAL worker's connection (another connection of this process).
+      await runBatch(first.db, [sql`update users set plan_name = ${'max'} where id = ${user.id}`.compile(first.db)]);
+      expect((await users.findById(user.id))?.planName).to.equal('max');
+    });
+  });
+});
