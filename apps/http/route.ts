@@ -87,9 +87,10 @@ export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'auth
     };
     router.register(route.path, [route.method], async (ctx: Context) => {
       const principal = await authenticate(ctx, route.auth, hangar);
-      const params = validate('path', route.params, check.params, { ...ctx.params });
-      const query = validate('query', route.query, check.query, { ...ctx.query });
-      validate('header', route.headers, check.headers, { ...ctx.headers });
+      // Copied (and the query string parsed) only for the parts a route declares.
+      const params = check.params ? validate('path', route.params, check.params, { ...ctx.params }) : { ...ctx.params };
+      const query = check.query ? validate('query', route.query, check.query, { ...ctx.query }) : undefined;
+      if (check.headers) validate('header', route.headers, check.headers, { ...ctx.headers });
       let body: unknown;
       if (check.body) {
         if (!ctx.is('application/json')) {
