@@ -15,7 +15,14 @@ const DELETE_CHUNK = 500;
 /** Histogram rows per upsert of a delete (5 parameters each), well under every driver's bound-parameter limit. */
 const HISTOGRAM_CHUNK = 500;
 
-function toStoredFile(row: Selectable<FilesTable>): StoredFile {
+/**
+ * The columns a {@link StoredFile} is made of: every column but `search_text`, which only serves
+ * `q` and would be one more string to build per row read (30 per listing page).
+ */
+const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key'] as const;
+type FileRow = Pick<Selectable<FilesTable>, (typeof FILE_COLUMNS)[number]>;
+
+function toStoredFile(row: FileRow): StoredFile {
   return {
     id: row.id,
     userId: row.user_id,
@@ -56,7 +63,7 @@ export class SqlFileRepository implements FileRepository {
   private readonly counted = new BoundedMap<string, { changes: number; total: number }>(COUNTED_TOTALS_KEPT);
 
   /** On every content read: compiled once. */
-  private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').selectAll().where('file_id', '=', fileId), {
+  private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', fileId), {
     cacheable: true,
   });
   /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
@@ -129,7 +136,7 @@ export class SqlFileRepository implements FileRepository {
   );
 
   /** Page queries by filter shape (see `pageQuery`). */
-  private readonly pages = new Map<string, PrecompiledQuery<Selectable<FilesTable>, unknown[]>>();
+  private readonly pages = new Map<string, PrecompiledQuery<FileRow, unknown[]>>();
 
   /** Whether the database is Postgres (see `list`). */
   private readonly postgres: boolean;
@@ -167,7 +174,7 @@ export class SqlFileRepository implements FileRepository {
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {
-    let query = this.db.selectFrom('files').selectAll();
+    let query = this.db.selectFrom('files').select(FILE_COLUMNS);
     if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
     const rows = await query.orderBy('id', 'asc').limit(options.limit).execute();
     return rows.map(toStoredFile);
@@ -198,20 +205,20 @@ export class SqlFileRepository implements FileRepository {
    * cost about as much as SQLite takes to find a page (bench/README.md, "list"). Arguments: the user
    * id, the given filters' SQL values in {@link FILTER_FIELDS} order, limit, offset.
    */
-  private pageQuery(fields: readonly FilterField[]): PrecompiledQuery<Selectable<FilesTable>, unknown[]> {
+  private pageQuery(fields: readonly FilterField[]): PrecompiledQuery<FileRow, unknown[]> {
     const shape = fields.join(',');
     let query = this.pages.get(shape);
     if (!query) {
       const postgres = this.postgres;
-      query = new PrecompiledQuery<Selectable<FilesTable>, unknown[]>((db, userId, ...rest) => {
+      query = new PrecompiledQuery<FileRow, unknown[]>((db, userId, ...rest) => {
         const filterValues = rest.slice(0, fields.length);
         const [limit, offset] = rest.slice(fields.length) as [number, number];
         const matching = db.selectFrom('files').where((eb) => eb.and(conditions(eb, userId as string, fields, filterValues)));
         const newestFirst = <Q extends { orderBy: (column: 'created_at' | 'id', direction: 'desc') => Q }>(q: Q): Q =>
           q.orderBy('created_at', 'desc').orderBy('id', 'desc');
         return fields.includes('q') && !postgres
-          ? newestFirst(db.selectFrom('files').selectAll().where('id', 'in', newestFirst(matching.select('id')).limit(limit).offset(offset)))
-          : newestFirst(matching.selectAll()).limit(limit).offset(offset);
+          ? newestFirst(db.selectFrom('files').select(FILE_COLUMNS).where('id', 'in', newestFirst(matching.select('id')).limit(limit).offset(offset)))
+          : newestFirst(matching.select(FILE_COLUMNS)).limit(limit).offset(offset);
       });
       this.pages.set(shape, query);
     }
