@@ -60,6 +60,27 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expectError(await call(b.api, '/auth/refresh', { method: 'POST', json: { refresh_token: login.body.session.refresh_token } }), 401, 'INVALID_REFRESH_TOKEN');
   });
 
+  it('sees a setting changed, a key revoked and a session ended on one process on the very next request to the other', async () => {
+    const [a, b] = servers;
+    const email = 'fresh@example.com';
+    expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+    const confirmToken = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    expect((await call(a.api, `/auth/confirm?token=${confirmToken}`)).status).to.equal(302);
+    const token = (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token as string;
+    const key = await call(a.api, '/auth/api-keys', { method: 'POST', token, json: { name: 'b' } });
+    // b has answered with these credentials before (its lookups are cached while nothing changes).
+    for (let i = 0; i < 3; i++) {
+      expect((await call(b.api, '/settings', { apiKey: key.body.key })).body.max_upload_size_bytes).to.not.equal(4321);
+      expect((await call(b.api, '/settings', { token })).status).to.equal(200);
+    }
+    expect((await call(a.api, '/settings', { method: 'PATCH', token, json: { max_upload_size_bytes: 4321 } })).status).to.equal(200);
+    expect((await call(b.api, '/settings', { apiKey: key.body.key })).body.max_upload_size_bytes).to.equal(4321);
+    expect((await call(a.api, `/auth/api-keys/${key.body.id}`, { method: 'DELETE', token })).status).to.equal(204);
+    expectError(await call(b.api, '/settings', { apiKey: key.body.key }), 401, 'UNAUTHORIZED');
+    expect((await call(a.api, '/auth/logout', { method: 'POST', token })).status).to.equal(204);
+    expectError(await call(b.api, '/settings', { token }), 401, 'UNAUTHORIZED');
+  });
+
   it('lets exactly 10 of 20 simultaneous uploads through, split across both processes, when 10 files are left', async () => {
     const [a, b] = servers;
     const email = 'quota@example.com';
