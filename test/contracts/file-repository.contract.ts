@@ -244,7 +244,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.list({ userId: aUser().id, filter: { isPublic: false }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
     });
 
-    describe('totals of range filters (histogram buckets on SQL: day, hour, 1/32-octave size class)', () => {
+    describe('totals of range and content type filters (histogram buckets on SQL: day, hour, 1/32-octave size class, by content type)', () => {
       const HOUR = 3_600_000;
       const DAY = 24 * HOUR;
       /** The start of T0's UTC day: a day and an hour boundary. */
@@ -255,6 +255,8 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const TIMES = [-1, 0, 1, HOUR - 1, HOUR, HOUR + 1, 5 * HOUR + 7, DAY - 1, DAY, DAY + 1, 2 * DAY + HOUR, 40 * DAY + 3].map((ms) => DAY0 + ms);
       /** Sizes 0, on and next to size-class and octave boundaries (64 = first shared class, 66 = its end + 1), 5 GiB, 2^45. */
       const SIZES = [0, 1, 63, 64, 65, 66, 127, 128, 4095, 4096, 4097, 4224, 1_000_000, 5 * GiB, 2 ** 45];
+      /** Content types of the files (`gif`: none). */
+      const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
 
       /** The total `list` reports for `filter`, and the number of `live` files of `owner` that match it, counted here. */
       async function totalAndBruteForce(live: StoredFile[], filter: FileFilter, owner = userId): Promise<[number, number]> {
@@ -293,6 +295,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
           { sizeMin: Number.MAX_SAFE_INTEGER },
           { sizeMin: 2 ** 45 + 1, sizeMax: Number.MAX_SAFE_INTEGER },
         ];
+        // A content type alone, with visibility, and with every third range (a type no file has too).
+        for (const type of [...TYPES, 'image/gif']) filters.push({ type }, { type, isPublic: true }, { type, isPublic: false });
+        filters.push(...filters.filter((filter, i) => i % 3 === 0 && filter.type === undefined).map((filter, i) => ({ ...filter, type: TYPES[i % TYPES.length] })));
         const wrong: string[] = [];
         for (const filter of filters) {
           const [total, expected] = await totalAndBruteForce(live, filter);
@@ -310,10 +315,10 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       /** One file per interesting time and per interesting size, in both visibilities, plus a second account's. */
       async function givenEdgeFiles(): Promise<StoredFile[]> {
         const overrides: Partial<StoredFile>[] = [];
-        TIMES.forEach((ms, i) => overrides.push({ createdAt: new Date(ms), size: SIZES[i % SIZES.length]!, isPublic: i % 2 === 0 }));
-        SIZES.forEach((size, i) => overrides.push({ size, createdAt: new Date(TIMES[(i * 5) % TIMES.length]!), isPublic: i % 3 !== 0 }));
+        TIMES.forEach((ms, i) => overrides.push({ createdAt: new Date(ms), size: SIZES[i % SIZES.length]!, isPublic: i % 2 === 0, contentType: TYPES[i % 3] }));
+        SIZES.forEach((size, i) => overrides.push({ size, createdAt: new Date(TIMES[(i * 5) % TIMES.length]!), isPublic: i % 3 !== 0, contentType: TYPES[(i + 1) % 3] }));
         // Several files in one hour and one size class, so a cut bucket holds files on both sides of the cut.
-        for (let i = 0; i < 4; i++) overrides.push({ createdAt: new Date(DAY0 + HOUR + i), size: 4096 + i, isPublic: true });
+        for (let i = 0; i < 4; i++) overrides.push({ createdAt: new Date(DAY0 + HOUR + i), size: 4096 + i, isPublic: true, contentType: TYPES[i % 2] });
         await insertAll(TIMES.map((ms, i) => ({ createdAt: new Date(ms), size: SIZES[i]! })), otherUserId);
         return insertAll(overrides);
       }
@@ -369,17 +374,19 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         const edgeSize = fc.constantFrom(...SIZES, 31, 32, 95, 96, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1);
         const size = fc.oneof(edgeSize, fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 4000, max: 4300 }));
         const offset = fc.oneof(fc.constantFrom(-1, 0, 1, HOUR - 1, HOUR, DAY - 1, DAY), fc.integer({ min: -3 * DAY, max: 3 * DAY }));
-        const aFileSpec = fc.record({ offset, size, isPublic: fc.boolean() });
+        const aFileSpec = fc.record({ offset, size, isPublic: fc.boolean(), contentType: fc.constantFrom(...TYPES) });
+        const type = fc.option(fc.constantFrom(...TYPES), { nil: undefined });
         const bound = fc.option(fc.oneof(offset, fc.integer({ min: -5 * DAY, max: 5 * DAY })), { nil: undefined });
         const sizeBound = fc.option(fc.oneof(size, fc.integer({ min: 0, max: 2 ** 41 })), { nil: undefined });
         const aRange = fc.oneof(
-          fc.record({ from: bound, to: bound, isPublic: fc.option(fc.boolean(), { nil: undefined }) }).map((r) => ({ ...timeFilter(r.from === undefined ? undefined : DAY0 + r.from, r.to === undefined ? undefined : DAY0 + r.to), isPublic: r.isPublic })),
-          fc.record({ from: sizeBound, to: sizeBound, isPublic: fc.option(fc.boolean(), { nil: undefined }) }).map((r) => ({ ...sizeFilter(r.from, r.to), isPublic: r.isPublic })),
+          fc.record({ from: bound, to: bound, isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({ ...timeFilter(r.from === undefined ? undefined : DAY0 + r.from, r.to === undefined ? undefined : DAY0 + r.to), isPublic: r.isPublic, type: r.type })),
+          fc.record({ from: sizeBound, to: sizeBound, isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({ ...sizeFilter(r.from, r.to), isPublic: r.isPublic, type: r.type })),
+          fc.record({ isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({ isPublic: r.isPublic, type: r.type })),
         );
         await fc.assert(
           fc.asyncProperty(fc.array(aFileSpec, { minLength: 1, maxLength: 25 }), fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }), fc.array(aRange, { minLength: 8, maxLength: 8 }), async (specs, doomed, ranges) => {
             const owner = (await givenUser(users)).id;
-            let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic })), owner);
+            let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic, contentType: spec.contentType })), owner);
             for (const filter of ranges) {
               const [total, expected] = await totalAndBruteForce(live, filter, owner);
               expect(total, JSON.stringify(filter)).to.equal(expected);

@@ -119,13 +119,14 @@ export function aFile(userId: string, overrides: Partial<StoredFile> = {}): Stor
 }
 
 /**
- * Whether `file` belongs to `owner` and matches the visibility, size (bytes) and upload time
- * filters of `filter` (spec 4.9), decided here in JavaScript: the brute force that repository
- * totals are checked against. `q` and `type` are not looked at.
+ * Whether `file` belongs to `owner` and matches the content type, visibility, size (bytes) and
+ * upload time filters of `filter` (spec 4.9), decided here in JavaScript: the brute force that
+ * repository totals are checked against. `q` is not looked at.
  */
 export function matchesRangeFilter(file: StoredFile, owner: string, filter: FileFilter): boolean {
   return (
     file.userId === owner &&
+    (filter.type === undefined || file.contentType === filter.type) &&
     (filter.isPublic === undefined || file.isPublic === filter.isPublic) &&
     (filter.sizeMin === undefined || file.size >= filter.sizeMin) &&
     (filter.sizeMax === undefined || file.size <= filter.sizeMax) &&

@@ -119,11 +119,12 @@ function migrationsUpTo(last: string): InCodeMigrationProvider {
 }
 
 /**
- * 0006_file_histogram on a database at 0005 that already holds files: the backfill (SQL) must give
- * every file the rows the repository (JavaScript, file-histogram.ts) gives it on insert.
+ * 0006_file_histogram and 0007_file_histogram_by_type on a database at 0005 that already holds
+ * files: the backfills (SQL) must give every file the rows the repository (JavaScript,
+ * file-histogram.ts) gives it on insert: its three buckets for all types ('') and for its own type.
  */
 function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
-  describe(`0006_file_histogram backfill (${dialect})`, function () {
+  describe(`0006_file_histogram and 0007_file_histogram_by_type backfills (${dialect})`, function () {
     this.timeout(30_000);
     const ada = '00000000-0000-4000-8000-00000000000a';
     const bob = '00000000-0000-4000-8000-00000000000b';
@@ -134,6 +135,7 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
     const times = [-DAY - 1, -HOUR, -1, 0, 1, day0 - 1, day0, day0 + HOUR - 1, day0 + HOUR, day0 + DAY, T0.getTime()];
     let opened: Awaited<ReturnType<typeof open>>;
     let stored: ReturnType<typeof aFile>[];
+    const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
 
     beforeEach(async () => {
       opened = await open();
@@ -143,8 +145,8 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
         await db.insertInto('users').values({ id, email: `${id}@example.com`, password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
       }
       stored = [
-        ...sizes.map((size, i) => aFile(ada, { size, createdAt: new Date(times[i % times.length]!), isPublic: i % 3 !== 0 })),
-        ...times.map((ms, i) => aFile(i % 2 === 0 ? ada : bob, { size: sizes[(i * 7) % sizes.length]!, createdAt: new Date(ms), isPublic: i % 2 === 0 })),
+        ...sizes.map((size, i) => aFile(ada, { size, createdAt: new Date(times[i % times.length]!), isPublic: i % 3 !== 0, contentType: TYPES[i % 3]! })),
+        ...times.map((ms, i) => aFile(i % 2 === 0 ? ada : bob, { size: sizes[(i * 7) % sizes.length]!, createdAt: new Date(ms), isPublic: i % 2 === 0, contentType: TYPES[i % 2]! })),
         // Several files sharing every bucket.
         ...[0, 1, 2].map(() => aFile(bob, { size: 4100, createdAt: new Date(day0 + 5), isPublic: true })),
       ];
@@ -154,7 +156,7 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
           .values({ id: file.id, user_id: file.userId, file_id: file.fileId, name: file.name, content_type: file.contentType, size: file.size, sha256: file.sha256, is_public: file.isPublic ? 1 : 0, created_at: file.createdAt.getTime(), blob_key: file.blobKey, search_text: file.fileId.toLowerCase() })
           .execute();
       }
-      expect(await migrateToLatest(db, undefined, { migrationTableSchema })).to.deep.equal(['0006_file_histogram']);
+      expect(await migrateToLatest(db, undefined, { migrationTableSchema })).to.deep.equal(['0006_file_histogram', '0007_file_histogram_by_type']);
     });
     afterEach(async () => {
       await opened.close();
@@ -164,12 +166,14 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
       const expected = new Map<string, number>();
       for (const file of stored) {
         for (const { dimension, bucket } of histogramKeysOf({ createdAtMs: file.createdAt.getTime(), size: file.size })) {
-          const key = `${file.userId} ${dimension} ${bucket} ${file.isPublic ? 1 : 0}`;
-          expected.set(key, (expected.get(key) ?? 0) + 1);
+          for (const contentType of ['', file.contentType]) {
+            const key = `${file.userId} ${contentType} ${dimension} ${bucket} ${file.isPublic ? 1 : 0}`;
+            expected.set(key, (expected.get(key) ?? 0) + 1);
+          }
         }
       }
       const rows = await opened.db.selectFrom('file_histogram').selectAll().execute();
-      const actual = new Map(rows.map((row) => [`${row.user_id} ${row.dimension} ${Number(row.bucket)} ${row.is_public}`, Number(row.files)]));
+      const actual = new Map(rows.map((row) => [`${row.user_id} ${row.content_type} ${row.dimension} ${Number(row.bucket)} ${row.is_public}`, Number(row.files)]));
       expect([...actual].sort()).to.deep.equal([...expected].sort());
     });
 
@@ -177,7 +181,19 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
       const { files } = createSqlRepositories(opened.db);
       const check = async (live: typeof stored) => {
         for (const owner of [ada, bob]) {
-          for (const filter of [{ sizeMin: 64 }, { sizeMax: 4096 }, { sizeMin: 2 ** 32 }, { createdAfter: new Date(day0) }, { createdBefore: new Date(-1) }, { createdAfter: new Date(-HOUR), createdBefore: new Date(day0 + HOUR) }, { sizeMin: 1, isPublic: true }]) {
+          for (const filter of [
+            { sizeMin: 64 },
+            { sizeMax: 4096 },
+            { sizeMin: 2 ** 32 },
+            { createdAfter: new Date(day0) },
+            { createdBefore: new Date(-1) },
+            { createdAfter: new Date(-HOUR), createdBefore: new Date(day0 + HOUR) },
+            { sizeMin: 1, isPublic: true },
+            { type: 'image/png' },
+            { type: 'image/jpeg', isPublic: false },
+            { type: 'application/pdf', sizeMax: 4096 },
+            { type: 'image/png', createdAfter: new Date(-HOUR), isPublic: true },
+          ]) {
             const brute = live.filter((file) => matchesRangeFilter(file, owner, filter)).length;
             const { total } = await files.list({ userId: owner, filter, window: { offset: 0, limit: 1 } });
             expect(total, `${owner} ${JSON.stringify(filter)}`).to.equal(brute);

@@ -118,15 +118,23 @@ export async function download(content: string, fileId: string): Promise<{ statu
 }
 
 /**
- * Accounts and dimensions of `file_histogram` (migration 0006) whose rows do not add up to the
- * account's number of file records (each file counts once per dimension); empty when consistent.
- * Valid SQL on SQLite and Postgres.
+ * Accounts, content types ('' for all) and dimensions of `file_histogram` (migrations 0006, 0007)
+ * whose rows do not add up to the account's number of file records (of that type): each file counts
+ * once per dimension for all types and once for its own; empty when consistent. Valid SQL on SQLite
+ * and Postgres.
  */
 export const HISTOGRAM_MISMATCH_SQL = `
-  select coalesce(h.user_id, f.user_id) as user_id, coalesce(h.dimension, f.dimension) as dimension, h.n as histogram, f.n as records
-    from (select user_id, dimension, sum(files) as n from file_histogram group by user_id, dimension) h
-    full join (select f.user_id, d.dimension, count(*) as n from files f cross join (select 'day' as dimension union all select 'hour' union all select 'size') d group by f.user_id, d.dimension) f
-      on f.user_id = h.user_id and f.dimension = h.dimension
+  select coalesce(h.user_id, f.user_id) as user_id, coalesce(h.content_type, f.content_type) as content_type,
+         coalesce(h.dimension, f.dimension) as dimension, h.n as histogram, f.n as records
+    from (select user_id, content_type, dimension, sum(files) as n from file_histogram group by user_id, content_type, dimension) h
+    full join (
+      select f.user_id, '' as content_type, d.dimension, count(*) as n from files f cross join (select 'day' as dimension union all select 'hour' union all select 'size') d
+       group by f.user_id, d.dimension
+      union all
+      select f.user_id, f.content_type, d.dimension, count(*) as n from files f cross join (select 'day' as dimension union all select 'hour' union all select 'size') d
+       group by f.user_id, f.content_type, d.dimension
+    ) f
+      on f.user_id = h.user_id and f.content_type = h.content_type and f.dimension = h.dimension
    where coalesce(h.n, 0) != coalesce(f.n, 0)`;
 
 /**

@@ -15,7 +15,7 @@ const TABLES = [
   { name: 'files', key: ['id'] },
   { name: 'account_totals', key: ['user_id'] },
   // Copied like account_totals, from the same snapshot as `files`, so it matches them on arrival.
-  { name: 'file_histogram', key: ['user_id', 'dimension', 'bucket', 'is_public'] },
+  { name: 'file_histogram', key: ['user_id', 'content_type', 'dimension', 'bucket', 'is_public'] },
   { name: 'usage_periods', key: ['user_id', 'period_start'] },
   { name: 'activity_logs', key: ['id'] },
   { name: 'custom_domains', key: ['user_id'] },

@@ -23,7 +23,17 @@
  *   size) in one statement.
  * - Visibility is part of every key, so `isPublic` together with a range is served too (files
  *   never change visibility, so a file stays in its rows); the rows to sum at most double.
+ * - The content type too (migration 0007): every file is counted in the rows of all types
+ *   ({@link ALL_TYPES}) and in those of its own type, so `type` (exact match) alone or with one
+ *   range and visibility is totalled from the rows of that type. Six rows per upload, one statement.
  */
+
+/**
+ * The `content_type` of the rows that count files of every content type (migration 0007). Each file
+ * counts in its three buckets twice: in the rows of all types and in the rows of its own content
+ * type, so that `type`, alone or with one range and visibility, is totalled the same way.
+ */
+export const ALL_TYPES = '';
 
 /** Which property a histogram row counts files by. */
 export type HistogramDimension = 'day' | 'hour' | 'size';

@@ -107,12 +107,15 @@ export interface AccountTotalsTable {
 }
 
 /**
- * `file_histogram` (migration 0006): files per account, dimension, bucket and visibility, kept exact
- * by every file insert and delete; primary key (user_id, dimension, bucket, is_public). Buckets:
+ * `file_histogram` (migrations 0006, 0007): files per account, content type ('' for all types),
+ * dimension, bucket and visibility, kept exact by every file insert and delete; primary key
+ * (user_id, content_type, dimension, bucket, is_public). Buckets:
  * `day` and `hour` are floor(created_at / 86,400,000 or 3,600,000), `size` the class of file-histogram.ts.
  */
 export interface FileHistogramTable {
   user_id: string;
+  /** The files' content type, or '' for the rows of all types (migration 0007). */
+  content_type: string;
   dimension: 'day' | 'hour' | 'size';
   bucket: Int64;
   is_public: Flag;

@@ -8,7 +8,10 @@ import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
 import { runTransaction } from './direct-access.js';
 import { isPostgres } from './dialect.js';
-import { coverSizeRange, coverTimeRange, histogramKeysOf, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
+import { ALL_TYPES, coverSizeRange, coverTimeRange, histogramKeysOf, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
+
+/** The primary key of `file_histogram` (migration 0007). */
+const HISTOGRAM_KEY = ['user_id', 'content_type', 'dimension', 'bucket', 'is_public'] as const;
 
 /** Ids per DELETE statement, well under every driver's bound-parameter limit. */
 const DELETE_CHUNK = 500;
@@ -54,9 +57,10 @@ function containsPattern(text: string): string {
  * `deleteMany` deletes and subtracts in one transaction. `account_totals` also counts public
  * files, so that a listing's total without filters, or filtered by visibility alone, is read rather
  * than counted (a count over a million rows takes longer than the whole request should).
- * `file_histogram` (migration 0006, file-histogram.ts) counts files per upload day, hour and size
- * class, by visibility: `insert` adds the file's three rows in one more statement, `deleteMany`
- * subtracts in its transaction, and a listing filtered by one range is totalled from it.
+ * `file_histogram` (migrations 0006, 0007, file-histogram.ts) counts files per upload day, hour and
+ * size class, by visibility, for all content types and for each: `insert` adds the file's six rows
+ * in one more statement, `deleteMany` subtracts in its transaction, and a listing filtered by one
+ * range and/or one content type is totalled from it.
  */
 export class SqlFileRepository implements FileRepository {
   /** Totals of filtered listings counted by this process, by account and filter (see `total`). */
@@ -118,20 +122,30 @@ export class SqlFileRepository implements FileRepository {
   );
 
   /**
-   * On every upload: adds one file to its day, hour and size rows of `file_histogram`, one statement.
-   * Arguments: per row the user id, the bucket and the visibility flag, in the order of histogramKeysOf.
+   * On every upload: adds one file to its day, hour and size rows of `file_histogram`, for all types
+   * and for its content type, one statement. Arguments: per row the user id, (for the rows of its
+   * type) the content type, the bucket and the visibility flag, in the order of histogramKeysOf.
    */
   private readonly histogramAdd = new PrecompiledQuery(
-    (db, u1: string, day: number, p1: 0 | 1, u2: string, hour: number, p2: 0 | 1, u3: string, size: number, p3: 0 | 1) =>
+    (
+      db,
+      ...[u1, day1, p1, u2, hour2, p2, u3, size3, p3, u4, t4, day4, p4, u5, t5, hour5, p5, u6, t6, size6, p6]: [
+        string, number, 0 | 1, string, number, 0 | 1, string, number, 0 | 1,
+        string, string, number, 0 | 1, string, string, number, 0 | 1, string, string, number, 0 | 1,
+      ]
+    ) =>
       db
         .insertInto('file_histogram')
         .values([
-          { user_id: u1, dimension: 'day', bucket: day, is_public: p1, files: 1 },
-          { user_id: u2, dimension: 'hour', bucket: hour, is_public: p2, files: 1 },
-          { user_id: u3, dimension: 'size', bucket: size, is_public: p3, files: 1 },
+          { user_id: u1, content_type: ALL_TYPES, dimension: 'day', bucket: day1, is_public: p1, files: 1 },
+          { user_id: u2, content_type: ALL_TYPES, dimension: 'hour', bucket: hour2, is_public: p2, files: 1 },
+          { user_id: u3, content_type: ALL_TYPES, dimension: 'size', bucket: size3, is_public: p3, files: 1 },
+          { user_id: u4, content_type: t4, dimension: 'day', bucket: day4, is_public: p4, files: 1 },
+          { user_id: u5, content_type: t5, dimension: 'hour', bucket: hour5, is_public: p5, files: 1 },
+          { user_id: u6, content_type: t6, dimension: 'size', bucket: size6, is_public: p6, files: 1 },
         ])
         .onConflict((conflict) =>
-          conflict.columns(['user_id', 'dimension', 'bucket', 'is_public']).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
+          conflict.columns(HISTOGRAM_KEY).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
         ),
   );
 
@@ -163,7 +177,8 @@ export class SqlFileRepository implements FileRepository {
         return toNumber(row?.files_count ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
       }
       yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file));
-      yield histogramAdd.compiled(db, file.userId, day.bucket, flag, file.userId, hour.bucket, flag, file.userId, size.bucket, flag);
+      const { userId: u, contentType: t } = file;
+      yield histogramAdd.compiled(db, u, day.bucket, flag, u, hour.bucket, flag, u, size.bucket, flag, u, t, day.bucket, flag, u, t, hour.bucket, flag, u, t, size.bucket, flag);
       return 'inserted' as const;
     });
   }
@@ -228,7 +243,8 @@ export class SqlFileRepository implements FileRepository {
   /**
    * How many files match, exactly. Read from `account_totals` when the filter is empty or only
    * about visibility (no rows counted, however many files the account holds). When the filter is
-   * one range of upload time or of size, with or without visibility, totalled from `file_histogram`
+   * one range of upload time or of size and/or one content type, with or without visibility,
+   * totalled from `file_histogram`
    * (see {@link rangeTotal}; not kept in {@link counted}: it costs about as much as reading the
    * `changes` counter, and ranges such as "the last 7 days" move with the clock). Otherwise counted
    * over the indexes that serve each filter, and the count kept in {@link counted} with the
@@ -279,6 +295,7 @@ export class SqlFileRepository implements FileRepository {
           .selectFrom('file_histogram')
           .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('files'), sql.lit(0)).as('files'))
           .where('user_id', '=', userId)
+          .where('content_type', '=', range.type ?? ALL_TYPES)
           .where('dimension', '=', sum.dimension);
         if (sum.from !== undefined) query = query.where('bucket', '>=', sum.from);
         if (sum.to !== undefined) query = query.where('bucket', '<=', sum.to);
@@ -413,24 +430,31 @@ function matches(eb: ExpressionBuilder<HangarDatabase, 'files'>, userId: string,
   return eb.and(conditions(eb, userId, fields, values));
 }
 
-/** A listing filter that `file_histogram` can total: one range of one dimension, perhaps with visibility. */
-type HistogramRange = { dimension: 'time' | 'size'; isPublic?: boolean } & InclusiveRange;
+/**
+ * A listing filter that `file_histogram` can total: one range of one dimension (open at both ends
+ * for a content type alone), perhaps with visibility, of all content types or of one.
+ */
+type HistogramRange = { dimension: 'time' | 'size'; isPublic?: boolean; type?: string } & InclusiveRange;
 
 /**
  * The filter as a histogram range, when it is one: only `createdAfter`/`createdBefore` (Unix ms), or
- * only `sizeMin`/`sizeMax` (bytes, safe integers), each optionally with `isPublic`. `empty` when the
- * range holds nothing (after > before, min > max); undefined for every other filter, which is counted.
+ * only `sizeMin`/`sizeMax` (bytes, safe integers), or neither, each optionally with `type` and/or
+ * `isPublic` (neither range nor type: undefined, `account_totals` answers). `empty` when the range
+ * holds nothing (after > before, min > max); undefined for every other filter, which is counted.
  */
 function histogramRange(filter: FileFilter): HistogramRange | 'empty' | undefined {
-  const used = new Set(Object.entries(filter).flatMap(([name, value]) => (value === undefined || name === 'isPublic' ? [] : [name])));
+  const used = new Set(Object.entries(filter).flatMap(([name, value]) => (value === undefined || name === 'isPublic' || name === 'type' ? [] : [name])));
   let range: HistogramRange;
   if (used.size > 0 && [...used].every((name) => name === 'createdAfter' || name === 'createdBefore')) {
     range = { dimension: 'time', from: filter.createdAfter && toMillis(filter.createdAfter), to: filter.createdBefore && toMillis(filter.createdBefore) };
   } else if (used.size > 0 && [...used].every((name) => name === 'sizeMin' || name === 'sizeMax')) {
     range = { dimension: 'size', from: filter.sizeMin, to: filter.sizeMax };
+  } else if (used.size === 0 && filter.type !== undefined) {
+    range = { dimension: 'time' };
   } else {
     return undefined;
   }
+  if (filter.type !== undefined) range.type = filter.type;
   // Bounds the bucket arithmetic cannot take exactly (an invalid date, a size beyond 2^53) are counted as before.
   if (![range.from, range.to].every((bound) => bound === undefined || Number.isSafeInteger(bound))) return undefined;
   if (range.dimension === 'size' && range.from !== undefined && range.from < 0) return undefined;
@@ -445,7 +469,7 @@ function exactFilter(range: HistogramRange, part: InclusiveRange): FileFilter {
     range.dimension === 'time'
       ? { createdAfter: part.from === undefined ? undefined : new Date(part.from), createdBefore: part.to === undefined ? undefined : new Date(part.to) }
       : { sizeMin: part.from, sizeMax: part.to };
-  return { ...bounds, isPublic: range.isPublic };
+  return { ...bounds, isPublic: range.isPublic, type: range.type };
 }
 
 /**
@@ -454,23 +478,26 @@ function exactFilter(range: HistogramRange, part: InclusiveRange): FileFilter {
  * {@link HISTOGRAM_CHUNK} distinct rows, keys sorted so concurrent statements lock rows in one order.
  */
 async function subtractFromHistogram(trx: Kysely<HangarDatabase>, userId: string, deleted: StoredFile[]): Promise<void> {
-  const counts = new Map<string, { dimension: HistogramDimension; bucket: number; is_public: 0 | 1; files: number }>();
+  const counts = new Map<string, { content_type: string; dimension: HistogramDimension; bucket: number; is_public: 0 | 1; files: number }>();
   for (const file of deleted) {
     const flag = toFlag(file.isPublic);
     for (const { dimension, bucket } of histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size })) {
-      const key = `${dimension} ${bucket} ${flag}`;
-      const row = counts.get(key);
-      if (row) row.files -= 1;
-      else counts.set(key, { dimension, bucket, is_public: flag, files: -1 });
+      for (const contentType of [ALL_TYPES, file.contentType]) {
+        const key = `${contentType} ${dimension} ${bucket} ${flag}`;
+        const row = counts.get(key);
+        if (row) row.files -= 1;
+        else counts.set(key, { content_type: contentType, dimension, bucket, is_public: flag, files: -1 });
+      }
     }
   }
-  const rows = [...counts.values()].sort((a, b) => (a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : a.bucket - b.bucket || a.is_public - b.is_public));
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const rows = [...counts.values()].sort((a, b) => order(a.content_type, b.content_type) || order(a.dimension, b.dimension) || a.bucket - b.bucket || a.is_public - b.is_public);
   for (let start = 0; start < rows.length; start += HISTOGRAM_CHUNK) {
     await trx
       .insertInto('file_histogram')
       .values(rows.slice(start, start + HISTOGRAM_CHUNK).map((row) => ({ user_id: userId, ...row })))
       .onConflict((conflict) =>
-        conflict.columns(['user_id', 'dimension', 'bucket', 'is_public']).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
+        conflict.columns(HISTOGRAM_KEY).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
       )
       .execute();
   }
