@@ -2,8 +2,8 @@
 // on an account of 1,000,000 files in Postgres, at repository level, with the plans of the statements.
 // Needs a build (`npx tsc -b`). Usage:
 //   node bench/tools/postgres-list-files.mjs generate <postgres-url> [schema=hangar_bench]
-//     (re)creates the schema: migrations up to 0005, the doc's generator, then migration 0006 (its
-//     backfill fills file_histogram from the generated files, timed), VACUUM ANALYZE
+//     (re)creates the schema: migrations up to 0005, the doc's generator, then migrations 0006 and 0007 (their
+//     backfills fill file_histogram from the generated files, timed), VACUUM ANALYZE
 //   node bench/tools/postgres-list-files.mjs measure <postgres-url> [schema=hangar_bench] [case-name-substring]
 //     each case 25 times, each on a new SqlFileRepository (no cached counted total; the first 5 dropped), median and p95 (nearest rank) of the other 20, in ms;
 //     then EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) of every statement of one more run of each case
@@ -70,7 +70,12 @@ const CASES = [
   ['createdBefore=first year', { createdBefore: new Date(1731464000000) }],
   ['createdAfter=second year', { createdAfter: new Date(1731464000000) }],
   ['createdBefore=first year&isPublic=true', { createdBefore: new Date(1731464000000), isPublic: true }],
-  ['type=image/png&sizeMin=1000000 (counted)', { type: 'image/png', sizeMin: 1_000_000 }],
+  ['type=image/gif', { type: 'image/gif' }],
+  ['type=image/png', { type: 'image/png' }],
+  ['type=image/png&isPublic=false', { type: 'image/png', isPublic: false }],
+  ['type=image/png&sizeMin=1000000', { type: 'image/png', sizeMin: 1_000_000 }],
+  ['type=image/jpeg&createdBefore=first year', { type: 'image/jpeg', createdBefore: new Date(1731464000000) }],
+  ['sizeMin=1000000&createdBefore=first year (counted)', { sizeMin: 1_000_000, createdBefore: new Date(1731464000000) }],
 ];
 
 const connectionString = postgresConnectionString(url, { schema });
@@ -106,8 +111,12 @@ if (command === 'drop') {
   console.log(`generator: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   started = performance.now();
   console.log('migrated:', await migrateToLatest(db, undefined, { migrationTableSchema: schema }));
-  console.log(`0006 (file_histogram backfill of 1,200,000 files): ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const { rows } = await client.query(`select dimension, count(*)::int as rows, sum(files)::bigint as files from file_histogram where user_id = $1 group by dimension order by dimension`, [BIG]);
+  console.log(`0006 and later (file_histogram backfills of 1,200,000 files): ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const byType = (await client.query(`select count(*) from information_schema.columns where table_schema = $1 and table_name = 'file_histogram' and column_name = 'content_type'`, [schema])).rows[0].count > 0;
+  const { rows } = await client.query(
+    `select ${byType ? "content_type = '' as all_types, " : ''}dimension, count(*)::int as rows, sum(files)::bigint as files from file_histogram where user_id = $1 group by ${byType ? '1, 2' : '1'} order by ${byType ? '1, 2' : '1'}`,
+    [BIG],
+  );
   console.log('histogram rows of the big account:', rows);
   for (const table of ['files', 'account_totals', 'file_histogram']) await client.query(`vacuum analyze ${table}`);
   await client.end();
