@@ -63,7 +63,7 @@ describe('admin CLI: db copy', function () {
     const opened = await openSqliteDatabase({ path: source });
     sourceCounts = await rowCounts(opened.db);
     await opened.close();
-    for (const table of ['users', 'api_keys', 'sessions', 'refresh_tokens', 'files', 'account_totals', 'file_histogram', 'usage_periods', 'activity_logs', 'one_time_tokens']) {
+    for (const table of ['users', 'api_keys', 'sessions', 'refresh_tokens', 'files', 'account_totals', 'file_histogram', 'usage_periods', 'activity_logs', 'activity_log_totals', 'one_time_tokens']) {
       expect(sourceCounts[table], table).to.be.above(0);
     }
   });

@@ -133,6 +133,33 @@ export function describeActivityLogRepositoryContract(name: string, makeSubject:
       expect(await logs.deleteBefore(at(0))).to.equal(0);
     });
 
+    it('keeps every total exact through batches (unknown and deleted accounts skipped), refused batches, pruning in several rounds, and an account deleted', async () => {
+      const otherUserId = (await givenUser(users)).id;
+      const goneId = (await givenUser(users)).id;
+      const totals = async () => {
+        const of = async (id: string) => (await logs.list({ userId: id, window: { offset: 0, limit: 1 } })).total;
+        return [await of(userId), await of(otherUserId), await of(goneId), await of(UNKNOWN_USER)];
+      };
+      const old = (id: string, n: number) => Array.from({ length: n }, (_, i) => aLogEntry(id, { createdAt: at(-1000 - i) }));
+      await logs.insertMany([...old(userId, 3), ...old(otherUserId, 2), ...old(goneId, 4), aLogEntry(UNKNOWN_USER)]);
+      await logs.insertMany([aLogEntry(userId), aLogEntry(userId), aLogEntry(otherUserId)]);
+      expect(await totals()).to.deep.equal([5, 3, 4, 0]);
+      const stored = aLogEntry(userId);
+      await logs.insertMany([stored]);
+      await rejects(logs.insertMany([aLogEntry(otherUserId), aLogEntry(userId, { id: stored.id })]));
+      expect(await totals()).to.deep.equal([6, 3, 4, 0]);
+      await users.delete(goneId);
+      await logs.insertMany([aLogEntry(goneId), aLogEntry(otherUserId)]);
+      expect(await totals()).to.deep.equal([6, 4, 0, 0]);
+      // Prune more entries than one round deletes (PRUNE_CHUNK on SQL is 5,000).
+      await logs.insertMany(old(otherUserId, 6000));
+      expect(await totals()).to.deep.equal([6, 6004, 0, 0]);
+      expect(await logs.deleteBefore(at(0))).to.equal(6000 + 3 + 2);
+      expect(await totals()).to.deep.equal([3, 2, 0, 0]);
+      expect(await logs.deleteBefore(at(0))).to.equal(0);
+      expect(await totals()).to.deep.equal([3, 2, 0, 0]);
+    });
+
     it('hands out copies: changing a stored or listed entry changes nothing stored', async () => {
       const entry = aLogEntry(userId, { metadata: { auth: 'jwt', nested: { n: 1 } } });
       const original = structuredClone(entry);

@@ -156,7 +156,7 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
           .values({ id: file.id, user_id: file.userId, file_id: file.fileId, name: file.name, content_type: file.contentType, size: file.size, sha256: file.sha256, is_public: file.isPublic ? 1 : 0, created_at: file.createdAt.getTime(), blob_key: file.blobKey, search_text: file.fileId.toLowerCase() })
           .execute();
       }
-      expect(await migrateToLatest(db, undefined, { migrationTableSchema })).to.deep.equal(['0006_file_histogram', '0007_file_histogram_by_type']);
+      expect(await migrateToLatest(db, migrationsUpTo('0007_file_histogram_by_type'), { migrationTableSchema })).to.deep.equal(['0006_file_histogram', '0007_file_histogram_by_type']);
     });
     afterEach(async () => {
       await opened.close();
@@ -211,15 +211,52 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
   });
 }
 
-describeHistogramBackfill('SQLite', async () => {
-  const db = emptySqlite();
-  return { db, close: () => db.destroy() };
-});
+/**
+ * 0008_activity_log_totals on a database at 0007 that already holds activity log entries: each
+ * account's total is its number of entries, and stays so as entries are added and pruned.
+ */
+function describeLogTotalsBackfill(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
+  describe(`0008_activity_log_totals backfill (${dialect})`, function () {
+    this.timeout(30_000);
+    const ada = '00000000-0000-4000-8000-00000000000a';
+    const bob = '00000000-0000-4000-8000-00000000000b';
+    const cid = '00000000-0000-4000-8000-00000000000c';
+    let opened: Awaited<ReturnType<typeof open>>;
+    afterEach(async () => {
+      await opened.close();
+    });
+
+    it('counts the entries already stored per account, and keeps counting', async () => {
+      opened = await open();
+      const { db, migrationTableSchema } = opened;
+      await migrateToLatest(db, migrationsUpTo('0007_file_histogram_by_type'), { migrationTableSchema });
+      for (const id of [ada, bob, cid]) {
+        await db.insertInto('users').values({ id, email: `${id}@example.com`, password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
+      }
+      const entry = (userId: string, i: number) => ({ id: `10000000-0000-4000-8000-${userId.slice(-2)}${String(i).padStart(10, '0')}`, user_id: userId, method: 'GET', path: '/', status_code: 200, request_size_bytes: null, created_at: 1000 + i, metadata: '{}' });
+      await db.insertInto('activity_logs').values([...[0, 1, 2].map((i) => entry(ada, i)), entry(bob, 0)]).execute();
+      expect(await migrateToLatest(db, undefined, { migrationTableSchema })).to.deep.equal(['0008_activity_log_totals']);
+      const { logs } = createSqlRepositories(db);
+      const totals = async () => Promise.all([ada, bob, cid].map(async (userId) => (await logs.list({ userId, window: { offset: 0, limit: 1 } })).total));
+      expect(await totals()).to.deep.equal([3, 1, 0]);
+      await logs.insertMany([{ id: '20000000-0000-4000-8000-000000000001', userId: cid, method: 'GET', path: '/', statusCode: 200, requestSizeBytes: null, createdAt: new Date(5000), metadata: {} }]);
+      expect(await logs.deleteBefore(new Date(1002))).to.equal(3);
+      expect(await totals()).to.deep.equal([1, 0, 1]);
+    });
+  });
+}
+
+for (const describeBackfill of [describeHistogramBackfill, describeLogTotalsBackfill]) {
+  describeBackfill('SQLite', async () => {
+    const db = emptySqlite();
+    return { db, close: () => db.destroy() };
+  });
+}
 
 const postgresUrl = testDatabaseUrl();
-if (postgresUrl !== undefined) {
-  describeHistogramBackfill('Postgres', async () => {
-    const schema = await createTestSchema(postgresUrl);
+for (const describeBackfill of postgresUrl === undefined ? [] : [describeHistogramBackfill, describeLogTotalsBackfill]) {
+  describeBackfill('Postgres', async () => {
+    const schema = await createTestSchema(postgresUrl!);
     const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
     return {
       db,

@@ -18,6 +18,8 @@ const TABLES = [
   { name: 'file_histogram', key: ['user_id', 'content_type', 'dimension', 'bucket', 'is_public'] },
   { name: 'usage_periods', key: ['user_id', 'period_start'] },
   { name: 'activity_logs', key: ['id'] },
+  // Copied from the same snapshot as `activity_logs`, so it matches them on arrival.
+  { name: 'activity_log_totals', key: ['user_id'] },
   { name: 'custom_domains', key: ['user_id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 

@@ -147,6 +147,16 @@ export interface ActivityLogsTable {
   metadata: string;
 }
 
+/**
+ * `activity_log_totals` (migration 0008): how many `activity_logs` entries each account has, kept
+ * exact in the transactions that insert and prune them, so `GET /logs` reads its total instead of
+ * counting; primary key user_id.
+ */
+export interface ActivityLogTotalsTable {
+  user_id: string;
+  entries: Int64;
+}
+
 /** `custom_domains`: each account's custom hostname (spec 2.5), at most one; primary key user_id. */
 export interface CustomDomainsTable {
   user_id: string;
@@ -181,5 +191,6 @@ export interface HangarDatabase {
   file_histogram: FileHistogramTable;
   usage_periods: UsagePeriodsTable;
   activity_logs: ActivityLogsTable;
+  activity_log_totals: ActivityLogTotalsTable;
   custom_domains: CustomDomainsTable;
 }

@@ -2,7 +2,6 @@ import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type { ActivityLogEntry, ActivityLogRepository } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { runBatch } from './direct-access.js';
-import { newestFirstPage } from './newest-first.js';
 import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
 import type { ActivityLogsTable, HangarDatabase } from './schema.js';
 
@@ -16,6 +15,9 @@ const INSERT_SIZES = [500, 100, 20, 5, 1] as const;
 
 /** Parameters of one row of the INSERT: id, user_id, method, path, status_code, request_size_bytes, created_at, metadata. */
 const ROW_PARAMETERS = 8;
+
+/** Entries deleted per statement (and transaction) when pruning: bounded memory for the returned account ids. */
+const PRUNE_CHUNK = 5000;
 
 /** `count` cut into INSERT_SIZES, largest first (e.g. 1,234 → 500, 500, 100, 100, 20, 5, 5, 1, 1, 1, 1). */
 function insertSizes(count: number): number[] {
@@ -42,7 +44,9 @@ function toEntry(row: Selectable<ActivityLogsTable>): ActivityLogEntry {
  * comes back as JSON gives it (a Date as its ISO string, undefined members left out).
  * `insertMany` is one transaction of `INSERT … SELECT … WHERE EXISTS (the user)` statements (SQL
  * compiled once per statement size, parameters bound per batch): entries of deleted accounts are
- * skipped without a foreign-key error. On SQLite with a database file the transaction runs on the
+ * skipped without a foreign-key error. The same transaction adds each account's entries to
+ * `activity_log_totals` (migration 0008, with the same EXISTS), and pruning subtracts what it deletes,
+ * so `list` reads its total instead of counting the account's entries. On SQLite with a database file the transaction runs on the
  * WAL worker's connection (`runBatch`): a 1,000-row batch is ~20 ms of SQLite work that would
  * otherwise stall every request in flight on the event loop (bench/README.md). (On Postgres an account deleted between the
  * EXISTS and the foreign-key check still fails the batch; nothing is written then, and the
@@ -61,6 +65,8 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
   async insertMany(entries: readonly ActivityLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const statements: CompiledQuery[] = [];
+    const perUser = new Map<string, number>();
+    for (const e of entries) perUser.set(e.userId, (perUser.get(e.userId) ?? 0) + 1);
     let start = 0;
     for (const size of insertSizes(entries.length)) {
       const parameters: unknown[] = [];
@@ -69,8 +75,23 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
       }
       statements.push(CompiledQuery.raw(this.insertSqlOf(size), parameters));
     }
+    // Accounts in one order, so concurrent batches (several processes) lock their totals rows alike.
+    for (const userId of [...perUser.keys()].sort()) statements.push(CompiledQuery.raw(this.addToTotalSql(), [userId, perUser.get(userId)!, userId]));
     // On SQLite with a file, a worker thread's connection writes the batch (runBatch).
     await runBatch(this.db, statements);
+  }
+
+  private totalSql: string | undefined;
+
+  /** The SQL that adds entries to an account's total, if the account exists; parameters: user id, entries, user id. */
+  private addToTotalSql(): string {
+    this.totalSql ??= sql`
+      insert into activity_log_totals (user_id, entries)
+      select cast(${''} as text), cast(${0} as bigint)
+      where exists (select 1 from users where users.id = cast(${''} as text))
+      on conflict (user_id) do update set entries = activity_log_totals.entries + excluded.entries
+    `.compile(this.db).sql;
+    return this.totalSql;
   }
 
   /** The SQL of an INSERT of `size` rows; its parameters are each row's ROW_PARAMETERS values in order. */
@@ -96,16 +117,51 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
     return text;
   }
 
+  /** The page on `(user_id, created_at, id)`; the total read from `activity_log_totals` (one row), not counted. */
   async list(options: { userId: string; window: Window }): Promise<Paged<ActivityLogEntry>> {
-    const { rows, total } = await newestFirstPage<Selectable<ActivityLogsTable>>(
-      this.db.selectFrom('activity_logs').where('user_id', '=', options.userId),
-      options.window,
-    );
-    return { items: rows.map(toEntry), total };
+    const [rows, totals] = await Promise.all([
+      this.db
+        .selectFrom('activity_logs')
+        .selectAll()
+        .where('user_id', '=', options.userId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(options.window.limit)
+        .offset(options.window.offset)
+        .execute(),
+      this.db.selectFrom('activity_log_totals').select('entries').where('user_id', '=', options.userId).executeTakeFirst(),
+    ]);
+    return { items: rows.map(toEntry), total: totals ? toNumber(totals.entries) : 0 };
   }
 
+  /**
+   * Deletes in transactions of at most PRUNE_CHUNK entries, each subtracting from the accounts'
+   * totals exactly the entries it deleted (`RETURNING`, so two processes pruning at once never
+   * subtract one entry twice).
+   */
   async deleteBefore(before: Date): Promise<number> {
-    const result = await this.db.deleteFrom('activity_logs').where('created_at', '<', toMillis(before)).executeTakeFirst();
-    return Number(result.numDeletedRows);
+    const cutoff = toMillis(before);
+    let deleted = 0;
+    for (;;) {
+      const count = await this.db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .deleteFrom('activity_logs')
+          .where('id', 'in', (eb) => eb.selectFrom('activity_logs').select('id').where('created_at', '<', cutoff).limit(PRUNE_CHUNK))
+          .returning('user_id')
+          .execute();
+        const perUser = new Map<string, number>();
+        for (const { user_id } of rows) perUser.set(user_id, (perUser.get(user_id) ?? 0) + 1);
+        for (const userId of [...perUser.keys()].sort()) {
+          await trx
+            .updateTable('activity_log_totals')
+            .set({ entries: sql<number>`entries - ${perUser.get(userId)!}` })
+            .where('user_id', '=', userId)
+            .execute();
+        }
+        return rows.length;
+      });
+      deleted += count;
+      if (count < PRUNE_CHUNK) return deleted;
+    }
   }
 }
