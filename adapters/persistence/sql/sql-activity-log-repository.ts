@@ -19,6 +19,17 @@ const ROW_PARAMETERS = 8;
 /** Entries deleted per statement (and transaction) when pruning: bounded memory for the returned account ids. */
 const PRUNE_CHUNK = 5000;
 
+/**
+ * How many of `userIds` each account has, as [account id, count] pairs sorted by account id: the
+ * order in which a transaction touches `activity_log_totals` rows, so concurrent transactions (several
+ * processes) lock them alike.
+ */
+function countByAccount(userIds: Iterable<string>): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const userId of userIds) counts.set(userId, (counts.get(userId) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** `count` cut into INSERT_SIZES, largest first (e.g. 1,234 → 500, 500, 100, 100, 20, 5, 5, 1, 1, 1, 1). */
 function insertSizes(count: number): number[] {
   const sizes: number[] = [];
@@ -65,8 +76,6 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
   async insertMany(entries: readonly ActivityLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const statements: CompiledQuery[] = [];
-    const perUser = new Map<string, number>();
-    for (const e of entries) perUser.set(e.userId, (perUser.get(e.userId) ?? 0) + 1);
     let start = 0;
     for (const size of insertSizes(entries.length)) {
       const parameters: unknown[] = [];
@@ -75,8 +84,7 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
       }
       statements.push(CompiledQuery.raw(this.insertSqlOf(size), parameters));
     }
-    // Accounts in one order, so concurrent batches (several processes) lock their totals rows alike.
-    for (const userId of [...perUser.keys()].sort()) statements.push(CompiledQuery.raw(this.addToTotalSql(), [userId, perUser.get(userId)!, userId]));
+    for (const [userId, count] of countByAccount(entries.map((e) => e.userId))) statements.push(CompiledQuery.raw(this.addToTotalSql(), [userId, count, userId]));
     // On SQLite with a file, a worker thread's connection writes the batch (runBatch).
     await runBatch(this.db, statements);
   }
@@ -149,12 +157,10 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
           .where('id', 'in', (eb) => eb.selectFrom('activity_logs').select('id').where('created_at', '<', cutoff).limit(PRUNE_CHUNK))
           .returning('user_id')
           .execute();
-        const perUser = new Map<string, number>();
-        for (const { user_id } of rows) perUser.set(user_id, (perUser.get(user_id) ?? 0) + 1);
-        for (const userId of [...perUser.keys()].sort()) {
+        for (const [userId, count] of countByAccount(rows.map((row) => row.user_id))) {
           await trx
             .updateTable('activity_log_totals')
-            .set({ entries: sql<number>`entries - ${perUser.get(userId)!}` })
+            .set({ entries: sql<number>`entries - ${count}` })
             .where('user_id', '=', userId)
             .execute();
         }

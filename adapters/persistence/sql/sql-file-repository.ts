@@ -1,4 +1,4 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type OnConflictBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
@@ -12,6 +12,10 @@ import { ALL_TYPES, coverSizeRange, coverTimeRange, histogramKeysOf, type Histog
 
 /** The primary key of `file_histogram` (migration 0007). */
 const HISTOGRAM_KEY = ['user_id', 'content_type', 'dimension', 'bucket', 'is_public'] as const;
+
+/** An upsert into `file_histogram` adds its `files` (1 per inserted file, negative for deletes) to the row that exists. */
+const addToExistingRow = (conflict: OnConflictBuilder<HangarDatabase, 'file_histogram'>) =>
+  conflict.columns(HISTOGRAM_KEY).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) }));
 
 /** Ids per DELETE statement, well under every driver's bound-parameter limit. */
 const DELETE_CHUNK = 500;
@@ -144,9 +148,7 @@ export class SqlFileRepository implements FileRepository {
           { user_id: u5, content_type: t5, dimension: 'hour', bucket: hour5, is_public: p5, files: 1 },
           { user_id: u6, content_type: t6, dimension: 'size', bucket: size6, is_public: p6, files: 1 },
         ])
-        .onConflict((conflict) =>
-          conflict.columns(HISTOGRAM_KEY).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
-        ),
+        .onConflict(addToExistingRow),
   );
 
   /** Page queries by filter shape (see `pageQuery`). */
@@ -496,9 +498,7 @@ async function subtractFromHistogram(trx: Kysely<HangarDatabase>, userId: string
     await trx
       .insertInto('file_histogram')
       .values(rows.slice(start, start + HISTOGRAM_CHUNK).map((row) => ({ user_id: userId, ...row })))
-      .onConflict((conflict) =>
-        conflict.columns(HISTOGRAM_KEY).doUpdateSet((eb) => ({ files: eb('file_histogram.files', '+', eb.ref('excluded.files')) })),
-      )
+      .onConflict(addToExistingRow)
       .execute();
   }
 }
