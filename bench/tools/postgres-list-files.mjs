@@ -6,7 +6,8 @@
 //     backfills fill file_histogram from the generated files, timed), VACUUM ANALYZE
 //   node bench/tools/postgres-list-files.mjs measure <postgres-url> [schema=hangar_bench] [case-name-substring]
 //     each case 25 times, each on a new SqlFileRepository (no cached counted total; the first 5 dropped), median and p95 (nearest rank) of the other 20, in ms;
-//     then EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) of every statement of one more run of each case
+//     then EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) of every statement of one more run of each case;
+//     a case with an offset (a deep page) twice: skipping the rows (the seek off) and placed from the histogram
 //   node bench/tools/postgres-list-files.mjs drop <postgres-url> [schema=hangar_bench]
 import { performance } from 'node:perf_hooks';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -76,6 +77,16 @@ const CASES = [
   ['type=image/png&sizeMin=1000000', { type: 'image/png', sizeMin: 1_000_000 }],
   ['type=image/jpeg&createdBefore=first year', { type: 'image/jpeg', createdBefore: new Date(1731464000000) }],
   ['sizeMin=1000000&createdBefore=first year (counted)', { sizeMin: 1_000_000, createdBefore: new Date(1731464000000) }],
+  // Deep pages (limit 30): each measured skipping the rows and as the repository places it (see `measure`).
+  ['deep: none, page 3,000', {}, 89_970],
+  ['deep: none, page 10,000', {}, 299_970],
+  ['deep: none, last page', {}, 999_990],
+  ['deep: none, past the end', {}, 2_000_000],
+  ['deep: isPublic=false, page 3,000', { isPublic: false }, 89_970],
+  ['deep: type=image/png, page 5,000', { type: 'image/png' }, 149_970],
+  ['deep: createdBefore=first year, page 10,000', { createdBefore: new Date(1731464000000) }, 299_970],
+  ['deep: type=image/jpeg&createdAfter=second year&isPublic=true, page 1,000', { type: 'image/jpeg', createdAfter: new Date(1731464000000), isPublic: true }, 29_970],
+  ['deep: sizeMin=1000000, page 3,000 (not placed: skipped either way)', { sizeMin: 1_000_000 }, 89_970],
 ];
 
 const connectionString = postgresConnectionString(url, { schema });
@@ -129,10 +140,14 @@ if (command === 'drop') {
   const load = (await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`load average at start: ${load}`);
   const rows = [];
-  for (const [name, filter] of CASES.filter(([name]) => only === undefined || name.includes(only))) {
+  // A deep page (a case with an offset) twice: skipping every row before it (as before the seek), and placed from the histogram.
+  const variants = CASES.flatMap(([name, filter, offset]) =>
+    offset === undefined ? [[name, filter, 0, {}]] : [[`${name}, skipping`, filter, offset, { seekFromOffset: Number.POSITIVE_INFINITY }], [`${name}, placed`, filter, offset, {}]],
+  );
+  for (const [name, filter, offset, options] of variants.filter(([name]) => only === undefined || name.includes(only))) {
     // A new repository each time: its per-process cache of counted totals (kept until the account's
     // next write) starts empty, so a counted filter is counted every time, as after any upload or delete.
-    const list = () => new SqlFileRepository(db).list({ userId: BIG, filter, window: { offset: 0, limit: 30 } });
+    const list = () => new SqlFileRepository(db, options).list({ userId: BIG, filter, window: { offset, limit: 30 } });
     const times = [];
     let total;
     for (let i = 0; i < 25; i++) {

@@ -12,6 +12,11 @@ export interface FileRepositorySubject {
   users: UserRepository;
   /** A second repository over the same store, as another process would hold (defaults to `subject`). */
   other?: FileRepository;
+  /**
+   * A repository over the same store that places every page past the first row from its
+   * histogram's day rows (SQL adapters: SqlFileRepository's `seekFromOffset` 1; defaults to `subject`).
+   */
+  seeking?: FileRepository;
   close?: () => Promise<void>;
 }
 
@@ -26,11 +31,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     let users: UserRepository;
     let close: (() => Promise<void>) | undefined;
     let other: FileRepository | undefined;
+    let seeking: FileRepository | undefined;
     let userId: string;
     let otherUserId: string;
 
     beforeEach(async () => {
-      ({ subject: files, users, close, other } = await makeSubject());
+      ({ subject: files, users, close, other, seeking } = await makeSubject());
       userId = (await givenUser(users)).id;
       otherUserId = (await givenUser(users)).id;
     });
@@ -244,7 +250,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.list({ userId: aUser().id, filter: { isPublic: false }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
     });
 
-    describe('totals of range and content type filters (histogram buckets on SQL: day, hour, 1/32-octave size class, by content type)', () => {
+    describe('totals and deep pages of range and content type filters (histogram buckets on SQL: day, hour, 1/32-octave size class, by content type)', () => {
       const HOUR = 3_600_000;
       const DAY = 24 * HOUR;
       /** The start of T0's UTC day: a day and an hour boundary. */
@@ -336,6 +342,67 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         }
       });
 
+      /** The file ids of `owner`'s `live` files matching `filter`, newest first, equal times by id descending. */
+      function inListOrder(live: StoredFile[], filter: FileFilter, owner = userId): string[] {
+        return live
+          .filter((file) => matchesRangeFilter(file, owner, filter))
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+          .map((file) => file.fileId);
+      }
+
+      /** Each page of `filter` at `offsets` (windows of `limit`), as the deep-paging repository answers it, next to the brute-force one. */
+      async function pagesAndBruteForce(live: StoredFile[], filter: FileFilter, offsets: number[], limit: number, owner = userId): Promise<string[]> {
+        const expected = inListOrder(live, filter, owner);
+        const wrong: string[] = [];
+        for (const offset of offsets) {
+          const page = await (seeking ?? files).list({ userId: owner, filter, window: { offset, limit } });
+          const ids = page.items.map((file) => file.fileId);
+          const want = expected.slice(offset, offset + limit);
+          if (JSON.stringify(ids) !== JSON.stringify(want) || page.total !== expected.length) {
+            wrong.push(`${JSON.stringify(filter)} at ${offset}: ${JSON.stringify(ids)} of ${page.total}, expected ${JSON.stringify(want)} of ${expected.length}`);
+          }
+        }
+        return wrong;
+      }
+
+      it('pages deep into a list exactly as skipping would: every filter the day rows place, each offset, ranges cut on and next to day edges, past the end', async () => {
+        const live = await givenEdgeFiles();
+        // Three files uploaded at the same millisecond on a day's last one (ties ordered by id).
+        live.push(...(await insertAll([0, 1, 2].map((i) => ({ createdAt: new Date(DAY0 + DAY - 1), isPublic: i !== 1, contentType: TYPES[0] })))));
+        const filters: FileFilter[] = [{}, { isPublic: true }, { isPublic: false }, { type: 'image/gif' }];
+        for (const type of TYPES) filters.push({ type }, { type, isPublic: true }, { type, isPublic: false });
+        for (const [from, to] of [
+          [DAY0, undefined],
+          [undefined, DAY0 + DAY - 1],
+          [undefined, DAY0 + DAY],
+          [DAY0 - 1, DAY0 + DAY],
+          [DAY0 + 1, DAY0 + 2 * DAY + HOUR],
+          [DAY0 + HOUR, DAY0 + 40 * DAY + 3],
+          [DAY0 - DAY, DAY0 - 1],
+          [DAY0 + 1, DAY0 + 5 * HOUR + 7],
+          [DAY0 + DAY - 1, DAY0 + DAY - 1],
+          [DAY0 + 41 * DAY, undefined],
+        ] as const) {
+          filters.push(timeFilter(from, to), { ...timeFilter(from, to), isPublic: false }, { ...timeFilter(from, to), type: TYPES[0], isPublic: true });
+        }
+        // Filters the day rows cannot place page by skipping, with the same answers.
+        filters.push({ sizeMin: 64 }, { sizeMax: 4096, createdAfter: new Date(DAY0) });
+        const wrong: string[] = [];
+        for (const filter of filters) {
+          const count = inListOrder(live, filter).length;
+          const offsets = Array.from({ length: count + 3 }, (_, i) => i);
+          wrong.push(...(await pagesAndBruteForce(live, filter, offsets, 2)), ...(await pagesAndBruteForce(live, filter, [1, count - 1, count, count + 100].filter((o) => o >= 0), 30)));
+        }
+        expect(wrong, 'pages that differ from the brute-force list').to.deep.equal([]);
+        // The other account's pages are its own: the same as its first page of 100 (not sought) cut into windows.
+        const theirs = (await files.list({ userId: otherUserId, filter: {}, window: { offset: 0, limit: 100 } })).items.map((file) => file.fileId);
+        expect(theirs).to.have.length(TIMES.length);
+        for (const offset of [1, 5, TIMES.length - 1]) {
+          const page = await (seeking ?? files).list({ userId: otherUserId, filter: {}, window: { offset, limit: 3 } });
+          expect(page.items.map((file) => file.fileId)).to.deep.equal(theirs.slice(offset, offset + 3));
+        }
+      });
+
       it('keeps range totals exact through single deletes and bulk deletes', async () => {
         let live = await givenEdgeFiles();
         for (const victim of [live[0]!, live[TIMES.length + 1]!, live[live.length - 1]!]) {
@@ -369,7 +436,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         expect((await files.list({ userId: otherUserId, filter: { sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(TIMES.length);
       });
 
-      it('totals random ranges over random files exactly, before and after a random bulk delete (property)', async function () {
+      it('totals and pages random ranges over random files exactly, before and after a random bulk delete (property)', async function () {
         this.timeout(120_000);
         const edgeSize = fc.constantFrom(...SIZES, 31, 32, 95, 96, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1);
         const size = fc.oneof(edgeSize, fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 4000, max: 4300 }));
@@ -384,21 +451,29 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
           fc.record({ isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({ isPublic: r.isPublic, type: r.type })),
         );
         await fc.assert(
-          fc.asyncProperty(fc.array(aFileSpec, { minLength: 1, maxLength: 25 }), fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }), fc.array(aRange, { minLength: 8, maxLength: 8 }), async (specs, doomed, ranges) => {
-            const owner = (await givenUser(users)).id;
-            let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic, contentType: spec.contentType })), owner);
-            for (const filter of ranges) {
-              const [total, expected] = await totalAndBruteForce(live, filter, owner);
-              expect(total, JSON.stringify(filter)).to.equal(expected);
-            }
-            const deleted = live.filter((_, i) => doomed[i]);
-            await files.deleteMany({ userId: owner, fileIds: deleted.map((file) => file.fileId) });
-            live = live.filter((file) => !deleted.includes(file));
-            for (const filter of ranges) {
-              const [total, expected] = await totalAndBruteForce(live, filter, owner);
-              expect(total, `after deleting ${deleted.length}: ${JSON.stringify(filter)}`).to.equal(expected);
-            }
-          }),
+          fc.asyncProperty(
+            fc.array(aFileSpec, { minLength: 1, maxLength: 25 }),
+            fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }),
+            fc.array(aRange, { minLength: 8, maxLength: 8 }),
+            fc.array(fc.nat(26), { minLength: 8, maxLength: 8 }),
+            async (specs, doomed, ranges, offsets) => {
+              const owner = (await givenUser(users)).id;
+              let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic, contentType: spec.contentType })), owner);
+              for (const [i, filter] of ranges.entries()) {
+                const [total, expected] = await totalAndBruteForce(live, filter, owner);
+                expect(total, JSON.stringify(filter)).to.equal(expected);
+                expect(await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner)).to.deep.equal([]);
+              }
+              const deleted = live.filter((_, i) => doomed[i]);
+              await files.deleteMany({ userId: owner, fileIds: deleted.map((file) => file.fileId) });
+              live = live.filter((file) => !deleted.includes(file));
+              for (const [i, filter] of ranges.entries()) {
+                const [total, expected] = await totalAndBruteForce(live, filter, owner);
+                expect(total, `after deleting ${deleted.length}: ${JSON.stringify(filter)}`).to.equal(expected);
+                expect(await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner), `after deleting ${deleted.length}`).to.deep.equal([]);
+              }
+            },
+          ),
           { numRuns: 25 },
         );
       });

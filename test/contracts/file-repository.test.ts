@@ -3,6 +3,7 @@ import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtur
 import { testDatabaseUrl } from '../support/test-database.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
 
 const postgres = testDatabaseUrl();
 
@@ -11,9 +12,12 @@ describeFileRepositoryContract('memory', async () => {
   return { subject: files, users, close };
 });
 
+/** Deep pages are sought from offset 1 on, so that a few files exercise it (see SqlFileRepository.seek). */
+const SEEK_ALWAYS = { seekFromOffset: 1 };
+
 describeFileRepositoryContract('SQLite (:memory:)', async () => {
-  const { files, users, close } = await openInMemorySqlite();
-  return { subject: files, users, close };
+  const { files, users, close, db } = await openInMemorySqlite();
+  return { subject: files, users, seeking: new SqlFileRepository(db!, SEEK_ALWAYS), close };
 });
 
 describeFileRepositoryContract('SQLite (:memory:), written through a second repository', async () => {
@@ -25,8 +29,8 @@ describeFileRepositoryContract('SQLite (:memory:), written through a second repo
 if (postgres !== undefined) {
   onPostgres(postgres, (open) =>
     describeFileRepositoryContract('Postgres', async () => {
-      const { files, users, close } = await open();
-      return { subject: files, users, close };
+      const { files, users, close, db } = await open();
+      return { subject: files, users, seeking: new SqlFileRepository(db!, SEEK_ALWAYS), close };
     }),
   );
 }

@@ -15,7 +15,8 @@ import { createMemoryRepositories } from '../../adapters/persistence/memory/crea
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import type { Repositories } from '../../adapters/persistence/repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
 import { COPIED_TABLES } from '../../adapters/persistence/sql/copy-database.js';
 import { createTestSchema, type TestSchema } from '../support/test-database.js';
@@ -153,6 +154,8 @@ export function aLogEntry(userId: string, overrides: Partial<ActivityLogEntry> =
 /** Repositories over a fresh store; `close` releases it (and removes a temporary file). */
 export interface OpenedRepositories extends Repositories {
   close(): Promise<void>;
+  /** The SQL database the repositories use (SQLite, Postgres); undefined for the in-memory ones. */
+  db?: Kysely<HangarDatabase>;
 }
 
 /** Fresh in-memory repositories sharing one MemoryDatabase, as createMemoryRepositories builds them. */
@@ -163,7 +166,7 @@ export async function openMemory(): Promise<OpenedRepositories> {
 /** A private in-memory SQLite database. */
 export async function openInMemorySqlite(): Promise<OpenedRepositories> {
   const { db, close } = await openSqliteDatabase({ path: ':memory:' });
-  return { ...createSqlRepositories(db), close };
+  return { ...createSqlRepositories(db), close, db };
 }
 
 /**
@@ -209,7 +212,7 @@ export function onPostgres(url: string, register: (open: () => Promise<OpenedRep
     register(async () => {
       // Children first; COPIED_TABLES lists every table, parents first (the compiler keeps it complete).
       for (const table of [...COPIED_TABLES].reverse()) await sql`delete from ${sql.table(table)}`.execute(database!.db);
-      return { ...repositories, close: async () => {} };
+      return { ...repositories, close: async () => {}, db: database!.db };
     });
   });
 }
