@@ -40,6 +40,7 @@ import type { ActivityLogRepository } from './activity/activity-log.js';
 import { ActivityRecorder } from './activity/activity-recorder.js';
 import { ListLogs } from './activity/list-logs.js';
 import { DEFAULT_LOG_RETENTION_DAYS, PruneLogs } from './activity/prune-logs.js';
+import { PurgeCredentials } from './accounts/purge-credentials.js';
 import { GetProfile } from './accounts/get-profile.js';
 import { AccountReport } from './admin/account-report.js';
 import { ChangePlan } from './admin/change-plan.js';
@@ -121,7 +122,7 @@ export type Hangar = ReturnType<typeof createHangar>;
  * SQLite, local disk… or your own), call this, and call `hangar.uploadFile.execute(…)` and so on.
  * No container is needed; apps/server does the same through inversify.
  * Besides use cases it returns `usageMeter` and `activity`, buffers the host must `flush()` every
- * few seconds and at shutdown, and `pruneLogs`, to run now and then.
+ * few seconds and at shutdown, and `pruneLogs` and `purgeCredentials`, to run now and then.
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
@@ -146,6 +147,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     usageMeter,
     activity: new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError }),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
+    purgeCredentials: new PurgeCredentials({ tokens, sessions, clock }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
     logIn: new LogIn({ users, passwords, issuer, limits }),

@@ -16,6 +16,7 @@ export * from './accounts/authenticate.js';
 export * from './accounts/mailer.js';
 export * from './accounts/one-time-token-repository.js';
 export * from './accounts/password-hasher.js';
+export * from './accounts/purge-credentials.js';
 export * from './accounts/redirect-policy.js';
 export * from './accounts/session-issuer.js';
 export * from './accounts/session-repository.js';

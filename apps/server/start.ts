@@ -25,7 +25,7 @@ export interface RunningHangar {
 
 /** How often buffered usage counts and activity log entries are written, in ms. */
 const FLUSH_INTERVAL_MS = 2_000;
-/** How often old activity log entries are pruned, in ms. */
+/** How often old activity log entries are pruned and spent credentials purged (PurgeCredentials), in ms. */
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Longest a client may take to send request headers, in ms (slowloris bound). */
@@ -71,8 +71,9 @@ export async function startHangar(config: Config, options: { logError?: ErrorLog
     );
   const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
-  const pruneTimer = setInterval(background('prune-logs', () => hangar.pruneLogs.execute()), PRUNE_INTERVAL_MS).unref();
-  void background('prune-logs', () => hangar.pruneLogs.execute())();
+  const prune = () => Promise.all([background('prune-logs', () => hangar.pruneLogs.execute())(), background('purge-credentials', () => hangar.purgeCredentials.execute())()]);
+  const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS).unref();
+  void prune();
 
   return {
     hangar,

@@ -26,4 +26,10 @@ export interface OneTimeTokenRepository {
   consume(options: { purpose: OneTimeTokenPurpose; tokenHash: string; now: Date }): Promise<{ userId: string; redirectTo: string | null } | undefined>;
   /** Removes every token of `purpose` for the user (e.g. older reset links after a reset). */
   deleteForUser(options: { userId: string; purpose: OneTimeTokenPurpose }): Promise<void>;
+  /**
+   * Removes every token that `consume` would refuse as expired at `now` (`expiresAt ≤ now`), of
+   * every user and purpose (see PurgeCredentials).
+   * @returns how many tokens were removed
+   */
+  deleteExpired(options: { now: Date }): Promise<number>;
 }

@@ -42,4 +42,14 @@ export interface SessionRepository {
   revoke(options: { sessionId: string; at: Date }): Promise<void>;
   /** Revokes every live session of the user (password reset). */
   revokeAllForUser(options: { userId: string; at: Date }): Promise<void>;
+  /**
+   * Forgets what can no longer be used (see PurgeCredentials): every session revoked before
+   * `before`, with all its refresh tokens, and every refresh token rotated before `before`. A live
+   * session and its current token are never removed, however old. Afterwards
+   * `findById` of a removed session answers undefined and `rotate` with a removed token `invalid`
+   * (as for a token never issued), so the only thing lost is the `reused` report for a token
+   * rotated that long ago.
+   * @returns how many sessions and refresh tokens were removed
+   */
+  purge(options: { before: Date }): Promise<{ sessions: number; refreshTokens: number }>;
 }

@@ -55,6 +55,20 @@ export function describeOneTimeTokenRepositoryContract(name: string, makeSubject
       expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: lastMoment.tokenHash, now: at(DAY - 1) })).to.deep.equal({ userId, redirectTo: null });
     });
 
+    it('deletes every token expired at now, of every user and purpose, and keeps those still valid', async () => {
+      const otherUserId = (await givenUser(users)).id;
+      const expiringNow = aToken(userId, { expiresAt: at(DAY) });
+      const expiredBefore = aToken(otherUserId, { purpose: 'password_reset', expiresAt: at(DAY - 5) });
+      const valid = aToken(userId, { purpose: 'password_reset', expiresAt: at(DAY + 1) });
+      for (const token of [expiringNow, expiredBefore, valid]) await tokens.create(token);
+      expect(await tokens.deleteExpired({ now: at(DAY) })).to.equal(2);
+      expect(await tokens.deleteExpired({ now: at(DAY) })).to.equal(0);
+      expect(await tokens.consume({ purpose: 'password_reset', tokenHash: valid.tokenHash, now: at(DAY) })).to.deep.equal({ userId, redirectTo: null });
+      // The deleted ones are gone, not only refused: the same hash can be issued again.
+      await tokens.create(aToken(userId, { tokenHash: expiringNow.tokenHash, expiresAt: at(3 * DAY) }));
+      expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: expiringNow.tokenHash, now: at(2 * DAY) })).to.deep.equal({ userId, redirectTo: null });
+    });
+
     it('refuses a token presented for another purpose, and leaves it usable for its own', async () => {
       const reset = aToken(userId, { purpose: 'password_reset' });
       await tokens.create(reset);

@@ -109,6 +109,49 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       expect((await sessions.rotate({ tokenHash: others.refreshToken.tokenHash, next: next(), now: at(2000) })).kind).to.equal('rotated');
     });
 
+    it('purges sessions revoked before the cutoff with all their tokens, and tokens rotated before it; keeps live sessions and current tokens however old', async () => {
+      // A live session whose token was rotated three times before the cutoff and once after it.
+      const live = await givenSession();
+      const chain = [live.refreshToken.tokenHash];
+      for (const ms of [1000, 1100, 1200, 5000]) {
+        const following = next(at(ms));
+        expect((await sessions.rotate({ tokenHash: chain.at(-1)!, next: following, now: at(ms) })).kind).to.equal('rotated');
+        chain.push(following.tokenHash);
+      }
+      // Three sessions revoked before the cutoff, each with a rotated and a current token.
+      const revoked = [];
+      for (let i = 0; i < 3; i++) {
+        const old = await givenSession();
+        const current = next(at(1500));
+        await sessions.rotate({ tokenHash: old.refreshToken.tokenHash, next: current, now: at(1500) });
+        await sessions.revoke({ sessionId: old.session.id, at: at(2000) });
+        revoked.push({ ...old, current });
+      }
+      const recent = await givenSession();
+      await sessions.revoke({ sessionId: recent.session.id, at: at(4000) });
+
+      expect(await sessions.purge({ before: at(3000) })).to.deep.equal({ sessions: 3, refreshTokens: 3 * 2 + 3 });
+
+      for (const old of revoked) {
+        expect(await sessions.findById(old.session.id)).to.equal(undefined);
+        for (const tokenHash of [old.refreshToken.tokenHash, old.current.tokenHash]) expect((await sessions.rotate({ tokenHash, next: next(at(6000)), now: at(6000) })).kind).to.equal('invalid');
+      }
+      expect((await sessions.findById(recent.session.id))?.revokedAt).to.deep.equal(at(4000));
+      expect(await sessions.findById(live.session.id)).to.deep.equal(live.session);
+      // Rotated before the cutoff: now unknown (refused, no longer reported as reuse); after it: still reported.
+      for (const tokenHash of chain.slice(0, 3)) expect((await sessions.rotate({ tokenHash, next: next(at(6000)), now: at(6000) })).kind).to.equal('invalid');
+      expect(await sessions.rotate({ tokenHash: chain[3]!, next: next(at(6000)), now: at(6000) })).to.deep.equal({ kind: 'reused', session: live.session, rotatedAt: at(5000) });
+      expect((await sessions.rotate({ tokenHash: chain[4]!, next: next(at(6000)), now: at(6000) })).kind).to.equal('rotated');
+      expect(await sessions.purge({ before: at(3000) })).to.deep.equal({ sessions: 0, refreshTokens: 0 });
+    });
+
+    it('purges nothing of a session whose only token was never rotated, however long ago it was issued', async () => {
+      const { session, refreshToken } = await givenSession();
+      expect(await sessions.purge({ before: at(1_000_000_000) })).to.deep.equal({ sessions: 0, refreshTokens: 0 });
+      expect((await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(1000) })).kind).to.equal('rotated');
+      expect(await sessions.findById(session.id)).to.deep.equal(session);
+    });
+
     it('hands out copies: changing a stored or returned session changes nothing stored', async () => {
       const { session } = await givenSession();
       const original = structuredClone(session);

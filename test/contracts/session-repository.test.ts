@@ -1,6 +1,10 @@
 import { describeSessionRepositoryContract } from './session-repository.contract.js';
 import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
+import { SqlSessionRepository } from '../../adapters/persistence/sql/sql-session-repository.js';
+
+/** Two rows per purge transaction, so that a few sessions and tokens take several (see SqlSessionRepository.purge). */
+const SMALL_CHUNKS = { purgeChunk: 2 };
 
 const postgres = testDatabaseUrl();
 
@@ -10,15 +14,15 @@ describeSessionRepositoryContract('memory', async () => {
 });
 
 describeSessionRepositoryContract('SQLite (:memory:)', async () => {
-  const { sessions, users, close } = await openInMemorySqlite();
-  return { subject: sessions, users, close };
+  const { users, close, db } = await openInMemorySqlite();
+  return { subject: new SqlSessionRepository(db!, SMALL_CHUNKS), users, close };
 });
 
 if (postgres !== undefined) {
   onPostgres(postgres, (open) =>
     describeSessionRepositoryContract('Postgres', async () => {
-      const { sessions, users, close } = await open();
-      return { subject: sessions, users, close };
+      const { users, close, db } = await open();
+      return { subject: new SqlSessionRepository(db!, SMALL_CHUNKS), users, close };
     }),
   );
 }

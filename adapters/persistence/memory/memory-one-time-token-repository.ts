@@ -43,4 +43,15 @@ export class MemoryOneTimeTokenRepository implements OneTimeTokenRepository {
       if (token.userId === options.userId && token.purpose === options.purpose) this.db.oneTimeTokens.delete(hash);
     }
   }
+
+  async deleteExpired(options: { now: Date }): Promise<number> {
+    let deleted = 0;
+    for (const [hash, token] of this.db.oneTimeTokens) {
+      if (token.expiresAt.getTime() <= options.now.getTime()) {
+        this.db.oneTimeTokens.delete(hash);
+        deleted += 1;
+      }
+    }
+    return deleted;
+  }
 }

@@ -54,4 +54,23 @@ export class MemorySessionRepository implements SessionRepository {
       if (session.userId === options.userId && session.revokedAt === null) session.revokedAt = copyDate(options.at);
     }
   }
+
+  async purge(options: { before: Date }): Promise<{ sessions: number; refreshTokens: number }> {
+    const before = options.before.getTime();
+    const removed = new Set<string>();
+    for (const [id, session] of this.db.sessions) {
+      if (session.revokedAt !== null && session.revokedAt.getTime() < before) {
+        this.db.sessions.delete(id);
+        removed.add(id);
+      }
+    }
+    let refreshTokens = 0;
+    for (const [hash, token] of this.db.refreshTokens) {
+      if (removed.has(token.sessionId) || (token.rotatedAt !== null && token.rotatedAt.getTime() < before)) {
+        this.db.refreshTokens.delete(hash);
+        refreshTokens += 1;
+      }
+    }
+    return { sessions: removed.size, refreshTokens };
+  }
 }

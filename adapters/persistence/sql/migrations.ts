@@ -356,6 +356,20 @@ const activityLogTotals: Migration = {
 };
 
 /**
+ * 0009: indexes for purging spent credentials (PurgeCredentials, run hourly): expired one-time
+ * tokens by `expires_at`, revoked sessions by `revoked_at`, rotated refresh tokens by `rotated_at`,
+ * so that each purge reads only what it removes instead of scanning tables that grow with every
+ * login and token refresh.
+ */
+const credentialPurgeIndexes: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.createIndex('one_time_tokens_expires_at').on('one_time_tokens').column('expires_at').execute();
+    await db.schema.createIndex('sessions_revoked_at').on('sessions').column('revoked_at').execute();
+    await db.schema.createIndex('refresh_tokens_rotated_at').on('refresh_tokens').column('rotated_at').execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -368,6 +382,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0006_file_histogram': fileHistogram,
   '0007_file_histogram_by_type': fileHistogramByType,
   '0008_activity_log_totals': activityLogTotals,
+  '0009_credential_purge_indexes': credentialPurgeIndexes,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

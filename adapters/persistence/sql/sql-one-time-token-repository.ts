@@ -41,4 +41,10 @@ export class SqlOneTimeTokenRepository implements OneTimeTokenRepository {
   async deleteForUser(options: { userId: string; purpose: OneTimeTokenPurpose }): Promise<void> {
     await this.db.deleteFrom('one_time_tokens').where('user_id', '=', options.userId).where('purpose', '=', options.purpose).execute();
   }
+
+  /** One DELETE on `one_time_tokens_expires_at` (migration 0009): the table stays small, as issuing tokens is rate-limited. */
+  async deleteExpired(options: { now: Date }): Promise<number> {
+    const result = await this.db.deleteFrom('one_time_tokens').where('expires_at', '<=', toMillis(options.now)).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

@@ -19,7 +19,16 @@ export class SqlSessionRepository implements SessionRepository {
   /** On every request with a session token: compiled once. */
   private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id), { cacheable: true });
 
-  constructor(private readonly db: Kysely<HangarDatabase>) {}
+  /** Sessions, then refresh tokens, removed per transaction by `purge`. */
+  private readonly purgeChunk: number;
+
+  /** @param options.purgeChunk rows `purge` removes per transaction (default {@link PURGE_CHUNK}; tests set it low) */
+  constructor(
+    private readonly db: Kysely<HangarDatabase>,
+    options: { purgeChunk?: number } = {},
+  ) {
+    this.purgeChunk = options.purgeChunk ?? PURGE_CHUNK;
+  }
 
   /** @throws the driver's error on a duplicate id or token hash, or an unknown user; then nothing is stored */
   async create(options: { session: Session; refreshToken: RefreshToken }): Promise<void> {
@@ -111,4 +120,39 @@ export class SqlSessionRepository implements SessionRepository {
       .where('revoked_at', 'is', null)
       .execute();
   }
+
+  /**
+   * In short transactions of at most `purgeChunk` sessions (with their refresh tokens) and then
+   * `purgeChunk` rotated refresh tokens each, found by the indexes of migration 0009, so that a
+   * first purge of millions of rows never holds the write lock long. A session revoked or a token
+   * rotated while it runs is left for the next run if it was not yet before `before`.
+   */
+  async purge(options: { before: Date }): Promise<{ sessions: number; refreshTokens: number }> {
+    const before = toMillis(options.before);
+    let sessions = 0;
+    let refreshTokens = 0;
+    for (;;) {
+      const removed = await this.db.transaction().execute(async (trx) => {
+        const ids = (await trx.selectFrom('sessions').select('id').where('revoked_at', '<', before).limit(this.purgeChunk).execute()).map((row) => row.id);
+        if (ids.length === 0) return 0;
+        const tokens = await trx.deleteFrom('refresh_tokens').where('session_id', 'in', ids).executeTakeFirst();
+        refreshTokens += Number(tokens.numDeletedRows);
+        await trx.deleteFrom('sessions').where('id', 'in', ids).execute();
+        return ids.length;
+      });
+      sessions += removed;
+      if (removed < this.purgeChunk) break;
+    }
+    for (;;) {
+      const rotated = this.db.selectFrom('refresh_tokens').select('token_hash').where('rotated_at', '<', before).limit(this.purgeChunk);
+      const result = await this.db.deleteFrom('refresh_tokens').where('token_hash', 'in', rotated).executeTakeFirst();
+      const removed = Number(result.numDeletedRows);
+      refreshTokens += removed;
+      if (removed < this.purgeChunk) break;
+    }
+    return { sessions, refreshTokens };
+  }
 }
+
+/** Default rows per transaction of {@link SqlSessionRepository.purge}: well under every driver's bound-parameter limit. */
+export const PURGE_CHUNK = 1_000;
