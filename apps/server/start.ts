@@ -84,6 +84,7 @@ export async function startHangar(config: Config, options: { logError?: ErrorLog
       clearInterval(flushTimer);
       clearInterval(pruneTimer);
       await background('flush', flushAll)();
+      await hangar.requestPasswordReset.settled();
       await mail.drain();
       await database.close();
     },

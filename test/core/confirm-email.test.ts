@@ -73,6 +73,7 @@ describe('ConfirmEmail', () => {
     await world.registerConfirmed('alice@example.com');
     world.clock.advance(60_000);
     await world.hangar.requestPasswordReset.execute({ email: 'alice@example.com' });
+    await world.hangar.requestPasswordReset.settled();
     const resetToken = world.lastToken('alice@example.com', 'reset-password');
     await expectDomainError(world.hangar.confirmEmail.execute({ token: resetToken }), 'INVALID_TOKEN');
     // …and the reset token was not used up by the attempt.

@@ -10,6 +10,7 @@ async function withResetLink(redirectTo?: string) {
   const login = await world.hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
   world.clock.advance(MINUTE);
   await world.hangar.requestPasswordReset.execute({ email: 'alice@example.com', redirectTo });
+  await world.hangar.requestPasswordReset.settled();
   return { ...world, alice, sessions: [alice.session, login.session], token: world.lastToken('alice@example.com', 'reset-password') };
 }
 
@@ -78,6 +79,7 @@ describe('ResetPassword', () => {
     const { hangar, token: older, clock, lastToken } = await withResetLink();
     clock.advance(MINUTE);
     await hangar.requestPasswordReset.execute({ email: 'alice@example.com' });
+    await hangar.requestPasswordReset.settled();
     const newer = lastToken('alice@example.com', 'reset-password');
     expect(newer).to.not.equal(older);
     await hangar.resetPassword.execute({ token: newer, password: 'brand-new-password' });
@@ -102,6 +104,7 @@ describe('ResetPassword', () => {
     const { user } = await world.hangar.registerAccount.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
     world.clock.advance(MINUTE);
     await world.hangar.requestPasswordReset.execute({ email: 'alice@example.com' });
+    await world.hangar.requestPasswordReset.settled();
     await world.hangar.resetPassword.execute({ token: world.lastToken('alice@example.com', 'reset-password'), password: 'brand-new-password' });
     expect((await world.repos.users.findById(user.id))?.emailConfirmedAt?.getTime()).to.equal(START.getTime() + MINUTE);
     await world.hangar.logIn.execute({ email: 'alice@example.com', password: 'brand-new-password' });
