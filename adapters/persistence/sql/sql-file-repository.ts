@@ -8,7 +8,10 @@ import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
 import { runTransaction } from './direct-access.js';
 import { isPostgres } from './dialect.js';
-import { ALL_TYPES, coverSizeRange, coverTimeRange, DAY_MS, floorDiv, histogramKeysOf, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
+import { ALL_TYPES, coverSizeRange, coverTimeRange, DAY_MS, floorDiv, histogramKeysOf, HOUR_MS, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
+
+/** Hour buckets in a day bucket of `file_histogram` (both counted from the Unix epoch, so each day is 24 whole hours). */
+const HOURS_PER_DAY = DAY_MS / HOUR_MS;
 
 /** The primary key of `file_histogram` (migration 0007). */
 const HISTOGRAM_KEY = ['user_id', 'content_type', 'dimension', 'bucket', 'is_public'] as const;
@@ -261,8 +264,10 @@ export class SqlFileRepository implements FileRepository {
    * days, newest first, summed from their rows until the day that holds the `offset`-th match; the
    * page then is the same filter narrowed to files uploaded before the end of that day, at the
    * offset left within it (at most that day's matches, or those of the day `createdAfter` cuts).
-   * The result is the page that skipping gives, since days split the list order: a day holds
-   * every file uploaded in it, and ties in `created_at` fall on one side of a day boundary.
+   * When that offset is itself deep (a day of many uploads, such as an import), the day's `hour`
+   * rows place the page the same way within it, so at most one hour's matches are skipped.
+   * The result is the page that skipping gives, since days and hours split the list order: each
+   * holds every file uploaded in it, and ties in `created_at` fall on one side of a boundary.
    * The statements are not one snapshot (nor are the page and total of `list`): a concurrent
    * upload or delete may shift the page by the files it adds or removes, as it would a moment later.
    *
@@ -283,27 +288,55 @@ export class SqlFileRepository implements FileRepository {
     const { type, isPublic } = filter;
     const afterLastDay = lastDay === undefined || (lastDay + 1) * DAY_MS > to! ? 0 : await this.rangeTotal(userId, { dimension: 'time', from: (lastDay + 1) * DAY_MS, to, type, isPublic });
     if (offset < afterLastDay) return undefined;
-    let days = this.db
-      .selectFrom('file_histogram')
-      .select((eb) => ['bucket', eb.fn.sum<number | string>('files').as('files')])
-      .where('user_id', '=', userId)
-      .where('content_type', '=', type ?? ALL_TYPES)
-      .where('dimension', '=', 'day');
-    if (firstDay !== undefined) days = days.where('bucket', '>=', firstDay);
-    if (lastDay !== undefined) days = days.where('bucket', '<=', lastDay);
-    if (isPublic !== undefined) days = days.where('is_public', '=', toFlag(isPublic));
+    const before = (end: number) => ({ ...filter, createdBefore: new Date(end - 1) });
     let skipped = afterLastDay;
     let oldest = lastDay === undefined ? undefined : lastDay + 1;
-    for (const day of await days.groupBy('bucket').orderBy('bucket', 'desc').execute()) {
-      oldest = toNumber(day.bucket);
-      const files = toNumber(day.files);
-      if (skipped + files > offset) return { filter: { ...filter, createdBefore: new Date((oldest + 1) * DAY_MS - 1) }, offset: offset - skipped };
-      skipped += files;
+    for (const day of await this.bucketsNewestFirst(userId, 'day', { from: firstDay, to: lastDay }, type, isPublic)) {
+      oldest = day.bucket;
+      if (skipped + day.files <= offset) {
+        skipped += day.files;
+        continue;
+      }
+      const left = offset - skipped;
+      if (left < this.seekFromOffset) return { filter: before((day.bucket + 1) * DAY_MS), offset: left };
+      // Deep into one day (an import of many files that day): placed by its hours too.
+      let inDay = 0;
+      const hours = { from: day.bucket * HOURS_PER_DAY, to: (day.bucket + 1) * HOURS_PER_DAY - 1 };
+      for (const hour of await this.bucketsNewestFirst(userId, 'hour', hours, type, isPublic)) {
+        if (inDay + hour.files > left) return { filter: before((hour.bucket + 1) * HOUR_MS), offset: left - inDay };
+        inDay += hour.files;
+      }
+      return { filter: before((day.bucket + 1) * DAY_MS), offset: left };
     }
     // Past every whole day: the page lies in the day `createdAfter` cuts, or past the last match
     // (then it is empty, found without skipping anything: no match is older than the oldest day).
     const end = firstDay ?? oldest;
-    return end === undefined ? undefined : { filter: { ...filter, createdBefore: new Date(end * DAY_MS - 1) }, offset: offset - skipped };
+    return end === undefined ? undefined : { filter: before(end * DAY_MS), offset: offset - skipped };
+  }
+
+  /**
+   * The account's `file_histogram` rows of `dimension` with buckets in `buckets` (inclusive, either
+   * end open), of content type `type` (all types when undefined) and visibility `isPublic` (both
+   * when undefined, summed per bucket), newest bucket first, without empty buckets.
+   */
+  private async bucketsNewestFirst(
+    userId: string,
+    dimension: 'day' | 'hour',
+    buckets: InclusiveRange,
+    type: string | undefined,
+    isPublic: boolean | undefined,
+  ): Promise<Array<{ bucket: number; files: number }>> {
+    let query = this.db
+      .selectFrom('file_histogram')
+      .select((eb) => ['bucket', eb.fn.sum<number | string>('files').as('files')])
+      .where('user_id', '=', userId)
+      .where('content_type', '=', type ?? ALL_TYPES)
+      .where('dimension', '=', dimension);
+    if (buckets.from !== undefined) query = query.where('bucket', '>=', buckets.from);
+    if (buckets.to !== undefined) query = query.where('bucket', '<=', buckets.to);
+    if (isPublic !== undefined) query = query.where('is_public', '=', toFlag(isPublic));
+    const rows = await query.groupBy('bucket').orderBy('bucket', 'desc').execute();
+    return rows.map((row) => ({ bucket: toNumber(row.bucket), files: toNumber(row.files) })).filter((row) => row.files > 0);
   }
 
   /**
