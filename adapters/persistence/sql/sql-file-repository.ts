@@ -289,29 +289,21 @@ export class SqlFileRepository implements FileRepository {
     const afterLastDay = lastDay === undefined || (lastDay + 1) * DAY_MS > to! ? 0 : await this.rangeTotal(userId, { dimension: 'time', from: (lastDay + 1) * DAY_MS, to, type, isPublic });
     if (offset < afterLastDay) return undefined;
     const before = (end: number) => ({ ...filter, createdBefore: new Date(end - 1) });
-    let skipped = afterLastDay;
-    let oldest = lastDay === undefined ? undefined : lastDay + 1;
-    for (const day of await this.bucketsNewestFirst(userId, 'day', { from: firstDay, to: lastDay }, type, isPublic)) {
-      oldest = day.bucket;
-      if (skipped + day.files <= offset) {
-        skipped += day.files;
-        continue;
-      }
-      const left = offset - skipped;
-      if (left < this.seekFromOffset) return { filter: before((day.bucket + 1) * DAY_MS), offset: left };
-      // Deep into one day (an import of many files that day): placed by its hours too.
-      let inDay = 0;
-      const hours = { from: day.bucket * HOURS_PER_DAY, to: (day.bucket + 1) * HOURS_PER_DAY - 1 };
-      for (const hour of await this.bucketsNewestFirst(userId, 'hour', hours, type, isPublic)) {
-        if (inDay + hour.files > left) return { filter: before((hour.bucket + 1) * HOUR_MS), offset: left - inDay };
-        inDay += hour.files;
-      }
-      return { filter: before((day.bucket + 1) * DAY_MS), offset: left };
+    const days = await this.bucketsNewestFirst(userId, 'day', { from: firstDay, to: lastDay }, type, isPublic);
+    const inDays = offset - afterLastDay;
+    const { holding: day, newer } = bucketHolding(days, inDays);
+    const left = inDays - newer;
+    if (!day) {
+      // Past every whole day: the page lies in the day `createdAfter` cuts, or past the last match
+      // (then it is empty, found without skipping anything: no match is older than the oldest day).
+      const end = firstDay ?? days.at(-1)?.bucket ?? (lastDay === undefined ? undefined : lastDay + 1);
+      return end === undefined ? undefined : { filter: before(end * DAY_MS), offset: left };
     }
-    // Past every whole day: the page lies in the day `createdAfter` cuts, or past the last match
-    // (then it is empty, found without skipping anything: no match is older than the oldest day).
-    const end = firstDay ?? oldest;
-    return end === undefined ? undefined : { filter: before(end * DAY_MS), offset: offset - skipped };
+    if (left < this.seekFromOffset) return { filter: before((day.bucket + 1) * DAY_MS), offset: left };
+    // Deep into one day (an import of many files that day): placed by its hours too.
+    const hours = await this.bucketsNewestFirst(userId, 'hour', { from: day.bucket * HOURS_PER_DAY, to: (day.bucket + 1) * HOURS_PER_DAY - 1 }, type, isPublic);
+    const { holding: hour, newer: newerInDay } = bucketHolding(hours, left);
+    return hour ? { filter: before((hour.bucket + 1) * HOUR_MS), offset: left - newerInDay } : { filter: before((day.bucket + 1) * DAY_MS), offset: left };
   }
 
   /**
@@ -471,6 +463,20 @@ export class SqlFileRepository implements FileRepository {
       return deleted;
     });
   }
+}
+
+/**
+ * Of `buckets` (newest first, each with its number of matches), the one that holds the match at
+ * `offset` (0-based, in list order), and how many matches the newer buckets hold; `holding`
+ * undefined when `offset` is past them all (`newer` is then all of their matches).
+ */
+function bucketHolding(buckets: ReadonlyArray<{ bucket: number; files: number }>, offset: number): { holding?: { bucket: number; files: number }; newer: number } {
+  let newer = 0;
+  for (const bucket of buckets) {
+    if (newer + bucket.files > offset) return { holding: bucket, newer };
+    newer += bucket.files;
+  }
+  return { newer };
 }
 
 /** Filtered-listing totals a process keeps (a few hundred bytes each): the most recently used. */
