@@ -17,8 +17,10 @@ export const LOOKUP_CACHE_ENTRIES = 4096;
  *
  * So an answer is never older than the last commit before the call: a revoked key, a changed plan
  * or a new custom domain is seen by the next request in every process, exactly as without the
- * cache. Checking costs ~1.5 µs (the data_version pragma opens a read transaction), against
- * 4–10 µs for a lookup that builds a row of 7–12 columns (bench/README.md, profile 13). Any write
+ * cache. Checking costs ~1.8 µs in isolation and ~6.6 µs under load (the data_version pragma opens
+ * a read transaction: two `fcntl` lock calls), once per turn, against 4–10 µs for each lookup that
+ * builds a row of 7–12 columns, three or more per request (bench/README.md, profile 13 and the run
+ * of 2026-11-22 02:11). Any write
  * empties the cache, so under a stream of uploads it mostly misses; it pays off for the reads that
  * come between writes, which are most requests.
  *
