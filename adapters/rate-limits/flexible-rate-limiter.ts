@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterCluster, RateLimiterClusterMaster, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateCount, RateLimiter, RateRule } from '../../core/shared/rate-limiter.js';
 
 /** Builds the `rate-limiter-flexible` limiter of one rule (its counters live under `keyPrefix` = the rule's name). */
@@ -6,7 +6,9 @@ type LimiterFactory = (rule: RateRule) => RateLimiterAbstract;
 
 /**
  * {@link RateLimiter} over `rate-limiter-flexible` (fixed windows, atomic increments in the store).
- * {@link FlexibleRateLimiter.memory} keeps counters in this process (one process, or SQLite);
+ * {@link FlexibleRateLimiter.memory} keeps counters in this process (one process);
+ * {@link FlexibleRateLimiter.cluster} asks the primary process of a `node:cluster` (the workers of
+ * `WORKERS`, on SQLite), which holds them for all its workers ({@link serveClusterRateLimits});
  * {@link FlexibleRateLimiter.postgres} keeps them in the Postgres table `rate_limits` (created when
  * missing; `key` = `<rule>:<key>`, `points`, `expire` in Unix ms), so every process sharing the
  * database shares the limits. Expired rows are deleted every 5 minutes. Should Postgres fail or
@@ -21,6 +23,22 @@ export class FlexibleRateLimiter implements RateLimiter {
   /** Counters in process memory: exact for one process, per process otherwise. */
   static memory(): FlexibleRateLimiter {
     return new FlexibleRateLimiter((rule) => new RateLimiterMemory({ keyPrefix: rule.name, points: rule.points, duration: rule.durationSeconds }));
+  }
+
+  /**
+   * Counters held by the cluster's primary process, asked over the workers' IPC channel (a message
+   * each way per call, ~0.1 ms), so every worker shares them. Only in a `node:cluster` worker whose
+   * primary called {@link serveClusterRateLimits}. Each rule's store is named by its name, points
+   * and window, so two rules of one name never share counters. An answer that takes more than
+   * `timeoutMs` (default 2000 ms) fails the call (the primary is gone or stuck: an outage).
+   * @throws Error when this process is not a cluster worker
+   */
+  static cluster(options: { timeoutMs?: number } = {}): FlexibleRateLimiter {
+    if (typeof process.send !== 'function') throw new Error('FlexibleRateLimiter.cluster needs a node:cluster worker (no IPC channel to a primary).');
+    const timeoutMs = options.timeoutMs ?? 2_000;
+    return new FlexibleRateLimiter(
+      (rule) => new RateLimiterCluster({ keyPrefix: ruleId(rule), points: rule.points, duration: rule.durationSeconds, timeoutMs }),
+    );
   }
 
   /**
@@ -74,7 +92,7 @@ export class FlexibleRateLimiter implements RateLimiter {
   }
 
   private limiter(rule: RateRule): RateLimiterAbstract {
-    const id = `${rule.name}/${rule.points}/${rule.durationSeconds}`;
+    const id = ruleId(rule);
     let limiter = this.limiters.get(id);
     if (!limiter) {
       limiter = this.create(rule);
@@ -82,4 +100,19 @@ export class FlexibleRateLimiter implements RateLimiter {
     }
     return limiter;
   }
+}
+
+/** One store per rule: its name, points and window (e.g. `login_account/5/900`). */
+function ruleId(rule: RateRule): string {
+  return `${rule.name}/${rule.points}/${rule.durationSeconds}`;
+}
+
+/**
+ * In the primary process of a `node:cluster`: holds the counters of every worker's
+ * {@link FlexibleRateLimiter.cluster} in this process's memory and answers their messages. Call
+ * once, before forking; calling again is harmless (the library keeps one instance). The counters
+ * live as long as the primary: a worker restarted by it keeps its clients' counts.
+ */
+export function serveClusterRateLimits(): void {
+  new RateLimiterClusterMaster();
 }
