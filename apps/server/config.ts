@@ -12,6 +12,11 @@ import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
 import { availableParallelism } from 'node:os';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 
+/** Most server processes `WORKERS` may ask for. */
+const MAX_WORKERS = 64;
+/** Most server processes `WORKERS=auto` starts, however many CPUs there are (each holds its own caches, database connections and heap). */
+const MAX_AUTO_WORKERS = 8;
+
 /** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
 const DatabaseConfig = Type.Union([
   Type.Object({ kind: Type.Literal('sqlite'), path: Type.String({ minLength: 1 }) }),
@@ -80,6 +85,11 @@ const PlansFile = Type.Object({ plans: Type.Array(PlanFileEntry, { minItems: 1 }
 /** The whole configuration of a Hangar process, parsed once from the environment. */
 export const ConfigSchema = Type.Object({
   host: Type.String(),
+  /**
+   * Server processes (`WORKERS`): 1 runs the service in this process; more make this process the
+   * primary of a `node:cluster` that forks that many workers sharing both ports (apps/server/supervisor.ts).
+   */
+  workers: Type.Integer({ minimum: 1, maximum: MAX_WORKERS }),
   /** TCP ports; 0 picks a free one (tests). */
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
   contentPort: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -189,14 +199,17 @@ export function loadConfig(env: Env): Config {
   for (const type of contentTypes) {
     if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) throw new ConfigError('ALLOWED_CONTENT_TYPES', `"${type}" is not a MIME type.`);
   }
+  const database = databaseOf(databaseUrl, read('DATABASE_POOL_SIZE'));
+  const workers = workersOf(read('WORKERS'), database);
   const config: Config = {
+    workers,
     host,
     port,
     contentPort,
     publicApiUrl,
     publicContentUrl,
     dataDir,
-    database: databaseOf(databaseUrl, read('DATABASE_POOL_SIZE')),
+    database,
     blobs: blobStoreOf(blobUrl, read),
     mail: mailOf(mailUrl),
     edge: edgeOf(read, publicContentUrl),
@@ -216,7 +229,8 @@ export function loadConfig(env: Env): Config {
     passwordHashMemoryKib: integer('PASSWORD_HASH_MEMORY_KIB', read('PASSWORD_HASH_MEMORY_KIB'), 19456, 1024),
     failpoints: failpointsOf(read('HANGAR_FAILPOINTS')),
     emailMinIntervalMs: EMAIL_MIN_INTERVAL_MS,
-    passwordHashConcurrency: integer('PASSWORD_HASH_CONCURRENCY', read('PASSWORD_HASH_CONCURRENCY'), availableParallelism(), 1, 256),
+    // The CPUs shared out among the workers: each process hashes on its own share.
+    passwordHashConcurrency: integer('PASSWORD_HASH_CONCURRENCY', read('PASSWORD_HASH_CONCURRENCY'), Math.ceil(availableParallelism() / workers), 1, 256),
     trustProxyHops: trustProxyOf(read('TRUST_PROXY')),
     corsOrigins: (list(read('CORS_ORIGINS')) ?? []).map((origin) => originOf('CORS_ORIGINS', origin)),
     rateLimits: {
@@ -236,6 +250,20 @@ export function loadConfig(env: Env): Config {
 }
 
 const GiB = 1024 * 1024 * 1024;
+
+
+/**
+ * WORKERS: `auto` (default): one server process per CPU this process may use
+ * (`os.availableParallelism()`), at most 8; or a number 1–64. A SQLite database in memory
+ * (`sqlite::memory:`) belongs to one process, so `auto` means 1 there and more is refused.
+ */
+function workersOf(value: string | undefined, database: Config['database']): number {
+  const inMemory = database.kind === 'sqlite' && database.path === ':memory:';
+  if (value === undefined || value.toLowerCase() === 'auto') return inMemory ? 1 : Math.min(availableParallelism(), MAX_AUTO_WORKERS);
+  const workers = integer('WORKERS', value, 1, 1, MAX_WORKERS);
+  if (workers > 1 && inMemory) throw new ConfigError('WORKERS', 'a SQLite database in memory belongs to one process; use WORKERS=1 or a database file.');
+  return workers;
+}
 
 /** Cloudflare's API v4 base. */
 const CLOUDFLARE_API_BASE_URL = 'https://api.cloudflare.com/client/v4';

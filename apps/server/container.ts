@@ -33,7 +33,13 @@ export const RootTokens = {
   Database: Symbol('Database') as ServiceIdentifier<OpenDatabase>,
   Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
   MailQueue: Symbol('MailQueue') as ServiceIdentifier<QueuedMailer>,
+  Process: Symbol('Process') as ServiceIdentifier<ProcessRole>,
 };
+
+/** Where this process stands: alone, or one worker of a `node:cluster` (WORKERS > 1; apps/server/supervisor.ts). */
+export interface ProcessRole {
+  clusterWorker: boolean;
+}
 
 /** Persistence: the database chosen by DATABASE_URL and the repositories over it. */
 export const persistenceModule = new ContainerModule(({ bind }) => {
@@ -135,11 +141,16 @@ export const cryptoModule = new ContainerModule(({ bind }) => {
 
 /**
  * Rate limits: counters in Postgres when DATABASE_URL is Postgres (so every process sharing it
- * shares the limits), else in this process's memory (SQLite serves one process).
+ * shares the limits); else, in a cluster worker, in the cluster's primary (shared by its workers);
+ * else in this process's memory. Separate SQLite server processes that are not one cluster count
+ * apart (README, "Several processes").
  */
 export const rateLimitsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.RateLimiter)
-    .toResolvedValue(async (open: OpenDatabase) => (open.postgresPool ? FlexibleRateLimiter.postgres(open.postgresPool) : FlexibleRateLimiter.memory()), [RootTokens.Database])
+    .toResolvedValue(async (open: OpenDatabase, role: ProcessRole) => {
+      if (open.postgresPool) return FlexibleRateLimiter.postgres(open.postgresPool);
+      return role.clusterWorker ? FlexibleRateLimiter.cluster() : FlexibleRateLimiter.memory();
+    }, [RootTokens.Database, RootTokens.Process])
     .inSingletonScope();
 });
 
@@ -192,10 +203,14 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
 });
 
-/** Builds the container for `config`: one module per adapter family, chosen by configuration. */
-export function buildContainer(config: Config): Container {
+/**
+ * Builds the container for `config`: one module per adapter family, chosen by configuration.
+ * `role` says whether this process is a cluster worker (default: it runs alone).
+ */
+export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }): Container {
   const container = new Container();
   container.bind(Tokens.Config).toConstantValue(config);
+  container.bind(RootTokens.Process).toConstantValue(role);
   container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, coreModule);
   return container;
 }

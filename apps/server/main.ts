@@ -1,8 +1,11 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from './config.js';
-import { startHangar } from './start.js';
+import type { WorkerReady } from './supervisor.js';
 
-// Entry point of `npm start`: the only reader of process.env.
+// Entry point of `npm start`: the only reader of process.env. With WORKERS > 1 this process is the
+// primary of a node:cluster (apps/server/supervisor.ts) and each worker runs this file again.
+// The service itself is imported only where it runs, so the primary stays small and quick to start.
 async function main(): Promise<void> {
   let config;
   try {
@@ -14,18 +17,32 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const running = await startHangar(config);
-  process.stdout.write(`hangar: API on ${running.apiAddress} (public ${config.publicApiUrl}), content on ${running.contentAddress} (public ${config.publicContentUrl})\n`);
-  process.stdout.write(`hangar: database ${config.database.kind}, blobs ${config.blobs.kind}, mail ${config.mail.kind}${config.mail.kind === 'file' ? ` (${config.mail.directory})` : ''}\n`);
+  if (config.workers > 1 && cluster.isPrimary) {
+    const { superviseWorkers } = await import('./supervisor.js');
+    await superviseWorkers(config);
+    return;
+  }
+
+  const { startHangar } = await import('./start.js');
+  const { WORKER_INDEX_VARIABLE } = await import('./supervisor.js');
+  const worker = cluster.isWorker;
+  const running = await startHangar(config, worker ? { clusterWorker: true, maintenance: process.env[WORKER_INDEX_VARIABLE] === '0' } : {});
+  if (worker) {
+    // The supervisor prints the addresses once every worker listens.
+    process.send!({ hangar: 'ready', api: running.apiAddress, content: running.contentAddress } satisfies WorkerReady);
+  } else {
+    process.stdout.write(`hangar: API on ${running.apiAddress} (public ${config.publicApiUrl}), content on ${running.contentAddress} (public ${config.publicContentUrl})\n`);
+    process.stdout.write(`hangar: database ${config.database.kind}, blobs ${config.blobs.kind}, mail ${config.mail.kind}${config.mail.kind === 'file' ? ` (${config.mail.directory})` : ''}\n`);
+  }
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`hangar: ${signal} received, finishing requests in flight\n`);
+    if (!worker) process.stdout.write(`hangar: ${signal} received, finishing requests in flight\n`);
     running.close().then(
       () => {
-        process.stdout.write('hangar: stopped\n');
+        if (!worker) process.stdout.write('hangar: stopped\n');
         process.exit(0);
       },
       (error) => {

@@ -33,12 +33,29 @@ const HEADERS_TIMEOUT_MS = 30_000;
 /** A socket idle this long (no bytes either way) is closed, in ms. */
 const IDLE_TIMEOUT_MS = 120_000;
 
+/** Options of {@link startHangar}. */
+export interface StartOptions {
+  /** Where unexpected errors go (default: JSON lines on stderr). */
+  logError?: ErrorLogger;
+  /**
+   * This process is one worker of a `node:cluster` (apps/server/supervisor.ts): rate-limit counters
+   * are asked of the primary (unless they are in Postgres). Default false.
+   */
+  clusterWorker?: boolean;
+  /**
+   * Runs the hourly maintenance (pruning old activity log entries, purging spent credentials), at
+   * start and every hour. Default true; of a cluster's workers only the first does it.
+   */
+  maintenance?: boolean;
+}
+
 /**
  * Starts both servers for `config`: the API on `config.port` and the content server on
- * `config.contentPort`. Migrations run before listening.
+ * `config.contentPort`. Migrations run before listening. In a cluster worker, `listen` shares the
+ * primary's sockets (node:cluster), so every worker answers on the same ports.
  */
-export async function startHangar(config: Config, options: { logError?: ErrorLogger } = {}): Promise<RunningHangar> {
-  const container = buildContainer(config);
+export async function startHangar(config: Config, options: StartOptions = {}): Promise<RunningHangar> {
+  const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false });
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
@@ -72,8 +89,9 @@ export async function startHangar(config: Config, options: { logError?: ErrorLog
   const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
   const prune = () => Promise.all([background('prune-logs', () => hangar.pruneLogs.execute())(), background('purge-credentials', () => hangar.purgeCredentials.execute())()]);
-  const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS).unref();
-  void prune();
+  const maintenance = options.maintenance ?? true;
+  const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
+  if (maintenance) void prune();
 
   return {
     hangar,

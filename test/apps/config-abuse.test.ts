@@ -14,12 +14,12 @@ function failure(env: Record<string, string>): ConfigError {
 }
 
 describe('configuration: abuse limits, proxies, CORS, hashing', () => {
-  it('defaults: no trusted proxy, no CORS origin, the documented rate limits, one hash per CPU', () => {
+  it('defaults: no trusted proxy, no CORS origin, the documented rate limits, one hash per CPU (shared out among the workers)', () => {
     const config = loadConfig({});
     expect(config.trustProxyHops).to.equal(0);
     expect(config.corsOrigins).to.deep.equal([]);
     expect(config.rateLimits).to.deep.equal(DEFAULT_RATE_LIMITS);
-    expect(config.passwordHashConcurrency).to.equal(availableParallelism());
+    expect(config.passwordHashConcurrency).to.equal(Math.ceil(availableParallelism() / config.workers));
   });
 
   it('reads TRUST_PROXY as false/0, true (1 hop) or a hop count up to 10', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../apps/server/config.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
@@ -25,6 +25,24 @@ describe('configuration from the environment', () => {
       defaultMaxUploadSizeBytes: 104857600,
     });
     expect(config.allowedContentTypes).to.deep.equal([...DEFAULT_ALLOWED_CONTENT_TYPES]);
+  });
+
+  it('runs one worker process per CPU by default (at most 8), or WORKERS of them; one for a SQLite database in memory', () => {
+    expect(loadConfig({}).workers).to.equal(Math.min(availableParallelism(), 8));
+    expect(loadConfig({ WORKERS: 'auto' }).workers).to.equal(Math.min(availableParallelism(), 8));
+    expect(loadConfig({ WORKERS: '3' }).workers).to.equal(3);
+    expect(loadConfig({ WORKERS: '1' }).workers).to.equal(1);
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).workers).to.equal(1);
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', WORKERS: '1' }).workers).to.equal(1);
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', WORKERS: '2' })).to.throw(ConfigError, /^WORKERS: .*in memory/);
+    for (const value of ['0', '65', 'two', '-1', '1.5']) expect(() => loadConfig({ WORKERS: value }), value).to.throw(ConfigError, /^WORKERS: /);
+  });
+
+  it('shares the CPUs out among the workers for password hashing, unless PASSWORD_HASH_CONCURRENCY says otherwise', () => {
+    expect(loadConfig({ WORKERS: '1' }).passwordHashConcurrency).to.equal(availableParallelism());
+    expect(loadConfig({ WORKERS: String(availableParallelism()) }).passwordHashConcurrency).to.equal(1);
+    expect(loadConfig({ WORKERS: '64' }).passwordHashConcurrency).to.equal(1);
+    expect(loadConfig({ WORKERS: '4', PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency).to.equal(3);
   });
 
   it('derives addresses from PORT/CONTENT_PORT and DATA_DIR, and reads lists and URLs', () => {

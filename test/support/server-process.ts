@@ -51,12 +51,13 @@ export async function startServerProcesses(envs: Record<string, string>[]): Prom
 /**
  * Starts `node dist/apps/server/main.js` with `env` and waits until both servers listen. With
  * `HANGAR_TEST_DB=postgres` and no DATABASE_URL in `env`, the server gets a fresh Postgres schema
- * of its own, dropped once it has stopped.
+ * of its own, dropped once it has stopped. It runs as one process (`WORKERS=1`) unless `env` asks
+ * for workers: tests that kill, watch or measure "the server" mean that one process.
  */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(env.DATA_DIR ?? '.') : undefined;
-  const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', ...database?.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', WORKERS: '1', ...database?.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const exited = once(child, 'exit');
   exited.then(() => running.delete(child), () => running.delete(child));

@@ -1,0 +1,143 @@
+import cluster, { type Worker } from 'node:cluster';
+import { serveClusterRateLimits } from '../../adapters/rate-limits/flexible-rate-limiter.js';
+import type { Config } from './config.js';
+
+/** What a worker sends its primary once both its servers listen (apps/server/main.ts). */
+export interface WorkerReady {
+  hangar: 'ready';
+  /** The listen addresses, e.g. `http://127.0.0.1:3000` (the same for every worker). */
+  api: string;
+  content: string;
+}
+
+/** Environment variable that tells a worker its place (0 … WORKERS−1); set by the supervisor only. */
+export const WORKER_INDEX_VARIABLE = 'HANGAR_WORKER_INDEX';
+
+/** Restarts allowed within {@link RESTART_WINDOW_MS} before the supervisor gives up (a crash loop). */
+const MAX_RESTARTS = 5;
+/** Window of {@link MAX_RESTARTS}, in ms. */
+const RESTART_WINDOW_MS = 60_000;
+/** How long the supervisor waits for its workers to finish after SIGTERM/SIGINT before it kills them, in ms (each worker's own grace is 10 s). */
+const STOP_DEADLINE_MS = 30_000;
+
+/** Options of {@link superviseWorkers}. */
+export interface SupervisorOptions {
+  /** Where the supervisor's lines go (default: this process's stdout and stderr). */
+  out?: (line: string) => void;
+  err?: (line: string) => void;
+}
+
+/**
+ * Runs `config.workers` server processes as a `node:cluster` and keeps them running; called by
+ * apps/server/main.ts in the primary process when WORKERS > 1. Each worker runs the whole service
+ * (`startHangar`) on the same ports: the primary accepts connections and hands them out in turn
+ * (the cluster's round-robin policy). Everything shared lives where every worker sees it: records
+ * in the database (the SQLite lookup caches and listing totals are checked against it on every
+ * request), blobs in the blob store, rate-limit counters in Postgres or, on SQLite, in this
+ * primary ({@link serveClusterRateLimits}); usage counts and activity log entries are buffered
+ * per worker and flushed to the database. Only worker 0 runs the hourly maintenance.
+ *
+ * - Start: resolves once every worker listens, after printing the addresses (the same lines a
+ *   single process prints). A worker that exits before it listens (a bad database URL, a port in
+ *   use) stops the others, and the promise rejects with what happened.
+ * - A worker that dies later is replaced (same index), and the event is logged as a JSON line; more
+ *   than 5 restarts within 60 s is a crash loop: the workers are stopped and the process exits 1.
+ * - SIGTERM or SIGINT: each worker is sent SIGTERM and finishes its requests in flight (its own 10 s
+ *   grace); the process exits 0 once all have stopped cleanly, 1 otherwise or after 30 s.
+ * @throws Error when a worker fails to start
+ */
+export async function superviseWorkers(config: Config, options: SupervisorOptions = {}): Promise<void> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const err = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+  serveClusterRateLimits();
+
+  const workers = new Map<number, Worker>();
+  let stopping = false;
+  const restarts: number[] = [];
+
+  const fork = (index: number): Worker => {
+    const worker = cluster.fork({ [WORKER_INDEX_VARIABLE]: String(index) });
+    workers.set(index, worker);
+    return worker;
+  };
+  const stopAll = (signal: NodeJS.Signals) => {
+    for (const worker of workers.values()) if (worker.process.exitCode === null && worker.process.signalCode === null) worker.process.kill(signal);
+  };
+  const allExited = () => Promise.all([...workers.values()].map((worker) => exitOf(worker)));
+
+  // Start: every worker must report ready; the first that exits instead fails the start.
+  const starting = Array.from({ length: config.workers }, (_, index) => readyOf(fork(index)));
+  let ready: WorkerReady;
+  try {
+    [ready] = await Promise.all(starting);
+  } catch (error) {
+    stopping = true;
+    stopAll('SIGTERM');
+    await allExited();
+    throw error;
+  }
+  out(`hangar: API on ${ready.api} (public ${config.publicApiUrl}), content on ${ready.content} (public ${config.publicContentUrl})`);
+  out(`hangar: database ${config.database.kind}, blobs ${config.blobs.kind}, mail ${config.mail.kind}${config.mail.kind === 'file' ? ` (${config.mail.directory})` : ''}`);
+  out(`hangar: ${config.workers} worker processes (WORKERS), supervisor pid ${process.pid}`);
+
+  // Later deaths: replace the worker, unless stopping or crash-looping.
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    const index = [...workers.entries()].find(([, w]) => w === worker)?.[0];
+    if (index === undefined) return;
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length > 0 && restarts[0] < now - RESTART_WINDOW_MS) restarts.shift();
+    const crashLoop = restarts.length > MAX_RESTARTS;
+    err(JSON.stringify({ level: 'error', event: 'worker_exited', worker: index, pid: worker.process.pid, code, signal, action: crashLoop ? 'stop' : 'restart' }));
+    if (crashLoop) {
+      err(`hangar: more than ${MAX_RESTARTS} worker restarts within ${RESTART_WINDOW_MS / 1000} s; stopping`);
+      void shutdown('SIGTERM', 1);
+      return;
+    }
+    readyOf(fork(index)).then(
+      () => err(JSON.stringify({ level: 'info', event: 'worker_restarted', worker: index, pid: workers.get(index)?.process.pid })),
+      // It exited again before listening: its exit is handled (and counted) here too.
+      () => undefined,
+    );
+  });
+
+  const shutdown = async (signal: string, exitCode = 0) => {
+    if (stopping && exitCode === 0) return;
+    stopping = true;
+    if (exitCode === 0) out(`hangar: ${signal} received, finishing requests in flight`);
+    stopAll('SIGTERM');
+    const deadline = setTimeout(() => stopAll('SIGKILL'), STOP_DEADLINE_MS).unref();
+    const exits = await allExited();
+    clearTimeout(deadline);
+    const clean = exits.every(({ code }) => code === 0);
+    if (exitCode === 0 && clean) out('hangar: stopped');
+    process.exit(clean ? exitCode : 1);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Resolves with the worker's {@link WorkerReady}; rejects if it exits first. */
+function readyOf(worker: Worker): Promise<WorkerReady> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: Partial<WorkerReady>) => {
+      if (message?.hangar !== 'ready') return;
+      worker.off('exit', onExit);
+      worker.off('message', onMessage);
+      resolve(message as WorkerReady);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      worker.off('message', onMessage);
+      reject(new Error(`worker ${worker.process.pid} exited before listening (${signal ?? `exit code ${code}`})`));
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', onExit);
+  });
+}
+
+/** Resolves once the worker's process has exited, with its exit code (null when a signal ended it). */
+function exitOf(worker: Worker): Promise<{ code: number | null }> {
+  if (worker.process.exitCode !== null || worker.process.signalCode !== null) return Promise.resolve({ code: worker.process.exitCode });
+  return new Promise((resolve) => worker.process.once('exit', (code) => resolve({ code })));
+}

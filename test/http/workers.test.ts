@@ -1,0 +1,142 @@
+import { expect } from 'chai';
+import { once } from 'node:events';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomFileOf } from '../support/bytes.js';
+import { call, expectError, mailedToken } from '../support/http-harness.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { httpTestDatabase } from '../support/test-database.js';
+
+const PASSWORD = 'correct horse';
+
+/** The worker processes of a supervisor (Linux: /proc/<pid>/task/<pid>/children). */
+async function workersOf(server: ServerProcess): Promise<number[]> {
+  const pid = server.child.pid!;
+  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  return text.trim() === '' ? [] : text.trim().split(/\s+/).map(Number);
+}
+
+/**
+ * One request on a connection of its own (no keep-alive), so that consecutive requests are handed
+ * to the workers in turn, as separate clients' would be.
+ */
+function callAlone(base: string, pathname: string, json?: unknown): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const body = json === undefined ? '' : JSON.stringify(json);
+    const headers = json === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const request = http.request(base + pathname, { method: json === undefined ? 'GET' : 'POST', agent: false, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: text ? JSON.parse(text) : undefined }));
+    });
+    request.on('error', reject);
+    request.setTimeout(10_000, () => request.destroy(new Error(`${pathname}: no answer in 10 s`)));
+    request.end(body);
+  });
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await condition()); ) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `npm start` with WORKERS=2: a supervisor and two worker processes on the same ports (apps/server/supervisor.ts). */
+describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDatabase()})`, function () {
+  this.timeout(90_000);
+  let dataDir: string;
+  let server: ServerProcess;
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-workers-'));
+    server = await startServerProcess({
+      WORKERS: '2', HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024',
+      FILE_COUNT_LIMIT: '15', RATE_LIMIT_LOGIN_FREE_FAILURES: '2', RATE_LIMIT_REGISTER_PER_HOUR: '100',
+    });
+  });
+  after(async () => {
+    if (server && server.child.exitCode === null) await server.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts two workers and prints its addresses once', async () => {
+    expect(await workersOf(server)).to.have.length(2);
+    expect(server.output().match(/hangar: API on /g)).to.have.length(1);
+    expect(server.output()).to.include('hangar: 2 worker processes (WORKERS)');
+  });
+
+  it('counts failed logins made through either worker together', async () => {
+    // Each attempt on its own connection: the supervisor hands connections to the workers in turn,
+    // so with counters per worker each would allow two free failures (four in all).
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await callAlone(server.api, '/auth/login', { email: 'target@example.com', password: 'guess' })).status);
+    expect(statuses).to.deep.equal([401, 401, 401, 429]);
+  });
+
+  it('lets exactly 10 of 20 simultaneous uploads through when 10 files are left', async () => {
+    const email = 'quota@example.com';
+    expect((await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+    const token = await mailedToken({ dataDir }, email, '/auth/confirm');
+    expect((await call(server.api, `/auth/confirm?token=${token}`)).status).to.equal(302);
+    const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+    const apiKey = (await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
+    const post = (seed: number) => call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(100, 'image/png', seed) });
+    for (let i = 0; i < 5; i++) expect((await post(1000 + i)).status).to.equal(201);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i + 1)));
+    expect(results.filter((r) => r.status === 201), JSON.stringify(results.map((r) => r.status))).to.have.length(10);
+    results.filter((r) => r.status !== 201).forEach((r) => expectError(r, 403, 'FILE_COUNT_LIMIT_REACHED'));
+    expect((await call(server.api, '/files?limit=100', { apiKey })).body.total).to.equal(15);
+  });
+
+  it('replaces a worker that dies, and keeps answering meanwhile', async () => {
+    const [victim, survivor] = await workersOf(server);
+    process.kill(victim, 'SIGKILL');
+    // Once the supervisor has seen it die, new connections go to the survivor (the victim's own
+    // connections died with it, and one handed to it in the instant before is lost too).
+    await until(async () => server.output().includes('"event":"worker_exited"'));
+    for (let i = 0; i < 5; i++) expect((await callAlone(server.api, '/reference/allowed-content-types')).status).to.equal(200);
+    await until(async () => {
+      const workers = await workersOf(server);
+      return workers.length === 2 && !workers.includes(victim) && workers.includes(survivor);
+    });
+    await until(async () => server.output().includes('"event":"worker_restarted"'));
+    expect(server.output()).to.match(/"event":"worker_exited","worker":\d,"pid":\d+,"code":null,"signal":"SIGKILL","action":"restart"/);
+    for (let i = 0; i < 4; i++) expect((await callAlone(server.api, '/auth/login', { email: 'nobody@example.com', password: 'x' })).status).to.be.oneOf([401, 429]);
+  });
+
+  it('on SIGTERM stops every worker and exits 0', async () => {
+    const workers = await workersOf(server);
+    const code = await server.stop();
+    expect(code, server.output()).to.equal(0);
+    for (const pid of workers) expect(() => process.kill(pid, 0), `worker ${pid} still runs`).to.throw();
+    expect(server.output()).to.include('hangar: stopped');
+  });
+});
+
+describe('HTTP: WORKERS=2 when the workers cannot start', function () {
+  this.timeout(60_000);
+
+  it('exits 1 with the reason', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-workers-busy-'));
+    // The API port is taken: every worker's listen fails.
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      let message = '';
+      await startServerProcess({ WORKERS: '2', HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024' }).catch(
+        (error: Error) => (message = error.message),
+      );
+      expect(message).to.match(/EADDRINUSE/);
+      expect(message).to.match(/hangar: failed to start: Error: worker \d+ exited before listening \(exit code 1\)/);
+    } finally {
+      blocker.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
