@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
-import { BENCH, ROOT, cpuTimeOf, freePort, peakMemoryTracker, runClient, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
+import { BENCH, ROOT, cpuTimeOf, freePort, peakMemoryTracker, processTree, runClient, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
 import { withMagic } from './lib/magic.mjs';
 import { thumbnails } from './scenarios/thumbnails.mjs';
 import { format, GiB, median, MiB, table } from './lib/stats.mjs';
@@ -74,7 +74,8 @@ if (needsService) {
   if (profile) await mkdir(profileDir, { recursive: true });
   service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
   cleanups.push(() => service.stop());
-  log(`service pid ${service.pid}: API ${service.api}, content ${service.content}`);
+  service.processes = processTree(service.pid).length;
+  log(`service pid ${service.pid} (${service.processes === 1 ? 'one process' : `a supervisor and ${service.processes - 1} workers: WORKERS`}): API ${service.api}, content ${service.content}`);
   main = await createAccount(service, 'main');
 }
 
@@ -134,6 +135,7 @@ const report = {
   settings,
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}` },
   database: process.env.DATABASE_URL ? process.env.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : 'sqlite (embedded)',
+  serviceProcesses: service?.processes,
   blobStore: process.env.BLOB_STORE_URL ?? 'file (embedded)',
   statistic: 'each figure is the median of its runs; service and baseline runs alternate (baseline, service, baseline, service, …); ratio = service median / baseline median',
   scenarios: results,

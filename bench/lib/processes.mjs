@@ -2,7 +2,7 @@
 // baseline servers and the load clients; and reading a process's resident memory from /proc.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,15 +53,16 @@ export function serviceEnvironment({ dataDir, port, contentPort }) {
 }
 
 /**
- * Starts `node [nodeArgs] dist/apps/server/main.js` and resolves once it printed its addresses.
+ * Starts `node [nodeArgs] dist/apps/server/main.js` (with `env` over {@link serviceEnvironment}'s)
+ * and resolves once it printed its addresses.
  * @returns { child, api, content, dataDir, output(), stop() }
  */
-export async function startService({ dataDir, nodeArgs = [], timeoutMs = 30_000 }) {
+export async function startService({ dataDir, nodeArgs = [], env = {}, timeoutMs = 30_000 }) {
   const port = await freePort();
   const contentPort = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
     cwd: ROOT,
-    env: serviceEnvironment({ dataDir, port, contentPort }),
+    env: { ...serviceEnvironment({ dataDir, port, contentPort }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = collect(child);
@@ -137,10 +138,65 @@ async function waitFor(ready, child, timeoutMs, output) {
   }
 }
 
-/** CPU time a process has used so far (user + system, all its threads), in ms; Linux clock ticks are 10 ms. */
+/**
+ * A process and its descendants, as pids (Linux: /proc/<pid>/task/<pid>/children): the service
+ * with WORKERS > 1 is a supervisor and its worker processes.
+ */
+export function processTree(pid) {
+  const pids = [pid];
+  for (let i = 0; i < pids.length; i++) {
+    try {
+      const children = readFileSync(`/proc/${pids[i]}/task/${pids[i]}/children`, 'utf8').trim();
+      if (children !== '') pids.push(...children.split(/\s+/).map(Number));
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return pids;
+}
+
+/**
+ * CPU time a process and its descendants (the service's workers) have used so far (user + system,
+ * all their threads), in ms; Linux clock ticks are 10 ms. A process that ended is not counted.
+ */
 export function cpuTimeOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  let total = 0;
+  for (const one of processTree(pid)) {
+    try {
+      const fields = readFileSync(`/proc/${one}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU time of each of a process's threads so far, in ms of user and system time: `main thread`,
+ * the others by the kernel's name and id (Node 20 calls them all `node`: libuv's thread pool, V8's
+ * helpers, worker_threads). Threads that ended are not counted.
+ * @returns Map name → { user, system, threads }
+ */
+export function threadCpuOf(pid) {
+  const byName = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // Node 20 names every thread `node`: the main thread is told apart by its id (= the pid).
+    const name = tid === String(pid) ? 'main thread' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))} ${tid}`;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const entry = byName.get(name) ?? { user: 0, system: 0, threads: 0 };
+    entry.user += Number(fields[11]) * 10;
+    entry.system += Number(fields[12]) * 10;
+    entry.threads += 1;
+    byName.set(name, entry);
+  }
+  return byName;
 }
 
 /** VmRSS and VmHWM of a process, in bytes. */
@@ -151,34 +207,44 @@ export function memoryOf(pid) {
 }
 
 /**
- * Peak resident memory of a process over a stretch of time. Preferred: reset the kernel's
- * high-water mark (writing "5" to /proc/<pid>/clear_refs sets VmHWM to the current VmRSS), then
- * read VmHWM at the end: exact, catches a spike of any length. Where clear_refs cannot be written,
- * VmRSS is sampled every 50 ms instead (may miss a peak shorter than that).
+ * Peak resident memory of a process and its descendants (the service's workers) over a stretch of
+ * time. Preferred: reset the kernel's high-water mark of each (writing "5" to /proc/<pid>/clear_refs
+ * sets VmHWM to the current VmRSS), then add up their VmHWM at the end: catches a spike of any
+ * length; with several processes it is the sum of each one's own peak, so at most their peak
+ * together. Where clear_refs cannot be written, the summed VmRSS is sampled every 50 ms instead
+ * (may miss a peak shorter than that).
  * @returns { start(), end() → { startRss, peakRss, growth, method } } figures in bytes
  */
 export function peakMemoryTracker(pid) {
   let startRss = 0;
   let sampled = 0;
   let timer;
+  let pids = [pid];
   let method = 'VmHWM after clear_refs';
+  const sum = (field) => pids.reduce((total, one) => {
+    try {
+      return total + memoryOf(one)[field];
+    } catch {
+      return total; // it ended meanwhile
+    }
+  }, 0);
   return {
     start() {
+      pids = processTree(pid);
       try {
-        writeFileSync(`/proc/${pid}/clear_refs`, '5');
+        for (const one of pids) writeFileSync(`/proc/${one}/clear_refs`, '5');
       } catch {
         method = 'VmRSS sampled every 50 ms';
       }
-      startRss = memoryOf(pid).rss;
+      startRss = sum('rss');
       if (method !== 'VmHWM after clear_refs') {
         sampled = startRss;
-        timer = setInterval(() => (sampled = Math.max(sampled, memoryOf(pid).rss)), 50);
+        timer = setInterval(() => (sampled = Math.max(sampled, sum('rss'))), 50);
       }
     },
     end() {
       clearInterval(timer);
-      const now = memoryOf(pid);
-      const peakRss = method === 'VmHWM after clear_refs' ? now.hwm : Math.max(sampled, now.rss);
+      const peakRss = method === 'VmHWM after clear_refs' ? sum('hwm') : Math.max(sampled, sum('rss'));
       return { startRss, peakRss, growth: peakRss - startRss, method };
     },
   };

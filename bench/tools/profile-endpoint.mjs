@@ -10,12 +10,15 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createAccount, seedFiles } from '../lib/api.mjs';
-import { BENCH, cpuTimeOf, runClient, startService } from '../lib/processes.mjs';
+import { BENCH, cpuTimeOf, runClient, startService, threadCpuOf } from '../lib/processes.mjs';
 
 const [endpoint = '/settings', seconds = '5', connections = '32', method = 'GET', bodyBytes, contentType = 'application/octet-stream'] = process.argv.slice(2);
 const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-profile-'));
 const profiles = path.join(work, 'profiles');
-const service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`] });
+// NO_CPU_PROF=1: without the profiler (its sampling costs CPU too), for the per-thread figures alone.
+const profiling = !process.env.NO_CPU_PROF;
+// One process (WORKERS=1) unless WORKERS is set: the profile and the thread figures are of one event loop.
+const service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [], env: { WORKERS: process.env.WORKERS ?? '1' } });
 try {
   const account = await createAccount(service, 'profile');
   const WORDS = ['harbor', 'meadow', 'granite', 'lantern', 'orchid', 'compass', 'velvet', 'thistle', 'quarry', 'saffron'];
@@ -30,12 +33,21 @@ try {
   };
   await runClient('autocannon.mjs', { ...options, duration: 2 });
   const cpu = cpuTimeOf(service.pid);
+  const threadsBefore = threadCpuOf(service.pid);
   const result = await runClient('autocannon.mjs', { ...options, duration: Number(seconds) });
-  const perRequest = ((cpuTimeOf(service.pid) - cpu) * 1000) / Math.max(1, result.ok + result.non2xx);
+  const requests = Math.max(1, result.ok + result.non2xx);
+  const perRequest = ((cpuTimeOf(service.pid) - cpu) * 1000) / requests;
   console.log(`${endpoint}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${perRequest.toFixed(0)} µs CPU per request, ${result.non2xx} non-2xx`);
+  // Where that CPU went, thread by thread (µs per request, user + system).
+  for (const [name, after] of threadCpuOf(service.pid)) {
+    const before = threadsBefore.get(name) ?? { user: 0, system: 0 };
+    const user = ((after.user - before.user) * 1000) / requests;
+    const system = ((after.system - before.system) * 1000) / requests;
+    if (user + system > 0) console.log(`  ${name.padEnd(16)} ×${after.threads}: ${user.toFixed(0)} µs user + ${system.toFixed(0)} µs system per request`);
+  }
 } finally {
   await service.stop();
 }
-const [file] = await readdir(profiles);
-console.log(execFileSync(process.execPath, [path.join(BENCH, 'tools/profile-summary.mjs'), path.join(profiles, file), '45', '', `--last=${seconds}`], { encoding: 'utf8' }));
+const [file] = profiling ? await readdir(profiles) : [];
+if (file) console.log(execFileSync(process.execPath, [path.join(BENCH, 'tools/profile-summary.mjs'), path.join(profiles, file), '45', '', `--last=${seconds}`], { encoding: 'utf8' }));
 if (!process.env.KEEP_PROFILE) await rm(work, { recursive: true, force: true }); else console.log(work);
