@@ -65,12 +65,30 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
   };
   const allExited = () => Promise.all([...workers.values()].map((worker) => exitOf(worker)));
 
+  const shutdown = async (signal: string, exitCode = 0) => {
+    if (stopping && exitCode === 0) return;
+    stopping = true;
+    if (exitCode === 0) out(`hangar: ${signal} received, finishing requests in flight`);
+    stopAll('SIGTERM');
+    const deadline = setTimeout(() => stopAll('SIGKILL'), STOP_DEADLINE_MS).unref();
+    const exits = await allExited();
+    clearTimeout(deadline);
+    const clean = exits.every(({ code }) => code === 0);
+    if (exitCode === 0 && clean) out('hangar: stopped');
+    process.exit(clean ? exitCode : 1);
+  };
+  // Before forking: a signal during the start stops the workers that are starting, too.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
   // Start: every worker must report ready; the first that exits instead fails the start.
   const starting = Array.from({ length: config.workers }, (_, index) => readyOf(fork(index)));
   let ready: WorkerReady;
   try {
     [ready] = await Promise.all(starting);
   } catch (error) {
+    // Stopped by a signal meanwhile: shutdown() ends the process.
+    if (stopping) return new Promise<never>(() => undefined);
     stopping = true;
     stopAll('SIGTERM');
     await allExited();
@@ -101,21 +119,6 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
       () => undefined,
     );
   });
-
-  const shutdown = async (signal: string, exitCode = 0) => {
-    if (stopping && exitCode === 0) return;
-    stopping = true;
-    if (exitCode === 0) out(`hangar: ${signal} received, finishing requests in flight`);
-    stopAll('SIGTERM');
-    const deadline = setTimeout(() => stopAll('SIGKILL'), STOP_DEADLINE_MS).unref();
-    const exits = await allExited();
-    clearTimeout(deadline);
-    const clean = exits.every(({ code }) => code === 0);
-    if (exitCode === 0 && clean) out('hangar: stopped');
-    process.exit(clean ? exitCode : 1);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 /** Resolves with the worker's {@link WorkerReady}; rejects if it exits first. */
