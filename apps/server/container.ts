@@ -15,7 +15,6 @@ import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
 import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
-import { SmtpMailer } from '../../adapters/mail/smtp-mailer.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './database.js';
@@ -99,10 +98,12 @@ export const imagesModule = new ContainerModule(({ bind }) => {
 /** Mail: the transport chosen by MAIL_URL, behind a queue so requests never wait for it. */
 export const mailModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.MailQueue)
-    .toResolvedValue((config: Config) => {
-      const transport = config.mail.kind === 'smtp'
-        ? new SmtpMailer({ url: config.mail.url, from: config.mailFrom })
-        : new FileOutboxMailer({ directory: config.mail.directory });
+    .toResolvedValue(async (config: Config) => {
+      // Loaded only when chosen, like the GCS and Cloudflare clients: a file outbox never reads nodemailer's modules.
+      const mail = config.mail;
+      const transport = mail.kind === 'smtp'
+        ? new (await import('../../adapters/mail/smtp-mailer.js')).SmtpMailer({ url: mail.url, from: config.mailFrom })
+        : new FileOutboxMailer({ directory: mail.directory });
       return new QueuedMailer(transport, {
         onError: (error: unknown, message: { to: string; subject: string }) =>
           process.stderr.write(`${JSON.stringify({ level: 'error', event: 'mail_failed', to: message.to, subject: message.subject, error: String(error) })}\n`),

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { openPostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import type { Config } from './config.js';
@@ -28,6 +27,8 @@ export async function openDatabase(database: Config['database']): Promise<OpenDa
     case 'sqlite':
       return openSqliteDatabase({ path: database.path });
     case 'postgres': {
+      // Loaded only when chosen, like the GCS and Cloudflare clients: a SQLite start never reads node-postgres's modules.
+      const { openPostgresDatabase } = await import('../../adapters/persistence/postgres/postgres-database.js');
       const open = await openPostgresDatabase({
         url: database.url,
         poolSize: database.poolSize,
