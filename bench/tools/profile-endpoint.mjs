@@ -10,7 +10,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createAccount, seedFiles } from '../lib/api.mjs';
-import { BENCH, cpuTimeOf, runClient, startService, threadCpuOf } from '../lib/processes.mjs';
+import { BENCH, cpuTimeOf, processTree, runClient, startService, threadCpuOf } from '../lib/processes.mjs';
 
 const [endpoint = '/settings', seconds = '5', connections = '32', method = 'GET', bodyBytes, contentType = 'application/octet-stream'] = process.argv.slice(2);
 const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-profile-'));
@@ -33,17 +33,22 @@ try {
   };
   await runClient('autocannon.mjs', { ...options, duration: 2 });
   const cpu = cpuTimeOf(service.pid);
-  const threadsBefore = threadCpuOf(service.pid);
+  // Per process (with WORKERS > 1: the supervisor and each worker), thread by thread.
+  const pids = processTree(service.pid);
+  const threadsBefore = new Map(pids.map((pid) => [pid, threadCpuOf(pid)]));
   const result = await runClient('autocannon.mjs', { ...options, duration: Number(seconds) });
   const requests = Math.max(1, result.ok + result.non2xx);
   const perRequest = ((cpuTimeOf(service.pid) - cpu) * 1000) / requests;
   console.log(`${endpoint}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${perRequest.toFixed(0)} µs CPU per request, ${result.non2xx} non-2xx`);
   // Where that CPU went, thread by thread (µs per request, user + system).
-  for (const [name, after] of threadCpuOf(service.pid)) {
-    const before = threadsBefore.get(name) ?? { user: 0, system: 0 };
-    const user = ((after.user - before.user) * 1000) / requests;
-    const system = ((after.system - before.system) * 1000) / requests;
-    if (user + system > 0) console.log(`  ${name.padEnd(16)} ×${after.threads}: ${user.toFixed(0)} µs user + ${system.toFixed(0)} µs system per request`);
+  for (const pid of pids) {
+    if (pids.length > 1) console.log(`  process ${pid}${pid === service.pid ? ' (supervisor)' : ''}`);
+    for (const [name, after] of threadCpuOf(pid)) {
+      const before = threadsBefore.get(pid).get(name) ?? { user: 0, system: 0 };
+      const user = ((after.user - before.user) * 1000) / requests;
+      const system = ((after.system - before.system) * 1000) / requests;
+      if (user + system > 0) console.log(`  ${name.padEnd(16)} ×${after.threads}: ${user.toFixed(0)} µs user + ${system.toFixed(0)} µs system per request`);
+    }
   }
 } finally {
   await service.stop();
