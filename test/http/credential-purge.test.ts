@@ -5,6 +5,7 @@ import path from 'node:path';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { CREDENTIAL_RETENTION_DAYS } from '../../core/index.js';
 import { call, expectError, signUp, startTestServer } from '../support/http-harness.js';
+import { startServerProcess } from '../support/server-process.js';
 
 const DAY = 86_400_000;
 
@@ -13,13 +14,22 @@ const DAY = 86_400_000;
  * SQLite file the test owns (on both runs of the HTTP suite), so that it can age a session between
  * two starts; what is purged is the contract suites' and PurgeCredentials' tests.
  */
+/** The second start: in this process, or `npm start` with two workers (only the first one runs the maintenance). */
+const restarts: { name: string; start: (dataDir: string, env: Record<string, string>) => Promise<{ api: string; stop(): Promise<unknown> }> }[] = [
+  { name: 'one process', start: (dataDir, env) => startTestServer(env, {}, { dataDir }) },
+  {
+    name: 'WORKERS=2',
+    start: (dataDir, env) => startServerProcess({ ...env, WORKERS: '2', HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024' }),
+  },
+];
+
 describe('HTTP: spent credentials purged when the server starts', () => {
-  it(`forgets a session logged out more than ${CREDENTIAL_RETENTION_DAYS} days ago, and keeps a live one`, async function () {
+  for (const restart of restarts) it(`forgets a session logged out more than ${CREDENTIAL_RETENTION_DAYS} days ago, and keeps a live one (${restart.name})`, async function () {
     this.timeout(30_000);
     const dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-purge-'));
     const env = { DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}` };
     try {
-      let server = await startTestServer(env, {}, { dataDir });
+      const server = await startTestServer(env, {}, { dataDir });
       const gone = await signUp(server, 'gone@example.com');
       const kept = await signUp(server, 'kept@example.com');
       expect((await call(server.api, '/auth/logout', { method: 'POST', token: gone.accessToken })).status).to.equal(204);
@@ -32,7 +42,7 @@ describe('HTTP: spent credentials purged when the server starts', () => {
       const all = (await db.selectFrom('sessions').select('id').execute()).length;
       await close();
 
-      server = await startTestServer(env, {}, { dataDir });
+      const again = await restart.start(dataDir, env);
       try {
         const { db: reopened, close: closeAgain } = await openSqliteDatabase({ path: path.join(dataDir, 'hangar.db') });
         try {
@@ -44,11 +54,11 @@ describe('HTTP: spent credentials purged when the server starts', () => {
         } finally {
           await closeAgain();
         }
-        expectError(await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: gone.refreshToken } }), 401, 'INVALID_REFRESH_TOKEN');
-        const refreshed = await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: kept.refreshToken } });
+        expectError(await call(again.api, '/auth/refresh', { method: 'POST', json: { refresh_token: gone.refreshToken } }), 401, 'INVALID_REFRESH_TOKEN');
+        const refreshed = await call(again.api, '/auth/refresh', { method: 'POST', json: { refresh_token: kept.refreshToken } });
         expect(refreshed.status).to.equal(200);
       } finally {
-        await server.stop();
+        await again.stop();
       }
     } finally {
       await rm(dataDir, { recursive: true, force: true });
