@@ -251,7 +251,6 @@ export function loadConfig(env: Env): Config {
 
 const GiB = 1024 * 1024 * 1024;
 
-
 /**
  * WORKERS: `auto` (default): one server process per CPU this process may use
  * (`os.availableParallelism()`), at most 8; or a number 1–64. A SQLite database in memory
