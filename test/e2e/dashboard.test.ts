@@ -1,14 +1,13 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { mailedToken } from '../support/http-harness.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 // The dashboard end to end, in Debian's headless Chromium against the real server process on its
 // embedded defaults (SQLite, local disk, file outbox, mock edge provider). Screenshots of each
@@ -19,14 +18,6 @@ const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 const EMAIL = 'dash@example.com';
 const PASSWORD = 'dashboard secret';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('Dashboard in a real browser (register → files → keys → domain → usage → delete)', function () {
   this.timeout(60_000);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomFileOf } from '../support/bytes.js';
 import { call, expectError, mailedToken } from '../support/http-harness.js';
-import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { freePort, type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { httpTestDatabase } from '../support/test-database.js';
 
 const PASSWORD = 'correct horse';
@@ -171,16 +171,6 @@ describe('HTTP: WORKERS=2 when the workers cannot start or keep dying', function
     }
   });
 });
-
-/** A TCP port free on 127.0.0.1 right now. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** A 100-byte PNG upload on a connection of its own. */
 function uploadAlone(base: string, apiKey: string): Promise<number> {

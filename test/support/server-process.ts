@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registerService, unregisterService } from './openapi-check.js';
@@ -19,6 +20,19 @@ export interface ServerProcess {
   memory(): Promise<{ rss: number; hwm: number }>;
   /** SIGTERM, then waits for exit; resolves with the exit code. */
   stop(): Promise<number | null>;
+}
+
+/**
+ * A TCP port free on 127.0.0.1 right now (the OS picks it; closed again before use), for a server
+ * that must keep one fixed port across restarts (a test that cannot use port 0).
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
 }
 
 /** Server processes started and not yet exited, for {@link killLeftoverServers}. */
