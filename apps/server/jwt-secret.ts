@@ -9,12 +9,30 @@ import type { Config } from './config.js';
  * sessions survive restarts. Several processes starting at once (the workers of WORKERS, or a
  * deployment's processes on one DATA_DIR) agree: each writes its candidate to a temporary file and
  * links it into place, which succeeds for one of them only; nobody ever reads a half-written secret.
+ * A start that finds the secret kept only reads it.
  * @throws Error when the kept secret is shorter than 32 bytes, or the file system's error
  */
 export async function loadJwtSecret(config: Config['jwtSecret']): Promise<Uint8Array> {
   if (config.kind === 'value') return new TextEncoder().encode(config.value);
-  await mkdir(path.dirname(config.path), { recursive: true });
-  const candidate = `${config.path}.${randomBytes(6).toString('hex')}.tmp`;
+  const secret = (await readKept(config.path)) ?? (await keep(config.path));
+  if (Buffer.byteLength(secret) < 32) throw new Error(`${config.path}: the kept JWT secret is shorter than 32 bytes; delete the file or set JWT_SECRET.`);
+  return new TextEncoder().encode(secret);
+}
+
+/** The kept secret, or undefined when there is none yet. */
+async function readKept(file: string): Promise<string | undefined> {
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Keeps a new random secret at `file` unless another process kept one first; returns the one kept. */
+async function keep(file: string): Promise<string> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const candidate = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     const handle = await open(candidate, 'wx', 0o600);
     try {
@@ -24,13 +42,11 @@ export async function loadJwtSecret(config: Config['jwtSecret']): Promise<Uint8A
       await handle.close();
     }
     // link, unlike rename, never replaces a secret another process kept first.
-    await link(candidate, config.path).catch((error: NodeJS.ErrnoException) => {
+    await link(candidate, file).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
   } finally {
     await rm(candidate, { force: true });
   }
-  const secret = (await readFile(config.path, 'utf8')).trim();
-  if (Buffer.byteLength(secret) < 32) throw new Error(`${config.path}: the kept JWT secret is shorter than 32 bytes; delete the file or set JWT_SECRET.`);
-  return new TextEncoder().encode(secret);
+  return (await readFile(file, 'utf8')).trim();
 }
