@@ -24,9 +24,10 @@ async function main(): Promise<void> {
   }
 
   const { startHangar } = await import('./start.js');
-  const { WORKER_INDEX_VARIABLE } = await import('./supervisor.js');
   const worker = cluster.isWorker;
-  const running = await startHangar(config, worker ? { clusterWorker: true, maintenance: process.env[WORKER_INDEX_VARIABLE] === '0' } : {});
+  // A worker knows its place from the supervisor (only worker 0 runs the hourly maintenance).
+  const options = worker ? { clusterWorker: true, maintenance: process.env[(await import('./supervisor.js')).WORKER_INDEX_VARIABLE] === '0' } : {};
+  const running = await startHangar(config, options);
   if (worker) {
     // The supervisor prints the addresses once every worker listens.
     process.send!({ hangar: 'ready', api: running.apiAddress, content: running.contentAddress } satisfies WorkerReady);
