@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -7,6 +9,7 @@ import { sql } from 'kysely';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { runBatch, runTransaction } from '../../adapters/persistence/sql/direct-access.js';
 import { LookupCache } from '../../adapters/persistence/sqlite/lookup-cache.js';
+import { WalIndexHeader } from '../../adapters/persistence/sqlite/wal-index-header.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { aHash, anApiKey, aUser, at } from '../contracts/persistence-fixtures.js';
 
@@ -92,6 +95,90 @@ describe('SQLite lookup cache', () => {
       const failing = { all: () => { throw new Error('disk I/O error'); } } as unknown as BetterSqlite3.Statement;
       expect(() => cache.read(failing, 'f', ['a'])).to.throw('disk I/O error');
       expect(cache.read(statement, 'f', ['a'])).to.deep.equal([{ read: 5 }]);
+    });
+  });
+
+  describe('WalIndexHeader', () => {
+    let file: string;
+    let connection: BetterSqlite3.Database;
+    beforeEach(() => {
+      file = path.join(dir, 'header.db');
+      connection = new BetterSqlite3(file);
+      connection.pragma('journal_mode = WAL');
+      connection.exec('create table t (id integer primary key)');
+    });
+    afterEach(() => {
+      if (connection.open) connection.close();
+    });
+    const insertFrom = (database: BetterSqlite3.Database) => database.prepare('insert into t default values').run();
+
+    it('reports a commit of another connection, of this one, and of another process, once each', () => {
+      const header = WalIndexHeader.open(connection);
+      expect(header).to.not.equal(undefined);
+      const other = new BetterSqlite3(file);
+      try {
+        expect(header!.changed()).to.equal(false);
+        insertFrom(other);
+        expect(header!.changed()).to.equal(true);
+        expect(header!.changed()).to.equal(false);
+        insertFrom(connection);
+        expect(header!.changed()).to.equal(true);
+        // Reads change nothing.
+        other.prepare('select count(*) from t').get();
+        expect(header!.changed()).to.equal(false);
+        // Another process, through its own mapping of the -shm file.
+        const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+        execFileSync(process.execPath, ['-e', `const D = require(${JSON.stringify(driver)}); const d = new D(${JSON.stringify(file)}); d.prepare('insert into t default values').run(); d.close();`]);
+        expect(header!.changed()).to.equal(true);
+        expect(header!.changed()).to.equal(false);
+        expect(connection.prepare('select count(*) as n from t').get()).to.deep.equal({ n: 3 });
+      } finally {
+        header?.close();
+        other.close();
+      }
+    });
+
+    it('reports a change on every call once closed', () => {
+      const header = WalIndexHeader.open(connection)!;
+      header.close();
+      expect(header.changed()).to.equal(true);
+      expect(header.changed()).to.equal(true);
+    });
+
+    it('declines a database whose header is not in a file, or not in WAL mode', () => {
+      const memory = new BetterSqlite3(':memory:');
+      const rollbackJournal = new BetterSqlite3(path.join(dir, 'journal.db'));
+      rollbackJournal.exec('create table t (id integer primary key)');
+      try {
+        expect(WalIndexHeader.open(memory)).to.equal(undefined);
+        expect(WalIndexHeader.open(rollbackJournal)).to.equal(undefined);
+      } finally {
+        memory.close();
+        rollbackJournal.close();
+      }
+    });
+
+    it('without the header (not in WAL mode) the lookup cache still reads again after another connection committed', async () => {
+      const journalFile = path.join(dir, 'journal.db');
+      const mine = new BetterSqlite3(journalFile);
+      mine.exec('create table t (id integer primary key)');
+      const theirs = new BetterSqlite3(journalFile);
+      try {
+        const cache = new LookupCache(mine);
+        let reads = 0;
+        const statement = { all: () => [{ read: ++reads }] } as unknown as BetterSqlite3.Statement;
+        cache.read(statement, 'q', ['a']);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 1 }]);
+        await new Promise((resolve) => setImmediate(resolve));
+        insertFrom(theirs);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 2 }]);
+        cache.close();
+      } finally {
+        theirs.close();
+        mine.close();
+      }
     });
   });
 

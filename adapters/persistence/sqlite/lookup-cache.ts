@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { WalIndexHeader } from './wal-index-header.js';
 
 /** Most entries a {@link LookupCache} holds; when full, it starts again empty. */
 export const LOOKUP_CACHE_ENTRIES = 4096;
@@ -11,16 +12,17 @@ export const LOOKUP_CACHE_ENTRIES = 4096;
  *
  * - `total_changes()` (rows inserted, updated or deleted through this connection since it opened:
  *   every write of this process goes through it, whether it committed or rolled back);
- * - `PRAGMA data_version`, which changes when any other connection commits: another process on the
- *   same file (a second server, the admin CLI), or this process's WAL worker writing the activity
- *   log (https://sqlite.org/pragma.html#pragma_data_version).
+ * - whether any other connection committed: another process on the same file (a second server,
+ *   the admin CLI), or this process's WAL worker writing the activity log. Read from the WAL-index
+ *   header in the `-shm` file ({@link WalIndexHeader}: one `pread`, ~1 µs, no lock), or, where the
+ *   database has no such file (in memory, not in WAL mode), with `PRAGMA data_version`
+ *   (https://sqlite.org/pragma.html#pragma_data_version), which opens a read transaction: two
+ *   `fcntl` lock calls, 2.4 µs in isolation and 7–18 µs under load (bench/README.md, profile 16).
  *
  * So an answer is never older than the last commit before the call: a revoked key, a changed plan
  * or a new custom domain is seen by the next request in every process, exactly as without the
- * cache. Checking costs ~1.8 µs in isolation and ~6.6 µs under load (the data_version pragma opens
- * a read transaction: two `fcntl` lock calls), once per turn, against 4–10 µs for each lookup that
- * builds a row of 7–12 columns, three or more per request (bench/README.md, profile 13 and the run
- * of 2026-11-22 02:11). Any write
+ * cache. The check runs once per turn (see dropIfChanged), against 4–10 µs for each lookup that
+ * builds a row of 7–12 columns, three or more per request (bench/README.md, profile 13). Any write
  * empties the cache, so under a stream of uploads it mostly misses; it pays off for the reads that
  * come between writes, which are most requests.
  *
@@ -31,14 +33,36 @@ export class LookupCache {
   private readonly bySql = new Map<string, Map<string, unknown[]>>();
   private entries = 0;
   private changes: unknown = undefined;
-  private version: unknown = undefined;
   private readonly totalChanges: BetterSqlite3.Statement;
-  private readonly dataVersion: BetterSqlite3.Statement;
+  /** True when another connection committed since the last call. */
+  private readonly otherCommits: () => boolean;
+  private readonly header: WalIndexHeader | undefined;
 
-  /** @param maxEntries most rows sets kept (one per SQL and parameters); beyond it the cache starts over */
+  /**
+   * @param database the connection whose lookups are cached; call {@link close} before closing it
+   * @param maxEntries most rows sets kept (one per SQL and parameters); beyond it the cache starts over
+   */
   constructor(database: BetterSqlite3.Database, private readonly maxEntries = LOOKUP_CACHE_ENTRIES) {
     this.totalChanges = database.prepare('select total_changes()').pluck();
-    this.dataVersion = database.prepare('pragma data_version').pluck();
+    const header = (this.header = WalIndexHeader.open(database));
+    if (header) {
+      this.otherCommits = () => header.changed();
+    } else {
+      const dataVersion = database.prepare('pragma data_version').pluck();
+      let version: unknown = dataVersion.get();
+      this.otherCommits = () => {
+        const now = dataVersion.get();
+        if (now === version) return false;
+        version = now;
+        return true;
+      };
+    }
+  }
+
+  /** Empties the cache and lets go of the `-shm` file; the cache must not be used afterwards. */
+  close(): void {
+    this.clear();
+    this.header?.close();
   }
 
   /**
@@ -71,16 +95,15 @@ export class LookupCache {
    */
   private dropIfChanged(): void {
     const changes = this.totalChanges.get();
-    let version = this.version;
+    let committed = false;
     if (!this.checkedThisTurn) {
-      version = this.dataVersion.get();
+      committed = this.otherCommits();
       this.checkedThisTurn = true;
       process.nextTick(this.endTurn);
     }
-    if (changes === this.changes && version === this.version) return;
+    if (changes === this.changes && !committed) return;
     this.clear();
     this.changes = changes;
-    this.version = version;
   }
 
   private checkedThisTurn = false;

@@ -64,6 +64,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
   // Outages (SQLITE_BUSY past busy_timeout, I/O errors, a full disk) answer 503 DATABASE_UNAVAILABLE.
   let checkpoints: WalCheckpoints | undefined;
+  const access = directAccess(database, wal);
   const inTransaction = () => database.inTransaction;
   const db = new Kysely<HangarDatabase>({ dialect: withUnavailableErrors(new GroupCommitSqliteDialect({ database: preparedStatementCache(database, writes), writes, wal, inTransaction })) });
   try {
@@ -99,11 +100,13 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     }
     const background = checkpoints;
     registerDirectAccess(db, {
-      ...directAccess(database, wal),
+      read: access.read,
+      transaction: access.transaction,
       // Batches (the activity log's) are written by the same worker, on its connection.
       ...(background ? { background: (statements: readonly CompiledQuery[]) => background.write(statements) } : {}),
     });
   } catch (error) {
+    access.close();
     await checkpoints?.close();
     await db.destroy();
     await wal?.close();
@@ -116,6 +119,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     close: async () => {
       // The checkpointer's connection first, so that this one is the last and its close
       // checkpoints and removes the WAL, as SQLite does.
+      access.close();
       await checkpoints?.close();
       await db.destroy();
       await wal?.close();
@@ -326,8 +330,9 @@ const DIRECT_STATEMENTS_KEPT = 64;
  * event loop, outages answer 503). A read also declines a statement that would write. Outside a
  * transaction the connection holds only committed data, so a read returns what Kysely would have.
  * A failed WAL flush after a commit is reported (translated as Kysely's path would), never retried.
+ * `close` lets go of the lookup cache's file (call it before closing the connection).
  */
-function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefined): { read: DirectReader; transaction: DirectTransaction } {
+function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefined): { read: DirectReader; transaction: DirectTransaction; close: () => void } {
   const statements = new Map<string, BetterSqlite3.Statement>();
   let lookups: LookupCache | undefined;
   /** The statement for `sql`, prepared once while the cache has room. @throws SQLite's error for bad SQL */
@@ -374,6 +379,8 @@ function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefi
         },
       );
     },
+    // The lookup cache holds the `-shm` file open; closed before the connection.
+    close: () => lookups?.close(),
   };
 }
 
