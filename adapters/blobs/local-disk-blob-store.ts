@@ -1,12 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, mkdir, open, opendir, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, link, mkdir, open, opendir, readdir, rm, stat, statfs, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BlobEntry, BlobReadOptions, BlobStore, ByteRange } from '../../core/files/blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { type Failpoints, NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { assertBlobKey, assertMaxBytes, assertParentKey, isBlobKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
+import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from './small-blob-limits.js';
+import { SMALL_BLOB_PAGE, type SmallBlobEntry, SqliteSmallBlobs } from './sqlite-small-blobs.js';
 
 /** Options of {@link LocalDiskBlobStore}. */
 export interface LocalDiskBlobStoreOptions {
@@ -19,7 +21,17 @@ export interface LocalDiskBlobStoreOptions {
   fsync?: boolean;
   /** Crash and fault tests only: `blob_write` before each write, `before_blob_link` before the link. */
   failpoints?: Failpoints;
+  /**
+   * Blobs of at most this many bytes are kept as rows of `<directory>/small-blobs.db` instead of
+   * files (see {@link LocalDiskBlobStore}); 0 stores every blob as a file. Default
+   * {@link DEFAULT_SMALL_BLOB_MAX_BYTES} (64 KiB), at most {@link MAX_SMALL_BLOB_MAX_BYTES} (1 MiB):
+   * an upload holds up to this many bytes in memory until it knows which way it goes.
+   */
+  smallBlobMaxBytes?: number;
 }
+
+/** File name, under the root, of the database of small blobs. */
+export const SMALL_BLOBS_FILE = 'small-blobs.db';
 
 /** Name of the directory, under the root, where bodies are written before they are complete. */
 const TEMP_DIRECTORY = '.tmp';
@@ -49,6 +61,17 @@ const WRITE_AT_LEAST_EVERY_MS = 10_000;
  * body's size. The blob appears under its key only once complete (and flushed, when `fsync`).
  * Temp files of a crashed process are removed by {@link LocalDiskBlobStore.sweepTempFiles}.
  * `contentType` is not stored: the file record carries it.
+ *
+ * Small blobs (`smallBlobMaxBytes`, 64 KiB by default) are rows of one SQLite database,
+ * `<directory>/small-blobs.db` ({@link SqliteSmallBlobs}), not files: `put` gathers the first
+ * `smallBlobMaxBytes + 1` bytes in memory, and a body that ends within the limit is inserted as one
+ * row, durable once the database's WAL is flushed, a flush shared by every insert committed
+ * meanwhile; a longer body goes to a temp file, the gathered bytes first. Storing a 4 KiB blob as a
+ * file took nine file-system calls, two of them disk flushes, most of a small upload's cost
+ * (bench/README.md, change 16). Every operation looks in both places, so a store written with
+ * another limit (or before small blobs existed) reads the same; a key is never in both (`put`
+ * checks the other place before it commits). Crash safety is SQLite's: an insert is there
+ * whole or not at all.
  */
 export class LocalDiskBlobStore implements BlobStore {
   private readonly directory: string;
@@ -56,6 +79,10 @@ export class LocalDiskBlobStore implements BlobStore {
   private readonly fsync: boolean;
   private readonly failpoints: Failpoints;
   private ready: Promise<void> | undefined;
+  private readonly smallBlobMaxBytes: number;
+  /** The database of small blobs, opened by ensureReady; null where it is not used (a network file system). */
+  private small: SqliteSmallBlobs | null | undefined;
+  private closed = false;
   /**
    * Shard directories known to exist, one bit each (bit `n` for the directory of shard number `n`,
    * the first four hex characters read as a number): each is created (and checked) once per
@@ -69,6 +96,11 @@ export class LocalDiskBlobStore implements BlobStore {
     this.tempDirectory = join(this.directory, TEMP_DIRECTORY);
     this.fsync = options.fsync ?? true;
     this.failpoints = options.failpoints ?? NO_FAILPOINTS;
+    const limit = options.smallBlobMaxBytes ?? DEFAULT_SMALL_BLOB_MAX_BYTES;
+    if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_SMALL_BLOB_MAX_BYTES) {
+      throw new Error(`smallBlobMaxBytes must be an integer from 0 to ${MAX_SMALL_BLOB_MAX_BYTES}, got ${limit}`);
+    }
+    this.smallBlobMaxBytes = limit;
   }
 
   /**
@@ -81,23 +113,35 @@ export class LocalDiskBlobStore implements BlobStore {
     assertBlobKey(key);
     assertMaxBytes(options.maxBytes);
     signal?.throwIfAborted();
-    await this.ensureReady();
+    const small = await this.ensureReady();
 
     const { path: destination, shard } = this.locate(key);
+    const meter = new ByteMeter(options.maxBytes);
+    let body: AsyncIterable<Uint8Array> = meteredBody(options.body, meter, signal);
+    if (small && this.smallBlobMaxBytes > 0) {
+      const chunks = body[Symbol.asyncIterator]();
+      const gathered = await gather(chunks, this.smallBlobMaxBytes);
+      if (gathered.ended) {
+        await this.putSmall(small, key, destination, gathered.chunks, meter.size);
+        return { size: meter.size, sha256: meter.digest() };
+      }
+      body = prefixed(gathered.chunks, chunks);
+    }
+
     const shardDirectory = dirname(destination);
     const tempPath = join(this.tempDirectory, randomUUID());
-    const meter = new ByteMeter(options.maxBytes);
     let handle: FileHandle | undefined;
     let committed = false;
     try {
       handle = await fileSystem('write a blob', () => open(tempPath, 'wx'));
-      await writeBody(handle, meteredBody(options.body, meter, signal), this.failpoints);
+      await writeBody(handle, body, this.failpoints);
       if (this.fsync) await fileSystem('write a blob', () => handle!.sync());
       const closing = handle;
       handle = undefined;
       await fileSystem('write a blob', () => closing.close());
       try {
         await this.failpoints.reach('before_blob_link');
+        if (small?.has(key)) throw alreadyExists(key);
         await this.makeShardDirectory(shard, shardDirectory);
         // link + unlink rather than rename: atomic like rename, but it never replaces an existing blob.
         await linkInto(tempPath, destination, () => this.makeShardDirectory(shard, shardDirectory, true));
@@ -106,6 +150,7 @@ export class LocalDiskBlobStore implements BlobStore {
         await Promise.all([unlink(tempPath), this.fsync ? syncDirectory(shardDirectory) : undefined]);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST' && !committed) throw alreadyExists(key);
+        if (isAlreadyExists(error)) throw error;
         throw unavailable('store a blob', error);
       }
       return { size: meter.size, sha256: meter.digest() };
@@ -114,6 +159,26 @@ export class LocalDiskBlobStore implements BlobStore {
       await rm(tempPath, { force: true }).catch(() => undefined);
       if (committed) await rm(destination, { force: true }).catch(() => undefined);
       throw error;
+    }
+  }
+
+  /**
+   * Stores a complete small body (`size` bytes in `chunks`) as a row: the `blob_write` and
+   * `before_blob_link` failpoints are reached as on the file path (before the bytes are written,
+   * and before they become visible under `key`).
+   * @throws Error when `key` is taken, as a row or as a file; DomainError BLOB_STORE_UNAVAILABLE / STORAGE_FULL
+   */
+  private async putSmall(small: SqliteSmallBlobs, key: string, destination: string, chunks: Uint8Array[], size: number): Promise<void> {
+    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+    try {
+      await this.failpoints.reach('blob_write');
+      // A key is in one place only: a blob file under it (stored with another limit) keeps it.
+      if (await exists(destination)) throw alreadyExists(key);
+      await this.failpoints.reach('before_blob_link');
+      if (!(await small.insert(key, bytes, Date.now()))) throw alreadyExists(key);
+    } catch (error) {
+      if (isAlreadyExists(error)) throw error;
+      throw unavailable('store a blob', error);
     }
   }
 
@@ -129,6 +194,14 @@ export class LocalDiskBlobStore implements BlobStore {
    */
   async get(key: string, range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array> | undefined> {
     assertBlobKey(key);
+    const small = await this.ensureReady();
+    let bytes: Buffer | undefined;
+    try {
+      bytes = small?.get(key);
+    } catch (error) {
+      throw unavailable('open a blob', error);
+    }
+    if (bytes) return new OneChunk(range ? bytes.subarray(range.start, range.end + 1) : bytes);
     let handle: FileHandle;
     try {
       handle = await open(this.pathOf(key), 'r');
@@ -142,7 +215,9 @@ export class LocalDiskBlobStore implements BlobStore {
   /** @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
+    const small = await this.ensureReady();
     try {
+      if (await small?.delete(key)) return;
       await unlink(this.pathOf(key));
     } catch (error) {
       if (!hasCode(error, 'ENOENT')) throw unavailable('delete a blob', error);
@@ -150,12 +225,18 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   /**
-   * Removes the blobs under `parent`: they all live in the leaf directory of `parent`'s first two
-   * segments, so this reads that one directory.
+   * Removes the blobs under `parent`: the small ones with one range delete, the files from the leaf
+   * directory of `parent`'s first two segments, where they all live, so this reads that one directory.
    * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
    */
   async deleteUnder(parent: string): Promise<void> {
     assertParentKey(parent);
+    const small = await this.ensureReady();
+    try {
+      await small?.deleteUnder(parent);
+    } catch (error) {
+      throw unavailable('delete derived blobs', error);
+    }
     const leaf = dirname(this.pathOf(`${parent}/x`));
     const prefix = `${parent.replaceAll('/', '~')}~`;
     let names: string[];
@@ -175,10 +256,11 @@ export class LocalDiskBlobStore implements BlobStore {
     }
   }
 
-  /** Resolves when the root and temp directories exist and are readable and writable. @throws DomainError BLOB_STORE_UNAVAILABLE */
+  /** Resolves when the root and temp directories exist and are readable and writable, and the small blobs' database answers. @throws DomainError BLOB_STORE_UNAVAILABLE */
   async ping(): Promise<void> {
-    await this.ensureReady();
+    const small = await this.ensureReady();
     try {
+      small?.has('');
       await access(this.tempDirectory, constants.R_OK | constants.W_OK);
       await access(this.directory, constants.R_OK | constants.W_OK);
     } catch (error) {
@@ -187,9 +269,9 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   /**
-   * Walks the shard directories (`<aa>/<bb>`) one entry at a time; the temp directory and names
-   * that are not blob keys are skipped. Never lists a body still being written (those live in the
-   * temp directory until complete).
+   * Walks the shard directories (`<aa>/<bb>`) one entry at a time (the temp directory and names
+   * that are not blob keys are skipped), then the small blobs, 500 rows at a time. Never lists a
+   * body still being written (those live in the temp directory or in memory until complete).
    * @throws DomainError BLOB_STORE_UNAVAILABLE when a directory cannot be read
    */
   async *list(): AsyncIterable<BlobEntry> {
@@ -218,12 +300,27 @@ export class LocalDiskBlobStore implements BlobStore {
         }
       }
     }
+    const small = await this.ensureReady();
+    for (let after = ''; small; ) {
+      let page: SmallBlobEntry[];
+      try {
+        page = small.page(after);
+      } catch (error) {
+        throw unavailable('list blobs', error);
+      }
+      for (const entry of page) yield { key: entry.key, size: entry.size, modifiedAt: new Date(entry.modifiedAt) };
+      if (page.length < SMALL_BLOB_PAGE) return;
+      after = page[page.length - 1].key;
+    }
   }
 
   /** @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key */
   async stat(key: string): Promise<BlobEntry | undefined> {
     assertBlobKey(key);
+    const small = await this.ensureReady();
     try {
+      const row = small?.stat(key);
+      if (row) return { key, size: row.size, modifiedAt: new Date(row.modifiedAt) };
       const found = await stat(this.pathOf(key));
       return { key, size: found.size, modifiedAt: found.mtime };
     } catch (error) {
@@ -273,16 +370,45 @@ export class LocalDiskBlobStore implements BlobStore {
     return { path: join(this.directory, hash.slice(0, 2), hash.slice(2, 4), key.replaceAll('/', '~')), shard: Number.parseInt(hash.slice(0, 4), 16) };
   }
 
-  /** Creates the root and temp directories once; retried on the next call if it failed. */
-  private ensureReady(): Promise<void> {
-    this.ready ??= mkdir(this.tempDirectory, { recursive: true }).then(
-      () => undefined,
-      (error: unknown) => {
+  /**
+   * Creates the root and temp directories and opens the small blobs' database, once; retried on
+   * the next call if it failed. On a network file system (NFS, SMB/CIFS, FUSE, 9p, Ceph…) the
+   * database is not used and every blob is a file: SQLite's WAL mode needs every process that opens
+   * a database to be on one machine (https://www.sqlite.org/wal.html), while such a directory may be
+   * shared by several (README, "Several processes behind a load balancer").
+   * @returns the small blobs' database, or null where it is not used
+   * @throws DomainError BLOB_STORE_UNAVAILABLE; Error once the store is closed
+   */
+  private async ensureReady(): Promise<SqliteSmallBlobs | null> {
+    if (this.small !== undefined) return this.small;
+    if (this.closed) throw new Error('The blob store is closed.');
+    this.ready ??= (async () => {
+      try {
+        await mkdir(this.tempDirectory, { recursive: true });
+        if (NETWORK_FILE_SYSTEMS.has((await statfs(this.directory)).type >>> 0)) {
+          this.small = null;
+          return;
+        }
+        const small = await SqliteSmallBlobs.open(join(this.directory, SMALL_BLOBS_FILE), { fsync: this.fsync });
+        if (this.closed) await small.close();
+        else this.small = small;
+      } catch (error) {
         this.ready = undefined;
-        throw unavailable('create the blob directory', error);
-      },
-    );
-    return this.ready;
+        throw unavailable('open the blob directory', error);
+      }
+    })();
+    await this.ready;
+    if (this.small === undefined) throw new Error('The blob store is closed.');
+    return this.small;
+  }
+
+  /** Closes the small blobs' database; the store must not be used afterwards. Never rejects. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.ready?.catch(() => undefined);
+    const small = this.small;
+    this.small = undefined;
+    await small?.close();
   }
 
   /**
@@ -306,6 +432,65 @@ export class LocalDiskBlobStore implements BlobStore {
 }
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * Reads chunks of `chunks` until the body ends or more than `limit` bytes have come.
+ * @returns the chunks read, and whether the body ended (then it is at most `limit` bytes); when it
+ *          did not, the rest is still to be read from `chunks`
+ * @throws the body's own errors (the iterator is finished then)
+ */
+async function gather(chunks: AsyncIterator<Uint8Array>, limit: number): Promise<{ chunks: Uint8Array[]; ended: boolean }> {
+  const gathered: Uint8Array[] = [];
+  let size = 0;
+  while (size <= limit) {
+    const step = await chunks.next();
+    if (step.done) return { chunks: gathered, ended: true };
+    gathered.push(step.value);
+    size += step.value.length;
+  }
+  return { chunks: gathered, ended: false };
+}
+
+/** `first`, then the rest of `rest`; finishing early finishes `rest` too. */
+async function* prefixed(first: Uint8Array[], rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let done = false;
+  try {
+    yield* first;
+    for (;;) {
+      const step = await rest.next();
+      if (step.done) {
+        done = true;
+        return;
+      }
+      yield step.value;
+    }
+  } finally {
+    if (!done) await rest.return?.();
+  }
+}
+
+/**
+ * A small blob's bytes (or a range of them) as a body of one chunk. Holds nothing open, so
+ * `return()` has nothing to release.
+ */
+class OneChunk implements AsyncIterableIterator<Uint8Array> {
+  constructor(private bytes: Uint8Array | undefined) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<Uint8Array>> {
+    const bytes = this.bytes;
+    this.bytes = undefined;
+    return bytes && bytes.length > 0 ? { done: false, value: bytes } : DONE;
+  }
+
+  async return(): Promise<IteratorResult<Uint8Array>> {
+    this.bytes = undefined;
+    return DONE;
+  }
+}
 
 /**
  * The bytes of an open file, whole or an inclusive range, read as the consumer asks: one
@@ -497,7 +682,27 @@ async function fileSystem<T>(action: string, step: () => Promise<T>): Promise<T>
 }
 
 function alreadyExists(key: string): Error {
-  return new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`);
+  const error = new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`);
+  ALREADY_EXISTS.add(error);
+  return error;
+}
+
+/** The errors made by alreadyExists (a caller bug, passed on as they are, never as BLOB_STORE_UNAVAILABLE). */
+const ALREADY_EXISTS = new WeakSet<Error>();
+
+function isAlreadyExists(error: unknown): boolean {
+  return error instanceof Error && ALREADY_EXISTS.has(error);
+}
+
+/** Whether something exists at `path`. @throws the file system's error other than ENOENT */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.F_OK);
+    return true;
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return false;
+    throw error;
+  }
 }
 
 /** Flushes a directory's entries (a rename or a new child) to the disk. Windows cannot open directories: skipped there. */
@@ -514,6 +719,18 @@ async function syncDirectory(path: string): Promise<void> {
 function hasCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
+
+/**
+ * `statfs` types (Linux `f_type`, include/uapi/linux/magic.h and the file systems' own headers) of
+ * file systems that may be shared between machines, where the small blobs' SQLite database is not
+ * used: NFS, SMB, CIFS, SMB2, FUSE (sshfs, GlusterFS, s3fs…), 9p, Ceph, Coda, AFS, Lustre, GPFS,
+ * OCFS2, GFS2.
+ */
+const NETWORK_FILE_SYSTEMS = new Set(
+  [0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997, 0x00c36400, 0x73757245, 0x5346414f, 0x6b414653, 0x0bd00bd0, 0x47504653, 0x7461636f, 0x01161970].map(
+    (type) => type >>> 0,
+  ),
+);
 
 /** Shard directories: `<aa>/<bb>`, 256 × 256. */
 const SHARD_COUNT = 65_536;

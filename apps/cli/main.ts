@@ -59,6 +59,8 @@ async function main(argv: readonly string[]): Promise<number> {
     closers.push({ name: 'database', close: () => database.close() });
     const mail = await container.getAsync(RootTokens.MailQueue);
     closers.unshift({ name: 'mail queue', close: () => mail.drain() });
+    const blobs = await container.getAsync(Tokens.BlobStore);
+    closers.push({ name: 'blob store', close: async () => blobs.close?.() });
     const hangar = await container.getAsync(Tokens.Hangar);
     await print(process.stdout, await invocation.work(hangar));
     status = Exit.ok;

@@ -11,6 +11,7 @@ import { REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/accounts/account-opt
 import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
 import { availableParallelism } from 'node:os';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
+import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
 
 /** Most server processes `WORKERS` may ask for. */
 const MAX_WORKERS = 64;
@@ -29,7 +30,12 @@ const DatabaseConfig = Type.Union([
  * `resumableThresholdBytes` for the single-request/resumable split).
  */
 const BlobStoreConfig = Type.Union([
-  Type.Object({ kind: Type.Literal('file'), directory: Type.String({ minLength: 1 }) }),
+  Type.Object({
+    kind: Type.Literal('file'),
+    directory: Type.String({ minLength: 1 }),
+    /** Bytes: blobs up to this size are rows of `<directory>/small-blobs.db` (`SMALL_BLOB_MAX_BYTES`); 0 = every blob a file. */
+    smallBlobMaxBytes: Type.Integer({ minimum: 0, maximum: MAX_SMALL_BLOB_MAX_BYTES }),
+  }),
   Type.Object({
     kind: Type.Literal('gcs'),
     bucket: Type.String({ minLength: 3 }),
@@ -450,14 +456,19 @@ export function parseDatabaseUrl(url: string, options: { name: string; poolSize?
 }
 
 /**
- * BLOB_STORE_URL: `file:<directory>`, or `gs://<bucket>[/<prefix>]` with GCS_API_ENDPOINT (optional
- * http(s) URL of an emulator) and GCS_RESUMABLE_THRESHOLD_BYTES (optional, bytes).
+ * BLOB_STORE_URL: `file:<directory>` with SMALL_BLOB_MAX_BYTES (optional, bytes, 0–1,048,576, default
+ * 65,536), or `gs://<bucket>[/<prefix>]` with GCS_API_ENDPOINT (optional http(s) URL of an emulator)
+ * and GCS_RESUMABLE_THRESHOLD_BYTES (optional, bytes).
  */
 function blobStoreOf(url: string, read: (name: string) => string | undefined): Config['blobs'] {
   if (url.startsWith('file:')) {
     const dir = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
     if (dir === '') throw new ConfigError('BLOB_STORE_URL', 'file: needs a directory, e.g. file:./data/blobs');
-    return { kind: 'file', directory: path.resolve(dir) };
+    return {
+      kind: 'file',
+      directory: path.resolve(dir),
+      smallBlobMaxBytes: integer('SMALL_BLOB_MAX_BYTES', read('SMALL_BLOB_MAX_BYTES'), DEFAULT_SMALL_BLOB_MAX_BYTES, 0, MAX_SMALL_BLOB_MAX_BYTES),
+    };
   }
   if (url.startsWith('gs://')) {
     const [bucket, ...rest] = url.slice('gs://'.length).split('/');

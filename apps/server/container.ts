@@ -64,7 +64,7 @@ export const blobsModule = new ContainerModule(({ bind }) => {
     .toResolvedValue(async (config: Config, failpoints: Failpoints): Promise<BlobStore> => {
       switch (config.blobs.kind) {
         case 'file': {
-          const store = new LocalDiskBlobStore({ directory: config.blobs.directory, failpoints });
+          const store = new LocalDiskBlobStore({ directory: config.blobs.directory, smallBlobMaxBytes: config.blobs.smallBlobMaxBytes, failpoints });
           // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
           // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
           store.sweepTempFiles(HOUR_MS).catch((error: unknown) =>

@@ -59,6 +59,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
+  const blobs = await container.getAsync(Tokens.BlobStore);
 
   const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
   const apiApp = createApiApp(hangar, {
@@ -105,6 +106,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       await hangar.requestPasswordReset.settled();
       await mail.drain();
       await database.close();
+      await blobs.close?.();
     },
   };
 }

@@ -90,4 +90,9 @@ export interface BlobStore {
    * @returns how many were removed
    */
   sweepTempFiles?(olderThanMs: number): Promise<number>;
+  /**
+   * Lets go of what the store holds open (files, a database connection) once nothing uses it any
+   * more, at shutdown. Absent where there is nothing to release. Never rejects.
+   */
+  close?(): Promise<void>;
 }

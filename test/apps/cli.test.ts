@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { storedBlobs } from '../support/stored-blobs.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makePng, sha256 } from '../support/bytes.js';
@@ -19,21 +20,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const PASSWORD = 'correct horse';
 
 /** Every file under `dir` (recursively) with its SHA-256; empty when `dir` does not exist. */
-async function filesUnder(dir: string): Promise<{ file: string; sha256: string }[]> {
-  let entries;
-  try {
-    entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return Promise.all(
-    entries.filter((e) => e.isFile()).map(async (e) => {
-      const file = path.join(e.parentPath, e.name);
-      return { file, sha256: sha256(await readFile(file)) };
-    }),
-  );
-}
-
 describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
   this.timeout(30_000);
   let dataDir: string;
@@ -250,7 +236,7 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
     });
 
     it('with --yes removes the account, its keys, sessions, files and blobs; other accounts are untouched', async () => {
-      const blobsBefore = await filesUnder(path.join(dataDir, 'blobs'));
+      const blobsBefore = await storedBlobs(path.join(dataDir, 'blobs'));
       expect(blobsBefore.map((b) => b.sha256)).to.include(sha256(carol.png));
 
       expect(await cliOk(['users', 'delete', 'carol@example.com', '--yes'])).to.equal('carol@example.com: account deleted, 1 file removed\n');
@@ -259,7 +245,7 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
       expect((await call(server.api, '/files', { apiKey: carol.apiKey })).status).to.equal(401);
       expect((await call(server.api, '/profile', { token: carol.accessToken })).status).to.equal(401);
       expect((await fetch(carol.fileUrl)).status).to.equal(404);
-      const blobsAfter = await filesUnder(path.join(dataDir, 'blobs'));
+      const blobsAfter = await storedBlobs(path.join(dataDir, 'blobs'));
       expect(blobsAfter.map((b) => b.sha256)).not.to.include(sha256(carol.png));
       expect(blobsAfter.map((b) => b.sha256)).to.include(sha256(alice.png));
       expect((await cli(['users', 'show', 'carol@example.com'])).code).to.equal(1);

@@ -18,7 +18,7 @@ describe('configuration from the environment', () => {
       publicContentUrl: 'http://localhost:3001',
       dataDir: data,
       database: { kind: 'sqlite', path: path.join(data, 'hangar.db') },
-      blobs: { kind: 'file', directory: path.join(data, 'blobs') },
+      blobs: { kind: 'file', directory: path.join(data, 'blobs'), smallBlobMaxBytes: 65536 },
       mail: { kind: 'file', directory: path.join(data, 'outbox') },
       jwtSecret: { kind: 'file', path: path.join(data, 'jwt-secret') },
       allowedRedirectUrls: ['http://localhost:3000'],
@@ -100,7 +100,14 @@ describe('configuration from the environment', () => {
     });
   });
 
+  it('keeps blobs of up to SMALL_BLOB_MAX_BYTES (default 64 KiB, 0 = none, at most 1 MiB) in small-blobs.db with file: blobs', () => {
+    expect(loadConfig({ BLOB_STORE_URL: 'file:/srv/blobs', SMALL_BLOB_MAX_BYTES: '0' }).blobs).to.deep.equal({ kind: 'file', directory: '/srv/blobs', smallBlobMaxBytes: 0 });
+    expect(loadConfig({ SMALL_BLOB_MAX_BYTES: '1048576' }).blobs).to.include({ smallBlobMaxBytes: 1048576 });
+  });
+
   for (const [env, variable] of [
+    [{ SMALL_BLOB_MAX_BYTES: '1048577' }, 'SMALL_BLOB_MAX_BYTES'],
+    [{ SMALL_BLOB_MAX_BYTES: '64KiB' }, 'SMALL_BLOB_MAX_BYTES'],
     [{ BLOB_STORE_URL: 'gs://' }, 'BLOB_STORE_URL'],
     [{ BLOB_STORE_URL: 'gs://My_Bucket' }, 'BLOB_STORE_URL'],
     [{ BLOB_STORE_URL: 'gs://ab' }, 'BLOB_STORE_URL'],

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { GcsBlobStore, type GcsBlobStoreOptions } from '../../adapters/blobs/gcs-blob-store.js';
-import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
+import { LocalDiskBlobStore, type LocalDiskBlobStoreOptions, SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { FakeGcsServer } from '../support/fake-gcs-server.js';
@@ -17,15 +17,23 @@ async function makeTempDirectory(): Promise<string> {
 
 describeBlobStoreContract('MemoryBlobStore', async () => ({ store: new MemoryBlobStore() }));
 
-describeBlobStoreContract('LocalDiskBlobStore', async () => {
+/** A LocalDiskBlobStore in a new temp directory, closed and removed by `close`. */
+async function localDisk(options: Omit<LocalDiskBlobStoreOptions, 'directory'>) {
   const directory = await makeTempDirectory();
-  return { store: new LocalDiskBlobStore({ directory }), close: () => rm(directory, { recursive: true, force: true }) };
-});
+  const store = new LocalDiskBlobStore({ directory, ...options });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
 
-describeBlobStoreContract('LocalDiskBlobStore without fsync', async () => {
-  const directory = await makeTempDirectory();
-  return { store: new LocalDiskBlobStore({ directory, fsync: false }), close: () => rm(directory, { recursive: true, force: true }) };
-});
+// Blobs up to 64 KiB as rows of small-blobs.db, larger ones as files (the default).
+describeBlobStoreContract('LocalDiskBlobStore', () => localDisk({}));
+describeBlobStoreContract('LocalDiskBlobStore without fsync', () => localDisk({ fsync: false }));
+describeBlobStoreContract('LocalDiskBlobStore with every blob a file (smallBlobMaxBytes 0)', () => localDisk({ smallBlobMaxBytes: 0 }));
 
 describe('LocalDiskBlobStore', () => {
   let directory: string;
@@ -38,10 +46,16 @@ describe('LocalDiskBlobStore', () => {
   });
 
   afterEach(async () => {
+    await store.close();
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('keeps a blob at <directory>/<aa>/<bb>/<key with / as ~>, aa and bb from SHA-256(key)', async () => {
+  /** The store's files and directories at its root, without the small blobs' database. */
+  const rootEntries = async () => (await readdir(directory)).filter((name) => !name.startsWith(SMALL_BLOBS_FILE));
+
+  it('keeps a blob larger than smallBlobMaxBytes at <directory>/<aa>/<bb>/<key with / as ~>, aa and bb from SHA-256(key)', async () => {
+    await store.close();
+    store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 4 });
     const key = '0f8fad5b-d9cb-469f-a165-70867728950e/aB3dE5gH7jK9';
     await store.put({ key, body: chunked(Buffer.from('sharded')), contentType: 'text/plain', maxBytes: 100 });
     const hash = createHash('sha256').update(key).digest('hex');
@@ -50,6 +64,8 @@ describe('LocalDiskBlobStore', () => {
   });
 
   it('keeps a derived blob <account>/<file>/<name> in its file’s leaf directory, so deleteUnder reads one directory', async () => {
+    await store.close();
+    store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 0 });
     const file = '0f8fad5b-d9cb-469f-a165-70867728950e/aB3dE5gH7jK9';
     await store.put({ key: file, body: chunked(Buffer.from('original')), contentType: 'image/png', maxBytes: 100 });
     await store.put({ key: `${file}/w320-webp`, body: chunked(Buffer.from('thumbnail')), contentType: 'image/webp', maxBytes: 100 });
@@ -58,6 +74,100 @@ describe('LocalDiskBlobStore', () => {
     expect((await readdir(leaf)).sort()).to.deep.equal(['0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9', '0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9~w320-webp']);
     await store.deleteUnder(file);
     expect(await readdir(leaf)).to.deep.equal(['0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9']);
+  });
+
+  describe('small blobs (rows of small-blobs.db)', () => {
+    const put = (target: LocalDiskBlobStore, key: string, bytes: Buffer) =>
+      target.put({ key, body: chunked(bytes, [5]), contentType: 'application/octet-stream', maxBytes: 1_000_000 });
+    const fileOf = (key: string) => {
+      const segments = key.split('/');
+      const hash = createHash('sha256').update(segments.slice(0, 2).join('/')).digest('hex');
+      return join(directory, hash.slice(0, 2), hash.slice(2, 4), key.replaceAll('/', '~'));
+    };
+    const exists = (path: string) => stat(path).then(() => true, () => false);
+    const entries = async (target: LocalDiskBlobStore) => {
+      const found: Array<{ key: string; size: number }> = [];
+      for await (const { key, size } of target.list()) found.push({ key, size });
+      return found.sort((a, b) => a.key.localeCompare(b.key));
+    };
+
+    it('keeps a body of up to smallBlobMaxBytes as a row and one byte more as a file, and reads, stats and lists both', async () => {
+      await store.close();
+      store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 16 });
+      const atLimit = patternBytes(16, 1);
+      const over = patternBytes(17, 2);
+      expect(await put(store, 'u/at', atLimit)).to.deep.equal({ size: 16, sha256: sha256(atLimit) });
+      expect(await put(store, 'u/over', over)).to.deep.equal({ size: 17, sha256: sha256(over) });
+      expect(await put(store, 'u/empty', Buffer.alloc(0))).to.deep.equal({ size: 0, sha256: sha256(Buffer.alloc(0)) });
+      expect(await exists(fileOf('u/at'))).to.equal(false);
+      expect(await exists(fileOf('u/empty'))).to.equal(false);
+      expect(await readFile(fileOf('u/over'))).to.deep.equal(over);
+      expect(await collect((await store.get('u/at'))!)).to.deep.equal(atLimit);
+      expect(await collect((await store.get('u/at', { start: 3, end: 9 }))!)).to.deep.equal(atLimit.subarray(3, 10));
+      expect(await collect((await store.get('u/empty'))!)).to.deep.equal(Buffer.alloc(0));
+      expect((await store.stat('u/at'))?.size).to.equal(16);
+      expect(await entries(store)).to.deep.equal([
+        { key: 'u/at', size: 16 },
+        { key: 'u/empty', size: 0 },
+        { key: 'u/over', size: 17 },
+      ]);
+      // Another store (another connection, as another process) sees them.
+      const other = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 0 });
+      try {
+        expect(await collect((await other.get('u/at'))!)).to.deep.equal(atLimit);
+        await other.delete('u/at');
+      } finally {
+        await other.close();
+      }
+      expect(await store.get('u/at')).to.equal(undefined);
+      expect(await store.stat('u/at')).to.equal(undefined);
+    });
+
+    it('never keeps one key in both places: a put under a key taken the other way is refused and the blob stays', async () => {
+      const asFile = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 0 });
+      try {
+        await put(asFile, 'u/file', Buffer.from('a file'));
+        await put(store, 'u/row', Buffer.from('a row'));
+        expect(await rejectionOf(put(store, 'u/file', Buffer.from('small')))).to.match(/already exists/);
+        expect(await rejectionOf(put(asFile, 'u/row', Buffer.from('as a file')))).to.match(/already exists/);
+        expect(await rejectionOf(put(store, 'u/row', Buffer.from('again')))).to.match(/already exists/);
+        expect((await collect((await store.get('u/file'))!)).toString()).to.equal('a file');
+        expect((await collect((await asFile.get('u/row'))!)).toString()).to.equal('a row');
+        expect(await entries(store)).to.deep.equal([
+          { key: 'u/file', size: 6 },
+          { key: 'u/row', size: 5 },
+        ]);
+      } finally {
+        await asFile.close();
+      }
+    });
+
+    it('deleteUnder removes the derived rows and files of one file, and nothing of a file whose id only starts alike', async () => {
+      await store.close();
+      store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 16 });
+      const small = Buffer.from('thumb');
+      const large = patternBytes(100, 4);
+      await put(store, 'u/f1', large);
+      await put(store, 'u/f1/w320', small);
+      await put(store, 'u/f1/w1280', large);
+      await put(store, 'u/f10', small);
+      await put(store, 'u/f10/w320', small);
+      await store.deleteUnder('u/f1');
+      expect(await entries(store)).to.deep.equal([
+        { key: 'u/f1', size: 100 },
+        { key: 'u/f10', size: 5 },
+        { key: 'u/f10/w320', size: 5 },
+      ]);
+    });
+
+    it('stores many small bodies at once, each durable and readable (one WAL flush serves several)', async () => {
+      const bodies = Array.from({ length: 64 }, (_, i) => patternBytes(4096, i + 1));
+      const stored = await Promise.all(bodies.map((bytes, i) => put(store, `u/many${i}`, bytes)));
+      expect(stored.map((result) => result.sha256)).to.deep.equal(bodies.map((bytes) => sha256(bytes)));
+      for (const [i, bytes] of bodies.entries()) expect(await collect((await store.get(`u/many${i}`))!)).to.deep.equal(bytes);
+      expect(await readdir(tempDirectory())).to.deep.equal([]);
+      expect(await rootEntries()).to.deep.equal(['.tmp']);
+    });
   });
 
   it('leaves no temp file after a body error, an oversized body or an abort', async () => {
@@ -76,7 +186,8 @@ describe('LocalDiskBlobStore', () => {
     await rejectionOf(store.put({ key: 'u/c', body: stalledAtOnce(), contentType: 'text/plain', maxBytes: 1_000, signal: controller.signal }));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await readdir(tempDirectory())).to.deep.equal([]);
-    expect(await readdir(directory)).to.deep.equal(['.tmp']);
+    expect(await rootEntries()).to.deep.equal(['.tmp']);
+    for await (const entry of store.list()) expect.fail(`nothing should be stored, found ${entry.key}`);
   });
 
   it('removes only temp files older than the given age', async () => {
@@ -134,12 +245,12 @@ describe('LocalDiskBlobStore', () => {
     expect(sha256(Buffer.concat(chunks))).to.equal(sha256(bytes.subarray(250_000, 900_000)));
   });
 
-  /** File descriptors of this process open on files under the store's directory (Linux: /proc/self/fd). */
+  /** File descriptors of this process open on blob files under the store's directory (Linux: /proc/self/fd), not its small blobs' database. */
   async function openFilesInStore(): Promise<number> {
     let count = 0;
     for (const fd of await readdir('/proc/self/fd')) {
       const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-      if (target.startsWith(directory)) count += 1;
+      if (target.startsWith(directory) && !target.startsWith(join(directory, SMALL_BLOBS_FILE))) count += 1;
     }
     return count;
   }

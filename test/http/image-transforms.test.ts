@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readdir } from 'node:fs/promises';
+import { blobsUnder } from '../support/stored-blobs.js';
 import http from 'node:http';
 import path from 'node:path';
 import { sha256 } from '../support/bytes.js';
@@ -25,12 +25,6 @@ function get(base: string, pathAndQuery: string, headers: Record<string, string>
     request.on('error', reject);
     request.end();
   });
-}
-
-/** Names of every file under `directory`, recursively. */
-async function filesUnder(directory: string): Promise<string[]> {
-  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name));
 }
 
 function expectErrorBody(result: { status: number; headers: http.IncomingHttpHeaders; body: any }, status: number, code: string): void {
@@ -157,10 +151,10 @@ describe('HTTP: image transformations on /m/:file_id', function () {
     const id = png.body.file.file_id as string;
     expect((await get(server.content, `/m/${id}?w=50&format=webp`)).status).to.equal(200);
     const blobDir = path.join(server.dataDir, 'blobs');
-    const stored = (await filesUnder(blobDir)).filter((name) => name.includes(id));
+    const stored = (await blobsUnder(blobDir)).filter((name) => name.includes(id));
     expect(stored, 'the original and one derived image').to.have.length(2);
     expect((await call(server.api, `/files/${id}`, { method: 'DELETE', apiKey })).status).to.equal(204);
-    expect((await filesUnder(blobDir)).filter((name) => name.includes(id))).to.deep.equal([]);
+    expect((await blobsUnder(blobDir)).filter((name) => name.includes(id))).to.deep.equal([]);
     expectErrorBody(await get(server.content, `/m/${id}?w=50&format=webp`), 404, 'FILE_NOT_FOUND');
   });
 

@@ -7,7 +7,8 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { call, expectError, signUpWithKey, startTestServer, type TestServer } from '../support/http-harness.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
-import { aBody, filesUnder, sha256 } from './harness.js';
+import { blobsUnder } from '../support/stored-blobs.js';
+import { aBody, sha256 } from './harness.js';
 
 /**
  * Faults of the outside world give a clean answer with a stable code and change nothing
@@ -39,7 +40,7 @@ describe('faults of the outside world: a clean answer and nothing changed (docs/
     expect(listed.body.total).to.equal(0);
     const usage = await call(server!.api, '/usage', { apiKey });
     expect(usage.body.storage_bytes ?? usage.body.storage?.used_bytes ?? 0).to.equal(0);
-    expect(await filesUnder(blobDirectory)).to.deep.equal([]);
+    expect(await blobsUnder(blobDirectory)).to.deep.equal([]);
   }
 
   /** Uploads and reads back byte-identical: the service works again. */

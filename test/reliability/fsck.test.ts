@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { LocalDiskBlobStore, SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
 import { call, signUpWithKey, startTestServer, type TestServer } from '../support/http-harness.js';
 import { aBody, filesUnder, runCli, serverEnv } from './harness.js';
 
@@ -21,24 +22,41 @@ describe('admin CLI: fsck [--repair] (docs/reliability.md)', function () {
   let dataDir: string;
   let server: TestServer;
   let blobs: LocalDiskBlobStore;
+  /** The same directory, storing every blob as a file (as a store with SMALL_BLOB_MAX_BYTES=0 did). */
+  let blobFiles: LocalDiskBlobStore;
 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-fsck-'));
     server = await startTestServer({ RATE_LIMIT_UPLOADS_PER_MINUTE: '0' }, {}, { dataDir });
     blobs = new LocalDiskBlobStore({ directory: path.join(dataDir, 'blobs') });
+    blobFiles = new LocalDiskBlobStore({ directory: path.join(dataDir, 'blobs'), smallBlobMaxBytes: 0 });
   });
   after(async () => {
+    await blobs.close();
+    await blobFiles.close();
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
 
   const fsck = (...args: string[]) => runCli(['fsck', ...args], serverEnv(dataDir));
-  /** Stores a blob behind the service's back and makes it `ageSeconds` old (file mtime). */
-  async function blobAged(key: string, ageSeconds: number): Promise<void> {
-    await blobs.put({ key, body: bytes(`blob ${key}`), contentType: 'text/plain', maxBytes: 1_000 });
+  /**
+   * Stores a blob behind the service's back, as a file or as a row of small-blobs.db, and makes it
+   * `ageSeconds` old (the file's mtime, the row's modified_at).
+   */
+  async function blobAged(key: string, ageSeconds: number, as: 'file' | 'row'): Promise<void> {
+    const time = new Date(Date.now() - ageSeconds * 1000);
+    await (as === 'file' ? blobFiles : blobs).put({ key, body: bytes(`blob ${key}`), contentType: 'text/plain', maxBytes: 1_000 });
+    if (as === 'row') {
+      const database = new BetterSqlite3(path.join(dataDir, 'blobs', SMALL_BLOBS_FILE));
+      try {
+        expect(database.prepare('update blobs set modified_at = ? where key = ?').run(time.getTime(), key).changes).to.equal(1);
+      } finally {
+        database.close();
+      }
+      return;
+    }
     const name = key.replaceAll('/', '~');
     const file = (await filesUnder(path.join(dataDir, 'blobs'))).find((f) => f.endsWith(name))!;
-    const time = new Date(Date.now() - ageSeconds * 1000);
     await utimes(path.join(dataDir, 'blobs', file), time, time);
   }
 
@@ -57,10 +75,11 @@ describe('admin CLI: fsck [--repair] (docs/reliability.md)', function () {
     const youngOrphan = `${userId}/YoungOrph1`;
     const derivedOfLive = `${userId}/${kept.file_id}/w200_webp_v1`;
     const derivedOfGone = `${userId}/GoneFile01/w200_webp_v1`;
-    await blobAged(oldOrphan, 7_200);
-    await blobAged(youngOrphan, 60);
-    await blobAged(derivedOfLive, 7_200);
-    await blobAged(derivedOfGone, 7_200);
+    // Uploads of 3,000 bytes are rows; orphans of both kinds, as a store with another limit leaves them.
+    await blobAged(oldOrphan, 7_200, 'row');
+    await blobAged(youngOrphan, 60, 'file');
+    await blobAged(derivedOfLive, 7_200, 'row');
+    await blobAged(derivedOfGone, 7_200, 'file');
     await blobs.delete(`${userId}/${broken.file_id}`);
 
     const looked = await fsck();
