@@ -19,24 +19,25 @@ export function activityMiddleware(activity: ActivityRecorder) {
     } finally {
       const principal = ctx.state.principal as Principal | undefined;
       if (principal) {
-        const declared = Number(ctx.get('Content-Length'));
+        const headers = ctx.req.headers;
+        const declared = headers['content-length'];
         const received = ctx.state.requestBytes as number | undefined;
         const fileId = (ctx.state.fileId as string | undefined) ?? (ctx.params?.id && ctx.path.startsWith('/files/') ? String(ctx.params.id) : undefined);
+        // Built member by member, in the order it always had: object spreads of optional members cost µs a request.
+        const metadata: Record<string, unknown> = { auth: principal.kind === 'session' ? 'jwt' : 'api_key' };
+        if (principal.kind === 'api_key') metadata.api_key_id = principal.apiKeyId;
+        if (fileId) metadata.file_id = fileId;
+        metadata.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+        metadata.user_agent = headers['user-agent'] || null;
+        metadata.ip = ip;
+        metadata.request_id = ctx.state.requestId;
         activity.record({
           userId: principal.userId,
           method: ctx.method,
           path: ctx.path,
           statusCode: ctx.status,
-          requestSizeBytes: received ?? (Number.isSafeInteger(declared) && ctx.get('Content-Length') !== '' ? declared : null),
-          metadata: {
-            auth: principal.kind === 'session' ? 'jwt' : 'api_key',
-            ...(principal.kind === 'api_key' ? { api_key_id: principal.apiKeyId } : {}),
-            ...(fileId ? { file_id: fileId } : {}),
-            duration_ms: Math.round((performance.now() - started) * 10) / 10,
-            user_agent: ctx.get('User-Agent') || null,
-            ip,
-            request_id: ctx.state.requestId,
-          },
+          requestSizeBytes: received ?? (declared !== undefined && declared !== '' && Number.isSafeInteger(Number(declared)) ? Number(declared) : null),
+          metadata,
         });
       }
     }
