@@ -68,7 +68,7 @@ const WRITE_AT_LEAST_EVERY_MS = 10_000;
  * row, durable once the database's WAL is flushed, a flush shared by every insert committed
  * meanwhile; a longer body goes to a temp file, the gathered bytes first. Storing a 4 KiB blob as a
  * file took nine file-system calls, two of them disk flushes, most of a small upload's cost
- * (bench/README.md, change 16). Every operation looks in both places, so a store written with
+ * (bench/README.md, change 17). Every operation looks in both places, so a store written with
  * another limit (or before small blobs existed) reads the same; a key is never in both (`put`
  * checks the other place before it commits). Crash safety is SQLite's: an insert is there
  * whole or not at all.

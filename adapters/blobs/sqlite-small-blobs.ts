@@ -22,7 +22,7 @@ export const SMALL_BLOB_PAGE = 500;
  * fsynced, closed, linked and unlinked, its directory opened, fsynced and closed), two of them
  * flushes of the disk, for every 4 KiB upload; a row costs one insert and a share of one WAL flush
  * that every insert committed meanwhile shares (group commit, as the service's database does). On
- * this machine the file-system work was most of a 4 KiB upload's cost (bench/README.md, change 16).
+ * this machine the file-system work was most of a 4 KiB upload's cost (bench/README.md, change 17).
  * SQLite's own measurements find blobs below ~100 KB faster to read and write inside the database
  * than as files (https://www.sqlite.org/intern-v-extern-blob.html).
  *

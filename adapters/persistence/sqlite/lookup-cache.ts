@@ -17,7 +17,7 @@ export const LOOKUP_CACHE_ENTRIES = 4096;
  *   header in the `-shm` file ({@link WalIndexHeader}: one `pread`, ~1 µs, no lock), or, where the
  *   database has no such file (in memory, not in WAL mode), with `PRAGMA data_version`
  *   (https://sqlite.org/pragma.html#pragma_data_version), which opens a read transaction: two
- *   `fcntl` lock calls, 2.4 µs in isolation and 7–18 µs under load (bench/README.md, profile 16).
+ *   `fcntl` lock calls, 2.4 µs in isolation and 7–18 µs under load (bench/README.md, change 16).
  *
  * So an answer is never older than the last commit before the call: a revoked key, a changed plan
  * or a new custom domain is seen by the next request in every process, exactly as without the

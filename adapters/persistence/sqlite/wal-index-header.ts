@@ -21,7 +21,7 @@ const LITTLE_ENDIAN = endianness() === 'LE';
  *
  * Why: `PRAGMA data_version` answers the same question but opens a read transaction to do so (two
  * `fcntl` lock calls on the `-shm` file), which costs ~2.4 µs in isolation and 7–18 µs per call under
- * load with two processes on the file (bench/README.md, profile 16); the `pread` costs ~1 µs.
+ * load (bench/README.md, change 16); the `pread` costs ~1 µs in isolation.
  *
  * How it is exact: a writer updates the header, copy 2 first and then copy 1, at the end of every
  * commit and before the commit returns (walformat.html: `iChange` is incremented by each
