@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { PrecompiledQuery } from '../../adapters/persistence/sql/precompiled-query.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { runTransaction } from '../../adapters/persistence/sql/direct-access.js';
+import { DIRECT_BUSY, DIRECT_BUSY_WAIT_MS, type DirectTransaction, registerDirectAccess, runTransaction } from '../../adapters/persistence/sql/direct-access.js';
+import { type CompiledQuery, type QueryResult, sql } from 'kysely';
 import { aUser } from '../contracts/persistence-fixtures.js';
 
 describe('PrecompiledQuery (SQLite)', () => {
@@ -129,6 +130,64 @@ describe('PrecompiledQuery (SQLite)', () => {
       expect(await script).to.equal('done');
       expect(await users.findById(held.id)).to.equal(undefined);
       expect((await users.findById(own.id))?.email).to.equal('own@example.com');
+    });
+
+    it('tries the direct way again while the write lock is held elsewhere, and hands over to Kysely after DIRECT_BUSY_WAIT_MS', async () => {
+      const db = database.db;
+      let calls = 0;
+      const busyThrice: DirectTransaction = ((work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => unknown) => {
+        calls += 1;
+        return calls <= 3 ? DIRECT_BUSY : Promise.resolve(work(() => ({ rows: [{ n: 'direct' }] })));
+      }) as DirectTransaction;
+      registerDirectAccess(db, { read: () => undefined, transaction: busyThrice });
+      const direct = await runTransaction(db, function* () {
+        const result = yield sql`select 'kysely' as n`.compile(db);
+        return (result.rows[0] as { n: string }).n;
+      });
+      expect(direct).to.equal('direct');
+      expect(calls).to.equal(4);
+
+      calls = 0;
+      const alwaysBusy: DirectTransaction = (() => {
+        calls += 1;
+        return DIRECT_BUSY;
+      }) as DirectTransaction;
+      registerDirectAccess(db, { read: () => undefined, transaction: alwaysBusy });
+      const started = Date.now();
+      const viaKysely = await runTransaction(db, function* () {
+        const result = yield sql`select 'kysely' as n`.compile(db);
+        return (result.rows[0] as { n: string }).n;
+      });
+      expect(viaKysely).to.equal('kysely');
+      expect(Date.now() - started).to.be.at.least(DIRECT_BUSY_WAIT_MS - 5);
+      expect(calls).to.be.greaterThan(3);
+    });
+
+    it('waits for another process’s write lock and then commits (the direct way, within DIRECT_BUSY_WAIT_MS)', async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'hangar-direct-busy-'));
+      const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db') });
+      const other = new BetterSqlite3(path.join(dir, 'hangar.db'));
+      try {
+        const insertUser = new PrecompiledQuery((db, id: string, email: string) =>
+          db.insertInto('users').values({ id, email, password_hash: 'x', created_at: 0, updated_at: 0, plan_name: 'default' }),
+        );
+        const db = onDisk.db;
+        const user = aUser({ email: 'waited@example.com' });
+        other.exec('begin immediate');
+        setTimeout(() => other.exec('commit'), 30);
+        const started = Date.now();
+        const outcome = await runTransaction(db, function* () {
+          const inserted = yield insertUser.compiled(db, user.id, user.email);
+          return inserted.numAffectedRows;
+        });
+        expect(outcome).to.equal(1n);
+        expect(Date.now() - started).to.be.at.least(25).and.below(DIRECT_BUSY_WAIT_MS);
+        expect((await createSqlRepositories(db).users.findById(user.id))?.email).to.equal('waited@example.com');
+      } finally {
+        other.close();
+        await onDisk.close();
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     it('sees what another connection (another process, the admin CLI) committed, with nothing stale kept', async () => {

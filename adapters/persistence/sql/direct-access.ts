@@ -12,12 +12,28 @@ import type { HangarDatabase } from './schema.js';
 export type DirectReader = (sql: string, parameters: readonly unknown[], cacheable?: boolean) => unknown[] | undefined;
 
 /**
- * Runs `work` as one transaction, synchronously, each statement through `execute`; resolves once the
- * commit is durable. Returns `undefined` when it cannot run now or the transaction failed (it was
- * rolled back, nothing changed): the caller then runs the same work through Kysely, which waits
- * for the connection and reports errors as usual.
+ * Answer of a {@link DirectTransaction} that could not start because another connection (another
+ * process) holds the database's write lock: nothing ran, and trying again shortly is likely to work.
  */
-export type DirectTransaction = <T>(work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => T) => Promise<T> | undefined;
+export const DIRECT_BUSY = Symbol('direct transaction: write lock held elsewhere');
+
+/**
+ * Runs `work` as one transaction, synchronously, each statement through `execute`; resolves once the
+ * commit is durable. Returns {@link DIRECT_BUSY} when another connection holds the write lock
+ * (nothing ran), and `undefined` when it cannot run now for another reason or the transaction
+ * failed (it was rolled back, nothing changed): the caller then runs the same work through Kysely,
+ * which waits for the connection and reports errors as usual.
+ */
+export type DirectTransaction = <T>(work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => T) => Promise<T> | undefined | typeof DIRECT_BUSY;
+
+/**
+ * How long {@link runTransaction} keeps trying the direct way while another process holds the
+ * write lock, in ms, before it hands the work to Kysely (which waits up to 5 s more, then answers
+ * 503). Other processes' transactions hold the lock for well under a millisecond.
+ */
+export const DIRECT_BUSY_WAIT_MS = 100;
+/** Pauses between direct attempts while the lock is held elsewhere, in ms (0: the next turn of the event loop), the last one repeated. */
+const DIRECT_BUSY_PAUSES_MS = [0, 0, 1, 2, 4, 8] as const;
 
 /**
  * Runs `statements` as one transaction on another connection, off the event loop, and resolves once
@@ -56,27 +72,45 @@ export function directReaderOf(db: Kysely<HangarDatabase>): DirectReader | undef
  * A transaction written once for every database: a generator that yields each statement (compiled,
  * e.g. by `PrecompiledQuery.compiled`) and receives its result, then returns the outcome. It must
  * do nothing but yield statements and compute: it may run synchronously (SQLite) or with a
- * round-trip per statement (Postgres), and may be run twice (see {@link runTransaction}).
+ * round-trip per statement (Postgres), and may be run more than once (see {@link runTransaction}).
  */
 export type TransactionScript<T> = () => Generator<CompiledQuery, T, QueryResult<unknown>>;
 
 /**
  * Runs `script` as one transaction on `db`: through the registered direct transaction when there is
  * one and it accepts (one synchronous better-sqlite3 transaction, `BEGIN IMMEDIATE`), otherwise as
- * a Kysely transaction with one `executeQuery` per yielded statement. A direct attempt that fails
- * is rolled back and the script runs again the Kysely way, which reports its error as every other
- * statement does (a constraint violation as the driver's error, an outage as DATABASE_UNAVAILABLE).
+ * a Kysely transaction with one `executeQuery` per yielded statement. While another process holds
+ * the write lock ({@link DIRECT_BUSY}), the direct way is tried again after short pauses off the
+ * event loop for up to {@link DIRECT_BUSY_WAIT_MS}: with two server processes on one SQLite file,
+ * about one upload in eight found the lock taken, and handing those to Kysely cost ~200 µs of CPU
+ * more each (bench/README.md, change 18). A direct attempt that fails otherwise is rolled back and
+ * the script runs again the Kysely way, which reports its error as every other statement does (a
+ * constraint violation as the driver's error, an outage as DATABASE_UNAVAILABLE).
  * @throws what the statements or the script throw (Kysely path)
  */
 export async function runTransaction<T>(db: Kysely<HangarDatabase>, script: TransactionScript<T>): Promise<T> {
-  const direct = registry.get(db)?.transaction?.((execute) => drive(script(), execute));
-  if (direct) return direct;
+  const transaction = registry.get(db)?.transaction;
+  if (transaction) {
+    const work = (execute: (query: CompiledQuery) => QueryResult<unknown>) => drive(script(), execute);
+    let direct = transaction(work);
+    const deadline = direct === DIRECT_BUSY ? Date.now() + DIRECT_BUSY_WAIT_MS : 0;
+    for (let attempt = 0; direct === DIRECT_BUSY && Date.now() < deadline; attempt++) {
+      await pause(DIRECT_BUSY_PAUSES_MS[Math.min(attempt, DIRECT_BUSY_PAUSES_MS.length - 1)]);
+      direct = transaction(work);
+    }
+    if (direct !== undefined && direct !== DIRECT_BUSY) return direct;
+  }
   return db.transaction().execute(async (trx) => {
     const steps = script();
     let step = steps.next();
     while (!step.done) step = steps.next(await trx.executeQuery(step.value));
     return step.value;
   });
+}
+
+/** Resolves after `ms` milliseconds; 0: on the next turn of the event loop (setImmediate). */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => (ms === 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
 }
 
 function drive<T>(steps: Generator<CompiledQuery, T, QueryResult<unknown>>, execute: (query: CompiledQuery) => QueryResult<unknown>): T {

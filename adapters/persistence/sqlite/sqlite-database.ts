@@ -13,12 +13,12 @@ import {
   type SqliteStatement as KyselySqliteStatement,
 } from 'kysely';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
-import { type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
+import { DIRECT_BUSY, type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
 import { LookupCache } from './lookup-cache.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './wal-checkpointer.js';
-import { BUSY_TIMEOUT_MS, retryWhileBusy, WalFlusher } from './wal-flusher.js';
+import { BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, WalFlusher } from './wal-flusher.js';
 
 /** Options of {@link openSqliteDatabase}. */
 export interface SqliteDatabaseOptions {
@@ -278,13 +278,14 @@ function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefi
         return undefined;
       }
     },
-    transaction: <T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> | undefined => {
+    transaction: <T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> | undefined | typeof DIRECT_BUSY => {
       if (!database.open || database.inTransaction) return undefined;
       let result: T;
       try {
         result = database.transaction(() => work(execute)).immediate();
-      } catch {
-        return undefined;
+      } catch (error) {
+        // BEGIN IMMEDIATE found another process's write lock: nothing ran (runTransaction tries again).
+        return isBusy(error) ? DIRECT_BUSY : undefined;
       }
       if (!wal) return Promise.resolve(result);
       return wal.flush().then(
