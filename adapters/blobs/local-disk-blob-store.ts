@@ -118,8 +118,10 @@ export class LocalDiskBlobStore implements BlobStore {
     const { path: destination, shard } = this.locate(key);
     const meter = new ByteMeter(options.maxBytes);
     let body: AsyncIterable<Uint8Array> = meteredBody(options.body, meter, signal);
+    /** The body's iterator once gathering has started it: finished on failure, whether or not writeBody got to read it. */
+    let started: AsyncIterator<Uint8Array> | undefined;
     if (small && this.smallBlobMaxBytes > 0) {
-      const chunks = body[Symbol.asyncIterator]();
+      const chunks = (started = body[Symbol.asyncIterator]());
       const gathered = await gather(chunks, this.smallBlobMaxBytes);
       if (gathered.ended) {
         await this.putSmall(small, key, destination, gathered.chunks, meter.size);
@@ -155,6 +157,7 @@ export class LocalDiskBlobStore implements BlobStore {
       }
       return { size: meter.size, sha256: meter.digest() };
     } catch (error) {
+      await started?.return?.().catch(() => undefined);
       await handle?.close().catch(() => undefined);
       await rm(tempPath, { force: true }).catch(() => undefined);
       if (committed) await rm(destination, { force: true }).catch(() => undefined);

@@ -9,8 +9,8 @@ import { aBody, anAccount, killServer, LONG, processResources, startServer } fro
 /** Issue #9's soak: 100 000 content reads and 5 000 uploads under `npm run test:long`; a tenth of that in npm test. */
 const READS = LONG ? 100_000 : 2_000;
 const UPLOADS = LONG ? 5_000 : 200;
-const WARM_UP_READS = LONG ? 20_000 : 3_000;
-const WARM_UP_UPLOADS = LONG ? 1_000 : 300;
+const WARM_UP_READS = LONG ? 20_000 : 8_000;
+const WARM_UP_UPLOADS = LONG ? 1_000 : 500;
 const CONCURRENCY = 8;
 /**
  * The warm-up lets V8 grow its young generation to its working size under this load (RSS climbs
