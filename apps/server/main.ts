@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from './config.js';
+import { startLines } from './start-lines.js';
 import type { WorkerReady } from './supervisor.js';
 
 // Entry point of `npm start`: the only reader of process.env. With WORKERS > 1 this process is the
@@ -32,8 +33,7 @@ async function main(): Promise<void> {
     // The supervisor prints the addresses once every worker listens.
     process.send!({ hangar: 'ready', api: running.apiAddress, content: running.contentAddress } satisfies WorkerReady);
   } else {
-    process.stdout.write(`hangar: API on ${running.apiAddress} (public ${config.publicApiUrl}), content on ${running.contentAddress} (public ${config.publicContentUrl})\n`);
-    process.stdout.write(`hangar: database ${config.database.kind}, blobs ${config.blobs.kind}, mail ${config.mail.kind}${config.mail.kind === 'file' ? ` (${config.mail.directory})` : ''}\n`);
+    for (const line of startLines(config, running.apiAddress, running.contentAddress)) process.stdout.write(`${line}\n`);
   }
 
   let stopping = false;

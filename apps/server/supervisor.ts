@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { serveClusterRateLimits } from '../../adapters/rate-limits/flexible-rate-limiter.js';
 import type { Config } from './config.js';
+import { startLines } from './start-lines.js';
 
 /** What a worker sends its primary once both its servers listen (apps/server/main.ts). */
 export interface WorkerReady {
@@ -94,8 +95,7 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
     await allExited();
     throw error;
   }
-  out(`hangar: API on ${ready.api} (public ${config.publicApiUrl}), content on ${ready.content} (public ${config.publicContentUrl})`);
-  out(`hangar: database ${config.database.kind}, blobs ${config.blobs.kind}, mail ${config.mail.kind}${config.mail.kind === 'file' ? ` (${config.mail.directory})` : ''}`);
+  for (const line of startLines(config, ready.api, ready.content)) out(line);
   out(`hangar: ${config.workers} worker processes (WORKERS), supervisor pid ${process.pid}`);
 
   // Later deaths: replace the worker, unless stopping or crash-looping.
