@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
-import { BENCH, ROOT, cpuTimeOf, freePort, peakMemoryTracker, processTree, runClient, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
+import { BENCH, ROOT, cpuTimeOf, freePort, peakMemoryTracker, processTree, runClient, SERVER_MAIN, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
 import { withMagic } from './lib/magic.mjs';
 import { thumbnails } from './scenarios/thumbnails.mjs';
 import { format, GiB, median, MiB, table } from './lib/stats.mjs';
@@ -308,7 +308,7 @@ async function startup() {
     const port = await freePort();
     const contentPort = await freePort();
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/server/main.js')], {
+    const child = spawn(process.execPath, [SERVER_MAIN], {
       cwd: ROOT, env: serviceEnvironment({ dataDir, port, contentPort }), stdio: 'ignore',
     });
     await firstAnswer(`http://127.0.0.1:${port}/reference/allowed-content-types`, child);

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BENCH = path.join(ROOT, 'bench');
-const SERVER_MAIN = path.join(ROOT, 'dist/apps/server/main.js');
+/** The server as `npm start` runs it (the bundle of apps/server/rolldown.config.mjs). */
+export const SERVER_MAIN = path.join(ROOT, 'dist/apps/bundle/main.js');
 
 /** A TCP port free on 127.0.0.1 right now (the OS picks it; closed again before use). */
 export async function freePort() {
@@ -53,7 +54,7 @@ export function serviceEnvironment({ dataDir, port, contentPort }) {
 }
 
 /**
- * Starts `node [nodeArgs] dist/apps/server/main.js` (with `env` over {@link serviceEnvironment}'s)
+ * Starts `node [nodeArgs] dist/apps/bundle/main.js` (with `env` over {@link serviceEnvironment}'s)
  * and resolves once it printed its addresses.
  * @returns { child, api, content, dataDir, output(), stop() }
  */

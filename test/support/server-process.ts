@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { registerService, unregisterService } from './openapi-check.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
 
-/** The compiled server entry point, as `npm start` runs it. */
-export const SERVER_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/main.js');
+/** The server as `npm start` runs it: the bundle of the compiled entry point (apps/server/rolldown.config.mjs). */
+export const SERVER_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/bundle/main.js');
 
 /** A server started as its own process, as a self-hoster starts it. */
 export interface ServerProcess {
@@ -63,7 +63,7 @@ export async function startServerProcesses(envs: Record<string, string>[]): Prom
 }
 
 /**
- * Starts `node dist/apps/server/main.js` with `env` and waits until both servers listen. With
+ * Starts `node dist/apps/bundle/main.js` with `env` and waits until both servers listen. With
  * `HANGAR_TEST_DB=postgres` and no DATABASE_URL in `env`, the server gets a fresh Postgres schema
  * of its own, dropped once it has stopped. It runs as one process (`WORKERS=1`) unless `env` asks
  * for workers: tests that kill, watch or measure "the server" mean that one process.

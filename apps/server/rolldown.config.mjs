@@ -1,0 +1,37 @@
+// The server as `npm start` runs it: the compiled entry point (dist/apps/server/main.js) and the
+// modules it imports, our own and the npm packages', bundled into a few files in dist/apps/bundle/
+// (`npm run build`, after tsc). Why: Node's ES module loader resolves, reads and compiles each of
+// the ~450 files separately, which was most of the time from start to first answer (750 ms for one
+// process, 1.1 s for a supervisor and two workers, bench/README.md change 19); one file per chunk
+// takes a third of that.
+//
+// What stays outside the bundle, loaded from node_modules as before:
+// - native addons and the packages that find files of their own next to them (better-sqlite3,
+//   argon2, sharp and its libvips, swagger-ui-dist's assets);
+// - the clients of optional backends (pg, nodemailer, the Google Cloud and Cloudflare SDKs): they
+//   are imported only when the configuration chooses them, from chunks of their own.
+//
+// Paths that depend on where a module lies (`new URL(…, import.meta.url)`) still hold: the bundle
+// is two directories below dist/, as apps/api/ and apps/server/ are (so `../../dashboard/` is
+// dist/dashboard/), and the WAL worker is an entry of its own, written next to the chunk that starts
+// it as `./wal-checkpoint-worker.js`. test/support/server-process.ts starts this bundle, so every
+// test that runs the server as a process (and scripts/smoke.sh, through npm start) runs these files.
+export default {
+  input: {
+    main: 'dist/apps/server/main.js',
+    'wal-checkpoint-worker': 'dist/adapters/persistence/sqlite/wal-checkpoint-worker.js',
+  },
+  platform: 'node',
+  external: ['better-sqlite3', 'argon2', 'sharp', 'swagger-ui-dist', 'pg', 'nodemailer', '@google-cloud/storage', 'cloudflare'],
+  // depd (a dependency of Koa's) builds its deprecation wrappers with eval, by design.
+  checks: { eval: false },
+  output: {
+    dir: 'dist/apps/bundle',
+    cleanDir: true,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    sourcemap: true,
+    // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
+    banner: "import { createRequire as __hangarCreateRequire } from 'node:module'; const require = __hangarCreateRequire(import.meta.url);",
+  },
+};
