@@ -83,6 +83,47 @@ describe('SQLite lookup cache', () => {
       expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 2 }]);
     });
 
+    it('lets the lookups that reach its gate in one turn of the event loop wait for one shared check, which sees what another connection committed', async () => {
+      const cache = new LookupCache(connection);
+      const statement = lookup();
+      cache.read(statement, 'q', ['a']);
+      await new Promise((resolve) => setImmediate(resolve));
+      other.prepare('insert into t values (?, ?)').run('x', '1');
+      const checksBefore = cache.otherConnectionChecks;
+      // Three requests, each handled in a task of its own (as three I/O callbacks of one poll phase).
+      const answers = await new Promise<unknown[][]>((resolve, reject) => {
+        const rows: unknown[][] = [];
+        for (let i = 0; i < 3; i++) {
+          setTimeout(() => {
+            const gate = cache.gate();
+            if (!gate) return reject(new Error('a lookup in a new task did not wait at the gate'));
+            gate.then(() => {
+              rows.push(cache.read(statement, 'q', ['a']));
+              if (rows.length === 3) resolve(rows);
+            }, reject);
+          }, 0);
+        }
+      });
+      expect(answers).to.deep.equal([[{ read: 2 }], [{ read: 2 }], [{ read: 2 }]]);
+      expect(cache.otherConnectionChecks - checksBefore).to.equal(1);
+    });
+
+    it('lets a lookup through its gate at once in the task that checked, and makes the next task wait again', async () => {
+      const cache = new LookupCache(connection);
+      const statement = lookup();
+      const sameTask = await new Promise<Promise<void> | undefined>((resolve) =>
+        setImmediate(() => {
+          cache.read(statement, 'q', ['a']);
+          void Promise.resolve().then(() => resolve(cache.gate()));
+        }),
+      );
+      expect(sameTask).to.equal(undefined);
+      await new Promise((resolve) => setImmediate(resolve));
+      const nextTask = cache.gate();
+      expect(nextTask).to.be.instanceOf(Promise);
+      await nextTask;
+    });
+
     it('starts over when full, and keeps nothing of a lookup that failed', () => {
       const cache = new LookupCache(connection, 2);
       const statement = lookup();

@@ -12,6 +12,14 @@ import type { HangarDatabase } from './schema.js';
 export type DirectReader = (sql: string, parameters: readonly unknown[], cacheable?: boolean) => unknown[] | undefined;
 
 /**
+ * Called before a cacheable read: `undefined` when the reader may answer from its cache at once, or
+ * a promise to await first, after which the cache has been checked against other connections'
+ * commits for every read waiting on that promise together (SQLite: one check per turn of the event
+ * loop for all the requests that reached a lookup in it; see LookupCache). Never rejects.
+ */
+export type CachedReadGate = () => Promise<void> | undefined;
+
+/**
  * Answer of a {@link DirectTransaction} that could not start because another connection (another
  * process) holds the database's write lock: nothing ran, and trying again shortly is likely to work.
  */
@@ -44,6 +52,7 @@ export type BackgroundWriter = (statements: readonly CompiledQuery[]) => Promise
 
 interface DirectAccess {
   read: DirectReader;
+  beforeCachedRead?: CachedReadGate;
   transaction?: DirectTransaction;
   background?: BackgroundWriter;
 }
@@ -63,9 +72,9 @@ export function registerDirectAccess(db: Kysely<HangarDatabase>, access: DirectA
   registry.set(db, access);
 }
 
-/** The reader registered for `db`, if any (see {@link registerDirectAccess}). */
-export function directReaderOf(db: Kysely<HangarDatabase>): DirectReader | undefined {
-  return registry.get(db)?.read;
+/** The reader registered for `db` and the gate of its cacheable reads, if any (see {@link registerDirectAccess}). */
+export function directReaderOf(db: Kysely<HangarDatabase>): Pick<DirectAccess, 'read' | 'beforeCachedRead'> | undefined {
+  return registry.get(db);
 }
 
 /**

@@ -35,12 +35,23 @@ export class PrecompiledQuery<Row, Args extends unknown[]> {
     private readonly options: { cacheable?: boolean } = {},
   ) {}
 
-  /** The rows the query returns on `db` for `args`. @throws the driver's error */
+  /**
+   * The rows the query returns on `db` for `args`. A cacheable query first waits at the reader's
+   * gate when it has one (`CachedReadGate`: at most until the end of the event loop's turn).
+   * @throws the driver's error
+   */
   async execute(db: Kysely<HangarDatabase>, ...args: Args): Promise<Row[]> {
     const { sql, parameters } = this.bind(db, args);
-    // The direct reader takes the SQL and parameters as they are: no query object on that path.
-    const direct = directReaderOf(db)?.(sql, parameters, this.options.cacheable);
-    if (direct) return direct as Row[];
+    const reader = directReaderOf(db);
+    if (reader) {
+      if (this.options.cacheable) {
+        const gate = reader.beforeCachedRead?.();
+        if (gate) await gate;
+      }
+      // The direct reader takes the SQL and parameters as they are: no query object on that path.
+      const direct = reader.read(sql, parameters, this.options.cacheable);
+      if (direct) return direct as Row[];
+    }
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;
   }

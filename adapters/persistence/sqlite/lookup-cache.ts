@@ -19,10 +19,12 @@ export const LOOKUP_CACHE_ENTRIES = 4096;
  *   (https://sqlite.org/pragma.html#pragma_data_version), which opens a read transaction: two
  *   `fcntl` lock calls, 2.4 µs in isolation and 7–18 µs under load (bench/README.md, change 16).
  *
- * So an answer is never older than the last commit before the call: a revoked key, a changed plan
- * or a new custom domain is seen by the next request in every process, exactly as without the
- * cache. The check runs once per turn (see dropIfChanged), against 4–10 µs for each lookup that
- * builds a row of 7–12 columns, three or more per request (bench/README.md, profile 13). Any write
+ * So an answer is never older than the last commit before the request it serves was received: a
+ * revoked key, a changed plan or a new custom domain is seen by the next request in every process,
+ * exactly as without the cache. Other connections' commits are checked once per task of the event
+ * loop (see dropIfChanged), and callers that can wait ({@link gate}, through `PrecompiledQuery`)
+ * share one check per turn of the loop, against 4–10 µs for each lookup that builds a row of 7–12
+ * columns, three or more per request (bench/README.md, profile 13). Any write
  * empties the cache, so under a stream of uploads it mostly misses; it pays off for the reads that
  * come between writes, which are most requests.
  *
@@ -87,28 +89,65 @@ export class LookupCache {
   /**
    * Empties the cache when this connection wrote or another one committed since the last check.
    * Writes on this connection are checked on every call (0.1 µs); other connections' commits once
-   * per turn of the event loop (until `process.nextTick` runs, i.e. within one I/O or timer callback
-   * and its promise continuations). That is as fresh as checking every time: the requests served in
-   * one turn were all received before it began (their bytes were read in its I/O callback or an
-   * earlier one), so a commit another process acknowledged before a client sent one of them came
-   * before the check too.
+   * per task of the event loop: one I/O, timer or immediate callback together with every promise
+   * continuation it leads to, until its microtasks have all run. That is as fresh as checking every
+   * time: the requests served in one task were all received before it began (their bytes were read
+   * in its I/O callback or an earlier one; no socket is read while a task runs), so a commit another
+   * process acknowledged before a client sent one of them came before the check too.
    */
   private dropIfChanged(): void {
     const changes = this.totalChanges.get();
-    let committed = false;
-    if (!this.checkedThisTurn) {
-      committed = this.otherCommits();
-      this.checkedThisTurn = true;
-      process.nextTick(this.endTurn);
-    }
+    const committed = this.checkedThisTask ? false : this.checkOtherConnections();
     if (changes === this.changes && !committed) return;
     this.clear();
     this.changes = changes;
   }
 
-  private checkedThisTurn = false;
-  private readonly endTurn = (): void => {
-    this.checkedThisTurn = false;
+  /**
+   * Undefined when a lookup now would not ask about other connections (they were checked in this
+   * task); otherwise a promise that resolves in the next check phase of the event loop
+   * (`setImmediate`), whose waiters then all look up within that one task: the first lookup asks,
+   * the others use its answer. Every request that reached a lookup in one turn of the loop waits on
+   * the same promise, so the `-shm` file is read once per turn instead of once per request, and the
+   * requests' remaining work runs one after the other in that phase, which under load costs a
+   * request about half the CPU it did (bench/README.md, change 20). Fresh as ever: every waiter's
+   * request had been received before the check (it was waiting). Never rejects.
+   */
+  gate(): Promise<void> | undefined {
+    if (this.checkedThisTask) return undefined;
+    this.waiting ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.waiting = undefined;
+        resolve();
+      }),
+    );
+    return this.waiting;
+  }
+
+  /** How often other connections' commits were asked about (the `-shm` header read or `data_version`), for tests and diagnostics. */
+  get otherConnectionChecks(): number {
+    return this.checks;
+  }
+
+  private checks = 0;
+  private waiting: Promise<void> | undefined;
+  private checkedThisTask = false;
+
+  /** Asks whether another connection committed, and holds the answer good until the current task ends. */
+  private checkOtherConnections(): boolean {
+    this.checks += 1;
+    this.checkedThisTask = true;
+    // A tick queued from a microtask runs only once the task's microtask queue is empty: a tick
+    // queued directly from a callback's synchronous part would run before its promise continuations.
+    queueMicrotask(this.endTaskAfterMicrotasks);
+    return this.otherCommits();
+  }
+
+  private readonly endTask = (): void => {
+    this.checkedThisTask = false;
+  };
+  private readonly endTaskAfterMicrotasks = (): void => {
+    process.nextTick(this.endTask);
   };
 
   private clear(): void {

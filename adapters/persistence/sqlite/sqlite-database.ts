@@ -13,7 +13,7 @@ import {
   type SqliteStatement as KyselySqliteStatement,
 } from 'kysely';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
-import { DIRECT_BUSY, type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
+import { type CachedReadGate, DIRECT_BUSY, type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
 import { LookupCache } from './lookup-cache.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
@@ -93,6 +93,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     const background = checkpoints;
     registerDirectAccess(db, {
       read: access.read,
+      beforeCachedRead: access.beforeCachedRead,
       transaction: access.transaction,
       // Batches (the activity log's) are written by the same worker, on its connection.
       ...(background ? { background: (statements: readonly CompiledQuery[]) => background.write(statements) } : {}),
@@ -231,7 +232,9 @@ const DIRECT_STATEMENTS_KEPT = 64;
  * - `read`: the precompiled lookups on every request's path (API key, user, session, custom domain,
  *   file by file id, totals): one synchronous better-sqlite3 call instead of the connection mutex
  *   and several promise hops, which cost more than the lookup itself (bench/README.md, "auth").
- *   Cacheable ones are answered from a {@link LookupCache} while the database is unchanged.
+ *   Cacheable ones are answered from a {@link LookupCache} while the database is unchanged, after
+ *   `beforeCachedRead` (the cache's `gate`: one check of other connections' commits per turn of the
+ *   event loop, shared by every request waiting on it).
  * - `transaction`: whole transaction scripts (`runTransaction`), e.g. an upload's quota claim and
  *   record, five small statements that cost ~200 µs of CPU through Kysely against tens of µs in
  *   SQLite itself (bench/README.md, "4 KiB uploads"): one synchronous `BEGIN IMMEDIATE`
@@ -247,7 +250,7 @@ const DIRECT_STATEMENTS_KEPT = 64;
  * A failed WAL flush after a commit is reported (translated as Kysely's path would), never retried.
  * `close` lets go of the lookup cache's file (call it before closing the connection).
  */
-function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefined): { read: DirectReader; transaction: DirectTransaction; close: () => void } {
+function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefined): { read: DirectReader; beforeCachedRead: CachedReadGate; transaction: DirectTransaction; close: () => void } {
   const statements = new Map<string, BetterSqlite3.Statement>();
   let lookups: LookupCache | undefined;
   /** The statement for `sql`, prepared once while the cache has room. @throws SQLite's error for bad SQL */
@@ -278,6 +281,8 @@ function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefi
         return undefined;
       }
     },
+    // Cacheable reads wait for the turn's one check of other connections (LookupCache.gate).
+    beforeCachedRead: () => (database.open && !database.inTransaction ? (lookups ??= new LookupCache(database)).gate() : undefined),
     transaction: <T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> | undefined | typeof DIRECT_BUSY => {
       if (!database.open || database.inTransaction) return undefined;
       let result: T;
