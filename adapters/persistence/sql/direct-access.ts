@@ -13,9 +13,9 @@ export type DirectReader = (sql: string, parameters: readonly unknown[], cacheab
 
 /**
  * Called before a cacheable read: `undefined` when the reader may answer from its cache at once, or
- * a promise to await first, after which the cache has been checked against other connections'
- * commits for every read waiting on that promise together (SQLite: one check per turn of the event
- * loop for all the requests that reached a lookup in it; see LookupCache). Never rejects.
+ * a promise to await first; the reads waiting on one promise then run together, and one check of
+ * the cache against other connections' commits serves them all (SQLite: one check per turn of the
+ * event loop for all the requests that reached a lookup in it; see LookupCache.gate). Never rejects.
  */
 export type CachedReadGate = () => Promise<void> | undefined;
 
