@@ -406,7 +406,7 @@ function judge(scenario, { runs, rss, notes = [] }) {
   // Paired: each service run is compared with the baseline run just before it, and the ratio is the
   // median of those pair ratios, so a disk or CPU that is faster for a while weighs on both sides
   // of a pair instead of one side's median (bench/README.md, "How it measures").
-  const paired = runs.baseline?.length === runs.service.length;
+  const paired = target.ratio !== undefined && runs.baseline?.length === runs.service.length;
   const pairRatios = paired ? runs.service.map((value, i) => value / runs.baseline[i]) : undefined;
   const ratio = target.ratio === undefined ? undefined : pairRatios ? median(pairRatios) : serviceFigure / baselineFigure;
   let pass = true;

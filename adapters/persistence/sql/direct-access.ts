@@ -73,7 +73,7 @@ export function registerDirectAccess(db: Kysely<HangarDatabase>, access: DirectA
 }
 
 /** The reader registered for `db` and the gate of its cacheable reads, if any (see {@link registerDirectAccess}). */
-export function directReaderOf(db: Kysely<HangarDatabase>): Pick<DirectAccess, 'read' | 'beforeCachedRead'> | undefined {
+export function directReadsOf(db: Kysely<HangarDatabase>): Pick<DirectAccess, 'read' | 'beforeCachedRead'> | undefined {
   return registry.get(db);
 }
 

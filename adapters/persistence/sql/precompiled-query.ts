@@ -1,5 +1,5 @@
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
-import { directReaderOf } from './direct-access.js';
+import { directReadsOf } from './direct-access.js';
 import type { HangarDatabase } from './schema.js';
 
 /** One parameter of the compiled SQL: an argument of `execute` (by position) or a constant the builder bound. */
@@ -42,7 +42,7 @@ export class PrecompiledQuery<Row, Args extends unknown[]> {
    */
   async execute(db: Kysely<HangarDatabase>, ...args: Args): Promise<Row[]> {
     const { sql, parameters } = this.bind(db, args);
-    const reader = directReaderOf(db);
+    const reader = directReadsOf(db);
     if (reader) {
       if (this.options.cacheable) {
         const gate = reader.beforeCachedRead?.();
