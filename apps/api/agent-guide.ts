@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/shared/errors.js';
 import type { Plan } from '../../core/plans/plan.js';
+import { FILE_TOTAL_COUNT_LIMIT } from '../../core/files/list-files.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/shared/pagination.js';
 import { MIN_PASSWORD_LENGTH } from '../../core/accounts/user.js';
 import { MAX_BULK_DELETE_IDS } from '../../core/files/bulk-delete-files.js';
@@ -38,6 +39,7 @@ export const AgentGuideBody = Type.Object({
     default_max_upload_size_bytes: Type.Integer(),
     password_min_length: Type.Integer(),
     page_size: Type.Object({ default: Type.Integer(), max: Type.Integer() }),
+    list_total: Type.Object({ files_counted_up_to: Type.Integer(), rule: Type.String() }),
     bulk_delete_ids: Type.Object({ min: Type.Integer(), max: Type.Integer() }),
   }),
   allowed_content_types: Type.Array(Type.String()),
@@ -112,6 +114,10 @@ export function agentGuide(options: {
       default_max_upload_size_bytes: Math.min(options.defaultMaxUploadSizeBytes, plan.maxUploadSizeBytes),
       password_min_length: MIN_PASSWORD_LENGTH,
       page_size: { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE },
+      list_total: {
+        files_counted_up_to: FILE_TOTAL_COUNT_LIMIT,
+        rule: `Every list response has total and total_relation. "eq": total is exact. "gte": more than ${FILE_TOTAL_COUNT_LIMIT} files match and total is that lower bound (GET /files counts a filtered list up to it); pages beyond it still work.`,
+      },
       bulk_delete_ids: { min: 1, max: MAX_BULK_DELETE_IDS },
     },
     allowed_content_types: [...options.allowedContentTypes],
@@ -148,7 +154,7 @@ export function agentGuideText(guide: AgentGuide): string {
     '',
     '## Limits for new accounts',
     `- Plan "${guide.limits.new_account_plan.name}": trial ${guide.limits.new_account_plan.trial_days === null ? 'without end' : `${guide.limits.new_account_plan.trial_days} days`}, storage ${guide.limits.new_account_plan.storage_limit_bytes} bytes, ${guide.limits.new_account_plan.file_count_limit} files, upload size up to ${guide.limits.new_account_plan.max_upload_size_bytes_ceiling} bytes (default ${guide.limits.default_max_upload_size_bytes}).`,
-    `- Passwords: at least ${guide.limits.password_min_length} characters. Lists: page size ${guide.limits.page_size.default} by default, at most ${guide.limits.page_size.max}. Bulk delete: ${guide.limits.bulk_delete_ids.min} to ${guide.limits.bulk_delete_ids.max} ids.`,
+    `- Passwords: at least ${guide.limits.password_min_length} characters. Lists: page size ${guide.limits.page_size.default} by default, at most ${guide.limits.page_size.max}. ${guide.limits.list_total.rule} Bulk delete: ${guide.limits.bulk_delete_ids.min} to ${guide.limits.bulk_delete_ids.max} ids.`,
     '',
     '## Allowed content types',
     guide.allowed_content_types.join(', '),

@@ -135,8 +135,19 @@ export const PageQuery = {
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 30 }),
 };
 
+/**
+ * A page of a list. `total` counts the whole list; `total_relation` says whether it is exact (`eq`)
+ * or a lower bound (`gte`, when a search matched more than the service counts: `GET /files` counts
+ * up to 10,000 matches), as Elasticsearch's `hits.total.relation`.
+ */
 export const Paged = (key: string, item: ReturnType<typeof Type.Object>) =>
-  Type.Object({ [key]: Type.Array(item), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() });
+  Type.Object({
+    [key]: Type.Array(item),
+    total: Type.Integer({ description: 'Items in the whole list: exact when total_relation is "eq", a lower bound when "gte".' }),
+    total_relation: Type.Union([Type.Literal('eq'), Type.Literal('gte')], { description: '"eq": total is exact; "gte": at least total items match.' }),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+  });
 
 /** Error responses, by status, for a route's `responses`. */
 export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));

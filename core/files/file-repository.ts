@@ -46,8 +46,14 @@ export interface FileRepository {
   totals(userId: string): Promise<AccountTotals>;
   /** Looks up by public file id (unique, indexed), whoever owns it. */
   findByFileId(fileId: string): Promise<StoredFile | undefined>;
-  /** One page of the user's files matching `filter`, newest first (created_at, then id, descending). */
-  list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>>;
+  /**
+   * One page of the user's files matching `filter`, newest first (created_at, then id, descending).
+   * `total` is exact when the adapter knows it without counting rows (kept totals). When it must
+   * count and `countLimit` is given, it counts at most `countLimit` matches: more than that answer
+   * `{ total: countLimit, totalRelation: 'gte' }`, so a search over a million files never counts
+   * them all. Without `countLimit` every total is exact. An exact total has no `totalRelation`.
+   */
+  list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>>;
   /**
    * Deletes the user's records among `fileIds` and subtracts them from its totals, in one transaction.
    * @returns the records that were deleted (ids of other accounts and unknown ids are skipped)

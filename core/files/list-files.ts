@@ -6,8 +6,16 @@ import type { FileFilter, FileRepository } from './file-repository.js';
 import type { FileAddresses, FileView } from './file-view.js';
 
 /**
+ * The number of matches `GET /files` counts before it answers `total_relation: "gte"` with this
+ * lower bound, as Elasticsearch's `track_total_hits` (exact totals the database keeps, such as the
+ * unfiltered or visibility-only count, stay exact beyond it).
+ */
+export const FILE_TOTAL_COUNT_LIMIT = 10_000;
+
+/**
  * Lists the user's files, newest first, with the filters of spec 4.9. Page bounds and value
- * shapes are checked at the edge; the rules here are about meaning.
+ * shapes are checked at the edge; the rules here are about meaning. `total` is exact up to
+ * {@link FILE_TOTAL_COUNT_LIMIT} matches (`totalRelation: 'eq'`) and that bound beyond (`'gte'`).
  * @throws DomainError INVALID_FILTER (400) when `type` is not an allowed content type
  */
 export class ListFiles {
@@ -26,7 +34,7 @@ export class ListFiles {
       filter.type = filter.type.toLowerCase();
     }
     if (filter.q !== undefined && filter.q.trim() === '') delete filter.q;
-    const page = await this.deps.files.list({ userId: input.userId, filter, window: toWindow(input) });
-    return { items: await this.deps.addresses.views(input.userId, page.items), total: page.total };
+    const page = await this.deps.files.list({ userId: input.userId, filter, window: toWindow(input), countLimit: FILE_TOTAL_COUNT_LIMIT });
+    return { items: await this.deps.addresses.views(input.userId, page.items), ...(page.totalRelation && { totalRelation: page.totalRelation }), total: page.total };
   }
 }

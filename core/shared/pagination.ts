@@ -10,10 +10,19 @@ export interface Window {
   limit: number;
 }
 
+/**
+ * How `total` relates to the number of matching items, as Elasticsearch's `hits.total.relation`:
+ * `eq` exact, `gte` a lower bound (the list was counted only up to a limit).
+ */
+export type TotalRelation = 'eq' | 'gte';
+
 /** One page of a list and the number of items in the whole list. */
 export interface Paged<T> {
   items: T[];
+  /** The number of items in the whole list: exact, or a lower bound when `totalRelation` is `gte`. */
   total: number;
+  /** `gte` when `total` is a lower bound; absent or `eq` when it is exact. */
+  totalRelation?: TotalRelation;
 }
 
 /** Default and maximum page sizes (spec 8). */

@@ -171,6 +171,27 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await found({ q: 'missing' })).to.deep.equal([]);
     });
 
+    it('counts a search only up to countLimit: more matches answer the bound with gte, fewer the exact total with eq', async () => {
+      await givenFiles(userId, [{ name: 'cat-1.png' }, { name: 'cat-2.png' }, { name: 'cat-3.png' }, { name: 'cat-4.png' }, { name: 'dog.png' }]);
+      const list = (filter: FileFilter, countLimit?: number) => files.list({ userId, filter, window: { offset: 0, limit: 2 }, countLimit });
+      const many = await list({ q: 'cat' }, 3);
+      expect({ total: many.total, relation: many.totalRelation }).to.deep.equal({ total: 3, relation: 'gte' });
+      expect(many.items).to.have.length(2);
+      const exactlyAtTheBound = await list({ q: 'cat' }, 4);
+      expect({ total: exactlyAtTheBound.total, relation: exactlyAtTheBound.totalRelation ?? 'eq' }).to.deep.equal({ total: 4, relation: 'eq' });
+      const few = await list({ q: 'dog' }, 3);
+      expect({ total: few.total, relation: few.totalRelation ?? 'eq' }).to.deep.equal({ total: 1, relation: 'eq' });
+      const unbounded = await list({ q: 'cat' });
+      expect({ total: unbounded.total, relation: unbounded.totalRelation ?? 'eq' }).to.deep.equal({ total: 4, relation: 'eq' });
+      // Asked again after a change (another process's count is not reused across the bound).
+      await givenFiles(userId, [{ name: 'cat-5.png' }]);
+      expect((await list({ q: 'cat' }, 10)).total).to.equal(5);
+      expect((await list({ q: 'cat' }, 3)).totalRelation).to.equal('gte');
+      // A total the adapter keeps is exact whatever countLimit says.
+      const all = await list({}, 3);
+      expect({ total: all.total, relation: all.totalRelation ?? 'eq' }).to.deep.equal({ total: 6, relation: 'eq' });
+    });
+
     it('finds files whose file id contains q, whatever the case, even without a name', async () => {
       const [file] = await givenFiles(userId, [{ fileId: 'AbCdE12345', name: null }, { fileId: 'zzzzz99999', name: 'other.txt' }]);
       expect(await found({ q: 'bcde1' })).to.deep.equal([file.fileId]);

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import type { FileFilter } from '../../core/index.js';
+import { FILE_TOTAL_COUNT_LIMIT } from '../../core/files/list-files.js';
+import { aFile } from '../contracts/persistence-fixtures.js';
 import { createMemoryHangar, expectDomainError, START } from '../support/memory-hangar.js';
 
 const MINUTE = 60_000;
@@ -40,6 +42,26 @@ async function withFiles() {
 }
 
 describe('ListFiles', () => {
+  it('counts a search up to 10,000 matches: beyond, total is 10,000 with total relation gte; the unfiltered total stays exact', async () => {
+    const world = createMemoryHangar();
+    const alice = await world.registerConfirmed('alice@example.com');
+    const limits = { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: Number.MAX_SAFE_INTEGER };
+    for (let i = 0; i <= FILE_TOTAL_COUNT_LIMIT; i++) {
+      await world.repos.files.insert(aFile(alice.userId, { name: `cat-${i}.png`, contentType: 'image/png', createdAt: at(i) }), limits);
+    }
+    await world.repos.files.insert(aFile(alice.userId, { name: 'dog.png', contentType: 'image/png', createdAt: at(-1) }), limits);
+    const list = (filter: FileFilter, page = 1) => world.hangar.listFiles.execute({ userId: alice.userId, filter, page, limit: 100 });
+    const cats = await list({ q: 'cat-' });
+    expect({ total: cats.total, relation: cats.totalRelation }).to.deep.equal({ total: FILE_TOTAL_COUNT_LIMIT, relation: 'gte' });
+    expect(cats.items[0]!.file.name).to.equal(`cat-${FILE_TOTAL_COUNT_LIMIT}.png`);
+    // Pages past the bound still list the matches.
+    expect((await list({ q: 'cat-' }, 101)).items.map((view) => view.file.name)).to.deep.equal(['cat-0.png']);
+    const dogs = await list({ q: 'dog.png' });
+    expect({ total: dogs.total, relation: dogs.totalRelation ?? 'eq' }).to.deep.equal({ total: 1, relation: 'eq' });
+    const all = await list({});
+    expect({ total: all.total, relation: all.totalRelation ?? 'eq' }).to.deep.equal({ total: FILE_TOTAL_COUNT_LIMIT + 2, relation: 'eq' });
+  });
+
   it('lists all of the user’s files newest first with the total', async () => {
     const { hangar, alice, names } = await withFiles();
     expect(await names({})).to.deep.equal(['report-draft.txt', '(40)', 'dog.png', 'cat.png', 'Quarterly-Report.pdf']);

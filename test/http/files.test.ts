@@ -168,7 +168,7 @@ describe('HTTP: files and the content server', () => {
     expect(await ids(`?createdAfter=${encodeURIComponent(b.created_at)}`)).to.deep.equal([c.file_id, b.file_id]);
     expect(await ids(`?createdBefore=${encodeURIComponent(b.created_at)}`)).to.deep.equal([b.file_id, a.file_id]);
     const page = await call(server.api, '/files?page=2&limit=2', { apiKey: key });
-    expect(page.body).to.include({ total: 3, page: 2, limit: 2 });
+    expect(page.body).to.include({ total: 3, total_relation: 'eq', page: 2, limit: 2 });
     expect(page.body.files.map((f: any) => f.file_id)).to.deep.equal([a.file_id]);
 
     expectError(await call(server.api, '/files?type=application/x-sh', { apiKey: key }), 400, 'INVALID_FILTER');

@@ -65,11 +65,16 @@ export class MemoryFileRepository implements FileRepository {
     return row && copyFile(row.file);
   }
 
-  async list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>> {
+  async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const matches = this.matcher(options.userId, options.filter);
     const files = [...this.db.files.values()].filter(matches).map((row) => row.file).sort(newestFirst);
     const { offset, limit } = options.window;
-    return { items: files.slice(offset, offset + limit).map(copyFile), total: files.length };
+    const items = files.slice(offset, offset + limit).map(copyFile);
+    // Kept totals answer the unfiltered and visibility-only lists exactly, as the SQL adapter does.
+    if (!isVisibilityOnly(options.filter) && options.countLimit !== undefined && files.length > options.countLimit) {
+      return { items, total: options.countLimit, totalRelation: 'gte' };
+    }
+    return { items, total: files.length };
   }
 
   async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
@@ -107,4 +112,9 @@ export class MemoryFileRepository implements FileRepository {
       (after === undefined || file.createdAt.getTime() >= after) &&
       (before === undefined || file.createdAt.getTime() <= before);
   }
+}
+
+/** Whether `filter` names nothing but visibility. */
+function isVisibilityOnly(filter: FileFilter): boolean {
+  return Object.entries(filter).every(([name, value]) => value === undefined || name === 'isPublic');
 }

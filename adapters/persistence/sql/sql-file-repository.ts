@@ -86,7 +86,7 @@ function containsPattern(text: string): string {
  */
 export class SqlFileRepository implements FileRepository {
   /** Totals of filtered listings counted by this process, by account and filter (see `total`). */
-  private readonly counted = new BoundedMap<string, { changes: number; total: number }>(COUNTED_TOTALS_KEPT);
+  private readonly counted = new BoundedMap<string, { changes: number; total: CountedTotal }>(COUNTED_TOTALS_KEPT);
 
   /** On every content read: compiled once. */
   private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', fileId), {
@@ -234,10 +234,10 @@ export class SqlFileRepository implements FileRepository {
    * row by row, when matches are rare and many index entries are passed over (bench/README.md, "list").
    * Postgres keeps the plain form, which its planner serves with the trigram index.
    */
-  async list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>> {
+  async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
-    const [total, rows] = await Promise.all([this.total(userId, filter), this.page(userId, filter, window)]);
-    return { items: rows.map(toStoredFile), total };
+    const [total, rows] = await Promise.all([this.total(userId, filter, options.countLimit), this.page(userId, filter, window)]);
+    return { items: rows.map(toStoredFile), ...total };
   }
 
   /** The rows of one page: skipping `window.offset` matches, or from where {@link seek} places a deep one. */
@@ -358,7 +358,8 @@ export class SqlFileRepository implements FileRepository {
   }
 
   /**
-   * How many files match, exactly. Read from `account_totals` when the filter is empty or only
+   * How many files match: exactly, except that a count (below) stops at `countLimit` matches and
+   * then answers that bound with `gte`. Read from `account_totals` when the filter is empty or only
    * about visibility (no rows counted, however many files the account holds). When the filter is
    * one range of upload time or of size and/or one content type, with or without visibility,
    * totalled from `file_histogram`
@@ -370,28 +371,30 @@ export class SqlFileRepository implements FileRepository {
    * listing slow on a large account (2,000 matches of 100,000 files: 9 ms on SQLite; see
    * bench/README.md, "list"), and a client paging through or polling one search repeats it.
    */
-  private async total(userId: string, filter: FileFilter): Promise<number> {
+  private async total(userId: string, filter: FileFilter, countLimit: number | undefined): Promise<CountedTotal> {
     const range = histogramRange(filter);
-    if (range === 'empty') return 0;
-    if (range !== undefined) return this.rangeTotal(userId, range);
+    if (range === 'empty') return EXACTLY_NONE;
+    if (range !== undefined) return { total: await this.rangeTotal(userId, range) };
     const row = await this.totalsRow.first(this.db, userId);
-    if (!row) return 0;
+    if (!row) return EXACTLY_NONE;
     const used = Object.entries(filter).filter(([, value]) => value !== undefined);
     if (used.length === 0 || (used.length === 1 && used[0]![0] === 'isPublic')) {
       const all = toNumber(row.files_count);
       const publicFiles = toNumber(row.public_files_count);
-      return filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles;
+      return { total: filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles };
     }
     const changes = toNumber(row.changes);
-    const key = `${userId}\n${JSON.stringify(used.map(([name, value]) => [name, value instanceof Date ? value.getTime() : value]).sort())}`;
+    const key = `${userId}\n${countLimit ?? ''}\n${JSON.stringify(used.map(([name, value]) => [name, value instanceof Date ? value.getTime() : value]).sort())}`;
     const known = this.counted.get(key);
     if (known?.changes === changes) return known.total;
-    const count = await this.db
-      .selectFrom('files')
-      .where((eb) => matches(eb, userId, filter))
-      .select((eb) => eb.fn.countAll().as('total'))
-      .executeTakeFirstOrThrow();
-    const total = toNumber(count.total);
+    const matching = this.db.selectFrom('files').where((eb) => matches(eb, userId, filter));
+    // With a limit, the count stops at the first `countLimit + 1` matches: the database reads no further.
+    const count = await (countLimit === undefined
+      ? matching.select((eb) => eb.fn.countAll().as('total'))
+      : this.db.selectFrom(matching.select(sql<number>`1`.as('one')).limit(countLimit + 1).as('capped')).select((eb) => eb.fn.countAll().as('total'))
+    ).executeTakeFirstOrThrow();
+    const counted = toNumber(count.total);
+    const total: CountedTotal = countLimit !== undefined && counted > countLimit ? { total: countLimit, totalRelation: 'gte' } : { total: counted };
     // Counted after `changes` was read, so the count holds at least that version; a write between
     // the two moves the counter, and the next request counts again.
     this.counted.set(key, { changes, total });
@@ -481,6 +484,10 @@ function bucketHolding(buckets: ReadonlyArray<{ bucket: number; files: number }>
 
 /** Filtered-listing totals a process keeps (a few hundred bytes each): the most recently used. */
 const COUNTED_TOTALS_KEPT = 10_000;
+
+/** A list's total and how it relates to the number of matches (see {@link FileRepository.list}). */
+type CountedTotal = { total: number; totalRelation?: 'gte' };
+const EXACTLY_NONE: CountedTotal = { total: 0 };
 
 /** A Map that forgets its least recently used entry beyond `capacity` entries. */
 class BoundedMap<K, V> {

@@ -22,7 +22,7 @@ export function accountRoutes(hangar: Hangar): Route[] {
       responses: { 200: Paged('logs', LogEntryBody), ...errors(400, 401) },
       handler: async ({ ctx, query, principal }) => {
         const page = await hangar.listLogs.execute({ userId: principal.userId, page: query.page, limit: query.limit });
-        ctx.body = { logs: page.items.map(logEntryJson), total: page.total, page: query.page, limit: query.limit };
+        ctx.body = { logs: page.items.map(logEntryJson), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit };
       },
     }),
     defineRoute({

@@ -26,7 +26,7 @@ export function apiKeyRoutes(hangar: Hangar): Route[] {
       responses: { 200: Paged('api_keys', ApiKeyBody), ...errors(400, 401, 403) },
       handler: async ({ ctx, query, principal }) => {
         const page = await hangar.listApiKeys.execute({ userId: principal.userId, page: query.page, limit: query.limit });
-        ctx.body = { api_keys: page.items.map((k) => apiKeyJson(k, { listed: true })), total: page.total, page: query.page, limit: query.limit };
+        ctx.body = { api_keys: page.items.map((k) => apiKeyJson(k, { listed: true })), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit };
       },
     }),
     defineRoute({

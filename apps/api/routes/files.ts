@@ -78,7 +78,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
             createdBefore: timestamp('createdBefore', query.createdBefore),
           },
         });
-        ctx.body = { files: page.items.map(fileJson), total: page.total, page: query.page, limit: query.limit };
+        ctx.body = { files: page.items.map(fileJson), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit };
       },
     }),
     defineRoute({
