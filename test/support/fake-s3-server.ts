@@ -28,7 +28,8 @@ export function operationOf(request: S3Request): string {
 type Fault =
   | { kind: 'status'; status: number; code: string; remaining: number; match: S3RequestMatch }
   | { kind: 'hang'; match: S3RequestMatch }
-  | { kind: 'drop'; remaining: number; afterBytes: number; match: S3RequestMatch };
+  | { kind: 'drop'; remaining: number; afterBytes: number; match: S3RequestMatch }
+  | { kind: 'stall-body'; match: S3RequestMatch };
 
 /**
  * A fake of the Amazon S3 REST API, path-style (`/<bucket>/<key>`), as `@aws-sdk/client-s3` v3 and
@@ -52,6 +53,8 @@ export class FakeS3Server {
   readonly requests: S3Request[] = [];
   /** Most keys one ListObjectsV2 answer holds, whatever `max-keys` asks (lower it to test paging). */
   listPageLimit = 1000;
+  /** Bytes of request bodies received so far, for backpressure checks. */
+  bytesReceived = 0;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly buckets = new Set<string>();
@@ -103,6 +106,11 @@ export class FakeS3Server {
     this.fault = { kind: 'drop', remaining: count, afterBytes: options.afterBytes ?? 1, match: options.match ?? (() => true) };
   }
 
+  /** Answers matching GetObject requests with their headers and first bytes, then sends nothing more. */
+  stallBodies(match: S3RequestMatch = () => true): void {
+    this.fault = { kind: 'stall-body', match };
+  }
+
   /** Reads matching requests but never answers them, until {@link heal} or {@link close}. */
   hang(match: S3RequestMatch = () => true): void {
     this.fault = { kind: 'hang', match };
@@ -136,6 +144,7 @@ export class FakeS3Server {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
     const [, bucket = '', ...rest] = url.pathname.split('/');
+    request.on('data', (chunk: Buffer) => (this.bytesReceived += chunk.length));
     const entry: S3Request = {
       method: request.method ?? 'GET',
       bucket: decodeURIComponent(bucket),
@@ -150,6 +159,14 @@ export class FakeS3Server {
       if (fault.kind === 'hang') {
         request.resume();
         return;
+      }
+      if (fault.kind === 'stall-body') {
+        const object = this.objects.get(`${entry.bucket}/${entry.key}`);
+        if (object && object.bytes.length > 1) {
+          response.writeHead(200, { 'content-length': object.bytes.length, 'content-type': object.contentType }).write(object.bytes.subarray(0, 1));
+          return;
+        }
+        return sendError(response, 404, 'NoSuchKey', 'The specified key does not exist.');
       }
       if (fault.kind === 'drop') {
         if (--fault.remaining <= 0) this.fault = undefined;
