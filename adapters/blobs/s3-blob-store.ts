@@ -14,6 +14,7 @@ import type { BlobEntry, BlobStore, ByteRange } from '../../core/files/blob-stor
 import { DomainError } from '../../core/shared/errors.js';
 import { assertBlobKey, assertMaxBytes, assertParentKey, isBlobKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
+import { S3_LIMITS } from './s3-limits.js';
 
 /** Options of {@link S3BlobStore}. */
 export interface S3BlobStoreOptions {
@@ -56,10 +57,16 @@ export interface S3BlobStoreOptions {
 }
 
 /** Defaults of {@link S3BlobStoreOptions}. */
-export const S3_DEFAULTS = { region: 'us-east-1', partSizeBytes: 8 * 1024 * 1024, queueSize: 4, timeoutMs: 30_000, maxAttempts: 3 } as const;
+export const S3_DEFAULTS = {
+  region: S3_LIMITS.defaultRegion,
+  partSizeBytes: S3_LIMITS.defaultPartSizeBytes,
+  queueSize: S3_LIMITS.defaultQueueSize,
+  timeoutMs: 30_000,
+  maxAttempts: 3,
+} as const;
 
-/** S3's smallest part, except the last (https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html). */
-export const S3_MIN_PART_SIZE_BYTES = 5 * 1024 * 1024;
+/** S3's smallest part, except the last. */
+export const S3_MIN_PART_SIZE_BYTES = S3_LIMITS.minPartSizeBytes;
 
 /** Objects per ListObjectsV2 request (the API's maximum is 1 000). */
 const LIST_PAGE_SIZE = 1_000;

@@ -83,6 +83,13 @@ export const blobsModule = new ContainerModule(({ bind }) => {
             resumableThresholdBytes: config.blobs.resumableThresholdBytes,
           });
         }
+        case 's3': {
+          // Loaded only when chosen, like the GCS client: the AWS SDK's modules are read on every start otherwise.
+          const { S3BlobStore } = await import('../../adapters/blobs/s3-blob-store.js');
+          // Credentials: the keys from the configuration, else the SDK's default chain.
+          const { kind: _, ...options } = config.blobs;
+          return new S3BlobStore(options);
+        }
       }
     }, [Tokens.Config, Tokens.Failpoints])
     .inSingletonScope();
