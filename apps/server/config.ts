@@ -477,6 +477,18 @@ export function parseDatabaseUrl(url: string, options: { name: string; poolSize?
 }
 
 /**
+ * A blob store URL as BLOB_STORE_URL takes it, with the variables that go with its kind read from
+ * `env` (S3_*, AWS_*, GCS_*, SMALL_BLOB_MAX_BYTES): the target of `npm run cli -- blobs copy --to`.
+ * @throws ConfigError naming the variable (BLOB_STORE_URL for the URL itself)
+ */
+export function parseBlobStoreUrl(url: string, env: Env): Config['blobs'] {
+  return blobStoreOf(url, (name) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  });
+}
+
+/**
  * BLOB_STORE_URL: `file:<directory>` with SMALL_BLOB_MAX_BYTES (optional, bytes, 0–1,048,576, default
  * 65,536), or `gs://<bucket>[/<prefix>]` with GCS_API_ENDPOINT (optional http(s) URL of an emulator)
  * and GCS_RESUMABLE_THRESHOLD_BYTES (optional, bytes), or `s3://<bucket>[/<prefix>]` (s3StoreOf).

@@ -59,7 +59,7 @@ export class FakeS3Server {
   private readonly sockets = new Set<Socket>();
   private readonly buckets = new Set<string>();
   private readonly objects = new Map<string, { bytes: Buffer; contentType: string; modified: Date }>();
-  private readonly uploads = new Map<string, { bucket: string; key: string; parts: Map<number, Buffer> }>();
+  private readonly uploads = new Map<string, { bucket: string; key: string; contentType: string; parts: Map<number, Buffer> }>();
   private fault: Fault | undefined;
 
   /** @param buckets names of the buckets that exist */
@@ -225,7 +225,7 @@ export class FakeS3Server {
         return;
       case 'CreateMultipartUpload': {
         const uploadId = randomUUID();
-        this.uploads.set(uploadId, { bucket: entry.bucket, key: entry.key, parts: new Map() });
+        this.uploads.set(uploadId, { bucket: entry.bucket, key: entry.key, contentType: String(request.headers['content-type'] ?? 'binary/octet-stream'), parts: new Map() });
         return sendXml(response, 200, `<InitiateMultipartUploadResult><Bucket>${entry.bucket}</Bucket><Key>${entry.key}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
       }
       case 'UploadPart': {
@@ -245,7 +245,7 @@ export class FakeS3Server {
         if (numbers.length === 0 || numbers.some((n) => !upload.parts.has(n))) return sendError(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
         const bytes = Buffer.concat(numbers.map((n) => upload.parts.get(n)!));
         this.uploads.delete(query.uploadId);
-        this.objects.set(name, { bytes, contentType: 'binary/octet-stream', modified: new Date() });
+        this.objects.set(name, { bytes, contentType: upload.contentType, modified: new Date() });
         return sendXml(response, 200, `<CompleteMultipartUploadResult><Bucket>${entry.bucket}</Bucket><Key>${entry.key}</Key><ETag>${etagOf(bytes)}</ETag></CompleteMultipartUploadResult>`);
       }
       case 'AbortMultipartUpload':
