@@ -34,11 +34,12 @@ export interface S3BlobStoreOptions {
    */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /**
-   * Bytes, default 8 MiB, at least 5 MiB (S3's smallest part but the last). A body of at most this
-   * many bytes is sent as one PutObject; a longer one as a multipart upload in parts of this size.
+   * Bytes, default 5 MiB, at least 5 MiB (S3's smallest part but the last). A body of at most this
+   * many bytes is sent as one PutObject; a longer one as a multipart upload in parts of this size,
+   * or of `maxBytes / 10 000` when that is larger (S3 allows 10 000 parts).
    */
   partSizeBytes?: number;
-  /** Parts of one upload in flight at once, default 4. */
+  /** Parts of one upload in flight at once, default 2. */
   queueSize?: number;
   /**
    * Default true: creates carry `If-None-Match: *` (PutObject and CompleteMultipartUpload), so the
@@ -77,9 +78,10 @@ const LIST_PAGE_SIZE = 1_000;
  *
  * `put` counts and hashes (SHA-256) the body as it streams ({@link meteredBody}) into a
  * lib-storage `Upload`: a body of at most `partSizeBytes` goes as one PutObject; a longer one as a
- * multipart upload whose parts are cut at `partSizeBytes` and sent `queueSize` at a time. Memory
- * per upload: one part per uploader in flight plus the part being gathered, so at most
- * `partSizeBytes × (queueSize + 1)` (40 MiB with the defaults), whatever the size of the body. The
+ * multipart upload whose parts are cut at `partSizeBytes` (larger when `maxBytes` needs more than
+ * 10 000 parts) and sent `queueSize` at a time. Memory per upload: one part per uploader in flight
+ * plus the part being gathered, so at most part size × (`queueSize` + 1) (15 MiB with the
+ * defaults), whatever the size of the body. The
  * object appears only when the PutObject or the CompleteMultipartUpload succeeds; when the body
  * fails, passes `maxBytes`, is aborted, or a part fails after the SDK's retries, the multipart upload
  * is aborted (AbortMultipartUpload, deleting its parts) before `put` rejects, so nothing is left.
@@ -192,7 +194,7 @@ export class S3BlobStore implements BlobStore {
     const source = Readable.from(meteredBody(watched(options.body), meter, signal), { objectMode: true, highWaterMark: 1 });
     const upload = new Upload({
       client: this.client,
-      partSize: this.partSize,
+      partSize: Math.max(this.partSize, Math.ceil(options.maxBytes / S3_LIMITS.maxParts)),
       queueSize: this.queueSize,
       leavePartsOnError: false,
       params: {

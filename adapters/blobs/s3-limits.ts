@@ -9,8 +9,10 @@ export const S3_LIMITS = {
   minPartSizeBytes: 5 * 1024 * 1024,
   /** Bytes: S3's largest part. */
   maxPartSizeBytes: 5 * 1024 * 1024 * 1024,
+  /** S3's most parts in one multipart upload. */
+  maxParts: 10_000,
   /** Bytes: a body up to this goes as one PutObject, a longer one in parts of this size. */
-  defaultPartSizeBytes: 8 * 1024 * 1024,
+  defaultPartSizeBytes: 5 * 1024 * 1024,
   /** Parts of one upload in flight at once. */
-  defaultQueueSize: 4,
+  defaultQueueSize: 2,
 } as const;

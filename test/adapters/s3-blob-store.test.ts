@@ -63,6 +63,14 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
     expect(fake.openUploads()).to.equal(0);
   });
 
+  it('cuts parts of maxBytes / 10 000 when the configured part size would need more than 10 000 parts', async () => {
+    const store = make({ partSizeBytes: PART });
+    const bytes = patternBytes(2 * PART + 100, 6);
+    const maxBytes = 10_000 * (PART + MiB);
+    expect((await store.put({ key: 'u/huge-limit', body: chunked(bytes, [65_536]), contentType: 'application/zip', maxBytes })).sha256).to.equal(sha256(bytes));
+    expect(ops('UploadPart').map((r) => Number(r.headers['content-length'])).sort((a, b) => b - a)).to.deep.equal([PART + MiB, bytes.length - PART - MiB]);
+  });
+
   it('retries 503 SlowDown and 500 InternalError on a PutObject, a part, a read and a delete, and succeeds', async function () {
     this.timeout(30_000);
     const store = make();

@@ -102,7 +102,7 @@ describe('configuration from the environment', () => {
 
   it('reads BLOB_STORE_URL=s3://bucket/prefix as an S3 store, with the S3_* variables and the AWS keys when given', () => {
     expect(loadConfig({ BLOB_STORE_URL: 's3://my-bucket' }).blobs).to.deep.equal({
-      kind: 's3', bucket: 'my-bucket', prefix: '', region: 'us-east-1', forcePathStyle: false, partSizeBytes: 8 * 1024 * 1024, queueSize: 4, ifNoneMatch: true,
+      kind: 's3', bucket: 'my-bucket', prefix: '', region: 'us-east-1', forcePathStyle: false, partSizeBytes: 5 * 1024 * 1024, queueSize: 2, ifNoneMatch: true,
     });
     expect(loadConfig({
       BLOB_STORE_URL: 's3://Hangar_Files/prod/blobs/', S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_REGION: 'auto', S3_FORCE_PATH_STYLE: 'TRUE',
