@@ -232,11 +232,16 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(key);
     let body: Readable;
     let window: { skip: number; length: number } | undefined;
+    // A deadline for the answer only: the SDK keeps listening to the signal while the body streams,
+    // and an abort then would cut a long download.
+    const opening = new AbortController();
+    const timer = setTimeout(() => opening.abort(), this.callDeadlineMs());
     try {
-      const output = await this.readClient.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectName(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
-        { abortSignal: AbortSignal.timeout(this.callDeadlineMs()) },
-      );
+      const output = await this.readClient
+        .send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectName(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }), {
+          abortSignal: opening.signal,
+        })
+        .finally(() => clearTimeout(timer));
       body = output.Body as Readable;
       if (range) {
         // Some stores answer more than the range asked for (a 200 with the whole object, or a longer

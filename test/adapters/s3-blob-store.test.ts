@@ -215,6 +215,19 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
     expect((error as DomainError).code).to.equal('BLOB_STORE_UNAVAILABLE');
   });
 
+  it('lets a slow consumer take longer than every timeout to read a download (only waits on the store are timed)', async () => {
+    const timeoutMs = 200;
+    const store = make({ timeoutMs, maxAttempts: 1 });
+    const bytes = patternBytes(4 * MiB, 8);
+    await put(store, 'u/slow', chunked(bytes, [65_536]));
+    const iterator = (await store.get('u/slow'))![Symbol.asyncIterator]();
+    const chunks: Buffer[] = [Buffer.from((await iterator.next()).value as Uint8Array)];
+    // Longer than the request timeout and than the whole call's deadline (attempts + 1 timeouts).
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs * 4));
+    for (let result = await iterator.next(); !result.done; result = await iterator.next()) chunks.push(Buffer.from(result.value));
+    expect(Buffer.concat(chunks).equals(bytes)).to.equal(true);
+  });
+
   it('reports a missing bucket as BLOB_STORE_UNAVAILABLE on ping', async () => {
     const error = await rejectionOf(make({ bucket: 'no-such-bucket' }).ping());
     expect((error as DomainError).code).to.equal('BLOB_STORE_UNAVAILABLE');
