@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=upload-4k,read-4k] [-- --profile] [-- --keep]`
+// `npm run bench [-- --quick] [-- --only=upload-4k,read-4k] [-- --profile] [-- --keep] [-- --s3rver]`
 // Measures the service against bare node:http baselines in the same run, alternating, and checks
 // the targets of issue 8. See bench/README.md for what each scenario measures and why.
 import { spawn } from 'node:child_process';
@@ -19,6 +19,8 @@ const quick = args.includes('--quick');
 const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const profile = args.includes('--profile');
 const keep = args.includes('--keep');
+/** Blobs on S3: an s3rver process started by the bench (bench/README.md, "S3"). */
+const withS3rver = args.includes('--s3rver');
 
 /** Sizes and durations. --quick: 128 MiB instead of 1 GiB, 3 s instead of 20 s, 10,000 files instead of 100,000, fewer repetitions. */
 const settings = quick
@@ -62,6 +64,7 @@ process.on('SIGINT', async () => {
 });
 
 const log = (text) => process.stdout.write(`${text}\n`);
+if (withS3rver) await startS3rver();
 log(`hangar bench (${settings.mode}): ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / GiB).toFixed(0)} GiB, node ${process.version}`);
 log(`database ${process.env.DATABASE_URL ? process.env.DATABASE_URL.split(':')[0] : 'sqlite (embedded)'}, blobs ${process.env.BLOB_STORE_URL ?? 'file (embedded)'}, work directory ${work}`);
 
@@ -445,4 +448,39 @@ async function deleteBenchAccounts() {
     });
     await once(child, 'exit');
   }
+}
+
+/**
+ * `--s3rver`: starts s3rver (a devDependency, an S3-compatible server in JavaScript) as its own
+ * process on a free port, over a directory of the work directory, and points the service at it:
+ * BLOB_STORE_URL=s3://hangar-bench/bench with path-style addressing, s3rver's keys, and
+ * S3_IF_NONE_MATCH=false (s3rver ignores conditional writes; docs/s3.md).
+ */
+async function startS3rver() {
+  const port = await freePort();
+  const directory = path.join(work, 's3rver');
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/s3rver/bin/s3rver.js'), '-d', directory, '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', 'hangar-bench'], { stdio: 'ignore' });
+  cleanups.push(async () => {
+    child.kill();
+    await once(child, 'exit').catch(() => undefined);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fetch(url);
+      break;
+    } catch {
+      if (attempt > 100) throw new Error('s3rver did not start');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  Object.assign(process.env, {
+    BLOB_STORE_URL: 's3://hangar-bench/bench',
+    S3_ENDPOINT: url,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_IF_NONE_MATCH: 'false',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  });
+  log(`s3rver pid ${child.pid} at ${url}`);
 }

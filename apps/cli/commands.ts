@@ -2,8 +2,12 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { type CopiedTable, copyDatabase, DestinationNotEmptyError } from '../../adapters/persistence/sql/copy-database.js';
-import { type Config, ConfigError, parseDatabaseUrl } from '../server/config.js';
+import { type Config, ConfigError, parseBlobStoreUrl, parseDatabaseUrl } from '../server/config.js';
+import { openBlobStore } from '../server/container.js';
 import { openDatabase } from '../server/database.js';
+import { type BlobCopyProgress, copyBlobs } from '../../adapters/blobs/copy-blobs.js';
+import type { BlobStore } from '../../core/files/blob-store.js';
+import type { FileRepository } from '../../core/files/file-repository.js';
 import { normaliseEmail } from '../../core/accounts/user.js';
 import type { Hangar } from '../../core/hangar.js';
 import type { StorageReport } from '../../core/files/check-storage.js';
@@ -30,7 +34,17 @@ export class ProblemsFound extends Error {
 }
 
 /** Work a command line asked for: one use case call. Resolves with what to print on stdout (no trailing newline). */
-export type Work = (hangar: Hangar) => Promise<string>;
+export type Work = (hangar: Hangar, context: WorkContext) => Promise<string>;
+
+/** What the few commands that need more than the use cases get (`blobs copy`): the configured stores, and where progress goes. */
+export interface WorkContext {
+  /** The environment the configuration was read from (for a second store named on the command line). */
+  env: Record<string, string | undefined>;
+  blobs: BlobStore;
+  files: FileRepository;
+  /** Where progress lines go (stderr): rewritten in place on a terminal, a line now and then otherwise. */
+  progress: NodeJS.WriteStream;
+}
 
 /**
  * Work that opens what it needs itself instead of the configured service (`db copy` names its two
@@ -173,6 +187,88 @@ const STORAGE_COMMANDS: readonly Command[] = [
   },
 ];
 
+/** Moving blobs between stores. */
+const BLOB_COMMANDS: readonly Command[] = [
+  {
+    name: 'blobs copy',
+    args: [],
+    optionsSynopsis: '--to <s3://bucket/prefix|gs://bucket/prefix|file:dir> [--concurrency N]',
+    options: { to: { type: 'string' }, concurrency: { type: 'string' } },
+    summary:
+      'Copies the blob of every file record from the configured store (BLOB_STORE_URL) to another, verifying each copy\'s size and SHA-256 ' +
+      'against the record; the target is configured by the same variables (S3_*, AWS_*, GCS_*). Resumable: blobs already in the target are read back ' +
+      'and kept when they match. Progress on stderr. Then switch BLOB_STORE_URL (docs/s3.md). Exit 1 when a blob could not be copied.',
+    prepare: (_args, values) => {
+      const to = values.to;
+      if (typeof to !== 'string' || to === '') throw new UsageError('--to <s3://bucket/prefix|gs://bucket/prefix|file:dir> is required.');
+      const concurrencyText = (values.concurrency as string | undefined) ?? '4';
+      if (!/^\d+$/.test(concurrencyText) || Number(concurrencyText) < 1 || Number(concurrencyText) > 64) throw new UsageError(`--concurrency must be a whole number from 1 to 64, not "${concurrencyText}".`);
+      return async (_hangar, context) => {
+        let target: Config['blobs'];
+        try {
+          target = parseBlobStoreUrl(to, context.env);
+        } catch (error) {
+          if (error instanceof ConfigError) throw new Refusal(`--to: ${error.message.replace(/^BLOB_STORE_URL: /, '')}`);
+          throw error;
+        }
+        const store = await openBlobStore(target);
+        const progress = progressLine(context.progress);
+        try {
+          const report = await copyBlobs({ files: context.files, from: context.blobs, to: store, concurrency: Number(concurrencyText), onProgress: progress.update });
+          progress.end();
+          const lines = [
+            `blobs copy: ${plural(report.totalFiles, 'file record')} (${report.totalBytes} bytes) to ${to}`,
+            `  copied and verified: ${report.copied}`,
+            `  already in the target, verified: ${report.alreadyThere}`,
+            `  not copied: ${report.problems}`,
+            ...report.problemItems.map((p) => `    file ${p.fileId} (blob ${p.blobKey}): ${p.reason}${p.detail ? ` (${p.detail})` : ''}`),
+            report.problems === 0 ? `blobs copy: done; every blob is in the target: set BLOB_STORE_URL=${to}` : 'blobs copy: problems remain; run again once they are dealt with',
+          ];
+          if (report.problems > 0) throw new ProblemsFound(lines.join('\n'));
+          return lines.join('\n');
+        } finally {
+          progress.end();
+          await store.close?.();
+        }
+      };
+    },
+  },
+];
+
+/**
+ * A progress line on `stream`: on a terminal, one line rewritten in place (at most every 100 ms);
+ * otherwise (a log file, a pipe) a line at most every 5 s and the last one.
+ */
+function progressLine(stream: NodeJS.WriteStream): { update: (progress: BlobCopyProgress) => void; end: () => void } {
+  const tty = stream.isTTY === true;
+  let last = 0;
+  let pending: BlobCopyProgress | undefined;
+  let ended = false;
+  const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+  const text = (p: BlobCopyProgress) => {
+    const percent = p.totalBytes > 0 ? Math.floor((100 * p.doneBytes) / p.totalBytes) : p.totalFiles > 0 ? Math.floor((100 * p.doneFiles) / p.totalFiles) : 100;
+    return `blobs copy: ${p.doneFiles}/${p.totalFiles} files, ${gib(p.doneBytes)}/${gib(p.totalBytes)} (${percent}%): ${p.copied} copied, ${p.alreadyThere} already there, ${p.problems} not copied`;
+  };
+  const write = (p: BlobCopyProgress) => {
+    stream.write(tty ? `\r${text(p)}\x1b[K` : `${text(p)}\n`);
+    last = Date.now();
+    pending = undefined;
+  };
+  return {
+    update: (p) => {
+      pending = p;
+      const done = p.doneFiles >= p.totalFiles;
+      if (done || Date.now() - last >= (tty ? 100 : 5_000)) write(p);
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      if (pending) write(pending);
+      if (tty) stream.write('\n');
+    },
+  };
+}
+
 /** fsck's report for people: one line per finding, then the items (at most 1 000 per list). */
 function storageReportText(report: StorageReport, options: { repair: boolean; graceSeconds: number }): string {
   const lines = [
@@ -261,7 +357,7 @@ function describeDatabase(location: DatabaseLocation): string {
   return location.kind === 'sqlite' ? `sqlite:${location.path}` : redactPostgresUrl(location.url);
 }
 
-const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...DB_COMMANDS];
+const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');

@@ -62,7 +62,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const blobs = await container.getAsync(Tokens.BlobStore);
     closers.push({ name: 'blob store', close: async () => blobs.close?.() });
     const hangar = await container.getAsync(Tokens.Hangar);
-    await print(process.stdout, await invocation.work(hangar));
+    const files = await container.getAsync(Tokens.FileRepository);
+    await print(process.stdout, await invocation.work(hangar, { env: process.env, blobs, files, progress: process.stderr }));
     status = Exit.ok;
   } catch (error) {
     if (error instanceof ProblemsFound) {

@@ -12,6 +12,9 @@ import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
 import { availableParallelism } from 'node:os';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
+import { S3_LIMITS } from '../../adapters/blobs/s3-limits.js';
+
+const S3_MIN_PART_SIZE_BYTES = S3_LIMITS.minPartSizeBytes;
 
 /** Most server processes `WORKERS` may ask for. */
 const MAX_WORKERS = 64;
@@ -42,6 +45,24 @@ const BlobStoreConfig = Type.Union([
     prefix: Type.String(),
     apiEndpoint: Type.Optional(Type.String()),
     resumableThresholdBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  }),
+  /**
+   * An S3-compatible bucket (docs/s3.md): `endpoint` unset for AWS; `credentials` from
+   * AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY when set, else the SDK's default chain; `partSizeBytes`
+   * and `queueSize` bound an upload's memory (part size × (queue size + 1)); `ifNoneMatch` false for
+   * stores without conditional writes.
+   */
+  Type.Object({
+    kind: Type.Literal('s3'),
+    bucket: Type.String({ minLength: 3 }),
+    prefix: Type.String(),
+    endpoint: Type.Optional(Type.String()),
+    region: Type.String({ minLength: 1 }),
+    forcePathStyle: Type.Boolean(),
+    credentials: Type.Optional(Type.Object({ accessKeyId: Type.String({ minLength: 1 }), secretAccessKey: Type.String({ minLength: 1 }), sessionToken: Type.Optional(Type.String()) })),
+    partSizeBytes: Type.Integer({ minimum: S3_MIN_PART_SIZE_BYTES }),
+    queueSize: Type.Integer({ minimum: 1, maximum: 64 }),
+    ifNoneMatch: Type.Boolean(),
   }),
 ]);
 /** How e-mail leaves: a directory of JSON files, or SMTP. */
@@ -456,9 +477,21 @@ export function parseDatabaseUrl(url: string, options: { name: string; poolSize?
 }
 
 /**
+ * A blob store URL as BLOB_STORE_URL takes it, with the variables that go with its kind read from
+ * `env` (S3_*, AWS_*, GCS_*, SMALL_BLOB_MAX_BYTES): the target of `npm run cli -- blobs copy --to`.
+ * @throws ConfigError naming the variable (BLOB_STORE_URL for the URL itself)
+ */
+export function parseBlobStoreUrl(url: string, env: Env): Config['blobs'] {
+  return blobStoreOf(url, (name) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  });
+}
+
+/**
  * BLOB_STORE_URL: `file:<directory>` with SMALL_BLOB_MAX_BYTES (optional, bytes, 0–1,048,576, default
  * 65,536), or `gs://<bucket>[/<prefix>]` with GCS_API_ENDPOINT (optional http(s) URL of an emulator)
- * and GCS_RESUMABLE_THRESHOLD_BYTES (optional, bytes).
+ * and GCS_RESUMABLE_THRESHOLD_BYTES (optional, bytes), or `s3://<bucket>[/<prefix>]` (s3StoreOf).
  */
 function blobStoreOf(url: string, read: (name: string) => string | undefined): Config['blobs'] {
   if (url.startsWith('file:')) {
@@ -490,7 +523,55 @@ function blobStoreOf(url: string, read: (name: string) => string | undefined): C
       ...(threshold !== undefined ? { resumableThresholdBytes: bytes('GCS_RESUMABLE_THRESHOLD_BYTES', threshold, 0) } : {}),
     };
   }
-  throw new ConfigError('BLOB_STORE_URL', `unsupported "${url.split(':')[0]}:"; use file:<directory> or gs://<bucket>/<optional prefix>.`);
+  if (url.startsWith('s3://')) return s3StoreOf(url, read);
+  throw new ConfigError('BLOB_STORE_URL', `unsupported "${url.split(':')[0]}:"; use file:<directory>, gs://<bucket>/<optional prefix> or s3://<bucket>/<optional prefix>.`);
+}
+
+/**
+ * `s3://<bucket>[/<prefix>]` with S3_ENDPOINT (http(s) URL; unset for AWS), S3_REGION (default
+ * us-east-1), S3_FORCE_PATH_STYLE, S3_PART_SIZE_BYTES, S3_UPLOAD_QUEUE_SIZE, S3_IF_NONE_MATCH and,
+ * when set, AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN). Without the keys
+ * the AWS SDK's default credential chain applies (profiles, SSO, web identity, instance roles).
+ */
+function s3StoreOf(url: string, read: (name: string) => string | undefined): Config['blobs'] {
+  const [bucket, ...rest] = url.slice('s3://'.length).split('/');
+  // AWS's rule (3–63 of a-z 0-9 . -), loosened to the upper case and underscores some compatible stores allow.
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{1,61}[A-Za-z0-9]$/.test(bucket)) {
+    throw new ConfigError('BLOB_STORE_URL', `"${bucket}" is not an S3 bucket name; use s3://my-bucket/optional/prefix.`);
+  }
+  const segments = rest.filter((segment) => segment !== '');
+  if (segments.some((segment) => !/^[0-9A-Za-z._-]+$/.test(segment) || segment === '.' || segment === '..')) {
+    throw new ConfigError('BLOB_STORE_URL', 'the prefix after the bucket may hold only [0-9A-Za-z._-] segments joined by "/".');
+  }
+  const endpoint = read('S3_ENDPOINT');
+  const accessKeyId = read('AWS_ACCESS_KEY_ID');
+  const secretAccessKey = read('AWS_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError(accessKeyId === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY', 'set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither (the SDK\'s default credential chain).');
+  }
+  const sessionToken = read('AWS_SESSION_TOKEN');
+  return {
+    kind: 's3',
+    bucket,
+    prefix: segments.join('/'),
+    ...(endpoint !== undefined ? { endpoint: baseUrlOf('S3_ENDPOINT', endpoint) } : {}),
+    region: read('S3_REGION') ?? S3_LIMITS.defaultRegion,
+    forcePathStyle: booleanOf('S3_FORCE_PATH_STYLE', read('S3_FORCE_PATH_STYLE'), false),
+    ...(accessKeyId !== undefined && secretAccessKey !== undefined
+      ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) } }
+      : {}),
+    partSizeBytes: integer('S3_PART_SIZE_BYTES', read('S3_PART_SIZE_BYTES'), S3_LIMITS.defaultPartSizeBytes, S3_MIN_PART_SIZE_BYTES, S3_LIMITS.maxPartSizeBytes),
+    queueSize: integer('S3_UPLOAD_QUEUE_SIZE', read('S3_UPLOAD_QUEUE_SIZE'), S3_LIMITS.defaultQueueSize, 1, 64),
+    ifNoneMatch: booleanOf('S3_IF_NONE_MATCH', read('S3_IF_NONE_MATCH'), true),
+  };
+}
+
+/** `true` or `false` (any case); `fallback` when unset. @throws ConfigError otherwise */
+function booleanOf(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (/^true$/i.test(value)) return true;
+  if (/^false$/i.test(value)) return false;
+  throw new ConfigError(name, `"${value}" is neither true nor false.`);
 }
 
 function mailOf(url: string): Config['mail'] {

@@ -61,32 +61,45 @@ type Repos = ReturnType<typeof createSqlRepositories>;
 /** Blobs: the store chosen by BLOB_STORE_URL. */
 export const blobsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.BlobStore)
-    .toResolvedValue(async (config: Config, failpoints: Failpoints): Promise<BlobStore> => {
-      switch (config.blobs.kind) {
-        case 'file': {
-          const store = new LocalDiskBlobStore({ directory: config.blobs.directory, smallBlobMaxBytes: config.blobs.smallBlobMaxBytes, failpoints });
-          // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
-          // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
-          store.sweepTempFiles(HOUR_MS).catch((error: unknown) =>
-            process.stderr.write(`${JSON.stringify({ level: 'error', event: 'temp_sweep_failed', error: String(error) })}\n`),
-          );
-          return store;
-        }
-        case 'gcs': {
-          // Loaded only when chosen: the GCS client library takes about half a second to load, on every start.
-          const { GcsBlobStore } = await import('../../adapters/blobs/gcs-blob-store.js');
-          // Credentials: Application Default Credentials, except with an emulator endpoint (none sent).
-          return new GcsBlobStore({
-            bucket: config.blobs.bucket,
-            prefix: config.blobs.prefix,
-            apiEndpoint: config.blobs.apiEndpoint,
-            resumableThresholdBytes: config.blobs.resumableThresholdBytes,
-          });
-        }
-      }
-    }, [Tokens.Config, Tokens.Failpoints])
+    .toResolvedValue((config: Config, failpoints: Failpoints): Promise<BlobStore> => openBlobStore(config.blobs, failpoints), [Tokens.Config, Tokens.Failpoints])
     .inSingletonScope();
 });
+
+/**
+ * The blob store a configuration names (BLOB_STORE_URL): the server's, or the target of
+ * `blobs copy --to` (apps/cli). GCS and S3 clients are loaded only when chosen.
+ */
+export async function openBlobStore(blobs: Config['blobs'], failpoints: Failpoints = NO_FAILPOINTS): Promise<BlobStore> {
+  switch (blobs.kind) {
+    case 'file': {
+      const store = new LocalDiskBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints });
+      // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
+      // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
+      store.sweepTempFiles(HOUR_MS).catch((error: unknown) =>
+        process.stderr.write(`${JSON.stringify({ level: 'error', event: 'temp_sweep_failed', error: String(error) })}\n`),
+      );
+      return store;
+    }
+    case 'gcs': {
+      // Loaded only when chosen: the GCS client library takes about half a second to load, on every start.
+      const { GcsBlobStore } = await import('../../adapters/blobs/gcs-blob-store.js');
+      // Credentials: Application Default Credentials, except with an emulator endpoint (none sent).
+      return new GcsBlobStore({
+        bucket: blobs.bucket,
+        prefix: blobs.prefix,
+        apiEndpoint: blobs.apiEndpoint,
+        resumableThresholdBytes: blobs.resumableThresholdBytes,
+      });
+    }
+    case 's3': {
+      // Loaded only when chosen, like the GCS client: the AWS SDK's modules are read on every start otherwise.
+      const { S3BlobStore } = await import('../../adapters/blobs/s3-blob-store.js');
+      // Credentials: the keys from the configuration, else the SDK's default chain.
+      const { kind: _, ...options } = blobs;
+      return new S3BlobStore(options);
+    }
+  }
+}
 
 /** Images: sharp (libvips) for transformations on the view address (docs/images.md). */
 export const imagesModule = new ContainerModule(({ bind }) => {

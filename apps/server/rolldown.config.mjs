@@ -8,7 +8,7 @@
 // What stays outside the bundle, loaded from node_modules as before:
 // - native addons and the packages that find files of their own next to them (better-sqlite3,
 //   argon2, sharp and its libvips, swagger-ui-dist's assets);
-// - the clients of optional backends (pg, nodemailer, the Google Cloud and Cloudflare SDKs): they
+// - the clients of optional backends (pg, nodemailer, the Google Cloud, AWS S3 and Cloudflare SDKs): they
 //   are imported only when the configuration chooses them, from chunks of their own.
 //
 // Paths that depend on where a module lies (`new URL(…, import.meta.url)`) still hold: the bundle
@@ -22,7 +22,7 @@ export default {
     'wal-checkpoint-worker': 'dist/adapters/persistence/sqlite/wal-checkpoint-worker.js',
   },
   platform: 'node',
-  external: ['better-sqlite3', 'argon2', 'sharp', 'swagger-ui-dist', 'pg', 'nodemailer', '@google-cloud/storage', 'cloudflare'],
+  external: ['better-sqlite3', 'argon2', 'sharp', 'swagger-ui-dist', 'pg', 'nodemailer', '@google-cloud/storage', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', 'cloudflare'],
   // depd (a dependency of Koa's) builds its deprecation wrappers with eval, by design.
   checks: { eval: false },
   output: {

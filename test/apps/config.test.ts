@@ -81,7 +81,7 @@ describe('configuration from the environment', () => {
   });
 
   for (const [variable, value] of [
-    ['PORT', 'abc'], ['CONTENT_PORT', '70000'], ['PUBLIC_API_URL', 'not a url'], ['DATABASE_URL', 'mysql://x'], ['BLOB_STORE_URL', 's3://bucket'],
+    ['PORT', 'abc'], ['CONTENT_PORT', '70000'], ['PUBLIC_API_URL', 'not a url'], ['DATABASE_URL', 'mysql://x'], ['BLOB_STORE_URL', 'azure://container'],
     ['DATABASE_POOL_SIZE', '0'],
     ['MAIL_URL', 'pigeon://x'], ['JWT_SECRET', 'too-short'], ['ALLOWED_REDIRECT_URLS', 'ftp://x'], ['ALLOWED_CONTENT_TYPES', 'png'],
     ['DEFAULT_MAX_UPLOAD_SIZE_BYTES', '-1'], ['TRIAL_DAYS', 'soon'], ['STORAGE_LIMIT_BYTES', '1GB'], ['FILE_COUNT_LIMIT', '-5'],
@@ -97,6 +97,20 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ BLOB_STORE_URL: 'gs://my.bucket_1/hangar/prod/' }).blobs).to.deep.equal({ kind: 'gcs', bucket: 'my.bucket_1', prefix: 'hangar/prod' });
     expect(loadConfig({ BLOB_STORE_URL: 'gs://b-1/p', GCS_API_ENDPOINT: 'http://127.0.0.1:4443/', GCS_RESUMABLE_THRESHOLD_BYTES: '1048576' }).blobs).to.deep.equal({
       kind: 'gcs', bucket: 'b-1', prefix: 'p', apiEndpoint: 'http://127.0.0.1:4443', resumableThresholdBytes: 1048576,
+    });
+  });
+
+  it('reads BLOB_STORE_URL=s3://bucket/prefix as an S3 store, with the S3_* variables and the AWS keys when given', () => {
+    expect(loadConfig({ BLOB_STORE_URL: 's3://my-bucket' }).blobs).to.deep.equal({
+      kind: 's3', bucket: 'my-bucket', prefix: '', region: 'us-east-1', forcePathStyle: false, partSizeBytes: 5 * 1024 * 1024, queueSize: 2, ifNoneMatch: true,
+    });
+    expect(loadConfig({
+      BLOB_STORE_URL: 's3://Hangar_Files/prod/blobs/', S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_REGION: 'auto', S3_FORCE_PATH_STYLE: 'TRUE',
+      S3_PART_SIZE_BYTES: String(16 * 1024 * 1024), S3_UPLOAD_QUEUE_SIZE: '2', S3_IF_NONE_MATCH: 'false',
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token',
+    }).blobs).to.deep.equal({
+      kind: 's3', bucket: 'Hangar_Files', prefix: 'prod/blobs', endpoint: 'http://127.0.0.1:9000', region: 'auto', forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' }, partSizeBytes: 16 * 1024 * 1024, queueSize: 2, ifNoneMatch: false,
     });
   });
 
@@ -116,6 +130,16 @@ describe('configuration from the environment', () => {
     [{ BLOB_STORE_URL: 'gs://bucket', GCS_API_ENDPOINT: 'localhost:4443' }, 'GCS_API_ENDPOINT'],
     [{ BLOB_STORE_URL: 'gs://bucket', GCS_RESUMABLE_THRESHOLD_BYTES: '8MiB' }, 'GCS_RESUMABLE_THRESHOLD_BYTES'],
     [{ BLOB_STORE_URL: 'gs://bucket', GCS_RESUMABLE_THRESHOLD_BYTES: '0' }, 'GCS_RESUMABLE_THRESHOLD_BYTES'],
+    [{ BLOB_STORE_URL: 's3://' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 's3://ab' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 's3://bucket/../x' }, 'BLOB_STORE_URL'],
+    [{ BLOB_STORE_URL: 's3://bucket', S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT'],
+    [{ BLOB_STORE_URL: 's3://bucket', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE'],
+    [{ BLOB_STORE_URL: 's3://bucket', S3_IF_NONE_MATCH: '1' }, 'S3_IF_NONE_MATCH'],
+    [{ BLOB_STORE_URL: 's3://bucket', S3_PART_SIZE_BYTES: String(5 * 1024 * 1024 - 1) }, 'S3_PART_SIZE_BYTES'],
+    [{ BLOB_STORE_URL: 's3://bucket', S3_UPLOAD_QUEUE_SIZE: '0' }, 'S3_UPLOAD_QUEUE_SIZE'],
+    [{ BLOB_STORE_URL: 's3://bucket', AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE' }, 'AWS_SECRET_ACCESS_KEY'],
+    [{ BLOB_STORE_URL: 's3://bucket', AWS_SECRET_ACCESS_KEY: 'secret' }, 'AWS_ACCESS_KEY_ID'],
   ] as const) {
     it(`refuses ${JSON.stringify(env)} with an error naming ${variable}`, () => {
       expect(() => loadConfig(env)).to.throw(ConfigError, new RegExp(`^${variable}:`));

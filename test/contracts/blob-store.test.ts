@@ -7,8 +7,11 @@ import { expect } from 'chai';
 import { GcsBlobStore, type GcsBlobStoreOptions } from '../../adapters/blobs/gcs-blob-store.js';
 import { LocalDiskBlobStore, type LocalDiskBlobStoreOptions, SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
+import { S3BlobStore } from '../../adapters/blobs/s3-blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { FakeGcsServer } from '../support/fake-gcs-server.js';
+import { FakeS3Server } from '../support/fake-s3-server.js';
+import { S3RVER_CREDENTIALS, startS3TestServer } from '../support/s3-test-server.js';
 import { chunked, collect, describeBlobStoreContract, patternBytes, rejectionOf, sha256 } from './blob-store.contract.js';
 
 async function makeTempDirectory(): Promise<string> {
@@ -329,6 +332,22 @@ describeBlobStoreContract('GcsBlobStore (fake GCS JSON API)', async () => {
   fake.listPageLimit = 50;
   const store = new GcsBlobStore({ bucket: 'hangar-contract', prefix: 'blobs', apiEndpoint: fake.url, resumableThresholdBytes: 256 * 1024, timeoutMs: 5_000 });
   return { store, close: () => fake.close() };
+});
+
+describeBlobStoreContract('S3BlobStore (s3rver, a real S3-compatible server; no If-None-Match, so HeadObject before each create)', async () => {
+  const server = await startS3TestServer(['hangar-contract']);
+  const store = new S3BlobStore({
+    bucket: 'hangar-contract', prefix: 'blobs', endpoint: server.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, ifNoneMatch: false, timeoutMs: 5_000,
+  });
+  return { store, close: async () => { await store.close(); await server.close(); } };
+});
+
+describeBlobStoreContract('S3BlobStore (fake S3 with If-None-Match)', async () => {
+  const fake = await new FakeS3Server(['hangar-contract']).start();
+  // Pages of 50, so listing 120 blobs takes several ListObjectsV2 requests.
+  fake.listPageLimit = 50;
+  const store = new S3BlobStore({ bucket: 'hangar-contract', prefix: 'blobs', endpoint: fake.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, timeoutMs: 5_000 });
+  return { store, close: async () => { await store.close(); await fake.close(); } };
 });
 
 describe('GcsBlobStore', () => {

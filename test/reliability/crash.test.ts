@@ -6,6 +6,7 @@ import pg from 'pg';
 import { postgresConnectionString } from '../../adapters/persistence/postgres/postgres-database.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { createTestSchema, testDatabaseUrl, type TestSchema } from '../support/test-database.js';
+import { S3RVER_CREDENTIALS, type S3TestServer, startS3TestServer } from '../support/s3-test-server.js';
 import {
   HISTOGRAM_MISMATCH_SQL,
   aBody, anAccount, checkSqlite, download, filesUnder, killServer, listAllFiles, LONG, runCli, serverEnv, sha256, startServer, tryFetch, tryUpload,
@@ -32,6 +33,9 @@ const RANDOM_KILLS = LONG ? 150 : 12;
 /** On Postgres (npm run test:long with TEST_DATABASE_URL only): fewer rounds, the same checks. */
 const POSTGRES_ROUNDS_PER_FAILPOINT = 3;
 const POSTGRES_RANDOM_KILLS = 28;
+/** With blobs on S3 (s3rver): the failpoints the S3 store reaches (before_blob_link is the local disk's), once each, and a few random kills. */
+const S3_FAILPOINTS = FAILPOINTS.filter((name) => name !== 'before_blob_link');
+const S3_RANDOM_KILLS = LONG ? 40 : 4;
 /** Requests in flight at once. */
 const WORKERS = 4;
 /** A failpoint round that has not killed the server after this long is killed by the test (counted apart). */
@@ -58,13 +62,17 @@ class Model {
 
 describeCrashHarness('SQLite', ROUNDS_PER_FAILPOINT, RANDOM_KILLS);
 if (LONG && testDatabaseUrl() !== undefined) describeCrashHarness('Postgres', POSTGRES_ROUNDS_PER_FAILPOINT, POSTGRES_RANDOM_KILLS);
+describeCrashHarness('SQLite', 1, S3_RANDOM_KILLS, 'S3');
 
-function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoint: number, randomKills: number): void {
-  describe(`crash safety on ${database}: SIGKILL at every failpoint and at random times (docs/reliability.md)`, function () {
+/** `blobs`: the local disk under DATA_DIR, or an S3 bucket on s3rver (started by the test, outliving every server kill). */
+function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoint: number, randomKills: number, blobs: 'local disk' | 'S3' = 'local disk'): void {
+  const failpoints = blobs === 'S3' ? S3_FAILPOINTS : FAILPOINTS;
+  describe(`crash safety on ${database}${blobs === 'S3' ? ' with blobs on S3 (s3rver)' : ''}: SIGKILL at every failpoint and at random times (docs/reliability.md)`, function () {
     this.timeout(LONG ? 3_600_000 : 180_000);
     let dataDir: string;
     let server: ServerProcess | undefined;
     let schema: TestSchema | undefined;
+    let s3: S3TestServer | undefined;
     /** The environment every start and CLI run gets on top of serverEnv: the Postgres schema, when on Postgres. */
     let databaseEnv: Record<string, string> = {};
 
@@ -74,10 +82,26 @@ function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoin
         schema = await createTestSchema(testDatabaseUrl()!);
         databaseEnv = { DATABASE_URL: schema.url };
       }
+      if (blobs === 'S3') {
+        s3 = await startS3TestServer(['hangar-crash']);
+        databaseEnv = {
+          ...databaseEnv,
+          BLOB_STORE_URL: 's3://hangar-crash/blobs',
+          S3_ENDPOINT: s3.url,
+          S3_FORCE_PATH_STYLE: 'true',
+          // s3rver ignores If-None-Match (docs/s3.md).
+          S3_IF_NONE_MATCH: 'false',
+          AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+          // The SDK's notice that its 2027 releases need Node 22 would be the CLI's only stderr output.
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        };
+      }
     });
     after(async () => {
       if (server) await killServer(server);
       await schema?.drop();
+      await s3?.close();
       await rm(dataDir, { recursive: true, force: true });
     });
 
@@ -85,7 +109,7 @@ function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoin
     const checkDatabase = async (): Promise<{ files: number; bytes: number }> =>
       database === 'SQLite' ? checkSqlite(path.join(dataDir, 'hangar.db')) : checkPostgres(schema!.url);
 
-    it(`loses nothing acknowledged over ${FAILPOINTS.length * roundsPerFailpoint + randomKills} kills (${FAILPOINTS.length}×${roundsPerFailpoint} at failpoints, ${randomKills} at random times)`, async () => {
+    it(`loses nothing acknowledged over ${failpoints.length * roundsPerFailpoint + randomKills} kills (${failpoints.length}×${roundsPerFailpoint} at failpoints, ${randomKills} at random times)`, async () => {
       const started = Date.now();
       server = await startServer(dataDir, databaseEnv);
       const { apiKey } = await anAccount(server, dataDir, 'crash@example.com');
@@ -94,7 +118,7 @@ function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoin
 
       const model = new Model();
       const rounds: Array<{ kind: 'failpoint'; name: string } | { kind: 'random' }> = [
-        ...FAILPOINTS.flatMap((name) => Array.from({ length: roundsPerFailpoint }, () => ({ kind: 'failpoint' as const, name }))),
+        ...failpoints.flatMap((name) => Array.from({ length: roundsPerFailpoint }, () => ({ kind: 'failpoint' as const, name }))),
         ...Array.from({ length: randomKills }, () => ({ kind: 'random' as const })),
       ];
       // Interleaved, so each failpoint round starts from the state random kills left, and vice versa.
@@ -155,7 +179,7 @@ function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoin
         bytesAtEnd: totals.bytes,
         seconds: Math.round((Date.now() - started) / 1000),
       };
-      process.stdout.write(`      crash harness (${database}): ${JSON.stringify(summary)}\n`);
+      process.stdout.write(`      crash harness (${database}, ${blobs}): ${JSON.stringify(summary)}\n`);
       expect(model.counts.uploadsAcknowledged).to.be.greaterThan(rounds.length);
     });
   });
