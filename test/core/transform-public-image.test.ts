@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
-import { type ImageRequest, type ImageTransform, type ImageTransformer, normaliseImageRequest, parseImageRequest, TransformSlots } from '../../core/index.js';
+import { type HangarOptions, type ImageRequest, type ImageTransform, type ImageTransformer, normaliseImageRequest, parseImageRequest, TransformSlots } from '../../core/index.js';
 import { animatedGif, corruptPng, describeImage, exifJpeg, pixelAt, pngBomb, solidPng } from '../support/images.js';
 import { bodyOf, collect, createMemoryHangar, expectDomainError, gate, MIB, settle, withTrialPlan } from '../support/memory-hangar.js';
 
@@ -19,18 +19,21 @@ class CountingTransformer implements ImageTransformer {
   }
 }
 
-async function world(options: { imageOpsLimit?: number | null; images?: { concurrency?: number; queueTimeoutMs?: number }; transformer?: ImageTransformer } = {}) {
+async function world(options: { imageOpsLimit?: number | null; storageLimitBytes?: number; images?: HangarOptions['images']; rateLimits?: HangarOptions['rateLimits']; transformer?: ImageTransformer } = {}) {
   const transformer = options.transformer ?? new CountingTransformer();
   const w = createMemoryHangar(
-    { defaultMaxUploadSizeBytes: MIB, ...withTrialPlan({ storageLimitBytes: 10 * MIB, imageOpsLimit: options.imageOpsLimit }), images: options.images },
+    { defaultMaxUploadSizeBytes: MIB, ...withTrialPlan({ storageLimitBytes: options.storageLimitBytes ?? 10 * MIB, imageOpsLimit: options.imageOpsLimit }), images: options.images, rateLimits: options.rateLimits },
     () => ({ images: transformer }),
   );
   const alice = await w.registerConfirmed('alice@example.com');
   const uploadImage = async (bytes: Uint8Array, contentType = 'image/jpeg') =>
     (await w.upload(alice.userId, { body: bodyOf(bytes), contentType, fileName: 'pic' })).file;
-  /** Asks for a variant and reads it whole, as the content server would. */
-  const fetchVariant = async (fileId: string, request: ImageRequest, accept?: string) => {
-    const image = await w.hangar.transformPublicImage.execute({ fileId, request, accept });
+  /**
+   * Asks for a variant and reads it whole, as the content server would. Sizes are taken exactly as
+   * asked (`exactSize`), unless `options.ladder`: the size ladder has tests of its own.
+   */
+  const fetchVariant = async (fileId: string, request: ImageRequest, accept?: string, options: { ladder?: boolean; client?: string } = {}) => {
+    const image = await w.hangar.transformPublicImage.execute({ fileId, request, accept, exactSize: !options.ladder, client: options.client });
     const opened = await image.open();
     return { image, bytes: await collect(opened.body) };
   };

@@ -160,11 +160,12 @@ describe('HTTP: image transformations on /m/:file_id', function () {
 
   it('stops new transformations at the plan’s IMAGE_OPS_LIMIT with 403 while originals and cached thumbnails are served', async () => {
     let used = await imageOps();
-    for (let w = 100; used < 6; w++) {
-      expect((await get(server.content, `/m/${jpegId}?w=${w}&format=png`)).status).to.equal(200);
+    // Distinct qualities: distinct widths would be snapped to one size of the ladder.
+    for (let q = 50; used < 6; q++) {
+      expect((await get(server.content, `/m/${jpegId}?w=100&format=webp&q=${q}`)).status).to.equal(200);
       used = await imageOps();
     }
-    const refused = await get(server.content, `/m/${jpegId}?w=99&format=png`);
+    const refused = await get(server.content, `/m/${jpegId}?w=100&format=webp&q=99`);
     expectErrorBody(refused, 403, 'IMAGE_OPS_LIMIT_REACHED');
     expect((await get(server.content, `/m/${jpegId}`)).status).to.equal(200);
     expect((await get(server.content, `/m/${jpegId}?w=320&h=320&fit=cover&format=webp`)).status).to.equal(200);
@@ -199,7 +200,7 @@ describe('HTTP: image transformations under load', function () {
   it('answers 503 IMAGE_BUSY with Retry-After when the only slot is taken and no wait is allowed', async () => {
     const uploaded = await upload(server, apiKey, await exifJpeg(1600, 1200, 1), { contentType: 'image/jpeg' });
     const id = uploaded.body.file.file_id;
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => get(server.content, `/m/${id}?w=${200 + i}&format=png`)));
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => get(server.content, `/m/${id}?w=256&format=webp&q=${50 + i}`)));
     const busy = results.filter((r) => r.status === 503);
     expect(busy.length, 'at least one request found the slot taken').to.be.at.least(1);
     for (const refused of busy) {
