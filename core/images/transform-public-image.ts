@@ -26,11 +26,13 @@ export interface PublicImage {
   /** True when the format was negotiated from `Accept` (`format=auto`): the response must say `Vary: Accept`. */
   varyAccept: boolean;
   /**
-   * The derived image's bytes: from the blob store when cached, else computed once (concurrent
-   * requests for the same variant share one computation), counted as one image operation and stored.
+   * The derived image's bytes: from the blob store when stored, else computed once across processes
+   * (concurrent requests for the same variant share one computation, or wait for another
+   * process's), counted as one image operation and stored within the bounds (docs/images.md).
    * `size` is known (bytes) when it was computed here.
-   * @throws DomainError IMAGE_OPS_LIMIT_REACHED (403), IMAGE_BUSY (503), IMAGE_UNREADABLE / IMAGE_TOO_LARGE (422),
-   *         FILE_NOT_FOUND (404) when the source bytes are gone, BLOB_STORE_UNAVAILABLE (503)
+   * @throws DomainError RATE_LIMITED (429) past the client's limit for new variants,
+   *         IMAGE_OPS_LIMIT_REACHED (403), IMAGE_BUSY (503), IMAGE_UNREADABLE / IMAGE_TOO_LARGE (422),
+   *         FILE_NOT_FOUND (404) when the source bytes or the file are gone, BLOB_STORE_UNAVAILABLE (503)
    */
   open(): Promise<{ body: AsyncIterable<Uint8Array>; size?: number }>;
 }
