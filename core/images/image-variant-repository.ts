@@ -47,9 +47,9 @@ export interface ImageVariantRepository {
   /**
    * Claims `variant` of the file for `token` until `now + leaseMs`, atomically across processes:
    * - `stored` when it is stored; `busy` when another token holds an unexpired claim;
-   * - an expired claim is taken over (`claimed`);
-   * - a new variant is claimed only while the file has fewer than `maxPerFile` variants stored or
-   *   under an unexpired claim (else `full`); `gone` when the file does not exist.
+   * - a new variant, or one whose claim expired (taken over), is claimed only while the file has
+   *   fewer than `maxPerFile` variants stored or under an unexpired claim (else `full`, and an
+   *   expired claim is dropped); `gone` when the file does not exist.
    * @param options.now the current time (the lease's start); `leaseMs` in ms (> 0); `maxPerFile` ≥ 0
    */
   claim(options: VariantKey & { token: string; now: Date; leaseMs: number; maxPerFile: number }): Promise<VariantClaim>;

@@ -93,6 +93,8 @@ export function describeImageVariantRepositoryContract(name: string, makeSubject
       expect(await claim(variants, 'v3', 'c', { maxPerFile: 2 })).to.equal('full');
       expect(await claim(variants, 'v1', 'd', { maxPerFile: 2 }), 'a stored one is still served').to.equal('stored');
       expect(await claim(variants, 'v3', 'c', { maxPerFile: 2, now: at(LEASE_MS) }), 'v2’s claim expired').to.equal('claimed');
+      expect(await claim(variants, 'v2', 'f', { maxPerFile: 2, now: at(LEASE_MS) }), 'an expired claim is taken over only within the cap').to.equal('full');
+      expect((await variants.list({ fileRecordId: key('v1').fileRecordId })).map((v) => v.variant)).to.deep.equal(['v1', 'v3']);
       expect(await claim(variants, 'x', 'e', { maxPerFile: 0 })).to.equal('full');
     });
 

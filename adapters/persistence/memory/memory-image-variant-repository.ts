@@ -17,10 +17,12 @@ export class MemoryImageVariantRepository implements ImageVariantRepository {
     const row = variants.get(options.variant);
     if (row?.state === 'stored') return 'stored';
     if (row && row.claimedUntil > now) return 'busy';
-    if (!row) {
-      let held = 0;
-      for (const other of variants.values()) if (other.state === 'stored' || other.claimedUntil > now) held += 1;
-      if (held >= options.maxPerFile) return 'full';
+    // A new variant, or an expired claim taken over: either must fit under the cap (the expired one is not counted).
+    let held = 0;
+    for (const other of variants.values()) if (other.state === 'stored' || other.claimedUntil > now) held += 1;
+    if (held >= options.maxPerFile) {
+      variants.delete(options.variant);
+      return 'full';
     }
     variants.set(options.variant, { userId: options.userId, state: 'computing', token: options.token, claimedUntil: now + options.leaseMs, sizeBytes: 0 });
     this.db.imageVariants.set(options.fileRecordId, variants);

@@ -36,8 +36,21 @@ export class SqlImageVariantRepository implements ImageVariantRepository {
         .executeTakeFirst();
       if (row?.state === 'stored') return 'stored';
       if (row && toNumber(row.claimed_until) > now) return 'busy';
+      // A new variant, or an expired claim (its holder died) taken over: either must fit under the
+      // cap, which counts stored variants and live claims (not the expired one).
+      const held = await trx
+        .selectFrom('image_variants')
+        .select((eb) => eb.fn.countAll<number | string>().as('held'))
+        .where('file_record_id', '=', options.fileRecordId)
+        .where(sql<SqlBool>`(state = 'stored' or claimed_until > ${now})`)
+        .executeTakeFirstOrThrow();
+      const full = toNumber(held.held) >= options.maxPerFile;
       if (row) {
-        // An expired claim (its holder died or gave up without releasing): taken over.
+        const expired = trx.deleteFrom('image_variants').where('file_record_id', '=', options.fileRecordId).where('variant', '=', options.variant);
+        if (full) {
+          await expired.execute();
+          return 'full';
+        }
         await trx
           .updateTable('image_variants')
           .set({ claim_token: options.token, claimed_until: now + options.leaseMs })
@@ -46,13 +59,7 @@ export class SqlImageVariantRepository implements ImageVariantRepository {
           .execute();
         return 'claimed';
       }
-      const held = await trx
-        .selectFrom('image_variants')
-        .select((eb) => eb.fn.countAll<number | string>().as('held'))
-        .where('file_record_id', '=', options.fileRecordId)
-        .where(sql<SqlBool>`(state = 'stored' or claimed_until > ${now})`)
-        .executeTakeFirstOrThrow();
-      if (toNumber(held.held) >= options.maxPerFile) return 'full';
+      if (full) return 'full';
       await trx
         .insertInto('image_variants')
         .values({
