@@ -62,6 +62,7 @@ import type { RateLimiter } from './shared/rate-limiter.js';
 import { type RateLimitOptions, RateLimits } from './shared/rate-limits.js';
 import type { ContentSniffer } from './files/content-sniffer.js';
 import type { ImageTransformer } from './images/image-transformer.js';
+import type { ImageVariantRepository } from './images/image-variant-repository.js';
 import { TransformPublicImage } from './images/transform-public-image.js';
 import { TransformSlots } from './images/transform-slots.js';
 import type { IdGenerator, SecretDigest } from './shared/ids.js';
@@ -76,6 +77,8 @@ export interface HangarPorts {
   usage: UsageRepository;
   logs: ActivityLogRepository;
   domains: CustomDomainRepository;
+  /** Claims and records of stored image variants, shared by every process on the database (docs/images.md). */
+  imageVariants: ImageVariantRepository;
   edge: EdgeProvider;
   blobs: BlobStore;
   /** Should return quickly (queue the message): requests wait for it. */
@@ -107,7 +110,16 @@ export type HangarOptions = AccountOptions &
      * Image transformations running at once in this process (`IMAGE_CONCURRENCY`, default 2) and
      * how long one may wait for a slot, in ms (`IMAGE_QUEUE_TIMEOUT_MS`, default 2000).
      */
-    images?: { concurrency?: number; queueTimeoutMs?: number };
+    images?: {
+      concurrency?: number;
+      queueTimeoutMs?: number;
+      /** Stored variants per file (`IMAGE_MAX_VARIANTS_PER_FILE`, default 20); new ones beyond it are computed, not stored. */
+      maxVariantsPerFile?: number;
+      /** Widths and heights (px) unsigned requests are snapped up to (`IMAGE_SIZE_LADDER`; default DEFAULT_SIZE_LADDER). */
+      sizeLadder?: readonly number[];
+      /** ms a request waits for a variant another process computes (default 30 s), then 503 IMAGE_BUSY. */
+      claimWaitMs?: number;
+    };
     /** The abuse limits (RATE_LIMIT_* variables); DEFAULT_RATE_LIMITS for what is absent. */
     rateLimits?: Partial<RateLimitOptions>;
     /** Called with errors of background work (eager log flushes) that has no caller to throw to. */
@@ -166,8 +178,14 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts, failpoints }),
     readPublicFile,
     transformPublicImage: new TransformPublicImage({
-      readPublicFile, files, blobs, transformer: ports.images, accounts, usage, meter: usageMeter, clock,
+      readPublicFile, files, blobs, variants: ports.imageVariants, transformer: ports.images, accounts, usage, meter: usageMeter, limits, ids, clock,
       slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
+      options: {
+        maxVariantsPerFile: options.images?.maxVariantsPerFile,
+        sizeLadder: options.images?.sizeLadder,
+        claimWaitMs: options.images?.claimWaitMs,
+        queueTimeoutMs: options.images?.queueTimeoutMs,
+      },
       onBackgroundError: options.onBackgroundError,
     }),
     getSettings,

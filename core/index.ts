@@ -30,6 +30,7 @@ export * from './files/blob-ownership.js';
 export * from './files/check-storage.js';
 export * from './images/image-params.js';
 export * from './images/image-transformer.js';
+export * from './images/image-variant-repository.js';
 export * from './images/transform-public-image.js';
 export * from './images/transform-slots.js';
 export * from './files/bulk-delete-files.js';

@@ -5,6 +5,7 @@ import type { ActivityLogRepository } from '../../core/activity/activity-log.js'
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
+import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 
@@ -18,6 +19,7 @@ export interface Repositories {
   usage: UsageRepository;
   logs: ActivityLogRepository;
   domains: CustomDomainRepository;
+  imageVariants: ImageVariantRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -8,6 +8,7 @@ import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
+import { clientAddress } from '../http/client-address.js';
 import { contentDisposition, etagMatches, parseRange } from './http-range.js';
 import { sendBody } from './send-body.js';
 
@@ -30,9 +31,9 @@ const ACTIVE_TYPES = new Set([
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
  */
-export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger } = {}): Koa {
+export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger; trustProxyHops?: number } = {}): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter([...contentRoutes(hangar), healthRoute(hangar)], hangar);
+  const router = buildRouter([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), healthRoute(hangar)], hangar);
   app.on('error', streamErrorHandler(options.logError));
   app.use(errorsMiddleware(options.logError));
   app.use(router.routes());
@@ -65,10 +66,13 @@ const ViewHeaders = Type.Object({
   ...ContentHeaders.properties,
   accept: Type.Optional(Type.String({ description: 'With `format=auto`: `image/avif` or `image/webp` listed picks that format' })),
 });
-const viewResponses = { ...contentResponses, 400: ErrorBody, 403: ErrorBody, 422: ErrorBody };
+const viewResponses = { ...contentResponses, 400: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
-/** The public addresses of files, as routes (documented in the OpenAPI document under {cdn_url}). */
-export function contentRoutes(hangar: Hangar): Route[] {
+/**
+ * The public addresses of files, as routes (documented in the OpenAPI document under {cdn_url}).
+ * `trustProxyHops`: as `TRUST_PROXY`, for the client address image transformations are rate-limited by.
+ */
+export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number } = {}): Route[] {
   return [
     defineRoute({
       method: 'GET', path: '/m/:id', operationId: 'viewFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
@@ -77,11 +81,12 @@ export function contentRoutes(hangar: Hangar): Route[] {
         'Byte ranges, strong ETag (the SHA-256), 304 on If-None-Match/If-Modified-Since, cached for a year (files never change). Private and missing files are 404.\n\n' +
         'With any of `w`, `h`, `fit`, `format`, `q` on an image file, a transformed image instead (docs/images.md): computed once, then cached; each computation counts in `image_ops`. ' +
         'Invalid values are 400 `INVALID_TRANSFORM`; parameters on a non-image file 400 `NOT_AN_IMAGE`; the plan’s limit 403 `IMAGE_OPS_LIMIT_REACHED`; ' +
-        'an undecodable or oversized image 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`; busy 503 `IMAGE_BUSY` with `Retry-After`.',
+        'an undecodable or oversized image 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`; busy 503 `IMAGE_BUSY` with `Retry-After`. ' +
+        '`w` and `h` are snapped up to the size ladder (`IMAGE_SIZE_LADDER`). A variant not yet stored counts toward the client address’s limit (`RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE`): past it 429 `RATE_LIMITED` with `Retry-After`.',
       params: ContentParams, query: ImageQuery, headers: ViewHeaders, responses: viewResponses,
       handler: async ({ ctx, params, query }) => {
         const request = parseImageRequest(query as QueryValues);
-        if (request) await serveImage(ctx, hangar, params.id, request);
+        if (request) await serveImage(ctx, hangar, params.id, request, clientAddress(ctx, options.trustProxyHops ?? 0));
         else await serve(ctx, hangar, params.id, 'inline');
       },
     }),
@@ -151,9 +156,9 @@ async function serve(ctx: Context, hangar: Hangar, fileId: string, disposition: 
  * otherwise the cached or freshly computed bytes, whole (Range is ignored, RFC 9110 §14.2). Caching
  * headers are set only on success, so an error (403, 503…) is never cached for a year.
  */
-async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request: NonNullable<ReturnType<typeof parseImageRequest>>): Promise<void> {
+async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request: NonNullable<ReturnType<typeof parseImageRequest>>, client: string): Promise<void> {
   const image = await hangar.transformPublicImage.execute({
-    fileId, host: ctx.hostname.toLowerCase() || undefined, request, accept: ctx.get('Accept') || undefined,
+    fileId, host: ctx.hostname.toLowerCase() || undefined, request, accept: ctx.get('Accept') || undefined, client,
   });
   const lastModified = new Date(Math.floor(image.file.createdAt.getTime() / 1000) * 1000);
   ctx.set('X-Content-Type-Options', 'nosniff');

@@ -9,6 +9,8 @@ import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js'
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
 import { REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/accounts/account-options.js';
 import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
+import { checkSizeLadder, DEFAULT_SIZE_LADDER } from '../../core/images/image-params.js';
+import { DEFAULT_MAX_VARIANTS_PER_FILE } from '../../core/images/transform-public-image.js';
 import { availableParallelism } from 'node:os';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
@@ -150,6 +152,10 @@ export const ConfigSchema = Type.Object({
     concurrency: Type.Integer({ minimum: 1 }),
     queueTimeoutMs: Type.Integer({ minimum: 0 }),
     maxInputPixels: Type.Integer({ minimum: 1 }),
+    /** Stored variants per file (`IMAGE_MAX_VARIANTS_PER_FILE`). */
+    maxVariantsPerFile: Type.Integer({ minimum: 0 }),
+    /** Sizes (px) unsigned `w`/`h` are snapped up to (`IMAGE_SIZE_LADDER`), ascending. */
+    sizeLadder: Type.Array(Type.Integer({ minimum: 1, maximum: 4096 }), { minItems: 1 }),
   }),
   /** argon2id memory cost in KiB (`PASSWORD_HASH_MEMORY_KIB`). */
   passwordHashMemoryKib: Type.Integer({ minimum: 1024 }),
@@ -181,6 +187,7 @@ export const ConfigSchema = Type.Object({
     passwordResetsPerClientPerHour: Type.Integer({ minimum: 0 }),
     emailRequestsPerAddressPerHour: Type.Integer({ minimum: 0 }),
     uploadsPerKeyPerMinute: Type.Integer({ minimum: 0 }),
+    imageTransformsPerClientPerMinute: Type.Integer({ minimum: 0 }),
   }),
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: Type.Integer({ minimum: 0 }),
@@ -252,6 +259,8 @@ export function loadConfig(env: Env): Config {
       concurrency: integer('IMAGE_CONCURRENCY', read('IMAGE_CONCURRENCY'), 2, 1, 256),
       queueTimeoutMs: integer('IMAGE_QUEUE_TIMEOUT_MS', read('IMAGE_QUEUE_TIMEOUT_MS'), 2_000, 0, 600_000),
       maxInputPixels: integer('IMAGE_MAX_INPUT_PIXELS', read('IMAGE_MAX_INPUT_PIXELS'), 40_000_000, 1, 1_000_000_000),
+      maxVariantsPerFile: integer('IMAGE_MAX_VARIANTS_PER_FILE', read('IMAGE_MAX_VARIANTS_PER_FILE'), DEFAULT_MAX_VARIANTS_PER_FILE, 0, 10_000),
+      sizeLadder: sizeLadderOf(read('IMAGE_SIZE_LADDER')),
     },
     passwordHashMemoryKib: integer('PASSWORD_HASH_MEMORY_KIB', read('PASSWORD_HASH_MEMORY_KIB'), 19456, 1024),
     failpoints: failpointsOf(read('HANGAR_FAILPOINTS')),
@@ -268,6 +277,7 @@ export function loadConfig(env: Env): Config {
       passwordResetsPerClientPerHour: integer('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR', read('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR'), DEFAULT_RATE_LIMITS.passwordResetsPerClientPerHour, 0),
       emailRequestsPerAddressPerHour: integer('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR', read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'), DEFAULT_RATE_LIMITS.emailRequestsPerAddressPerHour, 0),
       uploadsPerKeyPerMinute: integer('RATE_LIMIT_UPLOADS_PER_MINUTE', read('RATE_LIMIT_UPLOADS_PER_MINUTE'), DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute, 0),
+      imageTransformsPerClientPerMinute: integer('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE', read('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE'), DEFAULT_RATE_LIMITS.imageTransformsPerClientPerMinute, 0),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
   };
@@ -410,6 +420,13 @@ function integer(name: string, value: string | undefined, fallback: number, min:
   const n = Number(value);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}.`);
   return n;
+}
+
+/** `IMAGE_SIZE_LADDER`: comma-separated whole numbers 1–4096 (px); the default ladder when unset. */
+function sizeLadderOf(value: string | undefined): number[] {
+  const steps = list(value);
+  if (steps === undefined) return [...DEFAULT_SIZE_LADDER];
+  return checkSizeLadder(steps.map((step) => integer('IMAGE_SIZE_LADDER', step, 0, 1, 4096)));
 }
 
 function bytes(name: string, value: string | undefined, fallback: number): number {

@@ -54,6 +54,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.UsageRepository).toResolvedValue((r: Repos) => r.usage, [RootTokens.Repositories]);
   bind(Tokens.ActivityLogRepository).toResolvedValue((r: Repos) => r.logs, [RootTokens.Repositories]);
   bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
+  bind(Tokens.ImageVariantRepository).toResolvedValue((r: Repos) => r.imageVariants, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
@@ -190,13 +191,18 @@ export const coreModule = new ContainerModule(({ bind }) => {
     plans: config.plans,
     defaultPlan: config.defaultPlan,
     logRetentionDays: config.logRetentionDays,
-    images: { concurrency: config.images.concurrency, queueTimeoutMs: config.images.queueTimeoutMs },
+    images: {
+      concurrency: config.images.concurrency,
+      queueTimeoutMs: config.images.queueTimeoutMs,
+      maxVariantsPerFile: config.images.maxVariantsPerFile,
+      sizeLadder: config.images.sizeLadder,
+    },
     onBackgroundError: (error: unknown) =>
       process.stderr.write(`${JSON.stringify({ level: 'error', event: 'background_work_failed', error: String(error) })}\n`),
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, imageVariants) =>
         createHangar(
           {
             users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
@@ -205,6 +211,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             images,
             sniffer,
             rateLimiter,
+            imageVariants,
           },
           options,
         ),
@@ -212,6 +219,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
         Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
+        Tokens.ImageVariantRepository,
       ],
     )
     .inSingletonScope();

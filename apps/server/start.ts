@@ -76,7 +76,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
     requestTimeout: 0,
   });
-  const content = listen(createContentApp(hangar, { logError: options.logError }).callback(), {});
+  const content = listen(createContentApp(hangar, { logError: options.logError, trustProxyHops: config.trustProxyHops }).callback(), {});
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
 
   const reportError = options.logError ?? stderrLogger;

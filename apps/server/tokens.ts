@@ -7,6 +7,7 @@ import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
+import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
@@ -34,6 +35,7 @@ export const Tokens = {
   UsageRepository: Symbol('UsageRepository') as ServiceIdentifier<UsageRepository>,
   ActivityLogRepository: Symbol('ActivityLogRepository') as ServiceIdentifier<ActivityLogRepository>,
   CustomDomainRepository: Symbol('CustomDomainRepository') as ServiceIdentifier<CustomDomainRepository>,
+  ImageVariantRepository: Symbol('ImageVariantRepository') as ServiceIdentifier<ImageVariantRepository>,
   EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,
   DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
   BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,

@@ -81,6 +81,39 @@ export function parseImageRequest(query: QueryValues): ImageRequest | undefined 
   return request;
 }
 
+/**
+ * Widths and heights an unsigned request is snapped to (`IMAGE_SIZE_LADDER`, docs/images.md), in px:
+ * a few sizes that cover common layouts and screen densities, so that arbitrary `w`/`h` values
+ * cannot each create a new stored variant.
+ */
+export const DEFAULT_SIZE_LADDER: readonly number[] = [16, 32, 64, 128, 256, 320, 480, 640, 768, 1024, 1280, 1536, 1920, 2560, 3840];
+
+/**
+ * Checks a size ladder: at least one step, whole numbers 1–{@link MAX_IMAGE_SIDE} px.
+ * @returns the steps, ascending and without repeats
+ * @throws Error naming the first bad step (a configuration bug)
+ */
+export function checkSizeLadder(steps: readonly number[]): number[] {
+  if (steps.length === 0) throw new Error('The image size ladder needs at least one size.');
+  for (const step of steps) {
+    if (!Number.isInteger(step) || step < 1 || step > MAX_IMAGE_SIDE) throw new Error(`Image size ladder step ${step} is not a whole number from 1 to ${MAX_IMAGE_SIDE}.`);
+  }
+  return [...new Set(steps)].sort((a, b) => a - b);
+}
+
+/**
+ * Snaps `width` and `height` up to the next step of `ladder` (ascending, see {@link checkSizeLadder}),
+ * or down to its largest step when they are above it; each side on its own, so with both given the
+ * box's aspect ratio may change a little (`fit` applies to the snapped box). Other fields are kept.
+ */
+export function snapToLadder(request: ImageRequest, ladder: readonly number[]): ImageRequest {
+  const snap = (side: number | undefined) => (side === undefined ? undefined : (ladder.find((step) => step >= side) ?? ladder[ladder.length - 1]));
+  const snapped: ImageRequest = { ...request };
+  if (request.width !== undefined) snapped.width = snap(request.width);
+  if (request.height !== undefined) snapped.height = snap(request.height);
+  return snapped;
+}
+
 /** True when a file of this MIME type can be transformed. */
 export function isTransformableType(contentType: string): boolean {
   return SOURCE_FORMATS.has(contentType);

@@ -84,7 +84,8 @@ export class TransformSlots {
   }
 }
 
-function busy(): DomainError {
+/** The IMAGE_BUSY refusal (503, `details.retry_after_seconds`): no slot, or a variant another process computes took too long. */
+export function busy(): DomainError {
   return new DomainError('IMAGE_BUSY', 'The server is busy transforming other images; retry in a moment.', {
     retry_after_seconds: IMAGE_BUSY_RETRY_AFTER_SECONDS,
   });

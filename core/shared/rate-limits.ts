@@ -22,6 +22,8 @@ export interface RateLimitOptions {
   emailRequestsPerAddressPerHour: number;
   /** Uploads per API key (or per session, for session tokens) per minute (default 120). */
   uploadsPerKeyPerMinute: number;
+  /** Image transformations not served from the cache, per client address per minute (default 300; docs/images.md). */
+  imageTransformsPerClientPerMinute: number;
 }
 
 /** The defaults of {@link RateLimitOptions}. */
@@ -33,6 +35,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
   passwordResetsPerClientPerHour: 20,
   emailRequestsPerAddressPerHour: 5,
   uploadsPerKeyPerMinute: 120,
+  imageTransformsPerClientPerMinute: 300,
 };
 
 /** Failed logins are remembered this long after the first one of a series (a success forgets the account's). */
@@ -62,7 +65,7 @@ export interface LoginSubject {
 export class RateLimits {
   private readonly options: RateLimitOptions;
   private readonly rules: Record<
-    'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'registrations' | 'resets' | 'emailRequests' | 'uploads',
+    'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'registrations' | 'resets' | 'emailRequests' | 'uploads' | 'imageTransforms',
     RateRule
   >;
 
@@ -78,6 +81,7 @@ export class RateLimits {
       resets: { name: 'password_resets_client', points: o.passwordResetsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       emailRequests: { name: 'email_requests_address', points: o.emailRequestsPerAddressPerHour, durationSeconds: HOUR_MS / 1000 },
       uploads: { name: 'uploads_key', points: o.uploadsPerKeyPerMinute, durationSeconds: MINUTE_MS / 1000 },
+      imageTransforms: { name: 'image_transforms_client', points: o.imageTransformsPerClientPerMinute, durationSeconds: MINUTE_MS / 1000 },
     };
   }
 
@@ -143,6 +147,15 @@ export class RateLimits {
    */
   async upload(key: string): Promise<void> {
     await this.count([{ rule: this.rules.uploads, key, limit: this.options.uploadsPerKeyPerMinute }]);
+  }
+
+  /**
+   * Counts one image transformation that is not served from the cache, for the client address
+   * (anonymous requests on the content server; docs/images.md). Nothing without a client.
+   * @throws DomainError RATE_LIMITED (429)
+   */
+  async imageTransform(client: string | undefined): Promise<void> {
+    await this.count([{ rule: this.rules.imageTransforms, key: client, limit: this.options.imageTransformsPerClientPerMinute }]);
   }
 
   private async count(checks: { rule: RateRule; key: string | undefined; limit: number }[]): Promise<void> {

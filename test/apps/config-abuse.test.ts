@@ -41,10 +41,12 @@ describe('configuration: abuse limits, proxies, CORS, hashing', () => {
     const config = loadConfig({
       RATE_LIMIT_LOGIN_FREE_FAILURES: '7', RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: '0', RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS: '60',
       RATE_LIMIT_REGISTER_PER_HOUR: '1', RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR: '2', RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '3', RATE_LIMIT_UPLOADS_PER_MINUTE: '4',
+      RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '5',
     });
     expect(config.rateLimits).to.deep.equal({
       loginFreeFailuresPerAccount: 7, loginFreeFailuresPerClient: 0, loginMaxDelaySeconds: 60,
       registrationsPerClientPerHour: 1, passwordResetsPerClientPerHour: 2, emailRequestsPerAddressPerHour: 3, uploadsPerKeyPerMinute: 4,
+      imageTransformsPerClientPerMinute: 5,
     });
     expect(failure({ RATE_LIMIT_UPLOADS_PER_MINUTE: '-1' }).variable).to.equal('RATE_LIMIT_UPLOADS_PER_MINUTE');
     expect(failure({ RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS: '0' }).variable).to.equal('RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS');

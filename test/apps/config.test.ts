@@ -156,12 +156,23 @@ describe('configuration from the environment', () => {
   });
 
   it('reads the image settings: IMAGE_CONCURRENCY (2), IMAGE_QUEUE_TIMEOUT_MS (2000), IMAGE_MAX_INPUT_PIXELS (40 MP), IMAGE_OPS_LIMIT (unlimited)', () => {
-    expect(loadConfig({}).images).to.deep.equal({ concurrency: 2, queueTimeoutMs: 2000, maxInputPixels: 40_000_000 });
-    expect(loadConfig({ IMAGE_CONCURRENCY: '4', IMAGE_QUEUE_TIMEOUT_MS: '0', IMAGE_MAX_INPUT_PIXELS: '1000000' }).images).to.deep.equal({ concurrency: 4, queueTimeoutMs: 0, maxInputPixels: 1_000_000 });
+    expect(loadConfig({}).images).to.deep.include({ concurrency: 2, queueTimeoutMs: 2000, maxInputPixels: 40_000_000 });
+    expect(loadConfig({ IMAGE_CONCURRENCY: '4', IMAGE_QUEUE_TIMEOUT_MS: '0', IMAGE_MAX_INPUT_PIXELS: '1000000' }).images).to.deep.include({ concurrency: 4, queueTimeoutMs: 0, maxInputPixels: 1_000_000 });
     expect(loadConfig({}).plans[0].imageOpsLimit).to.equal(undefined);
     expect(loadConfig({ IMAGE_OPS_LIMIT: '500' }).plans[0].imageOpsLimit).to.equal(500);
     for (const [variable, value] of [['IMAGE_CONCURRENCY', '0'], ['IMAGE_QUEUE_TIMEOUT_MS', '-1'], ['IMAGE_MAX_INPUT_PIXELS', 'lots'], ['IMAGE_OPS_LIMIT', '1.5']]) {
       expect(() => loadConfig({ [variable]: value }), variable).to.throw(ConfigError, new RegExp(`^${variable}:`));
+    }
+  });
+
+  it('reads the variant bounds: IMAGE_MAX_VARIANTS_PER_FILE (20), IMAGE_SIZE_LADDER (16…3840 px), RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE (300)', () => {
+    expect(loadConfig({}).images).to.deep.include({ maxVariantsPerFile: 20, sizeLadder: [16, 32, 64, 128, 256, 320, 480, 640, 768, 1024, 1280, 1536, 1920, 2560, 3840] });
+    expect(loadConfig({}).rateLimits.imageTransformsPerClientPerMinute).to.equal(300);
+    const set = loadConfig({ IMAGE_MAX_VARIANTS_PER_FILE: '0', IMAGE_SIZE_LADDER: '400, 100,200,100', RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '0' });
+    expect(set.images).to.deep.include({ maxVariantsPerFile: 0, sizeLadder: [100, 200, 400] });
+    expect(set.rateLimits.imageTransformsPerClientPerMinute).to.equal(0);
+    for (const [variable, value] of [['IMAGE_MAX_VARIANTS_PER_FILE', '-1'], ['IMAGE_SIZE_LADDER', '100,4097'], ['IMAGE_SIZE_LADDER', '0'], ['IMAGE_SIZE_LADDER', 'big'], ['RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE', 'x']]) {
+      expect(() => loadConfig({ [variable]: value }), `${variable}=${value}`).to.throw(ConfigError, new RegExp(`^${variable}:`));
     }
   });
 

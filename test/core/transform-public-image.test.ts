@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
-import { type ImageRequest, type ImageTransform, type ImageTransformer, normaliseImageRequest, parseImageRequest, TransformSlots } from '../../core/index.js';
+import { createHangar, type HangarOptions, type ImageRequest, type ImageTransform, type ImageTransformer, normaliseImageRequest, parseImageRequest, TransformSlots } from '../../core/index.js';
 import { animatedGif, corruptPng, describeImage, exifJpeg, pixelAt, pngBomb, solidPng } from '../support/images.js';
 import { bodyOf, collect, createMemoryHangar, expectDomainError, gate, MIB, settle, withTrialPlan } from '../support/memory-hangar.js';
 
@@ -19,18 +19,21 @@ class CountingTransformer implements ImageTransformer {
   }
 }
 
-async function world(options: { imageOpsLimit?: number | null; images?: { concurrency?: number; queueTimeoutMs?: number }; transformer?: ImageTransformer } = {}) {
+async function world(options: { imageOpsLimit?: number | null; storageLimitBytes?: number; images?: HangarOptions['images']; rateLimits?: HangarOptions['rateLimits']; transformer?: ImageTransformer } = {}) {
   const transformer = options.transformer ?? new CountingTransformer();
   const w = createMemoryHangar(
-    { defaultMaxUploadSizeBytes: MIB, ...withTrialPlan({ storageLimitBytes: 10 * MIB, imageOpsLimit: options.imageOpsLimit }), images: options.images },
+    { defaultMaxUploadSizeBytes: MIB, ...withTrialPlan({ storageLimitBytes: options.storageLimitBytes ?? 10 * MIB, imageOpsLimit: options.imageOpsLimit }), images: options.images, rateLimits: options.rateLimits },
     () => ({ images: transformer }),
   );
   const alice = await w.registerConfirmed('alice@example.com');
   const uploadImage = async (bytes: Uint8Array, contentType = 'image/jpeg') =>
     (await w.upload(alice.userId, { body: bodyOf(bytes), contentType, fileName: 'pic' })).file;
-  /** Asks for a variant and reads it whole, as the content server would. */
-  const fetchVariant = async (fileId: string, request: ImageRequest, accept?: string) => {
-    const image = await w.hangar.transformPublicImage.execute({ fileId, request, accept });
+  /**
+   * Asks for a variant and reads it whole, as the content server would. Sizes are taken exactly as
+   * asked (`exactSize`), unless `options.ladder`: the size ladder has tests of its own.
+   */
+  const fetchVariant = async (fileId: string, request: ImageRequest, accept?: string, options: { ladder?: boolean; client?: string } = {}) => {
+    const image = await w.hangar.transformPublicImage.execute({ fileId, request, accept, exactSize: !options.ladder, client: options.client });
     const opened = await image.open();
     return { image, bytes: await collect(opened.body) };
   };
@@ -324,5 +327,111 @@ describe('TransformSlots', () => {
     held.open();
     await running;
     expect(await waiting).to.equal('second');
+  });
+});
+
+describe('TransformPublicImage: variants bounded (size ladder, per-file cap, storage, rate limit) and claimed once across processes', () => {
+  const variantKeys = (w: Awaited<ReturnType<typeof world>>, blobKey: string) => w.blobs.liveKeys().then((keys) => keys.filter((key) => key.startsWith(`${blobKey}/`)));
+
+  it('snaps w and h of an unsigned request up to the size ladder, so nearby sizes share one stored variant; exactSize keeps them', async () => {
+    const w = await world();
+    const file = await w.uploadImage(await exifJpeg(640, 480, 1));
+    const a = await w.fetchVariant(file.fileId, { width: 100, format: 'png' }, undefined, { ladder: true });
+    const b = await w.fetchVariant(file.fileId, { width: 120, format: 'png' }, undefined, { ladder: true });
+    expect((await describeImage(a.bytes)).width).to.equal(128);
+    expect(b.image.etag).to.equal(a.image.etag);
+    expect(w.transformer.calls).to.equal(1);
+    const exact = await w.fetchVariant(file.fileId, { width: 100, format: 'png' });
+    expect((await describeImage(exact.bytes)).width).to.equal(100);
+    const above = await w.fetchVariant(file.fileId, { width: 4000, height: 17, format: 'png', fit: 'fill' }, undefined, { ladder: true });
+    expect(await describeImage(above.bytes)).to.include({ width: 640, height: 32 });
+  });
+
+  it('snaps to a configured ladder', async () => {
+    const w = await world({ images: { sizeLadder: [50, 200] } });
+    const file = await w.uploadImage(await exifJpeg(640, 480, 1));
+    const { bytes } = await w.fetchVariant(file.fileId, { width: 51, format: 'png' }, undefined, { ladder: true });
+    expect((await describeImage(bytes)).width).to.equal(200);
+  });
+
+  it('stores at most maxVariantsPerFile variants of a file; beyond that it computes, serves and counts each request without storing', async () => {
+    const w = await world({ images: { maxVariantsPerFile: 2 } });
+    const file = await w.uploadImage(await exifJpeg(200, 200, 1));
+    await w.fetchVariant(file.fileId, { width: 16, format: 'png' });
+    await w.fetchVariant(file.fileId, { width: 32, format: 'png' });
+    const third = await w.fetchVariant(file.fileId, { width: 64, format: 'png' });
+    expect((await describeImage(third.bytes)).width).to.equal(64);
+    await w.fetchVariant(file.fileId, { width: 64, format: 'png' });
+    expect(await variantKeys(w, file.blobKey)).to.have.length(2);
+    expect(await w.imageOps()).to.equal(4);
+    // The stored ones are still served from the store.
+    await w.fetchVariant(file.fileId, { width: 16, format: 'png' });
+    expect(w.transformer.calls).to.equal(4);
+  });
+
+  it('counts stored variants in the owner’s storage_bytes, and deleting the file releases them with it', async () => {
+    const w = await world();
+    const file = await w.uploadImage(await exifJpeg(200, 200, 1));
+    const { bytes } = await w.fetchVariant(file.fileId, { width: 64, format: 'png' });
+    expect(await w.totals(w.alice.userId)).to.deep.equal({ storageBytes: file.size + bytes.length, filesCount: 1 });
+    await w.hangar.deleteFile.execute({ userId: w.alice.userId, fileId: file.fileId });
+    expect(await w.totals(w.alice.userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
+    expect(await variantKeys(w, file.blobKey)).to.deep.equal([]);
+  });
+
+  it('serves, but does not store, a variant that would take the owner past the storage limit', async () => {
+    const source = await exifJpeg(200, 200, 1);
+    const w = await world({ storageLimitBytes: source.length + 10 });
+    const file = await w.uploadImage(source);
+    const { bytes } = await w.fetchVariant(file.fileId, { width: 64, format: 'png' });
+    expect(bytes.length).to.be.above(10);
+    expect(await variantKeys(w, file.blobKey)).to.deep.equal([]);
+    expect((await w.totals(w.alice.userId)).storageBytes).to.equal(source.length);
+  });
+
+  it('rate-limits new variants per client address with RATE_LIMITED, while stored variants and other clients are still served', async () => {
+    const w = await world({ rateLimits: { imageTransformsPerClientPerMinute: 2 } });
+    const file = await w.uploadImage(await exifJpeg(200, 200, 1));
+    await w.fetchVariant(file.fileId, { width: 16, format: 'png' }, undefined, { client: '203.0.113.7' });
+    await w.fetchVariant(file.fileId, { width: 32, format: 'png' }, undefined, { client: '203.0.113.7' });
+    const refused = await expectDomainError(w.fetchVariant(file.fileId, { width: 64, format: 'png' }, undefined, { client: '203.0.113.7' }), 'RATE_LIMITED');
+    expect((refused.details as { retry_after_seconds: number }).retry_after_seconds).to.be.within(1, 60);
+    await w.fetchVariant(file.fileId, { width: 16, format: 'png' }, undefined, { client: '203.0.113.7' });
+    await w.fetchVariant(file.fileId, { width: 64, format: 'png' }, undefined, { client: '198.51.100.1' });
+    expect(w.transformer.calls).to.equal(3);
+  });
+
+  it('computes a new variant once when two processes (two cores on one store) are asked for it at once', async () => {
+    const w = await world();
+    const file = await w.uploadImage(await exifJpeg(400, 300, 1));
+    // A second process: its own use cases (own single flight, own meter) over the same database and blobs.
+    const other = createHangar(w.ports, w.options);
+    const held = gate();
+    w.transformer.hold = held.promise;
+    const ask = (hangar: typeof w.hangar) =>
+      hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 128, format: 'webp' } }).then(async (image) => collect((await image.open()).body));
+    const results = Array.from({ length: 10 }, (_, i) => ask(i % 2 ? other : w.hangar));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    const bodies = await Promise.all(results);
+    expect(w.transformer.calls).to.equal(1);
+    expect(new Set(bodies.map((b) => b.toString('base64'))).size).to.equal(1);
+    // Nothing is flushed yet: each process's usage is its own pending count.
+    expect((await w.usage(w.alice.userId)).imageOps + (await other.getUsage.execute({ userId: w.alice.userId })).imageOps).to.equal(1);
+  });
+
+  it('takes over the claim of a process that died once its lease expired; until then waits, then answers IMAGE_BUSY', async () => {
+    const w = await world({ images: { claimWaitMs: 100 } });
+    const file = await w.uploadImage(await exifJpeg(200, 200, 1));
+    const name = (await w.hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 64, format: 'png' } })).etag.split('-').slice(1).join('-').replace(/"$/, '');
+    const dead = { fileRecordId: file.id, userId: w.alice.userId, variant: name, token: 'dead process', now: w.clock.now(), leaseMs: 62_000, maxPerFile: 20 };
+    expect(await w.ports.imageVariants.claim(dead)).to.equal('claimed');
+    await expectDomainError(w.fetchVariant(file.fileId, { width: 64, format: 'png' }), 'IMAGE_BUSY');
+    expect(w.transformer.calls).to.equal(0);
+    w.clock.advance(62_000);
+    const { bytes } = await w.fetchVariant(file.fileId, { width: 64, format: 'png' });
+    expect((await describeImage(bytes)).width).to.equal(64);
+    expect(w.transformer.calls).to.equal(1);
+    expect(await w.imageOps()).to.equal(1);
   });
 });

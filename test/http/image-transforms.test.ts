@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { blobsUnder } from '../support/stored-blobs.js';
 import http from 'node:http';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../support/bytes.js';
 import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
@@ -160,11 +161,12 @@ describe('HTTP: image transformations on /m/:file_id', function () {
 
   it('stops new transformations at the plan’s IMAGE_OPS_LIMIT with 403 while originals and cached thumbnails are served', async () => {
     let used = await imageOps();
-    for (let w = 100; used < 6; w++) {
-      expect((await get(server.content, `/m/${jpegId}?w=${w}&format=png`)).status).to.equal(200);
+    // Distinct qualities: distinct widths would be snapped to one size of the ladder.
+    for (let q = 50; used < 6; q++) {
+      expect((await get(server.content, `/m/${jpegId}?w=100&format=webp&q=${q}`)).status).to.equal(200);
       used = await imageOps();
     }
-    const refused = await get(server.content, `/m/${jpegId}?w=99&format=png`);
+    const refused = await get(server.content, `/m/${jpegId}?w=100&format=webp&q=99`);
     expectErrorBody(refused, 403, 'IMAGE_OPS_LIMIT_REACHED');
     expect((await get(server.content, `/m/${jpegId}`)).status).to.equal(200);
     expect((await get(server.content, `/m/${jpegId}?w=320&h=320&fit=cover&format=webp`)).status).to.equal(200);
@@ -199,7 +201,7 @@ describe('HTTP: image transformations under load', function () {
   it('answers 503 IMAGE_BUSY with Retry-After when the only slot is taken and no wait is allowed', async () => {
     const uploaded = await upload(server, apiKey, await exifJpeg(1600, 1200, 1), { contentType: 'image/jpeg' });
     const id = uploaded.body.file.file_id;
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => get(server.content, `/m/${id}?w=${200 + i}&format=png`)));
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => get(server.content, `/m/${id}?w=256&format=webp&q=${50 + i}`)));
     const busy = results.filter((r) => r.status === 503);
     expect(busy.length, 'at least one request found the slot taken').to.be.at.least(1);
     for (const refused of busy) {
@@ -207,5 +209,92 @@ describe('HTTP: image transformations under load', function () {
       expect(refused.headers['retry-after']).to.equal('1');
     }
     expect(results.filter((r) => r.status === 200).length + busy.length).to.equal(6);
+  });
+});
+
+describe('HTTP: variant floods are bounded (docs/images.md, "Bounds")', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let apiKey: string;
+
+  before(async () => {
+    // Every blob a file, so that the stored variants' sizes can be read from the disk.
+    server = await startTestServer({ DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(4 * 1024 * 1024), SMALL_BLOB_MAX_BYTES: '0', RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '100' });
+    ({ apiKey } = await signUpWithKey(server, 'flood@example.com'));
+  });
+  after(async () => {
+    await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
+  });
+
+  const usage = async () => (await call(server.api, '/usage', { apiKey })).body as { storage_bytes: number; image_ops: number };
+  /** Bytes of every blob stored under the file's key (its variants), read from the disk. */
+  const variantBytes = async (id: string) => {
+    const blobDir = path.join(server.dataDir, 'blobs');
+    const names = (await blobsUnder(blobDir)).filter((name) => name.includes(`${id}~`) && name.startsWith('file:'));
+    let total = 0;
+    for (const name of names) total += (await stat(path.join(blobDir, name.slice('file:'.length)))).size;
+    return { count: names.length, total };
+  };
+
+  it('stores at most 20 variants of a file for 60 anonymous requests of distinct variants, counts them in storage_bytes, and releases them on delete', async () => {
+    const source = await exifJpeg(640, 480, 1);
+    const uploaded = await upload(server, apiKey, source, { contentType: 'image/jpeg' });
+    const id = uploaded.body.file.file_id as string;
+    const before = await usage();
+    for (let q = 1; q <= 60; q++) {
+      const response = await get(server.content, `/m/${id}?w=64&format=webp&q=${q}`);
+      expect(response.status, `q=${q}`).to.equal(200);
+    }
+    const stored = await variantBytes(id);
+    expect(stored.count, 'stored variants').to.equal(20);
+    const after = await usage();
+    expect(after.image_ops - before.image_ops, 'each computation still counts').to.equal(60);
+    expect(after.storage_bytes).to.equal(source.length + stored.total);
+    // Beyond the cap a variant is computed again on each request (and counted), not stored.
+    expect((await get(server.content, `/m/${id}?w=64&format=webp&q=60`)).status).to.equal(200);
+    expect((await variantBytes(id)).count).to.equal(20);
+
+    expect((await call(server.api, `/files/${id}`, { method: 'DELETE', apiKey })).status).to.equal(204);
+    expect((await usage()).storage_bytes).to.equal(0);
+    expect((await variantBytes(id)).count).to.equal(0);
+  });
+
+  it('snaps w and h up to the size ladder: w=100 is served 128 px wide, as the same stored variant as w=128', async () => {
+    const uploaded = await upload(server, apiKey, await exifJpeg(640, 480, 1), { contentType: 'image/jpeg' });
+    const id = uploaded.body.file.file_id as string;
+    const a = await get(server.content, `/m/${id}?w=100&h=70&fit=fill&format=png`);
+    expect(a.status).to.equal(200);
+    expect(await describeImage(a.bytes)).to.include({ width: 128, height: 128 });
+    const b = await get(server.content, `/m/${id}?w=128&h=128&fit=fill&format=png`);
+    expect(b.headers.etag).to.equal(a.headers.etag);
+    expect((await variantBytes(id)).count).to.equal(1);
+  });
+});
+
+describe('HTTP: new image variants are rate-limited per client address', function () {
+  this.timeout(30_000);
+  let server: TestServer;
+  let apiKey: string;
+
+  before(async () => {
+    server = await startTestServer({ DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(4 * 1024 * 1024), RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '3' });
+    ({ apiKey } = await signUpWithKey(server, 'limited@example.com'));
+  });
+  after(async () => {
+    await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After past RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE, while stored variants and originals are still served', async () => {
+    const uploaded = await upload(server, apiKey, await exifJpeg(320, 240, 1), { contentType: 'image/jpeg' });
+    const id = uploaded.body.file.file_id as string;
+    for (const q of [50, 51, 52]) expect((await get(server.content, `/m/${id}?w=64&format=webp&q=${q}`)).status).to.equal(200);
+    const refused = await get(server.content, `/m/${id}?w=64&format=webp&q=53`);
+    expectErrorBody(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).to.be.within(1, 60);
+    expect((await get(server.content, `/m/${id}?w=64&format=webp&q=50`)).status, 'a stored variant').to.equal(200);
+    expect((await get(server.content, `/m/${id}`)).status, 'the original').to.equal(200);
+    expect((await call(server.api, '/usage', { apiKey })).body.image_ops).to.equal(3);
   });
 });

@@ -127,6 +127,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     files: repos.files,
     usage: repos.usage,
     logs: repos.logs,
+    imageVariants: repos.imageVariants,
     domains: repos.domains,
     edge: new MockEdgeProvider({ cnameTarget: 'cdn.test' }),
     blobs,

@@ -4,6 +4,7 @@ import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
 import { MemoryCustomDomainRepository } from './memory-custom-domain-repository.js';
 import { MemoryDatabase } from './memory-database.js';
 import { MemoryFileRepository } from './memory-file-repository.js';
+import { MemoryImageVariantRepository } from './memory-image-variant-repository.js';
 import { MemoryHealthProbe } from './memory-health-probe.js';
 import { MemoryOneTimeTokenRepository } from './memory-one-time-token-repository.js';
 import { MemorySessionRepository } from './memory-session-repository.js';
@@ -26,6 +27,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     usage: new MemoryUsageRepository(db),
     logs: new MemoryActivityLogRepository(db),
     domains: new MemoryCustomDomainRepository(db),
+    imageVariants: new MemoryImageVariantRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

@@ -10,3 +10,4 @@ export * from './memory-session-repository.js';
 export * from './memory-usage-repository.js';
 export * from './memory-user-repository.js';
 export * from '../repositories.js';
+export * from './memory-image-variant-repository.js';

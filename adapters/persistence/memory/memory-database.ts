@@ -15,6 +15,17 @@ export interface MemoryFileRow {
   searchText: string;
 }
 
+/** A row of {@link MemoryDatabase.imageVariants}. */
+export interface MemoryImageVariantRow {
+  userId: string;
+  state: 'computing' | 'stored';
+  /** Holder of a `computing` claim. */
+  token: string | null;
+  /** Unix ms; the end of a `computing` claim's lease. */
+  claimedUntil: number;
+  sizeBytes: number;
+}
+
 /** A row of {@link MemoryDatabase.usagePeriods}. */
 export interface MemoryUsageRow extends PeriodCounts {
   userId: string;
@@ -48,6 +59,8 @@ export class MemoryDatabase {
   readonly files = new Map<string, MemoryFileRow>();
   /** Unique index: public file id → record id. */
   readonly fileRecordIdByFileId = new Map<string, string>();
+  /** `image_variants`: by file record id, then variant name (core/images/image-variant-repository.ts). */
+  readonly imageVariants = new Map<string, Map<string, MemoryImageVariantRow>>();
   /** `account_totals` by user id. */
   readonly accountTotals = new Map<string, AccountTotals>();
   /** `usage_periods` by {@link usageKey}. */
@@ -108,6 +121,7 @@ export class MemoryDatabase {
       if (row.file.userId !== userId) continue;
       this.files.delete(id);
       this.fileRecordIdByFileId.delete(row.file.fileId);
+      this.imageVariants.delete(id);
     }
     this.accountTotals.delete(userId);
     for (const [key, row] of this.usagePeriods) {

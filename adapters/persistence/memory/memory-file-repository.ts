@@ -88,11 +88,14 @@ export class MemoryFileRepository implements FileRepository {
       deleted.push(row.file);
     }
     const totals = this.db.accountTotals.get(options.userId);
-    if (totals) {
-      for (const file of deleted) {
-        totals.storageBytes -= file.size;
-        totals.filesCount -= 1;
-      }
+    for (const file of deleted) {
+      // The file's stored image variants go with it, and their bytes with them (ImageVariantRepository).
+      const variants = this.db.imageVariants.get(file.id);
+      this.db.imageVariants.delete(file.id);
+      if (!totals) continue;
+      totals.storageBytes -= file.size;
+      totals.filesCount -= 1;
+      for (const variant of variants?.values() ?? []) totals.storageBytes -= variant.sizeBytes;
     }
     return deleted;
   }

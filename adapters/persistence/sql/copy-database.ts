@@ -14,6 +14,8 @@ const TABLES = [
   { name: 'api_keys', key: ['id'] },
   { name: 'files', key: ['id'] },
   { name: 'account_totals', key: ['user_id'] },
+  // Stored variants' bytes are in account_totals: copied from the same snapshot, so they match on arrival.
+  { name: 'image_variants', key: ['file_record_id', 'variant'] },
   // Copied like account_totals, from the same snapshot as `files`, so it matches them on arrival.
   { name: 'file_histogram', key: ['user_id', 'content_type', 'dimension', 'bucket', 'is_public'] },
   { name: 'usage_periods', key: ['user_id', 'period_start'] },

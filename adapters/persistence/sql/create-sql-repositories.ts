@@ -5,6 +5,7 @@ import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
 import { SqlApiKeyRepository } from './sql-api-key-repository.js';
 import { SqlCustomDomainRepository } from './sql-custom-domain-repository.js';
 import { SqlFileRepository } from './sql-file-repository.js';
+import { SqlImageVariantRepository } from './sql-image-variant-repository.js';
 import { SqlHealthProbe } from './sql-health-probe.js';
 import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
@@ -25,6 +26,7 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>): Repositories 
     usage: new SqlUsageRepository(db),
     logs: new SqlActivityLogRepository(db),
     domains: new SqlCustomDomainRepository(db),
+    imageVariants: new SqlImageVariantRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -11,3 +11,4 @@ export * from './sql-one-time-token-repository.js';
 export * from './sql-session-repository.js';
 export * from './sql-usage-repository.js';
 export * from './sql-user-repository.js';
+export * from './sql-image-variant-repository.js';

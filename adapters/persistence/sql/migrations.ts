@@ -370,6 +370,31 @@ const credentialPurgeIndexes: Migration = {
 };
 
 /**
+ * 0012: `image_variants`, one row per derived image of a file (core/images/image-variant-repository.ts):
+ * the claim that lets one process compute a new variant and count it once (`state` 'computing',
+ * `claim_token`, `claimed_until` in Unix ms: the lease after which another process may take it
+ * over), then the stored variant and its size in bytes (`state` 'stored'), counted in the owner's
+ * `account_totals.storage_bytes`. Rows go with their file (`on delete cascade`; the file delete
+ * subtracts their bytes first).
+ */
+const imageVariants: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('image_variants')
+      .addColumn('file_record_id', 'text', (c) => c.notNull().references('files.id').onDelete('cascade'))
+      .addColumn('variant', 'text', (c) => c.notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull().check(sql`state in ('computing', 'stored')`))
+      .addColumn('claim_token', 'text')
+      .addColumn('claimed_until', 'bigint', (c) => c.notNull())
+      .addColumn('size', 'bigint', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('image_variants_pkey', ['file_record_id', 'variant'])
+      .execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -383,6 +408,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007_file_histogram_by_type': fileHistogramByType,
   '0008_activity_log_totals': activityLogTotals,
   '0009_credential_purge_indexes': credentialPurgeIndexes,
+  '0012_image_variants': imageVariants,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

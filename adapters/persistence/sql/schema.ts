@@ -176,6 +176,22 @@ export interface CustomDomainsTable {
   updated_at: Int64;
 }
 
+/** `image_variants` (migration 0012): derived images of each file, claimed then stored (core/images/image-variant-repository.ts). */
+export interface ImageVariantsTable {
+  /** `files.id`; with `variant`, the primary key. */
+  file_record_id: string;
+  variant: string;
+  user_id: string;
+  state: 'computing' | 'stored';
+  /** Holder of a `computing` claim; null once stored. */
+  claim_token: string | null;
+  /** Unix ms: end of a `computing` claim's lease (0 once stored). */
+  claimed_until: Int64;
+  /** Bytes of the stored variant (0 while computing). */
+  size: Int64;
+  created_at: Int64;
+}
+
 /**
  * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
@@ -193,4 +209,5 @@ export interface HangarDatabase {
   activity_logs: ActivityLogsTable;
   activity_log_totals: ActivityLogTotalsTable;
   custom_domains: CustomDomainsTable;
+  image_variants: ImageVariantsTable;
 }

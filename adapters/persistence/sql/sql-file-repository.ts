@@ -439,17 +439,30 @@ export class SqlFileRepository implements FileRepository {
     if (fileIds.length === 0) return [];
     return this.db.transaction().execute(async (trx) => {
       const deleted: StoredFile[] = [];
+      let variantBytes = 0;
       for (let start = 0; start < fileIds.length; start += DELETE_CHUNK) {
+        const chunk = fileIds.slice(start, start + DELETE_CHUNK);
+        // The files' image variants (SqlImageVariantRepository) go with them, their bytes subtracted
+        // below. Lock order: files rows, variant rows, account_totals (as claims and markStored).
+        if (isPostgres(trx)) {
+          await trx.selectFrom('files').select('id').where('user_id', '=', options.userId).where('file_id', 'in', chunk).orderBy('file_id').forUpdate().execute();
+        }
+        const variants = await trx
+          .deleteFrom('image_variants')
+          .where('file_record_id', 'in', (eb) => eb.selectFrom('files').select('id').where('user_id', '=', options.userId).where('file_id', 'in', chunk))
+          .returning('size')
+          .execute();
+        for (const variant of variants) variantBytes += toNumber(variant.size);
         const rows = await trx
           .deleteFrom('files')
           .where('user_id', '=', options.userId)
-          .where('file_id', 'in', fileIds.slice(start, start + DELETE_CHUNK))
+          .where('file_id', 'in', chunk)
           .returningAll()
           .execute();
         deleted.push(...rows.map(toStoredFile));
       }
       if (deleted.length > 0) {
-        const bytes = deleted.reduce((sum, file) => sum + file.size, 0);
+        const bytes = deleted.reduce((sum, file) => sum + file.size, variantBytes);
         const publicFiles = deleted.filter((file) => file.isPublic).length;
         await trx
           .updateTable('account_totals')
