@@ -6,6 +6,7 @@ import { clientAddressMiddleware } from '../http/client-address.js';
 import type { Hangar } from '../../core/hangar.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
+import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
 import { buildRouter, type Route } from '../http/route.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -96,6 +97,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   app.use(clientAddressMiddleware(options.trustProxyHops ?? 0));
   app.use(activityMiddleware(hangar.activity));
   app.use(errorsMiddleware(options.logError));
+  app.use(singleHostMiddleware());
   app.use(refuseContentHost(options.publicApiUrl, options.publicContentUrl));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -103,7 +105,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   });
   // The dashboard at / and /assets/* (apps/dashboard, built by vite): after header middleware, so its CSP wins.
   app.use(dashboardStatic({ root: options.dashboardDir, publicContentUrl: options.publicContentUrl }));
+  app.use(allowedMethodsMiddleware(router));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
   return app;
 }

@@ -62,7 +62,8 @@ const EdgeConfig = Type.Union([
 ]);
 /** The HS256 key: given, or generated once and kept in a file under DATA_DIR. */
 const JwtSecretConfig = Type.Union([
-  Type.Object({ kind: Type.Literal('value'), value: Type.String({ minLength: 32 }) }),
+  // At least 32 UTF-8 bytes, checked in loadConfig (a schema's minLength counts UTF-16 units, not bytes).
+  Type.Object({ kind: Type.Literal('value'), value: Type.String({ minLength: 1 }) }),
   Type.Object({ kind: Type.Literal('file'), path: Type.String({ minLength: 1 }) }),
 ]);
 
@@ -196,8 +197,9 @@ export function loadConfig(env: Env): Config {
   const blobUrl = read('BLOB_STORE_URL') ?? `file:${path.join(dataDir, 'blobs')}`;
   const mailUrl = read('MAIL_URL') ?? `file:${path.join(dataDir, 'outbox')}`;
   const secret = read('JWT_SECRET');
+  // RFC 7518 §3.2: an HS256 key has at least 256 bits; any characters count, by their UTF-8 bytes.
   if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < 32) {
-    throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long (UTF-8).');
+    throw new ConfigError('JWT_SECRET', `must be at least 32 bytes long in UTF-8 (HS256 needs a 256-bit key, RFC 7518 §3.2); this one has ${Buffer.byteLength(secret, 'utf8')}.`);
   }
   const redirects = list(read('ALLOWED_REDIRECT_URLS')) ?? [publicApiUrl];
   redirects.forEach((url) => absoluteHttpUrl('ALLOWED_REDIRECT_URLS', url));
