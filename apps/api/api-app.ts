@@ -7,6 +7,7 @@ import type { Hangar } from '../../core/hangar.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
+import type { UploadPacing } from '../http/upload-pacing.js';
 import { buildRouter, type Route } from '../http/route.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -26,6 +27,8 @@ export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   trustProxyHops?: number;
   /** CORS_ORIGINS: origins whose browser pages may call the API (none by default). */
   corsOrigins?: readonly string[];
+  /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly an upload body may arrive (default DEFAULT_UPLOAD_PACING). */
+  uploadPacing?: UploadPacing;
 }
 
 /**
@@ -80,7 +83,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
+    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...settingsRoutes(hangar), ...accountRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );

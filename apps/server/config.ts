@@ -12,6 +12,7 @@ import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
 import { availableParallelism } from 'node:os';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
+import { DEFAULT_UPLOAD_PACING } from '../http/upload-pacing.js';
 
 /** Most server processes `WORKERS` may ask for. */
 const MAX_WORKERS = 64;
@@ -162,6 +163,15 @@ export const ConfigSchema = Type.Object({
     emailRequestsPerAddressPerHour: Type.Integer({ minimum: 0 }),
     uploadsPerKeyPerMinute: Type.Integer({ minimum: 0 }),
   }),
+  /**
+   * How slowly an upload body may arrive before 408 (apps/http/upload-pacing.ts): UPLOAD_IDLE_TIMEOUT_SECONDS
+   * (ms here), UPLOAD_MIN_BYTES_PER_SECOND over UPLOAD_MIN_RATE_WINDOW_SECONDS (ms here); 0 turns a rule off.
+   */
+  uploadPacing: Type.Object({
+    idleTimeoutMs: Type.Integer({ minimum: 0 }),
+    minBytesPerSecond: Type.Integer({ minimum: 0 }),
+    windowMs: Type.Integer({ minimum: 1000 }),
+  }),
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: Type.Integer({ minimum: 0 }),
 });
@@ -249,6 +259,11 @@ export function loadConfig(env: Env): Config {
       passwordResetsPerClientPerHour: integer('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR', read('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR'), DEFAULT_RATE_LIMITS.passwordResetsPerClientPerHour, 0),
       emailRequestsPerAddressPerHour: integer('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR', read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'), DEFAULT_RATE_LIMITS.emailRequestsPerAddressPerHour, 0),
       uploadsPerKeyPerMinute: integer('RATE_LIMIT_UPLOADS_PER_MINUTE', read('RATE_LIMIT_UPLOADS_PER_MINUTE'), DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute, 0),
+    },
+    uploadPacing: {
+      idleTimeoutMs: 1000 * integer('UPLOAD_IDLE_TIMEOUT_SECONDS', read('UPLOAD_IDLE_TIMEOUT_SECONDS'), DEFAULT_UPLOAD_PACING.idleTimeoutMs / 1000, 0, 86_400),
+      minBytesPerSecond: integer('UPLOAD_MIN_BYTES_PER_SECOND', read('UPLOAD_MIN_BYTES_PER_SECOND'), DEFAULT_UPLOAD_PACING.minBytesPerSecond, 0, 1_000_000_000),
+      windowMs: 1000 * integer('UPLOAD_MIN_RATE_WINDOW_SECONDS', read('UPLOAD_MIN_RATE_WINDOW_SECONDS'), DEFAULT_UPLOAD_PACING.windowMs / 1000, 1, 86_400),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
   };

@@ -72,6 +72,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     logError: options.logError,
     trustProxyHops: config.trustProxyHops,
     corsOrigins: config.corsOrigins,
+    uploadPacing: config.uploadPacing,
   });
   const api = listen(apiApp.callback(), {
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.

@@ -4,14 +4,19 @@ import { MAX_BULK_DELETE_IDS } from '../../../core/files/bulk-delete-files.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { DomainError } from '../../../core/shared/errors.js';
 import { headerText } from '../../http/header-text.js';
+import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/upload-pacing.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { fileJson } from '../presenters.js';
 import { errors, FileBody, Paged, PageQuery } from '../schemas.js';
 
 const FileIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
-/** File upload, listing, lookup and deletion (spec 4.8–4.12). */
-export function fileRoutes(hangar: Hangar): Route[] {
+/**
+ * File upload, listing, lookup and deletion (spec 4.8–4.12). `options.uploadPacing`: how slowly an
+ * upload body may arrive before 408 REQUEST_TIMEOUT (default DEFAULT_UPLOAD_PACING).
+ */
+export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacing } = {}): Route[] {
+  const pacing = options.uploadPacing ?? DEFAULT_UPLOAD_PACING;
   return [
     defineRoute({
       method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: 'any',
@@ -22,7 +27,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
         'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name: raw UTF-8 bytes or `%XX` escapes (both decoded as UTF-8); at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
       }),
       body: 'binary',
-      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 413, 429, 503, 507) },
+      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 408, 413, 429, 503, 507) },
       handler: async ({ ctx, query, principal }) => {
         const abort = new AbortController();
         const onClose = () => {
@@ -36,7 +41,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
             fileName: headerText(ctx.req.headers['x-file-name'] as string | undefined),
             contentLength: contentLengthOf(ctx),
             isPublic: query.isPublic,
-            body: ctx.req,
+            body: pacedBody(ctx.req, pacing),
             signal: abort.signal,
             credentialId: principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId,
           });
