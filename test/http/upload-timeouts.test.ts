@@ -37,7 +37,15 @@ function slowUpload(server: TestServer, apiKey: string, options: { declared: num
       if (at >= 0 && received.length - at - 4 >= length) finish();
     });
     socket.on('error', () => undefined);
-    socket.on('close', () => (received === '' ? reject(new Error('closed without an answer')) : undefined));
+    socket.on('close', () => {
+      clearInterval(timer);
+      if (received === '') reject(new Error('closed without an answer'));
+    });
+    // A server that never answers fails the test instead of keeping it (and the trickle) running.
+    socket.setTimeout(8000, () => {
+      socket.destroy();
+      reject(new Error('no answer within 8 s'));
+    });
     socket.write(`POST /files HTTP/1.1\r\nHost: api.hangar.test\r\nX-Api-Key: ${apiKey}\r\nContent-Type: text/plain\r\nContent-Length: ${options.declared}\r\n\r\n`);
     socket.write(Buffer.alloc(options.first, 'a'));
     if (options.everyMs > 0) timer = setInterval(() => socket.write(Buffer.alloc(options.trickle, 'b')), options.everyMs);
