@@ -75,6 +75,11 @@ export class FlexibleRateLimiter implements RateLimiter {
     }
   }
 
+  /** {@link RateLimiter.reward}: the store's own `reward` (an atomic decrement, in every store). */
+  async reward(options: { rule: RateRule; key: string; points?: number }): Promise<void> {
+    await this.limiter(options.rule).reward(options.key, options.points ?? 1);
+  }
+
   /** {@link RateLimiter.retryAfter}: the seconds left while the key's count is past the rule (or it is blocked). */
   async retryAfter(options: { rule: RateRule; key: string }): Promise<number> {
     const res = await this.limiter(options.rule).get(options.key);

@@ -6,6 +6,8 @@ import { clientAddressMiddleware } from '../http/client-address.js';
 import type { Hangar } from '../../core/hangar.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
+import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
+import type { UploadPacing } from '../http/upload-pacing.js';
 import { buildRouter, type Route } from '../http/route.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -25,6 +27,8 @@ export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   trustProxyHops?: number;
   /** CORS_ORIGINS: origins whose browser pages may call the API (none by default). */
   corsOrigins?: readonly string[];
+  /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly an upload body may arrive (default DEFAULT_UPLOAD_PACING). */
+  uploadPacing?: UploadPacing;
 }
 
 /**
@@ -79,7 +83,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
+    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...settingsRoutes(hangar), ...accountRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );
@@ -96,6 +100,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   app.use(clientAddressMiddleware(options.trustProxyHops ?? 0));
   app.use(activityMiddleware(hangar.activity));
   app.use(errorsMiddleware(options.logError));
+  app.use(singleHostMiddleware());
   app.use(refuseContentHost(options.publicApiUrl, options.publicContentUrl));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -103,7 +108,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   });
   // The dashboard at / and /assets/* (apps/dashboard, built by vite): after header middleware, so its CSP wins.
   app.use(dashboardStatic({ root: options.dashboardDir, publicContentUrl: options.publicContentUrl }));
+  app.use(allowedMethodsMiddleware(router));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
   return app;
 }

@@ -5,6 +5,7 @@ import { DomainError, isDomainError } from '../../core/shared/errors.js';
 import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
+import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
@@ -22,6 +23,8 @@ const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 const ACTIVE_TYPES = new Set([
   'image/svg+xml', 'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml',
   'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/pdf+xml',
+  // A PDF may carry scripts and forms that a browser's viewer runs on the content origin.
+  'application/pdf',
 ]);
 
 /**
@@ -31,14 +34,29 @@ const ACTIVE_TYPES = new Set([
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
  */
-export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger; trustProxyHops?: number } = {}): Koa {
+export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger; trustProxyHops?: number; hsts?: boolean } = {}): Koa {
   const app = new Koa({ proxy: false });
   const router = buildRouter([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), healthRoute(hangar)], hangar);
+  const headers = contentOriginHeaders(options);
   app.on('error', streamErrorHandler(options.logError));
+  app.use(async (ctx, next) => {
+    for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+    await next();
+  });
   app.use(errorsMiddleware(options.logError));
+  app.use(singleHostMiddleware());
+  app.use(allowedMethodsMiddleware(router));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
   return app;
+}
+
+/**
+ * Headers of every answer of the content origin, files and errors alike: `nosniff` (a JSON error
+ * or a 404 is never run as a script), and with `hsts` (PUBLIC_CONTENT_URL is https)
+ * `Strict-Transport-Security` for a year (RFC 6797), as the API sends it.
+ */
+export function contentOriginHeaders(options: { hsts?: boolean }): Record<string, string> {
+  return { 'X-Content-Type-Options': 'nosniff', ...(options.hsts ? { 'Strict-Transport-Security': 'max-age=31536000' } : {}) };
 }
 
 const ContentParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });

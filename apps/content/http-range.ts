@@ -35,10 +35,12 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 
 /**
  * `Content-Disposition` value (RFC 6266) with an ASCII fallback `filename` and the exact name as
- * `filename*` in UTF-8 percent-encoding (RFC 8187, formerly 5987).
+ * `filename*` in UTF-8 percent-encoding (RFC 8187, formerly 5987). In the fallback, bidirectional
+ * controls (U+202A–U+202E, U+2066–U+2069: `invoice‮fdp.exe` showing as `invoiceexe.pdf`) are
+ * removed, and other non-ASCII characters, `"`, `/` and `\` (path separators) become `_`.
  */
 export function contentDisposition(type: 'inline' | 'attachment', name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const fallback = name.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["\\/]/g, '_');
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }

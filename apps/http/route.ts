@@ -93,6 +93,10 @@ export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'auth
       if (check.headers) validate('header', route.headers, check.headers, { ...ctx.headers });
       let body: unknown;
       if (check.body) {
+        // No body at all (no Content-Length and not chunked, or `Content-Length: 0`) is missing input, not a wrong media type.
+        if (ctx.is('application/json') === null || ctx.get('Content-Length').trim() === '0') {
+          throw new DomainError('VALIDATION_FAILED', 'A JSON body is required.', [{ in: 'body', path: '/', message: 'Expected a JSON body' }]);
+        }
         if (!ctx.is('application/json')) {
           throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
         }

@@ -15,6 +15,7 @@ import { availableParallelism } from 'node:os';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
 import { S3_LIMITS } from '../../adapters/blobs/s3-limits.js';
+import { DEFAULT_UPLOAD_PACING } from '../http/upload-pacing.js';
 
 const S3_MIN_PART_SIZE_BYTES = S3_LIMITS.minPartSizeBytes;
 
@@ -85,7 +86,8 @@ const EdgeConfig = Type.Union([
 ]);
 /** The HS256 key: given, or generated once and kept in a file under DATA_DIR. */
 const JwtSecretConfig = Type.Union([
-  Type.Object({ kind: Type.Literal('value'), value: Type.String({ minLength: 32 }) }),
+  // At least 32 UTF-8 bytes, checked in loadConfig (a schema's minLength counts UTF-16 units, not bytes).
+  Type.Object({ kind: Type.Literal('value'), value: Type.String({ minLength: 1 }) }),
   Type.Object({ kind: Type.Literal('file'), path: Type.String({ minLength: 1 }) }),
 ]);
 
@@ -189,6 +191,15 @@ export const ConfigSchema = Type.Object({
     uploadsPerKeyPerMinute: Type.Integer({ minimum: 0 }),
     imageTransformsPerClientPerMinute: Type.Integer({ minimum: 0 }),
   }),
+  /**
+   * How slowly an upload body may arrive before 408 (apps/http/upload-pacing.ts): UPLOAD_IDLE_TIMEOUT_SECONDS
+   * (ms here), UPLOAD_MIN_BYTES_PER_SECOND over UPLOAD_MIN_RATE_WINDOW_SECONDS (ms here); 0 turns a rule off.
+   */
+  uploadPacing: Type.Object({
+    idleTimeoutMs: Type.Integer({ minimum: 0 }),
+    minBytesPerSecond: Type.Integer({ minimum: 0 }),
+    windowMs: Type.Integer({ minimum: 1000 }),
+  }),
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: Type.Integer({ minimum: 0 }),
 });
@@ -224,8 +235,9 @@ export function loadConfig(env: Env): Config {
   const blobUrl = read('BLOB_STORE_URL') ?? `file:${path.join(dataDir, 'blobs')}`;
   const mailUrl = read('MAIL_URL') ?? `file:${path.join(dataDir, 'outbox')}`;
   const secret = read('JWT_SECRET');
+  // RFC 7518 §3.2: an HS256 key has at least 256 bits; any characters count, by their UTF-8 bytes.
   if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < 32) {
-    throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long (UTF-8).');
+    throw new ConfigError('JWT_SECRET', `must be at least 32 bytes long in UTF-8 (HS256 needs a 256-bit key, RFC 7518 §3.2); this one has ${Buffer.byteLength(secret, 'utf8')}.`);
   }
   const redirects = list(read('ALLOWED_REDIRECT_URLS')) ?? [publicApiUrl];
   redirects.forEach((url) => absoluteHttpUrl('ALLOWED_REDIRECT_URLS', url));
@@ -278,6 +290,11 @@ export function loadConfig(env: Env): Config {
       emailRequestsPerAddressPerHour: integer('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR', read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'), DEFAULT_RATE_LIMITS.emailRequestsPerAddressPerHour, 0),
       uploadsPerKeyPerMinute: integer('RATE_LIMIT_UPLOADS_PER_MINUTE', read('RATE_LIMIT_UPLOADS_PER_MINUTE'), DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute, 0),
       imageTransformsPerClientPerMinute: integer('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE', read('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE'), DEFAULT_RATE_LIMITS.imageTransformsPerClientPerMinute, 0),
+    },
+    uploadPacing: {
+      idleTimeoutMs: 1000 * integer('UPLOAD_IDLE_TIMEOUT_SECONDS', read('UPLOAD_IDLE_TIMEOUT_SECONDS'), DEFAULT_UPLOAD_PACING.idleTimeoutMs / 1000, 0, 86_400),
+      minBytesPerSecond: integer('UPLOAD_MIN_BYTES_PER_SECOND', read('UPLOAD_MIN_BYTES_PER_SECOND'), DEFAULT_UPLOAD_PACING.minBytesPerSecond, 0, 1_000_000_000),
+      windowMs: 1000 * integer('UPLOAD_MIN_RATE_WINDOW_SECONDS', read('UPLOAD_MIN_RATE_WINDOW_SECONDS'), DEFAULT_UPLOAD_PACING.windowMs / 1000, 1, 86_400),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
   };

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Hangar } from '../../core/hangar.js';
 import { isDomainError } from '../../core/shared/errors.js';
 import { createApiApp } from '../api/api-app.js';
-import { createContentApp } from '../content/content-app.js';
+import { contentOriginHeaders, createContentApp } from '../content/content-app.js';
+import { answerClientErrors } from '../http/request-guards.js';
 import { type ErrorLogger, stderrLogger } from '../http/errors-middleware.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
@@ -71,12 +72,14 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     logError: options.logError,
     trustProxyHops: config.trustProxyHops,
     corsOrigins: config.corsOrigins,
+    uploadPacing: config.uploadPacing,
   });
   const api = listen(apiApp.callback(), {
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
     requestTimeout: 0,
   });
-  const content = listen(createContentApp(hangar, { logError: options.logError, trustProxyHops: config.trustProxyHops }).callback(), {});
+  const hsts = config.publicContentUrl.startsWith('https:');
+  const content = listen(createContentApp(hangar, { logError: options.logError, trustProxyHops: config.trustProxyHops, hsts }).callback(), {}, contentOriginHeaders({ hsts }));
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
 
   const reportError = options.logError ?? stderrLogger;
@@ -111,9 +114,11 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   };
 }
 
-function listen(handler: http.RequestListener, options: http.ServerOptions): http.Server {
+/** An HTTP server for `handler`; what Node refuses before the app sees it is answered in the error format, with `clientErrorHeaders`. */
+function listen(handler: http.RequestListener, options: http.ServerOptions, clientErrorHeaders: Record<string, string> = {}): http.Server {
   const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: 5_000, ...options }, handler);
   server.setTimeout(IDLE_TIMEOUT_MS);
+  answerClientErrors(server, clientErrorHeaders);
   return server;
 }
 

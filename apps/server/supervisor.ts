@@ -43,6 +43,8 @@ export interface SupervisorOptions {
  *   use) stops the others, and the promise rejects with what happened.
  * - A worker that dies later is replaced (same index), and the event is logged as a JSON line; more
  *   than 5 restarts within 60 s is a crash loop: the workers are stopped and the process exits 1.
+ *   Its connections end with it, also those handed to it that it had not yet taken
+ *   ({@link closeUntakenConnectionsOnExit}): no client is left waiting on a dead worker.
  * - SIGTERM or SIGINT: each worker is sent SIGTERM and finishes its requests in flight (its own 10 s
  *   grace); the process exits 0 once all have stopped cleanly, 1 otherwise or after 30 s.
  * @throws Error when a worker fails to start
@@ -58,6 +60,7 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
 
   const fork = (index: number): Worker => {
     const worker = cluster.fork({ [WORKER_INDEX_VARIABLE]: String(index) });
+    closeUntakenConnectionsOnExit(worker);
     workers.set(index, worker);
     return worker;
   };
@@ -118,6 +121,50 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
       // It exited again before listening: its exit is handled (and counted) here too.
       () => undefined,
     );
+  });
+}
+
+/** A connection's handle in the primary, as node:cluster passes it to a worker. */
+interface ConnectionHandle {
+  close(): void;
+}
+
+/**
+ * Closes, when `worker` dies, the connections the primary handed to it that it never took.
+ *
+ * With the cluster's round-robin policy the primary accepts each connection and sends its handle
+ * to a worker over the IPC channel (`{ cmd: 'NODE_CLUSTER', act: 'newconn', seq }`); it closes its
+ * own copy only when the worker answers (`{ ack: seq, accepted }`). A worker that dies before
+ * answering — killed, crashed, or stuck and then killed — never answers, so node:cluster keeps that
+ * copy open forever and the client waits forever on a connection nobody serves. Here the handles
+ * sent to the worker are remembered until its answer, and those still unanswered when it exits are
+ * closed, so their clients see the connection end at once (connections the worker did take end
+ * with its process). This reads node:cluster's internal messages (stable since Node 0.12); should
+ * they change, nothing is remembered and the behaviour is node:cluster's own.
+ */
+function closeUntakenConnectionsOnExit(worker: Worker): void {
+  const child = worker.process;
+  const untaken = new Map<number, ConnectionHandle>();
+  const send = child.send.bind(child) as (...args: unknown[]) => boolean;
+  (child as { send: unknown }).send = (message: unknown, handle?: unknown, ...rest: unknown[]): boolean => {
+    const internal = message as { cmd?: unknown; act?: unknown; seq?: unknown } | null;
+    if (internal?.cmd === 'NODE_CLUSTER' && internal.act === 'newconn' && typeof internal.seq === 'number' && typeof (handle as ConnectionHandle | undefined)?.close === 'function') {
+      untaken.set(internal.seq, handle as ConnectionHandle);
+    }
+    return send(message, handle, ...rest);
+  };
+  child.on('internalMessage', (message: { cmd?: unknown; ack?: unknown } | null) => {
+    if (message?.cmd === 'NODE_CLUSTER' && typeof message.ack === 'number') untaken.delete(message.ack);
+  });
+  child.once('exit', () => {
+    for (const handle of untaken.values()) {
+      try {
+        handle.close();
+      } catch {
+        // Already closed: nothing left to end.
+      }
+    }
+    untaken.clear();
   });
 }
 

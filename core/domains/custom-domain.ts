@@ -59,7 +59,12 @@ export function normaliseHostname(input: string, reservedHosts: readonly string[
     labels.every((label) => LABEL.test(label)) &&
     /^[a-z][a-z0-9-]*$/.test(labels[labels.length - 1]);
   if (!valid) {
-    throw new DomainError('INVALID_HOSTNAME', `"${input}" is not a hostname you can use: give a name like files.example.com (no scheme, port, path or wildcard).`);
+    // The input is quoted back cut to 80 characters: a 60 KB "hostname" is not echoed whole.
+    const shown = input.length > 80 ? `${input.slice(0, 80)}…` : input;
+    throw new DomainError(
+      'INVALID_HOSTNAME',
+      `"${shown}" is not a hostname you can use: give a name like files.example.com of at most ${MAX_HOSTNAME_LENGTH} characters (no scheme, port, path or wildcard).`,
+    );
   }
   if (reservedHosts.includes(hostname)) {
     throw new DomainError('INVALID_HOSTNAME', `${hostname} is this service's own address and cannot be a custom domain.`);

@@ -58,7 +58,8 @@ export interface UploadFileDeps {
  * the signature of the declared type when it has one (checkDeclaredContentType).
  * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, CONTENT_TYPE_MISMATCH, INVALID_FILE_NAME, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
  *         TRIAL_ENDED, STORAGE_LIMIT_REACHED, FILE_COUNT_LIMIT_REACHED (403), FILE_TOO_LARGE (413),
- *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE (503)
+ *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE (503); a DomainError of the body's own source (the HTTP
+ *         edge's REQUEST_TIMEOUT, 408) is passed on, after the partial blob is removed
  */
 export class UploadFile {
   private readonly contentTypes: ContentTypePolicy;
@@ -81,7 +82,9 @@ export class UploadFile {
     if (input.contentLength !== undefined && input.contentLength > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
     if (input.contentLength !== undefined && input.contentLength > storageLeft) throw quotaError('storage_limit_reached', limits);
     const maxBytes = Math.min(uploadLimitBytes, storageLeft);
-    const { head, body } = await peekHead(input.body, this.deps.sniffer.headBytes).catch(() => {
+    const { head, body } = await peekHead(input.body, this.deps.sniffer.headBytes).catch((error: unknown) => {
+      // A refusal of the body's own source (the host's REQUEST_TIMEOUT for a trickling client) is passed on.
+      if (error instanceof DomainError) throw error;
       throw new DomainError('UPLOAD_INCOMPLETE', 'The upload was interrupted before the whole body arrived.');
     });
     await checkDeclaredContentType(this.deps.sniffer, contentType, head);

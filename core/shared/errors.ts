@@ -51,6 +51,14 @@ export type ErrorCode =
   | 'NOT_FOUND'
   /** 405: route exists, method does not. */
   | 'METHOD_NOT_ALLOWED'
+  /** 501: a method this server implements on no path (TRACE, PROPFIND…; RFC 9110 §15.6.2). */
+  | 'NOT_IMPLEMENTED'
+  /** 400: not a valid HTTP request (malformed request line or header, two `Host` headers: RFC 9112 §3.2). */
+  | 'MALFORMED_REQUEST'
+  /** 431: the request's headers are larger than the server reads (RFC 6585 §5). */
+  | 'HEADERS_TOO_LARGE'
+  /** 408: the client sent its headers or its body too slowly (RFC 9110 §15.5.9); nothing was stored. */
+  | 'REQUEST_TIMEOUT'
   /** 400: upload Content-Type not in the allowed list (spec 4.8). */
   | 'CONTENT_TYPE_NOT_ALLOWED'
   /** 400: the file's leading bytes (its signature, "magic bytes") are not those of the declared Content-Type (OWASP ASVS 12.2.1). */

@@ -26,6 +26,13 @@ export interface RateCount {
 export interface RateLimiter {
   /** Counts `points` (default 1) for `key` under `rule` and says whether it stayed within it. */
   consume(options: { rule: RateRule; key: string; points?: number }): Promise<RateCount>;
+  /**
+   * Gives back `points` (default 1) that {@link consume} counted for `key` under `rule` in its
+   * current window (e.g. an attempt refused or found legitimate after it was counted). The count
+   * goes down by that much; the window's end does not move. Without a counter it does nothing useful:
+   * call it only after a consume.
+   */
+  reward(options: { rule: RateRule; key: string; points?: number }): Promise<void>;
   /** Whole seconds until `key` may act again under `rule` (0: now), without counting anything. */
   retryAfter(options: { rule: RateRule; key: string }): Promise<number>;
   /** Makes `key` wait `seconds` (≥ 1) under `rule` from now, whatever its count. */

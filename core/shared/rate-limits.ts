@@ -51,21 +51,60 @@ export interface LoginSubject {
 }
 
 /**
+ * A login attempt admitted by {@link RateLimits.beginLogin}, whose password check may now run.
+ * Say how it ended, once: {@link failed}, {@link succeeded} or {@link abandoned}.
+ */
+export interface LoginAttempt {
+  /** The password was wrong (or the address unknown): the counted failure stays; past the free ones the next delay runs from now. */
+  failed(): Promise<void>;
+  /** The password was right: the pair's failures and delays are forgotten, the client's counted point is given back. */
+  succeeded(): Promise<void>;
+  /** No answer could be given (an outage while checking): every point counted for this attempt is given back. */
+  abandoned(): Promise<void>;
+}
+
+/**
+ * What one scope (the pair, or the client) of an attempt holds: a free failure counted, or the one
+ * check let through the gate of the series of delays (`counted`: it also holds the last free failure).
+ */
+type ScopeClaim = { scope: LoginScope; kind: 'free' } | { scope: LoginScope; kind: 'gated'; delaySeconds: number; counted: boolean };
+
+/** The counters of one scope of the login limits. */
+interface LoginScope {
+  key: string;
+  free: number;
+  /** Failures counted while within `free` (an attempt's point is counted before its check: consume, refund on success). */
+  failures: RateRule;
+  /** The gate past `free`: one point per second, blocked for the current delay; one attempt at a time gets through it. */
+  delay: RateRule;
+  /** Checks let through the gate since the last success: the n-th one sets a delay of 2^(n−1) s. */
+  strikes: RateRule;
+  /** A success forgets everything (the pair) or only gives this attempt's point back (the client). */
+  forgetOnSuccess: boolean;
+}
+
+/**
  * The service's abuse limits as domain rules, over a {@link RateLimiter} (not a use case: shared
  * by LogIn, RegisterAccount, RequestPasswordReset and UploadFile).
  *
  * Failed logins are soft-limited (OWASP ASVS 2.2.1, Authentication Cheat Sheet "account lockout"):
- * per pair (account, client address) after `loginFreeFailuresPerAccount` failures and per client
- * address after `loginFreeFailuresPerClient`, each further failure makes that pair or client wait
- * 1 s, 2 s, 4 s… up to `loginMaxDelaySeconds` before the next attempt is even checked. There is no
+ * per pair (account, client address) from the `loginFreeFailuresPerAccount`-th failure on and per
+ * client address from the `loginFreeFailuresPerClient`-th, each failure makes that pair or client
+ * wait 1 s, 2 s, 4 s… up to `loginMaxDelaySeconds` before the next attempt is even checked. There is no
  * limit per account alone, so an attacker elsewhere can never lock the owner out; a success ends
  * the pair's delays. Accounts are keyed by the e-mail address as typed (normalised, then hashed),
  * so an address without an account is limited exactly like one with an account.
+ *
+ * Attempts are counted before the password is checked ({@link beginLogin}: consume first, give the
+ * point back on success), so simultaneous attempts cannot all pass before the first failure is
+ * recorded: however requests arrive, at most `free` checks run before the first delay, then one
+ * per delay. The others are refused with RATE_LIMITED without a check, their points given back.
  */
 export class RateLimits {
   private readonly options: RateLimitOptions;
   private readonly rules: Record<
-    'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'registrations' | 'resets' | 'emailRequests' | 'uploads' | 'imageTransforms',
+    | 'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'loginStrikesPair' | 'loginStrikesClient'
+    | 'registrations' | 'resets' | 'emailRequests' | 'uploads' | 'imageTransforms',
     RateRule
   >;
 
@@ -77,6 +116,8 @@ export class RateLimits {
       loginFailuresClient: { name: 'login_failures_client', points: UNBOUNDED, durationSeconds: LOGIN_FAILURE_MEMORY_SECONDS },
       loginDelayPair: { name: 'login_delay_pair', points: 1, durationSeconds: 1 },
       loginDelayClient: { name: 'login_delay_client', points: 1, durationSeconds: 1 },
+      loginStrikesPair: { name: 'login_strikes_pair', points: UNBOUNDED, durationSeconds: LOGIN_FAILURE_MEMORY_SECONDS },
+      loginStrikesClient: { name: 'login_strikes_client', points: UNBOUNDED, durationSeconds: LOGIN_FAILURE_MEMORY_SECONDS },
       registrations: { name: 'registrations_client', points: o.registrationsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       resets: { name: 'password_resets_client', points: o.passwordResetsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       emailRequests: { name: 'email_requests_address', points: o.emailRequestsPerAddressPerHour, durationSeconds: HOUR_MS / 1000 },
@@ -86,37 +127,107 @@ export class RateLimits {
   }
 
   /**
-   * Before checking a password: refuses while the pair or the client is made to wait.
+   * Refuses while the pair or the client is made to wait, without counting anything.
    * @throws DomainError RATE_LIMITED (429) with `details.retry_after_seconds`
    */
   async beforeLogin(subject: LoginSubject): Promise<void> {
-    const waits = await Promise.all([
-      this.options.loginFreeFailuresPerAccount > 0 ? this.deps.limiter.retryAfter({ rule: this.rules.loginDelayPair, key: this.pairKey(subject) }) : 0,
-      subject.client !== undefined && this.options.loginFreeFailuresPerClient > 0
-        ? this.deps.limiter.retryAfter({ rule: this.rules.loginDelayClient, key: subject.client })
-        : 0,
-    ]);
-    const wait = Math.max(...waits);
+    const waits = await Promise.all(this.loginScopes(subject).map((scope) => this.deps.limiter.retryAfter({ rule: scope.delay, key: scope.key })));
+    const wait = Math.max(0, ...waits);
     if (wait > 0) throw rateLimited(wait, 'Too many failed logins: wait before trying again.');
   }
 
-  /** After a wrong password (or an unknown address): counts the failure and sets the next delay, doubling each time. */
-  async loginFailed(subject: LoginSubject): Promise<void> {
-    const work: Promise<void>[] = [];
-    if (this.options.loginFreeFailuresPerAccount > 0) {
-      work.push(this.countFailure(this.rules.loginFailuresPair, this.rules.loginDelayPair, this.pairKey(subject), this.options.loginFreeFailuresPerAccount));
+  /**
+   * Before checking a password: refuses while a delay runs, then counts the attempt in each scope
+   * (a free failure, or past the free ones the single check the series of delays lets through,
+   * whose delay starts now). Say how the check ended on the returned attempt.
+   * @throws DomainError RATE_LIMITED (429) with `details.retry_after_seconds`; nothing stays counted then
+   */
+  async beginLogin(subject: LoginSubject): Promise<LoginAttempt> {
+    await this.beforeLogin(subject);
+    const scopes = this.loginScopes(subject);
+    const outcomes = await Promise.all(scopes.map((scope) => this.claim(scope)));
+    const claims = outcomes.filter((outcome): outcome is ScopeClaim => typeof outcome !== 'number');
+    if (claims.length < outcomes.length) {
+      await Promise.all(claims.map((claim) => this.release(claim)));
+      const wait = Math.max(...outcomes.filter((outcome): outcome is number => typeof outcome === 'number'));
+      throw rateLimited(wait, 'Too many failed logins: wait before trying again.');
     }
-    if (subject.client !== undefined && this.options.loginFreeFailuresPerClient > 0) {
-      work.push(this.countFailure(this.rules.loginFailuresClient, this.rules.loginDelayClient, subject.client, this.options.loginFreeFailuresPerClient));
-    }
-    await Promise.all(work);
+    let settled = false;
+    const once = (work: () => Promise<unknown>) => async () => {
+      if (settled) return;
+      settled = true;
+      await work();
+    };
+    const { limiter } = this.deps;
+    return {
+      failed: once(() =>
+        Promise.all(claims.map((claim) => (claim.kind === 'gated' ? limiter.block({ rule: claim.scope.delay, key: claim.scope.key, seconds: claim.delaySeconds }) : undefined))),
+      ),
+      succeeded: once(() =>
+        Promise.all(
+          claims.map((claim) =>
+            claim.scope.forgetOnSuccess
+              ? Promise.all([claim.scope.failures, claim.scope.delay, claim.scope.strikes].map((rule) => limiter.reset({ rule, key: claim.scope.key })))
+              : this.release(claim),
+          ),
+        ),
+      ),
+      abandoned: once(() => Promise.all(claims.map((claim) => this.release(claim)))),
+    };
   }
 
-  /** After a correct password: the pair's failures are forgotten (the client's are not: one valid account must not hide an attack on others). */
-  async loginSucceeded(subject: LoginSubject): Promise<void> {
-    if (this.options.loginFreeFailuresPerAccount === 0) return;
-    const key = this.pairKey(subject);
-    await Promise.all([this.deps.limiter.reset({ rule: this.rules.loginFailuresPair, key }), this.deps.limiter.reset({ rule: this.rules.loginDelayPair, key })]);
+  /**
+   * Counts one attempt in `scope`: its claim, or the seconds to wait when a delay runs or another
+   * attempt holds the gate (nothing stays counted then). The attempts before the `free`-th are
+   * free; the `free`-th and every later one pass the gate, one at a time, each closing it for the
+   * next delay (1 s, 2 s, 4 s…) before its check runs, so that its failure has already started it.
+   */
+  private async claim(scope: LoginScope): Promise<ScopeClaim | number> {
+    const { limiter } = this.deps;
+    const { consumed } = await limiter.consume({ rule: scope.failures, key: scope.key });
+    if (consumed < scope.free) return { scope, kind: 'free' };
+    // Past the free failures the counter stays at `free`: the strikes count the checks from there.
+    const counted = consumed === scope.free;
+    if (!counted) await limiter.reward({ rule: scope.failures, key: scope.key });
+    const gate = await limiter.consume({ rule: scope.delay, key: scope.key });
+    if (gate.retryAfterSeconds > 0) {
+      if (counted) await limiter.reward({ rule: scope.failures, key: scope.key });
+      return gate.retryAfterSeconds;
+    }
+    const strikes = (await limiter.consume({ rule: scope.strikes, key: scope.key })).consumed;
+    const delaySeconds = Math.max(1, Math.min(this.options.loginMaxDelaySeconds, 2 ** Math.min(30, strikes - 1)));
+    // Closed for the whole delay before the check runs, so no other attempt is checked meanwhile.
+    await limiter.block({ rule: scope.delay, key: scope.key, seconds: delaySeconds });
+    return { scope, kind: 'gated', delaySeconds, counted };
+  }
+
+  /** Gives back what {@link claim} counted (for a refused or abandoned attempt, and for the client's successful one). */
+  private async release(claim: ScopeClaim): Promise<void> {
+    const { limiter } = this.deps;
+    const { scope } = claim;
+    if (claim.kind === 'free') {
+      await limiter.reward({ rule: scope.failures, key: scope.key });
+      return;
+    }
+    await Promise.all([
+      claim.counted ? limiter.reward({ rule: scope.failures, key: scope.key }) : undefined,
+      limiter.reward({ rule: scope.strikes, key: scope.key }),
+      limiter.reset({ rule: scope.delay, key: scope.key }),
+    ]);
+  }
+
+  /** The scopes that apply to `subject`: the pair (unless turned off), and the client when known (unless turned off). */
+  private loginScopes(subject: LoginSubject): LoginScope[] {
+    const scopes: LoginScope[] = [];
+    if (this.options.loginFreeFailuresPerAccount > 0) {
+      const r = this.rules;
+      scopes.push({ key: this.pairKey(subject), free: this.options.loginFreeFailuresPerAccount, failures: r.loginFailuresPair, delay: r.loginDelayPair, strikes: r.loginStrikesPair, forgetOnSuccess: true });
+    }
+    if (subject.client !== undefined && this.options.loginFreeFailuresPerClient > 0) {
+      const r = this.rules;
+      scopes.push({ key: subject.client, free: this.options.loginFreeFailuresPerClient, failures: r.loginFailuresClient, delay: r.loginDelayClient, strikes: r.loginStrikesClient, forgetOnSuccess: false });
+    }
+    return scopes;
   }
 
   /**
@@ -164,13 +275,6 @@ export class RateLimits {
     );
     const wait = Math.max(0, ...results.map((r) => r.retryAfterSeconds));
     if (wait > 0) throw rateLimited(wait, 'Too many requests: wait before trying again.');
-  }
-
-  private async countFailure(counter: RateRule, delay: RateRule, key: string, free: number): Promise<void> {
-    const { consumed } = await this.deps.limiter.consume({ rule: counter, key });
-    if (consumed <= free) return;
-    const seconds = Math.min(this.options.loginMaxDelaySeconds, 2 ** Math.min(30, consumed - free - 1));
-    await this.deps.limiter.block({ rule: delay, key, seconds: Math.max(1, seconds) });
   }
 
   private addressKey(email: string): string {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -58,6 +58,20 @@ describe('opening a SQLite database that another process is creating at the same
     } finally {
       other.exec('ROLLBACK');
       other.close();
+    }
+  });
+});
+
+describe('a new SQLite database file', () => {
+  it('is created readable and writable by its owner only (0600), like jwt-secret', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'hangar-sqlite-mode-'));
+    try {
+      const file = path.join(directory, 'hangar.db');
+      const opened = await openSqliteDatabase({ path: file });
+      await opened.close();
+      expect((await stat(file)).mode & 0o777).to.equal(0o600);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
     }
   });
 });

@@ -80,6 +80,13 @@ describe('configuration from the environment', () => {
     expect(message).not.to.include('s3cret');
   });
 
+  it('takes a JWT_SECRET of non-ASCII characters by its UTF-8 bytes, and names the 32-byte rule when it is shorter', () => {
+    // 16 × "é" is 16 characters but 32 bytes of UTF-8; 11 × "€" is 33 bytes.
+    expect(loadConfig({ JWT_SECRET: 'é'.repeat(16) }).jwtSecret).to.deep.equal({ kind: 'value', value: 'é'.repeat(16) });
+    expect(loadConfig({ JWT_SECRET: '€'.repeat(11) }).jwtSecret).to.deep.equal({ kind: 'value', value: '€'.repeat(11) });
+    expect(() => loadConfig({ JWT_SECRET: 'é'.repeat(15) })).to.throw(ConfigError, /^JWT_SECRET: must be at least 32 bytes long in UTF-8 .*this one has 30\.$/);
+  });
+
   for (const [variable, value] of [
     ['PORT', 'abc'], ['CONTENT_PORT', '70000'], ['PUBLIC_API_URL', 'not a url'], ['DATABASE_URL', 'mysql://x'], ['BLOB_STORE_URL', 'azure://container'],
     ['DATABASE_POOL_SIZE', '0'],

@@ -64,6 +64,35 @@ export function describeRateLimiterContract(name: string, make: () => Promise<Ra
       expect((await subject.limiter.consume({ rule: r, key: 'k' })).consumed).to.equal(1);
     });
 
+    it('gives points back on reward: the next consume counts from the lowered count, and the key is let through again', async () => {
+      const r = rule(2);
+      await subject.limiter.consume({ rule: r, key: 'k' });
+      await subject.limiter.consume({ rule: r, key: 'k' });
+      expect((await subject.limiter.consume({ rule: r, key: 'k' })).retryAfterSeconds).to.be.greaterThan(0);
+      await subject.limiter.reward({ rule: r, key: 'k' });
+      await subject.other.reward({ rule: r, key: 'k', points: 1 });
+      expect(await subject.limiter.retryAfter({ rule: r, key: 'k' })).to.equal(0);
+      expect(await subject.other.consume({ rule: r, key: 'k' })).to.deep.equal({ consumed: 2, retryAfterSeconds: 0 });
+      expect((await subject.limiter.consume({ rule: r, key: 'other' })).consumed).to.equal(1);
+    });
+
+    it('keeps exactly 10 of 40 simultaneous consume-then-reward-when-refused rounds within a 10-point rule, over two holders', async () => {
+      const r = rule(10);
+      const holders = [subject.limiter, subject.other];
+      const admitted = await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const holder = holders[i % 2];
+          const count = await holder.consume({ rule: r, key: 'k' });
+          if (count.retryAfterSeconds === 0) return true;
+          await holder.reward({ rule: r, key: 'k' });
+          return false;
+        }),
+      );
+      expect(admitted.filter(Boolean)).to.have.length(10);
+      // Every refused point was given back: the count is the 10 admitted ones.
+      expect((await subject.limiter.consume({ rule: r, key: 'k' })).consumed).to.equal(11);
+    });
+
     it('lets exactly 10 of 40 simultaneous points through a 10-point rule, split over two holders of the store', async () => {
       const r = rule(10);
       const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? subject.limiter : subject.other).consume({ rule: r, key: 'k' })));

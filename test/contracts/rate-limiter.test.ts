@@ -55,6 +55,7 @@ function workerLimiter(worker: Worker): RateLimiter {
     });
   return {
     consume: (options) => run('consume', options),
+    reward: (options) => run('reward', options),
     retryAfter: (options) => run('retryAfter', options),
     block: (options) => run('block', options),
     reset: (options) => run('reset', options),

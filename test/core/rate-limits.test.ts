@@ -29,6 +29,9 @@ class ClockRateLimiter implements RateLimiter {
     const over = entry.points > options.rule.points;
     return { consumed: entry.points, retryAfterSeconds: over ? Math.ceil((entry.endsAt - this.clock.now().getTime()) / 1000) : 0 };
   }
+  async reward(options: { rule: RateRule; key: string; points?: number }): Promise<void> {
+    this.entry(options.rule, options.key).points -= options.points ?? 1;
+  }
   async retryAfter(options: { rule: RateRule; key: string }): Promise<number> {
     const entry = this.entry(options.rule, options.key);
     return entry.points > options.rule.points ? Math.ceil((entry.endsAt - this.clock.now().getTime()) / 1000) : 0;
@@ -57,6 +60,18 @@ async function waitOf(limits: RateLimits, subject: { email: string; client?: str
   }
 }
 
+/** One attempt that fails its check; an attempt refused before its check (a delay runs) is only counted as refused. */
+async function fail(limits: RateLimits, subject: { email: string; client?: string }): Promise<'checked' | 'refused'> {
+  try {
+    const attempt = await limits.beginLogin(subject);
+    await attempt.failed();
+    return 'checked';
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'RATE_LIMITED') throw error;
+    return 'refused';
+  }
+}
+
 describe('RateLimits: failed logins', () => {
   const attacker = { email: 'owner@example.com', client: '203.0.113.7' };
 
@@ -65,48 +80,48 @@ describe('RateLimits: failed logins', () => {
     const delays: number[] = [];
     for (let i = 0; i < 8; i++) {
       expect(await waitOf(limits, attacker)).to.equal(0);
-      await limits.loginFailed(attacker);
+      expect(await fail(limits, attacker)).to.equal('checked');
       const wait = await waitOf(limits, attacker);
       delays.push(wait);
       clock.advance(wait * 1000);
     }
-    expect(delays).to.deep.equal([0, 0, 0, 1, 2, 4, 8, 10]);
+    expect(delays).to.deep.equal([0, 0, 1, 2, 4, 8, 10, 10]);
   });
 
   it('never locks the owner out: failures from another address do not delay the owner’s address', async () => {
     const { limits } = limitsWith({ loginFreeFailuresPerAccount: 2 });
-    for (let i = 0; i < 5; i++) await limits.loginFailed(attacker);
+    for (let i = 0; i < 5; i++) await fail(limits, attacker);
     expect(await waitOf(limits, attacker)).to.be.greaterThan(0);
     expect(await waitOf(limits, { email: 'owner@example.com', client: '198.51.100.2' })).to.equal(0);
   });
 
   it('keys the account by the address as typed, normalised: Owner@Example.com is owner@example.com', async () => {
-    const { limits } = limitsWith({ loginFreeFailuresPerAccount: 1 });
-    await limits.loginFailed(attacker);
-    await limits.loginFailed({ ...attacker, email: ' Owner@Example.COM ' });
+    const { limits } = limitsWith({ loginFreeFailuresPerAccount: 2 });
+    await fail(limits, attacker);
+    expect(await fail(limits, { ...attacker, email: ' Owner@Example.COM ' })).to.equal('checked');
     expect(await waitOf(limits, attacker)).to.equal(1);
   });
 
   it('delays a client that fails on many accounts once past its own free failures', async () => {
     const { limits } = limitsWith({ loginFreeFailuresPerAccount: 100, loginFreeFailuresPerClient: 4 });
-    for (let i = 0; i < 5; i++) await limits.loginFailed({ email: `user${i}@example.com`, client: '203.0.113.9' });
+    for (let i = 0; i < 4; i++) expect(await fail(limits, { email: `user${i}@example.com`, client: '203.0.113.9' })).to.equal('checked');
     expect(await waitOf(limits, { email: 'someone-new@example.com', client: '203.0.113.9' })).to.equal(1);
     expect(await waitOf(limits, { email: 'someone-new@example.com', client: '203.0.113.10' })).to.equal(0);
   });
 
   it('forgets the pair’s failures after a success', async () => {
-    const { clock, limits } = limitsWith({ loginFreeFailuresPerAccount: 2 });
-    for (let i = 0; i < 3; i++) await limits.loginFailed(attacker);
+    const { clock, limits } = limitsWith({ loginFreeFailuresPerAccount: 3 });
+    for (let i = 0; i < 3; i++) await fail(limits, attacker);
     clock.advance(1000);
-    await limits.loginSucceeded(attacker);
-    await limits.loginFailed(attacker);
-    await limits.loginFailed(attacker);
+    await (await limits.beginLogin(attacker)).succeeded();
+    await fail(limits, attacker);
+    await fail(limits, attacker);
     expect(await waitOf(limits, attacker)).to.equal(0);
   });
 
   it('turns off with 0', async () => {
     const { limits } = limitsWith({ loginFreeFailuresPerAccount: 0, loginFreeFailuresPerClient: 0 });
-    for (let i = 0; i < 20; i++) await limits.loginFailed(attacker);
+    for (let i = 0; i < 20; i++) expect(await fail(limits, attacker)).to.equal('checked');
     expect(await waitOf(limits, attacker)).to.equal(0);
   });
 });
@@ -150,15 +165,49 @@ describe('LogIn under the login limits', () => {
       }
       return seen;
     };
-    expect(await codes('known@example.com')).to.deep.equal(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'RATE_LIMITED']);
-    expect(await codes('unknown@example.com')).to.deep.equal(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'RATE_LIMITED']);
+    expect(await codes('known@example.com')).to.deep.equal(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'RATE_LIMITED', 'RATE_LIMITED']);
+    expect(await codes('unknown@example.com')).to.deep.equal(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'RATE_LIMITED', 'RATE_LIMITED']);
   });
 
   it('refuses even the right password while the delay runs, and accepts it from the owner’s own address', async () => {
     const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 1 } });
     await world.registerConfirmed('owner@example.com');
-    for (let i = 0; i < 2; i++) await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: 'guess', client: '203.0.113.5' }), 'INVALID_CREDENTIALS');
+    for (let i = 0; i < 1; i++) await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: 'guess', client: '203.0.113.5' }), 'INVALID_CREDENTIALS');
     await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '203.0.113.5' }), 'RATE_LIMITED');
     await world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '198.51.100.2' });
+  });
+
+  it('checks at most the free failures’ passwords among 40 simultaneous wrong logins, and refuses the right password at position 37', async () => {
+    let checks = 0;
+    const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 5 } }, (ports) => ({
+      passwords: {
+        hash: (password: string) => ports.passwords.hash(password),
+        verify: (options: { hash: string; password: string }) => {
+          checks++;
+          return ports.passwords.verify(options);
+        },
+      },
+    }));
+    await world.registerConfirmed('owner@example.com');
+    checks = 0;
+    const codes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        world.hangar.logIn
+          .execute({ email: 'owner@example.com', password: i === 36 ? DEFAULT_PASSWORD : `guess ${i}`, client: '203.0.113.5' })
+          .then(() => 'OK', (error: { code: string }) => error.code),
+      ),
+    );
+    expect(checks).to.be.at.most(5);
+    expect(codes[36]).to.equal('RATE_LIMITED');
+    expect(codes.filter((code) => code === 'INVALID_CREDENTIALS')).to.have.length(checks);
+    expect(codes.filter((code) => code === 'RATE_LIMITED')).to.have.length(40 - checks);
+  });
+
+  it('gives the client’s point back after a right password: many accounts logging in from one address never meet the client limit', async () => {
+    const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 5, loginFreeFailuresPerClient: 3 } });
+    for (let i = 0; i < 6; i++) {
+      await world.registerConfirmed(`user${i}@example.com`);
+      await world.hangar.logIn.execute({ email: `user${i}@example.com`, password: DEFAULT_PASSWORD, client: '203.0.113.6' });
+    }
   });
 });

@@ -75,9 +75,9 @@ describe('HTTP: custom domains (mock edge provider)', function () {
     expect((await getWithHost(server.content, `/m/${after.file_id}`, 'files.example.com')).status).to.equal(404);
   });
 
-  it('refuses invalid hostnames with 400 INVALID_HOSTNAME and changes nothing', async () => {
+  it('refuses invalid hostnames (also longer than 253 characters) with 400 INVALID_HOSTNAME and changes nothing', async () => {
     const { apiKey } = await signUpWithKey(server, 'invalid-host@example.com');
-    for (const hostname of ['http://files.example.com', 'files.example.com:8080', 'localhost', '10.0.0.1', '*.example.com', 'files_example.com', '-bad.example.com', 'cdn.hangar.test', 'api.hangar.test', 'a'.repeat(64) + '.com']) {
+    for (const hostname of ['http://files.example.com', 'files.example.com:8080', 'localhost', '10.0.0.1', '*.example.com', 'files_example.com', '-bad.example.com', 'cdn.hangar.test', 'api.hangar.test', 'a'.repeat(64) + '.com', `${'abcdefghi.'.repeat(30)}com`, 'x'.repeat(5000)]) {
       expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: hostname } }), 400, 'INVALID_HOSTNAME');
     }
     expect((await call(server.api, '/settings', { apiKey })).body.custom_domain).to.equal(null);

@@ -100,6 +100,16 @@ describe('HTTP: files and the content server', () => {
     expectError(await upload(server, apiKey, makePdf(), { contentType: 'application/pdf', name: 'a'.repeat(256) }), 400, 'INVALID_FILE_NAME');
   });
 
+  it('reads an x-file-name sent as raw UTF-8 bytes (as curl and ShareX send it) as UTF-8, and keeps a lone Latin-1 byte as it came', async () => {
+    // fetch writes each character of a header value as one byte: these are the UTF-8 bytes of the name.
+    const rawUtf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    const utf8 = await upload(server, apiKey, makePdf(), { contentType: 'application/pdf', name: rawUtf8('résumé – 日本.pdf') });
+    expect(utf8.status).to.equal(201);
+    expect(utf8.body.file.name).to.equal('résumé – 日本.pdf');
+    const latin1 = await upload(server, apiKey, makePdf(), { contentType: 'application/pdf', name: 'caf\u00e9.pdf' });
+    expect(latin1.body.file.name).to.equal('café.pdf');
+  });
+
   it('refuses a content type outside the allowed list with 400 and stores nothing', async () => {
     const before = await call(server.api, '/files', { apiKey });
     expectError(await upload(server, apiKey, Buffer.from('#!/bin/sh'), { contentType: 'application/x-sh' }), 400, 'CONTENT_TYPE_NOT_ALLOWED');
@@ -217,6 +227,12 @@ describe('HTTP: files and the content server', () => {
     expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, json: { ids: [] } }), 400, 'VALIDATION_FAILED');
     const many = Array.from({ length: 101 }, (_, i) => `id${String(i).padStart(8, '0')}`);
     expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, json: { ids: many } }), 400, 'VALIDATION_FAILED');
+  });
+
+  it('answers a bulk delete without any body 400 VALIDATION_FAILED (a body of another type stays 415)', async () => {
+    expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey }), 400, 'VALIDATION_FAILED');
+    expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_FAILED');
+    expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain' }, body: 'ids' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('reads and changes max_upload_size_bytes through /settings, and uploads follow it', async () => {

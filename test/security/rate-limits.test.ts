@@ -38,9 +38,23 @@ describe('Security: rate limits', function () {
 
     it('answers 401 for the free failures, then 429 RATE_LIMITED with Retry-After, even for the right password', async () => {
       const attacker = 'spoofed-by-client, 203.0.113.7';
-      for (let i = 0; i < 4; i++) expect((await login(server, 'owner@example.com', `guess ${i}`, attacker)).status).to.equal(401);
+      for (let i = 0; i < 3; i++) expect((await login(server, 'owner@example.com', `guess ${i}`, attacker)).status).to.equal(401);
       expectRateLimited(await login(server, 'owner@example.com', 'guess 5', attacker));
       expectRateLimited(await login(server, 'owner@example.com', 'owner password', attacker));
+    });
+
+    it('checks at most RATE_LIMIT_LOGIN_FREE_FAILURES passwords of 40 simultaneous wrong logins, and refuses the right one at position 37', async () => {
+      await signUp(server, 'burst@example.com', 'burst password');
+      const attacker = '203.0.113.40';
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => login(server, 'burst@example.com', i === 36 ? 'burst password' : `guess ${i}`, attacker)),
+      );
+      const statuses = results.map((result) => result.status);
+      // Every checked password answers 401 (wrong) or 200 (right); a refused attempt is 429 without a check.
+      expect(statuses.filter((status) => status === 401).length, JSON.stringify(statuses)).to.be.within(1, 3);
+      expect(statuses.filter((status) => status !== 401 && status !== 429)).to.deep.equal([]);
+      expectRateLimited(results[36]);
+      expect((await login(server, 'burst@example.com', 'burst password', '198.51.100.40')).status).to.equal(200);
     });
 
     it('never locks the owner out: the owner’s own address logs in while the attacker waits', async () => {
@@ -84,7 +98,7 @@ describe('Security: rate limits', function () {
     });
 
     it('ignores X-Forwarded-For: a client cannot escape the per-client login limit by sending a new address each time', async () => {
-      for (let i = 0; i < 6; i++) expect((await login(server, `victim${i}@example.com`, 'guess', `198.51.100.${i}`)).status).to.equal(401);
+      for (let i = 0; i < 5; i++) expect((await login(server, `victim${i}@example.com`, 'guess', `198.51.100.${i}`)).status).to.equal(401);
       expectRateLimited(await login(server, 'victim-next@example.com', 'guess', '198.51.100.200'));
     });
 

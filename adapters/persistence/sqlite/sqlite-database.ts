@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -49,7 +49,10 @@ export interface SqliteDatabase {
  */
 export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promise<SqliteDatabase> {
   const inMemory = options.path === ':memory:' || options.path === '';
-  if (!inMemory) await mkdir(dirname(resolve(options.path)), { recursive: true });
+  if (!inMemory) {
+    await mkdir(dirname(resolve(options.path)), { recursive: true });
+    await createPrivately(options.path);
+  }
 
   const database = new BetterSqlite3(options.path, { timeout: BUSY_TIMEOUT_MS });
   const writes = { happened: false };
@@ -118,6 +121,19 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       await wal?.close();
     },
   };
+}
+
+/**
+ * Creates the database file, empty, readable and writable by this user only (0600, like
+ * `jwt-secret`: it holds password hashes and tokens); SQLite gives its -wal and -shm files the
+ * same mode. An existing file is left as it is (its mode is the operator's choice).
+ */
+async function createPrivately(path: string): Promise<void> {
+  try {
+    await (await open(path, 'wx', 0o600)).close();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /**

@@ -3,14 +3,20 @@ import type { Context } from 'koa';
 import { MAX_BULK_DELETE_IDS } from '../../../core/files/bulk-delete-files.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { DomainError } from '../../../core/shared/errors.js';
+import { headerText } from '../../http/header-text.js';
+import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/upload-pacing.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { fileJson } from '../presenters.js';
 import { errors, FileBody, Paged, PageQuery } from '../schemas.js';
 
 const FileIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
-/** File upload, listing, lookup and deletion (spec 4.8–4.12). */
-export function fileRoutes(hangar: Hangar): Route[] {
+/**
+ * File upload, listing, lookup and deletion (spec 4.8–4.12). `options.uploadPacing`: how slowly an
+ * upload body may arrive before 408 REQUEST_TIMEOUT (default DEFAULT_UPLOAD_PACING).
+ */
+export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacing } = {}): Route[] {
+  const pacing = options.uploadPacing ?? DEFAULT_UPLOAD_PACING;
   return [
     defineRoute({
       method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: 'any',
@@ -18,10 +24,10 @@ export function fileRoutes(hangar: Hangar): Route[] {
       query: Type.Object({ isPublic: Type.Optional(Type.Boolean({ default: true, description: '`false` makes the upload private' })) }),
       headers: Type.Object({
         'content-type': Type.String({ description: 'MIME type of the file; must be one of GET /reference/allowed-content-types', examples: ['image/png'] }),
-        'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name; `%XX` escapes are decoded as UTF-8; at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
+        'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name: raw UTF-8 bytes or `%XX` escapes (both decoded as UTF-8); at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
       }),
       body: 'binary',
-      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 413, 429, 503, 507) },
+      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 408, 413, 429, 503, 507) },
       handler: async ({ ctx, query, principal }) => {
         const abort = new AbortController();
         const onClose = () => {
@@ -32,10 +38,10 @@ export function fileRoutes(hangar: Hangar): Route[] {
           const view = await hangar.uploadFile.execute({
             userId: principal.userId,
             contentType: ctx.get('Content-Type') || undefined,
-            fileName: ctx.req.headers['x-file-name'] as string | undefined,
+            fileName: headerText(ctx.req.headers['x-file-name'] as string | undefined),
             contentLength: contentLengthOf(ctx),
             isPublic: query.isPublic,
-            body: ctx.req,
+            body: pacedBody(ctx.req, pacing),
             signal: abort.signal,
             credentialId: principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId,
           });

@@ -20,7 +20,7 @@ export function settingsRoutes(hangar: Hangar): Route[] {
       summary: 'Change the account settings',
       body: Type.Object({
         max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null goes back to the service default' })),
-        custom_domain: Type.Optional(Type.Union([Type.String({ maxLength: 253 }), Type.Null()], { description: 'Hostname to use (e.g. files.example.com); null removes the custom domain' })),
+        custom_domain: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Hostname to use (e.g. files.example.com), at most 253 characters; null removes the custom domain. Any string that is not a usable hostname (too long included) is 400 `INVALID_HOSTNAME`.' })),
         refresh_custom_domain: Type.Optional(Type.Boolean({ description: 'Re-run verification and SSL validation at the edge provider' })),
       }, { additionalProperties: false }),
       responses: { 200: SettingsBody, ...errors(400, 401, 409, 502) },
