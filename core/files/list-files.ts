@@ -6,9 +6,10 @@ import type { FileFilter, FileRepository } from './file-repository.js';
 import type { FileAddresses, FileView } from './file-view.js';
 
 /**
- * Lists the user's files, newest first, with the filters of spec 4.9. Page bounds and value
- * shapes are checked at the edge; the rules here are about meaning.
+ * Lists the user's files, newest first, with the filters of spec 4.9. Value shapes are checked at
+ * the edge; the rules here are about meaning, and the page bounds ({@link toWindow}).
  * @throws DomainError INVALID_FILTER (400) when `type` is not an allowed content type
+ * @throws DomainError VALIDATION_FAILED (400) when `page` or `limit` is out of bounds
  */
 export class ListFiles {
   private readonly contentTypes: ContentTypePolicy;
