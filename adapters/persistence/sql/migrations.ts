@@ -369,6 +369,13 @@ const credentialPurgeIndexes: Migration = {
   },
 };
 
+/** The password reset e-mail's own one-per-minute slot, apart from the confirmation e-mail's (`last_email_sent_at`). */
+const emailSlotsPerPurpose: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('users').addColumn('last_reset_email_sent_at', 'bigint').execute();
+  },
+};
+
 /**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
@@ -383,6 +390,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007_file_histogram_by_type': fileHistogramByType,
   '0008_activity_log_totals': activityLogTotals,
   '0009_credential_purge_indexes': credentialPurgeIndexes,
+  '0016_email_slots_per_purpose': emailSlotsPerPurpose,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */
