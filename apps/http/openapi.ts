@@ -28,7 +28,10 @@ export const DOCUMENTED_AS = 'documentedAs';
 
 type Json = Record<string, unknown>;
 
-/** OpenAPI 3.0 has no null type: a value that is always null is a nullable object limited to null. */
+/**
+ * OpenAPI 3.0 has no null type: a value that is always null is a nullable string limited to null
+ * (a string rather than an object: openapi-typescript 6 fails on an object with an `enum`).
+ */
 const NULL_ONLY = { type: 'string', nullable: true, enum: [null] };
 
 /**
