@@ -14,6 +14,7 @@ import type { PasswordHasher } from './accounts/password-hasher.js';
 import { RefreshSession } from './accounts/refresh-session.js';
 import { RegisterAccount } from './accounts/register-account.js';
 import { RequestPasswordReset } from './accounts/request-password-reset.js';
+import { ResendConfirmation } from './accounts/resend-confirmation.js';
 import { ResetPassword } from './accounts/reset-password.js';
 import { SessionIssuer } from './accounts/session-issuer.js';
 import type { SessionRepository } from './accounts/session-repository.js';
@@ -166,6 +167,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs }),
     logOut: new LogOut({ sessions, clock }),
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
+    resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resetPassword: new ResetPassword({ users, tokens, sessions, passwords, digest, clock }),
     authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock }),
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test: starts the service the way the README says (npm start, embedded defaults in a
-# temporary DATA_DIR) and performs the README's curl walkthrough on real files: a PNG, a PDF and
-# a 200 MiB video. Exits non-zero on the first step that does not behave.
+# temporary DATA_DIR), runs the README's curl walkthrough verbatim (the sh block after its marker
+# comment) and checks what it printed and saved, then uploads real files (a PNG, a PDF and a
+# 200 MiB video) and reads them back. Exits non-zero on the first step that does not behave.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,8 @@ export CONTENT_PORT=${SMOKE_PORT:+$((SMOKE_PORT + 1))}
 export CONTENT_PORT=${CONTENT_PORT:-$FREE_CONTENT}
 API=http://127.0.0.1:$PORT
 CDN=http://127.0.0.1:$CONTENT_PORT
+# The mailed links and File addresses name the addresses the walkthrough calls.
+export PUBLIC_API_URL=$API PUBLIC_CONTENT_URL=$CDN
 server_pid=
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
@@ -36,32 +39,43 @@ for _ in $(seq 1 120); do
 done
 curl -fsS "$API/healthz" >/dev/null || fail "API /healthz"
 
-step "register"
-email="smoke-$RANDOM@example.com"
-out=$(curl -sS -w '\n%{http_code}' -X POST "$API/auth/register" -H 'content-type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse\"}")
-[ "$(tail -n1 <<<"$out")" = 201 ] || fail "register: $out"
+step "make real files: a PNG and a PDF for the README's walkthrough"
+walk="$work/walkthrough"
+mkdir -p "$walk"
+node --input-type=module -e "
+import { makePng, makePdf } from './dist/test/support/bytes.js';
+import { writeFileSync } from 'node:fs';
+writeFileSync('$walk/cat.png', makePng(32, 32));
+writeFileSync('$walk/resume.pdf', makePdf('Hangar walkthrough'));"
 
-step "confirm from the outbox link"
-link=
-for _ in $(seq 1 50); do
-  link=$(grep -rhoE "http://localhost:$PORT/auth/confirm\?token=[0-9A-Za-z]+" "$DATA_DIR/outbox" 2>/dev/null | head -n1 || true)
-  [ -n "$link" ] && break
-  sleep 0.1
-done
-[ -n "$link" ] || fail "no confirmation link in $DATA_DIR/outbox"
-code=$(curl -sS -o /dev/null -w '%{http_code}' "${link/http:\/\/localhost:$PORT/$API}")
-[ "$code" = 302 ] || fail "confirm answered $code"
-
-step "login"
-login=$(curl -fsS -X POST "$API/auth/login" -H 'content-type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse\"}")
-jwt=$(field "$login" session.access_token)
-
-step "create an API key"
-key=$(field "$(curl -fsS -X POST "$API/auth/api-keys" -H "authorization: Bearer $jwt" -H 'content-type: application/json' -d '{"name":"smoke"}')" key)
-[[ "$key" == hgr_* ]] || fail "API key: $key"
-
-step "raise max_upload_size_bytes to 300 MiB"
-curl -fsS -X PATCH "$API/settings" -H "x-api-key: $key" -H 'content-type: application/json' -d '{"max_upload_size_bytes":314572800}' >/dev/null
+# The README's walkthrough, verbatim: the sh block after the marker comment. It runs in this shell
+# (so its variables, KEY, PNG_ID and PDF_ID, can be checked), in a folder holding cat.png and
+# resume.pdf, with API, CDN and DATA_DIR pointing at this server; its output is checked below.
+block=$(awk '/<!-- scripts\/smoke.sh runs the next sh block verbatim/ { marked = 1; next }
+  marked && !inside && /^```sh$/ { inside = 1; next }
+  inside && /^```$/ { exit }
+  inside { print }' README.md)
+[ -n "$block" ] || fail "no walkthrough block after the marker in README.md"
+step "the README's walkthrough ($(wc -l <<<"$block") lines, run verbatim in $walk)"
+trap 'echo "smoke: FAIL: the walkthrough stopped at: $BASH_COMMAND" >&2' ERR
+pushd "$walk" >/dev/null
+eval "$block" >"$work/walkthrough.out"
+popd >/dev/null
+trap - ERR
+sed 's/^/smoke:   | /' "$work/walkthrough.out"
+out="$work/walkthrough.out"
+[[ "$KEY" == hgr_* ]] || fail "walkthrough: no API key ($KEY)"
+[ -n "$PNG_ID" ] && [ -n "$PDF_ID" ] || fail "walkthrough: uploads gave no file ids"
+[ "$(sed -n 2p "$out")" = 302 ] || fail "walkthrough: the confirmation link did not answer 302"
+grep -q "\"file_id\":\"$PNG_ID\"" "$out" || fail "walkthrough: the list and get do not show the PNG"
+cmp -s "$walk/cat.png" "$walk/view.png" || fail "walkthrough: /m bytes differ from cat.png"
+cmp -s "$walk/cat.png" "$walk/download.png" || fail "walkthrough: /d bytes differ from cat.png"
+grep -qiF 'content-disposition: attachment; filename="cat.png"' "$out" || fail "walkthrough: /d is not an attachment named cat.png"
+[ "$(tail -n3 "$out" | head -n1)" = 404 ] || fail "walkthrough: the private PDF did not answer 404 on the content server"
+[ "$(tail -n2 "$out" | head -n1)" = 204 ] || fail "walkthrough: delete did not answer 204"
+bulk=$(tail -n1 "$out")
+[ "$(field "$bulk" deleted)" = 1 ] && [ "$(field "$bulk" errors.0.id)" = "$PNG_ID" ] || fail "walkthrough: bulk delete: $bulk"
+key=$KEY
 
 step "make real files: PNG, PDF, 200 MiB video"
 node --input-type=module -e "

@@ -2,10 +2,11 @@ import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
-import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
+import { FITS, MAX_IMAGE_SIDE, parseImageRequest, type QueryValues, REQUESTABLE_FORMATS } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
+import { DOCUMENTED_AS } from '../http/openapi.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
@@ -70,15 +71,17 @@ const contentResponses = { 200: BINARY, 206: BINARY, 304: null, 404: ErrorBody, 
 
 /**
  * Image parameters of the view address (docs/images.md). Taken as text (a repeated one as a list)
- * and checked by the core, so every bad value answers the same INVALID_TRANSFORM.
+ * and checked by the core, so every bad value answers the same INVALID_TRANSFORM; the reference
+ * publishes each one's real type and range (`documented`).
  */
-const imageParameter = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));
+const imageParameter = (description: string, documented: Record<string, unknown>) =>
+  Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, [DOCUMENTED_AS]: documented }));
 const ImageQuery = Type.Object({
-  w: imageParameter('Width in px, 1–4096. Image files only.'),
-  h: imageParameter('Height in px, 1–4096. Image files only.'),
-  fit: imageParameter('With both `w` and `h`: `cover` (default), `contain`, `fill`, `inside` or `outside`.'),
-  format: imageParameter('`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.'),
-  q: imageParameter('Quality 1–100 for WebP, AVIF and JPEG (defaults 80, 50, 80).'),
+  w: imageParameter('Width in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
+  h: imageParameter('Height in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
+  fit: imageParameter('With both `w` and `h`: `cover` (default), `contain`, `fill`, `inside` or `outside`.', { type: 'string', enum: [...FITS] }),
+  format: imageParameter('`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.', { type: 'string', enum: [...REQUESTABLE_FORMATS] }),
+  q: imageParameter('Quality 1–100 for WebP, AVIF and JPEG (defaults 80, 50, 80).', { type: 'integer', minimum: 1, maximum: 100 }),
 });
 const ViewHeaders = Type.Object({
   ...ContentHeaders.properties,

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorBody as ERROR_SCHEMA } from '../api/schemas.js';
-import type { Alternatives, Route } from './route.js';
+import { type Alternatives, ROUTE_TAGS, type Route } from './route.js';
 
 /** An OpenAPI 3.0.3 document (kept loose: it is built here and validated by tests with a real validator). */
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
@@ -14,12 +14,25 @@ export interface OpenApiInfo {
   apiUrl: string;
   /** {cdn_url}: server of the routes marked `server: 'content'`. */
   contentUrl: string;
+  /** The licence of the interface (OpenAPI Info `license`): SPDX identifier or name, and where to read it. */
+  license: { name: string; url?: string };
 }
+
+/**
+ * A schema keyword the validators ignore and the OpenAPI document honours: the schema to publish
+ * instead of the one that validates. For a value the edge takes as text so the core can refuse it
+ * with its own code (the image parameters: `w=abc` is 400 INVALID_TRANSFORM, not VALIDATION_FAILED),
+ * while clients should be told its real type and range.
+ */
+export const DOCUMENTED_AS = 'documentedAs';
 
 type Json = Record<string, unknown>;
 
-/** OpenAPI 3.0 has no null type: a value that is always null is a nullable object limited to null. */
-const NULL_ONLY = { type: 'object', nullable: true, enum: [null] };
+/**
+ * OpenAPI 3.0 has no null type: a value that is always null is a nullable string limited to null
+ * (a string rather than an object: openapi-typescript 6 fails on an object with an `enum`).
+ */
+const NULL_ONLY = { type: 'string', nullable: true, enum: [null] };
 
 /**
  * Converts a TypeBox (JSON Schema) schema into an OpenAPI 3.0 Schema Object: `null` unions become
@@ -29,6 +42,10 @@ const NULL_ONLY = { type: 'object', nullable: true, enum: [null] };
  */
 export function toOpenApiSchema(schema: TSchema | Json, components: Json, top = true): Json {
   const source = schema as Json;
+  if (source[DOCUMENTED_AS]) {
+    const kept = Object.fromEntries(Object.entries(source).filter(([key]) => ![DOCUMENTED_AS, 'anyOf', 'type', 'items'].includes(key)));
+    return toOpenApiSchema({ ...kept, ...(source[DOCUMENTED_AS] as Json) }, components, top);
+  }
   const id = source.$id as string | undefined;
   if (id && !top) {
     if (!(id in components)) components[id] = {}; // placeholder first: guards against cycles
@@ -110,7 +127,9 @@ function parametersOf(where: 'path' | 'query' | 'header', schema: TSchema | unde
     return {
       name,
       in: where,
-      required: where === 'path' || required.has(name),
+      // A parameter with a default is optional for the client, whatever the validating schema says
+      // (TypeBox lists it as required because the edge fills the default in before validating).
+      required: where === 'path' || (required.has(name) && !('default' in child)),
       ...(description ? { description } : {}),
       schema: converted,
     };
@@ -145,6 +164,16 @@ function implicitResponses(route: Route): Record<number, TSchema> {
   implicit[503] = error;
   return implicit;
 }
+
+/**
+ * Every request, whatever its route, can be refused by the HTTP parser before it is routed: a
+ * malformed request line or header (400), a request that is not received in time (408), header
+ * fields that are too large (431). Declared as the `4XX` range on the operations that declare no
+ * client error of their own, so each operation lists the client errors it can meet.
+ */
+const PARSER_REFUSALS = {
+  description: 'The request was refused before routing: malformed request line or headers (400), not received in time (408), header fields too large (431).',
+};
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 302: 'Found (redirect)', 304: 'Not Modified',
@@ -187,6 +216,8 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
       operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApiSchema(route.body, components, false) } } };
     }
     if ((operation.parameters as Json[]).length === 0) delete operation.parameters;
+    const responses = operation.responses as Json;
+    if (!Object.keys(responses).some((status) => status.startsWith('4'))) responses['4XX'] = PARSER_REFUSALS;
     const item = (paths[path] ??= {});
     if (route.server === 'content') item.servers = [{ url: info.contentUrl, description: 'Content server ({cdn_url})' }];
     item[route.method.toLowerCase()] = operation;
@@ -194,9 +225,9 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
   }
   return {
     openapi: '3.0.3',
-    info: { title: info.title, version: info.version, description: info.description },
+    info: { title: info.title, version: info.version, description: info.description, license: info.license },
     servers: [{ url: info.apiUrl, description: 'API ({base_url})' }],
-    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: ROUTE_TAGS[name] })),
     paths,
     components: { schemas: components, securitySchemes: SECURITY_SCHEMES },
   } as OpenApiDocument;

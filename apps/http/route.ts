@@ -31,7 +31,8 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
   /** @koa/router path, e.g. `/files/:id`. */
   path: string;
   operationId: string;
-  tag: string;
+  /** The group it is listed under in the reference; each group is described in {@link ROUTE_TAGS}. */
+  tag: RouteTag;
   summary: string;
   /** Longer text for the reference (Markdown). */
   description?: string;
@@ -53,6 +54,22 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
   responses: Record<number, TSchema | null | typeof HTML | Alternatives>;
   handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<void>;
 }
+
+/**
+ * The groups of operations in the reference (OpenAPI `tags`), each with its description. A route
+ * names one; a new group needs its description here (the reference tests lint the document).
+ */
+export const ROUTE_TAGS = {
+  auth: 'Registration, e-mail confirmation, login, sessions and password reset. No credentials needed except to log out.',
+  'api-keys': 'API keys for scripts and tools: created, listed and revoked with a session token only; a key is shown once.',
+  files: 'Upload (the raw bytes as the body), list with filters, get and delete files. API key or session token.',
+  settings: 'Account settings: the largest upload and the custom domain for public addresses.',
+  account: 'The account as a whole: profile and plan, usage in the billing period, and the activity log.',
+  reference: 'This document, the agent guide, allowed content types, the browsable docs and the health check. No credentials.',
+  content: 'The public addresses of files on the content server ({cdn_url}): view (with image transformations) and download.',
+} as const;
+/** A key of {@link ROUTE_TAGS}. */
+export type RouteTag = keyof typeof ROUTE_TAGS;
 
 /** Marks a response that is a small HTML page. */
 export const HTML = { html: true } as const;

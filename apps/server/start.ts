@@ -107,6 +107,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       clearInterval(pruneTimer);
       await background('flush', flushAll)();
       await hangar.requestPasswordReset.settled();
+      await hangar.resendConfirmation.settled();
       await mail.drain();
       await database.close();
       await blobs.close?.();

@@ -6,7 +6,7 @@ export interface AccountOptions {
   publicApiUrl: string;
   /** URLs that `redirect_to` may point under (see RedirectPolicy). */
   allowedRedirectUrls: readonly string[];
-  /** Least time between two e-mails to one address, in ms; default {@link EMAIL_MIN_INTERVAL_MS} (1 minute). */
+  /** Least time between two e-mails of one purpose (confirmation, reset) to one address, in ms; default {@link EMAIL_MIN_INTERVAL_MS} (1 minute). */
   emailMinIntervalMs?: number;
   /**
    * A rotated refresh token presented again within this many ms of its rotation is refused
@@ -25,7 +25,7 @@ export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const CONFIRMATION_TOKEN_TTL_MS = DAY_MS;
 /** Lifetime of a password reset link. */
 export const RESET_TOKEN_TTL_MS = HOUR_MS;
-/** At most one e-mail per address per this interval; more are dropped silently. */
+/** At most one e-mail per address and purpose per this interval; more are dropped silently. */
 export const EMAIL_MIN_INTERVAL_MS = MINUTE_MS;
 /** Length of one-time and refresh tokens in base62 characters (~238 bits). */
 export const TOKEN_LENGTH = 40;

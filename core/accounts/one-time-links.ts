@@ -24,13 +24,15 @@ const PATHS: Record<OneTimeTokenPurpose, { path: string; ttlMs: number }> = {
 /**
  * Mails single-use links (`PUBLIC_API_URL/auth/confirm?token=…`, `…/auth/reset-password?token=…`).
  * The token is random (TOKEN_LENGTH base62), stored only as its SHA-256, and expires after 24 h
- * (confirmation) or 1 h (reset). At most one e-mail per address per minute; extra ones are
- * dropped silently, so the caller's answer never changes (the interval is `options.emailMinIntervalMs`). Not a use case: shared by several.
+ * (confirmation) or 1 h (reset). At most one e-mail per address and purpose per minute (so a
+ * reset asked for just after the confirmation e-mail still goes out); extra ones are dropped
+ * silently, so the caller's answer never changes (the interval is `options.emailMinIntervalMs`).
+ * Not a use case: shared by several.
  */
 export class OneTimeLinks {
   constructor(private readonly deps: OneTimeLinksDeps) {}
 
-  /** Creates a token for `user` and mails `compose(link)`, unless the address got an e-mail in the last minute. */
+  /** Creates a token for `user` and mails `compose(link)`, unless the address got an e-mail of this purpose in the last minute. */
   async send(options: {
     user: User;
     purpose: OneTimeTokenPurpose;
@@ -39,7 +41,7 @@ export class OneTimeLinks {
   }): Promise<void> {
     const { user, purpose } = options;
     const now = this.deps.clock.now();
-    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, now, minIntervalMs: this.deps.options.emailMinIntervalMs ?? EMAIL_MIN_INTERVAL_MS }))) return;
+    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, purpose, now, minIntervalMs: this.deps.options.emailMinIntervalMs ?? EMAIL_MIN_INTERVAL_MS }))) return;
     const token = this.deps.ids.base62(TOKEN_LENGTH);
     const { path, ttlMs } = PATHS[purpose];
     await this.deps.tokens.create({

@@ -68,6 +68,7 @@ export class RegisterAccount {
       emailConfirmedAt: null,
       maxUploadSizeBytes: null,
       lastEmailSentAt: null,
+      lastResetEmailSentAt: null,
       planName: plan.name,
       trialEndsAt: PlanCatalog.trialEnd(plan, now),
       accessUntil: null,

@@ -1,4 +1,5 @@
 import type { Paged, Window } from '../shared/pagination.js';
+import type { OneTimeTokenPurpose } from './one-time-token-repository.js';
 import type { User } from './user.js';
 
 /** Port: persistence of users. "Not found" is `undefined`. */
@@ -30,9 +31,12 @@ export interface UserRepository {
    */
   delete(userId: string): Promise<boolean>;
   /**
-   * Atomically claims the right to send one e-mail: sets `lastEmailSentAt = now` only when it is
-   * null or not after `now - minIntervalMs`.
-   * @returns true when claimed (send), false when an e-mail went out too recently (do not send)
+   * Atomically claims the right to send one e-mail of `purpose`: sets the purpose's slot
+   * (`lastEmailSentAt` for `email_confirmation`, `lastResetEmailSentAt` for `password_reset`) to
+   * `now` only when it is null or not after `now - minIntervalMs` (milliseconds). Each purpose has
+   * its own slot: claiming one leaves the other as it is.
+   * @returns true when claimed (send), false when an e-mail of this purpose went out too recently
+   *          (do not send), or there is no such user
    */
-  claimEmailSlot(options: { userId: string; now: Date; minIntervalMs: number }): Promise<boolean>;
+  claimEmailSlot(options: { userId: string; purpose: OneTimeTokenPurpose; now: Date; minIntervalMs: number }): Promise<boolean>;
 }

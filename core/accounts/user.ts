@@ -11,8 +11,17 @@ export interface User {
   emailConfirmedAt: Date | null;
   /** The account's own upload limit in bytes; null means the service default (spec 2.5). */
   maxUploadSizeBytes: number | null;
-  /** When an e-mail was last sent to this address; used for the one-per-minute limit. */
+  /**
+   * When an e-mail with a confirmation link was last sent to this address: the `email_confirmation`
+   * slot of the one-per-minute limit (OneTimeLinks). Null when none was sent.
+   */
   lastEmailSentAt: Date | null;
+  /**
+   * When an e-mail with a password reset link (a reset request, or a registration of an address
+   * that already has an account) was last sent: the `password_reset` slot, kept apart so that a
+   * reset asked for just after the confirmation e-mail is still sent. Null when none was sent.
+   */
+  lastResetEmailSentAt: Date | null;
   /** Name of the account's plan (see PlanCatalog; an unknown name means the default plan). */
   planName: string;
   /** When the trial ends (set at sign-up from the plan); null when it never ends or a plan change lifted it. */

@@ -13,10 +13,11 @@ import type { FileAddresses, FileView } from './file-view.js';
 export const FILE_TOTAL_COUNT_LIMIT = 10_000;
 
 /**
- * Lists the user's files, newest first, with the filters of spec 4.9. Page bounds and value
- * shapes are checked at the edge; the rules here are about meaning. `total` is exact up to
- * {@link FILE_TOTAL_COUNT_LIMIT} matches (`totalRelation: 'eq'`) and that bound beyond (`'gte'`).
+ * Lists the user's files, newest first, with the filters of spec 4.9. Value shapes are checked at
+ * the edge; the rules here are about meaning, and the page bounds ({@link toWindow}). `total` is
+ * exact up to {@link FILE_TOTAL_COUNT_LIMIT} matches (`totalRelation` absent) and that bound beyond (`'gte'`).
  * @throws DomainError INVALID_FILTER (400) when `type` is not an allowed content type
+ * @throws DomainError VALIDATION_FAILED (400) when `page` or `limit` is out of bounds
  */
 export class ListFiles {
   private readonly contentTypes: ContentTypePolicy;

@@ -7,8 +7,10 @@ export const MAX_IMAGE_SIDE = 4096;
 /** The query parameters that ask for a transformation on `/m/:file_id`; any other parameter is ignored. */
 export const IMAGE_PARAMETERS = ['w', 'h', 'fit', 'format', 'q'] as const;
 
-const FITS: readonly ImageFit[] = ['cover', 'contain', 'fill', 'inside', 'outside'];
-const REQUESTABLE_FORMATS = ['webp', 'avif', 'jpeg', 'png', 'auto'] as const;
+/** Values of `fit`. */
+export const FITS: readonly ImageFit[] = ['cover', 'contain', 'fill', 'inside', 'outside'];
+/** Values of `format`. */
+export const REQUESTABLE_FORMATS = ['webp', 'avif', 'jpeg', 'png', 'auto'] as const;
 type RequestedFormat = (typeof REQUESTABLE_FORMATS)[number];
 
 /**

@@ -85,7 +85,7 @@ interface LoginScope {
 
 /**
  * The service's abuse limits as domain rules, over a {@link RateLimiter} (not a use case: shared
- * by LogIn, RegisterAccount, RequestPasswordReset and UploadFile).
+ * by LogIn, RegisterAccount, RequestPasswordReset, ResendConfirmation and UploadFile).
  *
  * Failed logins are soft-limited (OWASP ASVS 2.2.1, Authentication Cheat Sheet "account lockout"):
  * per pair (account, client address) from the `loginFreeFailuresPerAccount`-th failure on and per
@@ -250,6 +250,17 @@ export class RateLimits {
       { rule: this.rules.resets, key: subject.client, limit: this.options.passwordResetsPerClientPerHour },
       { rule: this.rules.emailRequests, key: this.addressKey(subject.email), limit: this.options.emailRequestsPerAddressPerHour },
     ]);
+  }
+
+  /**
+   * Counts one request for a new confirmation e-mail, for the client and the address (whether or
+   * not it has an account). It shares the budgets of password reset requests
+   * (`passwordResetsPerClientPerHour`, `emailRequestsPerAddressPerHour`): both ask for an e-mail
+   * without signing in.
+   * @throws DomainError RATE_LIMITED (429)
+   */
+  async confirmationResend(subject: LoginSubject): Promise<void> {
+    await this.passwordReset(subject);
   }
 
   /**

@@ -51,6 +51,7 @@ export function aUser(overrides: Partial<User> = {}): User {
     emailConfirmedAt: null,
     maxUploadSizeBytes: null,
     lastEmailSentAt: null,
+    lastResetEmailSentAt: null,
     planName: 'default',
     trialEndsAt: null,
     accessUntil: null,

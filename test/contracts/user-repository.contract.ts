@@ -47,6 +47,7 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
         emailConfirmedAt: at(1),
         maxUploadSizeBytes: 10 * 1024 ** 3,
         lastEmailSentAt: at(2),
+        lastResetEmailSentAt: at(3),
         planName: 'pro',
         trialEndsAt: at(14 * 24 * 3600_000),
         accessUntil: at(30 * 24 * 3600_000),
@@ -65,6 +66,7 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       const found = await users.findById(user.id);
       expect(found?.emailConfirmedAt).to.equal(null);
       expect(found?.lastEmailSentAt).to.equal(null);
+      expect(found?.lastResetEmailSentAt).to.equal(null);
       expect(found?.maxUploadSizeBytes).to.equal(null);
       expect(found?.trialEndsAt).to.equal(null);
       expect(found?.accessUntil).to.equal(null);
@@ -264,25 +266,43 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
     it('claims an e-mail slot, refuses another within the interval, and allows one once it has passed', async () => {
       const user = aUser();
       await users.create(user);
-      expect(await users.claimEmailSlot({ userId: user.id, now: T0, minIntervalMs: MINUTE })).to.equal(true);
+      const purpose = 'email_confirmation';
+      expect(await users.claimEmailSlot({ userId: user.id, purpose, now: T0, minIntervalMs: MINUTE })).to.equal(true);
       expect((await users.findById(user.id))?.lastEmailSentAt).to.deep.equal(T0);
-      expect(await users.claimEmailSlot({ userId: user.id, now: at(MINUTE - 1), minIntervalMs: MINUTE })).to.equal(false);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose, now: at(MINUTE - 1), minIntervalMs: MINUTE })).to.equal(false);
       expect((await users.findById(user.id))?.lastEmailSentAt).to.deep.equal(T0);
-      expect(await users.claimEmailSlot({ userId: user.id, now: at(MINUTE), minIntervalMs: MINUTE })).to.equal(true);
-      expect(await users.claimEmailSlot({ userId: user.id, now: at(MINUTE + 1), minIntervalMs: MINUTE })).to.equal(false);
-      expect(await users.claimEmailSlot({ userId: user.id, now: at(3 * MINUTE), minIntervalMs: MINUTE })).to.equal(true);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose, now: at(MINUTE), minIntervalMs: MINUTE })).to.equal(true);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose, now: at(MINUTE + 1), minIntervalMs: MINUTE })).to.equal(false);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose, now: at(3 * MINUTE), minIntervalMs: MINUTE })).to.equal(true);
       expect((await users.findById(user.id))?.lastEmailSentAt).to.deep.equal(at(3 * MINUTE));
+    });
+
+    it('keeps one slot per purpose: a reset e-mail right after a confirmation e-mail is claimed, and each purpose waits for its own interval', async () => {
+      const user = aUser();
+      await users.create(user);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose: 'email_confirmation', now: T0, minIntervalMs: MINUTE })).to.equal(true);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose: 'password_reset', now: at(1), minIntervalMs: MINUTE })).to.equal(true);
+      let found = await users.findById(user.id);
+      expect(found?.lastEmailSentAt).to.deep.equal(T0);
+      expect(found?.lastResetEmailSentAt).to.deep.equal(at(1));
+      expect(await users.claimEmailSlot({ userId: user.id, purpose: 'password_reset', now: at(2), minIntervalMs: MINUTE })).to.equal(false);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose: 'email_confirmation', now: at(2), minIntervalMs: MINUTE })).to.equal(false);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose: 'email_confirmation', now: at(MINUTE), minIntervalMs: MINUTE })).to.equal(true);
+      expect(await users.claimEmailSlot({ userId: user.id, purpose: 'password_reset', now: at(MINUTE), minIntervalMs: MINUTE })).to.equal(false);
+      found = await users.findById(user.id);
+      expect(found?.lastEmailSentAt).to.deep.equal(at(MINUTE));
+      expect(found?.lastResetEmailSentAt).to.deep.equal(at(1));
     });
 
     it('grants one e-mail slot to several simultaneous claims', async () => {
       const user = aUser();
       await users.create(user);
-      const claims = await Promise.all([1, 2, 3, 4, 5].map(() => users.claimEmailSlot({ userId: user.id, now: T0, minIntervalMs: MINUTE })));
+      const claims = await Promise.all([1, 2, 3, 4, 5].map(() => users.claimEmailSlot({ userId: user.id, purpose: 'password_reset', now: T0, minIntervalMs: MINUTE })));
       expect(claims.filter(Boolean)).to.have.length(1);
     });
 
     it('does not claim an e-mail slot for an unknown account', async () => {
-      expect(await users.claimEmailSlot({ userId: '00000000-0000-4000-8000-000000000000', now: T0, minIntervalMs: MINUTE })).to.equal(false);
+      expect(await users.claimEmailSlot({ userId: '00000000-0000-4000-8000-000000000000', purpose: 'email_confirmation', now: T0, minIntervalMs: MINUTE })).to.equal(false);
     });
 
     it('hands out copies: changing a stored, returned or listed user changes nothing stored', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createMemoryHangar } from '../support/memory-hangar.js';
+import { createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
 
 async function withFiles() {
   const world = createMemoryHangar();
@@ -61,5 +61,21 @@ describe('BulkDeleteFiles', () => {
     expect(again.deleted).to.equal(0);
     expect(again.errors.map((e) => e.id)).to.deep.equal(ids);
     expect((await hangar.listFiles.execute({ userId: alice.userId, filter: {}, page: 1, limit: 30 })).total).to.equal(0);
+  });
+
+  it('refuses an empty list and more than 100 ids with VALIDATION_FAILED, deleting nothing', async () => {
+    const { hangar, repos, alice, alicesFiles } = await withFiles();
+    await expectDomainError(hangar.bulkDeleteFiles.execute({ userId: alice.userId, ids: [] }), 'VALIDATION_FAILED');
+    const tooMany = [...alicesFiles.map((f) => f.fileId), ...Array.from({ length: 98 }, (_, i) => `AAAAAAAA${String(i).padStart(2, '0')}`)];
+    expect(tooMany).to.have.length(101);
+    const error = await expectDomainError(hangar.bulkDeleteFiles.execute({ userId: alice.userId, ids: tooMany }), 'VALIDATION_FAILED');
+    expect(error.message).to.contain('100');
+    for (const file of alicesFiles) expect(await repos.files.findByFileId(file.fileId)).to.deep.equal(file);
+  });
+
+  it('accepts exactly 100 ids', async () => {
+    const { hangar, alice, alicesFiles } = await withFiles();
+    const ids = [...alicesFiles.map((f) => f.fileId), ...Array.from({ length: 97 }, (_, i) => `AAAAAAAA${String(i).padStart(2, '0')}`)];
+    expect((await hangar.bulkDeleteFiles.execute({ userId: alice.userId, ids })).deleted).to.equal(3);
   });
 });

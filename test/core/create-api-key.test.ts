@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { createMemoryHangar, START, UUID_PATTERN } from '../support/memory-hangar.js';
+import { createMemoryHangar, expectDomainError, START, UUID_PATTERN } from '../support/memory-hangar.js';
 
 async function withAlice() {
   const world = createMemoryHangar();
@@ -62,5 +62,13 @@ describe('CreateApiKey', () => {
     const { hangar, alice } = await withAlice();
     const { apiKey, key } = await hangar.createApiKey.execute({ userId: alice.userId });
     expect(await hangar.authenticate.execute({ apiKey: key })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id });
+  });
+
+  it('refuses a name longer than 100 characters with VALIDATION_FAILED and creates no key', async () => {
+    const { hangar, alice } = await withAlice();
+    await expectDomainError(hangar.createApiKey.execute({ userId: alice.userId, name: 'k'.repeat(101) }), 'VALIDATION_FAILED');
+    expect((await hangar.listApiKeys.execute({ userId: alice.userId, page: 1, limit: 30 })).total).to.equal(0);
+    const { apiKey } = await hangar.createApiKey.execute({ userId: alice.userId, name: 'k'.repeat(100) });
+    expect(apiKey.name).to.have.length(100);
   });
 });

@@ -134,17 +134,48 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expect((await call(server.api, '/auth/login', { method: 'POST', json: { email: 'k@example.com', password: 'new-password' } })).status).to.equal(200);
   });
 
-  it('sends at most one e-mail per address per minute, silently', async () => {
+  it('sends at most one e-mail per address and purpose per minute, silently: a reset right after the confirmation e-mail goes out, a second reset does not', async () => {
     const limited = await startTestServer({}, { emailMinIntervalMs: 60_000 });
     try {
       await call(limited.api, '/auth/register', { method: 'POST', json: { email: 'l@example.com', password: 'secret1' } });
+      const first = await call(limited.api, '/auth/forgot-password', { method: 'POST', json: { email: 'l@example.com' } });
+      expect(first.status).to.equal(200);
+      expect(await outbox(limited, 'l@example.com', 2)).to.have.length(2);
       const again = await call(limited.api, '/auth/forgot-password', { method: 'POST', json: { email: 'l@example.com' } });
       expect(again.status).to.equal(200);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await outbox(limited, 'l@example.com', 2, 300)).to.have.length(1);
+      expect(again.body).to.deep.equal(first.body);
+      expect(again.body.message).to.include('wait a minute and try again');
+      const resent = await call(limited.api, '/auth/resend-confirmation', { method: 'POST', json: { email: 'l@example.com' } });
+      expect(resent.status).to.equal(200);
+      expect(await outbox(limited, 'l@example.com', 3, 300)).to.have.length(2);
     } finally {
       await limited.stop();
     }
+  });
+
+  it('resends the confirmation link to an unconfirmed account, answering known, confirmed and unknown addresses alike', async () => {
+    await call(server.api, '/auth/register', { method: 'POST', json: { email: 'r@example.com', password: 'secret1' } });
+    await signUp(server, 'r-confirmed@example.com');
+    const first = await mailedToken(server, 'r@example.com', '/auth/confirm');
+    const answers = [];
+    for (const email of ['r@example.com', 'r-confirmed@example.com', 'r-nobody@example.com']) {
+      const answer = await call(server.api, '/auth/resend-confirmation', { method: 'POST', json: { email } });
+      expect(answer.status).to.equal(200);
+      answers.push(answer.body);
+    }
+    expect(answers[1]).to.deep.equal(answers[0]);
+    expect(answers[2]).to.deep.equal(answers[0]);
+    expect(answers[0].message).to.include('wait a minute and try again');
+    const mails = await outbox(server, 'r@example.com', 2);
+    expect(mails.map((m) => m.subject)).to.deep.equal(['Confirm your e-mail address', 'Confirm your e-mail address']);
+    const second = await mailedToken(server, 'r@example.com', '/auth/confirm');
+    expect(second).to.not.equal(first);
+    expect((await call(server.api, `/auth/confirm?token=${second}`)).status).to.equal(302);
+    expect((await call(server.api, '/auth/login', { method: 'POST', json: { email: 'r@example.com', password: 'secret1' } })).status).to.equal(200);
+    expect(await outbox(server, 'r-confirmed@example.com', 2, 300)).to.have.length(1);
+    expect(await outbox(server, 'r-nobody@example.com', 1, 300)).to.have.length(0);
+    expectError(await call(server.api, '/auth/resend-confirmation', { method: 'POST', json: { email: 'not-an-email' } }), 400, 'INVALID_EMAIL');
+    expectError(await call(server.api, '/auth/resend-confirmation', { method: 'POST', json: {} }), 400, 'VALIDATION_FAILED');
   });
 
   it('gives every response an X-Request-Id and unknown routes 404 NOT_FOUND', async () => {

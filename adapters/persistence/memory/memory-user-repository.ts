@@ -1,3 +1,4 @@
+import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
 import type { User } from '../../../core/accounts/user.js';
 import type { UserRepository } from '../../../core/accounts/user-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
@@ -12,6 +13,7 @@ function copyUser(user: User): User {
     emailConfirmedAt: copyNullableDate(user.emailConfirmedAt),
     maxUploadSizeBytes: user.maxUploadSizeBytes,
     lastEmailSentAt: copyNullableDate(user.lastEmailSentAt),
+    lastResetEmailSentAt: copyNullableDate(user.lastResetEmailSentAt),
     planName: user.planName,
     trialEndsAt: copyNullableDate(user.trialEndsAt),
     accessUntil: copyNullableDate(user.accessUntil),
@@ -104,13 +106,14 @@ export class MemoryUserRepository implements UserRepository {
     return this.db.deleteUser(userId);
   }
 
-  async claimEmailSlot(options: { userId: string; now: Date; minIntervalMs: number }): Promise<boolean> {
+  async claimEmailSlot(options: { userId: string; purpose: OneTimeTokenPurpose; now: Date; minIntervalMs: number }): Promise<boolean> {
     const user = this.db.users.get(options.userId);
     if (!user) return false;
+    const slot = options.purpose === 'email_confirmation' ? 'lastEmailSentAt' : 'lastResetEmailSentAt';
     // No await between the check and the write: atomic on the one JavaScript thread.
-    const last = user.lastEmailSentAt;
+    const last = user[slot];
     if (last !== null && last.getTime() > options.now.getTime() - options.minIntervalMs) return false;
-    user.lastEmailSentAt = copyDate(options.now);
+    user[slot] = copyDate(options.now);
     return true;
   }
 }

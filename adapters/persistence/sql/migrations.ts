@@ -369,6 +369,13 @@ const credentialPurgeIndexes: Migration = {
   },
 };
 
+/** The password reset e-mail's own one-per-minute slot, apart from the confirmation e-mail's (`last_email_sent_at`). */
+const emailSlotsPerPurpose: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('users').addColumn('last_reset_email_sent_at', 'bigint').execute();
+  },
+};
+
 /**
  * 0012: `image_variants`, one row per derived image of a file (core/images/image-variant-repository.ts):
  * the claim that lets one process compute a new variant and count it once (`state` 'computing',
@@ -409,6 +416,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008_activity_log_totals': activityLogTotals,
   '0009_credential_purge_indexes': credentialPurgeIndexes,
   '0012_image_variants': imageVariants,
+  '0016_email_slots_per_purpose': emailSlotsPerPurpose,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -21,7 +21,10 @@ export interface UsersTable {
   email_confirmed_at: NullableInt64;
   /** Bytes; null = service default. */
   max_upload_size_bytes: NullableInt64;
+  /** Unix ms of the last confirmation e-mail (its one-per-minute slot). */
   last_email_sent_at: NullableInt64;
+  /** Unix ms of the last e-mail with a password reset link (its own slot; migration 0016). */
+  last_reset_email_sent_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   /** Plan name; '' (accounts older than plans) means the default plan, as any unknown name does. */
   plan_name: ColumnType<string, string | undefined, string>;
   /** Unix ms; null = the trial never ends. */

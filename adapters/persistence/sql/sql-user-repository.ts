@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
+import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
 import type { User } from '../../../core/accounts/user.js';
 import type { UserRepository } from '../../../core/accounts/user-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
@@ -14,6 +15,7 @@ function toUser(row: Selectable<UsersTable>): User {
     emailConfirmedAt: toNullableDate(row.email_confirmed_at),
     maxUploadSizeBytes: toNullableNumber(row.max_upload_size_bytes),
     lastEmailSentAt: toNullableDate(row.last_email_sent_at),
+    lastResetEmailSentAt: toNullableDate(row.last_reset_email_sent_at),
     planName: row.plan_name,
     trialEndsAt: toNullableDate(row.trial_ends_at),
     accessUntil: toNullableDate(row.access_until),
@@ -47,6 +49,7 @@ export class SqlUserRepository implements UserRepository {
         email_confirmed_at: toNullableMillis(user.emailConfirmedAt),
         max_upload_size_bytes: user.maxUploadSizeBytes,
         last_email_sent_at: toNullableMillis(user.lastEmailSentAt),
+        last_reset_email_sent_at: toNullableMillis(user.lastResetEmailSentAt),
         plan_name: user.planName,
         trial_ends_at: toNullableMillis(user.trialEndsAt),
         access_until: toNullableMillis(user.accessUntil),
@@ -129,13 +132,14 @@ export class SqlUserRepository implements UserRepository {
     return result.numDeletedRows > 0n;
   }
 
-  async claimEmailSlot(options: { userId: string; now: Date; minIntervalMs: number }): Promise<boolean> {
+  async claimEmailSlot(options: { userId: string; purpose: OneTimeTokenPurpose; now: Date; minIntervalMs: number }): Promise<boolean> {
     const now = toMillis(options.now);
+    const slot = options.purpose === 'email_confirmation' ? 'last_email_sent_at' : 'last_reset_email_sent_at';
     const result = await this.db
       .updateTable('users')
-      .set({ last_email_sent_at: now })
+      .set({ [slot]: now })
       .where('id', '=', options.userId)
-      .where((eb) => eb.or([eb('last_email_sent_at', 'is', null), eb('last_email_sent_at', '<=', now - options.minIntervalMs)]))
+      .where((eb) => eb.or([eb(slot, 'is', null), eb(slot, '<=', now - options.minIntervalMs)]))
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }

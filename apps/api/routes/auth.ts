@@ -88,7 +88,17 @@ export function authRoutes(hangar: Hangar): Route[] {
       responses: { 200: MessageBody, ...errors(400, 429) },
       handler: async ({ ctx, body }) => {
         await hangar.requestPasswordReset.execute({ email: body.email, redirectTo: body.redirect_to, client: ctx.state.client });
-        ctx.body = { message: 'If an account exists for this address, we sent it a link to reset the password.' };
+        ctx.body = { message: 'If an account exists for this address, we sent it a link to reset the password. If you asked less than a minute ago, wait a minute and try again.' };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/auth/resend-confirmation', operationId: 'resendConfirmation', tag: 'auth', auth: 'none',
+      summary: 'Mail a new e-mail confirmation link to an unconfirmed account (same answer whether such an account exists or not)',
+      body: Type.Object({ email: Email, redirect_to: Type.Optional(RedirectTo) }),
+      responses: { 200: MessageBody, ...errors(400, 429) },
+      handler: async ({ ctx, body }) => {
+        await hangar.resendConfirmation.execute({ email: body.email, redirectTo: body.redirect_to, client: ctx.state.client });
+        ctx.body = { message: 'If this address has an account waiting for confirmation, we sent it a new confirmation link. If you asked less than a minute ago, wait a minute and try again.' };
       },
     }),
     defineRoute({

@@ -16,6 +16,13 @@ import { agentGuide, agentGuideText, AgentGuideBody } from '../agent-guide.js';
 /** Version of the HTTP interface described by the OpenAPI document and the agent guide. */
 export const API_VERSION = '1.0.0';
 
+/**
+ * The licence the OpenAPI document states (Info `license`). The project has not chosen an open
+ * licence (package.json is `private`): `UNLICENSED` is npm's name for "no licence is granted".
+ * Change it here, and in package.json, when one is chosen.
+ */
+export const API_LICENSE = { name: 'UNLICENSED' };
+
 /** What the reference endpoints tell about this deployment. */
 export interface ReferenceOptions {
   allowedContentTypes: readonly string[];
@@ -49,6 +56,7 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
         'Errors are `{ code, message, request_id, details? }`; see GET /reference/for-agents for a guided tour.',
       apiUrl: options.publicApiUrl,
       contentUrl: options.publicContentUrl,
+      license: API_LICENSE,
     }));
   const guide = () => agentGuide({ ...options, routes: options.allRoutes(), version: API_VERSION, errorStatus: ERROR_STATUS });
   return [

@@ -25,18 +25,60 @@ function formValues(event: Event): Record<string, string> {
   return Object.fromEntries([...new FormData(event.currentTarget as HTMLFormElement)].map(([k, v]) => [k, String(v)]));
 }
 
-/** Sign-in form (POST /auth/login); an unconfirmed address gets a hint to check the e-mail. */
+/**
+ * "Resend confirmation e-mail" (POST /auth/resend-confirmation, `redirect_to` back here as at
+ * registration). The service mails at most one confirmation per address per minute and answers
+ * the same either way, so this shows its answer ("…if you asked less than a minute ago, wait a
+ * minute and try again") rather than claiming an e-mail was sent.
+ */
+function ResendConfirmation({ email }: { email: string }) {
+  const [answer, setAnswer] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const resend = async () => {
+    setBusy(true);
+    setError(undefined);
+    const body = { email, redirect_to: `${location.origin}/` };
+    try {
+      const result = await publicApi<{ message: string }>('/auth/resend-confirmation', { method: 'POST', json: body }).catch((failure: unknown) => {
+        if (failure instanceof ApiError && failure.code === 'INVALID_REDIRECT_URL') {
+          return publicApi<{ message: string }>('/auth/resend-confirmation', { method: 'POST', json: { email } });
+        }
+        throw failure;
+      });
+      setAnswer(result.message);
+    } catch (failure) {
+      setError(messageOf(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="stack">
+      <button type="button" class="secondary" onClick={resend} disabled={busy}>
+        {busy ? 'Sending…' : 'Resend confirmation e-mail'}
+      </button>
+      {answer && <Notice kind="info">{answer}</Notice>}
+      {error && <Notice kind="error">{error}</Notice>}
+    </div>
+  );
+}
+
+/** Sign-in form (POST /auth/login); an unconfirmed address gets a hint to check the e-mail and a way to get a new link. */
 export function SignIn({ notice }: { notice?: string }) {
   const [error, setError] = useState<string>();
+  const [unconfirmed, setUnconfirmed] = useState<string>();
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     const { email, password } = formValues(event);
     setBusy(true);
     setError(undefined);
+    setUnconfirmed(undefined);
     try {
       await signIn(email.trim(), password);
       navigate('/files', true);
     } catch (failure) {
+      if (failure instanceof ApiError && failure.code === 'EMAIL_NOT_VERIFIED') setUnconfirmed(email.trim());
       setError(
         failure instanceof ApiError && failure.code === 'EMAIL_NOT_VERIFIED'
           ? 'Confirm your e-mail address first: open the link we sent you, then sign in.'
@@ -71,6 +113,7 @@ export function SignIn({ notice }: { notice?: string }) {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      {unconfirmed && <ResendConfirmation email={unconfirmed} />}
     </AuthCard>
   );
 }
@@ -110,9 +153,10 @@ export function Register() {
     return (
       <AuthCard title="Check your e-mail" footer={<a href="#/signin">Back to sign in</a>}>
         <p>
-          We sent a confirmation link to <strong>{sentTo}</strong>. Open it to confirm your address: it signs you in here.
+          A confirmation link is on its way to <strong>{sentTo}</strong>. Open it to confirm your address: it signs you in here.
         </p>
-        <p class="muted">Nothing arrived after a few minutes? Check the spam folder, or register again to get a new link.</p>
+        <p class="muted">Nothing arrived after a few minutes? Check the spam folder, or ask for a new link.</p>
+        <ResendConfirmation email={sentTo} />
       </AuthCard>
     );
   }
