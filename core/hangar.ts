@@ -154,7 +154,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs }),
     logOut: new LogOut({ sessions, clock }),
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
-    resetPassword: new ResetPassword({ users, tokens, sessions, passwords, digest, clock }),
+    resetPassword: new ResetPassword({ users, tokens, sessions, apiKeys, passwords, digest, clock }),
     authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock }),
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys }),
