@@ -43,6 +43,8 @@ export function App() {
   }, []);
 
   if (!ready) return <p class="loading" role="status">Loading…</p>;
+  // The mailed reset link opens this screen whether or not this browser is signed in.
+  if (route.path === '/reset') return <ResetPassword token={route.params.get('token') ?? ''} />;
 
   if (!signedIn) {
     switch (route.path) {
@@ -50,8 +52,6 @@ export function App() {
         return <Register />;
       case '/forgot':
         return <ForgotPassword />;
-      case '/reset':
-        return <ResetPassword token={route.params.get('token') ?? ''} />;
       default:
         return <SignIn notice={notice} />;
     }
