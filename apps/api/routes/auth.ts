@@ -60,6 +60,8 @@ export function authRoutes(hangar: Hangar): Route[] {
       responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403, 429) },
       handler: async ({ ctx, body }) => {
         const { user, session } = await hangar.logIn.execute({ email: body.email, password: body.password, client: ctx.state.client });
+        // A sign-in is an account action: the activity log records it as the new session's first request.
+        ctx.state.principal = await hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` }).catch(() => undefined);
         ctx.body = { user: userJson(user, true), session: sessionJson(session) };
       },
     }),
