@@ -63,6 +63,7 @@ import { type RateLimitOptions, RateLimits } from './shared/rate-limits.js';
 import type { ContentSniffer } from './files/content-sniffer.js';
 import type { ImageTransformer } from './images/image-transformer.js';
 import { TransformPublicImage } from './images/transform-public-image.js';
+import { GetOwnerThumbnail } from './images/get-owner-thumbnail.js';
 import { TransformSlots } from './images/transform-slots.js';
 import type { IdGenerator, SecretDigest } from './shared/ids.js';
 
@@ -169,6 +170,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
       readPublicFile, files, blobs, transformer: ports.images, accounts, usage, meter: usageMeter, clock,
       slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
       onBackgroundError: options.onBackgroundError,
+    }),
+    // The owner's own thumbnails: one transformation at a time beside the public ones, queued up to 10 s (a page of tiles at once).
+    getOwnerThumbnail: new GetOwnerThumbnail({
+      files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError,
+      slots: new TransformSlots({ concurrency: 1, queueTimeoutMs: 10_000 }),
     }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
