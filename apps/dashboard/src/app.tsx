@@ -100,8 +100,11 @@ function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
         </nav>
         <div class="account">
           {profile.data && (
-            <span class="muted small account-line" title={profile.data.user.email}>
-              {profile.data.user.email} · {planState(profile.data)}
+            <span class="muted small account-line">
+              <span class="account-email" title={profile.data.user.email}>
+                {profile.data.user.email}
+              </span>
+              <span class="account-plan">&nbsp;· {planState(profile.data)}</span>
             </span>
           )}
           <button type="button" class="secondary small" onClick={onSignOut}>
