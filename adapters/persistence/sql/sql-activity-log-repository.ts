@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
-import { type ActivityKind, type ActivityLogEntry, type ActivityLogRepository, type ActivityPosition, READ_METHODS } from '../../../core/activity/activity-log.js';
+import type { ActivityKind, ActivityLogEntry, ActivityLogRepository, ActivityPosition } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { runBatch } from './direct-access.js';
 import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
@@ -15,6 +15,13 @@ const INSERT_SIZES = [500, 100, 20, 5, 1] as const;
 
 /** Parameters of one row of the INSERT: id, user_id, method, path, status_code, request_size_bytes, created_at, metadata. */
 const ROW_PARAMETERS = 8;
+
+/**
+ * The `actions` kind as SQL, written out (not bound parameters) so that the partial index of
+ * migration 0017, whose predicate is exactly this text, serves it. Mirrors READ_METHODS.
+ */
+const ACTIONS_SQL = sql<boolean>`method not in ('GET', 'HEAD', 'OPTIONS')`;
+const READS_SQL = sql<boolean>`method in ('GET', 'HEAD', 'OPTIONS')`;
 
 /** Entries deleted per statement (and transaction) when pruning: bounded memory for the returned account ids. */
 const PRUNE_CHUNK = 5000;
@@ -133,8 +140,8 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
   async list(options: { userId: string; window: Window; kind?: ActivityKind; before?: ActivityPosition }): Promise<Paged<ActivityLogEntry>> {
     const kind = options.kind ?? 'all';
     let query = this.db.selectFrom('activity_logs').where('user_id', '=', options.userId);
-    if (kind === 'actions') query = query.where('method', 'not in', READ_METHODS);
-    if (kind === 'reads') query = query.where('method', 'in', READ_METHODS);
+    if (kind === 'actions') query = query.where(ACTIONS_SQL);
+    if (kind === 'reads') query = query.where(READS_SQL);
     let page = query;
     const before = options.before;
     if (before) {
