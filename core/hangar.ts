@@ -65,6 +65,7 @@ import type { ContentSniffer } from './files/content-sniffer.js';
 import type { ImageTransformer } from './images/image-transformer.js';
 import type { ImageVariantRepository } from './images/image-variant-repository.js';
 import { TransformPublicImage } from './images/transform-public-image.js';
+import { GetOwnerThumbnail } from './images/get-owner-thumbnail.js';
 import { TransformSlots } from './images/transform-slots.js';
 import type { IdGenerator, SecretDigest } from './shared/ids.js';
 
@@ -168,7 +169,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     logOut: new LogOut({ sessions, clock }),
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
-    resetPassword: new ResetPassword({ users, tokens, sessions, passwords, digest, clock }),
+    resetPassword: new ResetPassword({ users, tokens, sessions, apiKeys, passwords, digest, clock }),
     authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock }),
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys }),
@@ -189,6 +190,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
         queueTimeoutMs: options.images?.queueTimeoutMs,
       },
       onBackgroundError: options.onBackgroundError,
+    }),
+    // The owner's own thumbnails: one transformation at a time beside the public ones, queued up to 10 s (a page of tiles at once).
+    getOwnerThumbnail: new GetOwnerThumbnail({
+      files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError,
+      slots: new TransformSlots({ concurrency: 1, queueTimeoutMs: 10_000 }),
     }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),

@@ -33,6 +33,7 @@ export * from './images/image-transformer.js';
 export * from './images/image-variant-repository.js';
 export * from './images/transform-public-image.js';
 export * from './images/transform-slots.js';
+export * from './images/get-owner-thumbnail.js';
 export * from './files/bulk-delete-files.js';
 export * from './files/content-types.js';
 export * from './files/content-sniffer.js';

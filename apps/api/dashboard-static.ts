@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import type { Middleware } from 'koa';
 
 /** Where `npm run build` puts the dashboard (vite build of apps/dashboard), relative to this compiled file. */
@@ -52,17 +54,37 @@ export function dashboardCsp(publicContentUrl: string): string {
   ].join('; ');
 }
 
+/** Types worth compressing (text); images and fonts are compressed already. */
+const COMPRESSIBLE = new Set(['.js', '.css', '.svg', '.json', '.html']);
+/** Files above this many bytes are sent as they are, streamed (the dashboard's largest is ~60 KiB). */
+const MAX_COMPRESSED_SOURCE_BYTES = 4 * 1024 * 1024;
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** A compressed copy of a file, made once per file version and kept in memory. */
+interface Encoded {
+  body: Buffer;
+  etag: string;
+}
+
 interface Entry {
   size: number;
   mtimeMs: number;
   etag: string;
+  /** Brotli and gzip copies when the type is compressible, smaller than the file, and built. */
+  encodings?: Promise<{ br?: Encoded; gzip?: Encoded }>;
 }
 
 /**
  * Serves the dashboard: `GET /` (and `/index.html`) answers index.html with `Cache-Control: no-cache`,
- * `GET /assets/<name>` a built file with `immutable`; both streamed, with a strong ETag (SHA-256 of
- * the bytes, recomputed when the file changes) and 304 for a matching `If-None-Match`. Every other
- * path goes to the next middleware (the API). Runs after any header middleware so its CSP wins.
+ * `GET /assets/<name>` a built file with `immutable`; both with a strong ETag (SHA-256 of the bytes,
+ * recomputed when the file changes) and 304 for a matching `If-None-Match`. Text files (JS, CSS,
+ * HTML, SVG, JSON) go out brotli- or gzip-compressed when `Accept-Encoding` allows it (RFC 9110
+ * §12.5.3; brotli preferred), compressed once per file version and kept in memory (each process
+ * compresses its own copy of the same bytes), with `Vary: Accept-Encoding` and an ETag per encoding
+ * (`"<hash>-br"`, RFC 9110 §8.8.3: a strong validator names one representation); other files are
+ * streamed as they are. Every other path goes to the next middleware (the API). Runs after any
+ * header middleware so its CSP wins.
  */
 export function dashboardStatic(options: DashboardStaticOptions): Middleware {
   const root = path.resolve(options.root ?? DEFAULT_DASHBOARD_DIR);
@@ -76,9 +98,28 @@ export function dashboardStatic(options: DashboardStaticOptions): Middleware {
     if (known && known.size === info.size && known.mtimeMs === info.mtimeMs) return known;
     const hash = createHash('sha256');
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-    const entry = { size: info.size, mtimeMs: info.mtimeMs, etag: `"${hash.digest('base64url').slice(0, 32)}"` };
+    const entry: Entry = { size: info.size, mtimeMs: info.mtimeMs, etag: `"${hash.digest('base64url').slice(0, 32)}"` };
     entries.set(file, entry);
     return entry;
+  };
+
+  /** The entry's compressed copies, made on first use; a failure (the file replaced meanwhile) leaves only the plain file. */
+  const encodingsOf = (file: string, entry: Entry): Promise<{ br?: Encoded; gzip?: Encoded }> => {
+    if (!COMPRESSIBLE.has(path.extname(file)) || entry.size > MAX_COMPRESSED_SOURCE_BYTES) return Promise.resolve({});
+    entry.encodings ??= (async () => {
+      const bytes = await readFile(file);
+      if (bytes.length !== entry.size) return {};
+      const tag = (suffix: string) => `${entry.etag.slice(0, -1)}-${suffix}"`;
+      const [br, gz] = await Promise.all([
+        brotli(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+        gzipAsync(bytes, { level: 9 }),
+      ]);
+      return {
+        ...(br.length < bytes.length ? { br: { body: br, etag: tag('br') } } : {}),
+        ...(gz.length < bytes.length ? { gzip: { body: gz, etag: tag('gzip') } } : {}),
+      };
+    })().catch(() => ({}));
+    return entry.encodings;
   };
 
   return async (ctx, next) => {
@@ -110,12 +151,24 @@ export function dashboardStatic(options: DashboardStaticOptions): Middleware {
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Cache-Control', cacheControl);
-    ctx.set('ETag', entry.etag);
     ctx.type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+    const encodings = await encodingsOf(file, entry);
+    const offered = [encodings.br && 'br', encodings.gzip && 'gzip'].filter((e): e is string => typeof e === 'string');
+    if (offered.length > 0) ctx.vary('Accept-Encoding');
+    // Brotli first when the client takes it at least as gladly as the plain file, whatever the header's order.
+    const chosen = (['br', 'gzip'] as const).find((name) => encodings[name] && ctx.acceptsEncodings(name, 'identity') === name);
+    const encoded = chosen ? encodings[chosen] : undefined;
+    ctx.set('ETag', encoded?.etag ?? entry.etag);
     // Koa judges freshness only for a 2xx status.
     ctx.status = 200;
     if (ctx.fresh) {
       ctx.status = 304;
+      return;
+    }
+    if (encoded) {
+      ctx.set('Content-Encoding', chosen!);
+      // HEAD too: Koa sends the length and no body.
+      ctx.body = encoded.body;
       return;
     }
     ctx.length = entry.size;

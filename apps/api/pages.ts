@@ -42,24 +42,3 @@ export function confirmedPage(ctx: Context): void {
 export function invalidLinkPage(ctx: Context, message: string): void {
   renderPage(ctx, { status: 400, title: 'This link cannot be used', body: `<p>${escape(message)}</p>` });
 }
-
-/** The form behind a password reset link; it posts `{ token, password }` as JSON to /auth/reset-password. */
-export function resetPasswordPage(ctx: Context, token: string): void {
-  renderPage(ctx, {
-    status: 200,
-    title: 'Choose a new password',
-    body: `<form id="reset"><input type="hidden" name="token" value="${escape(token)}">
-<label>New password <input type="password" name="password" minlength="6" required autocomplete="new-password"></label>
-<button type="submit">Set password</button></form><p id="status" role="status"></p>`,
-    script: `document.getElementById('reset').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const form = new FormData(event.target);
-  const status = document.getElementById('status');
-  const response = await fetch('reset-password', { method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: form.get('token'), password: form.get('password') }) });
-  const body = await response.json();
-  status.textContent = body.message;
-  if (response.ok) event.target.remove();
-});`,
-  });
-}

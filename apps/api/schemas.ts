@@ -68,7 +68,7 @@ export const CustomDomainBody = Type.Object({
   ssl_status: Type.String({ description: 'The provider’s certificate status: initializing, pending_validation, pending_issuance, pending_deployment, active, …' }),
   updated_at: Timestamp,
   dns_records: Type.Array(Type.Object({
-    type: Type.Union([Type.Literal('CNAME'), Type.Literal('TXT')]),
+    type: Type.Union([Type.Literal('CNAME'), Type.Literal('A'), Type.Literal('AAAA'), Type.Literal('TXT')], { description: 'A/AAAA instead of CNAME when the service routes custom domains to an IP address' }),
     name: Type.String(),
     value: Type.String(),
     purpose: Type.Union([Type.Literal('routing'), Type.Literal('ownership'), Type.Literal('ssl_validation')]),

@@ -31,10 +31,11 @@ export function alreadyRegisteredEmail(to: string, resetLink: string): MailMessa
   ], { label: 'Reset my password', href: resetLink });
 }
 
-/** Password reset e-mail; `link` is `PUBLIC_API_URL/auth/reset-password?token=…`. */
+/** Password reset e-mail; `link` is the dashboard's reset screen, `PUBLIC_API_URL/#/reset?token=…`. */
 export function passwordResetEmail(to: string, link: string): MailMessage {
   return message(to, 'Reset your password', [
     'Open the link below to choose a new password. It is valid for 1 hour and works once.',
+    'Changing the password signs out every session, but your API keys keep working unless you also revoke them: the page offers "Also revoke all API keys".',
     'If you did not ask for this, ignore this message: your password stays as it is.',
   ], { label: 'Choose a new password', href: link });
 }

@@ -18,11 +18,12 @@ export interface OneTimeLinksDeps {
 
 const PATHS: Record<OneTimeTokenPurpose, { path: string; ttlMs: number }> = {
   email_confirmation: { path: '/auth/confirm', ttlMs: CONFIRMATION_TOKEN_TTL_MS },
-  password_reset: { path: '/auth/reset-password', ttlMs: RESET_TOKEN_TTL_MS },
+  // The dashboard's reset screen: the token stays in the fragment, which browsers do not send.
+  password_reset: { path: '/#/reset', ttlMs: RESET_TOKEN_TTL_MS },
 };
 
 /**
- * Mails single-use links (`PUBLIC_API_URL/auth/confirm?token=…`, `…/auth/reset-password?token=…`).
+ * Mails single-use links (`PUBLIC_API_URL/auth/confirm?token=…`, `…/#/reset?token=…` for the dashboard's reset screen).
  * The token is random (TOKEN_LENGTH base62), stored only as its SHA-256, and expires after 24 h
  * (confirmation) or 1 h (reset). At most one e-mail per address and purpose per minute (so a
  * reset asked for just after the confirmation e-mail still goes out); extra ones are dropped

@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { SecretDigest } from '../shared/ids.js';
+import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
 import type { OneTimeTokenRepository } from './one-time-token-repository.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { SessionRepository } from './session-repository.js';
@@ -11,6 +12,7 @@ export interface ResetPasswordDeps {
   users: UserRepository;
   tokens: OneTimeTokenRepository;
   sessions: SessionRepository;
+  apiKeys: ApiKeyRepository;
   passwords: PasswordHasher;
   digest: SecretDigest;
   clock: Clock;
@@ -19,14 +21,17 @@ export interface ResetPasswordDeps {
 /**
  * Sets a new password with the token from a reset link, then revokes every session of the account
  * and every other reset link. Following the link proves control of the mailbox, so an unconfirmed
- * address becomes confirmed.
- * @returns the redirect given when the reset was requested, or null
+ * address becomes confirmed. API keys keep working (scripts and upload tools hold them) unless
+ * `revokeApiKeys` is true: then every key of the account is deleted in the same call, before it
+ * returns (for a reset after a suspected compromise).
+ * @param input.revokeApiKeys default false
+ * @returns the redirect given when the reset was requested, or null, and how many API keys were revoked
  * @throws DomainError PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG (400; the token stays usable), INVALID_TOKEN (400)
  */
 export class ResetPassword {
   constructor(private readonly deps: ResetPasswordDeps) {}
 
-  async execute(input: { token: string; password: string }): Promise<{ redirectTo: string | null }> {
+  async execute(input: { token: string; password: string; revokeApiKeys?: boolean }): Promise<{ redirectTo: string | null; revokedApiKeys: number }> {
     checkNewPassword(input.password);
     const now = this.deps.clock.now();
     const used = await this.deps.tokens.consume({ purpose: 'password_reset', tokenHash: this.deps.digest.sha256(input.token), now });
@@ -36,6 +41,7 @@ export class ResetPassword {
     await this.deps.users.markEmailConfirmed({ userId: used.userId, at: now });
     await this.deps.sessions.revokeAllForUser({ userId: used.userId, at: now });
     await this.deps.tokens.deleteForUser({ userId: used.userId, purpose: 'password_reset' });
-    return { redirectTo: used.redirectTo };
+    const revokedApiKeys = input.revokeApiKeys === true ? await this.deps.apiKeys.deleteAllForUser({ userId: used.userId }) : 0;
+    return { redirectTo: used.redirectTo, revokedApiKeys };
   }
 }

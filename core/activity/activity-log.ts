@@ -20,12 +20,31 @@ export interface ActivityLogEntry {
   metadata: Record<string, unknown>;
 }
 
+/**
+ * Which entries a list holds: `all`; `actions`, the requests that change something or sign in (every
+ * method but GET, HEAD and OPTIONS: uploads, deletes, keys, settings, sign-ins); `reads`, the others.
+ */
+export type ActivityKind = 'all' | 'actions' | 'reads';
+
+/** The methods of `reads` entries; every other method is an action. */
+export const READ_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS'];
+
+/** A position in the newest-first order: the entries strictly older than this one (created_at, then id). */
+export interface ActivityPosition {
+  createdAt: Date;
+  id: string;
+}
+
 /** Port: the activity log. */
 export interface ActivityLogRepository {
   /** Stores entries in one batch (one transaction). Entries of accounts that no longer exist are skipped. */
   insertMany(entries: readonly ActivityLogEntry[]): Promise<void>;
-  /** The account's entries, newest first (created_at, then id, descending). */
-  list(options: { userId: string; window: Window }): Promise<Paged<ActivityLogEntry>>;
+  /**
+   * The account's entries of `kind` (default `all`), newest first (created_at, then id, descending);
+   * with `before`, only the entries after that position in this order (the window's offset then
+   * counts from there). `total` counts every entry of `kind`, whatever `before`.
+   */
+  list(options: { userId: string; window: Window; kind?: ActivityKind; before?: ActivityPosition }): Promise<Paged<ActivityLogEntry>>;
   /** Deletes entries created before `before`. @returns how many were deleted */
   deleteBefore(before: Date): Promise<number>;
 }

@@ -2,12 +2,25 @@ import { DomainError } from '../shared/errors.js';
 
 /** A DNS record the account holder must create at their DNS host. */
 export interface DnsRecord {
-  type: 'CNAME' | 'TXT';
+  /** `A`/`AAAA` route to the edge when its target is an IPv4/IPv6 address (a CNAME must name a host, RFC 1034 §3.6.2). */
+  type: 'CNAME' | 'A' | 'AAAA' | 'TXT';
   /** Record name, e.g. `files.example.com` or `_cf-custom-hostname.files.example.com`. */
   name: string;
   value: string;
   /** `routing` (traffic to the edge), `ownership` (proves the hostname is yours), `ssl_validation` (certificate). */
   purpose: 'routing' | 'ownership' | 'ssl_validation';
+}
+
+/**
+ * The record type that points a name at `target`: `A` for an IPv4 address in dotted decimal, `AAAA`
+ * for an IPv6 address (anything with a colon, which no host name has), else `CNAME` (RFC 1034 §3.6.2:
+ * a CNAME's data is a domain name, never an address).
+ */
+export function routingRecordType(target: string): 'CNAME' | 'A' | 'AAAA' {
+  if (target.includes(':')) return 'AAAA';
+  const parts = target.split('.');
+  if (parts.length === 4 && parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) return 'A';
+  return 'CNAME';
 }
 
 /**

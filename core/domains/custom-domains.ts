@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import { type CustomDomain, normaliseHostname } from './custom-domain.js';
+import { type CustomDomain, normaliseHostname, routingRecordType } from './custom-domain.js';
 import type { CustomDomainRepository } from './custom-domain-repository.js';
 import type { EdgeHostname, EdgeProvider } from './edge-provider.js';
 import type { HostnameDirectory } from './hostname-directory.js';
@@ -131,7 +131,10 @@ export class CustomDomains {
   }
 }
 
-/** The local record of a provider hostname: statuses passed through, the DNS records to create. */
+/**
+ * The local record of a provider hostname: statuses passed through, the DNS records to create (the
+ * routing record is an A/AAAA record when the target is an IP address, see {@link routingRecordType}).
+ */
 export function toCustomDomain(userId: string, edge: EdgeHostname, cnameTarget: string, createdAt: Date, updatedAt: Date): CustomDomain {
   return {
     userId,
@@ -139,7 +142,7 @@ export function toCustomDomain(userId: string, edge: EdgeHostname, cnameTarget: 
     providerId: edge.providerId,
     verificationStatus: edge.status,
     sslStatus: edge.sslStatus,
-    dnsRecords: [{ type: 'CNAME', name: edge.hostname, value: cnameTarget, purpose: 'routing' }, ...edge.validationRecords],
+    dnsRecords: [{ type: routingRecordType(cnameTarget), name: edge.hostname, value: cnameTarget, purpose: 'routing' }, ...edge.validationRecords],
     errors: edge.errors,
     createdAt,
     updatedAt,

@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'INVALID_REDIRECT_URL'
   /** 400: e-mail confirmation or password reset token unknown, used or expired. */
   | 'INVALID_TOKEN'
+  /** 400: a list cursor (`before`) that this service did not hand out. */
+  | 'INVALID_CURSOR'
   /** 401: unknown e-mail or wrong password (the same code for both). */
   | 'INVALID_CREDENTIALS'
   /** 401: refresh token unknown, rotated or revoked. */

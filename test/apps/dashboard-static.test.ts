@@ -6,6 +6,7 @@ import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { dashboardCsp, dashboardStatic } from '../../apps/api/dashboard-static.js';
 
 // The dashboard's static files over a real socket: caching, ETags, CSP, and no way out of the directory.
@@ -44,12 +45,27 @@ describe('Dashboard static files', () => {
         .end();
     });
 
+  /** A raw GET (no automatic decompression): status, headers and the bytes as sent. */
+  const raw = (url: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+      request(url, { headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      })
+        .on('error', reject)
+        .end();
+    });
+  const BUNDLE = Array.from({ length: 400 }, (_, i) => `export function component${i}() { return document.querySelector('.hangar-${i}'); }`).join('\n');
+
   before(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'hangar-dashboard-'));
     await mkdir(path.join(root, 'assets'));
     await writeFile(path.join(root, 'index.html'), INDEX);
     await writeFile(path.join(root, 'assets', 'index-AbC123.js'), 'console.log("hangar")');
     await writeFile(path.join(root, 'assets', 'index-XyZ789.css'), 'body{margin:0}');
+    await writeFile(path.join(root, 'assets', 'app-Big123.js'), BUNDLE);
+    await writeFile(path.join(root, 'assets', 'logo-Png123.png'), Buffer.alloc(4096, 7));
     await writeFile(path.join(root, 'secret.txt'), 'not for you');
     ({ listening: server, url: base } = await start(root));
   });
@@ -91,6 +107,43 @@ describe('Dashboard static files', () => {
     expect(style.headers.get('content-type')).to.equal('text/css; charset=utf-8');
     expect(style.headers.get('content-length')).to.equal('14');
     expect(await style.text()).to.equal('');
+  });
+
+  it('sends text assets brotli- or gzip-compressed as Accept-Encoding allows, with Vary and an ETag per encoding; images as they are', async () => {
+    const url = `${base}/assets/app-Big123.js`;
+    const br = await raw(url, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).to.equal('br');
+    expect(br.headers.vary).to.match(/accept-encoding/i);
+    expect(br.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+    expect(Number(br.headers['content-length'])).to.equal(br.body.length).and.be.below(BUNDLE.length / 4);
+    expect(brotliDecompressSync(br.body).toString()).to.equal(BUNDLE);
+
+    const gz = await raw(url, { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).to.equal('gzip');
+    expect(gunzipSync(gz.body).toString()).to.equal(BUNDLE);
+
+    const plain = await raw(url);
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    expect(plain.headers.vary).to.match(/accept-encoding/i);
+    expect(plain.body.toString()).to.equal(BUNDLE);
+    const refused = await raw(url, { 'accept-encoding': 'br;q=0, gzip;q=0' });
+    expect(refused.headers['content-encoding']).to.equal(undefined);
+
+    const etags = new Set([br.headers.etag, gz.headers.etag, plain.headers.etag]);
+    expect(etags.size, 'one strong ETag per representation').to.equal(3);
+    expect((await raw(url, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag as string })).status).to.equal(304);
+    expect((await raw(url, { 'accept-encoding': 'gzip', 'if-none-match': br.headers.etag as string })).status, 'the brotli ETag does not validate the gzip copy').to.equal(200);
+
+    const index = await raw(`${base}/`, { 'accept-encoding': 'br' });
+    expect(index.headers['cache-control']).to.equal('no-cache');
+    expect(index.headers['content-encoding']).to.equal('br');
+    expect(brotliDecompressSync(index.body).toString()).to.equal(INDEX);
+
+    // Images are compressed already: sent as they are, with no Vary.
+    const png = await raw(`${base}/assets/logo-Png123.png`, { 'accept-encoding': 'gzip, br' });
+    expect(png.headers['content-encoding']).to.equal(undefined);
+    expect(png.headers.vary).to.equal(undefined);
+    expect(png.body.length).to.equal(4096);
   });
 
   it('refuses path traversal and hidden or missing files, leaving them to the API (404)', async () => {

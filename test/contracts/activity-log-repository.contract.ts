@@ -82,6 +82,39 @@ export function describeActivityLogRepositoryContract(name: string, makeSubject:
       expect(await logs.list({ userId, window: { offset: 30, limit: 3 } })).to.deep.equal({ items: [], total: 7 });
     });
 
+    it('lists one kind: actions (every method but GET, HEAD, OPTIONS) or reads, each with its own total', async () => {
+      const methods = ['GET', 'POST', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS', 'GET', 'PUT'];
+      const entries = methods.map((method, i) => aLogEntry(userId, { method, createdAt: at(i * 1000) }));
+      await logs.insertMany(entries);
+      const ids = (list: ActivityLogEntry[]) => list.map((entry) => entry.id);
+      const newest = [...entries].reverse();
+      const actions = await logs.list({ userId, window: { offset: 0, limit: 2 }, kind: 'actions' });
+      expect(actions.total).to.equal(4);
+      expect(ids(actions.items)).to.deep.equal(ids(newest.filter((e) => ['PUT', 'PATCH'].includes(e.method))));
+      const reads = await logs.list({ userId, window: { offset: 0, limit: 10 }, kind: 'reads' });
+      expect(reads.total).to.equal(4);
+      expect(ids(reads.items)).to.deep.equal(ids(newest.filter((e) => ['GET', 'HEAD', 'OPTIONS'].includes(e.method))));
+      expect((await logs.list({ userId, window: { offset: 0, limit: 10 }, kind: 'all' })).total).to.equal(8);
+    });
+
+    it('lists what follows a position (before): older entries, equal times by id, whatever was added since', async () => {
+      const [a, b, c, d] = [
+        aLogEntry(userId, { id: '00000000-0000-4000-8000-00000000000a', createdAt: at(1000) }),
+        aLogEntry(userId, { id: '00000000-0000-4000-8000-00000000000c', createdAt: at(2000) }),
+        aLogEntry(userId, { id: '00000000-0000-4000-8000-00000000000b', createdAt: at(2000) }),
+        aLogEntry(userId, { id: '00000000-0000-4000-8000-000000000001', createdAt: at(3000) }),
+      ];
+      await logs.insertMany([a, b, c, d]);
+      const first = await logs.list({ userId, window: { offset: 0, limit: 2 } });
+      expect(first.items.map((e) => e.id)).to.deep.equal([d.id, b.id]);
+      await logs.insertMany([aLogEntry(userId, { createdAt: at(4000) }), aLogEntry(userId, { createdAt: at(4000) })]);
+      const next = await logs.list({ userId, window: { offset: 0, limit: 2 }, before: { createdAt: b.createdAt, id: b.id } });
+      expect(next.items.map((e) => e.id)).to.deep.equal([c.id, a.id]);
+      expect(next.total).to.equal(6);
+      expect((await logs.list({ userId, window: { offset: 1, limit: 5 }, before: { createdAt: b.createdAt, id: b.id } })).items).to.deep.equal([a]);
+      expect((await logs.list({ userId, window: { offset: 0, limit: 5 }, before: { createdAt: a.createdAt, id: a.id } })).items).to.deep.equal([]);
+    });
+
     it("never lists another account's entries", async () => {
       const otherUserId = (await givenUser(users)).id;
       const mine = aLogEntry(userId);

@@ -90,6 +90,16 @@ export function describeApiKeyRepositoryContract(name: string, makeSubject: () =
       expect(await apiKeys.findByHash(theirs.keyHash)).to.deep.equal(theirs);
     });
 
+    it("deletes every key of one user, and only that user's", async () => {
+      const otherUserId = (await givenUser(users)).id;
+      const mine = await givenKeys(userId, [{}, {}]);
+      const [theirs] = await givenKeys(otherUserId, [{}]);
+      expect(await apiKeys.deleteAllForUser({ userId })).to.equal(2);
+      for (const key of mine) expect(await apiKeys.findByHash(key.keyHash)).to.equal(undefined);
+      expect(await apiKeys.findByHash(theirs.keyHash)).to.deep.equal(theirs);
+      expect(await apiKeys.deleteAllForUser({ userId })).to.equal(0);
+    });
+
     it('records the first use of a key', async () => {
       const [key] = await givenKeys(userId, [{ lastUsedAt: null }]);
       await apiKeys.touch({ id: key.id, at: at(1000), minIntervalMs: MINUTE });

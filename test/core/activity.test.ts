@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { type ActivityLogEntry, type ActivityLogRepository, DAY_MS, MINUTE_MS } from '../../core/index.js';
-import { createMemoryHangar, gate, START, UUID_PATTERN } from '../support/memory-hangar.js';
+import { createMemoryHangar, expectDomainError, gate, START, UUID_PATTERN } from '../support/memory-hangar.js';
 
 /** An ActivityLogRepository whose `insertMany` can be made to fail or to wait; it records the batches. */
 class ControlledLogRepository implements ActivityLogRepository {
@@ -48,6 +48,44 @@ async function withAccounts(...args: Parameters<typeof createMemoryHangar>) {
 }
 
 describe('Activity log', () => {
+  it('pages by a stable cursor: entries logged between two pages neither repeat nor shift rows, and the last page has no cursor', async () => {
+    const { hangar, alice, clock, record } = await withAccounts();
+    for (let n = 1; n <= 5; n++) {
+      clock.advance(1000);
+      record(alice.userId, n);
+    }
+    await hangar.activity.flush();
+    const first = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 2 });
+    expect(first.items.map((e) => e.path)).to.deep.equal(['/files/5', '/files/4']);
+    expect(first.nextCursor).to.be.a('string');
+    clock.advance(1000);
+    record(alice.userId, 6);
+    record(alice.userId, 7);
+    await hangar.activity.flush();
+    const second = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 2, before: first.nextCursor! });
+    expect(second.items.map((e) => e.path), 'no row of the first page again').to.deep.equal(['/files/3', '/files/2']);
+    const third = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 2, before: second.nextCursor! });
+    expect(third.items.map((e) => e.path)).to.deep.equal(['/files/1']);
+    expect(third.nextCursor).to.equal(null);
+    expect(third.total).to.equal(7);
+  });
+
+  it('lists the account actions alone with kind "actions" (no reads), and refuses a cursor it did not hand out', async () => {
+    const { hangar, alice, clock, record } = await withAccounts();
+    for (const [n, method] of [[1, 'POST'], [2, 'GET'], [3, 'DELETE'], [4, 'HEAD'], [5, 'PATCH']] as const) {
+      clock.advance(1000);
+      record(alice.userId, n, { method });
+    }
+    await hangar.activity.flush();
+    const actions = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30, kind: 'actions' });
+    expect(actions.items.map((e) => e.method)).to.deep.equal(['PATCH', 'DELETE', 'POST']);
+    expect(actions.total).to.equal(3);
+    expect((await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30, kind: 'reads' })).items.map((e) => e.method)).to.deep.equal(['HEAD', 'GET']);
+    for (const cursor of ['', 'abc', '123.not-a-uuid', '12.00000000-0000-4000-8000-00000000000A', `${'9'.repeat(16)}.00000000-0000-4000-8000-00000000000a`]) {
+      await expectDomainError(hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30, before: cursor }), 'INVALID_CURSOR');
+    }
+  });
+
   it('stores what was recorded, after a flush, with an id and the clock’s time', async () => {
     const { hangar, alice, clock, record } = await withAccounts();
     clock.advance(5000);

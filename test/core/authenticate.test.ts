@@ -19,6 +19,9 @@ class TouchCountingApiKeyRepository implements ApiKeyRepository {
   delete(...args: Parameters<ApiKeyRepository['delete']>) {
     return this.inner.delete(...args);
   }
+  deleteAllForUser(...args: Parameters<ApiKeyRepository['deleteAllForUser']>) {
+    return this.inner.deleteAllForUser(...args);
+  }
   touch(...args: Parameters<ApiKeyRepository['touch']>) {
     this.touches++;
     return this.inner.touch(...args);

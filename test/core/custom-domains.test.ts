@@ -106,6 +106,16 @@ describe('CustomDomains', () => {
       expect(returned).to.deep.equal(expected);
     });
 
+    for (const [target, type] of [['203.0.113.7', 'A'], ['2001:db8::7', 'AAAA']] as const) {
+      it(`asks for an ${type} record to ${target} when that is the edge's target (a CNAME cannot point at an address)`, async () => {
+        const { customDomains } = createDomainsWorld(START, target);
+        const domain = await customDomains.set('alice', 'files.example.com');
+        expect(domain.dnsRecords[0]).to.deep.equal({ type, name: 'files.example.com', value: target, purpose: 'routing' });
+        const refreshed = await customDomains.refresh('alice');
+        expect(refreshed.dnsRecords[0].type).to.equal(type);
+      });
+    }
+
     it('changes nothing and calls no provider when the same hostname is set again (in any case)', async () => {
       const { customDomains, edge, store, clock } = createDomainsWorld(START);
       await customDomains.set('alice', 'files.example.com');

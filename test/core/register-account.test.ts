@@ -126,7 +126,7 @@ describe('RegisterAccount', () => {
     expect(notice.to).to.equal('alice@example.com');
     expect(notice.subject).to.not.equal(confirmation.subject);
     expect(notice.text).to.not.include('/auth/confirm?token=');
-    expect(notice.text).to.include('http://api.test/auth/reset-password?token=');
+    expect(notice.text).to.include('http://api.test/#/reset?token=');
 
     // The owner's password is untouched: the stranger's password does not log in.
     await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });

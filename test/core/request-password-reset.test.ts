@@ -20,13 +20,13 @@ async function withAlice() {
 }
 
 describe('RequestPasswordReset', () => {
-  it('mails a reset link under PUBLIC_API_URL/auth/reset-password to an account holder', async () => {
+  it('mails a link to the dashboard’s reset screen under PUBLIC_API_URL to an account holder', async () => {
     const { hangar, mail } = await withAlice();
     await hangar.requestPasswordReset.execute({ email: 'alice@example.com' });
     await hangar.requestPasswordReset.settled();
     expect(mail()).to.have.length(1);
     expect(mail()[0].to).to.equal('alice@example.com');
-    expect(mail()[0].text).to.include('http://api.test/auth/reset-password?token=');
+    expect(mail()[0].text).to.include('http://api.test/#/reset?token=');
     expect(tokenIn(mail()[0], 'reset-password')).to.match(/^[0-9A-Za-z]{40}$/);
   });
 
@@ -66,7 +66,7 @@ describe('RequestPasswordReset', () => {
     // The answer comes while the background work is held at its first write.
     await world.hangar.requestPasswordReset.execute({ email: 'alice@example.com' });
     expect(claims).to.equal(1);
-    const resets = () => world.mailTo('alice@example.com').filter((m) => m.text.includes('/auth/reset-password'));
+    const resets = () => world.mailTo('alice@example.com').filter((m) => m.text.includes('/#/reset?token='));
     expect(resets()).to.be.empty;
     let settled = false;
     const waiting = world.hangar.requestPasswordReset.settled().then(() => (settled = true));
@@ -90,7 +90,7 @@ describe('RequestPasswordReset', () => {
     await world.hangar.requestPasswordReset.execute({ email: 'alice@example.com' });
     await world.hangar.requestPasswordReset.settled();
     expect(world.backgroundErrors.map((error) => String(error))).to.deep.equal(['Error: database down']);
-    expect(world.mailTo('alice@example.com').filter((m) => m.text.includes('/auth/reset-password'))).to.be.empty;
+    expect(world.mailTo('alice@example.com').filter((m) => m.text.includes('/#/reset?token='))).to.be.empty;
   });
 
   it('refuses an invalid address with INVALID_EMAIL', async () => {

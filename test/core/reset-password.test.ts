@@ -31,6 +31,31 @@ describe('ResetPassword', () => {
     }
   });
 
+  it('leaves API keys working unless asked: the keys still authenticate after a plain reset', async () => {
+    const { hangar, token, alice } = await withResetLink();
+    const { key } = await hangar.createApiKey.execute({ userId: alice.userId, name: 'ci' });
+    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password' })).to.include({ revokedApiKeys: 0 });
+    expect(await hangar.authenticate.execute({ apiKey: key })).to.include({ kind: 'api_key', userId: alice.userId });
+  });
+
+  it('revokes every API key of the account with revokeApiKeys, and no other account’s', async () => {
+    const { hangar, token, alice, registerConfirmed } = await withResetLink();
+    const keys = [await hangar.createApiKey.execute({ userId: alice.userId, name: 'ci' }), await hangar.createApiKey.execute({ userId: alice.userId, name: 'sharex' })];
+    const bob = await registerConfirmed('bob@example.com');
+    const bobs = await hangar.createApiKey.execute({ userId: bob.userId, name: 'ci' });
+    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password', revokeApiKeys: true })).to.include({ revokedApiKeys: 2 });
+    for (const { key } of keys) await expectDomainError(hangar.authenticate.execute({ apiKey: key }), 'UNAUTHORIZED');
+    expect((await hangar.listApiKeys.execute({ userId: alice.userId, page: 1, limit: 10 })).items).to.deep.equal([]);
+    expect(await hangar.authenticate.execute({ apiKey: bobs.key })).to.include({ userId: bob.userId });
+  });
+
+  it('keeps the keys when the reset is refused (short password), even with revokeApiKeys', async () => {
+    const { hangar, token, alice } = await withResetLink();
+    const { key } = await hangar.createApiKey.execute({ userId: alice.userId, name: 'ci' });
+    await expectDomainError(hangar.resetPassword.execute({ token, password: '12345', revokeApiKeys: true }), 'PASSWORD_TOO_SHORT');
+    expect(await hangar.authenticate.execute({ apiKey: key })).to.include({ userId: alice.userId });
+  });
+
   it('works once: the same link a second time is INVALID_TOKEN and the password stays the first new one', async () => {
     const { hangar, token } = await withResetLink();
     await hangar.resetPassword.execute({ token, password: 'first-new-password' });
@@ -67,12 +92,12 @@ describe('ResetPassword', () => {
 
   it('returns the redirect_to given with the request', async () => {
     const { hangar, token } = await withResetLink('http://app.test/welcome/reset-done');
-    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password' })).to.deep.equal({ redirectTo: 'http://app.test/welcome/reset-done' });
+    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password' })).to.deep.equal({ redirectTo: 'http://app.test/welcome/reset-done', revokedApiKeys: 0 });
   });
 
   it('returns a null redirect when none was given', async () => {
     const { hangar, token } = await withResetLink();
-    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password' })).to.deep.equal({ redirectTo: null });
+    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password' })).to.deep.equal({ redirectTo: null, revokedApiKeys: 0 });
   });
 
   it('invalidates the account’s other reset links', async () => {

@@ -20,6 +20,9 @@ class StrictUuidApiKeyRepository implements ApiKeyRepository {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(options.id)) throw new Error(`invalid input syntax for type uuid: "${options.id}"`);
     return this.inner.delete(options);
   }
+  deleteAllForUser(...args: Parameters<ApiKeyRepository['deleteAllForUser']>) {
+    return this.inner.deleteAllForUser(...args);
+  }
   touch(...args: Parameters<ApiKeyRepository['touch']>) {
     return this.inner.touch(...args);
   }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,12 @@ import { freePort, startServerProcess, type ServerProcess } from '../support/ser
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/artifacts/dashboard');
 const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
-const EMAIL = 'dash@example.com';
+/** axe-core's browser build, evaluated in the page (Playwright's evaluate is not subject to the page's CSP, an inline script tag would be). */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 860 };
+// Long enough to have been cut off in the header at 1280 px, as real addresses are.
+const EMAIL = 'dashboard.walkthrough@example.com';
 const PASSWORD = 'dashboard secret';
 
 describe('Dashboard in a real browser (register → files → keys → domain → usage → delete)', function () {
@@ -37,6 +43,81 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.screenshot({ path: path.join(ARTIFACTS, `${String(shots).padStart(2, '0')}-${name}.png`), fullPage: true });
   };
   const heading = (name: string) => page.getByRole('heading', { level: 1, name });
+
+  /**
+   * Runs axe-core (WCAG 2.x A and AA rules, best practices) on the page as it is and fails on any
+   * violation, naming the rule and the elements.
+   */
+  const expectAccessible = async (screen: string) => {
+    if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate<{ id: string; impact: string; help: string; nodes: string[] }[]>(`
+      window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })
+        .then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`);
+    expect(violations, `axe-core on ${screen}:\n${violations.map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.join(', ')}`).join('\n')}`).to.deep.equal([]);
+  };
+
+  /**
+   * The focused element shows a focus outline that no ancestor with an overflow clip cuts off: the
+   * outline's box (border box grown by outline-offset and width) lies inside every clipping ancestor.
+   * @returns a description of what is wrong, or '' when the whole outline is visible
+   */
+  const focusRingProblem = () =>
+    page.evaluate<string>(`(() => {
+      const element = document.activeElement;
+      if (!element || element === document.body) return 'nothing is focused';
+      const style = getComputedStyle(element);
+      const width = parseFloat(style.outlineWidth) || 0;
+      if (style.outlineStyle === 'none' || width < 2) return 'no visible outline on ' + element.outerHTML.slice(0, 80);
+      const grow = width + (parseFloat(style.outlineOffset) || 0);
+      const r = element.getBoundingClientRect();
+      const ring = { left: r.left - grow, top: r.top - grow, right: r.right + grow, bottom: r.bottom + grow };
+      for (let node = element.parentElement; node && node !== document.documentElement; node = node.parentElement) {
+        const s = getComputedStyle(node);
+        if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+        const box = node.getBoundingClientRect();
+        if (ring.left < box.left - 0.5 || ring.top < box.top - 0.5 || ring.right > box.right + 0.5 || ring.bottom > box.bottom + 0.5) {
+          return 'the outline of ' + element.outerHTML.slice(0, 80) + ' is clipped by ' + node.tagName + '.' + node.className;
+        }
+      }
+      return '';
+    })()`);
+
+  /**
+   * At a phone's width (390 px): nothing sticks out sideways, the page does not scroll sideways, and
+   * every visible control lies wholly on screen (no action reachable only by scrolling a table).
+   */
+  const expectFitsPhone = async (screen: string) => {
+    const problems = await page.evaluate<string[]>(`(() => {
+      const width = window.innerWidth;
+      const problems = [];
+      if (document.documentElement.scrollWidth > width) problems.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' px');
+      for (const element of document.querySelectorAll('body *')) {
+        const r = element.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0) continue;
+        if (r.right > width + 1 || r.left < -1) {
+          if (element.closest('.offscreen, .skip')) continue;
+          problems.push(element.tagName + '.' + element.className + ' ' + (element.textContent || '').trim().slice(0, 30) + ' spans ' + Math.round(r.left) + '–' + Math.round(r.right));
+        }
+      }
+      return problems.slice(0, 10);
+    })()`);
+    expect(problems, `${screen} at ${PHONE.width} px`).to.deep.equal([]);
+  };
+
+  /** Waits up to 2 s for `condition` (evaluated in Node, so the page's CSP allows it) to hold. */
+  const until = async (condition: () => Promise<boolean>) => {
+    for (const deadline = Date.now() + 2000; !(await condition()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 25));
+  };
+
+  /** Runs `check` at a phone's size, then goes back to the desktop size. */
+  const atPhoneSize = async (check: () => Promise<void>) => {
+    await page.setViewportSize(PHONE);
+    try {
+      await check();
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+  };
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -63,7 +144,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+    context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
     context.setDefaultTimeout(10_000);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.api });
     page = await context.newPage();
@@ -105,6 +186,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.goto(`${server.api}/`);
     await heading('Sign in').waitFor();
     await shot('sign-in');
+    await expectAccessible('sign-in');
     await page.getByRole('link', { name: 'Create one' }).click();
     // Sign-in has an "E-mail address" box too: wait for the new screen, or fill() may type into
     // the old one just before the hash change replaces it.
@@ -126,6 +208,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await heading('Files').waitFor();
     expect(new URL(page.url()).hash, 'the tokens are wiped from the address bar').to.equal('#/files');
     await shot('files-empty');
+    await expectAccessible('files (empty)');
   });
 
   it('signs out, revoking the session, and signs in again by keyboard alone', async () => {
@@ -172,6 +255,18 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(await page.getByTestId('storage-used').textContent()).to.equal('0 B');
     expect(await page.getByTestId('files-count').textContent()).to.equal('0');
     await shot('usage-before');
+    await expectAccessible('usage');
+    // The header's account line shows the plan state whole at 1280 px (no "Trial ends in 1…").
+    const plan = page.locator('header').getByText('Trial ends in 9 days');
+    await plan.waitFor();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs in the page, where the DOM types are
+    const cut = await plan.evaluate((element: any) => {
+      for (let node = element; node && node.tagName !== 'HEADER'; node = node.parentElement) {
+        if (node.scrollWidth > node.clientWidth + 1 && (globalThis as any).getComputedStyle(node).overflowX !== 'visible') return `${node.tagName}.${node.className}: ${node.scrollWidth} > ${node.clientWidth}`;
+      }
+      return '';
+    });
+    expect(cut, 'the plan state in the header is cut off').to.equal('');
   });
 
   it('uploads two files through the file input with progress, refuses a disallowed type, and shows them in the grid', async () => {
@@ -199,6 +294,39 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.waitForFunction((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; }, await thumbnail.elementHandle(), { timeout: 10_000 });
     expect(await cards.filter({ hasText: 'notes.txt' }).textContent()).to.include('3 MiB');
     await shot('files-grid');
+    await expectAccessible('files (grid)');
+  });
+
+  it('shows the thumbnails without using up the plan: browsing the files leaves reads and image operations unchanged', async () => {
+    const readUsage = async () => {
+      await page.getByRole('link', { name: 'Usage' }).click();
+      await page.getByTestId('origin-reads').waitFor();
+      return { reads: await page.getByTestId('origin-reads').textContent(), imageOps: await page.getByTestId('image-ops').textContent() };
+    };
+    const before = await readUsage();
+    for (let visit = 0; visit < 2; visit += 1) {
+      if (visit === 0) await page.getByRole('link', { name: 'Files' }).click();
+      else await page.reload();
+      const thumbnail = page.locator('.file-card').filter({ hasText: 'blue.png' }).locator('img.thumb');
+      await thumbnail.waitFor();
+      await page.waitForFunction((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; }, await thumbnail.elementHandle());
+    }
+    expect(await readUsage()).to.deep.equal(before);
+    await page.getByRole('link', { name: 'Files' }).click();
+    await page.locator('.file-card img.thumb').first().waitFor();
+  });
+
+  it('shows keyboard focus whole: on the main navigation and on a file card', async () => {
+    await page.locator('a.brand').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).to.equal('Files');
+    expect(await focusRingProblem(), 'main navigation').to.equal('');
+    await page.getByLabel('Select blue.png').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string | null | undefined>("document.activeElement?.getAttribute('aria-label')")).to.equal('Details of blue.png');
+    expect(await focusRingProblem(), 'file card').to.equal('');
+    await page.keyboard.press('Tab');
+    expect(await focusRingProblem(), 'the card’s first button').to.equal('');
   });
 
   it('copies the view address in one click, and that public address serves the file', async () => {
@@ -245,18 +373,28 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     const details = await dialog.textContent();
     expect(details).to.include('image/png').and.include('Public').and.include(imageUrl);
     await shot('file-details');
+    await expectAccessible('file details dialog');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+    await until(async () => (await page.evaluate<string | null | undefined>("document.activeElement?.getAttribute('aria-label')")) === 'Details of blue.png');
+    expect(await page.evaluate<string | null | undefined>("document.activeElement?.getAttribute('aria-label')"), 'focus returns to the button that opened the dialog').to.equal('Details of blue.png');
   });
 
-  it('fits a phone-sized screen without sideways scrolling', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator('.file-card').first().waitFor();
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`);
-    expect(overflow, wide.join('\n')).to.be.at.most(0);
-    await shot('phone-files');
-    await page.setViewportSize({ width: 1280, height: 860 });
+  it('fits a phone-sized screen: a compact header, the grid and the list with every "Copy link" on screen', async () => {
+    await atPhoneSize(async () => {
+      await page.locator('.file-card').first().waitFor();
+      const header = await page.locator('header.topbar').boundingBox();
+      expect(header!.height, 'a compact header').to.be.at.most(96);
+      expect(await page.locator('nav.main-nav').evaluate((nav) => nav.scrollWidth <= nav.clientWidth), 'the navigation shows every screen, no sideways scrolling').to.equal(true);
+      await expectFitsPhone('files (grid)');
+      await shot('phone-files');
+      await page.getByRole('button', { name: 'List' }).click();
+      await page.locator('table.file-table').waitFor();
+      await expectFitsPhone('files (list)');
+      expect(await page.getByRole('button', { name: 'Copy link' }).count()).to.be.at.least(1);
+      await shot('phone-files-list');
+      await page.getByRole('button', { name: 'Grid' }).click();
+    });
   });
 
   it('creates a key shown once with curl and a ShareX file, lists it, and revokes it', async () => {
@@ -279,6 +417,18 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.getByRole('button', { name: 'I have saved the key' }).click();
     const row = page.getByRole('row').filter({ hasText: 'laptop' });
     expect(await row.textContent()).to.include(key.slice(0, 12)).and.include('now');
+    await expectAccessible('API keys');
+    await atPhoneSize(async () => {
+      await expectFitsPhone('API keys');
+      await shot('phone-keys');
+    });
+    // A dialog closed gives focus back to the button that opened it.
+    await row.getByRole('button', { name: 'Revoke' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Revoke key' }).getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog', { name: 'Revoke key' }).waitFor({ state: 'detached' });
+    await until(async () => (await page.evaluate<string | undefined>('document.activeElement?.textContent')) === 'Revoke');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent'), 'focus is back on Revoke').to.equal('Revoke');
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog', { name: 'Revoke key' }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('No keys yet.').waitFor();
@@ -299,6 +449,15 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     const records = page.getByRole('table', { name: 'DNS records to create' });
     expect(await records.textContent()).to.include('CNAME').and.include('cdn.hangar.test');
     await shot('domain-pending');
+    await expectAccessible('settings');
+    await atPhoneSize(async () => {
+      await expectFitsPhone('settings');
+      // Record names and values break where they must, never a character per line.
+      const narrowest = await records.locator('code').evaluateAll((codes) => Math.min(...codes.map((code) => code.getBoundingClientRect().width)));
+      expect(narrowest, 'the narrowest DNS value').to.be.at.least(60);
+      expect((await records.boundingBox())!.height, 'the DNS table').to.be.at.most(700);
+      await shot('phone-domain');
+    });
     await page.getByRole('button', { name: 'Refresh status' }).click();
     await page.getByText('Verification: active').waitFor();
     expect(await page.getByText('SSL: active').count()).to.equal(1);
@@ -321,25 +480,43 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(await page.getByTestId('storage-used').textContent()).to.match(/^3(\.\d)? MiB$/);
     expect(Number(await page.getByTestId('origin-reads').textContent())).to.be.at.least(1);
     await shot('usage-after');
+    await atPhoneSize(() => expectFitsPhone('usage'));
   });
 
-  it('lists the activity log with method, path, status and the key used', async () => {
+  it('lists the account’s actions in the activity log (no page loads), reads on request, with the key used', async () => {
     await page.getByRole('link', { name: 'Activity' }).click();
     await heading('Activity').waitFor();
     const uploadRow = page.getByRole('row').filter({ hasText: 'POST' }).filter({ hasText: '/files' }).first();
-    const keyRow = page.getByRole('row').filter({ hasText: 'Revoked key' });
+    const signInRow = page.getByRole('row').filter({ hasText: '/auth/login' }).first();
     // The log is written in batches every 2 s: refresh until the newest entries are in.
-    for (let attempt = 0; attempt < 20 && ((await uploadRow.count()) === 0 || (await keyRow.count()) === 0); attempt += 1) {
+    for (let attempt = 0; attempt < 20 && ((await uploadRow.count()) === 0 || (await signInRow.count()) === 0); attempt += 1) {
       await new Promise((r) => setTimeout(r, 500));
       await page.getByRole('button', { name: 'Refresh' }).click();
     }
     expect(await uploadRow.textContent()).to.include('201').and.include('Dashboard session');
-    expect(await keyRow.first().textContent(), 'the request made with the later revoked key').to.include('GET').and.include('/files').and.include('200');
+    expect(await signInRow.textContent(), 'a sign-in is an account action').to.include('POST').and.include('200');
+    const methods = await page.locator('table.log-table tbody td:nth-child(2)').allTextContents();
+    expect(methods.filter((method) => method === 'GET'), 'the dashboard’s own page loads are not listed by default').to.deep.equal([]);
     await shot('activity');
+    await expectAccessible('activity');
+    await atPhoneSize(async () => {
+      await expectFitsPhone('activity');
+      await shot('phone-activity');
+      const rows = await page.locator('table.log-table tbody tr').count();
+      const height = (await page.locator('table.log-table').boundingBox())!.height;
+      expect(height / rows, 'height of one activity row on a phone').to.be.at.most(110);
+    });
+
+    await page.getByLabel(/Include reads/).check();
+    const keyRow = page.getByRole('row').filter({ hasText: 'Revoked key' });
+    await keyRow.first().waitFor();
+    expect(await keyRow.first().textContent(), 'the request made with the later revoked key').to.include('GET').and.include('/files').and.include('200');
   });
 
-  it('uploads a file dropped on the drop zone', async () => {
+  it('uploads a file dropped on the drop zone, as private: its tile shows a drawn padlock', async () => {
     await page.getByRole('link', { name: 'Files' }).click();
+    await page.getByRole('button', { name: 'Grid' }).click();
+    await page.getByLabel('Upload as private (no public address)').check();
     const dataTransfer = await page.evaluateHandle(`(() => {
       const data = new DataTransfer();
       data.items.add(new File(['dropped here'], 'dropped.txt', { type: 'text/plain' }));
@@ -347,7 +524,12 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     })()`);
     await page.dispatchEvent('.dropzone', 'drop', { dataTransfer });
     await page.getByText('3 files').waitFor();
-    expect(await page.locator('.file-card').filter({ hasText: 'dropped.txt' }).count()).to.equal(1);
+    await shot('private-dropped');
+    const tile = page.locator('.file-card').filter({ hasText: 'dropped.txt' });
+    expect(await tile.count()).to.equal(1);
+    expect(await tile.locator('.thumb-icon svg').count(), 'an inline SVG icon, not an emoji that may have no font').to.equal(1);
+    expect(await tile.locator('.thumb-icon').textContent()).to.not.include('🔒');
+    await page.getByLabel('Upload as private (no public address)').uncheck();
   });
 
   it('deletes one file from its details and the others by bulk selection with a confirmation', async () => {
@@ -412,10 +594,23 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(answer.status(), await answer.text()).to.equal(200);
     await page.getByText('If an account exists for this address').waitFor();
     await shot('forgot-password');
-    await page.goto(`${server.api}/#/reset?token=not-a-real-token`);
-    expect(await page.getByLabel('Token from the e-mail').inputValue()).to.equal('not-a-real-token');
-    await page.getByLabel('New password').fill('a brand new secret');
+    // A link mailed before the reset form moved to the dashboard lands on the dashboard's screen.
+    await page.goto(`${server.api}/auth/reset-password?token=not-a-real-token`);
+    await heading('Choose a new password').waitFor();
+    expect(new URL(page.url()).hash).to.equal('#/reset?token=not-a-real-token');
+    const revoke = page.getByLabel('Also revoke all API keys');
+    expect(await revoke.isChecked(), 'revoking the keys is the default on the form').to.equal(true);
+    await page.getByLabel('New password', { exact: false }).first().fill('a brand new secret');
+    await page.getByLabel('New password again').fill('a different secret');
     await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('The two passwords differ.').waitFor();
+    await page.getByLabel('New password again').fill('a brand new secret');
+    await shot('reset-password');
+    await expectAccessible('reset password');
+    await atPhoneSize(() => expectFitsPhone('reset password'));
+    const sent = page.waitForRequest((request) => request.url().endsWith('/auth/reset-password') && request.method() === 'POST');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    expect((await sent).postDataJSON()).to.deep.equal({ token: 'not-a-real-token', password: 'a brand new secret', revoke_api_keys: true });
     await page.getByRole('alert').filter({ hasText: 'This password reset link is invalid, already used or expired.' }).waitFor();
     await page.getByRole('link', { name: 'Back to sign in' }).click();
     await heading('Sign in').waitFor();

@@ -160,10 +160,12 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
       await call(server.api, `/files?q=secret-query`, { apiKey: account.apiKey });
       await call(server.api, `/files/${file.file_id}`, { token: account.accessToken });
       await call(server.api, '/files/nothere000', { apiKey: account.apiKey });
-      // signUpWithKey made one logged request (creating the key); with the four above: five.
-      const entries = await logsOf(server, account.apiKey, 5);
-      expect(entries).to.have.length(5);
-      const [notFound, get, list, uploaded, createKey] = entries;
+      // signUpWithKey made two logged requests (the sign-in, creating the key); with the four above: six.
+      const entries = await logsOf(server, account.apiKey, 6);
+      expect(entries).to.have.length(6);
+      const [notFound, get, list, uploaded, createKey, signIn] = entries;
+      expect(signIn).to.include({ method: 'POST', path: '/auth/login', status_code: 200 });
+      expect(signIn.metadata).to.include({ auth: 'jwt' });
       expect(notFound).to.include({ method: 'GET', path: '/files/nothere000', status_code: 404 });
       expect(get).to.include({ method: 'GET', path: `/files/${file.file_id}`, status_code: 200 });
       expect(get.metadata).to.include({ auth: 'jwt', file_id: file.file_id });
@@ -189,6 +191,34 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
       const others = await logsOf(server, other.apiKey, 1);
       expect(others.length).to.be.at.least(1);
       expect(others.every((l: any) => !l.path.includes(file.file_id))).to.equal(true);
+    });
+
+    it('lists account actions alone with kind=actions (sign-in, key, upload, delete; no reads), and pages by a stable cursor', async () => {
+      const account = await signUpWithKey(server, 'actions@example.com');
+      const file = (await upload(server, account.apiKey, makePng(), { name: 'a.png' })).body.file;
+      for (let i = 0; i < 3; i++) await call(server.api, '/files', { apiKey: account.apiKey });
+      await call(server.api, `/files/${file.file_id}`, { method: 'DELETE', apiKey: account.apiKey });
+      await logsOf(server, account.apiKey, 7);
+      const actions = await call(server.api, '/logs?kind=actions&limit=100', { apiKey: account.apiKey });
+      expect(actions.status).to.equal(200);
+      expect(actions.body.logs.map((l: any) => `${l.method} ${l.path}`)).to.deep.equal([`DELETE /files/${file.file_id}`, 'POST /files', 'POST /auth/api-keys', 'POST /auth/login']);
+      expect(actions.body.total).to.equal(4);
+      expect(actions.body.next_cursor).to.equal(null);
+      const reads = (await call(server.api, '/logs?kind=reads&limit=100', { apiKey: account.apiKey })).body;
+      expect(reads.logs.every((l: any) => l.method === 'GET')).to.equal(true);
+
+      const first = await call(server.api, '/logs?kind=actions&limit=2', { apiKey: account.apiKey });
+      expect(first.body.logs.map((l: any) => l.method)).to.deep.equal(['DELETE', 'POST']);
+      expect(first.body.next_cursor).to.be.a('string');
+      // A new action between the two pages shifts nothing: the next page starts after the cursor.
+      await upload(server, account.apiKey, makePng(), { name: 'b.png' });
+      await logsOf(server, account.apiKey, 8);
+      const second = await call(server.api, `/logs?kind=actions&limit=2&before=${encodeURIComponent(first.body.next_cursor)}`, { apiKey: account.apiKey });
+      expect(second.status).to.equal(200);
+      expect(second.body.logs.map((l: any) => l.path)).to.deep.equal(['/auth/api-keys', '/auth/login']);
+      expect(second.body.next_cursor).to.equal(null);
+      expectError(await call(server.api, '/logs?before=not-a-cursor', { apiKey: account.apiKey }), 400, 'INVALID_CURSOR');
+      expectError(await call(server.api, '/logs?kind=everything', { apiKey: account.apiKey }), 400, 'VALIDATION_FAILED');
     });
 
     it('shows the profile: user, plan with trial, subscription, and the billing fields at the top level', async () => {

@@ -116,14 +116,15 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expect(await outbox(server, 'nobody-here@example.com', 1, 300)).to.have.length(0);
   });
 
-  it('resets the password from the mailed link: form page, new password works, old sessions revoked, link single-use', async () => {
+  it('resets the password from the mailed link: the dashboard screen, new password works, old sessions revoked, link single-use', async () => {
     const account = await signUp(server, 'k@example.com', 'old-password');
     await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'k@example.com' } });
+    const mail = (await outbox(server, 'k@example.com', 2)).find((m) => m.subject === 'Reset your password');
+    expect(mail?.text).to.match(/^http:\/\/api\.hangar\.test\/#\/reset\?token=[0-9A-Za-z]+$/m).and.include('API keys keep working');
     const token = await mailedToken(server, 'k@example.com', '/auth/reset-password');
     const page = await call(server.api, `/auth/reset-password?token=${token}`);
-    expect(page.status).to.equal(200);
-    expect(page.headers.get('content-type')).to.match(/text\/html/);
-    expect(page.body).to.include('<form');
+    expect(page.status, 'a link mailed before points at the dashboard’s screen').to.equal(302);
+    expect(page.headers.get('location')).to.equal(`/#/reset?token=${token}`);
     expectError(await call(server.api, '/auth/reset-password', { method: 'POST', json: { token, password: '12345' } }), 400, 'PASSWORD_TOO_SHORT');
     const reset = await call(server.api, '/auth/reset-password', { method: 'POST', json: { token, password: 'new-password' } });
     expect(reset.status).to.equal(200);
@@ -132,6 +133,30 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expectError(await call(server.api, '/settings', { token: account.accessToken }), 401, 'UNAUTHORIZED');
     expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email: 'k@example.com', password: 'old-password' } }), 401, 'INVALID_CREDENTIALS');
     expect((await call(server.api, '/auth/login', { method: 'POST', json: { email: 'k@example.com', password: 'new-password' } })).status).to.equal(200);
+  });
+
+  it('keeps API keys working after a reset by default, and revokes them all with revoke_api_keys: true', async () => {
+    const account = await signUp(server, 'keys-reset@example.com', 'old-password');
+    const makeKey = async () => (await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'ci' } })).body.key as string;
+    const kept = await makeKey();
+    await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'keys-reset@example.com' } });
+    const first = await mailedToken(server, 'keys-reset@example.com', '/auth/reset-password');
+    const plain = await call(server.api, '/auth/reset-password', { method: 'POST', json: { token: first, password: 'new-password' } });
+    expect(plain.status).to.equal(200);
+    expect(plain.body).to.include({ revoked_api_keys: 0 });
+    expect(plain.body.message).to.include('API keys keep working');
+    expect((await call(server.api, '/files', { apiKey: kept })).status, 'the key survives a plain reset').to.equal(200);
+
+    const session = (await call(server.api, '/auth/login', { method: 'POST', json: { email: 'keys-reset@example.com', password: 'new-password' } })).body.session;
+    const another = (await call(server.api, '/auth/api-keys', { method: 'POST', token: session.access_token, json: { name: 'sharex' } })).body.key as string;
+    await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'keys-reset@example.com' } });
+    let second = first;
+    for (let tries = 0; second === first && tries < 200; tries += 1) second = await mailedToken(server, 'keys-reset@example.com', '/auth/reset-password');
+    const revoking = await call(server.api, '/auth/reset-password', { method: 'POST', json: { token: second, password: 'newer-password', revoke_api_keys: true } });
+    expect(revoking.status).to.equal(200);
+    expect(revoking.body).to.include({ revoked_api_keys: 2 });
+    for (const key of [kept, another]) expectError(await call(server.api, '/files', { apiKey: key }), 401, 'UNAUTHORIZED');
+    expectError(await call(server.api, '/auth/reset-password', { method: 'POST', json: { token: 'x', password: 'newer-password', revoke_api_keys: 'yes' } }), 400, 'VALIDATION_FAILED');
   });
 
   it('sends at most one e-mail per address and purpose per minute, silently: a reset right after the confirmation e-mail goes out, a second reset does not', async () => {

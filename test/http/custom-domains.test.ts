@@ -116,4 +116,17 @@ describe('HTTP: custom domains (mock edge provider)', function () {
     expect(moved.body.custom_domain.hostname).to.equal('new.example.com');
     expect((await call(server.api, '/settings', { method: 'PATCH', apiKey: other.apiKey, json: { custom_domain: 'old.example.com' } })).status).to.equal(200);
   });
+
+  it('asks for an A record, not a CNAME, when the configured target is an IP address', async () => {
+    const byIp = await startTestServer({ CUSTOM_DOMAIN_CNAME_TARGET: '203.0.113.7' });
+    try {
+      const { apiKey } = await signUpWithKey(byIp, 'ip-target@example.com');
+      const set = await call(byIp.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'files.example.org' } });
+      expect(set.status).to.equal(200);
+      expect(set.body.custom_domain.dns_records[0]).to.deep.equal({ type: 'A', name: 'files.example.org', value: '203.0.113.7', purpose: 'routing' });
+      expect(set.body.custom_domain.dns_records.filter((r: { type: string }) => r.type === 'CNAME')).to.deep.equal([]);
+    } finally {
+      await byIp.stop();
+    }
+  });
 });

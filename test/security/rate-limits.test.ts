@@ -145,7 +145,7 @@ describe('Security: rate limits', function () {
       const known = await answers('known@example.com');
       expect(await answers('nobody-here@example.com')).to.deep.equal(known);
       expect(known.map((a) => a.split(' ')[0])).to.deep.equal(['200', '200', '429']);
-      expect((await outbox(server, 'known@example.com', 2)).filter((m) => m.text.includes('/auth/reset-password?token='))).to.have.length.at.least(1);
+      expect((await outbox(server, 'known@example.com', 2)).filter((m) => m.text.includes('/#/reset?token='))).to.have.length.at.least(1);
       expect(await outbox(server, 'nobody-here@example.com', 0, 0)).to.have.length(0);
     });
   });

@@ -162,12 +162,12 @@ export const RESERVED_HOSTS = ['api.test', 'cdn.test'] as const;
  * The directory reads `directoryDomains` (a second scripted wrapper of the same store), so a test
  * can hold its lookups without holding CustomDomains'.
  */
-export function createDomainsWorld(start: Date = new Date('2025-03-01T12:00:00.000Z')) {
+export function createDomainsWorld(start: Date = new Date('2025-03-01T12:00:00.000Z'), cnameTarget = 'cdn.test') {
   const clock = new FixedClock(start);
   const store = new MemoryCustomDomainRepository();
   const domains = new ScriptedDomainRepository(store);
   const directoryDomains = new ScriptedDomainRepository(store);
-  const mock = new MockEdgeProvider({ cnameTarget: 'cdn.test' });
+  const mock = new MockEdgeProvider({ cnameTarget });
   const edge = new RecordingEdgeProvider(mock);
   const directory = new HostnameDirectory({ domains: directoryDomains, clock });
   const customDomains = new CustomDomains({ domains, edge, directory, clock, reservedHosts: RESERVED_HOSTS });

@@ -160,7 +160,9 @@ export async function outbox(server: TestServer, to: string, atLeast = 1, timeou
 
 /** The token of the newest link to `pathname` mailed to `to`; waits up to `timeoutMs` for one to arrive. */
 export async function mailedToken(server: Pick<TestServer, 'dataDir'>, to: string, pathname: string, timeoutMs = 5000): Promise<string> {
-  const pattern = new RegExp(`${pathname.replace(/[/]/g, '\\/')}\\?token=([0-9A-Za-z]+)`);
+  // Reset links point at the dashboard's screen (`/#/reset?token=…`); `/auth/reset-password` finds them too.
+  const linkPath = pathname === '/auth/reset-password' ? '/#/reset' : pathname;
+  const pattern = new RegExp(`${linkPath.replace(/[/#]/g, '\\$&')}\\?token=([0-9A-Za-z]+)`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const messages = await outbox(server as TestServer, to, 0, 0);

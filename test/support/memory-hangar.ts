@@ -155,8 +155,8 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
 
   /** The token of the newest link of this kind mailed to `email`. */
   function lastToken(email: string, kind: 'confirm' | 'reset-password'): string {
-    const messages = mailTo(email).filter((m) => m.text.includes(`/auth/${kind}?token=`));
-    expect(messages, `no /auth/${kind} link was mailed to ${email}`).to.not.be.empty;
+    const messages = mailTo(email).filter((m) => m.text.includes(`${LINK_PATHS[kind]}?token=`));
+    expect(messages, `no ${LINK_PATHS[kind]} link was mailed to ${email}`).to.not.be.empty;
     return tokenIn(messages[messages.length - 1], kind);
   }
 
@@ -199,10 +199,13 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
 
 export type MemoryHangar = ReturnType<typeof createMemoryHangar>;
 
-/** The token of a `/auth/<kind>?token=…` link in a message's text. */
+/** Where each mailed link points under PUBLIC_API_URL: confirmation on the API, reset on the dashboard's screen. */
+export const LINK_PATHS = { confirm: '/auth/confirm', 'reset-password': '/#/reset' } as const;
+
+/** The token of a confirmation (`/auth/confirm?token=…`) or reset (`/#/reset?token=…`) link in a message's text. */
 export function tokenIn(message: MailMessage, kind: 'confirm' | 'reset-password'): string {
-  const match = new RegExp(`http://api\\.test/auth/${kind}\\?token=([0-9A-Za-z]+)`).exec(message.text);
-  expect(match, `message "${message.subject}" has no /auth/${kind} link`).to.not.equal(null);
+  const match = new RegExp(`http://api\\.test${LINK_PATHS[kind].replace(/[/#]/g, '\\$&')}\\?token=([0-9A-Za-z]+)`).exec(message.text);
+  expect(match, `message "${message.subject}" has no ${LINK_PATHS[kind]} link`).to.not.equal(null);
   return match![1];
 }
 

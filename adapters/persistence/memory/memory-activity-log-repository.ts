@@ -1,4 +1,4 @@
-import type { ActivityLogEntry, ActivityLogRepository } from '../../../core/activity/activity-log.js';
+import { type ActivityKind, type ActivityLogEntry, type ActivityLogRepository, type ActivityPosition, READ_METHODS } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { copyDate } from './copy-date.js';
 import { MemoryDatabase } from './memory-database.js';
@@ -39,10 +39,15 @@ export class MemoryActivityLogRepository implements ActivityLogRepository {
     for (const entry of kept) this.db.activityLogs.set(entry.id, copyEntry(entry));
   }
 
-  async list(options: { userId: string; window: Window }): Promise<Paged<ActivityLogEntry>> {
-    const entries = [...this.db.activityLogs.values()].filter((entry) => entry.userId === options.userId).sort(newestFirst);
+  async list(options: { userId: string; window: Window; kind?: ActivityKind; before?: ActivityPosition }): Promise<Paged<ActivityLogEntry>> {
+    const kind = options.kind ?? 'all';
+    const entries = [...this.db.activityLogs.values()]
+      .filter((entry) => entry.userId === options.userId && (kind === 'all' || READ_METHODS.includes(entry.method) === (kind === 'reads')))
+      .sort(newestFirst);
+    const before = options.before;
+    const after = before ? entries.filter((entry) => newestFirst(before, entry) < 0) : entries;
     const { offset, limit } = options.window;
-    return { items: entries.slice(offset, offset + limit).map(copyEntry), total: entries.length };
+    return { items: after.slice(offset, offset + limit).map(copyEntry), total: entries.length };
   }
 
   async deleteBefore(before: Date): Promise<number> {

@@ -54,6 +54,17 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
     return true;
   }
 
+  async deleteAllForUser(options: { userId: string }): Promise<number> {
+    let deleted = 0;
+    for (const key of [...this.db.apiKeys.values()]) {
+      if (key.userId !== options.userId) continue;
+      this.db.apiKeys.delete(key.id);
+      this.db.apiKeyIdByHash.delete(key.keyHash);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
   async touch(options: { id: string; at: Date; minIntervalMs: number }): Promise<void> {
     const key = this.db.apiKeys.get(options.id);
     if (!key) return;

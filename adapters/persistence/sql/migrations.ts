@@ -402,6 +402,19 @@ const imageVariants: Migration = {
 };
 
 /**
+ * 0017: the account's actions in the activity log (`GET /logs?kind=actions`, the dashboard's
+ * default), a partial index on `(user_id, created_at, id)` of the entries whose method is not a
+ * read: a page and its count read only the actions, however many reads (API listings, page loads)
+ * the account has. The predicate must stay the one SqlActivityLogRepository writes (ACTIONS_SQL),
+ * literally, or the planners of SQLite and Postgres will not use the index.
+ */
+const activityActionsIndex: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`create index activity_logs_actions on activity_logs (user_id, created_at, id) where method not in ('GET', 'HEAD', 'OPTIONS')`.execute(db);
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -417,6 +430,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0009_credential_purge_indexes': credentialPurgeIndexes,
   '0012_image_variants': imageVariants,
   '0016_email_slots_per_purpose': emailSlotsPerPurpose,
+  '0017_activity_actions_index': activityActionsIndex,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

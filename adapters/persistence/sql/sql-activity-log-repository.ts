@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
-import type { ActivityLogEntry, ActivityLogRepository } from '../../../core/activity/activity-log.js';
+import type { ActivityKind, ActivityLogEntry, ActivityLogRepository, ActivityPosition } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { runBatch } from './direct-access.js';
 import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
@@ -15,6 +15,13 @@ const INSERT_SIZES = [500, 100, 20, 5, 1] as const;
 
 /** Parameters of one row of the INSERT: id, user_id, method, path, status_code, request_size_bytes, created_at, metadata. */
 const ROW_PARAMETERS = 8;
+
+/**
+ * The `actions` kind as SQL, written out (not bound parameters) so that the partial index of
+ * migration 0017, whose predicate is exactly this text, serves it. Mirrors READ_METHODS.
+ */
+const ACTIONS_SQL = sql<boolean>`method not in ('GET', 'HEAD', 'OPTIONS')`;
+const READS_SQL = sql<boolean>`method in ('GET', 'HEAD', 'OPTIONS')`;
 
 /** Entries deleted per statement (and transaction) when pruning: bounded memory for the returned account ids. */
 const PRUNE_CHUNK = 5000;
@@ -125,21 +132,29 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
     return text;
   }
 
-  /** The page on `(user_id, created_at, id)`; the total read from `activity_log_totals` (one row), not counted. */
-  async list(options: { userId: string; window: Window }): Promise<Paged<ActivityLogEntry>> {
-    const [rows, totals] = await Promise.all([
-      this.db
-        .selectFrom('activity_logs')
-        .selectAll()
-        .where('user_id', '=', options.userId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(options.window.limit)
-        .offset(options.window.offset)
-        .execute(),
-      this.db.selectFrom('activity_log_totals').select('entries').where('user_id', '=', options.userId).executeTakeFirst(),
+  /**
+   * The page on `(user_id, created_at, id)` (a `before` position is a range on that index). The
+   * total of `all` is read from `activity_log_totals` (one row); a kind's total is counted on the
+   * account's entries.
+   */
+  async list(options: { userId: string; window: Window; kind?: ActivityKind; before?: ActivityPosition }): Promise<Paged<ActivityLogEntry>> {
+    const kind = options.kind ?? 'all';
+    let query = this.db.selectFrom('activity_logs').where('user_id', '=', options.userId);
+    if (kind === 'actions') query = query.where(ACTIONS_SQL);
+    if (kind === 'reads') query = query.where(READS_SQL);
+    let page = query;
+    const before = options.before;
+    if (before) {
+      const at = toMillis(before.createdAt);
+      page = page.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', before.id)])]));
+    }
+    const [rows, total] = await Promise.all([
+      page.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.window.limit).offset(options.window.offset).execute(),
+      kind === 'all'
+        ? this.db.selectFrom('activity_log_totals').select('entries').where('user_id', '=', options.userId).executeTakeFirst().then((row) => (row ? toNumber(row.entries) : 0))
+        : query.select((eb) => eb.fn.countAll().as('entries')).executeTakeFirst().then((row) => (row ? toNumber(row.entries as number | string | bigint) : 0)),
     ]);
-    return { items: rows.map(toEntry), total: totals ? toNumber(totals.entries) : 0 };
+    return { items: rows.map(toEntry), total };
   }
 
   /**

@@ -66,6 +66,11 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
     return result.numDeletedRows > 0n;
   }
 
+  async deleteAllForUser(options: { userId: string }): Promise<number> {
+    const result = await this.db.deleteFrom('api_keys').where('user_id', '=', options.userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async touch(options: { id: string; at: Date; minIntervalMs: number }): Promise<void> {
     const at = toMillis(options.at);
     await this.db

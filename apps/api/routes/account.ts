@@ -17,12 +17,29 @@ export function accountRoutes(hangar: Hangar): Route[] {
     }),
     defineRoute({
       method: 'GET', path: '/logs', operationId: 'listLogs', tag: 'account', auth: 'any',
-      summary: 'Activity log of authenticated API requests, newest first',
-      query: Type.Object(PageQuery),
-      responses: { 200: Paged('logs', LogEntryBody), ...errors(400, 401) },
+      summary: 'Activity log of authenticated API requests, newest first; filter by kind, page by page or by a stable cursor',
+      description:
+        '`kind=actions` lists what changed the account or signed in (every method but GET, HEAD and OPTIONS: uploads, deletes, API keys, settings, sign-ins), ' +
+        '`kind=reads` the GET/HEAD/OPTIONS requests, `kind=all` (the default) both. For a stable listing while new requests are logged, pass the previous ' +
+        'answer’s `next_cursor` as `before`: the page then starts right after that entry (`page` counts from there). `total` counts the whole kind.',
+      query: Type.Object({
+        ...PageQuery,
+        kind: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('actions'), Type.Literal('reads')], { default: 'all' })),
+        before: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A `next_cursor` from an earlier page of the same kind.' })),
+      }),
+      responses: {
+        200: Type.Object({
+          logs: Type.Array(LogEntryBody),
+          total: Type.Integer(),
+          page: Type.Integer(),
+          limit: Type.Integer(),
+          next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next page; null on the last page.' }),
+        }),
+        ...errors(400, 401),
+      },
       handler: async ({ ctx, query, principal }) => {
-        const page = await hangar.listLogs.execute({ userId: principal.userId, page: query.page, limit: query.limit });
-        ctx.body = { logs: page.items.map(logEntryJson), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit };
+        const page = await hangar.listLogs.execute({ userId: principal.userId, page: query.page, limit: query.limit, kind: query.kind, before: query.before });
+        ctx.body = { logs: page.items.map(logEntryJson), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit, next_cursor: page.nextCursor };
       },
     }),
     defineRoute({

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { isDomainError } from '../../../core/shared/errors.js';
 import { defineRoute, HTML, type Route } from '../../http/route.js';
-import { confirmedPage, invalidLinkPage, resetPasswordPage } from '../pages.js';
+import { confirmedPage, invalidLinkPage } from '../pages.js';
 import { sessionJson, userJson } from '../presenters.js';
 import { ErrorBody, errors, MessageBody, SessionBody, UserBody } from '../schemas.js';
 
@@ -60,6 +60,8 @@ export function authRoutes(hangar: Hangar): Route[] {
       responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403, 429) },
       handler: async ({ ctx, body }) => {
         const { user, session } = await hangar.logIn.execute({ email: body.email, password: body.password, client: ctx.state.client });
+        // A sign-in is an account action: the activity log records it as the new session's first request.
+        ctx.state.principal = await hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` }).catch(() => undefined);
         ctx.body = { user: userJson(user, true), session: sessionJson(session) };
       },
     }),
@@ -103,19 +105,31 @@ export function authRoutes(hangar: Hangar): Route[] {
     }),
     defineRoute({
       method: 'GET', path: '/auth/reset-password', operationId: 'resetPasswordPage', tag: 'auth', auth: 'none',
-      summary: 'Form behind the mailed reset link',
+      summary: 'Links mailed before the reset form moved to the dashboard: 302 to the dashboard’s reset screen (/#/reset?token=…)',
       query: Type.Object({ token: Type.String({ maxLength: 256 }) }),
-      responses: { 200: HTML },
-      handler: async ({ ctx, query }) => resetPasswordPage(ctx, query.token),
+      responses: { 302: null },
+      handler: async ({ ctx, query }) => {
+        ctx.set('Cache-Control', 'no-store');
+        ctx.redirect(`/#/reset?${new URLSearchParams({ token: query.token }).toString()}`);
+        ctx.body = '';
+      },
     }),
     defineRoute({
       method: 'POST', path: '/auth/reset-password', operationId: 'resetPassword', tag: 'auth', auth: 'none',
-      summary: 'Set a new password with the token from the reset link; revokes every session',
-      body: Type.Object({ token: Token, password: Password }),
-      responses: { 200: MessageBody, ...errors(400) },
+      summary: 'Set a new password with the token from the reset link; revokes every session, and every API key with revoke_api_keys',
+      description: 'API keys keep working after a reset unless `revoke_api_keys` is true (default false): then every key of the account is deleted as well.',
+      body: Type.Object({
+        token: Token,
+        password: Password,
+        revoke_api_keys: Type.Optional(Type.Boolean({ default: false, description: 'Also revoke (delete) every API key of the account. Default false: keys keep working.' })),
+      }),
+      responses: { 200: Type.Object({ message: Type.String(), revoked_api_keys: Type.Integer({ minimum: 0, description: 'How many API keys were revoked (0 unless revoke_api_keys).' }) }), ...errors(400) },
       handler: async ({ ctx, body }) => {
-        await hangar.resetPassword.execute({ token: body.token, password: body.password });
-        ctx.body = { message: 'Your password has been changed. Log in with the new password.' };
+        const { revokedApiKeys } = await hangar.resetPassword.execute({ token: body.token, password: body.password, revokeApiKeys: body.revoke_api_keys === true });
+        const keys = body.revoke_api_keys === true
+          ? ` Every API key of the account was revoked (${revokedApiKeys}).`
+          : ' Your API keys keep working; revoke them on the API keys screen if they may be exposed.';
+        ctx.body = { message: `Your password has been changed. Log in with the new password.${keys}`, revoked_api_keys: revokedApiKeys };
       },
     }),
   ];

@@ -3,9 +3,11 @@ import type { Context } from 'koa';
 import { MAX_BULK_DELETE_IDS } from '../../../core/files/bulk-delete-files.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { DomainError } from '../../../core/shared/errors.js';
+import { Readable } from 'node:stream';
+import { etagMatches } from '../../content/http-range.js';
 import { headerText } from '../../http/header-text.js';
 import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/upload-pacing.js';
-import { defineRoute, type Route } from '../../http/route.js';
+import { BINARY, defineRoute, type Route } from '../../http/route.js';
 import { fileJson } from '../presenters.js';
 import { errors, FileBody, Paged, PageQuery } from '../schemas.js';
 
@@ -94,6 +96,33 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       responses: { 200: FileBody, ...errors(401, 404) },
       handler: async ({ ctx, params, principal }) => {
         ctx.body = fileJson(await hangar.getFile.execute({ userId: principal.userId, fileId: params.id }));
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/files/:id/thumbnail', operationId: 'getFileThumbnail', tag: 'files', auth: 'any',
+      summary: 'A 320×320 WebP thumbnail of one of your image files, public or private; not metered',
+      description:
+        'For the account holder’s own screens (the dashboard’s file tiles): it counts neither as an origin read nor as an image operation, and no plan limit refuses it. ' +
+        'The public `/m/{id}?w=320&h=320&fit=cover&format=webp` on the content origin is the same image, metered. `Cache-Control: private`; a matching `If-None-Match` answers 304.',
+      params: FileIdParams,
+      responses: { 200: BINARY, 304: null, ...errors(400, 401, 404, 422, 503) },
+      handler: async ({ ctx, params, principal }) => {
+        const thumbnail = await hangar.getOwnerThumbnail.execute({ userId: principal.userId, fileId: params.id });
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        // If-None-Match alone (RFC 9110 §13.1.2), whatever Cache-Control the request carries.
+        if (etagMatches(ctx.get('If-None-Match') || undefined, thumbnail.etag)) {
+          ctx.set('ETag', thumbnail.etag);
+          ctx.set('Cache-Control', 'private, max-age=86400');
+          ctx.status = 304;
+          return;
+        }
+        // Caching headers only once the bytes are there: an error (503 IMAGE_BUSY…) is not cached.
+        const opened = await thumbnail.open();
+        ctx.set('ETag', thumbnail.etag);
+        ctx.set('Cache-Control', 'private, max-age=86400');
+        ctx.type = thumbnail.contentType;
+        if (opened.size !== undefined) ctx.length = opened.size;
+        ctx.body = Readable.from(opened.body);
       },
     }),
     defineRoute({

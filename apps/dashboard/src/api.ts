@@ -216,6 +216,29 @@ export async function api<T>(path: string, options: Omit<RequestOptions, 'token'
   }
 }
 
+/**
+ * Fetches an authenticated binary resource (the owner's thumbnails, GET /files/:id/thumbnail) as a
+ * Blob; on a 401 it refreshes once and retries. @throws ApiError with the API's code and message
+ */
+export async function apiBlob(path: string): Promise<Blob> {
+  const get = async () => {
+    let response: Response;
+    try {
+      response = await fetch(path, { headers: { authorization: `Bearer ${await accessToken()}` }, credentials: 'omit' });
+    } catch {
+      throw new ApiError(0, 'NETWORK_ERROR', 'The server cannot be reached.');
+    }
+    if (!response.ok) throw errorFrom(response.status, parseJson(await response.text()));
+    return response.blob();
+  };
+  try {
+    return await get();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401 || !(await refreshSession())) throw error;
+    return get();
+  }
+}
+
 /** Signs in with e-mail and password (POST /auth/login). @throws ApiError INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED */
 export async function signIn(email: string, password: string): Promise<void> {
   const result = await publicApi<{ session: Session }>('/auth/login', { method: 'POST', json: { email, password } });

@@ -43,6 +43,8 @@ export function App() {
   }, []);
 
   if (!ready) return <p class="loading" role="status">Loading…</p>;
+  // The mailed reset link opens this screen whether or not this browser is signed in.
+  if (route.path === '/reset') return <ResetPassword token={route.params.get('token') ?? ''} />;
 
   if (!signedIn) {
     switch (route.path) {
@@ -50,8 +52,6 @@ export function App() {
         return <Register />;
       case '/forgot':
         return <ForgotPassword />;
-      case '/reset':
-        return <ResetPassword token={route.params.get('token') ?? ''} />;
       default:
         return <SignIn notice={notice} />;
     }
@@ -100,8 +100,11 @@ function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
         </nav>
         <div class="account">
           {profile.data && (
-            <span class="muted small account-line" title={profile.data.user.email}>
-              {profile.data.user.email} · {planState(profile.data)}
+            <span class="muted small account-line">
+              <span class="account-email" title={profile.data.user.email}>
+                {profile.data.user.email}
+              </span>
+              <span class="account-plan">&nbsp;· {planState(profile.data)}</span>
             </span>
           )}
           <button type="button" class="secondary small" onClick={onSignOut}>

@@ -112,6 +112,18 @@ export function Pager({ page, limit, total, onPage }: { page: number; limit: num
 /** A modal dialog (native `<dialog>`: focus is trapped, Escape closes it). */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Focus goes back to what opened the dialog (WAI-ARIA APG, dialog pattern) once it closes; if that
+  // control is gone (the file was deleted), to the screen's heading.
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : undefined;
+    return () => {
+      const back = opener?.isConnected ? opener : document.querySelector<HTMLElement>('main h1');
+      if (!back) return;
+      if (back.tagName === 'H1') back.tabIndex = -1;
+      // After the dialog element leaves the page, which would otherwise leave focus on <body>.
+      requestAnimationFrame(() => back.focus());
+    };
+  }, []);
   useEffect(() => {
     const dialog = ref.current!;
     if (!dialog.open) dialog.showModal();

@@ -27,7 +27,7 @@ export interface ApiKey {
 
 /** A DNS record to create for the custom domain. */
 export interface DnsRecord {
-  type: 'CNAME' | 'TXT';
+  type: 'CNAME' | 'A' | 'AAAA' | 'TXT';
   name: string;
   value: string;
   purpose: 'routing' | 'ownership' | 'ssl_validation';

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, publicApi, signIn } from '../api.js';
+import { ApiError, endSession, isSignedIn, publicApi, signIn } from '../api.js';
 import { messageOf, Notice } from '../components.js';
 import { navigate } from '../router.js';
 
@@ -218,36 +218,79 @@ export function ForgotPassword() {
   );
 }
 
-/** Sets a new password with the token from the reset link (POST /auth/reset-password). */
+/**
+ * Sets a new password with the token from the mailed link (`#/reset?token=…`, POST
+ * /auth/reset-password): the password twice, and "also revoke all API keys", checked by default
+ * (`revoke_api_keys`). Every session ends, so a signed-in tab is signed out once it succeeds.
+ */
 export function ResetPassword({ token }: { token: string }) {
   const [error, setError] = useState<string>();
   const [done, setDone] = useState<string>();
+  const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement;
     const values = formValues(event);
+    setError(undefined);
     if (values.password.length < MIN_PASSWORD) return setError(`The password needs at least ${MIN_PASSWORD} characters.`);
+    if (values.password !== values.confirm) return setError('The two passwords differ.');
+    const revoke = (form.elements.namedItem('revoke_api_keys') as HTMLInputElement).checked;
+    setBusy(true);
     try {
-      const result = await publicApi<{ message: string }>('/auth/reset-password', { method: 'POST', json: { token: values.token.trim(), password: values.password } });
+      const result = await publicApi<{ message: string }>('/auth/reset-password', {
+        method: 'POST',
+        json: { token: values.token.trim(), password: values.password, revoke_api_keys: revoke },
+      });
+      if (isSignedIn()) endSession();
       setDone(result.message);
     } catch (failure) {
       setError(messageOf(failure));
+    } finally {
+      setBusy(false);
     }
   };
   return (
     <AuthCard title="Choose a new password" footer={<a href="#/signin">Back to sign in</a>}>
       {done ? (
-        <Notice kind="success">{done}</Notice>
+        <>
+          <Notice kind="success">{done}</Notice>
+          <p>
+            <a class="button" href="#/signin">
+              Sign in with the new password
+            </a>
+          </p>
+        </>
       ) : (
         <form onSubmit={submit} class="stack">
+          {token ? (
+            <input type="hidden" name="token" value={token} />
+          ) : (
+            <label>
+              Token from the e-mail
+              <input name="token" required autocomplete="off" />
+            </label>
+          )}
           <label>
-            Token from the e-mail
-            <input name="token" required value={token} autocomplete="off" />
-          </label>
-          <label>
-            New password
+            New password <span class="muted">(at least {MIN_PASSWORD} characters)</span>
             <input name="password" type="password" autocomplete="new-password" minLength={MIN_PASSWORD} required />
           </label>
+          <label>
+            New password again
+            <input name="confirm" type="password" autocomplete="new-password" minLength={MIN_PASSWORD} required />
+          </label>
+          <div>
+            <label class="inline">
+              <input name="revoke_api_keys" type="checkbox" defaultChecked />
+              Also revoke all API keys
+            </label>
+            <p class="muted small hint">
+              Every session is signed out. API keys keep working unless you revoke them here: do it if one may have been exposed
+              (scripts and upload tools then need a new key).
+            </p>
+          </div>
           {error && <Notice kind="error">{error}</Notice>}
-          <button type="submit">Set password</button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Saving…' : 'Set password'}
+          </button>
         </form>
       )}
     </AuthCard>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, publicApi, uploadFile } from '../api.js';
+import { api, apiBlob, ApiError, publicApi, uploadFile } from '../api.js';
 import { ConfirmDialog, CopyButton, Dialog, Notice, Pager, useLoad } from '../components.js';
 import { formatBytes, formatDateTime, formatRelative } from '../format.js';
 import type { HangarFile, Settings } from '../types.js';
@@ -131,7 +131,7 @@ export function FilesScreen() {
       ) : (
         files.length > 0 && (
           <div class="table-wrap">
-            <table class="file-table">
+            <table class="file-table responsive">
               <thead>
                 <tr>
                   <th scope="col"><span class="offscreen">Select</span></th>
@@ -146,19 +146,19 @@ export function FilesScreen() {
               <tbody>
                 {files.map((file) => (
                   <tr key={file.file_id}>
-                    <td>
+                    <td class="row-check">
                       <input type="checkbox" aria-label={`Select ${file.name ?? file.file_id}`} checked={selected.has(file.file_id)} onChange={() => toggle(file.file_id)} />
                     </td>
-                    <td>
+                    <td class="row-title">
                       <button type="button" class="link" onClick={() => setDetails(file)}>
                         {file.name ?? file.file_id}
                       </button>
                     </td>
-                    <td>{file.content_type ?? '—'}</td>
-                    <td>{formatBytes(file.size)}</td>
-                    <td title={formatDateTime(file.created_at)}>{formatRelative(file.created_at)}</td>
-                    <td>{file.is_public ? 'Public' : 'Private'}</td>
-                    <td>{file.public_url ? <CopyButton text={file.public_url} label="Copy link" /> : '—'}</td>
+                    <td data-label="Type">{file.content_type ?? '—'}</td>
+                    <td data-label="Size">{formatBytes(file.size)}</td>
+                    <td data-label="Uploaded" title={formatDateTime(file.created_at)}>{formatRelative(file.created_at)}</td>
+                    <td data-label="Visibility">{file.is_public ? 'Public' : 'Private'}</td>
+                    <td class="row-actions">{file.public_url ? <CopyButton text={file.public_url} label="Copy link" /> : '—'}</td>
                   </tr>
                 ))}
               </tbody>
@@ -260,26 +260,55 @@ function FilterForm({ types, filters, onApply }: { types: string[]; filters: Fil
   );
 }
 
-/** The thumbnail URL: a 320×320 WebP from the content server, for images with a public address. */
-function thumbnailOf(file: HangarFile): string | undefined {
-  if (!file.default_url || !file.content_type?.startsWith('image/')) return undefined;
-  return `${file.default_url}?w=320&h=320&fit=cover&format=webp`;
+/** Image types the server makes thumbnails of (docs/images.md). */
+const THUMBNAIL_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/gif', 'image/tiff']);
+
+/** A padlock drawn inline (no emoji font needed), sized by the text around it. */
+function LockIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 24 24" width="1.6em" height="1.6em" aria-hidden="true" focusable="false">
+      <path d="M7 10V7a5 5 0 0 1 10 0v3" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+      <rect x="4.5" y="10" width="15" height="11" rx="2" fill="currentColor" />
+      <circle cx="12" cy="15.5" r="1.6" fill="var(--panel)" />
+    </svg>
+  );
 }
 
+/**
+ * A tile's picture: the owner's thumbnail (GET /files/:id/thumbnail with the session, not metered,
+ * private files too) as a blob: URL; a type label, or a padlock for a private file, otherwise.
+ */
 function Thumbnail({ file }: { file: HangarFile }) {
-  const [stage, setStage] = useState<'thumb' | 'plain' | 'none'>(thumbnailOf(file) ? 'thumb' : 'none');
-  if (stage === 'none') {
+  const [src, setSrc] = useState<string>();
+  const [failed, setFailed] = useState(false);
+  const wanted = THUMBNAIL_TYPES.has(file.content_type ?? '');
+  useEffect(() => {
+    if (!wanted) return;
+    let url: string | undefined;
+    let live = true;
+    apiBlob(`/files/${encodeURIComponent(file.file_id)}/thumbnail`).then(
+      (blob) => {
+        if (!live) return;
+        url = URL.createObjectURL(blob);
+        setSrc(url);
+      },
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [file.file_id, wanted]);
+  if (!wanted || failed || !src) {
     const extension = /\.([A-Za-z0-9]{1,5})$/.exec(file.name ?? '')?.[1];
     const kind = extension ?? file.content_type?.split('/')[1]?.split(/[.+;-]/)[0] ?? 'file';
     return (
       <span class="thumb thumb-icon" aria-hidden="true">
-        {file.is_public ? kind.slice(0, 4).toUpperCase() : '🔒'}
+        {wanted && !failed ? '' : file.is_public ? kind.slice(0, 4).toUpperCase() : <LockIcon />}
       </span>
     );
   }
-  // Until the content server transforms images, a refused transform falls back to the file itself.
-  const src = stage === 'thumb' ? thumbnailOf(file)! : file.default_url!;
-  return <img class="thumb" src={src} alt="" loading="lazy" decoding="async" onError={() => setStage(stage === 'thumb' ? 'plain' : 'none')} />;
+  return <img class="thumb" src={src} alt="" decoding="async" onError={() => setFailed(true)} />;
 }
 
 function FileCard({ file, selected, onToggle, onOpen }: { file: HangarFile; selected: boolean; onToggle: () => void; onOpen: () => void }) {

@@ -117,7 +117,7 @@ export function KeysScreen() {
       {list.data && list.data.api_keys.length === 0 && <p class="empty">No keys yet.</p>}
       {list.data && list.data.api_keys.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="responsive">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -130,13 +130,13 @@ export function KeysScreen() {
             <tbody>
               {list.data.api_keys.map((key) => (
                 <tr key={key.id}>
-                  <td>{key.name || <span class="muted">(no name)</span>}</td>
-                  <td>
+                  <td data-label="Name">{key.name || <span class="muted">(no name)</span>}</td>
+                  <td data-label="Prefix">
                     <code>{key.key_prefix}…</code>
                   </td>
-                  <td title={formatDateTime(key.created_at)}>{formatRelative(key.created_at)}</td>
-                  <td title={formatDateTime(key.last_used_at)}>{key.last_used_at ? formatRelative(key.last_used_at) : 'never'}</td>
-                  <td>
+                  <td data-label="Created" title={formatDateTime(key.created_at)}>{formatRelative(key.created_at)}</td>
+                  <td data-label="Last used" title={formatDateTime(key.last_used_at)}>{key.last_used_at ? formatRelative(key.last_used_at) : 'never'}</td>
+                  <td class="row-actions">
                     <button type="button" class="danger small" onClick={() => setRevoking(key)}>
                       Revoke
                     </button>

@@ -108,7 +108,7 @@ function CustomDomain({ settings, onSaved }: { settings: Settings; onSaved: (s: 
           {domain.errors.length > 0 && <Notice kind="error">{domain.errors.join(' ')}</Notice>}
           {domain.dns_records.length > 0 && (
             <div class="table-wrap">
-              <table>
+              <table class="responsive">
                 <caption class="left">DNS records to create</caption>
                 <thead>
                   <tr>
@@ -121,19 +121,29 @@ function CustomDomain({ settings, onSaved }: { settings: Settings; onSaved: (s: 
                 <tbody>
                   {domain.dns_records.map((record) => (
                     <tr key={`${record.type}-${record.name}-${record.value}`}>
-                      <td>{record.type}</td>
-                      <td>
-                        <code class="wrap">{record.name}</code> <CopyButton text={record.name} />
+                      <td data-label="Type">{record.type}</td>
+                      <td data-label="Name">
+                        <span class="value-copy">
+                          <code class="wrap">{record.name}</code> <CopyButton text={record.name} />
+                        </span>
                       </td>
-                      <td>
-                        <code class="wrap">{record.value}</code> <CopyButton text={record.value} />
+                      <td data-label="Value">
+                        <span class="value-copy">
+                          <code class="wrap">{record.value}</code> <CopyButton text={record.value} />
+                        </span>
                       </td>
-                      <td class="muted small">{PURPOSE[record.purpose] ?? record.purpose}</td>
+                      <td data-label="Why" class="muted small">{PURPOSE[record.purpose] ?? record.purpose}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
+          )}
+          {domain.dns_records.some((record) => record.type === 'A' || record.type === 'AAAA') && (
+            <p class="muted small" data-testid="address-record-hint">
+              This service is reached at an IP address, so point your name at it with an {domain.dns_records.find((r) => r.type === 'A' || r.type === 'AAAA')?.type} record
+              as shown, not a CNAME (a CNAME must name a host). If your DNS host asks for a target host name instead, ask the operator for one.
+            </p>
           )}
           <div class="actions left">
             <button type="button" disabled={busy} onClick={() => void patch({ refresh_custom_domain: true }, (s) => `Checked again: verification ${s.custom_domain?.verification_status}, SSL ${s.custom_domain?.ssl_status}.`)}>

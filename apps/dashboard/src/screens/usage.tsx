@@ -68,7 +68,7 @@ export function UsageScreen() {
             <div>
               <dt>Image operations</dt>
               <dd>
-                {formatCount(usage.data.image_ops)}
+                <span data-testid="image-ops">{formatCount(usage.data.image_ops)}</span>
                 {profile.data && typeof profile.data.plan.image_ops_limit !== 'number' && <span class="muted small"> (no limit)</span>}
               </dd>
             </div>
