@@ -16,6 +16,7 @@ import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
 import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
+import { SqlServiceSecrets } from '../../adapters/persistence/sql/sql-service-secrets.js';
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './database.js';
 import { loadJwtSecret } from './jwt-secret.js';
@@ -133,7 +134,9 @@ export const edgeModule = new ContainerModule(({ bind }) => {
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib, concurrency: config.passwordHashConcurrency }), [Tokens.Config]).inSingletonScope();
-  bind(Tokens.TokenSigner).toResolvedValue(async (config: Config) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret) }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.TokenSigner)
+    .toResolvedValue(async (config: Config, open: OpenDatabase) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret, new SqlServiceSecrets(open.db)) }), [Tokens.Config, RootTokens.Database])
+    .inSingletonScope();
   bind(Tokens.IdGenerator).toConstantValue(new NodeIdGenerator());
   bind(Tokens.SecretDigest).toConstantValue(new NodeSecretDigest());
   bind(Tokens.Clock).toConstantValue(new SystemClock());
@@ -183,7 +186,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, database) =>
         createHangar(
           {
             users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
@@ -192,6 +195,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             images,
             sniffer,
             rateLimiter,
+            changes: database.changes,
           },
           options,
         ),
@@ -199,6 +203,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
         Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
+        RootTokens.Database,
       ],
     )
     .inSingletonScope();

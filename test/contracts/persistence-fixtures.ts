@@ -191,9 +191,15 @@ export async function openTemporarySqliteFile(): Promise<OpenedRepositories> {
  * a server would migrate it, and dropped after the suite; before each test every table is emptied,
  * so each test starts from an empty database as with the other adapters, without paying for a
  * migration per test. `close` of an opened subject keeps the pool for the next test.
+ * The suite runs twice: with the lookup cache (PostgresLookupCache, invalidated by the change feed
+ * and by the process's own writes) and without it.
  */
 export function onPostgres(url: string, register: (open: () => Promise<OpenedRepositories>) => void): void {
-  describe('on a fresh Postgres schema', function () {
+  for (const lookupCache of [true, false]) onPostgresWith(url, lookupCache, register);
+}
+
+function onPostgresWith(url: string, lookupCache: boolean, register: (open: () => Promise<OpenedRepositories>) => void): void {
+  describe(`on a fresh Postgres schema (lookup cache ${lookupCache ? 'on' : 'off'})`, function () {
     let schema: TestSchema | undefined;
     let database: PostgresDatabase | undefined;
     let repositories: Repositories;
@@ -201,7 +207,7 @@ export function onPostgres(url: string, register: (open: () => Promise<OpenedRep
     before(async function () {
       this.timeout(30_000);
       schema = await createTestSchema(url);
-      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema });
+      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema, lookupCache });
       repositories = createSqlRepositories(database.db);
     });
     after(async () => {

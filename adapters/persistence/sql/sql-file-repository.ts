@@ -91,6 +91,7 @@ export class SqlFileRepository implements FileRepository {
   /** On every content read: compiled once. */
   private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', fileId), {
     cacheable: true,
+    invalidatedBy: 'file',
   });
   /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
   private readonly ensureTotals = new PrecompiledQuery((db, userId: string) =>
