@@ -194,18 +194,29 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
 /**
  * Lookups as named prepared statements: each connection parses and plans a lookup's SQL once and
  * then only binds and executes it (node-postgres keeps the names per connection). The name is
- * derived from the SQL text, so one text always has one name. Errors as Kysely's path gives them
- * (outages as DATABASE_UNAVAILABLE).
+ * derived from the SQL text, so one text always has one name. When the schema changed under a
+ * prepared statement (a newer release's migration added a column while this process runs: Postgres
+ * answers SQLSTATE 0A000 "cached plan must not change result type"), the lookup runs again unnamed
+ * and the SQL gets a new name, prepared afresh on each connection. Errors as Kysely's path gives
+ * them (outages as DATABASE_UNAVAILABLE).
  */
 function preparedReads(pool: pg.Pool): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
   const names = new Map<string, string>();
+  let renamed = 0;
+  const nameOf = (sql: string, generation: number) => `hangar_${createHash('sha256').update(`${generation} ${sql}`).digest('hex').slice(0, 24)}`;
   return async (sql, parameters) => {
     let name = names.get(sql);
-    if (!name) names.set(sql, (name = `hangar_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`));
+    if (!name) names.set(sql, (name = nameOf(sql, 0)));
     try {
       return (await pool.query({ name, text: sql, values: parameters as unknown[] })).rows;
     } catch (error) {
-      throw translateDatabaseError(error);
+      if ((error as { code?: unknown }).code !== '0A000') throw translateDatabaseError(error);
+      names.set(sql, nameOf(sql, ++renamed));
+      try {
+        return (await pool.query({ text: sql, values: parameters as unknown[] })).rows;
+      } catch (again) {
+        throw translateDatabaseError(again);
+      }
     }
   };
 }
