@@ -3,6 +3,7 @@ import type { CustomDomainRepository } from './domains/custom-domain-repository.
 import { CustomDomains } from './domains/custom-domains.js';
 import type { EdgeProvider } from './domains/edge-provider.js';
 import { HostnameDirectory } from './domains/hostname-directory.js';
+import { type ChangeFeed, NO_OTHER_PROCESSES } from './shared/change-feed.js';
 import { Authenticate } from './accounts/authenticate.js';
 import { ConfirmEmail } from './accounts/confirm-email.js';
 import { LogIn } from './accounts/log-in.js';
@@ -100,6 +101,11 @@ export interface HangarPorts {
   images: ImageTransformer;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
+  /**
+   * Changes committed by every process sharing the database (core/shared/change-feed.ts), for the
+   * caches this process keeps; absent: {@link NO_OTHER_PROCESSES} (the core runs alone).
+   */
+  changes?: ChangeFeed;
 }
 
 /** Service-wide options, parsed from configuration by the host. */
@@ -141,7 +147,7 @@ export type Hangar = ReturnType<typeof createHangar>;
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const { users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, failpoints } = ports;
-  const directory = new HostnameDirectory({ domains, clock });
+  const directory = new HostnameDirectory({ domains, changes: ports.changes ?? NO_OTHER_PROCESSES });
   const reservedHosts = [options.publicApiUrl, options.publicContentUrl].map((url) => new URL(url).hostname);
   const customDomains = new CustomDomains({ domains, edge, directory, clock, reservedHosts });
   const plans = new PlanCatalog(options);

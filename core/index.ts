@@ -61,3 +61,4 @@ export * from './domains/custom-domain-repository.js';
 export * from './domains/custom-domains.js';
 export * from './domains/edge-provider.js';
 export * from './domains/hostname-directory.js';
+export * from './shared/change-feed.js';

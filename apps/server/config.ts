@@ -27,8 +27,16 @@ const MAX_AUTO_WORKERS = 8;
 /** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
 const DatabaseConfig = Type.Union([
   Type.Object({ kind: Type.Literal('sqlite'), path: Type.String({ minLength: 1 }) }),
-  /** `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE. */
-  Type.Object({ kind: Type.Literal('postgres'), url: Type.String({ minLength: 1 }), poolSize: Type.Integer({ minimum: 1 }) }),
+  /**
+   * `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE;
+   * `listenUrl`: DATABASE_LISTEN_URL, where the change feed listens when not at `url`.
+   */
+  Type.Object({
+    kind: Type.Literal('postgres'),
+    url: Type.String({ minLength: 1 }),
+    poolSize: Type.Integer({ minimum: 1 }),
+    listenUrl: Type.Optional(Type.String({ minLength: 1 })),
+  }),
 ]);
 /**
  * Where file contents live: a local directory, or a Google Cloud Storage bucket (objects under
@@ -246,6 +254,12 @@ export function loadConfig(env: Env): Config {
     if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) throw new ConfigError('ALLOWED_CONTENT_TYPES', `"${type}" is not a MIME type.`);
   }
   const database = databaseOf(databaseUrl, read('DATABASE_POOL_SIZE'));
+  const listenUrl = read('DATABASE_LISTEN_URL');
+  if (listenUrl !== undefined) {
+    const listen = parseDatabaseUrl(listenUrl, { name: 'DATABASE_LISTEN_URL' });
+    if (database.kind !== 'postgres' || listen.kind !== 'postgres') throw new ConfigError('DATABASE_LISTEN_URL', 'is for Postgres only: set it to a postgres:// URL of the database DATABASE_URL names.');
+    database.listenUrl = listen.url;
+  }
   const workers = workersOf(read('WORKERS'), database);
   const config: Config = {
     workers,

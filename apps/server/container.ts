@@ -16,6 +16,7 @@ import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
 import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
+import { SqlServiceSecrets } from '../../adapters/persistence/sql/sql-service-secrets.js';
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './database.js';
 import { loadJwtSecret } from './jwt-secret.js';
@@ -147,7 +148,9 @@ export const edgeModule = new ContainerModule(({ bind }) => {
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib, concurrency: config.passwordHashConcurrency }), [Tokens.Config]).inSingletonScope();
-  bind(Tokens.TokenSigner).toResolvedValue(async (config: Config) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret) }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.TokenSigner)
+    .toResolvedValue(async (config: Config, open: OpenDatabase) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret, new SqlServiceSecrets(open.db)) }), [Tokens.Config, RootTokens.Database])
+    .inSingletonScope();
   bind(Tokens.IdGenerator).toConstantValue(new NodeIdGenerator());
   bind(Tokens.SecretDigest).toConstantValue(new NodeSecretDigest());
   bind(Tokens.Clock).toConstantValue(new SystemClock());
@@ -202,7 +205,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, imageVariants) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, imageVariants, database) =>
         createHangar(
           {
             users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
@@ -212,6 +215,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             sniffer,
             rateLimiter,
             imageVariants,
+            changes: database.changes,
           },
           options,
         ),
@@ -220,6 +224,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
         Tokens.ImageVariantRepository,
+        RootTokens.Database,
       ],
     )
     .inSingletonScope();

@@ -1,11 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import type { ChangeFeed } from '../../core/shared/change-feed.js';
 import type { Config } from './config.js';
 
 /** An open, migrated database and how to close it. */
 export interface OpenDatabase {
   db: Kysely<HangarDatabase>;
+  /** Changes committed by every process on this database (SQLite: the WAL index; Postgres: LISTEN). */
+  changes: ChangeFeed;
   /** Postgres only: the node-postgres pool under `db` (shared-state stores such as rate limits use it). */
   postgresPool?: unknown;
   close(): Promise<void>;
@@ -34,8 +37,13 @@ export async function openDatabase(database: Config['database']): Promise<OpenDa
         poolSize: database.poolSize,
         onIdleConnectionError: (error) => warn('database_connection_lost', { error: String(error) }),
         onWarning: (message) => warn('database_warning', { message }),
+        listenUrl: database.listenUrl,
+        onChangeFeedState: (state, error) =>
+          state === 'down'
+            ? warn('change_feed_down', { error: String(error), fallback: 'caches are dropped every 5 s until it listens again' })
+            : process.stderr.write(`${JSON.stringify({ level: 'info', event: 'change_feed_listening' })}\n`),
       });
-      return { db: open.db, close: open.close, postgresPool: open.pool };
+      return { db: open.db, changes: open.changes, close: open.close, postgresPool: open.pool };
     }
   }
 }

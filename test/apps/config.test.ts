@@ -66,6 +66,15 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://hangar@/hangar?host=/run/postgresql' }).database.kind).to.equal('postgres');
   });
 
+  it('takes DATABASE_LISTEN_URL, where the change feed listens, for Postgres only', () => {
+    const listenUrl = 'postgres://hangar:s3cret@db.internal:5432/hangar';
+    expect(loadConfig({ DATABASE_URL: 'postgres://hangar:s3cret@pgbouncer:6432/hangar', DATABASE_LISTEN_URL: listenUrl }).database).to.deep.equal({
+      kind: 'postgres', url: 'postgres://hangar:s3cret@pgbouncer:6432/hangar', poolSize: 10, listenUrl,
+    });
+    expect(() => loadConfig({ DATABASE_LISTEN_URL: listenUrl })).to.throw(ConfigError, /^DATABASE_LISTEN_URL: is for Postgres only/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_LISTEN_URL: 'mysql://x' })).to.throw(ConfigError, /^DATABASE_LISTEN_URL: /);
+  });
+
   it('names DATABASE_POOL_SIZE when it is not a whole number from 1 to 1000, and never repeats a DATABASE_URL password', () => {
     for (const size of ['0', 'ten', '-1', '1001', '2.5']) {
       expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_POOL_SIZE: size }), size).to.throw(ConfigError, /^DATABASE_POOL_SIZE: /);

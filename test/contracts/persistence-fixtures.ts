@@ -192,9 +192,17 @@ export async function openTemporarySqliteFile(): Promise<OpenedRepositories> {
  * a server would migrate it, and dropped after the suite; before each test every table is emptied,
  * so each test starts from an empty database as with the other adapters, without paying for a
  * migration per test. `close` of an opened subject keeps the pool for the next test.
+ * The suite runs twice: as the server runs (the lookup cache, PostgresLookupCache, invalidated by the
+ * change feed and by the process's own writes; an upload in one statement), and with both off (every
+ * lookup a round trip; an upload as the transaction script every database runs).
  */
 export function onPostgres(url: string, register: (open: () => Promise<OpenedRepositories>) => void): void {
-  describe('on a fresh Postgres schema', function () {
+  for (const fastPaths of [true, false]) onPostgresWith(url, fastPaths, register);
+}
+
+function onPostgresWith(url: string, fastPaths: boolean, register: (open: () => Promise<OpenedRepositories>) => void): void {
+  const name = fastPaths ? 'lookup cache on, upload in one statement' : 'lookup cache off, upload as a transaction script';
+  describe(`on a fresh Postgres schema (${name})`, function () {
     let schema: TestSchema | undefined;
     let database: PostgresDatabase | undefined;
     let repositories: Repositories;
@@ -202,8 +210,8 @@ export function onPostgres(url: string, register: (open: () => Promise<OpenedRep
     before(async function () {
       this.timeout(30_000);
       schema = await createTestSchema(url);
-      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema });
-      repositories = createSqlRepositories(database.db);
+      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema, lookupCache: fastPaths });
+      repositories = createSqlRepositories(database.db, { files: { singleStatementInsert: fastPaths } });
     });
     after(async () => {
       await database?.close();

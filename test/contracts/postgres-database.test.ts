@@ -4,6 +4,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openPostgresDatabase, postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { migrations } from '../../adapters/persistence/sql/migrations.js';
+import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { givenUser } from './persistence-fixtures.js';
 import { createTestSchema, type TestSchema, testDatabaseUrl } from '../support/test-database.js';
 
 /** The advisory lock key openPostgresDatabase migrates under (the bytes of "HANGAR"). */
@@ -53,6 +55,21 @@ if (url !== undefined) {
         expect(rows.map((row) => row.name)).to.deep.equal(Object.keys(migrations).sort());
       } finally {
         await Promise.all(opened.map((database) => database.close()));
+      }
+    });
+
+    it('keeps answering lookups when a newer release adds a column while it runs (prepared statements are renamed)', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
+      try {
+        const users = createSqlRepositories(database.db).users;
+        const first = await givenUser(users);
+        expect((await users.findById(first.id))?.id).to.equal(first.id);
+        await sql`alter table users add column added_by_a_newer_release text`.execute(database.db);
+        const second = await givenUser(users);
+        expect((await users.findById(second.id))?.id).to.equal(second.id);
+        expect((await users.findById(first.id))?.id).to.equal(first.id);
+      } finally {
+        await database.close();
       }
     });
 

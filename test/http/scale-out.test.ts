@@ -2,17 +2,94 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomFileOf } from '../support/bytes.js';
+import http from 'node:http';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { postgresConnectionString } from '../../adapters/persistence/postgres/postgres-database.js';
+import { makePng, randomFileOf } from '../support/bytes.js';
+import { runCli } from '../support/cli-process.js';
 import { call, expectError, mailedToken } from '../support/http-harness.js';
-import { type ServerProcess, startServerProcesses } from '../support/server-process.js';
-import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from '../support/test-database.js';
+import { checkResponse } from '../support/openapi-check.js';
+import { type ServerProcess, startServerProcess, startServerProcesses } from '../support/server-process.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
+import { createTestSchema, freshServerDatabase, httpTestDatabase, type ServerDatabase, testDatabaseUrl } from '../support/test-database.js';
 
 const PASSWORD = 'correct horse';
 
+/** How soon a change made through one process must be seen by every other one (docs/scale-out.md). */
+const VISIBLE_WITHIN_MS = 1_000;
+
+/**
+ * Polls `probe` (every 20 ms) until it answers true; fails when that takes longer than `deadlineMs`.
+ * @returns the time it took, in ms
+ */
+async function within(deadlineMs: number, what: string, probe: () => Promise<boolean>): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    if (await probe()) return Date.now() - start;
+    if (Date.now() - start > deadlineMs) throw new Error(`${what}: not seen by the other process within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** GET on a content server with a chosen Host header (fetch may not override Host). */
+function getWithHost(base: string, path: string, host: string): Promise<number> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const request = http.get({ hostname: url.hostname, port: url.port, path: url.pathname, headers: { host } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const type = response.headers['content-type'] ?? null;
+        const body = Buffer.concat(chunks);
+        checkResponse(base, 'GET', path, response.statusCode!, type, type?.startsWith('application/json') ? JSON.parse(body.toString()) : undefined);
+        resolve(response.statusCode!);
+      });
+    });
+    request.on('error', reject);
+  });
+}
+
+/**
+ * Lets `email` be mailed again at once: an address gets one e-mail a minute, and its confirmation
+ * was just sent (`users.last_email_sent_at` cleared, as a minute passing would allow).
+ */
+async function forgetLastEmail(database: ServerDatabase, email: string): Promise<void> {
+  const url = database.env.DATABASE_URL;
+  if (url.startsWith('sqlite:')) {
+    const db = new BetterSqlite3(url.slice('sqlite:'.length), { timeout: 5_000 });
+    try {
+      db.prepare('update users set last_email_sent_at = null where email = ?').run(email);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: postgresConnectionString(url) });
+  await client.connect();
+  try {
+    await client.query('update users set last_email_sent_at = null where email = $1', [email]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Registers, confirms and logs in `email` through `server`; the session's access token, user id and an API key. */
+async function anAccount(server: ServerProcess, dataDir: string, email: string): Promise<{ token: string; refreshToken: string; apiKey: string; keyId: string }> {
+  expect((await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+  const confirm = await mailedToken({ dataDir }, email, '/auth/confirm');
+  expect((await call(server.api, `/auth/confirm?token=${confirm}`)).status).to.equal(302);
+  const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+  const token = login.body.session.access_token as string;
+  const key = await call(server.api, '/auth/api-keys', { method: 'POST', token, json: { name: 'k' } });
+  return { token, refreshToken: login.body.session.refresh_token, apiKey: key.body.key, keyId: key.body.id };
+}
+
 /**
  * Two server processes behind an imaginary load balancer: one database (the run's: a SQLite file,
- * or a Postgres schema with HANGAR_TEST_DB=postgres), one blob directory, one JWT_SECRET, and
- * nothing else in common (each has its own DATA_DIR and outbox).
+ * or a Postgres schema with HANGAR_TEST_DB=postgres), one blob directory, and nothing else in
+ * common (each has its own DATA_DIR and outbox; no JWT_SECRET: the generated one is kept in the
+ * database, so both sign and accept the same session tokens).
  */
 describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and one blob store`, function () {
   this.timeout(60_000);
@@ -30,7 +107,6 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
       DATA_DIR: path.join(shared, name),
       ...database.env,
       BLOB_STORE_URL: `file:${path.join(shared, 'blobs')}`,
-      JWT_SECRET: 'a shared secret of at least thirty-two bytes',
       PASSWORD_HASH_MEMORY_KIB: '1024',
       FILE_COUNT_LIMIT: '15',
     });
@@ -60,7 +136,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expectError(await call(b.api, '/auth/refresh', { method: 'POST', json: { refresh_token: login.body.session.refresh_token } }), 401, 'INVALID_REFRESH_TOKEN');
   });
 
-  it('sees a setting changed, a key revoked and a session ended on one process on the very next request to the other', async () => {
+  it('sees a setting changed, a key revoked and a session ended on one process within 1 s on the other', async () => {
     const [a, b] = servers;
     const email = 'fresh@example.com';
     expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
@@ -74,11 +150,84 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
       expect((await call(b.api, '/settings', { token })).status).to.equal(200);
     }
     expect((await call(a.api, '/settings', { method: 'PATCH', token, json: { max_upload_size_bytes: 4321 } })).status).to.equal(200);
-    expect((await call(b.api, '/settings', { apiKey: key.body.key })).body.max_upload_size_bytes).to.equal(4321);
+    await within(VISIBLE_WITHIN_MS, 'the setting', async () => (await call(b.api, '/settings', { apiKey: key.body.key })).body.max_upload_size_bytes === 4321);
     expect((await call(a.api, `/auth/api-keys/${key.body.id}`, { method: 'DELETE', token })).status).to.equal(204);
+    await within(VISIBLE_WITHIN_MS, 'the revoked key', async () => (await call(b.api, '/settings', { apiKey: key.body.key })).status === 401);
     expectError(await call(b.api, '/settings', { apiKey: key.body.key }), 401, 'UNAUTHORIZED');
     expect((await call(a.api, '/auth/logout', { method: 'POST', token })).status).to.equal(204);
+    await within(VISIBLE_WITHIN_MS, 'the logout', async () => (await call(b.api, '/settings', { token })).status === 401);
     expectError(await call(b.api, '/settings', { token }), 401, 'UNAUTHORIZED');
+  });
+
+  it('stops serving a custom hostname on the other process within 1 s of its removal, and serves it within 1 s of its activation', async () => {
+    const [a, b] = servers;
+    const { apiKey } = await anAccount(a, path.join(shared, 'a'), 'domain@example.com');
+    const uploaded = await call(a.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: makePng() });
+    expect(uploaded.status).to.equal(201);
+    const view = `/m/${uploaded.body.file.file_id}`;
+    // b answers for the hostname before it is anybody's, and so has "unknown" in its caches.
+    for (let i = 0; i < 3; i++) expect(await getWithHost(b.content, view, 'scale.example.com')).to.equal(404);
+
+    expect((await call(a.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'scale.example.com' } })).status).to.equal(200);
+    // Set but not yet verified (mock provider: pending until refreshed): still nothing served.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await getWithHost(b.content, view, 'scale.example.com')).to.equal(404);
+    const refreshed = await call(a.api, '/settings', { method: 'PATCH', apiKey, json: { refresh_custom_domain: true } });
+    expect(refreshed.body.custom_domain.verification_status).to.equal('active');
+    await within(VISIBLE_WITHIN_MS, 'the activated hostname', async () => (await getWithHost(b.content, view, 'scale.example.com')) === 200);
+    await within(VISIBLE_WITHIN_MS, 'the custom domain in File addresses', async () =>
+      (await call(b.api, `/files/${uploaded.body.file.file_id}`, { apiKey })).body.public_url?.startsWith('https://scale.example.com/') === true);
+
+    expect((await call(a.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: null } })).status).to.equal(200);
+    await within(VISIBLE_WITHIN_MS, 'the removed hostname', async () => (await getWithHost(b.content, view, 'scale.example.com')) === 404);
+    // And stays gone.
+    for (let i = 0; i < 5; i++) expect(await getWithHost(b.content, view, 'scale.example.com')).to.equal(404);
+  });
+
+  it('stops serving a file deleted through the other process within 1 s', async () => {
+    const [a, b] = servers;
+    const { apiKey } = await anAccount(a, path.join(shared, 'a'), 'deleted@example.com');
+    const uploaded = await call(b.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: makePng() });
+    const fileId = uploaded.body.file.file_id as string;
+    for (let i = 0; i < 3; i++) {
+      expect((await fetch(`${b.content}/m/${fileId}`)).status).to.equal(200);
+      expect((await call(b.api, `/files/${fileId}`, { apiKey })).status).to.equal(200);
+    }
+    expect((await call(a.api, `/files/${fileId}`, { method: 'DELETE', apiKey })).status).to.equal(204);
+    await within(VISIBLE_WITHIN_MS, 'the deleted file (content)', async () => (await fetch(`${b.content}/m/${fileId}`)).status === 404);
+    await within(VISIBLE_WITHIN_MS, 'the deleted file (API)', async () => (await call(b.api, `/files/${fileId}`, { apiKey })).status === 404);
+  });
+
+  it('refuses the old session on the other process within 1 s of a password reset', async () => {
+    const [a, b] = servers;
+    const email = 'reset@example.com';
+    const { token } = await anAccount(a, path.join(shared, 'a'), email);
+    for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { token })).status).to.equal(200);
+    await forgetLastEmail(database, email);
+    expect((await call(a.api, '/auth/forgot-password', { method: 'POST', json: { email } })).status).to.be.oneOf([200, 202, 204]);
+    const reset = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/reset-password');
+    expect((await call(a.api, '/auth/reset-password', { method: 'POST', json: { token: reset, password: 'a new correct horse' } })).status).to.be.oneOf([200, 204]);
+    await within(VISIBLE_WITHIN_MS, 'the reset', async () => (await call(b.api, '/settings', { token })).status === 401);
+  });
+
+  it('shows a plan and a subscription changed by the admin CLI on both processes within 1 s', async () => {
+    const [a, b] = servers;
+    const email = 'admin-changed@example.com';
+    const { apiKey } = await anAccount(a, path.join(shared, 'a'), email);
+    for (const server of [a, b]) {
+      for (let i = 0; i < 3; i++) expect((await call(server.api, '/profile', { apiKey })).body.plan.trial_ends_at).to.not.equal(null);
+    }
+    const cliEnv = { DATA_DIR: path.join(shared, 'cli'), ...database.env };
+    const setPlan = await runCli(['users', 'set-plan', email, 'default'], cliEnv);
+    expect(setPlan.code, setPlan.stderr).to.equal(0);
+    for (const server of [a, b]) {
+      await within(VISIBLE_WITHIN_MS, 'the plan change', async () => (await call(server.api, '/profile', { apiKey })).body.plan.trial_ends_at === null);
+    }
+    const setAccess = await runCli(['users', 'set-access-until', email, '2031-01-01'], cliEnv);
+    expect(setAccess.code, setAccess.stderr).to.equal(0);
+    for (const server of [a, b]) {
+      await within(VISIBLE_WITHIN_MS, 'the subscription change', async () => (await call(server.api, '/profile', { apiKey })).body.subscription.access_until === '2031-01-01T00:00:00.000Z');
+    }
   });
 
   it('lets exactly 10 of 20 simultaneous uploads through, split across both processes, when 10 files are left', async () => {
@@ -113,5 +262,71 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
         expect((await response.arrayBuffer()).byteLength).to.equal(100);
       }
     }
+  });
+});
+
+const postgresRun = httpTestDatabase() === 'postgres';
+if (!postgresRun) process.stdout.write('Notification loss (the LISTEN connection cut by a proxy): Postgres HTTP run only (HANGAR_TEST_DB=postgres)\n');
+
+/**
+ * The change feed's connection lost: the second process listens through a TCP proxy
+ * (DATABASE_LISTEN_URL) that the test takes down, while its pool still reaches the database.
+ */
+(postgresRun ? describe : describe.skip)('HTTP: two server processes on Postgres, the LISTEN connection of one cut and restored', function () {
+  this.timeout(90_000);
+  let shared: string;
+  let database: ServerDatabase;
+  let proxy: TcpProxy;
+  let servers: ServerProcess[] = [];
+
+  before(async () => {
+    shared = await mkdtemp(path.join(tmpdir(), 'hangar-feed-loss-'));
+    const url = testDatabaseUrl()!;
+    const schema = await createTestSchema(url);
+    database = { env: { DATABASE_URL: schema.url }, drop: schema.drop };
+    const target = new URL(url);
+    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    const listenUrl = new URL(schema.url);
+    listenUrl.hostname = '127.0.0.1';
+    listenUrl.port = String(proxy.port);
+    const env = (name: string, extra: Record<string, string> = {}) => ({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONTENT_PORT: '0',
+      DATA_DIR: path.join(shared, name),
+      ...database.env,
+      BLOB_STORE_URL: `file:${path.join(shared, 'blobs')}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      ...extra,
+    });
+    servers = [await startServerProcess(env('a')), await startServerProcess(env('b', { DATABASE_LISTEN_URL: listenUrl.toString() }))];
+  });
+  after(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await proxy?.close();
+    await database?.drop();
+    if (shared) await rm(shared, { recursive: true, force: true });
+  });
+
+  it('keeps answers correct within the fallback period (5 s) while the feed is down, and sees changes within 1 s again once it listens', async () => {
+    const [a, b] = servers;
+    const { token } = await anAccount(a, path.join(shared, 'a'), 'loss@example.com');
+    const keys = await Promise.all([1, 2].map(async (n) => (await call(a.api, '/auth/api-keys', { method: 'POST', token, json: { name: `k${n}` } })).body));
+    for (const key of keys) for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { apiKey: key.key })).status).to.equal(200);
+
+    proxy.down();
+    await within(5_000, 'the feed going down', async () => b.output().includes('change_feed_down'));
+    // b answers from its caches again (it dropped them when the feed went down).
+    for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { apiKey: keys[0].key })).status).to.equal(200);
+    expect((await call(a.api, `/auth/api-keys/${keys[0].id}`, { method: 'DELETE', token })).status).to.equal(204);
+    // No notification reaches b now: the fallback drops its caches every 5 s.
+    await within(5_000 + VISIBLE_WITHIN_MS, 'the revoked key, through the fallback', async () => (await call(b.api, '/settings', { apiKey: keys[0].key })).status === 401);
+    expect((await call(b.api, '/settings', { apiKey: keys[1].key })).status).to.equal(200);
+
+    proxy.up();
+    await within(10_000, 'the feed listening again', async () => b.output().includes('change_feed_listening'));
+    expect((await call(b.api, '/settings', { apiKey: keys[1].key })).status).to.equal(200);
+    expect((await call(a.api, `/auth/api-keys/${keys[1].id}`, { method: 'DELETE', token })).status).to.equal(204);
+    await within(VISIBLE_WITHIN_MS, 'the revoked key, through the feed again', async () => (await call(b.api, '/settings', { apiKey: keys[1].key })).status === 401);
   });
 });

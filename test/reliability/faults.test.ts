@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -166,47 +166,3 @@ describe('faults of the outside world: a clean answer and nothing changed (docs/
     }
   });
 });
-
-/**
- * A TCP proxy to `host:port` that can be taken down (every connection dropped, new ones refused
- * by closing them at once) and brought back: a database or API that becomes unreachable.
- */
-class TcpProxy {
-  private readonly sockets = new Set<net.Socket>();
-  private available = true;
-  private constructor(private readonly server: net.Server, readonly port: number) {}
-
-  static async start(host: string, port: number): Promise<TcpProxy> {
-    let proxy: TcpProxy | undefined;
-    const server = net.createServer((client) => {
-      if (!proxy!.available) return void client.destroy();
-      const upstream = net.connect(port, host);
-      for (const socket of [client, upstream]) {
-        proxy!.sockets.add(socket);
-        socket.once('close', () => proxy!.sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new TcpProxy(server, (server.address() as net.AddressInfo).port);
-    return proxy;
-  }
-
-  down(): void {
-    this.available = false;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  up(): void {
-    this.available = true;
-  }
-
-  async close(): Promise<void> {
-    this.down();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}

@@ -9,6 +9,7 @@ import { HostnameDirectory } from '../../core/domains/hostname-directory.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { MemoryCustomDomainRepository } from '../../adapters/persistence/memory/memory-custom-domain-repository.js';
+import { MemoryChangeFeed } from '../../adapters/changes/memory-change-feed.js';
 import { FixedClock } from './fixed-clock.js';
 
 export type EdgeMethod = 'create' | 'get' | 'refresh' | 'delete';
@@ -169,13 +170,14 @@ export function createDomainsWorld(start: Date = new Date('2025-03-01T12:00:00.0
   const directoryDomains = new ScriptedDomainRepository(store);
   const mock = new MockEdgeProvider({ cnameTarget });
   const edge = new RecordingEdgeProvider(mock);
-  const directory = new HostnameDirectory({ domains: directoryDomains, clock });
+  const changes = new MemoryChangeFeed();
+  const directory = new HostnameDirectory({ domains: directoryDomains, changes });
   const customDomains = new CustomDomains({ domains, edge, directory, clock, reservedHosts: RESERVED_HOSTS });
   /** Whether the mock provider still has the hostname with this id (false once deleted). */
   async function atProvider(providerId: string): Promise<boolean> {
     return (await mock.get({ providerId })) !== undefined;
   }
-  return { clock, store, domains, directoryDomains, mock, edge, directory, customDomains, atProvider };
+  return { clock, store, domains, directoryDomains, mock, edge, directory, customDomains, atProvider, changes };
 }
 
 export type DomainsWorld = ReturnType<typeof createDomainsWorld>;

@@ -1,6 +1,12 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { withUnavailableErrors } from '../sql/database-unavailable.js';
+import { createHash } from 'node:crypto';
+import type { ChangeFeed } from '../../../core/shared/change-feed.js';
+import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
+import { registerSharedLookups } from '../sql/shared-lookups.js';
+import { PostgresChangeFeed } from './postgres-change-feed.js';
+import { PostgresLookupCache } from './postgres-lookup-cache.js';
+import { observingWrites } from './write-observer.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
@@ -34,6 +40,20 @@ export interface PostgresDatabaseOptions {
   onIdleConnectionError?: (error: Error) => void;
   /** Told, once at start, of what works but slowly: the `q` search index is missing (pg_trgm unavailable). */
   onWarning?: (message: string) => void;
+  /**
+   * Keep the lookups on every request's path in this process (PostgresLookupCache), invalidated by
+   * the change feed (default true). Off, every lookup is a round trip (named prepared statements).
+   */
+  lookupCache?: boolean;
+  /**
+   * Where the change feed listens (DATABASE_LISTEN_URL): a URL of the same database reached without
+   * a transaction-pooling proxy (LISTEN needs a session of its own). Default: `url`.
+   */
+  listenUrl?: string;
+  /** While the change feed is down, caches are dropped every this many ms (default 5 000; PostgresChangeFeed). */
+  changeFeedFallbackMs?: number;
+  /** Told when the change feed goes down (with the reason) or listens again. */
+  onChangeFeedState?: (state: 'listening' | 'down', error?: unknown) => void;
 }
 
 /** An open, migrated Postgres database. */
@@ -41,6 +61,8 @@ export interface PostgresDatabase {
   db: Kysely<HangarDatabase>;
   /** The pool under `db`, for stores that need node-postgres itself (the rate limiter's counters). */
   pool: pg.Pool;
+  /** The changes of every process on this database (`LISTEN`, PostgresChangeFeed). */
+  changes: ChangeFeed;
   /** Ends every pooled connection; queries in flight finish first. */
   close(): Promise<void>;
 }
@@ -139,8 +161,22 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
   // With this listener the client's next query fails instead (503 DATABASE_UNAVAILABLE) and the
   // pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
+  const feed = await PostgresChangeFeed.start({
+    client: { ...base, connectionString: postgresConnectionString(options.listenUrl ?? options.url, { schema: options.schema }), application_name: 'hangar-changes' },
+    fallbackMs: options.changeFeedFallbackMs,
+    onStateChange: options.onChangeFeedState,
+  });
+  const cache = options.lookupCache === false ? undefined : new PostgresLookupCache(feed);
   // Outages (server down or unreachable, pool timeouts, shutdowns) answer 503 DATABASE_UNAVAILABLE.
-  const db = new Kysely<HangarDatabase>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) });
+  // This process's writes to cached rows drop the cache at once (read your own writes).
+  const dialect = withUnavailableErrors(new PostgresDialect({ pool }));
+  const db = new Kysely<HangarDatabase>({ dialect: cache ? observingWrites(dialect, () => cache.dropAll()) : dialect });
+  registerSharedLookups(db, { cache, prepared: preparedReads(pool) });
+  const close = async () => {
+    cache?.close();
+    await feed.close();
+    await db.destroy();
+  };
   try {
     if (!(await hasSearchIndex(db))) {
       options.onWarning?.(
@@ -149,10 +185,40 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
       );
     }
   } catch (error) {
-    await db.destroy();
+    await close();
     throw error;
   }
-  return { db, pool, close: () => db.destroy() };
+  return { db, pool, changes: feed, close };
+}
+
+/**
+ * Lookups as named prepared statements: each connection parses and plans a lookup's SQL once and
+ * then only binds and executes it (node-postgres keeps the names per connection). The name is
+ * derived from the SQL text, so one text always has one name. When the schema changed under a
+ * prepared statement (a newer release's migration added a column while this process runs: Postgres
+ * answers SQLSTATE 0A000 "cached plan must not change result type"), the lookup runs again unnamed
+ * and the SQL gets a new name, prepared afresh on each connection. Errors as Kysely's path gives
+ * them (outages as DATABASE_UNAVAILABLE).
+ */
+function preparedReads(pool: pg.Pool): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
+  const names = new Map<string, string>();
+  let renamed = 0;
+  const nameOf = (sql: string, generation: number) => `hangar_${createHash('sha256').update(`${generation} ${sql}`).digest('hex').slice(0, 24)}`;
+  return async (sql, parameters) => {
+    let name = names.get(sql);
+    if (!name) names.set(sql, (name = nameOf(sql, 0)));
+    try {
+      return (await pool.query({ name, text: sql, values: parameters as unknown[] })).rows;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== '0A000') throw translateDatabaseError(error);
+      names.set(sql, nameOf(sql, ++renamed));
+      try {
+        return (await pool.query({ text: sql, values: parameters as unknown[] })).rows;
+      } catch (again) {
+        throw translateDatabaseError(again);
+      }
+    }
+  };
 }
 
 /** Whether the current schema's `files` has the trigram index of migration 0003 (see migrations.ts). */

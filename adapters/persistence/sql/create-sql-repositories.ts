@@ -4,7 +4,7 @@ import type { HangarDatabase } from './schema.js';
 import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
 import { SqlApiKeyRepository } from './sql-api-key-repository.js';
 import { SqlCustomDomainRepository } from './sql-custom-domain-repository.js';
-import { SqlFileRepository } from './sql-file-repository.js';
+import { SqlFileRepository, type SqlFileRepositoryOptions } from './sql-file-repository.js';
 import { SqlImageVariantRepository } from './sql-image-variant-repository.js';
 import { SqlHealthProbe } from './sql-health-probe.js';
 import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
@@ -14,15 +14,15 @@ import { SqlUserRepository } from './sql-user-repository.js';
 
 /**
  * Every repository over one migrated database (see `migrateToLatest`), with its `database` probe.
- * The caller owns `db` and destroys it.
+ * The caller owns `db` and destroys it. `options.files`: see SqlFileRepositoryOptions.
  */
-export function createSqlRepositories(db: Kysely<HangarDatabase>): Repositories {
+export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { files?: SqlFileRepositoryOptions } = {}): Repositories {
   return {
     users: new SqlUserRepository(db),
     tokens: new SqlOneTimeTokenRepository(db),
     sessions: new SqlSessionRepository(db),
     apiKeys: new SqlApiKeyRepository(db),
-    files: new SqlFileRepository(db),
+    files: new SqlFileRepository(db, options.files),
     usage: new SqlUsageRepository(db),
     logs: new SqlActivityLogRepository(db),
     domains: new SqlCustomDomainRepository(db),

@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
 import { directReadsOf } from './direct-access.js';
+import { type LookupKind, sharedLookupsOf } from './shared-lookups.js';
 import type { HangarDatabase } from './schema.js';
 
 /** One parameter of the compiled SQL: an argument of `execute` (by position) or a constant the builder bound. */
@@ -29,10 +30,14 @@ export class PrecompiledQuery<Row, Args extends unknown[]> {
    *   cache while the database is unchanged (see `DirectReader`; SQLite only): the lookups every
    *   request repeats (an API key by its hash, the user, the custom domain). Its rows must then be
    *   treated as read-only by every caller.
+   * @param options.invalidatedBy the kind of key the first argument is (LookupKind): the query is then
+   *   also answered from a database's shared lookup cache where one is registered (Postgres,
+   *   `registerSharedLookups`), kept until the change feed announces a change of that key. Its rows
+   *   are then read-only too.
    */
   constructor(
     private readonly build: (db: Kysely<HangarDatabase>, ...markers: Args) => Compilable<Row>,
-    private readonly options: { cacheable?: boolean } = {},
+    private readonly options: { cacheable?: boolean; invalidatedBy?: LookupKind } = {},
   ) {}
 
   /**
@@ -52,6 +57,27 @@ export class PrecompiledQuery<Row, Args extends unknown[]> {
       const direct = reader.read(sql, parameters, this.options.cacheable);
       if (direct) return direct as Row[];
     }
+    const shared = sharedLookupsOf(db);
+    const kind = this.options.invalidatedBy;
+    if (shared?.cache && kind) {
+      const key = parameters.length === 1 && typeof parameters[0] === 'string' ? `${sql}\u0000${parameters[0]}` : `${sql}\u0000${JSON.stringify(parameters)}`;
+      const hit = shared.cache.get(key);
+      if (hit) return hit as Row[];
+      const stamp = shared.cache.stamp();
+      const rows = await this.read(db, sql, parameters);
+      shared.cache.put({ stamp, key, tag: `${kind}:${String(args[0])}`, kind, rows });
+      return rows;
+    }
+    return this.read(db, sql, parameters);
+  }
+
+  /**
+   * Runs the statement: a lookup (cacheable or invalidatedBy, read-only by contract) as a named
+   * prepared statement where the database offers it, anything else through Kysely.
+   */
+  private async read(db: Kysely<HangarDatabase>, sql: string, parameters: unknown[]): Promise<Row[]> {
+    const prepared = this.options.cacheable || this.options.invalidatedBy ? sharedLookupsOf(db)?.prepared : undefined;
+    if (prepared) return (await prepared(sql, parameters)) as Row[];
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;
   }

@@ -28,6 +28,7 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
   /** On every API-key request: compiled once. */
   private readonly byHash = new PrecompiledQuery((db, keyHash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash), {
     cacheable: true,
+    invalidatedBy: 'api_key',
   });
 
   constructor(private readonly db: Kysely<HangarDatabase>) {}

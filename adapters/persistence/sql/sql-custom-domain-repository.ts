@@ -46,6 +46,12 @@ export class SqlCustomDomainRepository implements CustomDomainRepository {
   /** On every request that shows addresses: compiled once. */
   private readonly byUser = new PrecompiledQuery((db, userId: string) => db.selectFrom('custom_domains').selectAll().where('user_id', '=', userId), {
     cacheable: true,
+    invalidatedBy: 'domain_of',
+  });
+  /** On every content read on a custom hostname whose answer HostnameDirectory does not hold: compiled once. */
+  private readonly byHostname = new PrecompiledQuery((db, hostname: string) => db.selectFrom('custom_domains').selectAll().where('hostname', '=', hostname), {
+    cacheable: true,
+    invalidatedBy: 'hostname',
   });
 
   constructor(private readonly db: Kysely<HangarDatabase>) {}
@@ -56,7 +62,7 @@ export class SqlCustomDomainRepository implements CustomDomainRepository {
   }
 
   async findByHostname(hostname: string): Promise<CustomDomain | undefined> {
-    const row = await this.db.selectFrom('custom_domains').selectAll().where('hostname', '=', hostname).executeTakeFirst();
+    const row = await this.byHostname.first(this.db, hostname);
     return row && toCustomDomain(row);
   }
 

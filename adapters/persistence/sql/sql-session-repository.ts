@@ -17,7 +17,7 @@ function toSession(row: Selectable<SessionsTable>): Session {
  */
 export class SqlSessionRepository implements SessionRepository {
   /** On every request with a session token: compiled once. */
-  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id), { cacheable: true });
+  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id), { cacheable: true, invalidatedBy: 'session' });
 
   /** Sessions, then refresh tokens, removed per transaction by `purge`. */
   private readonly purgeChunk: number;

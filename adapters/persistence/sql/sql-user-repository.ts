@@ -34,7 +34,7 @@ function toUser(row: Selectable<UsersTable>): User {
  */
 export class SqlUserRepository implements UserRepository {
   /** On most requests (the account's plan and settings): compiled once. */
-  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id), { cacheable: true });
+  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id), { cacheable: true, invalidatedBy: 'account' });
 
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 

@@ -101,7 +101,30 @@ export class LookupCache {
     if (changes === this.changes && !committed) return;
     this.clear();
     this.changes = changes;
+    for (const listener of this.changeListeners) listener();
   }
+
+  /**
+   * Checks now (as a lookup would: this connection's writes always, other connections' commits once
+   * per task) whether the database changed, and if so empties the cache and tells the listeners of
+   * {@link onChange}. For caches kept outside this one (SqliteChangeFeed), after {@link gate}.
+   */
+  check(): void {
+    this.dropIfChanged();
+  }
+
+  /**
+   * Calls `listener` whenever a check finds the database changed (this connection wrote, or another
+   * one committed). Returns the function that stops it.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => {
+      this.changeListeners.delete(listener);
+    };
+  }
+
+  private readonly changeListeners = new Set<() => void>();
 
   /**
    * Undefined when a lookup now would not ask about other connections (they were checked in this

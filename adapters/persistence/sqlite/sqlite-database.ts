@@ -15,6 +15,8 @@ import {
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
 import { type CachedReadGate, DIRECT_BUSY, type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
 import { LookupCache } from './lookup-cache.js';
+import { SqliteChangeFeed } from './sqlite-change-feed.js';
+import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './wal-checkpointer.js';
@@ -29,6 +31,11 @@ export interface SqliteDatabaseOptions {
 /** An open, migrated SQLite database. */
 export interface SqliteDatabase {
   db: Kysely<HangarDatabase>;
+  /**
+   * Commits of every connection to the file (other processes', and this one's writes), checked
+   * through the lookup cache's WAL-index check and delivered as `everything` (SqliteChangeFeed).
+   */
+  changes: ChangeFeed;
   /** Closes the connection; pending queries finish first. */
   close(): Promise<void>;
 }
@@ -112,6 +119,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   }
   return {
     db,
+    changes: new SqliteChangeFeed(access.lookups),
     close: async () => {
       // The checkpointer's connection first, so that this one is the last and its close
       // checkpoints and removes the WAL, as SQLite does.
@@ -266,9 +274,13 @@ const DIRECT_STATEMENTS_KEPT = 64;
  * A failed WAL flush after a commit is reported (translated as Kysely's path would), never retried.
  * `close` lets go of the lookup cache's file (call it before closing the connection).
  */
-function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefined): { read: DirectReader; beforeCachedRead: CachedReadGate; transaction: DirectTransaction; close: () => void } {
+function directAccess(
+  database: BetterSqlite3.Database,
+  wal: WalFlusher | undefined,
+): { read: DirectReader; beforeCachedRead: CachedReadGate; transaction: DirectTransaction; lookups: () => LookupCache | undefined; close: () => void } {
   const statements = new Map<string, BetterSqlite3.Statement>();
   let lookups: LookupCache | undefined;
+  let closed = false;
   /** The statement for `sql`, prepared once while the cache has room. @throws SQLite's error for bad SQL */
   const prepared = (sql: string): BetterSqlite3.Statement => {
     let statement = statements.get(sql);
@@ -316,8 +328,13 @@ function directAccess(database: BetterSqlite3.Database, wal: WalFlusher | undefi
         },
       );
     },
+    // Undefined once the connection is closed.
+    lookups: () => (database.open && !closed ? (lookups ??= new LookupCache(database)) : undefined),
     // The lookup cache holds the `-shm` file open; closed before the connection.
-    close: () => lookups?.close(),
+    close: () => {
+      closed = true;
+      lookups?.close();
+    },
   };
 }
 

@@ -1,0 +1,106 @@
+import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+
+/** The tables whose rows PostgresLookupCache keeps, and which writes to them change kept rows. */
+const OBSERVED = /^\s*(?:(update|delete\s+from)\s+"?(users|api_keys|sessions|custom_domains|files)"?[\s(]|insert\s+into\s+"?(custom_domains)"?[\s(])/i;
+
+/** True when `sql` writes rows a lookup cache may keep (an INSERT into `files` adds no row anybody looked up). */
+export function writesObservedRows(sql: string): boolean {
+  return OBSERVED.test(sql);
+}
+
+/**
+ * Wraps a Kysely dialect so that `onWrite` is called after every statement that writes rows of the
+ * cached tables ({@link writesObservedRows}), and again after the commit of a transaction that ran
+ * one: the process's lookup cache then drops what it kept, so this process reads its own writes at
+ * once (other processes learn of them through the change feed).
+ */
+export function observingWrites(dialect: Dialect, onWrite: () => void): Dialect {
+  return {
+    createAdapter: (): DialectAdapter => dialect.createAdapter(),
+    createDriver: (): Driver => new ObservingDriver(dialect.createDriver(), onWrite),
+    createQueryCompiler: (): QueryCompiler => dialect.createQueryCompiler(),
+    createIntrospector: (db: Kysely<any>): DatabaseIntrospector => dialect.createIntrospector(db),
+  };
+}
+
+class ObservingConnection implements DatabaseConnection {
+  /** A statement of the open transaction wrote observed rows. */
+  wrote = false;
+
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly onWrite: () => void,
+  ) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const observed = writesObservedRows(compiledQuery.sql);
+    try {
+      return await this.inner.executeQuery<R>(compiledQuery);
+    } finally {
+      if (observed) {
+        this.wrote = true;
+        this.onWrite();
+      }
+    }
+  }
+
+  streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(compiledQuery, chunkSize);
+  }
+}
+
+class ObservingDriver implements Driver {
+  constructor(
+    private readonly inner: Driver,
+    private readonly onWrite: () => void,
+  ) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new ObservingConnection(await this.inner.acquireConnection(), this.onWrite);
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    (connection as ObservingConnection).wrote = false;
+    return this.inner.beginTransaction(innerOf(connection), settings);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.commitTransaction(innerOf(connection));
+    } finally {
+      if (connection instanceof ObservingConnection && connection.wrote) this.onWrite();
+    }
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(innerOf(connection));
+  }
+
+  savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+    return this.inner.savepoint!(innerOf(connection), name, compile);
+  }
+
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
+    return this.inner.rollbackToSavepoint!(innerOf(connection), name, compile);
+  }
+
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
+    return this.inner.releaseSavepoint!(innerOf(connection), name, compile);
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(innerOf(connection));
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+function innerOf(connection: DatabaseConnection): DatabaseConnection {
+  return connection instanceof ObservingConnection ? connection.inner : connection;
+}

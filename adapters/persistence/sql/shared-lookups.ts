@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import type { HangarDatabase } from './schema.js';
+
+/**
+ * What a cached lookup depends on, and so which change drops it: the kind of key its first argument
+ * is (`account` a user id, `api_key` a key hash, `session` a session id, `hostname` a hostname,
+ * `domain_of` the account of a custom domain, `file` a file id). The cache tag is `<kind>:<first
+ * argument>`, as `changeTags` in core/shared/change-feed.ts names the tags a change invalidates.
+ */
+export type LookupKind = 'account' | 'api_key' | 'session' | 'hostname' | 'domain_of' | 'file';
+
+/** Lookup kinds whose rows are announced when created (migration 0010), so that "not found" may be kept too. */
+const CREATION_ANNOUNCED: ReadonlySet<LookupKind> = new Set(['hostname', 'domain_of']);
+
+/**
+ * Rows of lookups kept in this process between requests on a database shared with other processes
+ * (Postgres), dropped by tag when the change feed announces a change, and entirely when this
+ * process writes to a table whose rows are cached (read your own writes before the notification
+ * comes back) or the feed delivers `everything`.
+ */
+export interface SharedLookupCache {
+  /** The rows kept for `key`, or undefined. Rows are shared: callers must not modify them. */
+  get(key: string): readonly unknown[] | undefined;
+  /** A stamp to pass to {@link put}, taken before the read whose rows will be kept. */
+  stamp(): number;
+  /**
+   * Keeps `rows` under `key`, tagged `tag`, unless anything was invalidated since `stamp` (the rows
+   * may predate that change), or `rows` is empty and the kind's creations are not announced.
+   */
+  put(options: { stamp: number; key: string; tag: string; kind: LookupKind; rows: readonly unknown[] }): void;
+}
+
+/** Runs a read-only statement as a prepared statement named after its SQL (Postgres: one parse per connection). */
+export type PreparedRead = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+
+/** The per-database hooks of {@link registerSharedLookups}. */
+export interface SharedLookups {
+  cache?: SharedLookupCache;
+  prepared?: PreparedRead;
+}
+
+const registry = new WeakMap<object, SharedLookups>();
+
+/**
+ * Declares, for `db` (the Kysely instance, never a transaction), a cache of lookups invalidated by
+ * the change feed and/or a way to run lookups as named prepared statements. Used by the Postgres
+ * adapter; `PrecompiledQuery` consults it for queries that name their `invalidatedBy` kind.
+ */
+export function registerSharedLookups(db: Kysely<HangarDatabase>, lookups: SharedLookups): void {
+  registry.set(db, lookups);
+}
+
+/** The hooks registered for `db`, if any. */
+export function sharedLookupsOf(db: Kysely<HangarDatabase>): SharedLookups | undefined {
+  return registry.get(db);
+}
+
+/** Whether an empty answer of a lookup of `kind` may be kept (see {@link CREATION_ANNOUNCED}). */
+export function keepsNotFound(kind: LookupKind): boolean {
+  return CREATION_ANNOUNCED.has(kind);
+}
