@@ -33,6 +33,8 @@ import { FileAddresses } from './files/file-view.js';
 import { GetFile } from './files/get-file.js';
 import { ListFiles } from './files/list-files.js';
 import { ReadPublicFile } from './files/read-public-file.js';
+import { ReadOwnFile } from './files/read-own-file.js';
+import { UpdateFile } from './files/update-file.js';
 import { UploadFile } from './files/upload-file.js';
 import { GetSettings } from './settings/get-settings.js';
 import { UpdateSettings } from './settings/update-settings.js';
@@ -140,7 +142,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
   const readPublicFile = new ReadPublicFile({
-    files, blobs, meter: usageMeter, directory,
+    files, blobs, meter: usageMeter, directory, clock,
     contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
   return {
@@ -165,6 +167,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),
     bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts, failpoints }),
     readPublicFile,
+    readOwnFile: new ReadOwnFile({ files, blobs, clock }),
+    updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage: new TransformPublicImage({
       readPublicFile, files, blobs, transformer: ports.images, accounts, usage, meter: usageMeter, clock,
       slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),

@@ -5,6 +5,7 @@ import type { ActivityLogRepository } from '../../core/activity/activity-log.js'
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
+import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 
@@ -18,6 +19,7 @@ export interface Repositories {
   usage: UsageRepository;
   logs: ActivityLogRepository;
   domains: CustomDomainRepository;
+  signingKeys: SigningKeyRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

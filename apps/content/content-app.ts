@@ -1,27 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
-import { DomainError, isDomainError } from '../../core/shared/errors.js';
+import { isDomainError } from '../../core/shared/errors.js';
 import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
-import { contentDisposition, etagMatches, parseRange } from './http-range.js';
-import { sendBody } from './send-body.js';
-
-/** Files are immutable (a new upload gets a new id), so they may be cached for a year. */
-const CACHE_CONTROL = 'public, max-age=31536000, immutable';
-
-/**
- * Types a browser would run as a document (scripts, markup): served under
- * `Content-Security-Policy: sandbox` so an uploaded SVG or HTML file cannot act on the content origin.
- */
-const ACTIVE_TYPES = new Set([
-  'image/svg+xml', 'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml',
-  'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/pdf+xml',
-]);
+import { notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
@@ -82,7 +69,7 @@ export function contentRoutes(hangar: Hangar): Route[] {
       handler: async ({ ctx, params, query }) => {
         const request = parseImageRequest(query as QueryValues);
         if (request) await serveImage(ctx, hangar, params.id, request);
-        else await serve(ctx, hangar, params.id, 'inline');
+        else await servePublic(ctx, hangar, params.id, 'inline');
       },
     }),
     defineRoute({
@@ -90,60 +77,15 @@ export function contentRoutes(hangar: Hangar): Route[] {
       summary: 'A public file, as an attachment (download address)',
       description: 'Same as the view address, with `Content-Disposition: attachment` and the file’s name (RFC 6266).',
       params: ContentParams, headers: ContentHeaders, responses: contentResponses,
-      handler: ({ ctx, params }) => serve(ctx, hangar, params.id, 'attachment'),
+      handler: ({ ctx, params }) => servePublic(ctx, hangar, params.id, 'attachment'),
     }),
   ];
 }
 
-async function serve(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
-  const { file, open } = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined });
-  const etag = `"${file.sha256}"`;
-  const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
-
-  ctx.set('ETag', etag);
-  ctx.set('Last-Modified', lastModified.toUTCString());
-  ctx.set('Cache-Control', CACHE_CONTROL);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('Content-Disposition', contentDisposition(disposition, file.name ?? file.fileId));
-  if (ACTIVE_TYPES.has(file.contentType)) ctx.set('Content-Security-Policy', "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'");
-  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-
-  if (notModified(ctx, etag, lastModified)) {
-    ctx.status = 304;
-    return;
-  }
-
-  // If-Range (RFC 9110 §13.1.5): a range only applies while the validator still matches.
-  const ifRange = ctx.get('If-Range');
-  const rangeHeader = !ifRange || ifRange === etag ? ctx.get('Range') : undefined;
-  const range = parseRange(rangeHeader, file.size);
-  if (range.kind === 'unsatisfiable') {
-    ctx.remove('Cache-Control');
-    ctx.remove('Content-Disposition');
-    ctx.set('Content-Range', `bytes */${file.size}`);
-    throw new DomainError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file's ${file.size} bytes.`);
-  }
-
-  ctx.type = file.contentType;
-  if (range.kind === 'range') {
-    ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${range.range.start}-${range.range.end}/${file.size}`);
-  } else {
-    ctx.status = 200;
-  }
-  const length = range.kind === 'range' ? range.range.end - range.range.start + 1 : file.size;
-  if (ctx.method === 'HEAD') {
-    ctx.length = length;
-    return;
-  }
-  // The whole file as a range too: the store then reads exactly its bytes (bench/README.md, "4 KiB reads").
-  // Borrowed chunks: sendStreamed keeps their rule, so a large file goes through two reused buffers.
-  const body = await withoutCaching(ctx, () =>
-    open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined, { borrowChunks: true }),
-  );
-  ctx.length = length;
-  await sendStreamed(ctx, body, length);
+/** A public file at `/m` or `/d` (ReadPublicFile decides whether this host serves it). */
+async function servePublic(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
+  const servable = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined });
+  await serveFile(ctx, servable, { disposition, cacheControl: PUBLIC_CACHE_CONTROL });
 }
 
 /**
@@ -162,7 +104,7 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   const succeed = () => {
     ctx.set('ETag', image.etag);
     ctx.set('Last-Modified', lastModified.toUTCString());
-    ctx.set('Cache-Control', CACHE_CONTROL);
+    ctx.set('Cache-Control', PUBLIC_CACHE_CONTROL);
   };
   if (notModified(ctx, image.etag, lastModified)) {
     succeed();
@@ -188,38 +130,6 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   await sendStreamed(ctx, opened.body, opened.size);
 }
 
-/**
- * Sends `body` as the response, status and headers already set (sendBody: backpressure, borrowed
- * chunks kept to their rule). The first chunk is read before anything is sent, so a body that
- * fails at once (BLOB_STORE_UNAVAILABLE) is still answered by the error middleware, without the
- * caching headers of a success. Once bytes went out, a failure or a client that went away destroys
- * the response (never a short body that looks whole) and is reported through the app's `error`
- * event, which logs it unless the client went away (streamErrorHandler).
- * @param length the body's length in bytes (already set as Content-Length), or undefined for chunked encoding
- */
-async function sendStreamed(ctx: Context, body: AsyncIterable<Uint8Array>, length: number | undefined): Promise<void> {
-  const chunks = body[Symbol.asyncIterator]();
-  const first = await withoutCaching(ctx, () => chunks.next());
-  // From here on this function writes the response itself; Koa must not.
-  ctx.respond = false;
-  try {
-    await sendBody(ctx.res, chunks, first, length);
-  } catch (error) {
-    ctx.res.destroy();
-    ctx.app.emit('error', error, ctx);
-  }
-}
-
-/** Runs `step`; when it fails, removes the headers of a successful answer (an error is never cached for a year) and rethrows. */
-async function withoutCaching<T>(ctx: Context, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    for (const name of ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length']) ctx.remove(name);
-    throw error;
-  }
-}
-
 /** Releases what an opened body holds (a file handle, a connection) without reading it. */
 function closeUnread(body: AsyncIterable<Uint8Array>): void {
   const stream = body as { destroy?: () => void };
@@ -228,11 +138,4 @@ function closeUnread(body: AsyncIterable<Uint8Array>): void {
     return;
   }
   Promise.resolve(body[Symbol.asyncIterator]().return?.()).catch(() => undefined);
-}
-
-function notModified(ctx: Context, etag: string, lastModified: Date): boolean {
-  const ifNoneMatch = ctx.get('If-None-Match');
-  if (ifNoneMatch) return etagMatches(ifNoneMatch, etag);
-  const since = Date.parse(ctx.get('If-Modified-Since'));
-  return !Number.isNaN(since) && lastModified.getTime() <= since;
 }

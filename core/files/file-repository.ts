@@ -29,6 +29,15 @@ export interface QuotaLimits {
   fileCountLimit: number;
 }
 
+/** What {@link FileRepository.update} changes; an absent member stays as it is. */
+export interface FileChanges {
+  /** Already cleaned (`parseFileName` rules); null removes the name. */
+  name?: string | null;
+  isPublic?: boolean;
+  /** Null removes the expiry. */
+  expiresAt?: Date | null;
+}
+
 /** Outcome of {@link FileRepository.insert}. */
 export type InsertResult = 'inserted' | 'storage_limit_reached' | 'file_count_limit_reached';
 
@@ -53,6 +62,26 @@ export interface FileRepository {
    * @returns the records that were deleted (ids of other accounts and unknown ids are skipped)
    */
   deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]>;
+  /**
+   * Changes one of the user's records in one transaction, together with what is kept from it: a
+   * change of visibility moves the file between the public and private counts of the account's
+   * totals and histogram; any change raises the account's listing version (totals counted before
+   * are counted again). The change is seen by every process's next lookup, as a delete is (no
+   * process keeps a record it could serve after the commit).
+   * @returns the record as it is after the change, or undefined when the user has no file with this id (nothing changed)
+   */
+  update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined>;
+  /**
+   * Up to `limit` records of any account whose `expiresAt` is at or before `now`, soonest first
+   * (an index serves it: only due records are read). The expiry sweep deletes them.
+   */
+  findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]>;
+  /**
+   * {@link findByFileId} with the owner's signing key (see SigningKeyRepository), in the same one
+   * lookup: verifying a signed URL costs no database round trip beyond the file's.
+   * `signingKey` is null while the account has never signed a URL.
+   */
+  findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined>;
   /**
    * Every record of every account, `limit` at a time, in ascending order of `id` (the primary key),
    * starting after `afterId` (from the start when absent): the reconciler (`fsck`) walks the whole

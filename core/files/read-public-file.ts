@@ -5,7 +5,8 @@ import { DomainError } from '../shared/errors.js';
 import type { BlobReadOptions, BlobStore, ByteRange } from './blob-store.js';
 import type { FileRepository } from './file-repository.js';
 import { fileNotFound } from './get-file.js';
-import { isFileId, type StoredFile } from './stored-file.js';
+import type { Clock } from '../shared/clock.js';
+import { hasExpired, isFileId, type StoredFile } from './stored-file.js';
 
 /** A public file ready to be served: its record and a way to open its bytes. */
 export interface PublicFile {
@@ -21,7 +22,7 @@ export interface PublicFile {
 /**
  * Finds a file for the public addresses `/m/:file_id` and `/d/:file_id` and counts one origin read
  * for its account (every GET or HEAD that finds it: whole, range or 304 alike; spec 2.6). A private
- * file is answered exactly like a missing one. On one of the content server's own hosts
+ * file, and an expired one (until the sweep removes it), are answered exactly like a missing one. On one of the content server's own hosts
  * (`contentHosts`: the content URL's host, loopback names, `CONTENT_HOSTS`) every public file is
  * served; on a verified custom hostname only its account's files; on any other host nothing.
  * @throws DomainError FILE_NOT_FOUND (404)
@@ -30,7 +31,7 @@ export class ReadPublicFile {
   private readonly contentHosts: ReadonlySet<string>;
 
   constructor(
-    private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; contentHosts: readonly string[] },
+    private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; clock: Clock; contentHosts: readonly string[] },
   ) {
     this.contentHosts = new Set(deps.contentHosts.map((host) => host.toLowerCase()));
   }
@@ -42,7 +43,7 @@ export class ReadPublicFile {
       isFileId(input.fileId) ? this.deps.files.findByFileId(input.fileId) : undefined,
       onCustomHost ? this.deps.directory.lookup(input.host!) : undefined,
     ]);
-    if (!file || !file.isPublic) throw fileNotFound();
+    if (!file || !file.isPublic || hasExpired(file, this.deps.clock.now())) throw fileNotFound();
     if (onCustomHost && (!domain || !isVerified(domain) || domain.userId !== file.userId)) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);
     return {

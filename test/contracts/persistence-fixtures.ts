@@ -115,6 +115,7 @@ export function aFile(userId: string, overrides: Partial<StoredFile> = {}): Stor
     isPublic: true,
     createdAt: T0,
     blobKey: `${userId}/${fileId}`,
+    expiresAt: null,
     ...overrides,
   };
 }

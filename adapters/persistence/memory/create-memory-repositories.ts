@@ -1,3 +1,4 @@
+import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
 import type { Repositories } from '../repositories.js';
 import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
 import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
@@ -26,6 +27,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     usage: new MemoryUsageRepository(db),
     logs: new MemoryActivityLogRepository(db),
     domains: new MemoryCustomDomainRepository(db),
+    signingKeys: new MemorySigningKeyRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

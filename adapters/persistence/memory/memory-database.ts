@@ -58,6 +58,8 @@ export class MemoryDatabase {
   readonly customDomains = new Map<string, CustomDomain>();
   /** Unique index: hostname → user id. */
   readonly customDomainUserIdByHostname = new Map<string, string>();
+  /** `users.signing_key` by user id (accounts that signed a URL). */
+  readonly signingKeys = new Map<string, string>();
 
   /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
   static usageKey(userId: string, periodStart: number): string {
@@ -117,6 +119,7 @@ export class MemoryDatabase {
       if (entry.userId === userId) this.activityLogs.delete(id);
     }
     this.deleteCustomDomain(userId);
+    this.signingKeys.delete(userId);
     return true;
   }
 }

@@ -1,4 +1,4 @@
-import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
+import type { AccountTotals, FileChanges, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
@@ -18,6 +18,7 @@ function copyFile(file: StoredFile): StoredFile {
     isPublic: file.isPublic,
     createdAt: copyDate(file.createdAt),
     blobKey: file.blobKey,
+    expiresAt: file.expiresAt && copyDate(file.expiresAt),
   };
 }
 
@@ -90,6 +91,34 @@ export class MemoryFileRepository implements FileRepository {
       }
     }
     return deleted;
+  }
+
+  async update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined> {
+    const id = this.db.fileRecordIdByFileId.get(options.fileId);
+    const row = id === undefined ? undefined : this.db.files.get(id);
+    if (!row || row.file.userId !== options.userId) return undefined;
+    const { name, isPublic, expiresAt } = options.changes;
+    const file = copyFile(row.file);
+    if (name !== undefined) file.name = name;
+    if (isPublic !== undefined) file.isPublic = isPublic;
+    if (expiresAt !== undefined) file.expiresAt = expiresAt && copyDate(expiresAt);
+    this.db.files.set(file.id, { file, searchText: fileSearchText(file) });
+    return copyFile(file);
+  }
+
+  async findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]> {
+    const now = options.now.getTime();
+    return [...this.db.files.values()]
+      .map((row) => row.file)
+      .filter((file) => file.expiresAt !== null && file.expiresAt.getTime() <= now)
+      .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime())
+      .slice(0, options.limit)
+      .map(copyFile);
+  }
+
+  async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
+    const file = await this.findByFileId(fileId);
+    return file && { file, signingKey: this.db.signingKeys.get(file.userId) ?? null };
   }
 
   private matcher(userId: string, filter: FileFilter): (row: MemoryFileRow) => boolean {

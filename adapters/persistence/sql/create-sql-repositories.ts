@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
 import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
 import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
@@ -25,6 +26,7 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>): Repositories 
     usage: new SqlUsageRepository(db),
     logs: new SqlActivityLogRepository(db),
     domains: new SqlCustomDomainRepository(db),
+    signingKeys: new SqlSigningKeyRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -370,6 +370,19 @@ const credentialPurgeIndexes: Migration = {
 };
 
 /**
+ * 0013 (issue #26): `files.expires_at` (Unix ms, null: never), indexed for the expiry sweep, which
+ * reads only the files that are due; `users.signing_key`, the per-account key of signed URLs
+ * (null until the account signs its first URL; rotating it revokes every URL signed before).
+ */
+const privateFiles: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
+    await db.schema.createIndex('files_expires_at').on('files').column('expires_at').where(sql.ref('expires_at'), 'is not', null).execute();
+    await db.schema.alterTable('users').addColumn('signing_key', 'text').execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -383,6 +396,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007_file_histogram_by_type': fileHistogramByType,
   '0008_activity_log_totals': activityLogTotals,
   '0009_credential_purge_indexes': credentialPurgeIndexes,
+  '0013_private_files': privateFiles,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

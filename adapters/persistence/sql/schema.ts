@@ -31,6 +31,8 @@ export interface UsersTable {
   subscription_canceled_at: NullableInt64;
   created_at: Int64;
   updated_at: Int64;
+  /** The account's key for signed URLs (base64url, 32 random bytes); null until its first signed URL (migration 0013). */
+  signing_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `one_time_tokens`: e-mail confirmation and password reset tokens, by SHA-256 (hex). */
@@ -91,6 +93,8 @@ export interface FilesTable {
   blob_key: string;
   /** Folded name and file id (see file-search.ts), written at insert; `q` is a LIKE on it. */
   search_text: string;
+  /** Unix ms when the file is deleted automatically; null: never (migration 0013). */
+  expires_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
 /** `account_totals`: what each account stores, kept exact by every file insert and delete. */

@@ -1,9 +1,9 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type OnConflictBuilder, type Selectable, type SqlBool, sql } from 'kysely';
-import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
+import type { AccountTotals, FileChanges, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
-import { toDate, toFlag, toMillis, toNumber } from './rows.js';
+import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
 import { runTransaction } from './direct-access.js';
@@ -44,7 +44,7 @@ export interface SqlFileRepositoryOptions {
  * The columns a {@link StoredFile} is made of: every column but `search_text`, which only serves
  * `q` and would be one more string to build per row read (30 per listing page).
  */
-const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key'] as const;
+const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at'] as const;
 type FileRow = Pick<Selectable<FilesTable>, (typeof FILE_COLUMNS)[number]>;
 
 function toStoredFile(row: FileRow): StoredFile {
@@ -59,6 +59,7 @@ function toStoredFile(row: FileRow): StoredFile {
     isPublic: row.is_public === 1,
     createdAt: toDate(row.created_at),
     blobKey: row.blob_key,
+    expiresAt: toNullableDate(row.expires_at),
   };
 }
 
@@ -92,6 +93,19 @@ export class SqlFileRepository implements FileRepository {
   private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', fileId), {
     cacheable: true,
   });
+  /** On every signed-URL read: the file and its owner's signing key, one lookup (cached like `byFileId`). */
+  private readonly withSigningKey = new PrecompiledQuery(
+    (db, fileId: string) =>
+      db
+        .selectFrom('files')
+        .innerJoin('users', 'users.id', 'files.user_id')
+        .select([
+          'files.id', 'files.user_id', 'files.file_id', 'files.name', 'files.content_type', 'files.size', 'files.sha256',
+          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'users.signing_key',
+        ])
+        .where('files.file_id', '=', fileId),
+    { cacheable: true },
+  );
   /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
   private readonly ensureTotals = new PrecompiledQuery((db, userId: string) =>
     db.insertInto('account_totals').values({ user_id: userId, storage_bytes: 0, files_count: 0 }).onConflict((conflict) => conflict.column('user_id').doNothing()),
@@ -117,7 +131,7 @@ export class SqlFileRepository implements FileRepository {
   );
   /** On every upload, after its quota claim. Arguments in the order of the columns below. */
   private readonly insertFile = new PrecompiledQuery(
-    (db, id: string, userId: string, fileId: string, name: string | null, contentType: string, size: number, sha256: string, publicFlag: 0 | 1, createdAtMs: number, blobKey: string, searchText: string) =>
+    (db, id: string, userId: string, fileId: string, name: string | null, contentType: string, size: number, sha256: string, publicFlag: 0 | 1, createdAtMs: number, blobKey: string, searchText: string, expiresAtMs: number | null) =>
       db.insertInto('files').values({
         id,
         user_id: userId,
@@ -130,6 +144,7 @@ export class SqlFileRepository implements FileRepository {
         created_at: createdAtMs,
         blob_key: blobKey,
         search_text: searchText,
+        expires_at: expiresAtMs,
       }),
   );
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
@@ -203,7 +218,7 @@ export class SqlFileRepository implements FileRepository {
         const [row] = (yield storageTotals.compiled(db, file.userId)).rows as { files_count: number | string }[];
         return toNumber(row?.files_count ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
       }
-      yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file));
+      yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file), toNullableMillis(file.expiresAt));
       const { userId: u, contentType: t } = file;
       yield histogramAdd.compiled(db, u, day.bucket, flag, u, hour.bucket, flag, u, size.bucket, flag, u, t, day.bucket, flag, u, t, hour.bucket, flag, u, t, size.bucket, flag);
       return 'inserted' as const;
@@ -430,6 +445,59 @@ export class SqlFileRepository implements FileRepository {
     return toNumber(rows[0]!.total);
   }
 
+  async findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]> {
+    const rows = await this.db
+      .selectFrom('files')
+      .select(FILE_COLUMNS)
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<=', toMillis(options.now))
+      .orderBy('expires_at', 'asc')
+      .limit(options.limit)
+      .execute();
+    return rows.map(toStoredFile);
+  }
+
+  async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
+    const row = await this.withSigningKey.first(this.db, fileId);
+    return row && { file: toStoredFile(row), signingKey: row.signing_key };
+  }
+
+  /**
+   * One transaction: the row is read (locked `for update` on Postgres, before `account_totals`, the
+   * order `deleteMany` locks in, so the two never deadlock), written, and the account's totals row
+   * raised (`changes`, and `public_files_count` when the visibility changes); a change of visibility
+   * also moves the file's six `file_histogram` rows from one flag to the other. On SQLite the direct
+   * transaction is `BEGIN IMMEDIATE`, and the lookup cache is checked against every commit, so the
+   * next lookup on any process sees the change.
+   */
+  async update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined> {
+    const { db, postgres } = this;
+    const { userId, fileId, changes } = options;
+    return runTransaction(db, function* () {
+      const select = db.selectFrom('files').select(FILE_COLUMNS).where('user_id', '=', userId).where('file_id', '=', fileId);
+      const [row] = (yield (postgres ? select.forUpdate() : select).compile()).rows as FileRow[];
+      if (!row) return undefined;
+      const before = toStoredFile(row);
+      const after: StoredFile = { ...before };
+      if (changes.name !== undefined) after.name = changes.name;
+      if (changes.isPublic !== undefined) after.isPublic = changes.isPublic;
+      if (changes.expiresAt !== undefined) after.expiresAt = changes.expiresAt;
+      yield db
+        .updateTable('files')
+        .set({ name: after.name, search_text: fileSearchText(after), is_public: toFlag(after.isPublic), expires_at: toNullableMillis(after.expiresAt) })
+        .where('id', '=', before.id)
+        .compile();
+      const moved = after.isPublic === before.isPublic ? 0 : after.isPublic ? 1 : -1;
+      yield db
+        .updateTable('account_totals')
+        .set({ public_files_count: sql<number>`public_files_count + ${moved}`, changes: sql<number>`changes + 1` })
+        .where('user_id', '=', userId)
+        .compile();
+      if (moved !== 0) yield moveInHistogram(db, before);
+      return after;
+    });
+  }
+
   async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
     // Sorted, so concurrent deletes lock rows in one order (no deadlock on Postgres).
     const fileIds = [...new Set(options.fileIds)].sort();
@@ -601,6 +669,25 @@ function exactFilter(range: HistogramRange, part: InclusiveRange): FileFilter {
       ? { createdAfter: part.from === undefined ? undefined : new Date(part.from), createdBefore: part.to === undefined ? undefined : new Date(part.to) }
       : { sizeMin: part.from, sizeMax: part.to };
   return { ...bounds, isPublic: range.isPublic, type: range.type };
+}
+
+/**
+ * The statement that moves `file` (as it was: its old visibility) to the other visibility in
+ * `file_histogram`: −1 on its six rows under the old flag, +1 under the new one, keys sorted so
+ * concurrent statements lock rows in one order.
+ */
+function moveInHistogram(db: Kysely<HangarDatabase>, file: StoredFile) {
+  const from = toFlag(file.isPublic);
+  const to = toFlag(!file.isPublic);
+  const rows = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size }).flatMap(({ dimension, bucket }) =>
+    [ALL_TYPES, file.contentType].flatMap((contentType) => [
+      { user_id: file.userId, content_type: contentType, dimension, bucket, is_public: from, files: -1 },
+      { user_id: file.userId, content_type: contentType, dimension, bucket, is_public: to, files: 1 },
+    ]),
+  );
+  const order = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+  rows.sort((a, b) => order(a.content_type, b.content_type) || order(a.dimension, b.dimension) || a.bucket - b.bucket || a.is_public - b.is_public);
+  return db.insertInto('file_histogram').values(rows).onConflict(addToExistingRow).compile();
 }
 
 /**
