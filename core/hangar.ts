@@ -35,6 +35,10 @@ import { ListFiles } from './files/list-files.js';
 import { ReadPublicFile } from './files/read-public-file.js';
 import { ReadOwnFile } from './files/read-own-file.js';
 import { UpdateFile } from './files/update-file.js';
+import { CreateSignedUrl } from './files/create-signed-url.js';
+import { ReadSignedFile } from './files/read-signed-file.js';
+import { RotateSigningKey } from './files/rotate-signing-key.js';
+import type { SigningKeyRepository, UrlSigner } from './files/signing-keys.js';
 import { UploadFile } from './files/upload-file.js';
 import { GetSettings } from './settings/get-settings.js';
 import { UpdateSettings } from './settings/update-settings.js';
@@ -95,6 +99,10 @@ export interface HangarPorts {
   rateLimiter: RateLimiter;
   /** Image transformations on the view address (docs/images.md), e.g. adapters/images/sharp-image-transformer.ts. */
   images: ImageTransformer;
+  /** Each account's key for signed URLs (issue #26); usually the repositories' `signingKeys`. */
+  signingKeys: SigningKeyRepository;
+  /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
+  urlSigner: UrlSigner;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
 }
@@ -145,6 +153,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     files, blobs, meter: usageMeter, directory, clock,
     contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
+  const transformPublicImage = new TransformPublicImage({
+    readPublicFile, files, blobs, transformer: ports.images, accounts, usage, meter: usageMeter, clock,
+    slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
+    onBackgroundError: options.onBackgroundError,
+  });
   return {
     usageMeter,
     activity: new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError }),
@@ -169,11 +182,10 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     readPublicFile,
     readOwnFile: new ReadOwnFile({ files, blobs, clock }),
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
-    transformPublicImage: new TransformPublicImage({
-      readPublicFile, files, blobs, transformer: ports.images, accounts, usage, meter: usageMeter, clock,
-      slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
-      onBackgroundError: options.onBackgroundError,
-    }),
+    transformPublicImage,
+    createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
+    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, images: transformPublicImage, clock }),
+    rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
     getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),

@@ -9,6 +9,9 @@ import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
 import { notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
+import { contentDisposition } from './http-range.js';
+import type { PublicImage } from '../../core/images/transform-public-image.js';
+import { signedContentRoutes } from './signed-routes.js';
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
@@ -27,8 +30,8 @@ export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogg
   return app;
 }
 
-const ContentParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
-const ContentHeaders = Type.Object({
+export const ContentParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
+export const ContentHeaders = Type.Object({
   range: Type.Optional(Type.String({ description: 'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.1.2)' })),
   'if-range': Type.Optional(Type.String({ description: 'Apply Range only while this ETag still matches' })),
   'if-none-match': Type.Optional(Type.String({ description: 'ETags; a match answers 304' })),
@@ -41,14 +44,14 @@ const contentResponses = { 200: BINARY, 206: BINARY, 304: null, 404: ErrorBody, 
  * and checked by the core, so every bad value answers the same INVALID_TRANSFORM.
  */
 const imageParameter = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));
-const ImageQuery = Type.Object({
+export const ImageQuery = Type.Object({
   w: imageParameter('Width in px, 1–4096. Image files only.'),
   h: imageParameter('Height in px, 1–4096. Image files only.'),
   fit: imageParameter('With both `w` and `h`: `cover` (default), `contain`, `fill`, `inside` or `outside`.'),
   format: imageParameter('`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.'),
   q: imageParameter('Quality 1–100 for WebP, AVIF and JPEG (defaults 80, 50, 80).'),
 });
-const ViewHeaders = Type.Object({
+export const ViewHeaders = Type.Object({
   ...ContentHeaders.properties,
   accept: Type.Optional(Type.String({ description: 'With `format=auto`: `image/avif` or `image/webp` listed picks that format' })),
 });
@@ -79,6 +82,7 @@ export function contentRoutes(hangar: Hangar): Route[] {
       params: ContentParams, headers: ContentHeaders, responses: contentResponses,
       handler: ({ ctx, params }) => servePublic(ctx, hangar, params.id, 'attachment'),
     }),
+    ...signedContentRoutes(hangar),
   ];
 }
 
@@ -97,6 +101,14 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   const image = await hangar.transformPublicImage.execute({
     fileId, host: ctx.hostname.toLowerCase() || undefined, request, accept: ctx.get('Accept') || undefined,
   });
+  await sendImage(ctx, image, { cacheControl: PUBLIC_CACHE_CONTROL });
+}
+
+/**
+ * Answers with a derived image (see serveImage): `cacheControl` and, when given, `disposition`
+ * (with the source's name) are set on success only.
+ */
+export async function sendImage(ctx: Context, image: PublicImage, options: { cacheControl: string; disposition?: 'inline' | 'attachment' }): Promise<void> {
   const lastModified = new Date(Math.floor(image.file.createdAt.getTime() / 1000) * 1000);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
@@ -104,7 +116,8 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   const succeed = () => {
     ctx.set('ETag', image.etag);
     ctx.set('Last-Modified', lastModified.toUTCString());
-    ctx.set('Cache-Control', PUBLIC_CACHE_CONTROL);
+    ctx.set('Cache-Control', options.cacheControl);
+    if (options.disposition) ctx.set('Content-Disposition', contentDisposition(options.disposition, image.file.name ?? image.file.fileId));
   };
   if (notModified(ctx, image.etag, lastModified)) {
     succeed();

@@ -7,6 +7,7 @@ import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hash
 import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
 import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
+import { NodeHmacUrlSigner } from '../../adapters/crypto/node-hmac-url-signer.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
@@ -55,6 +56,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ActivityLogRepository).toResolvedValue((r: Repos) => r.logs, [RootTokens.Repositories]);
   bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
+  bind(Tokens.SigningKeyRepository).toResolvedValue((r: Repos) => r.signingKeys, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
 
@@ -133,6 +135,7 @@ export const edgeModule = new ContainerModule(({ bind }) => {
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib, concurrency: config.passwordHashConcurrency }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.UrlSigner).toConstantValue(new NodeHmacUrlSigner());
   bind(Tokens.TokenSigner).toResolvedValue(async (config: Config) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret) }), [Tokens.Config]).inSingletonScope();
   bind(Tokens.IdGenerator).toConstantValue(new NodeIdGenerator());
   bind(Tokens.SecretDigest).toConstantValue(new NodeSecretDigest());
@@ -183,7 +186,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, signingKeys, urlSigner) =>
         createHangar(
           {
             users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
@@ -192,6 +195,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
             images,
             sniffer,
             rateLimiter,
+            signingKeys,
+            urlSigner,
           },
           options,
         ),
@@ -199,6 +204,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
         Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
+        Tokens.SigningKeyRepository, Tokens.UrlSigner,
       ],
     )
     .inSingletonScope();

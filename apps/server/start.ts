@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Hangar } from '../../core/hangar.js';
+import type { Clock } from '../../core/shared/clock.js';
 import { isDomainError } from '../../core/shared/errors.js';
 import { createApiApp } from '../api/api-app.js';
 import { createContentApp } from '../content/content-app.js';
@@ -47,6 +48,8 @@ export interface StartOptions {
    * start and every hour. Default true; of a cluster's workers only the first does it.
    */
   maintenance?: boolean;
+  /** The clock of the core (default: the system clock); tests pass a controllable one. */
+  clock?: Clock;
 }
 
 /**
@@ -56,6 +59,7 @@ export interface StartOptions {
  */
 export async function startHangar(config: Config, options: StartOptions = {}): Promise<RunningHangar> {
   const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false });
+  if (options.clock) container.rebind(Tokens.Clock).toConstantValue(options.clock);
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);

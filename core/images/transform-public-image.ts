@@ -1,6 +1,6 @@
 import type { FileRepository } from '../files/file-repository.js';
 import type { BlobStore } from '../files/blob-store.js';
-import type { ReadPublicFile } from '../files/read-public-file.js';
+import type { PublicFile, ReadPublicFile } from '../files/read-public-file.js';
 import type { StoredFile } from '../files/stored-file.js';
 import type { AccountPolicy } from '../plans/account-policy.js';
 import { billingPeriodAt } from '../plans/billing-period.js';
@@ -72,6 +72,17 @@ export class TransformPublicImage {
    */
   async execute(input: { fileId: string; host?: string; request: ImageRequest; accept?: string }): Promise<PublicImage> {
     const { file, open } = await this.deps.readPublicFile.execute({ fileId: input.fileId, host: input.host });
+    return this.transformFile({ file, open, request: input.request, accept: input.accept });
+  }
+
+  /**
+   * The transformation of a file already found and allowed by the caller (a signed URL's grant,
+   * core/files/read-signed-file.ts), with the parameters exactly as given: the same variants,
+   * cache, single flight, slots and image-ops limit as {@link execute}.
+   * @throws DomainError NOT_AN_IMAGE (400)
+   */
+  transformFile(input: { file: StoredFile; open: PublicFile['open']; request: ImageRequest; accept?: string }): PublicImage {
+    const { file, open } = input;
     const { transform, negotiated } = normaliseImageRequest(input.request, file.contentType, input.accept);
     const name = variantName(transform, this.deps.transformer.version);
     const key = `${file.blobKey}/${name}`;
