@@ -38,6 +38,7 @@ import { UpdateFile } from './files/update-file.js';
 import { CreateSignedUrl } from './files/create-signed-url.js';
 import { ReadSignedFile } from './files/read-signed-file.js';
 import { RotateSigningKey } from './files/rotate-signing-key.js';
+import { ExpireFiles } from './files/expire-files.js';
 import type { SigningKeyRepository, UrlSigner } from './files/signing-keys.js';
 import { UploadFile } from './files/upload-file.js';
 import { GetSettings } from './settings/get-settings.js';
@@ -132,7 +133,7 @@ export type Hangar = ReturnType<typeof createHangar>;
  * SQLite, local disk… or your own), call this, and call `hangar.uploadFile.execute(…)` and so on.
  * No container is needed; apps/server does the same through inversify.
  * Besides use cases it returns `usageMeter` and `activity`, buffers the host must `flush()` every
- * few seconds and at shutdown, and `pruneLogs` and `purgeCredentials`, to run now and then.
+ * few seconds and at shutdown, and `pruneLogs`, `purgeCredentials` and `expireFiles`, to run now and then.
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
@@ -158,9 +159,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
     onBackgroundError: options.onBackgroundError,
   });
+  const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   return {
     usageMeter,
-    activity: new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError }),
+    activity,
+    expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
     purgeCredentials: new PurgeCredentials({ tokens, sessions, clock }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),

@@ -97,6 +97,15 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const maintenance = options.maintenance ?? true;
   const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   if (maintenance) void prune();
+  // Expired files (issue #26): swept by the process that runs the maintenance, within a minute of their time.
+  // One run at a time; close() waits for the one in flight before the database closes.
+  let sweeping: Promise<unknown> | undefined;
+  const sweep = () => {
+    sweeping ??= background('expire-files', () => hangar.expireFiles.execute())().finally(() => {
+      sweeping = undefined;
+    });
+  };
+  const sweepTimer = maintenance ? setInterval(sweep, config.expirySweepIntervalSeconds * 1000).unref() : undefined;
 
   return {
     hangar,
@@ -106,6 +115,8 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
       clearInterval(flushTimer);
       clearInterval(pruneTimer);
+      clearInterval(sweepTimer);
+      await sweeping;
       await background('flush', flushAll)();
       await hangar.requestPasswordReset.settled();
       await mail.drain();

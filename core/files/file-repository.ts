@@ -14,6 +14,8 @@ export interface FileFilter {
   /** Inclusive bounds on `created_at`. */
   createdAfter?: Date;
   createdBefore?: Date;
+  /** Only files with an expiry at or before this time (files without one never match). */
+  expiresBefore?: Date;
 }
 
 /** What an account stores: exact totals kept with every insert and delete. */
@@ -59,9 +61,11 @@ export interface FileRepository {
   list(options: { userId: string; filter: FileFilter; window: Window }): Promise<Paged<StoredFile>>;
   /**
    * Deletes the user's records among `fileIds` and subtracts them from its totals, in one transaction.
+   * With `expiredBy`, only those whose expiry is at or before it (the expiry sweep: a file whose
+   * expiry was moved or removed meanwhile is kept).
    * @returns the records that were deleted (ids of other accounts and unknown ids are skipped)
    */
-  deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]>;
+  deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]>;
   /**
    * Changes one of the user's records in one transaction, together with what is kept from it: a
    * change of visibility moves the file between the public and private counts of the account's

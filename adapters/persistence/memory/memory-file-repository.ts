@@ -73,12 +73,14 @@ export class MemoryFileRepository implements FileRepository {
     return { items: files.slice(offset, offset + limit).map(copyFile), total: files.length };
   }
 
-  async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
+  async deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]> {
+    const expiredBy = options.expiredBy?.getTime();
     const deleted: StoredFile[] = [];
     for (const fileId of new Set(options.fileIds)) {
       const id = this.db.fileRecordIdByFileId.get(fileId);
       const row = id === undefined ? undefined : this.db.files.get(id);
       if (!row || row.file.userId !== options.userId) continue;
+      if (expiredBy !== undefined && (row.file.expiresAt === null || row.file.expiresAt.getTime() > expiredBy)) continue;
       this.db.files.delete(row.file.id);
       this.db.fileRecordIdByFileId.delete(fileId);
       deleted.push(row.file);
@@ -125,6 +127,7 @@ export class MemoryFileRepository implements FileRepository {
     const needle = filter.q === undefined ? '' : fileSearchNeedle(filter.q);
     const after = filter.createdAfter?.getTime();
     const before = filter.createdBefore?.getTime();
+    const expiresBefore = filter.expiresBefore?.getTime();
     return ({ file, searchText }) =>
       file.userId === userId &&
       needle !== undefined &&
@@ -134,6 +137,7 @@ export class MemoryFileRepository implements FileRepository {
       (filter.sizeMax === undefined || file.size <= filter.sizeMax) &&
       (filter.isPublic === undefined || file.isPublic === filter.isPublic) &&
       (after === undefined || file.createdAt.getTime() >= after) &&
-      (before === undefined || file.createdAt.getTime() <= before);
+      (before === undefined || file.createdAt.getTime() <= before) &&
+      (expiresBefore === undefined || (file.expiresAt !== null && file.expiresAt.getTime() <= expiresBefore));
   }
 }

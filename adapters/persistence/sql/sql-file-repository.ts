@@ -292,7 +292,7 @@ export class SqlFileRepository implements FileRepository {
    *          integers (ms), an offset within the files after the last whole day, or no match at all)
    */
   private async seek(userId: string, filter: FileFilter, offset: number): Promise<{ filter: FileFilter; offset: number } | undefined> {
-    if (filter.q !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined) return undefined;
+    if (filter.q !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined || filter.expiresBefore !== undefined) return undefined;
     const from = filter.createdAfter && toMillis(filter.createdAfter);
     const to = filter.createdBefore && toMillis(filter.createdBefore);
     if (![from, to].every((bound) => bound === undefined || Number.isSafeInteger(bound))) return undefined;
@@ -498,19 +498,16 @@ export class SqlFileRepository implements FileRepository {
     });
   }
 
-  async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
+  async deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]> {
     // Sorted, so concurrent deletes lock rows in one order (no deadlock on Postgres).
     const fileIds = [...new Set(options.fileIds)].sort();
     if (fileIds.length === 0) return [];
     return this.db.transaction().execute(async (trx) => {
       const deleted: StoredFile[] = [];
       for (let start = 0; start < fileIds.length; start += DELETE_CHUNK) {
-        const rows = await trx
-          .deleteFrom('files')
-          .where('user_id', '=', options.userId)
-          .where('file_id', 'in', fileIds.slice(start, start + DELETE_CHUNK))
-          .returningAll()
-          .execute();
+        let statement = trx.deleteFrom('files').where('user_id', '=', options.userId).where('file_id', 'in', fileIds.slice(start, start + DELETE_CHUNK));
+        if (options.expiredBy !== undefined) statement = statement.where('expires_at', '<=', toMillis(options.expiredBy));
+        const rows = await statement.returningAll().execute();
         deleted.push(...rows.map(toStoredFile));
       }
       if (deleted.length > 0) {
@@ -573,7 +570,7 @@ class BoundedMap<K, V> {
 }
 
 /** The listing filters (spec 4.9), in the order their values are bound. */
-const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore'] as const;
+const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore', 'expiresBefore'] as const;
 type FilterField = (typeof FILTER_FIELDS)[number];
 
 /**
@@ -608,6 +605,7 @@ const FILTER_COMPARISONS = {
   isPublic: ['is_public', '='],
   createdAfter: ['created_at', '>='],
   createdBefore: ['created_at', '<='],
+  expiresBefore: ['expires_at', '<='],
 } as const satisfies Record<Exclude<FilterField, 'q'>, readonly [keyof FilesTable, '=' | '>=' | '<=']>;
 
 /** The conditions of a listing: the owner, then each of `fields` with its SQL value (see filterParameters). */

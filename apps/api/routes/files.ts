@@ -76,6 +76,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
         isPublic: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
         createdAfter: Type.Optional(Type.String({ description: 'ISO 8601' })),
         createdBefore: Type.Optional(Type.String({ description: 'ISO 8601' })),
+        expiresBefore: Type.Optional(Type.String({ description: 'ISO 8601: only files that expire at or before this time' })),
       }),
       responses: { 200: Paged('files', FileBody), ...errors(400, 401) },
       handler: async ({ ctx, query, principal }) => {
@@ -91,6 +92,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
             isPublic: query.isPublic === undefined ? undefined : query.isPublic === 'true',
             createdAfter: timestamp('createdAfter', query.createdAfter),
             createdBefore: timestamp('createdBefore', query.createdBefore),
+            expiresBefore: timestamp('expiresBefore', query.expiresBefore),
           },
         });
         ctx.body = { files: page.items.map(fileJson), total: page.total, page: query.page, limit: query.limit };
