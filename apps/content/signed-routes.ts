@@ -18,6 +18,7 @@ export function signedContentRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
       method: 'GET', path: '/s/:id', operationId: 'readSignedUrl', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
+      errorCodes: ['SIGNED_URL_INVALID', 'SIGNED_URL_EXPIRED', 'FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE', 'IMAGE_OPS_LIMIT_REACHED', 'IMAGE_UNREADABLE', 'IMAGE_TOO_LARGE', 'IMAGE_BUSY'],
       summary: 'A file through a signed URL (private or public), until the URL expires',
       description:
         'The address `POST /files/{id}/signed-url` returns; use it exactly as given. Byte ranges, strong ETag and 304 as on the download address; ' +

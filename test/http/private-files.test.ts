@@ -169,3 +169,28 @@ describe('HTTP: private files (the owner’s download, file updates)', () => {
     });
   });
 });
+
+describe('HTTP: the reference lists the private-file routes with their errors', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.stop());
+
+  it('has every new route in the OpenAPI document and in /reference/for-agents, with its error codes', async () => {
+    const openapi = (await call(server.api, '/reference/openapi.json')).body;
+    expect(openapi.paths['/files/{id}'].patch.operationId).to.equal('updateFile');
+    expect(openapi.paths['/files/{id}/content'].get.operationId).to.equal('downloadOwnFile');
+    expect(openapi.paths['/files/{id}/signed-url'].post.operationId).to.equal('createSignedUrl');
+    expect(openapi.paths['/settings/rotate-signing-key'].post.operationId).to.equal('rotateSigningKey');
+    expect(openapi.paths['/s/{id}'].get.operationId).to.equal('readSignedUrl');
+    const guide = (await call(server.api, '/reference/for-agents')).body;
+    const endpoint = (method: string, path: string) => guide.endpoints.find((e: any) => e.method === method && e.path === path);
+    expect(endpoint('PATCH', '/files/:id').errors).to.include.members(['INVALID_EXPIRY', 'FILE_NOT_FOUND']);
+    expect(endpoint('GET', '/files/:id/content').errors).to.include('RANGE_NOT_SATISFIABLE');
+    expect(endpoint('POST', '/files/:id/signed-url').errors).to.include('FILE_NOT_FOUND');
+    expect(endpoint('GET', '/s/:id').errors).to.include.members(['SIGNED_URL_INVALID', 'SIGNED_URL_EXPIRED']);
+    expect(endpoint('POST', '/settings/rotate-signing-key')).to.not.equal(undefined);
+    expect(guide.errors.codes).to.include({ INVALID_EXPIRY: 400, SIGNED_URL_EXPIRED: 403, SIGNED_URL_INVALID: 403 });
+  });
+});

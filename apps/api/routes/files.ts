@@ -22,6 +22,10 @@ export function fileRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
       method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: 'any',
+      errorCodes: [
+        'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE', 'UPLOAD_INCOMPLETE',
+        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
+      ],
       summary: 'Upload one file as the raw request body (streamed)',
       query: Type.Object({
         isPublic: Type.Optional(Type.Boolean({ default: true, description: '`false` makes the upload private' })),
@@ -109,6 +113,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
     }),
     defineRoute({
       method: 'PATCH', path: '/files/:id', operationId: 'updateFile', tag: 'files', auth: 'any',
+      errorCodes: ['INVALID_FILE_NAME', 'INVALID_EXPIRY', 'TRIAL_ENDED', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'Rename a file, make it private or public, set or remove its expiry',
       description:
         'Only the members given change; unknown members and bad values are 400 and change nothing. `is_public: false` stops the view and download addresses ' +
@@ -135,6 +140,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
     }),
     defineRoute({
       method: 'GET', path: '/files/:id/content', operationId: 'downloadOwnFile', tag: 'files', auth: 'any', alsoHead: true,
+      errorCodes: ['FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'],
       summary: 'The bytes of one of your files, private or public',
       description:
         'Streams the file with the semantics of the download address: one byte range (206, 416), strong ETag, 304 on If-None-Match/If-Modified-Since, ' +

@@ -12,6 +12,7 @@ export function sharingRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
       method: 'POST', path: '/files/:id/signed-url', operationId: 'createSignedUrl', tag: 'files', auth: 'any',
+      errorCodes: ['NOT_AN_IMAGE', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'A URL that serves one of your files, private or public, until it expires',
       description:
         'Returns an address on the content origin (`{cdn_url}/s/<file_id>?expires=…&signature=…`) that anyone holding it may use until `expires_at`, ' +
@@ -49,9 +50,10 @@ export function sharingRoutes(hangar: Hangar): Route[] {
     }),
     defineRoute({
       method: 'POST', path: '/settings/rotate-signing-key', operationId: 'rotateSigningKey', tag: 'settings', auth: 'any',
+      errorCodes: ['USER_NOT_FOUND'],
       summary: 'Revoke every signed URL of your account (a new signing key)',
       description: 'Every signed URL made before answers 403 `SIGNED_URL_INVALID` from the next request on; new ones use the new key.',
-      responses: { 200: MessageBody, ...errors(401) },
+      responses: { 200: MessageBody, ...errors(401, 404) },
       handler: async ({ ctx, principal }) => {
         await hangar.rotateSigningKey.execute({ userId: principal.userId });
         ctx.body = { message: 'Signing key rotated: every signed URL made before no longer works.' };
