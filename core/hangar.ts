@@ -39,6 +39,7 @@ import { CreateSignedUrl } from './files/create-signed-url.js';
 import { ReadSignedFile } from './files/read-signed-file.js';
 import { RotateSigningKey } from './files/rotate-signing-key.js';
 import { ExpireFiles } from './files/expire-files.js';
+import { FileReadCounts } from './files/file-read-counts.js';
 import type { SigningKeyRepository, UrlSigner } from './files/signing-keys.js';
 import { UploadFile } from './files/upload-file.js';
 import { GetSettings } from './settings/get-settings.js';
@@ -132,7 +133,7 @@ export type Hangar = ReturnType<typeof createHangar>;
  * Wires every use case to `ports`. This is how a host embeds the core: build the ports (in-memory,
  * SQLite, local disk… or your own), call this, and call `hangar.uploadFile.execute(…)` and so on.
  * No container is needed; apps/server does the same through inversify.
- * Besides use cases it returns `usageMeter` and `activity`, buffers the host must `flush()` every
+ * Besides use cases it returns `usageMeter`, `fileReadCounts` and `activity`, buffers the host must `flush()` every
  * few seconds and at shutdown, and `pruneLogs`, `purgeCredentials` and `expireFiles`, to run now and then.
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
@@ -147,11 +148,12 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const report = new AccountReport({ accounts, files });
   const issuer = new SessionIssuer({ sessions, signer, ids, digest, clock });
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
-  const addresses = new FileAddresses({ domains, options });
+  const fileReadCounts = new FileReadCounts({ files });
+  const addresses = new FileAddresses({ domains, options, counts: fileReadCounts });
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
   const readPublicFile = new ReadPublicFile({
-    files, blobs, meter: usageMeter, directory, clock,
+    files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
   const transformPublicImage = new TransformPublicImage({
@@ -162,6 +164,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   return {
     usageMeter,
+    fileReadCounts,
     activity,
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
@@ -187,7 +190,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage,
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
-    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, images: transformPublicImage, clock }),
+    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),

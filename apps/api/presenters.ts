@@ -55,6 +55,8 @@ export function fileJson({ file, urls }: FileView) {
     created_at: file.createdAt.toISOString(),
     is_public: file.isPublic,
     expires_at: file.expiresAt?.toISOString() ?? null,
+    view_count: file.viewCount,
+    download_count: file.downloadCount,
   };
 }
 

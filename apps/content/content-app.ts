@@ -88,7 +88,7 @@ export function contentRoutes(hangar: Hangar): Route[] {
 
 /** A public file at `/m` or `/d` (ReadPublicFile decides whether this host serves it). */
 async function servePublic(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
-  const servable = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined });
+  const servable = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined, kind: disposition === 'attachment' ? 'download' : 'view' });
   await serveFile(ctx, servable, { disposition, cacheControl: PUBLIC_CACHE_CONTROL });
 }
 

@@ -91,7 +91,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
         ? process.stderr.write(`${JSON.stringify({ level: 'warn', event: 'background_work_deferred', work: name, code: error.code, message: error.message })}\n`)
         : reportError({ requestId: '-', method: 'BACKGROUND', path: name, error }),
     );
-  const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
+  const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.fileReadCounts.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
   const prune = () => Promise.all([background('prune-logs', () => hangar.pruneLogs.execute())(), background('purge-credentials', () => hangar.purgeCredentials.execute())()]);
   const maintenance = options.maintenance ?? true;

@@ -87,6 +87,11 @@ export interface FileRepository {
    */
   findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined>;
   /**
+   * Adds read counts to files' `viewCount` and `downloadCount` (each entry: counts since the last
+   * flush, by public file id), in one transaction. Ids of files that no longer exist are skipped.
+   */
+  addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void>;
+  /**
    * Every record of every account, `limit` at a time, in ascending order of `id` (the primary key),
    * starting after `afterId` (from the start when absent): the reconciler (`fsck`) walks the whole
    * table with it in bounded memory.

@@ -6,6 +6,7 @@ import type { BlobReadOptions, BlobStore, ByteRange } from './blob-store.js';
 import type { FileRepository } from './file-repository.js';
 import { fileNotFound } from './get-file.js';
 import type { Clock } from '../shared/clock.js';
+import type { FileReadCounts, ReadKind } from './file-read-counts.js';
 import { hasExpired, isFileId, type StoredFile } from './stored-file.js';
 
 /** A public file ready to be served: its record and a way to open its bytes. */
@@ -31,13 +32,18 @@ export class ReadPublicFile {
   private readonly contentHosts: ReadonlySet<string>;
 
   constructor(
-    private readonly deps: { files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; clock: Clock; contentHosts: readonly string[] },
+    private readonly deps: {
+      files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; clock: Clock; contentHosts: readonly string[];
+      /** The files' read counts (`view_count`, `download_count`); not counted when absent. */
+      counts?: FileReadCounts;
+    },
   ) {
     this.contentHosts = new Set(deps.contentHosts.map((host) => host.toLowerCase()));
   }
 
   /** @param input.host the request's `Host`, lower-case, without port; omitted for the content URL */
-  async execute(input: { fileId: string; host?: string }): Promise<PublicFile> {
+  /** @param input.kind what the read counts as in the file's counts (FileReadCounts); default `view` */
+  async execute(input: { fileId: string; host?: string; kind?: ReadKind }): Promise<PublicFile> {
     const onCustomHost = input.host !== undefined && !this.contentHosts.has(input.host);
     const [file, domain] = await Promise.all([
       isFileId(input.fileId) ? this.deps.files.findByFileId(input.fileId) : undefined,
@@ -46,6 +52,7 @@ export class ReadPublicFile {
     if (!file || !file.isPublic || hasExpired(file, this.deps.clock.now())) throw fileNotFound();
     if (onCustomHost && (!domain || !isVerified(domain) || domain.userId !== file.userId)) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);
+    this.deps.counts?.record(file.fileId, input.kind ?? 'view');
     return {
       file,
       open: async (range, options) => {

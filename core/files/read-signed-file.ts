@@ -10,6 +10,7 @@ import { fileNotFound } from './get-file.js';
 import { openBlob, type OwnFile } from './read-own-file.js';
 import { type SignedUrlGrant, signedUrlPayload } from './signed-url.js';
 import type { UrlSigner } from './signing-keys.js';
+import type { FileReadCounts } from './file-read-counts.js';
 import { hasExpired, isFileId } from './stored-file.js';
 
 /** What a valid signed URL serves: the file itself, or its granted transformation. */
@@ -23,14 +24,15 @@ export type SignedRead = { disposition: 'inline' | 'attachment'; expiresAt: Date
  * One lookup finds the file with its owner's signing key (`findWithSigningKey`); the signature is
  * checked over the grant as the query states it (any change of file, expiry, disposition or
  * transform fails it), then the expiry. Private and public files alike; a deleted or expired file
- * is gone for its URLs too. Counts one origin read (spec 2.6), as `/m` and `/d` do.
+ * is gone for its URLs too. Counts one origin read (spec 2.6), as `/m` and `/d` do, and one view
+ * or download of the file (by the granted disposition).
  * @throws DomainError SIGNED_URL_INVALID (403) for a malformed, altered or revoked (rotated key) URL;
  *         SIGNED_URL_EXPIRED (403) past its expiry; FILE_NOT_FOUND (404) when the file is gone;
  *         from a transform, what TransformPublicImage throws
  */
 export class ReadSignedFile {
   constructor(
-    private readonly deps: { files: FileRepository; blobs: BlobStore; signer: UrlSigner; meter: UsageMeter; images: TransformPublicImage; clock: Clock },
+    private readonly deps: { files: FileRepository; blobs: BlobStore; signer: UrlSigner; meter: UsageMeter; counts: FileReadCounts; images: TransformPublicImage; clock: Clock },
   ) {}
 
   /** @param input.query the URL's query values; @param input.accept the request's `Accept`, for `format=auto` */
@@ -49,6 +51,7 @@ export class ReadSignedFile {
     }
     if (hasExpired(file, now)) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);
+    this.deps.counts.record(file.fileId, grant.download ? 'download' : 'view');
     const disposition = grant.download ? 'attachment' : 'inline';
     const open = openBlob(this.deps.blobs, file);
     if (grant.transform) {

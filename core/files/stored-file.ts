@@ -19,6 +19,10 @@ export interface StoredFile {
   blobKey: string;
   /** When the file is deleted automatically (issue #26, "Expiry"); null when never. From then on no address serves it. */
   expiresAt: Date | null;
+  /** Reads served inline (`/m`, inline signed URLs), as written so far (counts are flushed in batches: FileReadCounts). */
+  viewCount: number;
+  /** Reads served as attachments (`/d`, download signed URLs, share links), as written so far. */
+  downloadCount: number;
 }
 
 /** True when `file` has expired at `now` (its record may still exist until the sweep removes it). */

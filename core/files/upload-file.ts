@@ -125,6 +125,8 @@ export class UploadFile {
       createdAt: this.deps.clock.now(),
       blobKey,
       expiresAt,
+      viewCount: 0,
+      downloadCount: 0,
     };
     let result: InsertResult;
     try {

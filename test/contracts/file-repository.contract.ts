@@ -746,6 +746,17 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.findExpired({ now: t(9), limit: 10 })).map((f) => f.fileId)).to.not.include(notYet!.fileId);
     });
 
+    it('adds read counts to the files named, skips unknown ids, and keeps them through other changes', async () => {
+      const [a, b] = await givenFiles(userId, [{}, {}]);
+      await files.addReadCounts([{ fileId: a!.fileId, views: 3, downloads: 1 }, { fileId: aFileId(), views: 5, downloads: 5 }, { fileId: b!.fileId, views: 0, downloads: 2 }]);
+      await files.addReadCounts([{ fileId: a!.fileId, views: 1, downloads: 0 }]);
+      expect(await (other ?? files).findByFileId(a!.fileId)).to.include({ viewCount: 4, downloadCount: 1 });
+      expect(await files.findByFileId(b!.fileId)).to.include({ viewCount: 0, downloadCount: 2 });
+      expect((await files.update({ userId, fileId: a!.fileId, changes: { name: 'x' } }))!).to.include({ viewCount: 4, downloadCount: 1 });
+      expect((await files.list({ userId, filter: {}, window: { offset: 0, limit: 10 } })).items.map((f) => f.viewCount).sort()).to.deep.equal([0, 4]);
+      await files.addReadCounts([]);
+    });
+
     it('finds a file with its owner’s signing key in one lookup: null before the first, the new one after a replace', async () => {
       const [file] = await givenFiles(userId, [{}]);
       expect(await files.findWithSigningKey(file!.fileId)).to.deep.equal({ file, signingKey: null });

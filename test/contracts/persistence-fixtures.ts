@@ -116,6 +116,8 @@ export function aFile(userId: string, overrides: Partial<StoredFile> = {}): Stor
     createdAt: T0,
     blobKey: `${userId}/${fileId}`,
     expiresAt: null,
+    viewCount: 0,
+    downloadCount: 0,
     ...overrides,
   };
 }

@@ -52,6 +52,9 @@ class BarrierFileRepository implements FileRepository {
   findWithSigningKey(fileId: string) {
     return this.inner.findWithSigningKey(fileId);
   }
+  addReadCounts(entries: Parameters<FileRepository['addReadCounts']>[0]) {
+    return this.inner.addReadCounts(entries);
+  }
 }
 
 /** Alice on a plan with `limits`; `stored` lists what she uploads first. */

@@ -56,6 +56,9 @@ class FailingInsertFileRepository implements FileRepository {
   findWithSigningKey(fileId: string) {
     return this.inner.findWithSigningKey(fileId);
   }
+  addReadCounts(entries: Parameters<FileRepository['addReadCounts']>[0]) {
+    return this.inner.addReadCounts(entries);
+  }
 }
 
 /** An IdGenerator that answers the queued file ids (base62(10)) first, then random ones. */

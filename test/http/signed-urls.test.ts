@@ -138,3 +138,41 @@ describe('HTTP: signed URLs', () => {
   });
 });
 
+
+describe('HTTP: view and download counts', () => {
+  let server: TestServer;
+  let apiKey: string;
+  before(async () => {
+    server = await startTestServer();
+    ({ apiKey } = await signUpWithKey(server, 'counts@example.com'));
+  });
+  after(async () => {
+    await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
+  });
+
+  it('counts views at /m and inline signed URLs, downloads at /d and download signed URLs, shown at once and the same once written', async () => {
+    const file = (await upload(server, apiKey, makePng())).body.file;
+    expect(file).to.include({ view_count: 0, download_count: 0 });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${server.content}/m/${file.file_id}`)).status).to.equal(200);
+    for (let i = 0; i < 2; i++) expect((await fetch(`${server.content}/d/${file.file_id}`)).status).to.equal(200);
+    const local = (url: string) => url.replace('http://cdn.hangar.test', server.content);
+    const inline = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey, json: { expires_in: 60 } })).body.signed_url;
+    const download = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey, json: { expires_in: 60, download: true } })).body.signed_url;
+    expect((await fetch(local(inline))).status).to.equal(200);
+    expect((await fetch(local(download))).status).to.equal(200);
+    // The owner's own download through the API is not a view or a download by someone.
+    expect((await call(server.api, `/files/${file.file_id}/content`, { apiKey })).status).to.equal(200);
+    const counts = async () => {
+      const got = (await call(server.api, `/files/${file.file_id}`, { apiKey })).body;
+      const listed = (await call(server.api, '/files', { apiKey })).body.files.find((f: any) => f.file_id === file.file_id);
+      expect(listed).to.include({ view_count: got.view_count, download_count: got.download_count });
+      return [got.view_count, got.download_count];
+    };
+    expect(await counts()).to.deep.equal([4, 3]);
+    await server.running.hangar.fileReadCounts.flush();
+    expect(await counts()).to.deep.equal([4, 3]);
+    expect((await fetch(`${server.content}/d/${file.file_id}`)).status).to.equal(200);
+    expect(await counts()).to.deep.equal([4, 4]);
+  });
+});

@@ -19,6 +19,8 @@ function copyFile(file: StoredFile): StoredFile {
     createdAt: copyDate(file.createdAt),
     blobKey: file.blobKey,
     expiresAt: file.expiresAt && copyDate(file.expiresAt),
+    viewCount: file.viewCount,
+    downloadCount: file.downloadCount,
   };
 }
 
@@ -121,6 +123,16 @@ export class MemoryFileRepository implements FileRepository {
   async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
     const file = await this.findByFileId(fileId);
     return file && { file, signingKey: this.db.signingKeys.get(file.userId) ?? null };
+  }
+
+  async addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void> {
+    for (const entry of entries) {
+      const id = this.db.fileRecordIdByFileId.get(entry.fileId);
+      const row = id === undefined ? undefined : this.db.files.get(id);
+      if (!row) continue;
+      row.file.viewCount += entry.views;
+      row.file.downloadCount += entry.downloads;
+    }
   }
 
   private matcher(userId: string, filter: FileFilter): (row: MemoryFileRow) => boolean {

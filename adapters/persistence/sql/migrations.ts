@@ -372,13 +372,16 @@ const credentialPurgeIndexes: Migration = {
 /**
  * 0013 (issue #26): `files.expires_at` (Unix ms, null: never), indexed for the expiry sweep, which
  * reads only the files that are due; `users.signing_key`, the per-account key of signed URLs
- * (null until the account signs its first URL; rotating it revokes every URL signed before).
+ * (null until the account signs its first URL; rotating it revokes every URL signed before);
+ * `files.view_count` and `files.download_count`, the reads of each file (FileReadCounts flushes them).
  */
 const privateFiles: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
     await db.schema.createIndex('files_expires_at').on('files').column('expires_at').where(sql.ref('expires_at'), 'is not', null).execute();
     await db.schema.alterTable('users').addColumn('signing_key', 'text').execute();
+    await db.schema.alterTable('files').addColumn('view_count', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('files').addColumn('download_count', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
   },
 };
 

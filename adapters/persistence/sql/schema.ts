@@ -95,6 +95,9 @@ export interface FilesTable {
   search_text: string;
   /** Unix ms when the file is deleted automatically; null: never (migration 0013). */
   expires_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** Reads served inline, and as attachments, as flushed so far (migration 0013). */
+  view_count: ColumnType<number | string | bigint, number | undefined, number>;
+  download_count: ColumnType<number | string | bigint, number | undefined, number>;
 }
 
 /** `account_totals`: what each account stores, kept exact by every file insert and delete. */

@@ -44,7 +44,7 @@ export interface SqlFileRepositoryOptions {
  * The columns a {@link StoredFile} is made of: every column but `search_text`, which only serves
  * `q` and would be one more string to build per row read (30 per listing page).
  */
-const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at'] as const;
+const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at', 'view_count', 'download_count'] as const;
 type FileRow = Pick<Selectable<FilesTable>, (typeof FILE_COLUMNS)[number]>;
 
 function toStoredFile(row: FileRow): StoredFile {
@@ -60,6 +60,8 @@ function toStoredFile(row: FileRow): StoredFile {
     createdAt: toDate(row.created_at),
     blobKey: row.blob_key,
     expiresAt: toNullableDate(row.expires_at),
+    viewCount: toNumber(row.view_count),
+    downloadCount: toNumber(row.download_count),
   };
 }
 
@@ -101,7 +103,7 @@ export class SqlFileRepository implements FileRepository {
         .innerJoin('users', 'users.id', 'files.user_id')
         .select([
           'files.id', 'files.user_id', 'files.file_id', 'files.name', 'files.content_type', 'files.size', 'files.sha256',
-          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'users.signing_key',
+          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'users.signing_key',
         ])
         .where('files.file_id', '=', fileId),
     { cacheable: true },
@@ -455,6 +457,21 @@ export class SqlFileRepository implements FileRepository {
       .limit(options.limit)
       .execute();
     return rows.map(toStoredFile);
+  }
+
+  /** One UPDATE per entry, in file id order (the order deletes lock rows in), in one transaction. */
+  async addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const sorted = [...entries].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : 0));
+    await this.db.transaction().execute(async (trx) => {
+      for (const entry of sorted) {
+        await trx
+          .updateTable('files')
+          .set({ view_count: sql<number>`view_count + ${entry.views}`, download_count: sql<number>`download_count + ${entry.downloads}` })
+          .where('file_id', '=', entry.fileId)
+          .execute();
+      }
+    });
   }
 
   async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
