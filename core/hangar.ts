@@ -41,6 +41,10 @@ import { RotateSigningKey } from './files/rotate-signing-key.js';
 import { ExpireFiles } from './files/expire-files.js';
 import { FileReadCounts } from './files/file-read-counts.js';
 import type { SigningKeyRepository, UrlSigner } from './files/signing-keys.js';
+import type { ShareRepository } from './shares/share.js';
+import { CreateShare } from './shares/create-share.js';
+import { ListShares, RevokeShare } from './shares/manage-shares.js';
+import { DownloadShare, ViewShare } from './shares/open-share.js';
 import { UploadFile } from './files/upload-file.js';
 import { GetSettings } from './settings/get-settings.js';
 import { UpdateSettings } from './settings/update-settings.js';
@@ -103,6 +107,8 @@ export interface HangarPorts {
   images: ImageTransformer;
   /** Each account's key for signed URLs (issue #26); usually the repositories' `signingKeys`. */
   signingKeys: SigningKeyRepository;
+  /** Share links of files (issue #26). */
+  shares: ShareRepository;
   /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
   urlSigner: UrlSigner;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
@@ -192,6 +198,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
     readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
+    createShare: new CreateShare({ files, shares: ports.shares, passwords, ids, clock, options }),
+    listShares: new ListShares({ files, shares: ports.shares, options }),
+    revokeShare: new RevokeShare({ shares: ports.shares }),
+    viewShare: new ViewShare({ files, shares: ports.shares, clock }),
+    downloadShare: new DownloadShare({ files, shares: ports.shares, blobs, passwords, limits, meter: usageMeter, counts: fileReadCounts, clock }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
     getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),

@@ -6,6 +6,7 @@ import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
+import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 
@@ -20,6 +21,7 @@ export interface Repositories {
   logs: ActivityLogRepository;
   domains: CustomDomainRepository;
   signingKeys: SigningKeyRepository;
+  shares: ShareRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -12,6 +12,7 @@ import { notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './se
 import { contentDisposition } from './http-range.js';
 import type { PublicImage } from '../../core/images/transform-public-image.js';
 import { signedContentRoutes } from './signed-routes.js';
+import { shareContentRoutes } from './share-routes.js';
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
@@ -83,6 +84,7 @@ export function contentRoutes(hangar: Hangar): Route[] {
       handler: ({ ctx, params }) => servePublic(ctx, hangar, params.id, 'attachment'),
     }),
     ...signedContentRoutes(hangar),
+    ...shareContentRoutes(hangar),
   ];
 }
 

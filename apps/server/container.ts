@@ -57,6 +57,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
   bind(Tokens.SigningKeyRepository).toResolvedValue((r: Repos) => r.signingKeys, [RootTokens.Repositories]);
+  bind(Tokens.ShareRepository).toResolvedValue((r: Repos) => r.shares, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
 
@@ -186,7 +187,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, signingKeys, urlSigner) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, signingKeys, urlSigner, shares) =>
         createHangar(
           {
             users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
@@ -197,6 +198,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             rateLimiter,
             signingKeys,
             urlSigner,
+            shares,
           },
           options,
         ),
@@ -204,7 +206,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
         Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
-        Tokens.SigningKeyRepository, Tokens.UrlSigner,
+        Tokens.SigningKeyRepository, Tokens.UrlSigner, Tokens.ShareRepository,
       ],
     )
     .inSingletonScope();

@@ -95,6 +95,14 @@ export type ErrorCode =
   | 'SIGNED_URL_EXPIRED'
   /** 403: the signed URL was altered, its signing key rotated, or it is not a signed URL at all (issue #26). */
   | 'SIGNED_URL_INVALID'
+  /** 404: no such share link (unknown, revoked, or its file deleted) (issue #26). */
+  | 'SHARE_NOT_FOUND'
+  /** 410: the share link expired, or its last allowed download was served (issue #26). */
+  | 'SHARE_EXPIRED'
+  /** 401: the share link asks for a password and none was given (issue #26). */
+  | 'SHARE_PASSWORD_REQUIRED'
+  /** 403: the share link's password is wrong (issue #26). */
+  | 'SHARE_PASSWORD_INVALID'
   /** 503: the blob store could not be reached. */
   | 'BLOB_STORE_UNAVAILABLE'
   /** 507: the blob store has no space left (ENOSPC, EDQUOT); nothing was stored. */

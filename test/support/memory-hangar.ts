@@ -142,6 +142,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     rateLimiter: FlexibleRateLimiter.memory(),
     images: new SharpImageTransformer(),
     signingKeys: repos.signingKeys,
+    shares: repos.shares,
     urlSigner: new NodeHmacUrlSigner(),
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };

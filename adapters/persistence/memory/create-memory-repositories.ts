@@ -1,3 +1,4 @@
+import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
 import type { Repositories } from '../repositories.js';
 import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
@@ -28,6 +29,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     logs: new MemoryActivityLogRepository(db),
     domains: new MemoryCustomDomainRepository(db),
     signingKeys: new MemorySigningKeyRepository(db),
+    shares: new MemoryShareRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

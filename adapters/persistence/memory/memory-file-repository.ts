@@ -85,6 +85,7 @@ export class MemoryFileRepository implements FileRepository {
       if (expiredBy !== undefined && (row.file.expiresAt === null || row.file.expiresAt.getTime() > expiredBy)) continue;
       this.db.files.delete(row.file.id);
       this.db.fileRecordIdByFileId.delete(fileId);
+      this.db.deleteSharesOf(row.file.id);
       deleted.push(row.file);
     }
     const totals = this.db.accountTotals.get(options.userId);

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
 import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
@@ -27,6 +28,7 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>): Repositories 
     logs: new SqlActivityLogRepository(db),
     domains: new SqlCustomDomainRepository(db),
     signingKeys: new SqlSigningKeyRepository(db),
+    shares: new SqlShareRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

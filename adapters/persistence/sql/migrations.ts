@@ -386,6 +386,29 @@ const privateFiles: Migration = {
 };
 
 /**
+ * 0014 (issue #26): `shares`, the share links of files, removed with their file (by record id) and
+ * their user; looked up by id (the primary key), listed by user and file.
+ */
+const shares: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('shares')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('file_id', 'text', (c) => c.notNull())
+      .addColumn('file_record_id', 'text', (c) => c.notNull().references('files.id').onDelete('cascade'))
+      .addColumn('password_hash', 'text')
+      .addColumn('expires_at', 'bigint')
+      .addColumn('max_downloads', 'bigint')
+      .addColumn('downloads', 'bigint', (c) => c.notNull().defaultTo(0))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('shares_user_id_file_id').on('shares').columns(['user_id', 'file_id', 'created_at']).execute();
+    await db.schema.createIndex('shares_file_record_id').on('shares').column('file_record_id').execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -400,6 +423,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008_activity_log_totals': activityLogTotals,
   '0009_credential_purge_indexes': credentialPurgeIndexes,
   '0013_private_files': privateFiles,
+  '0014_shares': shares,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

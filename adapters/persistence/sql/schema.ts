@@ -187,6 +187,22 @@ export interface CustomDomainsTable {
  * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
  */
+/** `shares`: share links of files (migration 0014, issue #26); rows go with their file and user. */
+export interface SharesTable {
+  id: string;
+  user_id: string;
+  /** Public file id of the shared file. */
+  file_id: string;
+  /** `files.id` of the shared file (`on delete cascade`). */
+  file_record_id: string;
+  /** argon2id hash (PHC string); null: no password. */
+  password_hash: string | null;
+  expires_at: NullableInt64;
+  max_downloads: NullableInt64;
+  downloads: Int64;
+  created_at: Int64;
+}
+
 export interface HangarDatabase {
   users: UsersTable;
   one_time_tokens: OneTimeTokensTable;
@@ -200,4 +216,5 @@ export interface HangarDatabase {
   activity_logs: ActivityLogsTable;
   activity_log_totals: ActivityLogTotalsTable;
   custom_domains: CustomDomainsTable;
+  shares: SharesTable;
 }

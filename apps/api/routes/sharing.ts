@@ -4,6 +4,34 @@ import { SIGNED_URL_MAX_SECONDS } from '../../../core/files/signed-url.js';
 import { MAX_IMAGE_SIDE } from '../../../core/images/image-params.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { errors, MessageBody } from '../schemas.js';
+import { DomainError } from '../../../core/shared/errors.js';
+import { MAX_SHARE_DOWNLOADS } from '../../../core/shares/share.js';
+import type { ShareView } from '../../../core/shares/create-share.js';
+
+const ShareBody = Type.Object({
+  share_id: Type.String(),
+  url: Type.String({ description: 'The link: a page on the content origin' }),
+  file_id: Type.String(),
+  has_password: Type.Boolean(),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  max_downloads: Type.Union([Type.Integer(), Type.Null()]),
+  downloads: Type.Integer({ description: 'Downloads served so far' }),
+  created_at: Type.String({ format: 'date-time' }),
+}, { $id: 'Share' });
+
+/** Share object (issue #26). */
+function shareJson({ share, url }: ShareView) {
+  return {
+    share_id: share.id,
+    url,
+    file_id: share.fileId,
+    has_password: share.passwordHash !== null,
+    expires_at: share.expiresAt?.toISOString() ?? null,
+    max_downloads: share.maxDownloads,
+    downloads: share.downloads,
+    created_at: share.createdAt.toISOString(),
+  };
+}
 
 const literals = (...values: string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 
@@ -46,6 +74,52 @@ export function sharingRoutes(hangar: Hangar): Route[] {
           transform: t && { width: t.w, height: t.h, fit: t.fit as never, format: t.format as never, quality: t.q },
         });
         ctx.body = { signed_url: signed.url, expires_at: signed.expiresAt.toISOString() };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/files/:id/shares', operationId: 'createShare', tag: 'files', auth: 'any',
+      summary: 'A share link of one of your files: a page on the content origin, with optional password, expiry and download limit',
+      description:
+        'The link (`url`) opens a small page on the content origin that downloads the file (private or public) without any script; with a `password`, ' +
+        'a form asks for it first (attempts are rate-limited). After `expires_at`, or once `max_downloads` downloads were served, the link answers 410 `SHARE_EXPIRED`.\n\n' +
+        'Errors: 400 `VALIDATION_FAILED` (unknown members, a password over 1 KiB or empty, `max_downloads` outside 1–1,000,000), `INVALID_EXPIRY`; 404 `FILE_NOT_FOUND`.',
+      errorCodes: ['INVALID_EXPIRY', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      body: Type.Object({
+        expires_at: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601, in the future' })),
+        password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'At most 1 KiB (UTF-8); stored as an argon2id hash' })),
+        max_downloads: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SHARE_DOWNLOADS })),
+      }, { additionalProperties: false }),
+      responses: { 201: ShareBody, ...errors(400, 401, 404, 415) },
+      handler: async ({ ctx, params, body, principal }) => {
+        const expiresAt = body.expires_at === undefined ? undefined : new Date(/^\d{4}-\d{2}-\d{2}/.test(body.expires_at) ? body.expires_at : Number.NaN);
+        if (expiresAt && Number.isNaN(expiresAt.getTime())) {
+          throw new DomainError('VALIDATION_FAILED', 'expires_at must be an ISO 8601 timestamp.', [{ in: 'body', path: '/expires_at', message: 'Expected ISO 8601' }]);
+        }
+        const view = await hangar.createShare.execute({ userId: principal.userId, fileId: params.id, expiresAt, password: body.password, maxDownloads: body.max_downloads });
+        ctx.status = 201;
+        ctx.body = shareJson(view);
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/files/:id/shares', operationId: 'listShares', tag: 'files', auth: 'any',
+      summary: 'The share links of one of your files, newest first, with their download counts',
+      errorCodes: ['FILE_NOT_FOUND'],
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      responses: { 200: Type.Object({ shares: Type.Array(ShareBody) }), ...errors(401, 404) },
+      handler: async ({ ctx, params, principal }) => {
+        ctx.body = { shares: (await hangar.listShares.execute({ userId: principal.userId, fileId: params.id })).map(shareJson) };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/shares/:share_id', operationId: 'revokeShare', tag: 'files', auth: 'any',
+      summary: 'Revoke a share link (it answers 404 from then on)',
+      errorCodes: ['SHARE_NOT_FOUND'],
+      params: Type.Object({ share_id: Type.String({ maxLength: 64 }) }),
+      responses: { 204: null, ...errors(401, 404) },
+      handler: async ({ ctx, params, principal }) => {
+        await hangar.revokeShare.execute({ userId: principal.userId, shareId: params.share_id });
+        ctx.status = 204;
       },
     }),
     defineRoute({
