@@ -39,6 +39,7 @@ import { CreateSignedUrl } from './files/create-signed-url.js';
 import { ReadSignedFile } from './files/read-signed-file.js';
 import { RotateSigningKey } from './files/rotate-signing-key.js';
 import { ExpireFiles } from './files/expire-files.js';
+import { SignedDeletion } from './files/signed-deletion.js';
 import { FileReadCounts } from './files/file-read-counts.js';
 import type { SigningKeyRepository, UrlSigner } from './files/signing-keys.js';
 import type { ShareRepository } from './shares/share.js';
@@ -197,6 +198,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     transformPublicImage,
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
     readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
+    signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
     createShare: new CreateShare({ files, shares: ports.shares, passwords, ids, clock, options }),
     listShares: new ListShares({ files, shares: ports.shares, options }),

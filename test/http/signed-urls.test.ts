@@ -176,3 +176,50 @@ describe('HTTP: view and download counts', () => {
     expect(await counts()).to.deep.equal([4, 4]);
   });
 });
+
+describe('HTTP: signed deletion links (ShareX DeletionURL)', () => {
+  let server: TestServer;
+  let apiKey: string;
+  before(async () => {
+    server = await startTestServer();
+    ({ apiKey } = await signUpWithKey(server, 'deleter@example.com'));
+  });
+  after(async () => {
+    await server.stop();
+    expect(server.internalErrors).to.deep.equal([]);
+  });
+
+  /** A page request, checked against the OpenAPI document. */
+  const pageAt = async (url: string, method = 'GET') => {
+    const response = await fetch(url, { method });
+    const text = await response.text();
+    checkResponse(new URL(url).origin, method, new URL(url).pathname, response.status, response.headers.get('content-type'), text);
+    return { status: response.status, text };
+  };
+  const local = (url: string) => url.replace('http://api.hangar.test', server.api);
+
+  it('adds deletion_url to an upload asked with deletionUrl=true: its page deletes nothing, its form’s POST deletes the file', async () => {
+    const plain = await upload(server, apiKey, makePng());
+    expect(plain.body).to.not.have.property('deletion_url');
+    const uploaded = await upload(server, apiKey, makePng(), { name: 'gone.png', query: '?deletionUrl=true' });
+    const fileId = uploaded.body.file.file_id;
+    expect(uploaded.body.deletion_url).to.match(new RegExp(`^http://api\\.hangar\\.test/files/${fileId}/delete\\?signature=[A-Za-z0-9_-]{43}$`));
+    const url = local(uploaded.body.deletion_url);
+    const page = await pageAt(url);
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('Delete gone.png?').and.include('<form method="post">');
+    expect((await call(server.api, `/files/${fileId}`, { apiKey })).status).to.equal(200);
+    expect((await pageAt(url.replace(/signature=./, 'signature=A'), 'POST')).status).to.equal(403);
+    expect((await call(server.api, `/files/${fileId}`, { apiKey })).status).to.equal(200);
+    expect((await pageAt(url, 'POST')).status).to.equal(200);
+    expectError(await call(server.api, `/files/${fileId}`, { apiKey }), 404, 'FILE_NOT_FOUND');
+    expect((await pageAt(url)).status).to.equal(404);
+  });
+
+  it('stops working once the signing key is rotated', async () => {
+    const uploaded = await upload(server, apiKey, makePng(), { query: '?deletionUrl=true' });
+    await call(server.api, '/settings/rotate-signing-key', { method: 'POST', apiKey });
+    expect((await pageAt(local(uploaded.body.deletion_url), 'POST')).status).to.equal(403);
+    expect((await call(server.api, `/files/${uploaded.body.file.file_id}`, { apiKey })).status).to.equal(200);
+  });
+});

@@ -30,6 +30,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
       query: Type.Object({
         isPublic: Type.Optional(Type.Boolean({ default: true, description: '`false` makes the upload private' })),
         expiresIn: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS, description: 'Seconds until the file is deleted automatically (not with `x-expires-at`)' })),
+        deletionUrl: Type.Optional(Type.Boolean({ description: '`true` adds `deletion_url` to the answer: a signed link that deletes this file without a credential (for ShareX)' })),
       }),
       headers: Type.Object({
         'x-expires-at': Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time at which the file is deleted automatically; must be in the future (not with `expiresIn`)', examples: ['2026-12-31T23:59:59Z'] })),
@@ -38,7 +39,14 @@ export function fileRoutes(hangar: Hangar): Route[] {
       }),
       body: 'binary',
       description: 'Errors: 400 `CONTENT_TYPE_NOT_ALLOWED`, `CONTENT_TYPE_MISMATCH`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`, `EMPTY_FILE`, `UPLOAD_INCOMPLETE`; 403 `TRIAL_ENDED`, `STORAGE_LIMIT_REACHED`, `FILE_COUNT_LIMIT_REACHED`; 413 `FILE_TOO_LARGE`; 429 `RATE_LIMITED`.',
-      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 413, 429, 503, 507) },
+      responses: {
+        201: Type.Object({
+          file: FileBody,
+          message: Type.String(),
+          deletion_url: Type.Optional(Type.String({ description: 'With `deletionUrl=true`: opens a page that deletes this file (signed; revoked by rotating the signing key)' })),
+        }),
+        ...errors(400, 401, 403, 413, 429, 503, 507),
+      },
       handler: async ({ ctx, query, principal }) => {
         const abort = new AbortController();
         const onClose = () => {
@@ -61,7 +69,8 @@ export function fileRoutes(hangar: Hangar): Route[] {
           ctx.status = 201;
           ctx.state.fileId = view.file.fileId;
           ctx.state.requestBytes = view.file.size;
-          ctx.body = { file: fileJson(view), message: 'File uploaded.' };
+          const deletionUrl = query.deletionUrl ? await hangar.signedDeletion.link({ userId: principal.userId, fileId: view.file.fileId }) : undefined;
+          ctx.body = deletionUrl === undefined ? { file: fileJson(view), message: 'File uploaded.' } : { file: fileJson(view), message: 'File uploaded.', deletion_url: deletionUrl };
         } finally {
           ctx.req.off('close', onClose);
         }

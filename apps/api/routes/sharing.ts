@@ -2,9 +2,11 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { SIGNED_URL_MAX_SECONDS } from '../../../core/files/signed-url.js';
 import { MAX_IMAGE_SIDE } from '../../../core/images/image-params.js';
-import { defineRoute, type Route } from '../../http/route.js';
+import type { Context } from 'koa';
+import { defineRoute, HTML, type Route } from '../../http/route.js';
+import { renderPage } from '../pages.js';
 import { errors, MessageBody } from '../schemas.js';
-import { DomainError } from '../../../core/shared/errors.js';
+import { DomainError, isDomainError } from '../../../core/shared/errors.js';
 import { MAX_SHARE_DOWNLOADS } from '../../../core/shares/share.js';
 import type { ShareView } from '../../../core/shares/create-share.js';
 
@@ -131,6 +133,54 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       handler: async ({ ctx, principal }) => {
         await hangar.rotateSigningKey.execute({ userId: principal.userId });
         ctx.body = { message: 'Signing key rotated: every signed URL made before no longer works.' };
+      },
+    }),
+  ];
+}
+
+/** The pages of a signed deletion link (ShareX `DeletionURL`): a confirmation, then the delete itself. */
+export function deletionLinkRoutes(hangar: Hangar): Route[] {
+  const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
+  const Query = Type.Object({ signature: Type.Optional(Type.String({ maxLength: 128 })) });
+  const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  /** A refusal as a page (the link is opened in a browser). */
+  const refused = (ctx: Context, error: unknown) => {
+    if (!isDomainError(error) || !['SIGNED_URL_INVALID', 'FILE_NOT_FOUND', 'TRIAL_ENDED'].includes(error.code)) throw error;
+    renderPage(ctx, { status: error.code === 'FILE_NOT_FOUND' ? 404 : 403, title: 'This link cannot be used', body: `<p>${escape(error.message)}</p>` });
+  };
+  return [
+    defineRoute({
+      method: 'GET', path: '/files/:id/delete', operationId: 'deletionLinkPage', tag: 'files', auth: 'none',
+      summary: 'The page of a signed deletion link: asks to confirm (nothing is deleted by opening it)',
+      errorCodes: ['SIGNED_URL_INVALID', 'FILE_NOT_FOUND'],
+      params: Params, query: Query,
+      responses: { 200: HTML, 403: HTML, 404: HTML },
+      handler: async ({ ctx, params, query }) => {
+        try {
+          const file = await hangar.signedDeletion.check({ fileId: params.id, signature: query.signature });
+          renderPage(ctx, {
+            status: 200,
+            title: `Delete ${file.name ?? file.fileId}?`,
+            body: `<p>Its addresses stop working at once. This cannot be undone.</p><form method="post"><button type="submit">Delete</button></form>`,
+          });
+        } catch (error) {
+          refused(ctx, error);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/files/:id/delete', operationId: 'deleteByLink', tag: 'files', auth: 'none',
+      summary: 'Delete the file of a signed deletion link (the confirmation page’s form)',
+      errorCodes: ['SIGNED_URL_INVALID', 'FILE_NOT_FOUND', 'TRIAL_ENDED'],
+      params: Params, query: Query,
+      responses: { 200: HTML, 403: HTML, 404: HTML },
+      handler: async ({ ctx, params, query }) => {
+        try {
+          const file = await hangar.signedDeletion.execute({ fileId: params.id, signature: query.signature });
+          renderPage(ctx, { status: 200, title: 'Deleted', body: `<p>${escape(file.name ?? file.fileId)} is deleted.</p>` });
+        } catch (error) {
+          refused(ctx, error);
+        }
       },
     }),
   ];
