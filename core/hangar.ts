@@ -35,6 +35,19 @@ import { FileAddresses } from './files/file-view.js';
 import { GetFile } from './files/get-file.js';
 import { ListFiles } from './files/list-files.js';
 import { ReadPublicFile } from './files/read-public-file.js';
+import { ReadOwnFile } from './files/read-own-file.js';
+import { UpdateFile } from './files/update-file.js';
+import { CreateSignedUrl } from './files/create-signed-url.js';
+import { ReadSignedFile } from './files/read-signed-file.js';
+import { RotateSigningKey } from './files/rotate-signing-key.js';
+import { ExpireFiles } from './files/expire-files.js';
+import { SignedDeletion } from './files/signed-deletion.js';
+import { FileReadCounts } from './files/file-read-counts.js';
+import type { SigningKeyRepository, UrlSigner } from './files/signing-keys.js';
+import type { ShareRepository } from './shares/share.js';
+import { CreateShare } from './shares/create-share.js';
+import { ListShares, RevokeShare } from './shares/manage-shares.js';
+import { DownloadShare, ViewShare } from './shares/open-share.js';
 import { UploadFile } from './files/upload-file.js';
 import { GetSettings } from './settings/get-settings.js';
 import { UpdateSettings } from './settings/update-settings.js';
@@ -99,6 +112,12 @@ export interface HangarPorts {
   rateLimiter: RateLimiter;
   /** Image transformations on the view address (docs/images.md), e.g. adapters/images/sharp-image-transformer.ts. */
   images: ImageTransformer;
+  /** Each account's key for signed URLs (issue #26); usually the repositories' `signingKeys`. */
+  signingKeys: SigningKeyRepository;
+  /** Share links of files (issue #26). */
+  shares: ShareRepository;
+  /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
+  urlSigner: UrlSigner;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -141,8 +160,8 @@ export type Hangar = ReturnType<typeof createHangar>;
  * Wires every use case to `ports`. This is how a host embeds the core: build the ports (in-memory,
  * SQLite, local disk… or your own), call this, and call `hangar.uploadFile.execute(…)` and so on.
  * No container is needed; apps/server does the same through inversify.
- * Besides use cases it returns `usageMeter` and `activity`, buffers the host must `flush()` every
- * few seconds and at shutdown, and `pruneLogs` and `purgeCredentials`, to run now and then.
+ * Besides use cases it returns `usageMeter`, `fileReadCounts` and `activity`, buffers the host must `flush()` every
+ * few seconds and at shutdown, and `pruneLogs`, `purgeCredentials` and `expireFiles`, to run now and then.
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
@@ -156,16 +175,31 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const report = new AccountReport({ accounts, files });
   const issuer = new SessionIssuer({ sessions, signer, ids, digest, clock });
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
-  const addresses = new FileAddresses({ domains, options });
+  const fileReadCounts = new FileReadCounts({ files });
+  const addresses = new FileAddresses({ domains, options, counts: fileReadCounts });
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
   const readPublicFile = new ReadPublicFile({
-    files, blobs, meter: usageMeter, directory,
+    files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
+  const transformPublicImage = new TransformPublicImage({
+    readPublicFile, files, blobs, variants: ports.imageVariants, transformer: ports.images, accounts, usage, meter: usageMeter, limits, ids, clock,
+    slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
+    options: {
+      maxVariantsPerFile: options.images?.maxVariantsPerFile,
+      sizeLadder: options.images?.sizeLadder,
+      claimWaitMs: options.images?.claimWaitMs,
+      queueTimeoutMs: options.images?.queueTimeoutMs,
+    },
+    onBackgroundError: options.onBackgroundError,
+  });
+  const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   return {
     usageMeter,
-    activity: new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError }),
+    fileReadCounts,
+    activity,
+    expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
     purgeCredentials: new PurgeCredentials({ tokens, sessions, clock }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),
@@ -186,22 +220,23 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),
     bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts, failpoints }),
     readPublicFile,
-    transformPublicImage: new TransformPublicImage({
-      readPublicFile, files, blobs, variants: ports.imageVariants, transformer: ports.images, accounts, usage, meter: usageMeter, limits, ids, clock,
-      slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
-      options: {
-        maxVariantsPerFile: options.images?.maxVariantsPerFile,
-        sizeLadder: options.images?.sizeLadder,
-        claimWaitMs: options.images?.claimWaitMs,
-        queueTimeoutMs: options.images?.queueTimeoutMs,
-      },
-      onBackgroundError: options.onBackgroundError,
-    }),
+    readOwnFile: new ReadOwnFile({ files, blobs, clock }),
+    updateFile: new UpdateFile({ files, accounts, addresses, clock }),
+    transformPublicImage,
     // The owner's own thumbnails: one transformation at a time beside the public ones, queued up to 10 s (a page of tiles at once).
     getOwnerThumbnail: new GetOwnerThumbnail({
       files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError,
       slots: new TransformSlots({ concurrency: 1, queueTimeoutMs: 10_000 }),
     }),
+    createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
+    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
+    signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),
+    rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
+    createShare: new CreateShare({ files, shares: ports.shares, passwords, ids, clock, options }),
+    listShares: new ListShares({ files, shares: ports.shares, options }),
+    revokeShare: new RevokeShare({ shares: ports.shares }),
+    viewShare: new ViewShare({ files, shares: ports.shares, clock }),
+    downloadShare: new DownloadShare({ files, shares: ports.shares, blobs, passwords, limits, meter: usageMeter, counts: fileReadCounts, clock }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
     getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),

@@ -6,6 +6,8 @@ import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
+import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
+import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 
@@ -20,6 +22,8 @@ export interface Repositories {
   logs: ActivityLogRepository;
   domains: CustomDomainRepository;
   imageVariants: ImageVariantRepository;
+  signingKeys: SigningKeyRepository;
+  shares: ShareRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -44,7 +44,10 @@ export const AgentGuideBody = Type.Object({
   }),
   allowed_content_types: Type.Array(Type.String()),
   errors: Type.Object({ shape: Type.Unknown(), codes: Type.Record(Type.String(), Type.Integer()) }),
-  endpoints: Type.Array(Type.Object({ method: Type.String(), path: Type.String(), server: Type.String(), auth: Type.String(), summary: Type.String() })),
+  endpoints: Type.Array(Type.Object({
+    method: Type.String(), path: Type.String(), server: Type.String(), auth: Type.String(), summary: Type.String(),
+    errors: Type.Optional(Type.Array(Type.String(), { description: 'Error codes this endpoint may answer, besides UNAUTHORIZED, VALIDATION_FAILED and outages (503)' })),
+  })),
 });
 export type AgentGuide = Static<typeof AgentGuideBody>;
 
@@ -125,7 +128,7 @@ export function agentGuide(options: {
       shape: { code: 'SCREAMING_SNAKE_CASE, stable', message: 'a sentence for people', request_id: 'also in the X-Request-Id header', details: 'optional: validation problems, limits' },
       codes: { ...options.errorStatus },
     },
-    endpoints: documented.map((r) => ({ method: r.method, path: r.path, server: r.server === 'content' ? 'content_url' : 'base_url', auth: r.auth === 'none' ? 'none' : r.auth === 'jwt' ? 'session token only' : 'API key or session token', summary: r.summary })),
+    endpoints: documented.map((r) => ({ method: r.method, path: r.path, server: r.server === 'content' ? 'content_url' : 'base_url', auth: r.auth === 'none' ? 'none' : r.auth === 'jwt' ? 'session token only' : 'API key or session token', summary: r.summary, ...(r.errorCodes ? { errors: [...r.errorCodes] } : {}) })),
   };
 }
 
@@ -164,7 +167,7 @@ export function agentGuideText(guide: AgentGuide): string {
     ...Object.entries(guide.errors.codes).map(([code, status]) => `- ${code}: ${status}`),
     '',
     '## Endpoints',
-    ...guide.endpoints.map((e) => `- ${e.method} ${e.server === 'content_url' ? '{content_url}' : ''}${e.path} (${e.auth}): ${e.summary}`),
+    ...guide.endpoints.map((e) => `- ${e.method} ${e.server === 'content_url' ? '{content_url}' : ''}${e.path} (${e.auth}): ${e.summary}${e.errors ? ` Errors: ${e.errors.join(', ')}.` : ''}`),
     '',
   ];
   return lines.join('\n');

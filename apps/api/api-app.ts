@@ -16,6 +16,7 @@ import { fileRoutes } from './routes/files.js';
 import { type ReferenceOptions, referenceRoutes } from './routes/reference.js';
 import { contentRoutes } from '../content/content-app.js';
 import { settingsRoutes } from './routes/settings.js';
+import { deletionLinkRoutes, sharingRoutes } from './routes/sharing.js';
 import { dashboardStatic } from './dashboard-static.js';
 
 /** Options of the API app that are not use cases. */
@@ -83,7 +84,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...settingsRoutes(hangar), ...accountRoutes(hangar),
+    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );

@@ -54,6 +54,9 @@ export function fileJson({ file, urls }: FileView) {
     public_download_url: urls.publicDownloadUrl,
     created_at: file.createdAt.toISOString(),
     is_public: file.isPublic,
+    expires_at: file.expiresAt?.toISOString() ?? null,
+    view_count: file.viewCount,
+    download_count: file.downloadCount,
   };
 }
 

@@ -51,6 +51,9 @@ export const FileBody = Type.Object({
   public_download_url: Nullable(Type.String()),
   created_at: Nullable(Timestamp),
   is_public: Type.Union([Type.Boolean(), Type.Null()]),
+  expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted automatically; null: never' }),
+  view_count: Type.Integer({ description: 'Reads served inline: the view address, inline signed URLs' }),
+  download_count: Type.Integer({ description: 'Reads served as attachments: the download address, download signed URLs, share links' }),
 }, {
   $id: 'File',
   examples: [{
@@ -58,7 +61,7 @@ export const FileBody = Type.Object({
     name: 'cat.png', content_type: 'image/png', size: 48213,
     public_url: 'https://cdn.example.com/m/aB3dE5gH7j', default_url: 'https://cdn.example.com/m/aB3dE5gH7j',
     default_download_url: 'https://cdn.example.com/d/aB3dE5gH7j', public_download_url: 'https://cdn.example.com/d/aB3dE5gH7j',
-    created_at: '2026-11-21T12:00:00.000Z', is_public: true,
+    created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null, view_count: 0, download_count: 0,
   }],
 });
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
-import { DomainError, isDomainError } from '../../core/shared/errors.js';
+import { isDomainError } from '../../core/shared/errors.js';
 import { FITS, MAX_IMAGE_SIDE, parseImageRequest, type QueryValues, REQUESTABLE_FORMATS } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
 import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
@@ -11,22 +11,11 @@ import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
 import { clientAddress } from '../http/client-address.js';
-import { contentDisposition, etagMatches, parseRange } from './http-range.js';
-import { sendBody } from './send-body.js';
-
-/** Files are immutable (a new upload gets a new id), so they may be cached for a year. */
-const CACHE_CONTROL = 'public, max-age=31536000, immutable';
-
-/**
- * Types a browser would run as a document (scripts, markup): served under
- * `Content-Security-Policy: sandbox` so an uploaded SVG or HTML file cannot act on the content origin.
- */
-const ACTIVE_TYPES = new Set([
-  'image/svg+xml', 'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml',
-  'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/pdf+xml',
-  // A PDF may carry scripts and forms that a browser's viewer runs on the content origin.
-  'application/pdf',
-]);
+import { notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
+import { contentDisposition } from './http-range.js';
+import type { PublicImage } from '../../core/images/transform-public-image.js';
+import { signedContentRoutes } from './signed-routes.js';
+import { shareContentRoutes } from './share-routes.js';
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
@@ -60,8 +49,8 @@ export function contentOriginHeaders(options: { hsts?: boolean }): Record<string
   return { 'X-Content-Type-Options': 'nosniff', ...(options.hsts ? { 'Strict-Transport-Security': 'max-age=31536000' } : {}) };
 }
 
-const ContentParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
-const ContentHeaders = Type.Object({
+export const ContentParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
+export const ContentHeaders = Type.Object({
   range: Type.Optional(Type.String({ description: 'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.1.2)' })),
   'if-range': Type.Optional(Type.String({ description: 'Apply Range only while this ETag still matches' })),
   'if-none-match': Type.Optional(Type.String({ description: 'ETags; a match answers 304' })),
@@ -76,14 +65,14 @@ const contentResponses = { 200: BINARY, 206: BINARY, 304: null, 404: ErrorBody, 
  */
 const imageParameter = (description: string, documented: Record<string, unknown>) =>
   Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, [DOCUMENTED_AS]: documented }));
-const ImageQuery = Type.Object({
+export const ImageQuery = Type.Object({
   w: imageParameter('Width in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
   h: imageParameter('Height in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
   fit: imageParameter('With both `w` and `h`: `cover` (default), `contain`, `fill`, `inside` or `outside`.', { type: 'string', enum: [...FITS] }),
   format: imageParameter('`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.', { type: 'string', enum: [...REQUESTABLE_FORMATS] }),
   q: imageParameter('Quality 1–100 for WebP, AVIF and JPEG (defaults 80, 50, 80).', { type: 'integer', minimum: 1, maximum: 100 }),
 });
-const ViewHeaders = Type.Object({
+export const ViewHeaders = Type.Object({
   ...ContentHeaders.properties,
   accept: Type.Optional(Type.String({ description: 'With `format=auto`: `image/avif` or `image/webp` listed picks that format' })),
 });
@@ -108,7 +97,7 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
       handler: async ({ ctx, params, query }) => {
         const request = parseImageRequest(query as QueryValues);
         if (request) await serveImage(ctx, hangar, params.id, request, clientAddress(ctx, options.trustProxyHops ?? 0));
-        else await serve(ctx, hangar, params.id, 'inline');
+        else await servePublic(ctx, hangar, params.id, 'inline');
       },
     }),
     defineRoute({
@@ -116,60 +105,17 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
       summary: 'A public file, as an attachment (download address)',
       description: 'Same as the view address, with `Content-Disposition: attachment` and the file’s name (RFC 6266).',
       params: ContentParams, headers: ContentHeaders, responses: contentResponses,
-      handler: ({ ctx, params }) => serve(ctx, hangar, params.id, 'attachment'),
+      handler: ({ ctx, params }) => servePublic(ctx, hangar, params.id, 'attachment'),
     }),
+    ...signedContentRoutes(hangar),
+    ...shareContentRoutes(hangar),
   ];
 }
 
-async function serve(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
-  const { file, open } = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined });
-  const etag = `"${file.sha256}"`;
-  const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
-
-  ctx.set('ETag', etag);
-  ctx.set('Last-Modified', lastModified.toUTCString());
-  ctx.set('Cache-Control', CACHE_CONTROL);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('Content-Disposition', contentDisposition(disposition, file.name ?? file.fileId));
-  if (ACTIVE_TYPES.has(file.contentType)) ctx.set('Content-Security-Policy', "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'");
-  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-
-  if (notModified(ctx, etag, lastModified)) {
-    ctx.status = 304;
-    return;
-  }
-
-  // If-Range (RFC 9110 §13.1.5): a range only applies while the validator still matches.
-  const ifRange = ctx.get('If-Range');
-  const rangeHeader = !ifRange || ifRange === etag ? ctx.get('Range') : undefined;
-  const range = parseRange(rangeHeader, file.size);
-  if (range.kind === 'unsatisfiable') {
-    ctx.remove('Cache-Control');
-    ctx.remove('Content-Disposition');
-    ctx.set('Content-Range', `bytes */${file.size}`);
-    throw new DomainError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file's ${file.size} bytes.`);
-  }
-
-  ctx.type = file.contentType;
-  if (range.kind === 'range') {
-    ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${range.range.start}-${range.range.end}/${file.size}`);
-  } else {
-    ctx.status = 200;
-  }
-  const length = range.kind === 'range' ? range.range.end - range.range.start + 1 : file.size;
-  if (ctx.method === 'HEAD') {
-    ctx.length = length;
-    return;
-  }
-  // The whole file as a range too: the store then reads exactly its bytes (bench/README.md, "4 KiB reads").
-  // Borrowed chunks: sendStreamed keeps their rule, so a large file goes through two reused buffers.
-  const body = await withoutCaching(ctx, () =>
-    open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined, { borrowChunks: true }),
-  );
-  ctx.length = length;
-  await sendStreamed(ctx, body, length);
+/** A public file at `/m` or `/d` (ReadPublicFile decides whether this host serves it). */
+async function servePublic(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
+  const servable = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined, kind: disposition === 'attachment' ? 'download' : 'view' });
+  await serveFile(ctx, servable, { disposition, cacheControl: PUBLIC_CACHE_CONTROL });
 }
 
 /**
@@ -181,6 +127,14 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   const image = await hangar.transformPublicImage.execute({
     fileId, host: ctx.hostname.toLowerCase() || undefined, request, accept: ctx.get('Accept') || undefined, client,
   });
+  await sendImage(ctx, image, { cacheControl: PUBLIC_CACHE_CONTROL });
+}
+
+/**
+ * Answers with a derived image (see serveImage): `cacheControl` and, when given, `disposition`
+ * (with the source's name) are set on success only.
+ */
+export async function sendImage(ctx: Context, image: PublicImage, options: { cacheControl: string; disposition?: 'inline' | 'attachment' }): Promise<void> {
   const lastModified = new Date(Math.floor(image.file.createdAt.getTime() / 1000) * 1000);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
@@ -188,7 +142,8 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   const succeed = () => {
     ctx.set('ETag', image.etag);
     ctx.set('Last-Modified', lastModified.toUTCString());
-    ctx.set('Cache-Control', CACHE_CONTROL);
+    ctx.set('Cache-Control', options.cacheControl);
+    if (options.disposition) ctx.set('Content-Disposition', contentDisposition(options.disposition, image.file.name ?? image.file.fileId));
   };
   if (notModified(ctx, image.etag, lastModified)) {
     succeed();
@@ -214,38 +169,6 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
   await sendStreamed(ctx, opened.body, opened.size);
 }
 
-/**
- * Sends `body` as the response, status and headers already set (sendBody: backpressure, borrowed
- * chunks kept to their rule). The first chunk is read before anything is sent, so a body that
- * fails at once (BLOB_STORE_UNAVAILABLE) is still answered by the error middleware, without the
- * caching headers of a success. Once bytes went out, a failure or a client that went away destroys
- * the response (never a short body that looks whole) and is reported through the app's `error`
- * event, which logs it unless the client went away (streamErrorHandler).
- * @param length the body's length in bytes (already set as Content-Length), or undefined for chunked encoding
- */
-async function sendStreamed(ctx: Context, body: AsyncIterable<Uint8Array>, length: number | undefined): Promise<void> {
-  const chunks = body[Symbol.asyncIterator]();
-  const first = await withoutCaching(ctx, () => chunks.next());
-  // From here on this function writes the response itself; Koa must not.
-  ctx.respond = false;
-  try {
-    await sendBody(ctx.res, chunks, first, length);
-  } catch (error) {
-    ctx.res.destroy();
-    ctx.app.emit('error', error, ctx);
-  }
-}
-
-/** Runs `step`; when it fails, removes the headers of a successful answer (an error is never cached for a year) and rethrows. */
-async function withoutCaching<T>(ctx: Context, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    for (const name of ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length']) ctx.remove(name);
-    throw error;
-  }
-}
-
 /** Releases what an opened body holds (a file handle, a connection) without reading it. */
 function closeUnread(body: AsyncIterable<Uint8Array>): void {
   const stream = body as { destroy?: () => void };
@@ -254,11 +177,4 @@ function closeUnread(body: AsyncIterable<Uint8Array>): void {
     return;
   }
   Promise.resolve(body[Symbol.asyncIterator]().return?.()).catch(() => undefined);
-}
-
-function notModified(ctx: Context, etag: string, lastModified: Date): boolean {
-  const ifNoneMatch = ctx.get('If-None-Match');
-  if (ifNoneMatch) return etagMatches(ifNoneMatch, etag);
-  const since = Date.parse(ctx.get('If-Modified-Since'));
-  return !Number.isNaN(since) && lastModified.getTime() <= since;
 }

@@ -5,7 +5,7 @@ import { Value } from '@sinclair/typebox/value';
 import coBody from 'co-body';
 import type { Context } from 'koa';
 import { type Principal, requireSession } from '../../core/accounts/authenticate.js';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError, type ErrorCode } from '../../core/shared/errors.js';
 import type { Hangar } from '../../core/hangar.js';
 
 /** Who may call a route: nobody in particular, a session token only (spec 5.6), or a key or a token. */
@@ -36,6 +36,8 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
   summary: string;
   /** Longer text for the reference (Markdown). */
   description?: string;
+  /** The error codes the route may answer (besides UNAUTHORIZED, VALIDATION_FAILED and outages), listed in /reference/for-agents. */
+  errorCodes?: readonly ErrorCode[];
   auth: RouteAuth;
   /** Which server answers it: the API ({base_url}, default) or the content server ({cdn_url}). */
   server?: 'api' | 'content';

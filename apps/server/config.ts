@@ -157,6 +157,8 @@ export const ConfigSchema = Type.Object({
   defaultPlan: Type.String(),
   /** Days activity log entries are kept (`LOG_RETENTION_DAYS`). */
   logRetentionDays: Type.Integer({ minimum: 1 }),
+  /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, issue #26). */
+  expirySweepIntervalSeconds: Type.Integer({ minimum: 1 }),
   /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
   images: Type.Object({
     concurrency: Type.Integer({ minimum: 1 }),
@@ -281,6 +283,7 @@ export function loadConfig(env: Env): Config {
     defaultMaxUploadSizeBytes: bytes('DEFAULT_MAX_UPLOAD_SIZE_BYTES', read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_BYTES),
     ...plansOf(read),
     logRetentionDays: integer('LOG_RETENTION_DAYS', read('LOG_RETENTION_DAYS'), DEFAULT_LOG_RETENTION_DAYS, 1),
+    expirySweepIntervalSeconds: integer('EXPIRY_SWEEP_INTERVAL_SECONDS', read('EXPIRY_SWEEP_INTERVAL_SECONDS'), 30, 1, 60),
     images: {
       concurrency: integer('IMAGE_CONCURRENCY', read('IMAGE_CONCURRENCY'), 2, 1, 256),
       queueTimeoutMs: integer('IMAGE_QUEUE_TIMEOUT_MS', read('IMAGE_QUEUE_TIMEOUT_MS'), 2_000, 0, 600_000),

@@ -7,6 +7,7 @@ import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hash
 import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
 import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
+import { NodeHmacUrlSigner } from '../../adapters/crypto/node-hmac-url-signer.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
@@ -57,6 +58,8 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
   bind(Tokens.ImageVariantRepository).toResolvedValue((r: Repos) => r.imageVariants, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
+  bind(Tokens.SigningKeyRepository).toResolvedValue((r: Repos) => r.signingKeys, [RootTokens.Repositories]);
+  bind(Tokens.ShareRepository).toResolvedValue((r: Repos) => r.shares, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
 
@@ -148,6 +151,7 @@ export const edgeModule = new ContainerModule(({ bind }) => {
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib, concurrency: config.passwordHashConcurrency }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.UrlSigner).toConstantValue(new NodeHmacUrlSigner());
   bind(Tokens.TokenSigner)
     .toResolvedValue(async (config: Config, open: OpenDatabase) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret, new SqlServiceSecrets(open.db)) }), [Tokens.Config, RootTokens.Database])
     .inSingletonScope();
@@ -205,7 +209,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   }), [Tokens.Config]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, imageVariants, database) =>
+      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, imageVariants, database, signingKeys, urlSigner, shares) =>
         createHangar(
           {
             users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
@@ -216,6 +220,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
             rateLimiter,
             imageVariants,
             changes: database.changes,
+            signingKeys,
+            urlSigner,
+            shares,
           },
           options,
         ),
@@ -225,6 +232,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
         Tokens.ImageVariantRepository,
         RootTokens.Database,
+        Tokens.SigningKeyRepository, Tokens.UrlSigner, Tokens.ShareRepository,
       ],
     )
     .inSingletonScope();

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Hangar } from '../../core/hangar.js';
+import type { Clock } from '../../core/shared/clock.js';
 import { isDomainError } from '../../core/shared/errors.js';
 import { createApiApp } from '../api/api-app.js';
 import { contentOriginHeaders, createContentApp } from '../content/content-app.js';
@@ -48,6 +49,8 @@ export interface StartOptions {
    * start and every hour. Default true; of a cluster's workers only the first does it.
    */
   maintenance?: boolean;
+  /** The clock of the core (default: the system clock); tests pass a controllable one. */
+  clock?: Clock;
 }
 
 /**
@@ -57,6 +60,7 @@ export interface StartOptions {
  */
 export async function startHangar(config: Config, options: StartOptions = {}): Promise<RunningHangar> {
   const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false });
+  if (options.clock) container.rebind(Tokens.Clock).toConstantValue(options.clock);
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
@@ -90,12 +94,21 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
         ? process.stderr.write(`${JSON.stringify({ level: 'warn', event: 'background_work_deferred', work: name, code: error.code, message: error.message })}\n`)
         : reportError({ requestId: '-', method: 'BACKGROUND', path: name, error }),
     );
-  const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
+  const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.fileReadCounts.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
   const prune = () => Promise.all([background('prune-logs', () => hangar.pruneLogs.execute())(), background('purge-credentials', () => hangar.purgeCredentials.execute())()]);
   const maintenance = options.maintenance ?? true;
   const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   if (maintenance) void prune();
+  // Expired files (issue #26): swept by the process that runs the maintenance, within a minute of their time.
+  // One run at a time; close() waits for the one in flight before the database closes.
+  let sweeping: Promise<unknown> | undefined;
+  const sweep = () => {
+    sweeping ??= background('expire-files', () => hangar.expireFiles.execute())().finally(() => {
+      sweeping = undefined;
+    });
+  };
+  const sweepTimer = maintenance ? setInterval(sweep, config.expirySweepIntervalSeconds * 1000).unref() : undefined;
 
   return {
     hangar,
@@ -105,6 +118,8 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
       clearInterval(flushTimer);
       clearInterval(pruneTimer);
+      clearInterval(sweepTimer);
+      await sweeping;
       await background('flush', flushAll)();
       await hangar.requestPasswordReset.settled();
       await hangar.resendConfirmation.settled();

@@ -3,6 +3,8 @@ import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-
 import type { PasswordHasher } from '../../core/accounts/password-hasher.js';
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
 import type { TokenSigner } from '../../core/accounts/token-signer.js';
+import type { SigningKeyRepository, UrlSigner } from '../../core/files/signing-keys.js';
+import type { ShareRepository } from '../../core/shares/share.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
@@ -43,6 +45,9 @@ export const Tokens = {
   Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,
   PasswordHasher: Symbol('PasswordHasher') as ServiceIdentifier<PasswordHasher>,
   TokenSigner: Symbol('TokenSigner') as ServiceIdentifier<TokenSigner>,
+  SigningKeyRepository: Symbol('SigningKeyRepository') as ServiceIdentifier<SigningKeyRepository>,
+  UrlSigner: Symbol('UrlSigner') as ServiceIdentifier<UrlSigner>,
+  ShareRepository: Symbol('ShareRepository') as ServiceIdentifier<ShareRepository>,
   IdGenerator: Symbol('IdGenerator') as ServiceIdentifier<IdGenerator>,
   SecretDigest: Symbol('SecretDigest') as ServiceIdentifier<SecretDigest>,
   Clock: Symbol('Clock') as ServiceIdentifier<Clock>,

@@ -9,10 +9,16 @@ import type { StoredFile } from './stored-file.js';
  * transformed images derived from them). Records go
  * first, so a file is never listed without its bytes; a blob whose delete fails stays as an orphan
  * for the reconciler (fsck) rather than failing a delete the user already sees done.
+ * @param options.expiredBy only records whose expiry is at or before it (FileRepository.deleteMany)
  * @returns the deleted records
  */
-export async function deleteFiles(deps: { files: FileRepository; blobs: BlobStore; failpoints?: Failpoints }, userId: string, fileIds: string[]): Promise<StoredFile[]> {
-  const deleted = await deps.files.deleteMany({ userId, fileIds });
+export async function deleteFiles(
+  deps: { files: FileRepository; blobs: BlobStore; failpoints?: Failpoints },
+  userId: string,
+  fileIds: string[],
+  options: { expiredBy?: Date } = {},
+): Promise<StoredFile[]> {
+  const deleted = await deps.files.deleteMany({ userId, fileIds, expiredBy: options.expiredBy });
   if (deleted.length > 0) await (deps.failpoints ?? NO_FAILPOINTS).reach('after_records_deleted_before_blobs');
   await Promise.allSettled(deleted.map((file) => deps.blobs.delete(file.blobKey)));
   // Transformed images (core/images) are stored under their file's key: they go with it.

@@ -24,3 +24,19 @@ export function parseFileName(header: string | undefined): string | null {
   }
   return name === '' ? null : name;
 }
+
+/**
+ * A file name given as text (the `name` of `PATCH /files/:id`, JSON, so no percent-decoding):
+ * control characters removed and white space trimmed as {@link parseFileName} does; an empty
+ * result or null is null (no name: downloads are named by the file id).
+ * @throws DomainError INVALID_FILE_NAME (400) when longer than 255 characters
+ */
+export function cleanFileName(value: string | null): string | null {
+  if (value === null) return null;
+  // eslint-disable-next-line no-control-regex
+  const name = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  if ([...name].length > MAX_FILE_NAME_LENGTH) {
+    throw new DomainError('INVALID_FILE_NAME', `The file name must be at most ${MAX_FILE_NAME_LENGTH} characters long.`);
+  }
+  return name === '' ? null : name;
+}

@@ -14,6 +14,8 @@ export interface FileFilter {
   /** Inclusive bounds on `created_at`. */
   createdAfter?: Date;
   createdBefore?: Date;
+  /** Only files with an expiry at or before this time (files without one never match). */
+  expiresBefore?: Date;
 }
 
 /** What an account stores: exact totals kept with every insert and delete. */
@@ -27,6 +29,15 @@ export interface AccountTotals {
 export interface QuotaLimits {
   storageLimitBytes: number;
   fileCountLimit: number;
+}
+
+/** What {@link FileRepository.update} changes; an absent member stays as it is. */
+export interface FileChanges {
+  /** Already cleaned (`parseFileName` rules); null removes the name. */
+  name?: string | null;
+  isPublic?: boolean;
+  /** Null removes the expiry. */
+  expiresAt?: Date | null;
 }
 
 /** Outcome of {@link FileRepository.insert}. */
@@ -56,9 +67,36 @@ export interface FileRepository {
   list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>>;
   /**
    * Deletes the user's records among `fileIds` and subtracts them from its totals, in one transaction.
+   * With `expiredBy`, only those whose expiry is at or before it (the expiry sweep: a file whose
+   * expiry was moved or removed meanwhile is kept).
    * @returns the records that were deleted (ids of other accounts and unknown ids are skipped)
    */
-  deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]>;
+  deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]>;
+  /**
+   * Changes one of the user's records in one transaction, together with what is kept from it: a
+   * change of visibility moves the file between the public and private counts of the account's
+   * totals and histogram; any change raises the account's listing version (totals counted before
+   * are counted again). The change is seen by every process's next lookup, as a delete is (no
+   * process keeps a record it could serve after the commit).
+   * @returns the record as it is after the change, or undefined when the user has no file with this id (nothing changed)
+   */
+  update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined>;
+  /**
+   * Up to `limit` records of any account whose `expiresAt` is at or before `now`, soonest first
+   * (an index serves it: only due records are read). The expiry sweep deletes them.
+   */
+  findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]>;
+  /**
+   * {@link findByFileId} with the owner's signing key (see SigningKeyRepository), in the same one
+   * lookup: verifying a signed URL costs no database round trip beyond the file's.
+   * `signingKey` is null while the account has never signed a URL.
+   */
+  findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined>;
+  /**
+   * Adds read counts to files' `viewCount` and `downloadCount` (each entry: counts since the last
+   * flush, by public file id), in one transaction. Ids of files that no longer exist are skipped.
+   */
+  addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void>;
   /**
    * Every record of every account, `limit` at a time, in ascending order of `id` (the primary key),
    * starting after `afterId` (from the start when absent): the reconciler (`fsck`) walks the whole

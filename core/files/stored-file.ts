@@ -17,6 +17,17 @@ export interface StoredFile {
   createdAt: Date;
   /** Blob store key: `<userId>/<fileId>`; never user-supplied text. */
   blobKey: string;
+  /** When the file is deleted automatically (issue #26, "Expiry"); null when never. From then on no address serves it. */
+  expiresAt: Date | null;
+  /** Reads served inline (`/m`, inline signed URLs), as written so far (counts are flushed in batches: FileReadCounts). */
+  viewCount: number;
+  /** Reads served as attachments (`/d`, download signed URLs, share links), as written so far. */
+  downloadCount: number;
+}
+
+/** True when `file` has expired at `now` (its record may still exist until the sweep removes it). */
+export function hasExpired(file: Pick<StoredFile, 'expiresAt'>, now: Date): boolean {
+  return file.expiresAt !== null && file.expiresAt.getTime() <= now.getTime();
 }
 
 /** Length of `file_id` in base62 characters (62^10 ≈ 8·10^17 ids). */

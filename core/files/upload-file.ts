@@ -9,6 +9,7 @@ import { checkDeclaredContentType, type ContentSniffer, peekHead } from './conte
 import { ContentTypePolicy } from './content-types.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { parseFileName } from './file-name.js';
+import { checkExpiry, expiryIn } from './file-expiry.js';
 import type { FileOptions } from './file-options.js';
 import type { FileRepository, InsertResult } from './file-repository.js';
 import type { FileAddresses, FileView } from './file-view.js';
@@ -24,6 +25,10 @@ export interface UploadFileInput {
   contentLength?: number;
   /** `isPublic` query; default true (spec 4.8). */
   isPublic?: boolean;
+  /** `x-expires-at`: when the file is deleted automatically (must be in the future). */
+  expiresAt?: Date;
+  /** `expiresIn` query: seconds from now until the file is deleted automatically (1 to 100 years). Not with `expiresAt`. */
+  expiresInSeconds?: number;
   /** The raw body, streamed. */
   body: AsyncIterable<Uint8Array>;
   /** Aborted when the client goes away. */
@@ -56,7 +61,8 @@ export interface UploadFileDeps {
  * when the record is inserted (FileRepository.insert), so concurrent uploads never overshoot them.
  * Before anything is written, the first bytes are peeked (not buffered beyond them) and must carry
  * the signature of the declared type when it has one (checkDeclaredContentType).
- * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, CONTENT_TYPE_MISMATCH, INVALID_FILE_NAME, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
+ * An expiry (`expiresAt` or `expiresInSeconds`, issue #26) is checked before anything is read.
+ * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, CONTENT_TYPE_MISMATCH, INVALID_FILE_NAME, INVALID_EXPIRY, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
  *         TRIAL_ENDED, STORAGE_LIMIT_REACHED, FILE_COUNT_LIMIT_REACHED (403), FILE_TOO_LARGE (413),
  *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE (503); a DomainError of the body's own source (the HTTP
  *         edge's REQUEST_TIMEOUT, 408) is passed on, after the partial blob is removed
@@ -72,6 +78,7 @@ export class UploadFile {
     await this.deps.limits.upload(input.credentialId ?? input.userId);
     const contentType = this.contentTypes.checkUpload(input.contentType);
     const name = parseFileName(input.fileName);
+    const expiresAt = this.expiryOf(input);
     const { standing, uploadLimitBytes } = await this.deps.accounts.view(input.userId);
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
@@ -120,6 +127,9 @@ export class UploadFile {
       isPublic: input.isPublic ?? true,
       createdAt: this.deps.clock.now(),
       blobKey,
+      expiresAt,
+      viewCount: 0,
+      downloadCount: 0,
     };
     let result: InsertResult;
     try {
@@ -136,6 +146,16 @@ export class UploadFile {
     await (this.deps.failpoints ?? NO_FAILPOINTS).reach('after_record_before_response');
     const [view] = await this.deps.addresses.views(input.userId, [file]);
     return view;
+  }
+
+  /** The upload's expiry, from `expiresAt` or `expiresInSeconds` (at most one), or null. @throws DomainError INVALID_EXPIRY */
+  private expiryOf(input: UploadFileInput): Date | null {
+    const now = this.deps.clock.now();
+    if (input.expiresAt !== undefined && input.expiresInSeconds !== undefined) {
+      throw new DomainError('INVALID_EXPIRY', 'Give either x-expires-at or expiresIn, not both.');
+    }
+    if (input.expiresInSeconds !== undefined) return expiryIn(input.expiresInSeconds, now);
+    return input.expiresAt === undefined ? null : checkExpiry(input.expiresAt, now);
   }
 
   /** A file id no record uses yet, so the blob key of an existing file is never written to. */

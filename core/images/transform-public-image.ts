@@ -1,6 +1,6 @@
 import type { FileRepository } from '../files/file-repository.js';
 import type { BlobStore } from '../files/blob-store.js';
-import type { ReadPublicFile } from '../files/read-public-file.js';
+import type { PublicFile, ReadPublicFile } from '../files/read-public-file.js';
 import type { StoredFile } from '../files/stored-file.js';
 import type { AccountPolicy } from '../plans/account-policy.js';
 import { billingPeriodAt } from '../plans/billing-period.js';
@@ -130,7 +130,19 @@ export class TransformPublicImage {
   async execute(input: { fileId: string; host?: string; request: ImageRequest; accept?: string; client?: string; exactSize?: boolean }): Promise<PublicImage> {
     const { file, open } = await this.deps.readPublicFile.execute({ fileId: input.fileId, host: input.host });
     const request = input.exactSize ? input.request : snapToLadder(input.request, this.ladder);
-    const { transform, negotiated } = normaliseImageRequest(request, file.contentType, input.accept);
+    return this.transformFile({ file, open, request, accept: input.accept, client: input.client });
+  }
+
+  /**
+   * The transformation of a file already found and allowed by the caller (a signed URL's grant,
+   * core/files/read-signed-file.ts), with the parameters exactly as given (no size ladder): the same
+   * variants, claims, cache, single flight, slots and image-ops limit as {@link execute}.
+   * @param input.client as for {@link execute}: a variant not yet stored counts toward its rate limit; none without it
+   * @throws DomainError NOT_AN_IMAGE (400)
+   */
+  transformFile(input: { file: StoredFile; open: PublicFile['open']; request: ImageRequest; accept?: string; client?: string }): PublicImage {
+    const { file, open } = input;
+    const { transform, negotiated } = normaliseImageRequest(input.request, file.contentType, input.accept);
     const name = variantName(transform, this.deps.transformer.version);
     const key = `${file.blobKey}/${name}`;
     const openSource = () => open(file.size > 0 ? { start: 0, end: file.size - 1 } : undefined);

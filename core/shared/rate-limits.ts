@@ -40,6 +40,12 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
 
 /** Failed logins are remembered this long after the first one of a series (a success forgets the account's). */
 const LOGIN_FAILURE_MEMORY_SECONDS = DAY_MS / 1000;
+/** Password attempts at a share link (RateLimits.sharePasswordAttempt). */
+const SHARE_PASSWORD_RULES = {
+  pair: { name: 'share_password_client', points: 10, durationSeconds: 600 },
+  share: { name: 'share_password_share', points: 100, durationSeconds: 3600 },
+} as const;
+
 /** Counters that only count: their own limit is never reached. */
 const UNBOUNDED = 1_000_000_000;
 
@@ -278,6 +284,19 @@ export class RateLimits {
    */
   async imageTransform(client: string | undefined): Promise<void> {
     await this.count([{ rule: this.rules.imageTransforms, key: client, limit: this.options.imageTransformsPerClientPerMinute }]);
+  }
+
+  /**
+   * Counts one password attempt at a share link (issue #26): at most 10 per link and client address
+   * in 10 minutes, and 100 per link in all in an hour (so a guesser spread over many addresses
+   * is slowed too, while the owner can still revoke the link and make a new one).
+   * @throws DomainError RATE_LIMITED (429)
+   */
+  async sharePasswordAttempt(subject: { shareId: string; client?: string }): Promise<void> {
+    await this.count([
+      { rule: SHARE_PASSWORD_RULES.pair, key: subject.client === undefined ? undefined : `${subject.shareId}\n${subject.client}`, limit: SHARE_PASSWORD_RULES.pair.points },
+      { rule: SHARE_PASSWORD_RULES.share, key: subject.shareId, limit: SHARE_PASSWORD_RULES.share.points },
+    ]);
   }
 
   private async count(checks: { rule: RateRule; key: string | undefined; limit: number }[]): Promise<void> {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { FileFilter, FileRepository, QuotaLimits } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
+import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import { aFile, aFileId, at, aUser, givenUser, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 
 /** What a {@link describeFileRepositoryContract} factory returns: repositories over one empty store. */
@@ -17,6 +18,8 @@ export interface FileRepositorySubject {
    * histogram's day rows (SQL adapters: SqlFileRepository's `seekFromOffset` 1; defaults to `subject`).
    */
   seeking?: FileRepository;
+  /** The signing keys over the same store (read back by `findWithSigningKey`). */
+  signingKeys: SigningKeyRepository;
   close?: () => Promise<void>;
 }
 
@@ -32,11 +35,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     let close: (() => Promise<void>) | undefined;
     let other: FileRepository | undefined;
     let seeking: FileRepository | undefined;
+    let signingKeys: SigningKeyRepository;
     let userId: string;
     let otherUserId: string;
 
     beforeEach(async () => {
-      ({ subject: files, users, close, other, seeking } = await makeSubject());
+      ({ subject: files, users, close, other, seeking, signingKeys } = await makeSubject());
       userId = (await givenUser(users)).id;
       otherUserId = (await givenUser(users)).id;
     });
@@ -686,6 +690,105 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       }
       expect(seen).to.deep.equal(sortById(created));
       expect(await files.scan({ afterId: seen[seen.length - 1].id, limit: 10 })).to.deep.equal([]);
+    });
+
+    describe('update (rename, visibility, expiry)', () => {
+      it('changes only the members given and returns the record as it is now; the next lookup, here or through another process, sees it', async () => {
+        const [file] = await givenFiles(userId, [{ name: 'old.png', isPublic: true }]);
+        const reader = other ?? files;
+        expect((await reader.findByFileId(file!.fileId))!.isPublic).to.equal(true);
+        const expiresAt = at(86_400_000);
+        const updated = await files.update({ userId, fileId: file!.fileId, changes: { isPublic: false, expiresAt } });
+        expect(updated).to.deep.equal({ ...file, isPublic: false, expiresAt });
+        expect(await reader.findByFileId(file!.fileId)).to.deep.equal(updated);
+        const renamed = await files.update({ userId, fileId: file!.fileId, changes: { name: null, expiresAt: null } });
+        expect(renamed).to.deep.equal({ ...file, isPublic: false, name: null, expiresAt: null });
+        expect(await files.findByFileId(file!.fileId)).to.deep.equal(renamed);
+      });
+
+      it('answers undefined and changes nothing for another account’s file or an unknown id', async () => {
+        const [theirs] = await givenFiles(otherUserId, [{ isPublic: true }]);
+        expect(await files.update({ userId, fileId: theirs!.fileId, changes: { isPublic: false } })).to.equal(undefined);
+        expect(await files.update({ userId, fileId: aFileId(), changes: { isPublic: false } })).to.equal(undefined);
+        expect(await files.findByFileId(theirs!.fileId)).to.deep.equal(theirs);
+      });
+
+      it('finds a renamed file by its new name only', async () => {
+        const [file] = await givenFiles(userId, [{ name: 'holiday.png' }]);
+        expect(await found({ q: 'holiday' })).to.deep.equal([file!.fileId]);
+        await files.update({ userId, fileId: file!.fileId, changes: { name: 'work.png' } });
+        expect(await found({ q: 'holiday' })).to.deep.equal([]);
+        expect(await found({ q: 'work' })).to.deep.equal([file!.fileId]);
+      });
+
+      it('keeps every total by visibility exact (alone, with a content type, a time or a size range) and the account totals unchanged', async () => {
+        const created = await givenFiles(userId, [
+          { isPublic: true, contentType: 'image/png', size: 10, createdAt: at(0) },
+          { isPublic: true, contentType: 'image/png', size: 2000, createdAt: at(3_600_000) },
+          { isPublic: false, contentType: 'application/pdf', size: 30, createdAt: at(86_400_000) },
+        ]);
+        const filters: FileFilter[] = [
+          { isPublic: true }, { isPublic: false }, { isPublic: true, type: 'image/png' }, { isPublic: false, type: 'image/png' },
+          { isPublic: false, createdAfter: T0 }, { isPublic: true, createdAfter: T0, createdBefore: at(7_200_000) },
+          { isPublic: false, sizeMin: 5, sizeMax: 5000 }, { isPublic: true, sizeMin: 1000 }, { isPublic: false, q: 'report' },
+        ];
+        const check = async (current: StoredFile[]) => {
+          for (const filter of filters) {
+            const expected = current.filter((file) => file.isPublic === filter.isPublic && matchesRangeFilter(file, userId, filter)).length;
+            const page = await files.list({ userId, filter, window: { offset: 0, limit: 100 } });
+            expect(page.total, JSON.stringify(filter)).to.equal(expected);
+            expect(page.items, JSON.stringify(filter)).to.have.length(expected);
+          }
+        };
+        await check(created);
+        // Twice, so that totals kept from the first answer must be counted again.
+        const current = created.map((file) => ({ ...file }));
+        for (const [index, isPublic] of [[0, false], [2, true], [1, false], [1, false]] as const) {
+          await files.update({ userId, fileId: current[index]!.fileId, changes: { isPublic } });
+          current[index]!.isPublic = isPublic;
+          await check(current);
+        }
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 2040, filesCount: 3 });
+        // Deleting after a change subtracts from the right visibility.
+        await files.deleteMany({ userId, fileIds: [current[1]!.fileId] });
+        await check([current[0]!, current[2]!]);
+      });
+    });
+
+    it('finds the files whose expiry has come, of every account, soonest first, at most `limit`', async () => {
+      const t = (hours: number) => at(hours * 3_600_000);
+      const [soon, later, , notYet] = await givenFiles(userId, [{ expiresAt: t(1) }, { expiresAt: t(2) }, { expiresAt: null }, { expiresAt: t(5) }]);
+      const [theirs] = await givenFiles(otherUserId, [{ expiresAt: t(1.5) }]);
+      expect((await files.findExpired({ now: t(0.5), limit: 10 })).map((f) => f.fileId)).to.deep.equal([]);
+      expect((await files.findExpired({ now: t(2), limit: 10 })).map((f) => f.fileId)).to.deep.equal([soon!.fileId, theirs!.fileId, later!.fileId]);
+      expect((await files.findExpired({ now: t(2), limit: 2 })).map((f) => f.fileId)).to.deep.equal([soon!.fileId, theirs!.fileId]);
+      expect(await files.findExpired({ now: t(9), limit: 10 })).to.deep.include(notYet);
+      await files.update({ userId, fileId: notYet!.fileId, changes: { expiresAt: null } });
+      expect((await files.findExpired({ now: t(9), limit: 10 })).map((f) => f.fileId)).to.not.include(notYet!.fileId);
+    });
+
+    it('adds read counts to the files named, skips unknown ids, and keeps them through other changes', async () => {
+      const [a, b] = await givenFiles(userId, [{}, {}]);
+      await files.addReadCounts([{ fileId: a!.fileId, views: 3, downloads: 1 }, { fileId: aFileId(), views: 5, downloads: 5 }, { fileId: b!.fileId, views: 0, downloads: 2 }]);
+      await files.addReadCounts([{ fileId: a!.fileId, views: 1, downloads: 0 }]);
+      expect(await (other ?? files).findByFileId(a!.fileId)).to.include({ viewCount: 4, downloadCount: 1 });
+      expect(await files.findByFileId(b!.fileId)).to.include({ viewCount: 0, downloadCount: 2 });
+      expect((await files.update({ userId, fileId: a!.fileId, changes: { name: 'x' } }))!).to.include({ viewCount: 4, downloadCount: 1 });
+      expect((await files.list({ userId, filter: {}, window: { offset: 0, limit: 10 } })).items.map((f) => f.viewCount).sort()).to.deep.equal([0, 4]);
+      await files.addReadCounts([]);
+    });
+
+    it('finds a file with its owner’s signing key in one lookup: null before the first, the new one after a replace', async () => {
+      const [file] = await givenFiles(userId, [{}]);
+      expect(await files.findWithSigningKey(file!.fileId)).to.deep.equal({ file, signingKey: null });
+      expect(await signingKeys.ensure({ userId, candidate: 'first-key' })).to.equal('first-key');
+      expect(await signingKeys.ensure({ userId, candidate: 'second-key' })).to.equal('first-key');
+      expect(await (other ?? files).findWithSigningKey(file!.fileId)).to.deep.equal({ file, signingKey: 'first-key' });
+      expect(await signingKeys.replace({ userId, key: 'rotated' })).to.equal(true);
+      expect(await (other ?? files).findWithSigningKey(file!.fileId)).to.deep.equal({ file, signingKey: 'rotated' });
+      expect(await files.findWithSigningKey(aFileId())).to.equal(undefined);
+      expect(await signingKeys.ensure({ userId: '00000000-0000-4000-8000-000000000000', candidate: 'x' })).to.equal(undefined);
+      expect(await signingKeys.replace({ userId: '00000000-0000-4000-8000-000000000000', key: 'x' })).to.equal(false);
     });
 
     it('hands out copies: changing a stored, listed or returned record changes nothing stored', async () => {

@@ -116,6 +116,9 @@ export function aFile(userId: string, overrides: Partial<StoredFile> = {}): Stor
     isPublic: true,
     createdAt: T0,
     blobKey: `${userId}/${fileId}`,
+    expiresAt: null,
+    viewCount: 0,
+    downloadCount: 0,
     ...overrides,
   };
 }

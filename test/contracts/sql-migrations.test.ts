@@ -178,7 +178,7 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
     });
 
     it('totals ranges over the backfilled files exactly, and stays exact as files come and go', async () => {
-      // The repositories of this release need its later tables too (deleteMany removes image_variants).
+      // The repositories of this release read the columns and tables of every later migration too (deleteMany removes image_variants).
       await migrateToLatest(opened.db, undefined, { migrationTableSchema: opened.migrationTableSchema });
       const { files } = createSqlRepositories(opened.db);
       const check = async (live: typeof stored) => {

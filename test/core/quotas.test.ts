@@ -43,6 +43,18 @@ class BarrierFileRepository implements FileRepository {
   scan(options: Parameters<FileRepository['scan']>[0]) {
     return this.inner.scan(options);
   }
+  update(options: Parameters<FileRepository['update']>[0]) {
+    return this.inner.update(options);
+  }
+  findExpired(options: Parameters<FileRepository['findExpired']>[0]) {
+    return this.inner.findExpired(options);
+  }
+  findWithSigningKey(fileId: string) {
+    return this.inner.findWithSigningKey(fileId);
+  }
+  addReadCounts(entries: Parameters<FileRepository['addReadCounts']>[0]) {
+    return this.inner.addReadCounts(entries);
+  }
 }
 
 /** Alice on a plan with `limits`; `stored` lists what she uploads first. */

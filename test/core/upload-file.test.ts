@@ -47,6 +47,18 @@ class FailingInsertFileRepository implements FileRepository {
   scan(options: Parameters<FileRepository['scan']>[0]) {
     return this.inner.scan(options);
   }
+  update(options: Parameters<FileRepository['update']>[0]) {
+    return this.inner.update(options);
+  }
+  findExpired(options: Parameters<FileRepository['findExpired']>[0]) {
+    return this.inner.findExpired(options);
+  }
+  findWithSigningKey(fileId: string) {
+    return this.inner.findWithSigningKey(fileId);
+  }
+  addReadCounts(entries: Parameters<FileRepository['addReadCounts']>[0]) {
+    return this.inner.addReadCounts(entries);
+  }
 }
 
 /** An IdGenerator that answers the queued file ids (base62(10)) first, then random ones. */

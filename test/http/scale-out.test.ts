@@ -263,6 +263,36 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
       }
     }
   });
+
+  it('stops serving a file made private on one process from the other within 1 s, and serves it again once public', async () => {
+    const [a, b] = servers;
+    const email = 'visibility@example.com';
+    await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
+    const token = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    await call(a.api, `/auth/confirm?token=${token}`);
+    const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+    const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
+    const uploaded = await call(a.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(100, 'image/png', 77) });
+    const fileId = uploaded.body.file.file_id as string;
+    /** Milliseconds until b's view address answers `status` (polled), or fails past 1 s. */
+    const untilB = async (status: number): Promise<number> => {
+      const started = Date.now();
+      for (;;) {
+        const response = await fetch(`${b.content}/m/${fileId}`);
+        await response.arrayBuffer();
+        if (response.status === status) return Date.now() - started;
+        if (Date.now() - started > 1_000) throw new Error(`b still answered ${response.status} after 1 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    // b has served it (and may have kept its lookup) before the change.
+    for (let i = 0; i < 3; i++) expect(await untilB(200)).to.be.below(1_000);
+    expect((await call(a.api, `/files/${fileId}`, { method: 'PATCH', apiKey, json: { is_public: false } })).status).to.equal(200);
+    expect(await untilB(404)).to.be.below(1_000);
+    expect((await call(b.api, `/files/${fileId}/content`, { apiKey })).status).to.equal(200);
+    expect((await call(a.api, `/files/${fileId}`, { method: 'PATCH', apiKey, json: { is_public: true } })).status).to.equal(200);
+    expect(await untilB(200)).to.be.below(1_000);
+  });
 });
 
 const postgresRun = httpTestDatabase() === 'postgres';

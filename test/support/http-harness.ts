@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Config, loadConfig } from '../../apps/server/config.js';
 import { type RunningHangar, startHangar } from '../../apps/server/start.js';
+import type { Clock } from '../../core/shared/clock.js';
 import { checkResponse, registerService, unregisterService } from './openapi-check.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
 
@@ -58,7 +59,7 @@ export interface TestServer {
  * With `HANGAR_TEST_DB=postgres` (and TEST_DATABASE_URL) the database is a fresh Postgres schema
  * instead, which `stop()` drops, unless `env` names a DATABASE_URL itself.
  */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: { dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: { dataDir?: string; clock?: Clock } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(dataDir) : undefined;
@@ -80,7 +81,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
   // Tests send several e-mails to one address within a minute; the limit itself has its own test.
   Object.assign(config, { emailMinIntervalMs: 0 }, overrides);
   const internalErrors: unknown[] = [];
-  const running = await startHangar(config, { logError: (entry) => internalErrors.push(entry) });
+  const running = await startHangar(config, { logError: (entry) => internalErrors.push(entry), clock: options.clock });
   await registerService(running.apiAddress, running.contentAddress);
   const server: TestServer = {
     running,

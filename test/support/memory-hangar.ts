@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
+import { NodeHmacUrlSigner } from '../../adapters/crypto/node-hmac-url-signer.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
@@ -141,6 +142,9 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     sniffer: new FileTypeContentSniffer(),
     rateLimiter: FlexibleRateLimiter.memory(),
     images: new SharpImageTransformer(),
+    signingKeys: repos.signingKeys,
+    shares: repos.shares,
+    urlSigner: new NodeHmacUrlSigner(),
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

@@ -1,3 +1,5 @@
+import { MemoryShareRepository } from './memory-share-repository.js';
+import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
 import type { Repositories } from '../repositories.js';
 import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
 import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
@@ -28,6 +30,8 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     logs: new MemoryActivityLogRepository(db),
     domains: new MemoryCustomDomainRepository(db),
     imageVariants: new MemoryImageVariantRepository(db),
+    signingKeys: new MemorySigningKeyRepository(db),
+    shares: new MemoryShareRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

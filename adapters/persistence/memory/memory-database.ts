@@ -7,6 +7,7 @@ import type { CustomDomain } from '../../../core/domains/custom-domain.js';
 import type { AccountTotals } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
+import type { Share } from '../../../core/shares/share.js';
 
 /** A row of {@link MemoryDatabase.files}. */
 export interface MemoryFileRow {
@@ -71,6 +72,10 @@ export class MemoryDatabase {
   readonly customDomains = new Map<string, CustomDomain>();
   /** Unique index: hostname → user id. */
   readonly customDomainUserIdByHostname = new Map<string, string>();
+  /** `shares` by id; removed with their file ({@link deleteSharesOf}) or user. */
+  readonly shares = new Map<string, Share>();
+  /** `users.signing_key` by user id (accounts that signed a URL). */
+  readonly signingKeys = new Map<string, string>();
 
   /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
   static usageKey(userId: string, periodStart: number): string {
@@ -80,6 +85,13 @@ export class MemoryDatabase {
   /** True when the account exists (what a foreign key to `users` checks). */
   hasUser(userId: string): boolean {
     return this.users.has(userId);
+  }
+
+  /** Removes the shares of the file with record id `fileRecordId` (the schema's cascade). */
+  deleteSharesOf(fileRecordId: string): void {
+    for (const [id, share] of this.shares) {
+      if (share.fileRecordId === fileRecordId) this.shares.delete(id);
+    }
   }
 
   /** Removes the account's `custom_domains` row and its hostname index entry, if any. */
@@ -131,6 +143,10 @@ export class MemoryDatabase {
       if (entry.userId === userId) this.activityLogs.delete(id);
     }
     this.deleteCustomDomain(userId);
+    this.signingKeys.delete(userId);
+    for (const [id, share] of this.shares) {
+      if (share.userId === userId) this.shares.delete(id);
+    }
     return true;
   }
 }

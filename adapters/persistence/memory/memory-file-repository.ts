@@ -1,4 +1,4 @@
-import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
+import type { AccountTotals, FileChanges, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
@@ -18,6 +18,9 @@ function copyFile(file: StoredFile): StoredFile {
     isPublic: file.isPublic,
     createdAt: copyDate(file.createdAt),
     blobKey: file.blobKey,
+    expiresAt: file.expiresAt && copyDate(file.expiresAt),
+    viewCount: file.viewCount,
+    downloadCount: file.downloadCount,
   };
 }
 
@@ -77,14 +80,17 @@ export class MemoryFileRepository implements FileRepository {
     return { items, total: files.length };
   }
 
-  async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
+  async deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]> {
+    const expiredBy = options.expiredBy?.getTime();
     const deleted: StoredFile[] = [];
     for (const fileId of new Set(options.fileIds)) {
       const id = this.db.fileRecordIdByFileId.get(fileId);
       const row = id === undefined ? undefined : this.db.files.get(id);
       if (!row || row.file.userId !== options.userId) continue;
+      if (expiredBy !== undefined && (row.file.expiresAt === null || row.file.expiresAt.getTime() > expiredBy)) continue;
       this.db.files.delete(row.file.id);
       this.db.fileRecordIdByFileId.delete(fileId);
+      this.db.deleteSharesOf(row.file.id);
       deleted.push(row.file);
     }
     const totals = this.db.accountTotals.get(options.userId);
@@ -100,10 +106,49 @@ export class MemoryFileRepository implements FileRepository {
     return deleted;
   }
 
+  async update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined> {
+    const id = this.db.fileRecordIdByFileId.get(options.fileId);
+    const row = id === undefined ? undefined : this.db.files.get(id);
+    if (!row || row.file.userId !== options.userId) return undefined;
+    const { name, isPublic, expiresAt } = options.changes;
+    const file = copyFile(row.file);
+    if (name !== undefined) file.name = name;
+    if (isPublic !== undefined) file.isPublic = isPublic;
+    if (expiresAt !== undefined) file.expiresAt = expiresAt && copyDate(expiresAt);
+    this.db.files.set(file.id, { file, searchText: fileSearchText(file) });
+    return copyFile(file);
+  }
+
+  async findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]> {
+    const now = options.now.getTime();
+    return [...this.db.files.values()]
+      .map((row) => row.file)
+      .filter((file) => file.expiresAt !== null && file.expiresAt.getTime() <= now)
+      .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime())
+      .slice(0, options.limit)
+      .map(copyFile);
+  }
+
+  async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
+    const file = await this.findByFileId(fileId);
+    return file && { file, signingKey: this.db.signingKeys.get(file.userId) ?? null };
+  }
+
+  async addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void> {
+    for (const entry of entries) {
+      const id = this.db.fileRecordIdByFileId.get(entry.fileId);
+      const row = id === undefined ? undefined : this.db.files.get(id);
+      if (!row) continue;
+      row.file.viewCount += entry.views;
+      row.file.downloadCount += entry.downloads;
+    }
+  }
+
   private matcher(userId: string, filter: FileFilter): (row: MemoryFileRow) => boolean {
     const needle = filter.q === undefined ? '' : fileSearchNeedle(filter.q);
     const after = filter.createdAfter?.getTime();
     const before = filter.createdBefore?.getTime();
+    const expiresBefore = filter.expiresBefore?.getTime();
     return ({ file, searchText }) =>
       file.userId === userId &&
       needle !== undefined &&
@@ -113,7 +158,8 @@ export class MemoryFileRepository implements FileRepository {
       (filter.sizeMax === undefined || file.size <= filter.sizeMax) &&
       (filter.isPublic === undefined || file.isPublic === filter.isPublic) &&
       (after === undefined || file.createdAt.getTime() >= after) &&
-      (before === undefined || file.createdAt.getTime() <= before);
+      (before === undefined || file.createdAt.getTime() <= before) &&
+      (expiresBefore === undefined || (file.expiresAt !== null && file.expiresAt.getTime() <= expiresBefore));
   }
 }
 

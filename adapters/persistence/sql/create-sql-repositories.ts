@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { SqlShareRepository } from './sql-share-repository.js';
+import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
 import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
 import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
@@ -27,6 +29,8 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { fil
     logs: new SqlActivityLogRepository(db),
     domains: new SqlCustomDomainRepository(db),
     imageVariants: new SqlImageVariantRepository(db),
+    signingKeys: new SqlSigningKeyRepository(db),
+    shares: new SqlShareRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -503,6 +503,45 @@ const serviceSecrets: Migration = {
 };
 
 /**
+ * 0013 (issue #26): `files.expires_at` (Unix ms, null: never), indexed for the expiry sweep, which
+ * reads only the files that are due; `users.signing_key`, the per-account key of signed URLs
+ * (null until the account signs its first URL; rotating it revokes every URL signed before);
+ * `files.view_count` and `files.download_count`, the reads of each file (FileReadCounts flushes them).
+ */
+const privateFiles: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
+    await db.schema.createIndex('files_expires_at').on('files').column('expires_at').where(sql.ref('expires_at'), 'is not', null).execute();
+    await db.schema.alterTable('users').addColumn('signing_key', 'text').execute();
+    await db.schema.alterTable('files').addColumn('view_count', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('files').addColumn('download_count', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
+/**
+ * 0014 (issue #26): `shares`, the share links of files, removed with their file (by record id) and
+ * their user; looked up by id (the primary key), listed by user and file.
+ */
+const shares: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('shares')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('file_id', 'text', (c) => c.notNull())
+      .addColumn('file_record_id', 'text', (c) => c.notNull().references('files.id').onDelete('cascade'))
+      .addColumn('password_hash', 'text')
+      .addColumn('expires_at', 'bigint')
+      .addColumn('max_downloads', 'bigint')
+      .addColumn('downloads', 'bigint', (c) => c.notNull().defaultTo(0))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('shares_user_id_file_id').on('shares').columns(['user_id', 'file_id', 'created_at']).execute();
+    await db.schema.createIndex('shares_file_record_id').on('shares').column('file_record_id').execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -519,6 +558,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0010_change_notifications': changeNotifications,
   '0011_service_secrets': serviceSecrets,
   '0012_image_variants': imageVariants,
+  '0013_private_files': privateFiles,
+  '0014_shares': shares,
   '0016_email_slots_per_purpose': emailSlotsPerPurpose,
   '0017_activity_actions_index': activityActionsIndex,
 };

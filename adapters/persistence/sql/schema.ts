@@ -34,6 +34,8 @@ export interface UsersTable {
   subscription_canceled_at: NullableInt64;
   created_at: Int64;
   updated_at: Int64;
+  /** The account's key for signed URLs (base64url, 32 random bytes); null until its first signed URL (migration 0013). */
+  signing_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `one_time_tokens`: e-mail confirmation and password reset tokens, by SHA-256 (hex). */
@@ -94,6 +96,11 @@ export interface FilesTable {
   blob_key: string;
   /** Folded name and file id (see file-search.ts), written at insert; `q` is a LIKE on it. */
   search_text: string;
+  /** Unix ms when the file is deleted automatically; null: never (migration 0013). */
+  expires_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** Reads served inline, and as attachments, as flushed so far (migration 0013). */
+  view_count: ColumnType<number | string | bigint, number | undefined, number>;
+  download_count: ColumnType<number | string | bigint, number | undefined, number>;
 }
 
 /** `account_totals`: what each account stores, kept exact by every file insert and delete. */
@@ -199,6 +206,22 @@ export interface ImageVariantsTable {
  * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
  */
+/** `shares`: share links of files (migration 0014, issue #26); rows go with their file and user. */
+export interface SharesTable {
+  id: string;
+  user_id: string;
+  /** Public file id of the shared file. */
+  file_id: string;
+  /** `files.id` of the shared file (`on delete cascade`). */
+  file_record_id: string;
+  /** argon2id hash (PHC string); null: no password. */
+  password_hash: string | null;
+  expires_at: NullableInt64;
+  max_downloads: NullableInt64;
+  downloads: Int64;
+  created_at: Int64;
+}
+
 export interface HangarDatabase {
   users: UsersTable;
   one_time_tokens: OneTimeTokensTable;
@@ -213,4 +236,5 @@ export interface HangarDatabase {
   activity_log_totals: ActivityLogTotalsTable;
   custom_domains: CustomDomainsTable;
   image_variants: ImageVariantsTable;
+  shares: SharesTable;
 }

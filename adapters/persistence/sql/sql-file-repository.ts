@@ -1,9 +1,9 @@
 import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type OnConflictBuilder, type Selectable, type SqlBool, sql } from 'kysely';
-import type { AccountTotals, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
+import type { AccountTotals, FileChanges, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
-import { toDate, toFlag, toMillis, toNumber } from './rows.js';
+import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
 import { runTransaction } from './direct-access.js';
@@ -89,7 +89,7 @@ select (select count(*) from inserted)::integer as inserted, (select count(*) fr
  * The columns a {@link StoredFile} is made of: every column but `search_text`, which only serves
  * `q` and would be one more string to build per row read (30 per listing page).
  */
-const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key'] as const;
+const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at', 'view_count', 'download_count'] as const;
 type FileRow = Pick<Selectable<FilesTable>, (typeof FILE_COLUMNS)[number]>;
 
 function toStoredFile(row: FileRow): StoredFile {
@@ -104,6 +104,9 @@ function toStoredFile(row: FileRow): StoredFile {
     isPublic: row.is_public === 1,
     createdAt: toDate(row.created_at),
     blobKey: row.blob_key,
+    expiresAt: toNullableDate(row.expires_at),
+    viewCount: toNumber(row.view_count),
+    downloadCount: toNumber(row.download_count),
   };
 }
 
@@ -138,6 +141,19 @@ export class SqlFileRepository implements FileRepository {
     cacheable: true,
     invalidatedBy: 'file',
   });
+  /** On every signed-URL read: the file and its owner's signing key, one lookup (cached like `byFileId`). */
+  private readonly withSigningKey = new PrecompiledQuery(
+    (db, fileId: string) =>
+      db
+        .selectFrom('files')
+        .innerJoin('users', 'users.id', 'files.user_id')
+        .select([
+          'files.id', 'files.user_id', 'files.file_id', 'files.name', 'files.content_type', 'files.size', 'files.sha256',
+          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'users.signing_key',
+        ])
+        .where('files.file_id', '=', fileId),
+    { cacheable: true },
+  );
   /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
   private readonly ensureTotals = new PrecompiledQuery((db, userId: string) =>
     db.insertInto('account_totals').values({ user_id: userId, storage_bytes: 0, files_count: 0 }).onConflict((conflict) => conflict.column('user_id').doNothing()),
@@ -163,7 +179,7 @@ export class SqlFileRepository implements FileRepository {
   );
   /** On every upload, after its quota claim. Arguments in the order of the columns below. */
   private readonly insertFile = new PrecompiledQuery(
-    (db, id: string, userId: string, fileId: string, name: string | null, contentType: string, size: number, sha256: string, publicFlag: 0 | 1, createdAtMs: number, blobKey: string, searchText: string) =>
+    (db, id: string, userId: string, fileId: string, name: string | null, contentType: string, size: number, sha256: string, publicFlag: 0 | 1, createdAtMs: number, blobKey: string, searchText: string, expiresAtMs: number | null) =>
       db.insertInto('files').values({
         id,
         user_id: userId,
@@ -176,6 +192,7 @@ export class SqlFileRepository implements FileRepository {
         created_at: createdAtMs,
         blob_key: blobKey,
         search_text: searchText,
+        expires_at: expiresAtMs,
       }),
   );
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
@@ -265,7 +282,7 @@ export class SqlFileRepository implements FileRepository {
         const [row] = (yield storageTotals.compiled(db, file.userId)).rows as { files_count: number | string }[];
         return toNumber(row?.files_count ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
       }
-      yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file));
+      yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file), toNullableMillis(file.expiresAt));
       const { userId: u, contentType: t } = file;
       yield histogramAdd.compiled(db, u, day.bucket, flag, u, hour.bucket, flag, u, size.bucket, flag, u, t, day.bucket, flag, u, t, hour.bucket, flag, u, t, size.bucket, flag);
       return 'inserted' as const;
@@ -339,7 +356,7 @@ export class SqlFileRepository implements FileRepository {
    *          integers (ms), an offset within the files after the last whole day, or no match at all)
    */
   private async seek(userId: string, filter: FileFilter, offset: number): Promise<{ filter: FileFilter; offset: number } | undefined> {
-    if (filter.q !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined) return undefined;
+    if (filter.q !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined || filter.expiresBefore !== undefined) return undefined;
     const from = filter.createdAfter && toMillis(filter.createdAfter);
     const to = filter.createdBefore && toMillis(filter.createdBefore);
     if (![from, to].every((bound) => bound === undefined || Number.isSafeInteger(bound))) return undefined;
@@ -495,7 +512,75 @@ export class SqlFileRepository implements FileRepository {
     return toNumber(rows[0]!.total);
   }
 
-  async deleteMany(options: { userId: string; fileIds: string[] }): Promise<StoredFile[]> {
+  async findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]> {
+    const rows = await this.db
+      .selectFrom('files')
+      .select(FILE_COLUMNS)
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<=', toMillis(options.now))
+      .orderBy('expires_at', 'asc')
+      .limit(options.limit)
+      .execute();
+    return rows.map(toStoredFile);
+  }
+
+  /** One UPDATE per entry, in file id order (the order deletes lock rows in), in one transaction. */
+  async addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const sorted = [...entries].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : 0));
+    await this.db.transaction().execute(async (trx) => {
+      for (const entry of sorted) {
+        await trx
+          .updateTable('files')
+          .set({ view_count: sql<number>`view_count + ${entry.views}`, download_count: sql<number>`download_count + ${entry.downloads}` })
+          .where('file_id', '=', entry.fileId)
+          .execute();
+      }
+    });
+  }
+
+  async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
+    const row = await this.withSigningKey.first(this.db, fileId);
+    return row && { file: toStoredFile(row), signingKey: row.signing_key };
+  }
+
+  /**
+   * One transaction: the row is read (locked `for update` on Postgres, before `account_totals`, the
+   * order `deleteMany` locks in, so the two never deadlock), written, and the account's totals row
+   * raised (`changes`, and `public_files_count` when the visibility changes); a change of visibility
+   * also moves the file's six `file_histogram` rows from one flag to the other. On SQLite the direct
+   * transaction is `BEGIN IMMEDIATE`, and the lookup cache is checked against every commit, so the
+   * next lookup on any process sees the change.
+   */
+  async update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined> {
+    const { db, postgres } = this;
+    const { userId, fileId, changes } = options;
+    return runTransaction(db, function* () {
+      const select = db.selectFrom('files').select(FILE_COLUMNS).where('user_id', '=', userId).where('file_id', '=', fileId);
+      const [row] = (yield (postgres ? select.forUpdate() : select).compile()).rows as FileRow[];
+      if (!row) return undefined;
+      const before = toStoredFile(row);
+      const after: StoredFile = { ...before };
+      if (changes.name !== undefined) after.name = changes.name;
+      if (changes.isPublic !== undefined) after.isPublic = changes.isPublic;
+      if (changes.expiresAt !== undefined) after.expiresAt = changes.expiresAt;
+      yield db
+        .updateTable('files')
+        .set({ name: after.name, search_text: fileSearchText(after), is_public: toFlag(after.isPublic), expires_at: toNullableMillis(after.expiresAt) })
+        .where('id', '=', before.id)
+        .compile();
+      const moved = after.isPublic === before.isPublic ? 0 : after.isPublic ? 1 : -1;
+      yield db
+        .updateTable('account_totals')
+        .set({ public_files_count: sql<number>`public_files_count + ${moved}`, changes: sql<number>`changes + 1` })
+        .where('user_id', '=', userId)
+        .compile();
+      if (moved !== 0) yield moveInHistogram(db, before);
+      return after;
+    });
+  }
+
+  async deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]> {
     // Sorted, so concurrent deletes lock rows in one order (no deadlock on Postgres).
     const fileIds = [...new Set(options.fileIds)].sort();
     if (fileIds.length === 0) return [];
@@ -504,23 +589,23 @@ export class SqlFileRepository implements FileRepository {
       let variantBytes = 0;
       for (let start = 0; start < fileIds.length; start += DELETE_CHUNK) {
         const chunk = fileIds.slice(start, start + DELETE_CHUNK);
+        // The rows this chunk deletes: the user's, among the ids, and with `expiredBy` only those expired by then.
+        const doomed = (eb: ExpressionBuilder<HangarDatabase, 'files'>) => {
+          const mine = eb.and([eb('user_id', '=', options.userId), eb('file_id', 'in', chunk)]);
+          return options.expiredBy === undefined ? mine : eb.and([mine, eb('expires_at', '<=', toMillis(options.expiredBy))]);
+        };
         // The files' image variants (SqlImageVariantRepository) go with them, their bytes subtracted
         // below. Lock order: files rows, variant rows, account_totals (as claims and markStored).
         if (isPostgres(trx)) {
-          await trx.selectFrom('files').select('id').where('user_id', '=', options.userId).where('file_id', 'in', chunk).orderBy('file_id').forUpdate().execute();
+          await trx.selectFrom('files').select('id').where(doomed).orderBy('file_id').forUpdate().execute();
         }
         const variants = await trx
           .deleteFrom('image_variants')
-          .where('file_record_id', 'in', (eb) => eb.selectFrom('files').select('id').where('user_id', '=', options.userId).where('file_id', 'in', chunk))
+          .where('file_record_id', 'in', (eb) => eb.selectFrom('files').select('id').where(doomed))
           .returning('size')
           .execute();
         for (const variant of variants) variantBytes += toNumber(variant.size);
-        const rows = await trx
-          .deleteFrom('files')
-          .where('user_id', '=', options.userId)
-          .where('file_id', 'in', chunk)
-          .returningAll()
-          .execute();
+        const rows = await trx.deleteFrom('files').where(doomed).returningAll().execute();
         deleted.push(...rows.map(toStoredFile));
       }
       if (deleted.length > 0) {
@@ -587,7 +672,7 @@ class BoundedMap<K, V> {
 }
 
 /** The listing filters (spec 4.9), in the order their values are bound. */
-const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore'] as const;
+const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore', 'expiresBefore'] as const;
 type FilterField = (typeof FILTER_FIELDS)[number];
 
 /**
@@ -622,6 +707,7 @@ const FILTER_COMPARISONS = {
   isPublic: ['is_public', '='],
   createdAfter: ['created_at', '>='],
   createdBefore: ['created_at', '<='],
+  expiresBefore: ['expires_at', '<='],
 } as const satisfies Record<Exclude<FilterField, 'q'>, readonly [keyof FilesTable, '=' | '>=' | '<=']>;
 
 /** The conditions of a listing: the owner, then each of `fields` with its SQL value (see filterParameters). */
@@ -683,6 +769,25 @@ function exactFilter(range: HistogramRange, part: InclusiveRange): FileFilter {
       ? { createdAfter: part.from === undefined ? undefined : new Date(part.from), createdBefore: part.to === undefined ? undefined : new Date(part.to) }
       : { sizeMin: part.from, sizeMax: part.to };
   return { ...bounds, isPublic: range.isPublic, type: range.type };
+}
+
+/**
+ * The statement that moves `file` (as it was: its old visibility) to the other visibility in
+ * `file_histogram`: −1 on its six rows under the old flag, +1 under the new one, keys sorted so
+ * concurrent statements lock rows in one order.
+ */
+function moveInHistogram(db: Kysely<HangarDatabase>, file: StoredFile) {
+  const from = toFlag(file.isPublic);
+  const to = toFlag(!file.isPublic);
+  const rows = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size }).flatMap(({ dimension, bucket }) =>
+    [ALL_TYPES, file.contentType].flatMap((contentType) => [
+      { user_id: file.userId, content_type: contentType, dimension, bucket, is_public: from, files: -1 },
+      { user_id: file.userId, content_type: contentType, dimension, bucket, is_public: to, files: 1 },
+    ]),
+  );
+  const order = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+  rows.sort((a, b) => order(a.content_type, b.content_type) || order(a.dimension, b.dimension) || a.bucket - b.bucket || a.is_public - b.is_public);
+  return db.insertInto('file_histogram').values(rows).onConflict(addToExistingRow).compile();
 }
 
 /**

@@ -8,10 +8,18 @@ import { etagMatches } from '../../content/http-range.js';
 import { headerText } from '../../http/header-text.js';
 import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/upload-pacing.js';
 import { BINARY, defineRoute, type Route } from '../../http/route.js';
+import { serveFile } from '../../content/serve-file.js';
+import { MAX_EXPIRES_IN_SECONDS } from '../../../core/files/file-expiry.js';
 import { fileJson } from '../presenters.js';
 import { errors, FileBody, Paged, PageQuery } from '../schemas.js';
 
 const FileIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const OwnContentHeaders = Type.Object({
+  range: Type.Optional(Type.String({ description: 'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.1.2)' })),
+  'if-range': Type.Optional(Type.String({ description: 'Apply Range only while this ETag still matches' })),
+  'if-none-match': Type.Optional(Type.String({ description: 'ETags; a match answers 304' })),
+  'if-modified-since': Type.Optional(Type.String({ description: 'HTTP date; not modified since answers 304' })),
+});
 
 /**
  * File upload, listing, lookup and deletion (spec 4.8–4.12). `options.uploadPacing`: how slowly an
@@ -22,14 +30,31 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
   return [
     defineRoute({
       method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: 'any',
+      errorCodes: [
+        'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE', 'UPLOAD_INCOMPLETE',
+        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
+      ],
       summary: 'Upload one file as the raw request body (streamed)',
-      query: Type.Object({ isPublic: Type.Optional(Type.Boolean({ default: true, description: '`false` makes the upload private' })) }),
+      query: Type.Object({
+        isPublic: Type.Optional(Type.Boolean({ default: true, description: '`false` makes the upload private' })),
+        expiresIn: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS, description: 'Seconds until the file is deleted automatically (not with `x-expires-at`)' })),
+        deletionUrl: Type.Optional(Type.Boolean({ description: '`true` adds `deletion_url` to the answer: a signed link that deletes this file without a credential (for ShareX)' })),
+      }),
       headers: Type.Object({
+        'x-expires-at': Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time at which the file is deleted automatically; must be in the future (not with `expiresIn`)', examples: ['2026-12-31T23:59:59Z'] })),
         'content-type': Type.String({ description: 'MIME type of the file; must be one of GET /reference/allowed-content-types', examples: ['image/png'] }),
         'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name: raw UTF-8 bytes or `%XX` escapes (both decoded as UTF-8); at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
       }),
       body: 'binary',
-      responses: { 201: Type.Object({ file: FileBody, message: Type.String() }), ...errors(400, 401, 403, 408, 413, 429, 503, 507) },
+      description: 'Errors: 400 `CONTENT_TYPE_NOT_ALLOWED`, `CONTENT_TYPE_MISMATCH`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`, `EMPTY_FILE`, `UPLOAD_INCOMPLETE`; 403 `TRIAL_ENDED`, `STORAGE_LIMIT_REACHED`, `FILE_COUNT_LIMIT_REACHED`; 408 `REQUEST_TIMEOUT`; 413 `FILE_TOO_LARGE`; 429 `RATE_LIMITED`.',
+      responses: {
+        201: Type.Object({
+          file: FileBody,
+          message: Type.String(),
+          deletion_url: Type.Optional(Type.String({ description: 'With `deletionUrl=true`: opens a page that deletes this file (signed; revoked by rotating the signing key)' })),
+        }),
+        ...errors(400, 401, 403, 408, 413, 429, 503, 507),
+      },
       handler: async ({ ctx, query, principal }) => {
         const abort = new AbortController();
         const onClose = () => {
@@ -43,6 +68,8 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
             fileName: headerText(ctx.req.headers['x-file-name'] as string | undefined),
             contentLength: contentLengthOf(ctx),
             isPublic: query.isPublic,
+            expiresAt: timestamp('x-expires-at', ctx.get('x-expires-at') || undefined, 'header'),
+            expiresInSeconds: query.expiresIn,
             body: pacedBody(ctx.req, pacing),
             signal: abort.signal,
             credentialId: principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId,
@@ -50,7 +77,8 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
           ctx.status = 201;
           ctx.state.fileId = view.file.fileId;
           ctx.state.requestBytes = view.file.size;
-          ctx.body = { file: fileJson(view), message: 'File uploaded.' };
+          const deletionUrl = query.deletionUrl ? await hangar.signedDeletion.link({ userId: principal.userId, fileId: view.file.fileId }) : undefined;
+          ctx.body = deletionUrl === undefined ? { file: fileJson(view), message: 'File uploaded.' } : { file: fileJson(view), message: 'File uploaded.', deletion_url: deletionUrl };
         } finally {
           ctx.req.off('close', onClose);
         }
@@ -69,6 +97,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
         isPublic: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
         createdAfter: Type.Optional(Type.String({ description: 'ISO 8601' })),
         createdBefore: Type.Optional(Type.String({ description: 'ISO 8601' })),
+        expiresBefore: Type.Optional(Type.String({ description: 'ISO 8601: only files that expire at or before this time' })),
       }),
       responses: { 200: Paged('files', FileBody), ...errors(400, 401) },
       handler: async ({ ctx, query, principal }) => {
@@ -84,6 +113,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
             isPublic: query.isPublic === undefined ? undefined : query.isPublic === 'true',
             createdAfter: timestamp('createdAfter', query.createdAfter),
             createdBefore: timestamp('createdBefore', query.createdBefore),
+            expiresBefore: timestamp('expiresBefore', query.expiresBefore),
           },
         });
         ctx.body = { files: page.items.map(fileJson), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit };
@@ -126,6 +156,50 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
+      method: 'PATCH', path: '/files/:id', operationId: 'updateFile', tag: 'files', auth: 'any',
+      errorCodes: ['INVALID_FILE_NAME', 'INVALID_EXPIRY', 'TRIAL_ENDED', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
+      summary: 'Rename a file, make it private or public, set or remove its expiry',
+      description:
+        'Only the members given change; unknown members and bad values are 400 and change nothing. `is_public: false` stops the view and download addresses ' +
+        '(also on a custom domain) from the next request on, on every server process; `true` gives them back. `name` is the download name of every address ' +
+        '(control characters removed; null or empty removes it). `expires_at` must be in the future; null removes the expiry.\n\n' +
+        'Errors: 400 `VALIDATION_FAILED`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`; 403 `TRIAL_ENDED`; 404 `FILE_NOT_FOUND` (also another account’s file).',
+      params: FileIdParams,
+      body: Type.Object({
+        name: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: 'New name, at most 255 characters; null or empty removes it' })),
+        is_public: Type.Optional(Type.Boolean()),
+        expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 64, description: 'ISO 8601, in the future' }), Type.Null()])),
+      }, { additionalProperties: false, minProperties: 1 }),
+      responses: { 200: FileBody, ...errors(400, 401, 403, 404, 415) },
+      handler: async ({ ctx, params, body, principal }) => {
+        const view = await hangar.updateFile.execute({
+          userId: principal.userId,
+          fileId: params.id,
+          name: body.name,
+          isPublic: body.is_public,
+          expiresAt: body.expires_at === null ? null : timestamp('expires_at', body.expires_at, 'body'),
+        });
+        ctx.body = fileJson(view);
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/files/:id/content', operationId: 'downloadOwnFile', tag: 'files', auth: 'any', alsoHead: true,
+      errorCodes: ['FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'],
+      summary: 'The bytes of one of your files, private or public',
+      description:
+        'Streams the file with the semantics of the download address: one byte range (206, 416), strong ETag, 304 on If-None-Match/If-Modified-Since, ' +
+        '`Content-Disposition: attachment` with the stored name (`?disposition=inline` to view). `Cache-Control: private, no-cache`; every type is served ' +
+        'sandboxed (`Content-Security-Policy: sandbox`), as this is the API origin.\n\nErrors: 404 `FILE_NOT_FOUND` (also another account’s file, or an expired one); 416 `RANGE_NOT_SATISFIABLE`.',
+      params: FileIdParams,
+      query: Type.Object({ disposition: Type.Optional(Type.Union([Type.Literal('attachment'), Type.Literal('inline')], { default: 'attachment' })) }),
+      headers: OwnContentHeaders,
+      responses: { 200: BINARY, 206: BINARY, 304: null, ...errors(400, 401, 404, 416, 503) },
+      handler: async ({ ctx, params, query, principal }) => {
+        const own = await hangar.readOwnFile.execute({ userId: principal.userId, fileId: params.id });
+        await serveFile(ctx, own, { disposition: query.disposition ?? 'attachment', cacheControl: 'private, no-cache', sandboxAll: true });
+      },
+    }),
+    defineRoute({
       method: 'DELETE', path: '/files/:id', operationId: 'deleteFile', tag: 'files', auth: 'any',
       summary: 'Delete one file (record and bytes)',
       params: FileIdParams,
@@ -156,12 +230,12 @@ function contentLengthOf(ctx: Context): number | undefined {
   return /^\d+$/.test(header) ? Number(header) : undefined;
 }
 
-/** Parses an ISO 8601 query value (spec 4.9). @throws DomainError VALIDATION_FAILED */
-function timestamp(name: string, value: string | undefined): Date | undefined {
+/** Parses an ISO 8601 value of the query (spec 4.9), a header or the body. @throws DomainError VALIDATION_FAILED */
+function timestamp(name: string, value: string | undefined, where: 'query' | 'header' | 'body' = 'query'): Date | undefined {
   if (value === undefined) return undefined;
   const date = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime())) {
-    throw new DomainError('VALIDATION_FAILED', `${name} must be an ISO 8601 date or timestamp.`, [{ in: 'query', path: `/${name}`, message: 'Expected ISO 8601' }]);
+    throw new DomainError('VALIDATION_FAILED', `${name} must be an ISO 8601 date or timestamp.`, [{ in: where, path: `/${name}`, message: 'Expected ISO 8601' }]);
   }
   return date;
 }

@@ -266,12 +266,12 @@ export interface UploadHandle {
  * Uploads one file as the raw body of POST /files with progress (XMLHttpRequest: fetch reports no
  * upload progress). `onProgress` receives the fraction sent, 0–1.
  */
-export function uploadFile(file: File, options: { isPublic: boolean; onProgress: (fraction: number) => void }): UploadHandle {
+export function uploadFile(file: File, options: { isPublic: boolean; expiresIn?: number; onProgress: (fraction: number) => void }): UploadHandle {
   const request = new XMLHttpRequest();
   const done = accessToken().then(
     (token) =>
       new Promise<unknown>((resolve, reject) => {
-        request.open('POST', withQuery('/files', { isPublic: options.isPublic ? undefined : 'false' }));
+        request.open('POST', withQuery('/files', { isPublic: options.isPublic ? undefined : 'false', expiresIn: options.expiresIn ? String(options.expiresIn) : undefined }));
         request.setRequestHeader('authorization', `Bearer ${token}`);
         request.setRequestHeader('content-type', file.type || 'application/octet-stream');
         request.setRequestHeader('x-file-name', encodeURIComponent(file.name));

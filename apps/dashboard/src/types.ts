@@ -13,6 +13,22 @@ export interface HangarFile {
   public_download_url: string | null;
   created_at: string | null;
   is_public: boolean | null;
+  /** When the file is deleted automatically; null: never. */
+  expires_at?: string | null;
+  view_count?: number;
+  download_count?: number;
+}
+
+/** Share link (issue #26). */
+export interface Share {
+  share_id: string;
+  url: string;
+  file_id: string;
+  has_password: boolean;
+  expires_at: string | null;
+  max_downloads: number | null;
+  downloads: number;
+  created_at: string;
 }
 
 /** API key (spec 2.3); `key` only in the create response. */

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiBlob, ApiError, publicApi, uploadFile } from '../api.js';
 import { ConfirmDialog, CopyButton, Dialog, Notice, Pager, useLoad } from '../components.js';
+import { FILE_EXPIRIES, FileControls } from './file-controls.js';
 import { formatBytes, formatDateTime, formatRelative } from '../format.js';
 import type { HangarFile, Settings } from '../types.js';
 
@@ -172,6 +173,10 @@ export function FilesScreen() {
       {details && (
         <FileDetails
           file={details}
+          onChanged={(file) => {
+            setDetails(file);
+            list.reload();
+          }}
           onClose={() => setDetails(undefined)}
           onDeleted={() => {
             setDetails(undefined);
@@ -353,7 +358,7 @@ function AddressRow({ label, url }: { label: string; url: string | null }) {
   );
 }
 
-function FileDetails({ file, onClose, onDeleted }: { file: HangarFile; onClose: () => void; onDeleted: () => void }) {
+function FileDetails({ file, onClose, onDeleted, onChanged }: { file: HangarFile; onClose: () => void; onDeleted: () => void; onChanged: (file: HangarFile) => void }) {
   const [confirm, setConfirm] = useState(false);
   if (confirm) {
     return (
@@ -395,6 +400,7 @@ function FileDetails({ file, onClose, onDeleted }: { file: HangarFile; onClose: 
           {file.default_url !== file.public_url && <AddressRow label="Default view address" url={file.default_url} />}
         </dl>
       </div>
+      <FileControls file={file} onChanged={onChanged} />
       <div class="actions">
         <button type="button" class="danger" onClick={() => setConfirm(true)}>
           Delete file
@@ -441,6 +447,7 @@ let nextUploadId = 1;
 function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: string[]; maxBytes?: number; onUploaded: () => void }) {
   const [items, setItems] = useState<UploadItem[]>([]);
   const [isPrivate, setPrivate] = useState(false);
+  const [expiresIn, setExpiresIn] = useState(0);
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const update = (id: number, change: Partial<UploadItem>) => setItems((all) => all.map((item) => (item.id === id ? { ...item, ...change } : item)));
@@ -457,7 +464,7 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
       } else if (file.size === 0) Object.assign(item, { state: 'refused', message: 'The file is empty.' });
       setItems((all) => [item, ...all].slice(0, 20));
       if (item.state === 'refused') continue;
-      uploadFile(file, { isPublic: !isPrivate, onProgress: (progress) => update(id, { progress }) }).done.then(
+      uploadFile(file, { isPublic: !isPrivate, expiresIn: expiresIn || undefined, onProgress: (progress) => update(id, { progress }) }).done.then(
         (body) => {
           update(id, { state: 'done', progress: 1, url: (body as { file: { public_url: string | null } }).file.public_url });
           onUploaded();
@@ -501,6 +508,14 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
         Up to {maxBytes === undefined ? '…' : formatBytes(maxBytes)} each.{' '}
         <label class="inline">
           <input type="checkbox" checked={isPrivate} onChange={() => setPrivate(!isPrivate)} /> Upload as private (no public address)
+        </label>{' '}
+        <label class="inline">
+          Delete after{' '}
+          <select aria-label="Delete uploads after" value={String(expiresIn)} onChange={(event) => setExpiresIn(Number((event.target as HTMLSelectElement).value))}>
+            {FILE_EXPIRIES.map(([label, seconds]) => (
+              <option value={String(seconds)}>{label}</option>
+            ))}
+          </select>
         </label>
       </p>
       {items.some((item) => item.state !== 'uploading') && (

@@ -8,7 +8,8 @@ const PAGE_SIZE = 20;
 
 /**
  * A ShareX custom uploader (`.sxcu`, ShareX 13+) for `key`: the raw file as the body of
- * POST {base}/files, its name in x-file-name, the view address from the answer.
+ * POST {base}/files?deletionUrl=true, its name in x-file-name; from the answer the view address, a
+ * thumbnail of it (`w=256&h=256&fit=inside`, docs/images.md) and the signed deletion link (`deletion_url`).
  */
 export function sharexConfig(base: string, key: string): string {
   return JSON.stringify(
@@ -17,10 +18,12 @@ export function sharexConfig(base: string, key: string): string {
       Name: `Hangar (${new URL(base).host})`,
       DestinationType: 'ImageUploader, TextUploader, FileUploader',
       RequestMethod: 'POST',
-      RequestURL: `${base}/files`,
+      RequestURL: `${base}/files?deletionUrl=true`,
       Headers: { 'X-Api-Key': key, 'x-file-name': '{filename}' },
       Body: 'Binary',
       URL: '{json:file.public_url}',
+      ThumbnailURL: '{json:file.public_url}?w=256&h=256&fit=inside',
+      DeletionURL: '{json:deletion_url}',
       ErrorMessage: '{json:message}',
     },
     null,

@@ -1,0 +1,140 @@
+import type { Context } from 'koa';
+import type { BlobReadOptions, ByteRange } from '../../core/files/blob-store.js';
+import type { StoredFile } from '../../core/files/stored-file.js';
+import { DomainError } from '../../core/shared/errors.js';
+import { contentDisposition, etagMatches, parseRange } from './http-range.js';
+import { sendBody } from './send-body.js';
+
+/** Files are immutable (a new upload gets a new id), so a public address may be cached for a year. */
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/**
+ * Types a browser would run as a document (scripts, markup): served under
+ * `Content-Security-Policy: sandbox` so an uploaded SVG or HTML file cannot act on the origin that serves it.
+ */
+const ACTIVE_TYPES = new Set([
+  'image/svg+xml', 'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml',
+  'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/pdf+xml',
+  // A PDF may carry scripts and forms that a browser's viewer runs on the origin that serves it.
+  'application/pdf',
+]);
+
+/** The sandbox policy of active types (and of every file served on the API origin). */
+const SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'";
+
+/** A file ready to be served: its record and a way to open its bytes (as `ReadPublicFile` and `ReadOwnFile` return it). */
+export interface ServableFile {
+  file: StoredFile;
+  /** Opens the bytes, whole or an inclusive range already checked against `file.size` (BlobStore.get's rules). */
+  open(range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array>>;
+}
+
+/** How {@link serveFile} answers. */
+export interface ServeFileOptions {
+  /** `Content-Disposition` type; the file name is the stored name (its file id when it has none). */
+  disposition: 'inline' | 'attachment';
+  /** `Cache-Control` of a successful answer (e.g. {@link PUBLIC_CACHE_CONTROL}, or `private, no-cache`). */
+  cacheControl: string;
+  /** Sandbox every type, not only active ones (files served on an origin that holds credentials). */
+  sandboxAll?: boolean;
+}
+
+/**
+ * Answers a GET or HEAD for one file's bytes, the HTTP semantics of every address that serves a
+ * file (`/m`, `/d`, `/files/:id/content`, signed URLs): one byte range (206, or 416 with
+ * `Content-Range: bytes *\/size`; RFC 9110 §14), `If-Range`, the strong ETag (the SHA-256), 304 on
+ * `If-None-Match` / `If-Modified-Since` (§13.1), `Last-Modified` (the upload time), `nosniff`,
+ * `Content-Disposition` (RFC 6266) and a sandbox policy for active types. The body is streamed
+ * through borrowed chunks ({@link sendStreamed}); nothing is buffered.
+ * @throws DomainError RANGE_NOT_SATISFIABLE (416); what `open` throws (FILE_NOT_FOUND, BLOB_STORE_UNAVAILABLE)
+ */
+export async function serveFile(ctx: Context, servable: ServableFile, options: ServeFileOptions): Promise<void> {
+  const { file, open } = servable;
+  const etag = `"${file.sha256}"`;
+  const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
+
+  ctx.set('ETag', etag);
+  ctx.set('Last-Modified', lastModified.toUTCString());
+  ctx.set('Cache-Control', options.cacheControl);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('Content-Disposition', contentDisposition(options.disposition, file.name ?? file.fileId));
+  if (options.sandboxAll || ACTIVE_TYPES.has(file.contentType)) ctx.set('Content-Security-Policy', SANDBOX_POLICY);
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+
+  if (notModified(ctx, etag, lastModified)) {
+    ctx.status = 304;
+    return;
+  }
+
+  // If-Range (RFC 9110 §13.1.5): a range only applies while the validator still matches.
+  const ifRange = ctx.get('If-Range');
+  const rangeHeader = !ifRange || ifRange === etag ? ctx.get('Range') : undefined;
+  const range = parseRange(rangeHeader, file.size);
+  if (range.kind === 'unsatisfiable') {
+    ctx.remove('Cache-Control');
+    ctx.remove('Content-Disposition');
+    ctx.set('Content-Range', `bytes */${file.size}`);
+    throw new DomainError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file's ${file.size} bytes.`);
+  }
+
+  ctx.type = file.contentType;
+  if (range.kind === 'range') {
+    ctx.status = 206;
+    ctx.set('Content-Range', `bytes ${range.range.start}-${range.range.end}/${file.size}`);
+  } else {
+    ctx.status = 200;
+  }
+  const length = range.kind === 'range' ? range.range.end - range.range.start + 1 : file.size;
+  if (ctx.method === 'HEAD') {
+    ctx.length = length;
+    return;
+  }
+  // The whole file as a range too: the store then reads exactly its bytes (bench/README.md, "4 KiB reads").
+  // Borrowed chunks: sendStreamed keeps their rule, so a large file goes through two reused buffers.
+  const body = await withoutCaching(ctx, () =>
+    open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined, { borrowChunks: true }),
+  );
+  ctx.length = length;
+  await sendStreamed(ctx, body, length);
+}
+
+/**
+ * Sends `body` as the response, status and headers already set (sendBody: backpressure, borrowed
+ * chunks kept to their rule). The first chunk is read before anything is sent, so a body that
+ * fails at once (BLOB_STORE_UNAVAILABLE) is still answered by the error middleware, without the
+ * caching headers of a success. Once bytes went out, a failure or a client that went away destroys
+ * the response (never a short body that looks whole) and is reported through the app's `error`
+ * event, which logs it unless the client went away (streamErrorHandler).
+ * @param length the body's length in bytes (already set as Content-Length), or undefined for chunked encoding
+ */
+export async function sendStreamed(ctx: Context, body: AsyncIterable<Uint8Array>, length: number | undefined): Promise<void> {
+  const chunks = body[Symbol.asyncIterator]();
+  const first = await withoutCaching(ctx, () => chunks.next());
+  // From here on this function writes the response itself; Koa must not.
+  ctx.respond = false;
+  try {
+    await sendBody(ctx.res, chunks, first, length);
+  } catch (error) {
+    ctx.res.destroy();
+    ctx.app.emit('error', error, ctx);
+  }
+}
+
+/** Runs `step`; when it fails, removes the headers of a successful answer (an error is never cached for a year) and rethrows. */
+export async function withoutCaching<T>(ctx: Context, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    for (const name of ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length']) ctx.remove(name);
+    throw error;
+  }
+}
+
+/** True when the request's validators say the client's copy is current (If-None-Match first, else If-Modified-Since; RFC 9110 §13.2.2). */
+export function notModified(ctx: Context, etag: string, lastModified: Date): boolean {
+  const ifNoneMatch = ctx.get('If-None-Match');
+  if (ifNoneMatch) return etagMatches(ifNoneMatch, etag);
+  const since = Date.parse(ctx.get('If-Modified-Since'));
+  return !Number.isNaN(since) && lastModified.getTime() <= since;
+}

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import type { Hangar } from '../../core/hangar.js';
+import type { QueryValues } from '../../core/images/image-params.js';
+import { ErrorBody } from '../api/schemas.js';
+import { BINARY, defineRoute, type Route } from '../http/route.js';
+import { ContentParams, ImageQuery, sendImage, ViewHeaders } from './content-app.js';
+import { serveFile } from './serve-file.js';
+
+/** The signed URL address of the content server (issue #26), documented under {cdn_url}. */
+export function signedContentRoutes(hangar: Hangar): Route[] {
+  // Built here, not at module load: content-app.ts (which defines the shared schemas) imports this module.
+  const SignedQuery = Type.Object({
+    ...ImageQuery.properties,
+    expires: Type.Optional(Type.String({ description: 'Unix time in seconds until which the URL works (signed)' })),
+    download: Type.Optional(Type.String({ description: '`1`: served as an attachment (signed)' })),
+    signature: Type.Optional(Type.String({ description: 'HMAC-SHA-256 of the grant under the owner’s signing key, base64url' })),
+  });
+  return [
+    defineRoute({
+      method: 'GET', path: '/s/:id', operationId: 'readSignedUrl', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
+      errorCodes: ['SIGNED_URL_INVALID', 'SIGNED_URL_EXPIRED', 'FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE', 'IMAGE_OPS_LIMIT_REACHED', 'IMAGE_UNREADABLE', 'IMAGE_TOO_LARGE', 'IMAGE_BUSY'],
+      summary: 'A file through a signed URL (private or public), until the URL expires',
+      description:
+        'The address `POST /files/{id}/signed-url` returns; use it exactly as given. Byte ranges, strong ETag and 304 as on the download address; ' +
+        '`Cache-Control: private, max-age=<seconds until expiry>`. With a granted transform, the image at exactly the granted size.\n\n' +
+        'Errors: 403 `SIGNED_URL_INVALID` (altered, not signed, or revoked by rotating the signing key), 403 `SIGNED_URL_EXPIRED`; ' +
+        '404 `FILE_NOT_FOUND` (deleted or expired file); 416 `RANGE_NOT_SATISFIABLE`; with a transform, 403 `IMAGE_OPS_LIMIT_REACHED`, 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`, 503 `IMAGE_BUSY`.',
+      params: ContentParams, query: SignedQuery, headers: ViewHeaders,
+      responses: { 200: BINARY, 206: BINARY, 304: null, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 422: ErrorBody, 503: ErrorBody },
+      handler: async ({ ctx, params, query }) => {
+        const read = await hangar.readSignedFile.execute({ fileId: params.id, query: query as QueryValues, accept: ctx.get('Accept') || undefined });
+        // Cached by the browser no longer than the URL works.
+        const cacheControl = `private, max-age=${Math.max(0, Math.floor((read.expiresAt.getTime() - Date.now()) / 1000))}`;
+        if (read.kind === 'image') await sendImage(ctx, read.image, { cacheControl, disposition: read.disposition });
+        else await serveFile(ctx, read, { disposition: read.disposition, cacheControl });
+      },
+    }),
+  ];
+}

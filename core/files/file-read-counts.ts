@@ -1,0 +1,78 @@
+import type { FileRepository } from './file-repository.js';
+import type { StoredFile } from './stored-file.js';
+
+/** How a read was served: inline (a view) or as an attachment (a download). */
+export type ReadKind = 'view' | 'download';
+
+type Counts = { views: number; downloads: number };
+
+/**
+ * Counts each file's reads (issue #26, `view_count` / `download_count`) in memory and writes them
+ * in batches, as UsageMeter does for `origin_reads`: `record` is synchronous and O(1), the host
+ * calls {@link flush} every few seconds and at shutdown. A failed flush puts its counts back, so
+ * nothing is lost while the process lives. Several processes each keep their own buffer and add
+ * into the same rows; {@link withPending} shows this process's unwritten reads at once.
+ */
+export class FileReadCounts {
+  private pending = new Map<string, Counts>();
+  /** The batch being written: still shown by {@link withPending} until the write succeeds. */
+  private inFlight = new Map<string, Counts>();
+  private flushing: Promise<void> | undefined;
+
+  constructor(private readonly deps: { files: FileRepository }) {}
+
+  /** Counts one read of the file with public id `fileId`. */
+  record(fileId: string, kind: ReadKind): void {
+    let counts = this.pending.get(fileId);
+    if (!counts) {
+      counts = { views: 0, downloads: 0 };
+      this.pending.set(fileId, counts);
+    }
+    if (kind === 'view') counts.views += 1;
+    else counts.downloads += 1;
+  }
+
+  /** `file` with this process's reads not yet written added to its counts (a copy when there are any). */
+  withPending(file: StoredFile): StoredFile {
+    const pending = this.pending.get(file.fileId);
+    const inFlight = this.inFlight.get(file.fileId);
+    if (!pending && !inFlight) return file;
+    return {
+      ...file,
+      viewCount: file.viewCount + (pending?.views ?? 0) + (inFlight?.views ?? 0),
+      downloadCount: file.downloadCount + (pending?.downloads ?? 0) + (inFlight?.downloads ?? 0),
+    };
+  }
+
+  /** Writes everything recorded until the write is done; concurrent calls share one write. @throws the repository's error (counts are kept) */
+  flush(): Promise<void> {
+    this.flushing ??= this.writeAll().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.pending.size > 0) {
+      const batch = this.pending;
+      this.pending = new Map();
+      this.inFlight = batch;
+      try {
+        await this.deps.files.addReadCounts([...batch].map(([fileId, counts]) => ({ fileId, views: counts.views, downloads: counts.downloads })));
+      } catch (error) {
+        for (const [fileId, counts] of batch) {
+          const current = this.pending.get(fileId);
+          if (current) {
+            current.views += counts.views;
+            current.downloads += counts.downloads;
+          } else {
+            this.pending.set(fileId, counts);
+          }
+        }
+        throw error;
+      } finally {
+        this.inFlight = new Map();
+      }
+    }
+  }
+}
