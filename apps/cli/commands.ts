@@ -1,3 +1,4 @@
+import { createLogger } from '../server/logging.js';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
@@ -240,9 +241,11 @@ function databaseOption(name: 'from' | 'to', value: string | boolean | undefined
  */
 async function copyBetween(from: DatabaseLocation, to: DatabaseLocation): Promise<CopiedTable[]> {
   if (from.kind === 'sqlite' && from.path !== ':memory:' && !existsSync(from.path)) throw new Refusal(`there is no SQLite database at ${from.path}.`);
-  const source = await openDatabase(from);
+  // Warnings (a lost Postgres connection) on stderr, apart from the report on stdout.
+  const logger = createLogger({ level: 'warn', format: 'auto' }, undefined, 2);
+  const source = await openDatabase(from, logger);
   try {
-    const destination = await openDatabase(to);
+    const destination = await openDatabase(to, logger);
     try {
       return await copyDatabase({ from: source.db, to: destination.db });
     } catch (error) {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { isDomainError } from '../../core/shared/errors.js';
 import { type Config, ConfigError, loadConfig } from '../server/config.js';
 import { buildContainer, RootTokens } from '../server/container.js';
+import { createLogger } from '../server/logging.js';
 import { Tokens } from '../server/tokens.js';
 import { UsageError } from './arguments.js';
 import { type Invocation, parseInvocation, ProblemsFound, Refusal, usageText } from './commands.js';
@@ -51,7 +52,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return Exit.invalidConfiguration;
   }
 
-  const container = buildContainer(config);
+  // Adapters' warnings go to stderr; the CLI's own answers stay alone on stdout.
+  const container = buildContainer(config, undefined, createLogger({ ...config.log, level: config.log.level === 'debug' ? 'debug' : 'warn' }, undefined, 2));
   const closers: { name: string; close: () => Promise<void> }[] = [];
   let status: number;
   try {

@@ -4,7 +4,9 @@ import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
 import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
-import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
+import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
+import { accessLogMiddleware } from '../http/access-log.js';
+import type { Logger } from '../../core/shared/logger.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { healthRoute } from '../http/health.js';
@@ -30,11 +32,12 @@ const ACTIVE_TYPES = new Set([
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
  */
-export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger } = {}): Koa {
+export function createContentApp(hangar: Hangar, options: { logger: Logger }): Koa {
   const app = new Koa({ proxy: false });
   const router = buildRouter([...contentRoutes(hangar), healthRoute(hangar)], hangar);
-  app.on('error', streamErrorHandler(options.logError));
-  app.use(errorsMiddleware(options.logError));
+  app.on('error', streamErrorHandler(options.logger));
+  app.use(accessLogMiddleware(options.logger));
+  app.use(errorsMiddleware(options.logger));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

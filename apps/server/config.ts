@@ -163,6 +163,14 @@ export const ConfigSchema = Type.Object({
   }),
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: Type.Integer({ minimum: 0 }),
+  /**
+   * The log (`LOG_LEVEL`, `LOG_FORMAT`): lowest level written, and `json` lines, `pretty` lines for
+   * a person, or `auto`: pretty when stdout is a terminal, else JSON.
+   */
+  log: Type.Object({
+    level: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+    format: Type.Union([Type.Literal('json'), Type.Literal('pretty'), Type.Literal('auto')]),
+  }),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -249,6 +257,10 @@ export function loadConfig(env: Env): Config {
       uploadsPerKeyPerMinute: integer('RATE_LIMIT_UPLOADS_PER_MINUTE', read('RATE_LIMIT_UPLOADS_PER_MINUTE'), DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute, 0),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
+    log: {
+      level: oneOf('LOG_LEVEL', read('LOG_LEVEL')?.toLowerCase() ?? 'info', ['debug', 'info', 'warn', 'error'] as const),
+      format: oneOf('LOG_FORMAT', read('LOG_FORMAT')?.toLowerCase() ?? 'auto', ['json', 'pretty', 'auto'] as const),
+    },
   };
   const problem = Value.Errors(ConfigSchema, config).First();
   if (problem) throw new ConfigError('configuration', `${problem.path} ${problem.message}`);
@@ -377,6 +389,11 @@ function originOf(name: string, value: string): string {
   const url = absoluteHttpUrl(name, value);
   if (url.origin !== value.replace(/\/$/, '')) throw new ConfigError(name, `"${value}" is not an origin; write scheme://host[:port] only.`);
   return url.origin;
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(name, `"${value}" is not one of ${allowed.join(', ')}.`);
+  return value as T;
 }
 
 function portOf(name: string, value: string): number {

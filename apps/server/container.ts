@@ -1,6 +1,7 @@
 import { Container, ContainerModule } from 'inversify';
 import { createHangar, type HangarOptions } from '../../core/hangar.js';
 import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
+import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import { HOUR_MS } from '../../core/shared/time.js';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
@@ -43,7 +44,7 @@ export interface ProcessRole {
 /** Persistence: the database chosen by DATABASE_URL and the repositories over it. */
 export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Database)
-    .toResolvedValue((config: Config): Promise<OpenDatabase> => openDatabase(config.database), [Tokens.Config])
+    .toResolvedValue((config: Config, logger: Logger): Promise<OpenDatabase> => openDatabase(config.database, logger), [Tokens.Config, Tokens.Logger])
     .inSingletonScope();
   bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open.db), [RootTokens.Database]).inSingletonScope();
   bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);
@@ -61,15 +62,13 @@ type Repos = ReturnType<typeof createSqlRepositories>;
 /** Blobs: the store chosen by BLOB_STORE_URL. */
 export const blobsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.BlobStore)
-    .toResolvedValue(async (config: Config, failpoints: Failpoints): Promise<BlobStore> => {
+    .toResolvedValue(async (config: Config, failpoints: Failpoints, logger: Logger): Promise<BlobStore> => {
       switch (config.blobs.kind) {
         case 'file': {
           const store = new LocalDiskBlobStore({ directory: config.blobs.directory, smallBlobMaxBytes: config.blobs.smallBlobMaxBytes, failpoints });
           // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
           // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
-          store.sweepTempFiles(HOUR_MS).catch((error: unknown) =>
-            process.stderr.write(`${JSON.stringify({ level: 'error', event: 'temp_sweep_failed', error: String(error) })}\n`),
-          );
+          store.sweepTempFiles(HOUR_MS).catch((error: unknown) => logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
           return store;
         }
         case 'gcs': {
@@ -84,7 +83,7 @@ export const blobsModule = new ContainerModule(({ bind }) => {
           });
         }
       }
-    }, [Tokens.Config, Tokens.Failpoints])
+    }, [Tokens.Config, Tokens.Failpoints, Tokens.Logger])
     .inSingletonScope();
 });
 
@@ -98,7 +97,7 @@ export const imagesModule = new ContainerModule(({ bind }) => {
 /** Mail: the transport chosen by MAIL_URL, behind a queue so requests never wait for it. */
 export const mailModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.MailQueue)
-    .toResolvedValue(async (config: Config) => {
+    .toResolvedValue(async (config: Config, logger: Logger) => {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a file outbox never reads nodemailer's modules.
       const mail = config.mail;
       const transport = mail.kind === 'smtp'
@@ -106,9 +105,9 @@ export const mailModule = new ContainerModule(({ bind }) => {
         : new FileOutboxMailer({ directory: mail.directory });
       return new QueuedMailer(transport, {
         onError: (error: unknown, message: { to: string; subject: string }) =>
-          process.stderr.write(`${JSON.stringify({ level: 'error', event: 'mail_failed', to: message.to, subject: message.subject, error: String(error) })}\n`),
+          logger.error('mail_failed', { to: message.to, subject: message.subject, error: String(error) }),
       });
-    }, [Tokens.Config])
+    }, [Tokens.Config, Tokens.Logger])
     .inSingletonScope();
   bind(Tokens.Mailer).toResolvedValue((queue: QueuedMailer) => queue, [RootTokens.MailQueue]);
 });
@@ -164,7 +163,7 @@ export const failpointsModule = new ContainerModule(({ bind }) => {
 
 /** The core: every use case wired to the ports above. */
 export const coreModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.HangarOptions).toResolvedValue((config: Config): HangarOptions => ({
+  bind(Tokens.HangarOptions).toResolvedValue((config: Config, logger: Logger): HangarOptions => ({
     publicApiUrl: config.publicApiUrl,
     publicContentUrl: config.publicContentUrl,
     allowedRedirectUrls: config.allowedRedirectUrls,
@@ -178,9 +177,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
     defaultPlan: config.defaultPlan,
     logRetentionDays: config.logRetentionDays,
     images: { concurrency: config.images.concurrency, queueTimeoutMs: config.images.queueTimeoutMs },
-    onBackgroundError: (error: unknown) =>
-      process.stderr.write(`${JSON.stringify({ level: 'error', event: 'background_work_failed', error: String(error) })}\n`),
-  }), [Tokens.Config]);
+    onBackgroundError: (error: unknown) => logger.error('background_work_failed', { error: error instanceof Error ? error : String(error) }),
+  }), [Tokens.Config, Tokens.Logger]);
   bind(Tokens.Hangar)
     .toResolvedValue(
       (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter) =>
@@ -206,11 +204,13 @@ export const coreModule = new ContainerModule(({ bind }) => {
 
 /**
  * Builds the container for `config`: one module per adapter family, chosen by configuration.
- * `role` says whether this process is a cluster worker (default: it runs alone).
+ * `role` says whether this process is a cluster worker (default: it runs alone); `logger` is where
+ * every adapter's messages go (default: none written).
  */
-export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }): Container {
+export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }, logger: Logger = SILENT_LOGGER): Container {
   const container = new Container();
   container.bind(Tokens.Config).toConstantValue(config);
+  container.bind(Tokens.Logger).toConstantValue(logger);
   container.bind(RootTokens.Process).toConstantValue(role);
   container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, coreModule);
   return container;

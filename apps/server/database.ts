@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 
 /** An open, migrated database and how to close it. */
@@ -11,21 +12,20 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
-/** One JSON line on stderr, like the server's other operational messages. */
-function warn(event: string, fields: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ level: 'warn', event, ...fields })}\n`);
-}
-
 /**
  * Opens (and migrates) the database `database` names: the SQLite file, or a pool of
- * `poolSize` connections to Postgres. Postgres warnings (a lost idle connection, a missing search
- * index) go to stderr as JSON lines.
+ * `poolSize` connections to Postgres. Warnings (a lost idle Postgres connection, a missing search
+ * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`.
  * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
  */
-export async function openDatabase(database: Config['database']): Promise<OpenDatabase> {
+export async function openDatabase(database: Config['database'], logger: Logger): Promise<OpenDatabase> {
+  const warn = (event: string, fields: Record<string, unknown>) => logger.warn(event, fields);
   switch (database.kind) {
     case 'sqlite':
-      return openSqliteDatabase({ path: database.path });
+      return openSqliteDatabase({
+        path: database.path,
+        onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
+      });
     case 'postgres': {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a SQLite start never reads node-postgres's modules.
       const { openPostgresDatabase } = await import('../../adapters/persistence/postgres/postgres-database.js');

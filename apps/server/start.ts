@@ -5,14 +5,18 @@ import type { Hangar } from '../../core/hangar.js';
 import { isDomainError } from '../../core/shared/errors.js';
 import { createApiApp } from '../api/api-app.js';
 import { createContentApp } from '../content/content-app.js';
-import { type ErrorLogger, stderrLogger } from '../http/errors-middleware.js';
+import { INTERNAL_ERROR_EVENT } from '../http/errors-middleware.js';
+import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
+import { createLogger } from './logging.js';
 import { Tokens } from './tokens.js';
 
 /** A running Hangar: both listeners and how to stop them. */
 export interface RunningHangar {
   hangar: Hangar;
+  /** Where this process logs (the one given in {@link StartOptions}, or the one made from the configuration). */
+  logger: Logger;
   /** Actual listen addresses, e.g. `http://127.0.0.1:3000` (useful with port 0). */
   apiAddress: string;
   contentAddress: string;
@@ -35,8 +39,11 @@ const IDLE_TIMEOUT_MS = 120_000;
 
 /** Options of {@link startHangar}. */
 export interface StartOptions {
-  /** Where unexpected errors go (default: JSON lines on stderr). */
-  logError?: ErrorLogger;
+  /**
+   * Where the access log and every other message go (default: the logger LOG_LEVEL and LOG_FORMAT
+   * describe, on stdout). Unexpected errors are entries of level `error`, event `internal_error`.
+   */
+  logger?: Logger;
   /**
    * This process is one worker of a `node:cluster` (apps/server/supervisor.ts): rate-limit counters
    * are asked of the primary (unless they are in Postgres). Default false.
@@ -55,7 +62,8 @@ export interface StartOptions {
  * primary's sockets (node:cluster), so every worker answers on the same ports.
  */
 export async function startHangar(config: Config, options: StartOptions = {}): Promise<RunningHangar> {
-  const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false });
+  const logger = options.logger ?? createLogger(config.log);
+  const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false }, logger);
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
@@ -68,7 +76,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     publicContentUrl: config.publicContentUrl,
     defaultPlan,
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
-    logError: options.logError,
+    logger,
     trustProxyHops: config.trustProxyHops,
     corsOrigins: config.corsOrigins,
   });
@@ -76,16 +84,15 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
     requestTimeout: 0,
   });
-  const content = listen(createContentApp(hangar, { logError: options.logError }).callback(), {});
+  const content = listen(createContentApp(hangar, { logger }).callback(), {});
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
 
-  const reportError = options.logError ?? stderrLogger;
   // An outage (DATABASE_UNAVAILABLE…) is no bug: the buffers keep what failed and the next run retries it.
   const background = (name: string, work: () => Promise<unknown>) => () =>
     work().catch((error) =>
       isDomainError(error)
-        ? process.stderr.write(`${JSON.stringify({ level: 'warn', event: 'background_work_deferred', work: name, code: error.code, message: error.message })}\n`)
-        : reportError({ requestId: '-', method: 'BACKGROUND', path: name, error }),
+        ? logger.warn('background_work_deferred', { work: name, code: error.code, message: error.message })
+        : logger.error(INTERNAL_ERROR_EVENT, { work: name, error: error instanceof Error ? error : String(error) }),
     );
   const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
@@ -96,6 +103,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
 
   return {
     hangar,
+    logger,
     apiAddress: addressOf(api),
     contentAddress: addressOf(content),
     close: async (graceMs = 10_000) => {

@@ -24,6 +24,11 @@ import { BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, WalFlusher } from './wal-flush
 export interface SqliteDatabaseOptions {
   /** Database file; its parent directory is created when missing. `:memory:` opens a private in-memory database (tests). */
   path: string;
+  /**
+   * Told when the background checkpoint worker fails and this connection takes its work back
+   * (a warning: the service goes on). Default: one line on stderr.
+   */
+  onCheckpointWorkerFailed?: (error: Error) => void;
 }
 
 /** An open, migrated SQLite database. */
@@ -84,7 +89,8 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       // Checkpoints off the event loop (wal-checkpointer.ts); this connection keeps a safety net.
       const path = resolve(options.path);
       checkpoints = backgroundCheckpoints(path, (error) => {
-        console.error(`${error.message}; the service's own connection checkpoints and writes batches again, on the event loop`);
+        if (options.onCheckpointWorkerFailed) options.onCheckpointWorkerFailed(error);
+        else console.error(`${error.message}; the service's own connection checkpoints and writes batches again, on the event loop`);
         if (database.open) database.pragma('wal_autocheckpoint = 1000');
       });
       database.pragma(`wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES}`);
