@@ -281,6 +281,8 @@ export function usageText(): string {
     ...ALL_COMMANDS.flatMap((c) => [`  ${synopsis(c)}`, `      ${c.summary}`]),
     '  help',
     '      This text (also --help, or no command).',
+    '  version',
+    '      The version and the commit this build was made from (also --version).',
     '',
     'Dates are ISO 8601: 2030-01-31 (midnight UTC) or 2030-01-31T12:00:00Z.',
     'Exit codes: 0 done; 1 refused (unknown account or plan, invalid e-mail, delete without --yes,',
@@ -292,6 +294,7 @@ export function usageText(): string {
 /** What a command line asks for: the help text, one command's work on the service, or standalone work. */
 export type Invocation =
   | { kind: 'help' }
+  | { kind: 'version' }
   | { kind: 'run'; name: string; work: Work }
   | { kind: 'standalone'; name: string; run: () => Promise<string> };
 
@@ -302,6 +305,7 @@ export type Invocation =
  */
 export function parseInvocation(argv: readonly string[]): Invocation {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
+  if (argv[0] === 'version' || argv[0] === '--version') return { kind: 'version' };
   const command = ALL_COMMANDS.find((c) => {
     const words = c.name.split(' ');
     return words.every((word, i) => argv[i] === word);

@@ -3,6 +3,7 @@ import { isDomainError } from '../../core/shared/errors.js';
 import { type Config, ConfigError, loadConfig } from '../server/config.js';
 import { buildContainer, RootTokens } from '../server/container.js';
 import { createLogger } from '../server/logging.js';
+import { readBuildInfo, versionLine } from '../http/build-info.js';
 import { Tokens } from '../server/tokens.js';
 import { UsageError } from './arguments.js';
 import { type Invocation, parseInvocation, ProblemsFound, Refusal, usageText } from './commands.js';
@@ -36,6 +37,10 @@ async function main(argv: readonly string[]): Promise<number> {
     const usage = error.usageLine === undefined ? '' : `\nusage: npm run cli -- ${error.usageLine}`;
     await print(process.stderr, `hangar: ${error.message}${usage}\nRun "npm run cli -- help" for the list of commands.`);
     return Exit.usage;
+  }
+  if (invocation.kind === 'version') {
+    await print(process.stdout, versionLine(readBuildInfo()));
+    return Exit.ok;
   }
   if (invocation.kind === 'help') {
     await print(process.stdout, usageText());

@@ -9,7 +9,7 @@ import { accessLogMiddleware } from '../http/access-log.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
-import { healthRoute } from '../http/health.js';
+import { operationalRoutes, type OperationalOptions } from '../http/health.js';
 import { contentDisposition, etagMatches, parseRange } from './http-range.js';
 import { sendBody } from './send-body.js';
 
@@ -27,14 +27,14 @@ const ACTIVE_TYPES = new Set([
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
- * `/d/:file_id` (download, `Content-Disposition: attachment`), plus `/healthz`.
+ * `/d/:file_id` (download, `Content-Disposition: attachment`), plus `/healthz`, `/readyz` and `/version`.
  * Serves byte ranges (206/416, RFC 9110 §14), a strong ETag from the SHA-256, 304 on
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
  */
-export function createContentApp(hangar: Hangar, options: { logger: Logger }): Koa {
+export function createContentApp(hangar: Hangar, options: { logger: Logger; operational: OperationalOptions }): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter([...contentRoutes(hangar), healthRoute(hangar)], hangar);
+  const router = buildRouter([...contentRoutes(hangar), ...operationalRoutes(hangar, options.operational)], hangar);
   app.on('error', streamErrorHandler(options.logger));
   app.use(accessLogMiddleware(options.logger));
   app.use(errorsMiddleware(options.logger));

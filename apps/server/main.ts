@@ -12,6 +12,11 @@ import type { WorkerReady } from './supervisor.js';
 let logger: Logger | undefined;
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--version')) {
+    const { readBuildInfo, versionLine } = await import('../http/build-info.js');
+    process.stdout.write(`${versionLine(readBuildInfo())}\n`);
+    return;
+  }
   let config;
   try {
     config = loadConfig(process.env);

@@ -10,6 +10,8 @@ import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
 import { createLogger } from './logging.js';
+import { Readiness } from '../http/health.js';
+import { readBuildInfo } from '../http/build-info.js';
 import { Tokens } from './tokens.js';
 
 /** A running Hangar: both listeners and how to stop them. */
@@ -21,7 +23,7 @@ export interface RunningHangar {
   apiAddress: string;
   contentAddress: string;
   /**
-   * Stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), writes
+   * Answers `/readyz` with 503 `draining` from here on, stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), writes
    * buffered usage counts and log entries, drains mail, closes the database.
    */
   close(graceMs?: number): Promise<void>;
@@ -70,6 +72,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const blobs = await container.getAsync(Tokens.BlobStore);
 
   const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
+  const operational = { readiness: new Readiness(), build: readBuildInfo() };
   const apiApp = createApiApp(hangar, {
     allowedContentTypes: config.allowedContentTypes,
     publicApiUrl: config.publicApiUrl,
@@ -77,6 +80,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     defaultPlan,
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
     logger,
+    operational,
     trustProxyHops: config.trustProxyHops,
     corsOrigins: config.corsOrigins,
   });
@@ -84,7 +88,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
     requestTimeout: 0,
   });
-  const content = listen(createContentApp(hangar, { logger }).callback(), {});
+  const content = listen(createContentApp(hangar, { logger, operational }).callback(), {});
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
 
   // An outage (DATABASE_UNAVAILABLE…) is no bug: the buffers keep what failed and the next run retries it.
@@ -107,6 +111,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     apiAddress: addressOf(api),
     contentAddress: addressOf(content),
     close: async (graceMs = 10_000) => {
+      operational.readiness.drain();
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
       clearInterval(flushTimer);
       clearInterval(pruneTimer);
