@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { isDomainError } from '../../core/shared/errors.js';
-import { type Config, ConfigError, loadConfig } from '../server/config.js';
+import { type Config, ConfigError, loadConfig, withEnvFile } from '../server/config.js';
 import { buildContainer, RootTokens } from '../server/container.js';
 import { createLogger } from '../server/logging.js';
 import { readBuildInfo, versionLine } from '../http/build-info.js';
@@ -50,7 +50,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(withEnvFile(process.env));
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     await print(process.stderr, `hangar: invalid configuration: ${error.message}`);

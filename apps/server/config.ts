@@ -3,7 +3,8 @@ import { Value } from '@sinclair/typebox/value';
 import path from 'node:path';
 import { EMAIL_MIN_INTERVAL_MS } from '../../core/accounts/account-options.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
 import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
@@ -183,6 +184,27 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The environment with a configuration file's variables beneath it: the file `ENV_FILE` names
+ * (relative to `cwd`; it must exist), else `.env` in `cwd` when there is one. A variable set in
+ * the real environment wins over the file's, even when set to ''. The file's syntax is dotenv's
+ * as Node reads it (`util.parseEnv`, Node 20.12+): `NAME=value` lines, `#` comments, quoted values,
+ * an optional `export ` prefix.
+ * @throws ConfigError ENV_FILE when the file it names cannot be read
+ */
+export function withEnvFile(env: Env, cwd: string = process.cwd()): Env {
+  const named = env.ENV_FILE?.trim();
+  const file = path.resolve(cwd, named || '.env');
+  if (!named && !existsSync(file)) return env;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError('ENV_FILE', `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
+  return { ...parseEnv(text), ...env };
+}
 
 /**
  * Parses the configuration from environment variables (the README's table is the contract).

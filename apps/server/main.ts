@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import type { Logger } from '../../core/shared/logger.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, withEnvFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startLines } from './start-lines.js';
 import type { WorkerReady } from './supervisor.js';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   }
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(withEnvFile(process.env));
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`hangar: invalid configuration: ${error.message}\n`);
