@@ -5,7 +5,7 @@ import { DomainError } from '../../core/shared/errors.js';
 import { clientAddressMiddleware } from '../http/client-address.js';
 import type { Hangar } from '../../core/hangar.js';
 import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
-import { accessLogMiddleware } from '../http/access-log.js';
+import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
 import { buildRouter, type Route } from '../http/route.js';
@@ -22,6 +22,8 @@ import { dashboardStatic } from './dashboard-static.js';
 export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   /** Where the access log, aborted requests and internal errors go. */
   logger: Logger;
+  /** Told about every request (Prometheus metrics), when metrics are on. */
+  observer?: RequestObserver;
   /** Directory of the built dashboard (default dist/dashboard, from `npm run build`). */
   dashboardDir?: string;
   /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` entries are believed (0: none; see client-address.ts). */
@@ -79,7 +81,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
  * The whole route table of both servers: the single source for routing, validation, the OpenAPI
  * document and the agent guide. Content routes are served by the content app, listed here for the reference.
  */
-export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger'>): Route[] {
+export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'>): Route[] {
   const routes: Route[] = [];
   routes.push(
     ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
@@ -94,7 +96,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = buildRouter(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
   app.on('error', streamErrorHandler(options.logger));
-  app.use(accessLogMiddleware(options.logger));
+  app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer }));
   app.use(securityHeaders());
   app.use(corsFor(options.corsOrigins ?? []));
   app.use(clientAddressMiddleware(options.trustProxyHops ?? 0));

@@ -5,7 +5,7 @@ import { DomainError, isDomainError } from '../../core/shared/errors.js';
 import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
 import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
-import { accessLogMiddleware } from '../http/access-log.js';
+import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
@@ -32,11 +32,11 @@ const ACTIVE_TYPES = new Set([
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
  */
-export function createContentApp(hangar: Hangar, options: { logger: Logger; operational: OperationalOptions }): Koa {
+export function createContentApp(hangar: Hangar, options: { logger: Logger; operational: OperationalOptions; observer?: RequestObserver }): Koa {
   const app = new Koa({ proxy: false });
   const router = buildRouter([...contentRoutes(hangar), ...operationalRoutes(hangar, options.operational)], hangar);
   app.on('error', streamErrorHandler(options.logger));
-  app.use(accessLogMiddleware(options.logger));
+  app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer }));
   app.use(errorsMiddleware(options.logger));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

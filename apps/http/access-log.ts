@@ -2,6 +2,25 @@ import type { Context, Next } from 'koa';
 import type { Principal } from '../../core/accounts/authenticate.js';
 import type { Logger } from '../../core/shared/logger.js';
 
+/** One finished request as metrics see it (durations in ms, sizes in bytes). */
+export interface RequestObservation {
+  server: 'api' | 'content';
+  method: string;
+  /** The route template (`/files/:id`), or null when no route matched. */
+  route: string | null;
+  status: number;
+  durationMs: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** Who else wants to know about each request: Prometheus metrics (apps/server/metrics.ts). */
+export interface RequestObserver {
+  request(observation: RequestObservation): void;
+  /** An upload (`POST /files`) began (+1) or ended (−1). */
+  uploadsInFlight(delta: 1 | -1): void;
+}
+
 /**
  * First middleware of both servers: one `info` entry `request` per request, written when the
  * response has been sent (or the connection closed before that), with
@@ -14,35 +33,47 @@ import type { Logger } from '../../core/shared/logger.js';
  * - `account_id` and `credential` (`jwt` | `api_key`) when the request carried a valid credential,
  *   else null: never the credential itself;
  * - `aborted: true` when the client closed the connection before the response was complete.
+ * The same figures go to `options.observer` (metrics), when given.
  */
-export function accessLogMiddleware(logger: Logger) {
+export function accessLogMiddleware(logger: Logger, options: { server: 'api' | 'content'; observer?: RequestObserver }) {
+  const { server, observer } = options;
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (!logger.enabled('info')) return next();
+    const logging = logger.enabled('info');
+    if (!logging && !observer) return next();
     const started = performance.now();
     const socket = ctx.req.socket;
     const writtenBefore = socket.bytesWritten;
-    let logged = false;
-    const write = () => {
-      if (logged) return;
-      logged = true;
+    const upload = observer !== undefined && ctx.method === 'POST' && ctx.path === '/files';
+    if (upload) observer.uploadsInFlight(1);
+    let done = false;
+    const finished = () => {
+      if (done) return;
+      done = true;
+      if (upload) observer.uploadsInFlight(-1);
       const principal = ctx.state.principal as Principal | undefined;
       const declared = Number(ctx.req.headers['content-length']);
       const received = ctx.state.requestBytes as number | undefined;
+      const route = (ctx.state.route as string | undefined) ?? null;
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const bytesIn = received ?? (ctx.req.complete && Number.isSafeInteger(declared) ? declared : 0);
+      const bytesOut = socket.bytesWritten - writtenBefore;
+      observer?.request({ server, method: ctx.method, route, status: ctx.status, durationMs, bytesIn, bytesOut });
+      if (!logging) return;
       logger.info('request', {
         request_id: ctx.state.requestId ?? null,
         method: ctx.method,
-        route: (ctx.state.route as string | undefined) ?? null,
+        route,
         status: ctx.status,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        bytes_in: received ?? (ctx.req.complete && Number.isSafeInteger(declared) ? declared : 0),
-        bytes_out: socket.bytesWritten - writtenBefore,
+        duration_ms: durationMs,
+        bytes_in: bytesIn,
+        bytes_out: bytesOut,
         account_id: principal?.userId ?? null,
         credential: principal ? (principal.kind === 'session' ? 'jwt' : 'api_key') : null,
         ...(ctx.res.writableFinished ? {} : { aborted: true }),
       });
     };
-    ctx.res.once('finish', write);
-    ctx.res.once('close', write);
+    ctx.res.once('finish', finished);
+    ctx.res.once('close', finished);
     await next();
   };
 }

@@ -168,6 +168,8 @@ export const ConfigSchema = Type.Object({
    * The log (`LOG_LEVEL`, `LOG_FORMAT`): lowest level written, and `json` lines, `pretty` lines for
    * a person, or `auto`: pretty when stdout is a terminal, else JSON.
    */
+  /** Prometheus metrics (`METRICS_PORT`, `METRICS_HOST`): off (null) unless METRICS_PORT is set; 0 picks a free port (tests). */
+  metrics: Type.Union([Type.Null(), Type.Object({ host: Type.String({ minLength: 1 }), port: Type.Integer({ minimum: 0, maximum: 65535 }) })]),
   log: Type.Object({
     level: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
     format: Type.Union([Type.Literal('json'), Type.Literal('pretty'), Type.Literal('auto')]),
@@ -279,6 +281,7 @@ export function loadConfig(env: Env): Config {
       uploadsPerKeyPerMinute: integer('RATE_LIMIT_UPLOADS_PER_MINUTE', read('RATE_LIMIT_UPLOADS_PER_MINUTE'), DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute, 0),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
+    metrics: read('METRICS_PORT') === undefined ? null : { host: read('METRICS_HOST') ?? '127.0.0.1', port: portOf('METRICS_PORT', read('METRICS_PORT')!) },
     log: {
       level: oneOf('LOG_LEVEL', read('LOG_LEVEL')?.toLowerCase() ?? 'info', ['debug', 'info', 'warn', 'error'] as const),
       format: oneOf('LOG_FORMAT', read('LOG_FORMAT')?.toLowerCase() ?? 'auto', ['json', 'pretty', 'auto'] as const),

@@ -25,11 +25,16 @@ import type { Failpoints } from '../../core/shared/failpoints.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
 import type { ServiceIdentifier } from 'inversify';
+import type { ImageTransformer } from '../../core/images/image-transformer.js';
+import { InstrumentedBlobStore } from '../../adapters/metrics/instrumented-blob-store.js';
+import type { HangarMetrics } from './metrics.js';
 
 export type { OpenDatabase } from './database.js';
 
 /** Extra tokens of the composition root (not core ports). */
 export const RootTokens = {
+  /** The process's Prometheus metrics, when METRICS_PORT turns them on. */
+  Metrics: Symbol('Metrics') as ServiceIdentifier<{ metrics?: HangarMetrics }>,
   Database: Symbol('Database') as ServiceIdentifier<OpenDatabase>,
   Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
   MailQueue: Symbol('MailQueue') as ServiceIdentifier<QueuedMailer>,
@@ -62,35 +67,58 @@ type Repos = ReturnType<typeof createSqlRepositories>;
 /** Blobs: the store chosen by BLOB_STORE_URL. */
 export const blobsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.BlobStore)
-    .toResolvedValue(async (config: Config, failpoints: Failpoints, logger: Logger): Promise<BlobStore> => {
-      switch (config.blobs.kind) {
-        case 'file': {
-          const store = new LocalDiskBlobStore({ directory: config.blobs.directory, smallBlobMaxBytes: config.blobs.smallBlobMaxBytes, failpoints });
-          // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
-          // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
-          store.sweepTempFiles(HOUR_MS).catch((error: unknown) => logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
-          return store;
-        }
-        case 'gcs': {
-          // Loaded only when chosen: the GCS client library takes about half a second to load, on every start.
-          const { GcsBlobStore } = await import('../../adapters/blobs/gcs-blob-store.js');
-          // Credentials: Application Default Credentials, except with an emulator endpoint (none sent).
-          return new GcsBlobStore({
-            bucket: config.blobs.bucket,
-            prefix: config.blobs.prefix,
-            apiEndpoint: config.blobs.apiEndpoint,
-            resumableThresholdBytes: config.blobs.resumableThresholdBytes,
-          });
-        }
-      }
-    }, [Tokens.Config, Tokens.Failpoints, Tokens.Logger])
+    .toResolvedValue(async (config: Config, failpoints: Failpoints, logger: Logger, { metrics }: { metrics?: HangarMetrics }): Promise<BlobStore> => {
+      const store = await chosenBlobStore(config, failpoints, logger);
+      return metrics ? new InstrumentedBlobStore(store, (operation, seconds, failed) => metrics.blobOperation(operation, seconds, failed)) : store;
+    }, [Tokens.Config, Tokens.Failpoints, Tokens.Logger, RootTokens.Metrics])
     .inSingletonScope();
 });
+
+/** The blob store BLOB_STORE_URL chooses. */
+async function chosenBlobStore(config: Config, failpoints: Failpoints, logger: Logger): Promise<BlobStore> {
+  switch (config.blobs.kind) {
+    case 'file': {
+      const store = new LocalDiskBlobStore({ directory: config.blobs.directory, smallBlobMaxBytes: config.blobs.smallBlobMaxBytes, failpoints });
+      // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
+      // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
+      store.sweepTempFiles(HOUR_MS).catch((error: unknown) => logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
+      return store;
+    }
+    case 'gcs': {
+      // Loaded only when chosen: the GCS client library takes about half a second to load, on every start.
+      const { GcsBlobStore } = await import('../../adapters/blobs/gcs-blob-store.js');
+      // Credentials: Application Default Credentials, except with an emulator endpoint (none sent).
+      return new GcsBlobStore({
+        bucket: config.blobs.bucket,
+        prefix: config.blobs.prefix,
+        apiEndpoint: config.blobs.apiEndpoint,
+        resumableThresholdBytes: config.blobs.resumableThresholdBytes,
+      });
+    }
+  }
+}
 
 /** Images: sharp (libvips) for transformations on the view address (docs/images.md). */
 export const imagesModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ImageTransformer)
-    .toResolvedValue((config: Config) => new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels }), [Tokens.Config])
+    .toResolvedValue((config: Config, { metrics }: { metrics?: HangarMetrics }): ImageTransformer => {
+      const sharp = new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels });
+      if (!metrics) return sharp;
+      return {
+        version: sharp.version,
+        transform: async (options) => {
+          const started = performance.now();
+          try {
+            const result = await sharp.transform(options);
+            metrics.imageTransform((performance.now() - started) / 1000, false);
+            return result;
+          } catch (error) {
+            metrics.imageTransform((performance.now() - started) / 1000, true);
+            throw error;
+          }
+        },
+      };
+    }, [Tokens.Config, RootTokens.Metrics])
     .inSingletonScope();
 });
 
@@ -205,10 +233,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
 /**
  * Builds the container for `config`: one module per adapter family, chosen by configuration.
  * `role` says whether this process is a cluster worker (default: it runs alone); `logger` is where
- * every adapter's messages go (default: none written).
+ * every adapter's messages go (default: none written); with `metrics`, the blob store and the image
+ * transformer report their operations' durations there.
  */
-export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }, logger: Logger = SILENT_LOGGER): Container {
+export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }, logger: Logger = SILENT_LOGGER, metrics?: HangarMetrics): Container {
   const container = new Container();
+  container.bind(RootTokens.Metrics).toConstantValue({ metrics });
   container.bind(Tokens.Config).toConstantValue(config);
   container.bind(Tokens.Logger).toConstantValue(logger);
   container.bind(RootTokens.Process).toConstantValue(role);

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     // The supervisor prints the addresses once every worker listens.
     process.send!({ hangar: 'ready', api: running.apiAddress, content: running.contentAddress } satisfies WorkerReady);
   } else {
-    for (const line of startLines(config, running.apiAddress, running.contentAddress)) logger.info('started', { msg: line });
+    for (const line of startLines(config, running.apiAddress, running.contentAddress, running.metricsAddress)) logger.info('started', { msg: line });
   }
 
   let stopping = false;

@@ -10,6 +10,7 @@ import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
 import { createLogger } from './logging.js';
+import { HangarMetrics, startMetricsServer } from './metrics.js';
 import { Readiness } from '../http/health.js';
 import { readBuildInfo } from '../http/build-info.js';
 import { Tokens } from './tokens.js';
@@ -22,6 +23,8 @@ export interface RunningHangar {
   /** Actual listen addresses, e.g. `http://127.0.0.1:3000` (useful with port 0). */
   apiAddress: string;
   contentAddress: string;
+  /** Where `GET /metrics` answers (METRICS_PORT), when this process serves it itself (not a cluster worker). */
+  metricsAddress?: string;
   /**
    * Answers `/readyz` with 503 `draining` from here on, stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), writes
    * buffered usage counts and log entries, drains mail, closes the database.
@@ -65,11 +68,13 @@ export interface StartOptions {
  */
 export async function startHangar(config: Config, options: StartOptions = {}): Promise<RunningHangar> {
   const logger = options.logger ?? createLogger(config.log);
-  const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false }, logger);
+  const metrics = config.metrics ? new HangarMetrics() : undefined;
+  const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false }, logger, metrics);
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
   const blobs = await container.getAsync(Tokens.BlobStore);
+  if (metrics && database.postgresPool) metrics.watchPool(database.postgresPool as Parameters<HangarMetrics['watchPool']>[0]);
 
   const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
   const operational = { readiness: new Readiness(), build: readBuildInfo() };
@@ -81,6 +86,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
     logger,
     operational,
+    observer: metrics,
     trustProxyHops: config.trustProxyHops,
     corsOrigins: config.corsOrigins,
   });
@@ -88,8 +94,13 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
     requestTimeout: 0,
   });
-  const content = listen(createContentApp(hangar, { logger, operational }).callback(), {});
+  const content = listen(createContentApp(hangar, { logger, operational, observer: metrics }).callback(), {});
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
+  // With workers, the supervisor serves the metrics of all of them; a worker answers its scrapes.
+  if (metrics && options.clusterWorker) metrics.answerClusterScrapes();
+  const metricsServer = metrics && config.metrics && !options.clusterWorker
+    ? await startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: () => metrics.registry.metrics() })
+    : undefined;
 
   // An outage (DATABASE_UNAVAILABLE…) is no bug: the buffers keep what failed and the next run retries it.
   const background = (name: string, work: () => Promise<unknown>) => () =>
@@ -110,9 +121,11 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     logger,
     apiAddress: addressOf(api),
     contentAddress: addressOf(content),
+    metricsAddress: metricsServer?.address,
     close: async (graceMs = 10_000) => {
       operational.readiness.drain();
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
+      await metricsServer?.close();
       clearInterval(flushTimer);
       clearInterval(pruneTimer);
       await background('flush', flushAll)();

@@ -96,7 +96,10 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
     await allExited();
     throw error;
   }
-  for (const line of startLines(config, ready.api, ready.content)) out('started', line);
+  const metricsServer = config.metrics
+    ? await (await import('./metrics.js')).startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: (await import('./metrics.js')).clusterScrape() })
+    : undefined;
+  for (const line of startLines(config, ready.api, ready.content, metricsServer?.address)) out('started', line);
   out('started', `hangar: ${config.workers} worker processes (WORKERS), supervisor pid ${process.pid}`);
 
   // Later deaths: replace the worker, unless stopping or crash-looping.
