@@ -5,9 +5,9 @@
 #    `npm ci --omit=dev` leaves it (this tree's node_modules hard-linked, then `npm prune --omit=dev`:
 #    the same packages, without recompiling the native ones, offline, in seconds). No TypeScript, vite,
 #    rolldown or mocha there, and no sources.
-# 2. Starts the server with the container image's command (`node dist/apps/bundle/main.js`, the
-#    Dockerfile's CMD) and checks /readyz, /version, a registration, an upload and its download, and
-#    that a restart answers /readyz within 1 s (the best of three: this machine is shared).
+# 2. Starts the server with the container image's command (the Dockerfile's CMD, read from it) and
+#    checks the image's HEALTHCHECK command, /readyz, /version, a registration, an upload and its
+#    download, and that a restart answers /readyz within 1 s (the best of three: this machine is shared).
 # 3. `npm start` and `npm run cli -- --help` in that tree: neither tries to build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,8 +69,23 @@ stop() {
   server_pid=
 }
 
-step "starting: node dist/apps/bundle/main.js (the image's command), WORKERS=2"
-start node dist/apps/bundle/main.js
+# The arguments of the Dockerfile's CMD (CMD) or of its HEALTHCHECK's CMD (HEALTHCHECK), one a line.
+dockerfile_command() {
+  node - "$1" <<'JS'
+const pattern = process.argv[2] === 'CMD' ? /^CMD (\[.*\])$/m : /^HEALTHCHECK .*CMD (\[.*\])$/m;
+const match = pattern.exec(require('node:fs').readFileSync('Dockerfile', 'utf8'));
+if (!match) process.exit(1);
+for (const arg of JSON.parse(match[1])) console.log(arg);
+JS
+}
+mapfile -t image_cmd < <(dockerfile_command CMD)
+[ "${#image_cmd[@]}" -gt 0 ] || fail "no CMD in the Dockerfile"
+mapfile -t health_cmd < <(dockerfile_command HEALTHCHECK)
+[ "${#health_cmd[@]}" -gt 0 ] || fail "no HEALTHCHECK in the Dockerfile"
+
+step "starting: ${image_cmd[*]} (the image's command), WORKERS=2"
+start "${image_cmd[@]}"
+(cd "$app" && "${health_cmd[@]}") || fail "the image's HEALTHCHECK command failed"
 step "ready after ${ready_ms} ms (first start: migrations)"
 version=$(curl -fsS "$API/version")
 grep -q '"version":"' <<<"$version" || fail "/version: $version"
@@ -99,7 +114,7 @@ stop
 step "restart to first answer"
 best=
 for _ in 1 2 3; do
-  start node dist/apps/bundle/main.js
+  start "${image_cmd[@]}"
   stop any
   step "ready again after ${ready_ms} ms"
   [ -z "$best" ] || [ "$ready_ms" -lt "$best" ] && best=$ready_ms
