@@ -15,7 +15,7 @@ import { SharpImageTransformer } from '../../adapters/images/sharp-image-transfo
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
-import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
+import { SqlMailOutbox } from '../../adapters/mail/sql-mail-outbox.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './database.js';
@@ -37,7 +37,7 @@ export const RootTokens = {
   Metrics: Symbol('Metrics') as ServiceIdentifier<{ metrics?: HangarMetrics }>,
   Database: Symbol('Database') as ServiceIdentifier<OpenDatabase>,
   Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
-  MailQueue: Symbol('MailQueue') as ServiceIdentifier<QueuedMailer>,
+  MailQueue: Symbol('MailQueue') as ServiceIdentifier<SqlMailOutbox>,
   Process: Symbol('Process') as ServiceIdentifier<ProcessRole>,
 };
 
@@ -122,22 +122,22 @@ export const imagesModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
 });
 
-/** Mail: the transport chosen by MAIL_URL, behind a queue so requests never wait for it. */
+/**
+ * Mail: the transport chosen by MAIL_URL, behind the durable outbox (`mail_outbox`, SqlMailOutbox):
+ * a request waits only for the row's insert, and a message survives a crash until it is sent.
+ */
 export const mailModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.MailQueue)
-    .toResolvedValue(async (config: Config, logger: Logger) => {
+    .toResolvedValue(async (config: Config, logger: Logger, open: OpenDatabase) => {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a file outbox never reads nodemailer's modules.
       const mail = config.mail;
       const transport = mail.kind === 'smtp'
         ? new (await import('../../adapters/mail/smtp-mailer.js')).SmtpMailer({ url: mail.url, from: config.mailFrom })
         : new FileOutboxMailer({ directory: mail.directory });
-      return new QueuedMailer(transport, {
-        onError: (error: unknown, message: { to: string; subject: string }) =>
-          logger.error('mail_failed', { to: message.to, subject: message.subject, error: String(error) }),
-      });
-    }, [Tokens.Config, Tokens.Logger])
+      return new SqlMailOutbox({ db: open.db, transport, logger });
+    }, [Tokens.Config, Tokens.Logger, RootTokens.Database])
     .inSingletonScope();
-  bind(Tokens.Mailer).toResolvedValue((queue: QueuedMailer) => queue, [RootTokens.MailQueue]);
+  bind(Tokens.Mailer).toResolvedValue((queue: SqlMailOutbox) => queue, [RootTokens.MailQueue]);
 });
 
 /** Custom hostnames: the provider chosen by EDGE_PROVIDER. */

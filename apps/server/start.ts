@@ -27,7 +27,7 @@ export interface RunningHangar {
   metricsAddress?: string;
   /**
    * Answers `/readyz` with 503 `draining` from here on, stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), writes
-   * buffered usage counts and log entries, drains mail, closes the database.
+   * buffered usage counts and log entries, sends the mail due now (the rest waits in the outbox), closes the database.
    */
   close(graceMs?: number): Promise<void>;
 }
@@ -112,6 +112,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
   const prune = () => Promise.all([background('prune-logs', () => hangar.pruneLogs.execute())(), background('purge-credentials', () => hangar.purgeCredentials.execute())()]);
+  mail.start();
   const maintenance = options.maintenance ?? true;
   const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   if (maintenance) void prune();
@@ -130,6 +131,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       clearInterval(pruneTimer);
       await background('flush', flushAll)();
       await hangar.requestPasswordReset.settled();
+      await mail.stop();
       await mail.drain();
       await database.close();
       await blobs.close?.();

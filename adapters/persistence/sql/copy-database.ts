@@ -21,6 +21,8 @@ const TABLES = [
   // Copied from the same snapshot as `activity_logs`, so it matches them on arrival.
   { name: 'activity_log_totals', key: ['user_id'] },
   { name: 'custom_domains', key: ['user_id'] },
+  // Mail not yet sent goes with the data: the new database's servers send it.
+  { name: 'mail_outbox', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.
