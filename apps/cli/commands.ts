@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { backup, BackupRefusal, restore } from './backup.js';
 import { createLogger } from '../server/logging.js';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -41,6 +43,11 @@ export interface StandaloneWork {
   standalone: () => Promise<string>;
 }
 
+/** Work on the configured data itself, with the service not opened (`backup`, `restore`). Resolves with what to print. */
+export interface ConfiguredWork {
+  configured: (config: Config) => Promise<string>;
+}
+
 /** Option values as `node:util` `parseArgs` returns them. */
 type Values = Record<string, string | boolean | undefined>;
 
@@ -55,7 +62,7 @@ interface Command {
   options?: Record<string, { type: 'string' | 'boolean' }>;
   summary: string;
   /** Checks the arguments (throws UsageError) before anything is opened, and returns the work. */
-  prepare(args: string[], values: Values): Work | StandaloneWork;
+  prepare(args: string[], values: Values): Work | StandaloneWork | ConfiguredWork;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -264,7 +271,39 @@ function describeDatabase(location: DatabaseLocation): string {
   return location.kind === 'sqlite' ? `sqlite:${location.path}` : redactPostgresUrl(location.url);
 }
 
-const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...DB_COMMANDS];
+/** Backups of the embedded data (SQLite and blobs on disk): README, "Backups". */
+const BACKUP_COMMANDS: readonly Command[] = [
+  {
+    name: 'backup',
+    args: ['<dir>'],
+    summary: 'A consistent copy of the SQLite database, the small-blob database, every blob file and the JWT secret into a new directory, with manifest.json (sizes, SHA-256); safe while servers run.',
+    prepare: ([dir]) => ({
+      configured: async (config) => {
+        const manifest = await backup(config, path.resolve(dir)).catch(refuseBackup);
+        const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
+        return `Backed up ${manifest.files.length} files (${bytes} bytes) into ${path.resolve(dir)}; everything acknowledged before ${manifest.started_at} is in it.`;
+      },
+    }),
+  },
+  {
+    name: 'restore',
+    args: ['<dir>'],
+    summary: 'Restores a backup into the configured DATA_DIR (database and blob directory must not exist yet), after checking every file against manifest.json. Then start the servers and run fsck.',
+    prepare: ([dir]) => ({
+      configured: async (config) => {
+        const manifest = await restore(config, path.resolve(dir)).catch(refuseBackup);
+        return `Restored ${manifest.files.length} files from ${path.resolve(dir)} (backup of ${manifest.started_at}).`;
+      },
+    }),
+  },
+];
+
+function refuseBackup(error: unknown): never {
+  if (error instanceof BackupRefusal) throw new Refusal(error.message);
+  throw error;
+}
+
+const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');
@@ -296,7 +335,8 @@ export type Invocation =
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'run'; name: string; work: Work }
-  | { kind: 'standalone'; name: string; run: () => Promise<string> };
+  | { kind: 'standalone'; name: string; run: () => Promise<string> }
+  | { kind: 'configured'; name: string; run: (config: Config) => Promise<string> };
 
 /**
  * Parses the arguments after `main.js` (e.g. `['users', 'set-plan', 'a@example.com', 'pro']`).
@@ -331,7 +371,8 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   }
   try {
     const work = command.prepare(parsed.positionals, parsed.values);
-    return typeof work === 'function' ? { kind: 'run', name: command.name, work } : { kind: 'standalone', name: command.name, run: work.standalone };
+    if (typeof work === 'function') return { kind: 'run', name: command.name, work };
+    return 'configured' in work ? { kind: 'configured', name: command.name, run: work.configured } : { kind: 'standalone', name: command.name, run: work.standalone };
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${command.name}: ${error.message}`, synopsis(command));
     throw error;

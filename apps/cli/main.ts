@@ -57,6 +57,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return Exit.invalidConfiguration;
   }
 
+  if (invocation.kind === 'configured') {
+    const run = invocation.run;
+    return runStandalone({ name: invocation.name, run: () => run(config) });
+  }
   // Adapters' warnings go to stderr; the CLI's own answers stay alone on stdout.
   const container = buildContainer(config, undefined, createLogger({ ...config.log, level: config.log.level === 'debug' ? 'debug' : 'warn' }, undefined, 2));
   const closers: { name: string; close: () => Promise<void> }[] = [];
