@@ -49,7 +49,11 @@ export interface ProcessRole {
 /** Persistence: the database chosen by DATABASE_URL and the repositories over it. */
 export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Database)
-    .toResolvedValue((config: Config, logger: Logger): Promise<OpenDatabase> => openDatabase(config.database, logger), [Tokens.Config, Tokens.Logger])
+    .toResolvedValue(
+      (config: Config, logger: Logger, { metrics }: { metrics?: HangarMetrics }): Promise<OpenDatabase> =>
+        openDatabase(config.database, logger, metrics ? (durationMs, failed) => metrics.databaseQuery(durationMs / 1000, failed) : undefined),
+      [Tokens.Config, Tokens.Logger, RootTokens.Metrics],
+    )
     .inSingletonScope();
   bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open.db), [RootTokens.Database]).inSingletonScope();
   bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);

@@ -15,15 +15,17 @@ export interface OpenDatabase {
 /**
  * Opens (and migrates) the database `database` names: the SQLite file, or a pool of
  * `poolSize` connections to Postgres. Warnings (a lost idle Postgres connection, a missing search
- * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`.
+ * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`; `onQuery` is told each
+ * query's duration (ms) and failure (metrics).
  * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
  */
-export async function openDatabase(database: Config['database'], logger: Logger): Promise<OpenDatabase> {
+export async function openDatabase(database: Config['database'], logger: Logger, onQuery?: (durationMs: number, failed: boolean) => void): Promise<OpenDatabase> {
   const warn = (event: string, fields: Record<string, unknown>) => logger.warn(event, fields);
   switch (database.kind) {
     case 'sqlite':
       return openSqliteDatabase({
         path: database.path,
+        onQuery,
         onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
       });
     case 'postgres': {
@@ -32,6 +34,7 @@ export async function openDatabase(database: Config['database'], logger: Logger)
       const open = await openPostgresDatabase({
         url: database.url,
         poolSize: database.poolSize,
+        onQuery,
         onIdleConnectionError: (error) => warn('database_connection_lost', { error: String(error) }),
         onWarning: (message) => warn('database_warning', { message }),
       });

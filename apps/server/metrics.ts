@@ -20,6 +20,7 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
  * - `hangar_rate_limited_total{route}`: requests refused with 429;
  * - `hangar_blob_store_operation_seconds{operation,outcome}` (histogram; outcome `ok`|`error`);
  * - `hangar_image_transform_seconds{outcome}` (histogram): image transformations computed;
+ * - `hangar_database_query_seconds{outcome}` (histogram): queries run through Kysely;
  * - `hangar_database_pool_connections{state}` (Postgres: `total`, `idle`, `waiting`);
  * - Node's process metrics (`process_*`, `nodejs_*`, event-loop lag `nodejs_eventloop_lag_*`).
  */
@@ -32,6 +33,7 @@ export class HangarMetrics {
   private readonly uploads = new client.Gauge({ name: 'hangar_uploads_in_flight', help: 'Uploads (POST /files) being received', registers: [this.registry] });
   private readonly rateLimited = new client.Counter({ name: 'hangar_rate_limited_total', help: 'Requests refused with 429 (rate limits)', labelNames: ['route'] as const, registers: [this.registry] });
   private readonly blobOperations = new client.Histogram({ name: 'hangar_blob_store_operation_seconds', help: 'Blob store operations (get: until the body is ready to read)', labelNames: ['operation', 'outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
+  private readonly databaseQueries = new client.Histogram({ name: 'hangar_database_query_seconds', help: 'Database queries run through the query builder (SQLite reads served from the lookup caches are not queries)', labelNames: ['outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
   private readonly imageTransforms = new client.Histogram({ name: 'hangar_image_transform_seconds', help: 'Image transformations computed', labelNames: ['outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
 
   constructor() {
@@ -56,6 +58,11 @@ export class HangarMetrics {
   /** One blob store operation (InstrumentedBlobStore's observer). */
   blobOperation(operation: string, seconds: number, failed: boolean): void {
     this.blobOperations.observe({ operation, outcome: failed ? 'error' : 'ok' }, seconds);
+  }
+
+  /** One database query. */
+  databaseQuery(seconds: number, failed: boolean): void {
+    this.databaseQueries.observe({ outcome: failed ? 'error' : 'ok' }, seconds);
   }
 
   /** One image transformation. */

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { withUnavailableErrors } from '../sql/database-unavailable.js';
 import { migrateToLatest } from '../sql/migrations.js';
@@ -6,6 +6,8 @@ import type { HangarDatabase } from '../sql/schema.js';
 
 /** Options of {@link openPostgresDatabase}. */
 export interface PostgresDatabaseOptions {
+  /** Told about every query run through Kysely: its duration in ms, and whether it failed (metrics). Default: nothing. */
+  onQuery?: (durationMs: number, failed: boolean) => void;
   /**
    * A libpq connection URL, `postgres://user:password@host:5432/database?sslmode=require` (or
    * `postgresql://`). Query parameters are node-postgres's (pg-connection-string): `sslmode`,
@@ -140,7 +142,11 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
   // pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   // Outages (server down or unreachable, pool timeouts, shutdowns) answer 503 DATABASE_UNAVAILABLE.
-  const db = new Kysely<HangarDatabase>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) });
+  const onQuery = options.onQuery;
+  const db = new Kysely<HangarDatabase>({
+    dialect: withUnavailableErrors(new PostgresDialect({ pool })),
+    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
+  });
   try {
     if (!(await hasSearchIndex(db))) {
       options.onWarning?.(
