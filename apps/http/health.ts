@@ -64,8 +64,10 @@ export function readinessRoute(hangar: Pick<Hangar, 'checkHealth'>, readiness: R
         return;
       }
       const report = await hangar.checkHealth.execute();
-      ctx.status = report.ok && !readiness.draining ? 200 : 503;
-      ctx.body = { status: readiness.draining ? 'draining' : report.ok ? 'ready' : 'unavailable', checks: report.checks };
+      // A shutdown may have begun while the checks ran.
+      const status = readiness.draining ? 'draining' : report.ok ? 'ready' : 'unavailable';
+      ctx.status = status === 'ready' ? 200 : 503;
+      ctx.body = { status, checks: report.checks };
     },
   });
 }

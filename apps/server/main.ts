@@ -71,7 +71,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  const msg = `hangar: failed to start: ${error instanceof Error ? String(error) : String(error)}`;
+  const msg = `hangar: failed to start: ${String(error)}`;
   if (logger) logger.error('start_failed', { msg, error });
   else process.stderr.write(`${msg}\n${error instanceof Error ? (error.stack ?? '') : ''}\n`);
   process.exit(1);
