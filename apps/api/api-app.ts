@@ -4,7 +4,9 @@ import helmet from 'koa-helmet';
 import { DomainError } from '../../core/shared/errors.js';
 import { clientAddressMiddleware } from '../http/client-address.js';
 import type { Hangar } from '../../core/hangar.js';
-import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
+import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
+import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
+import type { Logger } from '../../core/shared/logger.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
 import type { UploadPacing } from '../http/upload-pacing.js';
@@ -21,7 +23,10 @@ import { dashboardStatic } from './dashboard-static.js';
 
 /** Options of the API app that are not use cases. */
 export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
-  logError?: ErrorLogger;
+  /** Where the access log, aborted requests and internal errors go. */
+  logger: Logger;
+  /** Told about every request (Prometheus metrics), when metrics are on. */
+  observer?: RequestObserver;
   /** Directory of the built dashboard (default dist/dashboard, from `npm run build`). */
   dashboardDir?: string;
   /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` entries are believed (0: none; see client-address.ts). */
@@ -81,7 +86,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
  * The whole route table of both servers: the single source for routing, validation, the OpenAPI
  * document and the agent guide. Content routes are served by the content app, listed here for the reference.
  */
-export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
+export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'>): Route[] {
   const routes: Route[] = [];
   routes.push(
     ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
@@ -95,12 +100,13 @@ export function apiRoutes(hangar: Hangar, options: ApiAppOptions): Route[] {
 export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = buildRouter(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
-  app.on('error', streamErrorHandler(options.logError));
+  app.on('error', streamErrorHandler(options.logger));
+  app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer }));
   app.use(securityHeaders());
   app.use(corsFor(options.corsOrigins ?? []));
   app.use(clientAddressMiddleware(options.trustProxyHops ?? 0));
   app.use(activityMiddleware(hangar.activity));
-  app.use(errorsMiddleware(options.logError));
+  app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
   app.use(refuseContentHost(options.publicApiUrl, options.publicContentUrl));
   app.use(async (ctx, next) => {

@@ -1,3 +1,6 @@
+import path from 'node:path';
+import { backup, BackupRefusal, restore } from './backup.js';
+import { createLogger } from '../server/logging.js';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
@@ -54,6 +57,11 @@ export interface StandaloneWork {
   standalone: () => Promise<string>;
 }
 
+/** Work on the configured data itself, with the service not opened (`backup`, `restore`). Resolves with what to print. */
+export interface ConfiguredWork {
+  configured: (config: Config) => Promise<string>;
+}
+
 /** Option values as `node:util` `parseArgs` returns them. */
 type Values = Record<string, string | boolean | undefined>;
 
@@ -68,7 +76,7 @@ interface Command {
   options?: Record<string, { type: 'string' | 'boolean' }>;
   summary: string;
   /** Checks the arguments (throws UsageError) before anything is opened, and returns the work. */
-  prepare(args: string[], values: Values): Work | StandaloneWork;
+  prepare(args: string[], values: Values): Work | StandaloneWork | ConfiguredWork;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -211,7 +219,7 @@ const BLOB_COMMANDS: readonly Command[] = [
           if (error instanceof ConfigError) throw new Refusal(`--to: ${error.message.replace(/^BLOB_STORE_URL: /, '')}`);
           throw error;
         }
-        const store = await openBlobStore(target);
+        const store = await openBlobStore(target, { logger: createLogger({ level: 'warn', format: 'auto' }, undefined, 2) });
         const progress = progressLine(context.progress);
         try {
           const report = await copyBlobs({ files: context.files, from: context.blobs, to: store, concurrency: Number(concurrencyText), onProgress: progress.update });
@@ -336,9 +344,11 @@ function databaseOption(name: 'from' | 'to', value: string | boolean | undefined
  */
 async function copyBetween(from: DatabaseLocation, to: DatabaseLocation): Promise<CopiedTable[]> {
   if (from.kind === 'sqlite' && from.path !== ':memory:' && !existsSync(from.path)) throw new Refusal(`there is no SQLite database at ${from.path}.`);
-  const source = await openDatabase(from);
+  // Warnings (a lost Postgres connection) on stderr, apart from the report on stdout.
+  const logger = createLogger({ level: 'warn', format: 'auto' }, undefined, 2);
+  const source = await openDatabase(from, logger);
   try {
-    const destination = await openDatabase(to);
+    const destination = await openDatabase(to, logger);
     try {
       return await copyDatabase({ from: source.db, to: destination.db });
     } catch (error) {
@@ -357,7 +367,39 @@ function describeDatabase(location: DatabaseLocation): string {
   return location.kind === 'sqlite' ? `sqlite:${location.path}` : redactPostgresUrl(location.url);
 }
 
-const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS];
+/** Backups of the embedded data (SQLite and blobs on disk): README, "Backups". */
+const BACKUP_COMMANDS: readonly Command[] = [
+  {
+    name: 'backup',
+    args: ['<dir>'],
+    summary: 'A consistent copy of the SQLite database, the small-blob database, every blob file and the JWT secret into a new directory, with manifest.json (sizes, SHA-256); safe while servers run.',
+    prepare: ([dir]) => ({
+      configured: async (config) => {
+        const manifest = await backup(config, path.resolve(dir)).catch(refuseBackup);
+        const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
+        return `Backed up ${manifest.files.length} files (${bytes} bytes) into ${path.resolve(dir)}; everything acknowledged before ${manifest.started_at} is in it.`;
+      },
+    }),
+  },
+  {
+    name: 'restore',
+    args: ['<dir>'],
+    summary: 'Restores a backup into the configured DATA_DIR (database and blob directory must not exist yet), after checking every file against manifest.json. Then start the servers and run fsck.',
+    prepare: ([dir]) => ({
+      configured: async (config) => {
+        const manifest = await restore(config, path.resolve(dir)).catch(refuseBackup);
+        return `Restored ${manifest.files.length} files from ${path.resolve(dir)} (backup of ${manifest.started_at}).`;
+      },
+    }),
+  },
+];
+
+function refuseBackup(error: unknown): never {
+  if (error instanceof BackupRefusal) throw new Refusal(error.message);
+  throw error;
+}
+
+const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');
@@ -374,6 +416,8 @@ export function usageText(): string {
     ...ALL_COMMANDS.flatMap((c) => [`  ${synopsis(c)}`, `      ${c.summary}`]),
     '  help',
     '      This text (also --help, or no command).',
+    '  version',
+    '      The version and the commit this build was made from (also --version).',
     '',
     'Dates are ISO 8601: 2030-01-31 (midnight UTC) or 2030-01-31T12:00:00Z.',
     'Exit codes: 0 done; 1 refused (unknown account or plan, invalid e-mail, delete without --yes,',
@@ -385,8 +429,10 @@ export function usageText(): string {
 /** What a command line asks for: the help text, one command's work on the service, or standalone work. */
 export type Invocation =
   | { kind: 'help' }
+  | { kind: 'version' }
   | { kind: 'run'; name: string; work: Work }
-  | { kind: 'standalone'; name: string; run: () => Promise<string> };
+  | { kind: 'standalone'; name: string; run: () => Promise<string> }
+  | { kind: 'configured'; name: string; run: (config: Config) => Promise<string> };
 
 /**
  * Parses the arguments after `main.js` (e.g. `['users', 'set-plan', 'a@example.com', 'pro']`).
@@ -395,6 +441,7 @@ export type Invocation =
  */
 export function parseInvocation(argv: readonly string[]): Invocation {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
+  if (argv[0] === 'version' || argv[0] === '--version') return { kind: 'version' };
   const command = ALL_COMMANDS.find((c) => {
     const words = c.name.split(' ');
     return words.every((word, i) => argv[i] === word);
@@ -420,7 +467,8 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   }
   try {
     const work = command.prepare(parsed.positionals, parsed.values);
-    return typeof work === 'function' ? { kind: 'run', name: command.name, work } : { kind: 'standalone', name: command.name, run: work.standalone };
+    if (typeof work === 'function') return { kind: 'run', name: command.name, work };
+    return 'configured' in work ? { kind: 'configured', name: command.name, run: work.configured } : { kind: 'standalone', name: command.name, run: work.standalone };
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${command.name}: ${error.message}`, synopsis(command));
     throw error;

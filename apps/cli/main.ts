@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { isDomainError } from '../../core/shared/errors.js';
-import { type Config, ConfigError, loadConfig } from '../server/config.js';
+import { type Config, ConfigError, loadConfig, withEnvFile } from '../server/config.js';
 import { buildContainer, RootTokens } from '../server/container.js';
+import { createLogger } from '../server/logging.js';
+import { readBuildInfo, versionLine } from '../http/build-info.js';
 import { Tokens } from '../server/tokens.js';
 import { UsageError } from './arguments.js';
 import { type Invocation, parseInvocation, ProblemsFound, Refusal, usageText } from './commands.js';
@@ -36,6 +38,10 @@ async function main(argv: readonly string[]): Promise<number> {
     await print(process.stderr, `hangar: ${error.message}${usage}\nRun "npm run cli -- help" for the list of commands.`);
     return Exit.usage;
   }
+  if (invocation.kind === 'version') {
+    await print(process.stdout, versionLine(readBuildInfo()));
+    return Exit.ok;
+  }
   if (invocation.kind === 'help') {
     await print(process.stdout, usageText());
     return Exit.ok;
@@ -44,14 +50,19 @@ async function main(argv: readonly string[]): Promise<number> {
 
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(withEnvFile(process.env));
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     await print(process.stderr, `hangar: invalid configuration: ${error.message}`);
     return Exit.invalidConfiguration;
   }
 
-  const container = buildContainer(config);
+  if (invocation.kind === 'configured') {
+    const run = invocation.run;
+    return runStandalone({ name: invocation.name, run: () => run(config) });
+  }
+  // Adapters' warnings go to stderr; the CLI's own answers stay alone on stdout.
+  const container = buildContainer(config, undefined, createLogger({ ...config.log, level: config.log.level === 'debug' ? 'debug' : 'warn' }, undefined, 2));
   const closers: { name: string; close: () => Promise<void> }[] = [];
   let status: number;
   try {

@@ -4,12 +4,14 @@ import type { Hangar } from '../../core/hangar.js';
 import { isDomainError } from '../../core/shared/errors.js';
 import { FITS, MAX_IMAGE_SIDE, parseImageRequest, type QueryValues, REQUESTABLE_FORMATS } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
-import { errorsMiddleware, type ErrorLogger, streamErrorHandler } from '../http/errors-middleware.js';
+import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
+import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
+import type { Logger } from '../../core/shared/logger.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
 import { DOCUMENTED_AS } from '../http/openapi.js';
 import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
-import { healthRoute } from '../http/health.js';
+import { operationalRoutes, type OperationalOptions } from '../http/health.js';
 import { clientAddress } from '../http/client-address.js';
 import { notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
 import { contentDisposition } from './http-range.js';
@@ -19,21 +21,25 @@ import { shareContentRoutes } from './share-routes.js';
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
- * `/d/:file_id` (download, `Content-Disposition: attachment`), plus `/healthz`.
+ * `/d/:file_id` (download, `Content-Disposition: attachment`), plus `/healthz`, `/readyz` and `/version`.
  * Serves byte ranges (206/416, RFC 9110 §14), a strong ETag from the SHA-256, 304 on
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
  */
-export function createContentApp(hangar: Hangar, options: { logError?: ErrorLogger; trustProxyHops?: number; hsts?: boolean } = {}): Koa {
+export function createContentApp(
+  hangar: Hangar,
+  options: { logger: Logger; operational: OperationalOptions; observer?: RequestObserver; trustProxyHops?: number; hsts?: boolean },
+): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), healthRoute(hangar)], hangar);
+  const router = buildRouter([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), ...operationalRoutes(hangar, options.operational)], hangar);
   const headers = contentOriginHeaders(options);
-  app.on('error', streamErrorHandler(options.logError));
+  app.on('error', streamErrorHandler(options.logger));
   app.use(async (ctx, next) => {
     for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
     await next();
   });
-  app.use(errorsMiddleware(options.logError));
+  app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer }));
+  app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
   app.use(allowedMethodsMiddleware(router));
   app.use(router.routes());

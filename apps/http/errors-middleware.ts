@@ -1,15 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { DomainError } from '../../core/shared/errors.js';
+import type { Logger } from '../../core/shared/logger.js';
 import { ERROR_STATUS } from './error-status.js';
 
-/** Logs unexpected errors; the default writes one JSON line to stderr. */
-export type ErrorLogger = (entry: { requestId: string; method: string; path: string; error: unknown }) => void;
+/**
+ * The entry of an unexpected error (a bug or an outage without a DomainError): level `error`,
+ * event `internal_error`, with `request_id`, `method`, `route` and the error with its stack.
+ */
+export const INTERNAL_ERROR_EVENT = 'internal_error';
 
-export const stderrLogger: ErrorLogger = ({ requestId, method, path, error }) => {
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`${JSON.stringify({ level: 'error', request_id: requestId, method, path, error: detail })}\n`);
-};
+/**
+ * A request whose client went away while its body was still arriving (a closed tab, a cancelled
+ * upload): nothing anyone must act on, so level `info`, one line, no stack (issue 22, item 4).
+ */
+export const REQUEST_ABORTED_EVENT = 'request_aborted';
+
+function logInternalError(logger: Logger, ctx: Context | undefined, error: unknown): void {
+  logger.error(INTERNAL_ERROR_EVENT, {
+    request_id: ctx?.state?.requestId ?? null,
+    method: ctx?.method ?? null,
+    route: (ctx?.state?.route as string | undefined) ?? null,
+    error: error instanceof Error ? error : String(error),
+  });
+}
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -19,7 +33,7 @@ const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * `{ code, message, request_id, details? }` with the status from ERROR_STATUS. Anything that is
  * not a DomainError is a bug: 500 INTERNAL_ERROR, no internals in the body, logged with the id.
  */
-export function errorsMiddleware(log: ErrorLogger = stderrLogger) {
+export function errorsMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const incoming = ctx.get('X-Request-Id');
     const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
@@ -31,8 +45,13 @@ export function errorsMiddleware(log: ErrorLogger = stderrLogger) {
         throw new DomainError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
       }
     } catch (error) {
-      const domain = toDomainError(error);
-      if (domain.code === 'INTERNAL_ERROR') log({ requestId, method: ctx.method, path: ctx.path, error });
+      let domain = toDomainError(error);
+      if (domain.code === 'INTERNAL_ERROR' && clientAbortedBody(ctx, error)) {
+        logAborted(logger, ctx, error);
+        domain = new DomainError('UPLOAD_INCOMPLETE', 'The client closed the connection before the whole body arrived.');
+      } else if (domain.code === 'INTERNAL_ERROR') {
+        logInternalError(logger, ctx, error);
+      }
       ctx.status = ERROR_STATUS[domain.code];
       // RFC 9110 §10.2.3 / RFC 6585 §4: a 429 says when to come back, in whole seconds.
       const retryAfter = (domain.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
@@ -66,12 +85,36 @@ function toDomainError(error: unknown): DomainError {
 const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /**
- * Koa `error` event handler for errors after the response started (a body stream failing):
- * a client that went away is normal and not logged; anything else is logged like a 500.
+ * The request's body stopped arriving because its client went away: the request was not complete
+ * and reading it failed with a connection error, Node's HTTP parser met the end of the connection
+ * mid-body (`HPE_INVALID_EOF_STATE` and its kin), or the request stream was aborted or destroyed.
  */
-export function streamErrorHandler(log: ErrorLogger = stderrLogger) {
+function clientAbortedBody(ctx: Context | undefined, error: unknown): boolean {
+  if (!ctx || ctx.req.complete) return false;
+  const code = (error as NodeJS.ErrnoException)?.code ?? '';
+  return CLIENT_GONE.has(code) || code.startsWith('HPE_') || ctx.req.destroyed || (error as Error)?.message === 'aborted';
+}
+
+function logAborted(logger: Logger, ctx: Context, error: unknown): void {
+  logger.info(REQUEST_ABORTED_EVENT, { request_id: ctx.state.requestId ?? null, method: ctx.method, route: ctx.state.route ?? null, reason: errorText(error) });
+}
+
+function errorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code ? `${code}: ${message}` : message;
+}
+
+/**
+ * Koa `error` event handler for errors outside the middleware chain (a response body stream
+ * failing, the connection failing while a request body arrives): a client that went away during
+ * the response is normal and not logged; one that went away during its request's body is logged as
+ * `request_aborted` (info); anything else is logged like a 500.
+ */
+export function streamErrorHandler(logger: Logger) {
   return (error: unknown, ctx?: Context): void => {
+    if (ctx && clientAbortedBody(ctx, error)) return logAborted(logger, ctx, error);
     if (CLIENT_GONE.has((error as NodeJS.ErrnoException)?.code ?? '')) return;
-    log({ requestId: String(ctx?.state?.requestId ?? '-'), method: ctx?.method ?? '-', path: ctx?.path ?? '-', error });
+    logInternalError(logger, ctx, error);
   };
 }

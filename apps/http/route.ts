@@ -105,6 +105,8 @@ export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'auth
       body: route.body && route.body !== 'binary' ? TypeCompiler.Compile(route.body) : undefined,
     };
     router.register(route.path, [route.method], async (ctx: Context) => {
+      // The template, for the access log and metrics (never the path's values).
+      ctx.state.route = route.path;
       const principal = await authenticate(ctx, route.auth, hangar);
       // Copied (and the query string parsed) only for the parts a route declares.
       const params = check.params ? validate('path', route.params, check.params, { ...ctx.params }) : { ...ctx.params };

@@ -3,7 +3,8 @@ import { Value } from '@sinclair/typebox/value';
 import path from 'node:path';
 import { EMAIL_MIN_INTERVAL_MS } from '../../core/accounts/account-options.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
 import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
@@ -212,6 +213,16 @@ export const ConfigSchema = Type.Object({
   }),
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: Type.Integer({ minimum: 0 }),
+  /**
+   * The log (`LOG_LEVEL`, `LOG_FORMAT`): lowest level written, and `json` lines, `pretty` lines for
+   * a person, or `auto`: pretty when stdout is a terminal, else JSON.
+   */
+  /** Prometheus metrics (`METRICS_PORT`, `METRICS_HOST`): off (null) unless METRICS_PORT is set; 0 picks a free port (tests). */
+  metrics: Type.Union([Type.Null(), Type.Object({ host: Type.String({ minLength: 1 }), port: Type.Integer({ minimum: 0, maximum: 65535 }) })]),
+  log: Type.Object({
+    level: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+    format: Type.Union([Type.Literal('json'), Type.Literal('pretty'), Type.Literal('auto')]),
+  }),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -224,6 +235,27 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The environment with a configuration file's variables beneath it: the file `ENV_FILE` names
+ * (relative to `cwd`; it must exist), else `.env` in `cwd` when there is one. A variable set in
+ * the real environment wins over the file's, even when set to ''. The file's syntax is dotenv's
+ * as Node reads it (`util.parseEnv`, Node 20.12+): `NAME=value` lines, `#` comments, quoted values,
+ * an optional `export ` prefix.
+ * @throws ConfigError ENV_FILE when the file it names cannot be read
+ */
+export function withEnvFile(env: Env, cwd: string = process.cwd()): Env {
+  const named = env.ENV_FILE?.trim();
+  const file = path.resolve(cwd, named || '.env');
+  if (!named && !existsSync(file)) return env;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError('ENV_FILE', `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
+  return { ...parseEnv(text), ...env };
+}
 
 /**
  * Parses the configuration from environment variables (the README's table is the contract).
@@ -314,6 +346,11 @@ export function loadConfig(env: Env): Config {
       windowMs: 1000 * integer('UPLOAD_MIN_RATE_WINDOW_SECONDS', read('UPLOAD_MIN_RATE_WINDOW_SECONDS'), DEFAULT_UPLOAD_PACING.windowMs / 1000, 1, 86_400),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
+    metrics: read('METRICS_PORT') === undefined ? null : { host: read('METRICS_HOST') ?? '127.0.0.1', port: portOf('METRICS_PORT', read('METRICS_PORT')!) },
+    log: {
+      level: oneOf('LOG_LEVEL', read('LOG_LEVEL')?.toLowerCase() ?? 'info', ['debug', 'info', 'warn', 'error'] as const),
+      format: oneOf('LOG_FORMAT', read('LOG_FORMAT')?.toLowerCase() ?? 'auto', ['json', 'pretty', 'auto'] as const),
+    },
   };
   const problem = Value.Errors(ConfigSchema, config).First();
   if (problem) throw new ConfigError('configuration', `${problem.path} ${problem.message}`);
@@ -442,6 +479,11 @@ function originOf(name: string, value: string): string {
   const url = absoluteHttpUrl(name, value);
   if (url.origin !== value.replace(/\/$/, '')) throw new ConfigError(name, `"${value}" is not an origin; write scheme://host[:port] only.`);
   return url.origin;
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(name, `"${value}" is not one of ${allowed.join(', ')}.`);
+  return value as T;
 }
 
 function portOf(name: string, value: string): number {

@@ -1,6 +1,7 @@
 import { Container, ContainerModule } from 'inversify';
 import { createHangar, type HangarOptions } from '../../core/hangar.js';
 import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
+import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import { HOUR_MS } from '../../core/shared/time.js';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
@@ -15,7 +16,7 @@ import { SharpImageTransformer } from '../../adapters/images/sharp-image-transfo
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
-import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
+import { SqlMailOutbox } from '../../adapters/mail/sql-mail-outbox.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
 import { SqlServiceSecrets } from '../../adapters/persistence/sql/sql-service-secrets.js';
 import type { Config } from './config.js';
@@ -26,14 +27,19 @@ import type { Failpoints } from '../../core/shared/failpoints.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
 import type { ServiceIdentifier } from 'inversify';
+import type { ImageTransformer } from '../../core/images/image-transformer.js';
+import { InstrumentedBlobStore } from '../../adapters/metrics/instrumented-blob-store.js';
+import type { HangarMetrics } from './metrics.js';
 
 export type { OpenDatabase } from './database.js';
 
 /** Extra tokens of the composition root (not core ports). */
 export const RootTokens = {
+  /** The process's Prometheus metrics, when METRICS_PORT turns them on. */
+  Metrics: Symbol('Metrics') as ServiceIdentifier<{ metrics?: HangarMetrics }>,
   Database: Symbol('Database') as ServiceIdentifier<OpenDatabase>,
   Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
-  MailQueue: Symbol('MailQueue') as ServiceIdentifier<QueuedMailer>,
+  MailQueue: Symbol('MailQueue') as ServiceIdentifier<SqlMailOutbox>,
   Process: Symbol('Process') as ServiceIdentifier<ProcessRole>,
 };
 
@@ -45,7 +51,11 @@ export interface ProcessRole {
 /** Persistence: the database chosen by DATABASE_URL and the repositories over it. */
 export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Database)
-    .toResolvedValue((config: Config): Promise<OpenDatabase> => openDatabase(config.database), [Tokens.Config])
+    .toResolvedValue(
+      (config: Config, logger: Logger, { metrics }: { metrics?: HangarMetrics }): Promise<OpenDatabase> =>
+        openDatabase(config.database, logger, metrics ? (durationMs, failed) => metrics.databaseQuery(durationMs / 1000, failed) : undefined),
+      [Tokens.Config, Tokens.Logger, RootTokens.Metrics],
+    )
     .inSingletonScope();
   bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open.db), [RootTokens.Database]).inSingletonScope();
   bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);
@@ -66,23 +76,25 @@ type Repos = ReturnType<typeof createSqlRepositories>;
 /** Blobs: the store chosen by BLOB_STORE_URL. */
 export const blobsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.BlobStore)
-    .toResolvedValue((config: Config, failpoints: Failpoints): Promise<BlobStore> => openBlobStore(config.blobs, failpoints), [Tokens.Config, Tokens.Failpoints])
+    .toResolvedValue(async (config: Config, failpoints: Failpoints, logger: Logger, { metrics }: { metrics?: HangarMetrics }): Promise<BlobStore> => {
+      const store = await openBlobStore(config.blobs, { failpoints, logger });
+      return metrics ? new InstrumentedBlobStore(store, (operation, seconds, failed) => metrics.blobOperation(operation, seconds, failed)) : store;
+    }, [Tokens.Config, Tokens.Failpoints, Tokens.Logger, RootTokens.Metrics])
     .inSingletonScope();
 });
 
 /**
  * The blob store a configuration names (BLOB_STORE_URL): the server's, or the target of
- * `blobs copy --to` (apps/cli). GCS and S3 clients are loaded only when chosen.
+ * `blobs copy --to` (apps/cli). GCS and S3 clients are loaded only when chosen. `logger` hears
+ * of background failures (the sweep of abandoned temp files).
  */
-export async function openBlobStore(blobs: Config['blobs'], failpoints: Failpoints = NO_FAILPOINTS): Promise<BlobStore> {
+export async function openBlobStore(blobs: Config['blobs'], options: { logger: Logger; failpoints?: Failpoints }): Promise<BlobStore> {
   switch (blobs.kind) {
     case 'file': {
-      const store = new LocalDiskBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints });
+      const store = new LocalDiskBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints: options.failpoints ?? NO_FAILPOINTS });
       // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
       // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
-      store.sweepTempFiles(HOUR_MS).catch((error: unknown) =>
-        process.stderr.write(`${JSON.stringify({ level: 'error', event: 'temp_sweep_failed', error: String(error) })}\n`),
-      );
+      store.sweepTempFiles(HOUR_MS).catch((error: unknown) => options.logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
       return store;
     }
     case 'gcs': {
@@ -109,26 +121,43 @@ export async function openBlobStore(blobs: Config['blobs'], failpoints: Failpoin
 /** Images: sharp (libvips) for transformations on the view address (docs/images.md). */
 export const imagesModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ImageTransformer)
-    .toResolvedValue((config: Config) => new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels }), [Tokens.Config])
+    .toResolvedValue((config: Config, { metrics }: { metrics?: HangarMetrics }): ImageTransformer => {
+      const sharp = new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels });
+      if (!metrics) return sharp;
+      return {
+        version: sharp.version,
+        transform: async (options) => {
+          const started = performance.now();
+          try {
+            const result = await sharp.transform(options);
+            metrics.imageTransform((performance.now() - started) / 1000, false);
+            return result;
+          } catch (error) {
+            metrics.imageTransform((performance.now() - started) / 1000, true);
+            throw error;
+          }
+        },
+      };
+    }, [Tokens.Config, RootTokens.Metrics])
     .inSingletonScope();
 });
 
-/** Mail: the transport chosen by MAIL_URL, behind a queue so requests never wait for it. */
+/**
+ * Mail: the transport chosen by MAIL_URL, behind the durable outbox (`mail_outbox`, SqlMailOutbox):
+ * a request waits only for the row's insert, and a message survives a crash until it is sent.
+ */
 export const mailModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.MailQueue)
-    .toResolvedValue(async (config: Config) => {
+    .toResolvedValue(async (config: Config, logger: Logger, open: OpenDatabase) => {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a file outbox never reads nodemailer's modules.
       const mail = config.mail;
       const transport = mail.kind === 'smtp'
         ? new (await import('../../adapters/mail/smtp-mailer.js')).SmtpMailer({ url: mail.url, from: config.mailFrom })
         : new FileOutboxMailer({ directory: mail.directory });
-      return new QueuedMailer(transport, {
-        onError: (error: unknown, message: { to: string; subject: string }) =>
-          process.stderr.write(`${JSON.stringify({ level: 'error', event: 'mail_failed', to: message.to, subject: message.subject, error: String(error) })}\n`),
-      });
-    }, [Tokens.Config])
+      return new SqlMailOutbox({ db: open.db, transport, logger });
+    }, [Tokens.Config, Tokens.Logger, RootTokens.Database])
     .inSingletonScope();
-  bind(Tokens.Mailer).toResolvedValue((queue: QueuedMailer) => queue, [RootTokens.MailQueue]);
+  bind(Tokens.Mailer).toResolvedValue((queue: SqlMailOutbox) => queue, [RootTokens.MailQueue]);
 });
 
 /** Custom hostnames: the provider chosen by EDGE_PROVIDER. */
@@ -185,7 +214,7 @@ export const failpointsModule = new ContainerModule(({ bind }) => {
 
 /** The core: every use case wired to the ports above. */
 export const coreModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.HangarOptions).toResolvedValue((config: Config): HangarOptions => ({
+  bind(Tokens.HangarOptions).toResolvedValue((config: Config, logger: Logger): HangarOptions => ({
     publicApiUrl: config.publicApiUrl,
     publicContentUrl: config.publicContentUrl,
     allowedRedirectUrls: config.allowedRedirectUrls,
@@ -204,9 +233,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
       maxVariantsPerFile: config.images.maxVariantsPerFile,
       sizeLadder: config.images.sizeLadder,
     },
-    onBackgroundError: (error: unknown) =>
-      process.stderr.write(`${JSON.stringify({ level: 'error', event: 'background_work_failed', error: String(error) })}\n`),
-  }), [Tokens.Config]);
+    onBackgroundError: (error: unknown) => logger.error('background_work_failed', { error: error instanceof Error ? error : String(error) }),
+  }), [Tokens.Config, Tokens.Logger]);
   bind(Tokens.Hangar)
     .toResolvedValue(
       (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, imageVariants, database, signingKeys, urlSigner, shares) =>
@@ -240,11 +268,15 @@ export const coreModule = new ContainerModule(({ bind }) => {
 
 /**
  * Builds the container for `config`: one module per adapter family, chosen by configuration.
- * `role` says whether this process is a cluster worker (default: it runs alone).
+ * `role` says whether this process is a cluster worker (default: it runs alone); `logger` is where
+ * every adapter's messages go (default: none written); with `metrics`, the blob store and the image
+ * transformer report their operations' durations there.
  */
-export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }): Container {
+export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }, logger: Logger = SILENT_LOGGER, metrics?: HangarMetrics): Container {
   const container = new Container();
+  container.bind(RootTokens.Metrics).toConstantValue({ metrics });
   container.bind(Tokens.Config).toConstantValue(config);
+  container.bind(Tokens.Logger).toConstantValue(logger);
   container.bind(RootTokens.Process).toConstantValue(role);
   container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, coreModule);
   return container;

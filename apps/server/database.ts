@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import type { ChangeFeed } from '../../core/shared/change-feed.js';
+import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 
 /** An open, migrated database and how to close it. */
@@ -14,34 +15,36 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
-/** One JSON line on stderr, like the server's other operational messages. */
-function warn(event: string, fields: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ level: 'warn', event, ...fields })}\n`);
-}
-
 /**
  * Opens (and migrates) the database `database` names: the SQLite file, or a pool of
- * `poolSize` connections to Postgres. Postgres warnings (a lost idle connection, a missing search
- * index) go to stderr as JSON lines.
+ * `poolSize` connections to Postgres. Warnings (a lost idle Postgres connection, a missing search
+ * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`; `onQuery` is told each
+ * query's duration (ms) and failure (metrics).
  * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
  */
-export async function openDatabase(database: Config['database']): Promise<OpenDatabase> {
+export async function openDatabase(database: Config['database'], logger: Logger, onQuery?: (durationMs: number, failed: boolean) => void): Promise<OpenDatabase> {
+  const warn = (event: string, fields: Record<string, unknown>) => logger.warn(event, fields);
   switch (database.kind) {
     case 'sqlite':
-      return openSqliteDatabase({ path: database.path });
+      return openSqliteDatabase({
+        path: database.path,
+        onQuery,
+        onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
+      });
     case 'postgres': {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a SQLite start never reads node-postgres's modules.
       const { openPostgresDatabase } = await import('../../adapters/persistence/postgres/postgres-database.js');
       const open = await openPostgresDatabase({
         url: database.url,
         poolSize: database.poolSize,
+        onQuery,
         onIdleConnectionError: (error) => warn('database_connection_lost', { error: String(error) }),
         onWarning: (message) => warn('database_warning', { message }),
         listenUrl: database.listenUrl,
         onChangeFeedState: (state, error) =>
           state === 'down'
             ? warn('change_feed_down', { error: String(error), fallback: 'caches are dropped every 5 s until it listens again' })
-            : process.stderr.write(`${JSON.stringify({ level: 'info', event: 'change_feed_listening' })}\n`),
+            : logger.info('change_feed_listening', {}),
       });
       return { db: open.db, changes: open.changes, close: open.close, postgresPool: open.pool };
     }

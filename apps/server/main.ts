@@ -1,16 +1,25 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import { ConfigError, loadConfig } from './config.js';
+import type { Logger } from '../../core/shared/logger.js';
+import { ConfigError, loadConfig, withEnvFile } from './config.js';
+import { createLogger } from './logging.js';
 import { startLines } from './start-lines.js';
 import type { WorkerReady } from './supervisor.js';
 
 // Entry point of `npm start`: the only reader of process.env. With WORKERS > 1 this process is the
 // primary of a node:cluster (apps/server/supervisor.ts) and each worker runs this file again.
 // The service itself is imported only where it runs, so the primary stays small and quick to start.
+let logger: Logger | undefined;
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--version')) {
+    const { readBuildInfo, versionLine } = await import('../http/build-info.js');
+    process.stdout.write(`${versionLine(readBuildInfo())}\n`);
+    return;
+  }
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(withEnvFile(process.env));
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`hangar: invalid configuration: ${error.message}\n`);
@@ -19,35 +28,40 @@ async function main(): Promise<void> {
     throw error;
   }
   if (config.workers > 1 && cluster.isPrimary) {
+    logger = createLogger(config.log, { role: 'supervisor' });
     const { superviseWorkers } = await import('./supervisor.js');
-    await superviseWorkers(config);
+    await superviseWorkers(config, { logger });
     return;
   }
 
-  const { startHangar } = await import('./start.js');
   const worker = cluster.isWorker;
+  const { WORKER_INDEX_VARIABLE } = worker ? await import('./supervisor.js') : { WORKER_INDEX_VARIABLE: '' };
+  const index = worker ? process.env[WORKER_INDEX_VARIABLE] : undefined;
+  logger = createLogger(config.log, worker ? { worker: Number(index) } : undefined);
+  const { startHangar } = await import('./start.js');
   // A worker knows its place from the supervisor (only worker 0 runs the hourly maintenance).
-  const options = worker ? { clusterWorker: true, maintenance: process.env[(await import('./supervisor.js')).WORKER_INDEX_VARIABLE] === '0' } : {};
-  const running = await startHangar(config, options);
+  const options = worker ? { clusterWorker: true, maintenance: index === '0' } : {};
+  const running = await startHangar(config, { ...options, logger });
   if (worker) {
     // The supervisor prints the addresses once every worker listens.
     process.send!({ hangar: 'ready', api: running.apiAddress, content: running.contentAddress } satisfies WorkerReady);
   } else {
-    for (const line of startLines(config, running.apiAddress, running.contentAddress)) process.stdout.write(`${line}\n`);
+    for (const line of startLines(config, running.apiAddress, running.contentAddress, running.metricsAddress)) logger.info('started', { msg: line });
   }
 
   let stopping = false;
+  const log = logger;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    if (!worker) process.stdout.write(`hangar: ${signal} received, finishing requests in flight\n`);
+    if (!worker) log.info('stopping', { msg: `hangar: ${signal} received, finishing requests in flight`, signal });
     running.close().then(
       () => {
-        if (!worker) process.stdout.write('hangar: stopped\n');
+        if (!worker) log.info('stopped', { msg: 'hangar: stopped' });
         process.exit(0);
       },
       (error) => {
-        process.stderr.write(`hangar: shutdown failed: ${String(error)}\n`);
+        log.error('shutdown_failed', { msg: `hangar: shutdown failed: ${String(error)}`, error });
         process.exit(1);
       },
     );
@@ -57,6 +71,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`hangar: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const msg = `hangar: failed to start: ${String(error)}`;
+  if (logger) logger.error('start_failed', { msg, error });
+  else process.stderr.write(`${msg}\n${error instanceof Error ? (error.stack ?? '') : ''}\n`);
   process.exit(1);
 });

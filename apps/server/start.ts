@@ -7,20 +7,29 @@ import { isDomainError } from '../../core/shared/errors.js';
 import { createApiApp } from '../api/api-app.js';
 import { contentOriginHeaders, createContentApp } from '../content/content-app.js';
 import { answerClientErrors } from '../http/request-guards.js';
-import { type ErrorLogger, stderrLogger } from '../http/errors-middleware.js';
+import { INTERNAL_ERROR_EVENT } from '../http/errors-middleware.js';
+import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
+import { createLogger } from './logging.js';
+import { HangarMetrics, startMetricsServer } from './metrics.js';
+import { Readiness } from '../http/health.js';
+import { readBuildInfo } from '../http/build-info.js';
 import { Tokens } from './tokens.js';
 
 /** A running Hangar: both listeners and how to stop them. */
 export interface RunningHangar {
   hangar: Hangar;
+  /** Where this process logs (the one given in {@link StartOptions}, or the one made from the configuration). */
+  logger: Logger;
   /** Actual listen addresses, e.g. `http://127.0.0.1:3000` (useful with port 0). */
   apiAddress: string;
   contentAddress: string;
+  /** Where `GET /metrics` answers (METRICS_PORT), when this process serves it itself (not a cluster worker). */
+  metricsAddress?: string;
   /**
-   * Stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), writes
-   * buffered usage counts and log entries, drains mail, closes the database.
+   * Answers `/readyz` with 503 `draining` from here on, stops accepting, lets requests in flight finish (up to `graceMs`, default 10 000 ms), writes
+   * buffered usage counts and log entries, sends the mail due now (the rest waits in the outbox), closes the database.
    */
   close(graceMs?: number): Promise<void>;
 }
@@ -37,8 +46,11 @@ const IDLE_TIMEOUT_MS = 120_000;
 
 /** Options of {@link startHangar}. */
 export interface StartOptions {
-  /** Where unexpected errors go (default: JSON lines on stderr). */
-  logError?: ErrorLogger;
+  /**
+   * Where the access log and every other message go (default: the logger LOG_LEVEL and LOG_FORMAT
+   * describe, on stdout). Unexpected errors are entries of level `error`, event `internal_error`.
+   */
+  logger?: Logger;
   /**
    * This process is one worker of a `node:cluster` (apps/server/supervisor.ts): rate-limit counters
    * are asked of the primary (unless they are in Postgres). Default false.
@@ -59,21 +71,27 @@ export interface StartOptions {
  * primary's sockets (node:cluster), so every worker answers on the same ports.
  */
 export async function startHangar(config: Config, options: StartOptions = {}): Promise<RunningHangar> {
-  const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false });
+  const logger = options.logger ?? createLogger(config.log);
+  const metrics = config.metrics ? new HangarMetrics() : undefined;
+  const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false }, logger, metrics);
   if (options.clock) container.rebind(Tokens.Clock).toConstantValue(options.clock);
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
   const blobs = await container.getAsync(Tokens.BlobStore);
+  if (metrics && database.postgresPool) metrics.watchPool(database.postgresPool as Parameters<HangarMetrics['watchPool']>[0]);
 
   const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
+  const operational = { readiness: new Readiness(), build: readBuildInfo() };
   const apiApp = createApiApp(hangar, {
     allowedContentTypes: config.allowedContentTypes,
     publicApiUrl: config.publicApiUrl,
     publicContentUrl: config.publicContentUrl,
     defaultPlan,
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
-    logError: options.logError,
+    logger,
+    operational,
+    observer: metrics,
     trustProxyHops: config.trustProxyHops,
     corsOrigins: config.corsOrigins,
     uploadPacing: config.uploadPacing,
@@ -83,20 +101,25 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     requestTimeout: 0,
   });
   const hsts = config.publicContentUrl.startsWith('https:');
-  const content = listen(createContentApp(hangar, { logError: options.logError, trustProxyHops: config.trustProxyHops, hsts }).callback(), {}, contentOriginHeaders({ hsts }));
+  const content = listen(createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts }).callback(), {}, contentOriginHeaders({ hsts }));
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
+  // With workers, the supervisor serves the metrics of all of them; a worker answers its scrapes.
+  if (metrics && options.clusterWorker) metrics.answerClusterScrapes();
+  const metricsServer = metrics && config.metrics && !options.clusterWorker
+    ? await startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: () => metrics.registry.metrics() })
+    : undefined;
 
-  const reportError = options.logError ?? stderrLogger;
   // An outage (DATABASE_UNAVAILABLE…) is no bug: the buffers keep what failed and the next run retries it.
   const background = (name: string, work: () => Promise<unknown>) => () =>
     work().catch((error) =>
       isDomainError(error)
-        ? process.stderr.write(`${JSON.stringify({ level: 'warn', event: 'background_work_deferred', work: name, code: error.code, message: error.message })}\n`)
-        : reportError({ requestId: '-', method: 'BACKGROUND', path: name, error }),
+        ? logger.warn('background_work_deferred', { work: name, code: error.code, message: error.message })
+        : logger.error(INTERNAL_ERROR_EVENT, { work: name, error: error instanceof Error ? error : String(error) }),
     );
   const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.fileReadCounts.flush(), hangar.activity.flush()]);
   const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
   const prune = () => Promise.all([background('prune-logs', () => hangar.pruneLogs.execute())(), background('purge-credentials', () => hangar.purgeCredentials.execute())()]);
+  mail.start();
   const maintenance = options.maintenance ?? true;
   const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   if (maintenance) void prune();
@@ -112,10 +135,14 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
 
   return {
     hangar,
+    logger,
     apiAddress: addressOf(api),
     contentAddress: addressOf(content),
+    metricsAddress: metricsServer?.address,
     close: async (graceMs = 10_000) => {
+      operational.readiness.drain();
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
+      await metricsServer?.close();
       clearInterval(flushTimer);
       clearInterval(pruneTimer);
       clearInterval(sweepTimer);
@@ -123,6 +150,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       await background('flush', flushAll)();
       await hangar.requestPasswordReset.settled();
       await hangar.resendConfirmation.settled();
+      await mail.stop();
       await mail.drain();
       await database.close();
       await blobs.close?.();

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { serveClusterRateLimits } from '../../adapters/rate-limits/flexible-rate-limiter.js';
+import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 import { startLines } from './start-lines.js';
 
@@ -23,9 +24,8 @@ const STOP_DEADLINE_MS = 30_000;
 
 /** Options of {@link superviseWorkers}. */
 export interface SupervisorOptions {
-  /** Where the supervisor's lines go (default: this process's stdout and stderr). */
-  out?: (line: string) => void;
-  err?: (line: string) => void;
+  /** Where the supervisor's messages go (the process's logger). */
+  logger: Logger;
 }
 
 /**
@@ -41,7 +41,8 @@ export interface SupervisorOptions {
  * - Start: resolves once every worker listens, after printing the addresses (the same lines a
  *   single process prints). A worker that exits before it listens (a bad database URL, a port in
  *   use) stops the others, and the promise rejects with what happened.
- * - A worker that dies later is replaced (same index), and the event is logged as a JSON line; more
+ * - A worker that dies later is replaced (same index), logged as `worker_exited` (error) and
+ *   `worker_restarted` (info); more
  *   than 5 restarts within 60 s is a crash loop: the workers are stopped and the process exits 1.
  *   Its connections end with it, also those handed to it that it had not yet taken
  *   ({@link closeUntakenConnectionsOnExit}): no client is left waiting on a dead worker.
@@ -49,9 +50,9 @@ export interface SupervisorOptions {
  *   grace); the process exits 0 once all have stopped cleanly, 1 otherwise or after 30 s.
  * @throws Error when a worker fails to start
  */
-export async function superviseWorkers(config: Config, options: SupervisorOptions = {}): Promise<void> {
-  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const err = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+export async function superviseWorkers(config: Config, options: SupervisorOptions): Promise<void> {
+  const { logger } = options;
+  const out = (event: string, msg: string) => logger.info(event, { msg });
   serveClusterRateLimits();
 
   const workers = new Map<number, Worker>();
@@ -72,13 +73,13 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
   const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping && exitCode === 0) return;
     stopping = true;
-    if (exitCode === 0) out(`hangar: ${signal} received, finishing requests in flight`);
+    if (exitCode === 0) out('stopping', `hangar: ${signal} received, finishing requests in flight`);
     stopAll('SIGTERM');
     const deadline = setTimeout(() => stopAll('SIGKILL'), STOP_DEADLINE_MS).unref();
     const exits = await allExited();
     clearTimeout(deadline);
     const clean = exits.every(({ code }) => code === 0);
-    if (exitCode === 0 && clean) out('hangar: stopped');
+    if (exitCode === 0 && clean) out('stopped', 'hangar: stopped');
     process.exit(clean ? exitCode : 1);
   };
   // Before forking: a signal during the start stops the workers that are starting, too.
@@ -98,8 +99,11 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
     await allExited();
     throw error;
   }
-  for (const line of startLines(config, ready.api, ready.content)) out(line);
-  out(`hangar: ${config.workers} worker processes (WORKERS), supervisor pid ${process.pid}`);
+  const metricsServer = config.metrics
+    ? await (await import('./metrics.js')).startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: (await import('./metrics.js')).clusterScrape() })
+    : undefined;
+  for (const line of startLines(config, ready.api, ready.content, metricsServer?.address)) out('started', line);
+  out('started', `hangar: ${config.workers} worker processes (WORKERS), supervisor pid ${process.pid}`);
 
   // Later deaths: replace the worker, unless stopping or crash-looping.
   cluster.on('exit', (worker, code, signal) => {
@@ -110,14 +114,14 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
     restarts.push(now);
     while (restarts.length > 0 && restarts[0] < now - RESTART_WINDOW_MS) restarts.shift();
     const crashLoop = restarts.length > MAX_RESTARTS;
-    err(JSON.stringify({ level: 'error', event: 'worker_exited', worker: index, pid: worker.process.pid, code, signal, action: crashLoop ? 'stop' : 'restart' }));
+    logger.error('worker_exited', { worker: index, worker_pid: worker.process.pid, code, signal, action: crashLoop ? 'stop' : 'restart' });
     if (crashLoop) {
-      err(`hangar: more than ${MAX_RESTARTS} worker restarts within ${RESTART_WINDOW_MS / 1000} s; stopping`);
+      logger.error('crash_loop', { msg: `hangar: more than ${MAX_RESTARTS} worker restarts within ${RESTART_WINDOW_MS / 1000} s; stopping` });
       void shutdown('SIGTERM', 1);
       return;
     }
     readyOf(fork(index)).then(
-      () => err(JSON.stringify({ level: 'info', event: 'worker_restarted', worker: index, pid: workers.get(index)?.process.pid })),
+      () => logger.info('worker_restarted', { worker: index, worker_pid: workers.get(index)?.process.pid }),
       // It exited again before listening: its exit is handled (and counted) here too.
       () => undefined,
     );

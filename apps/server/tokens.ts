@@ -22,6 +22,7 @@ import type { RateLimiter } from '../../core/shared/rate-limiter.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
+import type { Logger } from '../../core/shared/logger.js';
 import type { ServiceIdentifier } from 'inversify';
 import type { Config } from './config.js';
 
@@ -55,4 +56,5 @@ export const Tokens = {
   RateLimiter: Symbol('RateLimiter') as ServiceIdentifier<RateLimiter>,
   Failpoints: Symbol('Failpoints') as ServiceIdentifier<Failpoints>,
   Hangar: Symbol('Hangar') as ServiceIdentifier<Hangar>,
+  Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
 };

@@ -5,7 +5,13 @@ import { expect } from 'chai';
 import type { MailMessage, Mailer } from '../../core/accounts/mailer.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
 import { MemoryMailer } from '../../adapters/mail/memory-mailer.js';
-import { QueuedMailer } from '../../adapters/mail/queued-mailer.js';
+import { SqlMailOutbox } from '../../adapters/mail/sql-mail-outbox.js';
+import { MemoryLogger } from '../../adapters/logging/memory-logger.js';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { openPostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
+import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
+import type { Kysely } from 'kysely';
+import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 import { SmtpMailer } from '../../adapters/mail/smtp-mailer.js';
 import { FakeSmtpServer, parseMail } from '../support/fake-smtp-server.js';
 import { FixedClock } from '../support/fixed-clock.js';
@@ -42,15 +48,17 @@ describeMailerContract('FileOutboxMailer', async () => {
   };
 });
 
-describeMailerContract('QueuedMailer over MemoryMailer', async () => {
+describeMailerContract('SqlMailOutbox (SQLite) over MemoryMailer', async () => {
+  const open = await openSqliteDatabase({ path: ':memory:' });
   const inner = new MemoryMailer();
-  const mailer = new QueuedMailer(inner, { retryDelayMs: 1 });
+  const mailer = new SqlMailOutbox({ db: open.db, transport: inner, retryDelayMs: 1 });
   return {
     mailer,
     received: async () => {
       await mailer.drain();
       return inner.messages;
     },
+    close: () => open.close(),
   };
 });
 
@@ -144,153 +152,103 @@ class FlakyMailer implements Mailer {
   }
 }
 
-describe('QueuedMailer', () => {
-  it('resolves send before the inner mailer has delivered', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const inner = new MemoryMailer();
-    const slow: Mailer = {
-      send: async (message) => {
-        await gate;
-        await inner.send(message);
-      },
+/** Opens one database for the outbox tests: a SQLite file, or a fresh Postgres schema. */
+type OpenOutboxDatabase = () => Promise<{ db: Kysely<HangarDatabase>; close(): Promise<void> }>;
+
+function describeSqlMailOutbox(name: string, openDatabase: () => Promise<{ open: OpenOutboxDatabase; drop(): Promise<void> }>): void {
+  describe(`SqlMailOutbox (${name})`, function () {
+    this.timeout(30_000);
+    let database: { open: OpenOutboxDatabase; drop(): Promise<void> };
+    const opened: { close(): Promise<void> }[] = [];
+    const open = async () => {
+      const handle = await database.open();
+      opened.push(handle);
+      return handle.db;
     };
-    const queued = new QueuedMailer(slow);
-    await queued.send(sampleMessage());
-    expect(inner.messages).to.have.length(0);
-    expect(queued.pending).to.equal(1);
-    release();
-    await queued.drain();
-    expect(inner.messages).to.have.length(1);
-    expect(queued.pending).to.equal(0);
-  });
-
-  it('retries a failing delivery and succeeds without reporting an error', async () => {
-    const inner = new FlakyMailer(2);
-    const errors: unknown[] = [];
-    const queued = new QueuedMailer(inner, { maxAttempts: 3, retryDelayMs: 1, onError: (error) => errors.push(error) });
-    await queued.send(sampleMessage());
-    await queued.drain();
-    expect(inner.attempts).to.equal(3);
-    expect(inner.delivered).to.deep.equal([sampleMessage()]);
-    expect(errors).to.deep.equal([]);
-  });
-
-  it('reports the last error with the message after maxAttempts, then goes on with the next message', async () => {
-    const inner = new FlakyMailer(3);
-    const reports: Array<{ error: unknown; message: MailMessage }> = [];
-    const queued = new QueuedMailer(inner, { maxAttempts: 3, retryDelayMs: 1, onError: (error, message) => reports.push({ error, message }) });
-    const lost = sampleMessage({ subject: 'lost' });
-    const next = sampleMessage({ subject: 'next' });
-    await queued.send(lost);
-    await queued.send(next);
-    await queued.drain();
-    expect(reports).to.have.length(1);
-    expect((reports[0].error as Error).message).to.equal('failure 3');
-    expect(reports[0].message).to.deep.equal(lost);
-    expect(inner.delivered).to.deep.equal([next]);
-    expect(inner.attempts).to.equal(4);
-  });
-
-  it('waits longer before each retry (backoff from retryDelayMs)', async () => {
-    const inner = new FlakyMailer(2);
-    const queued = new QueuedMailer(inner, { maxAttempts: 3, retryDelayMs: 40 });
-    const started = Date.now();
-    await queued.send(sampleMessage());
-    await queued.drain();
-    expect(Date.now() - started).to.be.at.least(40 + 80 - 5);
-  });
-
-  it('drops and reports messages beyond maxQueueLength', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const inner = new MemoryMailer();
-    const slow: Mailer = {
-      send: async (message) => {
-        await gate;
-        await inner.send(message);
-      },
-    };
-    const dropped: MailMessage[] = [];
-    const queued = new QueuedMailer(slow, { maxQueueLength: 2, onError: (_error, message) => dropped.push(message) });
-    for (const subject of ['a', 'b', 'c']) await queued.send(sampleMessage({ subject }));
-    expect(dropped.map((message) => message.subject)).to.deep.equal(['c']);
-    release();
-    await queued.drain();
-    expect(inner.messages.map((message) => message.subject)).to.deep.equal(['a', 'b']);
-  });
-
-  it('keeps delivering when onError itself throws', async () => {
-    const inner = new FlakyMailer(1);
-    const queued = new QueuedMailer(inner, {
-      maxAttempts: 1,
-      onError: () => {
-        throw new Error('handler broke');
-      },
+    beforeEach(async () => {
+      database = await openDatabase();
     });
-    await queued.send(sampleMessage({ subject: 'lost' }));
-    await queued.send(sampleMessage({ subject: 'kept' }));
-    await queued.drain();
-    expect(inner.delivered.map((message) => message.subject)).to.deep.equal(['kept']);
-  });
+    afterEach(async () => {
+      for (const handle of opened.splice(0)) await handle.close();
+      await database.drop();
+    });
 
-  it('delivers messages queued after a drain', async () => {
-    const inner = new MemoryMailer();
-    const queued = new QueuedMailer(inner);
-    await queued.send(sampleMessage({ subject: 'one' }));
-    await queued.drain();
-    await queued.send(sampleMessage({ subject: 'two' }));
-    await queued.drain();
-    expect(inner.messages.map((message) => message.subject)).to.deep.equal(['one', 'two']);
+    it('keeps a message accepted by send until a later process delivers it (nothing delivered in the first)', async () => {
+      const first = new SqlMailOutbox({ db: await open(), transport: new FlakyMailer(0) });
+      await first.send(sampleMessage({ subject: 'survives' }));
+      // The first process dies here without delivering: a new one over the same database sends it.
+      const transport = new FlakyMailer(0);
+      const second = new SqlMailOutbox({ db: await open(), transport });
+      expect(await second.pending()).to.equal(1);
+      await second.drain();
+      expect(transport.delivered.map((m) => m.subject)).to.deep.equal(['survives']);
+      expect(await second.pending()).to.equal(0);
+    });
+
+    it('retries a failed delivery with backoff, and gives up after maxAttempts with an error entry', async () => {
+      let now = 1_000_000;
+      const transport = new FlakyMailer(2);
+      const logger = new MemoryLogger();
+      const outbox = new SqlMailOutbox({ db: await open(), transport, retryDelayMs: 1000, maxAttempts: 3, now: () => now, logger });
+      await outbox.send(sampleMessage({ subject: 'flaky' }));
+      await outbox.drain();
+      expect(transport.attempts).to.equal(1);
+      now += 999;
+      await outbox.drain();
+      expect(transport.attempts, 'not before the first retry delay').to.equal(1);
+      now += 1;
+      await outbox.drain();
+      expect(transport.attempts).to.equal(2);
+      now += 2000;
+      await outbox.drain();
+      expect(transport.attempts, 'the delay doubled').to.equal(3);
+      expect(transport.delivered).to.have.length(1);
+
+      const hopeless = new FlakyMailer(100);
+      const giving = new SqlMailOutbox({ db: await open(), transport: hopeless, retryDelayMs: 0, maxAttempts: 3, now: () => now, logger });
+      await giving.send(sampleMessage({ subject: 'hopeless' }));
+      for (let i = 0; i < 5; i++) await giving.drain();
+      expect(hopeless.attempts).to.equal(3);
+      expect(await giving.pending()).to.equal(0);
+      expect(logger.entries.filter((e) => e.event === 'mail_failed').map((e) => [e.level, e.fields.subject])).to.deep.equal([['error', 'hopeless']]);
+    });
+
+    it('never delivers one message twice when several processes deliver from one table at once', async () => {
+      const transports = [new SlowCountingMailer(), new SlowCountingMailer(), new SlowCountingMailer()];
+      const outboxes: SqlMailOutbox[] = [];
+      for (const transport of transports) outboxes.push(new SqlMailOutbox({ db: await open(), transport }));
+      for (let i = 0; i < 30; i++) await outboxes[i % 3].send(sampleMessage({ subject: `m${i}` }));
+      await Promise.all(outboxes.map((outbox) => outbox.drain()));
+      const subjects = transports.flatMap((t) => t.delivered.map((m) => m.subject)).sort();
+      expect(subjects).to.deep.equal(Array.from({ length: 30 }, (_, i) => `m${i}`).sort());
+      expect(transports.filter((t) => t.delivered.length > 0).length, 'every process delivered some').to.be.at.least(2);
+    });
   });
+}
+
+/** Delivers after a short wait (so that several deliverers overlap), recording what it sent. */
+class SlowCountingMailer implements Mailer {
+  readonly delivered: MailMessage[] = [];
+  async send(message: MailMessage): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.delivered.push(message);
+  }
+}
+
+describeSqlMailOutbox('SQLite, several connections to one file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hangar-outbox-'));
+  return {
+    open: () => openSqliteDatabase({ path: join(dir, 'hangar.db') }),
+    drop: () => rm(dir, { recursive: true, force: true }),
+  };
 });
 
-describe('FileOutboxMailer', () => {
-  let directory: string;
-
-  beforeEach(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'hangar-outbox-'));
+if (testDatabaseUrl()) {
+  describeSqlMailOutbox('Postgres, several pools on one schema', async () => {
+    const schema = await createTestSchema(testDatabaseUrl()!);
+    return {
+      open: () => openPostgresDatabase({ url: schema.url, poolSize: 3 }),
+      drop: () => schema.drop(),
+    };
   });
-
-  afterEach(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
-
-  it('writes exactly the fields to, subject, text, html, created_at (ISO 8601 UTC with ms)', async () => {
-    const clock = new FixedClock(new Date('2026-03-04T05:06:07.089Z'));
-    const mailer = new FileOutboxMailer({ directory, clock: () => clock.now() });
-    const message = sampleMessage();
-    await mailer.send(message);
-    const names = await readdir(directory);
-    expect(names).to.have.length(1);
-    expect(names[0]).to.match(/^2026-03-04T05-06-07\.089Z-[0-9a-z-]+\.json$/);
-    const file = JSON.parse(await readFile(join(directory, names[0]), 'utf8')) as Record<string, unknown>;
-    expect(Object.keys(file)).to.deep.equal(['to', 'subject', 'text', 'html', 'created_at']);
-    expect(file).to.deep.equal({ ...message, created_at: '2026-03-04T05:06:07.089Z' });
-  });
-
-  it('names files so that they sort by time and never collide', async () => {
-    const clock = new FixedClock();
-    const mailer = new FileOutboxMailer({ directory, clock: () => clock.now() });
-    const subjects: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      if (i % 4 === 0) clock.advance(i === 4 ? 9 * 60 * 60 * 1000 : 1500);
-      subjects.push(`message ${i}`);
-      await mailer.send(sampleMessage({ subject: `message ${i}` }));
-    }
-    await Promise.all(Array.from({ length: 20 }, (_, i) => mailer.send(sampleMessage({ subject: `burst ${i}` }))));
-    const files = await readOutbox(directory);
-    expect(files).to.have.length(32);
-    expect(files.slice(0, 12).map((file) => file.subject)).to.deep.equal(subjects);
-  });
-
-  it('creates a missing directory and leaves no temporary files', async () => {
-    const nested = join(directory, 'mail', 'outbox');
-    const mailer = new FileOutboxMailer({ directory: nested });
-    await mailer.send(sampleMessage());
-    await mailer.send(sampleMessage());
-    const names = await readdir(nested);
-    expect(names).to.have.length(2);
-    expect(names.every((name) => name.endsWith('.json') && !name.startsWith('.'))).to.equal(true);
-  });
-});
+}

@@ -105,7 +105,7 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
       return workers.length === 2 && !workers.includes(victim) && workers.includes(survivor);
     });
     await until(async () => server.output().includes('"event":"worker_restarted"'));
-    expect(server.output()).to.match(/"event":"worker_exited","worker":\d,"pid":\d+,"code":null,"signal":"SIGKILL","action":"restart"/);
+    expect(server.output()).to.match(/"event":"worker_exited","worker":\d,"worker_pid":\d+,"code":null,"signal":"SIGKILL","action":"restart"/);
     for (let i = 0; i < 4; i++) expect((await callAlone(server.api, '/auth/login', { email: 'nobody@example.com', password: 'x' })).status).to.be.oneOf([401, 429]);
   });
 

@@ -5,6 +5,9 @@ import path from 'node:path';
 import { type Config, loadConfig } from '../../apps/server/config.js';
 import { type RunningHangar, startHangar } from '../../apps/server/start.js';
 import type { Clock } from '../../core/shared/clock.js';
+import { MemoryLogger } from '../../adapters/logging/memory-logger.js';
+import { PinoLogger } from '../../adapters/logging/pino-logger.js';
+import { INTERNAL_ERROR_EVENT } from '../../apps/http/errors-middleware.js';
 import { checkResponse, registerService, unregisterService } from './openapi-check.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
 
@@ -49,6 +52,8 @@ export interface TestServer {
   content: string;
   /** Unexpected (500) errors logged by the server during the test. */
   internalErrors: unknown[];
+  /** Everything the server logged (access log included), oldest first. */
+  log: MemoryLogger;
   stop(): Promise<void>;
 }
 
@@ -59,7 +64,7 @@ export interface TestServer {
  * With `HANGAR_TEST_DB=postgres` (and TEST_DATABASE_URL) the database is a fresh Postgres schema
  * instead, which `stop()` drops, unless `env` names a DATABASE_URL itself.
  */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: { dataDir?: string; clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: { dataDir?: string; clock?: Clock; logLines?: string[] } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(dataDir) : undefined;
@@ -81,7 +86,17 @@ export async function startTestServer(env: Record<string, string> = {}, override
   // Tests send several e-mails to one address within a minute; the limit itself has its own test.
   Object.assign(config, { emailMinIntervalMs: 0 }, overrides);
   const internalErrors: unknown[] = [];
-  const running = await startHangar(config, { logError: (entry) => internalErrors.push(entry), clock: options.clock });
+  // Every entry is kept (tests read the access log); internal errors also fail the test (root hook above).
+  // With `logLines`, the production logger (pino, JSON lines) writes there too, as it would on stdout.
+  const logLines = options.logLines;
+  const pinoLogger = logLines ? new PinoLogger({ level: 'debug', format: 'json', destination: { write: (line: string) => logLines.push(line) } }) : undefined;
+  const logger = new MemoryLogger({
+    onEntry: (entry) => {
+      if (entry.event === INTERNAL_ERROR_EVENT) internalErrors.push(entry.fields);
+      pinoLogger?.[entry.level](entry.event, entry.fields);
+    },
+  });
+  const running = await startHangar(config, { logger, clock: options.clock });
   await registerService(running.apiAddress, running.contentAddress);
   const server: TestServer = {
     running,
@@ -89,6 +104,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     api: running.apiAddress,
     content: running.contentAddress,
     internalErrors,
+    log: logger,
     stop: async () => {
       liveServers.delete(server);
       unregisterService(running.apiAddress, running.contentAddress);

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
@@ -12,6 +12,8 @@ import type { HangarDatabase } from '../sql/schema.js';
 
 /** Options of {@link openPostgresDatabase}. */
 export interface PostgresDatabaseOptions {
+  /** Told about every query run through Kysely: its duration in ms, and whether it failed (metrics). Default: nothing. */
+  onQuery?: (durationMs: number, failed: boolean) => void;
   /**
    * A libpq connection URL, `postgres://user:password@host:5432/database?sslmode=require` (or
    * `postgresql://`). Query parameters are node-postgres's (pg-connection-string): `sslmode`,
@@ -170,7 +172,11 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
   // Outages (server down or unreachable, pool timeouts, shutdowns) answer 503 DATABASE_UNAVAILABLE.
   // This process's writes to cached rows drop the cache at once (read your own writes).
   const dialect = withUnavailableErrors(new PostgresDialect({ pool }));
-  const db = new Kysely<HangarDatabase>({ dialect: cache ? observingWrites(dialect, () => cache.dropAll()) : dialect });
+  const onQuery = options.onQuery;
+  const db = new Kysely<HangarDatabase>({
+    dialect: cache ? observingWrites(dialect, () => cache.dropAll()) : dialect,
+    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
+  });
   registerSharedLookups(db, { cache, prepared: preparedReads(pool) });
   const close = async () => {
     cache?.close();

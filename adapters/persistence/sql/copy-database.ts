@@ -24,6 +24,8 @@ const TABLES = [
   { name: 'activity_log_totals', key: ['user_id'] },
   { name: 'custom_domains', key: ['user_id'] },
   { name: 'shares', key: ['id'] },
+  // Mail not yet sent goes with the data: the new database's servers send it.
+  { name: 'mail_outbox', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

@@ -237,4 +237,22 @@ export interface HangarDatabase {
   custom_domains: CustomDomainsTable;
   image_variants: ImageVariantsTable;
   shares: SharesTable;
+  mail_outbox: MailOutboxTable;
+}
+
+/** `mail_outbox`: e-mails accepted and not yet sent, or sent recently (migration 0018, SqlMailOutbox). Times in Unix ms. */
+export interface MailOutboxTable {
+  id: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  created_at: Int64;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Int64;
+  claimed_by: string | null;
+  claimed_until: NullableInt64;
+  last_error: string | null;
+  sent_at: NullableInt64;
+  failed_at: NullableInt64;
 }

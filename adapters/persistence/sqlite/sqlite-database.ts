@@ -11,6 +11,7 @@ import {
   SqliteDriver,
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement as KyselySqliteStatement,
+  type LogEvent,
 } from 'kysely';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
 import { type CachedReadGate, DIRECT_BUSY, type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
@@ -24,8 +25,15 @@ import { BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, WalFlusher } from './wal-flush
 
 /** Options of {@link openSqliteDatabase}. */
 export interface SqliteDatabaseOptions {
+  /** Told about every query run through Kysely: its duration in ms, and whether it failed (metrics). Default: nothing. */
+  onQuery?: (durationMs: number, failed: boolean) => void;
   /** Database file; its parent directory is created when missing. `:memory:` opens a private in-memory database (tests). */
   path: string;
+  /**
+   * Told when the background checkpoint worker fails and this connection takes its work back
+   * (a warning: the service goes on). Default: one line on stderr.
+   */
+  onCheckpointWorkerFailed?: (error: Error) => void;
 }
 
 /** An open, migrated SQLite database. */
@@ -68,7 +76,11 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   let checkpoints: WalCheckpoints | undefined;
   const access = directAccess(database, wal);
   const inTransaction = () => database.inTransaction;
-  const db = new Kysely<HangarDatabase>({ dialect: withUnavailableErrors(new GroupCommitSqliteDialect({ database: preparedStatementCache(database, writes), writes, wal, inTransaction })) });
+  const onQuery = options.onQuery;
+  const db = new Kysely<HangarDatabase>({
+    dialect: withUnavailableErrors(new GroupCommitSqliteDialect({ database: preparedStatementCache(database, writes), writes, wal, inTransaction })),
+    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
+  });
   try {
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     await switchToWal(database);
@@ -94,7 +106,8 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       // Checkpoints off the event loop (wal-checkpointer.ts); this connection keeps a safety net.
       const path = resolve(options.path);
       checkpoints = backgroundCheckpoints(path, (error) => {
-        console.error(`${error.message}; the service's own connection checkpoints and writes batches again, on the event loop`);
+        if (options.onCheckpointWorkerFailed) options.onCheckpointWorkerFailed(error);
+        else console.error(`${error.message}; the service's own connection checkpoints and writes batches again, on the event loop`);
         if (database.open) database.pragma('wal_autocheckpoint = 1000');
       });
       database.pragma(`wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES}`);

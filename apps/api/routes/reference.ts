@@ -6,7 +6,8 @@ import type { Hangar } from '../../../core/hangar.js';
 import type { Plan } from '../../../core/plans/plan.js';
 import { DomainError } from '../../../core/shared/errors.js';
 import { ERROR_STATUS } from '../../http/error-status.js';
-import { healthRoute } from '../../http/health.js';
+import { operationalRoutes, type OperationalOptions, Readiness } from '../../http/health.js';
+import { readBuildInfo } from '../../http/build-info.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../http/openapi.js';
 import { defineRoute, HTML, type Route } from '../../http/route.js';
 import { renderPage } from '../pages.js';
@@ -34,6 +35,8 @@ export interface ReferenceOptions {
   defaultMaxUploadSizeBytes: number;
   /** Every route of both servers, for the document (called once, after the table is complete). */
   allRoutes: () => readonly Route[];
+  /** `/readyz` and `/version` (default: a process never draining, and the build read from dist/). */
+  operational?: OperationalOptions;
 }
 
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -127,6 +130,6 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
         ctx.body = createReadStream(path.join(SWAGGER_UI_DIR, params.name));
       },
     }),
-    healthRoute(hangar),
+    ...operationalRoutes(hangar, options.operational ?? { readiness: new Readiness(), build: readBuildInfo() }),
   ];
 }

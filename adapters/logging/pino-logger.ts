@@ -1,0 +1,111 @@
+import pino, { type DestinationStream } from 'pino';
+import type { LogFields, Logger, LogLevel } from '../../core/shared/logger.js';
+
+/** How entries are written: one JSON object per line, or one readable line for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/** Options of {@link PinoLogger}. */
+export interface PinoLoggerOptions {
+  /** Lowest level written (`LOG_LEVEL`); default `info`. */
+  level?: LogLevel;
+  /** `LOG_FORMAT`; default `json`. */
+  format?: LogFormat;
+  /** Where lines go; default this process's stdout, written synchronously (nothing is lost at exit). */
+  destination?: { write(line: string): unknown };
+  /** Fields on every line, e.g. `{ worker: 1 }`. The process id is always there (`pid`). */
+  base?: LogFields;
+}
+
+/**
+ * Field names whose values never reach the log, at the top level or one object down: a caller
+ * should not pass them at all (entries carry ids and kinds, not credentials), this is the net under it.
+ */
+const SECRET_FIELDS = ['password', 'new_password', 'token', 'access_token', 'refresh_token', 'authorization', 'cookie', 'x-api-key', 'api_key', 'key', 'secret', 'sig', 'signature'];
+const REDACT_PATHS = [...SECRET_FIELDS.map((name) => `["${name}"]`), ...SECRET_FIELDS.map((name) => `*["${name}"]`)];
+
+/**
+ * The {@link Logger} port over pino (https://getpino.io): one JSON line per entry with `time` (ISO
+ * 8601, UTC), `level` (`debug`…`error`), `pid`, `event` and the entry's fields; with the `pretty`
+ * format, one line `HH:MM:SS.mmm LEVEL event key=value…` instead (a small formatter of our own:
+ * pino-pretty would be a runtime dependency for a convenience). Values of {@link SECRET_FIELDS}
+ * are replaced by `[redacted]`. An `error` field holding an Error is written as
+ * `{ type, message, code? }`, with its `stack` only at level `error`.
+ */
+export class PinoLogger implements Logger {
+  private readonly pino: pino.Logger;
+
+  constructor(options: PinoLoggerOptions = {}) {
+    const destination = options.destination ?? pino.destination({ dest: 1, sync: true });
+    const stream: DestinationStream = options.format === 'pretty' ? { write: (line: string) => destination.write(prettyLine(line)) } : (destination as DestinationStream);
+    this.pino = pino(
+      {
+        level: options.level ?? 'info',
+        base: { pid: process.pid, ...options.base },
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+        redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      },
+      stream,
+    );
+  }
+
+  debug(event: string, fields?: LogFields): void {
+    if (this.pino.isLevelEnabled('debug')) this.pino.debug(entry('debug', event, fields));
+  }
+  info(event: string, fields?: LogFields): void {
+    if (this.pino.isLevelEnabled('info')) this.pino.info(entry('info', event, fields));
+  }
+  warn(event: string, fields?: LogFields): void {
+    if (this.pino.isLevelEnabled('warn')) this.pino.warn(entry('warn', event, fields));
+  }
+  error(event: string, fields?: LogFields): void {
+    if (this.pino.isLevelEnabled('error')) this.pino.error(entry('error', event, fields));
+  }
+  enabled(level: LogLevel): boolean {
+    return this.pino.isLevelEnabled(level);
+  }
+}
+
+function entry(level: LogLevel, event: string, fields: LogFields | undefined): LogFields {
+  if (fields === undefined) return { event };
+  const error = fields.error;
+  if (error instanceof Error) return { event, ...fields, error: errorFields(error, level === 'error') };
+  return { event, ...fields };
+}
+
+function errorFields(error: Error, withStack: boolean): LogFields {
+  const code = (error as NodeJS.ErrnoException).code;
+  return { type: error.name, message: error.message, ...(code === undefined ? {} : { code }), ...(withStack && error.stack ? { stack: error.stack } : {}) };
+}
+
+const LEVEL_LABELS: Record<string, string> = { debug: 'DEBUG', info: 'INFO ', warn: 'WARN ', error: 'ERROR' };
+/** Fields the pretty line shows in its own place, or not at all. */
+const SHOWN_APART = new Set(['time', 'level', 'pid', 'event', 'msg']);
+
+/**
+ * One JSON line as a person reads it: `13:05:09.412 INFO  request msg key=value…`, then the stack
+ * of an error on the lines below. Anything that is not a JSON object passes through unchanged.
+ */
+export function prettyLine(line: string): string {
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const time = typeof value.time === 'string' ? value.time.slice(11, 23) : '';
+  const parts = [time, LEVEL_LABELS[String(value.level)] ?? String(value.level), String(value.event ?? '')];
+  if (typeof value.msg === 'string') parts.push(value.msg);
+  let stack = '';
+  for (const [key, field] of Object.entries(value)) {
+    if (SHOWN_APART.has(key)) continue;
+    if (key === 'error' && typeof field === 'object' && field !== null && 'stack' in field) {
+      const { stack: trace, ...rest } = field as { stack: unknown };
+      stack = `\n${String(trace)}`;
+      parts.push(`error=${JSON.stringify(rest)}`);
+      continue;
+    }
+    parts.push(`${key}=${typeof field === 'string' && !/[\s"=]/.test(field) ? field : JSON.stringify(field)}`);
+  }
+  return `${parts.join(' ')}${stack}\n`;
+}

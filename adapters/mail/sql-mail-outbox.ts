@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { MailMessage, Mailer } from '../../core/accounts/mailer.js';
+import type { Logger } from '../../core/shared/logger.js';
+import { SILENT_LOGGER } from '../../core/shared/logger.js';
+import type { HangarDatabase } from '../persistence/sql/schema.js';
+import { isPostgres } from '../persistence/sql/dialect.js';
+
+/** Options of {@link SqlMailOutbox}. */
+export interface SqlMailOutboxOptions {
+  /** The database holding `mail_outbox` (migration 0018): SQLite or Postgres. */
+  db: Kysely<HangarDatabase>;
+  /** Where messages are delivered (file outbox, SMTP). */
+  transport: Mailer;
+  /** Deliveries tried per message, the first included, before it is given up (logged `mail_failed`); default 10. */
+  maxAttempts?: number;
+  /** Wait before the first retry in ms, doubled before each later one, at most an hour; default 1000. */
+  retryDelayMs?: number;
+  /** How long a claim holds, in ms: a process that died while delivering frees its message after this; default 60 000 (beyond SMTP's own timeouts). */
+  leaseMs?: number;
+  /** How often the background loop looks for due messages, in ms; default 1000 (a `send` in this process wakes it at once). */
+  pollMs?: number;
+  /** Unix ms now; default Date.now. */
+  now?: () => number;
+  logger?: Logger;
+}
+
+/** A claimed row, as the claim returns it. */
+interface ClaimedRow {
+  id: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  attempts: number | string;
+}
+
+/** Sent messages are kept this long (ms), then removed. */
+const SENT_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A durable {@link Mailer}: `send` writes the message as a row of `mail_outbox` and resolves once it
+ * is committed, so a message accepted for sending survives a crash (SIGKILL included); a background
+ * loop in every process that has one ({@link SqlMailOutbox.start}) delivers due rows through
+ * `transport`, retrying failures with exponential backoff, and marks them sent.
+ *
+ * Several processes share the table safely: each claims one due row at a time with a conditional
+ * update (`… where id = (oldest due) and not claimed`, which the database runs atomically: SQLite's
+ * single writer, Postgres's row lock and re-check), taking a lease of `leaseMs`, so two processes
+ * never deliver one message at once. The one case of a second delivery is a process that dies
+ * after the transport accepted a message and before marking it sent: its lease lapses and another
+ * process sends it again (at least once, never lost).
+ * @throws from `send` only when the row cannot be written (DATABASE_UNAVAILABLE from the driver)
+ */
+export class SqlMailOutbox implements Mailer {
+  private readonly db: Kysely<HangarDatabase>;
+  private readonly transport: Mailer;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly now: () => number;
+  private readonly logger: Logger;
+  /** This process's name in `claimed_by`. */
+  private readonly owner = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private lastPrune = 0;
+
+  constructor(options: SqlMailOutboxOptions) {
+    this.db = options.db;
+    this.transport = options.transport;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 10);
+    this.retryDelayMs = Math.max(0, options.retryDelayMs ?? 1000);
+    this.leaseMs = Math.max(1, options.leaseMs ?? 60_000);
+    this.pollMs = Math.max(1, options.pollMs ?? 1000);
+    this.now = options.now ?? Date.now;
+    this.logger = options.logger ?? SILENT_LOGGER;
+  }
+
+  /** Writes `message` to the outbox (durable once this resolves) and wakes this process's delivery loop. */
+  async send(message: MailMessage): Promise<void> {
+    const now = this.now();
+    await this.db
+      .insertInto('mail_outbox')
+      .values({ id: randomUUID(), recipient: message.to, subject: message.subject, text_body: message.text, html_body: message.html, created_at: now, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_until: null, last_error: null, sent_at: null, failed_at: null })
+      .execute();
+    if (this.timer !== undefined) this.kick();
+  }
+
+  /** Starts the background delivery loop (every `pollMs`, and at once after each `send`). */
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => this.kick(), this.pollMs).unref();
+    this.kick();
+  }
+
+  /** Stops the loop; resolves once a delivery in progress has finished. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /**
+   * Delivers every message due now (including ones that become due meanwhile, not ones waiting
+   * for a retry later), then resolves: at shutdown, and for short-lived processes such as the CLI.
+   * What is left is delivered by the next process that runs the loop.
+   */
+  async drain(): Promise<void> {
+    await this.running;
+    while (await this.deliverOne()) {
+      // One at a time, until nothing is due.
+    }
+  }
+
+  /** Messages not yet sent nor given up (waiting, or being delivered). */
+  async pending(): Promise<number> {
+    const row = await this.db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<number | string>().as('n')).where('sent_at', 'is', null).where('failed_at', 'is', null).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private kick(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+      if (this.again && this.timer !== undefined) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (this.timer !== undefined && (await this.deliverOne())) {
+        // Until nothing is due.
+      }
+      if (this.now() - this.lastPrune > 60_000) {
+        this.lastPrune = this.now();
+        await this.db.deleteFrom('mail_outbox').where('sent_at', '<', this.now() - SENT_RETENTION_MS).execute();
+      }
+    } catch (error) {
+      // The database is away: the rows wait; the next turn tries again.
+      this.logger.warn('mail_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Claims and delivers one due message. @returns false when none was due */
+  private async deliverOne(): Promise<boolean> {
+    const row = await this.claim();
+    if (!row) return false;
+    const attempts = Number(row.attempts);
+    try {
+      await this.transport.send({ to: row.recipient, subject: row.subject, text: row.text_body, html: row.html_body });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const givenUp = attempts >= this.maxAttempts;
+      const retryAt = this.now() + Math.min(this.retryDelayMs * 2 ** (attempts - 1), 60 * 60 * 1000);
+      await this.db
+        .updateTable('mail_outbox')
+        .set(givenUp ? { claimed_until: null, last_error: reason, failed_at: this.now() } : { claimed_until: null, last_error: reason, next_attempt_at: retryAt })
+        .where('id', '=', row.id)
+        .where('claimed_by', '=', this.owner)
+        .execute();
+      if (givenUp) this.logger.error('mail_failed', { to: row.recipient, subject: row.subject, attempts, error: reason });
+      else this.logger.warn('mail_retry', { subject: row.subject, attempts, retry_in_ms: retryAt - this.now(), error: reason });
+      return true;
+    }
+    await this.db.updateTable('mail_outbox').set({ sent_at: this.now(), claimed_until: null }).where('id', '=', row.id).where('claimed_by', '=', this.owner).execute();
+    return true;
+  }
+
+  /**
+   * The oldest due message, claimed for this process, or undefined when none is due. On Postgres the
+   * candidate is picked `for update skip locked`, so processes claiming at once take different rows;
+   * when another process still took the candidate first, the claim is tried again (a few times).
+   */
+  private async claim(): Promise<ClaimedRow | undefined> {
+    const skipLocked = isPostgres(this.db) ? sql` for update skip locked` : sql``;
+    for (let tries = 0; tries < 5; tries++) {
+      const now = this.now();
+      const due = sql`sent_at is null and failed_at is null and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})`;
+      const result = await sql<ClaimedRow>`
+        update mail_outbox
+           set claimed_by = ${this.owner}, claimed_until = ${now + this.leaseMs}, attempts = attempts + 1
+         where id = (select id from mail_outbox where ${due} order by next_attempt_at, id limit 1${skipLocked})
+           and ${due}
+        returning id, recipient, subject, text_body, html_body, attempts`.execute(this.db);
+      if (result.rows[0]) return result.rows[0];
+      const left = await sql<{ id: string }>`select id from mail_outbox where ${due} limit 1`.execute(this.db);
+      if (left.rows.length === 0) return undefined;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Context, Next } from 'koa';
+import type { Principal } from '../../core/accounts/authenticate.js';
+import type { Logger } from '../../core/shared/logger.js';
+
+/** One finished request as metrics see it (durations in ms, sizes in bytes). */
+export interface RequestObservation {
+  server: 'api' | 'content';
+  method: string;
+  /** The route template (`/files/:id`), or null when no route matched. */
+  route: string | null;
+  status: number;
+  durationMs: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** Who else wants to know about each request: Prometheus metrics (apps/server/metrics.ts). */
+export interface RequestObserver {
+  request(observation: RequestObservation): void;
+  /** An upload (`POST /files`) began (+1) or ended (−1). */
+  uploadsInFlight(delta: 1 | -1): void;
+}
+
+/**
+ * First middleware of both servers: one `info` entry `request` per request, written when the
+ * response has been sent (or the connection closed before that), with
+ * - `request_id`, `method`, `route` (the route template, e.g. `/files/:id`; null when no route
+ *   matched): never the path's values or the query string, which may carry a signature or token;
+ * - `status`, `duration_ms` (from the first middleware to the last byte handed to the socket, ms,
+ *   0.1 ms precision), `bytes_in` (request body bytes read: an upload's stored size, else the
+ *   Content-Length of a body read whole, else 0), `bytes_out` (bytes written to the socket for this
+ *   response, headers included);
+ * - `account_id` and `credential` (`jwt` | `api_key`) when the request carried a valid credential,
+ *   else null: never the credential itself;
+ * - `aborted: true` when the client closed the connection before the response was complete.
+ * The same figures go to `options.observer` (metrics), when given.
+ */
+export function accessLogMiddleware(logger: Logger, options: { server: 'api' | 'content'; observer?: RequestObserver }) {
+  const { server, observer } = options;
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const logging = logger.enabled('info');
+    if (!logging && !observer) return next();
+    const started = performance.now();
+    const socket = ctx.req.socket;
+    const writtenBefore = socket.bytesWritten;
+    const upload = observer !== undefined && ctx.method === 'POST' && ctx.path === '/files';
+    if (upload) observer.uploadsInFlight(1);
+    let done = false;
+    const finished = () => {
+      if (done) return;
+      done = true;
+      if (upload) observer.uploadsInFlight(-1);
+      const principal = ctx.state.principal as Principal | undefined;
+      const declared = Number(ctx.req.headers['content-length']);
+      const received = ctx.state.requestBytes as number | undefined;
+      const route = (ctx.state.route as string | undefined) ?? null;
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const bytesIn = received ?? (ctx.req.complete && Number.isSafeInteger(declared) ? declared : 0);
+      const bytesOut = socket.bytesWritten - writtenBefore;
+      observer?.request({ server, method: ctx.method, route, status: ctx.status, durationMs, bytesIn, bytesOut });
+      if (!logging) return;
+      logger.info('request', {
+        request_id: ctx.state.requestId ?? null,
+        method: ctx.method,
+        route,
+        status: ctx.status,
+        duration_ms: durationMs,
+        bytes_in: bytesIn,
+        bytes_out: bytesOut,
+        account_id: principal?.userId ?? null,
+        credential: principal ? (principal.kind === 'session' ? 'jwt' : 'api_key') : null,
+        ...(ctx.res.writableFinished ? {} : { aborted: true }),
+      });
+    };
+    ctx.res.once('finish', finished);
+    ctx.res.once('close', finished);
+    await next();
+  };
+}

@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { PinoLogger, prettyLine } from '../../adapters/logging/pino-logger.js';
+
+function capture(options: ConstructorParameters<typeof PinoLogger>[0] = {}): { logger: PinoLogger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: new PinoLogger({ ...options, destination: { write: (line: string) => lines.push(line) } }), lines };
+}
+
+describe('Adapter: PinoLogger', () => {
+  it('writes one JSON line per entry with time, level, pid, event and fields, from LOG_LEVEL up', () => {
+    const { logger, lines } = capture({ level: 'warn' });
+    logger.info('ignored');
+    logger.warn('disk_low', { free_bytes: 10 });
+    expect(lines).to.have.length(1);
+    const entry = JSON.parse(lines[0]);
+    expect(entry).to.deep.include({ level: 'warn', pid: process.pid, event: 'disk_low', free_bytes: 10 });
+    expect(entry.time).to.match(/^\d{4}-\d\d-\d\dT.*Z$/);
+    expect(logger.enabled('info')).to.equal(false);
+    expect(logger.enabled('error')).to.equal(true);
+  });
+
+  it('replaces credentials passed by mistake, at the top level and one object down', () => {
+    const { logger, lines } = capture();
+    logger.info('oops', { password: 'hunter2-secret', headers: { authorization: 'Bearer eyJ-secret', 'x-api-key': 'hgr_secret' }, sig: 'abc-secret', token: 't-secret' });
+    expect(lines[0]).not.to.match(/secret/);
+    expect(JSON.parse(lines[0]).headers.authorization).to.equal('[redacted]');
+  });
+
+  it('writes an error with its stack only at level error', () => {
+    const { logger, lines } = capture();
+    logger.info('request_aborted', { error: new Error('aborted') });
+    logger.error('internal_error', { error: new Error('boom') });
+    expect(JSON.parse(lines[0]).error).to.deep.equal({ type: 'Error', message: 'aborted' });
+    expect(JSON.parse(lines[1]).error.stack).to.match(/^Error: boom\n/);
+  });
+
+  it('LOG_FORMAT=pretty: one readable line per entry, the stack of an error below it', () => {
+    const { logger, lines } = capture({ format: 'pretty' });
+    logger.info('request', { method: 'GET', route: '/files/:id', status: 200, msg: 'hello there' });
+    logger.error('internal_error', { error: new Error('boom') });
+    expect(lines[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} INFO  request hello there method=GET route=\/files\/:id status=200\n$/);
+    expect(lines[1]).to.match(/^\d\d:\d\d:\d\d\.\d{3} ERROR internal_error error=\{"type":"Error","message":"boom"\}\nError: boom\n/);
+    expect(prettyLine('not json\n')).to.equal('not json\n');
+  });
+});

@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, withEnvFile } from '../../apps/server/config.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const CLI = path.join(ROOT, 'dist', 'apps', 'cli', 'main.js');
+
+describe('configuration: .env and .env.example', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'hangar-env-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('reads .env in the working directory, the real environment winning', async () => {
+    await writeFile(path.join(dir, '.env'), '# comment\nPORT=4100\nexport LOG_LEVEL=warn\nMAIL_FROM="Hangar <hi@example.com>"\nCONTENT_PORT=4101\n');
+    const config = loadConfig(withEnvFile({ CONTENT_PORT: '4200' }, dir));
+    expect(config.port).to.equal(4100);
+    expect(config.log.level).to.equal('warn');
+    expect(config.mailFrom).to.equal('Hangar <hi@example.com>');
+    expect(config.contentPort).to.equal(4200);
+  });
+
+  it('reads the file ENV_FILE names instead, and refuses one that does not exist', async () => {
+    await writeFile(path.join(dir, '.env'), 'PORT=4100\n');
+    await writeFile(path.join(dir, 'hangar.env'), 'PORT=4300\n');
+    expect(loadConfig(withEnvFile({ ENV_FILE: 'hangar.env' }, dir)).port).to.equal(4300);
+    expect(() => withEnvFile({ ENV_FILE: 'missing.env' }, dir)).to.throw(ConfigError, /^ENV_FILE: cannot read .*missing\.env \(ENOENT\)/);
+  });
+
+  it('changes nothing without a .env', () => {
+    const env = { PORT: '4400' };
+    expect(withEnvFile(env, dir)).to.equal(env);
+  });
+
+  it('the admin CLI reads .env from its working directory too (DATA_DIR from the file, the environment winning)', async () => {
+    await writeFile(path.join(dir, '.env'), 'DATA_DIR=./from-env-file\nPASSWORD_HASH_MEMORY_KIB=1024\n');
+    const base = { PATH: process.env.PATH ?? '' };
+    const fromFile = spawnSync(process.execPath, [CLI, 'users', 'list', '--json'], { cwd: dir, env: base, encoding: 'utf8' });
+    expect(fromFile.status, fromFile.stderr).to.equal(0);
+    expect(existsSync(path.join(dir, 'from-env-file', 'hangar.db'))).to.equal(true);
+    const fromEnvironment = spawnSync(process.execPath, [CLI, 'users', 'list', '--json'], { cwd: dir, env: { ...base, DATA_DIR: './from-environment' }, encoding: 'utf8' });
+    expect(fromEnvironment.status, fromEnvironment.stderr).to.equal(0);
+    expect(existsSync(path.join(dir, 'from-environment', 'hangar.db'))).to.equal(true);
+  });
+
+  it('lists every variable config.ts reads in the README table and in .env.example, which is generated from that table', () => {
+    const source = readFileSync(path.join(ROOT, 'apps', 'server', 'config.ts'), 'utf8');
+    const variables = new Set([...source.matchAll(/read\('([A-Z][A-Z0-9_]+)'\)|env\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1] ?? m[2]));
+    expect(variables.size).to.be.above(40);
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const example = readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+    for (const name of variables) {
+      expect(readme, `README configuration table row for ${name}`).to.include(`| \`${name}\` |`);
+      expect(example, `.env.example entry for ${name}`).to.match(new RegExp(`^#${name}=$`, 'm'));
+    }
+    const check = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'env-example.mjs'), '--check'], { encoding: 'utf8' });
+    expect(check.status, check.stderr).to.equal(0);
+  });
+});
