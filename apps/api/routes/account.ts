@@ -31,6 +31,7 @@ export function accountRoutes(hangar: Hangar): Route[] {
         200: Type.Object({
           logs: Type.Array(LogEntryBody),
           total: Type.Integer(),
+          total_relation: Type.Union([Type.Literal('eq'), Type.Literal('gte')], { description: 'Always "eq" here: the total is kept, not counted.' }),
           page: Type.Integer(),
           limit: Type.Integer(),
           next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next page; null on the last page.' }),

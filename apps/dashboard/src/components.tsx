@@ -91,18 +91,22 @@ export function CopyButton({ text, label = 'Copy', class: className }: { text: s
 }
 
 /** Previous/next paging for `{ total, page, limit }` lists (spec 4 conventions). */
-export function Pager({ page, limit, total, onPage }: { page: number; limit: number; total: number; onPage: (page: number) => void }) {
+/**
+ * Previous/next through a paged list. \`atLeast\`: \`total\` is a lower bound (the API's
+ * \`total_relation: "gte"\`), so pages go on past it while \`more\` says the current page was full.
+ */
+export function Pager({ page, limit, total, atLeast = false, more = false, onPage }: { page: number; limit: number; total: number; atLeast?: boolean; more?: boolean; onPage: (page: number) => void }) {
   const pages = Math.max(1, Math.ceil(total / limit));
-  if (total <= limit && page === 1) return null;
+  if (total <= limit && page === 1 && !atLeast) return null;
   return (
     <nav class="pager" aria-label="Pages">
       <button type="button" class="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
         Previous
       </button>
       <span>
-        Page {page} of {pages}
+        Page {page} of {atLeast ? `${Math.max(pages, page)}+` : pages}
       </span>
-      <button type="button" class="secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+      <button type="button" class="secondary" disabled={atLeast ? !more : page >= pages} onClick={() => onPage(page + 1)}>
         Next
       </button>
     </nav>

@@ -49,7 +49,7 @@ export function FilesScreen() {
   const types = useLoad(() => publicApi<{ content_types: string[] }>('/reference/allowed-content-types'), []);
   const settings = useLoad(() => api<Settings>('/settings'), []);
   const list = useLoad(
-    () => api<{ files: HangarFile[]; total: number; page: number; limit: number }>('/files', { query: { page, limit: PAGE_SIZE, ...filterQuery(filters) } }),
+    () => api<{ files: HangarFile[]; total: number; total_relation: 'eq' | 'gte'; page: number; limit: number }>('/files', { query: { page, limit: PAGE_SIZE, ...filterQuery(filters) } }),
     [page, filters],
   );
 
@@ -112,7 +112,7 @@ export function FilesScreen() {
           Select all on this page
         </label>
         <span class="muted" aria-live="polite">
-          {list.data ? `${list.data.total} file${list.data.total === 1 ? '' : 's'}` : list.loading ? 'Loading…' : ''}
+          {list.data ? `${list.data.total.toLocaleString('en')}${list.data.total_relation === 'gte' ? '+' : ''} file${list.data.total === 1 && list.data.total_relation !== 'gte' ? '' : 's'}` : list.loading ? 'Loading…' : ''}
         </span>
         <button type="button" class="danger small" disabled={selected.size === 0} onClick={() => setConfirmBulk(true)}>
           Delete selected ({selected.size})
@@ -168,7 +168,7 @@ export function FilesScreen() {
         )
       )}
 
-      {list.data && <Pager page={page} limit={PAGE_SIZE} total={list.data.total} onPage={setPage} />}
+      {list.data && <Pager page={page} limit={PAGE_SIZE} total={list.data.total} atLeast={list.data.total_relation === 'gte'} more={list.data.files.length === PAGE_SIZE} onPage={setPage} />}
 
       {details && (
         <FileDetails
