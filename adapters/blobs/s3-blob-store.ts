@@ -213,8 +213,10 @@ export class S3BlobStore implements BlobStore {
       return { size: meter.size, sha256: meter.digest() };
     } catch (error) {
       source.destroy();
-      if (signal?.aborted) throw signal.reason;
+      // First the body's own outcome: closing the body past maxBytes may itself abort the signal (the
+      // HTTP edge's signal follows its request), and the caller must still learn FILE_TOO_LARGE.
       if (error instanceof DomainError || (bodyError !== undefined && error === bodyError)) throw error;
+      if (signal?.aborted) throw signal.reason;
       if (isPreconditionFailure(error)) throw alreadyExists(key);
       throw unavailable('store a blob', error);
     }
