@@ -81,8 +81,8 @@ const LIST_PAGE_SIZE = 1_000;
  * multipart upload whose parts are cut at `partSizeBytes` (larger when `maxBytes` needs more than
  * 10 000 parts) and sent `queueSize` at a time. Memory per upload: one part per uploader in flight
  * plus the part being gathered, so at most part size × (`queueSize` + 1) (15 MiB with the
- * defaults), whatever the size of the body. The
- * object appears only when the PutObject or the CompleteMultipartUpload succeeds; when the body
+ * defaults), whatever the size of the body. The object appears only when the PutObject or the
+ * CompleteMultipartUpload succeeds; when the body
  * fails, passes `maxBytes`, is aborted, or a part fails after the SDK's retries, the multipart upload
  * is aborted (AbortMultipartUpload, deleting its parts) before `put` rejects, so nothing is left.
  *
@@ -92,7 +92,7 @@ const LIST_PAGE_SIZE = 1_000;
  *
  * Checksums: the SDK's default CRC32 request checksums (aws-chunked bodies with trailers) are
  * turned off (`WHEN_REQUIRED`), since several S3-compatible stores refuse them; payloads are still
- * signed (SigV4), and the SHA-256 the store computes itself is the one the file record keeps.
+ * signed (SigV4), and the SHA-256 this adapter computes is the one the file record keeps.
  *
  * Timeouts: every request has a connection timeout and fails when the store stays silent for
  * `timeoutMs`; reads wait at most `timeoutMs` for the answer's headers, then at most `timeoutMs` for
@@ -213,8 +213,10 @@ export class S3BlobStore implements BlobStore {
       return { size: meter.size, sha256: meter.digest() };
     } catch (error) {
       source.destroy();
-      if (signal?.aborted) throw signal.reason;
+      // First the body's own outcome: closing the body past maxBytes may itself abort the signal (the
+      // HTTP edge's signal follows its request), and the caller must still learn FILE_TOO_LARGE.
       if (error instanceof DomainError || (bodyError !== undefined && error === bodyError)) throw error;
+      if (signal?.aborted) throw signal.reason;
       if (isPreconditionFailure(error)) throw alreadyExists(key);
       throw unavailable('store a blob', error);
     }

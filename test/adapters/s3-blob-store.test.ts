@@ -137,6 +137,21 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
     expect(fake.objectKeys(bucket)).to.deep.equal([]);
   });
 
+  it('answers FILE_TOO_LARGE, not the abort, when closing the body past maxBytes aborts the signal (as the HTTP edge’s signal does)', async () => {
+    const store = make();
+    const controller = new AbortController();
+    async function* body() {
+      try {
+        for (let i = 0; i < 100; i++) yield patternBytes(65_536, i + 1);
+      } finally {
+        controller.abort(new Error('the request closed'));
+      }
+    }
+    const error = await rejectionOf(store.put({ key: 'u/over', body: body(), contentType: 'application/octet-stream', maxBytes: 1_000_000, signal: controller.signal }));
+    expect((error as DomainError).code).to.equal('FILE_TOO_LARGE');
+    expect(fake.objectKeys(bucket)).to.deep.equal([]);
+  });
+
   it('refuses a second multipart put to the same key (412 on CompleteMultipartUpload), keeps the first object and aborts the upload', async () => {
     const store = make();
     const first = patternBytes(PART + 1, 1);
@@ -233,11 +248,11 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
     expect((error as DomainError).code).to.equal('BLOB_STORE_UNAVAILABLE');
   });
 
-  it('streams a 64 MiB body with at most part size × (queue size + 1) bytes ahead of the store, and reads it back', async function () {
+  it('streams a 32 MiB body with at most part size × (queue size + 1) bytes ahead of the store, and reads it back', async function () {
     this.timeout(60_000);
     const store = make({ partSizeBytes: PART, queueSize: 2 });
     const chunkSize = 64 * 1024;
-    const total = 64 * MiB;
+    const total = 32 * MiB;
     const expected = createHash('sha256');
     let yielded = 0;
     let maxAhead = 0;

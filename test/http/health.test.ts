@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { makePng } from '../support/bytes.js';
-import { call, expectError, signUpWithKey, startTestServer, upload } from '../support/http-harness.js';
+import { call, expectError, signUpWithKey, startTestServer, upload, localDiskIt } from '../support/http-harness.js';
 
 describe('HTTP: health when a dependency fails', () => {
-  it('answers 503 on both servers, naming the blob store, once its directory is gone; uploads get 503 BLOB_STORE_UNAVAILABLE', async () => {
+  localDiskIt('answers 503 on both servers, naming the blob store, once its directory is gone; uploads get 503 BLOB_STORE_UNAVAILABLE', async () => {
     const server = await startTestServer();
     try {
       const { apiKey } = await signUpWithKey(server, 'health@example.com');

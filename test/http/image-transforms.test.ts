@@ -4,7 +4,7 @@ import http from 'node:http';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../support/bytes.js';
-import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
+import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload, localDiskIt } from '../support/http-harness.js';
 import { corruptPng, describeImage, exifJpeg, pngBomb, solidPng } from '../support/images.js';
 import { checkResponse } from '../support/openapi-check.js';
 
@@ -147,7 +147,7 @@ describe('HTTP: image transformations on /m/:file_id', function () {
     expectErrorBody(await get(server.content, `/m/${corrupt.body.file.file_id}?w=100`), 422, 'IMAGE_UNREADABLE');
   });
 
-  it('deletes the derived images with their file', async () => {
+  localDiskIt('deletes the derived images with their file', async () => {
     const png = await upload(server, apiKey, await solidPng(300, 200), { contentType: 'image/png' });
     const id = png.body.file.file_id as string;
     expect((await get(server.content, `/m/${id}?w=50&format=webp`)).status).to.equal(200);
