@@ -45,6 +45,15 @@ const SHARE_PASSWORD_RULES = {
   pair: { name: 'share_password_client', points: 10, durationSeconds: 600 },
   share: { name: 'share_password_share', points: 100, durationSeconds: 3600 },
 } as const;
+/** Most times one login attempt waits for other attempts' checks before it is refused. */
+const MAX_LOGIN_WAIT_ROUNDS = 100;
+/** Longest wait for another attempt's check to end before asking the counters again, in ms. */
+const LOGIN_WAIT_ROUND_MS = 1000;
+
+/** Names one scope's counters, for the attempts being checked in this process. */
+function checkingKey(scope: { failures: RateRule; key: string }): string {
+  return `${scope.failures.name}\n${scope.key}`;
+}
 
 /** Counters that only count: their own limit is never reached. */
 const UNBOUNDED = 1_000_000_000;
@@ -104,10 +113,16 @@ interface LoginScope {
  * Attempts are counted before the password is checked ({@link beginLogin}: consume first, give the
  * point back on success), so simultaneous attempts cannot all pass before the first failure is
  * recorded: however requests arrive, at most `free` checks run before the first delay, then one
- * per delay. The others are refused with RATE_LIMITED without a check, their points given back.
+ * per delay. The others are refused with RATE_LIMITED without a check, their points given back
+ * (attempts that meet a full count while this process still checks others of the same scope wait
+ * for those to end first, so simultaneous right passwords all succeed, a few at a time).
  */
 export class RateLimits {
   private readonly options: RateLimitOptions;
+  /** Attempts of this process whose password is being checked, per scope (see {@link beginLogin}). */
+  private readonly checking = new Map<string, number>();
+  /** Wakes the attempts waiting for one of those checks to end. */
+  private readonly checkEnded: (() => void)[] = [];
   private readonly rules: Record<
     | 'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'loginStrikesPair' | 'loginStrikesClient'
     | 'registrations' | 'resets' | 'emailRequests' | 'uploads' | 'imageTransforms',
@@ -145,24 +160,59 @@ export class RateLimits {
   /**
    * Before checking a password: refuses while a delay runs, then counts the attempt in each scope
    * (a free failure, or past the free ones the single check the series of delays lets through,
-   * whose delay starts now). Say how the check ended on the returned attempt.
+   * whose delay starts now). Say how the check ended on the returned attempt. An attempt refused
+   * only because other attempts of this process on the same scope are being checked waits for one
+   * of them to end and asks again (a burst of right passwords is checked a few at a time and
+   * succeeds; a burst of wrong ones meets the delay its failures started and is refused).
    * @throws DomainError RATE_LIMITED (429) with `details.retry_after_seconds`; nothing stays counted then
    */
   async beginLogin(subject: LoginSubject): Promise<LoginAttempt> {
-    await this.beforeLogin(subject);
     const scopes = this.loginScopes(subject);
-    const outcomes = await Promise.all(scopes.map((scope) => this.claim(scope)));
-    const claims = outcomes.filter((outcome): outcome is ScopeClaim => typeof outcome !== 'number');
-    if (claims.length < outcomes.length) {
+    for (let round = 1; ; round++) {
+      const mayWait = () => round < MAX_LOGIN_WAIT_ROUNDS && scopes.some((scope) => this.checking.has(checkingKey(scope)));
+      try {
+        await this.beforeLogin(subject);
+      } catch (error) {
+        // The wait may be the gate another attempt of this process closed for its check: see how that ends.
+        if (!mayWait()) throw error;
+        await this.oneCheckEnds();
+        continue;
+      }
+      const outcomes = await Promise.all(scopes.map((scope) => this.claim(scope)));
+      const claims = outcomes.filter((outcome): outcome is ScopeClaim => typeof outcome !== 'number');
+      if (claims.length === outcomes.length) return this.admitted(claims);
       await Promise.all(claims.map((claim) => this.release(claim)));
+      // Refused only because attempts of this process are being checked (right passwords, maybe):
+      // wait for one of them to end, then ask again, rather than refusing a burst of valid logins.
+      const refused = scopes.filter((_, i) => typeof outcomes[i] === 'number');
+      if (mayWait() && refused.every((scope) => this.checking.has(checkingKey(scope)))) {
+        await this.oneCheckEnds();
+        continue;
+      }
       const wait = Math.max(...outcomes.filter((outcome): outcome is number => typeof outcome === 'number'));
       throw rateLimited(wait, 'Too many failed logins: wait before trying again.');
     }
+  }
+
+  /** The attempt of `claims`, counted as being checked in this process until it says how it ended. */
+  private admitted(claims: ScopeClaim[]): LoginAttempt {
+    const keys = claims.map((claim) => checkingKey(claim.scope));
+    for (const key of keys) this.checking.set(key, (this.checking.get(key) ?? 0) + 1);
     let settled = false;
     const once = (work: () => Promise<unknown>) => async () => {
       if (settled) return;
       settled = true;
-      await work();
+      try {
+        await work();
+      } finally {
+        for (const key of keys) {
+          const left = (this.checking.get(key) ?? 1) - 1;
+          if (left > 0) this.checking.set(key, left);
+          else this.checking.delete(key);
+        }
+        const waiting = this.checkEnded.splice(0);
+        for (const wake of waiting) wake();
+      }
     };
     const { limiter } = this.deps;
     return {
@@ -180,6 +230,17 @@ export class RateLimits {
       ),
       abandoned: once(() => Promise.all(claims.map((claim) => this.release(claim)))),
     };
+  }
+
+  /** Resolves when an attempt being checked in this process ends (or after LOGIN_WAIT_ROUND_MS, for attempts of other processes). */
+  private oneCheckEnds(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, LOGIN_WAIT_ROUND_MS);
+      this.checkEnded.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**

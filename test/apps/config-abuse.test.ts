@@ -52,6 +52,14 @@ describe('configuration: abuse limits, proxies, CORS, hashing', () => {
     expect(failure({ RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS: '0' }).variable).to.equal('RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS');
   });
 
+  it('reads the upload pacing: UPLOAD_IDLE_TIMEOUT_SECONDS (30), UPLOAD_MIN_BYTES_PER_SECOND (1024), UPLOAD_MIN_RATE_WINDOW_SECONDS (60); 0 turns the first two off', () => {
+    expect(loadConfig({}).uploadPacing).to.deep.equal({ idleTimeoutMs: 30_000, minBytesPerSecond: 1024, windowMs: 60_000 });
+    expect(loadConfig({ UPLOAD_IDLE_TIMEOUT_SECONDS: '0', UPLOAD_MIN_BYTES_PER_SECOND: '0', UPLOAD_MIN_RATE_WINDOW_SECONDS: '5' }).uploadPacing).to.deep.equal({ idleTimeoutMs: 0, minBytesPerSecond: 0, windowMs: 5000 });
+    expect(failure({ UPLOAD_IDLE_TIMEOUT_SECONDS: '1.5' }).variable).to.equal('UPLOAD_IDLE_TIMEOUT_SECONDS');
+    expect(failure({ UPLOAD_MIN_BYTES_PER_SECOND: '-1' }).variable).to.equal('UPLOAD_MIN_BYTES_PER_SECOND');
+    expect(failure({ UPLOAD_MIN_RATE_WINDOW_SECONDS: '0' }).variable).to.equal('UPLOAD_MIN_RATE_WINDOW_SECONDS');
+  });
+
   it('reads PASSWORD_HASH_CONCURRENCY as 1–256', () => {
     expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency).to.equal(3);
     expect(failure({ PASSWORD_HASH_CONCURRENCY: '0' }).variable).to.equal('PASSWORD_HASH_CONCURRENCY');

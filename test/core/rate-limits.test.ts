@@ -203,6 +203,17 @@ describe('LogIn under the login limits', () => {
     expect(codes.filter((code) => code === 'RATE_LIMITED')).to.have.length(40 - checks);
   });
 
+  it('lets 20 simultaneous logins with the right password all succeed, checked a few at a time', async () => {
+    const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 3, loginFreeFailuresPerClient: 5 } });
+    await world.registerConfirmed('owner@example.com');
+    const codes = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '203.0.113.8' }).then(() => 'OK', (error: { code: string }) => error.code),
+      ),
+    );
+    expect(codes).to.deep.equal(Array.from({ length: 20 }, () => 'OK'));
+  });
+
   it('gives the client’s point back after a right password: many accounts logging in from one address never meet the client limit', async () => {
     const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 5, loginFreeFailuresPerClient: 3 } });
     for (let i = 0; i < 6; i++) {
