@@ -5,7 +5,8 @@ import pg from 'pg';
 import { openPostgresDatabase, postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { migrations } from '../../adapters/persistence/sql/migrations.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { givenUser } from './persistence-fixtures.js';
+import { aCustomDomain } from './custom-domain-repository.contract.js';
+import { aFile, aRefreshToken, aSession, anApiKey, givenUser } from './persistence-fixtures.js';
 import { createTestSchema, type TestSchema, testDatabaseUrl } from '../support/test-database.js';
 
 /** The advisory lock key openPostgresDatabase migrates under (the bytes of "HANGAR"). */
@@ -55,6 +56,38 @@ if (url !== undefined) {
         expect(rows.map((row) => row.name)).to.deep.equal(Object.keys(migrations).sort());
       } finally {
         await Promise.all(opened.map((database) => database.close()));
+      }
+    });
+
+    it('answers the lookups of an authenticated request and a content read from its cache, without a round trip', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
+      try {
+        const repos = createSqlRepositories(database.db);
+        const user = await givenUser(repos.users);
+        const key = anApiKey(user.id);
+        await repos.apiKeys.create(key);
+        const session = aSession(user.id);
+        await repos.sessions.create({ session, refreshToken: aRefreshToken(session.id) });
+        await repos.domains.save(aCustomDomain(user.id, { hostname: 'cached.example.com' }));
+        const file = aFile(user.id);
+        expect(await repos.files.insert(file, { storageLimitBytes: 2 ** 30, fileCountLimit: 10 })).to.equal('inserted');
+        const lookups = async () => [
+          (await repos.apiKeys.findByHash(key.keyHash))?.id,
+          (await repos.sessions.findById(session.id))?.id,
+          (await repos.users.findById(user.id))?.id,
+          (await repos.domains.findByUser(user.id))?.hostname,
+          (await repos.domains.findByHostname('cached.example.com'))?.userId,
+          (await repos.domains.findByHostname('unknown.example.com'))?.userId,
+          (await repos.files.findByFileId(file.fileId))?.id,
+        ];
+        const expected = [key.id, session.id, user.id, 'cached.example.com', user.id, undefined, file.id];
+        expect(await lookups()).to.deep.equal(expected);
+        // Without a pool, any statement fails: the same lookups answer from the cache.
+        await database.pool.end();
+        expect(await lookups()).to.deep.equal(expected);
+        expect(await repos.users.findById('00000000-0000-4000-8000-000000000000').catch((error: unknown) => error)).to.be.instanceOf(Error);
+      } finally {
+        await database.close().catch(() => undefined);
       }
     });
 

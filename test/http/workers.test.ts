@@ -5,8 +5,9 @@ import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomFileOf } from '../support/bytes.js';
+import { makePng, randomFileOf } from '../support/bytes.js';
 import { call, expectError, mailedToken } from '../support/http-harness.js';
+import { checkResponse } from '../support/openapi-check.js';
 import { freePort, type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { httpTestDatabase } from '../support/test-database.js';
 
@@ -46,6 +47,32 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Pro
   }
 }
 
+/** GET on the content server with a chosen Host header, on a connection of its own (see callAlone); the status. */
+function getAloneWithHost(base: string, pathname: string, host: string): Promise<number> {
+  const url = new URL(pathname, base);
+  return new Promise((resolve, reject) => {
+    const request = http.get({ hostname: url.hostname, port: url.port, path: url.pathname, agent: false, headers: { host } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const type = response.headers['content-type'] ?? null;
+        const body = Buffer.concat(chunks);
+        checkResponse(base, 'GET', pathname, response.statusCode!, type, type?.startsWith('application/json') ? JSON.parse(body.toString()) : undefined);
+        resolve(response.statusCode!);
+      });
+    });
+    request.on('error', reject);
+  });
+}
+
+/** Polls `probe` every 20 ms until it answers true; fails after 1 s (the scale-out guarantee, docs/scale-out.md). */
+async function withinOneSecond(what: string, probe: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 1_000; !(await probe()); ) {
+    if (Date.now() > deadline) throw new Error(`${what}: not seen by every worker within 1 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** `npm start` with WORKERS=2: a supervisor and two worker processes on the same ports (apps/server/supervisor.ts). */
 describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDatabase()})`, function () {
   this.timeout(90_000);
@@ -68,6 +95,25 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     expect(await workersOf(server)).to.have.length(2);
     expect(server.output().match(/hangar: API on /g)).to.have.length(1);
     expect(server.output()).to.include('hangar: 2 worker processes (WORKERS)');
+  });
+
+  it('serves a custom hostname through every worker within 1 s of its activation, and none within 1 s of its removal', async () => {
+    const email = 'domain-workers@example.com';
+    await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
+    await call(server.api, `/auth/confirm?token=${await mailedToken({ dataDir }, email, '/auth/confirm')}`);
+    const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+    const apiKey = (await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key as string;
+    const uploaded = await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: makePng() });
+    const view = `/m/${uploaded.body.file.file_id}`;
+    // Four answers, each on its own connection: the supervisor hands them to both workers in turn.
+    const statuses = async () => Promise.all([0, 1, 2, 3].map(() => getAloneWithHost(server.content, view, 'workers.example.com')));
+    const allAre = (status: number) => async () => (await statuses()).every((answer) => answer === status);
+    expect(await statuses()).to.deep.equal([404, 404, 404, 404]); // both workers now hold "unknown"
+    await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'workers.example.com' } });
+    expect((await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { refresh_custom_domain: true } })).body.custom_domain.verification_status).to.equal('active');
+    await withinOneSecond('the activated hostname', allAre(200));
+    await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: null } });
+    await withinOneSecond('the removed hostname', allAre(404));
   });
 
   it('counts failed logins made through either worker together', async () => {

@@ -19,7 +19,10 @@ type Slot = { argument: number } | { constant: unknown };
  * The database is given on each call (a repository's own), and must be the same one every time:
  * the SQL is compiled for its dialect on the first call.
  * Where the database has a direct reader (SQLite, see `registerDirectAccess`), the query runs
- * through it when it can, and through Kysely otherwise.
+ * through it when it can, and through Kysely otherwise. Where it has shared lookups (Postgres, see
+ * `registerSharedLookups`), a lookup (`cacheable` or `invalidatedBy`) runs as a named prepared
+ * statement, and one with `invalidatedBy` is answered from the process's lookup cache while the
+ * change feed has announced no change of its key.
  * @example new PrecompiledQuery((db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash))
  */
 export class PrecompiledQuery<Row, Args extends unknown[]> {
