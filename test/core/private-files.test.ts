@@ -29,6 +29,19 @@ describe('ReadOwnFile', () => {
   });
 });
 
+describe('Expired files before the sweep', () => {
+  it('are no longer served at the public addresses, nor through signed URLs, from their expiry on', async () => {
+    const { hangar, clock, alice } = await world();
+    const brief = await hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body: signedBytes('text/plain', 5), expiresInSeconds: 60 });
+    const signed = await hangar.createSignedUrl.execute({ userId: alice.userId, fileId: brief.file.fileId, expiresInSeconds: 3600 });
+    await hangar.readPublicFile.execute({ fileId: brief.file.fileId });
+    clock.advance(60_000);
+    await expectDomainError(hangar.readPublicFile.execute({ fileId: brief.file.fileId }), 'FILE_NOT_FOUND');
+    const query = Object.fromEntries(new URL(signed.url).searchParams);
+    await expectDomainError(hangar.readSignedFile.execute({ fileId: brief.file.fileId, query }), 'FILE_NOT_FOUND');
+  });
+});
+
 describe('UpdateFile', () => {
   it('makes a file private (the public read refuses it) and public again, and renames it', async () => {
     const { hangar, alice, shown } = await world();

@@ -293,6 +293,29 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expect((await call(a.api, `/files/${fileId}`, { method: 'PATCH', apiKey, json: { is_public: true } })).status).to.equal(200);
     expect(await untilB(200)).to.be.below(1_000);
   });
+
+  it('serves exactly max_downloads of a share link’s downloads raced on both processes', async () => {
+    const [a, b] = servers;
+    const email = 'share-race@example.com';
+    await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
+    const token = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    await call(a.api, `/auth/confirm?token=${token}`);
+    const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+    const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
+    const uploaded = await call(a.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(5000, 'image/png', 78) });
+    const share = await call(a.api, `/files/${uploaded.body.file.file_id}/shares`, { method: 'POST', apiKey, json: { max_downloads: 5 } });
+    expect(share.status).to.equal(201);
+    const statuses = await Promise.all(
+      Array.from({ length: 24 }, async (_, i) => {
+        const response = await fetch(`${servers[i % 2].content}/share/${share.body.share_id}/download`);
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    );
+    expect(statuses.filter((status) => status === 200), JSON.stringify(statuses)).to.have.length(5);
+    expect(statuses.filter((status) => status === 410)).to.have.length(19);
+    expect((await call(b.api, `/files/${uploaded.body.file.file_id}/shares`, { apiKey })).body.shares[0].downloads).to.equal(5);
+  });
 });
 
 const postgresRun = httpTestDatabase() === 'postgres';
