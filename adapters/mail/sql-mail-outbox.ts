@@ -64,6 +64,8 @@ export class SqlMailOutbox implements Mailer {
   /** This process's name in `claimed_by`. */
   private readonly owner = randomUUID();
   private timer: NodeJS.Timeout | undefined;
+  /** Messages written by this process so far, for ids that sort in the order they were sent. */
+  private written = 0;
   private running: Promise<void> | undefined;
   private again = false;
   private lastPrune = 0;
@@ -84,9 +86,18 @@ export class SqlMailOutbox implements Mailer {
     const now = this.now();
     await this.db
       .insertInto('mail_outbox')
-      .values({ id: randomUUID(), recipient: message.to, subject: message.subject, text_body: message.text, html_body: message.html, created_at: now, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_until: null, last_error: null, sent_at: null, failed_at: null })
+      .values({ id: this.nextId(now), recipient: message.to, subject: message.subject, text_body: message.text, html_body: message.html, created_at: now, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_until: null, last_error: null, sent_at: null, failed_at: null })
       .execute();
     if (this.timer !== undefined) this.kick();
+  }
+
+  /**
+   * An id that sorts after every earlier one of this process (`<ms, 15 digits>-<count, 10 digits>-<uuid>`),
+   * so due messages go out in the order they were sent (across processes, to the millisecond).
+   */
+  private nextId(now: number): string {
+    this.written += 1;
+    return `${String(now).padStart(15, '0')}-${String(this.written).padStart(10, '0')}-${randomUUID()}`;
   }
 
   /** Starts the background delivery loop (every `pollMs`, and at once after each `send`). */
