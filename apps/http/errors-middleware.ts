@@ -46,9 +46,10 @@ export function errorsMiddleware(logger: Logger) {
       }
     } catch (error) {
       let domain = toDomainError(error);
-      if (domain.code === 'INTERNAL_ERROR' && clientAbortedBody(ctx, error)) {
+      // A body cut off by its client: failing its read, or refused by the upload for it (UPLOAD_INCOMPLETE).
+      if ((domain.code === 'INTERNAL_ERROR' || domain.code === 'UPLOAD_INCOMPLETE') && clientAbortedBody(ctx, error)) {
         logAborted(logger, ctx, error);
-        domain = new DomainError('UPLOAD_INCOMPLETE', 'The client closed the connection before the whole body arrived.');
+        if (domain.code === 'INTERNAL_ERROR') domain = new DomainError('UPLOAD_INCOMPLETE', 'The client closed the connection before the whole body arrived.');
       } else if (domain.code === 'INTERNAL_ERROR') {
         logInternalError(logger, ctx, error);
       }
