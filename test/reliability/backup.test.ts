@@ -53,7 +53,7 @@ describe('admin CLI: backup and restore (SQLite, blobs on disk)', function () {
       expect(backedUp.stdout).to.match(/^Backed up \d+ files/);
       expect(during, 'uploads went on during the backup').to.be.above(0);
       const manifest = JSON.parse(await readFile(path.join(backupDir, 'manifest.json'), 'utf8'));
-      expect(manifest.files.map((f: { path: string }) => f.path)).to.include.members(['hangar.db', 'blobs/small-blobs.db', 'jwt-secret']);
+      expect(manifest.files.map((f: { path: string }) => f.path)).to.include.members(['hangar.db', 'blobs/small-blobs.db']);
       for (const file of manifest.files) expect(file.sha256).to.match(/^[0-9a-f]{64}$/);
 
       // Into an empty DATA_DIR; never over data.
