@@ -57,7 +57,7 @@ export interface SqlFileRepositoryOptions {
  * statement, so nothing is written then. Parameters: $1 user id, $2 size (bytes), $3 public flag,
  * $4 file count limit, $5 storage limit (bytes), $6 record id, $7 file id, $8 name, $9 content type,
  * $10 SHA-256, $11 created at (Unix ms), $12 blob key, $13 search text, $14 the all-types marker,
- * $15 day, $16 hour, $17 size bucket. Answers one row: `inserted` 1 or 0.
+ * $15 day, $16 hour, $17 size bucket, $18 expires at (Unix ms, or null). Answers one row: `inserted` 1 or 0.
  */
 export const POSTGRES_INSERT_SQL = `with claimed as (
   insert into account_totals as t (user_id, storage_bytes, files_count, public_files_count, changes)
@@ -70,8 +70,8 @@ export const POSTGRES_INSERT_SQL = `with claimed as (
   where t.files_count + 1 <= $4::bigint and t.storage_bytes + excluded.storage_bytes <= $5::bigint
   returning t.user_id
 ), inserted as (
-  insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text)
-  select $6::text, user_id, $7::text, $8::text, $9::text, $2::bigint, $10::text, $3::integer, $11::bigint, $12::text, $13::text from claimed
+  insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at)
+  select $6::text, user_id, $7::text, $8::text, $9::text, $2::bigint, $10::text, $3::integer, $11::bigint, $12::text, $13::text, $18::bigint from claimed
   returning 1
 ), histogram as (
   insert into file_histogram as h (user_id, content_type, dimension, bucket, is_public, files)
@@ -266,6 +266,7 @@ export class SqlFileRepository implements FileRepository {
         CompiledQuery.raw(POSTGRES_INSERT_SQL, [
           file.userId, file.size, flag, limits.fileCountLimit, limits.storageLimitBytes, file.id, file.fileId, file.name, file.contentType,
           file.sha256, toMillis(file.createdAt), file.blobKey, fileSearchText(file), ALL_TYPES, day.bucket, hour.bucket, size.bucket,
+          toNullableMillis(file.expiresAt),
         ]),
       );
       if (rows[0]?.inserted === 1) return 'inserted';
