@@ -183,9 +183,15 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
+  // The slots of image transformations: the public and signed addresses' (IMAGE_CONCURRENCY), and
+  // the owner's thumbnails, one at a time beside them, queued up to 10 s (a page of tiles at once).
+  const imageSlots = {
+    public: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
+    thumbnails: new TransformSlots({ concurrency: 1, queueTimeoutMs: 10_000 }),
+  };
   const transformPublicImage = new TransformPublicImage({
     readPublicFile, files, blobs, variants: ports.imageVariants, transformer: ports.images, accounts, usage, meter: usageMeter, limits, ids, clock,
-    slots: new TransformSlots({ concurrency: options.images?.concurrency ?? 2, queueTimeoutMs: options.images?.queueTimeoutMs ?? 2_000 }),
+    slots: imageSlots.public,
     options: {
       maxVariantsPerFile: options.images?.maxVariantsPerFile,
       sizeLadder: options.images?.sizeLadder,
@@ -196,6 +202,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   });
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   return {
+    /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
+    imageSlots: imageSlots as Readonly<Record<'public' | 'thumbnails', { readonly active: number; readonly queued: number }>>,
     usageMeter,
     fileReadCounts,
     activity,
@@ -223,11 +231,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     readOwnFile: new ReadOwnFile({ files, blobs, clock }),
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage,
-    // The owner's own thumbnails: one transformation at a time beside the public ones, queued up to 10 s (a page of tiles at once).
-    getOwnerThumbnail: new GetOwnerThumbnail({
-      files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError,
-      slots: new TransformSlots({ concurrency: 1, queueTimeoutMs: 10_000 }),
-    }),
+    getOwnerThumbnail: new GetOwnerThumbnail({ files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError, slots: imageSlots.thumbnails }),
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
     readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
     signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),

@@ -20,6 +20,8 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
  * - `hangar_rate_limited_total{route}`: requests refused with 429;
  * - `hangar_blob_store_operation_seconds{operation,outcome}` (histogram; outcome `ok`|`error`);
  * - `hangar_image_transform_seconds{outcome}` (histogram): image transformations computed;
+ * - `hangar_image_transform_slots{pool,state}` (`pool` `public`|`thumbnails`, `state` `active`|`queued`):
+ *   transformations running and waiting for a slot now (a queue that stays long answers 503 IMAGE_BUSY);
  * - `hangar_database_query_seconds{outcome}` (histogram): queries run through Kysely;
  * - `hangar_database_pool_connections{state}` (Postgres: `total`, `idle`, `waiting`);
  * - Node's process metrics (`process_*`, `nodejs_*`, event-loop lag `nodejs_eventloop_lag_*`).
@@ -68,6 +70,22 @@ export class HangarMetrics {
   /** One image transformation. */
   imageTransform(seconds: number, failed: boolean): void {
     this.imageTransforms.observe({ outcome: failed ? 'error' : 'ok' }, seconds);
+  }
+
+  /** Reports the image transformations running and queued in each pool of slots (Hangar.imageSlots) at each scrape. */
+  watchImageSlots(pools: Readonly<Record<string, { readonly active: number; readonly queued: number }>>): void {
+    new client.Gauge({
+      name: 'hangar_image_transform_slots',
+      help: 'Image transformations of this process running (active) and waiting for a slot (queued), by pool',
+      labelNames: ['pool', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [pool, slots] of Object.entries(pools)) {
+          this.set({ pool, state: 'active' }, slots.active);
+          this.set({ pool, state: 'queued' }, slots.queued);
+        }
+      },
+    });
   }
 
   /** Reports a node-postgres pool's connections at each scrape. */

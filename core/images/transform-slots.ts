@@ -40,6 +40,11 @@ export class TransformSlots {
     return this.running;
   }
 
+  /** Transformations waiting for a slot now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   /**
    * Runs `work` once a slot is free, and frees the slot when it settles.
    * @throws DomainError IMAGE_BUSY (503) when no slot frees up within the queue timeout or the queue is full;
