@@ -5,6 +5,7 @@ import { RedirectPolicy } from './redirect-policy.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { normaliseEmail } from './user.js';
 import type { UserRepository } from './user-repository.js';
+import { BackgroundWork } from '../shared/background-work.js';
 
 /**
  * Mails a password reset link (valid 1 h) when the address has an account (spec 4.4). The
@@ -20,10 +21,11 @@ import type { UserRepository } from './user-repository.js';
 export class RequestPasswordReset {
   private readonly redirects: RedirectPolicy;
   /** Links being created and mailed (see `execute`). */
-  private readonly sending = new Set<Promise<void>>();
+  private readonly sending: BackgroundWork;
 
   constructor(private readonly deps: { users: UserRepository; links: OneTimeLinks; options: AccountOptions; limits: RateLimits; onBackgroundError?: (error: unknown) => void }) {
     this.redirects = new RedirectPolicy(deps.options.allowedRedirectUrls);
+    this.sending = new BackgroundWork(deps.onBackgroundError);
   }
 
   /**
@@ -36,15 +38,11 @@ export class RequestPasswordReset {
     await this.deps.limits.passwordReset({ email, client: input.client });
     const user = await this.deps.users.findByEmail(email);
     if (!user) return;
-    const sending: Promise<void> = this.deps.links
-      .send({ user, purpose: 'password_reset', redirectTo, compose: passwordResetEmail })
-      .catch((error: unknown) => this.deps.onBackgroundError?.(error))
-      .finally(() => this.sending.delete(sending));
-    this.sending.add(sending);
+    this.sending.start(this.deps.links.send({ user, purpose: 'password_reset', redirectTo, compose: passwordResetEmail }));
   }
 
   /** Resolves once every link `execute` started so far has been mailed (handed to the mailer) or has failed. Never rejects. */
-  async settled(): Promise<void> {
-    while (this.sending.size > 0) await Promise.all(this.sending);
+  settled(): Promise<void> {
+    return this.sending.settled();
   }
 }

@@ -5,6 +5,7 @@ import type { OneTimeLinks } from './one-time-links.js';
 import { RedirectPolicy } from './redirect-policy.js';
 import { normaliseEmail } from './user.js';
 import type { UserRepository } from './user-repository.js';
+import { BackgroundWork } from '../shared/background-work.js';
 
 /**
  * Mails a new e-mail confirmation link (valid 24 h, spec 4.2) when the address has an account that
@@ -21,10 +22,11 @@ import type { UserRepository } from './user-repository.js';
 export class ResendConfirmation {
   private readonly redirects: RedirectPolicy;
   /** Links being created and mailed (see `execute`). */
-  private readonly sending = new Set<Promise<void>>();
+  private readonly sending: BackgroundWork;
 
   constructor(private readonly deps: { users: UserRepository; links: OneTimeLinks; options: AccountOptions; limits: RateLimits; onBackgroundError?: (error: unknown) => void }) {
     this.redirects = new RedirectPolicy(deps.options.allowedRedirectUrls);
+    this.sending = new BackgroundWork(deps.onBackgroundError);
   }
 
   /**
@@ -39,15 +41,11 @@ export class ResendConfirmation {
     await this.deps.limits.confirmationResend({ email, client: input.client });
     const user = await this.deps.users.findByEmail(email);
     if (!user || user.emailConfirmedAt !== null) return;
-    const sending: Promise<void> = this.deps.links
-      .send({ user, purpose: 'email_confirmation', redirectTo, compose: confirmationEmail })
-      .catch((error: unknown) => this.deps.onBackgroundError?.(error))
-      .finally(() => this.sending.delete(sending));
-    this.sending.add(sending);
+    this.sending.start(this.deps.links.send({ user, purpose: 'email_confirmation', redirectTo, compose: confirmationEmail }));
   }
 
   /** Resolves once every link `execute` started so far has been mailed (handed to the mailer) or has failed. Never rejects. */
-  async settled(): Promise<void> {
-    while (this.sending.size > 0) await Promise.all(this.sending);
+  settled(): Promise<void> {
+    return this.sending.settled();
   }
 }
