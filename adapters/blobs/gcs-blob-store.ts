@@ -5,6 +5,7 @@ import type { BlobEntry, BlobStore, ByteRange } from '../../core/files/blob-stor
 import { DomainError } from '../../core/shared/errors.js';
 import { assertBlobKey, assertMaxBytes, assertParentKey, isBlobKey } from './blob-keys.js';
 import { BodyMeter, bodyStream } from './body-meter.js';
+import { WatchedBody } from './watched-body.js';
 
 /** Options of {@link GcsBlobStore}. */
 export interface GcsBlobStoreOptions {
@@ -109,27 +110,8 @@ export class GcsBlobStore implements BlobStore {
     signal?.throwIfAborted();
     const file = this.fileOf(key);
     // The body's own errors go out as they are, so tell them from the store's: a pipeline destroys every stream with the first error.
-    let bodyError: unknown;
-    // (Readable.from throws the pipeline's error into its iterator, so only errors of `next()` count.)
-    async function* watched(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-      const iterator = body[Symbol.asyncIterator]();
-      try {
-        for (;;) {
-          let result: IteratorResult<Uint8Array>;
-          try {
-            result = await iterator.next();
-          } catch (error) {
-            bodyError = error;
-            throw error;
-          }
-          if (result.done) return;
-          yield result.value;
-        }
-      } finally {
-        await iterator.return?.();
-      }
-    }
-    const source = bodyStream(watched(options.body));
+    const watched = new WatchedBody(options.body);
+    const source = bodyStream(watched.chunks());
     const meter = new BodyMeter(options.maxBytes);
     const sink = new GcsSink({ file, contentType: options.contentType, threshold: this.threshold, chunkSize: this.chunkSize, timeoutMs: this.timeoutMs });
     try {
@@ -142,7 +124,7 @@ export class GcsBlobStore implements BlobStore {
       if (!preconditionFailed && sink.finalRequestSent) {
         await deadline(file.delete({ ignoreNotFound: true, timeout: this.timeoutMs } as object), this.timeoutMs, 'clean up').catch(() => undefined);
       }
-      if (signal?.aborted || error instanceof DomainError || (bodyError !== undefined && error === bodyError)) throw error;
+      if (signal?.aborted || error instanceof DomainError || watched.threw(error)) throw error;
       if (preconditionFailed) throw new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`);
       throw unavailable('store a blob', error);
     }

@@ -15,6 +15,7 @@ import { DomainError } from '../../core/shared/errors.js';
 import { assertBlobKey, assertMaxBytes, assertParentKey, isBlobKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
 import { S3_LIMITS } from './s3-limits.js';
+import { WatchedBody } from './watched-body.js';
 
 /** Options of {@link S3BlobStore}. */
 export interface S3BlobStoreOptions {
@@ -171,27 +172,9 @@ export class S3BlobStore implements BlobStore {
     if (!this.ifNoneMatch && (await this.stat(key)) !== undefined) throw alreadyExists(key);
     const meter = new ByteMeter(options.maxBytes);
     // The body's own errors go out as they are, so tell them from the store's.
-    let bodyError: unknown;
-    async function* watched(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-      const iterator = body[Symbol.asyncIterator]();
-      try {
-        for (;;) {
-          let result: IteratorResult<Uint8Array>;
-          try {
-            result = await iterator.next();
-          } catch (error) {
-            bodyError = error;
-            throw error;
-          }
-          if (result.done) return;
-          yield result.value;
-        }
-      } finally {
-        await iterator.return?.();
-      }
-    }
+    const watched = new WatchedBody(options.body);
     // One chunk ahead at most; lib-storage gathers the chunks into parts.
-    const source = Readable.from(meteredBody(watched(options.body), meter, signal), { objectMode: true, highWaterMark: 1 });
+    const source = Readable.from(meteredBody(watched.chunks(), meter, signal), { objectMode: true, highWaterMark: 1 });
     const upload = new Upload({
       client: this.client,
       partSize: Math.max(this.partSize, Math.ceil(options.maxBytes / S3_LIMITS.maxParts)),
@@ -215,7 +198,7 @@ export class S3BlobStore implements BlobStore {
       source.destroy();
       // First the body's own outcome: closing the body past maxBytes may itself abort the signal (the
       // HTTP edge's signal follows its request), and the caller must still learn FILE_TOO_LARGE.
-      if (error instanceof DomainError || (bodyError !== undefined && error === bodyError)) throw error;
+      if (error instanceof DomainError || watched.threw(error)) throw error;
       if (signal?.aborted) throw signal.reason;
       if (isPreconditionFailure(error)) throw alreadyExists(key);
       throw unavailable('store a blob', error);
