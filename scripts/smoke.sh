@@ -72,6 +72,9 @@ cmp -s "$walk/cat.png" "$walk/view.png" || fail "walkthrough: /m bytes differ fr
 cmp -s "$walk/cat.png" "$walk/download.png" || fail "walkthrough: /d bytes differ from cat.png"
 grep -qiF 'content-disposition: attachment; filename="cat.png"' "$out" || fail "walkthrough: /d is not an attachment named cat.png"
 [ "$(tail -n3 "$out" | head -n1)" = 404 ] || fail "walkthrough: the private PDF did not answer 404 on the content server"
+cmp -s "$walk/resume.pdf" "$walk/resume-copy.pdf" || fail "walkthrough: the owner's download of the private PDF differs from resume.pdf"
+[[ "$SIGNED" == "$CDN/"* ]] || fail "walkthrough: no signed URL on the content origin ($SIGNED)"
+cmp -s "$walk/resume.pdf" "$walk/signed.pdf" || fail "walkthrough: the signed URL's bytes differ from resume.pdf"
 [ "$(tail -n2 "$out" | head -n1)" = 204 ] || fail "walkthrough: delete did not answer 204"
 bulk=$(tail -n1 "$out")
 [ "$(field "$bulk" deleted)" = 1 ] && [ "$(field "$bulk" errors.0.id)" = "$PNG_ID" ] || fail "walkthrough: bulk delete: $bulk"

@@ -104,7 +104,7 @@ export function agentGuide(options: {
       { step: 3, title: 'Log in', method: 'POST', url: `${base}/auth/login`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: '…' }, then: 'Keep session.access_token (a JWT, valid 1 hour).' },
       { step: 4, title: 'Create an API key', method: 'POST', url: `${base}/auth/api-keys`, headers: { authorization: 'Bearer <access_token>', 'content-type': 'application/json' }, body: { name: 'my agent' }, then: 'Keep `key`: it is shown only once.' },
       { step: 5, title: 'Upload a file', method: 'POST', url: `${base}/files`, headers: { authorization: 'Bearer <API key>', 'content-type': '<one of allowed_content_types>', 'x-file-name': '<name, percent-encoded if not ASCII>' }, body: '<the raw file bytes as the request body (not multipart)>', then: 'Answers 201 { file, message }.' },
-      { step: 6, title: 'Use the public address', method: 'GET', url: `${options.publicContentUrl}/m/<file.file_id>`, headers: {}, then: 'file.public_url (view) and file.public_download_url (download) serve the bytes to anyone; private uploads (?isPublic=false) are not served.' },
+      { step: 6, title: 'Use the public address', method: 'GET', url: `${options.publicContentUrl}/m/<file.file_id>`, headers: {}, then: 'file.public_url (view) and file.public_download_url (download) serve the bytes to anyone; private uploads (?isPublic=false) have no public address: their owner reads them with GET /files/<file_id>/content (API key or session token) or hands out POST /files/<file_id>/signed-url.' },
     ],
     limits: {
       new_account_plan: {
