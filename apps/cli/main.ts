@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { isDomainError } from '../../core/shared/errors.js';
 import { type Config, ConfigError, loadConfig, withEnvFile } from '../server/config.js';
 import { buildContainer, RootTokens } from '../server/container.js';

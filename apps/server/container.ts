@@ -22,6 +22,7 @@ import { SqlServiceSecrets } from '../../adapters/persistence/sql/sql-service-se
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './database.js';
 import { loadJwtSecret } from './jwt-secret.js';
+import { namedDependencies } from './named-dependencies.js';
 import { Tokens } from './tokens.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
@@ -237,31 +238,42 @@ export const coreModule = new ContainerModule(({ bind }) => {
   }), [Tokens.Config, Tokens.Logger]);
   bind(Tokens.Hangar)
     .toResolvedValue(
-      (options, users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, databaseProbe, failpoints, images, sniffer, rateLimiter, imageVariants, database, signingKeys, urlSigner, shares) =>
-        createHangar(
-          {
-            users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock,
-            probes: [databaseProbe, { name: 'blob_store', check: () => blobs.ping() }],
-            failpoints,
-            images,
-            sniffer,
-            rateLimiter,
-            imageVariants,
-            changes: database.changes,
-            signingKeys,
-            urlSigner,
-            shares,
-          },
-          options,
-        ),
-      [
-        Tokens.HangarOptions, Tokens.UserRepository, Tokens.OneTimeTokenRepository, Tokens.SessionRepository, Tokens.ApiKeyRepository,
-        Tokens.FileRepository, Tokens.UsageRepository, Tokens.ActivityLogRepository, Tokens.CustomDomainRepository, Tokens.EdgeProvider, Tokens.BlobStore, Tokens.Mailer, Tokens.PasswordHasher, Tokens.TokenSigner, Tokens.IdGenerator,
-        Tokens.SecretDigest, Tokens.Clock, Tokens.DatabaseProbe, Tokens.Failpoints, Tokens.ImageTransformer, Tokens.ContentSniffer, Tokens.RateLimiter,
-        Tokens.ImageVariantRepository,
-        RootTokens.Database,
-        Tokens.SigningKeyRepository, Tokens.UrlSigner, Tokens.ShareRepository,
-      ],
+      ...namedDependencies(
+        {
+          options: Tokens.HangarOptions,
+          users: Tokens.UserRepository,
+          tokens: Tokens.OneTimeTokenRepository,
+          sessions: Tokens.SessionRepository,
+          apiKeys: Tokens.ApiKeyRepository,
+          files: Tokens.FileRepository,
+          usage: Tokens.UsageRepository,
+          logs: Tokens.ActivityLogRepository,
+          domains: Tokens.CustomDomainRepository,
+          imageVariants: Tokens.ImageVariantRepository,
+          signingKeys: Tokens.SigningKeyRepository,
+          shares: Tokens.ShareRepository,
+          edge: Tokens.EdgeProvider,
+          blobs: Tokens.BlobStore,
+          mailer: Tokens.Mailer,
+          passwords: Tokens.PasswordHasher,
+          signer: Tokens.TokenSigner,
+          urlSigner: Tokens.UrlSigner,
+          ids: Tokens.IdGenerator,
+          digest: Tokens.SecretDigest,
+          clock: Tokens.Clock,
+          databaseProbe: Tokens.DatabaseProbe,
+          failpoints: Tokens.Failpoints,
+          images: Tokens.ImageTransformer,
+          sniffer: Tokens.ContentSniffer,
+          rateLimiter: Tokens.RateLimiter,
+          database: RootTokens.Database,
+        },
+        ({ options, databaseProbe, database, ...ports }) =>
+          createHangar(
+            { ...ports, probes: [databaseProbe, { name: 'blob_store', check: () => ports.blobs.ping() }], changes: database.changes },
+            options,
+          ),
+      ),
     )
     .inSingletonScope();
 });

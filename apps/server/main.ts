@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import cluster from 'node:cluster';
 import type { Logger } from '../../core/shared/logger.js';
 import { ConfigError, loadConfig, withEnvFile } from './config.js';
