@@ -112,9 +112,9 @@ export interface HangarPorts {
   rateLimiter: RateLimiter;
   /** Image transformations on the view address (docs/images.md), e.g. adapters/images/sharp-image-transformer.ts. */
   images: ImageTransformer;
-  /** Each account's key for signed URLs (issue #26); usually the repositories' `signingKeys`. */
+  /** Each account's key for signed URLs (docs/private-files.md); usually the repositories' `signingKeys`. */
   signingKeys: SigningKeyRepository;
-  /** Share links of files (issue #26). */
+  /** Share links of files (docs/private-files.md). */
   shares: ShareRepository;
   /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
   urlSigner: UrlSigner;

@@ -24,7 +24,7 @@ function errorPage(ctx: Context, error: DomainError): void {
 }
 
 /**
- * Share links on the content origin (issue #26): a small page per link (no script: a plain link
+ * Share links on the content origin (docs/private-files.md): a small page per link (no script: a plain link
  * to the download, or a password form that posts to it), and the download itself.
  */
 export function shareContentRoutes(hangar: Hangar): Route[] {

@@ -6,7 +6,7 @@ import { BINARY, defineRoute, type Route } from '../http/route.js';
 import { ContentParams, ImageQuery, sendImage, ViewHeaders } from './content-app.js';
 import { serveFile } from './serve-file.js';
 
-/** The signed URL address of the content server (issue #26), documented under {cdn_url}. */
+/** The signed URL address of the content server (docs/private-files.md), documented under {cdn_url}. */
 export function signedContentRoutes(hangar: Hangar): Route[] {
   // Built here, not at module load: content-app.ts (which defines the shared schemas) imports this module.
   const SignedQuery = Type.Object({

@@ -158,7 +158,7 @@ export const ConfigSchema = Type.Object({
   defaultPlan: Type.String(),
   /** Days activity log entries are kept (`LOG_RETENTION_DAYS`). */
   logRetentionDays: Type.Integer({ minimum: 1 }),
-  /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, issue #26). */
+  /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
   expirySweepIntervalSeconds: Type.Integer({ minimum: 1 }),
   /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
   images: Type.Object({

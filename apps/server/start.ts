@@ -124,7 +124,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const maintenance = options.maintenance ?? true;
   const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   if (maintenance) void prune();
-  // Expired files (issue #26): swept by the process that runs the maintenance, within a minute of their time.
+  // Expired files (docs/private-files.md): swept by the process that runs the maintenance, within a minute of their time.
   // One run at a time; close() waits for the one in flight before the database closes.
   let sweeping: Promise<unknown> | undefined;
   const sweep = () => {

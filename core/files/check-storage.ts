@@ -54,7 +54,7 @@ const SCAN_PAGE = 500;
 const STAT_CONCURRENCY = 16;
 
 /**
- * The reconciler behind `npm run cli -- fsck [--repair]` (issue #9, docs/reliability.md): bounds
+ * The reconciler behind `npm run cli -- fsck [--repair]` (docs/reliability.md): bounds
  * what crashes and failed clean-ups can leave behind.
  *
  * 1. Every blob is listed; one older than `graceMs` that no record owns ({@link isLiveBlob}:

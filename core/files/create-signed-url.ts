@@ -29,7 +29,7 @@ export interface SignedUrl {
 }
 
 /**
- * `POST /files/:id/signed-url` (issue #26, like Supabase's `createSignedUrl`): a URL on the content
+ * `POST /files/:id/signed-url` (docs/private-files.md, like Supabase's `createSignedUrl`): a URL on the content
  * origin that serves one of the user's files, private or public, until it expires. It carries no
  * database secret: an HMAC ({@link UrlSigner}) of the grant (file id, expiry in whole seconds,
  * disposition, transform) under the account's signing key, made on the account's first signed URL;

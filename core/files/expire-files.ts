@@ -10,7 +10,7 @@ const BATCH = 100;
 const MAX_BATCHES = 50;
 
 /**
- * The expiry sweep (issue #26, "Expiry"): deletes every file whose `expiresAt` has come, record and
+ * The expiry sweep (docs/private-files.md, "Expiry"): deletes every file whose `expiresAt` has come, record and
  * blob together as a delete does (records first, so storage and file count are released at once),
  * and logs each in its account's activity log as `DELETE /files/<file_id>` with status 204 and
  * metadata `{ auth: 'system', reason: 'expired', file_id, expires_at }`. A file whose expiry was

@@ -5,7 +5,7 @@ import { SECOND_MS } from '../shared/time.js';
 export const MAX_EXPIRES_IN_SECONDS = 100 * 365 * 24 * 3600;
 
 /**
- * Checks an expiry time for a file (issue #26, "Expiry"): strictly after `now`, and at most
+ * Checks an expiry time for a file (docs/private-files.md, "Expiry"): strictly after `now`, and at most
  * {@link MAX_EXPIRES_IN_SECONDS} ahead. Null (no expiry) passes.
  * @throws DomainError INVALID_EXPIRY (400) for a time in the past (or now), or too far ahead
  */

@@ -7,7 +7,7 @@ export type ReadKind = 'view' | 'download';
 type Counts = { views: number; downloads: number };
 
 /**
- * Counts each file's reads (issue #26, `view_count` / `download_count`) in memory and writes them
+ * Counts each file's reads (docs/private-files.md, `view_count` / `download_count`) in memory and writes them
  * in batches, as UsageMeter does for `origin_reads`: `record` is synchronous and O(1), the host
  * calls {@link flush} every few seconds and at shutdown. A failed flush puts its counts back, so
  * nothing is lost while the process lives. Several processes each keep their own buffer and add

@@ -17,7 +17,7 @@ export interface OwnFile {
 }
 
 /**
- * The owner's authenticated download, `GET /files/:id/content` (issue #26): any of the user's
+ * The owner's authenticated download, `GET /files/:id/content` (docs/private-files.md): any of the user's
  * files, private or public, until it expires. Another account's file, a missing one and an expired
  * one are the same FILE_NOT_FOUND, so a file id reveals nothing about other accounts. Not counted
  * as an origin read or a view (the owner reading their own file through the API).

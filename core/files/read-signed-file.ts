@@ -20,7 +20,7 @@ export type SignedRead = { disposition: 'inline' | 'attachment'; expiresAt: Date
 );
 
 /**
- * Serves a signed URL, `GET /s/:file_id?expires=&signature=…` on the content origin (issue #26).
+ * Serves a signed URL, `GET /s/:file_id?expires=&signature=…` on the content origin (docs/private-files.md).
  * One lookup finds the file with its owner's signing key (`findWithSigningKey`); the signature is
  * checked over the grant as the query states it (any change of file, expiry, disposition or
  * transform fails it), then the expiry. Private and public files alike; a deleted or expired file

@@ -2,7 +2,7 @@ import { DomainError } from '../shared/errors.js';
 import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
 
 /**
- * `POST /settings/rotate-signing-key` (issue #26): gives the account a new signing key, so every
+ * `POST /settings/rotate-signing-key` (docs/private-files.md): gives the account a new signing key, so every
  * signed URL made before answers SIGNED_URL_INVALID from the next request on, on every process
  * (the key is read with the file, in the same lookup). URLs signed afterwards use the new key.
  * @throws DomainError USER_NOT_FOUND (404) when the account no longer exists

@@ -15,7 +15,7 @@ function deletionPayload(fileId: string): string {
 }
 
 /**
- * A signed, single-file deletion link (issue #26, the ShareX `DeletionURL`):
+ * A signed, single-file deletion link (docs/private-files.md, the ShareX `DeletionURL`):
  * `{base_url}/files/<file_id>/delete?signature=<base64url>`, an HMAC of the file id under the
  * account's signing key (`UrlSigner`), so it works without a credential until the file is deleted
  * or the key rotated (`POST /settings/rotate-signing-key`). Opening it shows a confirmation page;

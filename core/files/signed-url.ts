@@ -3,7 +3,7 @@ import type { ImageRequest } from '../images/image-params.js';
 /** Longest lifetime of a signed URL, in seconds: 7 days (as Supabase's and S3's presigned URLs). */
 export const SIGNED_URL_MAX_SECONDS = 604_800;
 
-/** What a signed URL grants besides the file itself (issue #26, "Signed URLs"). */
+/** What a signed URL grants besides the file itself (docs/private-files.md, "Signed URLs"). */
 export interface SignedUrlGrant {
   /** Public file id. */
   fileId: string;

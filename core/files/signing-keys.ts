@@ -1,5 +1,5 @@
 /**
- * Port: each account's signing key for signed URLs (issue #26), an opaque secret made by
+ * Port: each account's signing key for signed URLs (docs/private-files.md), an opaque secret made by
  * {@link UrlSigner.newKey}. Kept with the account, so that `FileRepository.findWithSigningKey`
  * reads it with the file in one lookup; replacing it revokes every URL signed with the old one.
  */

@@ -17,7 +17,7 @@ export interface StoredFile {
   createdAt: Date;
   /** Blob store key: `<userId>/<fileId>`; never user-supplied text. */
   blobKey: string;
-  /** When the file is deleted automatically (issue #26, "Expiry"); null when never. From then on no address serves it. */
+  /** When the file is deleted automatically (docs/private-files.md, "Expiry"); null when never. From then on no address serves it. */
   expiresAt: Date | null;
   /** Reads served inline (`/m`, inline signed URLs), as written so far (counts are flushed in batches: FileReadCounts). */
   viewCount: number;

@@ -22,7 +22,7 @@ export interface UpdateFileInput {
 }
 
 /**
- * Changes one of the user's files, `PATCH /files/:id` (issue #26): its name (the download name
+ * Changes one of the user's files, `PATCH /files/:id` (docs/private-files.md): its name (the download name
  * of every address), its visibility, its expiry. Every value is checked before anything is
  * written, so a refused request changes nothing; the change is one repository update, seen by
  * every process as a delete is. An expired file (not yet swept) can no longer be changed.

@@ -61,7 +61,7 @@ export interface UploadFileDeps {
  * when the record is inserted (FileRepository.insert), so concurrent uploads never overshoot them.
  * Before anything is written, the first bytes are peeked (not buffered beyond them) and must carry
  * the signature of the declared type when it has one (checkDeclaredContentType).
- * An expiry (`expiresAt` or `expiresInSeconds`, issue #26) is checked before anything is read.
+ * An expiry (`expiresAt` or `expiresInSeconds`, docs/private-files.md) is checked before anything is read.
  * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, CONTENT_TYPE_MISMATCH, INVALID_FILE_NAME, INVALID_EXPIRY, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
  *         TRIAL_ENDED, STORAGE_LIMIT_REACHED, FILE_COUNT_LIMIT_REACHED (403), FILE_TOO_LARGE (413),
  *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE (503); a DomainError of the body's own source (the HTTP

@@ -97,21 +97,21 @@ export type ErrorCode =
   | 'IMAGE_TOO_LARGE'
   /** 503: every image transformation slot stayed busy past the queue timeout; sent with `Retry-After`. */
   | 'IMAGE_BUSY'
-  /** 400: an expiry (`expires_at`, `x-expires-at`, `expiresIn`) is in the past, not a time, or more than 100 years ahead (issue #26). */
+  /** 400: an expiry (`expires_at`, `x-expires-at`, `expiresIn`) is in the past, not a time, or more than 100 years ahead (docs/private-files.md). */
   | 'INVALID_EXPIRY'
-  /** 400: a signed URL's `expires_in` is outside 1–604800 seconds, or its options are invalid (issue #26). */
+  /** 400: a signed URL's `expires_in` is outside 1–604800 seconds, or its options are invalid (docs/private-files.md). */
   | 'INVALID_SIGNED_URL_REQUEST'
-  /** 403: the signed URL's expiry has passed (issue #26). */
+  /** 403: the signed URL's expiry has passed (docs/private-files.md). */
   | 'SIGNED_URL_EXPIRED'
-  /** 403: the signed URL was altered, its signing key rotated, or it is not a signed URL at all (issue #26). */
+  /** 403: the signed URL was altered, its signing key rotated, or it is not a signed URL at all (docs/private-files.md). */
   | 'SIGNED_URL_INVALID'
-  /** 404: no such share link (unknown, revoked, or its file deleted) (issue #26). */
+  /** 404: no such share link (unknown, revoked, or its file deleted) (docs/private-files.md). */
   | 'SHARE_NOT_FOUND'
-  /** 410: the share link expired, or its last allowed download was served (issue #26). */
+  /** 410: the share link expired, or its last allowed download was served (docs/private-files.md). */
   | 'SHARE_EXPIRED'
-  /** 401: the share link asks for a password and none was given (issue #26). */
+  /** 401: the share link asks for a password and none was given (docs/private-files.md). */
   | 'SHARE_PASSWORD_REQUIRED'
-  /** 403: the share link's password is wrong (issue #26). */
+  /** 403: the share link's password is wrong (docs/private-files.md). */
   | 'SHARE_PASSWORD_INVALID'
   /** 503: the blob store could not be reached. */
   | 'BLOB_STORE_UNAVAILABLE'

@@ -348,7 +348,7 @@ export class RateLimits {
   }
 
   /**
-   * Counts one password attempt at a share link (issue #26): at most 10 per link and client address
+   * Counts one password attempt at a share link (docs/private-files.md): at most 10 per link and client address
    * in 10 minutes, and 100 per link in all in an hour (so a guesser spread over many addresses
    * is slowed too, while the owner can still revoke the link and make a new one).
    * @throws DomainError RATE_LIMITED (429)

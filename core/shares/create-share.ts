@@ -22,7 +22,7 @@ export function shareView(share: Share, options: Pick<FileOptions, 'publicConten
 }
 
 /**
- * `POST /files/:id/shares` (issue #26, as Pingvin Share / Zipline): a link on the content origin
+ * `POST /files/:id/shares` (docs/private-files.md, as Pingvin Share / Zipline): a link on the content origin
  * that serves one of the user's files, private or public, until `expiresAt` or `maxDownloads`
  * downloads; with a password, only to those who give it (stored as an argon2id hash). Every value
  * is checked before anything is stored.

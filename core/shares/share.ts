@@ -1,4 +1,4 @@
-/** A share link of one file (issue #26, "Share links"): `{cdn_url}/share/<id>`. */
+/** A share link of one file (docs/private-files.md, "Share links"): `{cdn_url}/share/<id>`. */
 export interface Share {
   /** The share id: {@link SHARE_ID_LENGTH} base62 characters, unguessable (the link is the credential). */
   id: string;

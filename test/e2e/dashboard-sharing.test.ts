@@ -9,7 +9,7 @@ import { makePng, randomFileOf } from '../support/bytes.js';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
-// The private-file controls of the dashboard (issue #26) in Debian's headless Chromium against the
+// The private-file controls of the dashboard (docs/private-files.md) in Debian's headless Chromium against the
 // real server process: the public/private toggle and rename, a signed link, a share link with a
 // password, expiry at upload, and the counts.
 

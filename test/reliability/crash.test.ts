@@ -13,7 +13,7 @@ import {
 } from './harness.js';
 
 /**
- * The crash harness of issue #9: a workload of uploads, deletes and bulk deletes against the
+ * The crash harness (docs/reliability.md): a workload of uploads, deletes and bulk deletes against the
  * server as its own process, killed with SIGKILL at each failpoint and at random times, started
  * again over the same DATA_DIR, and checked after every restart:
  * - every acknowledged upload (201) reads back byte-identical, every acknowledged delete stays gone;

@@ -12,7 +12,7 @@ import { aBody, sha256 } from './harness.js';
 
 /**
  * Faults of the outside world give a clean answer with a stable code and change nothing
- * (issue #9, docs/reliability.md): the blob volume full or failing, the database locked or
+ * (docs/reliability.md): the blob volume full or failing, the database locked or
  * unreachable, the edge provider down. After each fault the same request succeeds once the fault
  * is gone. GCS 5xx and timeouts are proven by test/http/gcs-walkthrough.test.ts and the GCS blob
  * store tests (test/contracts/blob-store.test.ts).

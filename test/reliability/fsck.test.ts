@@ -12,7 +12,7 @@ async function* bytes(text: string): AsyncGenerator<Uint8Array> {
 }
 
 /**
- * `npm run cli -- fsck [--repair]` (issue #9, docs/reliability.md), run as its own process next to
+ * `npm run cli -- fsck [--repair]` (docs/reliability.md), run as its own process next to
  * a running server over the same DATA_DIR: orphans older than the grace period are listed and
  * removed with --repair, younger ones (uploads in flight) and derived blobs of live files are left
  * alone, records without their blob are reported, and the exit status says whether problems remain.

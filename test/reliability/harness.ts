@@ -10,7 +10,7 @@ import { call, mailedToken } from '../support/http-harness.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 export { runCli } from '../support/cli-process.js';
 
-/** `HANGAR_LONG=1` (npm run test:long) runs the full counts of issue #9; otherwise the fast ones of npm test. */
+/** `HANGAR_LONG=1` (npm run test:long) runs the full counts of docs/reliability.md; otherwise the fast ones of npm test. */
 export const LONG = process.env.HANGAR_LONG === '1';
 
 /** The environment of every reliability server: loopback, ephemeral ports, cheap hashing, no upload rate limit. */

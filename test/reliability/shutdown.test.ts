@@ -9,7 +9,7 @@ import type { ServerProcess } from '../support/server-process.js';
 import { aBody, anAccount, download, killServer, sha256, startServer, tryUpload } from './harness.js';
 
 /**
- * SIGTERM drains (issue #9, docs/reliability.md): an upload in flight when the signal comes still
+ * SIGTERM drains (docs/reliability.md): an upload in flight when the signal comes still
  * completes with 201 and reads back after a restart; no new connection is taken meanwhile; the
  * buffered usage counts and activity log entries are in the database once the process has exited 0.
  */

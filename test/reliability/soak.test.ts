@@ -16,7 +16,7 @@ const CONCURRENCY = 8;
  * The warm-up lets V8 grow its young generation to its working size under this load (RSS climbs
  * about 60 MiB over the first 20 000 reads and then stays within 1 %; heap snapshots taken before and
  * after 60 000 more reads and 3 000 uploads hold the same 27 MB of live objects: docs/reliability.md).
- * Allowed growth over the level after warm-up, as a fraction (issue #9: 10 %).
+ * Allowed growth over the level after warm-up, as a fraction (docs/reliability.md: 10 %).
  */
 const TOLERANCE = 0.1;
 

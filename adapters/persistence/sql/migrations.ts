@@ -503,7 +503,7 @@ const serviceSecrets: Migration = {
 };
 
 /**
- * 0013 (issue #26): `files.expires_at` (Unix ms, null: never), indexed for the expiry sweep, which
+ * 0013 (docs/private-files.md): `files.expires_at` (Unix ms, null: never), indexed for the expiry sweep, which
  * reads only the files that are due; `users.signing_key`, the per-account key of signed URLs
  * (null until the account signs its first URL; rotating it revokes every URL signed before);
  * `files.view_count` and `files.download_count`, the reads of each file (FileReadCounts flushes them).
@@ -519,7 +519,7 @@ const privateFiles: Migration = {
 };
 
 /**
- * 0014 (issue #26): `shares`, the share links of files, removed with their file (by record id) and
+ * 0014 (docs/private-files.md): `shares`, the share links of files, removed with their file (by record id) and
  * their user; looked up by id (the primary key), listed by user and file.
  */
 const shares: Migration = {

@@ -206,7 +206,7 @@ export interface ImageVariantsTable {
  * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
  */
-/** `shares`: share links of files (migration 0014, issue #26); rows go with their file and user. */
+/** `shares`: share links of files (migration 0014, docs/private-files.md); rows go with their file and user. */
 export interface SharesTable {
   id: string;
   user_id: string;

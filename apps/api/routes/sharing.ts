@@ -21,7 +21,7 @@ const ShareBody = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 }, { $id: 'Share' });
 
-/** Share object (issue #26). */
+/** Share object (docs/private-files.md). */
 function shareJson({ share, url }: ShareView) {
   return {
     share_id: share.id,
@@ -37,7 +37,7 @@ function shareJson({ share, url }: ShareView) {
 
 const literals = (...values: string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 
-/** Signed URLs and the signing key (issue #26). */
+/** Signed URLs and the signing key (docs/private-files.md). */
 export function sharingRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({

@@ -19,7 +19,7 @@ export interface HangarFile {
   download_count?: number;
 }
 
-/** Share link (issue #26). */
+/** Share link (docs/private-files.md). */
 export interface Share {
   share_id: string;
   url: string;

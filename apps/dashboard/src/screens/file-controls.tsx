@@ -22,7 +22,7 @@ export const FILE_EXPIRIES: [string, number][] = [
 const path = (file: HangarFile, rest = '') => `/files/${encodeURIComponent(file.file_id)}${rest}`;
 
 /**
- * The controls of issue #26 in a file's details: rename, public/private, expiry, view and download
+ * The private-file controls (docs/private-files.md) in a file's details: rename, public/private, expiry, view and download
  * counts, a signed link copied with an expiry picker, and share links (create with password,
  * expiry and download limit; list with counts; revoke). `onChanged` receives the File object the
  * API answered after a change.
