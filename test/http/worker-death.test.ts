@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
@@ -28,6 +29,20 @@ function request(base: string, pathname: string): { settledAt?: number; outcome?
   req.on('error', (error) => settle(String((error as NodeJS.ErrnoException).code)));
   req.setTimeout(20_000, () => req.destroy());
   return state;
+}
+
+/** The process among `pids` that holds the server side of the local TCP connection from `clientPort` (Linux: /proc/net/tcp and /proc/<pid>/fd). */
+async function holderOf(pids: number[], clientPort: number): Promise<number | undefined> {
+  const port = clientPort.toString(16).toUpperCase().padStart(4, '0');
+  const rows = (await readFile('/proc/net/tcp', 'utf8')).split('\n').slice(1).map((line) => line.trim().split(/\s+/));
+  // Columns: sl, local address, remote address, state, …, inode (10th).
+  const inode = rows.find((row) => row.length > 9 && row[2].endsWith(`:${port}`) && row[9] !== '0')?.[9];
+  for (const pid of pids) {
+    for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [])) {
+      if ((await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')) === `socket:[${inode}]`) return pid;
+    }
+  }
+  return undefined;
 }
 
 describe(`HTTP: WORKERS=2, a worker that dies with connections handed to it (${httpTestDatabase()})`, function () {
@@ -74,5 +89,25 @@ describe(`HTTP: WORKERS=2, a worker that dies with connections handed to it (${h
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     stopped = undefined;
+  });
+
+  it('closes at once the connection of a slow upload request, still arriving, on a worker that is killed', async () => {
+    const { hostname, port } = new URL(server.api);
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let closedAt: number | undefined;
+    socket.on('close', () => (closedAt = Date.now()));
+    socket.on('error', () => undefined);
+    // A slow client: the request has started, its headers are not complete yet.
+    socket.write('POST /files HTTP/1.1\r\nHost: api.hangar.test\r\nContent-Type: text/plain\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const holder = await holderOf(await workersOf(server), socket.localPort!);
+    expect(holder, 'a worker holds the connection').to.be.a('number');
+    process.kill(holder!, 'SIGKILL');
+    const killedAt = Date.now();
+    for (const deadline = killedAt + 5000; closedAt === undefined && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    expect(closedAt, 'the connection was closed').to.be.a('number');
+    expect(closedAt! - killedAt).to.be.at.most(2000);
   });
 });
