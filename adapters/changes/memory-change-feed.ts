@@ -1,4 +1,5 @@
 import type { Change, ChangeFeed, ChangeListener } from '../../core/shared/change-feed.js';
+import { ChangeListeners } from './change-listeners.js';
 
 /**
  * {@link ChangeFeed} within one process: {@link publish} delivers a change to every listener at
@@ -6,15 +7,10 @@ import type { Change, ChangeFeed, ChangeListener } from '../../core/shared/chang
  * there is nobody else to hear from; hosts and tests publish what they change.
  */
 export class MemoryChangeFeed implements ChangeFeed {
-  private readonly listeners = new Set<ChangeListener>();
+  private readonly listeners = new ChangeListeners();
 
   subscribe(listener: ChangeListener): () => void {
-    // A wrapper per subscription, so one listener subscribed twice is two subscriptions.
-    const entry: ChangeListener = (change) => listener(change);
-    this.listeners.add(entry);
-    return () => {
-      this.listeners.delete(entry);
-    };
+    return this.listeners.subscribe(listener);
   }
 
   catchUp(): undefined {
@@ -23,6 +19,6 @@ export class MemoryChangeFeed implements ChangeFeed {
 
   /** Tells every listener of `change`, now. */
   publish(change: Change): void {
-    for (const listener of [...this.listeners]) listener(change);
+    this.listeners.deliver(change);
   }
 }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Change, ChangeFeed, ChangeListener } from '../../../core/shared/change-feed.js';
+import { ChangeListeners } from '../../changes/change-listeners.js';
 
 /** Default of {@link PostgresChangeFeedOptions.fallbackMs}. */
 export const CHANGE_FEED_FALLBACK_MS = 5_000;
@@ -41,7 +42,7 @@ export interface PostgresChangeFeedOptions {
  * (Postgres keeps them queued for a listening session), which the same path covers.
  */
 export class PostgresChangeFeed implements ChangeFeed {
-  private readonly listeners = new Set<ChangeListener>();
+  private readonly listeners = new ChangeListeners();
   private client: pg.Client | undefined;
   private channel: string | undefined;
   private closed = false;
@@ -76,11 +77,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   }
 
   subscribe(listener: ChangeListener): () => void {
-    const entry: ChangeListener = (change) => listener(change);
-    this.listeners.add(entry);
-    return () => {
-      this.listeners.delete(entry);
-    };
+    return this.listeners.subscribe(listener);
   }
 
   /** Notifications are delivered as they arrive: nothing to wait for. */
@@ -98,16 +95,6 @@ export class PostgresChangeFeed implements ChangeFeed {
     this.client = undefined;
     this.listeners.clear();
     await client?.end().catch(() => {});
-  }
-
-  private deliver(change: Change): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(change);
-      } catch {
-        // A listener must not throw; one that does must not keep the others from hearing.
-      }
-    }
   }
 
   private async listen(): Promise<void> {
@@ -133,7 +120,7 @@ export class PostgresChangeFeed implements ChangeFeed {
       this.fallbackTimer = undefined;
       this.heartbeatTimer = setInterval(() => this.heartbeat(client), this.heartbeatMs).unref();
       // Whatever was committed before LISTEN took effect is unknown to this process.
-      this.deliver({ kind: 'everything' });
+      this.listeners.deliver({ kind: 'everything' });
       if (this.wasDown) this.options.onStateChange?.('listening');
       this.wasDown = false;
     } catch (error) {
@@ -150,7 +137,7 @@ export class PostgresChangeFeed implements ChangeFeed {
       parsed = undefined;
     }
     const changes = Array.isArray(parsed) ? parsed : [parsed];
-    for (const change of changes) this.deliver(isChange(change) ? change : { kind: 'everything' });
+    for (const change of changes) this.listeners.deliver(isChange(change) ? change : { kind: 'everything' });
   }
 
   private heartbeat(client: pg.Client): void {
@@ -181,13 +168,13 @@ export class PostgresChangeFeed implements ChangeFeed {
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     client.end().catch(() => {});
     this.startFallback();
-    this.deliver({ kind: 'everything' });
+    this.listeners.deliver({ kind: 'everything' });
     this.scheduleReconnect(error);
   }
 
   private startFallback(): void {
     if (this.fallbackTimer || this.closed) return;
-    this.fallbackTimer = setInterval(() => this.deliver({ kind: 'everything' }), this.fallbackMs).unref();
+    this.fallbackTimer = setInterval(() => this.listeners.deliver({ kind: 'everything' }), this.fallbackMs).unref();
   }
 
   private scheduleReconnect(error: unknown): void {

@@ -1,4 +1,5 @@
 import type { ChangeFeed, ChangeListener } from '../../../core/shared/change-feed.js';
+import { ChangeListeners } from '../../changes/change-listeners.js';
 import type { LookupCache } from './lookup-cache.js';
 
 /**
@@ -12,18 +13,14 @@ import type { LookupCache } from './lookup-cache.js';
  * to lose, so no fallback period.
  */
 export class SqliteChangeFeed implements ChangeFeed {
-  private readonly listeners = new Set<ChangeListener>();
+  private readonly listeners = new ChangeListeners();
   private watching: LookupCache | undefined;
 
   /** @param lookups the connection's lookup cache; undefined once the database is closed (then nothing is delivered) */
   constructor(private readonly lookups: () => LookupCache | undefined) {}
 
   subscribe(listener: ChangeListener): () => void {
-    const entry: ChangeListener = (change) => listener(change);
-    this.listeners.add(entry);
-    return () => {
-      this.listeners.delete(entry);
-    };
+    return this.listeners.subscribe(listener);
   }
 
   catchUp(): Promise<void> | undefined {
@@ -31,9 +28,7 @@ export class SqliteChangeFeed implements ChangeFeed {
     if (!cache) return undefined;
     if (this.watching !== cache) {
       this.watching = cache;
-      cache.onChange(() => {
-        for (const listener of [...this.listeners]) listener({ kind: 'everything' });
-      });
+      cache.onChange(() => this.listeners.deliver({ kind: 'everything' }));
     }
     const gate = cache.gate();
     if (!gate) {
