@@ -1,3 +1,4 @@
+import { parseUrl } from './shared/web-globals.js';
 import type { AccountOptions } from './accounts/account-options.js';
 import type { CustomDomainRepository } from './domains/custom-domain-repository.js';
 import { CustomDomains } from './domains/custom-domains.js';
@@ -167,7 +168,7 @@ export type Hangar = ReturnType<typeof createHangar>;
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const { users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, failpoints } = ports;
   const directory = new HostnameDirectory({ domains, changes: ports.changes ?? NO_OTHER_PROCESSES });
-  const reservedHosts = [options.publicApiUrl, options.publicContentUrl].map((url) => new URL(url).hostname);
+  const reservedHosts = [options.publicApiUrl, options.publicContentUrl].map((url) => parseUrl(url).hostname);
   const customDomains = new CustomDomains({ domains, edge, directory, clock, reservedHosts });
   const plans = new PlanCatalog(options);
   const accounts = new AccountPolicy({ users, plans, clock, options });
@@ -181,7 +182,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
   const readPublicFile = new ReadPublicFile({
     files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
-    contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
+    contentHosts: [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
   // The slots of image transformations: the public and signed addresses' (IMAGE_CONCURRENCY), and
   // the owner's thumbnails, one at a time beside them, queued up to 10 s (a page of tiles at once).
