@@ -161,8 +161,9 @@ export type Hangar = ReturnType<typeof createHangar>;
  * Wires every use case to `ports`. This is how a host embeds the core: build the ports (in-memory,
  * SQLite, local disk… or your own), call this, and call `hangar.uploadFile.execute(…)` and so on.
  * No container is needed; apps/server does the same through inversify.
- * Besides use cases it returns `usageMeter`, `fileReadCounts` and `activity`, buffers the host must `flush()` every
- * few seconds and at shutdown, and `pruneLogs`, `purgeCredentials` and `expireFiles`, to run now and then.
+ * Besides use cases it returns `usageMeter`, `fileReadCounts` and `activity`, buffers to `flush()` every
+ * few seconds and at shutdown, and `pruneLogs`, `purgeCredentials` and `expireFiles`, to run now and then:
+ * `new HangarRuntime(hangar).start()` (core/hangar-runtime.ts) does all of it, and `stop()` the last flush.
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
