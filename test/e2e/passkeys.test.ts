@@ -75,16 +75,16 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
 
   const credentials = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
 
-  it('adds a passkey on the Passkeys screen, held by the authenticator as a discoverable credential', async () => {
+  it('adds a passkey in the Passkeys section of the settings, held by the authenticator as a discoverable credential', async () => {
     const registered = await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: 'passkey walkthrough' }) });
     expect(registered.status).to.equal(201);
     await page.goto(`${base}/auth/confirm?token=${await mailedToken({ dataDir }, EMAIL, '/auth/confirm')}`);
     await heading('Files').waitFor();
 
-    await page.getByRole('link', { name: 'Passkeys' }).click();
-    await heading('Passkeys').waitFor();
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Passkeys' }).waitFor();
     await page.getByText('No passkeys yet.').waitFor();
-    await page.getByLabel('Name').fill('Laptop');
+    await page.getByLabel('Passkey name').fill('Laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByText('Added the passkey “Laptop”.').waitFor();
     await page.getByTestId('passkeys').getByRole('cell', { name: 'Laptop', exact: true }).waitFor();
@@ -101,8 +101,8 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
     expect(await page.evaluate<string | null>("localStorage.getItem('hangar.refresh_token')")).to.be.a('string');
     expect((await credentials())[0].signCount, 'the authenticator signed once more').to.be.greaterThan(0);
 
-    await page.getByRole('link', { name: 'Passkeys' }).click();
-    await heading('Passkeys').waitFor();
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Passkeys' }).waitFor();
     const row = page.getByTestId('passkeys').getByRole('row', { name: /Laptop/ });
     await row.waitFor();
     expect(await row.getByRole('cell').nth(2).textContent()).to.not.equal('never');

@@ -6,7 +6,6 @@ import { ActivityScreen } from './screens/activity.js';
 import { ForgotPassword, Register, ResetPassword, SignIn } from './screens/auth.js';
 import { FilesScreen } from './screens/files.js';
 import { KeysScreen } from './screens/keys.js';
-import { PasskeysScreen } from './screens/passkeys.js';
 import { SettingsScreen } from './screens/settings.js';
 import { planState, UsageScreen } from './screens/usage.js';
 import type { Profile } from './types.js';
@@ -14,7 +13,6 @@ import type { Profile } from './types.js';
 const SCREENS = [
   { path: '/files', label: 'Files', render: () => <FilesScreen /> },
   { path: '/keys', label: 'API keys', render: () => <KeysScreen /> },
-  { path: '/passkeys', label: 'Passkeys', render: () => <PasskeysScreen /> },
   { path: '/settings', label: 'Settings', render: () => <SettingsScreen /> },
   { path: '/usage', label: 'Usage', render: () => <UsageScreen /> },
   { path: '/activity', label: 'Activity', render: () => <ActivityScreen /> },

@@ -65,11 +65,11 @@ function PasskeyRow({ passkey, onChanged, onDelete }: { passkey: Passkey; onChan
 }
 
 /**
- * Passkeys: add one (POST /auth/passkeys/registration/options, the browser's
+ * The Passkeys section of the settings: add one (POST /auth/passkeys/registration/options, the browser's
  * navigator.credentials.create(), then …/verify), list, rename and delete. A passkey signs in
  * without the password, from the sign-in screen.
  */
-export function PasskeysScreen() {
+export function PasskeysSection() {
   const list = useLoad(() => api<{ passkeys: Passkey[] }>('/auth/passkeys'), []);
   const [error, setError] = useState<string>();
   const [news, setNews] = useState<string>();
@@ -99,16 +99,16 @@ export function PasskeysScreen() {
   };
 
   return (
-    <section aria-labelledby="passkeys-title">
-      <h1 id="passkeys-title">Passkeys</h1>
+    <section class="card" aria-labelledby="passkeys-title">
+      <h2 id="passkeys-title">Passkeys</h2>
       <p class="muted">
         A passkey signs you in with your device’s screen lock, fingerprint or security key instead of your password. It is two factors in one: no
         code is asked after it.
       </p>
       {supported ? (
-        <form class="card inline-form" onSubmit={add}>
+        <form class="inline-form" onSubmit={add}>
           <label class="grow">
-            Name
+            Passkey name
             <input name="name" maxLength={100} placeholder="e.g. laptop, phone" />
           </label>
           <button type="submit" disabled={busy}>
