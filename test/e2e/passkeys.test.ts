@@ -111,7 +111,7 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
   it('renames and deletes the passkey, after which it no longer signs in', async () => {
     await page.getByRole('button', { name: 'Rename Laptop' }).click();
     await page.getByLabel('New name').fill('Work laptop');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('passkeys').getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('passkeys').getByRole('cell', { name: 'Work laptop', exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Delete Work laptop' }).click();
