@@ -33,8 +33,9 @@ describe('Passkeys', () => {
     });
 
     it('registers several passkeys and excludes the ones registered already from new options', async () => {
-      const { alice, register, verifier, hangar } = await withAlice();
+      const { alice, register, verifier, hangar, clock } = await withAlice();
       await register(alice.userId, {}, 'Laptop');
+      clock.advance(1000);
       await register(alice.userId, { credentialId: 'cred-2', key: 'key-2' }, 'Phone');
       await hangar.startPasskeyRegistration.execute({ userId: alice.userId });
       expect(verifier.ceremonies.at(-1)!.credentials.map((c) => c.credentialId)).to.deep.equal(['cred-1', 'cred-2']);
