@@ -83,6 +83,15 @@ import { TransformPublicImage } from './images/transform-public-image.js';
 import { GetOwnerThumbnail } from './images/get-owner-thumbnail.js';
 import { TransformSlots } from './images/transform-slots.js';
 import type { IdGenerator, SecretDigest } from './shared/ids.js';
+import type { PasskeyRepository } from './passkeys/passkey.js';
+import type { PasskeyChallengeRepository } from './passkeys/passkey-challenge-repository.js';
+import type { WebAuthnVerifier } from './passkeys/webauthn-verifier.js';
+import { relyingPartyOf } from './passkeys/relying-party.js';
+import { StartPasskeyRegistration } from './passkeys/start-passkey-registration.js';
+import { FinishPasskeyRegistration } from './passkeys/finish-passkey-registration.js';
+import { DeletePasskey, ListPasskeys, RenamePasskey } from './passkeys/manage-passkeys.js';
+import { StartPasskeySignIn } from './passkeys/start-passkey-sign-in.js';
+import { SignInWithPasskey } from './passkeys/sign-in-with-passkey.js';
 
 /** Every port the core needs, one adapter each. */
 export interface HangarPorts {
@@ -119,6 +128,12 @@ export interface HangarPorts {
   shares: ShareRepository;
   /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
   urlSigner: UrlSigner;
+  /** The accounts' passkeys (docs: README "Passkeys"). */
+  passkeys: PasskeyRepository;
+  /** Outstanding WebAuthn challenges, shared by every process on the database. */
+  passkeyChallenges: PasskeyChallengeRepository;
+  /** WebAuthn options and signature checks (adapters/crypto/simplewebauthn-verifier.ts). */
+  webauthn: WebAuthnVerifier;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -202,6 +217,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     },
     onBackgroundError: options.onBackgroundError,
   });
+  // The relying party of passkeys is the API's origin, where the dashboard is served.
+  const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   return {
     /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
@@ -211,7 +228,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     activity,
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
-    purgeCredentials: new PurgeCredentials({ tokens, sessions, clock }),
+    purgeCredentials: new PurgeCredentials({ tokens, sessions, passkeyChallenges: ports.passkeyChallenges, clock }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
     logIn: new LogIn({ users, passwords, issuer, limits }),
@@ -220,6 +237,13 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resetPassword: new ResetPassword({ users, tokens, sessions, apiKeys, passwords, digest, clock }),
+    startPasskeyRegistration: new StartPasskeyRegistration(passkeyDeps),
+    finishPasskeyRegistration: new FinishPasskeyRegistration({ ...passkeyDeps, ids }),
+    listPasskeys: new ListPasskeys(passkeyDeps),
+    renamePasskey: new RenamePasskey(passkeyDeps),
+    deletePasskey: new DeletePasskey(passkeyDeps),
+    startPasskeySignIn: new StartPasskeySignIn({ ...passkeyDeps, limits }),
+    signInWithPasskey: new SignInWithPasskey({ ...passkeyDeps, issuer }),
     authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock }),
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys }),

@@ -9,6 +9,7 @@ import { NodeHmacUrlSigner } from '../crypto/node-hmac-url-signer.js';
 import { NodeIdGenerator } from '../crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../crypto/node-secret-digest.js';
 import { ScryptPasswordHasher } from '../crypto/scrypt-password-hasher.js';
+import { SimpleWebAuthnVerifier } from '../crypto/simplewebauthn-verifier.js';
 import { SystemClock } from '../crypto/system-clock.js';
 import { MockEdgeProvider } from '../edge/mock-edge-provider.js';
 import { UnavailableImageTransformer } from '../images/unavailable-image-transformer.js';
@@ -26,6 +27,7 @@ export type MemoryPorts = HangarPorts & { changes: ChangeFeed };
  * loaded, no native addon (argon2, sharp, better-sqlite3):
  * - repositories: `adapters/persistence/memory` (one `MemoryDatabase`), blobs: {@link MemoryBlobStore};
  * - passwords: {@link ScryptPasswordHasher} with its default costs (scrypt N = 2^15, r = 8, p = 3);
+ * - passkeys: {@link SimpleWebAuthnVerifier} (@simplewebauthn/server, JavaScript and WebCrypto);
  * - images: {@link UnavailableImageTransformer} (transformations answer NOT_IMPLEMENTED, 501);
  * - mail: {@link MemoryMailer} (messages kept in `mailer.messages`, nothing sent);
  * - custom domains: {@link MockEdgeProvider} with CNAME target `cdn.localhost`;
@@ -51,6 +53,9 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     imageVariants: repos.imageVariants,
     signingKeys: repos.signingKeys,
     shares: repos.shares,
+    passkeys: repos.passkeys,
+    passkeyChallenges: repos.passkeyChallenges,
+    webauthn: new SimpleWebAuthnVerifier(),
     edge: new MockEdgeProvider({ cnameTarget: 'cdn.localhost' }),
     mailer: new MemoryMailer(),
     passwords: new ScryptPasswordHasher(),

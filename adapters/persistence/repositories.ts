@@ -10,6 +10,8 @@ import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { HealthProbe } from '../../core/shared/health.js';
+import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
+import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
 
 /** Every repository port over one store, and that store's health probe. */
 export interface Repositories {
@@ -24,6 +26,8 @@ export interface Repositories {
   imageVariants: ImageVariantRepository;
   signingKeys: SigningKeyRepository;
   shares: ShareRepository;
+  passkeys: PasskeyRepository;
+  passkeyChallenges: PasskeyChallengeRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -22,7 +22,7 @@ export const AgentGuideBody = Type.Object({
   docs_url: Type.String(),
   authentication: Type.Object({
     summary: Type.String(),
-    session_token: Type.Object({ obtain: Type.String(), header: Type.String(), lifetime_seconds: Type.Integer(), refresh: Type.String() }),
+    session_token: Type.Object({ obtain: Type.String(), passkey: Type.Optional(Type.String()), header: Type.String(), lifetime_seconds: Type.Integer(), refresh: Type.String() }),
     api_key: Type.Object({ obtain: Type.String(), headers: Type.Array(Type.String()), form: Type.String() }),
     jwt_only_endpoints: Type.Array(Type.String()),
     no_auth_endpoints: Type.Array(Type.String()),
@@ -86,6 +86,7 @@ export function agentGuide(options: {
       summary: 'Two credentials: a session token (JWT) from login, and API keys for scripts. Send either as `Authorization: Bearer <token>`; an API key may instead go in `X-Api-Key`.',
       session_token: {
         obtain: 'POST /auth/login { email, password } → session.access_token (after the e-mail address is confirmed)',
+        passkey: 'in a browser, instead of the password: POST /auth/passkeys/authentication/options → navigator.credentials.get() → POST /auth/passkeys/authentication/verify { credential } → the same answer as login (register passkeys first with POST /auth/passkeys/registration/options and /verify)',
         header: 'Authorization: Bearer <access_token>',
         lifetime_seconds: 3600,
         refresh: 'POST /auth/refresh { refresh_token } → a new session; the old refresh token stops working',
@@ -147,7 +148,7 @@ export function agentGuideText(guide: AgentGuide): string {
     '',
     '## Authentication',
     guide.authentication.summary,
-    `- Session token: ${guide.authentication.session_token.obtain}; send ${guide.authentication.session_token.header}; ${guide.authentication.session_token.refresh}.`,
+    `- Session token: ${guide.authentication.session_token.obtain}${guide.authentication.session_token.passkey ? ` (or with a passkey, ${guide.authentication.session_token.passkey})` : ''}; send ${guide.authentication.session_token.header}; ${guide.authentication.session_token.refresh}.`,
     `- API key (${guide.authentication.api_key.form}): ${guide.authentication.api_key.obtain}; send ${guide.authentication.api_key.headers.join(' or ')}.`,
     `- Session token only: ${guide.authentication.jwt_only_endpoints.join(', ')}.`,
     `- No credentials: ${guide.authentication.no_auth_endpoints.join(', ')}.`,

@@ -1,3 +1,4 @@
+import type { Passkey } from '../../core/passkeys/passkey.js';
 import type { SessionTokens } from '../../core/accounts/session-issuer.js';
 import type { User } from '../../core/accounts/user.js';
 import type { ApiKey } from '../../core/api-keys/api-key.js';
@@ -14,6 +15,11 @@ export function userJson(user: Pick<User, 'id' | 'email'> & Partial<User>, full 
   return full
     ? { id: user.id, email: user.email, created_at: user.createdAt?.toISOString(), updated_at: user.updatedAt?.toISOString() }
     : { id: user.id, email: user.email };
+}
+
+/** A passkey: id, name and dates; never its key material. */
+export function passkeyJson(passkey: Passkey) {
+  return { id: passkey.id, name: passkey.name, created_at: passkey.createdAt.toISOString(), last_used_at: passkey.lastUsedAt?.toISOString() ?? null };
 }
 
 /** Session (spec 2.2). */

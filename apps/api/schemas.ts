@@ -21,6 +21,14 @@ export const UserBody = Type.Object({
   updated_at: Type.Optional(Timestamp),
 }, { $id: 'User' });
 
+/** A passkey as the API shows it (no key material). */
+export const PasskeyBody = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  created_at: Timestamp,
+  last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'The last sign-in with it; null before the first' }),
+}, { $id: 'Passkey' });
+
 export const SessionBody = Type.Object({
   access_token: Type.String(),
   refresh_token: Type.String(),

@@ -9,6 +9,7 @@ import { FileTypeContentSniffer } from '../../adapters/content/file-type-content
 import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
 import { NodeHmacUrlSigner } from '../../adapters/crypto/node-hmac-url-signer.js';
+import { SimpleWebAuthnVerifier } from '../../adapters/crypto/simplewebauthn-verifier.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
@@ -71,6 +72,8 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
   bind(Tokens.SigningKeyRepository).toResolvedValue((r: Repos) => r.signingKeys, [RootTokens.Repositories]);
   bind(Tokens.ShareRepository).toResolvedValue((r: Repos) => r.shares, [RootTokens.Repositories]);
+  bind(Tokens.PasskeyRepository).toResolvedValue((r: Repos) => r.passkeys, [RootTokens.Repositories]);
+  bind(Tokens.PasskeyChallengeRepository).toResolvedValue((r: Repos) => r.passkeyChallenges, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
 
@@ -182,6 +185,7 @@ export const edgeModule = new ContainerModule(({ bind }) => {
 export const cryptoModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib, concurrency: config.passwordHashConcurrency }), [Tokens.Config]).inSingletonScope();
   bind(Tokens.UrlSigner).toConstantValue(new NodeHmacUrlSigner());
+  bind(Tokens.WebAuthnVerifier).toConstantValue(new SimpleWebAuthnVerifier());
   bind(Tokens.TokenSigner)
     .toResolvedValue(async (config: Config, open: OpenDatabase) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret, new SqlServiceSecrets(open.db)) }), [Tokens.Config, RootTokens.Database])
     .inSingletonScope();
@@ -252,6 +256,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
           imageVariants: Tokens.ImageVariantRepository,
           signingKeys: Tokens.SigningKeyRepository,
           shares: Tokens.ShareRepository,
+          passkeys: Tokens.PasskeyRepository,
+          passkeyChallenges: Tokens.PasskeyChallengeRepository,
+          webauthn: Tokens.WebAuthnVerifier,
           edge: Tokens.EdgeProvider,
           blobs: Tokens.BlobStore,
           mailer: Tokens.Mailer,

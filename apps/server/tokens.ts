@@ -5,6 +5,9 @@ import type { SessionRepository } from '../../core/accounts/session-repository.j
 import type { TokenSigner } from '../../core/accounts/token-signer.js';
 import type { SigningKeyRepository, UrlSigner } from '../../core/files/signing-keys.js';
 import type { ShareRepository } from '../../core/shares/share.js';
+import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
+import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
+import type { WebAuthnVerifier } from '../../core/passkeys/webauthn-verifier.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
@@ -49,6 +52,9 @@ export const Tokens = {
   SigningKeyRepository: Symbol('SigningKeyRepository') as ServiceIdentifier<SigningKeyRepository>,
   UrlSigner: Symbol('UrlSigner') as ServiceIdentifier<UrlSigner>,
   ShareRepository: Symbol('ShareRepository') as ServiceIdentifier<ShareRepository>,
+  PasskeyRepository: Symbol('PasskeyRepository') as ServiceIdentifier<PasskeyRepository>,
+  PasskeyChallengeRepository: Symbol('PasskeyChallengeRepository') as ServiceIdentifier<PasskeyChallengeRepository>,
+  WebAuthnVerifier: Symbol('WebAuthnVerifier') as ServiceIdentifier<WebAuthnVerifier>,
   IdGenerator: Symbol('IdGenerator') as ServiceIdentifier<IdGenerator>,
   SecretDigest: Symbol('SecretDigest') as ServiceIdentifier<SecretDigest>,
   Clock: Symbol('Clock') as ServiceIdentifier<Clock>,

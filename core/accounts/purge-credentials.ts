@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { DAY_MS } from '../shared/time.js';
+import type { PasskeyChallengeRepository } from '../passkeys/passkey-challenge-repository.js';
 import type { OneTimeTokenRepository } from './one-time-token-repository.js';
 import type { SessionRepository } from './session-repository.js';
 
@@ -16,25 +17,28 @@ export interface PurgedCredentials {
   oneTimeTokens: number;
   sessions: number;
   refreshTokens: number;
+  /** Passkey challenges past their expiry, never answered. */
+  passkeyChallenges: number;
 }
 
 /**
  * Removes credentials that can no longer be used, so that their tables do not grow for ever: every
- * one-time token (e-mail confirmation, password reset) past its expiry, and sessions revoked and
+ * one-time token (e-mail confirmation, password reset) and passkey challenge past its expiry, and sessions revoked and
  * refresh tokens rotated more than {@link CREDENTIAL_RETENTION_DAYS} days ago (a dashboard that
  * refreshes every 15 minutes adds ~100 rotated tokens a day). Nothing a user can still use is
  * removed: a live session keeps its current refresh token however old it is. `HangarRuntime` runs it
  * hourly with the activity log's pruning (core/hangar-runtime.ts).
  */
 export class PurgeCredentials {
-  constructor(private readonly deps: { tokens: OneTimeTokenRepository; sessions: SessionRepository; clock: Clock; retentionDays?: number }) {}
+  constructor(private readonly deps: { tokens: OneTimeTokenRepository; sessions: SessionRepository; passkeyChallenges: PasskeyChallengeRepository; clock: Clock; retentionDays?: number }) {}
 
-  /** @returns how many one-time tokens, sessions and refresh tokens were removed */
+  /** @returns how many one-time tokens, sessions, refresh tokens and passkey challenges were removed */
   async execute(): Promise<PurgedCredentials> {
     const now = this.deps.clock.now();
     const before = new Date(now.getTime() - (this.deps.retentionDays ?? CREDENTIAL_RETENTION_DAYS) * DAY_MS);
     const oneTimeTokens = await this.deps.tokens.deleteExpired({ now });
     const { sessions, refreshTokens } = await this.deps.sessions.purge({ before });
-    return { oneTimeTokens, sessions, refreshTokens };
+    const passkeyChallenges = await this.deps.passkeyChallenges.deleteExpired({ now });
+    return { oneTimeTokens, sessions, refreshTokens, passkeyChallenges };
   }
 }

@@ -113,6 +113,20 @@ export type ErrorCode =
   | 'SHARE_PASSWORD_REQUIRED'
   /** 403: the share link's password is wrong (docs/private-files.md). */
   | 'SHARE_PASSWORD_INVALID'
+  /** 400: a passkey ceremony's challenge is unknown, used already, expired, or was issued to another account or ceremony. */
+  | 'PASSKEY_CHALLENGE_INVALID'
+  /** 400: not a WebAuthn response, or a registration response that does not verify (origin, relying party, attestation, no user verification). */
+  | 'PASSKEY_INVALID'
+  /** 409: the credential is registered already (to this or another account). */
+  | 'PASSKEY_ALREADY_REGISTERED'
+  /** 404: no such passkey for this account. */
+  | 'PASSKEY_NOT_FOUND'
+  /** 401: sign-in with a credential that is not registered here (or was deleted). */
+  | 'PASSKEY_NOT_RECOGNISED'
+  /** 401: sign-in with a passkey whose signature does not verify, or without user verification. */
+  | 'PASSKEY_REJECTED'
+  /** 401: the passkey's signature counter did not increase (WebAuthn §6.1.1: a possibly cloned authenticator). */
+  | 'PASSKEY_COUNTER_REGRESSED'
   /** 503: the blob store could not be reached. */
   | 'BLOB_STORE_UNAVAILABLE'
   /** 507: the blob store has no space left (ENOSPC, EDQUOT); nothing was stored. */

@@ -46,6 +46,8 @@ const SHARE_PASSWORD_RULES = {
   pair: { name: 'share_password_client', points: 10, durationSeconds: 600 },
   share: { name: 'share_password_share', points: 100, durationSeconds: 3600 },
 } as const;
+/** Passkey sign-in challenges (RateLimits.passkeyChallenge): each stores a row, so an anonymous client gets 30 a minute. */
+const PASSKEY_CHALLENGE_RULE = { name: 'passkey_challenge_client', points: 30, durationSeconds: 60 } as const;
 /** Most times one login attempt waits for other attempts' checks before it is refused. */
 const MAX_LOGIN_WAIT_ROUNDS = 100;
 /** Longest wait for another attempt's check to end before asking the counters again, in ms. */
@@ -359,6 +361,15 @@ export class RateLimits {
       { rule: SHARE_PASSWORD_RULES.pair, key: subject.client === undefined ? undefined : `${subject.shareId}\n${subject.client}`, limit: SHARE_PASSWORD_RULES.pair.points },
       { rule: SHARE_PASSWORD_RULES.share, key: subject.shareId, limit: SHARE_PASSWORD_RULES.share.points },
     ]);
+  }
+
+  /**
+   * Counts one passkey sign-in challenge for the client address (at most 30 a minute; each is a
+   * stored row). Nothing without a client.
+   * @throws DomainError RATE_LIMITED (429)
+   */
+  async passkeyChallenge(client: string | undefined): Promise<void> {
+    await this.count([{ rule: PASSKEY_CHALLENGE_RULE, key: client, limit: PASSKEY_CHALLENGE_RULE.points }]);
   }
 
   private async count(checks: { rule: RateRule; key: string | undefined; limit: number }[]): Promise<void> {

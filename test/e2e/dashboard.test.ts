@@ -560,7 +560,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       await tab.goto(`${server.api}/#/signin`);
       await tab.getByLabel('E-mail address').fill(EMAIL);
       await tab.getByLabel('Password').fill(PASSWORD);
-      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('button', { name: 'Sign in', exact: true }).click();
       await tab.getByRole('heading', { level: 1, name: 'Files' }).waitFor();
       const first = await tab.evaluate<string | null>("localStorage.getItem('hangar.refresh_token')");
       const refreshed = tab.waitForResponse((response) => response.url().endsWith('/auth/refresh') && response.status() === 200);
@@ -617,7 +617,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await heading('Sign in').waitFor();
     await page.getByLabel('E-mail address').fill(EMAIL);
     await page.getByLabel('Password').fill('not my password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('Wrong e-mail address or password.').waitFor();
     await shot('sign-in-refused');
   });
@@ -629,7 +629,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     const first = await mailedToken({ dataDir }, unconfirmed, '/auth/confirm');
     await page.getByLabel('E-mail address').fill(unconfirmed);
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('Confirm your e-mail address first').waitFor();
     await page.getByRole('button', { name: 'Resend confirmation e-mail' }).click();
     await page.getByText('wait a minute and try again').waitFor();

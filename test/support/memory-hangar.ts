@@ -1,5 +1,6 @@
 // The core wired to in-memory adapters, a settable clock and a mailer whose messages tests can read.
 // Used by test/core: every use case runs in-process, with real hashing, signing and digests.
+import { FakeWebAuthnVerifier } from './fake-webauthn-verifier.js';
 import { expect } from 'chai';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
@@ -145,6 +146,9 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     signingKeys: repos.signingKeys,
     shares: repos.shares,
     urlSigner: new NodeHmacUrlSigner(),
+    passkeys: repos.passkeys,
+    passkeyChallenges: repos.passkeyChallenges,
+    webauthn: new FakeWebAuthnVerifier(),
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

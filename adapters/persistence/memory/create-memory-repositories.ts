@@ -1,5 +1,7 @@
 import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
+import { MemoryPasskeyRepository } from './memory-passkey-repository.js';
+import { MemoryPasskeyChallengeRepository } from './memory-passkey-challenge-repository.js';
 import type { Repositories } from '../repositories.js';
 import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
 import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
@@ -32,6 +34,8 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     imageVariants: new MemoryImageVariantRepository(db),
     signingKeys: new MemorySigningKeyRepository(db),
     shares: new MemoryShareRepository(db),
+    passkeys: new MemoryPasskeyRepository(db),
+    passkeyChallenges: new MemoryPasskeyChallengeRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

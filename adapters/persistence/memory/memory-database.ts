@@ -8,6 +8,8 @@ import type { AccountTotals } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
 import type { Share } from '../../../core/shares/share.js';
+import type { Passkey } from '../../../core/passkeys/passkey.js';
+import type { PasskeyChallenge } from '../../../core/passkeys/passkey-challenge-repository.js';
 
 /** A row of {@link MemoryDatabase.files}. */
 export interface MemoryFileRow {
@@ -76,6 +78,12 @@ export class MemoryDatabase {
   readonly shares = new Map<string, Share>();
   /** `users.signing_key` by user id (accounts that signed a URL). */
   readonly signingKeys = new Map<string, string>();
+  /** `passkeys` by id. */
+  readonly passkeys = new Map<string, Passkey>();
+  /** Unique index: credential id → passkey id. */
+  readonly passkeyIdByCredentialId = new Map<string, string>();
+  /** `passkey_challenges` by challenge. */
+  readonly passkeyChallenges = new Map<string, PasskeyChallenge>();
 
   /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
   static usageKey(userId: string, periodStart: number): string {
@@ -104,7 +112,7 @@ export class MemoryDatabase {
 
   /**
    * Deletes the account and every row that refers to it (tokens, sessions and their refresh
-   * tokens, API keys, files, totals, usage, logs, custom domain), synchronously, so no other call sees it half done.
+   * tokens, API keys, files, totals, usage, logs, custom domain, passkeys and their challenges), synchronously, so no other call sees it half done.
    * @returns false when there was no such account
    */
   deleteUser(userId: string): boolean {
@@ -146,6 +154,14 @@ export class MemoryDatabase {
     this.signingKeys.delete(userId);
     for (const [id, share] of this.shares) {
       if (share.userId === userId) this.shares.delete(id);
+    }
+    for (const [id, passkey] of this.passkeys) {
+      if (passkey.userId !== userId) continue;
+      this.passkeys.delete(id);
+      this.passkeyIdByCredentialId.delete(passkey.credentialId);
+    }
+    for (const [key, challenge] of this.passkeyChallenges) {
+      if (challenge.userId === userId) this.passkeyChallenges.delete(key);
     }
     return true;
   }

@@ -26,6 +26,9 @@ const TABLES = [
   { name: 'shares', key: ['id'] },
   // Mail not yet sent goes with the data: the new database's servers send it.
   { name: 'mail_outbox', key: ['id'] },
+  { name: 'passkeys', key: ['id'] },
+  // Challenges live minutes: copied so a ceremony begun just before the copy can still end after it.
+  { name: 'passkey_challenges', key: ['challenge'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
+import { SqlPasskeyRepository } from './sql-passkey-repository.js';
+import { SqlPasskeyChallengeRepository } from './sql-passkey-challenge-repository.js';
 import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
 import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
@@ -31,6 +33,8 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { fil
     imageVariants: new SqlImageVariantRepository(db),
     signingKeys: new SqlSigningKeyRepository(db),
     shares: new SqlShareRepository(db),
+    passkeys: new SqlPasskeyRepository(db),
+    passkeyChallenges: new SqlPasskeyChallengeRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

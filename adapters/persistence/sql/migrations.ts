@@ -572,6 +572,48 @@ const mailOutbox: Migration = {
 };
 
 /**
+ * 0023: `passkeys`, the WebAuthn credentials of accounts (core/passkeys/passkey.ts), removed with
+ * their user. A sign-in finds one by `credential_id` (unique); the account's list by user.
+ * `transports` is a JSON array of strings; `public_key` the COSE key in base64url.
+ */
+const passkeys: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('passkeys')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('credential_id', 'text', (c) => c.notNull().unique())
+      .addColumn('public_key', 'text', (c) => c.notNull())
+      .addColumn('counter', 'bigint', (c) => c.notNull())
+      .addColumn('transports', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('last_used_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('passkeys_user').on('passkeys').columns(['user_id', 'created_at']).execute();
+  },
+};
+
+/**
+ * 0024: `passkey_challenges`, the WebAuthn challenges handed out and not yet answered
+ * (core/passkeys/passkey-challenge-repository.ts): taken by primary key, purged by expiry.
+ * `user_id` is the registering account (removed with it), null for a sign-in.
+ */
+const passkeyChallenges: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('passkey_challenges')
+      .addColumn('challenge', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('ceremony', 'text', (c) => c.notNull())
+      .addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('cascade'))
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('passkey_challenges_expires_at').on('passkey_challenges').column('expires_at').execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -593,6 +635,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0016_email_slots_per_purpose': emailSlotsPerPurpose,
   '0017_activity_actions_index': activityActionsIndex,
   '0018_mail_outbox': mailOutbox,
+  '0023_passkeys': passkeys,
+  '0024_passkey_challenges': passkeyChallenges,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -1,5 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
+import type { PasskeyCeremony } from '../../../core/passkeys/passkey-challenge-repository.js';
 
 /**
  * A 64-bit integer column: timestamps in Unix milliseconds and byte counts. Written as a number;
@@ -238,6 +239,33 @@ export interface HangarDatabase {
   image_variants: ImageVariantsTable;
   shares: SharesTable;
   mail_outbox: MailOutboxTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
+}
+
+/** `passkeys`: WebAuthn credentials (migration 0023, core/passkeys/passkey.ts). Times in Unix ms. */
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** base64url; unique. */
+  credential_id: string;
+  /** COSE key, base64url. */
+  public_key: string;
+  counter: Int64;
+  /** JSON array of transport names. */
+  transports: string;
+  created_at: Int64;
+  last_used_at: NullableInt64;
+}
+
+/** `passkey_challenges`: WebAuthn challenges not yet answered (migration 0024). Times in Unix ms. */
+export interface PasskeyChallengesTable {
+  challenge: string;
+  ceremony: PasskeyCeremony;
+  user_id: string | null;
+  expires_at: Int64;
+  created_at: Int64;
 }
 
 /** `mail_outbox`: e-mails accepted and not yet sent, or sent recently (migration 0018, SqlMailOutbox). Times in Unix ms. */

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, endSession, isSignedIn, publicApi, signIn } from '../api.js';
 import { messageOf, Notice } from '../components.js';
 import { navigate } from '../router.js';
+import { PasskeySignIn } from './passkey-sign-in.js';
 
 /** Minimum password length (spec 4.2). */
 const MIN_PASSWORD = 6;
@@ -113,6 +114,7 @@ export function SignIn({ notice }: { notice?: string }) {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <PasskeySignIn />
       {unconfirmed && <ResendConfirmation email={unconfirmed} />}
     </AuthCard>
   );

@@ -3,11 +3,12 @@ import { api } from '../api.js';
 import { Badge, ConfirmDialog, CopyButton, messageOf, Notice, useLoad } from '../components.js';
 import { formatBytes, formatDateTime, formatRelative } from '../format.js';
 import type { Profile, Settings } from '../types.js';
+import { PasskeysSection } from './passkeys.js';
 
 const MIB = 1024 * 1024;
 const PURPOSE: Record<string, string> = { routing: 'Points the name at Hangar', ownership: 'Proves you own the name', ssl_validation: 'Lets the certificate be issued' };
 
-/** Settings: the upload size limit, and the custom domain with its DNS records and statuses. */
+/** Settings: the upload size limit, the custom domain with its DNS records and statuses, and the passkeys. */
 export function SettingsScreen() {
   const settings = useLoad(() => api<Settings>('/settings'), []);
   const profile = useLoad(() => api<Profile>('/profile'), []);
@@ -23,6 +24,7 @@ export function SettingsScreen() {
           <CustomDomain settings={current} onSaved={setSaved} />
         </>
       )}
+      <PasskeysSection />
     </section>
   );
 }

@@ -1,0 +1,65 @@
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { PasskeyChallengeRepository } from './passkey-challenge-repository.js';
+import { passkeyName } from './passkey-name.js';
+import type { Passkey, PasskeyRepository } from './passkey.js';
+import type { RelyingParty, WebAuthnVerifier } from './webauthn-verifier.js';
+
+/**
+ * `POST /auth/passkeys/registration/verify`: stores the passkey the browser created from
+ * {@link StartPasskeyRegistration}'s options (WebAuthn §7.1). The challenge is taken (used up)
+ * first, whatever the outcome, so a response can be tried once; it must have been issued to this
+ * account for a registration and not have expired. The authenticator must have verified the user
+ * (PIN or biometrics), which makes a passkey sign-in two factors on its own.
+ * @throws DomainError PASSKEY_CHALLENGE_INVALID (400) unknown, used, expired or another account's challenge;
+ *         PASSKEY_INVALID (400) a response that does not verify or lacks user verification;
+ *         PASSKEY_ALREADY_REGISTERED (409) a credential registered already (to any account);
+ *         VALIDATION_FAILED (400) a bad name
+ */
+export class FinishPasskeyRegistration {
+  constructor(
+    private readonly deps: {
+      passkeys: PasskeyRepository;
+      challenges: PasskeyChallengeRepository;
+      verifier: WebAuthnVerifier;
+      ids: IdGenerator;
+      clock: Clock;
+      rp: RelyingParty;
+    },
+  ) {}
+
+  /** @param input.name the owner's label; default "Passkey N" (N = how many the account has, plus one) */
+  async execute(input: { userId: string; response: unknown; name?: string }): Promise<Passkey> {
+    const name = input.name === undefined ? undefined : passkeyName(input.name);
+    const read = this.deps.verifier.readResponse(input.response);
+    if (!read) throw new DomainError('PASSKEY_INVALID', 'This is not a WebAuthn registration response.');
+    const now = this.deps.clock.now();
+    const taken = await this.deps.challenges.take({ challenge: read.challenge, ceremony: 'registration', now });
+    if (!taken || taken.userId !== input.userId) throw challengeInvalid();
+    const result = await this.deps.verifier.verifyRegistration({ rp: this.deps.rp, response: input.response, challenge: read.challenge });
+    if (!result.verified) throw new DomainError('PASSKEY_INVALID', `The passkey could not be verified: ${result.reason}`);
+    if (!result.userVerified) throw new DomainError('PASSKEY_INVALID', 'The authenticator did not verify the user (PIN or biometrics); Hangar requires it.');
+    const count = name === undefined ? (await this.deps.passkeys.listForUser(input.userId)).length : 0;
+    const passkey: Passkey = {
+      id: this.deps.ids.uuid(),
+      userId: input.userId,
+      name: name ?? `Passkey ${count + 1}`,
+      credentialId: result.credentialId,
+      publicKey: result.publicKey,
+      counter: result.counter,
+      transports: result.transports,
+      createdAt: now,
+      lastUsedAt: null,
+    };
+    if (!(await this.deps.passkeys.insert(passkey))) {
+      throw new DomainError('PASSKEY_ALREADY_REGISTERED', 'This passkey is registered already.');
+    }
+    return passkey;
+  }
+}
+
+/** The one PASSKEY_CHALLENGE_INVALID error. */
+export function challengeInvalid(): DomainError {
+  return new DomainError('PASSKEY_CHALLENGE_INVALID', 'This passkey request is unknown, was used already or has expired: start again.');
+}
