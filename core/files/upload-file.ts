@@ -83,8 +83,9 @@ export class UploadFile {
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
     const totals = await this.deps.files.totals(input.userId);
-    if (totals.filesCount >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
-    const storageLeft = limits.storageLimitBytes - totals.storageBytes;
+    // Unfinished resumable uploads hold reservations that count as files and bytes.
+    if (totals.filesCount + (totals.reservedFiles ?? 0) >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
+    const storageLeft = limits.storageLimitBytes - totals.storageBytes - (totals.reservedBytes ?? 0);
     if (storageLeft <= 0) throw quotaError('storage_limit_reached', limits);
     if (input.contentLength !== undefined && input.contentLength > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
     if (input.contentLength !== undefined && input.contentLength > storageLeft) throw quotaError('storage_limit_reached', limits);
