@@ -172,7 +172,8 @@ export class UploadFile {
 /** Draws file ids until one is free; ids are random, so a second draw is already rarer than one in 10^17. */
 const FILE_ID_ATTEMPTS = 5;
 
-function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storageLimitBytes: number; fileCountLimit: number }): DomainError {
+/** The refusal of an upload that a plan's limit refused (403 FILE_COUNT_LIMIT_REACHED or STORAGE_LIMIT_REACHED). */
+export function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storageLimitBytes: number; fileCountLimit: number }): DomainError {
   return result === 'file_count_limit_reached'
     ? new DomainError('FILE_COUNT_LIMIT_REACHED', `This account already holds the ${limits.fileCountLimit} files its plan allows.`, { file_count_limit: limits.fileCountLimit })
     : new DomainError('STORAGE_LIMIT_REACHED', `This upload would take the account past its plan's storage limit of ${limits.storageLimitBytes} bytes.`, {
@@ -180,6 +181,7 @@ function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storage
       });
 }
 
-function tooLarge(maxBytes: number): DomainError {
+/** The refusal of an upload over the account's upload limit (413 FILE_TOO_LARGE), `maxBytes` in bytes. */
+export function tooLarge(maxBytes: number): DomainError {
   return new DomainError('FILE_TOO_LARGE', `The file is larger than this account's upload limit of ${maxBytes} bytes.`, { max_upload_size_bytes: maxBytes });
 }
