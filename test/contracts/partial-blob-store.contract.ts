@@ -81,7 +81,7 @@ export function describePartialBlobStoreContract(name: string, makeSubject: () =
       expect((await read('acc/partial2'))!.equals(bytes)).to.equal(true);
     });
 
-    it('drops bytes past the offset the caller gives (received but never acknowledged)', async () => {
+    it('resumes at the offset the caller gives, over bytes it received but never acknowledged', async () => {
       const bytes = patternBytes(300_000, 5);
       const first = await store.create({ key: 'acc/partial3', length: bytes.length, contentType: 'application/octet-stream' });
       const written = await store.append({ state: first, offset: 0, body: chunked(bytes.subarray(0, 200_000)) });
