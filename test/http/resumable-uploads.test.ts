@@ -115,11 +115,11 @@ describe('HTTP: resumable uploads (tus 1.0.0)', function () {
     expect(await partials()).to.have.length(1);
     clock.advance(2 * 3_600_000 + 1000);
     const deadline = Date.now() + 5000;
-    while ((await fetch(location, { method: 'HEAD', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0' } })).status !== 404) {
+    // The sweep deletes the row, then the bytes: both within a few seconds.
+    while ((await fetch(location, { method: 'HEAD', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0' } })).status !== 404 || (await partials()).length > 0) {
       if (Date.now() > deadline) throw new Error('the upload was not swept within 5 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(await partials()).to.deep.equal([]);
   });
 });
 
