@@ -21,7 +21,7 @@ export interface HangarRuntimeOptions {
    * Where failures of the background work go (default: nowhere). An outage (a DomainError such as
    * DATABASE_UNAVAILABLE) is a `warn` entry `background_work_deferred` (the buffers keep what
    * failed and the next run retries it); anything else an `error` entry `internal_error`. Both carry
-   * `work`: `flush`, `prune-logs`, `purge-credentials` or `expire-files`.
+   * `work`: `flush`, `prune-logs`, `purge-credentials`, `expire-files` or `expire-resumable-uploads`.
    */
   logger?: Logger;
 }
@@ -29,7 +29,7 @@ export interface HangarRuntimeOptions {
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'purgeCredentials' | 'expireFiles' | 'requestPasswordReset' | 'resendConfirmation'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'requestPasswordReset' | 'resendConfirmation'
 >;
 
 /**
@@ -98,7 +98,10 @@ export class HangarRuntime {
 
   /** Deletes the files whose expiry has passed; one sweep at a time (a call during one joins it). Never rejects. */
   sweepExpired(): Promise<unknown> {
-    this.sweeping ??= this.run('expire-files', () => this.hangar.expireFiles.execute()).finally(() => {
+    this.sweeping ??= Promise.all([
+      this.run('expire-files', () => this.hangar.expireFiles.execute()),
+      this.run('expire-resumable-uploads', () => this.hangar.expireResumableUploads.execute()),
+    ]).finally(() => {
       this.sweeping = undefined;
     });
     return this.sweeping;

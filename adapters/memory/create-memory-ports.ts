@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { HangarPorts } from '../../core/hangar.js';
 import type { ChangeFeed } from '../../core/shared/change-feed.js';
 import { MemoryBlobStore } from '../blobs/memory-blob-store.js';
+import { MemoryPartialBlobStore } from '../blobs/memory-partial-blob-store.js';
 import { MemoryChangeFeed } from '../changes/memory-change-feed.js';
 import { FileTypeContentSniffer } from '../content/file-type-content-sniffer.js';
 import { JoseTokenSigner } from '../crypto/jose-token-signer.js';
@@ -25,7 +26,8 @@ export type MemoryPorts = HangarPorts & { changes: ChangeFeed };
  * the core (`createHangar(createMemoryPorts(), options)`) and for tests. Nothing is written to disk
  * and everything is lost when the process ends. Only JavaScript and Node's built-in modules are
  * loaded, no native addon (argon2, sharp, better-sqlite3):
- * - repositories: `adapters/persistence/memory` (one `MemoryDatabase`), blobs: {@link MemoryBlobStore};
+ * - repositories: `adapters/persistence/memory` (one `MemoryDatabase`), blobs: {@link MemoryBlobStore},
+ *   resumable uploads' partial blobs: {@link MemoryPartialBlobStore};
  * - passwords: {@link ScryptPasswordHasher} with its default costs (scrypt N = 2^15, r = 8, p = 3);
  * - passkeys: {@link SimpleWebAuthnVerifier} (@simplewebauthn/server, JavaScript and WebCrypto);
  * - images: {@link UnavailableImageTransformer} (transformations answer NOT_IMPLEMENTED, 501);
@@ -56,6 +58,8 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     passkeys: repos.passkeys,
     passkeyChallenges: repos.passkeyChallenges,
     webauthn: new SimpleWebAuthnVerifier(),
+    resumableUploads: repos.resumableUploads,
+    partialBlobs: new MemoryPartialBlobStore(blobs),
     edge: new MockEdgeProvider({ cnameTarget: 'cdn.localhost' }),
     mailer: new MemoryMailer(),
     passwords: new ScryptPasswordHasher(),

@@ -438,6 +438,11 @@ export const CONFIG_VARIABLES = {
     fallback: 30,
     meaning: 'seconds between runs of the expiry sweep (1–60), which deletes files whose `expires_at` has come (`docs/private-files.md`)',
   }),
+  RESUMABLE_UPLOAD_EXPIRY_HOURS: withDefault({
+    parse: wholeNumber(1, 24 * 30),
+    fallback: 24,
+    meaning: 'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (see "Resumable uploads")',
+  }),
   PASSWORD_HASH_MEMORY_KIB: withDefault({
     parse: wholeNumber(1024),
     fallback: 19_456,

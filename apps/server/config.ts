@@ -106,6 +106,8 @@ export interface Config {
   logRetentionDays: number;
   /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
   expirySweepIntervalSeconds: number;
+  /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, README "Resumable uploads"). */
+  resumableUploadExpiryHours: number;
   /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
   images: {
     concurrency: number;
@@ -240,6 +242,7 @@ export function loadConfig(env: Env): Config {
     ...plansOf(read),
     logRetentionDays: read('LOG_RETENTION_DAYS'),
     expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
+    resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
     images: {
       concurrency: read('IMAGE_CONCURRENCY'),
       queueTimeoutMs: read('IMAGE_QUEUE_TIMEOUT_MS'),

@@ -2,6 +2,7 @@ import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
 import { MemoryPasskeyRepository } from './memory-passkey-repository.js';
 import { MemoryPasskeyChallengeRepository } from './memory-passkey-challenge-repository.js';
+import { MemoryResumableUploadRepository } from './memory-resumable-upload-repository.js';
 import type { Repositories } from '../repositories.js';
 import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
 import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
@@ -36,6 +37,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     shares: new MemoryShareRepository(db),
     passkeys: new MemoryPasskeyRepository(db),
     passkeyChallenges: new MemoryPasskeyChallengeRepository(db),
+    resumableUploads: new MemoryResumableUploadRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

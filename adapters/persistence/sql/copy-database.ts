@@ -29,6 +29,8 @@ const TABLES = [
   { name: 'passkeys', key: ['id'] },
   // Challenges live minutes: copied so a ceremony begun just before the copy can still end after it.
   { name: 'passkey_challenges', key: ['challenge'] },
+  // Unfinished uploads go with the reservations `account_totals` holds for them.
+  { name: 'resumable_uploads', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

@@ -3,6 +3,7 @@ import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
 import { SqlPasskeyRepository } from './sql-passkey-repository.js';
 import { SqlPasskeyChallengeRepository } from './sql-passkey-challenge-repository.js';
+import { SqlResumableUploadRepository } from './sql-resumable-upload-repository.js';
 import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
 import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
@@ -35,6 +36,7 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { fil
     shares: new SqlShareRepository(db),
     passkeys: new SqlPasskeyRepository(db),
     passkeyChallenges: new SqlPasskeyChallengeRepository(db),
+    resumableUploads: new SqlResumableUploadRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }
