@@ -1,6 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from '../persistence/sqlite/wal-checkpointer.js';
-import { retryWhileBusy, WalFlusher } from '../persistence/sqlite/wal-flusher.js';
+import { backgroundCheckpoints, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../sqlite/index.js';
 
 /** Size and age of one small blob, as {@link SqliteSmallBlobs} stores them. */
 export interface SmallBlobEntry {
