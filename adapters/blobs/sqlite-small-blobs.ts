@@ -14,7 +14,7 @@ export interface SmallBlobEntry {
 export const SMALL_BLOB_PAGE = 500;
 
 /**
- * Small blobs as rows of one SQLite database file, for {@link LocalDiskBlobStore}: a table
+ * Small blobs as rows of one SQLite database file, for `SqliteSmallBlobStore`: a table
  * `blobs (key primary key, bytes, size, modified_at)`.
  *
  * Why: a blob file costs nine file-system calls to store durably (a temp file opened, written,
