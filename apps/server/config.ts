@@ -27,7 +27,7 @@ const MAX_AUTO_WORKERS = 8;
 
 /** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
 const DatabaseConfig = Type.Union([
-  /** `fastPath`: SQLITE_FAST_PATH (default true), statements on every request's path without Kysely's executor. */
+  /** `fastPath`: SQLITE_FAST_PATH (absent: on), statements on every request's path without Kysely's executor. */
   Type.Object({ kind: Type.Literal('sqlite'), path: Type.String({ minLength: 1 }), fastPath: Type.Optional(Type.Boolean()) }),
   /**
    * `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE;
@@ -295,7 +295,8 @@ export function loadConfig(env: Env): Config {
     if (database.kind !== 'postgres' || listen.kind !== 'postgres') throw new ConfigError('DATABASE_LISTEN_URL', 'is for Postgres only: set it to a postgres:// URL of the database DATABASE_URL names.');
     database.listenUrl = listen.url;
   }
-  if (database.kind === 'sqlite') database.fastPath = booleanOf('SQLITE_FAST_PATH', read('SQLITE_FAST_PATH'), true);
+  const sqliteFastPath = read('SQLITE_FAST_PATH');
+  if (database.kind === 'sqlite' && sqliteFastPath !== undefined) database.fastPath = booleanOf('SQLITE_FAST_PATH', sqliteFastPath, true);
   const workers = workersOf(read('WORKERS'), database);
   const config: Config = {
     workers,
