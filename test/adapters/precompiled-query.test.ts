@@ -170,7 +170,7 @@ for (const fastPath of [true, false]) describe(`PrecompiledQuery (SQLite, fast p
       expect(calls).to.be.greaterThan(3);
     });
 
-    it('waits for another process’s write lock and then commits, within DIRECT_BUSY_WAIT_MS', async () => {
+    it(`waits for another process’s write lock and then commits${fastPath ? ', the direct way (within DIRECT_BUSY_WAIT_MS)' : ' (through Kysely, which waits up to 5 s)'}`, async () => {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'hangar-direct-busy-'));
       const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db'), fastPath });
       const other = new BetterSqlite3(path.join(dir, 'hangar.db'));
@@ -186,7 +186,8 @@ for (const fastPath of [true, false]) describe(`PrecompiledQuery (SQLite, fast p
           return inserted.numAffectedRows;
         });
         expect(outcome).to.equal(1n);
-        expect(Date.now() - started).to.be.at.least(25).and.below(DIRECT_BUSY_WAIT_MS);
+        expect(Date.now() - started).to.be.at.least(25);
+        if (fastPath) expect(Date.now() - started).to.be.below(DIRECT_BUSY_WAIT_MS);
         expect((await createSqlRepositories(onDisk).users.findById(user.id))?.email).to.equal('waited@example.com');
       } finally {
         other.close();
