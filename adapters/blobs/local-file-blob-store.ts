@@ -65,8 +65,8 @@ export class LocalFileBlobStore implements BlobStore {
   /**
    * Shard directories known to exist, one bit each (bit `n` for the directory of shard number `n`,
    * the first four hex characters read as a number): each is created (and checked) once per
-   * process. 8 KiB whatever the store holds; a Set of their paths grew to 65 536 strings, about
-   * 9 MB of heap after 100,000 uploads, and made every full garbage collection dearer.
+   * process. 8 KiB whatever the store holds, where a Set of their paths would grow to 65 536
+   * strings and make every full garbage collection dearer.
    */
   private readonly knownShards = new Uint8Array(SHARD_COUNT / 8);
 

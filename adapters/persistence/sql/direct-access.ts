@@ -73,4 +73,3 @@ export interface DirectExecutor {
  * round-trip per statement (Postgres), and may be run more than once (see `SqlExecutor.transaction`).
  */
 export type TransactionScript<T> = () => Generator<CompiledQuery, T, QueryResult<unknown>>;
-
