@@ -1,6 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from '../persistence/sqlite/wal-checkpointer.js';
-import { retryWhileBusy, WalFlusher } from '../persistence/sqlite/wal-flusher.js';
+import { backgroundCheckpoints, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../sqlite/index.js';
 
 /** Size and age of one small blob, as {@link SqliteSmallBlobs} stores them. */
 export interface SmallBlobEntry {
@@ -15,7 +14,7 @@ export interface SmallBlobEntry {
 export const SMALL_BLOB_PAGE = 500;
 
 /**
- * Small blobs as rows of one SQLite database file, for {@link LocalDiskBlobStore}: a table
+ * Small blobs as rows of one SQLite database file, for `SqliteSmallBlobStore`: a table
  * `blobs (key primary key, bytes, size, modified_at)`.
  *
  * Why: a blob file costs nine file-system calls to store durably (a temp file opened, written,

@@ -248,6 +248,11 @@ export const CONFIG_VARIABLES = {
     shown: '`DATABASE_URL`',
     meaning: 'Postgres only: where the change feed `LISTEN`s (a session of its own). Set it when `DATABASE_URL` goes through a transaction-mode pooler such as PgBouncer (`docs/scale-out.md`)',
   }),
+  SQLITE_FAST_PATH: variable({
+    parse: trueOrFalse,
+    shown: '`true`',
+    meaning: 'SQLite only: lookups, upload transactions and activity-log batches run on the connection directly, and repeated lookups are answered from a cache checked against every commit (`docs/architecture.md`, "The SQLite fast path"). `false`: every statement goes through Kysely; the same answers, slower (for diagnosis)',
+  }),
   BLOB_STORE_URL: variable({
     parse: text,
     shown: '`file:$DATA_DIR/blobs`',

@@ -25,7 +25,8 @@ const MAX_AUTO_WORKERS = 8;
 
 /** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
 export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
+  /** `fastPath`: SQLITE_FAST_PATH (absent: on), statements on every request's path without Kysely's executor. */
+  | { kind: 'sqlite'; path: string; fastPath?: boolean }
   /**
    * `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE;
    * `listenUrl`: DATABASE_LISTEN_URL, where the change feed listens when not at `url`.
@@ -219,6 +220,8 @@ export function loadConfig(env: Env): Config {
     if (database.kind !== 'postgres' || listen.kind !== 'postgres') throw new ConfigError('DATABASE_LISTEN_URL', 'is for Postgres only: set it to a postgres:// URL of the database DATABASE_URL names.');
     database.listenUrl = listen.url;
   }
+  const sqliteFastPath = read('SQLITE_FAST_PATH');
+  if (database.kind === 'sqlite' && sqliteFastPath !== undefined) database.fastPath = sqliteFastPath;
   const workers = workersOf(read('WORKERS'), database);
   const metricsPort = read('METRICS_PORT');
   return {

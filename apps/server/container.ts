@@ -62,7 +62,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
       [Tokens.Config, Tokens.Logger, RootTokens.Metrics],
     )
     .inSingletonScope();
-  bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open.db), [RootTokens.Database]).inSingletonScope();
+  bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open), [RootTokens.Database]).inSingletonScope();
   bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);
   bind(Tokens.OneTimeTokenRepository).toResolvedValue((r: Repos) => r.tokens, [RootTokens.Repositories]);
   bind(Tokens.SessionRepository).toResolvedValue((r: Repos) => r.sessions, [RootTokens.Repositories]);

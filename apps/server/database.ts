@@ -1,13 +1,14 @@
-import type { Kysely } from 'kysely';
-import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
+import type { SqlDatabaseHandle } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import type { ChangeFeed } from '../../core/shared/change-feed.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 
-/** An open, migrated database and how to close it. */
-export interface OpenDatabase {
-  db: Kysely<HangarDatabase>;
+/**
+ * An open, migrated database and how to close it; with the SQLite fast path (`direct`) or the
+ * Postgres lookups (`lookups`) its adapter offers, which the repositories receive (createSqlRepositories).
+ */
+export interface OpenDatabase extends SqlDatabaseHandle {
   /** Changes committed by every process on this database (SQLite: the WAL index; Postgres: LISTEN). */
   changes: ChangeFeed;
   /** Postgres only: the node-postgres pool under `db` (shared-state stores such as rate limits use it). */
@@ -28,6 +29,7 @@ export async function openDatabase(database: Config['database'], logger: Logger,
     case 'sqlite':
       return openSqliteDatabase({
         path: database.path,
+        fastPath: database.fastPath,
         onQuery,
         onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
       });
@@ -46,7 +48,7 @@ export async function openDatabase(database: Config['database'], logger: Logger,
             ? warn('change_feed_down', { error: String(error), fallback: 'caches are dropped every 5 s until it listens again' })
             : logger.info('change_feed_listening', {}),
       });
-      return { db: open.db, changes: open.changes, close: open.close, postgresPool: open.pool };
+      return { db: open.db, lookups: open.lookups, changes: open.changes, close: open.close, postgresPool: open.pool };
     }
   }
 }

@@ -7,7 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { runBatch, runTransaction } from '../../adapters/persistence/sql/direct-access.js';
+import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 import { LookupCache } from '../../adapters/persistence/sqlite/lookup-cache.js';
 import { WalIndexHeader } from '../../adapters/persistence/sqlite/wal-index-header.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
@@ -238,8 +238,8 @@ describe('SQLite lookup cache', () => {
     });
 
     it('sees a key revoked and a plan changed by the other process on the very next lookup', async () => {
-      const here = createSqlRepositories(first.db);
-      const there = createSqlRepositories(second.db);
+      const here = createSqlRepositories(first);
+      const there = createSqlRepositories(second);
       const user = aUser({ planName: 'free' });
       await here.users.create(user);
       const key = anApiKey(user.id, { keyHash: aHash() });
@@ -255,7 +255,7 @@ describe('SQLite lookup cache', () => {
     });
 
     it('sees its own writes at once, whichever way they were written', async () => {
-      const { users, domains } = createSqlRepositories(first.db);
+      const { users, domains } = createSqlRepositories(first);
       const user = aUser({ planName: 'free' });
       await users.create(user);
       expect(await domains.findByUser(user.id)).to.equal(undefined);
@@ -263,12 +263,13 @@ describe('SQLite lookup cache', () => {
       await users.setPlan({ userId: user.id, planName: 'pro', trialEndsAt: null, at: at(5) });
       expect((await users.findById(user.id))?.planName).to.equal('pro');
       // As a transaction script (the direct, synchronous transaction).
-      await runTransaction(first.db, function* () {
+      const executor = new SqlExecutor(first.db, first);
+      await executor.transaction(function* () {
         yield sql`update users set plan_name = ${'team'} where id = ${user.id}`.compile(first.db);
       });
       expect((await users.findById(user.id))?.planName).to.equal('team');
       // As a batch on the WAL worker's connection (another connection of this process).
-      await runBatch(first.db, [sql`update users set plan_name = ${'max'} where id = ${user.id}`.compile(first.db)]);
+      await executor.batch([sql`update users set plan_name = ${'max'} where id = ${user.id}`.compile(first.db)]);
       expect((await users.findById(user.id))?.planName).to.equal('max');
     });
   });

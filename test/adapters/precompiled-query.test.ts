@@ -6,50 +6,63 @@ import { expect } from 'chai';
 import { PrecompiledQuery } from '../../adapters/persistence/sql/precompiled-query.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { DIRECT_BUSY, DIRECT_BUSY_WAIT_MS, type DirectTransaction, registerDirectAccess, runTransaction } from '../../adapters/persistence/sql/direct-access.js';
+import { DIRECT_BUSY, DIRECT_BUSY_WAIT_MS, type DirectTransaction } from '../../adapters/persistence/sql/direct-access.js';
+import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 import { type CompiledQuery, type QueryResult, sql } from 'kysely';
 import { aUser } from '../contracts/persistence-fixtures.js';
 
-describe('PrecompiledQuery (SQLite)', () => {
+/** An insert of a user with `id` and `email`, compiled once. */
+function anInsertOfUsers() {
+  return new PrecompiledQuery((db, p: { id: string; email: string }) =>
+    db.insertInto('users').values({ id: p.id, email: p.email, password_hash: 'x', created_at: 0, updated_at: 0, plan_name: 'default' }),
+  );
+}
+
+for (const fastPath of [true, false]) describe(`PrecompiledQuery (SQLite, fast path ${fastPath ? 'on' : 'off'})`, () => {
   let database: SqliteDatabase;
+  /** The executor the composition builds for `database`: with the fast path, or plain Kysely. */
+  let executor: SqlExecutor;
   beforeEach(async () => {
-    database = await openSqliteDatabase({ path: ':memory:' });
-    const { users } = createSqlRepositories(database.db);
+    database = await openSqliteDatabase({ path: ':memory:', fastPath });
+    executor = new SqlExecutor(database.db, database);
+    const { users } = createSqlRepositories(database);
     for (const email of ['ann@example.com', 'bob@example.com', 'cid@example.com']) await users.create(aUser({ email }));
   });
   afterEach(() => database.close());
 
   it('answers each call with the rows for its own arguments, as the built query would', async () => {
-    const byEmail = new PrecompiledQuery((db, email: string) => db.selectFrom('users').select(['email']).where('email', '=', email));
+    const byEmail = new PrecompiledQuery((db, p: { email: string }) => db.selectFrom('users').select(['email']).where('email', '=', p.email));
     for (const email of ['bob@example.com', 'ann@example.com', 'nobody@example.com', 'cid@example.com']) {
       const built = await database.db.selectFrom('users').select(['email']).where('email', '=', email).execute();
-      expect(await byEmail.execute(database.db, email)).to.deep.equal(built);
+      expect(await byEmail.execute(executor, { email })).to.deep.equal(built);
     }
   });
 
-  it('puts several arguments in their places and keeps constants the builder bound', async () => {
-    const range = new PrecompiledQuery((db, from: string, to: string) =>
-      db.selectFrom('users').select(['email']).where('email', '>=', from).where('email', '<', to).orderBy('email').limit(1),
+  it('puts named parameters in their places, whatever the order they are given in, and keeps constants the builder bound', async () => {
+    const range = new PrecompiledQuery((db, p: { from: string; to: string }) =>
+      db.selectFrom('users').select(['email']).where('email', '>=', p.from).where('email', '<', p.to).orderBy('email').limit(1),
     );
-    expect(await range.execute(database.db, 'b', 'z')).to.deep.equal([{ email: 'bob@example.com' }]);
-    expect(await range.execute(database.db, 'a', 'b')).to.deep.equal([{ email: 'ann@example.com' }]);
-    expect(await range.first(database.db, 'd', 'z')).to.equal(undefined);
+    expect(await range.execute(executor, { to: 'z', from: 'b' })).to.deep.equal([{ email: 'bob@example.com' }]);
+    expect(await range.execute(executor, { from: 'a', to: 'b' })).to.deep.equal([{ email: 'ann@example.com' }]);
+    expect(await range.first(executor, { from: 'd', to: 'z' })).to.equal(undefined);
   });
 
-  it('binds eleven and more arguments in their places', async () => {
-    const many = new PrecompiledQuery((db, ...emails: string[]) => db.selectFrom('users').select(['email']).where('email', 'in', emails).orderBy('email'));
-    const emails = Array.from({ length: 12 }, (_, i) => (i === 10 ? 'bob@example.com' : `none-${i}@example.com`));
-    expect(await many.execute(database.db, ...emails)).to.deep.equal([{ email: 'bob@example.com' }]);
+  it('binds one named parameter used in several places to each of them', async () => {
+    const either = new PrecompiledQuery((db, p: { email: string; other: string }) =>
+      db.selectFrom('users').select(['email']).where((eb) => eb.or([eb('email', '=', p.email), eb('email', '=', p.other), eb('email', '=', sql<string>`lower(${p.email})`)])).orderBy('email'),
+    );
+    expect(await either.execute(executor, { email: 'CID@example.com', other: 'ann@example.com' })).to.deep.equal([{ email: 'ann@example.com' }, { email: 'cid@example.com' }]);
+    expect(either.compiled(database.db, { email: 'a', other: 'b' }).parameters).to.deep.equal(['a', 'b', 'a']);
   });
 
-  it('refuses a query that does not bind every argument as a parameter', async () => {
-    const careless = new PrecompiledQuery((db, _email: string) => db.selectFrom('users').select(['email']));
+  it('refuses a query that does not bind a parameter it is given as a value', async () => {
+    const careless = new PrecompiledQuery((db, _p: { email: string }) => db.selectFrom('users').select(['email']));
     let failure: unknown;
-    await careless.execute(database.db, 'ann@example.com').catch((error) => (failure = error));
-    expect(failure).to.be.instanceOf(Error).with.property('message').that.matches(/must bind each of its 1 arguments/);
+    await careless.execute(executor, { email: 'ann@example.com' }).catch((error) => (failure = error));
+    expect(failure).to.be.instanceOf(Error).with.property('message').that.matches(/must bind each of its parameters as a value \(email\)/);
   });
 
-  describe('direct reads on SQLite (outside the Kysely executor)', () => {
+  describe('reads and transaction scripts beside other transactions and connections', () => {
     /** Runs a transaction that creates `user`, pauses until `release` settles, then commits or rolls back. */
     function pausedTransaction(user: ReturnType<typeof aUser>, outcome: 'commit' | 'rollback') {
       let release!: () => void;
@@ -69,7 +82,7 @@ describe('PrecompiledQuery (SQLite)', () => {
     }
 
     it('never reads a row another transaction has not committed, and sees it once committed', async () => {
-      const { users } = createSqlRepositories(database.db);
+      const { users } = createSqlRepositories(database);
       const dropped = aUser({ email: 'dropped@example.com' });
       const rollingBack = pausedTransaction(dropped, 'rollback');
       await rollingBack.insertedNow;
@@ -88,22 +101,20 @@ describe('PrecompiledQuery (SQLite)', () => {
     });
 
     it('runs a transaction script at once, all or nothing, and reports a failing statement as the driver does', async () => {
-      const { users } = createSqlRepositories(database.db);
-      const insertUser = new PrecompiledQuery((db, id: string, email: string) =>
-        db.insertInto('users').values({ id, email, password_hash: 'x', created_at: 0, updated_at: 0, plan_name: 'default' }),
-      );
+      const { users } = createSqlRepositories(database);
+      const insertUser = anInsertOfUsers();
       const fresh = aUser({ email: 'fresh@example.com' });
       const db = database.db;
       let failure: unknown;
-      await runTransaction(db, function* () {
-        yield insertUser.compiled(db, fresh.id, 'fresh@example.com');
-        yield insertUser.compiled(db, aUser().id, 'ann@example.com'); // the e-mail is taken: unique violation
+      await executor.transaction(function* () {
+        yield insertUser.compiled(db, { id: fresh.id, email: 'fresh@example.com' });
+        yield insertUser.compiled(db, { id: aUser().id, email: 'ann@example.com' }); // the e-mail is taken: unique violation
       }).catch((error) => (failure = error));
       expect(String((failure as { code?: string })?.code)).to.match(/^SQLITE_CONSTRAINT/);
       expect(await users.findById(fresh.id)).to.equal(undefined);
 
-      const outcome = await runTransaction(db, function* () {
-        const inserted = yield insertUser.compiled(db, fresh.id, 'fresh@example.com');
+      const outcome = await executor.transaction(function* () {
+        const inserted = yield insertUser.compiled(db, { id: fresh.id, email: 'fresh@example.com' });
         return inserted.numAffectedRows;
       });
       expect(outcome).to.equal(1n);
@@ -111,18 +122,16 @@ describe('PrecompiledQuery (SQLite)', () => {
     });
 
     it('lets a Kysely transaction that is open finish before a transaction script runs (never inside it)', async () => {
-      const { users } = createSqlRepositories(database.db);
-      const insertUser = new PrecompiledQuery((db, id: string, email: string) =>
-        db.insertInto('users').values({ id, email, password_hash: 'x', created_at: 0, updated_at: 0, plan_name: 'default' }),
-      );
+      const { users } = createSqlRepositories(database);
+      const insertUser = anInsertOfUsers();
       const held = aUser({ email: 'held@example.com' });
       const open = pausedTransaction(held, 'rollback');
       await open.insertedNow;
       const db = database.db;
       // Run inside the open transaction, its row would go with that transaction's rollback.
       const own = aUser({ email: 'own@example.com' });
-      const script = runTransaction(db, function* () {
-        yield insertUser.compiled(db, own.id, own.email);
+      const script = executor.transaction(function* () {
+        yield insertUser.compiled(db, { id: own.id, email: own.email });
         return 'done';
       });
       open.release();
@@ -132,15 +141,14 @@ describe('PrecompiledQuery (SQLite)', () => {
       expect((await users.findById(own.id))?.email).to.equal('own@example.com');
     });
 
-    it('tries the direct way again while the write lock is held elsewhere, and hands over to Kysely after DIRECT_BUSY_WAIT_MS', async () => {
+    if (fastPath) it('tries the direct way again while the write lock is held elsewhere, and hands over to Kysely after DIRECT_BUSY_WAIT_MS', async () => {
       const db = database.db;
       let calls = 0;
       const busyThrice: DirectTransaction = ((work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => unknown) => {
         calls += 1;
         return calls <= 3 ? DIRECT_BUSY : Promise.resolve(work(() => ({ rows: [{ n: 'direct' }] })));
       }) as DirectTransaction;
-      registerDirectAccess(db, { read: () => undefined, transaction: busyThrice });
-      const direct = await runTransaction(db, function* () {
+      const direct = await new SqlExecutor(db, { direct: { read: () => undefined, transaction: busyThrice } }).transaction(function* () {
         const result = yield sql`select 'kysely' as n`.compile(db);
         return (result.rows[0] as { n: string }).n;
       });
@@ -152,9 +160,8 @@ describe('PrecompiledQuery (SQLite)', () => {
         calls += 1;
         return DIRECT_BUSY;
       }) as DirectTransaction;
-      registerDirectAccess(db, { read: () => undefined, transaction: alwaysBusy });
       const started = Date.now();
-      const viaKysely = await runTransaction(db, function* () {
+      const viaKysely = await new SqlExecutor(db, { direct: { read: () => undefined, transaction: alwaysBusy } }).transaction(function* () {
         const result = yield sql`select 'kysely' as n`.compile(db);
         return (result.rows[0] as { n: string }).n;
       });
@@ -163,26 +170,25 @@ describe('PrecompiledQuery (SQLite)', () => {
       expect(calls).to.be.greaterThan(3);
     });
 
-    it('waits for another process’s write lock and then commits (the direct way, within DIRECT_BUSY_WAIT_MS)', async () => {
+    it(`waits for another process’s write lock and then commits${fastPath ? ', the direct way (within DIRECT_BUSY_WAIT_MS)' : ' (through Kysely, which waits up to 5 s)'}`, async () => {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'hangar-direct-busy-'));
-      const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db') });
+      const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db'), fastPath });
       const other = new BetterSqlite3(path.join(dir, 'hangar.db'));
       try {
-        const insertUser = new PrecompiledQuery((db, id: string, email: string) =>
-          db.insertInto('users').values({ id, email, password_hash: 'x', created_at: 0, updated_at: 0, plan_name: 'default' }),
-        );
+        const insertUser = anInsertOfUsers();
         const db = onDisk.db;
         const user = aUser({ email: 'waited@example.com' });
         other.exec('begin immediate');
         setTimeout(() => other.exec('commit'), 30);
         const started = Date.now();
-        const outcome = await runTransaction(db, function* () {
-          const inserted = yield insertUser.compiled(db, user.id, user.email);
+        const outcome = await new SqlExecutor(db, onDisk).transaction(function* () {
+          const inserted = yield insertUser.compiled(db, { id: user.id, email: user.email });
           return inserted.numAffectedRows;
         });
         expect(outcome).to.equal(1n);
-        expect(Date.now() - started).to.be.at.least(25).and.below(DIRECT_BUSY_WAIT_MS);
-        expect((await createSqlRepositories(db).users.findById(user.id))?.email).to.equal('waited@example.com');
+        expect(Date.now() - started).to.be.at.least(25);
+        if (fastPath) expect(Date.now() - started).to.be.below(DIRECT_BUSY_WAIT_MS);
+        expect((await createSqlRepositories(onDisk).users.findById(user.id))?.email).to.equal('waited@example.com');
       } finally {
         other.close();
         await onDisk.close();
@@ -192,10 +198,10 @@ describe('PrecompiledQuery (SQLite)', () => {
 
     it('sees what another connection (another process, the admin CLI) committed, with nothing stale kept', async () => {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'hangar-direct-'));
-      const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db') });
+      const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db'), fastPath });
       const other = new BetterSqlite3(path.join(dir, 'hangar.db'));
       try {
-        const { users } = createSqlRepositories(onDisk.db);
+        const { users } = createSqlRepositories(onDisk);
         const user = aUser({ email: 'first@example.com' });
         await users.create(user);
         expect((await users.findById(user.id))?.email).to.equal('first@example.com');

@@ -33,7 +33,7 @@ describe('opening a SQLite database that another process is creating at the same
     try {
       await released;
       expect(Date.now() - started).to.be.at.least(100);
-      const { users } = createSqlRepositories(database.db);
+      const { users } = createSqlRepositories(database);
       const user = aUser();
       await users.create(user);
       expect((await users.findById(user.id))?.email).to.equal(user.email);

@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
-import { backgroundCheckpoints, CHECKPOINT_INTERVAL_MS, SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/persistence/sqlite/wal-checkpointer.js';
+import { backgroundCheckpoints, CHECKPOINT_INTERVAL_MS, SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/sqlite/wal-checkpointer.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
 import { type Kysely, sql } from 'kysely';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
@@ -39,7 +39,7 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     const databasePath = path.join(directory, 'hangar.db');
     const database = await openSqliteDatabase({ path: databasePath });
     try {
-      const { users } = createSqlRepositories(database.db);
+      const { users } = createSqlRepositories(database);
       // A few writes, far below the service connection's own checkpoint threshold (its safety net):
       // only the background checkpointer can bring them into the file.
       for (let i = 0; i < 5; i += 1) await users.create(aUser({ email: `user${i}@example.com` }));
@@ -61,7 +61,7 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
   it('leaves no WAL behind on close, as SQLite does when its last connection closes', async () => {
     const databasePath = path.join(directory, 'hangar.db');
     const database = await openSqliteDatabase({ path: databasePath });
-    const { users } = createSqlRepositories(database.db);
+    const { users } = createSqlRepositories(database);
     for (let i = 0; i < 3; i += 1) await users.create(aUser({ email: `user${i}@example.com` }));
     // Let a background checkpoint open the worker's connection before closing.
     await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS * 3));
@@ -102,7 +102,7 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     it('writes an activity-log batch on another connection than the service’s, and the service reads it at once', async () => {
       const database = await openSqliteDatabase({ path: path.join(directory, 'hangar.db') });
       try {
-        const { users, logs } = createSqlRepositories(database.db);
+        const { users, logs } = createSqlRepositories(database);
         const user = aUser();
         await users.create(user);
         const before = await dataVersion(database.db);
@@ -119,7 +119,7 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     it('stores nothing of a batch that fails (a duplicate id), reports the database’s error, and skips entries of unknown accounts', async () => {
       const database = await openSqliteDatabase({ path: path.join(directory, 'hangar.db') });
       try {
-        const { users, logs } = createSqlRepositories(database.db);
+        const { users, logs } = createSqlRepositories(database);
         const user = aUser();
         await users.create(user);
         await logs.insertMany(entries(user.id, 10));

@@ -66,6 +66,13 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://hangar@/hangar?host=/run/postgresql' }).database.kind).to.equal('postgres');
   });
 
+  it('turns the SQLite fast path off with SQLITE_FAST_PATH=false (on unless set), and refuses another value', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_FAST_PATH: 'false' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', fastPath: false });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_FAST_PATH: 'TRUE' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', fastPath: true });
+    expect(() => loadConfig({ SQLITE_FAST_PATH: 'off' })).to.throw(ConfigError, /^SQLITE_FAST_PATH: "off" is neither true nor false/);
+  });
+
   it('takes DATABASE_LISTEN_URL, where the change feed listens, for Postgres only', () => {
     const listenUrl = 'postgres://hangar:s3cret@db.internal:5432/hangar';
     expect(loadConfig({ DATABASE_URL: 'postgres://hangar:s3cret@pgbouncer:6432/hangar', DATABASE_LISTEN_URL: listenUrl }).database).to.deep.equal({

@@ -1,5 +1,5 @@
 import { describeActivityLogRepositoryContract, type ActivityLogRepositorySubject } from './activity-log-repository.contract.js';
-import { openInMemorySqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
+import { onSqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -9,5 +9,5 @@ function subjectOf({ logs, users, close }: OpenedRepositories): ActivityLogRepos
 }
 
 describeActivityLogRepositoryContract('memory', async () => subjectOf(await openMemory()));
-describeActivityLogRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
+onSqlite((open) => describeActivityLogRepositoryContract('SQLite', async () => subjectOf(await open())));
 if (postgres !== undefined) onPostgres(postgres, (open) => describeActivityLogRepositoryContract('Postgres', async () => subjectOf(await open())));

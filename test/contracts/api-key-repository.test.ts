@@ -1,5 +1,5 @@
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract.js';
-import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
+import { onSqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -9,10 +9,12 @@ describeApiKeyRepositoryContract('memory', async () => {
   return { subject: apiKeys, users, close };
 });
 
-describeApiKeyRepositoryContract('SQLite (:memory:)', async () => {
-  const { apiKeys, users, close } = await openInMemorySqlite();
-  return { subject: apiKeys, users, close };
-});
+onSqlite((open) =>
+  describeApiKeyRepositoryContract('SQLite', async () => {
+    const { apiKeys, users, close } = await open();
+    return { subject: apiKeys, users, close };
+  }),
+);
 
 if (postgres !== undefined) {
   onPostgres(postgres, (open) =>

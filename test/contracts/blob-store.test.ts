@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { GcsBlobStore, type GcsBlobStoreOptions } from '../../adapters/blobs/gcs-blob-store.js';
 import { LocalDiskBlobStore, type LocalDiskBlobStoreOptions, SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
+import { LocalFileBlobStore } from '../../adapters/blobs/local-file-blob-store.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
+import { SqliteSmallBlobStore } from '../../adapters/blobs/sqlite-small-blob-store.js';
+import type { BlobStore } from '../../core/files/blob-store.js';
 import { S3BlobStore } from '../../adapters/blobs/s3-blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { FakeGcsServer } from '../support/fake-gcs-server.js';
@@ -37,6 +40,48 @@ async function localDisk(options: Omit<LocalDiskBlobStoreOptions, 'directory'>) 
 describeBlobStoreContract('LocalDiskBlobStore', () => localDisk({}));
 describeBlobStoreContract('LocalDiskBlobStore without fsync', () => localDisk({ fsync: false }));
 describeBlobStoreContract('LocalDiskBlobStore with every blob a file (smallBlobMaxBytes 0)', () => localDisk({ smallBlobMaxBytes: 0 }));
+
+/** One store of the local disk's two tiers in a new temp directory, closed and removed by `close`. */
+async function inTempDirectory(make: (directory: string) => BlobStore) {
+  const directory = await makeTempDirectory();
+  const store = make(directory);
+  return {
+    store,
+    close: async () => {
+      await store.close?.();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+// Each tier of LocalDiskBlobStore (a TieredBlobStore) on its own.
+describeBlobStoreContract('LocalFileBlobStore', () => inTempDirectory((directory) => new LocalFileBlobStore({ directory })));
+describeBlobStoreContract('SqliteSmallBlobStore (bodies up to 8 MiB)', () =>
+  inTempDirectory((directory) => new SqliteSmallBlobStore({ path: join(directory, 'nested', SMALL_BLOBS_FILE), maxBlobBytes: 8 * 1024 * 1024 })),
+);
+
+describe('SqliteSmallBlobStore', () => {
+  it('refuses a body longer than maxBlobBytes with an Error, stores nothing and stops reading', async () => {
+    const { store, close } = await inTempDirectory((directory) => new SqliteSmallBlobStore({ path: join(directory, SMALL_BLOBS_FILE), maxBlobBytes: 10 }));
+    try {
+      let read = 0;
+      async function* body() {
+        for (let i = 0; i < 100; i++) {
+          read += 1;
+          yield patternBytes(4, i + 1);
+        }
+      }
+      const error = await rejectionOf(store.put({ key: 'u/big', body: body(), contentType: 'application/octet-stream', maxBytes: 1000 }));
+      expect(error).to.be.instanceOf(Error).and.not.be.instanceOf(DomainError);
+      expect((error as Error).message).to.match(/at most 10 bytes/);
+      expect(read).to.be.below(5);
+      expect(await store.stat('u/big')).to.equal(undefined);
+      expect((await store.put({ key: 'u/small', body: chunked(patternBytes(10)), contentType: 'application/octet-stream', maxBytes: 1000 })).size).to.equal(10);
+    } finally {
+      await close();
+    }
+  });
+});
 
 describe('LocalDiskBlobStore', () => {
   let directory: string;

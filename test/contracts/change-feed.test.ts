@@ -74,7 +74,7 @@ describeChangeFeedContract('SQLite (another connection to the file, seen through
   const writer = await openSqliteDatabase({ path });
   return {
     feed: reader.changes,
-    writer: createSqlRepositories(writer.db),
+    writer: createSqlRepositories(writer),
     close: async () => {
       await writer.close();
       await reader.close();
@@ -91,7 +91,7 @@ if (url !== undefined) {
     const writer = await openPostgresDatabase({ url, poolSize: 2, schema: schema.schema });
     return {
       feed: reader.changes,
-      writer: createSqlRepositories(writer.db),
+      writer: createSqlRepositories(writer),
       close: async () => {
         await writer.close();
         await reader.close();

@@ -6,7 +6,7 @@ import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { aCustomDomain, describeCustomDomainRepositoryContract } from './custom-domain-repository.contract.js';
-import { givenUser, openInMemorySqlite, openMemory, onPostgres, openTemporarySqliteFile, type OpenedRepositories } from './persistence-fixtures.js';
+import { givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 
 const postgres = testDatabaseUrl();
 
@@ -15,8 +15,7 @@ function subjectOf({ domains, users, close }: OpenedRepositories) {
 }
 
 describeCustomDomainRepositoryContract('memory', async () => subjectOf(await openMemory()));
-describeCustomDomainRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
-describeCustomDomainRepositoryContract('SQLite (file, WAL)', async () => subjectOf(await openTemporarySqliteFile()));
+onSqlite((open) => describeCustomDomainRepositoryContract('SQLite', async () => subjectOf(await open())));
 if (postgres !== undefined) onPostgres(postgres, (open) => describeCustomDomainRepositoryContract('Postgres', async () => subjectOf(await open())));
 
 describe('SqlCustomDomainRepository on one SQLite file shared by two connections (two processes)', () => {
@@ -36,20 +35,20 @@ describe('SqlCustomDomainRepository on one SQLite file shared by two connections
   });
 
   it('lets the unique index decide between two accounts racing for one hostname', async () => {
-    const users = createSqlRepositories(first.db).users;
+    const users = createSqlRepositories(first).users;
     const alice = (await givenUser(users)).id;
     const bob = (await givenUser(users)).id;
     const results = await Promise.all([
-      createSqlRepositories(first.db).domains.save(aCustomDomain(alice, { hostname: 'race.example.com' })),
-      createSqlRepositories(second.db).domains.save(aCustomDomain(bob, { hostname: 'race.example.com' })),
+      createSqlRepositories(first).domains.save(aCustomDomain(alice, { hostname: 'race.example.com' })),
+      createSqlRepositories(second).domains.save(aCustomDomain(bob, { hostname: 'race.example.com' })),
     ]);
     expect([...results].sort()).to.deep.equal(['saved', 'taken']);
-    const holder = await createSqlRepositories(second.db).domains.findByHostname('race.example.com');
+    const holder = await createSqlRepositories(second).domains.findByHostname('race.example.com');
     expect(holder?.userId).to.equal(results[0] === 'saved' ? alice : bob);
   });
 
   it('rejects a domain of an unknown account with the driver error, not taken', async () => {
-    const error = await createSqlRepositories(first.db)
+    const error = await createSqlRepositories(first)
       .domains.save(aCustomDomain('00000000-0000-4000-8000-000000000000'))
       .then(() => undefined, (reason: unknown) => reason);
     expect(error).to.be.instanceOf(Error);

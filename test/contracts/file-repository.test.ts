@@ -1,5 +1,5 @@
 import { describeFileRepositoryContract } from './file-repository.contract.js';
-import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
+import { onSqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
@@ -15,22 +15,24 @@ describeFileRepositoryContract('memory', async () => {
 /** Deep pages are sought from offset 1 on, so that a few files exercise it (see SqlFileRepository.seek). */
 const SEEK_ALWAYS = { seekFromOffset: 1 };
 
-describeFileRepositoryContract('SQLite (:memory:)', async () => {
-  const { files, users, signingKeys, close, db } = await openInMemorySqlite();
-  return { subject: files, users, signingKeys, seeking: new SqlFileRepository(db!, SEEK_ALWAYS), close };
-});
+onSqlite((open) =>
+  describeFileRepositoryContract('SQLite', async () => {
+    const { files, users, signingKeys, close, executor } = await open();
+    return { subject: files, users, signingKeys, seeking: new SqlFileRepository(executor!, SEEK_ALWAYS), close };
+  }),
+);
 
 describeFileRepositoryContract('SQLite (:memory:), written through a second repository', async () => {
-  const { db, close } = await openSqliteDatabase({ path: ':memory:' });
-  const { files, users, signingKeys } = createSqlRepositories(db);
-  return { subject: files, users, signingKeys, other: createSqlRepositories(db).files, close };
+  const database = await openSqliteDatabase({ path: ':memory:' });
+  const { files, users, signingKeys } = createSqlRepositories(database);
+  return { subject: files, users, signingKeys, other: createSqlRepositories(database).files, close: database.close };
 });
 
 if (postgres !== undefined) {
   onPostgres(postgres, (open) =>
     describeFileRepositoryContract('Postgres', async () => {
-      const { files, users, signingKeys, close, db } = await open();
-      return { subject: files, users, signingKeys, seeking: new SqlFileRepository(db!, SEEK_ALWAYS), close };
+      const { files, users, signingKeys, close, executor } = await open();
+      return { subject: files, users, signingKeys, seeking: new SqlFileRepository(executor!, SEEK_ALWAYS), close };
     }),
   );
 }

@@ -5,7 +5,7 @@ import { describeImageVariantRepositoryContract } from './image-variant-reposito
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { onPostgres, openInMemorySqlite, openMemory, type OpenedRepositories } from './persistence-fixtures.js';
+import { onPostgres, onSqlite, openMemory, type OpenedRepositories } from './persistence-fixtures.js';
 
 const postgres = testDatabaseUrl();
 
@@ -14,15 +14,15 @@ function subjectOf({ imageVariants, users, files, close }: OpenedRepositories) {
 }
 
 describeImageVariantRepositoryContract('memory', async () => subjectOf(await openMemory()));
-describeImageVariantRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
+onSqlite((open) => describeImageVariantRepositoryContract('SQLite', async () => subjectOf(await open())));
 describeImageVariantRepositoryContract('SQLite (file, WAL), two connections (two processes)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'hangar-variants-'));
   const first = await openSqliteDatabase({ path: join(dir, 'hangar.sqlite') });
   const second = await openSqliteDatabase({ path: join(dir, 'hangar.sqlite') });
-  const { imageVariants, users, files } = createSqlRepositories(first.db);
+  const { imageVariants, users, files } = createSqlRepositories(first);
   return {
     subject: imageVariants,
-    other: createSqlRepositories(second.db).imageVariants,
+    other: createSqlRepositories(second).imageVariants,
     users,
     files,
     close: async () => {

@@ -1,5 +1,5 @@
 import { describeOneTimeTokenRepositoryContract } from './one-time-token-repository.contract.js';
-import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
+import { onSqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
 const postgres = testDatabaseUrl();
@@ -9,10 +9,12 @@ describeOneTimeTokenRepositoryContract('memory', async () => {
   return { subject: tokens, users, close };
 });
 
-describeOneTimeTokenRepositoryContract('SQLite (:memory:)', async () => {
-  const { tokens, users, close } = await openInMemorySqlite();
-  return { subject: tokens, users, close };
-});
+onSqlite((open) =>
+  describeOneTimeTokenRepositoryContract('SQLite', async () => {
+    const { tokens, users, close } = await open();
+    return { subject: tokens, users, close };
+  }),
+);
 
 if (postgres !== undefined) {
   onPostgres(postgres, (open) =>

@@ -12,9 +12,11 @@ import type { ApiKey } from '../../core/api-keys/api-key.js';
 import type { FileFilter } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
 import { createMemoryRepositories } from '../../adapters/persistence/memory/create-memory-repositories.js';
-import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { createSqlRepositories, type SqlDatabaseHandle } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import type { Repositories } from '../../adapters/persistence/repositories.js';
-import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
+import type { SqlFileRepositoryOptions } from '../../adapters/persistence/sql/sql-file-repository.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { type Kysely, sql } from 'kysely';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
@@ -160,6 +162,8 @@ export interface OpenedRepositories extends Repositories {
   close(): Promise<void>;
   /** The SQL database the repositories use (SQLite, Postgres); undefined for the in-memory ones. */
   db?: Kysely<HangarDatabase>;
+  /** How the repositories run their statements (with the fast path or lookup cache when on); undefined for the in-memory ones. */
+  executor?: SqlExecutor;
 }
 
 /** Fresh in-memory repositories sharing one MemoryDatabase, as createMemoryRepositories builds them. */
@@ -167,26 +171,70 @@ export async function openMemory(): Promise<OpenedRepositories> {
   return { ...createMemoryRepositories(), close: async () => {} };
 }
 
-/** A private in-memory SQLite database. */
+/** The repositories over an opened SQL database, as the composition builds them, with its `db` and executor. */
+function repositoriesOver(database: SqlDatabaseHandle, options: { files?: SqlFileRepositoryOptions } = {}): Omit<OpenedRepositories, 'close'> {
+  return { ...createSqlRepositories(database, options), db: database.db, executor: new SqlExecutor(database.db, database) };
+}
+
+/** A private in-memory SQLite database (fast path on). */
 export async function openInMemorySqlite(): Promise<OpenedRepositories> {
-  const { db, close } = await openSqliteDatabase({ path: ':memory:' });
-  return { ...createSqlRepositories(db), close, db };
+  const database = await openSqliteDatabase({ path: ':memory:' });
+  return { ...repositoriesOver(database), close: database.close };
 }
 
 /**
  * A SQLite file in a new temporary directory, one level down so that `openSqliteDatabase` has to
  * create its parent. WAL mode and the file layout are then those of production.
  */
-export async function openTemporarySqliteFile(): Promise<OpenedRepositories> {
+export async function openTemporarySqliteFile(options: { fastPath?: boolean } = {}): Promise<OpenedRepositories> {
   const dir = await mkdtemp(join(tmpdir(), 'hangar-contract-'));
-  const { db, close } = await openSqliteDatabase({ path: join(dir, 'data', 'hangar.sqlite') });
+  const database = await openSqliteDatabase({ path: join(dir, 'data', 'hangar.sqlite'), fastPath: options.fastPath });
   return {
-    ...createSqlRepositories(db),
+    ...repositoriesOver(database),
     close: async () => {
-      await close();
+      await database.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Registers a contract suite to run on SQLite in each way the server may use it: `register` gets an
+ * opener to use as the suite's `makeSubject`, once per way, inside a `describe` naming it:
+ * - a private `:memory:` database per test, fast path on;
+ * - a database file in WAL mode (as in production: the lookup cache's WAL-index check, group
+ *   commit, the background worker's batches), fast path on;
+ * - the same with the fast path off (SQLITE_FAST_PATH=false): every statement through Kysely.
+ * The file is opened (and migrated) once per suite; before each test every table is emptied.
+ */
+export function onSqlite(register: (open: () => Promise<OpenedRepositories>) => void): void {
+  describe('on SQLite (:memory:, fast path on)', () => register(openInMemorySqlite));
+  for (const fastPath of [true, false]) {
+    describe(`on a SQLite file in WAL mode (fast path ${fastPath ? 'on' : 'off'})`, function () {
+      let dir: string | undefined;
+      let database: SqliteDatabase | undefined;
+      let repositories: Omit<OpenedRepositories, 'close'>;
+      before(async () => {
+        dir = await mkdtemp(join(tmpdir(), 'hangar-contract-'));
+        database = await openSqliteDatabase({ path: join(dir, 'hangar.sqlite'), fastPath });
+        if ((database.direct !== undefined) !== fastPath) throw new Error(`openSqliteDatabase did not turn the fast path ${fastPath ? 'on' : 'off'}`);
+        repositories = repositoriesOver(database);
+      });
+      after(async () => {
+        await database?.close();
+        if (dir) await rm(dir, { recursive: true, force: true });
+      });
+      register(async () => {
+        await emptyEveryTable(database!.db);
+        return { ...repositories, close: async () => {} };
+      });
+    });
+  }
+}
+
+/** Deletes every row of every table, children first (COPIED_TABLES lists every table, parents first; the compiler keeps it complete). */
+async function emptyEveryTable(db: Kysely<HangarDatabase>): Promise<void> {
+  for (const table of [...COPIED_TABLES].reverse()) await sql`delete from ${sql.table(table)}`.execute(db);
 }
 
 /**
@@ -208,13 +256,13 @@ function onPostgresWith(url: string, fastPaths: boolean, register: (open: () => 
   describe(`on a fresh Postgres schema (${name})`, function () {
     let schema: TestSchema | undefined;
     let database: PostgresDatabase | undefined;
-    let repositories: Repositories;
+    let repositories: Omit<OpenedRepositories, 'close'>;
 
     before(async function () {
       this.timeout(30_000);
       schema = await createTestSchema(url);
       database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema, lookupCache: fastPaths });
-      repositories = createSqlRepositories(database.db, { files: { singleStatementInsert: fastPaths } });
+      repositories = repositoriesOver(database, { files: { singleStatementInsert: fastPaths } });
     });
     after(async () => {
       await database?.close();
@@ -222,9 +270,8 @@ function onPostgresWith(url: string, fastPaths: boolean, register: (open: () => 
     });
 
     register(async () => {
-      // Children first; COPIED_TABLES lists every table, parents first (the compiler keeps it complete).
-      for (const table of [...COPIED_TABLES].reverse()) await sql`delete from ${sql.table(table)}`.execute(database!.db);
-      return { ...repositories, close: async () => {}, db: database!.db };
+      await emptyEveryTable(database!.db);
+      return { ...repositories, close: async () => {} };
     });
   });
 }

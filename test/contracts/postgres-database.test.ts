@@ -62,7 +62,7 @@ if (url !== undefined) {
     it('answers the lookups of an authenticated request and a content read from its cache, without a round trip', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
       try {
-        const repos = createSqlRepositories(database.db);
+        const repos = createSqlRepositories(database);
         const user = await givenUser(repos.users);
         const key = anApiKey(user.id);
         await repos.apiKeys.create(key);
@@ -94,7 +94,7 @@ if (url !== undefined) {
     it('keeps answering lookups when a newer release adds a column while it runs (prepared statements are renamed)', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
       try {
-        const users = createSqlRepositories(database.db).users;
+        const users = createSqlRepositories(database).users;
         const first = await givenUser(users);
         expect((await users.findById(first.id))?.id).to.equal(first.id);
         await sql`alter table users add column added_by_a_newer_release text`.execute(database.db);

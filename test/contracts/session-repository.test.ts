@@ -1,5 +1,5 @@
 import { describeSessionRepositoryContract } from './session-repository.contract.js';
-import { openInMemorySqlite, openMemory, onPostgres } from './persistence-fixtures.js';
+import { onSqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { SqlSessionRepository } from '../../adapters/persistence/sql/sql-session-repository.js';
 
@@ -13,16 +13,18 @@ describeSessionRepositoryContract('memory', async () => {
   return { subject: sessions, users, close };
 });
 
-describeSessionRepositoryContract('SQLite (:memory:)', async () => {
-  const { users, close, db } = await openInMemorySqlite();
-  return { subject: new SqlSessionRepository(db!, SMALL_CHUNKS), users, close };
-});
+onSqlite((open) =>
+  describeSessionRepositoryContract('SQLite', async () => {
+    const { users, close, executor } = await open();
+    return { subject: new SqlSessionRepository(executor!, SMALL_CHUNKS), users, close };
+  }),
+);
 
 if (postgres !== undefined) {
   onPostgres(postgres, (open) =>
     describeSessionRepositoryContract('Postgres', async () => {
-      const { users, close, db } = await open();
-      return { subject: new SqlSessionRepository(db!, SMALL_CHUNKS), users, close };
+      const { users, close, executor } = await open();
+      return { subject: new SqlSessionRepository(executor!, SMALL_CHUNKS), users, close };
     }),
   );
 }

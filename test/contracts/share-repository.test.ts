@@ -3,7 +3,7 @@ import type { FileRepository } from '../../core/files/file-repository.js';
 import type { Share, ShareRepository } from '../../core/shares/share.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import { testDatabaseUrl } from '../support/test-database.js';
-import { aFile, at, givenUser, openInMemorySqlite, openMemory, onPostgres, type OpenedRepositories, T0 } from './persistence-fixtures.js';
+import { aFile, at, givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories, T0 } from './persistence-fixtures.js';
 
 const postgres = testDatabaseUrl();
 const ROOMY = { storageLimitBytes: 2 ** 40, fileCountLimit: 1_000_000 };
@@ -71,5 +71,5 @@ function describeShareRepositoryContract(name: string, open: () => Promise<Opene
 }
 
 describeShareRepositoryContract('memory', openMemory);
-describeShareRepositoryContract('SQLite (:memory:)', openInMemorySqlite);
+onSqlite((open) => describeShareRepositoryContract('SQLite', open));
 if (postgres !== undefined) onPostgres(postgres, (open) => describeShareRepositoryContract('Postgres', open));

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import { testDatabaseUrl } from '../support/test-database.js';
-import { givenUser, openInMemorySqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
+import { givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 
 const postgres = testDatabaseUrl();
 
@@ -50,5 +50,5 @@ function describeSigningKeyRepositoryContract(name: string, open: () => Promise<
 }
 
 describeSigningKeyRepositoryContract('memory', openMemory);
-describeSigningKeyRepositoryContract('SQLite (:memory:)', openInMemorySqlite);
+onSqlite((open) => describeSigningKeyRepositoryContract('SQLite', open));
 if (postgres !== undefined) onPostgres(postgres, (open) => describeSigningKeyRepositoryContract('Postgres', open));

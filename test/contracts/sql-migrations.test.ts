@@ -180,7 +180,7 @@ function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Ky
     it('totals ranges over the backfilled files exactly, and stays exact as files come and go', async () => {
       // The repositories of this release read the columns and tables of every later migration too (deleteMany removes image_variants).
       await migrateToLatest(opened.db, undefined, { migrationTableSchema: opened.migrationTableSchema });
-      const { files } = createSqlRepositories(opened.db);
+      const { files } = createSqlRepositories(opened);
       const check = async (live: typeof stored) => {
         for (const owner of [ada, bob]) {
           for (const filter of [

@@ -1,5 +1,5 @@
 import { testDatabaseUrl } from '../support/test-database.js';
-import { openInMemorySqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
+import { onSqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 import { describeUsageRepositoryContract, type UsageRepositorySubject } from './usage-repository.contract.js';
 
 const postgres = testDatabaseUrl();
@@ -9,5 +9,5 @@ function subjectOf({ usage, users, close }: OpenedRepositories): UsageRepository
 }
 
 describeUsageRepositoryContract('memory', async () => subjectOf(await openMemory()));
-describeUsageRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
+onSqlite((open) => describeUsageRepositoryContract('SQLite', async () => subjectOf(await open())));
 if (postgres !== undefined) onPostgres(postgres, (open) => describeUsageRepositoryContract('Postgres', async () => subjectOf(await open())));

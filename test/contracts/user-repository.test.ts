@@ -1,6 +1,6 @@
 import { testDatabaseUrl } from '../support/test-database.js';
 import type { OpenedRepositories } from './persistence-fixtures.js';
-import { openInMemorySqlite, openMemory, onPostgres, openTemporarySqliteFile } from './persistence-fixtures.js';
+import { onSqlite, openMemory, onPostgres } from './persistence-fixtures.js';
 import { describeUserRepositoryContract, type UserRepositorySubject } from './user-repository.contract.js';
 
 const postgres = testDatabaseUrl();
@@ -11,6 +11,5 @@ function subjectOf(repos: OpenedRepositories): UserRepositorySubject {
 }
 
 describeUserRepositoryContract('memory', async () => subjectOf(await openMemory()));
-describeUserRepositoryContract('SQLite (:memory:)', async () => subjectOf(await openInMemorySqlite()));
-describeUserRepositoryContract('SQLite (file, WAL)', async () => subjectOf(await openTemporarySqliteFile()));
+onSqlite((open) => describeUserRepositoryContract('SQLite', async () => subjectOf(await open())));
 if (postgres !== undefined) onPostgres(postgres, (open) => describeUserRepositoryContract('Postgres', async () => subjectOf(await open())));

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createHash } from 'node:crypto';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
-import { registerSharedLookups } from '../sql/shared-lookups.js';
+import type { SharedLookups } from '../sql/shared-lookups.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { PostgresLookupCache } from './postgres-lookup-cache.js';
 import { observingWrites } from './write-observer.js';
@@ -63,6 +63,11 @@ export interface PostgresDatabase {
   db: Kysely<HangarDatabase>;
   /** The pool under `db`, for stores that need node-postgres itself (the rate limiter's counters). */
   pool: pg.Pool;
+  /**
+   * The lookup cache (absent with `lookupCache: false`) and prepared lookups, to hand to the
+   * repositories (`createSqlRepositories(database)` does).
+   */
+  lookups: SharedLookups;
   /** The changes of every process on this database (`LISTEN`, PostgresChangeFeed). */
   changes: ChangeFeed;
   /** Ends every pooled connection; queries in flight finish first. */
@@ -177,7 +182,7 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     dialect: cache ? observingWrites(dialect, () => cache.dropAll()) : dialect,
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
   });
-  registerSharedLookups(db, { cache, prepared: preparedReads(pool) });
+  const lookups: SharedLookups = { ...(cache ? { cache } : {}), prepared: preparedReads(pool) };
   const close = async () => {
     cache?.close();
     await feed.close();
@@ -194,7 +199,7 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     await close();
     throw error;
   }
-  return { db, pool, changes: feed, close };
+  return { db, pool, lookups, changes: feed, close };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { Kysely } from 'kysely';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
 import { SqlPasskeyRepository } from './sql-passkey-repository.js';
@@ -16,21 +16,36 @@ import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlUsageRepository } from './sql-usage-repository.js';
 import { SqlUserRepository } from './sql-user-repository.js';
+import { SqlExecutor, type SqlExecutorOptions } from './sql-executor.js';
+
+/**
+ * An open SQL database as its adapter hands it over: the Kysely instance and what the adapter
+ * offers besides (`SqliteDatabase` and `PostgresDatabase` are ones): SQLite's fast path (`direct`),
+ * Postgres's lookup cache and prepared lookups (`lookups`). See {@link SqlExecutor}.
+ */
+export interface SqlDatabaseHandle extends SqlExecutorOptions {
+  db: Kysely<HangarDatabase>;
+}
 
 /**
  * Every repository over one migrated database (see `migrateToLatest`), with its `database` probe.
- * The caller owns `db` and destroys it. `options.files`: see SqlFileRepositoryOptions.
+ * `database`: the opened database (`openSqliteDatabase`, `openPostgresDatabase`), whose fast path
+ * and lookup cache the repositories then use; or a bare Kysely instance (a transaction, an
+ * embedder's own), on which every statement goes through Kysely. The caller owns the database and
+ * closes it. `options.files`: see SqlFileRepositoryOptions.
  */
-export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { files?: SqlFileRepositoryOptions } = {}): Repositories {
+export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<HangarDatabase>, options: { files?: SqlFileRepositoryOptions } = {}): Repositories {
+  const executor = database instanceof Kysely ? new SqlExecutor(database) : new SqlExecutor(database.db, { direct: database.direct, lookups: database.lookups });
+  const { db } = executor;
   return {
-    users: new SqlUserRepository(db),
+    users: new SqlUserRepository(executor),
     tokens: new SqlOneTimeTokenRepository(db),
-    sessions: new SqlSessionRepository(db),
-    apiKeys: new SqlApiKeyRepository(db),
-    files: new SqlFileRepository(db, options.files),
+    sessions: new SqlSessionRepository(executor),
+    apiKeys: new SqlApiKeyRepository(executor),
+    files: new SqlFileRepository(executor, options.files),
     usage: new SqlUsageRepository(db),
-    logs: new SqlActivityLogRepository(db),
-    domains: new SqlCustomDomainRepository(db),
+    logs: new SqlActivityLogRepository(executor),
+    domains: new SqlCustomDomainRepository(executor),
     imageVariants: new SqlImageVariantRepository(db),
     signingKeys: new SqlSigningKeyRepository(db),
     shares: new SqlShareRepository(db),

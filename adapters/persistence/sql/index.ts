@@ -1,5 +1,6 @@
 export * from '../repositories.js';
 export * from './create-sql-repositories.js';
+export * from './sql-executor.js';
 export * from './migrations.js';
 export * from './schema.js';
 export * from './sql-activity-log-repository.js';

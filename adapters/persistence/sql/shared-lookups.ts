@@ -1,11 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { HangarDatabase } from './schema.js';
-
 /**
- * What a cached lookup depends on, and so which change drops it: the kind of key its first argument
- * is (`account` a user id, `api_key` a key hash, `session` a session id, `hostname` a hostname,
- * `domain_of` the account of a custom domain, `file` a file id). The cache tag is `<kind>:<first
- * argument>`, as `changeTags` in core/shared/change-feed.ts names the tags a change invalidates.
+ * What a cached lookup depends on, and so which change drops it: the kind of key its keying
+ * parameter is (`account` a user id, `api_key` a key hash, `session` a session id, `hostname` a
+ * hostname, `domain_of` the account of a custom domain, `file` a file id). The cache tag is
+ * `<kind>:<value of that parameter>`, as `changeTags` in core/shared/change-feed.ts names the tags a change invalidates.
  */
 export type LookupKind = 'account' | 'api_key' | 'session' | 'hostname' | 'domain_of' | 'file';
 
@@ -33,26 +30,16 @@ export interface SharedLookupCache {
 /** Runs a read-only statement as a prepared statement named after its SQL (Postgres: one parse per connection). */
 export type PreparedRead = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
 
-/** The per-database hooks of {@link registerSharedLookups}. */
+/**
+ * What the Postgres adapter offers its repositories for lookups (`PostgresDatabase.lookups`, handed
+ * to them by the composition through their `SqlExecutor`): a cache of lookups invalidated by the
+ * change feed (absent when switched off, `lookupCache: false`) and a way to run lookups as named
+ * prepared statements. `PrecompiledQuery` uses them for queries that are lookups (`cacheable` or
+ * `invalidatedBy`).
+ */
 export interface SharedLookups {
   cache?: SharedLookupCache;
   prepared?: PreparedRead;
-}
-
-const registry = new WeakMap<object, SharedLookups>();
-
-/**
- * Declares, for `db` (the Kysely instance, never a transaction), a cache of lookups invalidated by
- * the change feed and/or a way to run lookups as named prepared statements. Used by the Postgres
- * adapter; `PrecompiledQuery` consults it for queries that name their `invalidatedBy` kind.
- */
-export function registerSharedLookups(db: Kysely<HangarDatabase>, lookups: SharedLookups): void {
-  registry.set(db, lookups);
-}
-
-/** The hooks registered for `db`, if any. */
-export function sharedLookupsOf(db: Kysely<HangarDatabase>): SharedLookups | undefined {
-  return registry.get(db);
 }
 
 /** Whether an empty answer of a lookup of `kind` may be kept (see {@link CREATION_ANNOUNCED}). */

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type { ActivityKind, ActivityLogEntry, ActivityLogRepository, ActivityPosition } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
-import { runBatch } from './direct-access.js';
+import type { SqlExecutor } from './sql-executor.js';
 import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
 import type { ActivityLogsTable, HangarDatabase } from './schema.js';
 
@@ -65,13 +65,18 @@ function toEntry(row: Selectable<ActivityLogsTable>): ActivityLogEntry {
  * skipped without a foreign-key error. The same transaction adds each account's entries to
  * `activity_log_totals` (migration 0008, with the same EXISTS), and pruning subtracts what it deletes,
  * so `list` reads its total instead of counting the account's entries. On SQLite with a database file the transaction runs on the
- * WAL worker's connection (`runBatch`): a 1,000-row batch is ~20 ms of SQLite work that would
+ * WAL worker's connection (`SqlExecutor.batch`): a 1,000-row batch is ~20 ms of SQLite work that would
  * otherwise stall every request in flight on the event loop (bench/README.md). (On Postgres an account deleted between the
  * EXISTS and the foreign-key check still fails the batch; nothing is written then, and the
  * recorder's retry skips the entry.)
  */
 export class SqlActivityLogRepository implements ActivityLogRepository {
-  constructor(private readonly db: Kysely<HangarDatabase>) {}
+  private readonly db: Kysely<HangarDatabase>;
+
+  /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
+  constructor(private readonly executor: SqlExecutor) {
+    this.db = executor.db;
+  }
 
   /** The INSERT statement's SQL for each of INSERT_SIZES, compiled for this database once. */
   private readonly insertSql = new Map<number, string>();
@@ -92,8 +97,8 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
       statements.push(CompiledQuery.raw(this.insertSqlOf(size), parameters));
     }
     for (const [userId, count] of countByAccount(entries.map((e) => e.userId))) statements.push(CompiledQuery.raw(this.addToTotalSql(), [userId, count, userId]));
-    // On SQLite with a file, a worker thread's connection writes the batch (runBatch).
-    await runBatch(this.db, statements);
+    // On SQLite with a file, a worker thread's connection writes the batch (SqlExecutor.batch).
+    await this.executor.batch(statements);
   }
 
   private totalSql: string | undefined;

@@ -6,6 +6,7 @@ import { newestFirstPage } from './newest-first.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { ApiKeysTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
   return {
@@ -26,12 +27,17 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
  */
 export class SqlApiKeyRepository implements ApiKeyRepository {
   /** On every API-key request: compiled once. */
-  private readonly byHash = new PrecompiledQuery((db, keyHash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash), {
+  private readonly byHash = new PrecompiledQuery((db, p: { keyHash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', p.keyHash), {
     cacheable: true,
-    invalidatedBy: 'api_key',
+    invalidatedBy: { kind: 'api_key', key: 'keyHash' },
   });
 
-  constructor(private readonly db: Kysely<HangarDatabase>) {}
+  private readonly db: Kysely<HangarDatabase>;
+
+  /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
+  constructor(private readonly executor: SqlExecutor) {
+    this.db = executor.db;
+  }
 
   /** @throws the driver's error on a duplicate id or key hash, or an unknown user (foreign key) */
   async create(key: ApiKey): Promise<void> {
@@ -50,7 +56,7 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
   }
 
   async findByHash(keyHash: string): Promise<ApiKey | undefined> {
-    const row = await this.byHash.first(this.db, keyHash);
+    const row = await this.byHash.first(this.executor, { keyHash });
     return row && toApiKey(row);
   }
 

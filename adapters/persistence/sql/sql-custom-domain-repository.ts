@@ -4,6 +4,7 @@ import type { CustomDomainRepository } from '../../../core/domains/custom-domain
 import { toDate, toMillis } from './rows.js';
 import type { CustomDomainsTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 /** The unique index that keeps a hostname to one account (migration 0004). */
 const HOSTNAME_UNIQUE_INDEX = 'custom_domains_hostname_unique';
@@ -44,25 +45,30 @@ export function isHostnameUniqueViolation(error: unknown): boolean {
  */
 export class SqlCustomDomainRepository implements CustomDomainRepository {
   /** On every request that shows addresses: compiled once. */
-  private readonly byUser = new PrecompiledQuery((db, userId: string) => db.selectFrom('custom_domains').selectAll().where('user_id', '=', userId), {
+  private readonly byUser = new PrecompiledQuery((db, p: { userId: string }) => db.selectFrom('custom_domains').selectAll().where('user_id', '=', p.userId), {
     cacheable: true,
-    invalidatedBy: 'domain_of',
+    invalidatedBy: { kind: 'domain_of', key: 'userId' },
   });
   /** On every content read on a custom hostname whose answer HostnameDirectory does not hold: compiled once. */
-  private readonly byHostname = new PrecompiledQuery((db, hostname: string) => db.selectFrom('custom_domains').selectAll().where('hostname', '=', hostname), {
+  private readonly byHostname = new PrecompiledQuery((db, p: { hostname: string }) => db.selectFrom('custom_domains').selectAll().where('hostname', '=', p.hostname), {
     cacheable: true,
-    invalidatedBy: 'hostname',
+    invalidatedBy: { kind: 'hostname', key: 'hostname' },
   });
 
-  constructor(private readonly db: Kysely<HangarDatabase>) {}
+  private readonly db: Kysely<HangarDatabase>;
+
+  /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
+  constructor(private readonly executor: SqlExecutor) {
+    this.db = executor.db;
+  }
 
   async findByUser(userId: string): Promise<CustomDomain | undefined> {
-    const row = await this.byUser.first(this.db, userId);
+    const row = await this.byUser.first(this.executor, { userId });
     return row && toCustomDomain(row);
   }
 
   async findByHostname(hostname: string): Promise<CustomDomain | undefined> {
-    const row = await this.byHostname.first(this.db, hostname);
+    const row = await this.byHostname.first(this.executor, { hostname });
     return row && toCustomDomain(row);
   }
 

@@ -6,7 +6,7 @@ import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
-import { runTransaction } from './direct-access.js';
+import type { SqlExecutor } from './sql-executor.js';
 import { isPostgres } from './dialect.js';
 import { ALL_TYPES, coverSizeRange, coverTimeRange, DAY_MS, floorDiv, histogramKeysOf, HOUR_MS, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
 
@@ -137,13 +137,13 @@ export class SqlFileRepository implements FileRepository {
   private readonly counted = new BoundedMap<string, { changes: number; total: CountedTotal }>(COUNTED_TOTALS_KEPT);
 
   /** On every content read: compiled once. */
-  private readonly byFileId = new PrecompiledQuery((db, fileId: string) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', fileId), {
+  private readonly byFileId = new PrecompiledQuery((db, p: { fileId: string }) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', p.fileId), {
     cacheable: true,
-    invalidatedBy: 'file',
+    invalidatedBy: { kind: 'file', key: 'fileId' },
   });
   /** On every signed-URL read: the file and its owner's signing key, one lookup (cached like `byFileId`). */
   private readonly withSigningKey = new PrecompiledQuery(
-    (db, fileId: string) =>
+    (db, p: { fileId: string }) =>
       db
         .selectFrom('files')
         .innerJoin('users', 'users.id', 'files.user_id')
@@ -151,89 +151,85 @@ export class SqlFileRepository implements FileRepository {
           'files.id', 'files.user_id', 'files.file_id', 'files.name', 'files.content_type', 'files.size', 'files.sha256',
           'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'users.signing_key',
         ])
-        .where('files.file_id', '=', fileId),
+        .where('files.file_id', '=', p.fileId),
     { cacheable: true },
   );
   /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
-  private readonly ensureTotals = new PrecompiledQuery((db, userId: string) =>
-    db.insertInto('account_totals').values({ user_id: userId, storage_bytes: 0, files_count: 0 }).onConflict((conflict) => conflict.column('user_id').doNothing()),
+  private readonly ensureTotals = new PrecompiledQuery((db, p: { userId: string }) =>
+    db.insertInto('account_totals').values({ user_id: p.userId, storage_bytes: 0, files_count: 0 }).onConflict((conflict) => conflict.column('user_id').doNothing()),
   );
   /**
    * On every upload: claims the file's place in the quota, or changes nothing when the file would
-   * take the account past a limit (then no row is updated). Arguments: size (bytes), 1 when public,
-   * user id, file count limit, size again, storage limit (bytes).
+   * take the account past a limit (then no row is updated). `size` and `storageLimitBytes` in bytes,
+   * `publicFlag` 1 when public.
    */
   private readonly claimQuota = new PrecompiledQuery(
-    (db, size: number, publicFlag: 0 | 1, userId: string, fileCountLimit: number, sizeAgain: number, storageLimitBytes: number) =>
+    (db, p: { userId: string; size: number; publicFlag: 0 | 1; fileCountLimit: number; storageLimitBytes: number }) =>
       db
         .updateTable('account_totals')
         .set({
           files_count: sql<number>`files_count + 1`,
-          storage_bytes: sql<number>`storage_bytes + ${size}`,
-          public_files_count: sql<number>`public_files_count + ${publicFlag}`,
+          storage_bytes: sql<number>`storage_bytes + ${p.size}`,
+          public_files_count: sql<number>`public_files_count + ${p.publicFlag}`,
           changes: sql<number>`changes + 1`,
         })
-        .where('user_id', '=', userId)
-        .where(sql<SqlBool>`files_count + reserved_files + 1 <= ${fileCountLimit}`)
-        .where(sql<SqlBool>`storage_bytes + reserved_bytes + ${sizeAgain} <= ${storageLimitBytes}`),
+        .where('user_id', '=', p.userId)
+        .where(sql<SqlBool>`files_count + reserved_files + 1 <= ${p.fileCountLimit}`)
+        .where(sql<SqlBool>`storage_bytes + reserved_bytes + ${p.size} <= ${p.storageLimitBytes}`),
   );
-  /** On every upload, after its quota claim. Arguments in the order of the columns below. */
+  /** On every upload, after its quota claim: the row (times in Unix ms, `publicFlag` 1 when public). */
   private readonly insertFile = new PrecompiledQuery(
-    (db, id: string, userId: string, fileId: string, name: string | null, contentType: string, size: number, sha256: string, publicFlag: 0 | 1, createdAtMs: number, blobKey: string, searchText: string, expiresAtMs: number | null) =>
+    (
+      db,
+      p: {
+        id: string; userId: string; fileId: string; name: string | null; contentType: string; size: number; sha256: string;
+        publicFlag: 0 | 1; createdAtMs: number; blobKey: string; searchText: string; expiresAtMs: number | null;
+      },
+    ) =>
       db.insertInto('files').values({
-        id,
-        user_id: userId,
-        file_id: fileId,
-        name,
-        content_type: contentType,
-        size,
-        sha256,
-        is_public: publicFlag,
-        created_at: createdAtMs,
-        blob_key: blobKey,
-        search_text: searchText,
-        expires_at: expiresAtMs,
+        id: p.id,
+        user_id: p.userId,
+        file_id: p.fileId,
+        name: p.name,
+        content_type: p.contentType,
+        size: p.size,
+        sha256: p.sha256,
+        is_public: p.publicFlag,
+        created_at: p.createdAtMs,
+        blob_key: p.blobKey,
+        search_text: p.searchText,
+        expires_at: p.expiresAtMs,
       }),
   );
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
-  private readonly storageTotals = new PrecompiledQuery((db, userId: string) =>
-    db.selectFrom('account_totals').select(['storage_bytes', 'files_count', 'reserved_bytes', 'reserved_files']).where('user_id', '=', userId),
+  private readonly storageTotals = new PrecompiledQuery((db, p: { userId: string }) =>
+    db.selectFrom('account_totals').select(['storage_bytes', 'files_count', 'reserved_bytes', 'reserved_files']).where('user_id', '=', p.userId),
     { cacheable: true },
   );
   /** On every listing. */
-  private readonly totalsRow = new PrecompiledQuery((db, userId: string) =>
-    db.selectFrom('account_totals').select(['files_count', 'public_files_count', 'changes']).where('user_id', '=', userId),
+  private readonly totalsRow = new PrecompiledQuery((db, p: { userId: string }) =>
+    db.selectFrom('account_totals').select(['files_count', 'public_files_count', 'changes']).where('user_id', '=', p.userId),
     { cacheable: true },
   );
 
   /**
    * On every upload: adds one file to its day, hour and size rows of `file_histogram`, for all types
-   * and for its content type, one statement. Arguments: per row the user id, (for the rows of its
-   * type) the content type, the bucket and the visibility flag, in the order of histogramKeysOf.
+   * and for its content type, one statement. `day`, `hour` and `size` are its buckets (histogramKeysOf).
    */
   private readonly histogramAdd = new PrecompiledQuery(
-    (
-      db,
-      ...[u1, day1, p1, u2, hour2, p2, u3, size3, p3, u4, t4, day4, p4, u5, t5, hour5, p5, u6, t6, size6, p6]: [
-        string, number, 0 | 1, string, number, 0 | 1, string, number, 0 | 1,
-        string, string, number, 0 | 1, string, string, number, 0 | 1, string, string, number, 0 | 1,
-      ]
-    ) =>
+    (db, p: { userId: string; contentType: string; publicFlag: 0 | 1; day: number; hour: number; size: number }) =>
       db
         .insertInto('file_histogram')
-        .values([
-          { user_id: u1, content_type: ALL_TYPES, dimension: 'day', bucket: day1, is_public: p1, files: 1 },
-          { user_id: u2, content_type: ALL_TYPES, dimension: 'hour', bucket: hour2, is_public: p2, files: 1 },
-          { user_id: u3, content_type: ALL_TYPES, dimension: 'size', bucket: size3, is_public: p3, files: 1 },
-          { user_id: u4, content_type: t4, dimension: 'day', bucket: day4, is_public: p4, files: 1 },
-          { user_id: u5, content_type: t5, dimension: 'hour', bucket: hour5, is_public: p5, files: 1 },
-          { user_id: u6, content_type: t6, dimension: 'size', bucket: size6, is_public: p6, files: 1 },
-        ])
+        .values(
+          ([ALL_TYPES, p.contentType] as const).flatMap((contentType) =>
+            (['day', 'hour', 'size'] as const).map((dimension) => ({ user_id: p.userId, content_type: contentType, dimension, bucket: p[dimension], is_public: p.publicFlag, files: 1 })),
+          ),
+        )
         .onConflict(addToExistingRow),
   );
 
   /** Page queries by filter shape (see `pageQuery`). */
-  private readonly pages = new Map<string, PrecompiledQuery<FileRow, unknown[]>>();
+  private readonly pages = new Map<string, PrecompiledQuery<FileRow, PageParameters>>();
 
   /** Whether the database is Postgres (see `list`). */
   private readonly postgres: boolean;
@@ -244,10 +240,15 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.seekFromOffset}. */
   private readonly seekFromOffset: number;
 
+  private readonly db: Kysely<HangarDatabase>;
+
+  /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
   constructor(
-    private readonly db: Kysely<HangarDatabase>,
+    private readonly executor: SqlExecutor,
     options: SqlFileRepositoryOptions = {},
   ) {
+    const { db } = executor;
+    this.db = db;
     this.postgres = isPostgres(db);
     this.seekFromOffset = options.seekFromOffset ?? SEEK_FROM_OFFSET;
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
@@ -276,17 +277,30 @@ export class SqlFileRepository implements FileRepository {
       return totals.filesCount + (totals.reservedFiles ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
     }
     const { ensureTotals, claimQuota, storageTotals, insertFile, histogramAdd } = this;
-    return runTransaction(db, function* () {
-      yield ensureTotals.compiled(db, file.userId);
-      const claimed = yield claimQuota.compiled(db, file.size, flag, file.userId, limits.fileCountLimit, file.size, limits.storageLimitBytes);
+    const { userId } = file;
+    return this.executor.transaction(function* () {
+      yield ensureTotals.compiled(db, { userId });
+      const claimed = yield claimQuota.compiled(db, { userId, size: file.size, publicFlag: flag, fileCountLimit: limits.fileCountLimit, storageLimitBytes: limits.storageLimitBytes });
       if (claimed.numAffectedRows === 0n) {
         // The row is ours until commit: the totals read here are the ones the UPDATE refused.
-        const [row] = (yield storageTotals.compiled(db, file.userId)).rows as { files_count: number | string; reserved_files: number | string }[];
+        const [row] = (yield storageTotals.compiled(db, { userId })).rows as { files_count: number | string; reserved_files: number | string }[];
         return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
       }
-      yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file), toNullableMillis(file.expiresAt));
-      const { userId: u, contentType: t } = file;
-      yield histogramAdd.compiled(db, u, day.bucket, flag, u, hour.bucket, flag, u, size.bucket, flag, u, t, day.bucket, flag, u, t, hour.bucket, flag, u, t, size.bucket, flag);
+      yield insertFile.compiled(db, {
+        id: file.id,
+        userId,
+        fileId: file.fileId,
+        name: file.name,
+        contentType: file.contentType,
+        size: file.size,
+        sha256: file.sha256,
+        publicFlag: flag,
+        createdAtMs: toMillis(file.createdAt),
+        blobKey: file.blobKey,
+        searchText: fileSearchText(file),
+        expiresAtMs: toNullableMillis(file.expiresAt),
+      });
+      yield histogramAdd.compiled(db, { userId, contentType: file.contentType, publicFlag: flag, day: day.bucket, hour: hour.bucket, size: size.bucket });
       return 'inserted' as const;
     });
   }
@@ -332,9 +346,21 @@ export class SqlFileRepository implements FileRepository {
         // Rolls the upload's status back: the caller decides what becomes of the upload.
         throw new RefusedInsert(result);
       }
-      await trx.executeQuery(insertFile.compiled(trx, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file), toNullableMillis(file.expiresAt)));
-      const { userId: u, contentType: t } = file;
-      await trx.executeQuery(histogramAdd.compiled(trx, u, day.bucket, flag, u, hour.bucket, flag, u, size.bucket, flag, u, t, day.bucket, flag, u, t, hour.bucket, flag, u, t, size.bucket, flag));
+      await trx.executeQuery(insertFile.compiled(trx, {
+        id: file.id,
+        userId: file.userId,
+        fileId: file.fileId,
+        name: file.name,
+        contentType: file.contentType,
+        size: file.size,
+        sha256: file.sha256,
+        publicFlag: flag,
+        createdAtMs: toMillis(file.createdAt),
+        blobKey: file.blobKey,
+        searchText: fileSearchText(file),
+        expiresAtMs: toNullableMillis(file.expiresAt),
+      }));
+      await trx.executeQuery(histogramAdd.compiled(trx, { userId: file.userId, contentType: file.contentType, publicFlag: flag, day: day.bucket, hour: hour.bucket, size: size.bucket }));
       return 'inserted' as const;
     }).catch((error: unknown) => {
       if (error instanceof RefusedInsert) return error.result;
@@ -343,7 +369,7 @@ export class SqlFileRepository implements FileRepository {
   }
 
   async totals(userId: string): Promise<AccountTotals> {
-    const row = await this.storageTotals.first(this.db, userId);
+    const row = await this.storageTotals.first(this.executor, { userId });
     return row
       ? accountTotals({ storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes), reservedFiles: toNumber(row.reserved_files) })
       : { storageBytes: 0, filesCount: 0 };
@@ -357,7 +383,7 @@ export class SqlFileRepository implements FileRepository {
   }
 
   async findByFileId(fileId: string): Promise<StoredFile | undefined> {
-    const row = await this.byFileId.first(this.db, fileId);
+    const row = await this.byFileId.first(this.executor, { fileId });
     return row && toStoredFile(row);
   }
 
@@ -383,7 +409,10 @@ export class SqlFileRepository implements FileRepository {
       if (sought) ({ filter: pageFilter, offset } = sought);
     }
     const { fields, values, nothing } = filterParameters(pageFilter);
-    return nothing ? [] : this.pageQuery(fields).execute(this.db, userId, ...values, window.limit, offset);
+    if (nothing) return [];
+    const parameters: PageParameters = { userId, limit: window.limit, offset };
+    fields.forEach((field, i) => (parameters[field] = values[i]));
+    return this.pageQuery(fields).execute(this.executor, parameters);
   }
 
   /**
@@ -468,18 +497,18 @@ export class SqlFileRepository implements FileRepository {
   /**
    * The page query for one filter shape (which of the filters are given), built and compiled by
    * Kysely once per shape (at most 2^7) and then bound per request: building and compiling a query
-   * cost about as much as SQLite takes to find a page (bench/README.md, "list"). Arguments: the user
-   * id, the given filters' SQL values in {@link FILTER_FIELDS} order, limit, offset.
+   * cost about as much as SQLite takes to find a page (bench/README.md, "list"). Parameters: the user
+   * id, limit, offset, and the given filters' SQL values by field name (filterParameters).
    */
-  private pageQuery(fields: readonly FilterField[]): PrecompiledQuery<FileRow, unknown[]> {
+  private pageQuery(fields: readonly FilterField[]): PrecompiledQuery<FileRow, PageParameters> {
     const shape = fields.join(',');
     let query = this.pages.get(shape);
     if (!query) {
       const postgres = this.postgres;
-      query = new PrecompiledQuery<FileRow, unknown[]>((db, userId, ...rest) => {
-        const filterValues = rest.slice(0, fields.length);
-        const [limit, offset] = rest.slice(fields.length) as [number, number];
-        const matching = db.selectFrom('files').where((eb) => eb.and(conditions(eb, userId as string, fields, filterValues)));
+      query = new PrecompiledQuery<FileRow, PageParameters>((db, p) => {
+        const { limit, offset } = p;
+        const filterValues = fields.map((field) => p[field]);
+        const matching = db.selectFrom('files').where((eb) => eb.and(conditions(eb, p.userId, fields, filterValues)));
         const newestFirst = <Q extends { orderBy: (column: 'created_at' | 'id', direction: 'desc') => Q }>(q: Q): Q =>
           q.orderBy('created_at', 'desc').orderBy('id', 'desc');
         return fields.includes('q') && !postgres
@@ -509,7 +538,7 @@ export class SqlFileRepository implements FileRepository {
     const range = histogramRange(filter);
     if (range === 'empty') return EXACTLY_NONE;
     if (range !== undefined) return { total: await this.rangeTotal(userId, range) };
-    const row = await this.totalsRow.first(this.db, userId);
+    const row = await this.totalsRow.first(this.executor, { userId });
     if (!row) return EXACTLY_NONE;
     const used = Object.entries(filter).filter(([, value]) => value !== undefined);
     if (used.length === 0 || (used.length === 1 && used[0]![0] === 'isPublic')) {
@@ -595,7 +624,7 @@ export class SqlFileRepository implements FileRepository {
   }
 
   async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
-    const row = await this.withSigningKey.first(this.db, fileId);
+    const row = await this.withSigningKey.first(this.executor, { fileId });
     return row && { file: toStoredFile(row), signingKey: row.signing_key };
   }
 
@@ -610,7 +639,7 @@ export class SqlFileRepository implements FileRepository {
   async update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined> {
     const { db, postgres } = this;
     const { userId, fileId, changes } = options;
-    return runTransaction(db, function* () {
+    return this.executor.transaction(function* () {
       const select = db.selectFrom('files').select(FILE_COLUMNS).where('user_id', '=', userId).where('file_id', '=', fileId);
       const [row] = (yield (postgres ? select.forUpdate() : select).compile()).rows as FileRow[];
       if (!row) return undefined;
@@ -736,6 +765,9 @@ class BoundedMap<K, V> {
 /** The listing filters (spec 4.9), in the order their values are bound. */
 const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore', 'expiresBefore'] as const;
 type FilterField = (typeof FILTER_FIELDS)[number];
+
+/** The named parameters of a page query (`pageQuery`): owner, window, and the SQL value of each given filter. */
+type PageParameters = { userId: string; limit: number; offset: number } & Partial<Record<FilterField, unknown>>;
 
 /**
  * The given filters of `filter` and their values as SQL binds them: `q` as a LIKE pattern of the

@@ -3,6 +3,7 @@ import type { RefreshToken, RotationResult, Session, SessionRepository } from '.
 import { toDate, toMillis, toNullableDate, toNullableMillis } from './rows.js';
 import type { HangarDatabase, SessionsTable } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 function toSession(row: Selectable<SessionsTable>): Session {
   return { id: row.id, userId: row.user_id, createdAt: toDate(row.created_at), revokedAt: toNullableDate(row.revoked_at) };
@@ -17,16 +18,25 @@ function toSession(row: Selectable<SessionsTable>): Session {
  */
 export class SqlSessionRepository implements SessionRepository {
   /** On every request with a session token: compiled once. */
-  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id), { cacheable: true, invalidatedBy: 'session' });
+  private readonly byId = new PrecompiledQuery((db, p: { id: string }) => db.selectFrom('sessions').selectAll().where('id', '=', p.id), {
+    cacheable: true,
+    invalidatedBy: { kind: 'session', key: 'id' },
+  });
 
   /** Sessions, then refresh tokens, removed per transaction by `purge`. */
   private readonly purgeChunk: number;
 
-  /** @param options.purgeChunk rows `purge` removes per transaction (default {@link PURGE_CHUNK}; tests set it low) */
+  private readonly db: Kysely<HangarDatabase>;
+
+  /**
+   * @param executor the database, with the fast paths its adapter offers (SqlExecutor)
+   * @param options.purgeChunk rows `purge` removes per transaction (default {@link PURGE_CHUNK}; tests set it low)
+   */
   constructor(
-    private readonly db: Kysely<HangarDatabase>,
+    private readonly executor: SqlExecutor,
     options: { purgeChunk?: number } = {},
   ) {
+    this.db = executor.db;
     this.purgeChunk = options.purgeChunk ?? PURGE_CHUNK;
   }
 
@@ -51,7 +61,7 @@ export class SqlSessionRepository implements SessionRepository {
   }
 
   async findById(id: string): Promise<Session | undefined> {
-    const row = await this.byId.first(this.db, id);
+    const row = await this.byId.first(this.executor, { id });
     return row && toSession(row);
   }
 

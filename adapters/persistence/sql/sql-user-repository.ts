@@ -6,6 +6,7 @@ import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
 import type { HangarDatabase, UsersTable } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -34,9 +35,17 @@ function toUser(row: Selectable<UsersTable>): User {
  */
 export class SqlUserRepository implements UserRepository {
   /** On most requests (the account's plan and settings): compiled once. */
-  private readonly byId = new PrecompiledQuery((db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id), { cacheable: true, invalidatedBy: 'account' });
+  private readonly byId = new PrecompiledQuery((db, p: { id: string }) => db.selectFrom('users').selectAll().where('id', '=', p.id), {
+    cacheable: true,
+    invalidatedBy: { kind: 'account', key: 'id' },
+  });
 
-  constructor(private readonly db: Kysely<HangarDatabase>) {}
+  private readonly db: Kysely<HangarDatabase>;
+
+  /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
+  constructor(private readonly executor: SqlExecutor) {
+    this.db = executor.db;
+  }
 
   /** @throws the driver's unique-violation error when the `id` exists (a caller bug); a taken e-mail resolves false */
   async create(user: User): Promise<boolean> {
@@ -63,7 +72,7 @@ export class SqlUserRepository implements UserRepository {
   }
 
   async findById(id: string): Promise<User | undefined> {
-    const row = await this.byId.first(this.db, id);
+    const row = await this.byId.first(this.executor, { id });
     return row && toUser(row);
   }
 

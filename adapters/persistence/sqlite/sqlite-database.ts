@@ -14,14 +14,13 @@ import {
   type LogEvent,
 } from 'kysely';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
-import { type CachedReadGate, DIRECT_BUSY, type DirectReader, type DirectTransaction, registerDirectAccess } from '../sql/direct-access.js';
+import { type CachedReadGate, DIRECT_BUSY, type DirectExecutor, type DirectReader, type DirectTransaction } from '../sql/direct-access.js';
 import { LookupCache } from './lookup-cache.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
-import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './wal-checkpointer.js';
-import { BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, WalFlusher } from './wal-flusher.js';
+import { backgroundCheckpoints, BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../../sqlite/index.js';
 
 /** Options of {@link openSqliteDatabase}. */
 export interface SqliteDatabaseOptions {
@@ -34,11 +33,24 @@ export interface SqliteDatabaseOptions {
    * (a warning: the service goes on). Default: one line on stderr.
    */
   onCheckpointWorkerFailed?: (error: Error) => void;
+  /**
+   * Offer the fast path (`SqliteDatabase.direct`: lookups, transaction scripts and batches without
+   * Kysely's executor, lookups answered from the lookup cache while the file is unchanged). Default
+   * true. Off (SQLITE_FAST_PATH=false), `direct` is absent and every statement goes through Kysely:
+   * the same answers, slower; for diagnosis, and for hosts that want one way in.
+   */
+  fastPath?: boolean;
 }
 
 /** An open, migrated SQLite database. */
 export interface SqliteDatabase {
   db: Kysely<HangarDatabase>;
+  /**
+   * The fast path, to hand to the repositories (`createSqlRepositories(database)` does): statements
+   * on the connection without Kysely's executor (see {@link directAccess}). Absent when
+   * `fastPath: false`.
+   */
+  direct?: DirectExecutor;
   /**
    * Commits of every connection to the file (other processes', and this one's writes), checked
    * through the lookup cache's WAL-index check and delivered as `everything` (SqliteChangeFeed).
@@ -74,6 +86,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
   // Outages (SQLITE_BUSY past busy_timeout, I/O errors, a full disk) answer 503 DATABASE_UNAVAILABLE.
   let checkpoints: WalCheckpoints | undefined;
+  let direct: DirectExecutor | undefined;
   const access = directAccess(database, wal);
   const inTransaction = () => database.inTransaction;
   const onQuery = options.onQuery;
@@ -114,13 +127,15 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       wal.onFlushed = () => checkpoints?.wrote();
     }
     const background = checkpoints;
-    registerDirectAccess(db, {
-      read: access.read,
-      beforeCachedRead: access.beforeCachedRead,
-      transaction: access.transaction,
-      // Batches (the activity log's) are written by the same worker, on its connection.
-      ...(background ? { background: (statements: readonly CompiledQuery[]) => background.write(statements) } : {}),
-    });
+    if (options.fastPath !== false) {
+      direct = {
+        read: access.read,
+        beforeCachedRead: access.beforeCachedRead,
+        transaction: access.transaction,
+        // Batches (the activity log's) are written by the same worker, on its connection.
+        ...(background ? { background: (statements: readonly CompiledQuery[]) => background.write(statements) } : {}),
+      };
+    }
   } catch (error) {
     access.close();
     await checkpoints?.close();
@@ -132,6 +147,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   }
   return {
     db,
+    ...(direct ? { direct } : {}),
     changes: new SqliteChangeFeed(access.lookups),
     close: async () => {
       // The checkpointer's connection first, so that this one is the last and its close
@@ -263,7 +279,7 @@ class BusyWaitingConnection implements DatabaseConnection {
 const DIRECT_STATEMENTS_KEPT = 64;
 
 /**
- * Statements on the connection without Kysely's executor (`registerDirectAccess`), one cache of
+ * Statements on the connection without Kysely's executor (`SqliteDatabase.direct`), one cache of
  * prepared statements (by SQL text, at most DIRECT_STATEMENTS_KEPT) for both ways in:
  *
  * - `read`: the precompiled lookups on every request's path (API key, user, session, custom domain,
@@ -272,7 +288,7 @@ const DIRECT_STATEMENTS_KEPT = 64;
  *   Cacheable ones are answered from a {@link LookupCache} while the database is unchanged, after
  *   `beforeCachedRead` (the cache's `gate`: one check of other connections' commits per turn of the
  *   event loop, shared by every request waiting on it).
- * - `transaction`: whole transaction scripts (`runTransaction`), e.g. an upload's quota claim and
+ * - `transaction`: whole transaction scripts (`SqlExecutor.transaction`), e.g. an upload's quota claim and
  *   record, five small statements that cost several times more CPU through Kysely than in
  *   SQLite itself (bench/README.md, "4 KiB uploads"): one synchronous `BEGIN IMMEDIATE`
  *   transaction; its promise resolves after the WAL flush, as every Kysely write does
@@ -330,7 +346,7 @@ function directAccess(
       try {
         result = database.transaction(() => work(execute)).immediate();
       } catch (error) {
-        // BEGIN IMMEDIATE found another process's write lock: nothing ran (runTransaction tries again).
+        // BEGIN IMMEDIATE found another process's write lock: nothing ran (SqlExecutor.transaction tries again).
         return isBusy(error) ? DIRECT_BUSY : undefined;
       }
       if (!wal) return Promise.resolve(result);

@@ -1,0 +1,106 @@
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { translateDatabaseError } from './database-unavailable.js';
+import { DIRECT_BUSY, DIRECT_BUSY_WAIT_MS, type DirectExecutor, type TransactionScript } from './direct-access.js';
+import type { SharedLookups } from './shared-lookups.js';
+import type { HangarDatabase } from './schema.js';
+
+/** Pauses between direct attempts while the lock is held elsewhere, in ms (0: the next turn of the event loop), the last one repeated. */
+const DIRECT_BUSY_PAUSES_MS = [0, 0, 1, 2, 4, 8] as const;
+
+/** What a database adapter offers the SQL repositories besides Kysely (see {@link SqlExecutor}). */
+export interface SqlExecutorOptions {
+  /** SQLite's fast path (`SqliteDatabase.direct`); absent: every statement through Kysely. */
+  direct?: DirectExecutor;
+  /** Postgres's lookup cache and prepared lookups (`PostgresDatabase.lookups`); absent: lookups through Kysely. */
+  lookups?: SharedLookups;
+}
+
+/**
+ * How the SQL repositories run statements on one database: `db` (Kysely) for everything, plus what
+ * the database adapter offers for the statements on every request's path, given explicitly by the
+ * composition (createSqlRepositories): SQLite's {@link DirectExecutor} (`direct`), Postgres's
+ * {@link SharedLookups} (`lookups`). With neither (a Kysely transaction, a switched-off fast path,
+ * an embedder's own Kysely instance) every statement goes through Kysely, with the same results.
+ * `PrecompiledQuery.execute` reads through it; transaction scripts and batches run through
+ * {@link transaction} and {@link batch}.
+ */
+export class SqlExecutor {
+  /** SQLite's fast path, when given. */
+  readonly direct: DirectExecutor | undefined;
+  /** Postgres's shared lookups, when given. */
+  readonly lookups: SharedLookups | undefined;
+
+  constructor(
+    readonly db: Kysely<HangarDatabase>,
+    options: SqlExecutorOptions = {},
+  ) {
+    this.direct = options.direct;
+    this.lookups = options.lookups;
+  }
+
+  /**
+   * Runs `script` as one transaction: through the direct transaction when there is one and it
+   * accepts (one synchronous better-sqlite3 transaction, `BEGIN IMMEDIATE`), otherwise as a Kysely
+   * transaction with one `executeQuery` per yielded statement. While another process holds the
+   * write lock ({@link DIRECT_BUSY}), the direct way is tried again after short pauses off the
+   * event loop for up to {@link DIRECT_BUSY_WAIT_MS}: with two server processes on one SQLite file,
+   * uploads often find the lock taken, and handing those to Kysely costs far more CPU than waiting
+   * (bench/README.md, "Measurements behind the code"). A direct attempt that fails otherwise is rolled back and the script runs
+   * again the Kysely way, which reports its error as every other statement does (a constraint
+   * violation as the driver's error, an outage as DATABASE_UNAVAILABLE).
+   * @throws what the statements or the script throw (Kysely path)
+   */
+  async transaction<T>(script: TransactionScript<T>): Promise<T> {
+    const transaction = this.direct?.transaction;
+    if (transaction) {
+      const work = (execute: (query: CompiledQuery) => QueryResult<unknown>) => drive(script(), execute);
+      let direct = transaction(work);
+      const deadline = direct === DIRECT_BUSY ? Date.now() + DIRECT_BUSY_WAIT_MS : 0;
+      for (let attempt = 0; direct === DIRECT_BUSY && Date.now() < deadline; attempt++) {
+        await pause(DIRECT_BUSY_PAUSES_MS[Math.min(attempt, DIRECT_BUSY_PAUSES_MS.length - 1)]);
+        direct = transaction(work);
+      }
+      if (direct !== undefined && direct !== DIRECT_BUSY) return direct;
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const steps = script();
+      let step = steps.next();
+      while (!step.done) step = steps.next(await trx.executeQuery(step.value));
+      return step.value;
+    });
+  }
+
+  /**
+   * Writes `statements` as one transaction: on the direct background writer when there is one
+   * (SQLite with a database file: a worker thread's connection, so that a large batch does not hold
+   * the event loop), otherwise as a Kysely transaction. For writes no request waits on, such as the
+   * activity log's batches; either way the promise resolves once the commit is durable.
+   * @throws what the database throws; outages as DATABASE_UNAVAILABLE (translateDatabaseError)
+   */
+  async batch(statements: readonly CompiledQuery[]): Promise<void> {
+    if (statements.length === 0) return;
+    const background = this.direct?.background?.(statements);
+    if (background) {
+      try {
+        await background;
+      } catch (error) {
+        throw translateDatabaseError(error);
+      }
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      for (const statement of statements) await trx.executeQuery(statement);
+    });
+  }
+}
+
+/** Resolves after `ms` milliseconds; 0: on the next turn of the event loop (setImmediate). */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => (ms === 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+}
+
+function drive<T>(steps: Generator<CompiledQuery, T, QueryResult<unknown>>, execute: (query: CompiledQuery) => QueryResult<unknown>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next(execute(step.value));
+  return step.value;
+}
