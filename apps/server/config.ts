@@ -8,7 +8,7 @@ import { parseEnv } from 'node:util';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
 import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
-import { REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/accounts/account-options.js';
+import { REFRESH_TOKEN_REUSE_INTERVAL_MS, SESSION_IDLE_DAYS } from '../../core/accounts/account-options.js';
 import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
 import { checkSizeLadder, DEFAULT_SIZE_LADDER } from '../../core/images/image-params.js';
 import { DEFAULT_MAX_VARIANTS_PER_FILE } from '../../core/images/transform-public-image.js';
@@ -213,6 +213,8 @@ export const ConfigSchema = Type.Object({
   }),
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: Type.Integer({ minimum: 0 }),
+  /** Days a session may go unused before it ends by itself (`SESSION_IDLE_DAYS`). */
+  sessionIdleDays: Type.Integer({ minimum: 1 }),
   /**
    * The log (`LOG_LEVEL`, `LOG_FORMAT`): lowest level written, and `json` lines, `pretty` lines for
    * a person, or `auto`: pretty when stdout is a terminal, else JSON.
@@ -346,6 +348,7 @@ export function loadConfig(env: Env): Config {
       windowMs: 1000 * integer('UPLOAD_MIN_RATE_WINDOW_SECONDS', read('UPLOAD_MIN_RATE_WINDOW_SECONDS'), DEFAULT_UPLOAD_PACING.windowMs / 1000, 1, 86_400),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
+    sessionIdleDays: integer('SESSION_IDLE_DAYS', read('SESSION_IDLE_DAYS'), SESSION_IDLE_DAYS, 1, 3650),
     metrics: read('METRICS_PORT') === undefined ? null : { host: read('METRICS_HOST') ?? '127.0.0.1', port: portOf('METRICS_PORT', read('METRICS_PORT')!) },
     log: {
       level: oneOf('LOG_LEVEL', read('LOG_LEVEL')?.toLowerCase() ?? 'info', ['debug', 'info', 'warn', 'error'] as const),

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CREDENTIAL_RETENTION_DAYS, REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/index.js';
-import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError } from '../support/memory-hangar.js';
+import { createMemoryHangar, passwordSignIn, DEFAULT_PASSWORD, expectDomainError } from '../support/memory-hangar.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -24,7 +24,7 @@ describe('PurgeCredentials', () => {
     const world = createMemoryHangar();
     const { hangar, clock } = world;
     await world.registerConfirmed('alice@example.com');
-    const logIn = async () => (await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD })).session;
+    const logIn = async () => (await passwordSignIn(hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD })).session;
     // A dashboard session that refreshes now and then, a session logged out, and a session never refreshed.
     const kept = await logIn();
     const loggedOut = await logIn();

@@ -9,6 +9,7 @@ import { SqlCustomDomainRepository } from './sql-custom-domain-repository.js';
 import { SqlFileRepository, type SqlFileRepositoryOptions } from './sql-file-repository.js';
 import { SqlImageVariantRepository } from './sql-image-variant-repository.js';
 import { SqlHealthProbe } from './sql-health-probe.js';
+import { SqlMfaRepository } from './sql-mfa-repository.js';
 import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlUsageRepository } from './sql-usage-repository.js';
@@ -23,6 +24,7 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { fil
     users: new SqlUserRepository(db),
     tokens: new SqlOneTimeTokenRepository(db),
     sessions: new SqlSessionRepository(db),
+    mfa: new SqlMfaRepository(db),
     apiKeys: new SqlApiKeyRepository(db),
     files: new SqlFileRepository(db, options.files),
     usage: new SqlUsageRepository(db),
