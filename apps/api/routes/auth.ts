@@ -37,7 +37,7 @@ export function authRoutes(hangar: Hangar): Route[] {
       responses: { 302: null, 400: { alternatives: { 'text/html': Type.String(), 'application/json': ErrorBody } } },
       handler: async ({ ctx, query }) => {
         try {
-          const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token });
+          const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token, device: ctx.state.device });
           // Tokens travel in the fragment, which browsers never send to servers (as GoTrue does).
           const fragment = new URLSearchParams({ ...stringify(sessionJson(session)), type: 'signup' }).toString();
           ctx.set('Cache-Control', 'no-store');
