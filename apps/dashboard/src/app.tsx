@@ -6,6 +6,7 @@ import { ActivityScreen } from './screens/activity.js';
 import { ForgotPassword, Register, ResetPassword, SignIn } from './screens/auth.js';
 import { FilesScreen } from './screens/files.js';
 import { KeysScreen } from './screens/keys.js';
+import { SecurityScreen } from './screens/security.js';
 import { SettingsScreen } from './screens/settings.js';
 import { planState, UsageScreen } from './screens/usage.js';
 import type { Profile } from './types.js';
@@ -14,6 +15,7 @@ const SCREENS = [
   { path: '/files', label: 'Files', render: () => <FilesScreen /> },
   { path: '/keys', label: 'API keys', render: () => <KeysScreen /> },
   { path: '/settings', label: 'Settings', render: () => <SettingsScreen /> },
+  { path: '/security', label: 'Security', render: () => <SecurityScreen /> },
   { path: '/usage', label: 'Usage', render: () => <UsageScreen /> },
   { path: '/activity', label: 'Activity', render: () => <ActivityScreen /> },
 ];
