@@ -6,6 +6,15 @@ import type { EdgeProvider } from './domains/edge-provider.js';
 import { HostnameDirectory } from './domains/hostname-directory.js';
 import { type ChangeFeed, NO_OTHER_PROCESSES } from './shared/change-feed.js';
 import { Authenticate } from './accounts/authenticate.js';
+import { CompleteMfaSignIn } from './accounts/complete-mfa-sign-in.js';
+import { ConfirmTotpEnrolment } from './accounts/confirm-totp-enrolment.js';
+import { EndSession, ListSessions } from './accounts/device-sessions.js';
+import { DisableTotp } from './accounts/disable-totp.js';
+import { GetMfaStatus } from './accounts/get-mfa-status.js';
+import { MfaCodes } from './accounts/mfa-codes.js';
+import type { MfaRepository } from './accounts/mfa-repository.js';
+import { StartTotpEnrolment } from './accounts/start-totp-enrolment.js';
+import type { SecretBox, Totp } from './accounts/totp.js';
 import { ConfirmEmail } from './accounts/confirm-email.js';
 import { LogIn } from './accounts/log-in.js';
 import { LogOut } from './accounts/log-out.js';
@@ -106,6 +115,12 @@ export interface HangarPorts {
   users: UserRepository;
   tokens: OneTimeTokenRepository;
   sessions: SessionRepository;
+  /** TOTP factors, recovery codes and pending two-step sign-ins (docs/account-security.md). */
+  mfa: MfaRepository;
+  /** TOTP codes (adapters/crypto/otplib-totp.ts). */
+  totp: Totp;
+  /** Seals TOTP secrets at rest (adapters/crypto/node-secret-box.ts). */
+  secretBox: SecretBox;
   apiKeys: ApiKeyRepository;
   files: FileRepository;
   /** Resumable (tus) uploads and their reservations; on the same store as `files`. */
@@ -204,11 +219,14 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const usageMeter = new UsageMeter({ usage, users, clock });
   const report = new AccountReport({ accounts, files });
   const issuer = new SessionIssuer({ sessions, signer, ids, digest, clock });
+  const { mfa, totp, secretBox: box } = ports;
+  const sessionIdleDays = options.sessionIdleDays;
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
   const fileReadCounts = new FileReadCounts({ files });
   const addresses = new FileAddresses({ domains, options, counts: fileReadCounts });
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
+  const mfaCodes = new MfaCodes({ mfa, totp, box, digest, limits, clock });
   const readPublicFile = new ReadPublicFile({
     files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
@@ -247,11 +265,18 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getResumableUpload: new GetResumableUpload(resumable),
     terminateResumableUpload: new TerminateResumableUpload(resumable),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
-    purgeCredentials: new PurgeCredentials({ tokens, sessions, passkeyChallenges: ports.passkeyChallenges, clock }),
+    purgeCredentials: new PurgeCredentials({ tokens, sessions, mfa, passkeyChallenges: ports.passkeyChallenges, clock, sessionIdleDays }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
-    logIn: new LogIn({ users, passwords, issuer, limits }),
-    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs }),
+    logIn: new LogIn({ users, passwords, issuer, limits, mfa, ids, digest, clock }),
+    completeMfaSignIn: new CompleteMfaSignIn({ users, mfa, codes: mfaCodes, issuer, digest, clock }),
+    startTotpEnrolment: new StartTotpEnrolment({ users, mfa, totp, box, clock, issuer: options.totpIssuer ?? 'Hangar' }),
+    confirmTotpEnrolment: new ConfirmTotpEnrolment({ mfa, codes: mfaCodes, limits, ids, digest, clock }),
+    disableTotp: new DisableTotp({ mfa, codes: mfaCodes }),
+    getMfaStatus: new GetMfaStatus({ mfa }),
+    listSessions: new ListSessions({ sessions, clock, sessionIdleDays }),
+    endSession: new EndSession({ sessions, clock }),
+    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs, sessionIdleDays }),
     logOut: new LogOut({ sessions, clock }),
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
@@ -263,7 +288,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deletePasskey: new DeletePasskey(passkeyDeps),
     startPasskeySignIn: new StartPasskeySignIn({ ...passkeyDeps, limits }),
     signInWithPasskey: new SignInWithPasskey({ ...passkeyDeps, issuer }),
-    authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock }),
+    authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock, sessionIdleDays }),
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),

@@ -8,7 +8,9 @@ import { FileTypeContentSniffer } from '../content/file-type-content-sniffer.js'
 import { JoseTokenSigner } from '../crypto/jose-token-signer.js';
 import { NodeHmacUrlSigner } from '../crypto/node-hmac-url-signer.js';
 import { NodeIdGenerator } from '../crypto/node-id-generator.js';
+import { NodeSecretBox } from '../crypto/node-secret-box.js';
 import { NodeSecretDigest } from '../crypto/node-secret-digest.js';
+import { OtplibTotp } from '../crypto/otplib-totp.js';
 import { ScryptPasswordHasher } from '../crypto/scrypt-password-hasher.js';
 import { SimpleWebAuthnVerifier } from '../crypto/simplewebauthn-verifier.js';
 import { SystemClock } from '../crypto/system-clock.js';
@@ -29,6 +31,8 @@ export type MemoryPorts = HangarPorts & { changes: ChangeFeed };
  * - repositories: `adapters/persistence/memory` (one `MemoryDatabase`), blobs: {@link MemoryBlobStore},
  *   resumable uploads' partial blobs: {@link MemoryPartialBlobStore};
  * - passwords: {@link ScryptPasswordHasher} with its default costs (scrypt N = 2^15, r = 8, p = 3);
+ * - two-factor sign-in: {@link OtplibTotp}, TOTP secrets sealed by {@link NodeSecretBox} under a random key drawn here
+ *   (enrolments end with the process);
  * - passkeys: {@link SimpleWebAuthnVerifier} (@simplewebauthn/server, JavaScript and WebCrypto);
  * - images: {@link UnavailableImageTransformer} (transformations answer NOT_IMPLEMENTED, 501);
  * - mail: {@link MemoryMailer} (messages kept in `mailer.messages`, nothing sent);
@@ -47,6 +51,9 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     users: repos.users,
     tokens: repos.tokens,
     sessions: repos.sessions,
+    mfa: repos.mfa,
+    totp: new OtplibTotp(),
+    secretBox: new NodeSecretBox({ keyMaterial: new Uint8Array(randomBytes(32)), purpose: 'hangar totp secrets' }),
     apiKeys: repos.apiKeys,
     files: repos.files,
     usage: repos.usage,

@@ -1,3 +1,4 @@
+import type { MfaRepository } from '../../core/accounts/mfa-repository.js';
 import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
@@ -19,6 +20,7 @@ export interface Repositories {
   users: UserRepository;
   tokens: OneTimeTokenRepository;
   sessions: SessionRepository;
+  mfa: MfaRepository;
   apiKeys: ApiKeyRepository;
   files: FileRepository;
   resumableUploads: ResumableUploadRepository;

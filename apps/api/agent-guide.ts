@@ -22,7 +22,7 @@ export const AgentGuideBody = Type.Object({
   docs_url: Type.String(),
   authentication: Type.Object({
     summary: Type.String(),
-    session_token: Type.Object({ obtain: Type.String(), passkey: Type.Optional(Type.String()), header: Type.String(), lifetime_seconds: Type.Integer(), refresh: Type.String() }),
+    session_token: Type.Object({ obtain: Type.String(), passkey: Type.Optional(Type.String()), header: Type.String(), lifetime_seconds: Type.Integer(), refresh: Type.String(), two_factor: Type.String(), devices: Type.String() }),
     api_key: Type.Object({ obtain: Type.String(), headers: Type.Array(Type.String()), form: Type.String() }),
     jwt_only_endpoints: Type.Array(Type.String()),
     no_auth_endpoints: Type.Array(Type.String()),
@@ -90,6 +90,13 @@ export function agentGuide(options: {
         header: 'Authorization: Bearer <access_token>',
         lifetime_seconds: 3600,
         refresh: 'POST /auth/refresh { refresh_token } → a new session; the old refresh token stops working',
+        two_factor:
+          'On an account with two-factor sign-in (TOTP) on, POST /auth/login answers { mfa_required: true, mfa_token } and no session: ' +
+          'POST /auth/mfa/verify { mfa_token, code } (the 6-digit code of the authenticator app, or one of the recovery codes) within 5 minutes answers like a login. ' +
+          'Turn it on with POST /auth/mfa/totp (→ secret, otpauth_uri) and POST /auth/mfa/totp/verify { code } (→ 10 recovery codes, shown once); off with DELETE /auth/mfa/totp { code }.',
+        devices:
+          'GET /auth/sessions lists the signed-in devices (id = the access token\'s sid claim, current marks yours); DELETE /auth/sessions/:id signs one out. ' +
+          'A session unused for SESSION_IDLE_DAYS (default 30) ends by itself: log in again.',
       },
       api_key: {
         obtain: 'POST /auth/api-keys { name? } with a session token → key (shown once)',

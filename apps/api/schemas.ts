@@ -37,6 +37,23 @@ export const SessionBody = Type.Object({
   token_type: Type.Literal('bearer'),
 }, { $id: 'Session', examples: [{ access_token: 'eyJhbGciOiJIUzI1NiJ9…', refresh_token: 'k3J9sP2x…', expires_in: 3600, expires_at: 1795000000, token_type: 'bearer' }] });
 
+/** POST /auth/login on an account with two-factor sign-in on: no session yet (docs/account-security.md). */
+export const MfaRequiredBody = Type.Object({
+  mfa_required: Type.Literal(true),
+  mfa_token: Type.String({ description: 'Send with a code to POST /auth/mfa/verify; single use, valid 5 minutes' }),
+  expires_at: Type.String({ format: 'date-time' }),
+}, { $id: 'MfaRequired' });
+
+/** One signed-in device (GET /auth/sessions). */
+export const DeviceSessionBody = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The session id: the `sid` claim of its access tokens' }),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Type.String({ format: 'date-time', description: 'Updated on refresh and on use, at most once a minute' }),
+  user_agent: Type.Union([Type.String(), Type.Null()]),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  current: Type.Boolean({ description: 'True for the session of the token that asked' }),
+}, { $id: 'DeviceSession' });
+
 export const ApiKeyBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
   key: Type.Optional(Type.String({ description: 'Full key; only in the create response' })),

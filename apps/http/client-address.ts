@@ -34,11 +34,16 @@ export function normaliseAddress(raw: string): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
-/** Middleware: puts {@link clientAddress} in `ctx.state.client` (rate limits) and {@link peerAddress} in `ctx.state.clientIp` (activity log). */
+/**
+ * Middleware: puts {@link clientAddress} in `ctx.state.client` (rate limits), {@link peerAddress} in
+ * `ctx.state.clientIp` (activity log), and in `ctx.state.device` the SessionDevice (`userAgent`,
+ * `ip`) that a sign-in records with the session it opens (`GET /auth/sessions`).
+ */
 export function clientAddressMiddleware(trustProxyHops: number) {
   return async (ctx: Context, next: Next): Promise<void> => {
     ctx.state.clientIp = peerAddress(ctx, trustProxyHops) || ctx.ip;
     ctx.state.client = clientAddress(ctx, trustProxyHops);
+    ctx.state.device = { userAgent: ctx.get('User-Agent') || undefined, ip: ctx.state.clientIp || undefined };
     await next();
   };
 }

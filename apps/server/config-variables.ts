@@ -1,3 +1,4 @@
+import { SESSION_IDLE_DAYS } from '../../core/accounts/account-options.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
 import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
@@ -447,6 +448,11 @@ export const CONFIG_VARIABLES = {
     parse: wholeNumber(1, 24 * 30),
     fallback: 24,
     meaning: 'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (see "Resumable uploads")',
+  }),
+  SESSION_IDLE_DAYS: withDefault({
+    parse: wholeNumber(1, 3650),
+    fallback: SESSION_IDLE_DAYS,
+    meaning: 'a session (a signed-in device) unused for longer than this many days ends by itself: its refresh token and access tokens are refused; 1–3650 (docs/account-security.md)',
   }),
   PASSWORD_HASH_MEMORY_KIB: withDefault({
     parse: wholeNumber(1024),

@@ -152,6 +152,8 @@ export interface Config {
   uploadPacing: { idleTimeoutMs: number; minBytesPerSecond: number; windowMs: number };
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: number;
+  /** Days a session may go unused before it ends by itself (`SESSION_IDLE_DAYS`). */
+  sessionIdleDays: number;
   /** Prometheus metrics (`METRICS_PORT`, `METRICS_HOST`): off (null) unless METRICS_PORT is set; 0 picks a free port (tests). */
   metrics: null | { host: string; port: number };
   /**
@@ -276,6 +278,7 @@ export function loadConfig(env: Env): Config {
       windowMs: 1000 * read('UPLOAD_MIN_RATE_WINDOW_SECONDS'),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
+    sessionIdleDays: read('SESSION_IDLE_DAYS'),
     metrics: metricsPort === undefined ? null : { host: read('METRICS_HOST'), port: metricsPort },
     log: { level: read('LOG_LEVEL'), format: read('LOG_FORMAT') },
   };

@@ -25,7 +25,9 @@ import { createSqlRepositories } from '../../adapters/persistence/sql/index.js';
 import { SqlServiceSecrets } from '../../adapters/persistence/sql/sql-service-secrets.js';
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './database.js';
-import { loadJwtSecret } from './jwt-secret.js';
+import { loadJwtSecret, loadServiceKey, TOTP_KEY_NAME } from './jwt-secret.js';
+import { NodeSecretBox } from '../../adapters/crypto/node-secret-box.js';
+import { OtplibTotp } from '../../adapters/crypto/otplib-totp.js';
 import { namedDependencies } from './named-dependencies.js';
 import { Tokens } from './tokens.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
@@ -66,6 +68,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);
   bind(Tokens.OneTimeTokenRepository).toResolvedValue((r: Repos) => r.tokens, [RootTokens.Repositories]);
   bind(Tokens.SessionRepository).toResolvedValue((r: Repos) => r.sessions, [RootTokens.Repositories]);
+  bind(Tokens.MfaRepository).toResolvedValue((r: Repos) => r.mfa, [RootTokens.Repositories]);
   bind(Tokens.ApiKeyRepository).toResolvedValue((r: Repos) => r.apiKeys, [RootTokens.Repositories]);
   bind(Tokens.FileRepository).toResolvedValue((r: Repos) => r.files, [RootTokens.Repositories]);
   bind(Tokens.ResumableUploadRepository).toResolvedValue((r: Repos) => r.resumableUploads, [RootTokens.Repositories]);
@@ -202,6 +205,11 @@ export const cryptoModule = new ContainerModule(({ bind }) => {
   bind(Tokens.TokenSigner)
     .toResolvedValue(async (config: Config, open: OpenDatabase) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret, new SqlServiceSecrets(open.db)) }), [Tokens.Config, RootTokens.Database])
     .inSingletonScope();
+  // TOTP secrets are sealed with a key of their own kept in service_secrets, not JWT_SECRET: setting or changing that must not lock out every enrolled account.
+  bind(Tokens.SecretBox)
+    .toResolvedValue(async (open: OpenDatabase) => new NodeSecretBox({ keyMaterial: await loadServiceKey(TOTP_KEY_NAME, new SqlServiceSecrets(open.db)), purpose: 'hangar totp secrets' }), [RootTokens.Database])
+    .inSingletonScope();
+  bind(Tokens.Totp).toConstantValue(new OtplibTotp());
   bind(Tokens.IdGenerator).toConstantValue(new NodeIdGenerator());
   bind(Tokens.SecretDigest).toConstantValue(new NodeSecretDigest());
   bind(Tokens.Clock).toConstantValue(new SystemClock());
@@ -241,6 +249,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
     emailMinIntervalMs: config.emailMinIntervalMs,
     refreshTokenReuseIntervalMs: config.refreshTokenReuseIntervalMs,
+    sessionIdleDays: config.sessionIdleDays,
     rateLimits: config.rateLimits,
     plans: config.plans,
     defaultPlan: config.defaultPlan,
@@ -262,6 +271,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
           users: Tokens.UserRepository,
           tokens: Tokens.OneTimeTokenRepository,
           sessions: Tokens.SessionRepository,
+          mfa: Tokens.MfaRepository,
+          totp: Tokens.Totp,
+          secretBox: Tokens.SecretBox,
           apiKeys: Tokens.ApiKeyRepository,
           files: Tokens.FileRepository,
           usage: Tokens.UsageRepository,

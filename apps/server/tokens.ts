@@ -2,6 +2,8 @@ import type { Mailer } from '../../core/accounts/mailer.js';
 import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
 import type { PasswordHasher } from '../../core/accounts/password-hasher.js';
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
+import type { MfaRepository } from '../../core/accounts/mfa-repository.js';
+import type { SecretBox, Totp } from '../../core/accounts/totp.js';
 import type { TokenSigner } from '../../core/accounts/token-signer.js';
 import type { SigningKeyRepository, UrlSigner } from '../../core/files/signing-keys.js';
 import type { ShareRepository } from '../../core/shares/share.js';
@@ -38,6 +40,9 @@ export const Tokens = {
   UserRepository: Symbol('UserRepository') as ServiceIdentifier<UserRepository>,
   OneTimeTokenRepository: Symbol('OneTimeTokenRepository') as ServiceIdentifier<OneTimeTokenRepository>,
   SessionRepository: Symbol('SessionRepository') as ServiceIdentifier<SessionRepository>,
+  MfaRepository: Symbol('MfaRepository') as ServiceIdentifier<MfaRepository>,
+  Totp: Symbol('Totp') as ServiceIdentifier<Totp>,
+  SecretBox: Symbol('SecretBox') as ServiceIdentifier<SecretBox>,
   ApiKeyRepository: Symbol('ApiKeyRepository') as ServiceIdentifier<ApiKeyRepository>,
   FileRepository: Symbol('FileRepository') as ServiceIdentifier<FileRepository>,
   UsageRepository: Symbol('UsageRepository') as ServiceIdentifier<UsageRepository>,

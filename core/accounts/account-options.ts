@@ -14,7 +14,23 @@ export interface AccountOptions {
    * the session. Default {@link REFRESH_TOKEN_REUSE_INTERVAL_MS} (10 s).
    */
   refreshTokenReuseIntervalMs?: number;
+  /**
+   * A session unused (no refresh, no authenticated request) for this many days ends by itself
+   * (`SESSION_IDLE_DAYS`); default {@link SESSION_IDLE_DAYS}.
+   */
+  sessionIdleDays?: number;
+  /** The issuer name authenticator apps show next to a TOTP code; default `Hangar`. */
+  totpIssuer?: string;
 }
+
+/** See {@link AccountOptions.sessionIdleDays}: 30 days. */
+export const SESSION_IDLE_DAYS = 30;
+/** Lifetime of an `mfa_token` (the pending second step of a sign-in): 5 minutes. */
+export const MFA_TOKEN_TTL_MS = 5 * MINUTE_MS;
+/** Recovery codes handed out when TOTP is turned on. */
+export const RECOVERY_CODE_COUNT = 10;
+/** Length of a recovery code in base62 characters (~131 bits). */
+export const RECOVERY_CODE_LENGTH = 22;
 
 /** See {@link AccountOptions.refreshTokenReuseIntervalMs}: 10 s, GoTrue's `REFRESH_TOKEN_REUSE_INTERVAL` default. */
 export const REFRESH_TOKEN_REUSE_INTERVAL_MS = 10_000;

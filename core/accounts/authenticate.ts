@@ -3,7 +3,9 @@ import { API_KEY_TOUCH_INTERVAL_MS, looksLikeApiKey } from '../api-keys/api-key.
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { SecretDigest } from '../shared/ids.js';
-import type { SessionRepository } from './session-repository.js';
+import { SESSION_IDLE_DAYS } from './account-options.js';
+import { DAY_MS } from '../shared/time.js';
+import { SESSION_TOUCH_INTERVAL_MS, type Session, type SessionRepository } from './session-repository.js';
 import type { TokenSigner } from './token-signer.js';
 
 /** Who is calling, as established by {@link Authenticate}. */
@@ -22,13 +24,18 @@ export interface Credentials {
 /**
  * Establishes the principal of a request from `Authorization: Bearer …` (API key or JWT) or
  * `X-Api-Key` (spec 5.5). A JWT must verify (HS256, not expired) and its session must be live, so
- * logout and password reset end access tokens at once. An API key is looked up by its SHA-256
+ * logout and password reset end access tokens at once; a session unused for longer than
+ * `sessionIdleDays` has ended too (its `last_used_at` is written at most once a minute). An API key is looked up by its SHA-256
  * (indexed); its `last_used_at` is written at most once a minute.
  * @throws DomainError UNAUTHORIZED (401) for a missing, malformed or invalid credential
  */
 export class Authenticate {
   constructor(
-    private readonly deps: { apiKeys: ApiKeyRepository; sessions: SessionRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock },
+    private readonly deps: {
+      apiKeys: ApiKeyRepository; sessions: SessionRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock;
+      /** Default {@link SESSION_IDLE_DAYS}. */
+      sessionIdleDays?: number;
+    },
   ) {}
 
   async execute(input: Credentials): Promise<Principal> {
@@ -56,8 +63,18 @@ export class Authenticate {
     if (!claims) throw unauthorized();
     const session = await this.deps.sessions.findById(claims.sessionId);
     if (!session || session.revokedAt !== null || session.userId !== claims.userId) throw unauthorized();
+    const now = this.deps.clock.now();
+    if (isIdle(session, now, this.deps.sessionIdleDays)) throw unauthorized();
+    if (now.getTime() - session.lastUsedAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) {
+      await this.deps.sessions.touch({ sessionId: session.id, at: now, minIntervalMs: SESSION_TOUCH_INTERVAL_MS });
+    }
     return { kind: 'session', userId: claims.userId, sessionId: claims.sessionId };
   }
+}
+
+/** True when `session` was last used more than `idleDays` (default {@link SESSION_IDLE_DAYS}) before `now`: it has ended. */
+export function isIdle(session: Pick<Session, 'lastUsedAt'>, now: Date, idleDays = SESSION_IDLE_DAYS): boolean {
+  return now.getTime() - session.lastUsedAt.getTime() > idleDays * DAY_MS;
 }
 
 function unauthorized(): DomainError {

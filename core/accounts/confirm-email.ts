@@ -2,7 +2,7 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { SecretDigest } from '../shared/ids.js';
 import type { OneTimeTokenRepository } from './one-time-token-repository.js';
-import type { SessionIssuer, SessionTokens } from './session-issuer.js';
+import type { SessionDevice, SessionIssuer, SessionTokens } from './session-issuer.js';
 import type { UserRepository } from './user-repository.js';
 
 export interface ConfirmEmailDeps {
@@ -29,11 +29,12 @@ export interface ConfirmEmailResult {
 export class ConfirmEmail {
   constructor(private readonly deps: ConfirmEmailDeps) {}
 
-  async execute(input: { token: string }): Promise<ConfirmEmailResult> {
+  /** @param input.device what the session will list about the device, when the host knows it */
+  async execute(input: { token: string; device?: SessionDevice }): Promise<ConfirmEmailResult> {
     const now = this.deps.clock.now();
     const used = await this.deps.tokens.consume({ purpose: 'email_confirmation', tokenHash: this.deps.digest.sha256(input.token), now });
     if (!used) throw new DomainError('INVALID_TOKEN', 'This confirmation link is invalid, already used or expired.');
     await this.deps.users.markEmailConfirmed({ userId: used.userId, at: now });
-    return { userId: used.userId, redirectTo: used.redirectTo, session: await this.deps.issuer.open(used.userId) };
+    return { userId: used.userId, redirectTo: used.redirectTo, session: await this.deps.issuer.open(used.userId, input.device) };
   }
 }

@@ -17,6 +17,20 @@ export interface SessionTokens {
   tokenType: 'bearer';
 }
 
+/**
+ * The device a session is opened for, as the host saw the request (docs/account-security.md):
+ * listed by `GET /auth/sessions`. Either may be absent (an embedding host without HTTP).
+ */
+export interface SessionDevice {
+  /** The `User-Agent` header; cut to {@link USER_AGENT_MAX_LENGTH} characters. */
+  userAgent?: string;
+  /** The client's IP address. */
+  ip?: string;
+}
+
+/** Longest `User-Agent` kept with a session, in characters. */
+export const USER_AGENT_MAX_LENGTH = 512;
+
 /** Dependencies shared by the use cases that open sessions. */
 export interface SessionIssuerDeps {
   sessions: SessionRepository;
@@ -30,13 +44,17 @@ export interface SessionIssuerDeps {
 export class SessionIssuer {
   constructor(private readonly deps: SessionIssuerDeps) {}
 
-  /** Opens a new session (a new refresh-token family) for `userId`. */
-  async open(userId: string): Promise<SessionTokens> {
+  /** Opens a new session (a new refresh-token family) for `userId`, on `device` when the host knows it. */
+  async open(userId: string, device: SessionDevice = {}): Promise<SessionTokens> {
     const now = this.deps.clock.now();
     const sessionId = this.deps.ids.uuid();
     const refreshToken = this.deps.ids.base62(TOKEN_LENGTH);
     await this.deps.sessions.create({
-      session: { id: sessionId, userId, createdAt: now, revokedAt: null },
+      session: {
+        id: sessionId, userId, createdAt: now, revokedAt: null, lastUsedAt: now,
+        userAgent: device.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null,
+        ip: device.ip?.slice(0, 64) || null,
+      },
       refreshToken: { tokenHash: this.deps.digest.sha256(refreshToken), sessionId, createdAt: now, rotatedAt: null },
     });
     return this.tokens({ userId, sessionId, refreshToken, now });

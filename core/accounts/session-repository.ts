@@ -9,7 +9,19 @@ export interface Session {
   createdAt: Date;
   /** Null while the session is live. */
   revokedAt: Date | null;
+  /**
+   * Last sign of use: creation, a refresh, or an authenticated request (written at most once per
+   * {@link SESSION_TOUCH_INTERVAL_MS}). A session unused for longer than the idle limit has ended.
+   */
+  lastUsedAt: Date;
+  /** The `User-Agent` of the request that opened the session (at most 512 characters), when known. */
+  userAgent: string | null;
+  /** The client IP address of the request that opened the session, when known. */
+  ip: string | null;
 }
+
+/** Least time between two writes of a session's `lastUsedAt`, in ms: 1 minute (no write per request). */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 /** One refresh token of a session, stored as its SHA-256 digest. */
 export interface RefreshToken {
@@ -38,6 +50,22 @@ export interface SessionRepository {
    * - `invalid`: unknown token, or its session is revoked (whether or not the token was rotated).
    */
   rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult>;
+  /**
+   * Sets `lastUsedAt` to `at` unless it is already later than `at − minIntervalMs` (a conditional
+   * update, so processes touching one session at once write it once per interval).
+   */
+  touch(options: { sessionId: string; at: Date; minIntervalMs: number }): Promise<void>;
+  /**
+   * The user's live sessions: not revoked and used at or after `usedSince`, most recently used
+   * first. Sessions per user are few (one per device); found through the `user_id` index.
+   */
+  listLive(options: { userId: string; usedSince: Date }): Promise<Session[]>;
+  /**
+   * Revokes (at `at`) every live session last used before `usedBefore`: sessions idle past the
+   * limit, which {@link purge} later removes. Found through the `last_used_at` index.
+   * @returns how many sessions were revoked
+   */
+  revokeIdle(options: { usedBefore: Date; at: Date }): Promise<number>;
   /** Revokes one session (idempotent). */
   revoke(options: { sessionId: string; at: Date }): Promise<void>;
   /** Revokes every live session of the user (password reset). */

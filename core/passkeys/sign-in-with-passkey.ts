@@ -1,4 +1,4 @@
-import type { SessionIssuer, SessionTokens } from '../accounts/session-issuer.js';
+import type { SessionDevice, SessionIssuer, SessionTokens } from '../accounts/session-issuer.js';
 import type { User } from '../accounts/user.js';
 import type { UserRepository } from '../accounts/user-repository.js';
 import type { Clock } from '../shared/clock.js';
@@ -38,7 +38,7 @@ export class SignInWithPasskey {
     },
   ) {}
 
-  async execute(input: { response: unknown }): Promise<{ user: User; session: SessionTokens }> {
+  async execute(input: { response: unknown; device?: SessionDevice }): Promise<{ user: User; session: SessionTokens }> {
     const read = this.deps.verifier.readResponse(input.response);
     if (!read) throw new DomainError('PASSKEY_INVALID', 'This is not a WebAuthn authentication response.');
     const now = this.deps.clock.now();
@@ -55,7 +55,7 @@ export class SignInWithPasskey {
       throw new DomainError('EMAIL_NOT_VERIFIED', 'Confirm your e-mail address with the link we sent before logging in.');
     }
     if (!(await this.deps.passkeys.recordUse({ id: passkey.id, previousCounter: passkey.counter, counter: result.counter, at: now }))) throw counterRegressed();
-    return { user, session: await this.deps.issuer.open(user.id) };
+    return { user, session: await this.deps.issuer.open(user.id, input.device) };
   }
 }
 

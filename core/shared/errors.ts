@@ -145,6 +145,16 @@ export type ErrorCode =
   | 'DATABASE_UNAVAILABLE'
   /** 503: a health probe failed. */
   | 'SERVICE_UNAVAILABLE'
+  /** 400: a TOTP or recovery code that is wrong, expired or already used (docs/account-security.md). */
+  | 'INVALID_MFA_CODE'
+  /** 401: an `mfa_token` that is unknown, used or older than 5 minutes: log in again (docs/account-security.md). */
+  | 'INVALID_MFA_TOKEN'
+  /** 409: TOTP is already on for this account: disable it first (docs/account-security.md). */
+  | 'MFA_ALREADY_ENABLED'
+  /** 409: TOTP is not on for this account, or its enrolment was not started (docs/account-security.md). */
+  | 'MFA_NOT_ENABLED'
+  /** 404: no live session with this id for this account (docs/account-security.md). */
+  | 'SESSION_NOT_FOUND'
   /** 500: a bug; the body never carries internals. */
   | 'INTERNAL_ERROR';
 

@@ -48,6 +48,13 @@ const SHARE_PASSWORD_RULES = {
 } as const;
 /** Passkey sign-in challenges (RateLimits.passkeyChallenge): each stores a row, so an anonymous client gets 30 a minute. */
 const PASSKEY_CHALLENGE_RULE = { name: 'passkey_challenge_client', points: 30, durationSeconds: 60 } as const;
+/**
+ * Second-factor codes (TOTP or recovery) per account: 5 wrong ones in 15 minutes, then the account
+ * waits for the window's end. With three acceptable 6-digit codes per try that leaves a guesser
+ * about 480 tries a day, a 0.15 % chance a day (RFC 6238 §5.1 asks for such a limit; NIST SP
+ * 800-63B §5.2.2 for at most 100 consecutive failures).
+ */
+const MFA_CODE_RULE = { name: 'mfa_codes_account', points: 5, durationSeconds: 900 } as const;
 /** Most times one login attempt waits for other attempts' checks before it is refused. */
 const MAX_LOGIN_WAIT_ROUNDS = 100;
 /** Longest wait for another attempt's check to end before asking the counters again, in ms. */
@@ -370,6 +377,21 @@ export class RateLimits {
    */
   async passkeyChallenge(client: string | undefined): Promise<void> {
     await this.count([{ rule: PASSKEY_CHALLENGE_RULE, key: client, limit: PASSKEY_CHALLENGE_RULE.points }]);
+  }
+
+  /**
+   * Counts one second-factor code attempt for the account, before the code is checked; give it
+   * back with {@link mfaCodeAccepted} when the code was right, so only wrong codes use the budget
+   * (see MFA_CODE_RULE). Keyed by account, not client: the code is the account's.
+   * @throws DomainError RATE_LIMITED (429)
+   */
+  async mfaCodeAttempt(userId: string): Promise<void> {
+    await this.count([{ rule: MFA_CODE_RULE, key: userId, limit: MFA_CODE_RULE.points }]);
+  }
+
+  /** Gives back the point {@link mfaCodeAttempt} counted, for a right code. */
+  async mfaCodeAccepted(userId: string): Promise<void> {
+    await this.deps.limiter.reward({ rule: MFA_CODE_RULE, key: userId });
   }
 
   private async count(checks: { rule: RateRule; key: string | undefined; limit: number }[]): Promise<void> {

@@ -163,5 +163,40 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       found!.createdAt.setTime(0);
       expect(await sessions.findById(original.id)).to.deep.equal(original);
     });
+
+    it('keeps the device of a session and moves last use forward only past the interval (touch)', async () => {
+      const session = aSession(userId, { userAgent: 'Firefox', ip: '203.0.113.7' });
+      await sessions.create({ session, refreshToken: aRefreshToken(session.id) });
+      expect(await sessions.findById(session.id)).to.deep.equal(session);
+      await sessions.touch({ sessionId: session.id, at: at(30_000), minIntervalMs: 60_000 });
+      expect((await sessions.findById(session.id))!.lastUsedAt).to.deep.equal(T0);
+      await sessions.touch({ sessionId: session.id, at: at(60_000), minIntervalMs: 60_000 });
+      expect((await sessions.findById(session.id))!.lastUsedAt).to.deep.equal(at(60_000));
+    });
+
+    it('lists a user\'s live sessions used since a time, most recently used first, without revoked or other users\' ones', async () => {
+      const old = await givenSession();
+      const recent = await givenSession();
+      const revoked = await givenSession();
+      const other = (await givenUser(users, { email: 'other@example.com' })).id;
+      await givenSession(other);
+      await sessions.touch({ sessionId: recent.session.id, at: at(5000), minIntervalMs: 0 });
+      await sessions.touch({ sessionId: old.session.id, at: at(2000), minIntervalMs: 0 });
+      await sessions.revoke({ sessionId: revoked.session.id, at: at(3000) });
+      const listed = await sessions.listLive({ userId, usedSince: at(1000) });
+      expect(listed.map((s) => s.id)).to.deep.equal([recent.session.id, old.session.id]);
+      expect(listed[0].lastUsedAt).to.deep.equal(at(5000));
+      expect((await sessions.listLive({ userId, usedSince: at(3000) })).map((s) => s.id)).to.deep.equal([recent.session.id]);
+    });
+
+    it('revokes the live sessions last used before a time (revokeIdle), and only those', async () => {
+      const idle = await givenSession();
+      const used = await givenSession();
+      await sessions.touch({ sessionId: used.session.id, at: at(10_000), minIntervalMs: 0 });
+      expect(await sessions.revokeIdle({ usedBefore: at(5000), at: at(20_000) })).to.equal(1);
+      expect((await sessions.findById(idle.session.id))!.revokedAt).to.deep.equal(at(20_000));
+      expect((await sessions.findById(used.session.id))!.revokedAt).to.equal(null);
+      expect(await sessions.revokeIdle({ usedBefore: at(5000), at: at(30_000) })).to.equal(0);
+    });
   });
 }

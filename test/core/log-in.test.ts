@@ -1,36 +1,36 @@
 import { expect } from 'chai';
-import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError, START, UUID_PATTERN } from '../support/memory-hangar.js';
+import { createMemoryHangar, passwordSignIn, DEFAULT_PASSWORD, expectDomainError, START, UUID_PATTERN } from '../support/memory-hangar.js';
 
 describe('LogIn', () => {
   it('refuses an unknown e-mail address with INVALID_CREDENTIALS', async () => {
     const world = createMemoryHangar();
     await world.registerConfirmed('alice@example.com');
-    await expectDomainError(world.hangar.logIn.execute({ email: 'nobody@example.com', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
+    await expectDomainError(passwordSignIn(world.hangar, { email: 'nobody@example.com', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
   });
 
   it('refuses a wrong password with the same INVALID_CREDENTIALS and the same message', async () => {
     const world = createMemoryHangar();
     await world.registerConfirmed('alice@example.com');
-    const unknown = await expectDomainError(world.hangar.logIn.execute({ email: 'nobody@example.com', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
-    const wrong = await expectDomainError(world.hangar.logIn.execute({ email: 'alice@example.com', password: 'wrong-password' }), 'INVALID_CREDENTIALS');
+    const unknown = await expectDomainError(passwordSignIn(world.hangar, { email: 'nobody@example.com', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
+    const wrong = await expectDomainError(passwordSignIn(world.hangar, { email: 'alice@example.com', password: 'wrong-password' }), 'INVALID_CREDENTIALS');
     expect(wrong.message).to.equal(unknown.message);
   });
 
   it('answers INVALID_CREDENTIALS (not INVALID_EMAIL) for an address that is not even valid', async () => {
     const { hangar } = createMemoryHangar();
-    await expectDomainError(hangar.logIn.execute({ email: 'not-an-email', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
+    await expectDomainError(passwordSignIn(hangar, { email: 'not-an-email', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
   });
 
   it('refuses an unconfirmed account with a wrong password as INVALID_CREDENTIALS, so it reveals nothing', async () => {
     const { hangar } = createMemoryHangar();
     await hangar.registerAccount.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
-    await expectDomainError(hangar.logIn.execute({ email: 'alice@example.com', password: 'wrong-password' }), 'INVALID_CREDENTIALS');
+    await expectDomainError(passwordSignIn(hangar, { email: 'alice@example.com', password: 'wrong-password' }), 'INVALID_CREDENTIALS');
   });
 
   it('refuses an unconfirmed account with the right password as EMAIL_NOT_VERIFIED', async () => {
     const { hangar } = createMemoryHangar();
     await hangar.registerAccount.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
-    const error = await expectDomainError(hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD }), 'EMAIL_NOT_VERIFIED');
+    const error = await expectDomainError(passwordSignIn(hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD }), 'EMAIL_NOT_VERIFIED');
     expect(error.message).to.be.a('string').and.not.equal('');
   });
 
@@ -39,7 +39,7 @@ describe('LogIn', () => {
     const alice = await world.registerConfirmed('alice@example.com');
     world.clock.advance(90_000);
 
-    const { user, session } = await world.hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+    const { user, session } = await passwordSignIn(world.hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
 
     expect(user.id).to.equal(alice.userId);
     expect(user.id).to.match(UUID_PATTERN);
@@ -59,22 +59,22 @@ describe('LogIn', () => {
   it('accepts the e-mail address in another case and with surrounding spaces', async () => {
     const world = createMemoryHangar();
     const alice = await world.registerConfirmed('alice@example.com');
-    const { user } = await world.hangar.logIn.execute({ email: '  ALICE@Example.com ', password: DEFAULT_PASSWORD });
+    const { user } = await passwordSignIn(world.hangar, { email: '  ALICE@Example.com ', password: DEFAULT_PASSWORD });
     expect(user.id).to.equal(alice.userId);
   });
 
   it('does not trim or fold the password', async () => {
     const world = createMemoryHangar();
     await world.registerConfirmed('alice@example.com', 'Secret-PW');
-    await expectDomainError(world.hangar.logIn.execute({ email: 'alice@example.com', password: 'secret-pw' }), 'INVALID_CREDENTIALS');
-    await expectDomainError(world.hangar.logIn.execute({ email: 'alice@example.com', password: ' Secret-PW' }), 'INVALID_CREDENTIALS');
+    await expectDomainError(passwordSignIn(world.hangar, { email: 'alice@example.com', password: 'secret-pw' }), 'INVALID_CREDENTIALS');
+    await expectDomainError(passwordSignIn(world.hangar, { email: 'alice@example.com', password: ' Secret-PW' }), 'INVALID_CREDENTIALS');
   });
 
   it('opens a separate session at each login', async () => {
     const world = createMemoryHangar();
     await world.registerConfirmed('alice@example.com');
-    const first = await world.hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
-    const second = await world.hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+    const first = await passwordSignIn(world.hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
+    const second = await passwordSignIn(world.hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
     const a = await world.hangar.authenticate.execute({ authorization: `Bearer ${first.session.accessToken}` });
     const b = await world.hangar.authenticate.execute({ authorization: `Bearer ${second.session.accessToken}` });
     expect(a.kind === 'session' && b.kind === 'session' && a.sessionId !== b.sessionId).to.equal(true);

@@ -1,9 +1,9 @@
-import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError } from '../support/memory-hangar.js';
+import { createMemoryHangar, passwordSignIn, DEFAULT_PASSWORD, expectDomainError } from '../support/memory-hangar.js';
 
 async function loggedIn() {
   const world = createMemoryHangar();
   await world.registerConfirmed('alice@example.com');
-  const { session } = await world.hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+  const { session } = await passwordSignIn(world.hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
   const principal = await world.hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` });
   if (principal.kind !== 'session') throw new Error('expected a session principal');
   return { ...world, session, sessionId: principal.sessionId };
@@ -38,7 +38,7 @@ describe('LogOut', () => {
 
   it('leaves the user’s other sessions working', async () => {
     const { hangar, sessionId } = await loggedIn();
-    const other = (await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD })).session;
+    const other = (await passwordSignIn(hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD })).session;
     await hangar.logOut.execute({ sessionId });
     await hangar.authenticate.execute({ authorization: `Bearer ${other.accessToken}` });
     await hangar.refreshSession.execute({ refreshToken: other.refreshToken });

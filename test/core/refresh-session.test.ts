@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/index.js';
-import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError, settle, START } from '../support/memory-hangar.js';
+import { createMemoryHangar, passwordSignIn, DEFAULT_PASSWORD, expectDomainError, settle, START } from '../support/memory-hangar.js';
 
 async function loggedIn() {
   const world = createMemoryHangar();
   const alice = await world.registerConfirmed('alice@example.com');
-  const { session } = await world.hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+  const { session } = await passwordSignIn(world.hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
   const principal = await world.hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` });
   if (principal.kind !== 'session') throw new Error('expected a session principal');
   return { ...world, alice, session, sessionId: principal.sessionId };
@@ -55,7 +55,7 @@ describe('RefreshSession', () => {
 
   it('revokes only the session whose token was reused, not the user’s other sessions', async () => {
     const { hangar, clock, session } = await loggedIn();
-    const other = (await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD })).session;
+    const other = (await passwordSignIn(hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD })).session;
     await hangar.refreshSession.execute({ refreshToken: session.refreshToken });
     clock.advance(REFRESH_TOKEN_REUSE_INTERVAL_MS);
     await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');

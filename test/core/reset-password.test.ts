@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createMemoryHangar, DEFAULT_PASSWORD, expectDomainError, START } from '../support/memory-hangar.js';
+import { createMemoryHangar, passwordSignIn, DEFAULT_PASSWORD, expectDomainError, START } from '../support/memory-hangar.js';
 
 const MINUTE = 60_000;
 
@@ -7,7 +7,7 @@ const MINUTE = 60_000;
 async function withResetLink(redirectTo?: string) {
   const world = createMemoryHangar();
   const alice = await world.registerConfirmed('alice@example.com');
-  const login = await world.hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+  const login = await passwordSignIn(world.hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
   world.clock.advance(MINUTE);
   await world.hangar.requestPasswordReset.execute({ email: 'alice@example.com', redirectTo });
   await world.hangar.requestPasswordReset.settled();
@@ -18,8 +18,8 @@ describe('ResetPassword', () => {
   it('sets the new password: the old one fails, the new one logs in', async () => {
     const { hangar, token } = await withResetLink();
     await hangar.resetPassword.execute({ token, password: 'brand-new-password' });
-    await expectDomainError(hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
-    await hangar.logIn.execute({ email: 'alice@example.com', password: 'brand-new-password' });
+    await expectDomainError(passwordSignIn(hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD }), 'INVALID_CREDENTIALS');
+    await passwordSignIn(hangar, { email: 'alice@example.com', password: 'brand-new-password' });
   });
 
   it('revokes every existing session: their access and refresh tokens stop working', async () => {
@@ -60,15 +60,15 @@ describe('ResetPassword', () => {
     const { hangar, token } = await withResetLink();
     await hangar.resetPassword.execute({ token, password: 'first-new-password' });
     await expectDomainError(hangar.resetPassword.execute({ token, password: 'second-new-password' }), 'INVALID_TOKEN');
-    await hangar.logIn.execute({ email: 'alice@example.com', password: 'first-new-password' });
+    await passwordSignIn(hangar, { email: 'alice@example.com', password: 'first-new-password' });
   });
 
   it('refuses a short password with PASSWORD_TOO_SHORT, and the link still works afterwards', async () => {
     const { hangar, token } = await withResetLink();
     await expectDomainError(hangar.resetPassword.execute({ token, password: '12345' }), 'PASSWORD_TOO_SHORT');
-    await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+    await passwordSignIn(hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
     await hangar.resetPassword.execute({ token, password: '123456' });
-    await hangar.logIn.execute({ email: 'alice@example.com', password: '123456' });
+    await passwordSignIn(hangar, { email: 'alice@example.com', password: '123456' });
   });
 
   it('refuses a password over 1024 characters with PASSWORD_TOO_LONG, and the link still works afterwards', async () => {
@@ -87,7 +87,7 @@ describe('ResetPassword', () => {
     const { hangar, token, clock } = await withResetLink();
     clock.advance(60 * MINUTE + 1000);
     await expectDomainError(hangar.resetPassword.execute({ token, password: 'brand-new-password' }), 'INVALID_TOKEN');
-    await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+    await passwordSignIn(hangar, { email: 'alice@example.com', password: DEFAULT_PASSWORD });
   });
 
   it('returns the redirect_to given with the request', async () => {
@@ -132,7 +132,7 @@ describe('ResetPassword', () => {
     await world.hangar.requestPasswordReset.settled();
     await world.hangar.resetPassword.execute({ token: world.lastToken('alice@example.com', 'reset-password'), password: 'brand-new-password' });
     expect((await world.repos.users.findById(user.id))?.emailConfirmedAt?.getTime()).to.equal(START.getTime() + MINUTE);
-    await world.hangar.logIn.execute({ email: 'alice@example.com', password: 'brand-new-password' });
+    await passwordSignIn(world.hangar, { email: 'alice@example.com', password: 'brand-new-password' });
   });
 
   it('works with the reset link mailed when someone re-registers a confirmed address', async () => {
@@ -141,6 +141,6 @@ describe('ResetPassword', () => {
     world.clock.advance(MINUTE);
     await world.hangar.registerAccount.execute({ email: 'alice@example.com', password: 'whatever-pw' });
     await world.hangar.resetPassword.execute({ token: world.lastToken('alice@example.com', 'reset-password'), password: 'brand-new-password' });
-    await world.hangar.logIn.execute({ email: 'alice@example.com', password: 'brand-new-password' });
+    await passwordSignIn(world.hangar, { email: 'alice@example.com', password: 'brand-new-password' });
   });
 });

@@ -153,6 +153,9 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     expect(guide).to.include({ base_url: 'http://api.hangar.test', content_url: 'http://cdn.hangar.test', openapi_url: 'http://api.hangar.test/reference/openapi.json' });
     expect(guide.authentication.api_key.headers).to.deep.equal(['Authorization: Bearer <API key>', 'X-Api-Key: <API key>']);
     expect(guide.authentication.jwt_only_endpoints).to.include.members(['POST /auth/api-keys', 'GET /auth/api-keys', 'DELETE /auth/api-keys/:id']);
+    expect(guide.authentication.jwt_only_endpoints).to.include.members(['POST /auth/mfa/totp', 'POST /auth/mfa/totp/verify', 'DELETE /auth/mfa/totp', 'GET /auth/sessions', 'DELETE /auth/sessions/:id']);
+    expect(guide.authentication.no_auth_endpoints).to.include('POST /auth/mfa/verify');
+    expect(guide.authentication.session_token.two_factor).to.include('mfa_token').and.include('POST /auth/mfa/verify');
     expect(guide.quick_start.map((s: any) => s.title)).to.deep.equal(['Register', 'Confirm the e-mail address', 'Log in', 'Create an API key', 'Upload a file', 'Use the public address', 'Large files: resumable upload (tus 1.0.0)']);
     expect(guide.limits.new_account_plan).to.include({ trial_days: 30, file_count_limit: 500 });
     expect(guide.allowed_content_types).to.deep.equal(['image/png', 'text/plain', 'application/pdf']);

@@ -159,6 +159,22 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expectError(await call(b.api, '/settings', { token }), 401, 'UNAUTHORIZED');
   });
 
+  it('refuses a device signed out on one process (DELETE /auth/sessions/:id) within 1 s on the other', async () => {
+    const [a, b] = servers;
+    const email = 'devices@example.com';
+    expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+    const confirmToken = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    expect((await call(a.api, `/auth/confirm?token=${confirmToken}`)).status).to.equal(302);
+    const laptop = (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token as string;
+    const phone = (await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD }, headers: { 'user-agent': 'Phone/1' } })).body.session.access_token as string;
+    for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { token: phone })).status).to.equal(200);
+    const listed = (await call(a.api, '/auth/sessions', { token: laptop })).body.sessions as { id: string; user_agent: string | null }[];
+    const phoneId = listed.find((s) => s.user_agent === 'Phone/1')!.id;
+    expect((await call(a.api, `/auth/sessions/${phoneId}`, { method: 'DELETE', token: laptop })).status).to.equal(204);
+    await within(VISIBLE_WITHIN_MS, 'the signed-out device', async () => (await call(b.api, '/settings', { token: phone })).status === 401);
+    expect((await call(b.api, '/settings', { token: laptop })).status).to.equal(200);
+  });
+
   it('stops serving a custom hostname on the other process within 1 s of its removal, and serves it within 1 s of its activation', async () => {
     const [a, b] = servers;
     const { apiKey } = await anAccount(a, path.join(shared, 'a'), 'domain@example.com');

@@ -8,6 +8,8 @@ import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
 import { NodeHmacUrlSigner } from '../../adapters/crypto/node-hmac-url-signer.js';
 import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
+import { NodeSecretBox } from '../../adapters/crypto/node-secret-box.js';
+import { OtplibTotp } from '../../adapters/crypto/otplib-totp.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
 import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
 import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
@@ -111,6 +113,13 @@ export class RecordingBlobStore implements BlobStore {
   }
 }
 
+/** A password sign-in that must open a session (an account without TOTP): the LogIn result narrowed. */
+export async function passwordSignIn(hangar: Hangar, input: Parameters<Hangar['logIn']['execute']>[0]): Promise<{ user: Awaited<ReturnType<Hangar['logIn']['execute']>>['user']; session: SessionTokens }> {
+  const result = await hangar.logIn.execute(input);
+  if (result.session === undefined) throw new Error('The sign-in asked for a second factor.');
+  return { user: result.user, session: result.session };
+}
+
 export type MemoryRepositories = ReturnType<typeof createMemoryRepositories>;
 
 /**
@@ -126,6 +135,9 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     users: repos.users,
     tokens: repos.tokens,
     sessions: repos.sessions,
+    mfa: repos.mfa,
+    totp: new OtplibTotp(),
+    secretBox: new NodeSecretBox({ keyMaterial: TEST_SECRET, purpose: 'hangar totp secrets' }),
     apiKeys: repos.apiKeys,
     files: repos.files,
     resumableUploads: repos.resumableUploads,

@@ -11,6 +11,7 @@ import { MemoryDatabase } from './memory-database.js';
 import { MemoryFileRepository } from './memory-file-repository.js';
 import { MemoryImageVariantRepository } from './memory-image-variant-repository.js';
 import { MemoryHealthProbe } from './memory-health-probe.js';
+import { MemoryMfaRepository } from './memory-mfa-repository.js';
 import { MemoryOneTimeTokenRepository } from './memory-one-time-token-repository.js';
 import { MemorySessionRepository } from './memory-session-repository.js';
 import { MemoryUsageRepository } from './memory-usage-repository.js';
@@ -27,6 +28,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     users: new MemoryUserRepository(db),
     tokens: new MemoryOneTimeTokenRepository(db),
     sessions: new MemorySessionRepository(db),
+    mfa: new MemoryMfaRepository(db),
     apiKeys: new MemoryApiKeyRepository(db),
     files: new MemoryFileRepository(db),
     usage: new MemoryUsageRepository(db),

@@ -5,6 +5,7 @@ export * from './memory-custom-domain-repository.js';
 export * from './memory-database.js';
 export * from './memory-file-repository.js';
 export * from './memory-health-probe.js';
+export * from './memory-mfa-repository.js';
 export * from './memory-one-time-token-repository.js';
 export * from './memory-session-repository.js';
 export * from './memory-usage-repository.js';

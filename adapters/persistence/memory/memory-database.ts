@@ -1,3 +1,4 @@
+import type { MfaChallenge, TotpFactor } from '../../../core/accounts/mfa-repository.js';
 import type { OneTimeToken } from '../../../core/accounts/one-time-token-repository.js';
 import type { RefreshToken, Session } from '../../../core/accounts/session-repository.js';
 import type { User } from '../../../core/accounts/user.js';
@@ -94,6 +95,12 @@ export class MemoryDatabase {
   readonly passkeyIdByCredentialId = new Map<string, string>();
   /** `passkey_challenges` by challenge. */
   readonly passkeyChallenges = new Map<string, PasskeyChallenge>();
+  /** `totp_factors` by user id. */
+  readonly totpFactors = new Map<string, TotpFactor>();
+  /** `recovery_codes`: by user id, then code hash → when it was used (null: unused). */
+  readonly recoveryCodes = new Map<string, Map<string, Date | null>>();
+  /** `mfa_challenges` by token hash. */
+  readonly mfaChallenges = new Map<string, MfaChallenge>();
 
   /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
   static usageKey(userId: string, periodStart: number): string {
@@ -165,6 +172,11 @@ export class MemoryDatabase {
     }
     this.deleteCustomDomain(userId);
     this.signingKeys.delete(userId);
+    this.totpFactors.delete(userId);
+    this.recoveryCodes.delete(userId);
+    for (const [hash, challenge] of this.mfaChallenges) {
+      if (challenge.userId === userId) this.mfaChallenges.delete(hash);
+    }
     for (const [id, share] of this.shares) {
       if (share.userId === userId) this.shares.delete(id);
     }

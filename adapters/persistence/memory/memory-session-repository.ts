@@ -3,7 +3,10 @@ import { copyDate, copyNullableDate } from './copy-date.js';
 import { MemoryDatabase } from './memory-database.js';
 
 function copySession(session: Session): Session {
-  return { id: session.id, userId: session.userId, createdAt: copyDate(session.createdAt), revokedAt: copyNullableDate(session.revokedAt) };
+  return {
+    id: session.id, userId: session.userId, createdAt: copyDate(session.createdAt), revokedAt: copyNullableDate(session.revokedAt),
+    lastUsedAt: copyDate(session.lastUsedAt), userAgent: session.userAgent, ip: session.ip,
+  };
 }
 
 function copyRefreshToken(token: RefreshToken): RefreshToken {
@@ -42,6 +45,29 @@ export class MemorySessionRepository implements SessionRepository {
     token.rotatedAt = copyDate(options.now);
     this.db.refreshTokens.set(options.next.tokenHash, copyRefreshToken({ ...options.next, sessionId: session.id }));
     return { kind: 'rotated', session: copySession(session) };
+  }
+
+  async touch(options: { sessionId: string; at: Date; minIntervalMs: number }): Promise<void> {
+    const session = this.db.sessions.get(options.sessionId);
+    if (session && session.lastUsedAt.getTime() <= options.at.getTime() - options.minIntervalMs) session.lastUsedAt = copyDate(options.at);
+  }
+
+  async listLive(options: { userId: string; usedSince: Date }): Promise<Session[]> {
+    return [...this.db.sessions.values()]
+      .filter((s) => s.userId === options.userId && s.revokedAt === null && s.lastUsedAt.getTime() >= options.usedSince.getTime())
+      .sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime() || (a.id < b.id ? -1 : 1))
+      .map(copySession);
+  }
+
+  async revokeIdle(options: { usedBefore: Date; at: Date }): Promise<number> {
+    let revoked = 0;
+    for (const session of this.db.sessions.values()) {
+      if (session.revokedAt === null && session.lastUsedAt.getTime() < options.usedBefore.getTime()) {
+        session.revokedAt = copyDate(options.at);
+        revoked += 1;
+      }
+    }
+    return revoked;
   }
 
   async revoke(options: { sessionId: string; at: Date }): Promise<void> {

@@ -12,6 +12,7 @@ import { SqlCustomDomainRepository } from './sql-custom-domain-repository.js';
 import { SqlFileRepository, type SqlFileRepositoryOptions } from './sql-file-repository.js';
 import { SqlImageVariantRepository } from './sql-image-variant-repository.js';
 import { SqlHealthProbe } from './sql-health-probe.js';
+import { SqlMfaRepository } from './sql-mfa-repository.js';
 import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlUsageRepository } from './sql-usage-repository.js';
@@ -41,6 +42,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     users: new SqlUserRepository(executor),
     tokens: new SqlOneTimeTokenRepository(db),
     sessions: new SqlSessionRepository(executor),
+    mfa: new SqlMfaRepository(db),
     apiKeys: new SqlApiKeyRepository(executor),
     files: new SqlFileRepository(executor, options.files),
     usage: new SqlUsageRepository(db),

@@ -8,6 +8,7 @@ export * from './sql-api-key-repository.js';
 export * from './sql-custom-domain-repository.js';
 export * from './sql-file-repository.js';
 export * from './sql-health-probe.js';
+export * from './sql-mfa-repository.js';
 export * from './sql-one-time-token-repository.js';
 export * from './sql-session-repository.js';
 export * from './sql-usage-repository.js';

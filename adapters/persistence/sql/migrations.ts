@@ -648,6 +648,56 @@ const resumableUploads: Migration = {
 };
 
 /**
+ * 0021 (docs/account-security.md): `totp_factors` (one per account, the secret sealed, the last
+ * accepted time step for replay refusal), `recovery_codes` (SHA-256 of each one-time code, by
+ * account) and `mfa_challenges` (pending two-step sign-ins by token hash, found by expiry for the
+ * purge). Every row goes with its account.
+ */
+const mfa: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('totp_factors')
+      .addColumn('user_id', 'text', (c) => c.primaryKey().notNull().references('users.id').onDelete('cascade'))
+      .addColumn('sealed_secret', 'text', (c) => c.notNull())
+      .addColumn('confirmed_at', 'bigint')
+      .addColumn('last_time_step', 'bigint')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('recovery_codes')
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('code_hash', 'text', (c) => c.notNull())
+      .addColumn('used_at', 'bigint')
+      .addPrimaryKeyConstraint('recovery_codes_pkey', ['user_id', 'code_hash'])
+      .execute();
+    await db.schema
+      .createTable('mfa_challenges')
+      .addColumn('token_hash', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('mfa_challenges_expires_at').on('mfa_challenges').column('expires_at').execute();
+    await db.schema.createIndex('mfa_challenges_user_id').on('mfa_challenges').column('user_id').execute();
+  },
+};
+
+/**
+ * 0022 (docs/account-security.md): device sessions. `sessions.last_used_at` (Unix ms; existing rows
+ * take their `created_at`), indexed for the idle sweep; `user_agent` and `ip` of the request that
+ * opened the session.
+ */
+const deviceSessions: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('sessions').addColumn('last_used_at', 'bigint').execute();
+    await db.schema.alterTable('sessions').addColumn('user_agent', 'text').execute();
+    await db.schema.alterTable('sessions').addColumn('ip', 'text').execute();
+    await db.updateTable('sessions').set({ last_used_at: sql.ref('created_at') }).execute();
+    await db.schema.createIndex('sessions_live_last_used_at').on('sessions').column('last_used_at').where(sql.ref('revoked_at'), 'is', null).execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -672,6 +722,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0023_passkeys': passkeys,
   '0024_passkey_challenges': passkeyChallenges,
   '0019_resumable_uploads': resumableUploads,
+  '0021_mfa': mfa,
+  '0022_device_sessions': deviceSessions,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -58,6 +58,12 @@ export interface SessionsTable {
   user_id: string;
   created_at: Int64;
   revoked_at: NullableInt64;
+  /** Unix ms of the last use (migration 0022); written at creation, null only for rows older than it (read as `created_at`). */
+  last_used_at: ColumnType<number | string | bigint | null, number | undefined, number>;
+  /** The User-Agent that opened the session (migration 0022). */
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The client IP that opened the session (migration 0022). */
+  ip: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `refresh_tokens`: every refresh token of a session, by SHA-256 (hex). */
@@ -227,6 +233,33 @@ export interface SharesTable {
   created_at: Int64;
 }
 
+/** `totp_factors`: one TOTP factor per account (migration 0021, docs/account-security.md). */
+export interface TotpFactorsTable {
+  /** Primary key; `on delete cascade` with the user. */
+  user_id: string;
+  /** AES-256-GCM sealed base32 secret (NodeSecretBox). */
+  sealed_secret: string;
+  confirmed_at: NullableInt64;
+  /** RFC 6238 time step of the last accepted code. */
+  last_time_step: NullableInt64;
+  created_at: Int64;
+}
+
+/** `recovery_codes`: one-time codes of an account with TOTP on, by SHA-256 (hex) (migration 0021). */
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  used_at: NullableInt64;
+}
+
+/** `mfa_challenges`: sign-ins waiting for their second factor, by SHA-256 (hex) of the `mfa_token` (migration 0021). */
+export interface MfaChallengesTable {
+  token_hash: string;
+  user_id: string;
+  created_at: Int64;
+  expires_at: Int64;
+}
+
 export interface HangarDatabase {
   users: UsersTable;
   one_time_tokens: OneTimeTokensTable;
@@ -246,6 +279,9 @@ export interface HangarDatabase {
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
   resumable_uploads: ResumableUploadsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  mfa_challenges: MfaChallengesTable;
 }
 
 /** `passkeys`: WebAuthn credentials (migration 0023, core/passkeys/passkey.ts). Times in Unix ms. */

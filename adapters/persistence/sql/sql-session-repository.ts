@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { RefreshToken, RotationResult, Session, SessionRepository } from '../../../core/accounts/session-repository.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis } from './rows.js';
 import type { HangarDatabase, SessionsTable } from './schema.js';
@@ -6,7 +6,10 @@ import { PrecompiledQuery } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 
 function toSession(row: Selectable<SessionsTable>): Session {
-  return { id: row.id, userId: row.user_id, createdAt: toDate(row.created_at), revokedAt: toNullableDate(row.revoked_at) };
+  return {
+    id: row.id, userId: row.user_id, createdAt: toDate(row.created_at), revokedAt: toNullableDate(row.revoked_at),
+    lastUsedAt: toDate(row.last_used_at ?? row.created_at), userAgent: row.user_agent, ip: row.ip,
+  };
 }
 
 /**
@@ -46,7 +49,10 @@ export class SqlSessionRepository implements SessionRepository {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('sessions')
-        .values({ id: session.id, user_id: session.userId, created_at: toMillis(session.createdAt), revoked_at: toNullableMillis(session.revokedAt) })
+        .values({
+          id: session.id, user_id: session.userId, created_at: toMillis(session.createdAt), revoked_at: toNullableMillis(session.revokedAt),
+          last_used_at: toMillis(session.lastUsedAt), user_agent: session.userAgent, ip: session.ip,
+        })
         .execute();
       await trx
         .insertInto('refresh_tokens')
@@ -111,6 +117,40 @@ export class SqlSessionRepository implements SessionRepository {
       if (!found || found.revoked_at !== null || found.rotated_at === null) return { kind: 'invalid' };
       return { kind: 'reused', session: toSession(found), rotatedAt: toDate(found.rotated_at) };
     });
+  }
+
+  /** One conditional UPDATE (by primary key). */
+  async touch(options: { sessionId: string; at: Date; minIntervalMs: number }): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ last_used_at: toMillis(options.at) })
+      .where('id', '=', options.sessionId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', toMillis(options.at) - options.minIntervalMs)]))
+      .execute();
+  }
+
+  async listLive(options: { userId: string; usedSince: Date }): Promise<Session[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('user_id', '=', options.userId)
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb(eb.fn.coalesce('last_used_at', 'created_at'), '>=', toMillis(options.usedSince)))
+      .orderBy(sql`coalesce(last_used_at, created_at)`, 'desc')
+      .orderBy('id')
+      .execute();
+    return rows.map(toSession);
+  }
+
+  /** Sessions older than migration 0022 that were never used since have `last_used_at` backfilled, so the partial index covers all. */
+  async revokeIdle(options: { usedBefore: Date; at: Date }): Promise<number> {
+    const result = await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: toMillis(options.at) })
+      .where('revoked_at', 'is', null)
+      .where('last_used_at', '<', toMillis(options.usedBefore))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async revoke(options: { sessionId: string; at: Date }): Promise<void> {

@@ -4,7 +4,11 @@ import { isDomainError } from '../../../core/shared/errors.js';
 import { defineRoute, HTML, type Route } from '../../http/route.js';
 import { confirmedPage, invalidLinkPage } from '../pages.js';
 import { sessionJson, userJson } from '../presenters.js';
-import { ErrorBody, errors, MessageBody, SessionBody, UserBody } from '../schemas.js';
+import { ErrorBody, errors, MessageBody, MfaRequiredBody, SessionBody, UserBody } from '../schemas.js';
+import type { Context } from 'koa';
+import type { SessionTokens } from '../../../core/accounts/session-issuer.js';
+import type { User } from '../../../core/accounts/user.js';
+import { toIso } from '../../../core/shared/time.js';
 
 const Email = Type.String({ maxLength: 320 });
 const Password = Type.String({ maxLength: 4096 });
@@ -33,7 +37,7 @@ export function authRoutes(hangar: Hangar): Route[] {
       responses: { 302: null, 400: { alternatives: { 'text/html': Type.String(), 'application/json': ErrorBody } } },
       handler: async ({ ctx, query }) => {
         try {
-          const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token });
+          const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token, device: ctx.state.device });
           // Tokens travel in the fragment, which browsers never send to servers (as GoTrue does).
           const fragment = new URLSearchParams({ ...stringify(sessionJson(session)), type: 'signup' }).toString();
           ctx.set('Cache-Control', 'no-store');
@@ -55,14 +59,16 @@ export function authRoutes(hangar: Hangar): Route[] {
     }),
     defineRoute({
       method: 'POST', path: '/auth/login', operationId: 'login', tag: 'auth', auth: 'none',
-      summary: 'Log in with e-mail and password',
+      summary: 'Log in with e-mail and password; with two-factor sign-in on, answers an mfa_token for POST /auth/mfa/verify instead of a session',
       body: Type.Object({ email: Email, password: Password }),
-      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403, 429) },
+      responses: { 200: Type.Union([Type.Object({ user: UserBody, session: SessionBody }), MfaRequiredBody]), ...errors(400, 401, 403, 429) },
       handler: async ({ ctx, body }) => {
-        const { user, session } = await hangar.logIn.execute({ email: body.email, password: body.password, client: ctx.state.client });
-        // A sign-in is an account action: the activity log records it as the new session's first request.
-        ctx.state.principal = await hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` }).catch(() => undefined);
-        ctx.body = { user: userJson(user, true), session: sessionJson(session) };
+        const result = await hangar.logIn.execute({ email: body.email, password: body.password, client: ctx.state.client, device: ctx.state.device });
+        if (result.session === undefined) {
+          ctx.body = { mfa_required: true, mfa_token: result.mfaToken, expires_at: toIso(result.mfaTokenExpiresAt) };
+          return;
+        }
+        await signedIn(hangar, ctx, result.user, result.session);
       },
     }),
     defineRoute({
@@ -133,6 +139,15 @@ export function authRoutes(hangar: Hangar): Route[] {
       },
     }),
   ];
+}
+
+/**
+ * Answers a completed sign-in (`{ user, session }`, the body of POST /auth/login) and records it
+ * in the activity log as the new session's first request.
+ */
+export async function signedIn(hangar: Hangar, ctx: Context, user: User, session: SessionTokens): Promise<void> {
+  ctx.state.principal = await hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` }).catch(() => undefined);
+  ctx.body = { user: userJson(user, true), session: sessionJson(session) };
 }
 
 function stringify(record: Record<string, string | number>): Record<string, string> {

@@ -103,7 +103,7 @@ export function passkeyRoutes(hangar: Hangar): Route[] {
       body: Type.Object({ credential: CredentialBody }),
       responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403) },
       handler: async ({ ctx, body }) => {
-        const { user, session } = await hangar.signInWithPasskey.execute({ response: body.credential });
+        const { user, session } = await hangar.signInWithPasskey.execute({ response: body.credential, device: ctx.state.device });
         // As for a password login: the activity log records the sign-in as the new session's first request.
         ctx.state.principal = await hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` }).catch(() => undefined);
         ctx.body = { user: userJson(user, true), session: sessionJson(session) };

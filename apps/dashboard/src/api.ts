@@ -239,9 +239,21 @@ export async function apiBlob(path: string): Promise<Blob> {
   }
 }
 
-/** Signs in with e-mail and password (POST /auth/login). @throws ApiError INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED */
-export async function signIn(email: string, password: string): Promise<void> {
-  const result = await publicApi<{ session: Session }>('/auth/login', { method: 'POST', json: { email, password } });
+/**
+ * Signs in with e-mail and password (POST /auth/login). With two-factor sign-in on, no session yet:
+ * resolves with the `mfa_token` for {@link completeMfaSignIn}.
+ * @throws ApiError INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED
+ */
+export async function signIn(email: string, password: string): Promise<{ mfaToken: string } | undefined> {
+  const result = await publicApi<{ session: Session } | { mfa_required: true; mfa_token: string }>('/auth/login', { method: 'POST', json: { email, password } });
+  if ('mfa_token' in result) return { mfaToken: result.mfa_token };
+  startSession(result.session);
+  return undefined;
+}
+
+/** The second step of a sign-in (POST /auth/mfa/verify): a TOTP or recovery code. @throws ApiError INVALID_MFA_CODE, INVALID_MFA_TOKEN, RATE_LIMITED */
+export async function completeMfaSignIn(mfaToken: string, code: string): Promise<void> {
+  const result = await publicApi<{ session: Session }>('/auth/mfa/verify', { method: 'POST', json: { mfa_token: mfaToken, code } });
   startSession(result.session);
 }
 

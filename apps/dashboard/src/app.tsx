@@ -6,6 +6,7 @@ import { ActivityScreen } from './screens/activity.js';
 import { ForgotPassword, Register, ResetPassword, SignIn } from './screens/auth.js';
 import { FilesScreen } from './screens/files.js';
 import { KeysScreen } from './screens/keys.js';
+import { SecurityScreen } from './screens/security.js';
 import { SettingsScreen } from './screens/settings.js';
 import { planState, UsageScreen } from './screens/usage.js';
 import type { Profile } from './types.js';
@@ -17,6 +18,8 @@ const SCREENS = [
   { path: '/usage', label: 'Usage', render: () => <UsageScreen /> },
   { path: '/activity', label: 'Activity', render: () => <ActivityScreen /> },
 ];
+/** Reached from the account area of the header (beside "Sign out"), not the main navigation: it keeps the phone header at two rows. */
+const ACCOUNT_SCREENS = [{ path: '/security', label: 'Security', render: () => <SecurityScreen /> }];
 
 /**
  * The dashboard: lands signed in from the confirmation link (session in the fragment), else
@@ -69,7 +72,7 @@ export function App() {
 }
 
 function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
-  const screen = SCREENS.find((s) => s.path === path);
+  const screen = [...SCREENS, ...ACCOUNT_SCREENS].find((s) => s.path === path);
   const profile = useLoad(() => api<Profile>('/profile'), []);
   useEffect(() => {
     if (!screen) navigate('/files', true);
@@ -107,6 +110,9 @@ function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
               <span class="account-plan">&nbsp;· {planState(profile.data)}</span>
             </span>
           )}
+          <a class="button secondary small" href="#/security" aria-current={path === '/security' ? 'page' : undefined}>
+            Security
+          </a>
           <button type="button" class="secondary small" onClick={onSignOut}>
             Sign out
           </button>

@@ -4,6 +4,7 @@ import { ApiError, endSession, isSignedIn, publicApi, signIn } from '../api.js';
 import { messageOf, Notice } from '../components.js';
 import { navigate } from '../router.js';
 import { PasskeySignIn } from './passkey-sign-in.js';
+import { MfaStep } from './mfa-sign-in.js';
 
 /** Minimum password length (spec 4.2). */
 const MIN_PASSWORD = 6;
@@ -70,13 +71,19 @@ export function SignIn({ notice }: { notice?: string }) {
   const [error, setError] = useState<string>();
   const [unconfirmed, setUnconfirmed] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [mfaToken, setMfaToken] = useState<string>();
   const submit = async (event: Event) => {
     const { email, password } = formValues(event);
     setBusy(true);
     setError(undefined);
     setUnconfirmed(undefined);
     try {
-      await signIn(email.trim(), password);
+      const second = await signIn(email.trim(), password);
+      if (second) {
+        setMfaToken(second.mfaToken);
+        setBusy(false);
+        return;
+      }
       navigate('/files', true);
     } catch (failure) {
       if (failure instanceof ApiError && failure.code === 'EMAIL_NOT_VERIFIED') setUnconfirmed(email.trim());
@@ -90,6 +97,13 @@ export function SignIn({ notice }: { notice?: string }) {
       setBusy(false);
     }
   };
+  if (mfaToken) {
+    return (
+      <AuthCard title="Two-factor sign-in">
+        <MfaStep mfaToken={mfaToken} onRestart={(message) => { setMfaToken(undefined); setError(message); }} />
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard
       title="Sign in"
