@@ -148,7 +148,7 @@ function responseOf(status: number, schema: TSchema | null | { html: true } | Al
 /**
  * Error responses every route of a kind can give, added to its declared ones: 400 for any input
  * to validate, 413/415 for JSON bodies, 401 and 403 behind authentication (JWT_REQUIRED,
- * INSUFFICIENT_SCOPE), 503 everywhere (an outage of the database or blob store). (500 is deliberately absent: it is a bug, never part of the interface.)
+ * INSUFFICIENT_SCOPE), 429 behind authentication too (unknown API keys are throttled), 503 everywhere (an outage of the database or blob store). (500 is deliberately absent: it is a bug, never part of the interface.)
  */
 function implicitResponses(route: Route): Record<number, TSchema> {
   const implicit: Record<number, TSchema> = {};
@@ -158,6 +158,8 @@ function implicitResponses(route: Route): Record<number, TSchema> {
   if (route.auth !== 'none') implicit[401] = error;
   // JWT_REQUIRED, or INSUFFICIENT_SCOPE for a key without the route's scopes.
   if (route.auth !== 'none') implicit[403] = error;
+  // Unknown API keys from the client are throttled like failed logins (RATE_LIMITED), wherever a credential is read.
+  if (route.auth !== 'none') implicit[429] = error;
   // Any route may meet an outage of the database or blob store: DATABASE_UNAVAILABLE, BLOB_STORE_UNAVAILABLE.
   implicit[503] = error;
   return implicit;
