@@ -415,7 +415,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(sxcu).to.deep.include({ DeletionURL: '{json:deletion_url}', ThumbnailURL: '{json:file.public_url}?w=256&h=256&fit=inside' });
     expect(sxcu.Headers['X-Api-Key']).to.equal(key);
     expect((await fetch(`${server.api}/files`, { headers: { 'x-api-key': key } })).status).to.equal(200);
-    const deletion = await fetch(`${server.api}/files/bulk-delete`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ ids: ['x'] }) });
+    const deletion = await fetch(`${server.api}/files/no-such-file`, { method: 'DELETE', headers: { 'x-api-key': key } });
     expect(deletion.status, 'the key without files:delete may not delete').to.equal(403);
     await shot('key-created');
 

@@ -4,7 +4,7 @@ import { formatDateTime, formatRelative } from '../format.js';
 /** The scopes a key may hold, with what each allows (docs/api-keys.md). */
 export const KEY_SCOPES = [
   { scope: 'files:read', label: 'Read files', hint: 'list, view and download files; share and signed links' },
-  { scope: 'files:write', label: 'Upload and change files', hint: 'upload, rename, make private, create and remove share links' },
+  { scope: 'files:write', label: 'Upload and change files', hint: 'upload, edit details, privacy and expiry, create and remove share links' },
   { scope: 'files:delete', label: 'Delete files', hint: 'delete files, one or many' },
   { scope: 'account:read', label: 'Read the account', hint: 'profile, plan, usage, settings, activity' },
 ] as const;
