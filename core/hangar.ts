@@ -1,3 +1,4 @@
+import { parseUrl } from './shared/web-globals.js';
 import type { AccountOptions } from './accounts/account-options.js';
 import type { CustomDomainRepository } from './domains/custom-domain-repository.js';
 import { CustomDomains } from './domains/custom-domains.js';
@@ -160,14 +161,15 @@ export type Hangar = ReturnType<typeof createHangar>;
  * Wires every use case to `ports`. This is how a host embeds the core: build the ports (in-memory,
  * SQLite, local disk… or your own), call this, and call `hangar.uploadFile.execute(…)` and so on.
  * No container is needed; apps/server does the same through inversify.
- * Besides use cases it returns `usageMeter`, `fileReadCounts` and `activity`, buffers the host must `flush()` every
- * few seconds and at shutdown, and `pruneLogs`, `purgeCredentials` and `expireFiles`, to run now and then.
+ * Besides use cases it returns `usageMeter`, `fileReadCounts` and `activity`, buffers to `flush()` every
+ * few seconds and at shutdown, and `pruneLogs`, `purgeCredentials` and `expireFiles`, to run now and then:
+ * `new HangarRuntime(hangar).start()` (core/hangar-runtime.ts) does all of it, and `stop()` the last flush.
  * @throws Error when the plan options are inconsistent (unknown default plan, repeated names)
  */
 export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const { users, tokens, sessions, apiKeys, files, usage, logs, domains, edge, blobs, mailer, passwords, signer, ids, digest, clock, failpoints } = ports;
   const directory = new HostnameDirectory({ domains, changes: ports.changes ?? NO_OTHER_PROCESSES });
-  const reservedHosts = [options.publicApiUrl, options.publicContentUrl].map((url) => new URL(url).hostname);
+  const reservedHosts = [options.publicApiUrl, options.publicContentUrl].map((url) => parseUrl(url).hostname);
   const customDomains = new CustomDomains({ domains, edge, directory, clock, reservedHosts });
   const plans = new PlanCatalog(options);
   const accounts = new AccountPolicy({ users, plans, clock, options });
@@ -181,7 +183,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
   const readPublicFile = new ReadPublicFile({
     files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
-    contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
+    contentHosts: [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
   // The slots of image transformations: the public and signed addresses' (IMAGE_CONCURRENCY), and
   // the owner's thumbnails, one at a time beside them, queued up to 10 s (a page of tiles at once).

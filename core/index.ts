@@ -63,3 +63,5 @@ export * from './domains/custom-domains.js';
 export * from './domains/edge-provider.js';
 export * from './domains/hostname-directory.js';
 export * from './shared/change-feed.js';
+export * from './hangar-runtime.js';
+export * from './shared/logger.js';

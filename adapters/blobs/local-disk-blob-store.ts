@@ -67,8 +67,8 @@ const WRITE_AT_LEAST_EVERY_MS = 10_000;
  * `smallBlobMaxBytes + 1` bytes in memory, and a body that ends within the limit is inserted as one
  * row, durable once the database's WAL is flushed, a flush shared by every insert committed
  * meanwhile; a longer body goes to a temp file, the gathered bytes first. Storing a 4 KiB blob as a
- * file took nine file-system calls, two of them disk flushes, most of a small upload's cost
- * (bench/README.md, change 17). Every operation looks in both places, so a store written with
+ * file takes nine file-system calls, two of them disk flushes, most of a small upload's cost
+ * (bench/README.md, "4 KiB uploads"). Every operation looks in both places, so a store written with
  * another limit (or before small blobs existed) reads the same; a key is never in both (`put`
  * checks the other place before it commits). Crash safety is SQLite's: an insert is there
  * whole or not at all.
@@ -86,8 +86,8 @@ export class LocalDiskBlobStore implements BlobStore {
   /**
    * Shard directories known to exist, one bit each (bit `n` for the directory of shard number `n`,
    * the first four hex characters read as a number): each is created (and checked) once per
-   * process. 8 KiB whatever the store holds; a Set of their paths grew to 65 536 strings, about
-   * 9 MB of heap after 100,000 uploads, and made every full garbage collection dearer (bench/README.md).
+   * process. 8 KiB whatever the store holds, where a Set of their paths would grow to 65 536
+   * strings and make every full garbage collection dearer.
    */
   private readonly knownShards = new Uint8Array(SHARD_COUNT / 8);
 

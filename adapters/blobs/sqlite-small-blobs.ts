@@ -21,8 +21,8 @@ export const SMALL_BLOB_PAGE = 500;
  * Why: a blob file costs nine file-system calls to store durably (a temp file opened, written,
  * fsynced, closed, linked and unlinked, its directory opened, fsynced and closed), two of them
  * flushes of the disk, for every 4 KiB upload; a row costs one insert and a share of one WAL flush
- * that every insert committed meanwhile shares (group commit, as the service's database does). On
- * this machine the file-system work was most of a 4 KiB upload's cost (bench/README.md, change 17).
+ * that every insert committed meanwhile shares (group commit, as the service's database does). The
+ * file-system work is most of a small upload's cost (bench/README.md, "4 KiB uploads").
  * SQLite's own measurements find blobs below ~100 KB faster to read and write inside the database
  * than as files (https://www.sqlite.org/intern-v-extern-blob.html).
  *

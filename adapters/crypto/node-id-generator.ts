@@ -17,8 +17,8 @@ export class NodeIdGenerator implements IdGenerator {
   /**
    * A version 7 UUID (RFC 9562 §5.7), lower-case: 48 bits of Unix time in ms, then 74 random bits.
    * Ids made later sort later (to the millisecond), so rows keyed by them are appended to their
-   * B-tree index rather than scattered over it: a random (version 4) key made each activity-log
-   * insert cost 13–20 µs a row on a table of 100,000 rows, a time-ordered one 4 µs (bench/README.md).
+   * B-tree index rather than scattered over it: with a random (version 4) key each activity-log
+   * insert into a large table costs several times more (bench/README.md, "Measurements behind the code").
    * The time it reveals is no secret: every record with such an id also shows when it was created.
    */
   uuid(): string {

@@ -172,8 +172,8 @@ export class CloudflareEdgeProvider implements EdgeProvider {
   private async findByHostname(hostname: string): Promise<CloudflareCustomHostname | undefined> {
     // `query` in the request options replaces the typed parameters: those offer only the newer
     // `hostname.exact` filter (serialised as `hostname.exact=`), while `?hostname=` is the exact
-    // match Cloudflare documents for finding one hostname ("Common API calls") and what the issue
-    // names. Only the first page is read: an exact match has at most one entry.
+    // match Cloudflare documents for finding one hostname ("Common API calls"). Only the first
+    // page is read: an exact match has at most one entry.
     const page = await this.call(`look up the custom hostname ${hostname}`, this.retries, (signal) =>
       this.client.customHostnames.list({ zone_id: this.zoneId }, { query: { hostname }, signal }),
     );

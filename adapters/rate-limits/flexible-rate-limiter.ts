@@ -27,7 +27,7 @@ export class FlexibleRateLimiter implements RateLimiter {
 
   /**
    * Counters held by the cluster's primary process, asked over the workers' IPC channel (a message
-   * each way per call: ~70 µs a call, one after another, on this project's 2-CPU machine), so every
+   * each way per call, so each call waits for the primary's turn), so every
    * worker shares them. Only in a `node:cluster` worker whose
    * primary called {@link serveClusterRateLimits}. Each rule's store is named by its name, points
    * and window, so two rules of one name never share counters. An answer that takes more than

@@ -105,8 +105,16 @@ export function logEntryJson(entry: ActivityLogEntry) {
   };
 }
 
-/** Profile (spec 2.8): user, plan and trial, billing; the billing fields also at the top level as the spec names them. */
-export function profileJson({ user, standing, uploadLimitBytes }: AccountView) {
+/**
+ * One account as every interface presents it: the API's `GET /profile` ({@link profileJson}) and
+ * the admin CLI's `users show` / `users list --json` (apps/cli/account-output.ts) both build on this
+ * function, so they cannot drift apart. Shape:
+ * `{ user: { id, email, created_at, email_confirmed_at },
+ *    plan: { name, trial_ends_at, trial_active, storage_limit_bytes, file_count_limit, max_upload_size_bytes, image_ops_limit },
+ *    subscription: { status, subscription_canceled_at, access_until }, upload_limit_bytes }`;
+ * timestamps ISO 8601 UTC or null, sizes in bytes, `image_ops_limit` per billing period or null (unlimited).
+ */
+export function accountJson({ user, standing, uploadLimitBytes }: AccountView) {
   const iso = (date: Date | null) => date?.toISOString() ?? null;
   return {
     user: { id: user.id, email: user.email, created_at: user.createdAt.toISOString(), email_confirmed_at: iso(user.emailConfirmedAt) },
@@ -120,8 +128,19 @@ export function profileJson({ user, standing, uploadLimitBytes }: AccountView) {
       image_ops_limit: standing.plan.imageOpsLimit ?? null,
     },
     subscription: { status: standing.status, subscription_canceled_at: iso(standing.subscriptionCanceledAt), access_until: iso(standing.accessUntil) },
-    subscription_canceled_at: iso(standing.subscriptionCanceledAt),
-    access_until: iso(standing.accessUntil),
     upload_limit_bytes: uploadLimitBytes,
+  };
+}
+
+/** Profile (spec 2.8): {@link accountJson}, with the billing fields also at the top level as the spec names them. */
+export function profileJson(view: AccountView) {
+  const { user, plan, subscription, upload_limit_bytes } = accountJson(view);
+  return {
+    user,
+    plan,
+    subscription,
+    subscription_canceled_at: subscription.subscription_canceled_at,
+    access_until: subscription.access_until,
+    upload_limit_bytes,
   };
 }

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { MAX_PAGE_SIZE } from '../../core/shared/pagination.js';
 
 // Resource and request schemas of the API (spec 2, 4). Request schemas validate at run time;
-// response schemas document (OpenAPI, its own issue) and are checked by the HTTP tests.
+// response schemas document (the OpenAPI document) and are checked by the HTTP tests.
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds, Z' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,34 +1,21 @@
 import type { AdminAccountView } from '../../core/admin/account-report.js';
 import type { Paged } from '../../core/shared/pagination.js';
+import { accountJson as presentAccount } from '../api/presenters.js';
 
 // Admin views → what the CLI prints. JSON is snake_case with ISO 8601 UTC timestamps, like the API.
 
-const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
-
 /**
- * One account as `users show` prints it:
+ * One account as `users show` prints it: the API's presentation of an account (`accountJson` in
+ * apps/api/presenters.ts, the one `GET /profile` shows) with the user's fields at the top level,
+ * and the account's totals:
  * `{ id, email, created_at, email_confirmed_at,
- *    plan: { name, trial_ends_at, trial_active, storage_limit_bytes, file_count_limit, max_upload_size_bytes },
- *    subscription: { status, access_until, subscription_canceled_at },
+ *    plan: { name, trial_ends_at, trial_active, storage_limit_bytes, file_count_limit, max_upload_size_bytes, image_ops_limit },
+ *    subscription: { status, subscription_canceled_at, access_until }, upload_limit_bytes,
  *    totals: { storage_bytes, files_count } }`; timestamps ISO 8601 or null, sizes in bytes.
  */
-export function accountJson({ user, standing, totals }: AdminAccountView) {
-  return {
-    id: user.id,
-    email: user.email,
-    created_at: user.createdAt.toISOString(),
-    email_confirmed_at: iso(user.emailConfirmedAt),
-    plan: {
-      name: standing.plan.name,
-      trial_ends_at: iso(standing.trialEndsAt),
-      trial_active: standing.trialActive,
-      storage_limit_bytes: standing.plan.storageLimitBytes,
-      file_count_limit: standing.plan.fileCountLimit,
-      max_upload_size_bytes: standing.plan.maxUploadSizeBytes,
-    },
-    subscription: { status: standing.status, access_until: iso(standing.accessUntil), subscription_canceled_at: iso(standing.subscriptionCanceledAt) },
-    totals: { storage_bytes: totals.storageBytes, files_count: totals.filesCount },
-  };
+export function accountJson(view: AdminAccountView) {
+  const { user, ...account } = presentAccount(view);
+  return { ...user, ...account, totals: { storage_bytes: view.totals.storageBytes, files_count: view.totals.filesCount } };
 }
 
 /** A page of accounts as `users list --json` prints it: `{ items: accountJson[], total, page, limit }`. */

@@ -12,7 +12,7 @@ export const INTERNAL_ERROR_EVENT = 'internal_error';
 
 /**
  * A request whose client went away while its body was still arriving (a closed tab, a cancelled
- * upload): nothing anyone must act on, so level `info`, one line, no stack (issue 22, item 4).
+ * upload): nothing anyone must act on, so level `info`, one line, no stack (docs/operations.md).
  */
 export const REQUEST_ABORTED_EVENT = 'request_aborted';
 

@@ -29,7 +29,7 @@ export interface RouteInput<P, Q, B> {
 /**
  * A route is data: method, path, operation id, tag, auth, TypeBox schemas for params, query, JSON
  * body and each response status. Validators are compiled once at start from this table; the
- * OpenAPI document (its own issue) is generated from the same table.
+ * OpenAPI document (apps/http/openapi.ts) is generated from the same table.
  */
 export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -1,9 +1,8 @@
 // The server as `npm start` runs it: the compiled entry point (dist/apps/server/main.js) and the
 // modules it imports, our own and the npm packages', bundled into a few files in dist/apps/bundle/
 // (`npm run build`, after tsc). Why: Node's ES module loader resolves, reads and compiles each of
-// the ~450 files separately, which was most of the time from start to first answer (750 ms for one
-// process, 1.1 s for a supervisor and two workers, bench/README.md change 19); one file per chunk
-// takes a third of that.
+// the ~450 files separately, which is most of the time from start to first answer; one file per
+// chunk takes a third of that (bench/README.md, "Measurements behind the code").
 //
 // What stays outside the bundle, loaded from node_modules as before:
 // - native addons and the packages that find files of their own next to them (better-sqlite3,

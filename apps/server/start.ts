@@ -3,11 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Hangar } from '../../core/hangar.js';
 import type { Clock } from '../../core/shared/clock.js';
-import { isDomainError } from '../../core/shared/errors.js';
+import { HangarRuntime } from '../../core/hangar-runtime.js';
 import { createApiApp } from '../api/api-app.js';
 import { contentOriginHeaders, createContentApp } from '../content/content-app.js';
 import { answerClientErrors } from '../http/request-guards.js';
-import { INTERNAL_ERROR_EVENT } from '../http/errors-middleware.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
@@ -110,29 +109,15 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     ? await startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: () => metrics.registry.metrics() })
     : undefined;
 
-  // An outage (DATABASE_UNAVAILABLE…) is no bug: the buffers keep what failed and the next run retries it.
-  const background = (name: string, work: () => Promise<unknown>) => () =>
-    work().catch((error) =>
-      isDomainError(error)
-        ? logger.warn('background_work_deferred', { work: name, code: error.code, message: error.message })
-        : logger.error(INTERNAL_ERROR_EVENT, { work: name, error: error instanceof Error ? error : String(error) }),
-    );
-  const flushAll = () => Promise.all([hangar.usageMeter.flush(), hangar.fileReadCounts.flush(), hangar.activity.flush()]);
-  const flushTimer = setInterval(background('flush', flushAll), FLUSH_INTERVAL_MS).unref();
-  const prune = () => Promise.all([background('prune-logs', () => hangar.pruneLogs.execute())(), background('purge-credentials', () => hangar.purgeCredentials.execute())()]);
+  const runtime = new HangarRuntime(hangar, {
+    flushIntervalMs: FLUSH_INTERVAL_MS,
+    maintenance: options.maintenance ?? true,
+    maintenanceIntervalMs: PRUNE_INTERVAL_MS,
+    expirySweepIntervalMs: config.expirySweepIntervalSeconds * 1000,
+    logger,
+  });
   mail.start();
-  const maintenance = options.maintenance ?? true;
-  const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
-  if (maintenance) void prune();
-  // Expired files (docs/private-files.md): swept by the process that runs the maintenance, within a minute of their time.
-  // One run at a time; close() waits for the one in flight before the database closes.
-  let sweeping: Promise<unknown> | undefined;
-  const sweep = () => {
-    sweeping ??= background('expire-files', () => hangar.expireFiles.execute())().finally(() => {
-      sweeping = undefined;
-    });
-  };
-  const sweepTimer = maintenance ? setInterval(sweep, config.expirySweepIntervalSeconds * 1000).unref() : undefined;
+  runtime.start();
 
   return {
     hangar,
@@ -144,13 +129,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       operational.readiness.drain();
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
       await metricsServer?.close();
-      clearInterval(flushTimer);
-      clearInterval(pruneTimer);
-      clearInterval(sweepTimer);
-      await sweeping;
-      await background('flush', flushAll)();
-      await hangar.requestPasswordReset.settled();
-      await hangar.resendConfirmation.settled();
+      await runtime.stop();
       await mail.stop();
       await mail.drain();
       await database.close();

@@ -5,7 +5,7 @@
 //     (re)creates the schema: migrations up to 0005, the doc's generator, then migrations 0006 and 0007 (their
 //     backfills fill file_histogram from the generated files, timed), VACUUM ANALYZE
 //   node bench/tools/postgres-list-files.mjs measure <postgres-url> [schema=hangar_bench] [case-name-substring]
-//     each case 25 times, each on a new SqlFileRepository (no cached counted total; the first 5 dropped), median and p95 (nearest rank) of the other 20, in ms;
+//     each case 55 times, each on a new SqlFileRepository (no cached counted total; the first 5 dropped), median, p95 and p99 (nearest rank) of the other 50, in ms, with the API's bound on counted totals (FILE_TOTAL_COUNT_LIMIT);
 //     then EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) of every statement of one more run of each case;
 //     a case with an offset (a deep page) twice: skipping the rows (the seek off) and placed from the histogram
 //   node bench/tools/postgres-list-files.mjs drop <postgres-url> [schema=hangar_bench]
@@ -13,11 +13,13 @@ import { performance } from 'node:perf_hooks';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { median } from '../lib/stats.mjs';
+import { CASES } from './list-files-cases.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
 const { migrateToLatest, InCodeMigrationProvider, migrations } = await import(new URL('adapters/persistence/sql/migrations.js', dist).href);
 const { SqlFileRepository } = await import(new URL('adapters/persistence/sql/sql-file-repository.js', dist).href);
 const { postgresConnectionString } = await import(new URL('adapters/persistence/postgres/postgres-database.js', dist).href);
+const { FILE_TOTAL_COUNT_LIMIT } = await import(new URL('core/files/list-files.js', dist).href);
 
 const [command, url, schema = 'hangar_bench', only] = process.argv.slice(2);
 if (!url || !['generate', 'measure', 'drop'].includes(command)) {
@@ -25,6 +27,8 @@ if (!url || !['generate', 'measure', 'drop'].includes(command)) {
   process.exit(64);
 }
 const BIG = '00000000-0000-4000-8000-000000000001';
+/** Timed runs per case after 5 warm-up runs (p99 is then the 50th of 50, nearest rank). */
+const RUNS = 50;
 
 /** The generator of bench/postgres-list-files.md, unchanged (account_totals filled after it). */
 const GENERATOR = `
@@ -56,42 +60,6 @@ insert into account_totals (user_id, storage_bytes, files_count, public_files_co
 select user_id, sum(size), count(*), count(*) filter (where is_public = 1) from files group by user_id;
 `;
 
-/** Cases of the doc's table: the name, the filter, the page. */
-const CASES = [
-  ['none', {}],
-  ['q=123456', { q: '123456' }],
-  ['q=holiday-summer', { q: 'holiday-summer' }],
-  ['q=cat', { q: 'cat' }],
-  ['q=RÉSUMÉ', { q: 'RÉSUMÉ' }],
-  ['q=zz', { q: 'zz' }],
-  ['q=a', { q: 'a' }],
-  ['sizeMax=2048', { sizeMax: 2048 }],
-  ['sizeMin=50000000', { sizeMin: 50_000_000 }],
-  ['sizeMin=1000000', { sizeMin: 1_000_000 }],
-  ['sizeMin=1000000&sizeMax=5000000', { sizeMin: 1_000_000, sizeMax: 5_000_000 }],
-  ['sizeMin=1000000&isPublic=false', { sizeMin: 1_000_000, isPublic: false }],
-  ['createdAfter=last 7 days', { createdAfter: new Date(1762395200000) }],
-  ['createdAfter+createdBefore one month', { createdAfter: new Date(1728440000000), createdBefore: new Date(1731032000000) }],
-  ['createdBefore=first year', { createdBefore: new Date(1731464000000) }],
-  ['createdAfter=second year', { createdAfter: new Date(1731464000000) }],
-  ['createdBefore=first year&isPublic=true', { createdBefore: new Date(1731464000000), isPublic: true }],
-  ['type=image/gif', { type: 'image/gif' }],
-  ['type=image/png', { type: 'image/png' }],
-  ['type=image/png&isPublic=false', { type: 'image/png', isPublic: false }],
-  ['type=image/png&sizeMin=1000000', { type: 'image/png', sizeMin: 1_000_000 }],
-  ['type=image/jpeg&createdBefore=first year', { type: 'image/jpeg', createdBefore: new Date(1731464000000) }],
-  ['sizeMin=1000000&createdBefore=first year (counted)', { sizeMin: 1_000_000, createdBefore: new Date(1731464000000) }],
-  // Deep pages (limit 30): each measured skipping the rows and as the repository places it (see `measure`).
-  ['deep: none, page 3,000', {}, 89_970],
-  ['deep: none, page 10,000', {}, 299_970],
-  ['deep: none, last page', {}, 999_990],
-  ['deep: none, past the end', {}, 2_000_000],
-  ['deep: isPublic=false, page 3,000', { isPublic: false }, 89_970],
-  ['deep: type=image/png, page 5,000', { type: 'image/png' }, 149_970],
-  ['deep: createdBefore=first year, page 10,000', { createdBefore: new Date(1731464000000) }, 299_970],
-  ['deep: type=image/jpeg&createdAfter=second year&isPublic=true, page 1,000', { type: 'image/jpeg', createdAfter: new Date(1731464000000), isPublic: true }, 29_970],
-  ['deep: sizeMin=1000000, page 3,000 (not placed: skipped either way)', { sizeMin: 1_000_000 }, 89_970],
-];
 
 const connectionString = postgresConnectionString(url, { schema });
 
@@ -151,22 +119,23 @@ if (command === 'drop') {
   for (const [name, filter, offset, options] of variants.filter(([name]) => only === undefined || name.includes(only))) {
     // A new repository each time: its per-process cache of counted totals (kept until the account's
     // next write) starts empty, so a counted filter is counted every time, as after any upload or delete.
-    const list = () => new SqlFileRepository(db, options).list({ userId: BIG, filter, window: { offset, limit: 30 } });
+    const list = () => new SqlFileRepository(db, options).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];
     let total;
-    for (let i = 0; i < 25; i++) {
+    for (let i = 0; i < RUNS + 5; i++) {
       const started = performance.now();
       total = (await list()).total;
       times.push(performance.now() - started);
     }
     const kept = times.slice(5).sort((a, b) => a - b);
     const p95 = kept[Math.ceil(0.95 * kept.length) - 1];
-    rows.push({ name, total, median: median(kept), p95 });
+    const p99 = kept[Math.ceil(0.99 * kept.length) - 1];
+    rows.push({ name, total, median: median(kept), p95, p99 });
     log.current = [];
     await list();
     const statements = log.current;
     log.current = undefined;
-    console.log(`\n### ${name}  (total ${total}; median ${median(kept).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms)\n`);
+    console.log(`\n### ${name}  (total ${total}; median ${median(kept).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms)\n`);
     for (const statement of statements) {
       const plan = await client.query({ text: `explain (analyze, buffers, costs off) ${statement.sql}`, values: statement.parameters });
       console.log('```');
@@ -177,7 +146,7 @@ if (command === 'drop') {
     }
   }
   console.log(`\nload average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
-  for (const row of rows) console.log(`| ${row.name} | ${row.total.toLocaleString('en')} | ${row.median.toFixed(1)} / ${row.p95.toFixed(1)} |`);
+  for (const row of rows) console.log(`| ${row.name} | ${row.total.toLocaleString('en')} | ${row.median.toFixed(1)} / ${row.p95.toFixed(1)} / ${row.p99.toFixed(1)} |`);
   await client.end();
   await db.destroy();
 }

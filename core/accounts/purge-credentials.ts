@@ -23,8 +23,8 @@ export interface PurgedCredentials {
  * one-time token (e-mail confirmation, password reset) past its expiry, and sessions revoked and
  * refresh tokens rotated more than {@link CREDENTIAL_RETENTION_DAYS} days ago (a dashboard that
  * refreshes every 15 minutes adds ~100 rotated tokens a day). Nothing a user can still use is
- * removed: a live session keeps its current refresh token however old it is. The server runs it
- * hourly with the activity log's pruning (apps/server/start.ts); an embedding host calls `execute`.
+ * removed: a live session keeps its current refresh token however old it is. `HangarRuntime` runs it
+ * hourly with the activity log's pruning (core/hangar-runtime.ts).
  */
 export class PurgeCredentials {
   constructor(private readonly deps: { tokens: OneTimeTokenRepository; sessions: SessionRepository; clock: Clock; retentionDays?: number }) {}

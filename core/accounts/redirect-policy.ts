@@ -1,3 +1,4 @@
+import { type ParsedUrl, parseUrl } from '../shared/web-globals.js';
 import { DomainError } from '../shared/errors.js';
 
 /**
@@ -12,7 +13,7 @@ export class RedirectPolicy {
   /** @param allowedUrls absolute http(s) URLs; each allows its origin and everything under its path */
   constructor(allowedUrls: readonly string[]) {
     this.allowed = allowedUrls.map((entry) => {
-      const url = new URL(entry);
+      const url = parseUrl(entry);
       return { origin: url.origin, path: url.pathname };
     });
   }
@@ -22,9 +23,9 @@ export class RedirectPolicy {
    * @throws DomainError INVALID_REDIRECT_URL
    */
   check(redirectTo: string): string {
-    let url: URL;
+    let url: ParsedUrl;
     try {
-      url = new URL(redirectTo);
+      url = parseUrl(redirectTo);
     } catch {
       throw refused();
     }

@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../shared/web-globals.js';
 import type { AccountPolicy } from '../plans/account-policy.js';
 import { requireWriteAccess } from '../plans/account-standing.js';
 import type { Clock } from '../shared/clock.js';
@@ -32,7 +33,7 @@ export interface UploadFileInput {
   /** The raw body, streamed. */
   body: AsyncIterable<Uint8Array>;
   /** Aborted when the client goes away. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
   /** The credential the upload came with (API key id or session id): uploads are rate-limited per credential (default: per account). */
   credentialId?: string;
 }

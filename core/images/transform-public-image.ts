@@ -1,3 +1,4 @@
+import { setTimer } from '../shared/web-globals.js';
 import type { FileRepository } from '../files/file-repository.js';
 import type { BlobStore } from '../files/blob-store.js';
 import type { PublicFile, ReadPublicFile } from '../files/read-public-file.js';
@@ -293,7 +294,7 @@ export class TransformPublicImage {
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimer(resolve, ms));
 }
 
 async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {

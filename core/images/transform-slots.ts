@@ -1,3 +1,4 @@
+import { clearTimer, setTimer } from '../shared/web-globals.js';
 import { DomainError } from '../shared/errors.js';
 
 /** Options of {@link TransformSlots}. */
@@ -68,10 +69,10 @@ export class TransformSlots {
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         start: () => {
-          clearTimeout(waiter.timer);
+          clearTimer(waiter.timer);
           resolve();
         },
-        timer: setTimeout(() => {
+        timer: setTimer(() => {
           const at = this.waiting.indexOf(waiter);
           if (at >= 0) this.waiting.splice(at, 1);
           reject(busy());

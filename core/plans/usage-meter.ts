@@ -8,7 +8,7 @@ type Bucket = { userId: string; day: number } & PeriodCounts;
 
 /**
  * Counts reads (and image operations) in memory and writes them in batches, so counting adds no
- * database write to a request. `record*` is synchronous and O(1); the host calls {@link flush}
+ * database write to a request. `record*` is synchronous and O(1); the host calls {@link flush} (HangarRuntime does)
  * every few seconds and at shutdown. Counts are bucketed by account and UTC day, and mapped to
  * billing periods at flush time (periods begin at midnight UTC, so a day never straddles two).
  * A failed flush puts its counts back, so nothing is lost while the process lives.

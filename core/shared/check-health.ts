@@ -1,3 +1,4 @@
+import { clearTimer, setTimer, type TimerHandle } from './web-globals.js';
 import type { HealthProbe } from './health.js';
 
 /** Health of each dependency, for `GET /healthz`. */
@@ -14,9 +15,9 @@ export class CheckHealth {
     const timeoutMs = this.deps.timeoutMs ?? 3000;
     const results = await Promise.all(
       this.deps.probes.map(async (probe) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let timer: TimerHandle;
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+          timer = setTimer(() => reject(new Error('timeout')), timeoutMs);
         });
         try {
           await Promise.race([probe.check(), timeout]);
@@ -24,7 +25,7 @@ export class CheckHealth {
         } catch {
           return [probe.name, 'failing'] as const;
         } finally {
-          clearTimeout(timer);
+          clearTimer(timer);
         }
       }),
     );

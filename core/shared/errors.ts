@@ -1,7 +1,7 @@
 /**
  * The one catalogue of expected refusals. Every use case throws {@link DomainError}
  * with one of these codes; the HTTP edge maps each code to one status in one table
- * (apps/api/error-status.ts). Codes are a public contract: never rename one.
+ * (apps/http/error-status.ts). Codes are a public contract: never rename one.
  */
 export type ErrorCode =
   /** 400: request shape or value is invalid; `details` lists the problems. */

@@ -1,3 +1,4 @@
+import { clearTimer, setTimer } from './web-globals.js';
 import { DomainError } from './errors.js';
 import type { SecretDigest } from './ids.js';
 import type { RateLimiter, RateRule } from './rate-limiter.js';
@@ -239,9 +240,9 @@ export class RateLimits {
   /** Resolves when an attempt being checked in this process ends (or after LOGIN_WAIT_ROUND_MS, for attempts of other processes). */
   private oneCheckEnds(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, LOGIN_WAIT_ROUND_MS);
+      const timer = setTimer(resolve, LOGIN_WAIT_ROUND_MS);
       this.checkEnded.push(() => {
-        clearTimeout(timer);
+        clearTimer(timer);
         resolve();
       });
     });

@@ -135,16 +135,22 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
 
     it('shows one account as JSON: plan and trial from PLANS_FILE, subscription, totals', async () => {
       const shown = JSON.parse(await cliOk(['users', 'show', 'Alice@Example.com']));
-      expect(shown).to.have.keys('id', 'email', 'created_at', 'email_confirmed_at', 'plan', 'subscription', 'totals');
+      expect(shown).to.have.keys('id', 'email', 'created_at', 'email_confirmed_at', 'plan', 'subscription', 'upload_limit_bytes', 'totals');
       expect(shown).to.include({ id: alice.userId, email: 'alice@example.com' });
       expect(shown.email_confirmed_at).to.match(/Z$/);
       expect(Date.parse(shown.plan.trial_ends_at) - Date.parse(shown.created_at)).to.equal(14 * DAY_MS);
       expect(shown.plan).to.deep.equal({
         name: 'trial', trial_ends_at: shown.plan.trial_ends_at, trial_active: true,
-        storage_limit_bytes: 10_000_000, file_count_limit: 50, max_upload_size_bytes: 5_000_000,
+        storage_limit_bytes: 10_000_000, file_count_limit: 50, max_upload_size_bytes: 5_000_000, image_ops_limit: null,
       });
       expect(shown.subscription).to.deep.equal({ status: 'trialing', access_until: null, subscription_canceled_at: null });
       expect(shown.totals).to.deep.equal({ storage_bytes: alice.png.length, files_count: 1 });
+    });
+
+    it('shows every field of the account GET /profile shows, with the same values', async () => {
+      const shown = JSON.parse(await cliOk(['users', 'show', 'alice@example.com']));
+      const { user, plan, subscription, upload_limit_bytes } = await profile(alice.accessToken);
+      expect(shown).to.deep.include({ ...user, plan, subscription, upload_limit_bytes });
     });
 
     it('exits 1 for an unknown or invalid e-mail address', async () => {

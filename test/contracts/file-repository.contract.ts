@@ -230,6 +230,25 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await found({ q: ':\\temp' })).to.deep.equal([backslash.fileId]);
     });
 
+    it('finds needles of one and two characters (beyond ASCII and beyond the BMP too) alone and with other filters', async () => {
+      const [accented, camera, pair] = await givenFiles(userId, [
+        { name: 'É.png', fileId: '0000000001', contentType: 'image/png' },
+        { name: '\u{1F4F7} shot.jpg', fileId: '0000000002', contentType: 'image/jpeg' },
+        { name: 'zq-note.txt', fileId: '0000000003', contentType: 'text/plain' },
+        { name: 'a', fileId: '1000000004', contentType: 'text/plain' },
+      ]);
+      expect(await found({ q: 'é' })).to.deep.equal([accented.fileId]);
+      expect(await found({ q: 'É' })).to.deep.equal([accented.fileId]);
+      expect(await found({ q: '\u{1F4F7}' })).to.deep.equal([camera.fileId]);
+      expect(await found({ q: 'Q' })).to.deep.equal([pair.fileId]);
+      expect(await found({ q: 'zQ' })).to.deep.equal([pair.fileId]);
+      expect(await found({ q: 'qz' })).to.deep.equal([]);
+      expect(await found({ q: 'q', type: 'text/plain' })).to.deep.equal([pair.fileId]);
+      expect(await found({ q: 'q', type: 'image/png' })).to.deep.equal([]);
+      expect(await found({ q: 'a1' }), 'not across the name and the file id').to.deep.equal([]);
+      expect((await files.list({ userId, filter: { q: '0' }, window: { offset: 0, limit: 2 } })).total).to.equal(4);
+    });
+
     it('does not match q across the end of the name and the start of the file id', async () => {
       const [file] = await givenFiles(userId, [{ name: 'abc', fileId: 'XYZ0000000' }]);
       expect(await found({ q: 'abcxyz' })).to.deep.equal([]);

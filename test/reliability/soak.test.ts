@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ServerProcess } from '../support/server-process.js';
 import { aBody, anAccount, killServer, LONG, processResources, startServer } from './harness.js';
 
-/** Issue #9's soak: 100 000 content reads and 5 000 uploads under `npm run test:long`; a tenth of that in npm test. */
+/** The soak: 100 000 content reads and 5 000 uploads under `npm run test:long`; a tenth of that in npm test. */
 const READS = LONG ? 100_000 : 2_000;
 const UPLOADS = LONG ? 5_000 : 200;
 const WARM_UP_READS = LONG ? 20_000 : 8_000;

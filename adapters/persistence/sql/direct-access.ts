@@ -91,8 +91,8 @@ export type TransactionScript<T> = () => Generator<CompiledQuery, T, QueryResult
  * a Kysely transaction with one `executeQuery` per yielded statement. While another process holds
  * the write lock ({@link DIRECT_BUSY}), the direct way is tried again after short pauses off the
  * event loop for up to {@link DIRECT_BUSY_WAIT_MS}: with two server processes on one SQLite file,
- * about one upload in eight found the lock taken, and handing those to Kysely cost ~200 µs of CPU
- * more each (bench/README.md, change 18). A direct attempt that fails otherwise is rolled back and
+ * uploads often find the lock taken, and handing those to Kysely costs far more CPU than waiting
+ * (bench/README.md, "Measurements behind the code"). A direct attempt that fails otherwise is rolled back and
  * the script runs again the Kysely way, which reports its error as every other statement does (a
  * constraint violation as the driver's error, an outage as DATABASE_UNAVAILABLE).
  * @throws what the statements or the script throw (Kysely path)

@@ -8,7 +8,7 @@ import type { ActivityLogsTable, HangarDatabase } from './schema.js';
 /**
  * Rows per INSERT statement, largest first: a batch is cut into statements of these sizes only, so
  * every statement's SQL is one of five texts, which the database layer prepares once and reuses
- * (preparing a 500-row statement cost 5 µs a row). 8 parameters a row, far below SQLite's and
+ * (preparing a statement of hundreds of rows costs more than inserting them). 8 parameters a row, far below SQLite's and
  * Postgres's parameter limits.
  */
 const INSERT_SIZES = [500, 100, 20, 5, 1] as const;

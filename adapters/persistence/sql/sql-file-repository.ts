@@ -28,9 +28,9 @@ const HISTOGRAM_CHUNK = 500;
 /**
  * From this offset on (rows), a listing that the day rows of `file_histogram` can place finds its
  * page with `SqlFileRepository.seek` instead of skipping the rows one by one. Skipping reads each
- * skipped row: 0.2 µs a row on Postgres in list order, ~2 µs where the filter's rows are spread
- * over the table (`isPublic=false`, a content type), so 1,000 rows cost at most ~2 ms, what placing
- * a page costs at any depth (bench/postgres-list-files.md, "Deep pages").
+ * skipped row, dearer where the filter's rows are spread over the table (`isPublic=false`, a
+ * content type); up to 1,000 rows it costs no more than placing a page does at any depth
+ * (bench/postgres-list-files.md, "Deep pages").
  */
 export const SEEK_FROM_OFFSET = 1_000;
 

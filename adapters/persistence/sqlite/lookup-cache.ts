@@ -14,17 +14,17 @@ export const LOOKUP_CACHE_ENTRIES = 4096;
  *   every write of this process goes through it, whether it committed or rolled back);
  * - whether any other connection committed: another process on the same file (a second server,
  *   the admin CLI), or this process's WAL worker writing the activity log. Read from the WAL-index
- *   header in the `-shm` file ({@link WalIndexHeader}: one `pread`, ~1 µs, no lock), or, where the
+ *   header in the `-shm` file ({@link WalIndexHeader}: one `pread`, no lock), or, where the
  *   database has no such file (in memory, not in WAL mode), with `PRAGMA data_version`
  *   (https://sqlite.org/pragma.html#pragma_data_version), which opens a read transaction: two
- *   `fcntl` lock calls, 2.4 µs in isolation and 7–18 µs under load (bench/README.md, change 16).
+ *   `fcntl` lock calls, several times dearer, more so under load (bench/README.md, "Measurements behind the code").
  *
  * So an answer is never older than the last commit before the request it serves was received: a
  * revoked key, a changed plan or a new custom domain is seen by the next request in every process,
  * exactly as without the cache. Other connections' commits are checked once per task of the event
  * loop (see dropIfChanged), and callers that can wait ({@link gate}, through `PrecompiledQuery`)
- * share one check per turn of the loop, against 4–10 µs for each lookup that builds a row of 7–12
- * columns, three or more per request (bench/README.md, profile 13). Any write
+ * share one check per turn of the loop, which costs less than one lookup that builds a row, of
+ * which a request makes three or more (bench/README.md, "Measurements behind the code"). Any write
  * empties the cache, so under a stream of uploads it mostly misses; it pays off for the reads that
  * come between writes, which are most requests.
  *
@@ -88,7 +88,7 @@ export class LookupCache {
 
   /**
    * Empties the cache when this connection wrote or another one committed since the last check.
-   * Writes on this connection are checked on every call (0.1 µs); other connections' commits once
+   * Writes on this connection are checked on every call (a counter read); other connections' commits once
    * per task of the event loop: one I/O, timer or immediate callback together with every promise
    * continuation it leads to, until its microtasks have all run. That is as fresh as checking every
    * time: the requests served in one task were all received before it began (their bytes were read
@@ -132,8 +132,8 @@ export class LookupCache {
    * (`setImmediate`), whose waiters then all look up within that one task: the first lookup asks,
    * the others use its answer. Every request that reached a lookup in one turn of the loop waits on
    * the same promise, so the `-shm` file is read once per turn instead of once per request, and the
-   * requests' remaining work runs one after the other in that phase, which under load costs a
-   * request about half the CPU it did (bench/README.md, change 20). Fresh as ever: every waiter's
+   * requests' remaining work runs one after the other in that phase, which under load roughly
+   * halves the CPU a request costs (bench/README.md). Fresh as ever: every waiter's
    * request had been received before the check (it was waiting). Never rejects.
    */
   gate(): Promise<void> | undefined {

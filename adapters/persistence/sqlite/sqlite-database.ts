@@ -273,7 +273,7 @@ const DIRECT_STATEMENTS_KEPT = 64;
  *   `beforeCachedRead` (the cache's `gate`: one check of other connections' commits per turn of the
  *   event loop, shared by every request waiting on it).
  * - `transaction`: whole transaction scripts (`runTransaction`), e.g. an upload's quota claim and
- *   record, five small statements that cost ~200 µs of CPU through Kysely against tens of µs in
+ *   record, five small statements that cost several times more CPU through Kysely than in
  *   SQLite itself (bench/README.md, "4 KiB uploads"): one synchronous `BEGIN IMMEDIATE`
  *   transaction; its promise resolves after the WAL flush, as every Kysely write does
  *   ({@link GroupCommitSqliteDriver}), so nothing is acknowledged before it is durable.
@@ -362,7 +362,7 @@ const CACHEABLE_SQL_LENGTH = 128 * 1024;
 /**
  * The database as Kysely sees it: prepared statements are reused, and the ones that write report
  * it in `writes`. Kysely's SQLite driver prepares every query anew, and compiling the SQL costs
- * more than running an indexed lookup (bench/README.md: 20 of the 36 µs of an API-key lookup).
+ * more than running an indexed lookup (bench/README.md, "Measurements behind the code").
  * SQLite re-prepares a cached statement by itself when the schema changes. A statement still
  * being iterated (`busy`) is not shared: the caller gets a fresh one.
  */

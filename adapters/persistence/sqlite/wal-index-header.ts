@@ -20,8 +20,8 @@ const LITTLE_ENDIAN = endianness() === 'LE';
  * one `pread`, no lock taken.
  *
  * Why: `PRAGMA data_version` answers the same question but opens a read transaction to do so (two
- * `fcntl` lock calls on the `-shm` file), which costs ~2.4 µs in isolation and 7–18 µs per call under
- * load (bench/README.md, change 16); the `pread` costs ~1 µs in isolation.
+ * `fcntl` lock calls on the `-shm` file), several times dearer than the `pread`, and more so under
+ * load (bench/README.md, "Measurements behind the code").
  *
  * How it is exact: a writer updates the header, copy 2 first and then copy 1, at the end of every
  * commit and before the commit returns (walformat.html: `iChange` is incremented by each

@@ -5,7 +5,7 @@ import { defineRoute, type Route } from '../../http/route.js';
 import { settingsJson } from '../presenters.js';
 import { errors, SettingsBody } from '../schemas.js';
 
-/** Account settings (spec 4.13, 4.14); custom domains arrive in their own issue. */
+/** Account settings (spec 4.13, 4.14): the upload limit and the custom domain. */
 export function settingsRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({

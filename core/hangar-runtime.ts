@@ -1,0 +1,115 @@
+import type { Hangar } from './hangar.js';
+import { isDomainError } from './shared/errors.js';
+import { type Logger, SILENT_LOGGER } from './shared/logger.js';
+import { clearRepeatingTimer, setRepeatingTimer, type TimerHandle } from './shared/web-globals.js';
+
+/** Options of {@link HangarRuntime}; every interval is in milliseconds. */
+export interface HangarRuntimeOptions {
+  /** How often buffered usage counts, read counts and activity log entries are written; default 2 000. */
+  flushIntervalMs?: number;
+  /**
+   * Runs the maintenance: pruning old activity log entries and purging spent credentials at start
+   * and every `maintenanceIntervalMs`, and deleting expired files every `expirySweepIntervalMs`.
+   * Default true. Of several processes sharing one database, one is enough (the others: false).
+   */
+  maintenance?: boolean;
+  /** Default 3 600 000 (an hour). */
+  maintenanceIntervalMs?: number;
+  /** How often expired files are looked for (docs/private-files.md); default 30 000. */
+  expirySweepIntervalMs?: number;
+  /**
+   * Where failures of the background work go (default: nowhere). An outage (a DomainError such as
+   * DATABASE_UNAVAILABLE) is a `warn` entry `background_work_deferred` (the buffers keep what
+   * failed and the next run retries it); anything else an `error` entry `internal_error`. Both carry
+   * `work`: `flush`, `prune-logs`, `purge-credentials` or `expire-files`.
+   */
+  logger?: Logger;
+}
+
+/** The parts of {@link Hangar} whose work runs in the background. */
+export type BackgroundHangar = Pick<
+  Hangar,
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'purgeCredentials' | 'expireFiles' | 'requestPasswordReset' | 'resendConfirmation'
+>;
+
+/**
+ * The background work of a running core, started and stopped in one place: the periodic flushes
+ * of the buffered counters and log entries, the maintenance (log pruning, credential purge,
+ * expired files), and at stop the last flush and the e-mails still being prepared. A host calls
+ * {@link start} once the core is built and awaits {@link stop} before it closes the ports (the
+ * database). Timers do not keep a Node.js process alive by themselves. Never throws from a timer:
+ * failures go to the logger.
+ */
+export class HangarRuntime {
+  private readonly timers: TimerHandle[] = [];
+  private sweeping: Promise<unknown> | undefined;
+  private maintaining: Promise<void> | undefined;
+  private started = false;
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly hangar: BackgroundHangar,
+    private readonly options: HangarRuntimeOptions = {},
+  ) {
+    this.logger = options.logger ?? SILENT_LOGGER;
+  }
+
+  /**
+   * Starts the timers; with maintenance, also prunes and purges once now (not awaited).
+   * @throws Error when already started
+   */
+  start(): void {
+    if (this.started) throw new Error('HangarRuntime already started.');
+    this.started = true;
+    this.timers.push(setRepeatingTimer(() => void this.flush(), this.options.flushIntervalMs ?? 2_000));
+    if (this.options.maintenance ?? true) {
+      this.timers.push(setRepeatingTimer(() => void this.maintain(), this.options.maintenanceIntervalMs ?? 60 * 60 * 1000));
+      this.timers.push(setRepeatingTimer(() => void this.sweepExpired(), this.options.expirySweepIntervalMs ?? 30_000));
+      void this.maintain();
+    }
+  }
+
+  /**
+   * Stops the timers, waits for the maintenance and expiry sweep in flight, writes what the buffers hold, and waits
+   * for the e-mails use cases are still preparing (password reset, confirmation) to be handed to
+   * the mailer. Never rejects. After it, the host may close the database.
+   */
+  async stop(): Promise<void> {
+    for (const timer of this.timers.splice(0)) clearRepeatingTimer(timer);
+    this.started = false;
+    await Promise.all([this.sweeping, this.maintaining]);
+    await this.flush();
+    await this.hangar.requestPasswordReset.settled();
+    await this.hangar.resendConfirmation.settled();
+  }
+
+  /** Writes the buffered usage counts, read counts and activity log entries now. Never rejects. */
+  flush(): Promise<void> {
+    return this.run('flush', () => Promise.all([this.hangar.usageMeter.flush(), this.hangar.fileReadCounts.flush(), this.hangar.activity.flush()]));
+  }
+
+  /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */
+  maintain(): Promise<void> {
+    this.maintaining ??= Promise.all([this.run('prune-logs', () => this.hangar.pruneLogs.execute()), this.run('purge-credentials', () => this.hangar.purgeCredentials.execute())]).then(() => {
+      this.maintaining = undefined;
+    });
+    return this.maintaining;
+  }
+
+  /** Deletes the files whose expiry has passed; one sweep at a time (a call during one joins it). Never rejects. */
+  sweepExpired(): Promise<unknown> {
+    this.sweeping ??= this.run('expire-files', () => this.hangar.expireFiles.execute()).finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
+  }
+
+  private async run(work: string, task: () => Promise<unknown>): Promise<void> {
+    try {
+      await task();
+    } catch (error) {
+      if (isDomainError(error)) this.logger.warn('background_work_deferred', { work, code: error.code, message: error.message });
+      else this.logger.error('internal_error', { work, error: error instanceof Error ? error : String(error) });
+    }
+  }
+}
