@@ -31,6 +31,7 @@ export * from './accounts/user.js';
 export * from './accounts/user-repository.js';
 export * from './api-keys/api-key.js';
 export * from './api-keys/api-key-repository.js';
+export * from './api-keys/api-key-scopes.js';
 export * from './files/blob-store.js';
 export * from './files/blob-ownership.js';
 export * from './files/check-storage.js';

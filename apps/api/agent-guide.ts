@@ -1,3 +1,4 @@
+import { API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS } from '../../core/api-keys/api-key-scopes.js';
 import { type Static, Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/shared/errors.js';
 import type { Plan } from '../../core/plans/plan.js';
@@ -23,7 +24,11 @@ export const AgentGuideBody = Type.Object({
   authentication: Type.Object({
     summary: Type.String(),
     session_token: Type.Object({ obtain: Type.String(), passkey: Type.Optional(Type.String()), header: Type.String(), lifetime_seconds: Type.Integer(), refresh: Type.String(), two_factor: Type.String(), devices: Type.String() }),
-    api_key: Type.Object({ obtain: Type.String(), headers: Type.Array(Type.String()), form: Type.String() }),
+    api_key: Type.Object({
+      obtain: Type.String(), headers: Type.Array(Type.String()), form: Type.String(),
+      scopes: Type.Object({ available: Type.Array(Type.String()), default: Type.String(), rule: Type.String() }),
+      expiry: Type.String(), guessing: Type.String(),
+    }),
     jwt_only_endpoints: Type.Array(Type.String()),
     no_auth_endpoints: Type.Array(Type.String()),
   }),
@@ -99,9 +104,16 @@ export function agentGuide(options: {
           'A session unused for SESSION_IDLE_DAYS (default 30) ends by itself: log in again.',
       },
       api_key: {
-        obtain: 'POST /auth/api-keys { name? } with a session token → key (shown once)',
+        obtain: 'POST /auth/api-keys { name?, scopes?, expires_at? } with a session token → key (shown once)',
         headers: ['Authorization: Bearer <API key>', 'X-Api-Key: <API key>'],
         form: '`hgr_` followed by 32 letters and digits',
+        scopes: {
+          available: [...API_KEY_SCOPES],
+          default: 'every scope (a key created without `scopes`, and every key created before scopes existed)',
+          rule: 'Each endpoint below names the scopes a key needs; a key without one answers 403 INSUFFICIENT_SCOPE (details.missing_scopes). Changing settings and rotating the signing key need every scope. Key management and logout need a session token (403 JWT_REQUIRED).',
+        },
+        expiry: `Optional expires_at (ISO 8601, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days away); from then on the key answers 401 API_KEY_EXPIRED. Without it the key never expires.`,
+        guessing: 'Unknown API keys from one client address are throttled like failed logins: past the free failures, 429 RATE_LIMITED with Retry-After for every API key from that address while the delay runs.',
       },
       jwt_only_endpoints: documented.filter((r) => r.auth === 'jwt').map(endpoint),
       no_auth_endpoints: documented.filter((r) => r.auth === 'none').map(endpoint),
@@ -137,7 +149,7 @@ export function agentGuide(options: {
       shape: { code: 'SCREAMING_SNAKE_CASE, stable', message: 'a sentence for people', request_id: 'also in the X-Request-Id header', details: 'optional: validation problems, limits' },
       codes: { ...options.errorStatus },
     },
-    endpoints: documented.map((r) => ({ method: r.method, path: r.path, server: r.server === 'content' ? 'content_url' : 'base_url', auth: r.auth === 'none' ? 'none' : r.auth === 'jwt' ? 'session token only' : 'API key or session token', summary: r.summary, ...(r.errorCodes ? { errors: [...r.errorCodes] } : {}) })),
+    endpoints: documented.map((r) => ({ method: r.method, path: r.path, server: r.server === 'content' ? 'content_url' : 'base_url', auth: r.auth === 'none' ? 'none' : r.auth === 'jwt' ? 'session token only' : `API key with ${r.auth.scopes.join(' + ')}, or session token`, summary: r.summary, ...(r.errorCodes ? { errors: [...r.errorCodes] } : {}) })),
   };
 }
 
@@ -158,6 +170,9 @@ export function agentGuideText(guide: AgentGuide): string {
     guide.authentication.summary,
     `- Session token: ${guide.authentication.session_token.obtain}${guide.authentication.session_token.passkey ? ` (or with a passkey, ${guide.authentication.session_token.passkey})` : ''}; send ${guide.authentication.session_token.header}; ${guide.authentication.session_token.refresh}.`,
     `- API key (${guide.authentication.api_key.form}): ${guide.authentication.api_key.obtain}; send ${guide.authentication.api_key.headers.join(' or ')}.`,
+    `- API key scopes: ${guide.authentication.api_key.scopes.available.join(', ')}; default ${guide.authentication.api_key.scopes.default}. ${guide.authentication.api_key.scopes.rule}`,
+    `- API key expiry: ${guide.authentication.api_key.expiry}`,
+    `- Guessing: ${guide.authentication.api_key.guessing}`,
     `- Session token only: ${guide.authentication.jwt_only_endpoints.join(', ')}.`,
     `- No credentials: ${guide.authentication.no_auth_endpoints.join(', ')}.`,
     '',

@@ -34,7 +34,7 @@ export function sessionJson(session: SessionTokens) {
 }
 
 /** API key (spec 2.3): with `key` in the create response, with `last_used_at` in lists. */
-export function apiKeyJson(apiKey: ApiKey, extra: { key?: string; listed?: boolean } = {}) {
+export function apiKeyJson(apiKey: ApiKey & { expired?: boolean }, extra: { key?: string; listed?: boolean } = {}) {
   return {
     id: apiKey.id,
     ...(extra.key === undefined ? {} : { key: extra.key }),
@@ -42,6 +42,9 @@ export function apiKeyJson(apiKey: ApiKey, extra: { key?: string; listed?: boole
     name: apiKey.name,
     created_at: apiKey.createdAt.toISOString(),
     ...(extra.listed ? { last_used_at: apiKey.lastUsedAt?.toISOString() ?? null } : {}),
+    scopes: [...apiKey.scopes],
+    expires_at: apiKey.expiresAt?.toISOString() ?? null,
+    expired: apiKey.expired ?? false,
   };
 }
 

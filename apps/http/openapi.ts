@@ -105,15 +105,12 @@ const SECURITY_SCHEMES = {
   apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'API key in the `X-Api-Key` header.' },
 };
 
+/** The route's security requirements; an API key's lists the scopes it must hold (OpenAPI 3.1 §4.8.30 allows roles for any scheme). */
 function securityOf(route: Route): Json[] {
-  switch (route.auth) {
-    case 'none':
-      return [];
-    case 'jwt':
-      return [{ bearerJwt: [] }];
-    case 'any':
-      return [{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }];
-  }
+  if (route.auth === 'none') return [];
+  if (route.auth === 'jwt') return [{ bearerJwt: [] }];
+  const scopes = [...route.auth.scopes];
+  return [{ bearerJwt: [] }, { bearerApiKey: scopes }, { apiKeyHeader: scopes }];
 }
 
 function parametersOf(where: 'path' | 'query' | 'header', schema: TSchema | undefined, components: Json): Json[] {
@@ -150,8 +147,8 @@ function responseOf(status: number, schema: TSchema | null | { html: true } | Al
 
 /**
  * Error responses every route of a kind can give, added to its declared ones: 400 for any input
- * to validate, 413/415 for JSON bodies, 401 behind authentication, 403 where a session token is
- * required, 503 everywhere (an outage of the database or blob store). (500 is deliberately absent: it is a bug, never part of the interface.)
+ * to validate, 413/415 for JSON bodies, 401 and 403 behind authentication (JWT_REQUIRED,
+ * INSUFFICIENT_SCOPE), 429 behind authentication too (unknown API keys are throttled), 503 everywhere (an outage of the database or blob store). (500 is deliberately absent: it is a bug, never part of the interface.)
  */
 function implicitResponses(route: Route): Record<number, TSchema> {
   const implicit: Record<number, TSchema> = {};
@@ -159,7 +156,10 @@ function implicitResponses(route: Route): Record<number, TSchema> {
   if (route.params || route.query || route.headers || route.body) implicit[400] = error;
   if (route.body && route.body !== 'binary') Object.assign(implicit, { 413: error, 415: error });
   if (route.auth !== 'none') implicit[401] = error;
-  if (route.auth === 'jwt') implicit[403] = error;
+  // JWT_REQUIRED, or INSUFFICIENT_SCOPE for a key without the route's scopes.
+  if (route.auth !== 'none') implicit[403] = error;
+  // Unknown API keys from the client are throttled like failed logins (RATE_LIMITED), wherever a credential is read.
+  if (route.auth !== 'none') implicit[429] = error;
   // Any route may meet an outage of the database or blob store: DATABASE_UNAVAILABLE, BLOB_STORE_UNAVAILABLE.
   implicit[503] = error;
   return implicit;

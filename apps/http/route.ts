@@ -5,11 +5,16 @@ import { Value } from '@sinclair/typebox/value';
 import coBody from 'co-body';
 import type { Context } from 'koa';
 import { type Principal, requireSession } from '../../core/accounts/authenticate.js';
+import { type ApiKeyScope, authorize } from '../../core/api-keys/api-key-scopes.js';
 import { DomainError, type ErrorCode } from '../../core/shared/errors.js';
 import type { Hangar } from '../../core/hangar.js';
 
-/** Who may call a route: nobody in particular, a session token only (spec 5.6), or a key or a token. */
-export type RouteAuth = 'none' | 'jwt' | 'any';
+/**
+ * Who may call a route: nobody in particular (`none`), a session token only (`jwt`, spec 5.6), or
+ * a session token or an API key holding every scope listed (`{ scopes }`; docs/api-keys.md). This
+ * field of the route table is the one map of routes to the scopes they need.
+ */
+export type RouteAuth = 'none' | 'jwt' | { scopes: readonly ApiKeyScope[] };
 
 /** What a handler receives: validated input and the caller. */
 export interface RouteInput<P, Q, B> {
@@ -63,7 +68,7 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
  */
 export const ROUTE_TAGS = {
   auth: 'Registration, e-mail confirmation, login, sessions and password reset. No credentials needed except to log out.',
-  'api-keys': 'API keys for scripts and tools: created, listed and revoked with a session token only; a key is shown once.',
+  'api-keys': 'API keys for scripts and tools: created, listed and revoked with a session token only; a key is shown once. A key holds scopes (files:read, files:write, files:delete, account:read; all by default) and may expire.',
   files: 'Upload (the raw bytes as the body), list with filters, get and delete files. API key or session token.',
   settings: 'Account settings: the largest upload and the custom domain for public addresses.',
   account: 'The account as a whole: profile and plan, usage in the billing period, and the activity log.',
@@ -93,7 +98,8 @@ const JSON_LIMIT_BYTES = 64 * 1024;
 /**
  * Builds a @koa/router from the route table: per route, compiled validators (params, query with
  * string-to-number/boolean conversion, JSON body), authentication, then the handler.
- * @throws DomainError VALIDATION_FAILED (400), UNSUPPORTED_MEDIA_TYPE (415), UNAUTHORIZED (401), JWT_REQUIRED (403)
+ * @throws DomainError VALIDATION_FAILED (400), UNSUPPORTED_MEDIA_TYPE (415), UNAUTHORIZED / API_KEY_EXPIRED (401),
+ *   JWT_REQUIRED / INSUFFICIENT_SCOPE (403), RATE_LIMITED (429: unknown API keys from the client)
  */
 export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'authenticate'>): Router {
   const router = new Router();
@@ -178,7 +184,10 @@ async function authenticate(ctx: Context, auth: RouteAuth, hangar: Pick<Hangar, 
   const principal = await hangar.authenticate.execute({
     authorization: ctx.get('Authorization') || undefined,
     apiKey: apiKey === '' ? undefined : apiKey,
+    client: typeof ctx.state.client === 'string' && ctx.state.client !== '' ? ctx.state.client : undefined,
   });
   ctx.state.principal = principal;
-  return auth === 'jwt' ? requireSession(principal) : principal;
+  if (auth === 'jwt') return requireSession(principal);
+  authorize(principal, auth.scopes);
+  return principal;
 }

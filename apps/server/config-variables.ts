@@ -483,7 +483,7 @@ export const CONFIG_VARIABLES = {
   RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: withDefault({
     parse: wholeNumber(0),
     fallback: DEFAULT_RATE_LIMITS.loginFreeFailuresPerClient,
-    meaning: 'failed logins per client address, all accounts together, before delays start',
+    meaning: 'failed logins per client address, all accounts together, before delays start; also the requests with unknown API keys per client address (counted apart, `docs/api-keys.md`)',
   }),
   RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS: withDefault({
     parse: wholeNumber(1, 86_400),

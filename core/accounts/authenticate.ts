@@ -1,8 +1,10 @@
 import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
-import { API_KEY_TOUCH_INTERVAL_MS, looksLikeApiKey } from '../api-keys/api-key.js';
+import { API_KEY_TOUCH_INTERVAL_MS, isApiKeyExpired, looksLikeApiKey } from '../api-keys/api-key.js';
+import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { SecretDigest } from '../shared/ids.js';
+import type { RateLimits } from '../shared/rate-limits.js';
 import { SESSION_IDLE_DAYS } from './account-options.js';
 import { DAY_MS } from '../shared/time.js';
 import { SESSION_TOUCH_INTERVAL_MS, type Session, type SessionRepository } from './session-repository.js';
@@ -11,7 +13,7 @@ import type { TokenSigner } from './token-signer.js';
 /** Who is calling, as established by {@link Authenticate}. */
 export type Principal =
   | { kind: 'session'; userId: string; sessionId: string }
-  | { kind: 'api_key'; userId: string; apiKeyId: string };
+  | { kind: 'api_key'; userId: string; apiKeyId: string; scopes: readonly ApiKeyScope[] };
 
 /** The credential headers of a request (spec 5.5), raw. */
 export interface Credentials {
@@ -19,43 +21,59 @@ export interface Credentials {
   authorization?: string;
   /** `X-Api-Key` header: an API key. */
   apiKey?: string;
+  /** The client's address (see RateLimits), when the host knows it: unknown API keys are throttled per address. */
+  client?: string;
 }
 
 /**
  * Establishes the principal of a request from `Authorization: Bearer …` (API key or JWT) or
  * `X-Api-Key` (spec 5.5). A JWT must verify (HS256, not expired) and its session must be live, so
  * logout and password reset end access tokens at once; a session unused for longer than
- * `sessionIdleDays` has ended too (its `last_used_at` is written at most once a minute). An API key is looked up by its SHA-256
- * (indexed); its `last_used_at` is written at most once a minute.
- * @throws DomainError UNAUTHORIZED (401) for a missing, malformed or invalid credential
+ * `sessionIdleDays` has ended too (its `last_used_at` is written at most once a minute). An API key
+ * is looked up by its SHA-256 (indexed); its `last_used_at` is written at most once a minute. A key
+ * past its `expiresAt` is refused. Unknown API keys are counted per client address like failed
+ * logins ({@link RateLimits.apiKeyFailed}); while the address is made to wait, every API key it
+ * sends is refused, known or not (the wait is read beside the key's lookup, not after it).
+ * @throws DomainError UNAUTHORIZED (401) for a missing, malformed or invalid credential,
+ *   API_KEY_EXPIRED (401) for an expired key, RATE_LIMITED (429) while unknown keys from the client are throttled
  */
 export class Authenticate {
   constructor(
     private readonly deps: {
-      apiKeys: ApiKeyRepository; sessions: SessionRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock;
+      apiKeys: ApiKeyRepository; sessions: SessionRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock; limits: RateLimits;
       /** Default {@link SESSION_IDLE_DAYS}. */
       sessionIdleDays?: number;
     },
   ) {}
 
   async execute(input: Credentials): Promise<Principal> {
-    if (input.apiKey !== undefined) return this.byApiKey(input.apiKey.trim());
+    if (input.apiKey !== undefined) return this.byApiKey(input.apiKey.trim(), input.client);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(input.authorization ?? '');
     if (!match) throw unauthorized();
     const token = match[1];
-    return looksLikeApiKey(token) ? this.byApiKey(token) : this.bySessionToken(token);
+    return looksLikeApiKey(token) ? this.byApiKey(token, input.client) : this.bySessionToken(token);
   }
 
-  private async byApiKey(key: string): Promise<Principal> {
-    if (!looksLikeApiKey(key)) throw unauthorized();
+  private async byApiKey(key: string, client: string | undefined): Promise<Principal> {
+    const { limits } = this.deps;
     const keyHash = this.deps.digest.sha256(key);
-    const apiKey = await this.deps.apiKeys.findByHash(keyHash);
-    if (!apiKey || !this.deps.digest.equals(apiKey.keyHash, keyHash)) throw unauthorized();
+    const [wait, apiKey] = await Promise.all([
+      limits.apiKeyWait(client),
+      looksLikeApiKey(key) ? this.deps.apiKeys.findByHash(keyHash) : undefined,
+    ]);
+    if (wait > 0) throw new DomainError('RATE_LIMITED', `Too many unknown API keys from this address: wait before trying again. Retry in ${wait} s.`, { retry_after_seconds: wait });
+    if (!apiKey || !this.deps.digest.equals(apiKey.keyHash, keyHash)) {
+      await limits.apiKeyFailed(client);
+      throw unauthorized();
+    }
     const now = this.deps.clock.now();
+    if (apiKey.expiresAt !== null && isApiKeyExpired(apiKey, now)) {
+      throw new DomainError('API_KEY_EXPIRED', `This API key expired at ${apiKey.expiresAt.toISOString()}; create a new one.`);
+    }
     if (apiKey.lastUsedAt === null || now.getTime() - apiKey.lastUsedAt.getTime() >= API_KEY_TOUCH_INTERVAL_MS) {
       await this.deps.apiKeys.touch({ id: apiKey.id, at: now, minIntervalMs: API_KEY_TOUCH_INTERVAL_MS });
     }
-    return { kind: 'api_key', userId: apiKey.userId, apiKeyId: apiKey.id };
+    return { kind: 'api_key', userId: apiKey.userId, apiKeyId: apiKey.id, scopes: apiKey.scopes };
   }
 
   private async bySessionToken(token: string): Promise<Principal> {

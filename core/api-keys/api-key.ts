@@ -1,3 +1,5 @@
+import type { ApiKeyScope } from './api-key-scopes.js';
+
 /** An API key (spec 2.3). The secret itself is never stored: only its SHA-256 digest. */
 export interface ApiKey {
   /** UUID. */
@@ -12,6 +14,10 @@ export interface ApiKey {
   createdAt: Date;
   /** Updated at most once per {@link API_KEY_TOUCH_INTERVAL_MS}; null until first use. */
   lastUsedAt: Date | null;
+  /** What the key may do, in the order of API_KEY_SCOPES (docs/api-keys.md); fixed at creation. */
+  scopes: ApiKeyScope[];
+  /** From this instant on the key is refused (API_KEY_EXPIRED); null: it never expires. Fixed at creation. */
+  expiresAt: Date | null;
 }
 
 /** Every key starts with this service-specific prefix (spec 2.3). */
@@ -30,4 +36,9 @@ export const DEFAULT_API_KEY_NAME = 'API key';
 /** True when `value` has the form of an API key (marker + 32 base62). Shape only, not validity. */
 export function looksLikeApiKey(value: string): boolean {
   return value.startsWith(API_KEY_MARKER) && /^[0-9A-Za-z]{32}$/.test(value.slice(API_KEY_MARKER.length));
+}
+
+/** True when `key` has an expiry and it is not after `now` (the key is refused from that instant on). */
+export function isApiKeyExpired(key: Pick<ApiKey, 'expiresAt'>, now: Date): boolean {
+  return key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime();
 }

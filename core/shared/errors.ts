@@ -23,10 +23,14 @@ export type ErrorCode =
   | 'INVALID_REFRESH_TOKEN'
   /** 401: missing or invalid credential on an authenticated endpoint (spec 5.7). */
   | 'UNAUTHORIZED'
+  /** 401: the API key is past its `expires_at` (docs/api-keys.md); a new key is needed. */
+  | 'API_KEY_EXPIRED'
   /** 403: login before the e-mail address was confirmed (spec 4.3). */
   | 'EMAIL_NOT_VERIFIED'
   /** 403: an API key was used where a session token is required (spec 5.6). */
   | 'JWT_REQUIRED'
+  /** 403: the API key lacks a scope the request needs; `details.missing_scopes` names it (docs/api-keys.md). */
+  | 'INSUFFICIENT_SCOPE'
   /** 403: the trial has ended without paid access: no uploads or deletes (spec 4.8, 4.11). */
   | 'TRIAL_ENDED'
   /** 403: the upload would take the account past its plan's storage limit (spec 4.8). */

@@ -11,7 +11,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from './time.js';
 export interface RateLimitOptions {
   /** Failed logins for one account from one client address before delays start (default 5). */
   loginFreeFailuresPerAccount: number;
-  /** Failed logins from one client address, all accounts together, before delays start (default 100). */
+  /** Failed logins from one client address, all accounts together, before delays start (default 100); unknown API keys from one address too, counted apart. */
   loginFreeFailuresPerClient: number;
   /** Longest delay after repeated failed logins, in seconds (default 900); delays double from 1 s up to it. */
   loginMaxDelaySeconds: number;
@@ -110,7 +110,7 @@ interface LoginScope {
 
 /**
  * The service's abuse limits as domain rules, over a {@link RateLimiter} (not a use case: shared
- * by LogIn, RegisterAccount, RequestPasswordReset, ResendConfirmation and UploadFile).
+ * by LogIn, Authenticate (unknown API keys), RegisterAccount, RequestPasswordReset, ResendConfirmation and UploadFile).
  *
  * Failed logins are soft-limited (OWASP ASVS 2.2.1, Authentication Cheat Sheet "account lockout"):
  * per pair (account, client address) from the `loginFreeFailuresPerAccount`-th failure on and per
@@ -135,6 +135,7 @@ export class RateLimits {
   private readonly checkEnded: (() => void)[] = [];
   private readonly rules: Record<
     | 'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'loginStrikesPair' | 'loginStrikesClient'
+    | 'apiKeyFailures' | 'apiKeyDelay' | 'apiKeyStrikes'
     | 'registrations' | 'resets' | 'emailRequests' | 'uploads' | 'imageTransforms',
     RateRule
   >;
@@ -149,6 +150,9 @@ export class RateLimits {
       loginDelayClient: { name: 'login_delay_client', points: 1, durationSeconds: 1 },
       loginStrikesPair: { name: 'login_strikes_pair', points: UNBOUNDED, durationSeconds: LOGIN_FAILURE_MEMORY_SECONDS },
       loginStrikesClient: { name: 'login_strikes_client', points: UNBOUNDED, durationSeconds: LOGIN_FAILURE_MEMORY_SECONDS },
+      apiKeyFailures: { name: 'api_key_failures_client', points: UNBOUNDED, durationSeconds: LOGIN_FAILURE_MEMORY_SECONDS },
+      apiKeyDelay: { name: 'api_key_delay_client', points: 1, durationSeconds: 1 },
+      apiKeyStrikes: { name: 'api_key_strikes_client', points: UNBOUNDED, durationSeconds: LOGIN_FAILURE_MEMORY_SECONDS },
       registrations: { name: 'registrations_client', points: o.registrationsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       resets: { name: 'password_resets_client', points: o.passwordResetsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       emailRequests: { name: 'email_requests_address', points: o.emailRequestsPerAddressPerHour, durationSeconds: HOUR_MS / 1000 },
@@ -305,6 +309,37 @@ export class RateLimits {
       scopes.push({ key: subject.client, free: this.options.loginFreeFailuresPerClient, failures: r.loginFailuresClient, delay: r.loginDelayClient, strikes: r.loginStrikesClient, forgetOnSuccess: false });
     }
     return scopes;
+  }
+
+  /**
+   * Whole seconds the client must wait before an API key it sends is accepted (0: now), without
+   * counting anything. While a delay runs every API key from the client is refused, known or not:
+   * answering a right key then would tell a guesser which guess was right (docs/api-keys.md).
+   */
+  async apiKeyWait(client: string | undefined): Promise<number> {
+    const scope = this.apiKeyScope(client);
+    return scope ? this.deps.limiter.retryAfter({ rule: scope.delay, key: scope.key }) : 0;
+  }
+
+  /**
+   * Counts one unknown API key sent by the client, like a failed login of the client (its own
+   * counters, the same numbers: `loginFreeFailuresPerClient` free, then delays of 1 s, 2 s, 4 s… up
+   * to `loginMaxDelaySeconds`, remembered for a day). Past the free failures one unknown key per
+   * delay is answered as unknown; the others are refused without saying whether they were known.
+   * A known key is never counted and forgets nothing. Nothing without a client (or with the limit off).
+   * @throws DomainError RATE_LIMITED (429) with `details.retry_after_seconds` when this failure meets a running delay
+   */
+  async apiKeyFailed(client: string | undefined): Promise<void> {
+    const scope = this.apiKeyScope(client);
+    if (!scope) return;
+    const claim = await this.claim(scope);
+    if (typeof claim === 'number') throw rateLimited(claim, 'Too many unknown API keys from this address: wait before trying again.');
+  }
+
+  private apiKeyScope(client: string | undefined): LoginScope | undefined {
+    if (client === undefined || this.options.loginFreeFailuresPerClient <= 0) return undefined;
+    const r = this.rules;
+    return { key: client, free: this.options.loginFreeFailuresPerClient, failures: r.apiKeyFailures, delay: r.apiKeyDelay, strikes: r.apiKeyStrikes, forgetOnSuccess: false };
   }
 
   /**

@@ -42,6 +42,14 @@ export function describeApiKeyRepositoryContract(name: string, makeSubject: () =
       expect(await apiKeys.findByHash(key.keyHash)).to.deep.equal(key);
     });
 
+    it('keeps a key\'s scopes and expiry, found by hash and listed', async () => {
+      const key = anApiKey(userId, { scopes: ['files:read', 'account:read'], expiresAt: at(90_000) });
+      await apiKeys.create(key);
+      expect(await apiKeys.findByHash(key.keyHash)).to.deep.include({ scopes: ['files:read', 'account:read'], expiresAt: at(90_000) });
+      const listed = await apiKeys.list({ userId, window: { offset: 0, limit: 10 } });
+      expect(listed.items[0]).to.deep.include({ scopes: ['files:read', 'account:read'], expiresAt: at(90_000) });
+    });
+
     it('answers undefined for an unknown hash', async () => {
       await givenKeys(userId, [{}]);
       expect(await apiKeys.findByHash(aHash())).to.equal(undefined);

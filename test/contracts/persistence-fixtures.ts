@@ -100,6 +100,8 @@ export function anApiKey(userId: string, overrides: Partial<ApiKey> = {}): ApiKe
     keyPrefix: 'hgr_abcdefgh',
     keyHash: aHash(),
     createdAt: T0,
+    scopes: ['files:read', 'files:write', 'files:delete', 'account:read'],
+    expiresAt: null,
     lastUsedAt: null,
     ...overrides,
   };

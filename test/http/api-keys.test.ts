@@ -16,13 +16,13 @@ describe('HTTP: API keys', () => {
   it('creates a key hgr_ + 32 base62 once, with key_prefix its first 12 characters', async () => {
     const created = await call(server.api, '/auth/api-keys', { method: 'POST', token, json: { name: 'ci' } });
     expect(created.status).to.equal(201);
-    expect(created.body).to.have.keys('id', 'key', 'key_prefix', 'name', 'created_at');
+    expect(created.body).to.have.keys('id', 'key', 'key_prefix', 'name', 'created_at', 'scopes', 'expires_at', 'expired');
     expect(created.body.key).to.match(/^hgr_[0-9A-Za-z]{32}$/);
     expect(created.body.key_prefix).to.equal(created.body.key.slice(0, 12));
     expect(created.body.name).to.equal('ci');
     const list = await call(server.api, '/auth/api-keys', { token });
     const listed = list.body.api_keys.find((k: any) => k.id === created.body.id);
-    expect(listed).to.have.keys('id', 'key_prefix', 'name', 'created_at', 'last_used_at');
+    expect(listed).to.have.keys('id', 'key_prefix', 'name', 'created_at', 'last_used_at', 'scopes', 'expires_at', 'expired');
     expect(JSON.stringify(list.body)).to.not.include(created.body.key);
   });
 

@@ -124,7 +124,8 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     expect(document.paths['/auth/api-keys'].get.security).to.deep.equal([{ bearerJwt: [] }]);
     expect(document.paths['/auth/api-keys'].get.responses).to.include.keys('200', '401', '403');
     expect(document.paths['/auth/register'].post.security).to.deep.equal([]);
-    expect(document.paths['/files'].get.security).to.deep.equal([{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }]);
+    expect(document.paths['/files'].get.security).to.deep.equal([{ bearerJwt: [] }, { bearerApiKey: ['files:read'] }, { apiKeyHeader: ['files:read'] }]);
+    expect(document.paths['/files'].post.security).to.deep.equal([{ bearerJwt: [] }, { bearerApiKey: ['files:write'] }, { apiKeyHeader: ['files:write'] }]);
     const paths = Object.keys(document.paths);
     for (const p of ['/auth/register', '/auth/login', '/auth/forgot-password', '/auth/api-keys/{id}', '/files', '/files/{id}', '/files/bulk-delete', '/settings', '/usage', '/logs', '/profile', '/reference/allowed-content-types', '/reference/for-agents', '/reference/openapi.json', '/m/{id}', '/d/{id}']) {
       expect(paths).to.include(p);

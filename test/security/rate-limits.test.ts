@@ -170,4 +170,49 @@ describe('Security: rate limits', function () {
       expect((await upload(server, second.body.key, randomFileOf(100))).status).to.equal(201);
     });
   });
+  describe('unknown API keys, behind one trusted proxy (TRUST_PROXY=1)', () => {
+    let server: TestServer;
+    let owner: { accessToken: string; apiKey: string };
+    const guess = (n: number) => `hgr_${String(n).padStart(32, '0')}`;
+    const files = (apiKey: string, from: string) => call(server.api, '/files', { apiKey, headers: { 'x-forwarded-for': from } });
+    before(async () => {
+      server = await startTestServer({ TRUST_PROXY: '1', RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: '3' });
+      owner = await signUpWithKey(server, 'key-owner@example.com');
+    });
+    after(async () => {
+      await server.stop();
+      expect(server.internalErrors).to.deep.equal([]);
+    });
+
+    it('answers 401 for the free unknown keys, then 429 with Retry-After for every key from that address, the right one too', async () => {
+      const guesser = '203.0.113.50';
+      for (let n = 0; n < 3; n++) expect((await files(guess(n), guesser)).status).to.equal(401);
+      expectRateLimited(await files(guess(3), guesser));
+      expectRateLimited(await files(owner.apiKey, guesser));
+      expectRateLimited(await call(server.api, '/files', { headers: { authorization: `Bearer ${guess(4)}`, 'x-forwarded-for': guesser } }));
+    });
+
+    it('does not slow a key used from another address, nor logins or session tokens from the guessing address', async () => {
+      expectRateLimited(await files(guess(5), '203.0.113.50'));
+      expect((await files(owner.apiKey, '198.51.100.9')).status).to.equal(200);
+      expect((await call(server.api, '/files', { token: owner.accessToken, headers: { 'x-forwarded-for': '203.0.113.50' } })).status).to.equal(200);
+      expect((await login(server, 'key-owner@example.com', 'correct horse', '203.0.113.50')).status).to.equal(200);
+    });
+
+    it('answers at most the free failures of 30 simultaneous unknown keys as unknown, the rest 429', async () => {
+      const results = await Promise.all(Array.from({ length: 30 }, (_, n) => files(guess(100 + n), '203.0.113.77')));
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((status) => status === 401).length).to.be.within(3, 4);
+      expect(statuses.filter((status) => status === 429).length).to.equal(30 - statuses.filter((status) => status === 401).length);
+    });
+
+    it('lets the address use its right key again once the delay has run out', async () => {
+      const guesser = '203.0.113.90';
+      for (let n = 0; n < 3; n++) expect((await files(guess(200 + n), guesser)).status).to.equal(401);
+      const seconds = expectRateLimited(await files(owner.apiKey, guesser));
+      expect(seconds).to.equal(1);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await files(owner.apiKey, guesser)).status).to.equal(200);
+    });
+  });
 });

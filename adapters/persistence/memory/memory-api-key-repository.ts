@@ -14,6 +14,8 @@ function copyApiKey(key: ApiKey): ApiKey {
     keyHash: key.keyHash,
     createdAt: copyDate(key.createdAt),
     lastUsedAt: copyNullableDate(key.lastUsedAt),
+    scopes: [...key.scopes],
+    expiresAt: copyNullableDate(key.expiresAt),
   };
 }
 

@@ -698,6 +698,19 @@ const deviceSessions: Migration = {
 };
 
 /**
+ * 0025 (docs/api-keys.md): `api_keys.scopes`, what a key may do as a space-separated list (as
+ * OAuth's `scope`, RFC 6749 §3.3), every scope for the keys that exist; `api_keys.expires_at` (Unix
+ * ms; null: never). Both are fixed at creation and read with the key on every request, through the
+ * cached lookup by hash, so no index is needed.
+ */
+const apiKeyScopes: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('api_keys').addColumn('scopes', 'text', (c) => c.notNull().defaultTo('files:read files:write files:delete account:read')).execute();
+    await db.schema.alterTable('api_keys').addColumn('expires_at', 'bigint').execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -719,11 +732,12 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0016_email_slots_per_purpose': emailSlotsPerPurpose,
   '0017_activity_actions_index': activityActionsIndex,
   '0018_mail_outbox': mailOutbox,
-  '0023_passkeys': passkeys,
-  '0024_passkey_challenges': passkeyChallenges,
   '0019_resumable_uploads': resumableUploads,
   '0021_mfa': mfa,
   '0022_device_sessions': deviceSessions,
+  '0023_passkeys': passkeys,
+  '0024_passkey_challenges': passkeyChallenges,
+  '0025_api_key_scopes': apiKeyScopes,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

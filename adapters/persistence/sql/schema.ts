@@ -85,6 +85,10 @@ export interface ApiKeysTable {
   key_hash: string;
   created_at: Int64;
   last_used_at: NullableInt64;
+  /** Space-separated scopes (docs/api-keys.md); every scope by default. */
+  scopes: ColumnType<string, string | undefined, string>;
+  /** Unix ms; null: never expires. */
+  expires_at: NullableInt64;
 }
 
 /** `files`: one record per stored file (spec 2.4). */

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ApiKey } from '../../../core/api-keys/api-key.js';
+import { API_KEY_SCOPES, isApiKeyScope } from '../../../core/api-keys/api-key-scopes.js';
 import type { ApiKeyRepository } from '../../../core/api-keys/api-key-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { newestFirstPage } from './newest-first.js';
@@ -17,7 +18,14 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
     keyHash: row.key_hash,
     createdAt: toDate(row.created_at),
     lastUsedAt: toNullableDate(row.last_used_at),
+    scopes: API_KEY_SCOPES.filter((scope) => row.scopes.split(' ').includes(scope)),
+    expiresAt: toNullableDate(row.expires_at),
   };
+}
+
+/** The stored form of a key's scopes: space-separated (RFC 6749 §3.3), known scopes only. */
+function scopesColumn(scopes: readonly string[]): string {
+  return scopes.filter(isApiKeyScope).join(' ');
 }
 
 /**
@@ -51,6 +59,8 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
         key_hash: key.keyHash,
         created_at: toMillis(key.createdAt),
         last_used_at: toNullableMillis(key.lastUsedAt),
+        scopes: scopesColumn(key.scopes),
+        expires_at: toNullableMillis(key.expiresAt),
       })
       .execute();
   }

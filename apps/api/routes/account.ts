@@ -8,7 +8,7 @@ import { errors, LogEntryBody, Paged, PageQuery, ProfileBody, UsageBody } from '
 export function accountRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/usage', operationId: 'getUsage', tag: 'account', auth: 'any',
+      method: 'GET', path: '/usage', operationId: 'getUsage', tag: 'account', auth: { scopes: ['account:read'] },
       summary: 'Storage, file count and this billing period’s reads and image operations',
       responses: { 200: UsageBody, ...errors(401) },
       handler: async ({ ctx, principal }) => {
@@ -16,7 +16,7 @@ export function accountRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/logs', operationId: 'listLogs', tag: 'account', auth: 'any',
+      method: 'GET', path: '/logs', operationId: 'listLogs', tag: 'account', auth: { scopes: ['account:read'] },
       summary: 'Activity log of authenticated API requests, newest first; filter by kind, page by page or by a stable cursor',
       description:
         '`kind=actions` lists what changed the account or signed in (every method but GET, HEAD and OPTIONS: uploads, deletes, API keys, settings, sign-ins), ' +
@@ -44,7 +44,7 @@ export function accountRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/profile', operationId: 'getProfile', tag: 'account', auth: 'any',
+      method: 'GET', path: '/profile', operationId: 'getProfile', tag: 'account', auth: { scopes: ['account:read'] },
       summary: 'User, plan, trial and billing state',
       responses: { 200: ProfileBody, ...errors(401) },
       handler: async ({ ctx, principal }) => {

@@ -29,7 +29,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
   const pacing = options.uploadPacing ?? DEFAULT_UPLOAD_PACING;
   return [
     defineRoute({
-      method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: 'any',
+      method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: [
         'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE', 'UPLOAD_INCOMPLETE',
         'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
@@ -85,7 +85,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files', operationId: 'listFiles', tag: 'files', auth: 'any',
+      method: 'GET', path: '/files', operationId: 'listFiles', tag: 'files', auth: { scopes: ['files:read'] },
       summary: 'List files, newest first, with filters',
       query: Type.Object({
         ...PageQuery,
@@ -120,7 +120,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id', operationId: 'getFile', tag: 'files', auth: 'any',
+      method: 'GET', path: '/files/:id', operationId: 'getFile', tag: 'files', auth: { scopes: ['files:read'] },
       summary: 'One file by file_id',
       params: FileIdParams,
       responses: { 200: FileBody, ...errors(401, 404) },
@@ -129,7 +129,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id/thumbnail', operationId: 'getFileThumbnail', tag: 'files', auth: 'any',
+      method: 'GET', path: '/files/:id/thumbnail', operationId: 'getFileThumbnail', tag: 'files', auth: { scopes: ['files:read'] },
       summary: 'A 320×320 WebP thumbnail of one of your image files, public or private; not metered',
       description:
         'For the account holder’s own screens (the dashboard’s file tiles): it counts neither as an origin read nor as an image operation, and no plan limit refuses it. ' +
@@ -156,7 +156,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
-      method: 'PATCH', path: '/files/:id', operationId: 'updateFile', tag: 'files', auth: 'any',
+      method: 'PATCH', path: '/files/:id', operationId: 'updateFile', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: ['INVALID_FILE_NAME', 'INVALID_EXPIRY', 'TRIAL_ENDED', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'Rename a file, make it private or public, set or remove its expiry',
       description:
@@ -183,7 +183,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id/content', operationId: 'downloadOwnFile', tag: 'files', auth: 'any', alsoHead: true,
+      method: 'GET', path: '/files/:id/content', operationId: 'downloadOwnFile', tag: 'files', auth: { scopes: ['files:read'] }, alsoHead: true,
       errorCodes: ['FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'],
       summary: 'The bytes of one of your files, private or public',
       description:
@@ -200,7 +200,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/files/:id', operationId: 'deleteFile', tag: 'files', auth: 'any',
+      method: 'DELETE', path: '/files/:id', operationId: 'deleteFile', tag: 'files', auth: { scopes: ['files:delete'] },
       summary: 'Delete one file (record and bytes)',
       params: FileIdParams,
       responses: { 204: null, ...errors(401, 403, 404) },
@@ -210,7 +210,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/bulk-delete', operationId: 'bulkDeleteFiles', tag: 'files', auth: 'any',
+      method: 'POST', path: '/files/bulk-delete', operationId: 'bulkDeleteFiles', tag: 'files', auth: { scopes: ['files:delete'] },
       summary: 'Delete 1 to 100 files; per-id failures are listed in errors',
       body: Type.Object({ ids: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_BULK_DELETE_IDS }) }),
       responses: {

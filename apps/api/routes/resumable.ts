@@ -70,7 +70,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/resumable', operationId: 'createResumableUpload', tag: 'files', auth: 'any',
+      method: 'POST', path: '/files/resumable', operationId: 'createResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: [
         'TUS_VERSION_NOT_SUPPORTED', 'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE',
         'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
@@ -116,7 +116,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'PATCH', path: '/files/resumable/:upload_id', operationId: 'appendToResumableUpload', tag: 'files', auth: 'any',
+      method: 'PATCH', path: '/files/resumable/:upload_id', operationId: 'appendToResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: [
         'TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED', 'UPLOAD_OFFSET_MISMATCH', 'UPLOAD_LOCKED', 'CONTENT_TYPE_MISMATCH',
         'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORAGE_FULL',
@@ -145,7 +145,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/resumable/:upload_id', operationId: 'getResumableUpload', tag: 'files', auth: 'any', alsoHead: true,
+      method: 'GET', path: '/files/resumable/:upload_id', operationId: 'getResumableUpload', tag: 'files', auth: { scopes: ['files:write'] }, alsoHead: true,
       errorCodes: ['UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED'],
       summary: 'A resumable upload: its offset (HEAD, as tus clients resume), and the File once complete',
       description:
@@ -173,7 +173,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/files/resumable/:upload_id', operationId: 'terminateResumableUpload', tag: 'files', auth: 'any',
+      method: 'DELETE', path: '/files/resumable/:upload_id', operationId: 'terminateResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: ['TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND'],
       summary: 'Terminate a resumable upload (tus termination): its bytes and reservation are removed',
       params: UploadParams,

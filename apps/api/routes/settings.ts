@@ -1,3 +1,4 @@
+import { API_KEY_SCOPES } from '../../../core/api-keys/api-key-scopes.js';
 import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { defineRoute, type Route } from '../../http/route.js';
@@ -8,7 +9,7 @@ import { errors, SettingsBody } from '../schemas.js';
 export function settingsRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/settings', operationId: 'getSettings', tag: 'settings', auth: 'any',
+      method: 'GET', path: '/settings', operationId: 'getSettings', tag: 'settings', auth: { scopes: ['account:read'] },
       summary: 'Read the account settings',
       responses: { 200: SettingsBody, ...errors(401) },
       handler: async ({ ctx, principal }) => {
@@ -16,7 +17,7 @@ export function settingsRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'PATCH', path: '/settings', operationId: 'updateSettings', tag: 'settings', auth: 'any',
+      method: 'PATCH', path: '/settings', operationId: 'updateSettings', tag: 'settings', auth: { scopes: API_KEY_SCOPES },
       summary: 'Change the account settings',
       body: Type.Object({
         max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null goes back to the service default' })),

@@ -1,3 +1,4 @@
+import { API_KEY_SCOPES } from '../../../core/api-keys/api-key-scopes.js';
 import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { SIGNED_URL_MAX_SECONDS } from '../../../core/files/signed-url.js';
@@ -41,7 +42,7 @@ const literals = (...values: string[]) => Type.Union(values.map((value) => Type.
 export function sharingRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'POST', path: '/files/:id/signed-url', operationId: 'createSignedUrl', tag: 'files', auth: 'any',
+      method: 'POST', path: '/files/:id/signed-url', operationId: 'createSignedUrl', tag: 'files', auth: { scopes: ['files:read'] },
       errorCodes: ['NOT_AN_IMAGE', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'A URL that serves one of your files, private or public, until it expires',
       description:
@@ -79,7 +80,7 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/:id/shares', operationId: 'createShare', tag: 'files', auth: 'any',
+      method: 'POST', path: '/files/:id/shares', operationId: 'createShare', tag: 'files', auth: { scopes: ['files:write'] },
       summary: 'A share link of one of your files: a page on the content origin, with optional password, expiry and download limit',
       description:
         'The link (`url`) opens a small page on the content origin that downloads the file (private or public) without any script; with a `password`, ' +
@@ -104,7 +105,7 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id/shares', operationId: 'listShares', tag: 'files', auth: 'any',
+      method: 'GET', path: '/files/:id/shares', operationId: 'listShares', tag: 'files', auth: { scopes: ['files:read'] },
       summary: 'The share links of one of your files, newest first, with their download counts',
       errorCodes: ['FILE_NOT_FOUND'],
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
@@ -114,7 +115,7 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/shares/:share_id', operationId: 'revokeShare', tag: 'files', auth: 'any',
+      method: 'DELETE', path: '/shares/:share_id', operationId: 'revokeShare', tag: 'files', auth: { scopes: ['files:write'] },
       summary: 'Revoke a share link (it answers 404 from then on)',
       errorCodes: ['SHARE_NOT_FOUND'],
       params: Type.Object({ share_id: Type.String({ maxLength: 64 }) }),
@@ -125,7 +126,7 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/settings/rotate-signing-key', operationId: 'rotateSigningKey', tag: 'settings', auth: 'any',
+      method: 'POST', path: '/settings/rotate-signing-key', operationId: 'rotateSigningKey', tag: 'settings', auth: { scopes: API_KEY_SCOPES },
       errorCodes: ['USER_NOT_FOUND'],
       summary: 'Revoke every signed URL of your account (a new signing key)',
       description: 'Every signed URL made before answers 403 `SIGNED_URL_INVALID` from the next request on; new ones use the new key.',

@@ -39,6 +39,11 @@ export interface ApiKey {
   name: string;
   created_at: string;
   last_used_at?: string | null;
+  /** What the key may do (files:read, files:write, files:delete, account:read). */
+  scopes?: string[];
+  /** When it stops working; null: never. */
+  expires_at?: string | null;
+  expired?: boolean;
 }
 
 /** A DNS record to create for the custom domain. */

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, endSession, isSignedIn, publicApi, signIn } from '../api.js';
 import { messageOf, Notice } from '../components.js';
 import { navigate } from '../router.js';
@@ -27,19 +27,45 @@ function formValues(event: Event): Record<string, string> {
   return Object.fromEntries([...new FormData(event.currentTarget as HTMLFormElement)].map(([k, v]) => [k, String(v)]));
 }
 
+/** The service mails at most one e-mail of a kind to an address per minute (EMAIL_MIN_INTERVAL_MS). */
+const EMAIL_INTERVAL_MS = 60_000;
+
+/** Whole seconds until a minute has passed since `askedAt` (0: now), ticking every second while above 0. */
+function useWaitSeconds(askedAt: number | undefined): number {
+  const left = () => (askedAt === undefined ? 0 : Math.max(0, Math.ceil((askedAt + EMAIL_INTERVAL_MS - Date.now()) / 1000)));
+  const [seconds, setSeconds] = useState(left);
+  useEffect(() => {
+    setSeconds(left());
+    if (askedAt === undefined) return;
+    const timer = setInterval(() => {
+      const now = left();
+      setSeconds(now);
+      if (now === 0) clearInterval(timer);
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [askedAt]);
+  return seconds;
+}
+
 /**
  * "Resend confirmation e-mail" (POST /auth/resend-confirmation, `redirect_to` back here as at
  * registration). The service mails at most one confirmation per address per minute and answers
- * the same either way, so this shows its answer ("…if you asked less than a minute ago, wait a
- * minute and try again") rather than claiming an e-mail was sent.
+ * the same either way (it never says whether the address has an account), so this shows its
+ * answer ("…if you asked less than a minute ago, wait a minute and try again") rather than claiming
+ * an e-mail was sent; and within a minute of this page's own request (`askedAt`: the registration,
+ * or the last resend) it says how long to wait instead of offering to send, since that e-mail
+ * would be held back.
  */
-function ResendConfirmation({ email }: { email: string }) {
+function ResendConfirmation({ email, askedAt: askedFirst }: { email: string; askedAt?: number }) {
   const [answer, setAnswer] = useState<string>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [askedAt, setAskedAt] = useState(askedFirst);
+  const wait = useWaitSeconds(askedAt);
   const resend = async () => {
     setBusy(true);
     setError(undefined);
+    setAnswer(undefined);
     const body = { email, redirect_to: `${location.origin}/` };
     try {
       const result = await publicApi<{ message: string }>('/auth/resend-confirmation', { method: 'POST', json: body }).catch((failure: unknown) => {
@@ -49,6 +75,7 @@ function ResendConfirmation({ email }: { email: string }) {
         throw failure;
       });
       setAnswer(result.message);
+      setAskedAt(Date.now());
     } catch (failure) {
       setError(messageOf(failure));
     } finally {
@@ -57,10 +84,11 @@ function ResendConfirmation({ email }: { email: string }) {
   };
   return (
     <div class="stack">
-      <button type="button" class="secondary" onClick={resend} disabled={busy}>
-        {busy ? 'Sending…' : 'Resend confirmation e-mail'}
+      <button type="button" class="secondary" onClick={resend} disabled={busy || wait > 0}>
+        {busy ? 'Sending…' : wait > 0 ? `Resend confirmation e-mail (in ${wait} s)` : 'Resend confirmation e-mail'}
       </button>
       {answer && <Notice kind="info">{answer}</Notice>}
+      {wait > 0 && <Notice kind="warning">An e-mail to this address was asked for less than a minute ago: wait {wait} s before asking for another.</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
     </div>
   );
@@ -141,6 +169,7 @@ export function SignIn({ notice }: { notice?: string }) {
 export function Register() {
   const [error, setError] = useState<string>();
   const [sentTo, setSentTo] = useState<string>();
+  const [askedAt, setAskedAt] = useState<number>();
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     const { email, password, confirm } = formValues(event);
@@ -158,6 +187,7 @@ export function Register() {
         }
         throw failure;
       });
+      setAskedAt(Date.now());
       setSentTo(body.email);
     } catch (failure) {
       setError(messageOf(failure));
@@ -169,10 +199,10 @@ export function Register() {
     return (
       <AuthCard title="Check your e-mail" footer={<a href="#/signin">Back to sign in</a>}>
         <p>
-          A confirmation link is on its way to <strong>{sentTo}</strong>. Open it to confirm your address: it signs you in here.
+          We are sending an e-mail to <strong>{sentTo}</strong>. Open the link in it to confirm your address: it signs you in here.
         </p>
-        <p class="muted">Nothing arrived after a few minutes? Check the spam folder, or ask for a new link.</p>
-        <ResendConfirmation email={sentTo} />
+        <p class="muted">Nothing arrived after a few minutes? Check the spam folder, or ask for a new link (at most one a minute).</p>
+        <ResendConfirmation email={sentTo} askedAt={askedAt} />
       </AuthCard>
     );
   }

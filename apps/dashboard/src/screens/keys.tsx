@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { ConfirmDialog, CopyButton, messageOf, Notice, Pager, useLoad } from '../components.js';
 import { formatDateTime, formatRelative } from '../format.js';
 import type { ApiKey } from '../types.js';
+import { KeyExpiry, KeyScopeFields, scopeFieldsOf, scopesText } from './key-scopes.js';
 
 const PAGE_SIZE = 20;
 
@@ -48,7 +49,10 @@ function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: 
   return (
     <div class="card new-key" aria-labelledby="new-key-title">
       <h2 id="new-key-title">Your new key “{apiKey.name}”</h2>
-      <Notice kind="warning">Copy it now: it is shown only once. Anyone with this key can upload and delete your files.</Notice>
+      <Notice kind="warning">
+        Copy it now: it is shown only once. Anyone with this key can do what it allows: {scopesText(apiKey)}
+        {apiKey.expires_at ? `, until ${formatDateTime(apiKey.expires_at)}` : ''}.
+      </Notice>
       <div class="secret">
         <code data-testid="new-key">{apiKey.key}</code>
         <CopyButton text={apiKey.key} label="Copy key" />
@@ -74,7 +78,7 @@ function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: 
   );
 }
 
-/** API keys: create (shown once, with curl and ShareX), list with prefix and last use, revoke. */
+/** API keys: create with scopes and an expiry (shown once, with curl and ShareX), list with prefix, last use, access and expiry, revoke. */
 export function KeysScreen() {
   const [page, setPage] = useState(1);
   const [created, setCreated] = useState<ApiKey & { key: string }>();
@@ -88,8 +92,10 @@ export function KeysScreen() {
     const form = event.currentTarget as HTMLFormElement;
     const name = String(new FormData(form).get('name') ?? '').trim();
     setError(undefined);
+    const fields = scopeFieldsOf(form);
+    if (typeof fields === 'string') return setError(fields);
     try {
-      const key = await api<ApiKey & { key: string }>('/auth/api-keys', { method: 'POST', json: name ? { name } : {} });
+      const key = await api<ApiKey & { key: string }>('/auth/api-keys', { method: 'POST', json: { ...(name ? { name } : {}), ...fields } });
       setCreated(key);
       setNews(undefined);
       form.reset();
@@ -111,6 +117,7 @@ export function KeysScreen() {
             Name
             <input name="name" maxLength={100} placeholder="e.g. laptop, ShareX" required />
           </label>
+          <KeyScopeFields />
           <button type="submit">Create key</button>
         </form>
       )}
@@ -127,6 +134,8 @@ export function KeysScreen() {
                 <th scope="col">Prefix</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
+                <th scope="col">Access</th>
+                <th scope="col">Expires</th>
                 <th scope="col"><span class="offscreen">Actions</span></th>
               </tr>
             </thead>
@@ -139,6 +148,10 @@ export function KeysScreen() {
                   </td>
                   <td data-label="Created" title={formatDateTime(key.created_at)}>{formatRelative(key.created_at)}</td>
                   <td data-label="Last used" title={formatDateTime(key.last_used_at)}>{key.last_used_at ? formatRelative(key.last_used_at) : 'never'}</td>
+                  <td data-label="Access">{scopesText(key)}</td>
+                  <td data-label="Expires">
+                    <KeyExpiry apiKey={key} />
+                  </td>
                   <td class="row-actions">
                     <button type="button" class="danger small" onClick={() => setRevoking(key)}>
                       Revoke

@@ -1,0 +1,57 @@
+import type { Principal } from '../accounts/authenticate.js';
+import { DomainError } from '../shared/errors.js';
+
+/**
+ * What an API key may do (docs/api-keys.md):
+ * - `files:read`: list, read and download the account's files, their shares, signed URLs;
+ * - `files:write`: upload, rename or change a file, create and remove share links;
+ * - `files:delete`: delete files (one or in bulk);
+ * - `account:read`: profile, plan, usage, settings and the activity log.
+ * Session tokens may do everything. A key with every scope ("full access": the default, and every
+ * key created before scopes existed) may also change settings and rotate the signing key.
+ * Key management and logout need a session token whatever the key's scopes (JWT_REQUIRED).
+ */
+export const API_KEY_SCOPES = ['files:read', 'files:write', 'files:delete', 'account:read'] as const;
+/** One of {@link API_KEY_SCOPES}. */
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** Longest lifetime of an expiring key, in days (`expires_at` at most this far from creation). */
+export const MAX_API_KEY_LIFETIME_DAYS = 366;
+
+/** True when `value` is one of {@link API_KEY_SCOPES}. */
+export function isApiKeyScope(value: string): value is ApiKeyScope {
+  return (API_KEY_SCOPES as readonly string[]).includes(value);
+}
+
+/**
+ * The scopes of `scopes` in the order of {@link API_KEY_SCOPES}, each once.
+ * @throws DomainError VALIDATION_FAILED (400) for an unknown scope or an empty list
+ */
+export function normaliseScopes(scopes: readonly string[]): ApiKeyScope[] {
+  const unknown = scopes.filter((scope) => !isApiKeyScope(scope));
+  if (unknown.length > 0) {
+    throw new DomainError('VALIDATION_FAILED', `Unknown scope ${JSON.stringify(unknown[0])}; scopes are ${API_KEY_SCOPES.join(', ')}.`, [
+      { path: '/scopes', message: `Expected a subset of ${API_KEY_SCOPES.join(', ')}` },
+    ]);
+  }
+  if (scopes.length === 0) {
+    throw new DomainError('VALIDATION_FAILED', 'A key needs at least one scope.', [{ path: '/scopes', message: 'Expected at least one scope' }]);
+  }
+  return API_KEY_SCOPES.filter((scope) => scopes.includes(scope));
+}
+
+/**
+ * Checks that `principal` may act with `required` (every listed scope). Session tokens may do
+ * everything; an API key must hold each required scope.
+ * @throws DomainError INSUFFICIENT_SCOPE (403) naming the scopes the key lacks (`details.required_scopes`, `details.missing_scopes`)
+ */
+export function authorize(principal: Principal, required: readonly ApiKeyScope[]): void {
+  if (principal.kind !== 'api_key') return;
+  const missing = required.filter((scope) => !principal.scopes.includes(scope));
+  if (missing.length === 0) return;
+  throw new DomainError(
+    'INSUFFICIENT_SCOPE',
+    `This API key lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that this request needs; create a key with ${missing.length > 1 ? 'them' : 'it'} or use a session token.`,
+    { required_scopes: [...required], missing_scopes: missing },
+  );
+}
