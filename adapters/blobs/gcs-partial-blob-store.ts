@@ -60,7 +60,7 @@ export class GcsPartialBlobStore implements PartialBlobStore {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     const storage = options.storage ?? new Storage({ ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint, projectId: 'hangar-emulator' } : {}), timeout: this.timeoutMs });
     this.bucket = storage.bucket(options.bucket);
-    const chunk = Math.ceil((options.chunkSizeBytes ?? 8 * 1024 * 1024) / GCS_CHUNK_GRANULARITY) * GCS_CHUNK_GRANULARITY;
+    const chunk = Math.max(1, Math.ceil((options.chunkSizeBytes ?? 8 * 1024 * 1024) / GCS_CHUNK_GRANULARITY)) * GCS_CHUNK_GRANULARITY;
     this.upload = new AlignedPartialUpload<GcsPartialState>({
       unit: GCS_CHUNK_GRANULARITY,
       bufferBytes: chunk,
