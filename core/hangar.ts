@@ -41,6 +41,14 @@ import { CreateSignedUrl } from './files/create-signed-url.js';
 import { ReadSignedFile } from './files/read-signed-file.js';
 import { RotateSigningKey } from './files/rotate-signing-key.js';
 import { ExpireFiles } from './files/expire-files.js';
+import { AppendToResumableUpload } from './files/append-to-resumable-upload.js';
+import { CreateResumableUpload } from './files/create-resumable-upload.js';
+import { ExpireResumableUploads } from './files/expire-resumable-uploads.js';
+import { GetResumableUpload } from './files/get-resumable-upload.js';
+import type { PartialBlobStore } from './files/partial-blob-store.js';
+import type { ResumableUploadRepository } from './files/resumable-upload-repository.js';
+import type { ResumableUploadOptions } from './files/resumable-uploads.js';
+import { TerminateResumableUpload } from './files/terminate-resumable-upload.js';
 import { SignedDeletion } from './files/signed-deletion.js';
 import { FileReadCounts } from './files/file-read-counts.js';
 import type { SigningKeyRepository, UrlSigner } from './files/signing-keys.js';
@@ -90,6 +98,10 @@ export interface HangarPorts {
   sessions: SessionRepository;
   apiKeys: ApiKeyRepository;
   files: FileRepository;
+  /** Resumable (tus) uploads and their reservations; on the same store as `files`. */
+  resumableUploads: ResumableUploadRepository;
+  /** Partial blobs of resumable uploads, completing into `blobs` (README "Resumable uploads"). */
+  partialBlobs: PartialBlobStore;
   usage: UsageRepository;
   logs: ActivityLogRepository;
   domains: CustomDomainRepository;
@@ -130,6 +142,7 @@ export interface HangarPorts {
 /** Service-wide options, parsed from configuration by the host. */
 export type HangarOptions = AccountOptions &
   FileOptions &
+  ResumableUploadOptions &
   PlanOptions & {
     /** Days activity log entries are kept (`LOG_RETENTION_DAYS`); default 30. */
     logRetentionDays?: number;
@@ -201,6 +214,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     onBackgroundError: options.onBackgroundError,
   });
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
+  const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
   return {
     /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
     imageSlots: imageSlots as Readonly<Record<'public' | 'thumbnails', { readonly active: number; readonly queued: number }>>,
@@ -208,6 +222,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     fileReadCounts,
     activity,
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
+    expireResumableUploads: new ExpireResumableUploads({ uploads: ports.resumableUploads, partials: ports.partialBlobs, clock }),
+    createResumableUpload: new CreateResumableUpload(resumable),
+    appendToResumableUpload: new AppendToResumableUpload(resumable),
+    getResumableUpload: new GetResumableUpload(resumable),
+    terminateResumableUpload: new TerminateResumableUpload(resumable),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
     purgeCredentials: new PurgeCredentials({ tokens, sessions, clock }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),

@@ -5,6 +5,7 @@ import type { ActivityLogRepository } from '../../core/activity/activity-log.js'
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
+import type { ResumableUploadRepository } from '../../core/files/resumable-upload-repository.js';
 import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import type { ShareRepository } from '../../core/shares/share.js';
@@ -18,6 +19,7 @@ export interface Repositories {
   sessions: SessionRepository;
   apiKeys: ApiKeyRepository;
   files: FileRepository;
+  resumableUploads: ResumableUploadRepository;
   usage: UsageRepository;
   logs: ActivityLogRepository;
   domains: CustomDomainRepository;

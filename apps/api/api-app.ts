@@ -1,4 +1,5 @@
 import cors from '@koa/cors';
+import { resumableRoutes, TUS_EXPOSED_HEADERS, TUS_REQUEST_HEADERS } from './routes/resumable.js';
 import Koa, { type Context, type Next } from 'koa';
 import helmet from 'koa-helmet';
 import { DomainError } from '../../core/shared/errors.js';
@@ -61,8 +62,8 @@ function corsFor(origins: readonly string[]) {
   return cors({
     origin: (ctx: Context) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
     allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-    allowHeaders: ['Authorization', 'Content-Type', 'X-Api-Key', 'X-File-Name', 'X-Request-Id'],
-    exposeHeaders: ['X-Request-Id', 'Retry-After', 'Content-Disposition'],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Api-Key', 'X-File-Name', 'X-Request-Id', ...TUS_REQUEST_HEADERS],
+    exposeHeaders: ['X-Request-Id', 'Retry-After', 'Content-Disposition', ...TUS_EXPOSED_HEADERS],
     maxAge: 600,
   });
 }
@@ -89,7 +90,8 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'>): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
+    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }),
+    ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, uploadPacing: options.uploadPacing, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );

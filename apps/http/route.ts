@@ -27,7 +27,7 @@ export interface RouteInput<P, Q, B> {
  * OpenAPI document (its own issue) is generated from the same table.
  */
 export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
   /** @koa/router path, e.g. `/files/:id`. */
   path: string;
   operationId: string;

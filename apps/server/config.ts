@@ -160,6 +160,8 @@ export const ConfigSchema = Type.Object({
   logRetentionDays: Type.Integer({ minimum: 1 }),
   /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
   expirySweepIntervalSeconds: Type.Integer({ minimum: 1 }),
+  /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, README "Resumable uploads"). */
+  resumableUploadExpiryHours: Type.Integer({ minimum: 1 }),
   /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
   images: Type.Object({
     concurrency: Type.Integer({ minimum: 1 }),
@@ -316,6 +318,7 @@ export function loadConfig(env: Env): Config {
     ...plansOf(read),
     logRetentionDays: integer('LOG_RETENTION_DAYS', read('LOG_RETENTION_DAYS'), DEFAULT_LOG_RETENTION_DAYS, 1),
     expirySweepIntervalSeconds: integer('EXPIRY_SWEEP_INTERVAL_SECONDS', read('EXPIRY_SWEEP_INTERVAL_SECONDS'), 30, 1, 60),
+    resumableUploadExpiryHours: integer('RESUMABLE_UPLOAD_EXPIRY_HOURS', read('RESUMABLE_UPLOAD_EXPIRY_HOURS'), 24, 1, 24 * 30),
     images: {
       concurrency: integer('IMAGE_CONCURRENCY', read('IMAGE_CONCURRENCY'), 2, 1, 256),
       queueTimeoutMs: integer('IMAGE_QUEUE_TIMEOUT_MS', read('IMAGE_QUEUE_TIMEOUT_MS'), 2_000, 0, 600_000),

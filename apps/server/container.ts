@@ -1,9 +1,9 @@
+import path from 'node:path';
 import { Container, ContainerModule } from 'inversify';
 import { createHangar, type HangarOptions } from '../../core/hangar.js';
 import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import { HOUR_MS } from '../../core/shared/time.js';
-import path from 'node:path';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { LocalDiskPartialBlobStore } from '../../adapters/blobs/local-disk-partial-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
@@ -67,6 +67,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.SessionRepository).toResolvedValue((r: Repos) => r.sessions, [RootTokens.Repositories]);
   bind(Tokens.ApiKeyRepository).toResolvedValue((r: Repos) => r.apiKeys, [RootTokens.Repositories]);
   bind(Tokens.FileRepository).toResolvedValue((r: Repos) => r.files, [RootTokens.Repositories]);
+  bind(Tokens.ResumableUploadRepository).toResolvedValue((r: Repos) => r.resumableUploads, [RootTokens.Repositories]);
   bind(Tokens.UsageRepository).toResolvedValue((r: Repos) => r.usage, [RootTokens.Repositories]);
   bind(Tokens.ActivityLogRepository).toResolvedValue((r: Repos) => r.logs, [RootTokens.Repositories]);
   bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
@@ -84,6 +85,10 @@ export const blobsModule = new ContainerModule(({ bind }) => {
       const store = await openBlobStore(config.blobs, { failpoints, logger });
       return metrics ? new InstrumentedBlobStore(store, (operation, seconds, failed) => metrics.blobOperation(operation, seconds, failed)) : store;
     }, [Tokens.Config, Tokens.Failpoints, Tokens.Logger, RootTokens.Metrics])
+    .inSingletonScope();
+  // Partial blobs of resumable uploads, beside the blob store (openPartialBlobStore).
+  bind(Tokens.PartialBlobStore)
+    .toResolvedValue((config: Config, blobs: BlobStore): Promise<PartialBlobStore> => openPartialBlobStore(config.blobs, blobs), [Tokens.Config, Tokens.BlobStore])
     .inSingletonScope();
 });
 
@@ -261,6 +266,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     plans: config.plans,
     defaultPlan: config.defaultPlan,
     logRetentionDays: config.logRetentionDays,
+    resumableUploadExpiryHours: config.resumableUploadExpiryHours,
     images: {
       concurrency: config.images.concurrency,
       queueTimeoutMs: config.images.queueTimeoutMs,
@@ -287,6 +293,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           shares: Tokens.ShareRepository,
           edge: Tokens.EdgeProvider,
           blobs: Tokens.BlobStore,
+          partialBlobs: Tokens.PartialBlobStore,
+          resumableUploads: Tokens.ResumableUploadRepository,
           mailer: Tokens.Mailer,
           passwords: Tokens.PasswordHasher,
           signer: Tokens.TokenSigner,

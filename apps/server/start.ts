@@ -124,11 +124,15 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const maintenance = options.maintenance ?? true;
   const pruneTimer = maintenance ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   if (maintenance) void prune();
-  // Expired files (docs/private-files.md): swept by the process that runs the maintenance, within a minute of their time.
+  // Expired files (docs/private-files.md) and resumable uploads (README "Resumable uploads"): swept by
+  // the process that runs the maintenance, within a minute of their time.
   // One run at a time; close() waits for the one in flight before the database closes.
   let sweeping: Promise<unknown> | undefined;
   const sweep = () => {
-    sweeping ??= background('expire-files', () => hangar.expireFiles.execute())().finally(() => {
+    sweeping ??= Promise.all([
+      background('expire-files', () => hangar.expireFiles.execute())(),
+      background('expire-resumable-uploads', () => hangar.expireResumableUploads.execute())(),
+    ]).finally(() => {
       sweeping = undefined;
     });
   };

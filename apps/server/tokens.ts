@@ -11,6 +11,8 @@ import type { BlobStore } from '../../core/files/blob-store.js';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
 import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
+import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
+import type { ResumableUploadRepository } from '../../core/files/resumable-upload-repository.js';
 import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
@@ -42,6 +44,8 @@ export const Tokens = {
   EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,
   DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
   BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,
+  PartialBlobStore: Symbol('PartialBlobStore') as ServiceIdentifier<PartialBlobStore>,
+  ResumableUploadRepository: Symbol('ResumableUploadRepository') as ServiceIdentifier<ResumableUploadRepository>,
   ImageTransformer: Symbol('ImageTransformer') as ServiceIdentifier<ImageTransformer>,
   Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,
   PasswordHasher: Symbol('PasswordHasher') as ServiceIdentifier<PasswordHasher>,

@@ -23,6 +23,10 @@ export interface AccountTotals {
   /** Sum of the sizes of its files, in bytes. */
   storageBytes: number;
   filesCount: number;
+  /** Bytes reserved by unfinished resumable uploads (ResumableUploadRepository); quotas count them. Absent means 0. */
+  reservedBytes?: number;
+  /** Unfinished resumable uploads, each counted as a file by quotas. Absent means 0. */
+  reservedFiles?: number;
 }
 
 /** The limits an insert must stay within (from the account's plan). */
@@ -47,12 +51,17 @@ export type InsertResult = 'inserted' | 'storage_limit_reached' | 'file_count_li
 export interface FileRepository {
   /**
    * Stores a new record and adds it to the account's totals in one transaction, only when the totals
-   * stay within `limits` afterwards (count + 1 ≤ fileCountLimit and bytes + size ≤ storageLimitBytes).
+   * stay within `limits` afterwards (count + reserved files + 1 ≤ fileCountLimit and bytes + reserved
+   * bytes + size ≤ storageLimitBytes; reservations are those of unfinished resumable uploads).
    * Atomic under concurrency: of many inserts racing for the last slot, exactly as many succeed as fit.
+   * With `options.fromUpload` (a resumable upload's id), the same transaction marks that `uploading`
+   * upload `complete` and releases its reservation (its length and one file), which the check then
+   * does not count: completing a reserved upload never fails for lack of room unless the plan shrank.
    * @returns `inserted`, or which limit refused it (nothing stored then; the file-count limit is reported first)
-   * @throws when `fileId` or `id` already exists (UploadFile draws a free file id first)
+   * @throws when `fileId` or `id` already exists (UploadFile draws a free file id first); Error when
+   *         `fromUpload` is not an `uploading` upload of the same account (nothing stored then)
    */
-  insert(file: StoredFile, limits: QuotaLimits): Promise<InsertResult>;
+  insert(file: StoredFile, limits: QuotaLimits, options?: { fromUpload?: string }): Promise<InsertResult>;
   /** The account's current totals (zeros for an account without files). */
   totals(userId: string): Promise<AccountTotals>;
   /** Looks up by public file id (unique, indexed), whoever owns it. */

@@ -83,8 +83,9 @@ export class UploadFile {
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
     const totals = await this.deps.files.totals(input.userId);
-    if (totals.filesCount >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
-    const storageLeft = limits.storageLimitBytes - totals.storageBytes;
+    // Unfinished resumable uploads hold reservations that count as files and bytes.
+    if (totals.filesCount + (totals.reservedFiles ?? 0) >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
+    const storageLeft = limits.storageLimitBytes - totals.storageBytes - (totals.reservedBytes ?? 0);
     if (storageLeft <= 0) throw quotaError('storage_limit_reached', limits);
     if (input.contentLength !== undefined && input.contentLength > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
     if (input.contentLength !== undefined && input.contentLength > storageLeft) throw quotaError('storage_limit_reached', limits);
@@ -171,7 +172,8 @@ export class UploadFile {
 /** Draws file ids until one is free; ids are random, so a second draw is already rarer than one in 10^17. */
 const FILE_ID_ATTEMPTS = 5;
 
-function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storageLimitBytes: number; fileCountLimit: number }): DomainError {
+/** The refusal of an upload that a plan's limit refused (403 FILE_COUNT_LIMIT_REACHED or STORAGE_LIMIT_REACHED). */
+export function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storageLimitBytes: number; fileCountLimit: number }): DomainError {
   return result === 'file_count_limit_reached'
     ? new DomainError('FILE_COUNT_LIMIT_REACHED', `This account already holds the ${limits.fileCountLimit} files its plan allows.`, { file_count_limit: limits.fileCountLimit })
     : new DomainError('STORAGE_LIMIT_REACHED', `This upload would take the account past its plan's storage limit of ${limits.storageLimitBytes} bytes.`, {
@@ -179,6 +181,7 @@ function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storage
       });
 }
 
-function tooLarge(maxBytes: number): DomainError {
+/** The refusal of an upload over the account's upload limit (413 FILE_TOO_LARGE), `maxBytes` in bytes. */
+export function tooLarge(maxBytes: number): DomainError {
   return new DomainError('FILE_TOO_LARGE', `The file is larger than this account's upload limit of ${maxBytes} bytes.`, { max_upload_size_bytes: maxBytes });
 }

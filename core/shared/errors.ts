@@ -113,6 +113,16 @@ export type ErrorCode =
   | 'SHARE_PASSWORD_REQUIRED'
   /** 403: the share link's password is wrong (docs/private-files.md). */
   | 'SHARE_PASSWORD_INVALID'
+  /** 404: no such resumable upload for this account (README "Resumable uploads"). */
+  | 'UPLOAD_NOT_FOUND'
+  /** 410: the resumable upload expired before it was complete (`Upload-Expires`); its bytes are removed. */
+  | 'UPLOAD_EXPIRED'
+  /** 409: a PATCH's `Upload-Offset` is not the upload's offset (tus 1.0.0); `details.offset` is the offset to resume from. */
+  | 'UPLOAD_OFFSET_MISMATCH'
+  /** 423: another request is writing to this resumable upload; retry once it ends. */
+  | 'UPLOAD_LOCKED'
+  /** 412: the `Tus-Resumable` version is not one this server speaks (tus 1.0.0); see `Tus-Version`. */
+  | 'TUS_VERSION_NOT_SUPPORTED'
   /** 503: the blob store could not be reached. */
   | 'BLOB_STORE_UNAVAILABLE'
   /** 507: the blob store has no space left (ENOSPC, EDQUOT); nothing was stored. */

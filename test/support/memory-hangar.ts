@@ -1,5 +1,6 @@
 // The core wired to in-memory adapters, a settable clock and a mailer whose messages tests can read.
 // Used by test/core: every use case runs in-process, with real hashing, signing and digests.
+import { MemoryPartialBlobStore } from '../../adapters/blobs/memory-partial-blob-store.js';
 import { expect } from 'chai';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { JoseTokenSigner } from '../../adapters/crypto/jose-token-signer.js';
@@ -126,6 +127,8 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     sessions: repos.sessions,
     apiKeys: repos.apiKeys,
     files: repos.files,
+    resumableUploads: repos.resumableUploads,
+    partialBlobs: new MemoryPartialBlobStore(blobs),
     usage: repos.usage,
     logs: repos.logs,
     imageVariants: repos.imageVariants,

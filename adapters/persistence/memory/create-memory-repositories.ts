@@ -1,5 +1,6 @@
 import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
+import { MemoryResumableUploadRepository } from './memory-resumable-upload-repository.js';
 import type { Repositories } from '../repositories.js';
 import { MemoryActivityLogRepository } from './memory-activity-log-repository.js';
 import { MemoryApiKeyRepository } from './memory-api-key-repository.js';
@@ -32,6 +33,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     imageVariants: new MemoryImageVariantRepository(db),
     signingKeys: new MemorySigningKeyRepository(db),
     shares: new MemoryShareRepository(db),
+    resumableUploads: new MemoryResumableUploadRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

@@ -5,6 +5,7 @@ import type { ActivityLogEntry } from '../../../core/activity/activity-log.js';
 import type { ApiKey } from '../../../core/api-keys/api-key.js';
 import type { CustomDomain } from '../../../core/domains/custom-domain.js';
 import type { AccountTotals } from '../../../core/files/file-repository.js';
+import type { ResumableUpload } from '../../../core/files/resumable-upload-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
 import type { Share } from '../../../core/shares/share.js';
@@ -14,6 +15,13 @@ export interface MemoryFileRow {
   file: StoredFile;
   /** The folded name and file id (fileSearchText in file-search.ts), as the SQL adapter stores it. */
   searchText: string;
+}
+
+/** A row of {@link MemoryDatabase.resumableUploads}: the upload and its write lease. */
+export interface MemoryResumableUploadRow extends ResumableUpload {
+  leaseOwner: string | null;
+  /** Unix ms. */
+  leasedUntil: number | null;
 }
 
 /** A row of {@link MemoryDatabase.imageVariants}. */
@@ -64,6 +72,8 @@ export class MemoryDatabase {
   readonly imageVariants = new Map<string, Map<string, MemoryImageVariantRow>>();
   /** `account_totals` by user id. */
   readonly accountTotals = new Map<string, AccountTotals>();
+  /** `resumable_uploads` by upload id. */
+  readonly resumableUploads = new Map<string, MemoryResumableUploadRow>();
   /** `usage_periods` by {@link usageKey}. */
   readonly usagePeriods = new Map<string, MemoryUsageRow>();
   /** `activity_logs` by id. */
@@ -136,6 +146,9 @@ export class MemoryDatabase {
       this.imageVariants.delete(id);
     }
     this.accountTotals.delete(userId);
+    for (const [id, upload] of this.resumableUploads) {
+      if (upload.userId === userId) this.resumableUploads.delete(id);
+    }
     for (const [key, row] of this.usagePeriods) {
       if (row.userId === userId) this.usagePeriods.delete(key);
     }

@@ -34,22 +34,36 @@ export class MemoryFileRepository implements FileRepository {
   /** @param db the store shared with the other memory repositories; a private one by default */
   constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
 
-  /** @throws Error when `id` or `fileId` already exists (and the file fits the limits, as in SQL); nothing is stored then */
-  async insert(file: StoredFile, limits: QuotaLimits): Promise<InsertResult> {
-    const totals = this.db.accountTotals.get(file.userId) ?? { storageBytes: 0, filesCount: 0 };
-    if (totals.filesCount + 1 > limits.fileCountLimit) return 'file_count_limit_reached';
-    if (totals.storageBytes + file.size > limits.storageLimitBytes) return 'storage_limit_reached';
+  /**
+   * @throws Error when `id` or `fileId` already exists (and the file fits the limits, as in SQL), or
+   *         when `fromUpload` is not an unfinished upload of the account; nothing is stored then
+   */
+  async insert(file: StoredFile, limits: QuotaLimits, options: { fromUpload?: string } = {}): Promise<InsertResult> {
+    const totals = { storageBytes: 0, filesCount: 0, reservedBytes: 0, reservedFiles: 0, ...this.db.accountTotals.get(file.userId) };
+    let reservedBytes = totals.reservedBytes;
+    let reservedFiles = totals.reservedFiles;
+    const upload = options.fromUpload === undefined ? undefined : this.db.resumableUploads.get(options.fromUpload);
+    if (options.fromUpload !== undefined) {
+      if (!upload || upload.userId !== file.userId || upload.status !== 'uploading') {
+        throw new Error(`Resumable upload ${options.fromUpload} is not an unfinished upload of this account.`);
+      }
+      reservedBytes -= upload.length;
+      reservedFiles -= 1;
+    }
+    if (totals.filesCount + reservedFiles + 1 > limits.fileCountLimit) return 'file_count_limit_reached';
+    if (totals.storageBytes + reservedBytes + file.size > limits.storageLimitBytes) return 'storage_limit_reached';
     if (this.db.files.has(file.id)) throw new Error(`A file with id ${file.id} already exists.`);
     if (this.db.fileRecordIdByFileId.has(file.fileId)) throw new Error(`A file with file id ${file.fileId} already exists.`);
     this.db.files.set(file.id, { file: copyFile(file), searchText: fileSearchText(file) });
     this.db.fileRecordIdByFileId.set(file.fileId, file.id);
-    this.db.accountTotals.set(file.userId, { storageBytes: totals.storageBytes + file.size, filesCount: totals.filesCount + 1 });
+    this.db.accountTotals.set(file.userId, { storageBytes: totals.storageBytes + file.size, filesCount: totals.filesCount + 1, reservedBytes, reservedFiles });
+    if (upload) this.db.resumableUploads.set(upload.id, { ...upload, status: 'complete', offset: upload.length, leaseOwner: null, leasedUntil: null });
     return 'inserted';
   }
 
   async totals(userId: string): Promise<AccountTotals> {
     const totals = this.db.accountTotals.get(userId);
-    return totals ? { ...totals } : { storageBytes: 0, filesCount: 0 };
+    return { storageBytes: 0, filesCount: 0, reservedBytes: 0, reservedFiles: 0, ...totals };
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {

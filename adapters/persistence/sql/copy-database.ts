@@ -26,6 +26,8 @@ const TABLES = [
   { name: 'shares', key: ['id'] },
   // Mail not yet sent goes with the data: the new database's servers send it.
   { name: 'mail_outbox', key: ['id'] },
+  // Unfinished uploads go with the reservations `account_totals` holds for them.
+  { name: 'resumable_uploads', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
+import { SqlResumableUploadRepository } from './sql-resumable-upload-repository.js';
 import type { Repositories } from '../repositories.js';
 import type { HangarDatabase } from './schema.js';
 import { SqlActivityLogRepository } from './sql-activity-log-repository.js';
@@ -31,6 +32,7 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { fil
     imageVariants: new SqlImageVariantRepository(db),
     signingKeys: new SqlSigningKeyRepository(db),
     shares: new SqlShareRepository(db),
+    resumableUploads: new SqlResumableUploadRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -114,6 +114,10 @@ export interface AccountTotalsTable {
   public_files_count: ColumnType<number | string | bigint, number | undefined, number>;
   /** Raised by every insert and delete of the account's files (migration 0005): the version of its listing totals. */
   changes: ColumnType<number | string | bigint, number | undefined, number>;
+  /** Bytes reserved by unfinished resumable uploads (migration 0019): counted against the storage limit. */
+  reserved_bytes: ColumnType<number | string | bigint, number | undefined, number>;
+  /** Unfinished resumable uploads (migration 0019): each counted against the file count limit. */
+  reserved_files: ColumnType<number | string | bigint, number | undefined, number>;
 }
 
 /**
@@ -238,6 +242,32 @@ export interface HangarDatabase {
   image_variants: ImageVariantsTable;
   shares: SharesTable;
   mail_outbox: MailOutboxTable;
+  resumable_uploads: ResumableUploadsTable;
+}
+
+/** `resumable_uploads`: tus uploads, unfinished or recently complete (migration 0019, SqlResumableUploadRepository). Times in Unix ms. */
+export interface ResumableUploadsTable {
+  id: string;
+  user_id: string;
+  /** Unique: the File's public id, drawn at creation. */
+  file_id: string;
+  /** Bytes. */
+  length: Int64;
+  /** Bytes durable so far. */
+  upload_offset: Int64;
+  content_type: string;
+  name: string | null;
+  is_public: number;
+  file_expires_at: Int64 | null;
+  expires_at: Int64;
+  /** JSON of the PartialBlobStore state. */
+  partial_state: string;
+  /** `uploading` or `complete`. */
+  status: string;
+  /** The PATCH holding the write lease, and until when. */
+  lease_owner: string | null;
+  leased_until: Int64 | null;
+  created_at: Int64;
 }
 
 /** `mail_outbox`: e-mails accepted and not yet sent, or sent recently (migration 0018, SqlMailOutbox). Times in Unix ms. */

@@ -67,7 +67,7 @@ export const POSTGRES_INSERT_SQL = `with claimed as (
     storage_bytes = t.storage_bytes + excluded.storage_bytes,
     public_files_count = t.public_files_count + excluded.public_files_count,
     changes = t.changes + 1
-  where t.files_count + 1 <= $4::bigint and t.storage_bytes + excluded.storage_bytes <= $5::bigint
+  where t.files_count + t.reserved_files + 1 <= $4::bigint and t.storage_bytes + t.reserved_bytes + excluded.storage_bytes <= $5::bigint
   returning t.user_id
 ), inserted as (
   insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at)
@@ -174,8 +174,8 @@ export class SqlFileRepository implements FileRepository {
           changes: sql<number>`changes + 1`,
         })
         .where('user_id', '=', userId)
-        .where(sql<SqlBool>`files_count + 1 <= ${fileCountLimit}`)
-        .where(sql<SqlBool>`storage_bytes + ${sizeAgain} <= ${storageLimitBytes}`),
+        .where(sql<SqlBool>`files_count + reserved_files + 1 <= ${fileCountLimit}`)
+        .where(sql<SqlBool>`storage_bytes + reserved_bytes + ${sizeAgain} <= ${storageLimitBytes}`),
   );
   /** On every upload, after its quota claim. Arguments in the order of the columns below. */
   private readonly insertFile = new PrecompiledQuery(
@@ -197,7 +197,7 @@ export class SqlFileRepository implements FileRepository {
   );
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
   private readonly storageTotals = new PrecompiledQuery((db, userId: string) =>
-    db.selectFrom('account_totals').select(['storage_bytes', 'files_count']).where('user_id', '=', userId),
+    db.selectFrom('account_totals').select(['storage_bytes', 'files_count', 'reserved_bytes', 'reserved_files']).where('user_id', '=', userId),
     { cacheable: true },
   );
   /** On every listing. */
@@ -257,10 +257,11 @@ export class SqlFileRepository implements FileRepository {
    * @throws the driver's unique-violation error when `id` or `fileId` exists, or a foreign-key error for an
    *         unknown user; the totals are then unchanged (the transaction rolls back)
    */
-  async insert(file: StoredFile, limits: QuotaLimits): Promise<InsertResult> {
+  async insert(file: StoredFile, limits: QuotaLimits, options: { fromUpload?: string } = {}): Promise<InsertResult> {
     const { db } = this;
     const [day, hour, size] = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size });
     const flag = toFlag(file.isPublic);
+    if (options.fromUpload !== undefined) return this.insertFromUpload(file, limits, options.fromUpload);
     if (this.singleStatementInsert) {
       const { rows } = await db.executeQuery<{ inserted: number }>(
         CompiledQuery.raw(POSTGRES_INSERT_SQL, [
@@ -272,7 +273,7 @@ export class SqlFileRepository implements FileRepository {
       if (rows[0]?.inserted === 1) return 'inserted';
       // Refused (a rare path): which limit, from the totals as they are now.
       const totals = await this.totals(file.userId);
-      return totals.filesCount + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+      return totals.filesCount + (totals.reservedFiles ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
     }
     const { ensureTotals, claimQuota, storageTotals, insertFile, histogramAdd } = this;
     return runTransaction(db, function* () {
@@ -280,8 +281,8 @@ export class SqlFileRepository implements FileRepository {
       const claimed = yield claimQuota.compiled(db, file.size, flag, file.userId, limits.fileCountLimit, file.size, limits.storageLimitBytes);
       if (claimed.numAffectedRows === 0n) {
         // The row is ours until commit: the totals read here are the ones the UPDATE refused.
-        const [row] = (yield storageTotals.compiled(db, file.userId)).rows as { files_count: number | string }[];
-        return toNumber(row?.files_count ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+        const [row] = (yield storageTotals.compiled(db, file.userId)).rows as { files_count: number | string; reserved_files: number | string }[];
+        return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
       }
       yield insertFile.compiled(db, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file), toNullableMillis(file.expiresAt));
       const { userId: u, contentType: t } = file;
@@ -290,9 +291,62 @@ export class SqlFileRepository implements FileRepository {
     });
   }
 
+  /**
+   * {@link insert} of a completed resumable upload: one transaction that marks the upload complete,
+   * claims the file's place while releasing the upload's reservation, inserts the record and its
+   * histogram rows. The upload row is updated first, so on Postgres it is locked before
+   * `account_totals`, the order the upload repository's delete takes them in.
+   */
+  private async insertFromUpload(file: StoredFile, limits: QuotaLimits, uploadId: string): Promise<InsertResult> {
+    const { insertFile, histogramAdd } = this;
+    const [day, hour, size] = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size });
+    const flag = toFlag(file.isPublic);
+    return this.db.transaction().execute(async (trx) => {
+      const upload = await trx
+        .updateTable('resumable_uploads')
+        .set({ status: 'complete', upload_offset: sql<number>`length`, lease_owner: null, leased_until: null })
+        .where('id', '=', uploadId)
+        .where('user_id', '=', file.userId)
+        .where('status', '=', 'uploading')
+        .returning(['length'])
+        .executeTakeFirst();
+      if (!upload) throw new Error(`Resumable upload ${uploadId} is not an unfinished upload of this account.`);
+      const reserved = toNumber(upload.length);
+      const claimed = await trx
+        .updateTable('account_totals')
+        .set({
+          files_count: sql<number>`files_count + 1`,
+          storage_bytes: sql<number>`storage_bytes + ${file.size}`,
+          public_files_count: sql<number>`public_files_count + ${flag}`,
+          changes: sql<number>`changes + 1`,
+          reserved_files: sql<number>`reserved_files - 1`,
+          reserved_bytes: sql<number>`reserved_bytes - ${reserved}`,
+        })
+        .where('user_id', '=', file.userId)
+        .where(sql<SqlBool>`files_count + reserved_files <= ${limits.fileCountLimit}`)
+        .where(sql<SqlBool>`storage_bytes + reserved_bytes - ${reserved} + ${file.size} <= ${limits.storageLimitBytes}`)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) {
+        const row = await trx.selectFrom('account_totals').select(['files_count', 'reserved_files']).where('user_id', '=', file.userId).executeTakeFirst();
+        const result: InsertResult = toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+        // Rolls the upload's status back: the caller decides what becomes of the upload.
+        throw new RefusedInsert(result);
+      }
+      await trx.executeQuery(insertFile.compiled(trx, file.id, file.userId, file.fileId, file.name, file.contentType, file.size, file.sha256, flag, toMillis(file.createdAt), file.blobKey, fileSearchText(file), toNullableMillis(file.expiresAt)));
+      const { userId: u, contentType: t } = file;
+      await trx.executeQuery(histogramAdd.compiled(trx, u, day.bucket, flag, u, hour.bucket, flag, u, size.bucket, flag, u, t, day.bucket, flag, u, t, hour.bucket, flag, u, t, size.bucket, flag));
+      return 'inserted' as const;
+    }).catch((error: unknown) => {
+      if (error instanceof RefusedInsert) return error.result;
+      throw error;
+    });
+  }
+
   async totals(userId: string): Promise<AccountTotals> {
     const row = await this.storageTotals.first(this.db, userId);
-    return row ? { storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count) } : { storageBytes: 0, filesCount: 0 };
+    return row
+      ? { storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes), reservedFiles: toNumber(row.reserved_files) }
+      : { storageBytes: 0, filesCount: 0, reservedBytes: 0, reservedFiles: 0 };
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {
@@ -641,6 +695,13 @@ function bucketHolding(buckets: ReadonlyArray<{ bucket: number; files: number }>
     newer += bucket.files;
   }
   return { newer };
+}
+
+/** Thrown inside {@link SqlFileRepository.insertFromUpload}'s transaction to roll it back when a limit refuses the file. */
+class RefusedInsert extends Error {
+  constructor(readonly result: Exclude<InsertResult, 'inserted'>) {
+    super(result);
+  }
 }
 
 /** Filtered-listing totals a process keeps (a few hundred bytes each): the most recently used. */

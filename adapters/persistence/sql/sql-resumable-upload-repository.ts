@@ -1,0 +1,145 @@
+import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import type { InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
+import type { ResumableUpload, ResumableUploadRepository } from '../../../core/files/resumable-upload-repository.js';
+import { toDate, toNullableDate, toNullableMillis, toNumber } from './rows.js';
+import type { HangarDatabase, ResumableUploadsTable } from './schema.js';
+
+/**
+ * {@link ResumableUploadRepository} over `resumable_uploads` and the reservation columns of
+ * `account_totals` (migration 0019). `create` and `delete` write both in one transaction; the
+ * totals row is the lock that orders them with file inserts (a conditional UPDATE, re-checked by
+ * Postgres on the latest row version, serialised by SQLite's write lock), so reservations and files
+ * never exceed a plan together. The write lease is a conditional UPDATE of the upload row.
+ */
+export class SqlResumableUploadRepository implements ResumableUploadRepository {
+  constructor(private readonly db: Kysely<HangarDatabase>) {}
+
+  /** @throws the driver's unique-violation error when `id` or `fileId` is taken (nothing stored then) */
+  async create(upload: ResumableUpload, limits: QuotaLimits): Promise<InsertResult> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('account_totals')
+        .values({ user_id: upload.userId, storage_bytes: 0, files_count: 0 })
+        .onConflict((conflict) => conflict.column('user_id').doNothing())
+        .execute();
+      const claimed = await trx
+        .updateTable('account_totals')
+        .set({ reserved_bytes: sql<number>`reserved_bytes + ${upload.length}`, reserved_files: sql<number>`reserved_files + 1` })
+        .where('user_id', '=', upload.userId)
+        .where(sql<SqlBool>`files_count + reserved_files + 1 <= ${limits.fileCountLimit}`)
+        .where(sql<SqlBool>`storage_bytes + reserved_bytes + ${upload.length} <= ${limits.storageLimitBytes}`)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) {
+        const row = await trx.selectFrom('account_totals').select(['files_count', 'reserved_files']).where('user_id', '=', upload.userId).executeTakeFirst();
+        return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+      }
+      await trx
+        .insertInto('resumable_uploads')
+        .values({
+          id: upload.id,
+          user_id: upload.userId,
+          file_id: upload.fileId,
+          length: upload.length,
+          upload_offset: upload.offset,
+          content_type: upload.contentType,
+          name: upload.name,
+          is_public: upload.isPublic ? 1 : 0,
+          file_expires_at: toNullableMillis(upload.fileExpiresAt),
+          expires_at: upload.expiresAt.getTime(),
+          partial_state: JSON.stringify(upload.state),
+          status: upload.status,
+          lease_owner: null,
+          leased_until: null,
+          created_at: upload.createdAt.getTime(),
+        })
+        .execute();
+      return 'inserted' as const;
+    });
+  }
+
+  async find(id: string): Promise<ResumableUpload | undefined> {
+    const row = await this.db.selectFrom('resumable_uploads').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toUpload(row);
+  }
+
+  async lock(options: { id: string; offset: number; owner: string; now: number; until: number }): Promise<boolean> {
+    const result = await this.db
+      .updateTable('resumable_uploads')
+      .set({ lease_owner: options.owner, leased_until: options.until })
+      .where('id', '=', options.id)
+      .where('status', '=', 'uploading')
+      .where('upload_offset', '=', options.offset)
+      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('leased_until', '<=', options.now)]))
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async renew(options: { id: string; owner: string; until: number }): Promise<boolean> {
+    const result = await this.db.updateTable('resumable_uploads').set({ leased_until: options.until }).where('id', '=', options.id).where('lease_owner', '=', options.owner).executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state'] }): Promise<boolean> {
+    const result = await this.db
+      .updateTable('resumable_uploads')
+      .set({ upload_offset: options.offset, partial_state: JSON.stringify(options.state) })
+      .where('id', '=', options.id)
+      .where('lease_owner', '=', options.owner)
+      .where('status', '=', 'uploading')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async unlock(options: { id: string; owner: string }): Promise<void> {
+    await this.db.updateTable('resumable_uploads').set({ lease_owner: null, leased_until: null }).where('id', '=', options.id).where('lease_owner', '=', options.owner).execute();
+  }
+
+  /** Deletes the upload row first, then releases its reservation: the lock order of FileRepository.insert's completion. */
+  async delete(options: { id: string; unleasedAt?: number }): Promise<ResumableUpload | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx.deleteFrom('resumable_uploads').where('id', '=', options.id);
+      const unleasedAt = options.unleasedAt;
+      if (unleasedAt !== undefined) query = query.where((eb) => eb.or([eb('lease_owner', 'is', null), eb('leased_until', '<=', unleasedAt)]));
+      const row = await query.returningAll().executeTakeFirst();
+      if (!row) return undefined;
+      const upload = toUpload(row);
+      if (upload.status === 'uploading') {
+        await trx
+          .updateTable('account_totals')
+          .set({ reserved_bytes: sql<number>`reserved_bytes - ${upload.length}`, reserved_files: sql<number>`reserved_files - 1` })
+          .where('user_id', '=', upload.userId)
+          .execute();
+      }
+      return upload;
+    });
+  }
+
+  async findExpired(options: { now: Date; limit: number }): Promise<ResumableUpload[]> {
+    const rows = await this.db
+      .selectFrom('resumable_uploads')
+      .selectAll()
+      .where('expires_at', '<=', options.now.getTime())
+      .orderBy('expires_at')
+      .limit(options.limit)
+      .execute();
+    return rows.map(toUpload);
+  }
+}
+
+function toUpload(row: Selectable<ResumableUploadsTable>): ResumableUpload {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    fileId: row.file_id,
+    length: toNumber(row.length),
+    offset: toNumber(row.upload_offset),
+    contentType: row.content_type,
+    name: row.name,
+    isPublic: row.is_public === 1,
+    fileExpiresAt: toNullableDate(row.file_expires_at),
+    expiresAt: toDate(row.expires_at),
+    state: JSON.parse(row.partial_state) as ResumableUpload['state'],
+    status: row.status === 'complete' ? 'complete' : 'uploading',
+    createdAt: toDate(row.created_at),
+  };
+}
