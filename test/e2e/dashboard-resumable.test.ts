@@ -142,13 +142,15 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
     await page.getByRole('status').filter({ hasText: 'Paused' }).waitFor();
 
     // A reload forgets the File; the dashboard lists the unfinished upload and continues it when the same file is chosen again.
-    await openFiles();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Files' }).waitFor();
+    await throttle(10 * MIB);
     const unfinished = page.getByRole('region', { name: 'Unfinished uploads' });
     await unfinished.getByText('big.txt').waitFor();
     await expectAccessible('Files with an unfinished upload from before a reload');
     const sentBeforeReload = patches.length;
     await page.locator('input[type=file]').setInputFiles(filePath);
-    await page.getByText('Uploaded', { exact: false }).filter({ hasText: /^Uploaded/ }).waitFor({ timeout: 90_000 });
+    await page.getByRole('list', { name: 'Uploads' }).getByText(/^Uploaded/).waitFor({ timeout: 90_000 });
     expect(patches[sentBeforeReload], 'after the reload the upload continues, not from zero').to.be.greaterThan(0.3 * SIZE);
     expect(await unfinished.count()).to.equal(0);
 
