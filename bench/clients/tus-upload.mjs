@@ -4,7 +4,8 @@
 // chunk (never buffered or hashed here), honouring backpressure. Options as JSON in argv[2]:
 // { url, bytes, headers, contentType, chunkBytes? }; the body starts with a real header of
 // `contentType` (the service sniffs magic bytes). Prints one JSON line: status of the last PATCH,
-// seconds (creation included), bytes/s, the Hangar-File-Id of the last answer and the PATCH count.
+// seconds (creation included), bytes/s, the Hangar-File-Id of the last answer, the PATCH count and
+// the seconds of the last PATCH (which completes the upload).
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { withMagic } from '../lib/magic.mjs';
@@ -57,15 +58,17 @@ try {
   let offset = 0;
   let last;
   let patches = 0;
+  let patchStarted = 0;
   while (offset < bytes) {
     const length = Math.min(chunkBytes, bytes - offset);
+    patchStarted = performance.now();
     last = await send(location, 'PATCH', { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', 'content-length': String(length) }, streamPart(offset, length));
     patches += 1;
     if (last.status !== 204) throw new Error(`PATCH at ${offset} answered ${last.status}: ${last.body.slice(0, 300)}`);
     offset = Number(last.headers['upload-offset']);
   }
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ status: last.status, bytes: offset, seconds, bytesPerSecond: offset / seconds, fileId: last.headers['hangar-file-id'], patches })}\n`);
+  process.stdout.write(`${JSON.stringify({ status: last.status, bytes: offset, seconds, bytesPerSecond: offset / seconds, fileId: last.headers['hangar-file-id'], patches, lastPatchSeconds: (performance.now() - patchStarted) / 1000 })}\n`);
 } catch (error) {
   process.stdout.write(`${JSON.stringify({ error: String(error) })}\n`);
   process.exitCode = 1;
