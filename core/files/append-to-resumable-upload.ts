@@ -30,16 +30,16 @@ export interface AppendOutcome {
 
 /** ms a write lease lasts without renewal: how long an upload stays locked after its writer died. */
 export const UPLOAD_LEASE_MS = 10_000;
-/** ms after which a writer renews its lease, checked as chunks arrive. */
+/** ms between renewals of a running request's lease. */
 const LEASE_RENEWAL_MS = 3_000;
 
 /**
  * One tus `PATCH` (README "Resumable uploads"). The offset must be the upload's (409
  * UPLOAD_OFFSET_MISMATCH otherwise, with the right one in `details.offset`). The request takes the
  * upload's write lease in the database (423 UPLOAD_LOCKED while another request, in any process,
- * holds it; a dead writer's lease ends after {@link UPLOAD_LEASE_MS}), streams the body into the
- * partial blob, and records the new offset once the store says the bytes are durable. A body cut
- * midway keeps what arrived. A writer that finds its lease taken stops before its next chunk.
+ * holds it; a dead writer's lease ends after {@link UPLOAD_LEASE_MS}, a live one renews it), streams
+ * the body into the partial blob, and records the new offset once the store says the bytes are
+ * durable. A body cut midway keeps what arrived. A writer that finds its lease taken stops before its next chunk.
  *
  * When the offset reaches the length, the upload completes, all or nothing: the partial becomes
  * the blob, its first bytes are sniffed as `POST /files` does, the plan is checked again (write
@@ -72,33 +72,64 @@ export class AppendToResumableUpload {
       if (current.status === 'complete') return { upload: current, file: await this.fileOf(current) };
       throw new DomainError('UPLOAD_LOCKED', 'Another request is writing to this upload; retry when it has ended.');
     }
+    const lease = this.heartbeat(upload.id, owner);
     let locked = true;
     try {
-      const result = await deps.partials.append({ state: upload.state, offset: upload.offset, body: this.leased(input.body, upload.id, owner, now), signal: input.signal });
-      if (!(await deps.uploads.advance({ id: upload.id, owner, offset: result.offset, state: result.state }))) {
-        throw new DomainError('UPLOAD_NOT_FOUND', 'This upload was terminated while the request ran.');
-      }
+      const result = await deps.partials.append({ state: upload.state, offset: upload.offset, body: this.leased(input.body, lease), signal: input.signal });
       const advanced: ResumableUpload = { ...upload, offset: result.offset, state: result.state };
-      if (result.offset < upload.length || result.interruptedBy !== undefined) return { upload: advanced };
+      if (result.offset < upload.length) {
+        if (!(await deps.uploads.advance({ id: upload.id, owner, offset: result.offset, state: result.state }))) throw terminated();
+        return { upload: advanced };
+      }
+      // The last bytes: the offset is recorded as the length only with the File (FileRepository.insert),
+      // so HEAD never tells a client an upload is done before its File exists.
+      if (lease.lost || !(await deps.uploads.renew({ id: upload.id, owner, until: deps.clock.now().getTime() + UPLOAD_LEASE_MS }))) throw terminated();
       const file = await this.complete(advanced);
       locked = false;
       return { upload: { ...advanced, status: 'complete' }, file };
     } finally {
+      lease.stop();
       if (locked) await deps.uploads.unlock({ id: upload.id, owner }).catch(() => undefined);
     }
   }
 
-  /** The body, stopped before the next chunk as soon as the lease is found to be someone else's. */
-  private async *leased(body: AsyncIterable<Uint8Array>, id: string, owner: string, lockedAt: number): AsyncGenerator<Uint8Array> {
-    let renewedAt = lockedAt;
+  /**
+   * Renews the lease every {@link LEASE_RENEWAL_MS} while the request runs (also while a slow client
+   * sends nothing, and while the upload completes), and notes when it was found to be someone else's.
+   */
+  private heartbeat(id: string, owner: string): { readonly lost: boolean; stop(): void } {
+    const state = { lost: false, stopped: false };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const schedule = () => {
+      timer = setTimeout(() => {
+        this.deps.uploads.renew({ id, owner, until: this.deps.clock.now().getTime() + UPLOAD_LEASE_MS }).then(
+          (held) => {
+            if (!held) state.lost = true;
+            else if (!state.stopped) schedule();
+          },
+          () => {
+            if (!state.stopped) schedule();
+          },
+        );
+      }, LEASE_RENEWAL_MS);
+      (timer as { unref?: () => void }).unref?.();
+    };
+    schedule();
+    return {
+      get lost() {
+        return state.lost;
+      },
+      stop: () => {
+        state.stopped = true;
+        clearTimeout(timer);
+      },
+    };
+  }
+
+  /** The body, stopped before the next chunk once the lease was found to be someone else's. */
+  private async *leased(body: AsyncIterable<Uint8Array>, lease: { readonly lost: boolean }): AsyncGenerator<Uint8Array> {
     for await (const chunk of body) {
-      const now = this.deps.clock.now().getTime();
-      if (now - renewedAt >= LEASE_RENEWAL_MS) {
-        if (!(await this.deps.uploads.renew({ id, owner, until: now + UPLOAD_LEASE_MS }))) {
-          throw new DomainError('UPLOAD_LOCKED', 'This request lost its hold on the upload (it stalled past its lease); resume from the offset HEAD reports.');
-        }
-        renewedAt = now;
-      }
+      if (lease.lost) throw new DomainError('UPLOAD_LOCKED', 'This request lost its hold on the upload; resume from the offset HEAD reports.');
       yield chunk;
     }
   }
@@ -162,6 +193,10 @@ export class AppendToResumableUpload {
     const [view] = await this.deps.addresses.views(upload.userId, [file]);
     return view;
   }
+}
+
+function terminated(): DomainError {
+  return new DomainError('UPLOAD_NOT_FOUND', 'This upload was terminated while the request ran.');
 }
 
 function offsetMismatch(offset: number): DomainError {

@@ -29,6 +29,15 @@ export interface AccountTotals {
   reservedFiles?: number;
 }
 
+/**
+ * {@link AccountTotals} as adapters answer them: the reservation members only when there is a
+ * reservation, so an account without resumable uploads has the two members it always had.
+ */
+export function accountTotals(counts: { storageBytes: number; filesCount: number; reservedBytes?: number; reservedFiles?: number }): AccountTotals {
+  const { storageBytes, filesCount, reservedBytes = 0, reservedFiles = 0 } = counts;
+  return reservedBytes === 0 && reservedFiles === 0 ? { storageBytes, filesCount } : { storageBytes, filesCount, reservedBytes, reservedFiles };
+}
+
 /** The limits an insert must stay within (from the account's plan). */
 export interface QuotaLimits {
   storageLimitBytes: number;

@@ -57,7 +57,7 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
 
     it('reserves the length and one file, which the totals report and plain inserts respect', async () => {
       await s.subject.create(anUpload(userId, { length: 6000 }), LIMITS);
-      expect(await s.files.totals(userId)).to.include({ storageBytes: 0, filesCount: 0, reservedBytes: 6000, reservedFiles: 1 });
+      expect(await s.files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0, reservedBytes: 6000, reservedFiles: 1 });
       expect(await s.files.insert(aFile(userId, { size: 5000 }), LIMITS)).to.equal('storage_limit_reached');
       expect(await s.files.insert(aFile(userId, { size: 4000 }), LIMITS)).to.equal('inserted');
       expect(await s.subject.create(anUpload(userId, { length: 1 }), LIMITS)).to.equal('storage_limit_reached');
@@ -100,7 +100,7 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       await s.subject.create(upload, LIMITS);
       const file = aFile(userId, { fileId: upload.fileId, size: 9000 });
       expect(await s.files.insert(file, LIMITS, { fromUpload: upload.id })).to.equal('inserted');
-      expect(await s.files.totals(userId)).to.include({ storageBytes: 9000, filesCount: 1, reservedBytes: 0, reservedFiles: 0 });
+      expect(await s.files.totals(userId)).to.deep.equal({ storageBytes: 9000, filesCount: 1 });
       expect(await s.subject.find(upload.id)).to.include({ status: 'complete', offset: 9000 });
       let failed = false;
       await s.files.insert(aFile(userId, { size: 9000 }), LIMITS, { fromUpload: upload.id }).catch(() => (failed = true));
@@ -108,7 +108,7 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       expect(await s.files.totals(userId)).to.include({ storageBytes: 9000, filesCount: 1 });
       // Deleting a complete upload releases nothing more.
       await s.subject.delete({ id: upload.id });
-      expect(await s.files.totals(userId)).to.include({ storageBytes: 9000, filesCount: 1, reservedBytes: 0, reservedFiles: 0 });
+      expect(await s.files.totals(userId)).to.deep.equal({ storageBytes: 9000, filesCount: 1 });
     });
 
     it('delete releases an unfinished upload’s reservation, and skips a leased one when asked', async () => {
@@ -118,7 +118,7 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       expect(await s.subject.delete({ id: upload.id, unleasedAt: 1500 })).to.equal(undefined);
       expect((await s.files.totals(userId)).reservedBytes).to.equal(4000);
       expect(await s.subject.delete({ id: upload.id, unleasedAt: 2000 })).to.include({ id: upload.id });
-      expect(await s.files.totals(userId)).to.include({ reservedBytes: 0, reservedFiles: 0 });
+      expect(await s.files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
       expect(await s.subject.find(upload.id)).to.equal(undefined);
       expect(await s.subject.delete({ id: upload.id })).to.equal(undefined);
     });

@@ -36,14 +36,17 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     expect(result.valid, JSON.stringify(result.errors)).to.equal(true);
   });
 
-  it('passes Redocly’s recommended lint rules, but for redirects as the success of /auth/confirm and GET /auth/reset-password, and a licence without a URL', async () => {
+  it('passes Redocly’s recommended lint rules, but for redirects as the success of /auth/confirm and GET /auth/reset-password, a licence without a URL, and the tus upload URL', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
     const found = problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
     // /auth/confirm answers 302 (to the dashboard, signed in) or 400 (the link is unusable), and the
     // reset link of older e-mails, GET /auth/reset-password, 302 to the dashboard's reset screen: no 2xx to declare.
     // UNLICENSED (no licence granted, apps/api/routes/reference.ts) has no licence text to link to.
-    expect(found).to.deep.equal([
+    // /files/resumable (the tus endpoint the issue names) has the shape of /files/{id}/…; routing
+    // is unambiguous: the literal `resumable` (9 characters) is never a file id (10).
+    expect(found.filter((p) => p.startsWith('warn no-ambiguous-paths')).every((p) => p.includes('`/files/resumable/{upload_id}`')), found.join('\n')).to.equal(true);
+    expect(found.filter((p) => !p.startsWith('warn no-ambiguous-paths'))).to.deep.equal([
       'warn info-license-strict #/info/license/url: License object should contain `url` field.',
       'warn operation-2xx-response #/paths/~1auth~1confirm/get/responses: Operation must have at least one `2XX` response.',
       'warn operation-2xx-response #/paths/~1auth~1reset-password/get/responses: Operation must have at least one `2XX` response.',
@@ -150,7 +153,7 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     expect(guide).to.include({ base_url: 'http://api.hangar.test', content_url: 'http://cdn.hangar.test', openapi_url: 'http://api.hangar.test/reference/openapi.json' });
     expect(guide.authentication.api_key.headers).to.deep.equal(['Authorization: Bearer <API key>', 'X-Api-Key: <API key>']);
     expect(guide.authentication.jwt_only_endpoints).to.include.members(['POST /auth/api-keys', 'GET /auth/api-keys', 'DELETE /auth/api-keys/:id']);
-    expect(guide.quick_start.map((s: any) => s.title)).to.deep.equal(['Register', 'Confirm the e-mail address', 'Log in', 'Create an API key', 'Upload a file', 'Use the public address']);
+    expect(guide.quick_start.map((s: any) => s.title)).to.deep.equal(['Register', 'Confirm the e-mail address', 'Log in', 'Create an API key', 'Upload a file', 'Use the public address', 'Large files: resumable upload (tus 1.0.0)']);
     expect(guide.limits.new_account_plan).to.include({ trial_days: 30, file_count_limit: 500 });
     expect(guide.allowed_content_types).to.deep.equal(['image/png', 'text/plain', 'application/pdf']);
     expect(guide.errors.codes).to.include({ FILE_TOO_LARGE: 413, TRIAL_ENDED: 403, EMAIL_NOT_VERIFIED: 403, UNAUTHORIZED: 401 });

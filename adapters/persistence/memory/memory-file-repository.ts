@@ -1,4 +1,4 @@
-import type { AccountTotals, FileChanges, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
+import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
@@ -63,7 +63,7 @@ export class MemoryFileRepository implements FileRepository {
 
   async totals(userId: string): Promise<AccountTotals> {
     const totals = this.db.accountTotals.get(userId);
-    return { storageBytes: 0, filesCount: 0, reservedBytes: 0, reservedFiles: 0, ...totals };
+    return accountTotals({ storageBytes: 0, filesCount: 0, ...totals });
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type OnConflictBuilder, type Selectable, type SqlBool, sql } from 'kysely';
-import type { AccountTotals, FileChanges, FileFilter, FileRepository, InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
+import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
@@ -345,8 +345,8 @@ export class SqlFileRepository implements FileRepository {
   async totals(userId: string): Promise<AccountTotals> {
     const row = await this.storageTotals.first(this.db, userId);
     return row
-      ? { storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes), reservedFiles: toNumber(row.reserved_files) }
-      : { storageBytes: 0, filesCount: 0, reservedBytes: 0, reservedFiles: 0 };
+      ? accountTotals({ storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes), reservedFiles: toNumber(row.reserved_files) })
+      : { storageBytes: 0, filesCount: 0 };
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {
