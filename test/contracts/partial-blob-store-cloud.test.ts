@@ -5,7 +5,7 @@ import { S3BlobStore } from '../../adapters/blobs/s3-blob-store.js';
 import { S3PartialBlobStore } from '../../adapters/blobs/s3-partial-blob-store.js';
 import { FakeGcsServer } from '../support/fake-gcs-server.js';
 import { FakeS3Server } from '../support/fake-s3-server.js';
-import { S3RVER_CREDENTIALS } from '../support/s3-test-server.js';
+import { S3RVER_CREDENTIALS, startS3TestServer } from '../support/s3-test-server.js';
 import { chunked, collect, patternBytes, sha256 } from './blob-store.contract.js';
 import { describePartialBlobStoreContract } from './partial-blob-store.contract.js';
 
@@ -29,6 +29,12 @@ async function s3() {
 
 describePartialBlobStoreContract('GcsPartialBlobStore (fake GCS JSON API)', gcs);
 describePartialBlobStoreContract('S3PartialBlobStore (fake S3)', s3);
+describePartialBlobStoreContract('S3PartialBlobStore (s3rver, a real S3-compatible server; no If-None-Match)', async () => {
+  const server = await startS3TestServer(['hangar-partials']);
+  const options = { bucket: 'hangar-partials', prefix: 'blobs', endpoint: server.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, ifNoneMatch: false, timeoutMs: 5_000 };
+  const partials = () => new S3PartialBlobStore({ ...options, partSizeBytes: 5 * MIB });
+  return { store: partials(), blobs: new S3BlobStore(options), reopen: async () => partials(), close: () => server.close() };
+});
 
 describe('GcsPartialBlobStore', () => {
   it('sends only 256 KiB multiples before the end, keeps the tail as an object outside the blob listing, and removes it once complete', async () => {
