@@ -6,7 +6,6 @@ import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import { HOUR_MS } from '../../core/shared/time.js';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { LocalDiskPartialBlobStore } from '../../adapters/blobs/local-disk-partial-blob-store.js';
-import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
 import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
@@ -32,6 +31,7 @@ import { namedDependencies } from './named-dependencies.js';
 import { Tokens } from './tokens.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
+import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
 import type { ServiceIdentifier } from 'inversify';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
@@ -92,14 +92,9 @@ export const blobsModule = new ContainerModule(({ bind }) => {
       return metrics ? new InstrumentedBlobStore(store, (operation, seconds, failed) => metrics.blobOperation(operation, seconds, failed)) : store;
     }, [Tokens.Config, Tokens.Failpoints, Tokens.Logger, RootTokens.Metrics])
     .inSingletonScope();
-  // Partial blobs of resumable uploads: files under the blob directory (on its file system, so
-  // completion stays local); for GCS and S3, under DATA_DIR until their own partial stores exist.
+  // Partial blobs of resumable uploads, beside the blob store (openPartialBlobStore).
   bind(Tokens.PartialBlobStore)
-    .toResolvedValue(
-      (config: Config, blobs: BlobStore): PartialBlobStore =>
-        new LocalDiskPartialBlobStore({ directory: config.blobs.kind === 'file' ? path.join(config.blobs.directory, '.partial') : path.join(config.dataDir, 'partial'), blobs }),
-      [Tokens.Config, Tokens.BlobStore],
-    )
+    .toResolvedValue((config: Config, blobs: BlobStore): Promise<PartialBlobStore> => openPartialBlobStore(config.blobs, blobs), [Tokens.Config, Tokens.BlobStore])
     .inSingletonScope();
 });
 
@@ -134,6 +129,36 @@ export async function openBlobStore(blobs: Config['blobs'], options: { logger: L
       // Credentials: the keys from the configuration, else the SDK's default chain.
       const { kind: _, ...options } = blobs;
       return new S3BlobStore(options);
+    }
+  }
+}
+
+/**
+ * The partial blob store (resumable uploads, README "Resumable uploads") beside the blob store a
+ * configuration names: partial files under `<blob directory>/.partial` for `file:`, a resumable
+ * session per upload for `gs://`, a multipart upload (parts of 8 MiB) for `s3://`; the unaligned
+ * tails of the last two live under `<prefix>/.partial/` in the same bucket. `blobs` is the server's
+ * blob store, which the local-disk partials complete into.
+ */
+export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobStore): Promise<PartialBlobStore> {
+  switch (config.kind) {
+    case 'file':
+      return new LocalDiskPartialBlobStore({ directory: path.join(config.directory, '.partial'), blobs });
+    case 'gcs': {
+      const { GcsPartialBlobStore } = await import('../../adapters/blobs/gcs-partial-blob-store.js');
+      return new GcsPartialBlobStore({ bucket: config.bucket, prefix: config.prefix, apiEndpoint: config.apiEndpoint, chunkSizeBytes: config.resumableThresholdBytes });
+    }
+    case 's3': {
+      const { S3PartialBlobStore } = await import('../../adapters/blobs/s3-partial-blob-store.js');
+      return new S3PartialBlobStore({
+        bucket: config.bucket,
+        prefix: config.prefix,
+        endpoint: config.endpoint,
+        region: config.region,
+        forcePathStyle: config.forcePathStyle,
+        credentials: config.credentials,
+        ifNoneMatch: config.ifNoneMatch,
+      });
     }
   }
 }

@@ -259,6 +259,12 @@ export class FakeGcsServer {
     const total = m[3] === '*' ? undefined : Number(m[3]);
     if (m[1] !== undefined) {
       const start = Number(m[1]);
+      const length = Number(m[2]) - start + 1;
+      // Every chunk but the last must be a multiple of 256 KiB (Google's rule for chunked uploads); the fake refuses others outright.
+      if (total === undefined && length % (256 * 1024) !== 0) {
+        await drain(request);
+        return sendError(response, 400, 'invalid', `A chunk that is not the last must be a multiple of 262144 bytes, got ${length}.`);
+      }
       if (start > session.committed) {
         await drain(request);
         return sendError(response, 400, 'invalid', `Content-Range starts at ${start}, but only ${session.committed} bytes were persisted.`);

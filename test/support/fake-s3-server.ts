@@ -243,6 +243,8 @@ export class FakeS3Server {
         if (request.headers['if-none-match'] === '*' && this.objects.has(name)) return sendError(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
         const numbers = [...xml.matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) => Number(m[1]));
         if (numbers.length === 0 || numbers.some((n) => !upload.parts.has(n))) return sendError(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
+        // S3 refuses parts under 5 MiB but the last (https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html).
+        if (numbers.slice(0, -1).some((n) => upload.parts.get(n)!.length < 5 * 1024 * 1024)) return sendError(response, 400, 'EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
         const bytes = Buffer.concat(numbers.map((n) => upload.parts.get(n)!));
         this.uploads.delete(query.uploadId);
         this.objects.set(name, { bytes, contentType: upload.contentType, modified: new Date() });

@@ -192,7 +192,7 @@ function errorFrom(status: number, body: unknown): ApiError {
 }
 
 /** A fresh access token: refreshed first when it expires within the margin. @throws ApiError 401 when signed out */
-async function accessToken(): Promise<string> {
+export async function accessToken(): Promise<string> {
   if (!access || access.expiresAtMs - Date.now() < REFRESH_MARGIN_MS / 2) await refreshSession();
   if (!access) throw new ApiError(401, 'UNAUTHORIZED', 'Your session has ended. Sign in again.');
   return access.token;

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiBlob, ApiError, publicApi, uploadFile } from '../api.js';
 import { ConfirmDialog, CopyButton, Dialog, Notice, Pager, useLoad } from '../components.js';
 import { FILE_EXPIRIES, FileControls } from './file-controls.js';
+import { RESUMABLE_THRESHOLD_BYTES, ResumableControls, startResumableUpload, UnfinishedUploads, type ResumableHandle } from './resumable-upload.js';
 import { formatBytes, formatDateTime, formatRelative } from '../format.js';
 import type { HangarFile, Settings } from '../types.js';
 
@@ -418,7 +419,9 @@ interface UploadItem {
   name: string;
   size: number;
   progress: number;
-  state: 'uploading' | 'done' | 'refused';
+  /** `paused` and `interrupted` only happen to resumable uploads (files above RESUMABLE_THRESHOLD_BYTES). */
+  state: 'uploading' | 'paused' | 'interrupted' | 'done' | 'refused';
+  resumable?: boolean;
   message?: string;
   url?: string | null;
 }
@@ -450,6 +453,8 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
   const [expiresIn, setExpiresIn] = useState(0);
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const resumables = useRef(new Map<number, ResumableHandle>());
+  const [unfinishedKey, setUnfinishedKey] = useState(0);
   const update = (id: number, change: Partial<UploadItem>) => setItems((all) => all.map((item) => (item.id === id ? { ...item, ...change } : item)));
 
   const start = (files: File[]) => {
@@ -464,7 +469,25 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
       } else if (file.size === 0) Object.assign(item, { state: 'refused', message: 'The file is empty.' });
       setItems((all) => [item, ...all].slice(0, 20));
       if (item.state === 'refused') continue;
-      uploadFile(file, { isPublic: !isPrivate, expiresIn: expiresIn || undefined, onProgress: (progress) => update(id, { progress }) }).done.then(
+      const uploadOptions = { isPublic: !isPrivate, expiresIn: expiresIn || undefined };
+      let done: Promise<unknown>;
+      if (file.size > RESUMABLE_THRESHOLD_BYTES) {
+        item.resumable = true;
+        const handle = startResumableUpload(file, {
+          ...uploadOptions,
+          onProgress: (progress) => update(id, { progress }),
+          onInterrupted: (error) => update(id, { state: 'interrupted', message: error.message }),
+          onUrl: () => setUnfinishedKey((key) => key + 1),
+        });
+        resumables.current.set(id, handle);
+        done = handle.done.finally(() => {
+          resumables.current.delete(id);
+          setUnfinishedKey((key) => key + 1);
+        });
+      } else {
+        done = uploadFile(file, { ...uploadOptions, onProgress: (progress) => update(id, { progress }) }).done;
+      }
+      done.then(
         (body) => {
           update(id, { state: 'done', progress: 1, url: (body as { file: { public_url: string | null } }).file.public_url });
           onUploaded();
@@ -518,9 +541,10 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
           </select>
         </label>
       </p>
-      {items.some((item) => item.state !== 'uploading') && (
+      <UnfinishedUploads refreshKey={unfinishedKey} running={[...resumables.current.values()].map((handle) => handle.url())} />
+      {items.some((item) => item.state === 'done' || item.state === 'refused') && (
         <div class="uploads-head">
-          <button type="button" class="secondary small" onClick={() => setItems((all) => all.filter((item) => item.state === 'uploading'))}>
+          <button type="button" class="secondary small" onClick={() => setItems((all) => all.filter((item) => item.state !== 'done' && item.state !== 'refused'))}>
             Clear finished
           </button>
         </div>
@@ -539,6 +563,25 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
                 <progress max={1} value={item.progress} aria-label={`Upload of ${item.name}`}>
                   {Math.round(item.progress * 100)}%
                 </progress>
+              )}
+              {item.resumable && (item.state === 'uploading' || item.state === 'paused' || item.state === 'interrupted') && (
+                <ResumableControls
+                  name={item.name}
+                  paused={item.state !== 'uploading'}
+                  onPause={() => {
+                    resumables.current.get(item.id)?.pause();
+                    update(item.id, { state: 'paused', message: undefined });
+                  }}
+                  onResume={() => {
+                    resumables.current.get(item.id)?.resume();
+                    update(item.id, { state: 'uploading', message: undefined });
+                  }}
+                />
+              )}
+              {(item.state === 'paused' || item.state === 'interrupted') && (
+                <span class="upload-message" role="status">
+                  {item.state === 'paused' ? 'Paused' : item.message}
+                </span>
               )}
               {item.state === 'done' && (
                 <span class="upload-message">
