@@ -272,7 +272,7 @@ export const CONFIG_VARIABLES = {
   GCS_RESUMABLE_THRESHOLD_BYTES: variable({
     parse: wholeNumber(1),
     shown: '`8388608` (8 MiB)',
-    meaning: 'with `gs://`: bodies that end before this size go in one request (retried whole); longer ones as a resumable upload in chunks of this size rounded up to 256 KiB (each chunk retried). Also about what one upload holds in memory',
+    meaning: 'with `gs://`: bodies that end before this size go in one request (retried whole); longer ones as a resumable upload in chunks of this size rounded up to 256 KiB (each chunk retried). Also about what one upload holds in memory, and the chunk size of resumable (tus) uploads on GCS',
   }),
   S3_ENDPOINT: variable({
     parse: baseUrl,
