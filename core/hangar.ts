@@ -82,6 +82,13 @@ import { TransformPublicImage } from './images/transform-public-image.js';
 import { GetOwnerThumbnail } from './images/get-owner-thumbnail.js';
 import { TransformSlots } from './images/transform-slots.js';
 import type { IdGenerator, SecretDigest } from './shared/ids.js';
+import type { InviteRepository } from './invites/invite.js';
+import { RegistrationGate } from './invites/registration-gate.js';
+import { CreateInvite } from './invites/create-invite.js';
+import { ListInvites, RevokeInvite } from './invites/manage-invites.js';
+import type { OidcProvider } from './sso/oidc-provider.js';
+import type { OidcFlowRepository, OidcIdentityRepository } from './sso/oidc-repositories.js';
+import { BeginOidcSignIn, CompleteOidcSignIn, ExchangeSignInCode, GetSignInProviders } from './sso/oidc-sign-in.js';
 
 /** Every port the core needs, one adapter each. */
 export interface HangarPorts {
@@ -118,6 +125,14 @@ export interface HangarPorts {
   shares: ShareRepository;
   /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
   urlSigner: UrlSigner;
+  /** Single-use invites for `REGISTRATION=invite`. */
+  invites: InviteRepository;
+  /** Links of accounts to OIDC identities. */
+  oidcIdentities: OidcIdentityRepository;
+  /** The short-lived state of OIDC sign-ins (flows, hand-over codes), shared by every process. */
+  oidcFlows: OidcFlowRepository;
+  /** The OpenID provider of single sign-on (adapters/sso/openid-client-provider.ts); absent: OIDC is off. */
+  oidc?: OidcProvider;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -179,6 +194,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const addresses = new FileAddresses({ domains, options, counts: fileReadCounts });
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
+  const gate = new RegistrationGate({ invites: ports.invites, digest, clock, plans, mode: options.registration ?? 'open' });
+  const oidcFlows = ports.oidcFlows;
   const readPublicFile = new ReadPublicFile({
     files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [new URL(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
@@ -209,8 +226,15 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     activity,
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
-    purgeCredentials: new PurgeCredentials({ tokens, sessions, clock }),
-    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),
+    purgeCredentials: new PurgeCredentials({ tokens, sessions, oidcFlows: ports.oidcFlows, clock }),
+    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits, gate }),
+    createInvite: new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl }),
+    listInvites: new ListInvites({ invites: ports.invites, clock }),
+    revokeInvite: new RevokeInvite({ invites: ports.invites, clock }),
+    getSignInProviders: new GetSignInProviders({ provider: ports.oidc, gate }),
+    beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock }),
+    completeOidcSignIn: new CompleteOidcSignIn({ provider: ports.oidc, flows: oidcFlows, identities: ports.oidcIdentities, users, passwords, gate, ids, digest, clock }),
+    exchangeSignInCode: new ExchangeSignInCode({ flows: oidcFlows, users, issuer, digest, clock }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
     logIn: new LogIn({ users, passwords, issuer, limits }),
     refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs }),

@@ -9,6 +9,8 @@ import type { ImageVariantRepository } from '../../core/images/image-variant-rep
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
+import type { InviteRepository } from '../../core/invites/invite.js';
+import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 
 /** Every repository port over one store, and that store's health probe. */
@@ -24,6 +26,9 @@ export interface Repositories {
   imageVariants: ImageVariantRepository;
   signingKeys: SigningKeyRepository;
   shares: ShareRepository;
+  invites: InviteRepository;
+  oidcIdentities: OidcIdentityRepository;
+  oidcFlows: OidcFlowRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -147,6 +147,19 @@ export const ConfigSchema = Type.Object({
   mailFrom: Type.String(),
   jwtSecret: JwtSecretConfig,
   allowedRedirectUrls: Type.Array(Type.String()),
+  /** Who may create an account (`REGISTRATION`): `open`, `invite` (with an invite from `cli invites create`) or `closed`. */
+  registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')]),
+  /**
+   * Single sign-on through an OpenID provider (`OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`,
+   * `OIDC_NAME`); null when OIDC_ISSUER is not set. `allowHttp`: the issuer is plain HTTP on the loopback interface.
+   */
+  oidc: Type.Union([Type.Null(), Type.Object({
+    issuer: Type.String(),
+    clientId: Type.String({ minLength: 1 }),
+    clientSecret: Type.String({ minLength: 1 }),
+    displayName: Type.String({ minLength: 1, maxLength: 64 }),
+    allowHttp: Type.Boolean(),
+  })]),
   allowedContentTypes: Type.Array(Type.String(), { minItems: 1 }),
   /** Extra hostnames the content server answers as itself (`CONTENT_HOSTS`). */
   contentHosts: Type.Array(Type.String()),
@@ -310,6 +323,8 @@ export function loadConfig(env: Env): Config {
     mailFrom: read('MAIL_FROM') ?? 'Hangar <no-reply@localhost>',
     jwtSecret: secret !== undefined ? { kind: 'value', value: secret } : { kind: 'file', path: path.join(dataDir, 'jwt-secret') },
     allowedRedirectUrls: redirects,
+    registration: oneOf('REGISTRATION', read('REGISTRATION')?.toLowerCase() ?? 'open', ['open', 'invite', 'closed'] as const),
+    oidc: oidcOf(read),
     allowedContentTypes: contentTypes,
     contentHosts: (list(read('CONTENT_HOSTS')) ?? []).map((host) => host.toLowerCase()),
     defaultMaxUploadSizeBytes: bytes('DEFAULT_MAX_UPLOAD_SIZE_BYTES', read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'), DEFAULT_MAX_UPLOAD_SIZE_BYTES),
@@ -370,6 +385,34 @@ function workersOf(value: string | undefined, database: Config['database']): num
   const workers = integer('WORKERS', value, 1, 1, MAX_WORKERS);
   if (workers > 1 && inMemory) throw new ConfigError('WORKERS', 'a SQLite database in memory belongs to one process; use WORKERS=1 or a database file.');
   return workers;
+}
+
+/**
+ * Single sign-on: OIDC_ISSUER turns it on and then needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET;
+ * OIDC_NAME names the button (default: the issuer's host name). The issuer must be https, except on
+ * the loopback interface (localhost, 127.0.0.1, [::1]) for development and tests.
+ */
+function oidcOf(read: (name: string) => string | undefined): Config['oidc'] {
+  const issuer = read('OIDC_ISSUER');
+  if (issuer === undefined) {
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET']) {
+      if (read(name) !== undefined) throw new ConfigError('OIDC_ISSUER', `is required when ${name} is set.`);
+    }
+    return null;
+  }
+  const url = absoluteHttpUrl('OIDC_ISSUER', issuer);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !loopback) throw new ConfigError('OIDC_ISSUER', `"${issuer}" must be an https URL (plain http only on localhost).`);
+  const required = (name: string) => {
+    const value = read(name);
+    if (value === undefined) throw new ConfigError(name, 'is required when OIDC_ISSUER is set.');
+    return value;
+  };
+  const clientId = required('OIDC_CLIENT_ID');
+  const clientSecret = required('OIDC_CLIENT_SECRET');
+  const displayName = read('OIDC_NAME') ?? url.hostname;
+  if (displayName.length > 64) throw new ConfigError('OIDC_NAME', 'must be at most 64 characters long.');
+  return { issuer, clientId, clientSecret, displayName, allowHttp: url.protocol === 'http:' };
 }
 
 /** Cloudflare's API v4 base. */

@@ -1,3 +1,4 @@
+import type { RegistrationMode } from '../invites/invite.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../shared/time.js';
 
 /** Service-wide account settings the use cases need (parsed from configuration by the host). */
@@ -14,6 +15,8 @@ export interface AccountOptions {
    * the session. Default {@link REFRESH_TOKEN_REUSE_INTERVAL_MS} (10 s).
    */
   refreshTokenReuseIntervalMs?: number;
+  /** Who may create an account (`REGISTRATION`, see RegistrationGate); default `open`. */
+  registration?: RegistrationMode;
 }
 
 /** See {@link AccountOptions.refreshTokenReuseIntervalMs}: 10 s, GoTrue's `REFRESH_TOKEN_REUSE_INTERVAL` default. */

@@ -145,6 +145,9 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     signingKeys: repos.signingKeys,
     shares: repos.shares,
     urlSigner: new NodeHmacUrlSigner(),
+    invites: repos.invites,
+    oidcIdentities: repos.oidcIdentities,
+    oidcFlows: repos.oidcFlows,
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

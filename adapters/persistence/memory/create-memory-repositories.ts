@@ -1,3 +1,5 @@
+import { MemoryInviteRepository } from './memory-invite-repository.js';
+import { MemoryOidcFlowRepository, MemoryOidcIdentityRepository } from './memory-oidc-repositories.js';
 import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
 import type { Repositories } from '../repositories.js';
@@ -32,6 +34,9 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     imageVariants: new MemoryImageVariantRepository(db),
     signingKeys: new MemorySigningKeyRepository(db),
     shares: new MemoryShareRepository(db),
+    invites: new MemoryInviteRepository(db),
+    oidcIdentities: new MemoryOidcIdentityRepository(db),
+    oidcFlows: new MemoryOidcFlowRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

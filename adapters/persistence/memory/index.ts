@@ -11,3 +11,5 @@ export * from './memory-usage-repository.js';
 export * from './memory-user-repository.js';
 export * from '../repositories.js';
 export * from './memory-image-variant-repository.js';
+export * from './memory-invite-repository.js';
+export * from './memory-oidc-repositories.js';

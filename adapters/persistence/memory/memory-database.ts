@@ -8,6 +8,8 @@ import type { AccountTotals } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
 import type { Share } from '../../../core/shares/share.js';
+import type { Invite } from '../../../core/invites/invite.js';
+import type { OidcFlow, OidcIdentityLink, SignInCode } from '../../../core/sso/oidc-repositories.js';
 
 /** A row of {@link MemoryDatabase.files}. */
 export interface MemoryFileRow {
@@ -76,6 +78,19 @@ export class MemoryDatabase {
   readonly shares = new Map<string, Share>();
   /** `users.signing_key` by user id (accounts that signed a URL). */
   readonly signingKeys = new Map<string, string>();
+  /** `oidc_identities` by {@link oidcKey}. */
+  readonly oidcIdentities = new Map<string, OidcIdentityLink>();
+  /** `oidc_flows` by state hash. */
+  readonly oidcFlows = new Map<string, OidcFlow>();
+  /** `oidc_sign_in_codes` by code hash. */
+  readonly signInCodes = new Map<string, SignInCode>();
+  /** `invites` by id. */
+  readonly invites = new Map<string, Invite>();
+
+  /** The key of a row of {@link oidcIdentities}. */
+  static oidcKey(issuer: string, subject: string): string {
+    return JSON.stringify([issuer, subject]);
+  }
 
   /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
   static usageKey(userId: string, periodStart: number): string {
@@ -146,6 +161,12 @@ export class MemoryDatabase {
     this.signingKeys.delete(userId);
     for (const [id, share] of this.shares) {
       if (share.userId === userId) this.shares.delete(id);
+    }
+    for (const [key, link] of this.oidcIdentities) {
+      if (link.userId === userId) this.oidcIdentities.delete(key);
+    }
+    for (const [hash, code] of this.signInCodes) {
+      if (code.userId === userId) this.signInCodes.delete(hash);
     }
     return true;
   }

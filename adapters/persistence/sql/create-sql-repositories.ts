@@ -1,3 +1,5 @@
+import { SqlInviteRepository } from './sql-invite-repository.js';
+import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import type { Kysely } from 'kysely';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
@@ -31,6 +33,9 @@ export function createSqlRepositories(db: Kysely<HangarDatabase>, options: { fil
     imageVariants: new SqlImageVariantRepository(db),
     signingKeys: new SqlSigningKeyRepository(db),
     shares: new SqlShareRepository(db),
+    invites: new SqlInviteRepository(db),
+    oidcIdentities: new SqlOidcIdentityRepository(db),
+    oidcFlows: new SqlOidcFlowRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

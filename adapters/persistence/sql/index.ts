@@ -12,3 +12,5 @@ export * from './sql-session-repository.js';
 export * from './sql-usage-repository.js';
 export * from './sql-user-repository.js';
 export * from './sql-image-variant-repository.js';
+export * from './sql-invite-repository.js';
+export * from './sql-oidc-repositories.js';
