@@ -14,6 +14,7 @@ import { buildRouter, type Route } from '../http/route.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
+import { ssoRoutes } from './routes/sso.js';
 import { fileRoutes } from './routes/files.js';
 import { type ReferenceOptions, referenceRoutes } from './routes/reference.js';
 import { contentRoutes } from '../content/content-app.js';
@@ -89,7 +90,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'>): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
+    ...authRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );
