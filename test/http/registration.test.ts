@@ -15,7 +15,7 @@ const PLANS = {
 };
 
 describe('REGISTRATION=invite over HTTP, with invites from the admin CLI', function () {
-  this.timeout(30_000);
+  this.timeout(180_000);
   let dataDir: string;
   let plansFile: string;
   let server: TestServer;
