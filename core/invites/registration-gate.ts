@@ -30,17 +30,19 @@ export class RegistrationGate {
   /**
    * Lets account `userId` be created, or refuses.
    * @param input.invite the invite token from the link, when the user has one
+   * @param input.inviteHash instead of `invite`: its SHA-256 hex (kept by a sign-in in progress in place of the token)
    * @throws DomainError REGISTRATION_CLOSED (403) in `closed` mode; INVITE_REQUIRED (403) in `invite` mode without an invite;
    *         INVITE_INVALID (400) for an unknown, used, revoked or expired invite
    */
-  async admit(input: { userId: string; invite?: string }): Promise<RegistrationTicket> {
+  async admit(input: { userId: string; invite?: string; inviteHash?: string }): Promise<RegistrationTicket> {
     const { mode, plans } = this.deps;
     if (mode === 'closed') throw new DomainError('REGISTRATION_CLOSED', 'This server does not accept new accounts.');
     if (mode === 'open') return { plan: plans.defaultPlan, release: async () => {} };
-    if (input.invite === undefined || input.invite === '') {
+    const tokenHash = input.inviteHash ?? (input.invite ? this.deps.digest.sha256(input.invite) : undefined);
+    if (tokenHash === undefined) {
       throw new DomainError('INVITE_REQUIRED', 'New accounts need an invite on this server: use the link from your invitation.');
     }
-    const claimed = await this.deps.invites.claim({ tokenHash: this.deps.digest.sha256(input.invite), userId: input.userId, now: this.deps.clock.now() });
+    const claimed = await this.deps.invites.claim({ tokenHash, userId: input.userId, now: this.deps.clock.now() });
     if (!claimed) throw new DomainError('INVITE_INVALID', 'This invite is not valid: it is unknown, already used, revoked or expired.');
     const plan = (claimed.planName === null ? undefined : plans.find(claimed.planName)) ?? plans.defaultPlan;
     return { plan, release: () => this.deps.invites.release({ id: claimed.id, userId: input.userId }) };

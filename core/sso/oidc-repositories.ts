@@ -26,8 +26,8 @@ export interface OidcFlow {
   nonce: string;
   /** PKCE code verifier (RFC 7636); a secret, deleted when the flow is consumed or expires. */
   codeVerifier: string;
-  /** The invite token the dashboard passed along (for a first sign-in under `REGISTRATION=invite`); null for none. */
-  invite: string | null;
+  /** SHA-256 hex of the invite token the dashboard passed along (for a first sign-in under `REGISTRATION=invite`); null for none. */
+  inviteHash: string | null;
   /** The flow is refused from this instant on. */
   expiresAt: Date;
 }

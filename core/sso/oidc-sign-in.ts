@@ -51,7 +51,7 @@ export class BeginOidcSignIn {
       stateHash: this.deps.digest.sha256(secrets.state),
       nonce: secrets.nonce,
       codeVerifier: secrets.codeVerifier,
-      invite: input.invite === undefined || input.invite === '' ? null : input.invite,
+      inviteHash: input.invite === undefined || input.invite === '' ? null : this.deps.digest.sha256(input.invite),
       expiresAt: new Date(this.deps.clock.now().getTime() + OIDC_FLOW_TTL_MS),
     });
     return { authorizationUrl };
@@ -98,13 +98,13 @@ export class CompleteOidcSignIn {
     const flow = input.state === '' ? undefined : await this.deps.flows.consumeFlow({ stateHash: this.deps.digest.sha256(input.state), now });
     if (!flow) throw new DomainError('OIDC_STATE_INVALID', 'This sign-in expired or was already used. Start again.');
     const identity = await provider.complete({ callbackUrl: input.callbackUrl, secrets: { state: input.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier } });
-    const userId = await this.accountOf(identity, flow.invite ?? undefined);
+    const userId = await this.accountOf(identity, flow.inviteHash ?? undefined);
     const code = this.deps.ids.base62(TOKEN_LENGTH);
     await this.deps.flows.createCode({ codeHash: this.deps.digest.sha256(code), userId, expiresAt: new Date(this.deps.clock.now().getTime() + SIGN_IN_CODE_TTL_MS) });
     return { code, userId };
   }
 
-  private async accountOf(identity: OidcIdentity, invite: string | undefined): Promise<string> {
+  private async accountOf(identity: OidcIdentity, inviteHash: string | undefined): Promise<string> {
     const { issuer, subject } = identity;
     const linked = await this.deps.identities.find({ issuer, subject });
     if (linked) return linked.userId;
@@ -113,7 +113,7 @@ export class CompleteOidcSignIn {
     }
     const email = normaliseEmail(identity.email);
     let user = await this.deps.users.findByEmail(email);
-    if (!user) user = await this.createAccount(email, invite);
+    if (!user) user = await this.createAccount(email, inviteHash);
     if (user.emailConfirmedAt === null) {
       throw new DomainError('EMAIL_NOT_VERIFIED', 'An account with this address is waiting for its e-mail confirmation: confirm it with the link we sent, then sign in again.');
     }
@@ -126,9 +126,9 @@ export class CompleteOidcSignIn {
   }
 
   /** Creates the confirmed account for `email`, or returns the one a concurrent request created. */
-  private async createAccount(email: string, invite: string | undefined): Promise<User> {
+  private async createAccount(email: string, inviteHash: string | undefined): Promise<User> {
     const userId = this.deps.ids.uuid();
-    const ticket = await this.deps.gate.admit({ userId, invite });
+    const ticket = await this.deps.gate.admit({ userId, inviteHash });
     try {
       const now = this.deps.clock.now();
       const user: User = {

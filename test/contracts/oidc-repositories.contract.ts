@@ -47,7 +47,7 @@ export function describeOidcRepositoriesContract(name: string, makeSubject: () =
     });
 
     it('gives a flow back once, before it expires', async () => {
-      const flow = { stateHash: aHash(), nonce: 'n', codeVerifier: 'v', invite: 'i', expiresAt: at(10 * MINUTE) };
+      const flow = { stateHash: aHash(), nonce: 'n', codeVerifier: 'v', inviteHash: aHash(), expiresAt: at(10 * MINUTE) };
       await subject.flows.createFlow(flow);
       expect(await subject.flows.consumeFlow({ stateHash: flow.stateHash, now: at(0) })).to.deep.equal(flow);
       expect(await subject.flows.consumeFlow({ stateHash: flow.stateHash, now: at(0) })).to.equal(undefined);
@@ -64,8 +64,8 @@ export function describeOidcRepositoriesContract(name: string, makeSubject: () =
     });
 
     it('purges expired flows and codes only', async () => {
-      await subject.flows.createFlow({ stateHash: aHash(), nonce: 'n', codeVerifier: 'v', invite: null, expiresAt: at(MINUTE) });
-      const live = { stateHash: aHash(), nonce: 'n', codeVerifier: 'v', invite: null, expiresAt: at(20 * MINUTE) };
+      await subject.flows.createFlow({ stateHash: aHash(), nonce: 'n', codeVerifier: 'v', inviteHash: null, expiresAt: at(MINUTE) });
+      const live = { stateHash: aHash(), nonce: 'n', codeVerifier: 'v', inviteHash: null, expiresAt: at(20 * MINUTE) };
       await subject.flows.createFlow(live);
       await subject.flows.createCode({ codeHash: aHash(), userId, expiresAt: at(MINUTE) });
       expect(await subject.flows.deleteExpired({ now: at(MINUTE) })).to.equal(2);

@@ -575,8 +575,8 @@ const mailOutbox: Migration = {
  * 0029: single sign-on (OIDC). `oidc_identities` links an account to a person at an OpenID
  * provider, unique by `(issuer, subject)`, removed with the account. `oidc_flows` holds a sign-in
  * between the redirect to the provider and its callback, by the SHA-256 of its `state`: the nonce
- * and PKCE verifier (secrets for ten minutes, deleted when used or purged) and an invite token
- * passed along. `oidc_sign_in_codes` holds the single-use hand-over codes (by SHA-256) that the
+ * and PKCE verifier (secrets for ten minutes, deleted when used or purged) and the SHA-256 of an
+ * invite token passed along. `oidc_sign_in_codes` holds the single-use hand-over codes (by SHA-256) that the
  * dashboard exchanges for a session, for a minute. Both are found for purging by `expires_at`.
  */
 const oidc: Migration = {
@@ -596,7 +596,7 @@ const oidc: Migration = {
       .addColumn('state_hash', 'text', (c) => c.primaryKey().notNull())
       .addColumn('nonce', 'text', (c) => c.notNull())
       .addColumn('code_verifier', 'text', (c) => c.notNull())
-      .addColumn('invite', 'text')
+      .addColumn('invite_hash', 'text')
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('oidc_flows_expires_at').on('oidc_flows').column('expires_at').execute();

@@ -275,7 +275,7 @@ export interface OidcFlowsTable {
   state_hash: string;
   nonce: string;
   code_verifier: string;
-  invite: string | null;
+  invite_hash: string | null;
   /** Unix ms. */
   expires_at: Int64;
 }

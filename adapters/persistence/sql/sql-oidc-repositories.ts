@@ -34,7 +34,7 @@ export class SqlOidcFlowRepository implements OidcFlowRepository {
   async createFlow(flow: OidcFlow): Promise<void> {
     await this.db
       .insertInto('oidc_flows')
-      .values({ state_hash: flow.stateHash, nonce: flow.nonce, code_verifier: flow.codeVerifier, invite: flow.invite, expires_at: toMillis(flow.expiresAt) })
+      .values({ state_hash: flow.stateHash, nonce: flow.nonce, code_verifier: flow.codeVerifier, invite_hash: flow.inviteHash, expires_at: toMillis(flow.expiresAt) })
       .execute();
   }
 
@@ -45,7 +45,7 @@ export class SqlOidcFlowRepository implements OidcFlowRepository {
       .where('expires_at', '>', toMillis(options.now))
       .returningAll()
       .executeTakeFirst();
-    return row && { stateHash: row.state_hash, nonce: row.nonce, codeVerifier: row.code_verifier, invite: row.invite, expiresAt: toDate(row.expires_at) };
+    return row && { stateHash: row.state_hash, nonce: row.nonce, codeVerifier: row.code_verifier, inviteHash: row.invite_hash, expiresAt: toDate(row.expires_at) };
   }
 
   /** @throws the driver's error for an unknown user (foreign key) */
