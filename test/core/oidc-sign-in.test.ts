@@ -149,6 +149,13 @@ describe('OIDC sign-in (against a real OpenID provider)', function () {
     expect((await signIn(w, alice)).user.id).to.equal(user.id);
   });
 
+  it('answers OIDC_PROVIDER_ERROR when the provider cannot be reached, and stores no flow', async () => {
+    const oidc = new OpenIdClientProvider({ issuer: 'http://127.0.0.1:9', clientId: TEST_CLIENT_ID, clientSecret: TEST_CLIENT_SECRET, redirectUri: CALLBACK, displayName: 'Down', allowHttp: true, timeoutSeconds: 2 });
+    const w = createMemoryHangar({}, () => ({ oidc }));
+    await expectDomainError(w.hangar.beginOidcSignIn.execute(), 'OIDC_PROVIDER_ERROR');
+    expect(await w.repos.oidcFlows.deleteExpired({ now: new Date(8.64e15) })).to.equal(0);
+  });
+
   it('answers OIDC_NOT_CONFIGURED without a provider', async () => {
     const { hangar } = createMemoryHangar();
     await expectDomainError(hangar.beginOidcSignIn.execute(), 'OIDC_NOT_CONFIGURED');
