@@ -109,6 +109,13 @@ import { FinishPasskeyRegistration } from './passkeys/finish-passkey-registratio
 import { DeletePasskey, ListPasskeys, RenamePasskey } from './passkeys/manage-passkeys.js';
 import { StartPasskeySignIn } from './passkeys/start-passkey-sign-in.js';
 import { SignInWithPasskey } from './passkeys/sign-in-with-passkey.js';
+import type { InviteRepository } from './invites/invite.js';
+import { RegistrationGate } from './invites/registration-gate.js';
+import { CreateInvite } from './invites/create-invite.js';
+import { ListInvites, RevokeInvite } from './invites/manage-invites.js';
+import type { OidcProvider } from './sso/oidc-provider.js';
+import type { OidcFlowRepository, OidcIdentityRepository } from './sso/oidc-repositories.js';
+import { BeginOidcSignIn, CompleteOidcSignIn, ExchangeSignInCode, GetSignInProviders } from './sso/oidc-sign-in.js';
 
 /** Every port the core needs, one adapter each. */
 export interface HangarPorts {
@@ -161,6 +168,14 @@ export interface HangarPorts {
   passkeyChallenges: PasskeyChallengeRepository;
   /** WebAuthn options and signature checks (adapters/crypto/simplewebauthn-verifier.ts). */
   webauthn: WebAuthnVerifier;
+  /** Single-use invites for `REGISTRATION=invite`. */
+  invites: InviteRepository;
+  /** Links of accounts to OIDC identities. */
+  oidcIdentities: OidcIdentityRepository;
+  /** The short-lived state of OIDC sign-ins (flows, hand-over codes), shared by every process. */
+  oidcFlows: OidcFlowRepository;
+  /** The OpenID provider of single sign-on (adapters/sso/openid-client-provider.ts); absent: OIDC is off. */
+  oidc?: OidcProvider;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -227,6 +242,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
   const mfaCodes = new MfaCodes({ mfa, totp, box, digest, limits, clock });
+  const gate = new RegistrationGate({ invites: ports.invites, digest, clock, plans, mode: options.registration ?? 'open' });
+  const oidcFlows = ports.oidcFlows;
   const readPublicFile = new ReadPublicFile({
     files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
@@ -265,8 +282,15 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getResumableUpload: new GetResumableUpload(resumable),
     terminateResumableUpload: new TerminateResumableUpload(resumable),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
-    purgeCredentials: new PurgeCredentials({ tokens, sessions, mfa, passkeyChallenges: ports.passkeyChallenges, clock, sessionIdleDays }),
-    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits }),
+    purgeCredentials: new PurgeCredentials({ tokens, sessions, mfa, passkeyChallenges: ports.passkeyChallenges, oidcFlows: ports.oidcFlows, clock, sessionIdleDays }),
+    registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits, gate }),
+    createInvite: new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl }),
+    listInvites: new ListInvites({ invites: ports.invites, clock }),
+    revokeInvite: new RevokeInvite({ invites: ports.invites, clock }),
+    getSignInProviders: new GetSignInProviders({ provider: ports.oidc, gate }),
+    beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock }),
+    completeOidcSignIn: new CompleteOidcSignIn({ provider: ports.oidc, flows: oidcFlows, identities: ports.oidcIdentities, users, passwords, gate, ids, digest, clock }),
+    exchangeSignInCode: new ExchangeSignInCode({ flows: oidcFlows, users, issuer, digest, clock }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
     logIn: new LogIn({ users, passwords, issuer, limits, mfa, ids, digest, clock }),
     completeMfaSignIn: new CompleteMfaSignIn({ users, mfa, codes: mfaCodes, issuer, digest, clock }),

@@ -33,6 +33,7 @@ export type MemoryPorts = HangarPorts & { changes: ChangeFeed };
  * - passwords: {@link ScryptPasswordHasher} with its default costs (scrypt N = 2^15, r = 8, p = 3);
  * - two-factor sign-in: {@link OtplibTotp}, TOTP secrets sealed by {@link NodeSecretBox} under a random key drawn here
  *   (enrolments end with the process);
+ * - single sign-on: off (no `oidc` provider; pass one in `overrides`), invites kept in memory;
  * - passkeys: {@link SimpleWebAuthnVerifier} (@simplewebauthn/server, JavaScript and WebCrypto);
  * - images: {@link UnavailableImageTransformer} (transformations answer NOT_IMPLEMENTED, 501);
  * - mail: {@link MemoryMailer} (messages kept in `mailer.messages`, nothing sent);
@@ -66,6 +67,9 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     passkeyChallenges: repos.passkeyChallenges,
     webauthn: new SimpleWebAuthnVerifier(),
     resumableUploads: repos.resumableUploads,
+    invites: repos.invites,
+    oidcIdentities: repos.oidcIdentities,
+    oidcFlows: repos.oidcFlows,
     partialBlobs: new MemoryPartialBlobStore(blobs),
     edge: new MockEdgeProvider({ cnameTarget: 'cdn.localhost' }),
     mailer: new MemoryMailer(),

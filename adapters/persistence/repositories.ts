@@ -11,6 +11,8 @@ import type { ImageVariantRepository } from '../../core/images/image-variant-rep
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
+import type { InviteRepository } from '../../core/invites/invite.js';
+import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
@@ -32,6 +34,9 @@ export interface Repositories {
   shares: ShareRepository;
   passkeys: PasskeyRepository;
   passkeyChallenges: PasskeyChallengeRepository;
+  invites: InviteRepository;
+  oidcIdentities: OidcIdentityRepository;
+  oidcFlows: OidcFlowRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

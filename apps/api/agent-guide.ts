@@ -90,7 +90,7 @@ export function agentGuide(options: {
     authentication: {
       summary: 'Two credentials: a session token (JWT) from login, and API keys for scripts. Send either as `Authorization: Bearer <token>`; an API key may instead go in `X-Api-Key`.',
       session_token: {
-        obtain: 'POST /auth/login { email, password } → session.access_token (after the e-mail address is confirmed)',
+        obtain: 'POST /auth/login { email, password } → session.access_token (after the e-mail address is confirmed); in a browser, single sign-on when GET /auth/providers shows `oidc`: GET /auth/oidc/start → the provider → /#/sso?code=… → POST /auth/oidc/exchange { code } → the same answer as login',
         passkey: 'in a browser, instead of the password: POST /auth/passkeys/authentication/options → navigator.credentials.get() → POST /auth/passkeys/authentication/verify { credential } → the same answer as login (register passkeys first with POST /auth/passkeys/registration/options and /verify)',
         header: 'Authorization: Bearer <access_token>',
         lifetime_seconds: 3600,
@@ -119,7 +119,7 @@ export function agentGuide(options: {
       no_auth_endpoints: documented.filter((r) => r.auth === 'none').map(endpoint),
     },
     quick_start: [
-      { step: 1, title: 'Register', method: 'POST', url: `${base}/auth/register`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: 'at least 6 characters' }, then: 'A confirmation link is e-mailed to the address.' },
+      { step: 1, title: 'Register', method: 'POST', url: `${base}/auth/register`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: 'at least 6 characters' }, then: 'A confirmation link is e-mailed to the address. When GET /auth/providers says registration is `invite`, add `invite` (the token of an invite link); `closed` refuses with 403 REGISTRATION_CLOSED.' },
       { step: 2, title: 'Confirm the e-mail address', method: 'GET', url: `${base}/auth/confirm?token=<token from the e-mail>`, headers: {}, then: 'Answers 302; the address is confirmed.' },
       { step: 3, title: 'Log in', method: 'POST', url: `${base}/auth/login`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: '…' }, then: 'Keep session.access_token (a JWT, valid 1 hour).' },
       { step: 4, title: 'Create an API key', method: 'POST', url: `${base}/auth/api-keys`, headers: { authorization: 'Bearer <access_token>', 'content-type': 'application/json' }, body: { name: 'my agent' }, then: 'Keep `key`: it is shown only once.' },

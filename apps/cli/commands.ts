@@ -167,6 +167,70 @@ const COMMANDS: readonly Command[] = [
   },
 ];
 
+const DURATION_UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * An invite lifetime from `--expires`: a whole number with a unit, `30m`, `12h`, `7d` (at most 365 days), or `never`.
+ * @returns milliseconds, null for never, undefined when the option is absent (the default, 7 days)
+ * @throws UsageError
+ */
+export function inviteLifetimeOf(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value.toLowerCase() === 'never') return null;
+  const match = /^(\d{1,6})([mhd])$/.exec(value);
+  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2]] : 0;
+  if (!match || ms <= 0 || ms > 365 * DURATION_UNITS_MS.d) {
+    throw new UsageError(`--expires must be a duration such as 30m, 12h or 7d (at most 365d), or "never"; got "${value}".`);
+  }
+  return ms;
+}
+
+/** Invites for REGISTRATION=invite. */
+const INVITE_COMMANDS: readonly Command[] = [
+  {
+    name: 'invites create',
+    args: [],
+    optionsSynopsis: '[--plan NAME] [--expires 7d|12h|30m|never] [--json]',
+    options: { plan: { type: 'string' }, expires: { type: 'string' }, json: { type: 'boolean' } },
+    summary: 'Prints a single-use invite link to the dashboard\'s registration (for REGISTRATION=invite); the account gets the plan (default: DEFAULT_PLAN). Expires in 7 days by default.',
+    prepare: (_args, values) => {
+      const ttlMs = inviteLifetimeOf(values.expires as string | undefined);
+      const planName = values.plan as string | undefined;
+      return async (hangar) => {
+        const { invite, link } = await hangar.createInvite.execute({ planName, ttlMs });
+        if (values.json) return json({ id: invite.id, link, plan: invite.planName, expires_at: invite.expiresAt?.toISOString() ?? null });
+        return link;
+      };
+    },
+  },
+  {
+    name: 'invites list',
+    args: [],
+    optionsSynopsis: '[--json]',
+    options: { json: { type: 'boolean' } },
+    summary: 'The latest 100 invites, newest first: id, state (usable, used, revoked, expired), plan, expiry. Links are not stored, so not shown.',
+    prepare: (_args, values) => async (hangar) => {
+      const invites = await hangar.listInvites.execute({ limit: 100 });
+      const rows = invites.map((i) => ({
+        id: i.id, state: i.state, plan: i.planName, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt?.toISOString() ?? null,
+        used_at: i.usedAt?.toISOString() ?? null, revoked_at: i.revokedAt?.toISOString() ?? null,
+      }));
+      if (values.json) return json(rows);
+      if (rows.length === 0) return 'No invites.';
+      return rows.map((r) => `${r.id}  ${r.state.padEnd(7)}  plan ${r.plan ?? '(default)'}  expires ${r.expires_at ?? 'never'}`).join('\n');
+    },
+  },
+  {
+    name: 'invites revoke',
+    args: ['<id>'],
+    summary: 'Revokes an unused invite: its link stops working.',
+    prepare: ([id]) => async (hangar) => {
+      await hangar.revokeInvite.execute({ id });
+      return `invite ${id} revoked`;
+    },
+  },
+];
+
 /** Seconds fsck leaves a blob without a record alone by default: an upload in flight is never touched. */
 export const FSCK_DEFAULT_GRACE_SECONDS = 3600;
 
@@ -399,7 +463,7 @@ function refuseBackup(error: unknown): never {
   throw error;
 }
 
-const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
+const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...INVITE_COMMANDS, ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');

@@ -107,6 +107,14 @@ export function absoluteHttpUrl(value: string, name: string): URL {
   return url;
 }
 
+/** The issuer of single sign-on: https, or plain http on the loopback interface only (development, tests). */
+const oidcIssuer: Parser<string> = (value, name) => {
+  const url = absoluteHttpUrl(value, name);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !loopback) throw new ConfigError(name, `"${value}" must be an https URL (plain http only on localhost).`);
+  return value;
+};
+
 /** An absolute http(s) URL, kept as written. */
 const httpUrlText: Parser<string> = (value, name) => {
   absoluteHttpUrl(value, name);
@@ -374,6 +382,34 @@ export const CONFIG_VARIABLES = {
     parse: listOf(httpUrlText),
     shown: '`PUBLIC_API_URL`',
     meaning: 'comma-separated URLs a `redirect_to` may point under (same origin, path under the entry\'s path; anything else is 400 `INVALID_REDIRECT_URL`)',
+  }),
+  REGISTRATION: withDefault({
+    parse: oneOf(['open', 'invite', 'closed'] as const),
+    fallback: 'open' as const,
+    meaning: 'who may create an account: `open` (anyone), `invite` (only with a single-use invite link from `npm run cli -- invites create`; the invite\'s plan applies), `closed` (nobody). It covers registration with a password and a first single sign-on alike ("Single sign-on and invites" below)',
+  }),
+  OIDC_ISSUER: variable({
+    parse: oidcIssuer,
+    shown: '— (off)',
+    meaning: 'single sign-on: the issuer URL of an OpenID Connect provider (its discovery document is read under it); turns on "Sign in with …". Register `$PUBLIC_API_URL/auth/oidc/callback` as the redirect URI at the provider. https only, except on localhost',
+  }),
+  OIDC_CLIENT_ID: variable({
+    parse: text,
+    shown: '—',
+    meaning: 'with `OIDC_ISSUER`: Hangar\'s client id at the provider (required)',
+  }),
+  OIDC_CLIENT_SECRET: variable({
+    parse: text,
+    shown: '—',
+    meaning: 'with `OIDC_ISSUER`: the client\'s secret (required), sent with HTTP Basic authentication to the token endpoint',
+  }),
+  OIDC_NAME: variable({
+    parse: (value, name) => {
+      if (value.length > 64) throw new ConfigError(name, 'must be at most 64 characters long.');
+      return value;
+    },
+    shown: 'the issuer\'s host name',
+    meaning: 'with `OIDC_ISSUER`: the provider\'s name on the button, "Sign in with <name>" (at most 64 characters)',
   }),
   ALLOWED_CONTENT_TYPES: withDefault({
     parse: listOf(mimeType),

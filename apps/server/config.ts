@@ -94,6 +94,13 @@ export interface Config {
   mailFrom: string;
   jwtSecret: JwtSecretConfig;
   allowedRedirectUrls: string[];
+  /** Who may create an account (`REGISTRATION`): `open`, `invite` (with an invite from `cli invites create`) or `closed`. */
+  registration: 'open' | 'invite' | 'closed';
+  /**
+   * Single sign-on through an OpenID provider (`OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`,
+   * `OIDC_NAME`); null when OIDC_ISSUER is not set. `allowHttp`: the issuer is plain HTTP (on the loopback interface).
+   */
+  oidc: { issuer: string; clientId: string; clientSecret: string; displayName: string; allowHttp: boolean } | null;
   allowedContentTypes: string[];
   /** Extra hostnames the content server answers as itself (`CONTENT_HOSTS`), lower case. */
   contentHosts: string[];
@@ -241,6 +248,8 @@ export function loadConfig(env: Env): Config {
     mailFrom: read('MAIL_FROM'),
     jwtSecret: secret !== undefined ? { kind: 'value', value: secret } : { kind: 'file', path: path.join(dataDir, 'jwt-secret') },
     allowedRedirectUrls: read('ALLOWED_REDIRECT_URLS') ?? [publicApiUrl],
+    registration: read('REGISTRATION'),
+    oidc: oidcOf(read),
     allowedContentTypes: read('ALLOWED_CONTENT_TYPES'),
     contentHosts: (read('CONTENT_HOSTS') ?? []).map((host) => host.toLowerCase()),
     defaultMaxUploadSizeBytes: read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'),
@@ -294,6 +303,27 @@ function workersOf(value: number | 'auto', database: DatabaseConfig): number {
   if (value === 'auto') return inMemory ? 1 : Math.min(availableParallelism(), MAX_AUTO_WORKERS);
   if (value > 1 && inMemory) throw new ConfigError('WORKERS', 'a SQLite database in memory belongs to one process; use WORKERS=1 or a database file.');
   return value;
+}
+
+/**
+ * Single sign-on: OIDC_ISSUER turns it on and then needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET;
+ * OIDC_NAME names the button (default: the issuer's host name).
+ */
+function oidcOf(read: Read): Config['oidc'] {
+  const issuer = read('OIDC_ISSUER');
+  if (issuer === undefined) {
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) {
+      if (read(name) !== undefined) throw new ConfigError('OIDC_ISSUER', `is required when ${name} is set.`);
+    }
+    return null;
+  }
+  const required = (name: 'OIDC_CLIENT_ID' | 'OIDC_CLIENT_SECRET') => {
+    const value = read(name);
+    if (value === undefined) throw new ConfigError(name, 'is required when OIDC_ISSUER is set.');
+    return value;
+  };
+  const url = new URL(issuer);
+  return { issuer, clientId: required('OIDC_CLIENT_ID'), clientSecret: required('OIDC_CLIENT_SECRET'), displayName: read('OIDC_NAME') ?? url.hostname, allowHttp: url.protocol === 'http:' };
 }
 
 /**

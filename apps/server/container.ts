@@ -3,6 +3,7 @@ import { Container, ContainerModule } from 'inversify';
 import { createHangar, type HangarOptions } from '../../core/hangar.js';
 import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
+import type { OidcProvider } from '../../core/sso/oidc-provider.js';
 import { HOUR_MS } from '../../core/shared/time.js';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { LocalDiskPartialBlobStore } from '../../adapters/blobs/local-disk-partial-blob-store.js';
@@ -48,6 +49,8 @@ export const RootTokens = {
   Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
   MailQueue: Symbol('MailQueue') as ServiceIdentifier<SqlMailOutbox>,
   Process: Symbol('Process') as ServiceIdentifier<ProcessRole>,
+  /** The OpenID provider of single sign-on; `provider` absent when OIDC_ISSUER is not set. */
+  Sso: Symbol('Sso') as ServiceIdentifier<{ provider?: OidcProvider }>,
 };
 
 /** Where this process stands: alone, or one worker of a `node:cluster` (WORKERS > 1; apps/server/supervisor.ts). */
@@ -81,6 +84,9 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ShareRepository).toResolvedValue((r: Repos) => r.shares, [RootTokens.Repositories]);
   bind(Tokens.PasskeyRepository).toResolvedValue((r: Repos) => r.passkeys, [RootTokens.Repositories]);
   bind(Tokens.PasskeyChallengeRepository).toResolvedValue((r: Repos) => r.passkeyChallenges, [RootTokens.Repositories]);
+  bind(Tokens.InviteRepository).toResolvedValue((r: Repos) => r.invites, [RootTokens.Repositories]);
+  bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
+  bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
 
@@ -256,6 +262,29 @@ export const rateLimitsModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
 });
 
+/**
+ * Single sign-on: the OpenID provider of OIDC_ISSUER through openid-client, loaded only when
+ * configured; its callback is `{PUBLIC_API_URL}/auth/oidc/callback`.
+ */
+export const ssoModule = new ContainerModule(({ bind }) => {
+  bind(RootTokens.Sso)
+    .toResolvedValue(async (config: Config): Promise<{ provider?: OidcProvider }> => {
+      if (!config.oidc) return {};
+      const { OpenIdClientProvider } = await import('../../adapters/sso/openid-client-provider.js');
+      return {
+        provider: new OpenIdClientProvider({
+          issuer: config.oidc.issuer,
+          clientId: config.oidc.clientId,
+          clientSecret: config.oidc.clientSecret,
+          displayName: config.oidc.displayName,
+          redirectUri: `${config.publicApiUrl}/auth/oidc/callback`,
+          allowHttp: config.oidc.allowHttp,
+        }),
+      };
+    }, [Tokens.Config])
+    .inSingletonScope();
+});
+
 /** Failpoints: none in production; the ones HANGAR_FAILPOINTS arms in crash and fault tests. */
 export const failpointsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.Failpoints)
@@ -275,6 +304,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     emailMinIntervalMs: config.emailMinIntervalMs,
     refreshTokenReuseIntervalMs: config.refreshTokenReuseIntervalMs,
     sessionIdleDays: config.sessionIdleDays,
+    registration: config.registration,
     rateLimits: config.rateLimits,
     plans: config.plans,
     defaultPlan: config.defaultPlan,
@@ -310,6 +340,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
           passkeys: Tokens.PasskeyRepository,
           passkeyChallenges: Tokens.PasskeyChallengeRepository,
           webauthn: Tokens.WebAuthnVerifier,
+          invites: Tokens.InviteRepository,
+          oidcIdentities: Tokens.OidcIdentityRepository,
+          oidcFlows: Tokens.OidcFlowRepository,
+          sso: RootTokens.Sso,
           edge: Tokens.EdgeProvider,
           blobs: Tokens.BlobStore,
           partialBlobs: Tokens.PartialBlobStore,
@@ -328,9 +362,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
           rateLimiter: Tokens.RateLimiter,
           database: RootTokens.Database,
         },
-        ({ options, databaseProbe, database, ...ports }) =>
+        ({ options, databaseProbe, database, sso, ...ports }) =>
           createHangar(
-            { ...ports, probes: [databaseProbe, { name: 'blob_store', check: () => ports.blobs.ping() }], changes: database.changes },
+            { ...ports, oidc: sso.provider, probes: [databaseProbe, { name: 'blob_store', check: () => ports.blobs.ping() }], changes: database.changes },
             options,
           ),
       ),
@@ -350,6 +384,6 @@ export function buildContainer(config: Config, role: ProcessRole = { clusterWork
   container.bind(Tokens.Config).toConstantValue(config);
   container.bind(Tokens.Logger).toConstantValue(logger);
   container.bind(RootTokens.Process).toConstantValue(role);
-  container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, coreModule);
+  container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, ssoModule, coreModule);
   return container;
 }

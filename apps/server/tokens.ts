@@ -31,6 +31,8 @@ import type { HealthProbe } from '../../core/shared/health.js';
 import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { ServiceIdentifier } from 'inversify';
+import type { InviteRepository } from '../../core/invites/invite.js';
+import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { Config } from './config.js';
 
 /** Container tokens: Symbols named like the interface they stand for. */
@@ -49,6 +51,9 @@ export const Tokens = {
   ActivityLogRepository: Symbol('ActivityLogRepository') as ServiceIdentifier<ActivityLogRepository>,
   CustomDomainRepository: Symbol('CustomDomainRepository') as ServiceIdentifier<CustomDomainRepository>,
   ImageVariantRepository: Symbol('ImageVariantRepository') as ServiceIdentifier<ImageVariantRepository>,
+  InviteRepository: Symbol('InviteRepository') as ServiceIdentifier<InviteRepository>,
+  OidcIdentityRepository: Symbol('OidcIdentityRepository') as ServiceIdentifier<OidcIdentityRepository>,
+  OidcFlowRepository: Symbol('OidcFlowRepository') as ServiceIdentifier<OidcFlowRepository>,
   EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,
   DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
   BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,

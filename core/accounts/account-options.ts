@@ -1,3 +1,4 @@
+import type { RegistrationMode } from '../invites/invite.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../shared/time.js';
 
 /** Service-wide account settings the use cases need (parsed from configuration by the host). */
@@ -21,6 +22,8 @@ export interface AccountOptions {
   sessionIdleDays?: number;
   /** The issuer name authenticator apps show next to a TOTP code; default `Hangar`. */
   totpIssuer?: string;
+  /** Who may create an account (`REGISTRATION`, see RegistrationGate); default `open`. */
+  registration?: RegistrationMode;
 }
 
 /** See {@link AccountOptions.sessionIdleDays}: 30 days. */

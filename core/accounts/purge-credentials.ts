@@ -5,6 +5,7 @@ import { SESSION_IDLE_DAYS } from './account-options.js';
 import type { MfaRepository } from './mfa-repository.js';
 import type { OneTimeTokenRepository } from './one-time-token-repository.js';
 import type { SessionRepository } from './session-repository.js';
+import type { OidcFlowRepository } from '../sso/oidc-repositories.js';
 
 /**
  * How long a revoked session and a rotated refresh token are kept, in days: while kept, presenting
@@ -25,11 +26,13 @@ export interface PurgedCredentials {
   idleSessions: number;
   /** Pending two-step sign-ins (`mfa_token`) past their 5 minutes. */
   mfaChallenges: number;
+  /** Expired OIDC sign-in flows and hand-over codes. */
+  oidcFlows: number;
 }
 
 /**
  * Removes credentials that can no longer be used, so that their tables do not grow for ever: every
- * one-time token (e-mail confirmation, password reset) and passkey challenge past its expiry, and sessions revoked and
+ * one-time token (e-mail confirmation, password reset), passkey challenge and OIDC sign-in flow or hand-over code past its expiry, and sessions revoked and
  * refresh tokens rotated more than {@link CREDENTIAL_RETENTION_DAYS} days ago (a dashboard that
  * refreshes every 15 minutes adds ~100 rotated tokens a day). Sessions idle for longer than
  * `sessionIdleDays` are revoked (they were refused already), and expired `mfa_token`s removed. Nothing a user can still use is
@@ -38,7 +41,7 @@ export interface PurgedCredentials {
  */
 export class PurgeCredentials {
   constructor(
-    private readonly deps: { tokens: OneTimeTokenRepository; sessions: SessionRepository; mfa: MfaRepository; passkeyChallenges: PasskeyChallengeRepository; clock: Clock; retentionDays?: number; sessionIdleDays?: number },
+    private readonly deps: { tokens: OneTimeTokenRepository; sessions: SessionRepository; mfa: MfaRepository; passkeyChallenges: PasskeyChallengeRepository; oidcFlows?: OidcFlowRepository; clock: Clock; retentionDays?: number; sessionIdleDays?: number },
   ) {}
 
   /** @returns how many one-time tokens, sessions, refresh tokens and pending sign-ins and passkey challenges were removed, and idle sessions ended */
@@ -50,6 +53,7 @@ export class PurgeCredentials {
     const { sessions, refreshTokens } = await this.deps.sessions.purge({ before });
     const mfaChallenges = await this.deps.mfa.deleteExpiredChallenges({ now });
     const passkeyChallenges = await this.deps.passkeyChallenges.deleteExpired({ now });
-    return { oneTimeTokens, sessions, refreshTokens, idleSessions, mfaChallenges, passkeyChallenges };
+    const oidcFlows = (await this.deps.oidcFlows?.deleteExpired({ now })) ?? 0;
+    return { oneTimeTokens, sessions, refreshTokens, idleSessions, mfaChallenges, passkeyChallenges, oidcFlows };
   }
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { PlanCatalog } from '../plans/plan.js';
+import type { RegistrationGate } from '../invites/registration-gate.js';
 import type { AccountOptions } from './account-options.js';
 import { alreadyRegisteredEmail, confirmationEmail } from './emails.js';
 import type { OneTimeLinks } from './one-time-links.js';
@@ -17,6 +18,8 @@ export interface RegisterAccountInput {
   redirectTo?: string;
   /** The client's address (see RateLimits), when the host knows it. */
   client?: string;
+  /** The invite token from the invite link; needed when registration is by invite (`REGISTRATION=invite`). */
+  invite?: string;
 }
 
 export interface RegisterAccountResult {
@@ -33,6 +36,8 @@ export interface RegisterAccountDeps {
   plans: PlanCatalog;
   options: AccountOptions;
   limits: RateLimits;
+  /** Who may register (`REGISTRATION`): decides before the account is created, and picks its plan. */
+  gate: RegistrationGate;
 }
 
 /**
@@ -41,7 +46,10 @@ export interface RegisterAccountDeps {
  * its owner an e-mail instead (a password reset link): a stranger cannot learn which addresses
  * have accounts. An unconfirmed account gets a fresh confirmation link; its password is unchanged.
  * Registrations are limited per client and per address (RateLimits), counted before anything is looked up.
- * @throws DomainError INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, INVALID_REDIRECT_URL (400), RATE_LIMITED (429)
+ * Who may register is the RegistrationGate's rule: with `REGISTRATION=invite` the invite is used up
+ * (and its plan applies) — and given back when the address already had an account; with `closed`, nobody.
+ * @throws DomainError INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, INVALID_REDIRECT_URL, INVITE_INVALID (400),
+ *         REGISTRATION_CLOSED, INVITE_REQUIRED (403), RATE_LIMITED (429)
  */
 export class RegisterAccount {
   private readonly redirects: RedirectPolicy;
@@ -57,12 +65,20 @@ export class RegisterAccount {
     const message = 'Check your e-mail for a link to confirm your address.';
     await this.deps.limits.registration({ email, client: input.client });
 
+    const userId = this.deps.ids.uuid();
+    const ticket = await this.deps.gate.admit({ userId, invite: input.invite });
     // Hash before looking up, so both branches cost the same time.
-    const passwordHash = await this.deps.passwords.hash(input.password);
+    let passwordHash: string;
+    try {
+      passwordHash = await this.deps.passwords.hash(input.password);
+    } catch (error) {
+      await ticket.release();
+      throw error;
+    }
     const now = this.deps.clock.now();
-    const plan = this.deps.plans.defaultPlan;
+    const plan = ticket.plan;
     const user: User = {
-      id: this.deps.ids.uuid(),
+      id: userId,
       email,
       passwordHash,
       emailConfirmedAt: null,
@@ -76,7 +92,14 @@ export class RegisterAccount {
       createdAt: now,
       updatedAt: now,
     };
-    const created = await this.deps.users.create(user);
+    let created: boolean;
+    try {
+      created = await this.deps.users.create(user);
+    } catch (error) {
+      await ticket.release();
+      throw error;
+    }
+    if (!created) await ticket.release();
     const owner = created ? user : await this.deps.users.findByEmail(email);
     if (owner && owner.emailConfirmedAt === null) {
       await this.deps.links.send({ user: owner, purpose: 'email_confirmation', redirectTo, compose: confirmationEmail });

@@ -145,6 +145,24 @@ export type ErrorCode =
   | 'BLOB_STORE_UNAVAILABLE'
   /** 507: the blob store has no space left (ENOSPC, EDQUOT); nothing was stored. */
   | 'STORAGE_FULL'
+  /** 403: the server accepts no new accounts (`REGISTRATION=closed`). */
+  | 'REGISTRATION_CLOSED'
+  /** 403: new accounts need an invite (`REGISTRATION=invite`) and none was given. */
+  | 'INVITE_REQUIRED'
+  /** 400: the invite is unknown, already used, revoked or expired. */
+  | 'INVITE_INVALID'
+  /** 404: no unused invite with this id (administration). */
+  | 'INVITE_NOT_FOUND'
+  /** 404: single sign-on (OIDC) is not configured. */
+  | 'OIDC_NOT_CONFIGURED'
+  /** 400: the OIDC callback's state is unknown, used or expired (start the sign-in again). */
+  | 'OIDC_STATE_INVALID'
+  /** 400: the OpenID provider refused the sign-in, or its answer failed a check (code, PKCE, nonce, ID token). */
+  | 'OIDC_FAILED'
+  /** 403: the OpenID provider gave no e-mail address it verified (`email_verified`). */
+  | 'OIDC_EMAIL_UNVERIFIED'
+  /** 502: the OpenID provider could not be reached or answered unusably. */
+  | 'OIDC_PROVIDER_ERROR'
   /** 503: the database is locked, down or unreachable; nothing was changed. */
   | 'DATABASE_UNAVAILABLE'
   /** 503: a health probe failed. */

@@ -93,6 +93,24 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
       expect((await cli(['users', 'set-plan', 'alice@example.com'])).stderr).to.include('missing <plan>');
     });
 
+    it('invites: create prints a link to the dashboard registration, list shows it, revoke ends it; a bad --expires exits 64, an unknown plan 1', async function () {
+      this.timeout(120_000);
+      const link = await cliOk(['invites', 'create', '--plan', 'pro', '--expires', '12h']);
+      expect(link).to.match(/^http:\/\/localhost:3000\/#\/register\?invite=[0-9A-Za-z]{40}\n$/);
+      const listed = JSON.parse(await cliOk(['invites', 'list', '--json'])) as { id: string; state: string; plan: string; expires_at: string }[];
+      expect(listed[0]).to.include({ state: 'usable', plan: 'pro' });
+      expect(Date.parse(listed[0].expires_at) - Date.now()).to.be.within(11 * 3600_000, 12 * 3600_000);
+      expect(await cliOk(['invites', 'revoke', listed[0].id])).to.equal(`invite ${listed[0].id} revoked\n`);
+      expect(await cliOk(['invites', 'list'])).to.include(`${listed[0].id}  revoked`);
+      expect((await cli(['invites', 'revoke', listed[0].id])).code).to.equal(1);
+      for (const expires of ['7', '400d']) {
+        expect((await cli(['invites', 'create', '--expires', expires])).code, expires).to.equal(64);
+      }
+      const unknown = await cli(['invites', 'create', '--plan', 'platinum']);
+      expect(unknown.code).to.equal(1);
+      expect(unknown.stderr).to.include('platinum');
+    });
+
     it('exits 2 and names the variable when the configuration is invalid, like the server', async () => {
       const result = await cli(['users', 'list'], { PORT: 'abc' });
       expect(result.code).to.equal(2);

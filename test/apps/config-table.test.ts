@@ -36,6 +36,7 @@ describe('configuration table (apps/server/config-variables.ts)', () => {
       { EDGE_PROVIDER: 'cloudflare', CLOUDFLARE_API_TOKEN: 't', CLOUDFLARE_ZONE_ID: 'z', CUSTOM_DOMAIN_CNAME_TARGET: 'edge.example.com', METRICS_PORT: '0' },
       { BLOB_STORE_URL: 's3://bucket/prefix', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 's' },
       { BLOB_STORE_URL: 'gs://bucket', DATABASE_URL: 'postgres://db/hangar', DATABASE_LISTEN_URL: 'postgres://db/hangar' },
+      { OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'hangar', OIDC_CLIENT_SECRET: 's' },
     ];
     for (const values of configurations) {
       const { env, read } = recording(values);

@@ -45,6 +45,20 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ WORKERS: '4', PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency).to.equal(3);
   });
 
+  it('reads REGISTRATION (open by default) and turns single sign-on on with OIDC_ISSUER, which needs the client id and secret', () => {
+    expect(loadConfig({}).registration).to.equal('open');
+    expect(loadConfig({ REGISTRATION: 'Invite' }).registration).to.equal('invite');
+    expect(() => loadConfig({ REGISTRATION: 'friends' })).to.throw(ConfigError, /^REGISTRATION: /);
+    expect(loadConfig({}).oidc).to.equal(null);
+    const oidc = { OIDC_ISSUER: 'https://login.example.com/realms/x', OIDC_CLIENT_ID: 'hangar', OIDC_CLIENT_SECRET: 'secret' };
+    expect(loadConfig(oidc).oidc).to.deep.equal({ issuer: 'https://login.example.com/realms/x', clientId: 'hangar', clientSecret: 'secret', displayName: 'login.example.com', allowHttp: false });
+    expect(loadConfig({ ...oidc, OIDC_NAME: 'Example SSO' }).oidc?.displayName).to.equal('Example SSO');
+    expect(loadConfig({ ...oidc, OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.allowHttp).to.equal(true);
+    expect(() => loadConfig({ ...oidc, OIDC_ISSUER: 'http://login.example.com' })).to.throw(ConfigError, /^OIDC_ISSUER: .*https/);
+    expect(() => loadConfig({ ...oidc, OIDC_CLIENT_SECRET: '' })).to.throw(ConfigError, /^OIDC_CLIENT_SECRET: is required/);
+    expect(() => loadConfig({ OIDC_CLIENT_ID: 'hangar' })).to.throw(ConfigError, /^OIDC_ISSUER: is required/);
+  });
+
   it('derives addresses from PORT/CONTENT_PORT and DATA_DIR, and reads lists and URLs', () => {
     const config = loadConfig({
       PORT: '8080', CONTENT_PORT: '8081', DATA_DIR: '/srv/hangar', PUBLIC_CONTENT_URL: 'https://cdn.example.com/',

@@ -36,12 +36,13 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     expect(result.valid, JSON.stringify(result.errors)).to.equal(true);
   });
 
-  it('passes Redocly’s recommended lint rules, but for redirects as the success of /auth/confirm and GET /auth/reset-password, a licence without a URL, and the tus upload URL', async () => {
+  it('passes Redocly’s recommended lint rules, but for redirects as the success of /auth/confirm, GET /auth/reset-password and the single sign-on navigations, a licence without a URL, and the tus upload URL', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
     const found = problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
     // /auth/confirm answers 302 (to the dashboard, signed in) or 400 (the link is unusable), and the
-    // reset link of older e-mails, GET /auth/reset-password, 302 to the dashboard's reset screen: no 2xx to declare.
+    // reset link of older e-mails, GET /auth/reset-password, 302 to the dashboard's reset screen, and the
+    // single sign-on's start and callback 302 to the provider or the dashboard: no 2xx to declare.
     // UNLICENSED (no licence granted, apps/api/routes/reference.ts) has no licence text to link to.
     // /files/resumable (the tus endpoint the issue names) has the shape of /files/{id}/…; routing
     // is unambiguous: the literal `resumable` (9 characters) is never a file id (10).
@@ -50,6 +51,8 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
       'warn info-license-strict #/info/license/url: License object should contain `url` field.',
       'warn operation-2xx-response #/paths/~1auth~1confirm/get/responses: Operation must have at least one `2XX` response.',
       'warn operation-2xx-response #/paths/~1auth~1reset-password/get/responses: Operation must have at least one `2XX` response.',
+      'warn operation-2xx-response #/paths/~1auth~1oidc~1start/get/responses: Operation must have at least one `2XX` response.',
+      'warn operation-2xx-response #/paths/~1auth~1oidc~1callback/get/responses: Operation must have at least one `2XX` response.',
     ]);
   });
 

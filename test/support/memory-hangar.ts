@@ -164,6 +164,9 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     passkeys: repos.passkeys,
     passkeyChallenges: repos.passkeyChallenges,
     webauthn: new FakeWebAuthnVerifier(),
+    invites: repos.invites,
+    oidcIdentities: repos.oidcIdentities,
+    oidcFlows: repos.oidcFlows,
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

@@ -1,3 +1,5 @@
+import { MemoryInviteRepository } from './memory-invite-repository.js';
+import { MemoryOidcFlowRepository, MemoryOidcIdentityRepository } from './memory-oidc-repositories.js';
 import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
 import { MemoryPasskeyRepository } from './memory-passkey-repository.js';
@@ -40,6 +42,9 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     passkeys: new MemoryPasskeyRepository(db),
     passkeyChallenges: new MemoryPasskeyChallengeRepository(db),
     resumableUploads: new MemoryResumableUploadRepository(db),
+    invites: new MemoryInviteRepository(db),
+    oidcIdentities: new MemoryOidcIdentityRepository(db),
+    oidcFlows: new MemoryOidcFlowRepository(db),
     probe: new MemoryHealthProbe(),
   };
 }

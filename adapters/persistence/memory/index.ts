@@ -14,3 +14,5 @@ export * from '../repositories.js';
 export * from './memory-image-variant-repository.js';
 export * from './memory-passkey-repository.js';
 export * from './memory-passkey-challenge-repository.js';
+export * from './memory-invite-repository.js';
+export * from './memory-oidc-repositories.js';

@@ -12,6 +12,8 @@ import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
 import type { Share } from '../../../core/shares/share.js';
 import type { Passkey } from '../../../core/passkeys/passkey.js';
 import type { PasskeyChallenge } from '../../../core/passkeys/passkey-challenge-repository.js';
+import type { Invite } from '../../../core/invites/invite.js';
+import type { OidcFlow, OidcIdentityLink, SignInCode } from '../../../core/sso/oidc-repositories.js';
 
 /** A row of {@link MemoryDatabase.files}. */
 export interface MemoryFileRow {
@@ -101,6 +103,19 @@ export class MemoryDatabase {
   readonly recoveryCodes = new Map<string, Map<string, Date | null>>();
   /** `mfa_challenges` by token hash. */
   readonly mfaChallenges = new Map<string, MfaChallenge>();
+  /** `oidc_identities` by {@link oidcKey}. */
+  readonly oidcIdentities = new Map<string, OidcIdentityLink>();
+  /** `oidc_flows` by state hash. */
+  readonly oidcFlows = new Map<string, OidcFlow>();
+  /** `oidc_sign_in_codes` by code hash. */
+  readonly signInCodes = new Map<string, SignInCode>();
+  /** `invites` by id. */
+  readonly invites = new Map<string, Invite>();
+
+  /** The key of a row of {@link oidcIdentities}. */
+  static oidcKey(issuer: string, subject: string): string {
+    return JSON.stringify([issuer, subject]);
+  }
 
   /** The key of an account's row in {@link usagePeriods}; `periodStart` in Unix ms. */
   static usageKey(userId: string, periodStart: number): string {
@@ -187,6 +202,12 @@ export class MemoryDatabase {
     }
     for (const [key, challenge] of this.passkeyChallenges) {
       if (challenge.userId === userId) this.passkeyChallenges.delete(key);
+    }
+    for (const [key, link] of this.oidcIdentities) {
+      if (link.userId === userId) this.oidcIdentities.delete(key);
+    }
+    for (const [hash, code] of this.signInCodes) {
+      if (code.userId === userId) this.signInCodes.delete(hash);
     }
     return true;
   }

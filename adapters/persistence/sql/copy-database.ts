@@ -35,6 +35,11 @@ const TABLES = [
   { name: 'totp_factors', key: ['user_id'] },
   { name: 'recovery_codes', key: ['user_id', 'code_hash'] },
   { name: 'mfa_challenges', key: ['token_hash'] },
+  { name: 'oidc_identities', key: ['issuer', 'subject'] },
+  // Sign-ins in progress (minutes long) go along too: a callback may land on the new database's servers.
+  { name: 'oidc_flows', key: ['state_hash'] },
+  { name: 'oidc_sign_in_codes', key: ['code_hash'] },
+  { name: 'invites', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

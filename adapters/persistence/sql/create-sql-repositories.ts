@@ -1,4 +1,6 @@
 import { Kysely } from 'kysely';
+import { SqlInviteRepository } from './sql-invite-repository.js';
+import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
 import { SqlPasskeyRepository } from './sql-passkey-repository.js';
@@ -54,6 +56,9 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     passkeys: new SqlPasskeyRepository(db),
     passkeyChallenges: new SqlPasskeyChallengeRepository(db),
     resumableUploads: new SqlResumableUploadRepository(db),
+    invites: new SqlInviteRepository(db),
+    oidcIdentities: new SqlOidcIdentityRepository(db),
+    oidcFlows: new SqlOidcFlowRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -16,3 +16,5 @@ export * from './sql-user-repository.js';
 export * from './sql-image-variant-repository.js';
 export * from './sql-passkey-repository.js';
 export * from './sql-passkey-challenge-repository.js';
+export * from './sql-invite-repository.js';
+export * from './sql-oidc-repositories.js';

@@ -648,6 +648,45 @@ const resumableUploads: Migration = {
 };
 
 /**
+ * 0029: single sign-on (OIDC). `oidc_identities` links an account to a person at an OpenID
+ * provider, unique by `(issuer, subject)`, removed with the account. `oidc_flows` holds a sign-in
+ * between the redirect to the provider and its callback, by the SHA-256 of its `state`: the nonce
+ * and PKCE verifier (secrets for ten minutes, deleted when used or purged) and the SHA-256 of an
+ * invite token passed along. `oidc_sign_in_codes` holds the single-use hand-over codes (by SHA-256) that the
+ * dashboard exchanges for a session, for a minute. Both are found for purging by `expires_at`.
+ */
+const oidc: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('oidc_identities')
+      .addColumn('issuer', 'text', (c) => c.notNull())
+      .addColumn('subject', 'text', (c) => c.notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('email', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('oidc_identities_pkey', ['issuer', 'subject'])
+      .execute();
+    await db.schema.createIndex('oidc_identities_user_id').on('oidc_identities').column('user_id').execute();
+    await db.schema
+      .createTable('oidc_flows')
+      .addColumn('state_hash', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('nonce', 'text', (c) => c.notNull())
+      .addColumn('code_verifier', 'text', (c) => c.notNull())
+      .addColumn('invite_hash', 'text')
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('oidc_flows_expires_at').on('oidc_flows').column('expires_at').execute();
+    await db.schema
+      .createTable('oidc_sign_in_codes')
+      .addColumn('code_hash', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('oidc_sign_in_codes_expires_at').on('oidc_sign_in_codes').column('expires_at').execute();
+  },
+};
+
+/**
  * 0021 (docs/account-security.md): `totp_factors` (one per account, the secret sealed, the last
  * accepted time step for replay refusal), `recovery_codes` (SHA-256 of each one-time code, by
  * account) and `mfa_challenges` (pending two-step sign-ins by token hash, found by expiry for the
@@ -711,6 +750,29 @@ const apiKeyScopes: Migration = {
 };
 
 /**
+ * 0030: `invites` for `REGISTRATION=invite`, by the SHA-256 of their token (unique). Used once:
+ * `used_at`/`used_by` are set by a conditional update. `used_by` is the new account's id without a
+ * foreign key: the invite is claimed just before the account is inserted, and the record outlives
+ * the account.
+ */
+const invites: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('invites')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+      .addColumn('plan_name', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint')
+      .addColumn('used_at', 'bigint')
+      .addColumn('used_by', 'text')
+      .addColumn('revoked_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('invites_created_at').on('invites').columns(['created_at', 'id']).execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -738,6 +800,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0023_passkeys': passkeys,
   '0024_passkey_challenges': passkeyChallenges,
   '0025_api_key_scopes': apiKeyScopes,
+  '0029_oidc': oidc,
+  '0030_invites': invites,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -286,6 +286,10 @@ export interface HangarDatabase {
   totp_factors: TotpFactorsTable;
   recovery_codes: RecoveryCodesTable;
   mfa_challenges: MfaChallengesTable;
+  oidc_identities: OidcIdentitiesTable;
+  oidc_flows: OidcFlowsTable;
+  oidc_sign_in_codes: OidcSignInCodesTable;
+  invites: InvitesTable;
 }
 
 /** `passkeys`: WebAuthn credentials (migration 0023, core/passkeys/passkey.ts). Times in Unix ms. */
@@ -353,4 +357,43 @@ export interface MailOutboxTable {
   last_error: string | null;
   sent_at: NullableInt64;
   failed_at: NullableInt64;
+}
+
+/** `oidc_identities`: an account's link to a person at an OpenID provider (migration 0029). */
+export interface OidcIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  email: string | null;
+  created_at: Int64;
+}
+
+/** `oidc_flows`: sign-ins between the redirect and the callback, by SHA-256 hex of `state` (migration 0029). */
+export interface OidcFlowsTable {
+  state_hash: string;
+  nonce: string;
+  code_verifier: string;
+  invite_hash: string | null;
+  /** Unix ms. */
+  expires_at: Int64;
+}
+
+/** `oidc_sign_in_codes`: single-use hand-over codes, by SHA-256 hex (migration 0029). */
+export interface OidcSignInCodesTable {
+  code_hash: string;
+  user_id: string;
+  /** Unix ms. */
+  expires_at: Int64;
+}
+
+/** `invites`: single-use invites, by SHA-256 hex of their token (migration 0030). Times in Unix ms. */
+export interface InvitesTable {
+  id: string;
+  token_hash: string;
+  plan_name: string | null;
+  created_at: Int64;
+  expires_at: NullableInt64;
+  used_at: NullableInt64;
+  used_by: string | null;
+  revoked_at: NullableInt64;
 }

@@ -20,11 +20,16 @@ export function authRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
       method: 'POST', path: '/auth/register', operationId: 'register', tag: 'auth', auth: 'none',
-      summary: 'Create an account and mail a confirmation link',
-      body: Type.Object({ email: Email, password: Password, redirect_to: Type.Optional(RedirectTo) }),
-      responses: { 201: Type.Object({ message: Type.String(), user: UserBody }), ...errors(400, 429) },
+      summary: 'Create an account and mail a confirmation link (REGISTRATION=invite: with an invite; closed: refused)',
+      body: Type.Object({
+        email: Email,
+        password: Password,
+        redirect_to: Type.Optional(RedirectTo),
+        invite: Type.Optional(Type.String({ maxLength: 256, description: 'The invite token from an invite link (`/#/register?invite=…`); required when GET /auth/providers says registration is `invite`.' })),
+      }),
+      responses: { 201: Type.Object({ message: Type.String(), user: UserBody }), ...errors(400, 403, 429) },
       handler: async ({ ctx, body }) => {
-        const result = await hangar.registerAccount.execute({ email: body.email, password: body.password, redirectTo: body.redirect_to, client: ctx.state.client });
+        const result = await hangar.registerAccount.execute({ email: body.email, password: body.password, redirectTo: body.redirect_to, client: ctx.state.client, invite: body.invite });
         ctx.status = 201;
         ctx.body = { message: result.message, user: userJson(result.user) };
       },

@@ -8,6 +8,7 @@ import { FilesScreen } from './screens/files.js';
 import { KeysScreen } from './screens/keys.js';
 import { SecurityScreen } from './screens/security.js';
 import { SettingsScreen } from './screens/settings.js';
+import { SsoLanding } from './screens/sso.js';
 import { planState, UsageScreen } from './screens/usage.js';
 import type { Profile } from './types.js';
 
@@ -48,11 +49,13 @@ export function App() {
   if (!ready) return <p class="loading" role="status">Loading…</p>;
   // The mailed reset link opens this screen whether or not this browser is signed in.
   if (route.path === '/reset') return <ResetPassword token={route.params.get('token') ?? ''} />;
+  // The single sign-on callback lands here with a one-time code, signed in or not.
+  if (route.path === '/sso') return <SsoLanding params={route.params} />;
 
   if (!signedIn) {
     switch (route.path) {
       case '/register':
-        return <Register />;
+        return <Register invite={route.params.get('invite') ?? undefined} />;
       case '/forgot':
         return <ForgotPassword />;
       default:

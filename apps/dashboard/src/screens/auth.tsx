@@ -5,6 +5,7 @@ import { messageOf, Notice } from '../components.js';
 import { navigate } from '../router.js';
 import { PasskeySignIn } from './passkey-sign-in.js';
 import { MfaStep } from './mfa-sign-in.js';
+import { SsoButton, useSignInProviders } from './sso.js';
 
 /** Minimum password length (spec 4.2). */
 const MIN_PASSWORD = 6;
@@ -100,6 +101,7 @@ export function SignIn({ notice }: { notice?: string }) {
   const [unconfirmed, setUnconfirmed] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [mfaToken, setMfaToken] = useState<string>();
+  const providers = useSignInProviders();
   const submit = async (event: Event) => {
     const { email, password } = formValues(event);
     setBusy(true);
@@ -157,6 +159,7 @@ export function SignIn({ notice }: { notice?: string }) {
         </button>
       </form>
       <PasskeySignIn />
+      <SsoButton providers={providers} />
       {unconfirmed && <ResendConfirmation email={unconfirmed} />}
     </AuthCard>
   );
@@ -164,26 +167,29 @@ export function SignIn({ notice }: { notice?: string }) {
 
 /**
  * Registration (POST /auth/register) with `redirect_to` pointing back here, so the confirmation
- * link lands signed in on the dashboard. Then the "check your e-mail" screen.
+ * link lands signed in on the dashboard. Then the "check your e-mail" screen. Honours REGISTRATION
+ * (GET /auth/providers): with `invite`, the invite token from the link (`#/register?invite=…`) goes
+ * along, and without one the page says registration is by invitation; with `closed`, it says so.
  */
-export function Register() {
+export function Register({ invite }: { invite?: string } = {}) {
   const [error, setError] = useState<string>();
   const [sentTo, setSentTo] = useState<string>();
   const [askedAt, setAskedAt] = useState<number>();
   const [busy, setBusy] = useState(false);
+  const providers = useSignInProviders();
   const submit = async (event: Event) => {
     const { email, password, confirm } = formValues(event);
     if (password.length < MIN_PASSWORD) return setError(`The password needs at least ${MIN_PASSWORD} characters.`);
     if (password !== confirm) return setError('The two passwords differ.');
     setBusy(true);
     setError(undefined);
-    const body = { email: email.trim(), password, redirect_to: `${location.origin}/` };
+    const body = { email: email.trim(), password, redirect_to: `${location.origin}/`, ...(invite ? { invite } : {}) };
     try {
       await publicApi('/auth/register', { method: 'POST', json: body }).catch((failure: unknown) => {
         // Served under a name the server does not list in ALLOWED_REDIRECT_URLS: register without
         // it (the link then lands on the dashboard at PUBLIC_API_URL).
         if (failure instanceof ApiError && failure.code === 'INVALID_REDIRECT_URL') {
-          return publicApi('/auth/register', { method: 'POST', json: { email: body.email, password } });
+          return publicApi('/auth/register', { method: 'POST', json: { email: body.email, password, ...(invite ? { invite } : {}) } });
         }
         throw failure;
       });
@@ -206,8 +212,20 @@ export function Register() {
       </AuthCard>
     );
   }
+  if (providers?.registration === 'closed' || (providers?.registration === 'invite' && !invite)) {
+    return (
+      <AuthCard title="Create an account" footer={<>Already registered? <a href="#/signin">Sign in</a></>}>
+        <Notice kind="info">
+          {providers.registration === 'closed'
+            ? 'This server does not accept new accounts.'
+            : 'Accounts on this server are by invitation only: open the invite link you received.'}
+        </Notice>
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard title="Create an account" footer={<>Already registered? <a href="#/signin">Sign in</a></>}>
+      {invite && <Notice kind="info">You were invited: the account you create uses this invitation.</Notice>}
       <form onSubmit={submit} class="stack">
         <label>
           E-mail address
@@ -226,6 +244,7 @@ export function Register() {
           {busy ? 'Creating…' : 'Create account'}
         </button>
       </form>
+      <SsoButton providers={providers} invite={invite} />
     </AuthCard>
   );
 }

@@ -1,0 +1,87 @@
+import { Type } from '@sinclair/typebox';
+import type Koa from 'koa';
+import type { Hangar } from '../../../core/hangar.js';
+import { isDomainError } from '../../../core/shared/errors.js';
+import { defineRoute, type Route } from '../../http/route.js';
+import { sessionJson, userJson } from '../presenters.js';
+import { errors, SessionBody, UserBody } from '../schemas.js';
+
+const Invite = Type.String({ maxLength: 256 });
+
+/**
+ * Where a browser lands after the sign-in through the provider: the dashboard's `/#/sso` screen,
+ * with a hand-over code or an error. Everything after `#` stays in the browser (never sent to a
+ * server, so never in an access log), and the code works once, for a minute.
+ */
+function toDashboard(ctx: Koa.Context, params: Record<string, string>): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.redirect(`/#/sso?${new URLSearchParams(params).toString()}`);
+  ctx.body = '';
+}
+
+/** Sign-in methods and who may register; single sign-on through an OpenID provider (README, "Single sign-on"). */
+export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string }): Route[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/auth/providers', operationId: 'signInProviders', tag: 'auth', auth: 'none',
+      summary: 'How one may sign in and register here: the single sign-on provider (null when off) and the REGISTRATION mode',
+      responses: {
+        200: Type.Object({
+          oidc: Type.Union([Type.Null(), Type.Object({ name: Type.String({ description: 'Shown as “Sign in with <name>”.' }), start_url: Type.String({ description: 'Send the browser here to sign in.' }) })]),
+          registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')], { description: 'open: anyone; invite: with an invite link only; closed: no new accounts.' }),
+        }),
+      },
+      handler: async ({ ctx }) => {
+        const { oidc, registration } = hangar.getSignInProviders.execute();
+        ctx.body = { oidc: oidc && { name: oidc.name, start_url: '/auth/oidc/start' }, registration };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/auth/oidc/start', operationId: 'startOidcSignIn', tag: 'auth', auth: 'none',
+      summary: 'Browser navigation: 302 to the OpenID provider (authorization code flow with PKCE); on failure 302 to the dashboard’s /#/sso?error=…',
+      query: Type.Object({ invite: Type.Optional(Invite) }),
+      responses: { 302: null, ...errors(400) },
+      handler: async ({ ctx, query }) => {
+        try {
+          const { authorizationUrl } = await hangar.beginOidcSignIn.execute({ invite: query.invite });
+          ctx.set('Cache-Control', 'no-store');
+          ctx.redirect(authorizationUrl);
+          ctx.body = '';
+        } catch (error) {
+          if (!isDomainError(error)) throw error;
+          toDashboard(ctx, { error: error.code, message: error.message });
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/auth/oidc/callback', operationId: 'oidcCallback', tag: 'auth', auth: 'none',
+      summary: 'The OpenID provider’s redirect back: 302 to the dashboard’s /#/sso?code=… (a single-use code for POST /auth/oidc/exchange), or /#/sso?error=…',
+      description: 'Register `{PUBLIC_API_URL}/auth/oidc/callback` as the redirect URI at the provider. No token travels in the URL: the dashboard exchanges the code, valid one minute, with POST /auth/oidc/exchange.',
+      query: Type.Object({ state: Type.Optional(Type.String({ maxLength: 1024 })) }),
+      responses: { 302: null, ...errors(400) },
+      handler: async ({ ctx, query }) => {
+        try {
+          const callbackUrl = `${options.publicApiUrl}/auth/oidc/callback?${ctx.querystring}`;
+          const { code } = await hangar.completeOidcSignIn.execute({ state: query.state ?? '', callbackUrl });
+          toDashboard(ctx, { code });
+        } catch (error) {
+          if (!isDomainError(error)) throw error;
+          toDashboard(ctx, { error: error.code, message: error.message });
+        }
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/auth/oidc/exchange', operationId: 'exchangeOidcCode', tag: 'auth', auth: 'none',
+      summary: 'Exchange the single-use code from the sign-in callback for a session (the answer of POST /auth/login)',
+      body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) }),
+      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400) },
+      handler: async ({ ctx, body }) => {
+        const { user, session } = await hangar.exchangeSignInCode.execute({ code: body.code, client: ctx.state.client, device: ctx.state.device });
+        // As for POST /auth/login: the activity log records the sign-in as the new session's first request.
+        ctx.state.principal = await hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` }).catch(() => undefined);
+        ctx.body = { user: userJson(user, true), session: sessionJson(session) };
+      },
+    }),
+  ];
+}
