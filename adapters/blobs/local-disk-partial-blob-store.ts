@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { createSHA256, type IHasher } from 'hash-wasm';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { AppendResult, PartialBlobState, PartialBlobStore } from '../../core/files/partial-blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 import { assertBlobKey } from './blob-keys.js';
+import { canAdoptFiles } from './file-adoption.js';
 import { assertLength, tooLong } from './memory-partial-blob-store.js';
 
 /** Options of {@link LocalDiskPartialBlobStore}. */
@@ -15,7 +17,10 @@ export interface LocalDiskPartialBlobStoreOptions {
    * file system.
    */
   directory: string;
-  /** Where a complete partial becomes a blob (through `put`, which counts and hashes it). */
+  /**
+   * Where a complete partial becomes a blob: linked into place when the store can adopt files
+   * (FileAdoptingBlobStore, the local-disk store on the same file system), else copied with `put`.
+   */
   blobs: BlobStore;
   /** Flush each append to the disk before it is acknowledged. Default true; off only for tests. */
   fsync?: boolean;
@@ -34,8 +39,10 @@ const PARTIAL_NAME = /^[0-9a-f-]{36}$/;
  * `append` truncates the file to the caller's offset first (bytes a killed process wrote but never
  * acknowledged are dropped), writes each chunk of the body as it arrives (memory does not grow with
  * the body), and flushes the file (`fsync`) before it resolves, also when the body was cut: what
- * arrived before the cut is durable and counted. `complete` streams the file into the
- * {@link BlobStore} (`put`, which hashes it and flushes the blob) and then removes it.
+ * arrived before the cut is durable and counted. The SHA-256 is computed as bytes are written and
+ * carried in the state. `complete` links the file into the blob store when it can adopt files (no
+ * byte written twice; the hash from the state, or from one read of the file), else streams it into
+ * the {@link BlobStore} (`put`, which hashes it and flushes the blob), and then removes it.
  */
 export class LocalDiskPartialBlobStore implements PartialBlobStore {
   private readonly directory: string;
@@ -58,7 +65,7 @@ export class LocalDiskPartialBlobStore implements PartialBlobStore {
       await handle.close();
       if (this.fsync) await syncDirectory(this.directory);
     });
-    return { file, length: options.length, contentType: options.contentType };
+    return { file, length: options.length, contentType: options.contentType, ...hashState(await newHasher(), 0) };
   }
 
   /**
@@ -73,6 +80,8 @@ export class LocalDiskPartialBlobStore implements PartialBlobStore {
       const { size } = await fileSystem('open a partial blob', () => handle.stat());
       if (size < options.offset) throw new Error(`Append at ${options.offset}, but the partial blob holds ${size} bytes.`);
       if (size > options.offset) await fileSystem('write a partial blob', () => handle.truncate(options.offset));
+      // The running hash continues only from where it stopped; otherwise `complete` reads the file.
+      const hasher = options.state.hashed === options.offset ? await restoreHasher(options.state.hash) : undefined;
       let position = options.offset;
       let interruptedBy: unknown;
       try {
@@ -83,6 +92,7 @@ export class LocalDiskPartialBlobStore implements PartialBlobStore {
             throw tooLong(length);
           }
           await fileSystem('write a partial blob', () => writeAll(handle, chunk, position));
+          hasher?.update(chunk);
           position += chunk.length;
           options.signal?.throwIfAborted();
         }
@@ -91,7 +101,9 @@ export class LocalDiskPartialBlobStore implements PartialBlobStore {
         interruptedBy = error;
       }
       if (this.fsync) await fileSystem('flush a partial blob', () => handle.sync());
-      return interruptedBy === undefined ? { offset: position, state: options.state } : { offset: position, state: options.state, interruptedBy };
+      const { hash: _hash, hashed: _hashed, ...rest } = options.state;
+      const state = hasher ? { ...rest, ...hashState(hasher, position) } : rest;
+      return interruptedBy === undefined ? { offset: position, state } : { offset: position, state, interruptedBy };
     } finally {
       await handle.close().catch(() => undefined);
     }
@@ -105,7 +117,12 @@ export class LocalDiskPartialBlobStore implements PartialBlobStore {
     try {
       const { size } = await fileSystem('open a partial blob', () => handle.stat());
       if (size !== length) throw new Error(`The partial blob holds ${size} of ${length} bytes: not complete.`);
-      stored = await this.options.blobs.put({ key: options.key, body: readAll(handle, length), contentType, maxBytes: length });
+      const blobs = this.options.blobs;
+      if (canAdoptFiles(blobs)) {
+        const sha256 = await sha256Of(options.state, handle, length);
+        if (await blobs.adoptFile({ key: options.key, path, size: length })) return { size: length, sha256 };
+      }
+      stored = await blobs.put({ key: options.key, body: readAll(handle, length), contentType, maxBytes: length });
     } finally {
       await handle.close().catch(() => undefined);
     }
@@ -180,4 +197,36 @@ async function fileSystem<T>(action: string, step: () => Promise<T>): Promise<T>
     wrapped.cause = error;
     throw wrapped;
   }
+}
+
+async function newHasher(): Promise<IHasher> {
+  const hasher = await createSHA256();
+  hasher.init();
+  return hasher;
+}
+
+/** The hasher saved in a state, or undefined when the state holds none (or not one this code reads). */
+async function restoreHasher(saved: unknown): Promise<IHasher | undefined> {
+  if (typeof saved !== 'string') return undefined;
+  const hasher = await newHasher();
+  try {
+    hasher.load(Buffer.from(saved, 'base64'));
+  } catch {
+    return undefined;
+  }
+  return hasher;
+}
+
+/** The state members that carry `hasher` over the first `hashed` bytes. */
+function hashState(hasher: IHasher, hashed: number): { hash: string; hashed: number } {
+  return { hash: Buffer.from(hasher.save()).toString('base64'), hashed };
+}
+
+/** SHA-256 (hex) of the complete partial: from the state's running hash, else by reading the file once. */
+async function sha256Of(state: PartialBlobState, handle: FileHandle, length: number): Promise<string> {
+  const hasher = state.hashed === length ? await restoreHasher(state.hash) : undefined;
+  if (hasher) return hasher.digest('hex');
+  const fresh = await newHasher();
+  for await (const chunk of readAll(handle, length)) fresh.update(chunk);
+  return fresh.digest('hex');
 }

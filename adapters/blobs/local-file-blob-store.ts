@@ -94,6 +94,32 @@ export class LocalFileBlobStore implements BlobStore {
   }
 
   /**
+   * Makes the complete file at `path` the blob `key` without copying it: a hard link into place (as
+   * `write` links its temp file), then `path` is removed. `path` must be on this store's file system
+   * and flushed already; the caller knows its size and SHA-256. The caller has checked the key.
+   * @param options.taken as for {@link write}
+   * @returns false, changing nothing, when `path` is on another file system (EXDEV): the caller copies instead
+   * @throws Error when `key` is taken; DomainError BLOB_STORE_UNAVAILABLE when the file system fails
+   */
+  async adoptFile(options: { key: string; path: string; taken?: (key: string) => boolean }): Promise<boolean> {
+    const { key } = options;
+    await this.ensureReady();
+    const { path: destination, shard } = this.locate(key);
+    const shardDirectory = dirname(destination);
+    if (options.taken?.(key)) throw alreadyExists(key);
+    try {
+      await this.makeShardDirectory(shard, shardDirectory);
+      await linkInto(options.path, destination, () => this.makeShardDirectory(shard, shardDirectory, true));
+    } catch (error) {
+      if (hasCode(error, 'EXDEV')) return false;
+      if (hasCode(error, 'EEXIST')) throw alreadyExists(key);
+      throw unavailable('store a blob', error);
+    }
+    await Promise.all([unlink(options.path).catch(() => undefined), this.fsync ? syncDirectory(shardDirectory) : undefined]);
+    return true;
+  }
+
+  /**
    * Writes `body` (already counted, checked and hashed by the caller: `put`, or the tiered store)
    * to a temp file and links it under `key` once complete. The caller has checked the key and
    * called {@link ensureReady}.

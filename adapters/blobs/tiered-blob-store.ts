@@ -92,6 +92,21 @@ export class TieredBlobStore implements BlobStore {
   }
 
   /**
+   * Makes the complete, flushed file at `path` (`size` bytes, on this store's file system) the blob
+   * `key` without copying it, when it belongs in the file tier (larger than the small-blob limit, or
+   * no small tier); see {@link LocalFileBlobStore.adoptFile}.
+   * @returns false, changing nothing, when the blob belongs in the small tier or `path` is on another
+   *          file system: the caller stores it with `put` instead
+   * @throws Error for a taken or invalid key; DomainError BLOB_STORE_UNAVAILABLE when the file system fails
+   */
+  async adoptFile(options: { key: string; path: string; size: number }): Promise<boolean> {
+    assertBlobKey(options.key);
+    const small = await this.ensureReady();
+    if (small && this.smallBlobMaxBytes > 0 && options.size <= this.smallBlobMaxBytes) return false;
+    return this.files.adoptFile({ key: options.key, path: options.path, taken: small ? (taken) => small.has(taken) : undefined });
+  }
+
+  /**
    * A small blob as one chunk, else the file read as the file store reads it (see
    * {@link LocalFileBlobStore.get}, `borrowChunks` included).
    * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key

@@ -1,3 +1,4 @@
+import { canAdoptFiles, type FileAdoptingBlobStore } from '../blobs/file-adoption.js';
 import type { BlobEntry, BlobReadOptions, BlobStore, ByteRange } from '../../core/files/blob-store.js';
 
 /** Where {@link InstrumentedBlobStore} reports: one call per operation, its duration in seconds and whether it failed. */
@@ -11,9 +12,12 @@ export type BlobOperationObserver = (operation: 'put' | 'get' | 'delete' | 'dele
 export class InstrumentedBlobStore implements BlobStore {
   readonly sweepTempFiles?: (olderThanMs: number) => Promise<number>;
   readonly close?: () => Promise<void>;
+  /** The inner store's {@link FileAdoptingBlobStore.adoptFile} when it has one, timed as a `put`. */
+  readonly adoptFile?: FileAdoptingBlobStore['adoptFile'];
 
   constructor(private readonly inner: BlobStore, private readonly observe: BlobOperationObserver) {
     if (inner.sweepTempFiles) this.sweepTempFiles = (olderThanMs) => inner.sweepTempFiles!(olderThanMs);
+    if (canAdoptFiles(inner)) this.adoptFile = (options) => this.timed('put', () => inner.adoptFile(options));
     if (inner.close) this.close = () => inner.close!();
   }
 

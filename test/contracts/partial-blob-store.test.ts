@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -49,6 +50,40 @@ describe('LocalDiskPartialBlobStore', () => {
       await subject.store.complete({ state: rest.state, key: 'acc/file1' });
       expect(await readdir(join(subject.directory, '.partial'))).to.deep.equal([]);
       expect((await subject.blobs.stat('acc/file1'))?.size).to.equal(bytes.length);
+    } finally {
+      await subject.close();
+    }
+  });
+
+  it('completes a large blob without copying it: the blob is the partial file itself, linked into place, with the SHA-256 of its bytes', async () => {
+    const subject = await localDisk(true);
+    try {
+      const bytes = patternBytes(300_000);
+      const state = await subject.store.create({ key: 'acc/file2', length: bytes.length, contentType: 'application/octet-stream' });
+      const [partial] = await readdir(join(subject.directory, '.partial'));
+      const { ino } = await stat(join(subject.directory, '.partial', partial!));
+      const first = await subject.store.append({ state, offset: 0, body: chunked(bytes.subarray(0, 123_457)) });
+      const rest = await subject.store.append({ state: first.state, offset: first.offset, body: chunked(bytes.subarray(first.offset)) });
+      const stored = await subject.store.complete({ state: rest.state, key: 'acc/file2' });
+      expect(stored).to.deep.equal({ size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+      const files: string[] = [];
+      for (const entry of await readdir(subject.directory, { recursive: true })) if (String(entry).endsWith('acc~file2')) files.push(String(entry));
+      expect(files).to.have.length(1);
+      expect((await stat(join(subject.directory, files[0]!))).ino, 'same inode: linked, not copied').to.equal(ino);
+    } finally {
+      await subject.close();
+    }
+  });
+
+  it('hashes the file once at completion when the state carries no running hash (a state written before it did)', async () => {
+    const subject = await localDisk(true);
+    try {
+      const bytes = patternBytes(250_000);
+      const state = await subject.store.create({ key: 'acc/file3', length: bytes.length, contentType: 'application/octet-stream' });
+      const { hash: _hash, hashed: _hashed, ...older } = state;
+      const all = await subject.store.append({ state: older, offset: 0, body: chunked(bytes) });
+      const stored = await subject.store.complete({ state: all.state, key: 'acc/file3' });
+      expect(stored.sha256).to.equal(createHash('sha256').update(bytes).digest('hex'));
     } finally {
       await subject.close();
     }
