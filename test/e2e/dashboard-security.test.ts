@@ -38,7 +38,7 @@ describe('Dashboard in a real browser: two-factor sign-in and signed-in devices'
     await heading('Sign in').waitFor();
     await page.getByLabel('E-mail address').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   };
 
   before(async function () {
@@ -99,10 +99,10 @@ describe('Dashboard in a real browser: two-factor sign-in and signed-in devices'
     await signInWithPassword();
     await heading('Two-factor sign-in').waitFor();
     await page.getByLabel('Code').fill('not-a-code');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('This code is wrong or already used').waitFor();
     await page.getByLabel('Code').fill(await nextCode(secret));
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await heading('Files').waitFor();
   });
 
