@@ -38,7 +38,7 @@ async function load(apiBase: string): Promise<Checker> {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      if (!['get', 'head', 'post', 'patch', 'delete', 'put'].includes(method)) continue;
+      if (!['get', 'head', 'post', 'patch', 'delete', 'put', 'options'].includes(method)) continue;
       const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
       operations.push({ method, pattern, pointer: `openapi#/paths/${escapePointer(path)}/${method}`, responses: operation.responses });
     }
