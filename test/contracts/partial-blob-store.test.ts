@@ -75,15 +75,50 @@ describe('LocalDiskPartialBlobStore', () => {
     }
   });
 
-  it('hashes the file once at completion when the state carries no running hash (a state written before it did)', async () => {
+  it('hashes the file once at completion when the state carries no running hash (a state written before it did, or by another process)', async () => {
     const subject = await localDisk(true);
     try {
       const bytes = patternBytes(250_000);
       const state = await subject.store.create({ key: 'acc/file3', length: bytes.length, contentType: 'application/octet-stream' });
-      const { hash: _hash, hashed: _hashed, ...older } = state;
+      const { hashToken: _token, hashed: _hashed, ...older } = state;
       const all = await subject.store.append({ state: older, offset: 0, body: chunked(bytes) });
       const stored = await subject.store.complete({ state: all.state, key: 'acc/file3' });
       expect(stored.sha256).to.equal(createHash('sha256').update(bytes).digest('hex'));
+    } finally {
+      await subject.close();
+    }
+  });
+
+  it('gives the SHA-256 of the bytes kept when an append is redone from a state that was never committed', async () => {
+    const subject = await localDisk(true);
+    try {
+      const bytes = patternBytes(200_000);
+      const other = patternBytes(200_000, 7);
+      const state = await subject.store.create({ key: 'acc/file4', length: bytes.length, contentType: 'application/octet-stream' });
+      const lost = await subject.store.append({ state, offset: 0, body: chunked(other.subarray(0, 150_000)) });
+      expect(lost.offset).to.equal(150_000);
+      // The caller failed to record `lost`: it appends again from the state it holds.
+      const first = await subject.store.append({ state, offset: 0, body: chunked(bytes.subarray(0, 150_000)) });
+      const rest = await subject.store.append({ state: first.state, offset: first.offset, body: chunked(bytes.subarray(first.offset)) });
+      const stored = await subject.store.complete({ state: rest.state, key: 'acc/file4' });
+      expect(stored.sha256).to.equal(createHash('sha256').update(bytes).digest('hex'));
+      expect(stored.sha256).to.not.equal(createHash('sha256').update(Buffer.concat([other.subarray(0, 150_000), bytes.subarray(150_000)])).digest('hex'));
+    } finally {
+      await subject.close();
+    }
+  });
+
+  it('gives the SHA-256 of every byte when the appends and the completion run in different processes', async () => {
+    const subject = await localDisk(true);
+    try {
+      const bytes = patternBytes(300_000);
+      const state = await subject.store.create({ key: 'acc/file5', length: bytes.length, contentType: 'application/octet-stream' });
+      const first = await subject.store.append({ state, offset: 0, body: chunked(bytes.subarray(0, 100_000)) });
+      const elsewhere = await subject.reopen();
+      const second = await elsewhere.append({ state: first.state, offset: first.offset, body: chunked(bytes.subarray(100_000, 200_000)) });
+      const third = await subject.store.append({ state: second.state, offset: second.offset, body: chunked(bytes.subarray(200_000)) });
+      const stored = await elsewhere.complete({ state: third.state, key: 'acc/file5' });
+      expect(stored).to.deep.equal({ size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
     } finally {
       await subject.close();
     }
