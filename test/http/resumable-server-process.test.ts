@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import * as tus from 'tus-js-client';
 import { randomFileOf, sha256 } from '../support/bytes.js';
+import { FakeGcsServer } from '../support/fake-gcs-server.js';
 import { call, mailedToken } from '../support/http-harness.js';
 import { freePort, type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { freshServerDatabase, type ServerDatabase } from '../support/test-database.js';
@@ -23,8 +24,25 @@ async function anApiKey(server: ServerProcess, dataDir: string, email: string): 
   return (await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
 }
 
-describe('HTTP: resumable uploads across a killed server process', function () {
+/** Where the server keeps the blobs: its local disk (the default), or the GCS fake (a resumable session per upload). */
+const BLOB_STORES: { name: string; start(): Promise<{ env: Record<string, string>; objects?(): string[]; close(): Promise<void> }> }[] = [
+  { name: 'local disk', start: async () => ({ env: {}, close: async () => undefined }) },
+  {
+    name: 'the GCS fake',
+    start: async () => {
+      const fake = await new FakeGcsServer(['hangar-killed']).start();
+      return {
+        env: { BLOB_STORE_URL: 'gs://hangar-killed/blobs', GCS_API_ENDPOINT: fake.url, GCS_RESUMABLE_THRESHOLD_BYTES: String(MiB) },
+        objects: () => fake.objectNames('hangar-killed'),
+        close: () => fake.close(),
+      };
+    },
+  },
+];
+
+for (const blobStore of BLOB_STORES) describe(`HTTP: resumable uploads across a killed server process, blobs on ${blobStore.name}`, function () {
   this.timeout(LONG ? 900_000 : 180_000);
+  let blobs: Awaited<ReturnType<(typeof BLOB_STORES)[number]['start']>>;
   let dataDir: string;
   let database: ServerDatabase;
   let env: Record<string, string>;
@@ -34,9 +52,11 @@ describe('HTTP: resumable uploads across a killed server process', function () {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-tus-proc-'));
     // One database for every start of the server (the harness would give each start a new one).
     database = await freshServerDatabase(dataDir);
+    blobs = await blobStore.start();
     env = {
       ...LARGE_UPLOADS,
       ...database.env,
+      ...blobs.env,
       HOST: '127.0.0.1',
       PORT: String(await freePort()),
       CONTENT_PORT: String(await freePort()),
@@ -47,6 +67,7 @@ describe('HTTP: resumable uploads across a killed server process', function () {
   });
   after(async () => {
     await server?.stop();
+    await blobs?.close();
     await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -95,9 +116,10 @@ describe('HTTP: resumable uploads across a killed server process', function () {
     const content = await fetch(`${server!.api}/files/${fileId}/content`, { headers: { 'x-api-key': apiKey } });
     expect(content.status).to.equal(200);
     expect(sha256(new Uint8Array(await content.arrayBuffer()))).to.equal(sha256(bytes));
+    if (blobs.objects) expect(blobs.objects().filter((name) => name.endsWith(`/${fileId}`)), 'the blob is in the bucket').to.have.length(1);
   });
 
-  if (LONG) it('keeps server RSS growth within 64 MiB during a 1 GiB resumable upload in 16 MiB chunks (HANGAR_LONG)', async () => {
+  if (LONG && blobStore.name === 'local disk') it('keeps server RSS growth within 64 MiB during a 1 GiB resumable upload in 16 MiB chunks (HANGAR_LONG)', async () => {
     const apiKey = await anApiKey(server!, dataDir, 'tus-rss@example.com');
     const total = 1024 * MiB;
     // Warm-up: one 32 MiB resumable upload, so lazily loaded code and V8's grown young generation are in the baseline.
