@@ -345,7 +345,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     confirmAccount: new ConfirmAccount({ users, report, clock }),
     changePlan: new ChangePlan({ users, plans, report, clock }),
     setSubscription: new SetSubscription({ users, report, clock }),
-    deleteAccount: new DeleteAccount({ users, files, blobs }),
+    deleteAccount: new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs }),
     checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),
   };

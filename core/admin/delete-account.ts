@@ -2,6 +2,8 @@ import type { UserRepository } from '../accounts/user-repository.js';
 import type { BlobStore } from '../files/blob-store.js';
 import { deleteFiles } from '../files/delete-files.js';
 import type { FileRepository } from '../files/file-repository.js';
+import type { PartialBlobStore } from '../files/partial-blob-store.js';
+import type { ResumableUploadRepository } from '../files/resumable-upload-repository.js';
 import { findAccount } from './find-account.js';
 
 /** Files deleted per step when an account is removed. */
@@ -9,12 +11,14 @@ const DELETE_BATCH = 100;
 
 /**
  * Deletes an account (`users delete`): its files first (records, then blobs, in batches of 100),
- * then the account with its keys, sessions, tokens, usage and logs.
+ * its resumable uploads (rows, then partial bytes: a partial file, a GCS session or an S3 multipart
+ * upload, which the account's row would otherwise leave behind), then the account with its keys,
+ * sessions, tokens, usage and logs.
  * @returns how many files were deleted
  * @throws DomainError USER_NOT_FOUND (404)
  */
 export class DeleteAccount {
-  constructor(private readonly deps: { users: UserRepository; files: FileRepository; blobs: BlobStore }) {}
+  constructor(private readonly deps: { users: UserRepository; files: FileRepository; blobs: BlobStore; uploads: ResumableUploadRepository; partials: PartialBlobStore }) {}
 
   async execute(input: { email: string }): Promise<{ deletedFiles: number }> {
     const user = await findAccount(this.deps.users, input.email);
@@ -23,6 +27,14 @@ export class DeleteAccount {
       const page = await this.deps.files.list({ userId: user.id, filter: {}, window: { offset: 0, limit: DELETE_BATCH } });
       if (page.items.length === 0) break;
       deletedFiles += (await deleteFiles(this.deps, user.id, page.items.map((f) => f.fileId))).length;
+    }
+    for (;;) {
+      const uploads = await this.deps.uploads.findByUser({ userId: user.id, limit: DELETE_BATCH });
+      if (uploads.length === 0) break;
+      for (const upload of uploads) {
+        const deleted = await this.deps.uploads.delete({ id: upload.id });
+        if (deleted?.status === 'uploading') await this.deps.partials.abort(deleted.state);
+      }
     }
     await this.deps.users.delete(user.id);
     return { deletedFiles };

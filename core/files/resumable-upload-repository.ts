@@ -71,4 +71,6 @@ export interface ResumableUploadRepository {
   delete(options: { id: string; unleasedAt?: number }): Promise<ResumableUpload | undefined>;
   /** Up to `limit` uploads whose `expiresAt` is at or before `now`, soonest first (indexed). */
   findExpired(options: { now: Date; limit: number }): Promise<ResumableUpload[]>;
+  /** Up to `limit` of one account's uploads, unfinished or complete, in no set order (indexed by account). */
+  findByUser(options: { userId: string; limit: number }): Promise<ResumableUpload[]>;
 }

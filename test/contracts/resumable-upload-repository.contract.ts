@@ -131,5 +131,16 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       expect((await s.subject.findExpired({ now: at(5000), limit: 10 })).map((u) => u.id)).to.deep.equal([soon.id, late.id]);
       expect((await s.subject.findExpired({ now: at(5000), limit: 1 })).map((u) => u.id)).to.deep.equal([soon.id]);
     });
+
+    it('finds one account’s uploads, up to the limit, and none of another’s', async () => {
+      const other = (await givenUser(s.users)).id;
+      const mine = [anUpload(userId), anUpload(userId), anUpload(userId)];
+      for (const upload of [...mine, anUpload(other)]) await s.subject.create(upload, LIMITS);
+      expect((await s.subject.findByUser({ userId, limit: 10 })).map((u) => u.id).sort()).to.deep.equal(mine.map((u) => u.id).sort());
+      const two = await s.subject.findByUser({ userId, limit: 2 });
+      expect(two).to.have.length(2);
+      expect(mine.map((u) => u.id)).to.include.members(two.map((u) => u.id));
+      expect(await s.subject.findByUser({ userId: (await givenUser(s.users)).id, limit: 10 })).to.deep.equal([]);
+    });
   });
 }

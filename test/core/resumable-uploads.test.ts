@@ -65,4 +65,18 @@ describe('resumable uploads (core, in-memory adapters)', () => {
     await expectDomainError(world.hangar.appendToResumableUpload.execute({ userId: bob.userId, uploadId: upload.id, offset: 0, body: bodyOf('0123456789') }), 'UPLOAD_NOT_FOUND');
     await expectDomainError(world.hangar.terminateResumableUpload.execute({ userId: bob.userId, uploadId: upload.id }), 'UPLOAD_NOT_FOUND');
   });
+
+  it('deleting the account removes its unfinished uploads’ partial bytes, and leaves another account’s alone', async () => {
+    const world = aWorld();
+    const { userId, email } = await world.registerConfirmed('leaving@example.com');
+    const other = await world.registerConfirmed('staying@example.com');
+    for (const owner of [userId, userId, other.userId]) {
+      const upload = await world.hangar.createResumableUpload.execute({ userId: owner, length: 12, contentType: 'text/plain', fileName: 'notes.txt' });
+      await world.hangar.appendToResumableUpload.execute({ userId: owner, uploadId: upload.id, offset: 0, body: bodyOf('hello ') });
+    }
+    expect(world.partials.count).to.equal(3);
+    await world.hangar.deleteAccount.execute({ email });
+    expect(world.partials.count, 'only the other account’s partial is left').to.equal(1);
+    expect(await world.repos.files.totals(other.userId)).to.deep.equal({ storageBytes: 0, filesCount: 0, reservedBytes: 12, reservedFiles: 1 });
+  });
 });

@@ -81,6 +81,13 @@ export class MemoryResumableUploadRepository implements ResumableUploadRepositor
       .map(copy);
   }
 
+  async findByUser(options: { userId: string; limit: number }): Promise<ResumableUpload[]> {
+    return [...this.db.resumableUploads.values()]
+      .filter((row) => row.userId === options.userId)
+      .slice(0, options.limit)
+      .map(copy);
+  }
+
   private leasedBy(id: string, owner: string): MemoryResumableUploadRow | undefined {
     const row = this.db.resumableUploads.get(id);
     return row && row.leaseOwner === owner ? row : undefined;

@@ -124,6 +124,11 @@ export class SqlResumableUploadRepository implements ResumableUploadRepository {
       .execute();
     return rows.map(toUpload);
   }
+
+  async findByUser(options: { userId: string; limit: number }): Promise<ResumableUpload[]> {
+    const rows = await this.db.selectFrom('resumable_uploads').selectAll().where('user_id', '=', options.userId).limit(options.limit).execute();
+    return rows.map(toUpload);
+  }
 }
 
 function toUpload(row: Selectable<ResumableUploadsTable>): ResumableUpload {
