@@ -288,7 +288,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     listInvites: new ListInvites({ invites: ports.invites, clock }),
     revokeInvite: new RevokeInvite({ invites: ports.invites, clock }),
     getSignInProviders: new GetSignInProviders({ provider: ports.oidc, gate }),
-    beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock }),
+    beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock, limits }),
     completeOidcSignIn: new CompleteOidcSignIn({ provider: ports.oidc, flows: oidcFlows, identities: ports.oidcIdentities, users, passwords, gate, ids, digest, clock }),
     exchangeSignInCode: new ExchangeSignInCode({ flows: oidcFlows, users, issuer, digest, clock }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),

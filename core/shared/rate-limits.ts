@@ -48,6 +48,8 @@ const SHARE_PASSWORD_RULES = {
 } as const;
 /** Passkey sign-in challenges (RateLimits.passkeyChallenge): each stores a row, so an anonymous client gets 30 a minute. */
 const PASSKEY_CHALLENGE_RULE = { name: 'passkey_challenge_client', points: 30, durationSeconds: 60 } as const;
+/** OIDC sign-in starts (RateLimits.oidcStart): each stores a flow row, so an anonymous client gets 30 a minute. */
+const OIDC_START_RULE = { name: 'oidc_start_client', points: 30, durationSeconds: 60 } as const;
 /**
  * Second-factor codes (TOTP or recovery) per account: 5 wrong ones in 15 minutes, then the account
  * waits for the window's end. With three acceptable 6-digit codes per try that leaves a guesser
@@ -412,6 +414,15 @@ export class RateLimits {
    */
   async passkeyChallenge(client: string | undefined): Promise<void> {
     await this.count([{ rule: PASSKEY_CHALLENGE_RULE, key: client, limit: PASSKEY_CHALLENGE_RULE.points }]);
+  }
+
+  /**
+   * Counts one OIDC sign-in start for the client address (at most 30 a minute; each is a stored
+   * flow with its PKCE verifier). Nothing without a client.
+   * @throws DomainError RATE_LIMITED (429)
+   */
+  async oidcStart(client: string | undefined): Promise<void> {
+    await this.count([{ rule: OIDC_START_RULE, key: client, limit: OIDC_START_RULE.points }]);
   }
 
   /**

@@ -8,6 +8,7 @@ import { PlanCatalog } from '../plans/plan.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { RateLimits } from '../shared/rate-limits.js';
 import { MINUTE_MS } from '../shared/time.js';
 import type { OidcIdentity, OidcProvider } from './oidc-provider.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from './oidc-repositories.js';
@@ -40,11 +41,16 @@ export class GetSignInProviders {
  * @throws DomainError OIDC_NOT_CONFIGURED (404), OIDC_PROVIDER_ERROR (502)
  */
 export class BeginOidcSignIn {
-  constructor(private readonly deps: { provider?: OidcProvider; flows: OidcFlowRepository; digest: SecretDigest; clock: Clock }) {}
+  constructor(private readonly deps: { provider?: OidcProvider; flows: OidcFlowRepository; digest: SecretDigest; clock: Clock; limits: RateLimits }) {}
 
-  /** @param input.invite an invite token, kept with the flow for a first sign-in under `REGISTRATION=invite` */
-  async execute(input: { invite?: string } = {}): Promise<{ authorizationUrl: string }> {
+  /**
+   * @param input.invite an invite token, kept with the flow for a first sign-in under `REGISTRATION=invite`
+   * @param input.client the client's address (see RateLimits), when the host knows it: 30 starts a minute each
+   * @throws DomainError OIDC_NOT_CONFIGURED, RATE_LIMITED (429), OIDC_PROVIDER_ERROR
+   */
+  async execute(input: { invite?: string; client?: string } = {}): Promise<{ authorizationUrl: string }> {
     const provider = requireProvider(this.deps.provider);
+    await this.deps.limits.oidcStart(input.client);
     const secrets = provider.newSecrets();
     const authorizationUrl = await provider.authorizationUrl(secrets);
     await this.deps.flows.createFlow({

@@ -42,6 +42,13 @@ describe('OIDC sign-in (against a real OpenID provider)', function () {
 
   const alice: TestOidcAccount = { sub: 'alice-sub', email: 'Alice@Example.com', email_verified: true };
 
+  it('lets one client address start 30 sign-ins a minute (each stores a flow), and refuses the 31st with RATE_LIMITED', async () => {
+    const w = world();
+    for (let i = 0; i < 30; i++) await w.hangar.beginOidcSignIn.execute({ client: '203.0.113.7' });
+    await expectDomainError(w.hangar.beginOidcSignIn.execute({ client: '203.0.113.7' }), 'RATE_LIMITED');
+    expect((await w.hangar.beginOidcSignIn.execute({ client: '203.0.113.8' })).authorizationUrl).to.be.a('string');
+  });
+
   it('sends the browser to the provider with PKCE (S256), state and nonce', async () => {
     const w = world();
     const { authorizationUrl } = await w.hangar.beginOidcSignIn.execute();

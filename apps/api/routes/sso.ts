@@ -40,11 +40,12 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string }): Ro
     defineRoute({
       method: 'GET', path: '/auth/oidc/start', operationId: 'startOidcSignIn', tag: 'auth', auth: 'none',
       summary: 'Browser navigation: 302 to the OpenID provider (authorization code flow with PKCE); on failure 302 to the dashboard’s /#/sso?error=…',
+      description: 'At most 30 starts a minute per client address (each stores the flow); past that the browser lands on /#/sso?error=RATE_LIMITED.',
       query: Type.Object({ invite: Type.Optional(Invite) }),
       responses: { 302: null, ...errors(400) },
       handler: async ({ ctx, query }) => {
         try {
-          const { authorizationUrl } = await hangar.beginOidcSignIn.execute({ invite: query.invite });
+          const { authorizationUrl } = await hangar.beginOidcSignIn.execute({ invite: query.invite, client: ctx.state.client });
           ctx.set('Cache-Control', 'no-store');
           ctx.redirect(authorizationUrl);
           ctx.body = '';
