@@ -240,7 +240,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const fileReadCounts = new FileReadCounts({ files });
   const addresses = new FileAddresses({ domains, options, counts: fileReadCounts });
   const getSettings = new GetSettings({ accounts, addresses, domains });
-  const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits });
+  const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits, clock });
   const mfaCodes = new MfaCodes({ mfa, totp, box, digest, limits, clock });
   const gate = new RegistrationGate({ invites: ports.invites, digest, clock, plans, mode: options.registration ?? 'open' });
   const oidcFlows = ports.oidcFlows;

@@ -1,4 +1,5 @@
 import { clearTimer, setTimer } from './web-globals.js';
+import type { Clock } from './clock.js';
 import { DomainError } from './errors.js';
 import type { SecretDigest } from './ids.js';
 import type { RateLimiter, RateRule } from './rate-limiter.js';
@@ -48,6 +49,14 @@ const SHARE_PASSWORD_RULES = {
 } as const;
 /** Passkey sign-in challenges (RateLimits.passkeyChallenge): each stores a row, so an anonymous client gets 30 a minute. */
 const PASSKEY_CHALLENGE_RULE = { name: 'passkey_challenge_client', points: 30, durationSeconds: 60 } as const;
+/**
+ * How long a process answers "no wait" for API keys from a client address after reading it from the
+ * store (ms), while that address has sent this process no unknown key: a throttle started through
+ * another process reaches it within this time, as every change does (docs/scale-out.md: 1 s).
+ */
+export const API_KEY_WAIT_REUSE_MS = 1_000;
+/** Client addresses each process remembers for {@link API_KEY_WAIT_REUSE_MS} and as senders of unknown keys (oldest forgotten first). */
+const API_KEY_ADDRESSES_KEPT = 10_000;
 /** OIDC sign-in starts (RateLimits.oidcStart): each stores a flow row, so an anonymous client gets 30 a minute. */
 const OIDC_START_RULE = { name: 'oidc_start_client', points: 30, durationSeconds: 60 } as const;
 /**
@@ -135,6 +144,10 @@ export class RateLimits {
   private readonly checking = new Map<string, number>();
   /** Wakes the attempts waiting for one of those checks to end. */
   private readonly checkEnded: (() => void)[] = [];
+  /** Per client address: when (Unix ms) this process last read "no wait" for its API keys from the store. */
+  private readonly apiKeyClearReads = new Map<string, number>();
+  /** Per client address: when (Unix ms) it last sent this process an unknown API key; its wait is then always read. */
+  private readonly apiKeySuspects = new Map<string, number>();
   private readonly rules: Record<
     | 'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'loginStrikesPair' | 'loginStrikesClient'
     | 'apiKeyFailures' | 'apiKeyDelay' | 'apiKeyStrikes'
@@ -142,7 +155,11 @@ export class RateLimits {
     RateRule
   >;
 
-  constructor(private readonly deps: { limiter: RateLimiter; digest: SecretDigest; options?: Partial<RateLimitOptions> }) {
+  /**
+   * @param deps.clock what {@link API_KEY_WAIT_REUSE_MS} is measured with; without one, no "no wait"
+   *   answer is reused (every API key reads the store)
+   */
+  constructor(private readonly deps: { limiter: RateLimiter; digest: SecretDigest; options?: Partial<RateLimitOptions>; clock?: Clock }) {
     this.options = { ...DEFAULT_RATE_LIMITS, ...deps.options };
     const o = this.options;
     this.rules = {
@@ -317,10 +334,20 @@ export class RateLimits {
    * Whole seconds the client must wait before an API key it sends is accepted (0: now), without
    * counting anything. While a delay runs every API key from the client is refused, known or not:
    * answering a right key then would tell a guesser which guess was right (docs/api-keys.md).
+   * A "no wait" read is reused for {@link API_KEY_WAIT_REUSE_MS} (no store read per request), except
+   * for an address that sent this process an unknown key in the last day: a delay needs
+   * `loginFreeFailuresPerClient` unknown keys first, so a guesser's own process always reads, and a
+   * delay started elsewhere reaches this process within that time.
    */
   async apiKeyWait(client: string | undefined): Promise<number> {
     const scope = this.apiKeyScope(client);
-    return scope ? this.deps.limiter.retryAfter({ rule: scope.delay, key: scope.key }) : 0;
+    if (!scope) return 0;
+    const now = this.deps.clock?.now().getTime();
+    const suspect = now !== undefined && isWithin(this.apiKeySuspects.get(scope.key), now, LOGIN_FAILURE_MEMORY_SECONDS * 1000);
+    if (now !== undefined && !suspect && isWithin(this.apiKeyClearReads.get(scope.key), now, API_KEY_WAIT_REUSE_MS)) return 0;
+    const wait = await this.deps.limiter.retryAfter({ rule: scope.delay, key: scope.key });
+    if (now !== undefined && !suspect && wait === 0) remember(this.apiKeyClearReads, scope.key, now);
+    return wait;
   }
 
   /**
@@ -329,11 +356,18 @@ export class RateLimits {
    * to `loginMaxDelaySeconds`, remembered for a day). Past the free failures one unknown key per
    * delay is answered as unknown; the others are refused without saying whether they were known.
    * A known key is never counted and forgets nothing. Nothing without a client (or with the limit off).
+   * From then on, for a day, this process reads the address's wait for every API key it sends
+   * (see {@link apiKeyWait}: other addresses reuse a "no wait" read for {@link API_KEY_WAIT_REUSE_MS}).
    * @throws DomainError RATE_LIMITED (429) with `details.retry_after_seconds` when this failure meets a running delay
    */
   async apiKeyFailed(client: string | undefined): Promise<void> {
     const scope = this.apiKeyScope(client);
     if (!scope) return;
+    const now = this.deps.clock?.now().getTime();
+    if (now !== undefined) {
+      this.apiKeyClearReads.delete(scope.key);
+      remember(this.apiKeySuspects, scope.key, now);
+    }
     const claim = await this.claim(scope);
     if (typeof claim === 'number') throw rateLimited(claim, 'Too many unknown API keys from this address: wait before trying again.');
   }
@@ -460,4 +494,16 @@ export class RateLimits {
 function rateLimited(seconds: number, message: string): DomainError {
   const wait = Math.max(1, Math.ceil(seconds));
   return new DomainError('RATE_LIMITED', `${message} Retry in ${wait} s.`, { retry_after_seconds: wait });
+}
+
+/** True when `at` (Unix ms) is set and less than `periodMs` before `now`. */
+function isWithin(at: number | undefined, now: number, periodMs: number): boolean {
+  return at !== undefined && now - at < periodMs && now >= at;
+}
+
+/** Sets `key` to `at` in `map` as its newest entry, forgetting the oldest past {@link API_KEY_ADDRESSES_KEPT}. */
+function remember(map: Map<string, number>, key: string, at: number): void {
+  map.delete(key);
+  map.set(key, at);
+  if (map.size > API_KEY_ADDRESSES_KEPT) map.delete(map.keys().next().value!);
 }

@@ -126,6 +126,42 @@ describe('RateLimits: failed logins', () => {
   });
 });
 
+describe('RateLimits: unknown API keys seen by two processes sharing one store', () => {
+  /** Seconds `apiKeyWait` says for `client` (0: its keys are looked at). */
+  const waitFor = (limits: RateLimits, client: string) => limits.apiKeyWait(client);
+
+  it('the guessing address waits at once on the process it guesses through, and within 1 s on another that had read "no wait" for it', async () => {
+    const clock = new FixedClock();
+    const limiter = new ClockRateLimiter(clock);
+    const options = { loginFreeFailuresPerClient: 3, loginMaxDelaySeconds: 60 };
+    const guessedThrough = new RateLimits({ limiter, digest: new NodeSecretDigest(), options, clock });
+    const other = new RateLimits({ limiter, digest: new NodeSecretDigest(), options, clock });
+    const guesser = '203.0.113.9';
+    expect(await waitFor(other, guesser)).to.equal(0);
+    for (let n = 0; n < 3; n++) await guessedThrough.apiKeyFailed(guesser);
+    expect(await waitFor(guessedThrough, guesser), 'the process that saw the failures reads the store').to.equal(1);
+    clock.advance(500);
+    expect(await waitFor(other, guesser), 'within the reuse period of its last read').to.equal(0);
+    clock.advance(500);
+    await guessedThrough.apiKeyFailed(guesser);
+    expect(await waitFor(other, guesser), '1 s after its last read the other process reads the store again').to.equal(2);
+    expect(await waitFor(other, '198.51.100.4'), 'other addresses are not slowed').to.equal(0);
+  });
+
+  it('an address that sent a process an unknown key has its wait read on every request there', async () => {
+    const clock = new FixedClock();
+    const limiter = new ClockRateLimiter(clock);
+    const options = { loginFreeFailuresPerClient: 2, loginMaxDelaySeconds: 60 };
+    const a = new RateLimits({ limiter, digest: new NodeSecretDigest(), options, clock });
+    const b = new RateLimits({ limiter, digest: new NodeSecretDigest(), options, clock });
+    const guesser = '203.0.113.10';
+    expect(await waitFor(b, guesser)).to.equal(0);
+    await b.apiKeyFailed(guesser);
+    await a.apiKeyFailed(guesser);
+    expect(await waitFor(b, guesser), 'b saw one of the failures: it reads at once').to.equal(1);
+  });
+});
+
 describe('RateLimits: registrations, reset requests and uploads', () => {
   it('refuses the registration past the hourly count per client with RATE_LIMITED and the seconds left', async () => {
     const { limits } = limitsWith({ registrationsPerClientPerHour: 2 });
