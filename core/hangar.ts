@@ -78,6 +78,7 @@ import { GetProfile } from './accounts/get-profile.js';
 import { AccountReport } from './admin/account-report.js';
 import { ChangePlan } from './admin/change-plan.js';
 import { ConfirmAccount } from './admin/confirm-account.js';
+import { ResetTwoFactor } from './admin/reset-two-factor.js';
 import { DeleteAccount } from './admin/delete-account.js';
 import { ListAccounts } from './admin/list-accounts.js';
 import { SetSubscription } from './admin/set-subscription.js';
@@ -343,6 +344,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     listAccounts: new ListAccounts({ users, report }),
     showAccount: new ShowAccount({ users, report }),
     confirmAccount: new ConfirmAccount({ users, report, clock }),
+    resetTwoFactor: new ResetTwoFactor({ users, mfa }),
     changePlan: new ChangePlan({ users, plans, report, clock }),
     setSubscription: new SetSubscription({ users, report, clock }),
     deleteAccount: new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs }),

@@ -115,6 +115,15 @@ const COMMANDS: readonly Command[] = [
     },
   },
   {
+    name: 'users reset-mfa',
+    args: ['<email>'],
+    summary: 'Turns two-factor sign-in (TOTP and its recovery codes) off, for an owner who lost both; check who asks first.',
+    prepare: ([email]) => async (hangar) => {
+      const { email: address, removed } = await hangar.resetTwoFactor.execute({ email });
+      return removed ? `${address}: two-factor sign-in turned off (TOTP and recovery codes removed)` : `${address}: two-factor sign-in was not on; nothing changed`;
+    },
+  },
+  {
     name: 'users set-plan',
     args: ['<email>', '<plan>'],
     summary: 'Moves the account to another plan (from PLANS_FILE); this lifts its trial end.',

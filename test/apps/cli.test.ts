@@ -74,7 +74,7 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
     it('prints the usage with every command for help, --help and no command, exit 0', async () => {
       for (const args of [['help'], ['--help'], [], ['users', 'show', '--help']]) {
         const stdout = await cliOk(args);
-        for (const command of ['users list', 'users show <email>', 'users confirm <email>', 'users set-plan <email> <plan>',
+        for (const command of ['users list', 'users show <email>', 'users confirm <email>', 'users reset-mfa <email>', 'users set-plan <email> <plan>',
           'users set-access-until <email> <ISO date|none>', 'users set-canceled-at <email> <ISO date|none>', 'users delete <email> [--yes]']) {
           expect(stdout, args.join(' ')).to.include(command);
         }

@@ -130,4 +130,15 @@ describe('TOTP two-factor sign-in', () => {
     const factor = await repos.mfa.findTotp(alice.userId);
     expect(factor?.sealedSecret).to.be.a('string').and.not.contain(secret);
   });
+
+  it('is turned off by the operator (users reset-mfa) for an owner who lost the authenticator: the password alone signs in again', async () => {
+    const { hangar, logIn } = await enrolled();
+    await logIn();
+    expect(await hangar.resetTwoFactor.execute({ email: 'Alice@Example.com' })).to.deep.equal({ email: 'alice@example.com', removed: true });
+    const again = await hangar.logIn.execute({ email: 'alice@example.com', password: DEFAULT_PASSWORD });
+    expect(again.mfaToken).to.equal(undefined);
+    expect(again.session).to.not.equal(undefined);
+    expect(await hangar.resetTwoFactor.execute({ email: 'alice@example.com' })).to.deep.equal({ email: 'alice@example.com', removed: false });
+    await expectDomainError(hangar.resetTwoFactor.execute({ email: 'nobody@example.com' }), 'USER_NOT_FOUND');
+  });
 });
