@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
-import { BENCH, ROOT, cpuTimeOf, freePort, peakMemoryTracker, processTree, runClient, SERVER_MAIN, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
+import { BENCH, ROOT, cpuTimeOf, freePort, memoryOf, peakMemoryTracker, processTree, runClient, SERVER_MAIN, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
 import { withMagic } from './lib/magic.mjs';
 import { thumbnails } from './scenarios/thumbnails.mjs';
 import { format, GiB, median, MiB, table } from './lib/stats.mjs';
@@ -41,18 +41,36 @@ const WORDS = ['harbor', 'meadow', 'granite', 'lantern', 'orchid', 'compass', 'v
   'vortex', 'wombat', 'yarrow', 'zephyr', 'bramble', 'cricket', 'dune', 'estuary', 'fennel', 'geyser'];
 const QUERY = 'saffron';
 
+/** Postgres (`DATABASE_URL=postgres://…`) is judged by issue 21's targets, SQLite by issue 8's (bench/README.md, "Scenarios and targets"). */
+const onPostgres = /^postgres(ql)?:/i.test(process.env.DATABASE_URL ?? '');
+/** The target set that applies to this run: its name (printed with the table) and the targets that differ by database. */
+const TARGET_SET = onPostgres
+  ? { name: 'Postgres (issue 21)', upload4k: { ratio: 0.4 }, read4k: { ratio: 2 }, auth: { ratio: 0.6 } }
+  : { name: 'SQLite (issue 8)', upload4k: { ratio: 0.5 }, read4k: { ratio: 0.6 }, auth: { ratio: 0.7 } };
+/**
+ * `--two-processes`: the request scenarios again on two server processes (each WORKERS=1, DATA_DIRs
+ * of their own, one database, one blob directory, one JWT_SECRET), the load split over both.
+ * On by default on Postgres (where several processes is how the service scales out); `--no-two-processes` turns it off.
+ */
+const twoProcesses = args.includes('--two-processes') || (onPostgres && !args.includes('--no-two-processes'));
+
 const SCENARIOS = [
   { id: 'upload-big', title: `one ${bigLabel} upload, API key auth`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.8, rssMiB: 64 }, run: uploadBig },
   { id: 'upload-resumable', title: `one ${bigLabel} resumable upload (tus, PATCHes of 16 MiB), API key auth`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.7, rssMiB: 64 }, run: uploadResumable },
   { id: 'download-big', title: `one ${bigLabel} download from /d/:id`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.9, rssMiB: 64 }, run: downloadBig },
-  { id: 'upload-4k', title: `4 KiB uploads, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: { ratio: 0.5 }, run: upload4k },
-  { id: 'read-4k', title: `4 KiB reads of /m/:id, 64 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: { ratio: 0.6 }, run: read4k },
+  { id: 'upload-4k', title: `4 KiB uploads, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.upload4k, run: upload4k },
+  { id: 'read-4k', title: `4 KiB reads of /m/:id, 64 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.read4k, run: read4k },
   { id: 'list', title: `GET /files?limit=30&q=${QUERY} (${filesLabel} files), 32 concurrent, ${settings.loadSeconds} s`, unit: 'ms', better: 'lower', target: { maxValue: 25, figure: 'p99' }, run: listFiles },
-  { id: 'auth', title: `GET /settings (API key) vs GET /reference/allowed-content-types, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: { ratio: 0.7 }, run: authCost },
+  { id: 'auth', title: `GET /settings (API key) vs GET /reference/allowed-content-types, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.auth, run: authCost },
   { id: 'startup', title: 'start to first answer on /reference/allowed-content-types', unit: 'ms', better: 'lower', target: { maxValue: 1500 }, run: startup },
   { id: 'thumbnails-cold', title: '12 MP JPEG → 320 px WebP on /m/:id, new variants (computed)', unit: 'thumbnails/s', better: 'higher', target: {}, run: () => thumbnailFigures('cold') },
   { id: 'thumbnails-cached', title: '12 MP JPEG → 320 px WebP on /m/:id, one variant again (cached)', unit: 'thumbnails/s', better: 'higher', target: {}, run: () => thumbnailFigures('cached') },
-].filter((scenario) => !only || only.includes(scenario.id));
+  // --two-processes: the same request ratios, the load split over two processes (twoProcessScenario).
+  { id: 'two-upload-4k', two: true, title: `two processes: 4 KiB uploads, 2 × 16 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.upload4k, run: () => twoProcessScenario('upload-4k') },
+  { id: 'two-read-4k', two: true, title: `two processes: 4 KiB reads of /m/:id, 2 × 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.read4k, run: () => twoProcessScenario('read-4k') },
+  { id: 'two-list', two: true, title: `two processes: GET /files?limit=30&q=${QUERY} (${filesLabel} files), 2 × 16 concurrent, ${settings.loadSeconds} s`, unit: 'ms', better: 'lower', target: { maxValue: 25, figure: 'p99' }, run: () => twoProcessScenario('list') },
+  { id: 'two-auth', two: true, title: `two processes: GET /settings (API key) vs GET /reference/allowed-content-types, 2 × 16 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.auth, run: () => twoProcessScenario('auth') },
+].filter((scenario) => (only ? only.includes(scenario.id) : !scenario.two || twoProcesses));
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = path.join(BENCH, 'results');
@@ -68,6 +86,7 @@ const log = (text) => process.stdout.write(`${text}\n`);
 if (withS3rver) await startS3rver();
 log(`hangar bench (${settings.mode}): ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / GiB).toFixed(0)} GiB, node ${process.version}`);
 log(`database ${process.env.DATABASE_URL ? process.env.DATABASE_URL.split(':')[0] : 'sqlite (embedded)'}, blobs ${process.env.BLOB_STORE_URL ?? 'file (embedded)'}, work directory ${work}`);
+log(`targets: ${TARGET_SET.name}; load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}`);
 
 // One service for every scenario but startup, started as the README does.
 let service;
@@ -79,7 +98,8 @@ if (needsService) {
   service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
   cleanups.push(() => service.stop());
   service.processes = processTree(service.pid).length;
-  log(`service pid ${service.pid} (${service.processes === 1 ? 'one process' : `a supervisor and ${service.processes - 1} workers: WORKERS`}): API ${service.api}, content ${service.content}`);
+  service.startRss = treeRss(service.pid);
+  log(`service pid ${service.pid} (${service.processes === 1 ? 'one process' : `a supervisor and ${service.processes - 1} workers: WORKERS`}): API ${service.api}, content ${service.content}; resident memory ${(service.startRss / MiB).toFixed(0)} MiB`);
   main = await createAccount(service, 'main');
 }
 
@@ -87,7 +107,7 @@ if (needsService) {
 // its files. (Seeding also creates most of the blob store's 65,536 shard directories, which a store
 // in use has; on an empty store the first upload into each pays a mkdir and an fsync more.)
 let listAccount;
-if (SCENARIOS.some((scenario) => scenario.id === 'list')) {
+if (SCENARIOS.some((scenario) => scenario.id === 'list' || scenario.id === 'two-list')) {
   listAccount = await createAccount(service, 'list');
   log(`seeding ${filesLabel} files through POST /files …`);
   listAccount.seedRate = await seedFiles(service, listAccount.key, {
@@ -127,7 +147,8 @@ const rows = results.map((r) => [
   r.error ? 'FAIL' : Object.keys(r.target ?? {}).length === 0 ? '—' : r.pass ? 'pass' : 'FAIL',
   r.rss ? `${(r.rss.growth / MiB).toFixed(1)} MiB` : '—',
 ]);
-log(`\n${table(['scenario', 'service', 'baseline', 'ratio', 'target', 'result', 'peak RSS growth'], rows)}`);
+log(`\n${table(['scenario', 'service', 'baseline', 'ratio', `target: ${TARGET_SET.name}`, 'result', 'peak RSS growth'], rows)}`);
+log(`\nload average at the end ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}${service ? `; service resident memory ${((service.endRss ?? treeRss(service.pid)) / MiB).toFixed(0)} MiB at the end (${(service.startRss / MiB).toFixed(0)} MiB after start)` : ''}`);
 const notes = results.filter((r) => r.notes?.length).map((r) => `- ${r.id}: ${r.notes.join('; ')}`);
 if (notes.length) log(`\n${notes.join('\n')}`);
 
@@ -140,6 +161,8 @@ const report = {
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}` },
   database: process.env.DATABASE_URL ? process.env.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : 'sqlite (embedded)',
   serviceProcesses: service?.processes,
+  targetSet: TARGET_SET.name,
+  loadAverageAtEnd: os.loadavg(),
   blobStore: process.env.BLOB_STORE_URL ?? 'file (embedded)',
   statistic: 'each figure is the median of its runs; service and baseline runs alternate (baseline, service, baseline, service, …); ratio = median over the pairs of service run / the baseline run before it',
   scenarios: results,
@@ -330,6 +353,108 @@ async function listFiles() {
   return { runs, rss: memory.end(), notes: [`seeded through POST /files at ${rate.toFixed(0)} files/s; ${expected} files match q=${QUERY}; ${median(runs.requestsPerSecond).toFixed(0)} req/s`] };
 }
 
+/**
+ * The two server processes of the `two-*` scenarios (`--two-processes`), started on first use as
+ * an operator scales out (README, "Worker processes"; issue 21): each `WORKERS=1` with a `DATA_DIR`
+ * of its own, both on the run's database (on SQLite: the bench service's database file), one
+ * blob directory (`BLOB_STORE_URL` when set) and one `JWT_SECRET`. The bench's own service is
+ * stopped first, so that only these two serve and use the CPUs.
+ */
+async function twoServices() {
+  twoServices.started ??= (async () => {
+    if (service.child.exitCode === null && service.child.signalCode === null) {
+      service.endRss = treeRss(service.pid);
+      await service.stop();
+      log('  (the bench service is stopped: two processes of WORKERS=1 take over)');
+    }
+    const blobs = path.join(work, 'shared-blobs');
+    await mkdir(blobs, { recursive: true });
+    const env = {
+      WORKERS: '1',
+      DATABASE_URL: process.env.DATABASE_URL ?? `sqlite:${path.join(service.dataDir, 'hangar.db')}`,
+      BLOB_STORE_URL: process.env.BLOB_STORE_URL ?? `file:${blobs}`,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+    };
+    const pair = [];
+    for (const name of ['process-a', 'process-b']) {
+      const one = await startService({ dataDir: path.join(work, name), env });
+      cleanups.push(() => one.stop());
+      pair.push(one);
+      log(`  ${name}: pid ${one.pid}, API ${one.api}, content ${one.content}; resident memory ${(treeRss(one.pid) / MiB).toFixed(0)} MiB`);
+    }
+    return pair;
+  })();
+  return twoServices.started;
+}
+
+/**
+ * One request scenario on the two processes of {@link twoServices}: the load of the one-process
+ * scenario split in two halves, one load client per process at once, counted together (rates
+ * summed, p99 the worse client's); the baselines likewise split over two bare servers (two
+ * processes of `upload-server.mjs` / `download-server.mjs`), or for `auth` over the same two
+ * processes' unauthenticated endpoint. CPU and memory are both processes'.
+ * @param kind `upload-4k` | `read-4k` | `auth` | `list`
+ */
+async function twoProcessScenario(kind) {
+  const pair = await twoServices();
+  const pids = pair.map((one) => one.pid);
+  const both = (make) => pair.map((one, index) => make(one, index));
+  if (kind === 'upload-4k' || kind === 'read-4k') {
+    const directory = path.join(work, `baseline-two-${kind}`);
+    await mkdir(directory, { recursive: true });
+    let serviceLoads;
+    let baselineUrl;
+    if (kind === 'upload-4k') {
+      const load = { connections: 16, method: 'POST', bodyBytes: 4096 };
+      serviceLoads = both((one) => ({ ...load, url: `${one.api}/files`, headers: { 'x-api-key': main.key, 'content-type': 'image/png', 'x-file-name': 'small.png' } }));
+      baselineUrl = (base) => ({ ...load, url: `${base}/` });
+    } else {
+      const bytes = withMagic(randomBytes(4096), 'image/png');
+      await writeFile(path.join(directory, 'small.png'), bytes);
+      const file = await uploadFile(pair[0], main.key, bytes, { contentType: 'image/png', name: 'small.png' });
+      serviceLoads = both((one) => ({ connections: 32, url: `${one.content}/m/${file.file_id}` }));
+      baselineUrl = (base) => ({ connections: 32, url: `${base}/small.png` });
+    }
+    const baselines = [];
+    for (let i = 0; i < 2; i++) {
+      const one = await startBaseline(kind === 'upload-4k' ? 'upload-server.mjs' : 'download-server.mjs', directory);
+      cleanups.push(() => one.stop());
+      baselines.push(one);
+    }
+    const measured = await alternate({ baseline: baselines.map((one) => baselineUrl(one.url)), service: serviceLoads, figure: (result) => result.requestsPerSecond, pids });
+    for (const one of baselines) await one.stop();
+    return measured;
+  }
+  if (kind === 'auth') {
+    return alternate({
+      baseline: both((one) => ({ connections: 16, url: `${one.api}/reference/allowed-content-types` })),
+      service: both((one) => ({ connections: 16, url: `${one.api}/settings`, headers: { 'x-api-key': main.key } })),
+      figure: (result) => result.requestsPerSecond,
+      pids,
+    });
+  }
+  // list: no baseline, the p99 of the worse client against the absolute target.
+  const loads = both((one) => ({ connections: 16, url: `${one.api}/files?limit=30&q=${QUERY}`, headers: { 'x-api-key': listAccount.key } }));
+  for (const one of pair) {
+    const check = await call(one.api, `/files?limit=30&q=${QUERY}`, { headers: { 'x-api-key': listAccount.key } });
+    if (check.status !== 200 || check.body.files.length !== 30) throw new Error(`list check on ${one.api}: ${check.status}`);
+  }
+  const memory = peakMemoryOfAll(pids);
+  await loadAll(loads, settings.warmupSeconds);
+  memory.start();
+  const runs = { service: [], requestsPerSecond: [], serviceCpuUsPerRequest: [] };
+  for (let run = 0; run < settings.loadPairs; run++) {
+    const cpuBefore = cpuOfAll(pids);
+    const result = await loadAll(loads, settings.loadSeconds);
+    const cpu = ((cpuOfAll(pids) - cpuBefore) * 1000) / Math.max(1, result.ok + result.non2xx);
+    runs.service.push(result.latencyMs.p99);
+    runs.requestsPerSecond.push(result.requestsPerSecond);
+    runs.serviceCpuUsPerRequest.push(cpu);
+    log(`  run ${run + 1}: p99 ${result.latencyMs.p99} ms (clients ${result.clients.map((c) => c.p99).join(', ')}), p50 ${result.latencyMs.p50} ms, ${result.requestsPerSecond.toFixed(0)} req/s, ${cpu.toFixed(0)} µs CPU per request${problems(result)}`);
+  }
+  return { runs, rss: memory.end(), notes: [`${median(runs.requestsPerSecond).toFixed(0)} req/s over both processes`] };
+}
+
 /** Both thumbnail figures come from one measurement (bench/scenarios/thumbnails.mjs); no baseline, no target. */
 async function thumbnailFigures(which) {
   thumbnailFigures.run ??= thumbnails({ apiBase: service.api, apiKey: main.key, quick, contentBase: service.content });
@@ -379,19 +504,22 @@ async function startup() {
 /**
  * Runs autocannon against the baseline and the service in turn, `settings.loadPairs` times
  * (baseline, service, baseline, service, …) after a warm-up of each; tracks the service's peak RSS.
+ * A side given as an array of loads runs them at once (one load client each) and counts them
+ * together ({@link loadAll}); `pids` are the service processes whose CPU and memory are counted
+ * (default: the bench's service and its workers).
  */
-async function alternate({ baseline, service: serviceLoad, figure }) {
-  await autocannon({ ...baseline, duration: settings.warmupSeconds });
-  await autocannon({ ...serviceLoad, duration: settings.warmupSeconds });
-  const memory = peakMemoryTracker(service.pid);
+async function alternate({ baseline, service: serviceLoad, figure, pids = [service.pid] }) {
+  await loadAll(baseline, settings.warmupSeconds);
+  await loadAll(serviceLoad, settings.warmupSeconds);
+  const memory = peakMemoryOfAll(pids);
   memory.start();
   const runs = { service: [], baseline: [], serviceCpuUsPerRequest: [] };
   const notes = [];
   for (let pair = 0; pair < settings.loadPairs; pair++) {
-    const b = await autocannon({ ...baseline, duration: settings.loadSeconds });
-    const cpuBefore = cpuTimeOf(service.pid);
-    const s = await autocannon({ ...serviceLoad, duration: settings.loadSeconds });
-    const cpu = ((cpuTimeOf(service.pid) - cpuBefore) * 1000) / Math.max(1, s.ok + s.non2xx);
+    const b = await loadAll(baseline, settings.loadSeconds);
+    const cpuBefore = cpuOfAll(pids);
+    const s = await loadAll(serviceLoad, settings.loadSeconds);
+    const cpu = ((cpuOfAll(pids) - cpuBefore) * 1000) / Math.max(1, s.ok + s.non2xx);
     runs.baseline.push(figure(b));
     runs.service.push(figure(s));
     runs.serviceCpuUsPerRequest.push(cpu);
@@ -399,6 +527,52 @@ async function alternate({ baseline, service: serviceLoad, figure }) {
     if (problems(b) || problems(s)) notes.push(`pair ${pair + 1}: baseline${problems(b) || ' ok'}, service${problems(s) || ' ok'}`);
   }
   return { runs, rss: memory.end(), notes };
+}
+
+/**
+ * One load, or several at once (an array: one autocannon process each, started together), for
+ * `duration` seconds. Several are counted together: requests and rates summed, latency
+ * percentiles the worst of the clients' (their histograms are not merged, so p99 is an upper bound).
+ */
+async function loadAll(loads, duration) {
+  if (!Array.isArray(loads)) return autocannon({ ...loads, duration });
+  const results = await Promise.all(loads.map((one) => autocannon({ ...one, duration })));
+  const sum = (field) => results.reduce((total, r) => total + (r[field] ?? 0), 0);
+  const worst = (field) => Math.max(...results.map((r) => r.latencyMs[field]));
+  return {
+    requestsPerSecond: sum('requestsPerSecond'), ok: sum('ok'), non2xx: sum('non2xx'), errors: sum('errors'), timeouts: sum('timeouts'),
+    latencyMs: { p50: worst('p50'), p90: worst('p90'), p99: worst('p99'), max: worst('max') },
+    clients: results.map((r) => ({ requestsPerSecond: r.requestsPerSecond, p99: r.latencyMs.p99 })),
+  };
+}
+
+/** {@link cpuTimeOf} summed over several service processes (and their workers), in ms. */
+function cpuOfAll(pids) {
+  return pids.reduce((total, pid) => total + cpuTimeOf(pid), 0);
+}
+
+/** {@link peakMemoryTracker} of several service processes, their figures summed. */
+function peakMemoryOfAll(pids) {
+  const trackers = pids.map((pid) => peakMemoryTracker(pid));
+  return {
+    start: () => trackers.forEach((tracker) => tracker.start()),
+    end() {
+      const ends = trackers.map((tracker) => tracker.end());
+      const total = (field) => ends.reduce((sum, one) => sum + one[field], 0);
+      return { startRss: total('startRss'), peakRss: total('peakRss'), growth: total('growth'), method: ends[0].method };
+    },
+  };
+}
+
+/** Resident memory of a process and its descendants (the service's workers) now, in bytes. */
+function treeRss(pid) {
+  return processTree(pid).reduce((total, one) => {
+    try {
+      return total + memoryOf(one).rss;
+    } catch {
+      return total; // it ended meanwhile
+    }
+  }, 0);
 }
 
 function autocannon(options) {

@@ -294,8 +294,8 @@ export function loadConfig(env: Env): Config {
 }
 
 /**
- * WORKERS: `auto` (default): one server process per CPU this process may use
- * (`os.availableParallelism()`), at most 8; or a number 1–64. A SQLite database in memory
+ * WORKERS: a number 1–64 (default 1), or `auto`: one server process per CPU this process may use
+ * (`os.availableParallelism()`), at most 8. A SQLite database in memory
  * (`sqlite::memory:`) belongs to one process, so `auto` means 1 there and more is refused.
  */
 function workersOf(value: number | 'auto', database: DatabaseConfig): number {

@@ -27,8 +27,8 @@ describe('configuration from the environment', () => {
     expect(config.allowedContentTypes).to.deep.equal([...DEFAULT_ALLOWED_CONTENT_TYPES]);
   });
 
-  it('runs one worker process per CPU by default (at most 8), or WORKERS of them; one for a SQLite database in memory', () => {
-    expect(loadConfig({}).workers).to.equal(Math.min(availableParallelism(), 8));
+  it('runs one server process by default, one per CPU (at most 8) with WORKERS=auto, or WORKERS of them; one for a SQLite database in memory', () => {
+    expect(loadConfig({}).workers).to.equal(1);
     expect(loadConfig({ WORKERS: 'auto' }).workers).to.equal(Math.min(availableParallelism(), 8));
     expect(loadConfig({ WORKERS: '3' }).workers).to.equal(3);
     expect(loadConfig({ WORKERS: '1' }).workers).to.equal(1);
