@@ -209,8 +209,8 @@ export const CONFIG_VARIABLES = {
   }),
   WORKERS: withDefault({
     parse: workerCount,
-    fallback: 1,
-    meaning: 'server processes: a number 1–64, or `auto` for one per CPU (`os.availableParallelism()`, at most 8). `1` (the default) runs the service in the one process; with more than one, `npm start` is a supervisor that forks that many workers sharing both ports ("Worker processes" below: more throughput for reads and listings under load, more CPU per upload; bench/README.md, "Worker count")',
+    fallback: 'auto' as const,
+    meaning: 'server processes: `auto` is one per CPU (`os.availableParallelism()`, at most 8) on a machine with more than 2 CPUs and one on a machine with 1 or 2 (where a second worker costs more CPU per request than it gains: bench/README.md, "Worker count"), or a number 1–64. With more than one, `npm start` is a supervisor that forks that many workers sharing both ports ("Worker processes" below); `1` runs the service in the one process',
   }),
   HOST: withDefault({
     parse: text,

@@ -22,6 +22,13 @@ export { ConfigError, type Env } from './config-variables.js';
 
 /** Most server processes `WORKERS=auto` starts, however many CPUs there are (each holds its own caches, database connections and heap). */
 const MAX_AUTO_WORKERS = 8;
+/** `WORKERS=auto` runs one process on a machine with this many CPUs or fewer. */
+const ONE_PROCESS_UP_TO_CPUS = 2;
+
+/** The server processes `WORKERS=auto` means on a machine with `cpus` CPUs (see workersOf). */
+export function autoWorkers(cpus: number): number {
+  return cpus <= ONE_PROCESS_UP_TO_CPUS ? 1 : Math.min(cpus, MAX_AUTO_WORKERS);
+}
 
 /** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
 export type DatabaseConfig =
@@ -294,13 +301,16 @@ export function loadConfig(env: Env): Config {
 }
 
 /**
- * WORKERS: a number 1–64 (default 1), or `auto`: one server process per CPU this process may use
- * (`os.availableParallelism()`), at most 8. A SQLite database in memory
- * (`sqlite::memory:`) belongs to one process, so `auto` means 1 there and more is refused.
+ * WORKERS: `auto` (default), or a number 1–64. `auto` is one server process per CPU this process
+ * may use (`os.availableParallelism()`), at most 8, on a machine with more than
+ * {@link ONE_PROCESS_UP_TO_CPUS} CPUs, and one process up to that: measured on 2 CPUs, a second
+ * worker cost more CPU per request than one process (bench/README.md, "Worker count"). A SQLite
+ * database in memory (`sqlite::memory:`) belongs to one process, so `auto` means 1 there and more
+ * is refused.
  */
 function workersOf(value: number | 'auto', database: DatabaseConfig): number {
   const inMemory = database.kind === 'sqlite' && database.path === ':memory:';
-  if (value === 'auto') return inMemory ? 1 : Math.min(availableParallelism(), MAX_AUTO_WORKERS);
+  if (value === 'auto') return inMemory ? 1 : autoWorkers(availableParallelism());
   if (value > 1 && inMemory) throw new ConfigError('WORKERS', 'a SQLite database in memory belongs to one process; use WORKERS=1 or a database file.');
   return value;
 }

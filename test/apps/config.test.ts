@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../apps/server/config.js';
+import { autoWorkers, ConfigError, loadConfig } from '../../apps/server/config.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
 import { startServerProcess } from '../support/server-process.js';
 
@@ -27,9 +27,10 @@ describe('configuration from the environment', () => {
     expect(config.allowedContentTypes).to.deep.equal([...DEFAULT_ALLOWED_CONTENT_TYPES]);
   });
 
-  it('runs one server process by default, one per CPU (at most 8) with WORKERS=auto, or WORKERS of them; one for a SQLite database in memory', () => {
-    expect(loadConfig({}).workers).to.equal(1);
-    expect(loadConfig({ WORKERS: 'auto' }).workers).to.equal(Math.min(availableParallelism(), 8));
+  it('runs WORKERS=auto by default: one process on 1 or 2 CPUs, else one per CPU (at most 8); or WORKERS of them; one for a SQLite database in memory', () => {
+    expect([1, 2, 3, 4, 8, 16, 64].map(autoWorkers)).to.deep.equal([1, 1, 3, 4, 8, 8, 8]);
+    expect(loadConfig({}).workers).to.equal(autoWorkers(availableParallelism()));
+    expect(loadConfig({ WORKERS: 'auto' }).workers).to.equal(autoWorkers(availableParallelism()));
     expect(loadConfig({ WORKERS: '3' }).workers).to.equal(3);
     expect(loadConfig({ WORKERS: '1' }).workers).to.equal(1);
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).workers).to.equal(1);
