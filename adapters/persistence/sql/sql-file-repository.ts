@@ -410,8 +410,8 @@ export class SqlFileRepository implements FileRepository {
    * SQLite: whether a page filtered by content type or size should be found by walking the
    * account's files in list order (`(user_id, created_at, id)`), testing the filter on each, rather
    * than by the filter's own index (`(user_id, content_type)`, `(user_id, size)`) and a sort of every
-   * match, which SQLite's planner prefers even for filters matching thousands of files (1 % of
-   * 1,000,000 files: 127 ms median, 6 %: 649 ms, bench/postgres-list-files.md). Walking passes about
+   * match, which SQLite's planner prefers even for filters matching tens of thousands of files
+   * (bench/postgres-list-files.md, the 1,000,000-file section). Walking passes about
    * `(offset + limit) × files / matches` entries, the index about `matches` rows plus the sort: in
    * list order when the first is smaller. `matches` is the listing's total (a bound of it at
    * `gte`, which only makes the walk cheaper than estimated).
