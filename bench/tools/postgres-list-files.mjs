@@ -18,6 +18,7 @@ import { CASES } from './list-files-cases.mjs';
 const dist = new URL('../../dist/', import.meta.url);
 const { migrateToLatest, InCodeMigrationProvider, migrations } = await import(new URL('adapters/persistence/sql/migrations.js', dist).href);
 const { SqlFileRepository } = await import(new URL('adapters/persistence/sql/sql-file-repository.js', dist).href);
+const { SqlExecutor } = await import(new URL('adapters/persistence/sql/sql-executor.js', dist).href);
 const { postgresConnectionString } = await import(new URL('adapters/persistence/postgres/postgres-database.js', dist).href);
 const { FILE_TOTAL_COUNT_LIMIT } = await import(new URL('core/files/list-files.js', dist).href);
 
@@ -28,7 +29,7 @@ if (!url || !['generate', 'measure', 'drop'].includes(command)) {
 }
 const BIG = '00000000-0000-4000-8000-000000000001';
 /** Timed runs per case after 5 warm-up runs (p99 is then the 50th of 50, nearest rank). */
-const RUNS = 50;
+const RUNS = Number(process.env.LIST_RUNS ?? 50);
 
 /** The generator of bench/postgres-list-files.md, unchanged (account_totals filled after it). */
 const GENERATOR = `
@@ -119,7 +120,7 @@ if (command === 'drop') {
   for (const [name, filter, offset, options] of variants.filter(([name]) => only === undefined || name.includes(only))) {
     // A new repository each time: its per-process cache of counted totals (kept until the account's
     // next write) starts empty, so a counted filter is counted every time, as after any upload or delete.
-    const list = () => new SqlFileRepository(db, options).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
+    const list = () => new SqlFileRepository(new SqlExecutor(db), options).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];
     let total;
     for (let i = 0; i < RUNS + 5; i++) {

@@ -22,6 +22,7 @@ import { CASES } from './list-files-cases.mjs';
 const dist = new URL('../../dist/', import.meta.url);
 const { migrateToLatest, InCodeMigrationProvider, migrations } = await import(new URL('adapters/persistence/sql/migrations.js', dist).href);
 const { SqlFileRepository } = await import(new URL('adapters/persistence/sql/sql-file-repository.js', dist).href);
+const { SqlExecutor } = await import(new URL('adapters/persistence/sql/sql-executor.js', dist).href);
 const { openSqliteDatabase } = await import(new URL('adapters/persistence/sqlite/sqlite-database.js', dist).href);
 const { fileSearchText } = await import(new URL('adapters/persistence/file-search.js', dist).href);
 const { FILE_TOTAL_COUNT_LIMIT } = await import(new URL('core/files/list-files.js', dist).href);
@@ -33,7 +34,7 @@ if (!file || !['generate', 'measure'].includes(command)) {
 }
 const BIG = '00000000-0000-4000-8000-000000000001';
 const OTHER = '00000000-0000-4000-8000-000000000002';
-const RUNS = 50;
+const RUNS = Number(process.env.LIST_RUNS ?? 50);
 
 /** mulberry32: a small seeded generator, so every generate writes the same files. */
 function seeded(seed) {
@@ -101,19 +102,19 @@ if (command === 'generate') {
   console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const rows = [];
   for (const [name, filter, offset = 0] of CASES.filter(([name]) => only === undefined || name.includes(only))) {
-    const list = (db) => new SqlFileRepository(db).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
+    const list = (executor) => new SqlFileRepository(executor).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];
     let total;
     for (let i = 0; i < RUNS + 5; i++) {
       const begun = performance.now();
-      total = (await list(opened.db)).total;
+      total = (await list(new SqlExecutor(opened.db, { direct: opened.direct }))).total;
       times.push(performance.now() - begun);
     }
     const kept = times.slice(5).sort((a, b) => a - b);
     const at = (p) => kept[Math.ceil(p * kept.length) - 1];
     rows.push({ name, total, median: median(kept), p95: at(0.95), p99: at(0.99) });
     log.current = [];
-    await list(logged);
+    await list(new SqlExecutor(logged));
     const statements = log.current;
     log.current = undefined;
     console.log(`\n### ${name}  (total ${total}; median ${median(kept).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms)\n`);

@@ -249,6 +249,52 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.list({ userId, filter: { q: '0' }, window: { offset: 0, limit: 2 } })).total).to.equal(4);
     });
 
+    it('answers short needles with type, visibility, range and window as a brute-force search does, totals bounded as asked, before and after renames and deletes', async () => {
+      let current = await givenFiles(
+        userId,
+        ['zeta.png', 'Ézé.txt', 'a-b.pdf', null, 'xy.png', 'ZZ top.mp3', '\u{1F4F7}-zz.png', 'plain.txt', 'é', 'zz', 'q.png', 'Zq'].map((name, i) => ({
+          name,
+          fileId: `${'0123456789'[i % 10]}00000000${i % 10}`.slice(0, 9) + String.fromCharCode(65 + i),
+          contentType: i % 3 === 0 ? 'image/png' : 'text/plain',
+          isPublic: i % 4 !== 1,
+          size: i * 10,
+          // Two pairs of equal times: ties are ordered by id.
+          createdAt: at((i - (i % 5 === 4 ? 1 : 0)) * 1000),
+        })),
+      );
+      await givenFiles(otherUserId, [{ name: 'zz-theirs.png' }, { name: 'é-theirs' }]);
+      const searchText = (file: StoredFile) => `${file.name ?? ''}\n${file.fileId}`.toLowerCase().normalize('NFC');
+      const inListOrder = (a: StoredFile, b: StoredFile) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
+      const filters: FileFilter[] = [{}, { type: 'image/png' }, { isPublic: false }, { createdAfter: at(4000) }, { sizeMin: 30, type: 'text/plain', isPublic: true }];
+      const check = async () => {
+        for (const q of ['z', 'zz', 'É', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.']) {
+          const needle = q.toLowerCase().normalize('NFC');
+          for (const filter of filters) {
+            const all = current
+              .filter((file) => searchText(file).includes(needle) && matchesRangeFilter(file, userId, filter))
+              .sort(inListOrder);
+            for (const [offset, limit] of [[0, 3], [2, 10]] as const) {
+              for (const countLimit of [undefined, 2]) {
+                const page = await files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit });
+                const total = countLimit !== undefined && all.length > countLimit ? { total: countLimit, relation: 'gte' } : { total: all.length, relation: 'eq' };
+                expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`).to.deep.equal({
+                  ids: all.slice(offset, offset + limit).map((file) => file.fileId),
+                  ...total,
+                });
+              }
+            }
+          }
+        }
+      };
+      await check();
+      const renamed = await files.update({ userId, fileId: current[0]!.fileId, changes: { name: 'yy.png' } });
+      const hidden = await files.update({ userId, fileId: current[5]!.fileId, changes: { name: 'x-ray', isPublic: false } });
+      const unnamed = await files.update({ userId, fileId: current[9]!.fileId, changes: { name: null } });
+      await files.deleteMany({ userId, fileIds: [current[6]!.fileId] });
+      current = current.map((file) => [renamed!, hidden!, unnamed!].find((changed) => changed.fileId === file.fileId) ?? file).filter((file) => file.fileId !== current[6]!.fileId);
+      await check();
+    });
+
     it('does not match q across the end of the name and the start of the file id', async () => {
       const [file] = await givenFiles(userId, [{ name: 'abc', fileId: 'XYZ0000000' }]);
       expect(await found({ q: 'abcxyz' })).to.deep.equal([]);

@@ -396,12 +396,37 @@ export class SqlFileRepository implements FileRepository {
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
-    const [total, rows] = await Promise.all([this.total(userId, filter, options.countLimit), this.page(userId, filter, window)]);
+    if (!this.postgres && (filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined)) {
+      // SQLite: the total first, to choose the page's plan (see `inListOrder`).
+      const total = await this.total(userId, filter, options.countLimit);
+      const rows = await this.page(userId, filter, window, await this.inListOrder(userId, total.total, window));
+      return { items: rows.map(toStoredFile), ...total };
+    }
+    const [total, rows] = await Promise.all([this.total(userId, filter, options.countLimit), this.page(userId, filter, window, false)]);
     return { items: rows.map(toStoredFile), ...total };
   }
 
-  /** The rows of one page: skipping `window.offset` matches, or from where {@link seek} places a deep one. */
-  private async page(userId: string, filter: FileFilter, window: Window): Promise<FileRow[]> {
+  /**
+   * SQLite: whether a page filtered by content type or size should be found by walking the
+   * account's files in list order (`(user_id, created_at, id)`), testing the filter on each, rather
+   * than by the filter's own index (`(user_id, content_type)`, `(user_id, size)`) and a sort of every
+   * match, which SQLite's planner prefers even for filters matching tens of thousands of files
+   * (bench/postgres-list-files.md, the 1,000,000-file section). Walking passes about
+   * `(offset + limit) × files / matches` entries, the index about `matches` rows plus the sort: in
+   * list order when the first is smaller. `matches` is the listing's total (a bound of it at
+   * `gte`, which only makes the walk cheaper than estimated).
+   */
+  private async inListOrder(userId: string, matches: number, window: Window): Promise<boolean> {
+    const row = await this.totalsRow.first(this.executor, { userId });
+    const files = row ? toNumber(row.files_count) : 0;
+    return matches * matches >= (window.offset + window.limit) * files;
+  }
+
+  /**
+   * The rows of one page: skipping `window.offset` matches, or from where {@link seek} places a deep
+   * one; `inListOrder` keeps the content type and size filters off their indexes (see {@link inListOrder}).
+   */
+  private async page(userId: string, filter: FileFilter, window: Window, inListOrder: boolean): Promise<FileRow[]> {
     let pageFilter = filter;
     let { offset } = window;
     if (offset >= this.seekFromOffset) {
@@ -412,7 +437,7 @@ export class SqlFileRepository implements FileRepository {
     if (nothing) return [];
     const parameters: PageParameters = { userId, limit: window.limit, offset };
     fields.forEach((field, i) => (parameters[field] = values[i]));
-    return this.pageQuery(fields).execute(this.executor, parameters);
+    return this.pageQuery(fields, inListOrder).execute(this.executor, parameters);
   }
 
   /**
@@ -500,15 +525,15 @@ export class SqlFileRepository implements FileRepository {
    * cost about as much as SQLite takes to find a page (bench/README.md, "list"). Parameters: the user
    * id, limit, offset, and the given filters' SQL values by field name (filterParameters).
    */
-  private pageQuery(fields: readonly FilterField[]): PrecompiledQuery<FileRow, PageParameters> {
-    const shape = fields.join(',');
+  private pageQuery(fields: readonly FilterField[], inListOrder: boolean): PrecompiledQuery<FileRow, PageParameters> {
+    const shape = `${fields.join(',')}${inListOrder ? ' in list order' : ''}`;
     let query = this.pages.get(shape);
     if (!query) {
       const postgres = this.postgres;
       query = new PrecompiledQuery<FileRow, PageParameters>((db, p) => {
         const { limit, offset } = p;
         const filterValues = fields.map((field) => p[field]);
-        const matching = db.selectFrom('files').where((eb) => eb.and(conditions(eb, p.userId, fields, filterValues)));
+        const matching = db.selectFrom('files').where((eb) => eb.and(conditions(eb, p.userId, fields, filterValues, inListOrder)));
         const newestFirst = <Q extends { orderBy: (column: 'created_at' | 'id', direction: 'desc') => Q }>(q: Q): Q =>
           q.orderBy('created_at', 'desc').orderBy('id', 'desc');
         return fields.includes('q') && !postgres
@@ -804,14 +829,19 @@ const FILTER_COMPARISONS = {
   expiresBefore: ['expires_at', '<='],
 } as const satisfies Record<Exclude<FilterField, 'q'>, readonly [keyof FilesTable, '=' | '>=' | '<=']>;
 
-/** The conditions of a listing: the owner, then each of `fields` with its SQL value (see filterParameters). */
-function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, userId: string, fields: readonly FilterField[], values: readonly unknown[]): Expression<SqlBool>[] {
+/**
+ * The conditions of a listing: the owner, then each of `fields` with its SQL value (see
+ * filterParameters). `unindexed`: the content type and size columns are written `+column`, which
+ * keeps SQLite from answering them with their indexes (the page is then found in list order).
+ */
+function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, userId: string, fields: readonly FilterField[], values: readonly unknown[], unindexed = false): Expression<SqlBool>[] {
   return [
     eb('user_id', '=', userId),
     ...fields.map((field, i) => {
       const value = values[i] as never;
       if (field === 'q') return value === null ? sql<SqlBool>`1 = 0` : sql<SqlBool>`search_text like ${value} escape '\\'`;
       const [column, operator] = FILTER_COMPARISONS[field];
+      if (unindexed && (column === 'content_type' || column === 'size')) return sql<SqlBool>`+${sql.ref(column)} ${sql.raw(operator)} ${value}`;
       return eb(column, operator, value);
     }),
   ];
