@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createSHA256, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { BlobStore } from '../../core/files/blob-store.js';
@@ -200,6 +200,8 @@ async function fileSystem<T>(action: string, step: () => Promise<T>): Promise<T>
 }
 
 async function newHasher(): Promise<IHasher> {
+  // Imported on the first resumable upload: a process that never serves one does not load hash-wasm.
+  const { createSHA256 } = await import('hash-wasm');
   const hasher = await createSHA256();
   hasher.init();
   return hasher;
