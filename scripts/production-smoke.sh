@@ -30,7 +30,10 @@ mkdir -p "$app/dist" "$app/scripts"
 cp -p package.json package-lock.json "$app/"
 cp -p scripts/ensure-built.mjs "$app/scripts/"
 for entry in dist/*; do [ "$entry" = dist/test ] || cp -a "$entry" "$app/dist/"; done
-cp -al node_modules "$app/"
+# The real directory, when node_modules is a symbolic link to a shared tree: a copy of the link
+# would let the removals below (and npm prune) reach the shared tree itself.
+cp -al "$(realpath node_modules)" "$app/node_modules"
+[ ! -L "$app/node_modules" ] || fail "$app/node_modules is a link, not a copy"
 # npm rewrites its own record of the tree: give the copy a file of its own.
 rm -f "$app/node_modules/.package-lock.json" && cp node_modules/.package-lock.json "$app/node_modules/"
 (cd "$app" && npm prune --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
