@@ -123,8 +123,8 @@ for _ in 1 2 3; do
   [ -z "$best" ] || [ "$ready_ms" -lt "$best" ] && best=$ready_ms
 done
 # A wall-clock bound means something only on a machine that is not busy with other work. The bound
-# is 3 s, not the 1 s the operations issue asks for: with two workers a restart now takes 2–2.7 s
-# here (bench/README.md, "Restart time"), and bringing it back under 1 s is open work.
+# is 3 s, not the 1 s the operations issue asks for: no measurement yet shows a restart with two
+# workers under 1 s with a margin (bench/README.md, "Restart time").
 load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
 cpus=$(nproc 2>/dev/null || echo 1)
 if awk -v l="$load" -v c="$cpus" 'BEGIN { exit !(l < c) }'; then
