@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createSHA256, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
 import type { AppendResult, PartialBlobState } from '../../core/files/partial-blob-store.js';
 import { DomainError } from '../../core/shared/errors.js';
 
@@ -63,6 +63,7 @@ export class AlignedPartialUpload<S extends AlignedState> {
 
   /** The common members of a new state (hash of nothing). */
   static async initialState(options: { length: number; contentType: string }): Promise<AlignedState> {
+    const { createSHA256 } = await import('hash-wasm');
     const hasher = await createSHA256();
     hasher.init();
     return { length: options.length, contentType: options.contentType, sent: 0, hash: Buffer.from(hasher.save()).toString('base64'), tail: null, previousTail: null };
@@ -182,6 +183,7 @@ export function freshTailName(directory: string): string {
 }
 
 async function restoreHash(saved: string): Promise<IHasher> {
+  const { createSHA256 } = await import('hash-wasm');
   const hasher = await createSHA256();
   hasher.init();
   hasher.load(Buffer.from(saved, 'base64'));

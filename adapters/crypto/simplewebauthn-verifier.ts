@@ -1,12 +1,4 @@
-import {
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type {
   CeremonyOptions,
   CredentialDescriptor,
@@ -17,6 +9,15 @@ import type {
   WebAuthnVerifier,
 } from '../../core/passkeys/webauthn-verifier.js';
 
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+/**
+ * @simplewebauthn/server, imported on first use: with its ASN.1 and X.509 packages it is the
+ * largest library the server has, and a process that never sees a passkey ceremony does not load it.
+ */
+function simpleWebAuthn(): Promise<typeof import('@simplewebauthn/server')> {
+  return (library ??= import('@simplewebauthn/server'));
+}
+
 /**
  * {@link WebAuthnVerifier} with @simplewebauthn/server: options with a fresh 32-byte random
  * challenge, `attestation: 'none'` (Hangar trusts any authenticator model, so it asks for no
@@ -26,6 +27,7 @@ import type {
  */
 export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
   async creationOptions(input: { rp: RelyingParty; user: { id: string; name: string }; exclude: CredentialDescriptor[]; timeoutMs: number }): Promise<CeremonyOptions> {
+    const { generateRegistrationOptions } = await simpleWebAuthn();
     const options = await generateRegistrationOptions({
       rpName: input.rp.name,
       rpID: input.rp.id,
@@ -41,6 +43,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
   }
 
   async requestOptions(input: { rp: RelyingParty; allow: CredentialDescriptor[]; timeoutMs: number }): Promise<CeremonyOptions> {
+    const { generateAuthenticationOptions } = await simpleWebAuthn();
     const options = await generateAuthenticationOptions({
       rpID: input.rp.id,
       allowCredentials: input.allow.map(descriptor),
@@ -63,6 +66,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
   }
 
   async verifyRegistration(input: { rp: RelyingParty; response: unknown; challenge: string }): Promise<VerifiedRegistration | FailedVerification> {
+    const { verifyRegistrationResponse } = await simpleWebAuthn();
     try {
       const result = await verifyRegistrationResponse({
         response: input.response as RegistrationResponseJSON,
@@ -92,6 +96,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
     challenge: string;
     credential: { credentialId: string; publicKey: string; transports: string[] };
   }): Promise<VerifiedAuthentication | FailedVerification> {
+    const { verifyAuthenticationResponse } = await simpleWebAuthn();
     try {
       const result = await verifyAuthenticationResponse({
         response: input.response as AuthenticationResponseJSON,

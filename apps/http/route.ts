@@ -28,7 +28,7 @@ export interface RouteInput<P, Q, B> {
 
 /**
  * A route is data: method, path, operation id, tag, auth, TypeBox schemas for params, query, JSON
- * body and each response status. Validators are compiled once at start from this table; the
+ * body and each response status. Validators are compiled from this table once, on each route's first request; the
  * OpenAPI document (apps/http/openapi.ts) is generated from the same table.
  */
 export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
@@ -104,20 +104,22 @@ const JSON_LIMIT_BYTES = 64 * 1024;
 export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'authenticate'>): Router {
   const router = new Router();
   for (const route of routes) {
+    // Compiled on the route's first request, not here: a worker starts without compiling the
+    // validators of every route, most of which it may never serve.
     const check = {
-      params: route.params && TypeCompiler.Compile(route.params),
-      headers: route.headers && TypeCompiler.Compile(route.headers),
-      query: route.query && TypeCompiler.Compile(route.query),
-      body: route.body && route.body !== 'binary' ? TypeCompiler.Compile(route.body) : undefined,
+      params: route.params && compileOnUse(route.params),
+      headers: route.headers && compileOnUse(route.headers),
+      query: route.query && compileOnUse(route.query),
+      body: route.body && route.body !== 'binary' ? compileOnUse(route.body) : undefined,
     };
     router.register(route.path, [route.method], async (ctx: Context) => {
       // The template, for the access log and metrics (never the path's values).
       ctx.state.route = route.path;
       const principal = await authenticate(ctx, route.auth, hangar);
       // Copied (and the query string parsed) only for the parts a route declares.
-      const params = check.params ? validate('path', route.params, check.params, { ...ctx.params }) : { ...ctx.params };
-      const query = check.query ? validate('query', route.query, check.query, { ...ctx.query }) : undefined;
-      if (check.headers) validate('header', route.headers, check.headers, { ...ctx.headers });
+      const params = check.params ? validate('path', route.params, check.params(), { ...ctx.params }) : { ...ctx.params };
+      const query = check.query ? validate('query', route.query, check.query(), { ...ctx.query }) : undefined;
+      if (check.headers) validate('header', route.headers, check.headers(), { ...ctx.headers });
       let body: unknown;
       if (check.body) {
         // No body at all (no Content-Length and not chunked, or `Content-Length: 0`) is missing input, not a wrong media type.
@@ -127,7 +129,7 @@ export function buildRouter(routes: readonly Route[], hangar: Pick<Hangar, 'auth
         if (!ctx.is('application/json')) {
           throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
         }
-        body = validate('body', route.body as TSchema, check.body, await readJson(ctx), false);
+        body = validate('body', route.body as TSchema, check.body(), await readJson(ctx), false);
       }
       await route.handler({ ctx, params, query, body, principal } as RouteInput<unknown, unknown, unknown> as never);
     });
@@ -149,6 +151,12 @@ async function readJson(ctx: Context): Promise<unknown> {
 }
 
 type Compiled = ReturnType<typeof TypeCompiler.Compile>;
+
+/** The validator of `schema`, compiled by the first call and kept for every later one. */
+function compileOnUse(schema: TSchema): () => Compiled {
+  let compiled: Compiled | undefined;
+  return () => (compiled ??= TypeCompiler.Compile(schema));
+}
 
 function validate(where: string, schema: TSchema | undefined, compiled: Compiled | undefined, value: unknown, convert = true): unknown {
   if (!schema || !compiled) return value;

@@ -24,9 +24,9 @@ export class StartTotpEnrolment {
   async execute(input: { userId: string }): Promise<TotpEnrolment> {
     const user = await this.deps.users.findById(input.userId);
     if (!user) throw new DomainError('UNAUTHORIZED', 'A valid API key or session token is required.');
-    const secret = this.deps.totp.newSecret();
+    const secret = await this.deps.totp.newSecret();
     const saved = await this.deps.mfa.savePendingTotp({ userId: user.id, sealedSecret: this.deps.box.seal(secret), createdAt: this.deps.clock.now() });
     if (!saved) throw new DomainError('MFA_ALREADY_ENABLED', 'Two-factor sign-in is already on; turn it off first to enrol a new authenticator.');
-    return { secret, otpauthUri: this.deps.totp.uri({ secret, label: user.email, issuer: this.deps.issuer }) };
+    return { secret, otpauthUri: await this.deps.totp.uri({ secret, label: user.email, issuer: this.deps.issuer }) };
   }
 }

@@ -4,9 +4,9 @@
  */
 export interface Totp {
   /** A new random shared secret, base32 (RFC 4648 §6), 160 bits (RFC 4226 §4 asks for at least 128). */
-  newSecret(): string;
+  newSecret(): Promise<string>;
   /** The `otpauth://totp/…` URI authenticator apps read from a QR code (Google's Key Uri Format). */
-  uri(options: { secret: string; label: string; issuer: string }): string;
+  uri(options: { secret: string; label: string; issuer: string }): Promise<string>;
   /**
    * The RFC 6238 time step (floor(Unix seconds / 30)) whose code `code` is at instant `at`,
    * looking one step before and one after for clock drift and typing time (RFC 6238 §5.2);

@@ -828,7 +828,10 @@ export async function migrateToLatest(
   provider: MigrationProvider = new InCodeMigrationProvider(),
   options: { migrationTableSchema?: string } = {},
 ): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableSchema: options.migrationTableSchema });
+  // Names compared by code unit, the order `Object.keys(…).sort()` gives the pending ones, instead
+  // of Kysely's default `localeCompare`, whose first call initialises ICU's collator at every start.
+  const nameComparator = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const migrator = new Migrator({ db, provider, migrationTableSchema: options.migrationTableSchema, nameComparator });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const reason = error instanceof Error ? error.message : String(error);
