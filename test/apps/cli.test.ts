@@ -20,7 +20,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const PASSWORD = 'correct horse';
 
 /** Every file under `dir` (recursively) with its SHA-256; empty when `dir` does not exist. */
-describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
+describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, as its own process)', function () {
   this.timeout(30_000);
   let dataDir: string;
   let plansFile: string;
