@@ -1,5 +1,5 @@
-// The server as `npm start` runs it: the compiled entry point (dist/apps/server/main.js) and the
-// modules it imports, our own and the npm packages', bundled into a few files in dist/apps/bundle/
+// The server as `npm start` runs it (and the admin CLI as `npm run cli` runs it): the compiled entry
+// points (dist/apps/server/main.js, dist/apps/cli/main.js) and the modules they import, our own and the npm packages', bundled into a few files in dist/apps/bundle/
 // (`npm run build`, after tsc). Why: Node's ES module loader resolves, reads and compiles each of
 // the ~450 files separately, which is most of the time from start to first answer; one file per
 // chunk takes a third of that (bench/README.md, "Measurements behind the code").
@@ -18,6 +18,7 @@
 export default {
   input: {
     main: 'dist/apps/server/main.js',
+    cli: 'dist/apps/cli/main.js',
     'wal-checkpoint-worker': 'dist/adapters/sqlite/wal-checkpoint-worker.js',
   },
   platform: 'node',

@@ -3,16 +3,15 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
 import { collect, sha256 } from '../contracts/blob-store.contract.js';
 import { randomFileOf } from '../support/bytes.js';
-import { runCli } from '../support/cli-process.js';
+import { CLI_MAIN, runCli } from '../support/cli-process.js';
 import { FakeS3Server, operationOf } from '../support/fake-s3-server.js';
 import { signUpWithKey, startTestServer, upload } from '../support/http-harness.js';
 import { S3RVER_CREDENTIALS } from '../support/s3-test-server.js';
 
-const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/cli/main.js');
+
 const MiB = 1024 * 1024;
 
 describe('admin CLI: blobs copy --to (docs/s3.md)', function () {

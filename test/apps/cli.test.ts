@@ -20,8 +20,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const PASSWORD = 'correct horse';
 
 /** Every file under `dir` (recursively) with its SHA-256; empty when `dir` does not exist. */
-describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
-  this.timeout(30_000);
+describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, as its own process)', function () {
+  // Each test runs the CLI as a process several times; the bound allows for a machine the parallel run keeps busy.
+  this.timeout(60_000);
   let dataDir: string;
   let plansFile: string;
   let server: TestServer;
@@ -72,8 +73,11 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
 
   describe('usage and configuration', () => {
     it('prints the usage with every command for help, --help and no command, exit 0', async () => {
-      for (const args of [['help'], ['--help'], [], ['users', 'show', '--help']]) {
-        const stdout = await cliOk(args);
+      // Independent runs that change nothing: started together.
+      const argLists = [['help'], ['--help'], [], ['users', 'show', '--help']];
+      const outputs = await Promise.all(argLists.map((args) => cliOk(args)));
+      for (const [i, args] of argLists.entries()) {
+        const stdout = outputs[i];
         for (const command of ['users list', 'users show <email>', 'users confirm <email>', 'users reset-mfa <email>', 'users set-plan <email> <plan>',
           'users set-access-until <email> <ISO date|none>', 'users set-canceled-at <email> <ISO date|none>', 'users delete <email> [--yes]']) {
           expect(stdout, args.join(' ')).to.include(command);
@@ -82,15 +86,18 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
     });
 
     it('exits 64 for an unknown command, an unknown option, a missing or extra argument', async () => {
-      for (const args of [['frobnicate'], ['users', 'frobnicate'], ['users'], ['users', 'list', '--bogus'], ['users', 'show'],
-        ['users', 'set-plan', 'alice@example.com'], ['users', 'show', 'a@example.com', 'b@example.com'], ['users', 'list', '--limit', '0']]) {
-        const result = await cli(args);
+      // Independent refusals that change nothing: started together.
+      const argLists = [['frobnicate'], ['users', 'frobnicate'], ['users'], ['users', 'list', '--bogus'], ['users', 'show'],
+        ['users', 'set-plan', 'alice@example.com'], ['users', 'show', 'a@example.com', 'b@example.com'], ['users', 'list', '--limit', '0']];
+      const results = await Promise.all(argLists.map((args) => cli(args)));
+      for (const [i, args] of argLists.entries()) {
+        const result = results[i];
         expect(result.code, args.join(' ')).to.equal(64);
         expect(result.stdout).to.equal('');
         expect(result.stderr).to.match(/^hangar: /);
       }
-      expect((await cli(['frobnicate'])).stderr).to.include('unknown command "frobnicate"');
-      expect((await cli(['users', 'set-plan', 'alice@example.com'])).stderr).to.include('missing <plan>');
+      expect(results[0].stderr).to.include('unknown command "frobnicate"');
+      expect(results[5].stderr).to.include('missing <plan>');
     });
 
     it('invites: create prints a link to the dashboard registration, list shows it, revoke ends it; a bad --expires exits 64, an unknown plan 1', async function () {
@@ -234,8 +241,11 @@ describe('admin CLI (dist/apps/cli/main.js as its own process)', function () {
     it('accepts dates with an offset, and refuses anything else with exit 64 before touching the account', async () => {
       expect(await cliOk(['users', 'set-access-until', 'bob@example.com', '2031-01-01T02:30:00+02:00']))
         .to.equal('bob@example.com: access_until is now 2031-01-01T00:30:00.000Z (status active)\n');
-      for (const value of ['tomorrow', '2031-02-30', '2031-01-01T10:00', '31/01/2031', '2031-13-01', '']) {
-        const result = await cli(['users', 'set-access-until', 'bob@example.com', value]);
+      // Refusals that must not touch the account (checked below): started together.
+      const values = ['tomorrow', '2031-02-30', '2031-01-01T10:00', '31/01/2031', '2031-13-01', ''];
+      const results = await Promise.all(values.map((value) => cli(['users', 'set-access-until', 'bob@example.com', value])));
+      for (const [i, value] of values.entries()) {
+        const result = results[i];
         expect(result.code, value).to.equal(64);
         expect(result.stderr).to.include('must be an ISO 8601 date');
       }

@@ -4,11 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, withEnvFile } from '../../apps/server/config.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const CLI = path.join(ROOT, 'dist', 'apps', 'cli', 'main.js');
+import { CLI_MAIN as CLI } from '../support/cli-process.js';
 
 describe('configuration: .env files', () => {
   let dir: string;
@@ -38,7 +35,9 @@ describe('configuration: .env files', () => {
     expect(withEnvFile(env, dir)).to.equal(env);
   });
 
-  it('the admin CLI reads .env from its working directory too (DATA_DIR from the file, the environment winning)', async () => {
+  it('the admin CLI reads .env from its working directory too (DATA_DIR from the file, the environment winning)', async function () {
+    // Two runs of the CLI as processes, one after the other, on a machine the parallel run keeps busy.
+    this.timeout(60_000);
     await writeFile(path.join(dir, '.env'), 'DATA_DIR=./from-env-file\nPASSWORD_HASH_MEMORY_KIB=1024\n');
     const base = { PATH: process.env.PATH ?? '' };
     const fromFile = spawnSync(process.execPath, [CLI, 'users', 'list', '--json'], { cwd: dir, env: base, encoding: 'utf8' });

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built admin CLI (`npm run cli` runs the same file). */
-const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/cli/main.js');
+/** The built admin CLI as `npm run cli` runs it: the bundle of dist/apps/cli/main.js (apps/server/rolldown.config.mjs). */
+export const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/bundle/cli.js');
 
 /** What a CLI run printed and how it exited (`code` null when killed by a signal). */
 export interface CliResult {

@@ -10,6 +10,7 @@ import { PinoLogger } from '../../adapters/logging/pino-logger.js';
 import { INTERNAL_ERROR_EVENT } from '../../apps/http/errors-middleware.js';
 import { checkResponse, registerService, unregisterService } from './openapi-check.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
+import { addLiveServer, removeLiveServer } from './live-servers.js';
 import { S3RVER_CREDENTIALS, type S3TestServer, startS3TestServer } from './s3-test-server.js';
 
 /** Rate limits high enough that no ordinary test meets them (spread under a test's own `env`). */
@@ -39,29 +40,13 @@ export function localDiskIt(title: string, fn: Mocha.AsyncFunc): Mocha.Test {
   return BLOBS_ON_S3 ? it.skip(`${title} (reads the local disk: pending with HANGAR_TEST_BLOBS=s3)`, fn) : it(title, fn);
 }
 
-/** Running test servers and how many of their logged internal errors were already reported. */
-const liveServers = new Map<TestServer, number>();
-
-// Root hook: a 500 that a test did not see through call() (a raw fetch, a stream) was still logged
-// by the server; it fails the run here, after the test that caused it.
-if (typeof afterEach === 'function') {
-  afterEach(function checkNoInternalErrors() {
-    for (const [server, reported] of liveServers) {
-      if (server.internalErrors.length > reported) {
-        liveServers.set(server, server.internalErrors.length);
-        throw new AssertionError(`the server logged ${server.internalErrors.length - reported} internal error(s) (500): ${JSON.stringify(server.internalErrors.slice(reported), (_, v) => (v instanceof Error ? v.stack : v)).slice(0, 1000)}`);
-      }
-    }
-  });
-}
-
 /** A composed Hangar on ephemeral ports over a temporary DATA_DIR, and helpers to talk to it with fetch. */
 export interface TestServer {
   running: RunningHangar;
   dataDir: string;
   api: string;
   content: string;
-  /** Unexpected (500) errors logged by the server during the test. */
+  /** Unexpected (500) errors logged by the server during the test (each fails the test: live-servers.ts). */
   internalErrors: unknown[];
   /** Everything the server logged (access log included), oldest first. */
   log: MemoryLogger;
@@ -127,7 +112,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     internalErrors,
     log: logger,
     stop: async () => {
-      liveServers.delete(server);
+      removeLiveServer(server);
       unregisterService(running.apiAddress, running.contentAddress);
       await running.close(1000);
       await database?.drop();
@@ -135,7 +120,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
-  liveServers.set(server, 0);
+  addLiveServer(server);
   return server;
 }
 

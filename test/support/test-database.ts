@@ -1,6 +1,8 @@
 // Where tests find a database: SQLite files of their own, and Postgres when TEST_DATABASE_URL names one.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 
@@ -8,19 +10,39 @@ import { postgresConnectionString, redactPostgresUrl } from '../../adapters/pers
 export const POSTGRES_SKIPPED_LINE = 'Postgres: TEST_DATABASE_URL not set, Postgres runs skipped';
 
 let announced = false;
+let resolved: { url: string | undefined } | undefined;
 
 /**
  * TEST_DATABASE_URL (a libpq URL of a database the tests may create schemas in), or undefined.
- * The first call of a process prints one line saying which it is, so a run without Postgres says
- * so once instead of hiding it among skipped tests.
+ * In a worker of a parallel mocha run (MOCHA_WORKER_ID set) it is instead a database of that
+ * worker's own on the same server, `<database>_w<id>`, created on first use, so that workers never
+ * share a database (its LISTEN channels, migration lock and connection limit). The first call of a
+ * process prints one line saying which it is, so a run without Postgres says so once instead of
+ * hiding it among skipped tests.
  */
 export function testDatabaseUrl(): string | undefined {
-  const url = process.env.TEST_DATABASE_URL?.trim() || undefined;
+  if (resolved === undefined) {
+    const url = process.env.TEST_DATABASE_URL?.trim() || undefined;
+    const worker = process.env.MOCHA_WORKER_ID;
+    resolved = { url: url !== undefined && worker !== undefined && /^\d+$/.test(worker) ? workerDatabase(url, Number(worker)) : url };
+  }
+  const url = resolved.url;
   if (!announced) {
     announced = true;
     process.stdout.write(url === undefined ? `${POSTGRES_SKIPPED_LINE}\n` : `Postgres: test schemas in ${redactPostgresUrl(url)}\n`);
   }
   return url;
+}
+
+/** `url` with its database `<name>` replaced by `<name>_w<worker>`, which is created when missing. */
+function workerDatabase(url: string, worker: number): string {
+  const parsed = new URL(url);
+  const base = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
+  const name = `${base.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_w${worker}`;
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'create-database.js');
+  execFileSync(process.execPath, [script, url, name], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 30_000 });
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
 }
 
 /**
