@@ -237,8 +237,9 @@ export class TransformPublicImage {
   /**
    * Applies the plan's image operation limit, counting what is written, what this process has
    * recorded, and what it has admitted but not yet counted. The reservations are read and taken in
-   * one synchronous step after the last await, so concurrent checks in this process cannot both
-   * take the last operation.
+   * one synchronous step with the unwritten counts, after the last await (UsageMeter.countsFor), so
+   * concurrent checks in this process cannot both take the last operation, and a flush that ends
+   * meanwhile is counted once.
    * @returns whether a reservation was taken (release it when done), and the plan's storage limit in bytes
    * @throws DomainError IMAGE_OPS_LIMIT_REACHED (403)
    */
@@ -248,16 +249,18 @@ export class TransformPublicImage {
     const storageLimitBytes = standing.plan.storageLimitBytes;
     if (limit === undefined || limit === null) return { limited: false, storageLimitBytes };
     const period = billingPeriodAt(user.createdAt, this.deps.clock.now());
-    const written = await this.deps.usage.get({ userId, periodStart: period.start });
-    const used = written.imageOps + this.deps.meter.pendingFor(userId, period).imageOps + (this.reserved.get(userId) ?? 0);
-    if (used >= limit) {
-      throw new DomainError('IMAGE_OPS_LIMIT_REACHED', `This account's plan allows ${limit} image transformations per billing period; they are used up until ${period.end.toISOString()}. Original files are still served.`, {
-        image_ops_limit: limit,
-        period_end: period.end.toISOString(),
-      });
-    }
-    this.adjustReserved(userId, 1);
-    return { limited: true, storageLimitBytes };
+    const readStored = () => this.deps.usage.get({ userId, periodStart: period.start });
+    return this.deps.meter.countsFor(userId, period, readStored, (counted) => {
+      const used = counted.imageOps + (this.reserved.get(userId) ?? 0);
+      if (used >= limit) {
+        throw new DomainError('IMAGE_OPS_LIMIT_REACHED', `This account's plan allows ${limit} image transformations per billing period; they are used up until ${period.end.toISOString()}. Original files are still served.`, {
+          image_ops_limit: limit,
+          period_end: period.end.toISOString(),
+        });
+      }
+      this.adjustReserved(userId, 1);
+      return { limited: true, storageLimitBytes };
+    });
   }
 
   private adjustReserved(userId: string, by: number): void {

@@ -32,14 +32,13 @@ export class GetUsage {
     const period = billingPeriodAt(user.createdAt, this.deps.clock.now());
     const [totals, counts] = await Promise.all([
       this.deps.files.totals(input.userId),
-      this.deps.usage.get({ userId: input.userId, periodStart: period.start }),
+      this.deps.meter.countsFor(input.userId, period, () => this.deps.usage.get({ userId: input.userId, periodStart: period.start }), (counts) => counts),
     ]);
-    const pending = this.deps.meter.pendingFor(input.userId, period);
     return {
       storageBytes: totals.storageBytes,
       filesCount: totals.filesCount,
-      originReads: counts.originReads + pending.originReads,
-      imageOps: counts.imageOps + pending.imageOps,
+      originReads: counts.originReads,
+      imageOps: counts.imageOps,
       periodStart: period.start,
       periodEnd: period.end,
     };

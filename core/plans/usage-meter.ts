@@ -3,6 +3,9 @@ import type { Clock } from '../shared/clock.js';
 import { billingPeriodAt, utcDay } from './billing-period.js';
 import type { PeriodCounts, UsageRepository } from './usage-repository.js';
 
+/** Reads of the stored counts {@link UsageMeter.countsFor} makes at most while writes keep ending meanwhile. */
+const STORED_READ_ATTEMPTS = 5;
+
 /** Counts of one account on one UTC day, not yet written. */
 type Bucket = { userId: string; day: number } & PeriodCounts;
 
@@ -19,6 +22,8 @@ export class UsageMeter {
   /** The batch being written: still counted by {@link pendingFor} until the write succeeds. */
   private inFlight: Bucket[] = [];
   private flushing: Promise<void> | undefined;
+  /** Writes that succeeded so far: a batch leaves {@link pendingFor} when its write succeeds. */
+  private writesDone = 0;
 
   constructor(private readonly deps: { usage: UsageRepository; users: UserRepository; clock: Clock }) {}
 
@@ -42,6 +47,24 @@ export class UsageMeter {
       }
     }
     return counts;
+  }
+
+  /**
+   * The account's counts in `period`: the stored ones (`readStored`) plus {@link pendingFor}, each
+   * batch counted once. A batch leaves the pending counts when its write succeeds, so when a write
+   * ended while the stored counts were read (which may or may not have seen it), they are read again,
+   * up to {@link STORED_READ_ATTEMPTS} times. `use` gets the counts in the same synchronous step as
+   * the pending ones are read (nothing is recorded in between), and its result is returned.
+   * @throws what `readStored` or `use` throws
+   */
+  async countsFor<T>(userId: string, period: { start: Date; end: Date }, readStored: () => Promise<PeriodCounts>, use: (counts: PeriodCounts) => T): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const writes = this.writesDone;
+      const stored = await readStored();
+      if (writes !== this.writesDone && attempt < STORED_READ_ATTEMPTS) continue;
+      const pending = this.pendingFor(userId, period);
+      return use({ originReads: stored.originReads + pending.originReads, imageOps: stored.imageOps + pending.imageOps });
+    }
   }
 
   /**
@@ -87,6 +110,7 @@ export class UsageMeter {
       });
       await this.deps.usage.add(entries);
       this.inFlight = [];
+      this.writesDone += 1;
     } catch (error) {
       this.inFlight = [];
       for (const entry of batch) {

@@ -17,8 +17,12 @@ class ControlledUsageRepository implements UsageRepository {
     }
     return this.inner.add(entries);
   }
-  get(options: { userId: string; periodStart: Date }): Promise<PeriodCounts> {
-    return this.inner.get(options);
+  /** When set, `get` reads the counts at once but answers only once this settles (a read that overlaps a write). */
+  readHold: Promise<void> | undefined;
+  async get(options: { userId: string; periodStart: Date }): Promise<PeriodCounts> {
+    const counts = await this.inner.get(options);
+    if (this.readHold) await this.readHold;
+    return counts;
   }
 }
 
@@ -261,6 +265,23 @@ describe('GetUsage', () => {
         await flushing;
       }
       expect(await reads(alice.userId)).to.equal(2);
+    });
+
+    it('counts a batch once when its write ends while the stored counts are being read', async () => {
+      let usageRepo!: ControlledUsageRepository;
+      const world = await withFiles((ports) => ({ usage: (usageRepo = new ControlledUsageRepository(ports.usage)) }));
+      const { hangar, read, reads, shown, alice } = world;
+      await read(shown.fileId);
+      await read(shown.fileId);
+      const readHeld = gate();
+      usageRepo.readHold = readHeld.promise;
+      // The stored counts are read (0) before the flush writes the 2 reads; the answer comes after it.
+      const reported = reads(alice.userId);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await hangar.usageMeter.flush();
+      usageRepo.readHold = undefined;
+      readHeld.open();
+      expect(await reported).to.equal(2);
     });
 
     it('a flush called during another writes the reads recorded since, before it resolves (shutdown)', async () => {
