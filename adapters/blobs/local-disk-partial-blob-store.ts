@@ -7,6 +7,7 @@ import { DomainError } from '../../core/shared/errors.js';
 import { assertBlobKey } from './blob-keys.js';
 import { canAdoptFiles } from './file-adoption.js';
 import { assertLength, tooLong } from './memory-partial-blob-store.js';
+import { writeBuffers } from './write-buffers.js';
 
 /** Options of {@link LocalDiskPartialBlobStore}. */
 export interface LocalDiskPartialBlobStoreOptions {
@@ -273,34 +274,10 @@ class PositionedWriter {
     const bytes = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
-    this.writing = fileSystem('write a partial blob', () => writeAll(this.handle, buffers, position)).then(() => this.flusher?.written(bytes));
+    this.writing = fileSystem('write a partial blob', () => writeBuffers(this.handle, buffers, position)).then(() => this.flusher?.written(bytes));
     // Awaited by the next push or drain; handled here so a failure meanwhile is not an unhandled rejection.
     this.writing.catch(() => undefined);
   }
-}
-
-async function writeAll(handle: FileHandle, buffers: Uint8Array[], position: number): Promise<void> {
-  let pending = buffers;
-  for (;;) {
-    const total = pending.reduce((sum, buffer) => sum + buffer.length, 0);
-    const { bytesWritten } = await handle.writev(pending, position);
-    if (bytesWritten >= total) return;
-    position += bytesWritten;
-    pending = remainderAfter(pending, bytesWritten);
-  }
-}
-
-function remainderAfter(buffers: Uint8Array[], written: number): Uint8Array[] {
-  const rest: Uint8Array[] = [];
-  for (const buffer of buffers) {
-    if (written >= buffer.length) {
-      written -= buffer.length;
-      continue;
-    }
-    rest.push(written > 0 ? buffer.subarray(written) : buffer);
-    written = 0;
-  }
-  return rest;
 }
 
 /** The file's first `length` bytes in chunks of {@link READ_CHUNK_BYTES}, each a new buffer (`put` may keep them). */

@@ -8,6 +8,7 @@ import { type Failpoints, NO_FAILPOINTS } from '../../core/shared/failpoints.js'
 import { assertBlobKey, assertMaxBytes, assertParentKey, isBlobKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
 import { alreadyExists, hasCode, isAlreadyExists, unavailable } from './local-blob-errors.js';
+import { writeBuffers } from './write-buffers.js';
 
 /** Options of {@link LocalFileBlobStore}. */
 export interface LocalFileBlobStoreOptions {
@@ -524,30 +525,11 @@ async function writeBody(handle: FileHandle, chunks: AsyncIterable<Uint8Array>, 
 
 /** Writes all of `buffers` at the file position, however many calls it takes. @throws DomainError BLOB_STORE_UNAVAILABLE */
 async function writeAll(handle: FileHandle, buffers: Uint8Array[]): Promise<void> {
-  let pending = buffers;
   try {
-    for (;;) {
-      const total = pending.reduce((sum, buffer) => sum + buffer.length, 0);
-      const { bytesWritten } = await handle.writev(pending);
-      if (bytesWritten >= total) return;
-      pending = remainderAfter(pending, bytesWritten);
-    }
+    await writeBuffers(handle, buffers, null);
   } catch (error) {
     throw unavailable('write a blob', error);
   }
-}
-
-function remainderAfter(buffers: Uint8Array[], written: number): Uint8Array[] {
-  const rest: Uint8Array[] = [];
-  for (const buffer of buffers) {
-    if (written >= buffer.length) {
-      written -= buffer.length;
-      continue;
-    }
-    rest.push(written > 0 ? buffer.subarray(written) : buffer);
-    written = 0;
-  }
-  return rest;
 }
 
 /** Links `from` to `to`; when the shard directory vanished meanwhile (ENOENT), recreates it once and retries. */
