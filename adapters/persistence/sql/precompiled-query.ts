@@ -76,10 +76,8 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
       const key = parameters.length === 1 && typeof parameters[0] === 'string' ? `${sql}\u0000${parameters[0]}` : `${sql}\u0000${JSON.stringify(parameters)}`;
       const hit = cache.get(key);
       if (hit) return hit as Row[];
-      const stamp = cache.stamp();
-      const rows = await this.read(executor, sql, parameters);
-      cache.put({ stamp, key, tag: `${invalidatedBy.kind}:${String(params[invalidatedBy.key])}`, kind: invalidatedBy.kind, rows });
-      return rows;
+      const tag = `${invalidatedBy.kind}:${String(params[invalidatedBy.key])}`;
+      return (await cache.load({ key, tag, kind: invalidatedBy.kind, read: () => this.read(executor, sql, parameters) })) as Row[];
     }
     return this.read(executor, sql, parameters);
   }

@@ -633,19 +633,28 @@ export class SqlFileRepository implements FileRepository {
     return rows.map(toStoredFile);
   }
 
-  /** One UPDATE per entry, in file id order (the order deletes lock rows in), in one transaction. */
+  /**
+   * One UPDATE per entry, in file id order (the order deletes lock rows in), in one transaction.
+   * On Postgres the counted files' cached lookups are then dropped in this process (the UPDATE is
+   * not one the write observer drops every entry for; other processes hear of it from the
+   * `files` trigger), so a file's counts read here include the ones just written.
+   */
   async addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void> {
     if (entries.length === 0) return;
     const sorted = [...entries].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : 0));
-    await this.db.transaction().execute(async (trx) => {
-      for (const entry of sorted) {
-        await trx
-          .updateTable('files')
-          .set({ view_count: sql<number>`view_count + ${entry.views}`, download_count: sql<number>`download_count + ${entry.downloads}` })
-          .where('file_id', '=', entry.fileId)
-          .execute();
-      }
-    });
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const entry of sorted) {
+          await trx
+            .updateTable('files')
+            .set({ view_count: sql<number>`view_count + ${entry.views}`, download_count: sql<number>`download_count + ${entry.downloads}` })
+            .where('file_id', '=', entry.fileId)
+            .execute();
+        }
+      });
+    } finally {
+      this.executor.lookups?.cache?.drop(sorted.map((entry) => `file:${entry.fileId}`));
+    }
   }
 
   async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {
