@@ -6,6 +6,7 @@ import { groupCommit } from '../../adapters/persistence/postgres/group-commit.js
 import { openPostgresDatabase, postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { migrations } from '../../adapters/persistence/sql/migrations.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { POSTGRES_INSERT_SQL } from '../../adapters/persistence/sql/sql-file-repository.js';
 import { aCustomDomain } from './custom-domain-repository.contract.js';
 import { aFile, aRefreshToken, aSession, anApiKey, givenUser } from './persistence-fixtures.js';
 import { createTestSchema, type TestSchema, testDatabaseUrl } from '../support/test-database.js';
@@ -205,6 +206,25 @@ if (url !== undefined) {
         const second = await givenUser(users);
         expect((await users.findById(second.id))?.id).to.equal(second.id);
         expect((await users.findById(first.id))?.id).to.equal(first.id);
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('runs the upload\'s statement and precompiled queries prepared, once per connection, and keeps working when the schema changes', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
+      try {
+        const repos = createSqlRepositories(database);
+        const user = await givenUser(repos.users);
+        const limits = { storageLimitBytes: 2 ** 30, fileCountLimit: 10 };
+        for (let i = 0; i < 2; i++) expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
+        await repos.files.totals(user.id);
+        const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((row) => row.statement);
+        expect(await prepared()).to.include(POSTGRES_INSERT_SQL);
+        expect((await prepared()).some((statement) => statement.includes('from "account_totals"'))).to.equal(true);
+        await sql`alter table account_totals add column added_by_a_newer_release text`.execute(database.db);
+        expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
+        expect((await repos.files.totals(user.id)).filesCount).to.equal(3);
       } finally {
         await database.close();
       }

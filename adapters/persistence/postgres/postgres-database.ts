@@ -1,11 +1,12 @@
 import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
-import { createHash } from 'node:crypto';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
 import type { SharedLookups } from '../sql/shared-lookups.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { PostgresLookupCache } from './postgres-lookup-cache.js';
+import { planResultChanged, preparingPool, StatementNames } from './prepared-statements.js';
+import { REPEATED_STATEMENTS } from '../sql/precompiled-query.js';
 import { observingWrites } from './write-observer.js';
 import { ASYNCHRONOUS_COMMIT_SETTING, DURABILITY_FLUSH_SQL, groupCommit } from './group-commit.js';
 import { migrateToLatest } from '../sql/migrations.js';
@@ -191,13 +192,14 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
       throw translateDatabaseError(error);
     }
   };
-  const dialect = groupCommit(withUnavailableErrors(new PostgresDialect({ pool })), flush);
+  const names = new StatementNames();
+  const dialect = groupCommit(withUnavailableErrors(new PostgresDialect({ pool: preparingPool(pool, REPEATED_STATEMENTS, names) })), flush);
   const onQuery = options.onQuery;
   const db = new Kysely<HangarDatabase>({
     dialect: cache ? observingWrites(dialect, () => cache.dropAll()) : dialect,
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
   });
-  const lookups: SharedLookups = { ...(cache ? { cache } : {}), prepared: preparedReads(pool) };
+  const lookups: SharedLookups = { ...(cache ? { cache } : {}), prepared: preparedReads(pool, names) };
   const close = async () => {
     cache?.close();
     await feed.close();
@@ -226,18 +228,13 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
  * and the SQL gets a new name, prepared afresh on each connection. Errors as Kysely's path gives
  * them (outages as DATABASE_UNAVAILABLE).
  */
-function preparedReads(pool: pg.Pool): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
-  const names = new Map<string, string>();
-  let renamed = 0;
-  const nameOf = (sql: string, generation: number) => `hangar_${createHash('sha256').update(`${generation} ${sql}`).digest('hex').slice(0, 24)}`;
+function preparedReads(pool: pg.Pool, names: StatementNames): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
   return async (sql, parameters) => {
-    let name = names.get(sql);
-    if (!name) names.set(sql, (name = nameOf(sql, 0)));
     try {
-      return (await pool.query({ name, text: sql, values: parameters as unknown[] })).rows;
+      return (await pool.query({ name: names.of(sql), text: sql, values: parameters as unknown[] })).rows;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== '0A000') throw translateDatabaseError(error);
-      names.set(sql, nameOf(sql, ++renamed));
+      if (!planResultChanged(error)) throw translateDatabaseError(error);
+      names.rename(sql);
       try {
         return (await pool.query({ text: sql, values: parameters as unknown[] })).rows;
       } catch (again) {

@@ -6,6 +6,20 @@ import type { HangarDatabase } from './schema.js';
 /** One parameter of the compiled SQL: a named parameter of `execute`, or a constant the builder bound. */
 type Slot = { name: string } | { constant: unknown };
 
+/**
+ * SQL texts that run again and again with new values: every {@link PrecompiledQuery}'s (added when
+ * it is compiled) and statements an adapter declares with {@link repeatedStatement}. A bounded set
+ * (one text per query object and dialect), which a database adapter may prepare once per
+ * connection (Postgres: `preparingPool`).
+ */
+export const REPEATED_STATEMENTS = new Set<string>();
+
+/** Declares `sql` one of the {@link REPEATED_STATEMENTS}. @returns `sql` */
+export function repeatedStatement(sql: string): string {
+  REPEATED_STATEMENTS.add(sql);
+  return sql;
+}
+
 /** The named parameters of a {@link PrecompiledQuery}: an object of SQL values. */
 export type QueryParameters = Record<string, unknown>;
 
@@ -145,6 +159,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
     if (unbound.length > 0 || sql.includes('\u0000precompiled-parameter:')) {
       throw new Error(`A precompiled query must bind each of its parameters as a value (${unbound.join(', ') || 'a marker is in the SQL text'}): ${sql}`);
     }
+    REPEATED_STATEMENTS.add(sql);
     return { sql, slots };
   }
 }

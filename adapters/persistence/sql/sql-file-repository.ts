@@ -5,7 +5,7 @@ import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
-import { PrecompiledQuery } from './precompiled-query.js';
+import { PrecompiledQuery, repeatedStatement } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { isPostgres } from './dialect.js';
 import { ALL_TYPES, coverSizeRange, coverTimeRange, DAY_MS, floorDiv, histogramKeysOf, HOUR_MS, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
@@ -59,7 +59,7 @@ export interface SqlFileRepositoryOptions {
  * $10 SHA-256, $11 created at (Unix ms), $12 blob key, $13 search text, $14 the all-types marker,
  * $15 day, $16 hour, $17 size bucket, $18 expires at (Unix ms, or null). Answers one row: `inserted` 1 or 0.
  */
-export const POSTGRES_INSERT_SQL = `with claimed as (
+export const POSTGRES_INSERT_SQL = repeatedStatement(`with claimed as (
   insert into account_totals as t (user_id, storage_bytes, files_count, public_files_count, changes)
   select $1::text, $2::bigint, 1, $3::bigint, 1 where 1 <= $4::bigint and $2::bigint <= $5::bigint
   on conflict (user_id) do update set
@@ -83,7 +83,7 @@ export const POSTGRES_INSERT_SQL = `with claimed as (
   on conflict (user_id, content_type, dimension, bucket, is_public) do update set files = h.files + excluded.files
   returning 1
 )
-select (select count(*) from inserted)::integer as inserted, (select count(*) from histogram)::integer as histogram_rows`;
+select (select count(*) from inserted)::integer as inserted, (select count(*) from histogram)::integer as histogram_rows`);
 
 /**
  * The columns a {@link StoredFile} is made of: every column but `search_text`, which only serves
