@@ -1,6 +1,7 @@
 // The SQLite substring index of `q` (files_search, migration 0032): complete on every write path,
 // filled for files stored before it, kept by a copy and VACUUM, and both ways of a search.
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,8 @@ import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
 import { FILE_SEARCH_TABLE } from '../../adapters/persistence/sql/sqlite-file-search.js';
-import { fileSearchDocument, registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
+import { accountKey, fileSearchDocument, rangeTokens, registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
+import { DAY_MS, sizeBucket } from '../../adapters/persistence/sql/file-histogram.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { aFile, aUser, at } from '../contracts/persistence-fixtures.js';
 
@@ -27,13 +29,15 @@ const ROOMY = { storageLimitBytes: 1024 ** 4, fileCountLimit: 1_000_000 };
  * @returns the number of files
  */
 async function expectIndexComplete(db: Kysely<HangarDatabase>): Promise<number> {
-  const files = (await sql<{ r: number; user_id: string; search_text: string; content_type: string; is_public: number }>`
-    select rowid as r, user_id, search_text, content_type, is_public from files order by rowid`.execute(db)).rows;
+  const files = (await sql<{ r: number; user_id: string; search_text: string; content_type: string; is_public: number; size: number; created_at: number }>`
+    select rowid as r, user_id, search_text, content_type, is_public, size, created_at from files order by rowid`.execute(db)).rows;
   const indexed = (await sql<{ r: number }>`select rowid as r from ${sql.table(FILE_SEARCH_TABLE)} order by rowid`.execute(db)).rows;
   expect(indexed.map((row) => row.r), 'one document per file').to.deep.equal(files.map((row) => row.r));
   // Every file's document when they are few, one in 50 otherwise.
   for (const file of files.filter((_, i) => files.length <= 100 || i % 50 === 0)) {
-    const document = fileSearchDocument({ userId: file.user_id, searchText: file.search_text, contentType: file.content_type, isPublic: file.is_public });
+    const document = fileSearchDocument({
+      userId: file.user_id, searchText: file.search_text, contentType: file.content_type, isPublic: file.is_public, size: file.size, createdAtMs: file.created_at,
+    });
     const match = document.split(' ').map((token) => `"${token}"`).join(' ');
     const found = (await sql<{ r: number }>`select rowid as r from ${sql.table(FILE_SEARCH_TABLE)}(${match})`.execute(db)).rows.map((row) => row.r);
     expect(found, `the document of ${file.search_text}`).to.include(file.r);
@@ -104,6 +108,7 @@ describe('SQLite search index (files_search)', () => {
     const queries: [Record<string, unknown>, number | undefined][] = [
       [{ q: 'cat' }, undefined], [{ q: 'cat' }, 5], [{ q: 'ca' }, 20], [{ q: 'c' }, 4], [{ q: 'cat-', type: 'image/png' }, 3],
       [{ q: 'cat-', createdAfter: at(5000) }, 2], [{ q: 'cat', isPublic: true }, 2], [{ q: 'owl' }, 2], [{ q: 'dog' }, 2], [{ q: 'p' }, undefined],
+      [{ q: 'cat', sizeMin: 5, sizeMax: 5_000 }, 3], [{ q: 'c', createdBefore: at(4500), isPublic: true }, undefined], [{ q: 'cat', sizeMin: 10, sizeMax: 5 }, undefined],
     ];
     for (const candidateLimit of [100, 3]) {
       const files = new SqlFileRepository(executor, { sqliteSearch: { candidateLimit } });
@@ -141,6 +146,46 @@ describe('SQLite search index (files_search)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('range tokens of the search index', () => {
+  const key = accountKey('someone');
+  /** Whether the file's document has a token of `cover` (the FTS OR would select it). */
+  const selected = (cover: string[], file: { size: number; createdAtMs: number }) => {
+    const document = new Set(fileSearchDocument({ userId: 'someone', searchText: 'x', contentType: 'text/plain', isPublic: 1, ...file }).split(' '));
+    return cover.some((token) => document.has(token));
+  };
+
+  it('select every file in a date range, and none outside the days it touches (property)', () => {
+    const day = fc.integer({ min: -40_000, max: 40_000 });
+    const ms = fc.tuple(day, fc.integer({ min: 0, max: DAY_MS - 1 })).map(([d, within]) => d * DAY_MS + within);
+    fc.assert(
+      fc.property(fc.option(ms, { nil: undefined }), fc.option(ms, { nil: undefined }), ms, (from, to, createdAtMs) => {
+        const cover = rangeTokens(key, 'day', from, to)!;
+        const inRange = (from === undefined || createdAtMs >= from) && (to === undefined || createdAtMs <= to);
+        const onTouchedDay = (from === undefined || Math.floor(createdAtMs / DAY_MS) >= Math.floor(from / DAY_MS)) && (to === undefined || Math.floor(createdAtMs / DAY_MS) <= Math.floor(to / DAY_MS));
+        const hit = selected(cover, { size: 1, createdAtMs });
+        if (inRange) expect(hit, 'in the range').to.equal(true);
+        if (!onTouchedDay) expect(hit, 'outside the days of the range').to.equal(false);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('select every file in a size range, and none outside the size classes it touches (property)', () => {
+    const size = fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 1, 31, 32, 33, 2 ** 32, Number.MAX_SAFE_INTEGER));
+    fc.assert(
+      fc.property(fc.option(size, { nil: undefined }), fc.option(size, { nil: undefined }), size, (from, to, bytes) => {
+        const cover = rangeTokens(key, 'size', from, to)!;
+        const inRange = (from === undefined || bytes >= from) && (to === undefined || bytes <= to);
+        const touched = (from === undefined || sizeBucket(bytes) >= sizeBucket(from)) && (to === undefined || sizeBucket(bytes) <= sizeBucket(to));
+        const hit = selected(cover, { size: bytes, createdAtMs: 0 });
+        if (inRange) expect(hit, 'in the range').to.equal(true);
+        if (!touched) expect(hit, 'outside the classes of the range').to.equal(false);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
 

@@ -3,15 +3,15 @@ import type { FileFilter } from '../../../core/files/file-repository.js';
 import type { Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle } from '../file-search.js';
 import { toFlag, toMillis, toNumber } from './rows.js';
-import { accountKey, codePointsOf, FILE_SEARCH_FUNCTION, fileSearchDocument, gramToken, typeToken, visibilityToken } from '../sqlite/file-search-tokens.js';
+import { accountKey, codePointsOf, FILE_SEARCH_FUNCTION, fileSearchDocument, gramToken, rangeTokens, typeToken, visibilityToken } from '../sqlite/file-search-tokens.js';
 import type { SqlExecutor } from './sql-executor.js';
 
 /**
  * The substring index of `GET /files?q=` on SQLite (spec 4.9; issue 21). SQLite has no index that
  * serves `LIKE '%needle%'`, so every file has one document in this contentless FTS5 table
  * (migration 0032) under its `rowid` in `files`: the tokens of file-search-tokens.ts, one per
- * distinct 1-, 2- and 3-code-point gram of `search_text` and one each for content type and
- * visibility, all prefixed with the owner's account key.
+ * distinct 1-, 2- and 3-code-point gram of `search_text`, one each for content type and
+ * visibility, and the upload day's and size class's buckets, all prefixed with the owner's account key.
  *
  * A needle of at most 3 code points is then exactly one gram token: the files whose document has
  * it are exactly the account's files containing the needle (up to a collision of two accounts'
@@ -45,15 +45,16 @@ const MAX_QUERY_TRIGRAMS = 12;
 export const FILE_SEARCH_SCHEMA: readonly string[] = [
   `create virtual table ${FILE_SEARCH_TABLE} using fts5(document, content='', contentless_delete=1, detail=none, tokenize='ascii')`,
   `create trigger files_search_insert after insert on files begin
-    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public));
+    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public, new.size, new.created_at));
   end`,
   `create trigger files_search_delete after delete on files begin
     delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
   end`,
-  `create trigger files_search_update after update of search_text, content_type, is_public, user_id on files
-  when old.search_text is not new.search_text or old.content_type is not new.content_type or old.is_public is not new.is_public or old.user_id is not new.user_id begin
+  `create trigger files_search_update after update of search_text, content_type, is_public, size, created_at, user_id on files
+  when old.search_text is not new.search_text or old.content_type is not new.content_type or old.is_public is not new.is_public or old.size is not new.size
+    or old.created_at is not new.created_at or old.user_id is not new.user_id begin
     delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
-    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public));
+    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public, new.size, new.created_at));
   end`,
 ];
 
@@ -72,12 +73,14 @@ export async function rebuildFileSearch(db: Kysely<any>): Promise<number> {
   let last = Number.MIN_SAFE_INTEGER;
   let indexed = 0;
   for (;;) {
-    const { rows } = await sql<{ r: number; user_id: string; search_text: string; content_type: string; is_public: number }>`
-      select rowid as r, user_id, search_text, content_type, is_public from files where rowid > ${last} order by rowid limit ${REBUILD_BATCH}
+    const { rows } = await sql<{ r: number; user_id: string; search_text: string; content_type: string; is_public: number; size: number; created_at: number }>`
+      select rowid as r, user_id, search_text, content_type, is_public, size, created_at from files where rowid > ${last} order by rowid limit ${REBUILD_BATCH}
     `.execute(db);
     if (rows.length === 0) break;
     const values = rows.map(
-      (row) => sql`(${row.r}, ${fileSearchDocument({ userId: row.user_id, searchText: row.search_text, contentType: row.content_type, isPublic: Number(row.is_public) })})`,
+      (row) => sql`(${row.r}, ${fileSearchDocument({
+          userId: row.user_id, searchText: row.search_text, contentType: row.content_type, isPublic: Number(row.is_public), size: Number(row.size), createdAtMs: Number(row.created_at),
+        })})`,
     );
     // 2 parameters per row: a few hundred rows per statement stay far under SQLite's parameter limit.
     for (let start = 0; start < values.length; start += 500) {
@@ -119,8 +122,9 @@ function containsPattern(text: string): string {
  * `GET /files?q=` on SQLite through {@link FILE_SEARCH_TABLE}. Per request:
  *
  * 1. The FTS query: the needle's tokens, ANDed with the content type's and visibility's when
- *    filtered; its matches (candidates) counted up to `candidateLimit + 1` (posting lists only,
- *    no row read).
+ *    filtered, and with the OR of a date or size range's bucket tokens (rangeTokens: the range's
+ *    files plus those of the one or two buckets it cuts); its matches (candidates) counted up to
+ *    `candidateLimit + 1` (posting lists only, no row read).
  * 2. At most `candidateLimit` candidates: each row is read by rowid and verified (owner, `LIKE`,
  *    every filter), the matches sorted newest first; the total is exact (bounded by `countLimit`),
  *    the page read by rowid.
@@ -172,7 +176,21 @@ export class SqliteFileSearch {
     }
     if (filter.type !== undefined) tokens.add(typeToken(key, filter.type));
     if (filter.isPublic !== undefined) tokens.add(visibilityToken(key, toFlag(filter.isPublic)));
-    const match = [...tokens].map((token) => `"${token}"`).join(' ');
+    const quoted = (list: Iterable<string>) => [...list].map((token) => `"${token}"`);
+    const ors: string[] = [];
+    const ranges = [
+      filter.createdAfter === undefined && filter.createdBefore === undefined
+        ? undefined
+        : rangeTokens(key, 'day', filter.createdAfter && toMillis(filter.createdAfter), filter.createdBefore && toMillis(filter.createdBefore)),
+      filter.sizeMin === undefined && filter.sizeMax === undefined ? undefined : rangeTokens(key, 'size', filter.sizeMin, filter.sizeMax),
+    ];
+    for (const cover of ranges) {
+      if (cover === undefined) continue;
+      // An empty cover: the range holds no bucket (after > before, min > max), so no file.
+      if (cover.length === 0) return { total: { total: 0 }, rows: [] };
+      ors.push(`(${quoted(cover).join(' OR ')})`);
+    }
+    const match = [...quoted(tokens), ...ors].join(' AND ');
 
     const [{ n: candidates }] = await this.read<{ n: number }>(`select count(*) as n from (select 1 from ${FILE_SEARCH_TABLE}(?) limit ?)`, [match, this.candidateLimit + 1]);
     const bound = (count: number): SearchTotal => (countLimit !== undefined && count > countLimit ? { total: countLimit, totalRelation: 'gte' } : { total: count });
