@@ -404,6 +404,10 @@ export class SqlFileRepository implements FileRepository {
    * 0005) without reading a row, then reads only those rows: half the time of testing `search_text`
    * row by row, when matches are rare and many index entries are passed over (bench/README.md, "list").
    * Postgres keeps the plain form, which its planner serves with the trigram index.
+   * On SQLite `q` goes through the FTS5 gram index first (SqliteFileSearch, `sqliteSearch`), which
+   * gives the total, and the page too unless the needle is common in the account; then the page is
+   * the walk above, which stops after the page's matches (deep pages of a common needle skip
+   * `offset` matches one by one, and stay slower).
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
