@@ -72,11 +72,15 @@ export function fileSearchDocument(file: { userId: string; searchText: string; c
     let bucket = clampedBucket(dimension, Number.isFinite(value) ? value : 0);
     for (let level = 0; level < RANGE_DIMENSIONS[dimension].levels; level++, bucket = Math.floor(bucket / 4)) tokens.add(rangeToken(key, dimension, level, bucket));
   }
+  // Each code point's digits once; a gram's token is the key, `g` and its code points' digits (as gramToken).
   const points = codePointsOf(file.searchText);
+  const digits = points.map((codePoint) => codePoint.toString(36).padStart(4, '0'));
   for (let start = 0; start < points.length; start++) {
-    for (let length = 1; length <= 3 && start + length <= points.length; length++) {
-      if (points[start + length - 1] === SEPARATOR_CODE_POINT) break;
-      tokens.add(gramToken(key, points.slice(start, start + length)));
+    let token = `${key}g`;
+    for (let end = start; end < start + 3 && end < points.length; end++) {
+      if (points[end] === SEPARATOR_CODE_POINT) break;
+      token += digits[end];
+      tokens.add(token);
     }
   }
   return [...tokens].join(' ');
