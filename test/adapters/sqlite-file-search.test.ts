@@ -86,6 +86,9 @@ describe('SQLite search index (files_search)', () => {
     await repositories.users.create(ada);
     const [file] = await givenFiles(ada.id, [{ name: 'holiday-summer.png', isPublic: true }]);
     await repositories.files.update({ userId: ada.id, fileId: file!.fileId, changes: { name: 'invoice-winter.png' } });
+    await expectIndexComplete(database.db);
+    expect((await search(repositories.files, ada.id, { q: 'invoice-winter' })).ids).to.deep.equal([file!.fileId]);
+    expect((await search(repositories.files, ada.id, { q: 'nv' })).ids).to.deep.equal([file!.fileId]);
     await repositories.files.update({ userId: ada.id, fileId: file!.fileId, changes: { isPublic: false } });
     await expectIndexComplete(database.db);
     expect((await search(repositories.files, ada.id, { q: 'invoice-winter' })).ids).to.deep.equal([file!.fileId]);
