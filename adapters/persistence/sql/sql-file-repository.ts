@@ -411,7 +411,7 @@ export class SqlFileRepository implements FileRepository {
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
-    const searched = this.search && (await this.search.list(options));
+    const searched = filter.q !== undefined && this.search ? await this.search.list(options) : undefined;
     if (searched) {
       // SQLite, `q` through its index: the page too when the candidates were few, else found as below.
       const sized = filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined;
