@@ -4,6 +4,7 @@ import { testDatabaseUrl } from '../support/test-database.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
+import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
 const postgres = testDatabaseUrl();
 
@@ -26,6 +27,22 @@ describeFileRepositoryContract('SQLite (:memory:), written through a second repo
   const database = await openSqliteDatabase({ path: ':memory:' });
   const { files, users, signingKeys } = createSqlRepositories(database);
   return { subject: files, users, signingKeys, other: createSqlRepositories(database).files, close: database.close };
+});
+
+// `q` on SQLite takes two ways (SqliteFileSearch): with at most one FTS candidate read and sorted,
+// beyond it the page walked in list order and the total counted from the index; and without the index.
+describeFileRepositoryContract('SQLite (:memory:), search index with 1 candidate at most', async () => {
+  const database = await openSqliteDatabase({ path: ':memory:' });
+  const { users, signingKeys } = createSqlRepositories(database);
+  const subject = new SqlFileRepository(new SqlExecutor(database.db, { direct: database.direct }), { sqliteSearch: { candidateLimit: 1 } });
+  return { subject, users, signingKeys, close: database.close };
+});
+
+describeFileRepositoryContract('SQLite (:memory:), search index off', async () => {
+  const database = await openSqliteDatabase({ path: ':memory:' });
+  const { users, signingKeys } = createSqlRepositories(database);
+  const subject = new SqlFileRepository(new SqlExecutor(database.db, { direct: database.direct }), { sqliteSearch: false });
+  return { subject, users, signingKeys, close: database.close };
 });
 
 if (postgres !== undefined) {

@@ -8,12 +8,14 @@ import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql
 import { InCodeMigrationProvider, migrateToLatest, migrations } from '../../adapters/persistence/sql/migrations.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { aFile, matchesRangeFilter, T0 } from './persistence-fixtures.js';
+import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
-/** A private in-memory SQLite database with foreign keys on, and no migration run yet. */
+/** A private in-memory SQLite database with foreign keys on and the search index's function (as openSqliteDatabase opens one), and no migration run yet. */
 function emptySqlite(): Kysely<HangarDatabase> {
   const database = new BetterSqlite3(':memory:');
   database.pragma('foreign_keys = ON');
+  registerFileSearchFunction(database);
   return new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
 }
 

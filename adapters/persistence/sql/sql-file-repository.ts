@@ -8,6 +8,7 @@ import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery, repeatedStatement } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { isPostgres } from './dialect.js';
+import { SqliteFileSearch, type SqliteFileSearchOptions } from './sqlite-file-search.js';
 import { ALL_TYPES, coverSizeRange, coverTimeRange, DAY_MS, floorDiv, histogramKeysOf, HOUR_MS, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
 
 /** Hour buckets in a day bucket of `file_histogram` (both counted from the Unix epoch, so each day is 24 whole hours). */
@@ -44,6 +45,12 @@ export interface SqlFileRepositoryOptions {
    * (six round trips with BEGIN and COMMIT). Ignored on SQLite, whose statements cost no round trip.
    */
   singleStatementInsert?: boolean;
+  /**
+   * SQLite: `q` through the FTS5 substring index `files_search` (SqliteFileSearch, migration 0032);
+   * default on. `false`: `q` walks the account's files testing `LIKE` on each, as without the index
+   * (same results; for diagnosis, and the contract runs both). Ignored on Postgres.
+   */
+  sqliteSearch?: false | SqliteFileSearchOptions;
 }
 
 /**
@@ -240,6 +247,9 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.seekFromOffset}. */
   private readonly seekFromOffset: number;
 
+  /** See {@link SqlFileRepositoryOptions.sqliteSearch}: undefined on Postgres or when switched off. */
+  private readonly search: SqliteFileSearch | undefined;
+
   private readonly db: Kysely<HangarDatabase>;
 
   /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
@@ -252,6 +262,7 @@ export class SqlFileRepository implements FileRepository {
     this.postgres = isPostgres(db);
     this.seekFromOffset = options.seekFromOffset ?? SEEK_FROM_OFFSET;
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
+    this.search = this.postgres || options.sqliteSearch === false ? undefined : new SqliteFileSearch(executor, FILE_COLUMNS, options.sqliteSearch);
   }
 
   /**
@@ -393,9 +404,20 @@ export class SqlFileRepository implements FileRepository {
    * 0005) without reading a row, then reads only those rows: half the time of testing `search_text`
    * row by row, when matches are rare and many index entries are passed over (bench/README.md, "list").
    * Postgres keeps the plain form, which its planner serves with the trigram index.
+   * On SQLite `q` goes through the FTS5 gram index first (SqliteFileSearch, `sqliteSearch`), which
+   * gives the total, and the page too unless the needle is common in the account; then the page is
+   * the walk above, which stops after the page's matches (deep pages of a common needle skip
+   * `offset` matches one by one, and stay slower).
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
+    const searched = filter.q !== undefined && this.search ? await this.search.list(options) : undefined;
+    if (searched) {
+      // SQLite, `q` through its index: the page too when the candidates were few, else found as below.
+      const sized = filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined;
+      const rows = (searched.rows as FileRow[] | undefined) ?? (await this.page(userId, filter, window, sized && (await this.inListOrder(userId, searched.total.total, window))));
+      return { items: rows.map(toStoredFile), ...searched.total };
+    }
     if (!this.postgres && (filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined)) {
       // SQLite: the total first, to choose the page's plan (see `inListOrder`).
       const total = await this.total(userId, filter, options.countLimit);
