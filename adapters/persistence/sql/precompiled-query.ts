@@ -37,6 +37,12 @@ export interface PrecompiledQueryOptions<Params extends QueryParameters> {
    * feed announces a change of that key (tag `<kind>:<value of key>`). Its rows are then read-only too.
    */
   invalidatedBy?: { kind: LookupKind; key: keyof Params & string };
+  /**
+   * The best plan depends on the values (a listing's page: a rare search needle wants its index, a
+   * common one the list order): the query is left out of {@link REPEATED_STATEMENTS}, so a database
+   * that prepares those plans it anew for each execution's values.
+   */
+  plannedPerExecution?: boolean;
 }
 
 /**
@@ -159,7 +165,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
     if (unbound.length > 0 || sql.includes('\u0000precompiled-parameter:')) {
       throw new Error(`A precompiled query must bind each of its parameters as a value (${unbound.join(', ') || 'a marker is in the SQL text'}): ${sql}`);
     }
-    REPEATED_STATEMENTS.add(sql);
+    if (!this.options.plannedPerExecution) REPEATED_STATEMENTS.add(sql);
     return { sql, slots };
   }
 }

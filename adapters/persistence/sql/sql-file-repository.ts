@@ -561,7 +561,7 @@ export class SqlFileRepository implements FileRepository {
         return fields.includes('q') && !postgres
           ? newestFirst(db.selectFrom('files').select(FILE_COLUMNS).where('id', 'in', newestFirst(matching.select('id')).limit(limit).offset(offset)))
           : newestFirst(matching.select(FILE_COLUMNS)).limit(limit).offset(offset);
-      });
+      }, { plannedPerExecution: true });
       this.pages.set(shape, query);
     }
     return query;
