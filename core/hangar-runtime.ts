@@ -78,6 +78,9 @@ export class HangarRuntime {
     for (const timer of this.timers.splice(0)) clearRepeatingTimer(timer);
     this.started = false;
     await Promise.all([this.sweeping, this.maintaining]);
+    // Each flush writes what was buffered when it started (FlushQueue): the second takes what a
+    // response finishing during the first recorded.
+    await this.flush();
     await this.flush();
     await this.hangar.requestPasswordReset.settled();
     await this.hangar.resendConfirmation.settled();
