@@ -773,6 +773,37 @@ const invites: Migration = {
 };
 
 /**
+ * 0031 (Postgres only; SQLite gets nothing: it has no GIN): an index for `q` needles of one or two
+ * code points, which the trigram index of 0003 cannot serve (see postgres-file-search.ts and
+ * bench/postgres-list-files.md, the section on 0031).
+ * - `hangar_search_grams(text) → text[]`: the distinct substrings of one and of two code points of
+ *   a `search_text`, what fileSearchGrams (file-search.ts) computes in JavaScript (`substr` counts
+ *   code points in a UTF-8 database; the order of the elements does not matter to `@>`). Immutable,
+ *   as an index expression must be. A call costs ~50 µs, so it is meant to be answered by the index
+ *   only (PostgresFileSearch reads it through bitmaps, and tests files one by one with LIKE).
+ * - `files_search_grams`: GIN on `hangar_search_grams(search_text)`: `… @> array[needle]` is then
+ *   exact (every substring of that length is there), without a column in the table (the grams
+ *   would take ~440 bytes a row, nearly tripling the heap every listing reads).
+ */
+const searchGrams: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    if (!isPostgres(db)) return;
+    await sql`
+      create function hangar_search_grams(search_text text) returns text[]
+      language sql immutable strict parallel safe
+      as $$
+        select array(
+          select distinct substr(search_text, i, n)
+          from generate_series(1, char_length(search_text)) as i cross join (values (1), (2)) as lengths (n)
+          where i + n - 1 <= char_length(search_text)
+        )
+      $$
+    `.execute(db);
+    await sql`create index files_search_grams on files using gin (hangar_search_grams(search_text))`.execute(db);
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -802,6 +833,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0025_api_key_scopes': apiKeyScopes,
   '0029_oidc': oidc,
   '0030_invites': invites,
+  '0031_search_grams': searchGrams,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -3,6 +3,7 @@ import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, t
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
+import { PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
@@ -44,6 +45,14 @@ export interface SqlFileRepositoryOptions {
    * (six round trips with BEGIN and COMMIT). Ignored on SQLite, whose statements cost no round trip.
    */
   singleStatementInsert?: boolean;
+  /**
+   * Postgres: listings with `q` by {@link PostgresFileSearch} (the needle's gram or trigram index,
+   * statements chosen by how common the needle is); default true. Off, the plain LIKE of every
+   * database. Ignored on SQLite.
+   */
+  indexedSearch?: boolean;
+  /** Postgres: how {@link PostgresFileSearch} chooses its statements; tests set it so that a few files take every path. */
+  searchTuning?: PostgresFileSearchOptions;
 }
 
 /**
@@ -240,6 +249,9 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.seekFromOffset}. */
   private readonly seekFromOffset: number;
 
+  /** See {@link SqlFileRepositoryOptions.indexedSearch}: defined only on Postgres. */
+  private readonly search: PostgresFileSearch | undefined;
+
   private readonly db: Kysely<HangarDatabase>;
 
   /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
@@ -252,6 +264,7 @@ export class SqlFileRepository implements FileRepository {
     this.postgres = isPostgres(db);
     this.seekFromOffset = options.seekFromOffset ?? SEEK_FROM_OFFSET;
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
+    this.search = this.postgres && (options.indexedSearch ?? true) ? new PostgresFileSearch(db, FILE_COLUMNS, options.searchTuning) : undefined;
   }
 
   /**
@@ -396,6 +409,7 @@ export class SqlFileRepository implements FileRepository {
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
+    if (this.search && filter.q !== undefined) return this.searchList(userId, filter, window, options.countLimit);
     if (!this.postgres && (filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined)) {
       // SQLite: the total first, to choose the page's plan (see `inListOrder`).
       const total = await this.total(userId, filter, options.countLimit);
@@ -404,6 +418,35 @@ export class SqlFileRepository implements FileRepository {
     }
     const [total, rows] = await Promise.all([this.total(userId, filter, options.countLimit), this.page(userId, filter, window, false)]);
     return { items: rows.map(toStoredFile), ...total };
+  }
+
+  /**
+   * Postgres, a listing with `q`: its page and bounded count from {@link PostgresFileSearch}, the
+   * count kept in {@link counted} as in {@link total}.
+   */
+  private async searchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<Paged<StoredFile>> {
+    const needle = fileSearchNeedle(filter.q!);
+    const row = await this.totalsRow.first(this.executor, { userId });
+    if (needle === undefined || !row) return { items: [], ...EXACTLY_NONE };
+    const changes = toNumber(row.changes);
+    const key = countedKey(userId, filter, countLimit);
+    const known = this.counted.get(key);
+    const { fields, values } = filterParameters({ ...filter, q: undefined });
+    const { rows, counted } = await this.search!.list<FileRow>({
+      userId,
+      needle,
+      others: (eb) => conditions(eb, userId, fields, values).slice(1),
+      window,
+      countLimit,
+      totalKnown: known?.changes === changes,
+    });
+    let total = known?.total;
+    if (counted !== undefined) {
+      total = countLimit !== undefined && counted > countLimit ? { total: countLimit, totalRelation: 'gte' } : { total: counted };
+      // Counted after `changes` was read (see `total`).
+      this.counted.set(key, { changes, total });
+    }
+    return { items: rows.map(toStoredFile), ...total! };
   }
 
   /**
@@ -572,7 +615,7 @@ export class SqlFileRepository implements FileRepository {
       return { total: filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles };
     }
     const changes = toNumber(row.changes);
-    const key = `${userId}\n${countLimit ?? ''}\n${JSON.stringify(used.map(([name, value]) => [name, value instanceof Date ? value.getTime() : value]).sort())}`;
+    const key = countedKey(userId, filter, countLimit);
     const known = this.counted.get(key);
     if (known?.changes === changes) return known.total;
     const matching = this.db.selectFrom('files').where((eb) => matches(eb, userId, filter));
@@ -760,6 +803,12 @@ class RefusedInsert extends Error {
 
 /** Filtered-listing totals a process keeps (a few hundred bytes each): the most recently used. */
 const COUNTED_TOTALS_KEPT = 10_000;
+
+/** The key of a filtered listing's total in `SqlFileRepository.counted`: the account, the bound and the given filters. */
+function countedKey(userId: string, filter: FileFilter, countLimit: number | undefined): string {
+  const used = Object.entries(filter).filter(([, value]) => value !== undefined);
+  return `${userId}\n${countLimit ?? ''}\n${JSON.stringify(used.map(([name, value]) => [name, value instanceof Date ? value.getTime() : value]).sort())}`;
+}
 
 /** A list's total and how it relates to the number of matches (see {@link FileRepository.list}). */
 type CountedTotal = { total: number; totalRelation?: 'gte' };
