@@ -12,6 +12,18 @@ export const PROBE_FILES = 2_000;
  */
 export const WALK_SHARE = 0.1;
 
+/**
+ * When the count is unbounded: more matches than this make a needle common (see
+ * {@link PostgresFileSearch.list}, step 3), as the bound of `GET /files` does.
+ */
+const COMMON_MATCHES = 10_000;
+
+/** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
+const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
+
+/** Planner settings, local to a transaction: walk an index in list order, no sequential scan, no bitmap (see `walkingPage`). */
+const WALK_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
+
 /** `text` as a LIKE pattern that matches it literally anywhere: `\`, `%` and `_` escaped with `\`. */
 function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -60,8 +72,11 @@ export interface PostgresSearch {
   window: { offset: number; limit: number };
   /** Count at most this many matches (then answer `countLimit + 1`); undefined: count them all. */
   countLimit?: number;
-  /** True when the total is known already (a cached count): only the page is read. */
-  totalKnown: boolean;
+  /**
+   * The number of matches when known already (a cached count: `countLimit + 1` for "more than
+   * `countLimit`"): then nothing is counted, only the page read.
+   */
+  knownMatches?: number;
 }
 
 /**
@@ -80,8 +95,9 @@ export interface PostgresSearch {
  *    ({@link indexedNeedleCondition}) with the other filters, and counted; when they do not pass the
  *    bound they are all there, so the page, if the probe did not hold it, is taken from them (one
  *    statement: a `materialized` CTE of `id, created_at`, the page's rows read by primary key).
- * 3. Otherwise the page on its own, from the needle's index, sorted (the needle is rare among the
- *    newest files, common among older ones).
+ * 3. Otherwise the page on its own: walking in list order when the needle is common (more matches
+ *    than the bound, or 10,000 when unbounded: a page deeper than the probe), or from the needle's
+ *    index, every match sorted (the needle is rare among the newest files, common among older ones).
  */
 export class PostgresFileSearch {
   private readonly probeFiles: number;
@@ -112,7 +128,7 @@ export class PostgresFileSearch {
     let counted: number | undefined;
     if (probe.all) {
       counted = Math.min(probe.matched, bound);
-    } else if (!search.totalKnown) {
+    } else if (search.knownMatches === undefined) {
       if (probe.matched >= this.walkShare * probe.examined) {
         counted = await this.countWalking(search, bound);
       } else {
@@ -121,7 +137,8 @@ export class PostgresFileSearch {
         if (collected.counted < bound) page ??= collected.rows;
       }
     }
-    page ??= await this.indexedPage<Row>(search);
+    const matches = counted ?? search.knownMatches!;
+    page ??= matches > (search.countLimit ?? COMMON_MATCHES) ? await this.walkingPage<Row>(search) : await this.indexedPage<Row>(search);
     return counted === undefined ? { rows: page } : { rows: page, counted };
   }
 
@@ -191,6 +208,25 @@ export class PostgresFileSearch {
     };
   }
 
+  /**
+   * The page of a common needle (more matches than the count's bound) that the probe did not hold
+   * (a deeper page): walking in list order, LIKE on each file, rather than sorting every match.
+   */
+  private async walkingPage<Row>(search: PostgresSearch): Promise<Row[]> {
+    const rows = await this.withSettings(WALK_ONLY, (db) =>
+      db
+        .selectFrom('files')
+        .select(this.columns)
+        .where(this.conditions(search, likeCondition(search.needle)))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(search.window.limit)
+        .offset(search.window.offset)
+        .execute(),
+    );
+    return rows as Row[];
+  }
+
   /** The page from the needle's index, every match sorted in list order. */
   private async indexedPage<Row>(search: PostgresSearch): Promise<Row[]> {
     const rows = await this.fromIndex((db) =>
@@ -215,8 +251,13 @@ export class PostgresFileSearch {
    * than these statements take). Those settings end with the transaction.
    */
   private async fromIndex<T>(statement: (db: Kysely<HangarDatabase>) => Promise<T>): Promise<T> {
+    return this.withSettings(BITMAPS_ONLY, statement);
+  }
+
+  /** Runs `statement` in a transaction with the planner `settings` (ended with it). */
+  private async withSettings<T>(settings: RawBuilder<unknown>, statement: (db: Kysely<HangarDatabase>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
-      await sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
+      await settings.execute(trx);
       return statement(trx);
     });
   }

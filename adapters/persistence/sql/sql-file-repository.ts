@@ -438,7 +438,7 @@ export class SqlFileRepository implements FileRepository {
       others: (eb) => conditions(eb, userId, fields, values).slice(1),
       window,
       countLimit,
-      totalKnown: known?.changes === changes,
+      knownMatches: known?.changes === changes ? known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0) : undefined,
     });
     let total = known?.total;
     if (counted !== undefined) {
