@@ -284,11 +284,11 @@ function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db:
       await opened.close();
     });
 
-    it('gives every stored search text the grams JavaScript computes', async () => {
+    it('gives every stored search text the grams JavaScript computes (as a set)', async () => {
       const { rows } = await sql<{ search_text: string; grams: string[] }>`select search_text, hangar_search_grams(search_text) as grams from files`.execute(opened.db);
       expect(rows).to.have.length(stored.length);
       const expected = new Map(stored.map((file) => [fileSearchText(file), [...fileSearchGrams(fileSearchText(file))].sort()]));
-      for (const row of rows) expect([...row.grams].sort(), JSON.stringify(row.search_text)).to.deep.equal(expected.get(row.search_text));
+      for (const row of rows) expect([...new Set(row.grams)].sort(), JSON.stringify(row.search_text)).to.deep.equal(expected.get(row.search_text));
     });
 
     it('finds the files stored before it by every one- and two-code-point needle, as a brute-force search does', async () => {
