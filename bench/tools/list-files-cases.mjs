@@ -43,4 +43,15 @@ export const CASES = [
   ['deep: createdBefore=first year, page 10,000', { createdBefore: new Date(1731464000000) }, 299_970],
   ['deep: type=image/jpeg&createdAfter=second year&isPublic=true, page 1,000', { type: 'image/jpeg', createdAfter: new Date(1731464000000), isPublic: true }, 29_970],
   ['deep: sizeMin=1000000, page 3,000 (not placed: skipped either way)', { sizeMin: 1_000_000 }, 89_970],
+  // `q` with more candidates or other filters (SQLite's search index, 2026-11-26).
+  ['q=holiday (7 characters, ~5 %)', { q: 'holiday' }],
+  ['q=cat&isPublic=false (~5,000 matches)', { q: 'cat', isPublic: false }],
+  ['q=cat&type=image/gif (~0.05 %)', { q: 'cat', type: 'image/gif' }],
+  ['q=cat&sizeMin=50000000 (~0.3 %)', { q: 'cat', sizeMin: 50_000_000 }],
+  ['q=cat&createdAfter=second year', { q: 'cat', createdAfter: new Date(1731464000000) }],
+  ['q=cat&createdBefore=first year', { q: 'cat', createdBefore: new Date(1731464000000) }],
+  ['q=résumé-2019&createdAfter+createdBefore one month', { q: 'résumé-2019', createdAfter: new Date(1728440000000), createdBefore: new Date(1731032000000) }],
+  ['q=9 (1 character, ~50 %)', { q: '9' }],
+  ['deep: q=cat, page 100', { q: 'cat' }, 2_970],
+  ['deep: q=holiday-summer, page 80', { q: 'holiday-summer' }, 2_370],
 ];

@@ -5,11 +5,13 @@
 //   e.g. node bench/tools/profile-endpoint.mjs /settings
 //        node bench/tools/profile-endpoint.mjs /files 5 32 POST 4096 image/png
 //        SEED_FILES=10000 node bench/tools/profile-endpoint.mjs '/files?limit=30&q=saffron'   (files named like the bench's list scenario)
+//        node bench/tools/profile-endpoint.mjs content:/m/:id   (the content server; :id is a 4 KiB PNG uploaded first, as read-4k reads)
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createAccount, seedFiles } from '../lib/api.mjs';
+import { createAccount, seedFiles, uploadFile } from '../lib/api.mjs';
+import { withMagic } from '../lib/magic.mjs';
 import { BENCH, cpuTimeOf, processTree, runClient, startService, threadCpuOf } from '../lib/processes.mjs';
 
 const [endpoint = '/settings', seconds = '5', connections = '32', method = 'GET', bodyBytes, contentType = 'application/octet-stream'] = process.argv.slice(2);
@@ -24,9 +26,11 @@ try {
   const WORDS = ['harbor', 'meadow', 'granite', 'lantern', 'orchid', 'compass', 'velvet', 'thistle', 'quarry', 'saffron'];
   const seed = Number(process.env.SEED_FILES ?? 0);
   if (seed > 0) await seedFiles(service, account.key, { count: seed, nameOf: (i) => `${WORDS[i % WORDS.length]}-${String(i).padStart(6, '0')}.jpg` });
+  const content = endpoint.startsWith('content:');
+  const file = content ? await uploadFile(service, account.key, withMagic(Buffer.alloc(4096, 7), 'image/png')) : undefined;
   const options = {
     connections: Number(connections),
-    url: `${service.api}${endpoint}`,
+    url: content ? `${service.content}${endpoint.slice('content:'.length).replace(':id', file.file_id)}` : `${service.api}${endpoint}`,
     method,
     headers: { 'x-api-key': account.key, ...(bodyBytes ? { 'content-type': contentType, 'x-file-name': 'profile.bin' } : {}) },
     ...(bodyBytes ? { bodyBytes: Number(bodyBytes) } : {}),

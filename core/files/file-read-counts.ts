@@ -1,4 +1,5 @@
 import type { FileRepository } from './file-repository.js';
+import { FlushQueue } from '../shared/flush-queue.js';
 import type { StoredFile } from './stored-file.js';
 
 /** How a read was served: inline (a view) or as an attachment (a download). */
@@ -17,7 +18,7 @@ export class FileReadCounts {
   private pending = new Map<string, Counts>();
   /** The batch being written: still shown by {@link withPending} until the write succeeds. */
   private inFlight = new Map<string, Counts>();
-  private flushing: Promise<void> | undefined;
+  private readonly flushes = new FlushQueue(() => this.write());
 
   constructor(private readonly deps: { files: FileRepository }) {}
 
@@ -44,35 +45,34 @@ export class FileReadCounts {
     };
   }
 
-  /** Writes everything recorded until the write is done; concurrent calls share one write. @throws the repository's error (counts are kept) */
+  /**
+   * Writes what is recorded when the write starts, in one batch (see FlushQueue: reads recorded
+   * meanwhile wait for the next flush). @throws the repository's error (counts are kept)
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.writeAll().finally(() => {
-      this.flushing = undefined;
-    });
-    return this.flushing;
+    return this.flushes.flush();
   }
 
-  private async writeAll(): Promise<void> {
-    while (this.pending.size > 0) {
-      const batch = this.pending;
-      this.pending = new Map();
-      this.inFlight = batch;
-      try {
-        await this.deps.files.addReadCounts([...batch].map(([fileId, counts]) => ({ fileId, views: counts.views, downloads: counts.downloads })));
-      } catch (error) {
-        for (const [fileId, counts] of batch) {
-          const current = this.pending.get(fileId);
-          if (current) {
-            current.views += counts.views;
-            current.downloads += counts.downloads;
-          } else {
-            this.pending.set(fileId, counts);
-          }
+  private async write(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    this.inFlight = batch;
+    try {
+      await this.deps.files.addReadCounts([...batch].map(([fileId, counts]) => ({ fileId, views: counts.views, downloads: counts.downloads })));
+    } catch (error) {
+      for (const [fileId, counts] of batch) {
+        const current = this.pending.get(fileId);
+        if (current) {
+          current.views += counts.views;
+          current.downloads += counts.downloads;
+        } else {
+          this.pending.set(fileId, counts);
         }
-        throw error;
-      } finally {
-        this.inFlight = new Map();
       }
+      throw error;
+    } finally {
+      this.inFlight = new Map();
     }
   }
 }

@@ -83,7 +83,8 @@ export class UploadFile {
     const { standing, uploadLimitBytes } = await this.deps.accounts.view(input.userId);
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
-    const totals = await this.deps.files.totals(input.userId);
+    // The file id is drawn while the totals are read: on a database across the network, one round trip instead of two.
+    const [totals, fileId] = await Promise.all([this.deps.files.totals(input.userId), this.unusedFileId()]);
     // Unfinished resumable uploads hold reservations that count as files and bytes.
     if (totals.filesCount + (totals.reservedFiles ?? 0) >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
     const storageLeft = limits.storageLimitBytes - totals.storageBytes - (totals.reservedBytes ?? 0);
@@ -98,7 +99,6 @@ export class UploadFile {
     });
     await checkDeclaredContentType(this.deps.sniffer, contentType, head);
 
-    const fileId = await this.unusedFileId();
     const blobKey = blobKeyFor(input.userId, fileId);
     let stored: { size: number; sha256: string };
     try {

@@ -1,5 +1,6 @@
 import type { UserRepository } from '../accounts/user-repository.js';
 import type { Clock } from '../shared/clock.js';
+import { FlushQueue } from '../shared/flush-queue.js';
 import { billingPeriodAt, utcDay } from './billing-period.js';
 import type { PeriodCounts, UsageRepository } from './usage-repository.js';
 
@@ -21,7 +22,9 @@ export class UsageMeter {
   private pending = new Map<string, Bucket>();
   /** The batch being written: still counted by {@link pendingFor} until the write succeeds. */
   private inFlight: Bucket[] = [];
-  private flushing: Promise<void> | undefined;
+  private readonly flushes = new FlushQueue(async () => {
+    if (this.pending.size > 0) await this.write();
+  });
   /** Writes that succeeded so far: a batch leaves {@link pendingFor} when its write succeeds. */
   private writesDone = 0;
 
@@ -68,18 +71,11 @@ export class UsageMeter {
   }
 
   /**
-   * Writes everything recorded until the write is done, including what arrives meanwhile;
-   * concurrent calls share one write. @throws the repository's error (counts are kept)
+   * Writes what is recorded when the write starts, in one batch (see FlushQueue: counts recorded
+   * meanwhile wait for the next flush). @throws the repository's error (counts are kept)
    */
   flush(): Promise<void> {
-    this.flushing ??= this.writeAll().finally(() => {
-      this.flushing = undefined;
-    });
-    return this.flushing;
-  }
-
-  private async writeAll(): Promise<void> {
-    while (this.pending.size > 0) await this.write();
+    return this.flushes.flush();
   }
 
   private bucket(userId: string): Bucket {

@@ -4,6 +4,7 @@ import { testDatabaseUrl } from '../support/test-database.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
+import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
 const postgres = testDatabaseUrl();
 
@@ -28,17 +29,33 @@ describeFileRepositoryContract('SQLite (:memory:), written through a second repo
   return { subject: files, users, signingKeys, other: createSqlRepositories(database).files, close: database.close };
 });
 
+// `q` on SQLite takes two ways (SqliteFileSearch): with at most one FTS candidate read and sorted,
+// beyond it the page walked in list order and the total counted from the index; and without the index.
+describeFileRepositoryContract('SQLite (:memory:), search index with 1 candidate at most', async () => {
+  const database = await openSqliteDatabase({ path: ':memory:' });
+  const { users, signingKeys } = createSqlRepositories(database);
+  const subject = new SqlFileRepository(new SqlExecutor(database.db, { direct: database.direct }), { sqliteSearch: { candidateLimit: 1 } });
+  return { subject, users, signingKeys, close: database.close };
+});
+
+describeFileRepositoryContract('SQLite (:memory:), search index off', async () => {
+  const database = await openSqliteDatabase({ path: ':memory:' });
+  const { users, signingKeys } = createSqlRepositories(database);
+  const subject = new SqlFileRepository(new SqlExecutor(database.db, { direct: database.direct }), { sqliteSearch: false });
+  return { subject, users, signingKeys, close: database.close };
+});
+
 if (postgres !== undefined) {
   onPostgres(postgres, (open) =>
     describeFileRepositoryContract('Postgres', async () => {
       const { files, users, signingKeys, close, executor } = await open();
       const searching = [
         // PostgresFileSearch with a probe of 3 files: counts that walk, counts from the index (pages from the probe, the count's statement or the index).
-        new SqlFileRepository(executor!, { searchTuning: { probeFiles: 3, walkShare: 0 } }),
-        new SqlFileRepository(executor!, { searchTuning: { probeFiles: 3, walkShare: Number.POSITIVE_INFINITY } }),
-        new SqlFileRepository(executor!, { searchTuning: { probeFiles: 1, walkShare: 0.5 } }),
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: 0 } }),
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: Number.POSITIVE_INFINITY } }),
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: 0.5 } }),
         // Its off switch: the plain LIKE.
-        new SqlFileRepository(executor!, { indexedSearch: false }),
+        new SqlFileRepository(executor!, { postgresSearch: false }),
       ];
       return { subject: files, users, signingKeys, seeking: new SqlFileRepository(executor!, SEEK_ALWAYS), searching, close };
     }),

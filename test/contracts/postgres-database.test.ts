@@ -1,10 +1,12 @@
 // openPostgresDatabase: migrations under an advisory lock, timeouts, sslmode, the search index.
 import { expect } from 'chai';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { groupCommit } from '../../adapters/persistence/postgres/group-commit.js';
 import { openPostgresDatabase, postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { migrations } from '../../adapters/persistence/sql/migrations.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import { POSTGRES_INSERT_SQL } from '../../adapters/persistence/sql/sql-file-repository.js';
 import { aCustomDomain } from './custom-domain-repository.contract.js';
 import { aFile, aRefreshToken, aSession, anApiKey, givenUser } from './persistence-fixtures.js';
 import { createTestSchema, type TestSchema, testDatabaseUrl } from '../support/test-database.js';
@@ -91,6 +93,109 @@ if (url !== undefined) {
       }
     });
 
+    it('writes read counts without dropping the other cached lookups, and answers the counted file with its new counts', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
+      try {
+        const repos = createSqlRepositories(database);
+        const user = await givenUser(repos.users);
+        const [counted, other] = [aFile(user.id), aFile(user.id)];
+        for (const file of [counted, other]) expect(await repos.files.insert(file, { storageLimitBytes: 2 ** 30, fileCountLimit: 10 })).to.equal('inserted');
+        expect((await repos.files.findByFileId(counted.fileId))?.viewCount).to.equal(0);
+        expect((await repos.files.findByFileId(other.fileId))?.id).to.equal(other.id);
+        expect((await repos.users.findById(user.id))?.id).to.equal(user.id);
+        await repos.files.addReadCounts([{ fileId: counted.fileId, views: 3, downloads: 1 }]);
+        const after = await repos.files.findByFileId(counted.fileId);
+        expect([after?.viewCount, after?.downloadCount]).to.deep.equal([3, 1]);
+        // The rest still answers from the cache: without a pool any statement would fail.
+        await database.pool.end();
+        expect((await repos.files.findByFileId(other.fileId))?.id).to.equal(other.id);
+        expect((await repos.users.findById(user.id))?.id).to.equal(user.id);
+      } finally {
+        await database.close().catch(() => undefined);
+      }
+    });
+
+    it('shares one read among concurrent misses of one lookup', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 4 });
+      try {
+        const repos = createSqlRepositories(database);
+        const user = await givenUser(repos.users);
+        const file = aFile(user.id);
+        expect(await repos.files.insert(file, { storageLimitBytes: 2 ** 30, fileCountLimit: 10 })).to.equal('inserted');
+        let queries = 0;
+        database.pool.on('acquire', () => (queries += 1));
+        const found = await Promise.all(Array.from({ length: 20 }, () => repos.files.findByFileId(file.fileId)));
+        expect(found.map((row) => row?.id)).to.deep.equal(Array(20).fill(file.id));
+        expect(queries).to.equal(1);
+      } finally {
+        await database.close().catch(() => undefined);
+      }
+    });
+
+    it('commits asynchronously, and answers each write only after a synchronous flush started after it, one flush for the writes that wait together', async () => {
+      const opened = await openPostgresDatabase({ url: schema.url, poolSize: 2 });
+      try {
+        const { rows } = await opened.pool.query<{ synchronous_commit: string }>('show synchronous_commit');
+        expect(rows[0]?.synchronous_commit).to.equal('off');
+      } finally {
+        await opened.close();
+      }
+
+      const pool = new pg.Pool({ connectionString: schema.url, max: 4 });
+      const flushes: Array<() => void> = [];
+      const db = new Kysely<any>({ dialect: groupCommit(new PostgresDialect({ pool }), () => new Promise<void>((resolve) => flushes.push(resolve))) });
+      const settled = new Set<number>();
+      const track = (id: number, write: Promise<unknown>) => write.then(() => settled.add(id));
+      const until = async (condition: () => boolean) => {
+        for (let waited = 0; !condition(); waited += 5) {
+          if (waited > 5_000) throw new Error('timed out');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      };
+      try {
+        const created = track(0, sql`create table grouped (n int)`.execute(db));
+        await until(() => flushes.length === 1);
+        expect(settled.has(0)).to.equal(false);
+        flushes[0]!();
+        await created;
+
+        const first = track(1, sql`insert into grouped values (1)`.execute(db));
+        await until(() => flushes.length === 2);
+        // Committed while flush 2 runs: they wait for one more flush, which starts after it.
+        const more = [2, 3, 4].map((n) => track(n, sql`insert into grouped values (${n})`.execute(db)));
+        let visible = 0;
+        for (let tries = 0; visible < 4 && tries < 1_000; tries++) {
+          visible = (await pool.query<{ n: number }>('select count(*)::int as n from grouped')).rows[0]!.n;
+        }
+        expect(visible).to.equal(4);
+        expect([...settled]).to.deep.equal([0]);
+        flushes[1]!();
+        await first;
+        await until(() => flushes.length === 3);
+        expect([...settled].sort()).to.deep.equal([0, 1]);
+        flushes[2]!();
+        await Promise.all(more);
+        expect(flushes).to.have.length(3);
+
+        // Reads and rolled-back transactions wait for no flush.
+        await sql`select n from grouped`.execute(db);
+        await db.transaction().execute(async (trx) => {
+          await sql`insert into grouped values (5)`.execute(trx);
+          throw new Error('roll back');
+        }).catch(() => undefined);
+        expect(flushes).to.have.length(3);
+        // A committed transaction that wrote waits for one.
+        const committed = track(6, db.transaction().execute((trx) => sql`insert into grouped values (6)`.execute(trx)));
+        await until(() => flushes.length === 4);
+        expect(settled.has(6)).to.equal(false);
+        flushes[3]!();
+        await committed;
+      } finally {
+        for (const flush of flushes) flush();
+        await db.destroy();
+      }
+    });
+
     it('keeps answering lookups when a newer release adds a column while it runs (prepared statements are renamed)', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
       try {
@@ -101,6 +206,28 @@ if (url !== undefined) {
         const second = await givenUser(users);
         expect((await users.findById(second.id))?.id).to.equal(second.id);
         expect((await users.findById(first.id))?.id).to.equal(first.id);
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('runs the upload\'s statement and precompiled lookups prepared, once per connection, listing pages unprepared, and keeps working when the schema changes', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
+      try {
+        const repos = createSqlRepositories(database);
+        const user = await givenUser(repos.users);
+        const limits = { storageLimitBytes: 2 ** 30, fileCountLimit: 10 };
+        for (let i = 0; i < 2; i++) expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
+        await repos.files.totals(user.id);
+        const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((row) => row.statement);
+        expect(await prepared()).to.include(POSTGRES_INSERT_SQL);
+        expect((await prepared()).some((statement) => statement.includes('from "account_totals"'))).to.equal(true);
+        // A listing's page is planned for its values each time (a rare needle and a common one want different plans).
+        await repos.files.list({ userId: user.id, filter: { q: 'png' }, window: { offset: 0, limit: 30 }, countLimit: 10_000 });
+        expect((await prepared()).some((statement) => statement.includes('like'))).to.equal(false);
+        await sql`alter table account_totals add column added_by_a_newer_release text`.execute(database.db);
+        expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
+        expect((await repos.files.totals(user.id)).filesCount).to.equal(3);
       } finally {
         await database.close();
       }

@@ -8,16 +8,18 @@ import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql
 import { InCodeMigrationProvider, migrateToLatest, migrations } from '../../adapters/persistence/sql/migrations.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { aFile, matchesRangeFilter, T0 } from './persistence-fixtures.js';
+import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 import { fileSearchGrams, fileSearchText } from '../../adapters/persistence/file-search.js';
 import { sql } from 'kysely';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
 import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
-/** A private in-memory SQLite database with foreign keys on, and no migration run yet. */
+/** A private in-memory SQLite database with foreign keys on and the search index's function (as openSqliteDatabase opens one), and no migration run yet. */
 function emptySqlite(): Kysely<HangarDatabase> {
   const database = new BetterSqlite3(':memory:');
   database.pragma('foreign_keys = ON');
+  registerFileSearchFunction(database);
   return new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
 }
 
@@ -278,7 +280,7 @@ function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db:
       stored = AWKWARD_NAMES.map((name, i) => aFile(ada, { name, createdAt: new Date(T0.getTime() + i * 1000) }));
       const { files } = createSqlRepositories(db);
       for (const file of stored) expect(await files.insert(file, { fileCountLimit: 100, storageLimitBytes: 10 ** 12 })).to.equal('inserted');
-      expect(await migrateToLatest(db, undefined, { migrationTableSchema })).to.deep.equal(['0031_search_grams']);
+      expect(await migrateToLatest(db, migrationsUpTo('0031_search_grams'), { migrationTableSchema })).to.deep.equal(['0031_search_grams']);
     });
     afterEach(async () => {
       await opened.close();
@@ -293,7 +295,7 @@ function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db:
 
     it('finds the files stored before it by every one- and two-code-point needle, as a brute-force search does', async () => {
       // A probe of one file, and counts never walking: the files are found through the index.
-      const files = new SqlFileRepository(new SqlExecutor(opened.db), { searchTuning: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY } });
+      const files = new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY } });
       const needles = new Set(stored.flatMap((file) => fileSearchGrams(fileSearchText(file)).filter((gram) => !gram.includes('\n'))));
       for (const needle of [...needles, 'zq', '\u{1F4F8}']) {
         const expected = stored.filter((file) => fileSearchText(file).includes(needle)).map((file) => file.fileId).sort();

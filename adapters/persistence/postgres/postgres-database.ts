@@ -1,12 +1,14 @@
 import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
-import { createHash } from 'node:crypto';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
 import type { SharedLookups } from '../sql/shared-lookups.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { PostgresLookupCache } from './postgres-lookup-cache.js';
+import { planResultChanged, preparingPool, StatementNames } from './prepared-statements.js';
+import { REPEATED_STATEMENTS } from '../sql/precompiled-query.js';
 import { observingWrites } from './write-observer.js';
+import { ASYNCHRONOUS_COMMIT_SETTING, DURABILITY_FLUSH_SQL, groupCommit } from './group-commit.js';
 import { migrateToLatest } from '../sql/migrations.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
@@ -99,12 +101,13 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  *   `sslrootcert` when given); `verify-ca` checks the chain (needs `sslrootcert`); `verify-full` checks
  *   chain and host name. Without it node-postgres would treat `require` as `verify-full`. Unlike
  *   libpq, `prefer` also insists on TLS (no plain-text fallback); without `sslmode` the connection is plain.
- * - `schema` is appended to the `options` parameter as `-c search_path=<schema>`.
+ * - `schema` is appended to the `options` parameter as `-c search_path=<schema>`, and each of
+ *   `settings` (`name=value`, plain words) as `-c name=value`: settings of the session from its start.
  * Only the query string is rewritten, so URLs node-postgres accepts but WHATWG URL does not (a
  * Unix-socket `host=` parameter with an empty host) stay as they are.
- * @throws Error when `schema` is not a plain lower-case identifier
+ * @throws Error when `schema` is not a plain lower-case identifier, or a setting not `name=value`
  */
-export function postgresConnectionString(url: string, options: { schema?: string } = {}): string {
+export function postgresConnectionString(url: string, options: { schema?: string; settings?: readonly string[] } = {}): string {
   const at = url.indexOf('?');
   const base = at === -1 ? url : url.slice(0, at);
   const query = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
@@ -112,6 +115,10 @@ export function postgresConnectionString(url: string, options: { schema?: string
   if (options.schema !== undefined) {
     if (!SCHEMA_NAME.test(options.schema)) throw new Error(`Invalid Postgres schema name "${options.schema}": use lower-case letters, digits and _.`);
     query.set('options', [query.get('options'), `-c search_path=${options.schema}`].filter(Boolean).join(' '));
+  }
+  for (const setting of options.settings ?? []) {
+    if (!/^[a-z_.]+=[a-z0-9_]+$/.test(setting)) throw new Error(`Invalid Postgres setting "${setting}".`);
+    query.set('options', [query.get('options'), `-c ${setting}`].filter(Boolean).join(' '));
   }
   const rest = query.toString();
   return rest === '' ? base : `${base}?${rest}`;
@@ -157,6 +164,8 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
 
   const pool = new pg.Pool({
     ...base,
+    // Group commit (group-commit.ts): the pool's sessions commit asynchronously from their start.
+    connectionString: postgresConnectionString(options.url, { schema: options.schema, settings: [ASYNCHRONOUS_COMMIT_SETTING] }),
     max: options.poolSize,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
@@ -176,13 +185,21 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
   const cache = options.lookupCache === false ? undefined : new PostgresLookupCache(feed);
   // Outages (server down or unreachable, pool timeouts, shutdowns) answer 503 DATABASE_UNAVAILABLE.
   // This process's writes to cached rows drop the cache at once (read your own writes).
-  const dialect = withUnavailableErrors(new PostgresDialect({ pool }));
+  const flush = async () => {
+    try {
+      await pool.query(DURABILITY_FLUSH_SQL);
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
+  };
+  const names = new StatementNames();
+  const dialect = groupCommit(withUnavailableErrors(new PostgresDialect({ pool: preparingPool(pool, REPEATED_STATEMENTS, names) })), flush);
   const onQuery = options.onQuery;
   const db = new Kysely<HangarDatabase>({
     dialect: cache ? observingWrites(dialect, () => cache.dropAll()) : dialect,
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
   });
-  const lookups: SharedLookups = { ...(cache ? { cache } : {}), prepared: preparedReads(pool) };
+  const lookups: SharedLookups = { ...(cache ? { cache } : {}), prepared: preparedReads(pool, names) };
   const close = async () => {
     cache?.close();
     await feed.close();
@@ -211,18 +228,13 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
  * and the SQL gets a new name, prepared afresh on each connection. Errors as Kysely's path gives
  * them (outages as DATABASE_UNAVAILABLE).
  */
-function preparedReads(pool: pg.Pool): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
-  const names = new Map<string, string>();
-  let renamed = 0;
-  const nameOf = (sql: string, generation: number) => `hangar_${createHash('sha256').update(`${generation} ${sql}`).digest('hex').slice(0, 24)}`;
+function preparedReads(pool: pg.Pool, names: StatementNames): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
   return async (sql, parameters) => {
-    let name = names.get(sql);
-    if (!name) names.set(sql, (name = nameOf(sql, 0)));
     try {
-      return (await pool.query({ name, text: sql, values: parameters as unknown[] })).rows;
+      return (await pool.query({ name: names.of(sql), text: sql, values: parameters as unknown[] })).rows;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== '0A000') throw translateDatabaseError(error);
-      names.set(sql, nameOf(sql, ++renamed));
+      if (!planResultChanged(error)) throw translateDatabaseError(error);
+      names.rename(sql);
       try {
         return (await pool.query({ text: sql, values: parameters as unknown[] })).rows;
       } catch (again) {

@@ -16,12 +16,16 @@ export const POSTGRES_LOOKUP_CACHE_ENTRIES = 10_000;
  *   from the write observer), at the statement and again at its commit, so that this process reads
  *   its own writes without waiting for its notification to come back;
  * - an answer read while anything was invalidated is not kept (it may predate the change);
- * - "not found" is kept only for hostnames and custom domains, whose creation is announced too.
+ * - "not found" is kept only for hostnames and custom domains, whose creation is announced too;
+ * - concurrent misses of one key share one read ({@link load}), so the requests in flight when an
+ *   entry is dropped cost one round trip, not one each.
  */
 export class PostgresLookupCache implements SharedLookupCache {
   private readonly entries = new Map<string, readonly unknown[]>();
   private readonly keysByTag = new Map<string, Set<string>>();
   private generation = 0;
+  /** Reads in flight by `<generation>\u0000<key>`: shared only by misses of the same generation. */
+  private readonly flights = new Map<string, Promise<readonly unknown[]>>();
   private readonly unsubscribe: () => void;
 
   /** @param maxEntries most lookups kept; beyond it the cache starts over */
@@ -48,6 +52,29 @@ export class PostgresLookupCache implements SharedLookupCache {
     let keys = this.keysByTag.get(options.tag);
     if (!keys) this.keysByTag.set(options.tag, (keys = new Set()));
     keys.add(options.key);
+  }
+
+  load(options: { key: string; tag: string; kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]> {
+    const hit = this.entries.get(options.key);
+    if (hit) return Promise.resolve(hit);
+    const stamp = this.generation;
+    const flightKey = `${stamp}\u0000${options.key}`;
+    let flight = this.flights.get(flightKey);
+    if (!flight) {
+      flight = options.read().then(
+        (rows) => {
+          this.flights.delete(flightKey);
+          this.put({ stamp, key: options.key, tag: options.tag, kind: options.kind, rows });
+          return rows;
+        },
+        (error: unknown) => {
+          this.flights.delete(flightKey);
+          throw error;
+        },
+      );
+      this.flights.set(flightKey, flight);
+    }
+    return flight;
   }
 
   /** Drops the entries of `tags`. */

@@ -3,9 +3,19 @@ import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, 
 /** The tables whose rows PostgresLookupCache keeps, and which writes to them change kept rows. */
 const OBSERVED = /^\s*(?:(update|delete\s+from)\s+"?(users|api_keys|sessions|custom_domains|files)"?[\s(]|insert\s+into\s+"?(custom_domains)"?[\s(])/i;
 
-/** True when `sql` writes rows a lookup cache may keep (an INSERT into `files` adds no row anybody looked up). */
+/**
+ * The read counters' UPDATE (`SqlFileRepository.addReadCounts`, every flush under read load): it
+ * changes only `view_count`/`download_count`, and the repository drops the counted files' entries
+ * itself after its commit, so it does not drop every entry of the process.
+ */
+const READ_COUNTS_ONLY = /^\s*update\s+"files"\s+set\s+"view_count"\s*=\s*view_count\s*\+\s*\$1\s*,\s*"download_count"\s*=\s*download_count\s*\+\s*\$2\s+where\s+"file_id"\s*=\s*\$3\s*$/i;
+
+/**
+ * True when `sql` writes rows a lookup cache may keep (an INSERT into `files` adds no row anybody
+ * looked up; the read counters' UPDATE is handled by its repository, see {@link READ_COUNTS_ONLY}).
+ */
 export function writesObservedRows(sql: string): boolean {
-  return OBSERVED.test(sql);
+  return OBSERVED.test(sql) && !READ_COUNTS_ONLY.test(sql);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { FILE_SEARCH_SCHEMA, rebuildFileSearch } from './sqlite-file-search.js';
 import type { HangarDatabase } from './schema.js';
 
 // Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was
@@ -804,6 +805,20 @@ const searchGrams: Migration = {
 };
 
 /**
+ * 0032, SQLite only: the substring index of `q` (sqlite-file-search.ts): the contentless FTS5
+ * table `files_search`, the triggers on `files` that keep it, and a document for every file already
+ * stored, computed in JavaScript in batches of rowids (1,200,000 files: see
+ * bench/postgres-list-files.md, 2026-11-26). Postgres has its trigram (0003) and gram (0031) indexes.
+ */
+const sqliteFileSearch: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    if (isPostgres(db)) return;
+    for (const statement of FILE_SEARCH_SCHEMA) await sql.raw(statement).execute(db);
+    await rebuildFileSearch(db);
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -834,6 +849,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0029_oidc': oidc,
   '0030_invites': invites,
   '0031_search_grams': searchGrams,
+  '0032_sqlite_file_search': sqliteFileSearch,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -6,6 +6,20 @@ import type { HangarDatabase } from './schema.js';
 /** One parameter of the compiled SQL: a named parameter of `execute`, or a constant the builder bound. */
 type Slot = { name: string } | { constant: unknown };
 
+/**
+ * SQL texts that run again and again with new values: every {@link PrecompiledQuery}'s (added when
+ * it is compiled) and statements an adapter declares with {@link repeatedStatement}. A bounded set
+ * (one text per query object and dialect), which a database adapter may prepare once per
+ * connection (Postgres: `preparingPool`).
+ */
+export const REPEATED_STATEMENTS = new Set<string>();
+
+/** Declares `sql` one of the {@link REPEATED_STATEMENTS}. @returns `sql` */
+export function repeatedStatement(sql: string): string {
+  REPEATED_STATEMENTS.add(sql);
+  return sql;
+}
+
 /** The named parameters of a {@link PrecompiledQuery}: an object of SQL values. */
 export type QueryParameters = Record<string, unknown>;
 
@@ -23,6 +37,12 @@ export interface PrecompiledQueryOptions<Params extends QueryParameters> {
    * feed announces a change of that key (tag `<kind>:<value of key>`). Its rows are then read-only too.
    */
   invalidatedBy?: { kind: LookupKind; key: keyof Params & string };
+  /**
+   * The best plan depends on the values (a listing's page: a rare search needle wants its index, a
+   * common one the list order): the query is left out of {@link REPEATED_STATEMENTS}, so a database
+   * that prepares those plans it anew for each execution's values.
+   */
+  plannedPerExecution?: boolean;
 }
 
 /**
@@ -76,10 +96,8 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
       const key = parameters.length === 1 && typeof parameters[0] === 'string' ? `${sql}\u0000${parameters[0]}` : `${sql}\u0000${JSON.stringify(parameters)}`;
       const hit = cache.get(key);
       if (hit) return hit as Row[];
-      const stamp = cache.stamp();
-      const rows = await this.read(executor, sql, parameters);
-      cache.put({ stamp, key, tag: `${invalidatedBy.kind}:${String(params[invalidatedBy.key])}`, kind: invalidatedBy.kind, rows });
-      return rows;
+      const tag = `${invalidatedBy.kind}:${String(params[invalidatedBy.key])}`;
+      return (await cache.load({ key, tag, kind: invalidatedBy.kind, read: () => this.read(executor, sql, parameters) })) as Row[];
     }
     return this.read(executor, sql, parameters);
   }
@@ -147,6 +165,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
     if (unbound.length > 0 || sql.includes('\u0000precompiled-parameter:')) {
       throw new Error(`A precompiled query must bind each of its parameters as a value (${unbound.join(', ') || 'a marker is in the SQL text'}): ${sql}`);
     }
+    if (!this.options.plannedPerExecution) REPEATED_STATEMENTS.add(sql);
     return { sql, slots };
   }
 }

@@ -25,6 +25,14 @@ export interface SharedLookupCache {
    * may predate that change), or `rows` is empty and the kind's creations are not announced.
    */
   put(options: { stamp: number; key: string; tag: string; kind: LookupKind; rows: readonly unknown[] }): void;
+  /**
+   * The rows kept for `key`, else those `read` returns, kept as {@link put} keeps them. Concurrent
+   * misses of one key share one read while nothing is invalidated (a miss after an invalidation
+   * starts a read of its own, so it sees the change). @throws what `read` throws (nothing is kept)
+   */
+  load(options: { key: string; tag: string; kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]>;
+  /** Drops the entries of `tags` (`<kind>:<key>`), as a change notification of them does. */
+  drop(tags: readonly string[]): void;
 }
 
 /** Runs a read-only statement as a prepared statement named after its SQL (Postgres: one parse per connection). */

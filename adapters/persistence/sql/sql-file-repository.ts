@@ -6,9 +6,10 @@ import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
-import { PrecompiledQuery } from './precompiled-query.js';
+import { PrecompiledQuery, repeatedStatement } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { isPostgres } from './dialect.js';
+import { SqliteFileSearch, type SqliteFileSearchOptions } from './sqlite-file-search.js';
 import { ALL_TYPES, coverSizeRange, coverTimeRange, DAY_MS, floorDiv, histogramKeysOf, HOUR_MS, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
 
 /** Hour buckets in a day bucket of `file_histogram` (both counted from the Unix epoch, so each day is 24 whole hours). */
@@ -46,13 +47,17 @@ export interface SqlFileRepositoryOptions {
    */
   singleStatementInsert?: boolean;
   /**
-   * Postgres: listings with `q` by {@link PostgresFileSearch} (the needle's gram or trigram index,
-   * statements chosen by how common the needle is); default true. Off, the plain LIKE of every
-   * database. Ignored on SQLite.
+   * SQLite: `q` through the FTS5 substring index `files_search` (SqliteFileSearch, migration 0032);
+   * default on. `false`: `q` walks the account's files testing `LIKE` on each, as without the index
+   * (same results; for diagnosis, and the contract runs both). Ignored on Postgres.
    */
-  indexedSearch?: boolean;
-  /** Postgres: how {@link PostgresFileSearch} chooses its statements; tests set it so that a few files take every path. */
-  searchTuning?: PostgresFileSearchOptions;
+  sqliteSearch?: false | SqliteFileSearchOptions;
+  /**
+   * Postgres: `q` through PostgresFileSearch (the gram index of migration 0031 or the trigram index
+   * of 0003, statements chosen by how common the needle is); default on. `false`: the plain LIKE of
+   * every database (same results; the contract runs both). Ignored on SQLite.
+   */
+  postgresSearch?: false | PostgresFileSearchOptions;
 }
 
 /**
@@ -68,7 +73,7 @@ export interface SqlFileRepositoryOptions {
  * $10 SHA-256, $11 created at (Unix ms), $12 blob key, $13 search text, $14 the all-types marker,
  * $15 day, $16 hour, $17 size bucket, $18 expires at (Unix ms, or null). Answers one row: `inserted` 1 or 0.
  */
-export const POSTGRES_INSERT_SQL = `with claimed as (
+export const POSTGRES_INSERT_SQL = repeatedStatement(`with claimed as (
   insert into account_totals as t (user_id, storage_bytes, files_count, public_files_count, changes)
   select $1::text, $2::bigint, 1, $3::bigint, 1 where 1 <= $4::bigint and $2::bigint <= $5::bigint
   on conflict (user_id) do update set
@@ -92,7 +97,7 @@ export const POSTGRES_INSERT_SQL = `with claimed as (
   on conflict (user_id, content_type, dimension, bucket, is_public) do update set files = h.files + excluded.files
   returning 1
 )
-select (select count(*) from inserted)::integer as inserted, (select count(*) from histogram)::integer as histogram_rows`;
+select (select count(*) from inserted)::integer as inserted, (select count(*) from histogram)::integer as histogram_rows`);
 
 /**
  * The columns a {@link StoredFile} is made of: every column but `search_text`, which only serves
@@ -249,8 +254,11 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.seekFromOffset}. */
   private readonly seekFromOffset: number;
 
-  /** See {@link SqlFileRepositoryOptions.indexedSearch}: defined only on Postgres. */
-  private readonly search: PostgresFileSearch | undefined;
+  /** See {@link SqlFileRepositoryOptions.sqliteSearch}: undefined on Postgres or when switched off. */
+  private readonly search: SqliteFileSearch | undefined;
+
+  /** See {@link SqlFileRepositoryOptions.postgresSearch}: defined only on Postgres, unless switched off. */
+  private readonly postgresSearch: PostgresFileSearch | undefined;
 
   private readonly db: Kysely<HangarDatabase>;
 
@@ -264,7 +272,8 @@ export class SqlFileRepository implements FileRepository {
     this.postgres = isPostgres(db);
     this.seekFromOffset = options.seekFromOffset ?? SEEK_FROM_OFFSET;
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
-    this.search = this.postgres && (options.indexedSearch ?? true) ? new PostgresFileSearch(db, FILE_COLUMNS, options.searchTuning) : undefined;
+    this.search = this.postgres || options.sqliteSearch === false ? undefined : new SqliteFileSearch(executor, FILE_COLUMNS, options.sqliteSearch);
+    this.postgresSearch = this.postgres && options.postgresSearch !== false ? new PostgresFileSearch(db, FILE_COLUMNS, options.postgresSearch) : undefined;
   }
 
   /**
@@ -406,10 +415,21 @@ export class SqlFileRepository implements FileRepository {
    * 0005) without reading a row, then reads only those rows: half the time of testing `search_text`
    * row by row, when matches are rare and many index entries are passed over (bench/README.md, "list").
    * Postgres keeps the plain form, which its planner serves with the trigram index.
+   * On SQLite `q` goes through the FTS5 gram index first (SqliteFileSearch, `sqliteSearch`), which
+   * gives the total, and the page too unless the needle is common in the account; then the page is
+   * the walk above, which stops after the page's matches (deep pages of a common needle skip
+   * `offset` matches one by one, and stay slower).
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
-    if (this.search && filter.q !== undefined) return this.searchList(userId, filter, window, options.countLimit);
+    if (this.postgresSearch && filter.q !== undefined) return this.searchList(userId, filter, window, options.countLimit);
+    const searched = filter.q !== undefined && this.search ? await this.search.list(options) : undefined;
+    if (searched) {
+      // SQLite, `q` through its index: the page too when the candidates were few, else found as below.
+      const sized = filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined;
+      const rows = (searched.rows as FileRow[] | undefined) ?? (await this.page(userId, filter, window, sized && (await this.inListOrder(userId, searched.total.total, window))));
+      return { items: rows.map(toStoredFile), ...searched.total };
+    }
     if (!this.postgres && (filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined)) {
       // SQLite: the total first, to choose the page's plan (see `inListOrder`).
       const total = await this.total(userId, filter, options.countLimit);
@@ -432,7 +452,7 @@ export class SqlFileRepository implements FileRepository {
     const key = countedKey(userId, filter, countLimit);
     const known = this.counted.get(key);
     const { fields, values } = filterParameters({ ...filter, q: undefined });
-    const { rows, counted } = await this.search!.list<FileRow>({
+    const { rows, counted } = await this.postgresSearch!.list<FileRow>({
       userId,
       needle,
       others: (eb) => conditions(eb, userId, fields, values).slice(1),
@@ -582,7 +602,7 @@ export class SqlFileRepository implements FileRepository {
         return fields.includes('q') && !postgres
           ? newestFirst(db.selectFrom('files').select(FILE_COLUMNS).where('id', 'in', newestFirst(matching.select('id')).limit(limit).offset(offset)))
           : newestFirst(matching.select(FILE_COLUMNS)).limit(limit).offset(offset);
-      });
+      }, { plannedPerExecution: true });
       this.pages.set(shape, query);
     }
     return query;
@@ -676,19 +696,28 @@ export class SqlFileRepository implements FileRepository {
     return rows.map(toStoredFile);
   }
 
-  /** One UPDATE per entry, in file id order (the order deletes lock rows in), in one transaction. */
+  /**
+   * One UPDATE per entry, in file id order (the order deletes lock rows in), in one transaction.
+   * On Postgres the counted files' cached lookups are then dropped in this process (the UPDATE is
+   * not one the write observer drops every entry for; other processes hear of it from the
+   * `files` trigger), so a file's counts read here include the ones just written.
+   */
   async addReadCounts(entries: readonly { fileId: string; views: number; downloads: number }[]): Promise<void> {
     if (entries.length === 0) return;
     const sorted = [...entries].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : 0));
-    await this.db.transaction().execute(async (trx) => {
-      for (const entry of sorted) {
-        await trx
-          .updateTable('files')
-          .set({ view_count: sql<number>`view_count + ${entry.views}`, download_count: sql<number>`download_count + ${entry.downloads}` })
-          .where('file_id', '=', entry.fileId)
-          .execute();
-      }
-    });
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const entry of sorted) {
+          await trx
+            .updateTable('files')
+            .set({ view_count: sql<number>`view_count + ${entry.views}`, download_count: sql<number>`download_count + ${entry.downloads}` })
+            .where('file_id', '=', entry.fileId)
+            .execute();
+        }
+      });
+    } finally {
+      this.executor.lookups?.cache?.drop(sorted.map((entry) => `file:${entry.fileId}`));
+    }
   }
 
   async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {

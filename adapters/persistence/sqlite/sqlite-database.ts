@@ -16,6 +16,7 @@ import {
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
 import { type CachedReadGate, DIRECT_BUSY, type DirectExecutor, type DirectReader, type DirectTransaction } from '../sql/direct-access.js';
 import { LookupCache } from './lookup-cache.js';
+import { registerFileSearchFunction } from './file-search-tokens.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { migrateToLatest } from '../sql/migrations.js';
@@ -82,6 +83,8 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   }
 
   const database = new BetterSqlite3(options.path, { timeout: BUSY_TIMEOUT_MS });
+  // Before the migrations: the triggers on `files` (0032) call it on every write of a file.
+  registerFileSearchFunction(database);
   const writes = { happened: false };
   const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
   // Outages (SQLITE_BUSY past busy_timeout, I/O errors, a full disk) answer 503 DATABASE_UNAVAILABLE.

@@ -1,0 +1,136 @@
+import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import { FlushQueue } from '../../../core/shared/flush-queue.js';
+
+/**
+ * The setting the pool's sessions start with (a startup option of the connection): their commits
+ * return without waiting for the WAL to reach the disk, and release their row locks at once.
+ */
+export const ASYNCHRONOUS_COMMIT_SETTING = 'synchronous_commit=off';
+
+/**
+ * The durability flush: one transaction that commits synchronously. Its commit record follows every
+ * commit made before it started, and Postgres flushes the WAL up to that record before answering
+ * (and, with synchronous replication, waits for the standbys up to it), so every such commit is then
+ * as durable as a synchronous commit of its own. One round trip (simple protocol, four statements).
+ */
+export const DURABILITY_FLUSH_SQL = 'begin; set local synchronous_commit = on; select txid_current(); commit';
+
+/** Statements that may write rows: everything but a plain `select` (a read-only CTE is flushed for nothing, harmlessly). */
+const MAY_WRITE = /^\s*(?!select\b)[a-z]/i;
+
+/** True when `sql` may write (see {@link MAY_WRITE}): the write's caller then waits for a durability flush. */
+export function mayWrite(sql: string): boolean {
+  return MAY_WRITE.test(sql);
+}
+
+/**
+ * Group commit on Postgres, as the SQLite driver does it (GroupCommitSqliteDriver): the pool's
+ * connections commit asynchronously ({@link ASYNCHRONOUS_COMMIT_SETTING}), so a transaction holds its row
+ * locks only while its statements run, not while its commit is written to disk; and the caller of
+ * every write (a statement that {@link mayWrite} outside a transaction, or a committed transaction
+ * that ran one) is answered only after a {@link DURABILITY_FLUSH_SQL} that started after the commit
+ * has returned. One flush runs at a time and serves every write committed before it started
+ * (FlushQueue), after the connection went back to the pool.
+ *
+ * Why: every upload of an account updates the account's `account_totals` row, so with synchronous
+ * commits the uploads of one account followed each other at the pace of one WAL fsync each
+ * (bench/README.md, "Postgres group commit").
+ *
+ * What a caller learns is as durable as with synchronous commits: nothing resolves before its
+ * commit is on disk. What changes, as on SQLite: another request may read a committed row in the
+ * moment before the flush that a crash of the database server at that instant would take back,
+ * its writer never answered. When the flush fails (the server went away), the write's caller gets
+ * the flush's error: its commit may or may not have reached the disk, as when a connection is lost
+ * during a synchronous COMMIT.
+ */
+export function groupCommit(dialect: Dialect, flush: () => Promise<unknown>): Dialect {
+  const flushes = new FlushQueue(async () => {
+    await flush();
+  });
+  return {
+    createAdapter: (): DialectAdapter => dialect.createAdapter(),
+    createDriver: (): Driver => new GroupCommitDriver(dialect.createDriver(), flushes),
+    createQueryCompiler: (): QueryCompiler => dialect.createQueryCompiler(),
+    createIntrospector: (db: Kysely<any>): DatabaseIntrospector => dialect.createIntrospector(db),
+  };
+}
+
+class GroupCommitConnection implements DatabaseConnection {
+  /** A transaction is open on this connection. */
+  inTransaction = false;
+  /** A write committed (or ran in the open transaction) since the connection was acquired. */
+  wrote = false;
+
+  constructor(readonly inner: DatabaseConnection) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.inner.executeQuery<R>(compiledQuery);
+    if (mayWrite(compiledQuery.sql)) this.wrote = true;
+    return result;
+  }
+
+  streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    if (mayWrite(compiledQuery.sql)) this.wrote = true;
+    return this.inner.streamQuery<R>(compiledQuery, chunkSize);
+  }
+}
+
+class GroupCommitDriver implements Driver {
+  constructor(
+    private readonly inner: Driver,
+    private readonly flushes: FlushQueue,
+  ) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new GroupCommitConnection(await this.inner.acquireConnection());
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    (connection as GroupCommitConnection).inTransaction = true;
+    return this.inner.beginTransaction(innerOf(connection), settings);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.inner.commitTransaction(innerOf(connection));
+    (connection as GroupCommitConnection).inTransaction = false;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const grouped = connection as GroupCommitConnection;
+    // Nothing of the transaction remains to be made durable.
+    grouped.wrote = false;
+    grouped.inTransaction = false;
+    return this.inner.rollbackTransaction(innerOf(connection));
+  }
+
+  savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+    return this.inner.savepoint!(innerOf(connection), name, compile);
+  }
+
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
+    return this.inner.rollbackToSavepoint!(innerOf(connection), name, compile);
+  }
+
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
+    return this.inner.releaseSavepoint!(innerOf(connection), name, compile);
+  }
+
+  /** Returns the connection to the pool, then, when it wrote, waits for a durability flush. */
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await this.inner.releaseConnection(innerOf(connection));
+    const grouped = connection as GroupCommitConnection;
+    if (grouped.wrote && !grouped.inTransaction) await this.flushes.flush();
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+function innerOf(connection: DatabaseConnection): DatabaseConnection {
+  return connection instanceof GroupCommitConnection ? connection.inner : connection;
+}

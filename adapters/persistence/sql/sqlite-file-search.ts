@@ -1,0 +1,236 @@
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import type { FileFilter } from '../../../core/files/file-repository.js';
+import type { Window } from '../../../core/shared/pagination.js';
+import { fileSearchNeedle } from '../file-search.js';
+import { toFlag, toMillis, toNumber } from './rows.js';
+import { accountKey, codePointsOf, FILE_SEARCH_FUNCTION, fileSearchDocument, gramToken, rangeTokens, typeToken, visibilityToken } from '../sqlite/file-search-tokens.js';
+import type { SqlExecutor } from './sql-executor.js';
+
+/**
+ * The substring index of `GET /files?q=` on SQLite (spec 4.9; issue 21). SQLite has no index that
+ * serves `LIKE '%needle%'`, so every file has one document in this contentless FTS5 table
+ * (migration 0032) under its `rowid` in `files`: the tokens of file-search-tokens.ts, one per
+ * distinct 1-, 2- and 3-code-point gram of `search_text`, one each for content type and
+ * visibility, and the upload day's and size class's buckets, all prefixed with the owner's account key.
+ *
+ * A needle of at most 3 code points is then exactly one gram token: the files whose document has
+ * it are exactly the account's files containing the needle (up to a collision of two accounts'
+ * 64-bit keys). A longer needle is the AND of its trigram tokens: a superset, verified with the
+ * same `LIKE` as before. Every row read is verified against the owner and every filter, so the
+ * index may hold more than needed but never too little.
+ *
+ * The table is kept by triggers on `files` (insert; delete, also through the foreign-key cascade of
+ * an account deletion; update of `search_text`, `content_type` or `is_public`) that compute the
+ * document with the SQL function FILE_SEARCH_FUNCTION, which every connection that writes `files`
+ * registers (registerFileSearchFunction; openSqliteDatabase does). Deletes need no function.
+ *
+ * Rowids: `files` has a text primary key, so its rowid is SQLite's own. SQLite documents that
+ * VACUUM "may change" such rowids; the SQLite bundled here (3.53) keeps them through VACUUM and
+ * VACUUM INTO (checked: bench/postgres-list-files.md, 2026-11-26), and the online backup copies
+ * pages. Should a future SQLite renumber them, {@link rebuildFileSearch} writes the table anew.
+ */
+export const FILE_SEARCH_TABLE = 'files_search';
+
+/**
+ * Candidates (FTS matches) up to which a search reads and verifies them all, sorts the matches and
+ * counts them exactly; beyond it the needle is common in the account, and the page is found by
+ * walking the account's files in list order, which then stops early (bench/postgres-list-files.md, 2026-11-26).
+ */
+export const DEFAULT_CANDIDATE_LIMIT = 5_000;
+
+/** Trigrams of a long needle that the FTS query ANDs (evenly spread over it); the rest is left to `LIKE`. */
+const MAX_QUERY_TRIGRAMS = 12;
+
+/** The SQL of migration 0032 (SQLite): the FTS table and the triggers that keep it (see {@link FILE_SEARCH_TABLE}). */
+export const FILE_SEARCH_SCHEMA: readonly string[] = [
+  `create virtual table ${FILE_SEARCH_TABLE} using fts5(document, content='', contentless_delete=1, detail=none, tokenize='ascii')`,
+  `create trigger files_search_insert after insert on files begin
+    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public, new.size, new.created_at));
+  end`,
+  `create trigger files_search_delete after delete on files begin
+    delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
+  end`,
+  `create trigger files_search_update after update of search_text, content_type, is_public, size, created_at, user_id on files
+  when old.search_text is not new.search_text or old.content_type is not new.content_type or old.is_public is not new.is_public or old.size is not new.size
+    or old.created_at is not new.created_at or old.user_id is not new.user_id begin
+    delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
+    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public, new.size, new.created_at));
+  end`,
+];
+
+/** Rows of `files` per batch of {@link rebuildFileSearch}. */
+const REBUILD_BATCH = 2_000;
+
+/**
+ * Writes {@link FILE_SEARCH_TABLE} anew from every row of `files`: emptied, then filled in batches
+ * of {@link REBUILD_BATCH} rows in rowid order, documents computed here (so the connection needs no
+ * registered function). Migration 0032 fills the table with it; run it again (inside one
+ * transaction) if the rowids of `files` ever changed under the table.
+ * @returns the number of files indexed
+ */
+export async function rebuildFileSearch(db: Kysely<any>): Promise<number> {
+  await sql`insert into ${sql.table(FILE_SEARCH_TABLE)} (${sql.table(FILE_SEARCH_TABLE)}) values ('delete-all')`.execute(db);
+  let last = Number.MIN_SAFE_INTEGER;
+  let indexed = 0;
+  for (;;) {
+    const { rows } = await sql<{ r: number; user_id: string; search_text: string; content_type: string; is_public: number; size: number; created_at: number }>`
+      select rowid as r, user_id, search_text, content_type, is_public, size, created_at from files where rowid > ${last} order by rowid limit ${REBUILD_BATCH}
+    `.execute(db);
+    if (rows.length === 0) break;
+    const values = rows.map(
+      (row) => sql`(${row.r}, ${fileSearchDocument({
+          userId: row.user_id, searchText: row.search_text, contentType: row.content_type, isPublic: Number(row.is_public), size: Number(row.size), createdAtMs: Number(row.created_at),
+        })})`,
+    );
+    // 2 parameters per row: a few hundred rows per statement stay far under SQLite's parameter limit.
+    for (let start = 0; start < values.length; start += 500) {
+      await sql`insert into ${sql.table(FILE_SEARCH_TABLE)} (rowid, document) values ${sql.join(values.slice(start, start + 500))}`.execute(db);
+    }
+    indexed += rows.length;
+    last = rows[rows.length - 1]!.r;
+    if (rows.length < REBUILD_BATCH) break;
+  }
+  return indexed;
+}
+
+/** A listing's total (see FileRepository.list): exact, or the bound with `gte`. */
+export type SearchTotal = { total: number; totalRelation?: 'gte' };
+
+/** Options of {@link SqliteFileSearch}. */
+export interface SqliteFileSearchOptions {
+  /** See {@link DEFAULT_CANDIDATE_LIMIT}; tests set it low to take both ways with a few files. */
+  candidateLimit?: number;
+}
+
+/** Each filter but `q` as a column of `files`, its comparison, and its value as SQL binds it. */
+const COMPARISONS = [
+  ['type', 'content_type', '=', (value: unknown) => value],
+  ['sizeMin', 'size', '>=', (value: unknown) => value],
+  ['sizeMax', 'size', '<=', (value: unknown) => value],
+  ['isPublic', 'is_public', '=', (value: unknown) => toFlag(value as boolean)],
+  ['createdAfter', 'created_at', '>=', (value: unknown) => toMillis(value as Date)],
+  ['createdBefore', 'created_at', '<=', (value: unknown) => toMillis(value as Date)],
+  ['expiresBefore', 'expires_at', '<=', (value: unknown) => toMillis(value as Date)],
+] as const satisfies readonly (readonly [keyof FileFilter, string, string, (value: unknown) => unknown])[];
+
+/** `text` as a LIKE pattern (`ESCAPE '\'`) that matches it literally anywhere. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * `GET /files?q=` on SQLite through {@link FILE_SEARCH_TABLE}. Per request:
+ *
+ * 1. The FTS query: the needle's tokens, ANDed with the content type's and visibility's when
+ *    filtered, and with the OR of a date or size range's bucket tokens (rangeTokens: the range's
+ *    files plus those of the one or two buckets it cuts); its matches (candidates) counted up to
+ *    `candidateLimit + 1` (posting lists only, no row read).
+ * 2. At most `candidateLimit` candidates: each row is read by rowid and verified (owner, `LIKE`,
+ *    every filter), the matches sorted newest first; the total is exact (bounded by `countLimit`),
+ *    the page read by rowid.
+ * 3. More candidates (a needle common in the account): the page is left to the caller's walk in
+ *    list order (SqlFileRepository.page, which stops after the page's matches). The total: for a
+ *    needle of at most 3 code points with no filter but type and visibility, the FTS matches are
+ *    the matches, so more than `countLimit` of them answer `countLimit` with `gte` without reading
+ *    a row; otherwise the candidates are verified row by row until `countLimit + 1` matches.
+ *
+ * Slow cases left: deep pages of a common needle (the walk skips `offset` matches one by one), and
+ * a long needle whose trigrams are each common while the needle itself is rare (many candidates,
+ * few matches: the walk and the count pass over many rows).
+ */
+export class SqliteFileSearch {
+  private readonly candidateLimit: number;
+
+  /**
+   * @param executor the SQLite database (reads go through its direct reader when it has one)
+   * @param columns the columns of `files` a page row is read with
+   */
+  constructor(
+    private readonly executor: SqlExecutor,
+    private readonly columns: readonly string[],
+    options: SqliteFileSearchOptions = {},
+  ) {
+    this.candidateLimit = options.candidateLimit ?? DEFAULT_CANDIDATE_LIMIT;
+  }
+
+  /**
+   * The total of a listing with `filter.q`, and its page when the candidates were few (rows with
+   * `columns`, newest first); `rows` undefined: the caller finds the page. Undefined when the index
+   * cannot serve the filter (no `q`, or an empty needle): the caller lists as without it.
+   */
+  async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<{ total: SearchTotal; rows?: Record<string, unknown>[] } | undefined> {
+    const { userId, filter, window, countLimit } = options;
+    if (filter.q === undefined) return undefined;
+    const needle = fileSearchNeedle(filter.q);
+    if (needle === undefined) return { total: { total: 0 }, rows: [] };
+    const points = codePointsOf(needle);
+    if (points.length === 0) return undefined;
+    const key = accountKey(userId);
+    const tokens = new Set<string>();
+    if (points.length <= 3) tokens.add(gramToken(key, points));
+    else {
+      const trigrams = [...new Set(points.slice(0, -2).map((_, i) => gramToken(key, points.slice(i, i + 3))))];
+      const step = Math.max(1, (trigrams.length - 1) / (MAX_QUERY_TRIGRAMS - 1));
+      for (let at = 0; at < trigrams.length && tokens.size < MAX_QUERY_TRIGRAMS; at += step) tokens.add(trigrams[Math.round(at)]!);
+      tokens.add(trigrams[trigrams.length - 1]!);
+    }
+    if (filter.type !== undefined) tokens.add(typeToken(key, filter.type));
+    if (filter.isPublic !== undefined) tokens.add(visibilityToken(key, toFlag(filter.isPublic)));
+    const quoted = (list: Iterable<string>) => [...list].map((token) => `"${token}"`);
+    const ors: string[] = [];
+    const ranges = [
+      filter.createdAfter === undefined && filter.createdBefore === undefined
+        ? undefined
+        : rangeTokens(key, 'day', filter.createdAfter && toMillis(filter.createdAfter), filter.createdBefore && toMillis(filter.createdBefore)),
+      filter.sizeMin === undefined && filter.sizeMax === undefined ? undefined : rangeTokens(key, 'size', filter.sizeMin, filter.sizeMax),
+    ];
+    for (const cover of ranges) {
+      if (cover === undefined) continue;
+      // An empty cover: the range holds no bucket (after > before, min > max), so no file.
+      if (cover.length === 0) return { total: { total: 0 }, rows: [] };
+      ors.push(`(${quoted(cover).join(' OR ')})`);
+    }
+    const match = [...quoted(tokens), ...ors].join(' AND ');
+
+    const [{ n: candidates }] = await this.read<{ n: number }>(`select count(*) as n from (select 1 from ${FILE_SEARCH_TABLE}(?) limit ?)`, [match, this.candidateLimit + 1]);
+    const bound = (count: number): SearchTotal => (countLimit !== undefined && count > countLimit ? { total: countLimit, totalRelation: 'gte' } : { total: count });
+    if (candidates === 0) return { total: { total: 0 }, rows: [] };
+
+    const verified = [`f.user_id = ?`, `f.search_text like ? escape '\\'`];
+    const parameters: unknown[] = [match, userId, containsPattern(needle)];
+    let onlyIndexed = true;
+    for (const [name, column, operator, value] of COMPARISONS) {
+      if (filter[name] === undefined) continue;
+      verified.push(`f.${column} ${operator} ?`);
+      parameters.push(value(filter[name]));
+      if (name !== 'type' && name !== 'isPublic') onlyIndexed = false;
+    }
+    const matching = `from ${FILE_SEARCH_TABLE}(?) s cross join files f on f.rowid = s.rowid where ${verified.join(' and ')}`;
+
+    if (toNumber(candidates) <= this.candidateLimit) {
+      const keys = await this.read<{ r: number }>(`select f.rowid as r ${matching} order by f.created_at desc, f.id desc`, parameters);
+      const page = keys.slice(window.offset, window.offset + window.limit).map((row) => row.r);
+      const rows = page.length === 0 ? [] : await this.read<Record<string, unknown>>(
+        `select ${this.columns.join(', ')} from files where rowid in (select value from json_each(?)) order by created_at desc, id desc`,
+        [JSON.stringify(page)],
+      );
+      return { total: bound(keys.length), rows };
+    }
+    if (points.length <= 3 && onlyIndexed && countLimit !== undefined) {
+      const [{ n }] = await this.read<{ n: number }>(`select count(*) as n from (select 1 from ${FILE_SEARCH_TABLE}(?) limit ?)`, [match, countLimit + 1]);
+      if (toNumber(n) > countLimit) return { total: { total: countLimit, totalRelation: 'gte' } };
+    }
+    const [{ n }] =
+      countLimit === undefined
+        ? await this.read<{ n: number }>(`select count(*) as n ${matching}`, parameters)
+        : await this.read<{ n: number }>(`select count(*) as n from (select 1 ${matching} limit ?)`, [...parameters, countLimit + 1]);
+    return { total: bound(toNumber(n)) };
+  }
+
+  /** The rows of one read-only statement: through the direct reader when it answers, else through Kysely. */
+  private async read<Row>(text: string, parameters: readonly unknown[]): Promise<Row[]> {
+    const rows = this.executor.direct?.read(text, parameters, false);
+    if (rows) return rows as Row[];
+    return (await this.executor.db.executeQuery(CompiledQuery.raw(text, [...parameters]))).rows as Row[];
+  }
+}
