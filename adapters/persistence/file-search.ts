@@ -27,3 +27,21 @@ export function fileSearchNeedle(q: string): string | undefined {
   const needle = fold(q);
   return needle.includes(SEPARATOR) ? undefined : needle;
 }
+
+/**
+ * The distinct substrings of one and of two code points (not UTF-16 units: a character beyond the
+ * BMP is one) of `searchText` (a {@link fileSearchText}, already folded), in order of first
+ * appearance. A needle of one or two code points is a substring of `searchText` exactly when it is
+ * one of these, so a Postgres GIN index over them answers the needles a trigram index cannot: the
+ * SQL function `hangar_search_grams` of migration 0031, which must give the same set (tested), is
+ * what that index is built from.
+ */
+export function fileSearchGrams(searchText: string): string[] {
+  const points = Array.from(searchText);
+  const grams = new Set<string>();
+  for (let i = 0; i < points.length; i++) {
+    grams.add(points[i]!);
+    if (i + 1 < points.length) grams.add(points[i]! + points[i + 1]!);
+  }
+  return [...grams];
+}

@@ -138,6 +138,13 @@ if (command === 'drop') {
     log.current = undefined;
     console.log(`\n### ${name}  (total ${total}; median ${median(kept).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms)\n`);
     for (const statement of statements) {
+      // A transaction of the repository's (PostgresFileSearch sets planner settings local to one) is
+      // replayed as one, so each statement is explained under the settings it ran with.
+      if (/^\s*(begin|commit|rollback)\b/i.test(statement.sql) || /^\s*select set_config\(/i.test(statement.sql)) {
+        await client.query({ text: statement.sql, values: statement.parameters });
+        console.log(`-- ${statement.sql}`);
+        continue;
+      }
       const plan = await client.query({ text: `explain (analyze, buffers, costs off) ${statement.sql}`, values: statement.parameters });
       console.log('```');
       console.log(statement.sql);

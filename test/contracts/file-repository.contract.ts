@@ -18,6 +18,11 @@ export interface FileRepositorySubject {
    * histogram's day rows (SQL adapters: SqlFileRepository's `seekFromOffset` 1; defaults to `subject`).
    */
   seeking?: FileRepository;
+  /**
+   * Repositories over the same store that search (`q`) by other statements than `subject` (on
+   * Postgres: each path of PostgresFileSearch, and the plain LIKE), held to the same brute-force answers.
+   */
+  searching?: FileRepository[];
   /** The signing keys over the same store (read back by `findWithSigningKey`). */
   signingKeys: SigningKeyRepository;
   close?: () => Promise<void>;
@@ -35,12 +40,13 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     let close: (() => Promise<void>) | undefined;
     let other: FileRepository | undefined;
     let seeking: FileRepository | undefined;
+    let searching: FileRepository[] | undefined;
     let signingKeys: SigningKeyRepository;
     let userId: string;
     let otherUserId: string;
 
     beforeEach(async () => {
-      ({ subject: files, users, close, other, seeking, signingKeys } = await makeSubject());
+      ({ subject: files, users, close, other, seeking, searching, signingKeys } = await makeSubject());
       userId = (await givenUser(users)).id;
       otherUserId = (await givenUser(users)).id;
     });
@@ -249,7 +255,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.list({ userId, filter: { q: '0' }, window: { offset: 0, limit: 2 } })).total).to.equal(4);
     });
 
-    it('answers short needles with type, visibility, range and window as a brute-force search does, totals bounded as asked, before and after renames and deletes', async () => {
+    it('answers needles short and long with type, visibility, range and window as a brute-force search does, totals bounded as asked, before and after renames and deletes', async () => {
       let current = await givenFiles(
         userId,
         ['zeta.png', 'Ézé.txt', 'a-b.pdf', null, 'xy.png', 'ZZ top.mp3', '\u{1F4F7}-zz.png', 'plain.txt', 'é', 'zz', 'q.png', 'Zq'].map((name, i) => ({
@@ -267,7 +273,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const inListOrder = (a: StoredFile, b: StoredFile) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
       const filters: FileFilter[] = [{}, { type: 'image/png' }, { isPublic: false }, { createdAfter: at(4000) }, { sizeMin: 30, type: 'text/plain', isPublic: true }];
       const check = async () => {
-        for (const q of ['z', 'zz', 'É', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.']) {
+        for (const q of ['z', 'zz', 'É', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.', '.pn', 'ézé', 'zz ', '\u{1F4F7}-z', 'x-r', '00', '', 'nothing']) {
           const needle = q.toLowerCase().normalize('NFC');
           for (const filter of filters) {
             const all = current
@@ -275,12 +281,14 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
               .sort(inListOrder);
             for (const [offset, limit] of [[0, 3], [2, 10]] as const) {
               for (const countLimit of [undefined, 2]) {
-                const page = await files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit });
                 const total = countLimit !== undefined && all.length > countLimit ? { total: countLimit, relation: 'gte' } : { total: all.length, relation: 'eq' };
-                expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`).to.deep.equal({
-                  ids: all.slice(offset, offset + limit).map((file) => file.fileId),
-                  ...total,
-                });
+                for (const [i, repository] of [files, ...(searching ?? [])].entries()) {
+                  const page = await repository.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit });
+                  expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit} (repository ${i})`).to.deep.equal({
+                    ids: all.slice(offset, offset + limit).map((file) => file.fileId),
+                    ...total,
+                  });
+                }
               }
             }
           }

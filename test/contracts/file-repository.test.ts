@@ -49,7 +49,15 @@ if (postgres !== undefined) {
   onPostgres(postgres, (open) =>
     describeFileRepositoryContract('Postgres', async () => {
       const { files, users, signingKeys, close, executor } = await open();
-      return { subject: files, users, signingKeys, seeking: new SqlFileRepository(executor!, SEEK_ALWAYS), close };
+      const searching = [
+        // PostgresFileSearch with a probe of 3 files: counts that walk, counts from the index (pages from the probe, the count's statement or the index).
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: 0 } }),
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: Number.POSITIVE_INFINITY } }),
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: 0.5 } }),
+        // Its off switch: the plain LIKE.
+        new SqlFileRepository(executor!, { postgresSearch: false }),
+      ];
+      return { subject: files, users, signingKeys, seeking: new SqlFileRepository(executor!, SEEK_ALWAYS), searching, close };
     }),
   );
 }

@@ -324,5 +324,19 @@ if (url !== undefined) {
         await database.close();
       }
     });
+
+    it('indexes the one- and two-code-point substrings of search_text (0031), and a short needle uses that index', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
+      try {
+        const grams = await sql<{ grams: string[] }>`select hangar_search_grams(${'é\u{1F4F7}é'}) as grams`.execute(database.db);
+        expect([...new Set(grams.rows[0]!.grams)].sort()).to.deep.equal(['é', 'é\u{1F4F7}', '\u{1F4F7}', '\u{1F4F7}é'].sort());
+        expect((await sql<{ grams: string[] }>`select hangar_search_grams('') as grams`.execute(database.db)).rows[0]!.grams).to.deep.equal([]);
+        await sql`set enable_seqscan = off`.execute(database.db);
+        const plan = await sql<{ 'QUERY PLAN': string }>`explain select count(*) from files where hangar_search_grams(search_text) @> array['zq'::text]`.execute(database.db);
+        expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).to.include('files_search_grams');
+      } finally {
+        await database.close();
+      }
+    });
   });
 }

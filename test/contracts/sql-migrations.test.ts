@@ -10,6 +10,10 @@ import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { aFile, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
+import { fileSearchGrams, fileSearchText } from '../../adapters/persistence/file-search.js';
+import { sql } from 'kysely';
+import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
+import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
 /** A private in-memory SQLite database with foreign keys on and the search index's function (as openSqliteDatabase opens one), and no migration run yet. */
 function emptySqlite(): Kysely<HangarDatabase> {
@@ -250,6 +254,59 @@ function describeLogTotalsBackfill(dialect: string, open: () => Promise<{ db: Ky
   });
 }
 
+/** Names whose folded search text is awkward: combining marks, characters beyond the BMP, LIKE's metacharacters, case folds that change length. */
+const AWKWARD_NAMES = [
+  'Résumé.pdf', 'e\u0301te\u0301.txt', '\u{1F4F7}\u{1F4F7}x.png', '100%_\\done', 'İstanbul', 'Straße', 'ǅ', '\u{10400}\u{10428}', 'a', '', null,
+  'ａｂ', '\u{1F469}\u200D\u{1F4BB}', "it's \"quoted\" {braces},", 'tab\tand spaces  ', 'aaaa',
+];
+
+/**
+ * 0031_search_grams (Postgres) on a database at 0030 that already holds files: its SQL function
+ * gives every stored search text exactly the grams JavaScript computes (fileSearchGrams), and the
+ * index built over those files answers short needles as a brute-force search does.
+ */
+function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
+  describe(`0031_search_grams over files stored before it (${dialect})`, function () {
+    this.timeout(30_000);
+    const ada = '00000000-0000-4000-8000-00000000000a';
+    let opened: Awaited<ReturnType<typeof open>>;
+    let stored: ReturnType<typeof aFile>[];
+
+    beforeEach(async () => {
+      opened = await open();
+      const { db, migrationTableSchema } = opened;
+      await migrateToLatest(db, migrationsUpTo('0030_invites'), { migrationTableSchema });
+      await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
+      stored = AWKWARD_NAMES.map((name, i) => aFile(ada, { name, createdAt: new Date(T0.getTime() + i * 1000) }));
+      const { files } = createSqlRepositories(db);
+      for (const file of stored) expect(await files.insert(file, { fileCountLimit: 100, storageLimitBytes: 10 ** 12 })).to.equal('inserted');
+      expect(await migrateToLatest(db, migrationsUpTo('0031_search_grams'), { migrationTableSchema })).to.deep.equal(['0031_search_grams']);
+    });
+    afterEach(async () => {
+      await opened.close();
+    });
+
+    it('gives every stored search text the grams JavaScript computes (as a set)', async () => {
+      const { rows } = await sql<{ search_text: string; grams: string[] }>`select search_text, hangar_search_grams(search_text) as grams from files`.execute(opened.db);
+      expect(rows).to.have.length(stored.length);
+      const expected = new Map(stored.map((file) => [fileSearchText(file), [...fileSearchGrams(fileSearchText(file))].sort()]));
+      for (const row of rows) expect([...new Set(row.grams)].sort(), JSON.stringify(row.search_text)).to.deep.equal(expected.get(row.search_text));
+    });
+
+    it('finds the files stored before it by every one- and two-code-point needle, as a brute-force search does', async () => {
+      // A probe of one file, and counts never walking: the files are found through the index.
+      const files = new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY } });
+      const needles = new Set(stored.flatMap((file) => fileSearchGrams(fileSearchText(file)).filter((gram) => !gram.includes('\n'))));
+      for (const needle of [...needles, 'zq', '\u{1F4F8}']) {
+        const expected = stored.filter((file) => fileSearchText(file).includes(needle)).map((file) => file.fileId).sort();
+        const page = await files.list({ userId: ada, filter: { q: needle }, window: { offset: 0, limit: 100 } });
+        expect(page.items.map((file) => file.fileId).sort(), JSON.stringify(needle)).to.deep.equal(expected);
+        expect(page.total, JSON.stringify(needle)).to.equal(expected.length);
+      }
+    });
+  });
+}
+
 for (const describeBackfill of [describeHistogramBackfill, describeLogTotalsBackfill]) {
   describeBackfill('SQLite', async () => {
     const db = emptySqlite();
@@ -258,7 +315,7 @@ for (const describeBackfill of [describeHistogramBackfill, describeLogTotalsBack
 }
 
 const postgresUrl = testDatabaseUrl();
-for (const describeBackfill of postgresUrl === undefined ? [] : [describeHistogramBackfill, describeLogTotalsBackfill]) {
+for (const describeBackfill of postgresUrl === undefined ? [] : [describeHistogramBackfill, describeLogTotalsBackfill, describeSearchGramsMigration]) {
   describeBackfill('Postgres', async () => {
     const schema = await createTestSchema(postgresUrl!);
     const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });

@@ -774,10 +774,41 @@ const invites: Migration = {
 };
 
 /**
+ * 0031 (Postgres only; SQLite gets nothing: it has no GIN): an index for `q` needles of one or two
+ * code points, which the trigram index of 0003 cannot serve (see postgres-file-search.ts and
+ * bench/postgres-list-files.md, the section on 0031).
+ * - `hangar_search_grams(text) → text[]`: the substrings of one and of two code points of a
+ *   `search_text` (its characters, as `regexp_split_to_array(…, '')` gives them in a UTF-8
+ *   database, then each pair of neighbours): as a set, what fileSearchGrams (file-search.ts)
+ *   computes in JavaScript. Repeats are kept (GIN keeps each key of an item once, and `@>` ignores
+ *   them), which spares a sort per call. Immutable, as an index expression must be. A call costs
+ *   ~13 µs (per upload, and per file wherever a plan tests files with it), so PostgresFileSearch
+ *   reads it only through the index's bitmaps and tests files one by one with LIKE.
+ * - `files_search_grams`: GIN on `hangar_search_grams(search_text)`: `… @> array[needle]` is then
+ *   exact (every substring of that length is there), without a column in the table (the grams
+ *   would take ~440 bytes a row, nearly tripling the heap every listing reads).
+ */
+const searchGrams: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    if (!isPostgres(db)) return;
+    await sql`
+      create function hangar_search_grams(search_text text) returns text[]
+      language sql immutable strict parallel safe
+      as $$
+        select case when search_text = '' then '{}'::text[]
+          else c || array(select c[i] || c[i + 1] from generate_series(1, cardinality(c) - 1) as i) end
+        from regexp_split_to_array(search_text, '') as c
+      $$
+    `.execute(db);
+    await sql`create index files_search_grams on files using gin (hangar_search_grams(search_text))`.execute(db);
+  },
+};
+
+/**
  * 0032, SQLite only: the substring index of `q` (sqlite-file-search.ts): the contentless FTS5
  * table `files_search`, the triggers on `files` that keep it, and a document for every file already
  * stored, computed in JavaScript in batches of rowids (1,200,000 files: see
- * bench/postgres-list-files.md, 2026-11-26). Postgres has its trigram index (0003).
+ * bench/postgres-list-files.md, 2026-11-26). Postgres has its trigram (0003) and gram (0031) indexes.
  */
 const sqliteFileSearch: Migration = {
   async up(db: Kysely<any>): Promise<void> {
@@ -817,6 +848,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0025_api_key_scopes': apiKeyScopes,
   '0029_oidc': oidc,
   '0030_invites': invites,
+  '0031_search_grams': searchGrams,
   '0032_sqlite_file_search': sqliteFileSearch,
 };
 

@@ -3,6 +3,7 @@ import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, t
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
+import { PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery, repeatedStatement } from './precompiled-query.js';
@@ -51,6 +52,12 @@ export interface SqlFileRepositoryOptions {
    * (same results; for diagnosis, and the contract runs both). Ignored on Postgres.
    */
   sqliteSearch?: false | SqliteFileSearchOptions;
+  /**
+   * Postgres: `q` through PostgresFileSearch (the gram index of migration 0031 or the trigram index
+   * of 0003, statements chosen by how common the needle is); default on. `false`: the plain LIKE of
+   * every database (same results; the contract runs both). Ignored on SQLite.
+   */
+  postgresSearch?: false | PostgresFileSearchOptions;
 }
 
 /**
@@ -250,6 +257,9 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.sqliteSearch}: undefined on Postgres or when switched off. */
   private readonly search: SqliteFileSearch | undefined;
 
+  /** See {@link SqlFileRepositoryOptions.postgresSearch}: defined only on Postgres, unless switched off. */
+  private readonly postgresSearch: PostgresFileSearch | undefined;
+
   private readonly db: Kysely<HangarDatabase>;
 
   /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
@@ -263,6 +273,7 @@ export class SqlFileRepository implements FileRepository {
     this.seekFromOffset = options.seekFromOffset ?? SEEK_FROM_OFFSET;
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
     this.search = this.postgres || options.sqliteSearch === false ? undefined : new SqliteFileSearch(executor, FILE_COLUMNS, options.sqliteSearch);
+    this.postgresSearch = this.postgres && options.postgresSearch !== false ? new PostgresFileSearch(db, FILE_COLUMNS, options.postgresSearch) : undefined;
   }
 
   /**
@@ -411,6 +422,7 @@ export class SqlFileRepository implements FileRepository {
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
+    if (this.postgresSearch && filter.q !== undefined) return this.searchList(userId, filter, window, options.countLimit);
     const searched = filter.q !== undefined && this.search ? await this.search.list(options) : undefined;
     if (searched) {
       // SQLite, `q` through its index: the page too when the candidates were few, else found as below.
@@ -426,6 +438,35 @@ export class SqlFileRepository implements FileRepository {
     }
     const [total, rows] = await Promise.all([this.total(userId, filter, options.countLimit), this.page(userId, filter, window, false)]);
     return { items: rows.map(toStoredFile), ...total };
+  }
+
+  /**
+   * Postgres, a listing with `q`: its page and bounded count from {@link PostgresFileSearch}, the
+   * count kept in {@link counted} as in {@link total}.
+   */
+  private async searchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<Paged<StoredFile>> {
+    const needle = fileSearchNeedle(filter.q!);
+    const row = await this.totalsRow.first(this.executor, { userId });
+    if (needle === undefined || !row) return { items: [], ...EXACTLY_NONE };
+    const changes = toNumber(row.changes);
+    const key = countedKey(userId, filter, countLimit);
+    const known = this.counted.get(key);
+    const { fields, values } = filterParameters({ ...filter, q: undefined });
+    const { rows, counted } = await this.postgresSearch!.list<FileRow>({
+      userId,
+      needle,
+      others: (eb) => conditions(eb, userId, fields, values).slice(1),
+      window,
+      countLimit,
+      knownMatches: known?.changes === changes ? known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0) : undefined,
+    });
+    let total = known?.total;
+    if (counted !== undefined) {
+      total = countLimit !== undefined && counted > countLimit ? { total: countLimit, totalRelation: 'gte' } : { total: counted };
+      // Counted after `changes` was read (see `total`).
+      this.counted.set(key, { changes, total });
+    }
+    return { items: rows.map(toStoredFile), ...total! };
   }
 
   /**
@@ -594,7 +635,7 @@ export class SqlFileRepository implements FileRepository {
       return { total: filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles };
     }
     const changes = toNumber(row.changes);
-    const key = `${userId}\n${countLimit ?? ''}\n${JSON.stringify(used.map(([name, value]) => [name, value instanceof Date ? value.getTime() : value]).sort())}`;
+    const key = countedKey(userId, filter, countLimit);
     const known = this.counted.get(key);
     if (known?.changes === changes) return known.total;
     const matching = this.db.selectFrom('files').where((eb) => matches(eb, userId, filter));
@@ -791,6 +832,12 @@ class RefusedInsert extends Error {
 
 /** Filtered-listing totals a process keeps (a few hundred bytes each): the most recently used. */
 const COUNTED_TOTALS_KEPT = 10_000;
+
+/** The key of a filtered listing's total in `SqlFileRepository.counted`: the account, the bound and the given filters. */
+function countedKey(userId: string, filter: FileFilter, countLimit: number | undefined): string {
+  const used = Object.entries(filter).filter(([, value]) => value !== undefined);
+  return `${userId}\n${countLimit ?? ''}\n${JSON.stringify(used.map(([name, value]) => [name, value instanceof Date ? value.getTime() : value]).sort())}`;
+}
 
 /** A list's total and how it relates to the number of matches (see {@link FileRepository.list}). */
 type CountedTotal = { total: number; totalRelation?: 'gte' };
