@@ -98,6 +98,11 @@ export interface PostgresSearch {
  * 3. Otherwise the page on its own: walking in list order when the needle is common (more matches
  *    than the bound, or 10,000 when unbounded: a page deeper than the probe), or from the needle's
  *    index, every match sorted (the needle is rare among the newest files, common among older ones).
+ *
+ * When the count is known already (`knownMatches`: the repository keeps counts until the account
+ * changes), there is no probe: the page is looked for among the newest files by a scan that stops
+ * once it has it ({@link recentPage}), else found as in step 3. So a client paging through, or
+ * polling, one search of a common needle costs a scan of a few hundred index entries per request.
  */
 export class PostgresFileSearch {
   private readonly probeFiles: number;
@@ -123,6 +128,15 @@ export class PostgresFileSearch {
    */
   async list<Row>(search: PostgresSearch): Promise<{ rows: Row[]; counted?: number }> {
     const bound = search.countLimit === undefined ? Number.POSITIVE_INFINITY : search.countLimit + 1;
+    if (search.knownMatches !== undefined) {
+      // The count is known (a client paging through or polling one search): the page alone, first
+      // among the newest files, which stops as soon as it has the page.
+      const recent = await this.recentPage<Row>(search);
+      const exact = search.countLimit === undefined || search.knownMatches <= search.countLimit;
+      if (recent.length === search.window.limit || (exact && search.window.offset + recent.length >= search.knownMatches)) return { rows: recent };
+      const page = search.knownMatches > (search.countLimit ?? COMMON_MATCHES) ? await this.walkingPage<Row>(search) : await this.indexedPage<Row>(search);
+      return { rows: page };
+    }
     const probe = await this.probe<Row>(search);
     const pageFound = probe.all || probe.matched >= search.window.offset + search.window.limit;
     let page = pageFound ? probe.rows : undefined;
@@ -166,6 +180,26 @@ export class PostgresFileSearch {
       all: examined < this.probeFiles,
       rows: rows.filter((row) => row.id !== null).map(({ examined: _e, matched: _m, ...row }) => row as Row),
     };
+  }
+
+  /**
+   * The page among the account's {@link probeFiles} newest files, in list order along
+   * `(user_id, created_at, id)`, LIKE and the other filters on each: the scan stops once it has
+   * the page (the files before it and the page's own), or after those files. Complete when it
+   * holds `limit` rows; otherwise the page may lie deeper (or be the last).
+   */
+  private async recentPage<Row>(search: PostgresSearch): Promise<Row[]> {
+    const columns = sql.join(this.columns.map((column) => sql.ref(column)));
+    const match = this.conditions(search, likeCondition(search.needle));
+    const { rows } = await sql<Row>`
+      select ${columns} from (
+        select ${columns}, search_text from files where user_id = ${search.userId} order by created_at desc, id desc limit ${this.probeFiles}
+      ) as files
+      where ${match}
+      order by created_at desc, id desc
+      limit ${search.window.limit} offset ${search.window.offset}
+    `.execute(this.db);
+    return rows;
   }
 
   /** The matches up to `bound`, counted in list order along `(user_id, created_at, id)` (LIKE on each file). */
