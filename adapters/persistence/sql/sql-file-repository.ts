@@ -423,12 +423,9 @@ export class SqlFileRepository implements FileRepository {
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const { userId, filter, window } = options;
     if (this.postgresSearch && filter.q !== undefined) return this.searchList(userId, filter, window, options.countLimit);
-    const searched = filter.q !== undefined && this.search ? await this.search.list(options) : undefined;
-    if (searched) {
-      // SQLite, `q` through its index: the page too when the candidates were few, else found as below.
-      const sized = filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined;
-      const rows = (searched.rows as FileRow[] | undefined) ?? (await this.page(userId, filter, window, sized && (await this.inListOrder(userId, searched.total.total, window))));
-      return { items: rows.map(toStoredFile), ...searched.total };
+    if (filter.q !== undefined && this.search) {
+      const searched = await this.sqliteSearchList(userId, filter, window, options.countLimit);
+      if (searched) return searched;
     }
     if (!this.postgres && (filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined)) {
       // SQLite: the total first, to choose the page's plan (see `inListOrder`).
@@ -438,6 +435,39 @@ export class SqlFileRepository implements FileRepository {
     }
     const [total, rows] = await Promise.all([this.total(userId, filter, options.countLimit), this.page(userId, filter, window, false)]);
     return { items: rows.map(toStoredFile), ...total };
+  }
+
+  /**
+   * SQLite, a listing with `q` through its index ({@link SqliteFileSearch}): the total, kept in
+   * {@link counted} as in {@link total} (verifying every candidate of a needle is what costs), and
+   * the page: walked in list order (SqlFileRepository.page, which stops after the page's matches)
+   * when that passes fewer files than the index has candidates to read — about
+   * `(offset + limit) × files / matches` index entries against `matches` rows read and verified,
+   * an entry costing about a twentieth of a row (measured with the bench's list scenario) —, else the index's page. Undefined when the index
+   * cannot serve the filter (an empty needle).
+   */
+  private async sqliteSearchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<Paged<StoredFile> | undefined> {
+    const row = await this.totalsRow.first(this.executor, { userId });
+    if (!row) return { items: [], ...EXACTLY_NONE };
+    const files = toNumber(row.files_count);
+    const changes = toNumber(row.changes);
+    const key = countedKey(userId, filter, countLimit);
+    const known = this.counted.get(key);
+    const walkCheaper = (matches: number) => (window.offset + window.limit) * files < WALK_ENTRIES_PER_ROW * matches * matches;
+    const sized = filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined;
+    const walked = async (matches: number) => (await this.page(userId, filter, window, sized && (await this.inListOrder(userId, matches, window)))).map(toStoredFile);
+    if (known?.changes === changes) {
+      const matches = known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0);
+      if (matches === 0) return { items: [], ...known.total };
+      if (walkCheaper(matches)) return { items: await walked(matches), ...known.total };
+    }
+    const searched = await this.search!.list({ userId, filter, window, countLimit });
+    if (!searched) return undefined;
+    // Counted after `changes` was read (see `total`).
+    this.counted.set(key, { changes, total: searched.total });
+    const matches = searched.total.total + (searched.total.totalRelation === 'gte' ? 1 : 0);
+    const rows = searched.rows as FileRow[] | undefined;
+    return { items: rows ? rows.map(toStoredFile) : await walked(matches), ...searched.total };
   }
 
   /**
@@ -829,6 +859,12 @@ class RefusedInsert extends Error {
     super(result);
   }
 }
+
+/**
+ * SQLite `q`: index entries walked in list order that cost about as much as one row read by rowid
+ * and verified (sqliteSearchList chooses the page's way with it).
+ */
+const WALK_ENTRIES_PER_ROW = 20;
 
 /** Filtered-listing totals a process keeps (a few hundred bytes each): the most recently used. */
 const COUNTED_TOTALS_KEPT = 10_000;
