@@ -196,6 +196,26 @@ if (url !== undefined) {
       }
     });
 
+    it('answers a write whose durability flush fails with the flush\'s error, and flushes again for the next write', async () => {
+      const pool = new pg.Pool({ connectionString: schema.url, max: 2 });
+      let failures = 1;
+      let flushed = 0;
+      const db = new Kysely<any>({
+        dialect: groupCommit(new PostgresDialect({ pool }), async () => {
+          flushed += 1;
+          if (failures-- > 0) throw new Error('the flush failed');
+        }),
+      });
+      try {
+        expect(await sql`create table flushed (n int)`.execute(db).then(() => 'answered', (error: Error) => error.message)).to.equal('the flush failed');
+        await sql`insert into flushed values (1)`.execute(db);
+        expect(flushed).to.equal(2);
+        expect((await sql<{ n: number }>`select count(*)::int as n from flushed`.execute(db)).rows[0]?.n).to.equal(1);
+      } finally {
+        await db.destroy();
+      }
+    });
+
     it('keeps answering lookups when a newer release adds a column while it runs (prepared statements are renamed)', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
       try {
