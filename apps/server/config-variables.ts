@@ -257,6 +257,11 @@ export const CONFIG_VARIABLES = {
     shown: '`DATABASE_URL`',
     meaning: 'Postgres only: where the change feed `LISTEN`s (a session of its own). Set it when `DATABASE_URL` goes through a transaction-mode pooler such as PgBouncer (`docs/scale-out.md`)',
   }),
+  DATABASE_GROUP_COMMIT: variable({
+    parse: trueOrFalse,
+    shown: '`true`',
+    meaning: 'Postgres only: sessions start with `synchronous_commit=off` (sent as the `options` startup parameter) and every write waits for one synchronous flush shared with the writes committed before it, as durable as synchronous commits (`docs/reliability.md`). `false`: plain synchronous commits and no `options` parameter, for a pooler that refuses it (PgBouncer unless `ignore_startup_parameters` lists `options`; with it listed, commits stay synchronous and group commit only adds its flush)',
+  }),
   SQLITE_FAST_PATH: variable({
     parse: trueOrFalse,
     shown: '`true`',

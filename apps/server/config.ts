@@ -36,9 +36,10 @@ export type DatabaseConfig =
   | { kind: 'sqlite'; path: string; fastPath?: boolean }
   /**
    * `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE;
-   * `listenUrl`: DATABASE_LISTEN_URL, where the change feed listens when not at `url`.
+   * `listenUrl`: DATABASE_LISTEN_URL, where the change feed listens when not at `url`;
+   * `groupCommit`: DATABASE_GROUP_COMMIT (default on; adapters/persistence/postgres/group-commit.ts).
    */
-  | { kind: 'postgres'; url: string; poolSize: number; listenUrl?: string };
+  | { kind: 'postgres'; url: string; poolSize: number; listenUrl?: string; groupCommit?: boolean };
 
 /**
  * Where file contents live: a local directory, a Google Cloud Storage bucket (objects under
@@ -235,6 +236,11 @@ export function loadConfig(env: Env): Config {
     const listen = parseDatabaseUrl(listenUrl, { name: 'DATABASE_LISTEN_URL' });
     if (database.kind !== 'postgres' || listen.kind !== 'postgres') throw new ConfigError('DATABASE_LISTEN_URL', 'is for Postgres only: set it to a postgres:// URL of the database DATABASE_URL names.');
     database.listenUrl = listen.url;
+  }
+  const groupCommit = read('DATABASE_GROUP_COMMIT');
+  if (groupCommit !== undefined) {
+    if (database.kind !== 'postgres') throw new ConfigError('DATABASE_GROUP_COMMIT', 'is for Postgres only (SQLite always groups its commits).');
+    database.groupCommit = groupCommit;
   }
   const sqliteFastPath = read('SQLITE_FAST_PATH');
   if (database.kind === 'sqlite' && sqliteFastPath !== undefined) database.fastPath = sqliteFastPath;

@@ -43,6 +43,7 @@ export async function openDatabase(database: Config['database'], logger: Logger,
         onIdleConnectionError: (error) => warn('database_connection_lost', { error: String(error) }),
         onWarning: (message) => warn('database_warning', { message }),
         listenUrl: database.listenUrl,
+        groupCommit: database.groupCommit,
         onChangeFeedState: (state, error) =>
           state === 'down'
             ? warn('change_feed_down', { error: String(error), fallback: 'caches are dropped every 5 s until it listens again' })

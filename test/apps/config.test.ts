@@ -97,6 +97,13 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_LISTEN_URL: 'mysql://x' })).to.throw(ConfigError, /^DATABASE_LISTEN_URL: /);
   });
 
+  it('takes DATABASE_GROUP_COMMIT for Postgres only', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_GROUP_COMMIT: 'false' }).database).to.deep.equal({ kind: 'postgres', url: 'postgres://db/hangar', poolSize: 10, groupCommit: false });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/hangar' }).database).to.deep.equal({ kind: 'postgres', url: 'postgres://db/hangar', poolSize: 10 });
+    expect(() => loadConfig({ DATABASE_GROUP_COMMIT: 'false' })).to.throw(ConfigError, /^DATABASE_GROUP_COMMIT: is for Postgres only/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_GROUP_COMMIT: 'off' })).to.throw(ConfigError, /^DATABASE_GROUP_COMMIT: /);
+  });
+
   it('names DATABASE_POOL_SIZE when it is not a whole number from 1 to 1000, and never repeats a DATABASE_URL password', () => {
     for (const size of ['0', 'ten', '-1', '1001', '2.5']) {
       expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_POOL_SIZE: size }), size).to.throw(ConfigError, /^DATABASE_POOL_SIZE: /);

@@ -140,6 +140,16 @@ if (url !== undefined) {
       } finally {
         await opened.close();
       }
+      // Switched off (DATABASE_GROUP_COMMIT=false): synchronous commits, nothing sent at startup.
+      const plain = await openPostgresDatabase({ url: schema.url, poolSize: 1, groupCommit: false });
+      try {
+        const { rows } = await plain.pool.query<{ synchronous_commit: string }>('show synchronous_commit');
+        expect(rows[0]?.synchronous_commit).to.equal('on');
+        const user = await givenUser(createSqlRepositories(plain).users);
+        expect(user.id).to.be.a('string');
+      } finally {
+        await plain.close();
+      }
 
       const pool = new pg.Pool({ connectionString: schema.url, max: 4 });
       const flushes: Array<() => void> = [];
@@ -168,6 +178,10 @@ if (url !== undefined) {
           visible = (await pool.query<{ n: number }>('select count(*)::int as n from grouped')).rows[0]!.n;
         }
         expect(visible).to.equal(4);
+        // Committed is not yet answered: wait until every insert's connection is back in the pool
+        // (each asks for its flush right after), so none asks only once flush 3 has started.
+        await until(() => pool.idleCount === pool.totalCount && pool.waitingCount === 0);
+        await new Promise((resolve) => setTimeout(resolve, 20));
         expect([...settled]).to.deep.equal([0]);
         flushes[1]!();
         await first;

@@ -50,6 +50,13 @@ export interface PostgresDatabaseOptions {
    */
   lookupCache?: boolean;
   /**
+   * Group commit (group-commit.ts; default true): the pool's sessions start with
+   * `synchronous_commit=off` (the `options` startup parameter) and each write waits for a shared
+   * synchronous flush. Off: synchronous commits, nothing sent at startup, for a pooler that
+   * refuses the `options` startup parameter (PgBouncer unless `ignore_startup_parameters` has it).
+   */
+  groupCommit?: boolean;
+  /**
    * Where the change feed listens (DATABASE_LISTEN_URL): a URL of the same database reached without
    * a transaction-pooling proxy (LISTEN needs a session of its own). Default: `url`.
    */
@@ -162,10 +169,11 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     throw new Error(`Postgres at ${redactPostgresUrl(options.url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 
+  const grouped = options.groupCommit ?? true;
   const pool = new pg.Pool({
     ...base,
     // Group commit (group-commit.ts): the pool's sessions commit asynchronously from their start.
-    connectionString: postgresConnectionString(options.url, { schema: options.schema, settings: [ASYNCHRONOUS_COMMIT_SETTING] }),
+    connectionString: postgresConnectionString(options.url, { schema: options.schema, settings: grouped ? [ASYNCHRONOUS_COMMIT_SETTING] : [] }),
     max: options.poolSize,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
@@ -193,7 +201,8 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     }
   };
   const names = new StatementNames();
-  const dialect = groupCommit(withUnavailableErrors(new PostgresDialect({ pool: preparingPool(pool, REPEATED_STATEMENTS, names) })), flush);
+  const plain = withUnavailableErrors(new PostgresDialect({ pool: preparingPool(pool, REPEATED_STATEMENTS, names) }));
+  const dialect = grouped ? groupCommit(plain, flush) : plain;
   const onQuery = options.onQuery;
   const db = new Kysely<HangarDatabase>({
     dialect: cache ? observingWrites(dialect, () => cache.dropAll()) : dialect,
