@@ -1,4 +1,5 @@
-import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import { WrappingDriver, withWrappedDriver } from '../sql/wrapping-driver.js';
 import { FlushQueue } from '../../../core/shared/flush-queue.js';
 
 /**
@@ -47,12 +48,7 @@ export function groupCommit(dialect: Dialect, flush: () => Promise<unknown>): Di
   const flushes = new FlushQueue(async () => {
     await flush();
   });
-  return {
-    createAdapter: (): DialectAdapter => dialect.createAdapter(),
-    createDriver: (): Driver => new GroupCommitDriver(dialect.createDriver(), flushes),
-    createQueryCompiler: (): QueryCompiler => dialect.createQueryCompiler(),
-    createIntrospector: (db: Kysely<any>): DatabaseIntrospector => dialect.createIntrospector(db),
-  };
+  return withWrappedDriver(dialect, (driver) => new GroupCommitDriver(driver, flushes));
 }
 
 class GroupCommitConnection implements DatabaseConnection {
@@ -75,62 +71,40 @@ class GroupCommitConnection implements DatabaseConnection {
   }
 }
 
-class GroupCommitDriver implements Driver {
+class GroupCommitDriver extends WrappingDriver<GroupCommitConnection> {
   constructor(
-    private readonly inner: Driver,
+    inner: Driver,
     private readonly flushes: FlushQueue,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
+  ) {
+    super(inner);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new GroupCommitConnection(await this.inner.acquireConnection());
+  protected wrap(connection: DatabaseConnection): GroupCommitConnection {
+    return new GroupCommitConnection(connection);
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+  override beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     (connection as GroupCommitConnection).inTransaction = true;
-    return this.inner.beginTransaction(innerOf(connection), settings);
+    return super.beginTransaction(connection, settings);
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.inner.commitTransaction(innerOf(connection));
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
     (connection as GroupCommitConnection).inTransaction = false;
   }
 
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+  override rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const grouped = connection as GroupCommitConnection;
     // Nothing of the transaction remains to be made durable.
     grouped.wrote = false;
     grouped.inTransaction = false;
-    return this.inner.rollbackTransaction(innerOf(connection));
-  }
-
-  savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
-    return this.inner.savepoint!(innerOf(connection), name, compile);
-  }
-
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
-    return this.inner.rollbackToSavepoint!(innerOf(connection), name, compile);
-  }
-
-  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
-    return this.inner.releaseSavepoint!(innerOf(connection), name, compile);
+    return super.rollbackTransaction(connection);
   }
 
   /** Returns the connection to the pool, then, when it wrote, waits for a durability flush. */
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    await this.inner.releaseConnection(innerOf(connection));
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await super.releaseConnection(connection);
     const grouped = connection as GroupCommitConnection;
     if (grouped.wrote && !grouped.inTransaction) await this.flushes.flush();
   }
-
-  destroy(): Promise<void> {
-    return this.inner.destroy();
-  }
-}
-
-function innerOf(connection: DatabaseConnection): DatabaseConnection {
-  return connection instanceof GroupCommitConnection ? connection.inner : connection;
 }

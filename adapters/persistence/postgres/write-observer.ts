@@ -1,4 +1,5 @@
-import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import { WrappingDriver, withWrappedDriver } from '../sql/wrapping-driver.js';
 
 /** The tables whose rows PostgresLookupCache keeps, and which writes to them change kept rows. */
 const OBSERVED = /^\s*(?:(update|delete\s+from)\s+"?(users|api_keys|sessions|custom_domains|files)"?[\s(]|insert\s+into\s+"?(custom_domains)"?[\s(])/i;
@@ -25,12 +26,7 @@ export function writesObservedRows(sql: string): boolean {
  * once (other processes learn of them through the change feed).
  */
 export function observingWrites(dialect: Dialect, onWrite: () => void): Dialect {
-  return {
-    createAdapter: (): DialectAdapter => dialect.createAdapter(),
-    createDriver: (): Driver => new ObservingDriver(dialect.createDriver(), onWrite),
-    createQueryCompiler: (): QueryCompiler => dialect.createQueryCompiler(),
-    createIntrospector: (db: Kysely<any>): DatabaseIntrospector => dialect.createIntrospector(db),
-  };
+  return withWrappedDriver(dialect, (driver) => new ObservingDriver(driver, onWrite));
 }
 
 class ObservingConnection implements DatabaseConnection {
@@ -59,58 +55,28 @@ class ObservingConnection implements DatabaseConnection {
   }
 }
 
-class ObservingDriver implements Driver {
+class ObservingDriver extends WrappingDriver<ObservingConnection> {
   constructor(
-    private readonly inner: Driver,
+    inner: Driver,
     private readonly onWrite: () => void,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
+  ) {
+    super(inner);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new ObservingConnection(await this.inner.acquireConnection(), this.onWrite);
+  protected wrap(connection: DatabaseConnection): ObservingConnection {
+    return new ObservingConnection(connection, this.onWrite);
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+  override beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     (connection as ObservingConnection).wrote = false;
-    return this.inner.beginTransaction(innerOf(connection), settings);
+    return super.beginTransaction(connection, settings);
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
     try {
-      await this.inner.commitTransaction(innerOf(connection));
+      await super.commitTransaction(connection);
     } finally {
       if (connection instanceof ObservingConnection && connection.wrote) this.onWrite();
     }
   }
-
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(innerOf(connection));
-  }
-
-  savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
-    return this.inner.savepoint!(innerOf(connection), name, compile);
-  }
-
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
-    return this.inner.rollbackToSavepoint!(innerOf(connection), name, compile);
-  }
-
-  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
-    return this.inner.releaseSavepoint!(innerOf(connection), name, compile);
-  }
-
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(innerOf(connection));
-  }
-
-  destroy(): Promise<void> {
-    return this.inner.destroy();
-  }
-}
-
-function innerOf(connection: DatabaseConnection): DatabaseConnection {
-  return connection instanceof ObservingConnection ? connection.inner : connection;
 }
