@@ -28,6 +28,11 @@ export function fileSearchNeedle(q: string): string | undefined {
   return needle.includes(SEPARATOR) ? undefined : needle;
 }
 
+/** `text` as a LIKE pattern (`ESCAPE '\'`) that matches it literally anywhere: `\`, `%` and `_` escaped with `\`. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 /**
  * The distinct substrings of one and of two code points (not UTF-16 units: a character beyond the
  * BMP is one) of `searchText` (a {@link fileSearchText}, already folded), in order of first

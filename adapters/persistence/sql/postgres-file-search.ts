@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, expressionBuilder, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { containsPattern } from '../file-search.js';
 import type { HangarDatabase } from './schema.js';
 
 /** The newest files of the account that {@link PostgresFileSearch} examines first (the probe), in list order. */
@@ -21,13 +22,8 @@ const COMMON_MATCHES = 10_000;
 /** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
 const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
 
-/** Planner settings, local to a transaction: walk an index in list order, no sequential scan, no bitmap (see `walkingPage`). */
+/** Planner settings, local to a transaction: walk an index in list order, no sequential scan, no bitmap (see `pageAlone`). */
 const WALK_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
-
-/** `text` as a LIKE pattern that matches it literally anywhere: `\`, `%` and `_` escaped with `\`. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** The code points of `needle` (a character beyond the BMP is one). */
 function codePoints(needle: string): number {
@@ -134,8 +130,7 @@ export class PostgresFileSearch {
       const recent = await this.recentPage<Row>(search);
       const exact = search.countLimit === undefined || search.knownMatches <= search.countLimit;
       if (recent.length === search.window.limit || (exact && search.window.offset + recent.length >= search.knownMatches)) return { rows: recent };
-      const page = search.knownMatches > (search.countLimit ?? COMMON_MATCHES) ? await this.walkingPage<Row>(search) : await this.indexedPage<Row>(search);
-      return { rows: page };
+      return { rows: await this.pageAlone<Row>(search, search.knownMatches) };
     }
     const probe = await this.probe<Row>(search);
     const pageFound = probe.all || probe.matched >= search.window.offset + search.window.limit;
@@ -153,7 +148,7 @@ export class PostgresFileSearch {
       }
     }
     const matches = counted ?? search.knownMatches!;
-    page ??= matches > (search.countLimit ?? COMMON_MATCHES) ? await this.walkingPage<Row>(search) : await this.indexedPage<Row>(search);
+    page ??= await this.pageAlone<Row>(search, matches);
     return counted === undefined ? { rows: page } : { rows: page, counted };
   }
 
@@ -244,31 +239,18 @@ export class PostgresFileSearch {
   }
 
   /**
-   * The page of a common needle (more matches than the count's bound) that the probe did not hold
-   * (a deeper page): walking in list order, LIKE on each file, rather than sorting every match.
+   * The page on its own (step 3 of {@link list}), for a needle with `matches` matches: when it is
+   * common (more than the count's bound, or {@link COMMON_MATCHES} when unbounded), walking in list
+   * order, LIKE on each file, rather than sorting every match; otherwise from the needle's index,
+   * every match sorted in list order.
    */
-  private async walkingPage<Row>(search: PostgresSearch): Promise<Row[]> {
-    const rows = await this.withSettings(WALK_ONLY, (db) =>
+  private async pageAlone<Row>(search: PostgresSearch, matches: number): Promise<Row[]> {
+    const common = matches > (search.countLimit ?? COMMON_MATCHES);
+    const rows = await this.withSettings(common ? WALK_ONLY : BITMAPS_ONLY, (db) =>
       db
         .selectFrom('files')
         .select(this.columns)
-        .where(this.conditions(search, likeCondition(search.needle)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(search.window.limit)
-        .offset(search.window.offset)
-        .execute(),
-    );
-    return rows as Row[];
-  }
-
-  /** The page from the needle's index, every match sorted in list order. */
-  private async indexedPage<Row>(search: PostgresSearch): Promise<Row[]> {
-    const rows = await this.fromIndex((db) =>
-      db
-        .selectFrom('files')
-        .select(this.columns)
-        .where(this.conditions(search, indexedNeedleCondition(search.needle)))
+        .where(this.conditions(search, common ? likeCondition(search.needle) : indexedNeedleCondition(search.needle)))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(search.window.limit)

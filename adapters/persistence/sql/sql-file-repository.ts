@@ -2,7 +2,7 @@ import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, ty
 import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
-import { fileSearchNeedle, fileSearchText } from '../file-search.js';
+import { containsPattern, fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
@@ -122,11 +122,6 @@ function toStoredFile(row: FileRow): StoredFile {
     viewCount: toNumber(row.view_count),
     downloadCount: toNumber(row.download_count),
   };
-}
-
-/** `text` as a LIKE pattern that matches it literally anywhere: `\`, `%` and `_` escaped with `\`. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { FileFilter } from '../../../core/files/file-repository.js';
 import type { Window } from '../../../core/shared/pagination.js';
-import { fileSearchNeedle } from '../file-search.js';
+import { containsPattern, fileSearchNeedle } from '../file-search.js';
 import { toFlag, toMillis, toNumber } from './rows.js';
 import { accountKey, codePointsOf, FILE_SEARCH_FUNCTION, fileSearchDocument, gramToken, rangeTokens, typeToken, visibilityToken } from '../sqlite/file-search-tokens.js';
 import type { SqlExecutor } from './sql-executor.js';
@@ -112,11 +112,6 @@ const COMPARISONS = [
   ['createdBefore', 'created_at', '<=', (value: unknown) => toMillis(value as Date)],
   ['expiresBefore', 'expires_at', '<=', (value: unknown) => toMillis(value as Date)],
 ] as const satisfies readonly (readonly [keyof FileFilter, string, string, (value: unknown) => unknown])[];
-
-/** `text` as a LIKE pattern (`ESCAPE '\'`) that matches it literally anywhere. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /**
  * `GET /files?q=` on SQLite through {@link FILE_SEARCH_TABLE}. Per request:
