@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { PinoLogger, prettyLine } from '../../adapters/logging/pino-logger.js';
 
 function capture(options: ConstructorParameters<typeof PinoLogger>[0] = {}): { logger: PinoLogger; lines: string[] } {
@@ -24,6 +26,27 @@ describe('Adapter: PinoLogger', () => {
     logger.info('oops', { password: 'hunter2-secret', headers: { authorization: 'Bearer eyJ-secret', 'x-api-key': 'hgr_secret' }, sig: 'abc-secret', token: 't-secret' });
     expect(lines[0]).not.to.match(/secret/);
     expect(JSON.parse(lines[0]).headers.authorization).to.equal('[redacted]');
+  });
+
+  it('replaces credentials at the top level of an entry whose fields are all primitives too', () => {
+    const { logger, lines } = capture();
+    logger.warn('oops', { api_key: 'hgr_secret', 'x-api-key': 'hgr_secret2', status: 200, route: null });
+    expect(lines[0]).not.to.match(/secret/);
+    expect(JSON.parse(lines[0])).to.deep.include({ api_key: '[redacted]', status: 200, route: null });
+  });
+
+  it('on stdout (the default), hands every line to the reader though the process exits right after writing them', () => {
+    const module = fileURLToPath(new URL('../../adapters/logging/pino-logger.js', import.meta.url));
+    const script = `import(${JSON.stringify(module)}).then(({ PinoLogger }) => {
+      const logger = new PinoLogger();
+      for (let i = 0; i < 20000; i++) logger.info('request', { i, route: '/m/:id', status: 200 });
+      process.exit(0);
+    });`;
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    expect(child.status, child.stderr).to.equal(0);
+    const lines = child.stdout.trim().split('\n');
+    expect(lines).to.have.length(20000);
+    expect(JSON.parse(lines[19999])).to.deep.include({ event: 'request', i: 19999 });
   });
 
   it('writes an error with its stack only at level error', () => {

@@ -59,6 +59,41 @@ describe('PostgresLookupCache', () => {
     expect(cache.size).to.equal(1);
     expect(cache.get('4')).to.deep.equal([{ id: '4' }]);
   });
+
+  it('holds the lookups of one turn at one gate until its check phase, lets the rest of that task through, and holds the next task again', async () => {
+    const cache = new PostgresLookupCache(new MemoryChangeFeed());
+    const order: string[] = [];
+    // Queued before the gate: the check phase's callbacks run in order, so the requests come after it.
+    setImmediate(() => order.push('check phase'));
+    const first = cache.gate();
+    const second = cache.gate();
+    expect(first).to.be.instanceOf(Promise);
+    expect(second).to.equal(first);
+    const requests = [first, second].map(async (gate, i) => {
+      await gate;
+      order.push(`request ${i}`);
+      // The same request's next lookup, in the task that passed the gate, goes on at once.
+      expect(cache.gate()).to.equal(undefined);
+    });
+    await Promise.resolve();
+    expect(order, 'nothing passes before the check phase').to.deep.equal([]);
+    await Promise.all(requests);
+    expect(order).to.deep.equal(['check phase', 'request 0', 'request 1']);
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    expect(cache.gate()).to.be.instanceOf(Promise);
+  });
+
+  it('shows a change announced while a lookup waits at the gate to that lookup', async () => {
+    const changes = new MemoryChangeFeed();
+    const cache = new PostgresLookupCache(changes);
+    put(cache, 'user a', 'account:a');
+    const lookup = (async () => {
+      await cache.gate();
+      return cache.get('user a');
+    })();
+    changes.publish({ kind: 'account', accountId: 'a' });
+    expect(await lookup).to.equal(undefined);
+  });
 });
 
 describe('writesObservedRows (what drops the lookup cache of the process that writes)', () => {

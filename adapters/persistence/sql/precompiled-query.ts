@@ -74,8 +74,9 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
 
   /**
    * The rows the query returns on the executor's database for `params`. A cacheable query first
-   * waits at the direct reader's gate when it has one (`CachedReadGate`: at most until the end of
-   * the event loop's turn).
+   * waits at the direct reader's gate when it has one (`CachedReadGate`), a query kept in the shared
+   * lookup cache at that cache's gate (`SharedLookupCache.gate`): each at most until the end of the
+   * event loop's turn.
    * @throws the driver's error; Error when the built query does not bind each parameter as a value (see the class)
    */
   async execute(executor: SqlExecutor, params: Params): Promise<Row[]> {
@@ -93,6 +94,8 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
     const cache = executor.lookups?.cache;
     const invalidatedBy = this.options.invalidatedBy;
     if (cache && invalidatedBy) {
+      const gate = cache.gate();
+      if (gate) await gate;
       const key = parameters.length === 1 && typeof parameters[0] === 'string' ? `${sql}\u0000${parameters[0]}` : `${sql}\u0000${JSON.stringify(parameters)}`;
       const hit = cache.get(key);
       if (hit) return hit as Row[];

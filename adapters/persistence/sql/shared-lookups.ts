@@ -33,6 +33,13 @@ export interface SharedLookupCache {
   load(options: { key: string; tag: string; kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]>;
   /** Drops the entries of `tags` (`<kind>:<key>`), as a change notification of them does. */
   drop(tags: readonly string[]): void;
+  /**
+   * Undefined when a lookup may go on at once (a lookup of the current task already passed);
+   * otherwise a promise, shared by every lookup that reaches it in one turn of the event loop, that
+   * resolves in that turn's check phase (`setImmediate`), so that the requests' work after their
+   * lookups runs back to back. Never rejects. See {@link PostgresLookupCache.gate}.
+   */
+  gate(): Promise<void> | undefined;
 }
 
 /** Runs a read-only statement as a prepared statement named after its SQL (Postgres: one parse per connection). */
