@@ -5,6 +5,7 @@ import { parseFileName } from './file-name.js';
 import { ContentTypePolicy } from './content-types.js';
 import type { ResumableUpload } from './resumable-upload-repository.js';
 import { DEFAULT_RESUMABLE_UPLOAD_EXPIRY_HOURS, type ResumableUploadDeps } from './resumable-uploads.js';
+import { totalsAndNewFileId } from './file-repository.js';
 import { blobKeyFor, FILE_ID_LENGTH } from './stored-file.js';
 import { quotaError, tooLarge } from './upload-file.js';
 
@@ -27,8 +28,6 @@ export interface CreateResumableUploadInput {
 
 /** Upload ids: 24 base62 characters (143 bits), unguessable as they are the upload URL. */
 const UPLOAD_ID_LENGTH = 24;
-/** Draws of a free file id, as UploadFile. */
-const FILE_ID_ATTEMPTS = 5;
 
 /**
  * Starts a resumable upload (tus 1.0.0 creation, README "Resumable uploads"). Every rule of
@@ -64,11 +63,10 @@ export class CreateResumableUpload {
     }
     if (input.length > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
     // Early, without writing: the repository checks again atomically.
-    const totals = await deps.files.totals(input.userId);
+    const { totals, fileId } = await totalsAndNewFileId(deps.files, input.userId, () => deps.ids.base62(FILE_ID_LENGTH));
     if (totals.filesCount + (totals.reservedFiles ?? 0) + 1 > limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
     if (totals.storageBytes + (totals.reservedBytes ?? 0) + input.length > limits.storageLimitBytes) throw quotaError('storage_limit_reached', limits);
 
-    const fileId = await this.unusedFileId();
     const hours = deps.options.resumableUploadExpiryHours ?? DEFAULT_RESUMABLE_UPLOAD_EXPIRY_HOURS;
     const state = await deps.partials.create({ key: blobKeyFor(input.userId, fileId), length: input.length, contentType });
     const upload: ResumableUpload = {
@@ -98,13 +96,5 @@ export class CreateResumableUpload {
       throw quotaError(result, limits);
     }
     return upload;
-  }
-
-  private async unusedFileId(): Promise<string> {
-    for (let attempt = 0; attempt < FILE_ID_ATTEMPTS; attempt++) {
-      const fileId = this.deps.ids.base62(FILE_ID_LENGTH);
-      if (!(await this.deps.files.findByFileId(fileId))) return fileId;
-    }
-    throw new Error(`No free file id after ${FILE_ID_ATTEMPTS} draws: the id generator is not random.`);
   }
 }

@@ -76,6 +76,12 @@ export interface FileRepository {
   /** Looks up by public file id (unique, indexed), whoever owns it. */
   findByFileId(fileId: string): Promise<StoredFile | undefined>;
   /**
+   * What a new file's checks read before any byte is written, in one read (one round trip on a
+   * database across the network): the account's {@link totals}, and whether any record (of any
+   * account) already uses `fileId`, as {@link findByFileId} would find it.
+   */
+  totalsAndFileIdTaken(userId: string, fileId: string): Promise<{ totals: AccountTotals; fileIdTaken: boolean }>;
+  /**
    * One page of the user's files matching `filter`, newest first (created_at, then id, descending).
    * `total` is exact when the adapter knows it without counting rows (kept totals). When it must
    * count and `countLimit` is given, it counts at most `countLimit` matches: more than that answer
@@ -121,4 +127,25 @@ export interface FileRepository {
    * table with it in bounded memory.
    */
   scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]>;
+}
+
+/** File ids drawn before giving up; ids are random, so a second draw is already rarer than one in 10^17. */
+const FILE_ID_ATTEMPTS = 5;
+
+/**
+ * The account's totals and a file id no record uses yet, so that the blob key of an existing file is
+ * never written to (UploadFile, CreateResumableUpload): the first draw is checked in the same read as
+ * the totals, later ones (a collision) one by one.
+ * @param draw a new random file id (`ids.base62(FILE_ID_LENGTH)`)
+ * @throws Error when {@link FILE_ID_ATTEMPTS} draws were all taken (the generator is not random)
+ */
+export async function totalsAndNewFileId(files: FileRepository, userId: string, draw: () => string): Promise<{ totals: AccountTotals; fileId: string }> {
+  const first = draw();
+  const { totals, fileIdTaken } = await files.totalsAndFileIdTaken(userId, first);
+  if (!fileIdTaken) return { totals, fileId: first };
+  for (let attempt = 1; attempt < FILE_ID_ATTEMPTS; attempt++) {
+    const fileId = draw();
+    if (!(await files.findByFileId(fileId))) return { totals, fileId };
+  }
+  throw new Error(`No free file id after ${FILE_ID_ATTEMPTS} draws: the id generator is not random.`);
 }

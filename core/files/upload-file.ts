@@ -12,7 +12,7 @@ import type { RateLimits } from '../shared/rate-limits.js';
 import { parseFileName } from './file-name.js';
 import { checkExpiry, expiryIn } from './file-expiry.js';
 import type { FileOptions } from './file-options.js';
-import type { FileRepository, InsertResult } from './file-repository.js';
+import { totalsAndNewFileId, type FileRepository, type InsertResult } from './file-repository.js';
 import type { FileAddresses, FileView } from './file-view.js';
 import { blobKeyFor, FILE_ID_LENGTH, type StoredFile } from './stored-file.js';
 
@@ -83,8 +83,7 @@ export class UploadFile {
     const { standing, uploadLimitBytes } = await this.deps.accounts.view(input.userId);
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
-    // The file id is drawn while the totals are read: on a database across the network, one round trip instead of two.
-    const [totals, fileId] = await Promise.all([this.deps.files.totals(input.userId), this.unusedFileId()]);
+    const { totals, fileId } = await totalsAndNewFileId(this.deps.files, input.userId, () => this.deps.ids.base62(FILE_ID_LENGTH));
     // Unfinished resumable uploads hold reservations that count as files and bytes.
     if (totals.filesCount + (totals.reservedFiles ?? 0) >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
     const storageLeft = limits.storageLimitBytes - totals.storageBytes - (totals.reservedBytes ?? 0);
@@ -159,19 +158,7 @@ export class UploadFile {
     if (input.expiresInSeconds !== undefined) return expiryIn(input.expiresInSeconds, now);
     return input.expiresAt === undefined ? null : checkExpiry(input.expiresAt, now);
   }
-
-  /** A file id no record uses yet, so the blob key of an existing file is never written to. */
-  private async unusedFileId(): Promise<string> {
-    for (let attempt = 0; attempt < FILE_ID_ATTEMPTS; attempt++) {
-      const fileId = this.deps.ids.base62(FILE_ID_LENGTH);
-      if (!(await this.deps.files.findByFileId(fileId))) return fileId;
-    }
-    throw new Error(`No free file id after ${FILE_ID_ATTEMPTS} draws: the id generator is not random.`);
-  }
 }
-
-/** Draws file ids until one is free; ids are random, so a second draw is already rarer than one in 10^17. */
-const FILE_ID_ATTEMPTS = 5;
 
 /** The refusal of an upload that a plan's limit refused (403 FILE_COUNT_LIMIT_REACHED or STORAGE_LIMIT_REACHED). */
 export function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storageLimitBytes: number; fileCountLimit: number }): DomainError {

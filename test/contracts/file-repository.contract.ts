@@ -112,6 +112,17 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await files.findByFileId(aFileId())).to.equal(undefined);
     });
 
+    it('answers the totals and whether a file id is taken (by any account) in one read', async () => {
+      expect(await files.totalsAndFileIdTaken(userId, aFileId())).to.deep.equal({ totals: { storageBytes: 0, filesCount: 0 }, fileIdTaken: false });
+      const [mine] = await givenFiles(userId, [{ size: 100 }, { size: 20 }]);
+      const [theirs] = await givenFiles(otherUserId, [{ size: 7 }]);
+      expect(await files.totalsAndFileIdTaken(userId, mine.fileId)).to.deep.equal({ totals: { storageBytes: 120, filesCount: 2 }, fileIdTaken: true });
+      expect(await files.totalsAndFileIdTaken(userId, theirs.fileId)).to.deep.equal({ totals: { storageBytes: 120, filesCount: 2 }, fileIdTaken: true });
+      expect(await files.totalsAndFileIdTaken(userId, aFileId())).to.deep.equal({ totals: await files.totals(userId), fileIdTaken: false });
+      await files.deleteMany({ userId, fileIds: [mine.fileId] });
+      expect(await files.totalsAndFileIdTaken(userId, mine.fileId)).to.deep.equal({ totals: { storageBytes: 20, filesCount: 1 }, fileIdTaken: false });
+    });
+
     it('refuses a second record with the same file id or the same id, and leaves the totals as they were', async () => {
       const [file] = await givenFiles(userId, [{ size: 100 }]);
       await rejects(files.insert(aFile(userId, { fileId: file.fileId, size: 7 }), ROOMY));

@@ -58,6 +58,7 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
     it('reserves the length and one file, which the totals report and plain inserts respect', async () => {
       await s.subject.create(anUpload(userId, { length: 6000 }), LIMITS);
       expect(await s.files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0, reservedBytes: 6000, reservedFiles: 1 });
+      expect((await s.files.totalsAndFileIdTaken(userId, 'AAAAAAAAAA')).totals).to.deep.equal({ storageBytes: 0, filesCount: 0, reservedBytes: 6000, reservedFiles: 1 });
       expect(await s.files.insert(aFile(userId, { size: 5000 }), LIMITS)).to.equal('storage_limit_reached');
       expect(await s.files.insert(aFile(userId, { size: 4000 }), LIMITS)).to.equal('inserted');
       expect(await s.subject.create(anUpload(userId, { length: 1 }), LIMITS)).to.equal('storage_limit_reached');

@@ -34,6 +34,9 @@ class BarrierFileRepository implements FileRepository {
   findByFileId(fileId: string) {
     return this.inner.findByFileId(fileId);
   }
+  totalsAndFileIdTaken(userId: string, fileId: string) {
+    return this.inner.totalsAndFileIdTaken(userId, fileId);
+  }
   list(options: Parameters<FileRepository['list']>[0]) {
     return this.inner.list(options);
   }

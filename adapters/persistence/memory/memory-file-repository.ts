@@ -82,6 +82,10 @@ export class MemoryFileRepository implements FileRepository {
     return row && copyFile(row.file);
   }
 
+  async totalsAndFileIdTaken(userId: string, fileId: string): Promise<{ totals: AccountTotals; fileIdTaken: boolean }> {
+    return { totals: await this.totals(userId), fileIdTaken: this.db.fileRecordIdByFileId.has(fileId) };
+  }
+
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const matches = this.matcher(options.userId, options.filter);
     const files = [...this.db.files.values()].filter(matches).map((row) => row.file).sort(newestFirst);

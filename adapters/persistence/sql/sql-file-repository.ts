@@ -215,6 +215,21 @@ export class SqlFileRepository implements FileRepository {
     db.selectFrom('account_totals').select(['storage_bytes', 'files_count', 'reserved_bytes', 'reserved_files']).where('user_id', '=', p.userId),
     { cacheable: true },
   );
+  /** On every upload: the totals and whether the drawn file id is taken, one statement. */
+  private readonly totalsAndFileId = new PrecompiledQuery(
+    (db, p: { userId: string; fileId: string }) =>
+      db
+        .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
+        .leftJoin('account_totals', (join) => join.on('account_totals.user_id', '=', p.userId))
+        .select((eb) => [
+          'account_totals.storage_bytes',
+          'account_totals.files_count',
+          'account_totals.reserved_bytes',
+          'account_totals.reserved_files',
+          eb.exists(eb.selectFrom('files').select(sql.lit(1).as('taken')).where('files.file_id', '=', p.fileId)).as('file_id_taken'),
+        ]),
+    { cacheable: true },
+  );
   /** On every listing. */
   private readonly totalsRow = new PrecompiledQuery((db, p: { userId: string }) =>
     db.selectFrom('account_totals').select(['files_count', 'public_files_count', 'changes']).where('user_id', '=', p.userId),
@@ -390,6 +405,16 @@ export class SqlFileRepository implements FileRepository {
     return row
       ? accountTotals({ storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes), reservedFiles: toNumber(row.reserved_files) })
       : { storageBytes: 0, filesCount: 0 };
+  }
+
+  async totalsAndFileIdTaken(userId: string, fileId: string): Promise<{ totals: AccountTotals; fileIdTaken: boolean }> {
+    const row = await this.totalsAndFileId.first(this.executor, { userId, fileId });
+    const totals =
+      row?.files_count === null || row?.files_count === undefined
+        ? { storageBytes: 0, filesCount: 0 }
+        : accountTotals({ storageBytes: toNumber(row.storage_bytes ?? 0), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes ?? 0), reservedFiles: toNumber(row.reserved_files ?? 0) });
+    // Postgres answers a boolean, SQLite 0 or 1.
+    return { totals, fileIdTaken: Boolean(row?.file_id_taken) };
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {
