@@ -16,6 +16,9 @@ export interface PinoLoggerOptions {
   base?: LogFields;
 }
 
+/** Bytes a write to a pipe may hold and still never be interleaved with other writers' (Linux; POSIX's minimum is 512). */
+const PIPE_BUF = 4096;
+
 /**
  * Field names whose values never reach the log, at the top level or one object down: a caller
  * should not pass them at all (entries carry ids and kinds, not credentials), this is the net under it.
@@ -40,7 +43,10 @@ const REDACT_PATHS = [...TOP_LEVEL_PATHS, ...SECRET_FIELDS.map((name) => `*["${n
  * handed to the operating system by asynchronous writes, the lines of one busy moment in one
  * write, instead of one blocking `write(2)` per line. pino flushes what is buffered synchronously
  * when the process exits (normally, on a signal it handles, or after an uncaught exception); only a
- * process killed outright (SIGKILL, out of memory) can lose the lines of its last moment.
+ * process killed outright (SIGKILL, out of memory) can lose the lines of its last moment. Each
+ * write holds whole lines and at most {@link PIPE_BUF} bytes, so that the lines of the workers of
+ * one `npm start`, which share one stdout, never interleave inside a line (POSIX: a pipe write of
+ * at most PIPE_BUF bytes is atomic); a single line longer than that is written alone.
  */
 export class PinoLogger implements Logger {
   /** Entries with an object-valued field: secrets redacted at the top level and one object down. */
@@ -49,7 +55,7 @@ export class PinoLogger implements Logger {
   private readonly flat: pino.Logger;
 
   constructor(options: PinoLoggerOptions = {}) {
-    const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+    const destination = options.destination ?? pino.destination({ dest: 1, sync: false, maxWrite: PIPE_BUF });
     const stream: DestinationStream = options.format === 'pretty' ? { write: (line: string) => destination.write(prettyLine(line)) } : (destination as DestinationStream);
     const settings = (paths: string[]): pino.LoggerOptions => ({
       level: options.level ?? 'info',
