@@ -32,6 +32,7 @@ export async function openDatabase(database: Config['database'], logger: Logger,
         fastPath: database.fastPath,
         onQuery,
         onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
+        onFileSearchIndexFailed: (error) => warn('search_index_failed', { error: error.message, action: 'searches read the files not indexed yet; indexing is tried again shortly' }),
       });
     case 'postgres': {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a SQLite start never reads node-postgres's modules.

@@ -117,14 +117,55 @@ export async function stop(child) {
   clearTimeout(timer);
 }
 
+/** Output kept from the start of a process (its start-up lines) and from its end, in characters. */
+const OUTPUT_HEAD = 64 * 1024;
+const OUTPUT_TAIL = 1024 * 1024;
+
+/**
+ * A child's stdout and stderr as `text`: all of it up to OUTPUT_HEAD + OUTPUT_TAIL characters,
+ * beyond that the first OUTPUT_HEAD and the last OUTPUT_TAIL (the service writes an access-log line
+ * per request: millions in a full run, more than a string may hold). `stdout` alike, stdout alone.
+ */
 function collect(child) {
-  const output = { text: '', stdout: '' };
+  const all = bounded();
+  const stdout = bounded();
   child.stdout.on('data', (chunk) => {
-    output.text += chunk;
-    output.stdout += chunk;
+    all.add(chunk);
+    stdout.add(chunk);
   });
-  child.stderr.on('data', (chunk) => (output.text += chunk));
-  return output;
+  child.stderr.on('data', (chunk) => all.add(chunk));
+  return {
+    get text() {
+      return all.text();
+    },
+    get stdout() {
+      return stdout.text();
+    },
+  };
+}
+
+function bounded() {
+  let head = '';
+  let tail = '';
+  let dropped = 0;
+  return {
+    add(chunk) {
+      const text = String(chunk);
+      if (head.length < OUTPUT_HEAD) {
+        const room = OUTPUT_HEAD - head.length;
+        head += text.slice(0, room);
+        if (text.length <= room) return;
+        tail += text.slice(room);
+      } else {
+        tail += text;
+      }
+      if (tail.length > 2 * OUTPUT_TAIL) {
+        dropped += tail.length - OUTPUT_TAIL;
+        tail = tail.slice(-OUTPUT_TAIL);
+      }
+    },
+    text: () => (dropped === 0 ? head + tail : `${head}\n[… ${dropped} characters of output left out …]\n${tail}`),
+  };
 }
 
 async function waitFor(ready, child, timeoutMs, output) {

@@ -1,5 +1,6 @@
-// The SQLite substring index of `q` (files_search, migration 0032): complete on every write path,
-// filled for files stored before it, kept by a copy and VACUUM, and both ways of a search.
+// The SQLite substring index of `q` (files_search, migrations 0032 and 0033): complete on every write
+// path once the pending files are indexed, searches complete before that, filled for files stored
+// before it, kept by a copy and VACUUM, and both ways of a search.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,7 +16,7 @@ import { InCodeMigrationProvider, migrateToLatest, migrations } from '../../adap
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
-import { FILE_SEARCH_TABLE } from '../../adapters/persistence/sql/sqlite-file-search.js';
+import { FILE_SEARCH_PENDING_TABLE, FILE_SEARCH_TABLE, flushFileSearch } from '../../adapters/persistence/sql/sqlite-file-search.js';
 import { accountKey, fileSearchDocument, rangeTokens, registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { DAY_MS, sizeBucket } from '../../adapters/persistence/sql/file-histogram.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
@@ -29,6 +30,8 @@ const ROOMY = { storageLimitBytes: 1024 ** 4, fileCountLimit: 1_000_000 };
  * @returns the number of files
  */
 async function expectIndexComplete(db: Kysely<HangarDatabase>): Promise<number> {
+  await flushFileSearch(db);
+  expect(await pendingFiles(db), 'files waiting to be indexed').to.equal(0);
   const files = (await sql<{ r: number; user_id: string; search_text: string; content_type: string; is_public: number; size: number; created_at: number }>`
     select rowid as r, user_id, search_text, content_type, is_public, size, created_at from files order by rowid`.execute(db)).rows;
   const indexed = (await sql<{ r: number }>`select rowid as r from ${sql.table(FILE_SEARCH_TABLE)} order by rowid`.execute(db)).rows;
@@ -43,6 +46,11 @@ async function expectIndexComplete(db: Kysely<HangarDatabase>): Promise<number> 
     expect(found, `the document of ${file.search_text}`).to.include(file.r);
   }
   return files.length;
+}
+
+/** How many files wait to be indexed. */
+async function pendingFiles(db: Kysely<HangarDatabase>): Promise<number> {
+  return Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(FILE_SEARCH_PENDING_TABLE)}`.execute(db)).rows[0]!.n);
 }
 
 /** The file ids `files` lists for `q` (and the rest of `filter`), one page of 100, and the total. */
@@ -68,6 +76,48 @@ describe('SQLite search index (files_search)', () => {
     for (const file of created) expect(await repositories.files.insert(file, ROOMY)).to.equal('inserted');
     return created;
   }
+
+  it('finds a file by q from its upload on, before and after it is indexed, and keeps it found through a rename and a delete of either kind', async () => {
+    const ada = aUser();
+    await repositories.users.create(ada);
+    const [indexed, other] = await givenFiles(ada.id, [{ name: 'cat-indexed.png', createdAt: at(1000) }, { name: 'dog.png', createdAt: at(1500) }]);
+    await flushFileSearch(database.db);
+    const [waiting] = await givenFiles(ada.id, [{ name: 'cat-waiting.png', createdAt: at(2000) }]);
+    expect(await pendingFiles(database.db)).to.equal(1);
+    expect(await search(repositories.files, ada.id, { q: 'cat' })).to.deep.equal({ ids: [waiting!.fileId, indexed!.fileId], total: 2, relation: 'eq' });
+    expect((await search(repositories.files, ada.id, { q: 'at-', type: 'application/pdf', isPublic: true })).ids).to.deep.equal([waiting!.fileId, indexed!.fileId]);
+    // A rename of an indexed file takes it out of the index until it is indexed again: still found.
+    await repositories.files.update({ userId: ada.id, fileId: other!.fileId, changes: { name: 'cat-renamed.png' } });
+    expect(await pendingFiles(database.db)).to.equal(2);
+    expect((await search(repositories.files, ada.id, { q: 'cat' })).total).to.equal(3);
+    expect((await search(repositories.files, ada.id, { q: 'dog' })).total).to.equal(0);
+    await repositories.files.deleteMany({ userId: ada.id, fileIds: [waiting!.fileId, indexed!.fileId] });
+    expect(await pendingFiles(database.db)).to.equal(1);
+    expect((await search(repositories.files, ada.id, { q: 'cat' })).ids).to.deep.equal([other!.fileId]);
+    expect(await expectIndexComplete(database.db)).to.equal(1);
+    expect((await search(repositories.files, ada.id, { q: 'cat' })).ids).to.deep.equal([other!.fileId]);
+  });
+
+  it('indexes the waiting files in the background within a second, in memory and in a file (on the checkpoint worker)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hangar-search-'));
+    const onFile = await openSqliteDatabase({ path: join(dir, 'hangar.db') });
+    try {
+      for (const opened of [database, onFile]) {
+        const repos = createSqlRepositories(opened);
+        const ada = aUser();
+        await repos.users.create(ada);
+        for (const file of Array.from({ length: 50 }, (_, i) => aFile(ada.id, { name: `report-${i}.pdf` }))) await repos.files.insert(file, ROOMY);
+        const deadline = Date.now() + 1_000;
+        while ((await pendingFiles(opened.db)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await pendingFiles(opened.db), 'files still waiting after 1 s').to.equal(0);
+        expect(await expectIndexComplete(opened.db)).to.equal(50);
+        expect((await search(repos.files, ada.id, { q: 'report-4' })).total).to.equal(11);
+      }
+    } finally {
+      await onFile.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('drops the documents of an account deleted with its files (foreign-key cascade), keeping the others', async () => {
     const ada = aUser();
@@ -205,7 +255,8 @@ describe('migration 0032_sqlite_file_search', () => {
       await users.create(ada);
       const before = Array.from({ length: 2_500 }, (_, i) => aFile(ada.id, { name: i === 7 ? 'Résumé 2024.pdf' : `file-${i}.bin`, createdAt: at(i) }));
       for (const file of before) expect(await files.insert(file, ROOMY)).to.equal('inserted');
-      expect(await migrateToLatest(db)).to.deep.equal(['0032_sqlite_file_search']);
+      expect(await migrateToLatest(db)).to.deep.equal(['0032_sqlite_file_search', '0033_sqlite_file_search_pending']);
+      expect(await pendingFiles(db), 'every file stored before is indexed by the migration').to.equal(0);
       expect(await expectIndexComplete(db)).to.equal(2_500);
       expect((await search(files, ada.id, { q: 'RÉSUMÉ' })).ids).to.deep.equal([before[7]!.fileId]);
       expect((await search(files, ada.id, { q: 'é' })).ids).to.deep.equal([before[7]!.fileId]);
@@ -217,7 +268,7 @@ describe('migration 0032_sqlite_file_search', () => {
     }
   });
 
-  it('makes a write of files fail on a connection without the function, rather than leave the index behind', async () => {
+  it('lets a connection without the function write files, which wait until a connection with it indexes them', async () => {
     const connection = new BetterSqlite3(':memory:');
     const db = new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database: connection }) });
     try {
@@ -225,10 +276,15 @@ describe('migration 0032_sqlite_file_search', () => {
       const { users, files } = createSqlRepositories(db);
       const ada = aUser();
       await users.create(ada);
+      const file = aFile(ada.id, { name: 'owl.png' });
+      expect(await files.insert(file, ROOMY)).to.equal('inserted');
       let failure: unknown;
-      await files.insert(aFile(ada.id), ROOMY).catch((error: unknown) => (failure = error));
+      await flushFileSearch(db).catch((error: unknown) => (failure = error));
       expect(String(failure)).to.match(/no such function/);
-      expect((await sql<{ n: number }>`select count(*) as n from files`.execute(db)).rows[0]!.n).to.equal(0);
+      expect(await pendingFiles(db), 'nothing lost by the failed batch').to.equal(1);
+      expect((await search(files, ada.id, { q: 'owl' })).ids).to.deep.equal([file.fileId]);
+      registerFileSearchFunction(connection);
+      expect(await expectIndexComplete(db)).to.equal(1);
     } finally {
       await db.destroy();
     }

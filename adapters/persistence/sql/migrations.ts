@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
-import { FILE_SEARCH_SCHEMA, rebuildFileSearch } from './sqlite-file-search.js';
+import { FILE_SEARCH_PENDING_SCHEMA, FILE_SEARCH_SCHEMA, rebuildFileSearch } from './sqlite-file-search.js';
 import type { HangarDatabase } from './schema.js';
 
 // Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was
@@ -819,6 +819,18 @@ const sqliteFileSearch: Migration = {
 };
 
 /**
+ * 0033, SQLite only: files are indexed for `q` in batches after their upload's commit instead of
+ * inside it (the pending table `files_search_pending` and new triggers, sqlite-file-search.ts);
+ * searches read the pending files too. Every file stored so far is indexed already.
+ */
+const sqliteFileSearchPending: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    if (isPostgres(db)) return;
+    for (const statement of FILE_SEARCH_PENDING_SCHEMA) await sql.raw(statement).execute(db);
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -850,6 +862,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0030_invites': invites,
   '0031_search_grams': searchGrams,
   '0032_sqlite_file_search': sqliteFileSearch,
+  '0033_sqlite_file_search_pending': sqliteFileSearchPending,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

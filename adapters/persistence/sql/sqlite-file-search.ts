@@ -58,6 +58,79 @@ export const FILE_SEARCH_SCHEMA: readonly string[] = [
   end`,
 ];
 
+/**
+ * Files written since the last {@link FILE_SEARCH_FLUSH_STATEMENTS}: their rowid in `files`, kept by
+ * the triggers of migration 0033 instead of indexing each file in its own upload's transaction.
+ * FTS5 writes a new segment at every commit that changed it, which cost an upload ~250–400 µs at
+ * 100,000 files (bench/README.md, "Search index writes off the upload"); indexed in batches, a file
+ * costs a fraction of that. Searches read these files too (every candidate is verified on its row),
+ * so a file is found by `q` from its upload's commit on, indexed or not.
+ */
+export const FILE_SEARCH_PENDING_TABLE = 'files_search_pending';
+
+/**
+ * The SQL of migration 0033 (SQLite): the pending table, and triggers on `files` that note a
+ * written file there (insert; update of an indexed column, after dropping its old document) and
+ * drop a deleted file from both.
+ */
+export const FILE_SEARCH_PENDING_SCHEMA: readonly string[] = [
+  `create table ${FILE_SEARCH_PENDING_TABLE} (file_rowid integer primary key)`,
+  `drop trigger if exists files_search_insert`,
+  `drop trigger if exists files_search_delete`,
+  `drop trigger if exists files_search_update`,
+  `create trigger files_search_insert after insert on files begin
+    insert or ignore into ${FILE_SEARCH_PENDING_TABLE} (file_rowid) values (new.rowid);
+  end`,
+  `create trigger files_search_delete after delete on files begin
+    delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
+    delete from ${FILE_SEARCH_PENDING_TABLE} where file_rowid = old.rowid;
+  end`,
+  `create trigger files_search_update after update of search_text, content_type, is_public, size, created_at, user_id on files
+  when old.search_text is not new.search_text or old.content_type is not new.content_type or old.is_public is not new.is_public or old.size is not new.size
+    or old.created_at is not new.created_at or old.user_id is not new.user_id begin
+    delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
+    insert or ignore into ${FILE_SEARCH_PENDING_TABLE} (file_rowid) values (new.rowid);
+  end`,
+];
+
+/** Pending files indexed by one run of {@link FILE_SEARCH_FLUSH_STATEMENTS} (one transaction). */
+export const FILE_SEARCH_FLUSH_BATCH = 2_000;
+
+/**
+ * One batch of pending files indexed, as one transaction (run them in order inside one): the oldest
+ * {@link FILE_SEARCH_FLUSH_BATCH} pending files get their documents (FILE_SEARCH_FUNCTION, which the
+ * connection must have registered), and leave the pending table. No other writer commits in between
+ * (SQLite has one writer), so both statements select the same files.
+ */
+export const FILE_SEARCH_FLUSH_STATEMENTS: readonly string[] = [
+  `insert into ${FILE_SEARCH_TABLE} (rowid, document)
+    select f.rowid, ${FILE_SEARCH_FUNCTION}(f.user_id, f.search_text, f.content_type, f.is_public, f.size, f.created_at)
+    from (select file_rowid from ${FILE_SEARCH_PENDING_TABLE} order by file_rowid limit ${FILE_SEARCH_FLUSH_BATCH}) as p
+    join files as f on f.rowid = p.file_rowid`,
+  `delete from ${FILE_SEARCH_PENDING_TABLE} where file_rowid in (select file_rowid from ${FILE_SEARCH_PENDING_TABLE} order by file_rowid limit ${FILE_SEARCH_FLUSH_BATCH})`,
+];
+
+/** Whether any file waits to be indexed (one indexed read). */
+export const FILE_SEARCH_PENDING_SQL = `select 1 as pending from ${FILE_SEARCH_PENDING_TABLE} limit 1`;
+
+/**
+ * Indexes every pending file now, a batch per transaction (tests, tools; a running server does it
+ * in the background: openSqliteDatabase). The connection must have FILE_SEARCH_FUNCTION registered.
+ * @returns the number of files indexed
+ */
+export async function flushFileSearch(db: Kysely<any>): Promise<number> {
+  let indexed = 0;
+  for (;;) {
+    const batch = await db.transaction().execute(async (trx) => {
+      const result = await trx.executeQuery(CompiledQuery.raw(FILE_SEARCH_FLUSH_STATEMENTS[0]!, []));
+      await trx.executeQuery(CompiledQuery.raw(FILE_SEARCH_FLUSH_STATEMENTS[1]!, []));
+      return Number(result.numAffectedRows ?? 0n);
+    });
+    indexed += batch;
+    if (batch < FILE_SEARCH_FLUSH_BATCH) return indexed;
+  }
+}
+
 /** Rows of `files` per batch of {@link rebuildFileSearch}. */
 const REBUILD_BATCH = 2_000;
 
@@ -70,6 +143,9 @@ const REBUILD_BATCH = 2_000;
  */
 export async function rebuildFileSearch(db: Kysely<any>): Promise<number> {
   await sql`insert into ${sql.table(FILE_SEARCH_TABLE)} (${sql.table(FILE_SEARCH_TABLE)}) values ('delete-all')`.execute(db);
+  // From migration 0033 on, files may wait in the pending table: every file is indexed below.
+  const { rows: pendingTable } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name = ${FILE_SEARCH_PENDING_TABLE}`.execute(db);
+  if (pendingTable.length > 0) await sql`delete from ${sql.table(FILE_SEARCH_PENDING_TABLE)}`.execute(db);
   let last = Number.MIN_SAFE_INTEGER;
   let indexed = 0;
   for (;;) {
@@ -187,7 +263,9 @@ export class SqliteFileSearch {
     }
     const match = [...quoted(tokens), ...ors].join(' AND ');
 
-    const [{ n: candidates }] = await this.read<{ n: number }>(`select count(*) as n from (select 1 from ${FILE_SEARCH_TABLE}(?) limit ?)`, [match, this.candidateLimit + 1]);
+    // Candidates: the index's matches and the files not indexed yet (FILE_SEARCH_PENDING_TABLE); never both.
+    const candidateRowids = `(select rowid as r from ${FILE_SEARCH_TABLE}(?) union all select file_rowid as r from ${FILE_SEARCH_PENDING_TABLE})`;
+    const [{ n: candidates }] = await this.read<{ n: number }>(`select count(*) as n from (select 1 from ${candidateRowids} limit ?)`, [match, this.candidateLimit + 1]);
     const bound = (count: number): SearchTotal => (countLimit !== undefined && count > countLimit ? { total: countLimit, totalRelation: 'gte' } : { total: count });
     if (candidates === 0) return { total: { total: 0 }, rows: [] };
 
@@ -200,7 +278,7 @@ export class SqliteFileSearch {
       parameters.push(value(filter[name]));
       if (name !== 'type' && name !== 'isPublic') onlyIndexed = false;
     }
-    const matching = `from ${FILE_SEARCH_TABLE}(?) s cross join files f on f.rowid = s.rowid where ${verified.join(' and ')}`;
+    const matching = `from ${candidateRowids} s cross join files f on f.rowid = s.r where ${verified.join(' and ')}`;
 
     if (toNumber(candidates) <= this.candidateLimit) {
       const keys = await this.read<{ r: number }>(`select f.rowid as r ${matching} order by f.created_at desc, f.id desc`, parameters);

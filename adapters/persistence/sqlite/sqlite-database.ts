@@ -17,6 +17,7 @@ import { translateDatabaseError, withUnavailableErrors } from '../sql/database-u
 import { type CachedReadGate, DIRECT_BUSY, type DirectExecutor, type DirectReader, type DirectTransaction } from '../sql/direct-access.js';
 import { LookupCache } from './lookup-cache.js';
 import { registerFileSearchFunction } from './file-search-tokens.js';
+import { FileSearchIndexer } from './file-search-indexer.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { migrateToLatest } from '../sql/migrations.js';
@@ -34,6 +35,11 @@ export interface SqliteDatabaseOptions {
    * (a warning: the service goes on). Default: one line on stderr.
    */
   onCheckpointWorkerFailed?: (error: Error) => void;
+  /**
+   * Told when a batch of the background indexing of `q` fails for another reason than a busy lock
+   * (FileSearchIndexer; it is tried again). Searches stay complete, only slower. Default: one line on stderr.
+   */
+  onFileSearchIndexFailed?: (error: Error) => void;
   /**
    * Offer the fast path (`SqliteDatabase.direct`: lookups, transaction scripts and batches without
    * Kysely's executor, lookups answered from the lookup cache while the file is unchanged). Default
@@ -89,6 +95,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
   // Outages (SQLITE_BUSY past busy_timeout, I/O errors, a full disk) answer 503 DATABASE_UNAVAILABLE.
   let checkpoints: WalCheckpoints | undefined;
+  let indexer: FileSearchIndexer | undefined;
   let direct: DirectExecutor | undefined;
   const access = directAccess(database, wal);
   const inTransaction = () => database.inTransaction;
@@ -130,6 +137,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       wal.onFlushed = () => checkpoints?.wrote();
     }
     const background = checkpoints;
+    indexer = new FileSearchIndexer(database, background, options.onFileSearchIndexFailed ?? ((error) => console.error(`search index: ${error.message}; tried again shortly`)));
     if (options.fastPath !== false) {
       direct = {
         read: access.read,
@@ -141,6 +149,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     }
   } catch (error) {
     access.close();
+    await indexer?.close();
     await checkpoints?.close();
     await db.destroy();
     await wal?.close();
@@ -156,6 +165,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       // The checkpointer's connection first, so that this one is the last and its close
       // checkpoints and removes the WAL, as SQLite does.
       access.close();
+      await indexer?.close();
       await checkpoints?.close();
       await db.destroy();
       await wal?.close();
