@@ -20,9 +20,12 @@ import type { SqlExecutor } from './sql-executor.js';
  * index may hold more than needed but never too little.
  *
  * The table is kept by triggers on `files` (insert; delete, also through the foreign-key cascade of
- * an account deletion; update of `search_text`, `content_type` or `is_public`) that compute the
- * document with the SQL function FILE_SEARCH_FUNCTION, which every connection that writes `files`
- * registers (registerFileSearchFunction; openSqliteDatabase does). Deletes need no function.
+ * an account deletion; update of `search_text`, `content_type` or `is_public`): since migration 0033
+ * a written file waits in {@link FILE_SEARCH_PENDING_TABLE} (its old document dropped) until a batch
+ * ({@link FILE_SEARCH_FLUSH_STATEMENTS}, run by FileSearchIndexer) computes its document with the SQL
+ * function FILE_SEARCH_FUNCTION, which every connection that indexes registers
+ * (registerFileSearchFunction; openSqliteDatabase and the checkpoint worker do). A search reads the
+ * waiting files as candidates too.
  *
  * Rowids: `files` has a text primary key, so its rowid is SQLite's own. SQLite documents that
  * VACUUM "may change" such rowids; the SQLite bundled here (3.53) keeps them through VACUUM and
