@@ -106,6 +106,20 @@ select (select count(*) from inserted)::integer as inserted, (select count(*) fr
 const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at', 'view_count', 'download_count'] as const;
 type FileRow = Pick<Selectable<FilesTable>, (typeof FILE_COLUMNS)[number]>;
 
+/** An integer column as drivers answer it (Postgres `bigint` as a string). */
+type IntegerColumn = number | string | bigint;
+
+/** An account's totals from its `account_totals` row; zeros without one (no row, or a left join's nulls). */
+function totalsOf(row: { storage_bytes: IntegerColumn | null; files_count: IntegerColumn | null; reserved_bytes: IntegerColumn | null; reserved_files: IntegerColumn | null } | undefined): AccountTotals {
+  if (row?.files_count === null || row?.files_count === undefined) return { storageBytes: 0, filesCount: 0 };
+  return accountTotals({
+    storageBytes: toNumber(row.storage_bytes ?? 0),
+    filesCount: toNumber(row.files_count),
+    reservedBytes: toNumber(row.reserved_bytes ?? 0),
+    reservedFiles: toNumber(row.reserved_files ?? 0),
+  });
+}
+
 function toStoredFile(row: FileRow): StoredFile {
   return {
     id: row.id,
@@ -401,20 +415,13 @@ export class SqlFileRepository implements FileRepository {
   }
 
   async totals(userId: string): Promise<AccountTotals> {
-    const row = await this.storageTotals.first(this.executor, { userId });
-    return row
-      ? accountTotals({ storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes), reservedFiles: toNumber(row.reserved_files) })
-      : { storageBytes: 0, filesCount: 0 };
+    return totalsOf(await this.storageTotals.first(this.executor, { userId }));
   }
 
   async totalsAndFileIdTaken(userId: string, fileId: string): Promise<{ totals: AccountTotals; fileIdTaken: boolean }> {
     const row = await this.totalsAndFileId.first(this.executor, { userId, fileId });
-    const totals =
-      row?.files_count === null || row?.files_count === undefined
-        ? { storageBytes: 0, filesCount: 0 }
-        : accountTotals({ storageBytes: toNumber(row.storage_bytes ?? 0), filesCount: toNumber(row.files_count), reservedBytes: toNumber(row.reserved_bytes ?? 0), reservedFiles: toNumber(row.reserved_files ?? 0) });
     // Postgres answers a boolean, SQLite 0 or 1.
-    return { totals, fileIdTaken: Boolean(row?.file_id_taken) };
+    return { totals: totalsOf(row), fileIdTaken: Boolean(row?.file_id_taken) };
   }
 
   async scan(options: { afterId?: string; limit: number }): Promise<StoredFile[]> {

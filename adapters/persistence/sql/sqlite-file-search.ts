@@ -44,20 +44,27 @@ export const DEFAULT_CANDIDATE_LIMIT = 5_000;
 /** Trigrams of a long needle that the FTS query ANDs (evenly spread over it); the rest is left to `LIKE`. */
 const MAX_QUERY_TRIGRAMS = 12;
 
+/** A file's document in SQL, from the columns of the row `alias` (`new` in a trigger). */
+const documentOf = (alias: string) =>
+  `${FILE_SEARCH_FUNCTION}(${alias}.user_id, ${alias}.search_text, ${alias}.content_type, ${alias}.is_public, ${alias}.size, ${alias}.created_at)`;
+
+/** The head of the update trigger of migrations 0032 and 0033: an update that changes a column the document is made of. */
+const UPDATE_TRIGGER_HEAD = `create trigger files_search_update after update of search_text, content_type, is_public, size, created_at, user_id on files
+  when old.search_text is not new.search_text or old.content_type is not new.content_type or old.is_public is not new.is_public or old.size is not new.size
+    or old.created_at is not new.created_at or old.user_id is not new.user_id begin`;
+
 /** The SQL of migration 0032 (SQLite): the FTS table and the triggers that keep it (see {@link FILE_SEARCH_TABLE}). */
 export const FILE_SEARCH_SCHEMA: readonly string[] = [
   `create virtual table ${FILE_SEARCH_TABLE} using fts5(document, content='', contentless_delete=1, detail=none, tokenize='ascii')`,
   `create trigger files_search_insert after insert on files begin
-    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public, new.size, new.created_at));
+    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${documentOf('new')});
   end`,
   `create trigger files_search_delete after delete on files begin
     delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
   end`,
-  `create trigger files_search_update after update of search_text, content_type, is_public, size, created_at, user_id on files
-  when old.search_text is not new.search_text or old.content_type is not new.content_type or old.is_public is not new.is_public or old.size is not new.size
-    or old.created_at is not new.created_at or old.user_id is not new.user_id begin
+  `${UPDATE_TRIGGER_HEAD}
     delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
-    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${FILE_SEARCH_FUNCTION}(new.user_id, new.search_text, new.content_type, new.is_public, new.size, new.created_at));
+    insert into ${FILE_SEARCH_TABLE} (rowid, document) values (new.rowid, ${documentOf('new')});
   end`,
 ];
 
@@ -88,9 +95,7 @@ export const FILE_SEARCH_PENDING_SCHEMA: readonly string[] = [
     delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
     delete from ${FILE_SEARCH_PENDING_TABLE} where file_rowid = old.rowid;
   end`,
-  `create trigger files_search_update after update of search_text, content_type, is_public, size, created_at, user_id on files
-  when old.search_text is not new.search_text or old.content_type is not new.content_type or old.is_public is not new.is_public or old.size is not new.size
-    or old.created_at is not new.created_at or old.user_id is not new.user_id begin
+  `${UPDATE_TRIGGER_HEAD}
     delete from ${FILE_SEARCH_TABLE} where rowid = old.rowid;
     insert or ignore into ${FILE_SEARCH_PENDING_TABLE} (file_rowid) values (new.rowid);
   end`,
@@ -107,7 +112,7 @@ export const FILE_SEARCH_FLUSH_BATCH = 2_000;
  */
 export const FILE_SEARCH_FLUSH_STATEMENTS: readonly string[] = [
   `insert into ${FILE_SEARCH_TABLE} (rowid, document)
-    select f.rowid, ${FILE_SEARCH_FUNCTION}(f.user_id, f.search_text, f.content_type, f.is_public, f.size, f.created_at)
+    select f.rowid, ${documentOf('f')}
     from (select file_rowid from ${FILE_SEARCH_PENDING_TABLE} order by file_rowid limit ${FILE_SEARCH_FLUSH_BATCH}) as p
     join files as f on f.rowid = p.file_rowid`,
   `delete from ${FILE_SEARCH_PENDING_TABLE} where file_rowid in (select file_rowid from ${FILE_SEARCH_PENDING_TABLE} order by file_rowid limit ${FILE_SEARCH_FLUSH_BATCH})`,
@@ -125,8 +130,9 @@ export async function flushFileSearch(db: Kysely<any>): Promise<number> {
   let indexed = 0;
   for (;;) {
     const batch = await db.transaction().execute(async (trx) => {
-      const result = await trx.executeQuery(CompiledQuery.raw(FILE_SEARCH_FLUSH_STATEMENTS[0]!, []));
-      await trx.executeQuery(CompiledQuery.raw(FILE_SEARCH_FLUSH_STATEMENTS[1]!, []));
+      const [insert, ...rest] = FILE_SEARCH_FLUSH_STATEMENTS;
+      const result = await trx.executeQuery(CompiledQuery.raw(insert!, []));
+      for (const statement of rest) await trx.executeQuery(CompiledQuery.raw(statement, []));
       return Number(result.numAffectedRows ?? 0n);
     });
     indexed += batch;

@@ -21,6 +21,7 @@ export class FileSearchIndexer {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | undefined;
   private pendingCheck: BetterSqlite3.Statement | undefined;
+  private indexBatch: (() => void) | undefined;
   private closed = false;
 
   /**
@@ -70,12 +71,13 @@ export class FileSearchIndexer {
         return;
       }
       if (this.closed || !this.database.open || this.database.inTransaction) return;
-      const statements = FILE_SEARCH_FLUSH_STATEMENTS.map((text) => this.database.prepare(text));
-      this.database
-        .transaction(() => {
+      if (!this.indexBatch) {
+        const statements = FILE_SEARCH_FLUSH_STATEMENTS.map((text) => this.database.prepare(text));
+        this.indexBatch = this.database.transaction(() => {
           for (const statement of statements) statement.run();
-        })
-        .immediate();
+        }).immediate;
+      }
+      this.indexBatch();
     } catch (error) {
       this.report(error);
     }
