@@ -95,6 +95,61 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.list({ userId: otherUserId, filter: { q: 'cat-', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(1);
     });
 
+    it('answers one page asked again and again as it is now, while files come, go and change through another process', async () => {
+      const writer = other ?? files;
+      const [lake, fern] = await givenFiles(userId, [
+        { name: 'pine-lake.png', createdAt: at(1) },
+        { name: 'pine-fern.png', createdAt: at(2), isPublic: false },
+        { name: 'oak.png', createdAt: at(3) },
+      ]);
+      await givenFiles(otherUserId, [{ name: 'pine-theirs.png', createdAt: at(4) }]);
+      // Each filter path: the search, the search with other filters, a content type, a size range.
+      const filters: FileFilter[] = [{ q: 'pine-' }, { q: 'pine-', isPublic: true }, { type: 'application/pdf' }, { sizeMin: 0, sizeMax: 10_000 }];
+      /** What each filter answers for page 1 of 2: ids and names in list order, view counts, and the total. */
+      const pages = async (repository: FileRepository) =>
+        Promise.all(filters.map(async (filter) => {
+          const page = await repository.list({ userId, filter, window: { offset: 0, limit: 2 } });
+          return { total: page.total, files: page.items.map((file) => `${file.fileId} ${file.name} ${file.isPublic} ${file.viewCount} ${file.expiresAt?.getTime() ?? '-'}`) };
+        }));
+      const expectSame = async () => {
+        const first = await pages(files);
+        expect(await pages(files), 'asked again').to.deep.equal(first);
+        if (other) expect(await pages(other), 'through the other process').to.deep.equal(first);
+        return first;
+      };
+      const line = (file: StoredFile, changes: Partial<StoredFile> = {}) => {
+        const now = { ...file, ...changes };
+        return `${now.fileId} ${now.name} ${now.isPublic} ${now.viewCount} ${now.expiresAt?.getTime() ?? '-'}`;
+      };
+      expect((await expectSame())[0]).to.deep.equal({ total: 2, files: [line(fern!), line(lake!)] });
+
+      const [newest] = [aFile(userId, { name: 'pine-new.png', createdAt: at(5) })];
+      expect(await writer.insert(newest!, ROOMY)).to.equal('inserted');
+      let now = await expectSame();
+      expect(now[0]).to.deep.equal({ total: 3, files: [line(newest!), line(fern!)] });
+      expect(now[1]).to.deep.equal({ total: 2, files: [line(newest!), line(lake!)] });
+      expect(now[2]!.total).to.equal(4);
+
+      await writer.update({ userId, fileId: newest!.fileId, changes: { name: 'birch.png' } });
+      now = await expectSame();
+      expect(now[0]).to.deep.equal({ total: 2, files: [line(fern!), line(lake!)] });
+      expect(now[2]!.files[0]).to.equal(line(newest!, { name: 'birch.png' }));
+
+      await writer.update({ userId, fileId: fern!.fileId, changes: { isPublic: true, expiresAt: at(9) } });
+      now = await expectSame();
+      expect(now[1]).to.deep.equal({ total: 2, files: [line(fern!, { isPublic: true, expiresAt: at(9) }), line(lake!)] });
+
+      // Read counts change no total and no order, and still show.
+      await writer.addReadCounts([{ fileId: lake!.fileId, views: 3, downloads: 0 }]);
+      now = await expectSame();
+      expect(now[0]!.files[1]).to.equal(line(lake!, { viewCount: 3 }));
+
+      await writer.deleteMany({ userId, fileIds: [fern!.fileId] });
+      now = await expectSame();
+      expect(now[0]).to.deep.equal({ total: 1, files: [line(lake!, { viewCount: 3 })] });
+      expect(now[3]!.total).to.equal(3);
+    });
+
     it('stores a record and finds it by its public file id, every field intact', async () => {
       const file = aFile(userId, { name: 'holiday.mp4', contentType: 'video/mp4', size: 6 * GiB, isPublic: false, createdAt: at(1234) });
       expect(await files.insert(file, ROOMY)).to.equal('inserted');

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type OnConflictBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
@@ -157,7 +158,30 @@ function toStoredFile(row: FileRow): StoredFile {
  */
 export class SqlFileRepository implements FileRepository {
   /** Totals of filtered listings counted by this process, by account and filter (see `total`). */
-  private readonly counted = new BoundedMap<string, { changes: number; total: CountedTotal }>(COUNTED_TOTALS_KEPT);
+  private readonly counted = new LRUCache<string, { changes: number; total: CountedTotal }>({ max: COUNTED_TOTALS_KEPT });
+  /**
+   * Pages of filtered listings found by this process: the files in list order and the total, by
+   * account, filter and window, with the account's `changes` counter they were found at (see `list`).
+   */
+  private readonly keptPages = new LRUCache<string, KeptPage>({ max: KEPT_PAGES, maxSize: KEPT_FILES, sizeCalculation: (page) => Math.max(1, page.files.length) });
+  /**
+   * A kept page again: the account's `changes` counter and the read counts of the page's files by
+   * row id, one statement (one snapshot). `ids` is an array on Postgres and a JSON array on SQLite;
+   * rows of other accounts are not joined. No row when the account has no totals row.
+   */
+  private readonly keptPageRows = new PrecompiledQuery(
+    (db, p: { userId: string; ids: unknown }) =>
+      db
+        .selectFrom('account_totals')
+        .leftJoin('files', (join) =>
+          join
+            .onRef('files.user_id', '=', 'account_totals.user_id')
+            .on(isPostgres(db) ? sql<SqlBool>`files.id = any(${p.ids})` : sql<SqlBool>`files.id in (select value from json_each(${p.ids}))`),
+        )
+        .select(['account_totals.changes', 'files.id', 'files.view_count', 'files.download_count'])
+        .where('account_totals.user_id', '=', p.userId),
+    { cacheable: true },
+  );
 
   /** On every content read: compiled once. */
   private readonly byFileId = new PrecompiledQuery((db, p: { fileId: string }) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', p.fileId), {
@@ -446,22 +470,71 @@ export class SqlFileRepository implements FileRepository {
    * gives the total, and the page too unless the needle is common in the account; then the page is
    * the walk above, which stops after the page's matches (deep pages of a common needle skip
    * `offset` matches one by one, and stay slower).
+   *
+   * A filtered page found after reading the account's `changes` counter is kept in this process
+   * (`keptPages`, by account, filter and window), and asked again it is one statement: the counter
+   * and the kept rows by id, answered only if the counter has not moved (any upload, delete, rename,
+   * visibility or expiry change of the account, through any process, moves it). A client polling or
+   * paging back through one search, or many clients listing one account, then pay neither the
+   * search nor the count. When the counter has moved, that statement was one more before the search.
    */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
-    const { userId, filter, window } = options;
-    if (this.postgresSearch && filter.q !== undefined) return this.searchList(userId, filter, window, options.countLimit);
+    const { userId, filter, window, countLimit } = options;
+    const key = `${countedKey(userId, filter, countLimit)}\n${window.offset}\n${window.limit}`;
+    const kept = this.keptPages.get(key);
+    if (kept) {
+      const again = await this.keptPage(userId, kept);
+      if (again) return again;
+    }
+    const found = await this.find(userId, filter, window, countLimit);
+    if (found.changes !== undefined) {
+      const ids = found.items.map((file) => file.id);
+      this.keptPages.set(key, { changes: found.changes, files: found.items.map(copyOf), ids: this.postgres ? ids : JSON.stringify(ids), total: found.total });
+    }
+    return { items: found.items, ...found.total };
+  }
+
+  /**
+   * A page kept by {@link list}, read again in one statement: if the account's `changes` counter is
+   * still the one the page was found at (no file of the account was added, removed, renamed, or
+   * changed in visibility or expiry since, through any process: every other field of its files is as
+   * kept), the kept files with their read counts as they are now, which change without the counter;
+   * else undefined.
+   */
+  private async keptPage(userId: string, kept: KeptPage): Promise<Paged<StoredFile> | undefined> {
+    const rows = await this.keptPageRows.execute(this.executor, { userId, ids: kept.ids });
+    if (rows.length === 0 || toNumber(rows[0]!.changes) !== kept.changes) return undefined;
+    const counts = new Map<string, { view_count: IntegerColumn | null; download_count: IntegerColumn | null }>();
+    for (const row of rows) if (row.id !== null) counts.set(row.id, row);
+    const items: StoredFile[] = [];
+    for (const file of kept.files) {
+      const now = counts.get(file.id);
+      // Only a change moves the counter; a page that lost a row without it is found again.
+      if (!now) return undefined;
+      items.push({ ...copyOf(file), viewCount: toNumber(now.view_count ?? 0), downloadCount: toNumber(now.download_count ?? 0) });
+    }
+    return { items, ...kept.total };
+  }
+
+  /**
+   * The page and total of a listing, and the account's `changes` counter when both were found after
+   * it was read (the page may then be kept; undefined when they were not, or the total needs no count).
+   */
+  private async find(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<FoundPage> {
+    if (this.postgresSearch && filter.q !== undefined) return this.searchList(userId, filter, window, countLimit);
     if (filter.q !== undefined && this.search) {
-      const searched = await this.sqliteSearchList(userId, filter, window, options.countLimit);
+      const searched = await this.sqliteSearchList(userId, filter, window, countLimit);
       if (searched) return searched;
     }
     if (!this.postgres && (filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined)) {
       // SQLite: the total first, to choose the page's plan (see `inListOrder`).
-      const total = await this.total(userId, filter, options.countLimit);
+      const { changes, ...total } = await this.total(userId, filter, countLimit);
       const rows = await this.page(userId, filter, window, await this.inListOrder(userId, total.total, window));
-      return { items: rows.map(toStoredFile), ...total };
+      return { items: rows.map(toStoredFile), total, changes };
     }
-    const [total, rows] = await Promise.all([this.total(userId, filter, options.countLimit), this.page(userId, filter, window, false)]);
-    return { items: rows.map(toStoredFile), ...total };
+    // Total and page at once: the page is not known to follow the counter's read, so it is not kept.
+    const [counted, rows] = await Promise.all([this.total(userId, filter, countLimit), this.page(userId, filter, window, false)]);
+    return { items: rows.map(toStoredFile), total: counted.totalRelation ? { total: counted.total, totalRelation: counted.totalRelation } : { total: counted.total } };
   }
 
   /**
@@ -473,9 +546,9 @@ export class SqlFileRepository implements FileRepository {
    * an entry costing about a twentieth of a row (measured with the bench's list scenario) —, else the index's page. Undefined when the index
    * cannot serve the filter (an empty needle).
    */
-  private async sqliteSearchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<Paged<StoredFile> | undefined> {
+  private async sqliteSearchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<FoundPage | undefined> {
     const row = await this.totalsRow.first(this.executor, { userId });
-    if (!row) return { items: [], ...EXACTLY_NONE };
+    if (!row) return { items: [], total: EXACTLY_NONE };
     const files = toNumber(row.files_count);
     const changes = toNumber(row.changes);
     const key = countedKey(userId, filter, countLimit);
@@ -485,8 +558,8 @@ export class SqlFileRepository implements FileRepository {
     const walked = async (matches: number) => (await this.page(userId, filter, window, sized && (await this.inListOrder(userId, matches, window)))).map(toStoredFile);
     if (known?.changes === changes) {
       const matches = known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0);
-      if (matches === 0) return { items: [], ...known.total };
-      if (walkCheaper(matches)) return { items: await walked(matches), ...known.total };
+      if (matches === 0) return { items: [], total: known.total, changes };
+      if (walkCheaper(matches)) return { items: await walked(matches), total: known.total, changes };
     }
     const searched = await this.search!.list({ userId, filter, window, countLimit });
     if (!searched) return undefined;
@@ -494,17 +567,17 @@ export class SqlFileRepository implements FileRepository {
     this.counted.set(key, { changes, total: searched.total });
     const matches = searched.total.total + (searched.total.totalRelation === 'gte' ? 1 : 0);
     const rows = searched.rows as FileRow[] | undefined;
-    return { items: rows ? rows.map(toStoredFile) : await walked(matches), ...searched.total };
+    return { items: rows ? rows.map(toStoredFile) : await walked(matches), total: searched.total, changes };
   }
 
   /**
    * Postgres, a listing with `q`: its page and bounded count from {@link PostgresFileSearch}, the
    * count kept in {@link counted} as in {@link total}.
    */
-  private async searchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<Paged<StoredFile>> {
+  private async searchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<FoundPage> {
     const needle = fileSearchNeedle(filter.q!);
     const row = await this.totalsRow.first(this.executor, { userId });
-    if (needle === undefined || !row) return { items: [], ...EXACTLY_NONE };
+    if (needle === undefined || !row) return { items: [], total: EXACTLY_NONE };
     const changes = toNumber(row.changes);
     const key = countedKey(userId, filter, countLimit);
     const known = this.counted.get(key);
@@ -523,7 +596,7 @@ export class SqlFileRepository implements FileRepository {
       // Counted after `changes` was read (see `total`).
       this.counted.set(key, { changes, total });
     }
-    return { items: rows.map(toStoredFile), ...total! };
+    return { items: rows.map(toStoredFile), total: total!, changes };
   }
 
   /**
@@ -679,7 +752,7 @@ export class SqlFileRepository implements FileRepository {
    * listing slow on a large account (2,000 matches of 100,000 files: 9 ms on SQLite; see
    * bench/README.md, "list"), and a client paging through or polling one search repeats it.
    */
-  private async total(userId: string, filter: FileFilter, countLimit: number | undefined): Promise<CountedTotal> {
+  private async total(userId: string, filter: FileFilter, countLimit: number | undefined): Promise<CountedTotal & { changes?: number }> {
     const range = histogramRange(filter);
     if (range === 'empty') return EXACTLY_NONE;
     if (range !== undefined) return { total: await this.rangeTotal(userId, range) };
@@ -694,7 +767,7 @@ export class SqlFileRepository implements FileRepository {
     const changes = toNumber(row.changes);
     const key = countedKey(userId, filter, countLimit);
     const known = this.counted.get(key);
-    if (known?.changes === changes) return known.total;
+    if (known?.changes === changes) return { ...known.total, changes };
     const matching = this.db.selectFrom('files').where((eb) => matches(eb, userId, filter));
     // With a limit, the count stops at the first `countLimit + 1` matches: the database reads no further.
     const count = await (countLimit === undefined
@@ -706,7 +779,7 @@ export class SqlFileRepository implements FileRepository {
     // Counted after `changes` was read, so the count holds at least that version; a write between
     // the two moves the counter, and the next request counts again.
     this.counted.set(key, { changes, total });
-    return total;
+    return { ...total, changes };
   }
 
   /**
@@ -904,29 +977,24 @@ function countedKey(userId: string, filter: FileFilter, countLimit: number | und
 
 /** A list's total and how it relates to the number of matches (see {@link FileRepository.list}). */
 type CountedTotal = { total: number; totalRelation?: 'gte' };
-const EXACTLY_NONE: CountedTotal = { total: 0 };
+/** A page as `SqlFileRepository.find` found it, with the account's `changes` counter read before it when there is one. */
+type FoundPage = { items: StoredFile[]; total: CountedTotal; changes?: number };
+/**
+ * A page `SqlFileRepository.list` keeps: its files in list order, their row ids as `keptPageRows`
+ * binds them (an array on Postgres, a JSON array on SQLite), its total, and the counter it was found at.
+ */
+type KeptPage = { changes: number; files: StoredFile[]; ids: string[] | string; total: CountedTotal };
 
-/** A Map that forgets its least recently used entry beyond `capacity` entries. */
-class BoundedMap<K, V> {
-  private readonly entries = new Map<K, V>();
-  constructor(private readonly capacity: number) {}
+/** Filtered-listing pages a process keeps, the most recently used: at most this many pages … */
+const KEPT_PAGES = 2_000;
+/** … and files in them all (a few hundred bytes each). */
+const KEPT_FILES = 20_000;
 
-  get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      // Re-inserted, so the Map's insertion order is the recency order.
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: K, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
-  }
+/** A copy of `file` that shares no object with it. */
+function copyOf(file: StoredFile): StoredFile {
+  return { ...file, createdAt: new Date(file.createdAt.getTime()), expiresAt: file.expiresAt && new Date(file.expiresAt.getTime()) };
 }
+const EXACTLY_NONE: CountedTotal = { total: 0 };
 
 /** The listing filters (spec 4.9), in the order their values are bound. */
 const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore', 'expiresBefore'] as const;
