@@ -165,21 +165,30 @@ export class SqlFileRepository implements FileRepository {
    */
   private readonly keptPages = new LRUCache<string, KeptPage>({ max: KEPT_PAGES, maxSize: KEPT_FILES, sizeCalculation: (page) => Math.max(1, page.files.length) });
   /**
-   * A kept page again: the account's `changes` counter and the read counts of the page's files by
-   * row id, one statement (one snapshot). `ids` is an array on Postgres and a JSON array on SQLite;
-   * rows of other accounts are not joined. No row when the account has no totals row.
+   * A kept page again, one statement (one snapshot): the account's `changes` counter (the row
+   * whose `id` is null; none when the account has no totals row), and the owner and read counts of
+   * each file of the page by row id, through the primary key alone (`ids`: an array on Postgres, a
+   * JSON array on SQLite). The owner is checked by the caller: a condition on `user_id` here lets
+   * SQLite walk the account's files instead (45 ms at 100,000 files, against 83 µs).
    */
   private readonly keptPageRows = new PrecompiledQuery(
     (db, p: { userId: string; ids: unknown }) =>
       db
         .selectFrom('account_totals')
-        .leftJoin('files', (join) =>
-          join
-            .onRef('files.user_id', '=', 'account_totals.user_id')
-            .on(isPostgres(db) ? sql<SqlBool>`files.id = any(${p.ids})` : sql<SqlBool>`files.id in (select value from json_each(${p.ids}))`),
-        )
-        .select(['account_totals.changes', 'files.id', 'files.view_count', 'files.download_count'])
-        .where('account_totals.user_id', '=', p.userId),
+        .select([
+          sql<IntegerColumn | null>`changes`.as('changes'),
+          sql<string | null>`null`.as('id'),
+          sql<string | null>`null`.as('user_id'),
+          sql<IntegerColumn | null>`null`.as('view_count'),
+          sql<IntegerColumn | null>`null`.as('download_count'),
+        ])
+        .where('user_id', '=', p.userId)
+        .unionAll(
+          db
+            .selectFrom('files')
+            .select([sql<IntegerColumn | null>`null`.as('changes'), 'id', 'user_id', 'view_count', 'download_count'])
+            .where(isPostgres(db) ? sql<SqlBool>`id = any(${p.ids})` : sql<SqlBool>`id in (select value from json_each(${p.ids}))`),
+        ),
     { cacheable: true },
   );
 
@@ -503,9 +512,10 @@ export class SqlFileRepository implements FileRepository {
    */
   private async keptPage(userId: string, kept: KeptPage): Promise<Paged<StoredFile> | undefined> {
     const rows = await this.keptPageRows.execute(this.executor, { userId, ids: kept.ids });
-    if (rows.length === 0 || toNumber(rows[0]!.changes) !== kept.changes) return undefined;
+    const counter = rows.find((row) => row.id === null);
+    if (!counter || toNumber(counter.changes!) !== kept.changes) return undefined;
     const counts = new Map<string, { view_count: IntegerColumn | null; download_count: IntegerColumn | null }>();
-    for (const row of rows) if (row.id !== null) counts.set(row.id, row);
+    for (const row of rows) if (row.id !== null && row.user_id === userId) counts.set(row.id, row);
     const items: StoredFile[] = [];
     for (const file of kept.files) {
       const now = counts.get(file.id);
