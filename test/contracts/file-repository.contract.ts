@@ -150,6 +150,40 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(now[3]!.total).to.equal(3);
     });
 
+    it('answers pages of several accounts asked at once, each its own, the first time and again', async () => {
+      await givenFiles(userId, [{ name: 'elm-1.png', createdAt: at(1) }, { name: 'elm-2.png', createdAt: at(2) }, { name: 'ash.png', createdAt: at(3) }]);
+      await givenFiles(otherUserId, [{ name: 'elm-9.png', createdAt: at(4) }, { name: 'ash-9.png', createdAt: at(5) }]);
+      const asks = [
+        { userId, filter: { q: 'elm-' }, window: { offset: 0, limit: 1 } },
+        { userId, filter: { q: 'elm-' }, window: { offset: 1, limit: 1 } },
+        { userId, filter: { q: 'ash' }, window: { offset: 0, limit: 10 } },
+        { userId: otherUserId, filter: { q: 'elm-' }, window: { offset: 0, limit: 1 } },
+        { userId: otherUserId, filter: { q: 'ash' }, window: { offset: 0, limit: 10 } },
+      ];
+      const names = (page: { items: StoredFile[]; total: number }) => ({ total: page.total, names: page.items.map((file) => file.name) });
+      const expected = [
+        { total: 2, names: ['elm-2.png'] },
+        { total: 2, names: ['elm-1.png'] },
+        { total: 1, names: ['ash.png'] },
+        { total: 1, names: ['elm-9.png'] },
+        { total: 1, names: ['ash-9.png'] },
+      ];
+      for (let round = 0; round < 3; round++) {
+        expect((await Promise.all(asks.map((ask) => files.list(ask)))).map(names), `round ${round}`).to.deep.equal(expected);
+      }
+      await (other ?? files).addReadCounts([{ fileId: (await files.list(asks[0]!)).items[0]!.fileId, views: 2, downloads: 5 }]);
+      const again = await Promise.all(asks.map((ask) => files.list(ask)));
+      expect(again.map(names)).to.deep.equal(expected);
+      expect(again.map((page) => page.items.map((file) => [file.viewCount, file.downloadCount]))).to.deep.equal([[[2, 5]], [[0, 0]], [[0, 0]], [[0, 0]], [[0, 0]]]);
+      // A new file of one account, asked together with the other's pages.
+      expect(await (other ?? files).insert(aFile(userId, { name: 'elm-3.png', createdAt: at(6) }), ROOMY)).to.equal('inserted');
+      expect((await Promise.all(asks.map((ask) => files.list(ask)))).map(names)).to.deep.equal([
+        { total: 3, names: ['elm-3.png'] },
+        { total: 3, names: ['elm-2.png'] },
+        ...expected.slice(2),
+      ]);
+    });
+
     it('stores a record and finds it by its public file id, every field intact', async () => {
       const file = aFile(userId, { name: 'holiday.mp4', contentType: 'video/mp4', size: 6 * GiB, isPublic: false, createdAt: at(1234) });
       expect(await files.insert(file, ROOMY)).to.equal('inserted');

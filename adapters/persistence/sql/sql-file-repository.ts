@@ -165,32 +165,38 @@ export class SqlFileRepository implements FileRepository {
    */
   private readonly keptPages = new LRUCache<string, KeptPage>({ max: KEPT_PAGES, maxSize: KEPT_FILES, sizeCalculation: (page) => Math.max(1, page.files.length) });
   /**
-   * A kept page again, one statement (one snapshot): the account's `changes` counter (the row
-   * whose `id` is null; none when the account has no totals row), and the owner and read counts of
-   * each file of the page by row id, through the primary key alone (`ids`: an array on Postgres, a
-   * JSON array on SQLite). The owner is checked by the caller: a condition on `user_id` here lets
-   * SQLite walk the account's files instead (45 ms at 100,000 files, against 83 µs).
+   * Kept pages again, one statement (one snapshot) for any number of them: the `changes` counter of
+   * each account of `userIds` (rows whose `id` is null; none for an account without a totals row),
+   * and the owner and read counts of each file of `ids` (row ids), through the primary keys alone.
+   * `userIds` and `ids` are arrays on Postgres, JSON arrays on SQLite. The owner of a file is checked
+   * by the caller: a condition on `files.user_id` here lets SQLite walk the account's files instead
+   * (45 ms at 100,000 files, against 83 µs).
    */
   private readonly keptPageRows = new PrecompiledQuery(
-    (db, p: { userId: string; ids: unknown }) =>
+    (db, p: { userIds: unknown; ids: unknown }) =>
       db
         .selectFrom('account_totals')
         .select([
+          'user_id',
           sql<IntegerColumn | null>`changes`.as('changes'),
           sql<string | null>`null`.as('id'),
-          sql<string | null>`null`.as('user_id'),
           sql<IntegerColumn | null>`null`.as('view_count'),
           sql<IntegerColumn | null>`null`.as('download_count'),
         ])
-        .where('user_id', '=', p.userId)
+        .where(inList(db, 'user_id', p.userIds))
         .unionAll(
           db
             .selectFrom('files')
-            .select([sql<IntegerColumn | null>`null`.as('changes'), 'id', 'user_id', 'view_count', 'download_count'])
-            .where(isPostgres(db) ? sql<SqlBool>`id = any(${p.ids})` : sql<SqlBool>`id in (select value from json_each(${p.ids}))`),
+            .select(['user_id', sql<IntegerColumn | null>`null`.as('changes'), 'id', 'view_count', 'download_count'])
+            .where(inList(db, 'id', p.ids)),
         ),
     { cacheable: true },
   );
+  /**
+   * On Postgres, the kept pages asked for in this turn of the event loop, read together by one
+   * `keptPageRows` statement when the turn's immediate callbacks run (see `keptRows`).
+   */
+  private keptBatch: { userIds: Set<string>; ids: Set<string>; rows: Promise<KeptRows> } | undefined;
 
   /** On every content read: compiled once. */
   private readonly byFileId = new PrecompiledQuery((db, p: { fileId: string }) => db.selectFrom('files').select(FILE_COLUMNS).where('file_id', '=', p.fileId), {
@@ -497,8 +503,7 @@ export class SqlFileRepository implements FileRepository {
     }
     const found = await this.find(userId, filter, window, countLimit);
     if (found.changes !== undefined) {
-      const ids = found.items.map((file) => file.id);
-      this.keptPages.set(key, { changes: found.changes, files: found.items.map(copyOf), ids: this.postgres ? ids : JSON.stringify(ids), total: found.total });
+      this.keptPages.set(key, { changes: found.changes, files: found.items.map(copyOf), total: found.total });
     }
     return { items: found.items, ...found.total };
   }
@@ -511,19 +516,45 @@ export class SqlFileRepository implements FileRepository {
    * else undefined.
    */
   private async keptPage(userId: string, kept: KeptPage): Promise<Paged<StoredFile> | undefined> {
-    const rows = await this.keptPageRows.execute(this.executor, { userId, ids: kept.ids });
-    const counter = rows.find((row) => row.id === null);
-    if (!counter || toNumber(counter.changes!) !== kept.changes) return undefined;
-    const counts = new Map<string, { view_count: IntegerColumn | null; download_count: IntegerColumn | null }>();
-    for (const row of rows) if (row.id !== null && row.user_id === userId) counts.set(row.id, row);
+    const { changes, counts } = await this.keptRows(userId, kept.files);
+    if (changes.get(userId) !== kept.changes) return undefined;
     const items: StoredFile[] = [];
     for (const file of kept.files) {
       const now = counts.get(file.id);
       // Only a change moves the counter; a page that lost a row without it is found again.
-      if (!now) return undefined;
-      items.push({ ...copyOf(file), viewCount: toNumber(now.view_count ?? 0), downloadCount: toNumber(now.download_count ?? 0) });
+      if (!now || now.userId !== userId) return undefined;
+      items.push({ ...copyOf(file), viewCount: now.views, downloadCount: now.downloads });
     }
     return { items, ...kept.total };
+  }
+
+  /**
+   * The `changes` counter of `userId` and the owner and read counts of `files`, as they are now. On
+   * SQLite one `keptPageRows` statement, answered at once. On Postgres the reads of one turn of the
+   * event loop (the requests received together, which the lookup cache's gate lets on together)
+   * are one statement, sent when the turn's immediate callbacks run: every request of the batch
+   * arrived before it was sent, so each sees what it would have seen alone, for one round trip.
+   */
+  private async keptRows(userId: string, files: readonly StoredFile[]): Promise<KeptRows> {
+    if (!this.postgres) {
+      return keptRowsOf(await this.keptPageRows.execute(this.executor, { userIds: JSON.stringify([userId]), ids: JSON.stringify(files.map((file) => file.id)) }));
+    }
+    let batch = this.keptBatch;
+    if (!batch) {
+      const userIds = new Set<string>();
+      const ids = new Set<string>();
+      const rows = new Promise<KeptRows>((resolve, reject) => {
+        setImmediate(() => {
+          // Later requests start a batch of their own: this one is being sent.
+          this.keptBatch = undefined;
+          this.keptPageRows.execute(this.executor, { userIds: [...userIds], ids: [...ids] }).then((found) => resolve(keptRowsOf(found)), reject);
+        });
+      });
+      batch = this.keptBatch = { userIds, ids, rows };
+    }
+    batch.userIds.add(userId);
+    for (const file of files) batch.ids.add(file.id);
+    return batch.rows;
   }
 
   /**
@@ -989,11 +1020,25 @@ function countedKey(userId: string, filter: FileFilter, countLimit: number | und
 type CountedTotal = { total: number; totalRelation?: 'gte' };
 /** A page as `SqlFileRepository.find` found it, with the account's `changes` counter read before it when there is one. */
 type FoundPage = { items: StoredFile[]; total: CountedTotal; changes?: number };
-/**
- * A page `SqlFileRepository.list` keeps: its files in list order, their row ids as `keptPageRows`
- * binds them (an array on Postgres, a JSON array on SQLite), its total, and the counter it was found at.
- */
-type KeptPage = { changes: number; files: StoredFile[]; ids: string[] | string; total: CountedTotal };
+/** A page `SqlFileRepository.list` keeps: its files in list order, its total, and the counter it was found at. */
+type KeptPage = { changes: number; files: StoredFile[]; total: CountedTotal };
+
+/** What `keptPageRows` answered: the `changes` counter by account, the owner and read counts by file row id. */
+type KeptRows = { changes: Map<string, number>; counts: Map<string, { userId: string; views: number; downloads: number }> };
+
+function keptRowsOf(rows: readonly { user_id: string; changes: IntegerColumn | null; id: string | null; view_count: IntegerColumn | null; download_count: IntegerColumn | null }[]): KeptRows {
+  const found: KeptRows = { changes: new Map(), counts: new Map() };
+  for (const row of rows) {
+    if (row.id === null) found.changes.set(row.user_id, toNumber(row.changes ?? 0));
+    else found.counts.set(row.id, { userId: row.user_id, views: toNumber(row.view_count ?? 0), downloads: toNumber(row.download_count ?? 0) });
+  }
+  return found;
+}
+
+/** `column` is one of `values`: an array on Postgres (`= any`), a JSON array on SQLite (`json_each`), so that one statement text serves any number. */
+function inList(db: Kysely<HangarDatabase>, column: 'user_id' | 'id', values: unknown): Expression<SqlBool> {
+  return isPostgres(db) ? sql<SqlBool>`${sql.ref(column)} = any(${values})` : sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${values}))`;
+}
 
 /** Filtered-listing pages a process keeps, the most recently used: at most this many pages … */
 const KEPT_PAGES = 2_000;
