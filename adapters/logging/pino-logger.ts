@@ -10,7 +10,7 @@ export interface PinoLoggerOptions {
   level?: LogLevel;
   /** `LOG_FORMAT`; default `json`. */
   format?: LogFormat;
-  /** Where lines go; default this process's stdout, written without blocking and flushed at exit (see {@link PinoLogger}). */
+  /** Where lines go; default this process's stdout, lines gathered into few writes and flushed at exit (see {@link PinoLogger}). */
   destination?: { write(line: string): unknown };
   /** Fields on every line, e.g. `{ worker: 1 }`. The process id is always there (`pid`). */
   base?: LogFields;
@@ -18,6 +18,10 @@ export interface PinoLoggerOptions {
 
 /** Bytes a write to a pipe may hold and still never be interleaved with other writers' (Linux; POSIX's minimum is 512). */
 const PIPE_BUF = 4096;
+/** Bytes of lines the stdout destination gathers before it writes them (see {@link PinoLogger}). */
+const GATHER_BYTES = 3072;
+/** Milliseconds after which gathered lines are written however few (see {@link PinoLogger}). */
+const FLUSH_EVERY_MS = 100;
 
 /**
  * Field names whose values never reach the log, at the top level or one object down: a caller
@@ -39,14 +43,17 @@ const REDACT_PATHS = [...TOP_LEVEL_PATHS, ...SECRET_FIELDS.map((name) => `*["${n
  * rest of the entry): an entry whose fields are all primitives (the access log's) goes through a
  * second pino instance that redacts the top level alone, the same lines for a fraction of the CPU.
  *
- * Default destination: this process's stdout through pino's non-blocking `SonicBoom`: lines are
- * handed to the operating system by asynchronous writes, the lines of one busy moment in one
- * write, instead of one blocking `write(2)` per line. pino flushes what is buffered synchronously
- * when the process exits (normally, on a signal it handles, or after an uncaught exception); only a
- * process killed outright (SIGKILL, out of memory) can lose the lines of its last moment. Each
- * write holds whole lines and at most {@link PIPE_BUF} bytes, so that the lines of the workers of
- * one `npm start`, which share one stdout, never interleave inside a line (POSIX: a pipe write of
- * at most PIPE_BUF bytes is atomic); a single line longer than that is written alone.
+ * Default destination: this process's stdout through pino's `SonicBoom`, gathering lines: they are
+ * written once {@link GATHER_BYTES} have gathered, and every {@link FLUSH_EVERY_MS} ms whatever has,
+ * one `write(2)` for many lines instead of one per line. The writes are synchronous: a reader of
+ * stdout that falls behind slows the process down instead of letting lines pile up in its memory
+ * (asynchronous writes, one in flight at a time, fell behind a busy event loop and grew without
+ * bound: bench/README.md, "Measurements behind the code"). pino flushes what is gathered when the
+ * process exits (normally, on a signal it handles, or after an uncaught exception); a process
+ * killed outright (SIGKILL, out of memory) can lose up to its last {@link FLUSH_EVERY_MS} ms of
+ * lines. Each write holds whole lines and at most {@link PIPE_BUF} bytes, so that the lines of the
+ * workers of one `npm start`, which share one stdout, never interleave inside a line (POSIX: a pipe
+ * write of at most PIPE_BUF bytes is atomic); a single line longer than that is written alone.
  */
 export class PinoLogger implements Logger {
   /** Entries with an object-valued field: secrets redacted at the top level and one object down. */
@@ -55,7 +62,7 @@ export class PinoLogger implements Logger {
   private readonly flat: pino.Logger;
 
   constructor(options: PinoLoggerOptions = {}) {
-    const destination = options.destination ?? pino.destination({ dest: 1, sync: false, maxWrite: PIPE_BUF });
+    const destination = options.destination ?? stdout();
     const stream: DestinationStream = options.format === 'pretty' ? { write: (line: string) => destination.write(prettyLine(line)) } : (destination as DestinationStream);
     const settings = (paths: string[]): pino.LoggerOptions => ({
       level: options.level ?? 'info',
@@ -87,6 +94,19 @@ export class PinoLogger implements Logger {
   private write(level: LogLevel, fields: LogFields): void {
     (hasObjectField(fields) ? this.pino : this.flat)[level](fields);
   }
+}
+
+/** The stdout destination of every {@link PinoLogger} of this process (see the class), made on first use. */
+let stdoutDestination: ReturnType<typeof pino.destination> | undefined;
+
+function stdout(): ReturnType<typeof pino.destination> {
+  if (!stdoutDestination) {
+    const destination = pino.destination({ dest: 1, sync: true, minLength: GATHER_BYTES, maxWrite: PIPE_BUF, periodicFlush: FLUSH_EVERY_MS });
+    // pino flushes only asynchronous destinations at exit by itself; what is gathered here, too.
+    process.once('exit', () => destination.flushSync());
+    stdoutDestination = destination;
+  }
+  return stdoutDestination;
 }
 
 /** Whether any of `fields` holds an object (which a secret could sit one level down in). */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PinoLogger, prettyLine } from '../../adapters/logging/pino-logger.js';
 
@@ -47,6 +47,47 @@ describe('Adapter: PinoLogger', () => {
     const lines = child.stdout.trim().split('\n');
     expect(lines).to.have.length(20000);
     expect(JSON.parse(lines[19999])).to.deep.include({ event: 'request', i: 19999 });
+  });
+
+  it('on stdout, writes a lone line within 0.1 s while the process goes on', async () => {
+    const module = fileURLToPath(new URL('../../adapters/logging/pino-logger.js', import.meta.url));
+    const script = `import(${JSON.stringify(module)}).then(({ PinoLogger }) => {
+      new PinoLogger().info('alone', { n: 1 });
+      setTimeout(() => {}, 5000);
+    });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const started = Date.now();
+      const line = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding('utf8').once('data', resolve);
+        child.once('exit', () => reject(new Error('exited without writing')));
+      });
+      expect(JSON.parse(line)).to.deep.include({ event: 'alone', n: 1 });
+      // Module loading included; the process is still running (it waits 5 s).
+      expect(Date.now() - started).to.be.below(2000);
+      expect(child.exitCode).to.equal(null);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('on stdout, keeps its memory while entries come faster than one write at a time would carry them', () => {
+    const module = fileURLToPath(new URL('../../adapters/logging/pino-logger.js', import.meta.url));
+    // 600,000 entries, 200 a turn of the event loop (a busy server's access log), stdout on /dev/null.
+    const script = `import(${JSON.stringify(module)}).then(({ PinoLogger }) => {
+      const logger = new PinoLogger();
+      const before = process.memoryUsage().heapUsed;
+      let n = 0;
+      const turn = () => {
+        for (let i = 0; i < 200; i++) logger.info('request', { method: 'GET', route: '/files', status: 200, ms: 1.5, n: n++, agent: 'a client of some length' });
+        if (n < 600000) setImmediate(turn);
+        else process.stderr.write(String(process.memoryUsage().heapUsed - before));
+      };
+      turn();
+    });`;
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    expect(child.status, child.stderr).to.equal(0);
+    expect(Number(child.stderr)).to.be.below(32 * 1024 * 1024);
   });
 
   it('writes an error with its stack only at level error', () => {
