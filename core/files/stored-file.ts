@@ -25,6 +25,28 @@ export interface StoredFile {
   downloadCount: number;
 }
 
+/**
+ * A copy of `file` that shares no object with it (its dates are new `Date`s) and holds the members
+ * of {@link StoredFile} alone, for repositories that keep records and hand out copies.
+ */
+export function copyStoredFile(file: StoredFile): StoredFile {
+  return {
+    id: file.id,
+    userId: file.userId,
+    fileId: file.fileId,
+    name: file.name,
+    contentType: file.contentType,
+    size: file.size,
+    sha256: file.sha256,
+    isPublic: file.isPublic,
+    createdAt: new Date(file.createdAt.getTime()),
+    blobKey: file.blobKey,
+    expiresAt: file.expiresAt && new Date(file.expiresAt.getTime()),
+    viewCount: file.viewCount,
+    downloadCount: file.downloadCount,
+  };
+}
+
 /** True when `file` has expired at `now` (its record may still exist until the sweep removes it). */
 export function hasExpired(file: Pick<StoredFile, 'expiresAt'>, now: Date): boolean {
   return file.expiresAt !== null && file.expiresAt.getTime() <= now.getTime();

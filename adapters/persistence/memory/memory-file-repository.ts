@@ -1,28 +1,10 @@
 import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
-import type { StoredFile } from '../../../core/files/stored-file.js';
+import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { copyDate } from './copy-date.js';
 import { MemoryDatabase, type MemoryFileRow } from './memory-database.js';
 import { newestFirst } from './newest-first.js';
-
-function copyFile(file: StoredFile): StoredFile {
-  return {
-    id: file.id,
-    userId: file.userId,
-    fileId: file.fileId,
-    name: file.name,
-    contentType: file.contentType,
-    size: file.size,
-    sha256: file.sha256,
-    isPublic: file.isPublic,
-    createdAt: copyDate(file.createdAt),
-    blobKey: file.blobKey,
-    expiresAt: file.expiresAt && copyDate(file.expiresAt),
-    viewCount: file.viewCount,
-    downloadCount: file.downloadCount,
-  };
-}
 
 /**
  * {@link FileRepository} held in process memory (a {@link MemoryDatabase}). `q` matches the
@@ -54,7 +36,7 @@ export class MemoryFileRepository implements FileRepository {
     if (totals.storageBytes + reservedBytes + file.size > limits.storageLimitBytes) return 'storage_limit_reached';
     if (this.db.files.has(file.id)) throw new Error(`A file with id ${file.id} already exists.`);
     if (this.db.fileRecordIdByFileId.has(file.fileId)) throw new Error(`A file with file id ${file.fileId} already exists.`);
-    this.db.files.set(file.id, { file: copyFile(file), searchText: fileSearchText(file) });
+    this.db.files.set(file.id, { file: copyStoredFile(file), searchText: fileSearchText(file) });
     this.db.fileRecordIdByFileId.set(file.fileId, file.id);
     this.db.accountTotals.set(file.userId, { storageBytes: totals.storageBytes + file.size, filesCount: totals.filesCount + 1, reservedBytes, reservedFiles });
     if (upload) this.db.resumableUploads.set(upload.id, { ...upload, status: 'complete', offset: upload.length, leaseOwner: null, leasedUntil: null });
@@ -73,13 +55,13 @@ export class MemoryFileRepository implements FileRepository {
       .filter((file) => after === undefined || file.id > after)
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, options.limit)
-      .map(copyFile);
+      .map(copyStoredFile);
   }
 
   async findByFileId(fileId: string): Promise<StoredFile | undefined> {
     const id = this.db.fileRecordIdByFileId.get(fileId);
     const row = id === undefined ? undefined : this.db.files.get(id);
-    return row && copyFile(row.file);
+    return row && copyStoredFile(row.file);
   }
 
   async totalsAndFileIdTaken(userId: string, fileId: string): Promise<{ totals: AccountTotals; fileIdTaken: boolean }> {
@@ -90,7 +72,7 @@ export class MemoryFileRepository implements FileRepository {
     const matches = this.matcher(options.userId, options.filter);
     const files = [...this.db.files.values()].filter(matches).map((row) => row.file).sort(newestFirst);
     const { offset, limit } = options.window;
-    const items = files.slice(offset, offset + limit).map(copyFile);
+    const items = files.slice(offset, offset + limit).map(copyStoredFile);
     // Kept totals answer the unfiltered and visibility-only lists exactly, as the SQL adapter does.
     if (!isVisibilityOnly(options.filter) && options.countLimit !== undefined && files.length > options.countLimit) {
       return { items, total: options.countLimit, totalRelation: 'gte' };
@@ -129,12 +111,12 @@ export class MemoryFileRepository implements FileRepository {
     const row = id === undefined ? undefined : this.db.files.get(id);
     if (!row || row.file.userId !== options.userId) return undefined;
     const { name, isPublic, expiresAt } = options.changes;
-    const file = copyFile(row.file);
+    const file = copyStoredFile(row.file);
     if (name !== undefined) file.name = name;
     if (isPublic !== undefined) file.isPublic = isPublic;
     if (expiresAt !== undefined) file.expiresAt = expiresAt && copyDate(expiresAt);
     this.db.files.set(file.id, { file, searchText: fileSearchText(file) });
-    return copyFile(file);
+    return copyStoredFile(file);
   }
 
   async findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]> {
@@ -144,7 +126,7 @@ export class MemoryFileRepository implements FileRepository {
       .filter((file) => file.expiresAt !== null && file.expiresAt.getTime() <= now)
       .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime())
       .slice(0, options.limit)
-      .map(copyFile);
+      .map(copyStoredFile);
   }
 
   async findWithSigningKey(fileId: string): Promise<{ file: StoredFile; signingKey: string | null } | undefined> {

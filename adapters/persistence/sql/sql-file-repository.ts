@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type OnConflictBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
-import type { StoredFile } from '../../../core/files/stored-file.js';
+import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
@@ -169,8 +169,8 @@ export class SqlFileRepository implements FileRepository {
    * each account of `userIds` (rows whose `id` is null; none for an account without a totals row),
    * and the owner and read counts of each file of `ids` (row ids), through the primary keys alone.
    * `userIds` and `ids` are arrays on Postgres, JSON arrays on SQLite. The owner of a file is checked
-   * by the caller: a condition on `files.user_id` here lets SQLite walk the account's files instead
-   * (45 ms at 100,000 files, against 83 µs).
+   * by the caller: a condition on `files.user_id` here lets SQLite walk the account's files by
+   * their `user_id` index instead of the primary key (bench/README.md, "Measurements behind the code").
    */
   private readonly keptPageRows = new PrecompiledQuery(
     (db, p: { userIds: unknown; ids: unknown }) =>
@@ -503,7 +503,7 @@ export class SqlFileRepository implements FileRepository {
     }
     const found = await this.find(userId, filter, window, countLimit);
     if (found.changes !== undefined) {
-      this.keptPages.set(key, { changes: found.changes, files: found.items.map(copyOf), total: found.total });
+      this.keptPages.set(key, { changes: found.changes, files: found.items.map(copyStoredFile), total: found.total });
     }
     return { items: found.items, ...found.total };
   }
@@ -523,7 +523,7 @@ export class SqlFileRepository implements FileRepository {
       const now = counts.get(file.id);
       // Only a change moves the counter; a page that lost a row without it is found again.
       if (!now || now.userId !== userId) return undefined;
-      items.push({ ...copyOf(file), viewCount: now.views, downloadCount: now.downloads });
+      items.push({ ...copyStoredFile(file), viewCount: now.views, downloadCount: now.downloads });
     }
     return { items, ...kept.total };
   }
@@ -569,13 +569,13 @@ export class SqlFileRepository implements FileRepository {
     }
     if (!this.postgres && (filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined)) {
       // SQLite: the total first, to choose the page's plan (see `inListOrder`).
-      const { changes, ...total } = await this.total(userId, filter, countLimit);
+      const { total, changes } = await this.total(userId, filter, countLimit);
       const rows = await this.page(userId, filter, window, await this.inListOrder(userId, total.total, window));
       return { items: rows.map(toStoredFile), total, changes };
     }
     // Total and page at once: the page is not known to follow the counter's read, so it is not kept.
-    const [counted, rows] = await Promise.all([this.total(userId, filter, countLimit), this.page(userId, filter, window, false)]);
-    return { items: rows.map(toStoredFile), total: counted.totalRelation ? { total: counted.total, totalRelation: counted.totalRelation } : { total: counted.total } };
+    const [{ total }, rows] = await Promise.all([this.total(userId, filter, countLimit), this.page(userId, filter, window, false)]);
+    return { items: rows.map(toStoredFile), total };
   }
 
   /**
@@ -793,22 +793,22 @@ export class SqlFileRepository implements FileRepository {
    * listing slow on a large account (2,000 matches of 100,000 files: 9 ms on SQLite; see
    * bench/README.md, "list"), and a client paging through or polling one search repeats it.
    */
-  private async total(userId: string, filter: FileFilter, countLimit: number | undefined): Promise<CountedTotal & { changes?: number }> {
+  private async total(userId: string, filter: FileFilter, countLimit: number | undefined): Promise<{ total: CountedTotal; changes?: number }> {
     const range = histogramRange(filter);
-    if (range === 'empty') return EXACTLY_NONE;
-    if (range !== undefined) return { total: await this.rangeTotal(userId, range) };
+    if (range === 'empty') return { total: EXACTLY_NONE };
+    if (range !== undefined) return { total: { total: await this.rangeTotal(userId, range) } };
     const row = await this.totalsRow.first(this.executor, { userId });
-    if (!row) return EXACTLY_NONE;
+    if (!row) return { total: EXACTLY_NONE };
     const used = Object.entries(filter).filter(([, value]) => value !== undefined);
     if (used.length === 0 || (used.length === 1 && used[0]![0] === 'isPublic')) {
       const all = toNumber(row.files_count);
       const publicFiles = toNumber(row.public_files_count);
-      return { total: filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles };
+      return { total: { total: filter.isPublic === undefined ? all : filter.isPublic ? publicFiles : all - publicFiles } };
     }
     const changes = toNumber(row.changes);
     const key = countedKey(userId, filter, countLimit);
     const known = this.counted.get(key);
-    if (known?.changes === changes) return { ...known.total, changes };
+    if (known?.changes === changes) return { total: known.total, changes };
     const matching = this.db.selectFrom('files').where((eb) => matches(eb, userId, filter));
     // With a limit, the count stops at the first `countLimit + 1` matches: the database reads no further.
     const count = await (countLimit === undefined
@@ -820,7 +820,7 @@ export class SqlFileRepository implements FileRepository {
     // Counted after `changes` was read, so the count holds at least that version; a write between
     // the two moves the counter, and the next request counts again.
     this.counted.set(key, { changes, total });
-    return { ...total, changes };
+    return { total, changes };
   }
 
   /**
@@ -1018,6 +1018,7 @@ function countedKey(userId: string, filter: FileFilter, countLimit: number | und
 
 /** A list's total and how it relates to the number of matches (see {@link FileRepository.list}). */
 type CountedTotal = { total: number; totalRelation?: 'gte' };
+const EXACTLY_NONE: CountedTotal = { total: 0 };
 /** A page as `SqlFileRepository.find` found it, with the account's `changes` counter read before it when there is one. */
 type FoundPage = { items: StoredFile[]; total: CountedTotal; changes?: number };
 /** A page `SqlFileRepository.list` keeps: its files in list order, its total, and the counter it was found at. */
@@ -1045,11 +1046,6 @@ const KEPT_PAGES = 2_000;
 /** … and files in them all (a few hundred bytes each). */
 const KEPT_FILES = 20_000;
 
-/** A copy of `file` that shares no object with it. */
-function copyOf(file: StoredFile): StoredFile {
-  return { ...file, createdAt: new Date(file.createdAt.getTime()), expiresAt: file.expiresAt && new Date(file.expiresAt.getTime()) };
-}
-const EXACTLY_NONE: CountedTotal = { total: 0 };
 
 /** The listing filters (spec 4.9), in the order their values are bound. */
 const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore', 'expiresBefore'] as const;
