@@ -9,6 +9,7 @@ import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
 import { S3_LIMITS } from '../../adapters/blobs/s3-limits.js';
 import { DEFAULT_UPLOAD_PACING } from '../http/upload-pacing.js';
+import { DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth.js';
 
 /**
  * The configuration table: every environment variable Hangar reads, in the order the README lists
@@ -211,6 +212,11 @@ export const CONFIG_VARIABLES = {
     parse: workerCount,
     fallback: 'auto' as const,
     meaning: 'server processes: `auto` is one per CPU (`os.availableParallelism()`, at most 8) on a machine with more than 2 CPUs and one on a machine with 1 or 2 (where a second worker costs more CPU per request than it gains: bench/README.md, "Worker count"), or a number 1–64. With more than one, `npm start` is a supervisor that forks that many workers sharing both ports ("Worker processes" below); `1` runs the service in the one process',
+  }),
+  HEAP_GROWING_PERCENT: withDefault({
+    parse: wholeNumber(0, 400),
+    fallback: DEFAULT_HEAP_GROWING_PERCENT,
+    meaning: 'how far V8\'s old generation may grow past the live heap before the next full garbage collection starts, in percent (200: to 3 × the live heap); `0` leaves V8\'s own heuristic, which after an idle spell runs a full collection every 32 MB of a large upload (apps/server/heap-growth.ts, bench/README.md)',
   }),
   HOST: withDefault({
     parse: text,

@@ -85,6 +85,8 @@ export interface Config {
    * primary of a `node:cluster` that forks that many workers sharing both ports (apps/server/supervisor.ts).
    */
   workers: number;
+  /** V8's old-generation growing factor − 1, in percent (`HEAP_GROWING_PERCENT`; 0: V8's own; apps/server/heap-growth.ts). */
+  heapGrowingPercent: number;
   /** TCP ports; 0 picks a free one (tests). */
   port: number;
   contentPort: number;
@@ -248,6 +250,7 @@ export function loadConfig(env: Env): Config {
   const metricsPort = read('METRICS_PORT');
   return {
     workers,
+    heapGrowingPercent: read('HEAP_GROWING_PERCENT'),
     host: read('HOST'),
     port,
     contentPort,

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { Logger } from '../../core/shared/logger.js';
 import { ConfigError, loadConfig, withEnvFile } from './config.js';
+import { applyHeapGrowing } from './heap-growth.js';
 import { createLogger } from './logging.js';
 import { startLines } from './start-lines.js';
 import type { WorkerReady } from './supervisor.js';
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  applyHeapGrowing(config.heapGrowingPercent);
   if (config.workers > 1 && cluster.isPrimary) {
     logger = createLogger(config.log, { role: 'supervisor' });
     const { superviseWorkers } = await import('./supervisor.js');

@@ -200,7 +200,7 @@ export async function mailedToken(server: Pick<TestServer, 'dataDir'>, to: strin
 }
 
 /** Registers, confirms through the mailed link and logs in. */
-export async function signUp(server: TestServer, email: string, password = 'correct horse'): Promise<{ userId: string; accessToken: string; refreshToken: string }> {
+export async function signUp(server: Pick<TestServer, 'api' | 'dataDir'>, email: string, password = 'correct horse'): Promise<{ userId: string; accessToken: string; refreshToken: string }> {
   const registered = await call(server.api, '/auth/register', { method: 'POST', json: { email, password } });
   expect(registered.status, JSON.stringify(registered.body)).to.equal(201);
   const token = await mailedToken(server, email, '/auth/confirm');
@@ -212,7 +212,7 @@ export async function signUp(server: TestServer, email: string, password = 'corr
 }
 
 /** Signs up and creates an API key; returns both credentials. */
-export async function signUpWithKey(server: TestServer, email: string): Promise<{ userId: string; accessToken: string; apiKey: string }> {
+export async function signUpWithKey(server: Pick<TestServer, 'api' | 'dataDir'>, email: string): Promise<{ userId: string; accessToken: string; apiKey: string }> {
   const account = await signUp(server, email);
   const created = await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'test' } });
   expect(created.status).to.equal(201);

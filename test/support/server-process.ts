@@ -66,12 +66,13 @@ export async function startServerProcesses(envs: Record<string, string>[]): Prom
  * Starts `node dist/apps/bundle/main.js` with `env` and waits until both servers listen. With
  * `HANGAR_TEST_DB=postgres` and no DATABASE_URL in `env`, the server gets a fresh Postgres schema
  * of its own, dropped once it has stopped. It runs as one process (`WORKERS=1`) unless `env` asks
- * for workers: tests that kill, watch or measure "the server" mean that one process.
+ * for workers: tests that kill, watch or measure "the server" mean that one process. `nodeArgs`
+ * go to `node` before the script (V8 flags such as `--trace-gc`).
  */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, { nodeArgs = [] }: { nodeArgs?: string[] } = {}): Promise<ServerProcess> {
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(env.DATA_DIR ?? '.') : undefined;
-  const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', WORKERS: '1', ...database?.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', WORKERS: '1', ...database?.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const exited = once(child, 'exit');
   exited.then(() => running.delete(child), () => running.delete(child));

@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../apps/server/config.js';
+import { DEFAULT_HEAP_GROWING_PERCENT } from '../../apps/server/heap-growth.js';
+import { randomFileOf } from '../support/bytes.js';
+import { signUpWithKey } from '../support/http-harness.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { LARGE_UPLOADS } from '../support/tus-client.js';
+
+const MiB = 1024 * 1024;
+const UPLOAD_BYTES = 512 * MiB;
+/** Longer than V8's memory reducer waits (8 s) before it collects a heap that stopped allocating. */
+const QUIET_SPELL_MS = 11_000;
+
+/** `POST /files` of `bytes` bytes of MP4 sent in 64 KiB writes (one buffer reused: the client allocates nothing per chunk). */
+function uploadStream(api: string, apiKey: string, bytes: number): Promise<number> {
+  const head = Buffer.from(randomFileOf(64 * 1024, 'video/mp4', 3));
+  const chunk = Buffer.alloc(64 * 1024, 7);
+  return new Promise((resolve, reject) => {
+    const req = request(`${api}/files`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'video/mp4', 'x-file-name': 'big.mp4', 'content-length': String(bytes) },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    let sent = 0;
+    const pump = () => {
+      while (sent < bytes) {
+        const piece = sent === 0 ? head : chunk;
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+/** Full collections (`--trace-gc` lines) the server printed so far. */
+const markCompacts = (server: ServerProcess) => (server.output().match(/Mark-Compact/g) ?? []).length;
+
+describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', function () {
+  this.timeout(120_000);
+
+  it('defaults to 200 and takes 0 (V8 left alone) to 400', () => {
+    const env = { DATA_DIR: path.join(tmpdir(), 'hangar-heap-growth-config') };
+    expect(loadConfig(env).heapGrowingPercent).to.equal(DEFAULT_HEAP_GROWING_PERCENT).and.to.equal(200);
+    expect(loadConfig({ ...env, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).to.equal(0);
+    expect(() => loadConfig({ ...env, HEAP_GROWING_PERCENT: '401' })).to.throw(/HEAP_GROWING_PERCENT/);
+  });
+
+  it('two 512 MiB uploads after a quiet spell run no full garbage collection every few MB (V8 left alone runs one per young collection)', async () => {
+    const dirs: string[] = [];
+    const servers: ServerProcess[] = [];
+    try {
+      // Side by side: V8's own heuristic (the control) and the default setting.
+      const settings = ['0', String(DEFAULT_HEAP_GROWING_PERCENT)];
+      for (const percent of settings) {
+        const dataDir = await mkdtemp(path.join(tmpdir(), `hangar-heap-${percent}-`));
+        dirs.push(dataDir);
+        const env = { ...LARGE_UPLOADS, HEAP_GROWING_PERCENT: percent, HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024' };
+        servers.push(await startServerProcess(env, { nodeArgs: ['--trace-gc'] }));
+      }
+      const keys = await Promise.all(servers.map((server, i) => signUpWithKey({ api: server.api, dataDir: dirs[i] }, `heap-${i}@example.com`)));
+      await new Promise((resolve) => setTimeout(resolve, QUIET_SPELL_MS));
+      const counts: number[] = [];
+      for (const [i, server] of servers.entries()) {
+        const before = markCompacts(server);
+        for (let upload = 0; upload < 2; upload++) expect(await uploadStream(server.api, keys[i].apiKey, UPLOAD_BYTES)).to.equal(201);
+        counts.push(markCompacts(server) - before);
+      }
+      const [left, set] = counts;
+      expect(left, `full collections with HEAP_GROWING_PERCENT=0 (the control): ${counts.join(', ')}`).to.be.at.least(4);
+      expect(set, `full collections with the default: ${counts.join(', ')}`).to.be.at.most(2);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+      await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    }
+  });
+});
