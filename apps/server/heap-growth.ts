@@ -13,13 +13,13 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 200;
  *
  * Why: V8 picks the factor from how fast the heap allocates. A server streams a large body with
  * little allocation on its heap (the bytes are Buffers outside it), so after a quiet spell the
- * factor is at its floor and the next limit is the live heap plus 8 MB plus the young generation's
- * size. V8 starts a full collection whenever the room left under that limit is no more than the
- * young generation, and a stream's Buffers trigger a young collection every 32 MB: each then starts
- * a full one (20–35 ms of the main thread), 20–30 per GiB uploaded. A fixed factor of 3 leaves room
+ * factor is at its floor and the next limit is the live heap plus a fixed step plus the young
+ * generation's size. V8 starts a full collection whenever the room left under that limit is no
+ * more than the young generation, and a stream's Buffers trigger young collections all along:
+ * each then starts a full one, for as long as the stream lasts. A fixed factor of 3 leaves room
  * above the young generation for a live heap of any size, so a large upload runs none; the heap's
- * limit between collections becomes 3 × the live heap (tens of MB on a live heap of 25–50 MB).
- * Measurements: bench/README.md, "Full collections during large uploads".
+ * limit between collections becomes 3 × the live heap. Measurements: bench/README.md, "Full
+ * collections during large uploads".
  *
  * @param percent whole percent, 0–400 (`HEAP_GROWING_PERCENT`)
  */

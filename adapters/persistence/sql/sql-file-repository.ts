@@ -1046,7 +1046,6 @@ const KEPT_PAGES = 2_000;
 /** … and files in them all (a few hundred bytes each). */
 const KEPT_FILES = 20_000;
 
-
 /** The listing filters (spec 4.9), in the order their values are bound. */
 const FILTER_FIELDS = ['q', 'type', 'sizeMin', 'sizeMax', 'isPublic', 'createdAfter', 'createdBefore', 'expiresBefore'] as const;
 type FilterField = (typeof FILTER_FIELDS)[number];
