@@ -38,7 +38,7 @@ export function containsPattern(text: string): string {
  * BMP is one) of `searchText` (a {@link fileSearchText}, already folded), in order of first
  * appearance. A needle of one or two code points is a substring of `searchText` exactly when it is
  * one of these, so a Postgres GIN index over them answers the needles a trigram index cannot: the
- * SQL function `hangar_search_grams` of migration 0031, which must give the same set (tested), is
+ * SQL function `hangar_search_grams` (migrations 0031 and 0034), which must give the same set (tested), is
  * what that index is built from.
  */
 export function fileSearchGrams(searchText: string): string[] {

@@ -263,10 +263,17 @@ const AWKWARD_NAMES = [
 /**
  * 0031_search_grams (Postgres) on a database at 0030 that already holds files: its SQL function
  * gives every stored search text exactly the grams JavaScript computes (fileSearchGrams), and the
- * index built over those files answers short needles as a brute-force search does.
+ * index built over those files answers short needles as a brute-force search does. The same again
+ * after 0034_search_grams_plpgsql, which replaces the function under the index without rebuilding
+ * it: files indexed before the upgrade must still be found, so the new function must give what the
+ * old one gave.
  */
 function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
-  describe(`0031_search_grams over files stored before it (${dialect})`, function () {
+  for (const through of ['0031_search_grams', '0034_search_grams_plpgsql']) describeSearchGramsThrough(dialect, open, through);
+}
+
+function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>, through: string): void {
+  describe(`0031_search_grams over files stored before it, migrated through ${through} (${dialect})`, function () {
     this.timeout(30_000);
     const ada = '00000000-0000-4000-8000-00000000000a';
     let opened: Awaited<ReturnType<typeof open>>;
@@ -281,6 +288,7 @@ function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db:
       const { files } = createSqlRepositories(db);
       for (const file of stored) expect(await files.insert(file, { fileCountLimit: 100, storageLimitBytes: 10 ** 12 })).to.equal('inserted');
       expect(await migrateToLatest(db, migrationsUpTo('0031_search_grams'), { migrationTableSchema })).to.deep.equal(['0031_search_grams']);
+      if (through !== '0031_search_grams') expect(await migrateToLatest(db, migrationsUpTo(through), { migrationTableSchema })).to.include(through);
     });
     afterEach(async () => {
       await opened.close();

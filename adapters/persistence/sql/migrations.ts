@@ -781,9 +781,10 @@ const invites: Migration = {
  *   `search_text` (its characters, as `regexp_split_to_array(…, '')` gives them in a UTF-8
  *   database, then each pair of neighbours): as a set, what fileSearchGrams (file-search.ts)
  *   computes in JavaScript. Repeats are kept (GIN keeps each key of an item once, and `@>` ignores
- *   them), which spares a sort per call. Immutable, as an index expression must be. A call costs
- *   ~13 µs (per upload, and per file wherever a plan tests files with it), so PostgresFileSearch
- *   reads it only through the index's bitmaps and tests files one by one with LIKE.
+ *   them), which spares a sort per call. Immutable, as an index expression must be. Each call
+ *   costs tens of µs (per upload, and per file wherever a plan tests files with it; 0034 made it
+ *   PL/pgSQL), so PostgresFileSearch reads it only through the index's bitmaps and tests files one
+ *   by one with LIKE.
  * - `files_search_grams`: GIN on `hangar_search_grams(search_text)`: `… @> array[needle]` is then
  *   exact (every substring of that length is there), without a column in the table (the grams
  *   would take ~440 bytes a row, nearly tripling the heap every listing reads).
@@ -831,6 +832,43 @@ const sqliteFileSearchPending: Migration = {
 };
 
 /**
+ * 0034 (Postgres only; SQLite gets nothing): `hangar_search_grams` of 0031 again, as PL/pgSQL that
+ * returns exactly the same array for every text (the characters, then each pair of neighbours, in
+ * that order), so the index built on it stays valid and is not rebuilt.
+ *
+ * Why: the function is evaluated for every row an `insert into files` writes (the index
+ * expression of `files_search_grams`), and an SQL function whose body has a `FROM` cannot be
+ * inlined, so Postgres parsed and planned its body again for every insert statement: that, not
+ * the grams, was most of what the index cost per upload. A PL/pgSQL function is compiled once per
+ * connection, and this body has no query in it, only expressions (the loop appends to the array in
+ * place), so a call costs a few tens of µs whether it comes from an insert or a query (measured
+ * in bench/README.md, "The gram index's function").
+ */
+const searchGramsPlpgsql: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    if (!isPostgres(db)) return;
+    await sql`
+      create or replace function hangar_search_grams(search_text text) returns text[]
+      language plpgsql immutable strict parallel safe
+      as $$
+      declare
+        c text[] := regexp_split_to_array(search_text, '');
+        grams text[] := c;
+      begin
+        if search_text = '' then
+          return '{}'::text[];
+        end if;
+        for i in 1 .. cardinality(c) - 1 loop
+          grams := grams || (c[i] || c[i + 1]);
+        end loop;
+        return grams;
+      end
+      $$
+    `.execute(db);
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -863,6 +901,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0031_search_grams': searchGrams,
   '0032_sqlite_file_search': sqliteFileSearch,
   '0033_sqlite_file_search_pending': sqliteFileSearchPending,
+  '0034_search_grams_plpgsql': searchGramsPlpgsql,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */
