@@ -840,9 +840,9 @@ const sqliteFileSearchPending: Migration = {
  * expression of `files_search_grams`), and an SQL function whose body has a `FROM` cannot be
  * inlined, so Postgres parsed and planned its body again for every insert statement: that, not
  * the grams, was most of what the index cost per upload. A PL/pgSQL function is compiled once per
- * connection, and this body has no query in it, only expressions (the loop appends to the array in
- * place), so a call costs a few tens of µs whether it comes from an insert or a query (measured
- * in bench/README.md, "The gram index's function").
+ * connection, and this body has no query in it, only expressions, so a call costs a few tens of µs
+ * whether it comes from an insert or a query (measured in bench/README.md, "The gram index's
+ * function").
  */
 const searchGramsPlpgsql: Migration = {
   async up(db: Kysely<any>): Promise<void> {
