@@ -40,6 +40,8 @@ describe('admin CLI: db copy', function () {
   let dir: string;
   let source: string;
   let sourceCounts: Record<string, number>;
+  /** An access token the source's server issued to ada, signed with the key it generated and kept in the database. */
+  let sourceToken: string;
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'hangar-db-copy-'));
@@ -54,6 +56,9 @@ describe('admin CLI: db copy', function () {
         await upload(server, account.apiKey, makePng(2, 2), { name: 'private.png', query: '?isPublic=false' });
         expect((await fetch(uploaded.body.file.public_url.replace('http://cdn.hangar.test', server.content))).status).to.equal(200);
       }
+      const login = await call(server.api, '/auth/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
+      expect(login.status, JSON.stringify(login.body)).to.equal(200);
+      sourceToken = login.body.session.access_token;
       await call(server.api, '/auth/register', { method: 'POST', json: { email: 'unconfirmed@example.com', password: PASSWORD } });
       await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'ada@example.com' } });
     } finally {
@@ -63,7 +68,7 @@ describe('admin CLI: db copy', function () {
     const opened = await openSqliteDatabase({ path: source });
     sourceCounts = await rowCounts(opened.db);
     await opened.close();
-    for (const table of ['users', 'api_keys', 'sessions', 'refresh_tokens', 'files', 'account_totals', 'file_histogram', 'usage_periods', 'activity_logs', 'activity_log_totals', 'one_time_tokens']) {
+    for (const table of ['users', 'api_keys', 'sessions', 'refresh_tokens', 'files', 'account_totals', 'file_histogram', 'usage_periods', 'activity_logs', 'activity_log_totals', 'one_time_tokens', 'service_secrets']) {
       expect(sourceCounts[table], table).to.be.above(0);
     }
   });
@@ -127,6 +132,9 @@ describe('admin CLI: db copy', function () {
         // A server on the copy, with the original blobs: the account logs in with its password and sees its files.
         const server = await startTestServer({ DATABASE_URL: schema.url, BLOB_STORE_URL: `file:${path.join(dir, 'data', 'blobs')}` });
         try {
+          // The generated session-token key came along: a token the old server issued is still good.
+          const before = await call(server.api, '/settings', { token: sourceToken });
+          expect(before.status, JSON.stringify(before.body)).to.equal(200);
           const login = await call(server.api, '/auth/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
           expect(login.status, JSON.stringify(login.body)).to.equal(200);
           const files = await call(server.api, '/files', { token: login.body.session.access_token });

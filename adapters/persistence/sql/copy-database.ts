@@ -47,15 +47,27 @@ type Uncopied = Exclude<keyof HangarDatabase, (typeof TABLES)[number]['name']>;
 const everyTableCopied: [Uncopied] extends [never] ? true : Uncopied = true;
 void everyTableCopied;
 
+/**
+ * `service_secrets` (migration 0011, outside {@link HangarDatabase}): the keys the service
+ * generated once and keeps in the database (the session-token key unless `JWT_SECRET` is set, the
+ * key that seals TOTP secrets, …). Copied last, replacing whatever the destination holds: the
+ * copied accounts' TOTP factors are sealed under the source's key and their session tokens signed
+ * with it, while the destination holds no accounts, so nothing of value depends on its own keys.
+ */
+const SECRETS_TABLE = 'service_secrets';
+
+/** A table {@link copyDatabase} copies. */
+export type CopiedTableName = keyof HangarDatabase | typeof SECRETS_TABLE;
+
 /** Names of the tables {@link copyDatabase} copies, in the order it copies them. */
-export const COPIED_TABLES: readonly (keyof HangarDatabase)[] = TABLES.map((table) => table.name);
+export const COPIED_TABLES: readonly CopiedTableName[] = [...TABLES.map((table) => table.name), SECRETS_TABLE];
 
 /** Rows per batch: read with one SELECT, written with one INSERT (10 columns at most, far below every parameter limit). */
 const DEFAULT_BATCH_SIZE = 500;
 
 /** How many rows of one table were copied. */
 export interface CopiedTable {
-  table: keyof HangarDatabase;
+  table: CopiedTableName;
   rows: number;
 }
 
@@ -69,7 +81,9 @@ export class DestinationNotEmptyError extends Error {
 
 /**
  * Copies every row of every table from `from` to `to`, both migrated to the same (latest) schema,
- * e.g. from SQLite to Postgres. The destination is written in one transaction: it holds all of the
+ * e.g. from SQLite to Postgres, the service's generated keys (`service_secrets`) included, so the
+ * copy is the same deployment: its TOTP factors open and its session tokens verify. A server
+ * already running on the destination keeps the keys it read at its start: start it after the copy. The destination is written in one transaction: it holds all of the
  * source or, on any failure, nothing new. The source is read in one transaction too (a snapshot on
  * Postgres with REPEATABLE READ; on SQLite WAL a read transaction is one), so a server may keep
  * running on it, though writes made after the copy began are not copied.
@@ -108,9 +122,27 @@ export async function copyDatabase(options: {
         if (written !== rows) throw new Error(`copying ${table.name}: ${rows} rows read but ${written} in the destination.`);
         copied.push({ table: table.name, rows });
       }
+      copied.push({ table: SECRETS_TABLE, rows: await copySecrets(from, to) });
       return copied;
     }),
   );
+}
+
+/**
+ * Replaces the destination's `service_secrets` with the source's (a handful of rows: one read).
+ * @returns rows copied (checked against a count in the destination)
+ */
+async function copySecrets(from: Kysely<HangarDatabase>, to: Kysely<HangarDatabase>): Promise<number> {
+  const { rows } = await sql<{ name: string; value: string; created_at: number | string }>`
+    select name, value, created_at from ${sql.table(SECRETS_TABLE)} order by name
+  `.execute(from);
+  await sql`delete from ${sql.table(SECRETS_TABLE)}`.execute(to);
+  for (const row of rows) {
+    await sql`insert into ${sql.table(SECRETS_TABLE)} (name, value, created_at) values (${row.name}, ${row.value}, ${row.created_at})`.execute(to);
+  }
+  const { rows: counted } = await sql<{ count: number | string }>`select count(*) as count from ${sql.table(SECRETS_TABLE)}`.execute(to);
+  if (Number(counted[0].count) !== rows.length) throw new Error(`copying ${SECRETS_TABLE}: ${rows.length} rows read but ${counted[0].count} in the destination.`);
+  return rows.length;
 }
 
 /** Up to `limit` rows of `table` after the key `after` (all columns), in key order. */

@@ -4,8 +4,8 @@ import type { HangarDatabase } from './schema.js';
 /**
  * Secrets every process sharing the database must agree on, in `service_secrets` (migration 0011):
  * the first process to keep one under a name wins, every other one reads what it kept. The table is
- * not part of {@link HangarDatabase} on purpose: `db copy` does not carry a deployment's secrets
- * into another, and the repositories never see it.
+ * not part of {@link HangarDatabase} on purpose: the repositories never see it. `db copy` carries it
+ * (copy-database.ts), since a copy is the same deployment on another database.
  */
 export class SqlServiceSecrets {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
