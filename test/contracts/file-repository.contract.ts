@@ -151,8 +151,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('answers pages of several accounts asked at once, each its own, the first time and again', async () => {
-      await givenFiles(userId, [{ name: 'elm-1.png', createdAt: at(1) }, { name: 'elm-2.png', createdAt: at(2) }, { name: 'ash.png', createdAt: at(3) }]);
-      await givenFiles(otherUserId, [{ name: 'elm-9.png', createdAt: at(4) }, { name: 'ash-9.png', createdAt: at(5) }]);
+      // Fixed file ids: q matches file ids too, and a random one holds "ash" about one time in 4,000.
+      await givenFiles(userId, [{ name: 'elm-1.png', fileId: 'file000001', createdAt: at(1) }, { name: 'elm-2.png', fileId: 'file000002', createdAt: at(2) }, { name: 'ash.png', fileId: 'file000003', createdAt: at(3) }]);
+      await givenFiles(otherUserId, [{ name: 'elm-9.png', fileId: 'file000004', createdAt: at(4) }, { name: 'ash-9.png', fileId: 'file000005', createdAt: at(5) }]);
       const asks = [
         { userId, filter: { q: 'elm-' }, window: { offset: 0, limit: 1 } },
         { userId, filter: { q: 'elm-' }, window: { offset: 1, limit: 1 } },
@@ -282,7 +283,8 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('counts a search only up to countLimit: more matches answer the bound with gte, fewer the exact total with eq', async () => {
-      await givenFiles(userId, [{ name: 'cat-1.png' }, { name: 'cat-2.png' }, { name: 'cat-3.png' }, { name: 'cat-4.png' }, { name: 'dog.png' }]);
+      // Fixed file ids: a random one holds "cat" or "dog" about one time in 4,000 (q matches file ids too).
+      await givenFiles(userId, ['cat-1.png', 'cat-2.png', 'cat-3.png', 'cat-4.png', 'dog.png'].map((name, i) => ({ name, fileId: `file00000${i}` })));
       const list = (filter: FileFilter, countLimit?: number) => files.list({ userId, filter, window: { offset: 0, limit: 2 }, countLimit });
       const many = await list({ q: 'cat' }, 3);
       expect({ total: many.total, relation: many.totalRelation }).to.deep.equal({ total: 3, relation: 'gte' });
@@ -294,7 +296,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const unbounded = await list({ q: 'cat' });
       expect({ total: unbounded.total, relation: unbounded.totalRelation ?? 'eq' }).to.deep.equal({ total: 4, relation: 'eq' });
       // Asked again after a change (another process's count is not reused across the bound).
-      await givenFiles(userId, [{ name: 'cat-5.png' }]);
+      await givenFiles(userId, [{ name: 'cat-5.png', fileId: 'file000005' }]);
       expect((await list({ q: 'cat' }, 10)).total).to.equal(5);
       expect((await list({ q: 'cat' }, 3)).totalRelation).to.equal('gte');
       // A total the adapter keeps is exact whatever countLimit says.
