@@ -77,16 +77,16 @@ type Produced = { bytes: Uint8Array } | { stored: true };
  * A claim whose holder died expires after `claimLeaseMs`. A file holding `maxVariantsPerFile`
  * variants, or an owner whose storage limit a variant would pass, gets new variants computed
  * (and counted) but not stored.
- * A plan's `imageOpsLimit` refuses new computations once the period's count reaches it (exact
- * within this process: admitted computations are reserved before they run; other processes'
- * unflushed counts can add up to 2 s of their work); stored variants and originals are still served.
+ * A plan's `imageOpsLimit` refuses new computations once the period's count reaches it, exactly
+ * across every process sharing the database: a computation under a limit is counted in the
+ * stored `image_ops` before it runs ({@link UsageRepository.takeImageOp}, one atomic step) and
+ * given back if it fails; stored variants and originals are still served. Without a limit it is
+ * counted after it ran, through the {@link UsageMeter}'s batches.
  * @throws DomainError FILE_NOT_FOUND (404), NOT_AN_IMAGE (400)
  */
 export class TransformPublicImage {
   /** Productions in progress in this process, by derived blob key: the single flight. */
   private readonly inFlight = new Map<string, Promise<Produced>>();
-  /** Computations admitted under a plan limit and not yet counted, by account. */
-  private readonly reserved = new Map<string, number>();
   private readonly maxVariantsPerFile: number;
   private readonly ladder: readonly number[];
   private readonly leaseMs: number;
@@ -224,49 +224,40 @@ export class TransformPublicImage {
 
   /** Computes a variant under the slots and the plan's limit, and counts it in `image_ops`. */
   private async compute(file: StoredFile, transform: ImageTransform, openSource: () => Promise<AsyncIterable<Uint8Array>>): Promise<{ bytes: Uint8Array; contentType: string; storageLimitBytes: number }> {
-    const { limited, storageLimitBytes } = await this.checkLimit(file.userId);
+    const { taken, storageLimitBytes } = await this.takeUnderLimit(file.userId);
+    let image: { bytes: Uint8Array; contentType: string };
     try {
-      const image = await this.deps.slots.run(async () => this.deps.transformer.transform({ source: await openSource(), transform }));
-      this.deps.meter.recordImageOp(file.userId);
-      return { bytes: image.bytes, contentType: image.contentType, storageLimitBytes };
-    } finally {
-      if (limited) this.adjustReserved(file.userId, -1);
+      image = await this.deps.slots.run(async () => this.deps.transformer.transform({ source: await openSource(), transform }));
+    } catch (error) {
+      if (taken) await this.deps.usage.add([{ userId: file.userId, periodStart: taken.periodStart, originReads: 0, imageOps: -1 }]).catch((refund: unknown) => this.deps.onBackgroundError?.(refund));
+      throw error;
     }
+    if (!taken) this.deps.meter.recordImageOp(file.userId);
+    return { bytes: image.bytes, contentType: image.contentType, storageLimitBytes };
   }
 
   /**
-   * Applies the plan's image operation limit, counting what is written, what this process has
-   * recorded, and what it has admitted but not yet counted. The reservations are read and taken in
-   * one synchronous step with the unwritten counts, after the last await (UsageMeter.countsFor), so
-   * concurrent checks in this process cannot both take the last operation, and a flush that ends
-   * meanwhile is counted once.
-   * @returns whether a reservation was taken (release it when done), and the plan's storage limit in bytes
+   * Applies the plan's image operation limit: under a limit, counts the operation in the stored
+   * `image_ops` now, if the stored count plus this process's unwritten one leaves room
+   * ({@link UsageRepository.takeImageOp}, atomic across processes).
+   * @returns the period the operation was counted in (give it back if the computation fails), or
+   *          undefined without a limit (count it once computed); and the plan's storage limit in bytes
    * @throws DomainError IMAGE_OPS_LIMIT_REACHED (403)
    */
-  private async checkLimit(userId: string): Promise<{ limited: boolean; storageLimitBytes: number }> {
+  private async takeUnderLimit(userId: string): Promise<{ taken: { periodStart: Date } | undefined; storageLimitBytes: number }> {
     const { user, standing } = await this.deps.accounts.view(userId);
     const limit = standing.plan.imageOpsLimit;
     const storageLimitBytes = standing.plan.storageLimitBytes;
-    if (limit === undefined || limit === null) return { limited: false, storageLimitBytes };
+    if (limit === undefined || limit === null) return { taken: undefined, storageLimitBytes };
     const period = billingPeriodAt(user.createdAt, this.deps.clock.now());
-    const readStored = () => this.deps.usage.get({ userId, periodStart: period.start });
-    return this.deps.meter.countsFor(userId, period, readStored, (counted) => {
-      const used = counted.imageOps + (this.reserved.get(userId) ?? 0);
-      if (used >= limit) {
-        throw new DomainError('IMAGE_OPS_LIMIT_REACHED', `This account's plan allows ${limit} image transformations per billing period; they are used up until ${period.end.toISOString()}. Original files are still served.`, {
-          image_ops_limit: limit,
-          period_end: period.end.toISOString(),
-        });
-      }
-      this.adjustReserved(userId, 1);
-      return { limited: true, storageLimitBytes };
-    });
-  }
-
-  private adjustReserved(userId: string, by: number): void {
-    const count = (this.reserved.get(userId) ?? 0) + by;
-    if (count > 0) this.reserved.set(userId, count);
-    else this.reserved.delete(userId);
+    const pending = this.deps.meter.pendingFor(userId, period).imageOps;
+    if (!(await this.deps.usage.takeImageOp({ userId, periodStart: period.start, limit, pending }))) {
+      throw new DomainError('IMAGE_OPS_LIMIT_REACHED', `This account's plan allows ${limit} image transformations per billing period; they are used up until ${period.end.toISOString()}. Original files are still served.`, {
+        image_ops_limit: limit,
+        period_end: period.end.toISOString(),
+      });
+    }
+    return { taken: { periodStart: period.start }, storageLimitBytes };
   }
 
   /**

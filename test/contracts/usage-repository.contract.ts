@@ -65,6 +65,33 @@ export function describeUsageRepositoryContract(name: string, makeSubject: () =>
       expect(await usage.get({ userId, periodStart: at(1) })).to.deep.equal({ originReads: 0, imageOps: 0 });
     });
 
+    it('takes an image operation only while the stored count, the pending ones and it stay within the limit', async () => {
+      expect(await usage.takeImageOp({ userId, periodStart: T0, limit: 3, pending: 0 })).to.equal(true);
+      expect(await usage.get({ userId, periodStart: T0 })).to.deep.equal({ originReads: 0, imageOps: 1 });
+      await usage.add([{ userId, periodStart: T0, originReads: 5, imageOps: 1 }]);
+      expect(await usage.takeImageOp({ userId, periodStart: T0, limit: 3, pending: 1 })).to.equal(false);
+      expect(await usage.takeImageOp({ userId, periodStart: T0, limit: 3, pending: 0 })).to.equal(true);
+      expect(await usage.takeImageOp({ userId, periodStart: T0, limit: 3, pending: 0 })).to.equal(false);
+      expect(await usage.get({ userId, periodStart: T0 })).to.deep.equal({ originReads: 5, imageOps: 3 });
+      // A new period starts from zero; a limit of 0 allows nothing, and pending counts alone can fill it.
+      const next = at(31 * DAY);
+      expect(await usage.takeImageOp({ userId, periodStart: next, limit: 0, pending: 0 })).to.equal(false);
+      expect(await usage.takeImageOp({ userId, periodStart: next, limit: 2, pending: 2 })).to.equal(false);
+      expect(await usage.get({ userId, periodStart: next })).to.deep.equal({ originReads: 0, imageOps: 0 });
+      expect(await usage.takeImageOp({ userId: UNKNOWN_USER, periodStart: T0, limit: 3, pending: 0 })).to.equal(false);
+      expect(await usage.get({ userId: UNKNOWN_USER, periodStart: T0 })).to.deep.equal({ originReads: 0, imageOps: 0 });
+    });
+
+    it('lets exactly the limit of concurrent takes through, with and without a row to start from', async () => {
+      for (const periodStart of [T0, at(31 * DAY)]) {
+        if (periodStart === T0) await usage.add([{ userId, periodStart, originReads: 1, imageOps: 1 }]);
+        const taken = await Promise.all(Array.from({ length: 12 }, () => usage.takeImageOp({ userId, periodStart, limit: 5, pending: 0 })));
+        const before = periodStart === T0 ? 1 : 0;
+        expect(taken.filter(Boolean), periodStart.toISOString()).to.have.length(5 - before);
+        expect((await usage.get({ userId, periodStart })).imageOps).to.equal(5);
+      }
+    });
+
     it('skips entries of unknown accounts without failing, and writes the rest of the batch', async () => {
       await usage.add([
         { userId: UNKNOWN_USER, periodStart: T0, originReads: 9, imageOps: 9 },

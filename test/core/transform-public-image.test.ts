@@ -245,6 +245,25 @@ describe('TransformPublicImage', function () {
     expect(await w.imageOps()).to.equal(3);
   });
 
+  it('gives the operation back when the transformation fails: the limit is spent only on variants computed', async () => {
+    const sharp = new SharpImageTransformer();
+    let failures = 1;
+    const transformer: ImageTransformer = {
+      version: sharp.version,
+      async transform(options) {
+        if (failures-- > 0) throw new Error('the transformer crashed');
+        return sharp.transform(options);
+      },
+    };
+    const w = await world({ imageOpsLimit: 1, transformer });
+    const file = await w.uploadImage(await exifJpeg());
+    const [failed] = await Promise.allSettled([w.fetchVariant(file.fileId, { width: 10 })]);
+    expect(failed.status === 'rejected' && String(failed.reason)).to.include('the transformer crashed');
+    expect(await w.imageOps()).to.equal(0);
+    expect((await w.fetchVariant(file.fileId, { width: 10 })).bytes.length).to.be.above(0);
+    expect(await w.imageOps()).to.equal(1);
+  });
+
   it('counts the limit from the start of each billing period', async () => {
     const w = await world({ imageOpsLimit: 1 });
     const file = await w.uploadImage(await exifJpeg());

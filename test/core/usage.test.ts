@@ -19,6 +19,9 @@ class ControlledUsageRepository implements UsageRepository {
   }
   /** When set, `get` reads the counts at once but answers only once this settles (a read that overlaps a write). */
   readHold: Promise<void> | undefined;
+  takeImageOp(options: Parameters<UsageRepository['takeImageOp']>[0]): Promise<boolean> {
+    return this.inner.takeImageOp(options);
+  }
   async get(options: { userId: string; periodStart: Date }): Promise<PeriodCounts> {
     const counts = await this.inner.get(options);
     if (this.readHold) await this.readHold;

@@ -12,6 +12,8 @@ import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from '../s
 const PASSWORD = 'correct horse';
 /** Usage counts are written by each process every 2 s: long enough for both to have written theirs. */
 const FLUSHED_MS = 4_500;
+/** The plan's image transformations per period: room for the first test's four, and a few more. */
+const IMAGE_OPS_LIMIT = 7;
 
 /**
  * Image variants on two server processes sharing one database and one blob directory
@@ -39,6 +41,7 @@ describe(`HTTP: image variants on two server processes on one database (${httpTe
       JWT_SECRET: 'a shared secret of at least thirty-two bytes',
       PASSWORD_HASH_MEMORY_KIB: '1024',
       DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(8 * 1024 * 1024),
+      IMAGE_OPS_LIMIT: String(IMAGE_OPS_LIMIT),
     });
     servers = await startServerProcesses([env('a'), env('b')]);
     const [a, b] = servers;
@@ -87,5 +90,24 @@ describe(`HTTP: image variants on two server processes on one database (${httpTe
       expect(await imageOps(), `round ${round}: image_ops`).to.equal(expected);
     }
     for (const server of servers) expect(server.output()).to.not.match(/"level":"error"/);
+  });
+
+  it('stops new variants at the plan’s limit exactly, across both processes, when more are asked of both at once than are left', async () => {
+    const left = IMAGE_OPS_LIMIT - (await imageOps());
+    // Widths of the size ladder the first test did not ask for in WebP: each a new variant.
+    const widths = [16, 32, 64, 128, 256, 320, 1280, 1536];
+    expect(left).to.be.within(1, widths.length - 5);
+    const statuses = await Promise.all(
+      widths.slice(0, left + 5).map(async (width, i) => {
+        const response = await fetch(`${servers[i % 2].content}/m/${fileId}?w=${width}&format=webp`);
+        const body = Buffer.from(await response.arrayBuffer());
+        return response.status === 403 ? JSON.parse(body.toString()).code : response.status;
+      }),
+    );
+    expect(statuses.filter((status) => status === 200), JSON.stringify(statuses)).to.have.length(left);
+    expect(statuses.filter((status) => status === 'IMAGE_OPS_LIMIT_REACHED'), JSON.stringify(statuses)).to.have.length(5);
+    // Counted in the database as they were taken: no flush to wait for.
+    expect(await imageOps()).to.equal(IMAGE_OPS_LIMIT);
+    expect((await fetch(`${servers[1].content}/m/${fileId}?w=1536&format=png`)).status).to.equal(403);
   });
 });

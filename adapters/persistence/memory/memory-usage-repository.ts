@@ -25,6 +25,17 @@ export class MemoryUsageRepository implements UsageRepository {
     }
   }
 
+  async takeImageOp(options: { userId: string; periodStart: Date; limit: number; pending: number }): Promise<boolean> {
+    if (!this.db.hasUser(options.userId)) return false;
+    const periodStart = options.periodStart.getTime();
+    const key = MemoryDatabase.usageKey(options.userId, periodStart);
+    const row = this.db.usagePeriods.get(key);
+    if ((row?.imageOps ?? 0) + options.pending + 1 > options.limit) return false;
+    if (row) row.imageOps += 1;
+    else this.db.usagePeriods.set(key, { userId: options.userId, periodStart, originReads: 0, imageOps: 1 });
+    return true;
+  }
+
   async get(options: { userId: string; periodStart: Date }): Promise<PeriodCounts> {
     const row = this.db.usagePeriods.get(MemoryDatabase.usageKey(options.userId, options.periodStart.getTime()));
     return row ? { originReads: row.originReads, imageOps: row.imageOps } : { originReads: 0, imageOps: 0 };

@@ -67,6 +67,25 @@ export class SqlUsageRepository implements UsageRepository {
     });
   }
 
+  /**
+   * One upsert: the insert's `SELECT` yields a row only when one operation fits, and the update's
+   * `WHERE` tests the stored count. On Postgres a concurrent caller waits for the row's lock and
+   * tests the count as the other left it; SQLite runs one writer at a time.
+   */
+  async takeImageOp(options: { userId: string; periodStart: Date; limit: number; pending: number }): Promise<boolean> {
+    const { userId, limit, pending } = options;
+    const periodStart = toMillis(options.periodStart);
+    const { rows } = await sql<{ image_ops: number | string }>`
+      insert into usage_periods (user_id, period_start, origin_reads, image_ops)
+      select cast(${userId} as text), cast(${periodStart} as bigint), 0, 1
+      where cast(${pending} as bigint) + 1 <= cast(${limit} as bigint) and exists (select 1 from users where users.id = ${userId})
+      on conflict (user_id, period_start) do update set image_ops = usage_periods.image_ops + 1
+      where usage_periods.image_ops + cast(${pending} as bigint) + 1 <= cast(${limit} as bigint)
+      returning image_ops
+    `.execute(this.db);
+    return rows.length === 1;
+  }
+
   async get(options: { userId: string; periodStart: Date }): Promise<PeriodCounts> {
     const row = await this.db
       .selectFrom('usage_periods')
