@@ -19,7 +19,8 @@ export interface UsageRepository {
    * Counts one image transformation of the account in the period, only if the stored count plus
    * `pending` (the caller's counts not yet added) plus this one stays within `limit`: one atomic
    * step for every process sharing the store, so of concurrent callers no more than the limit
-   * allows succeed (a plan's `imageOpsLimit`, spec 2.6). Creates the row when missing.
+   * allows succeed (a plan's `imageOpsLimit`, spec 2.6). Creates the row when missing. An
+   * operation taken but not done is given back with {@link add} (`imageOps: -1`).
    * @param options.limit the most transformations of the period (≥ 0)
    * @param options.pending image operations the caller has counted but not yet added (≥ 0)
    * @returns true when counted; false (nothing changed) when the limit is reached or the account does not exist

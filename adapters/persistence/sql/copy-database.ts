@@ -83,8 +83,9 @@ export class DestinationNotEmptyError extends Error {
  * Copies every row of every table from `from` to `to`, both migrated to the same (latest) schema,
  * e.g. from SQLite to Postgres, the service's generated keys (`service_secrets`) included, so the
  * copy is the same deployment: its TOTP factors open and its session tokens verify. A server
- * already running on the destination keeps the keys it read at its start: start it after the copy. The destination is written in one transaction: it holds all of the
- * source or, on any failure, nothing new. The source is read in one transaction too (a snapshot on
+ * already running on the destination keeps the keys it read at its start: start it after the copy.
+ * The destination is written in one transaction: it holds all of the source or, on any failure,
+ * nothing new. The source is read in one transaction too (a snapshot on
  * Postgres with REPEATABLE READ; on SQLite WAL a read transaction is one), so a server may keep
  * running on it, though writes made after the copy began are not copied.
  * Tables go in foreign-key order, each in batches of `batchSize` rows ordered by primary key
@@ -140,8 +141,8 @@ async function copySecrets(from: Kysely<HangarDatabase>, to: Kysely<HangarDataba
   for (const row of rows) {
     await sql`insert into ${sql.table(SECRETS_TABLE)} (name, value, created_at) values (${row.name}, ${row.value}, ${row.created_at})`.execute(to);
   }
-  const { rows: counted } = await sql<{ count: number | string }>`select count(*) as count from ${sql.table(SECRETS_TABLE)}`.execute(to);
-  if (Number(counted[0].count) !== rows.length) throw new Error(`copying ${SECRETS_TABLE}: ${rows.length} rows read but ${counted[0].count} in the destination.`);
+  const written = await countOf(to, SECRETS_TABLE);
+  if (written !== rows.length) throw new Error(`copying ${SECRETS_TABLE}: ${rows.length} rows read but ${written} in the destination.`);
   return rows.length;
 }
 
@@ -161,7 +162,7 @@ async function readBatch(
   return rows;
 }
 
-async function countOf(db: Kysely<HangarDatabase>, table: keyof HangarDatabase): Promise<number> {
+async function countOf(db: Kysely<HangarDatabase>, table: CopiedTableName): Promise<number> {
   const { rows } = await sql<{ count: number | string }>`select count(*) as count from ${sql.table(table)}`.execute(db);
   return Number(rows[0].count);
 }
