@@ -54,4 +54,10 @@ export const CASES = [
   ['q=9 (1 character, ~50 %)', { q: '9' }],
   ['deep: q=cat, page 100', { q: 'cat' }, 2_970],
   ['deep: q=holiday-summer, page 80', { q: 'holiday-summer' }, 2_370],
+  // Deep pages of a common needle (SQLite places them by upload day, 2026-11-26).
+  ['deep: q=cat, page 1,000', { q: 'cat' }, 29_970],
+  ['deep: q=é, page 1,000', { q: 'é' }, 29_970],
+  ['deep: q=a, page 10,000', { q: 'a' }, 299_970],
+  ['deep: q=cat&type=image/png, page 300', { q: 'cat', type: 'image/png' }, 8_970],
+  ['deep: q=cat&isPublic=true, last page', { q: 'cat', isPublic: true }, 44_990],
 ];

@@ -9,7 +9,8 @@
 //   node bench/tools/sqlite-list-files.mjs measure <file> [case-name-substring]
 //     each case 55 times, each on a new SqlFileRepository (no cached counted total; the first 5
 //     dropped), median, p95 and p99 (nearest rank) of the other 50, in ms, with the API's bound on
-//     counted totals; then EXPLAIN QUERY PLAN of every statement of one more run of each case
+//     counted totals; then EXPLAIN QUERY PLAN of every statement of one more run of each case;
+//     with LIST_SKIPPING=1 deep pages skip their offset match by match (nothing placed), for comparison
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -102,7 +103,8 @@ if (command === 'generate') {
   console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const rows = [];
   for (const [name, filter, offset = 0] of CASES.filter(([name]) => only === undefined || name.includes(only))) {
-    const list = (executor) => new SqlFileRepository(executor).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
+    const options = process.env.LIST_SKIPPING === '1' ? { seekFromOffset: Number.POSITIVE_INFINITY } : {};
+    const list = (executor) => new SqlFileRepository(executor, options).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];
     let total;
     for (let i = 0; i < RUNS + 5; i++) {

@@ -16,7 +16,7 @@ import { InCodeMigrationProvider, migrateToLatest, migrations } from '../../adap
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
-import { FILE_SEARCH_PENDING_TABLE, FILE_SEARCH_TABLE, flushFileSearch } from '../../adapters/persistence/sql/sqlite-file-search.js';
+import { FILE_SEARCH_PENDING_TABLE, FILE_SEARCH_TABLE, flushFileSearch, SqliteFileSearch } from '../../adapters/persistence/sql/sqlite-file-search.js';
 import { accountKey, fileSearchDocument, rangeTokens, registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { DAY_MS, sizeBucket } from '../../adapters/persistence/sql/file-histogram.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
@@ -173,6 +173,62 @@ describe('SQLite search index (files_search)', () => {
       expect(await search(files, ada.id, { q: 'cat' }, 5)).to.deep.equal({ ids: newestFirst, total: 5, relation: 'gte' });
       expect(await search(files, ada.id, { q: 'cat-', type: 'image/png' })).to.deep.equal({ ids: newestFirst.filter((_, i) => i % 2 === 0), total: 4, relation: 'eq' });
     }
+  });
+
+  it('places deep pages of a needle of up to 3 characters by upload day: every page as skipping gives, with type and visibility, files indexed and waiting', async () => {
+    const ada = aUser();
+    const bob = aUser();
+    await repositories.users.create(ada);
+    await repositories.users.create(bob);
+    const DAY0 = Date.UTC(2024, 0, 1);
+    // Uploads over three years: several a day, gaps of days and years, ties on a day's last and first millisecond.
+    const times = [
+      ...Array.from({ length: 30 }, (_, i) => DAY0 + Math.floor(i / 3) * 37 * DAY_MS + (i % 3) * 3_600_000),
+      DAY0 + DAY_MS - 1, DAY0 + DAY_MS - 1, DAY0 + DAY_MS, DAY0 - 1, DAY0 + 900 * DAY_MS, DAY0 - 400 * DAY_MS,
+    ];
+    const names = ['cat.png', 'Cap.txt', 'dog.png', 'ca-t.pdf', 'éca.png', null];
+    const overrides = times.map((time, i) => ({
+      name: names[i % names.length]!,
+      fileId: `F${String(i).padStart(8, '0')}x`,
+      createdAt: new Date(time),
+      contentType: i % 2 ? 'image/png' : 'text/plain',
+      isPublic: i % 3 !== 0,
+    }));
+    await givenFiles(ada.id, overrides.slice(0, 20));
+    await givenFiles(bob.id, times.map((time) => ({ name: 'cat.png', createdAt: new Date(time) })));
+    await flushFileSearch(database.db);
+    // The rest wait to be indexed, and so does a renamed indexed file.
+    const waiting = await givenFiles(ada.id, overrides.slice(20));
+    await repositories.files.update({ userId: ada.id, fileId: 'F00000003x', changes: { name: 'cat-renamed' } });
+    expect(await pendingFiles(database.db)).to.be.above(waiting.length);
+    const executor = new SqlExecutor(database.db, { direct: database.direct });
+    const walked = new SqlFileRepository(executor, { sqliteSearch: false });
+    const placing = new SqlFileRepository(executor, { sqliteSearch: { candidateLimit: 1 }, seekFromOffset: 1 });
+    const wrong: string[] = [];
+    const filters = [{ q: 'ca' }, { q: 'C' }, { q: 'cat' }, { q: 'a', type: 'image/png' }, { q: 'ca', isPublic: false }, { q: 'é', type: 'text/plain', isPublic: true }, { q: 'x' }];
+    for (const filter of filters) {
+      const all = (await walked.list({ userId: ada.id, filter, window: { offset: 0, limit: 100 } })).items.map((file) => file.fileId);
+      for (let offset = 0; offset <= all.length + 1; offset++) {
+        for (const limit of [1, 4]) {
+          const page = (await placing.list({ userId: ada.id, filter, window: { offset, limit } })).items.map((file) => file.fileId);
+          if (JSON.stringify(page) !== JSON.stringify(all.slice(offset, offset + limit))) wrong.push(`${JSON.stringify(filter)} ${offset} ${limit}: ${page} instead of ${all.slice(offset, offset + limit)}`);
+        }
+      }
+    }
+    expect(wrong, 'pages that differ from skipping').to.deep.equal([]);
+
+    // The day that holds the match, and the matches of that day before it (ties ordered by id).
+    const search = new SqliteFileSearch(executor, ['id', 'file_id', 'created_at']);
+    const cats = (await walked.list({ userId: ada.id, filter: { q: 'cat' }, window: { offset: 0, limit: 100 } })).items;
+    for (let offset = 0; offset < cats.length; offset++) {
+      const day = Math.floor(cats[offset]!.createdAt.getTime() / DAY_MS);
+      const sameDayBefore = cats.slice(0, offset).filter((file) => Math.floor(file.createdAt.getTime() / DAY_MS) === day).length;
+      expect(await search.place({ userId: ada.id, filter: { q: 'cat' }, offset }), `offset ${offset}`).to.deep.equal({ before: (day + 1) * DAY_MS - 1, offset: sameDayBefore });
+    }
+    expect(await search.place({ userId: ada.id, filter: { q: 'cat' }, offset: cats.length })).to.equal(undefined);
+    // Not placed: longer needles and other filters.
+    expect(await search.place({ userId: ada.id, filter: { q: 'cat.' }, offset: 1 })).to.equal(undefined);
+    expect(await search.place({ userId: ada.id, filter: { q: 'cat', sizeMin: 1 }, offset: 1 })).to.equal(undefined);
   });
 
   it('indexes VACUUMed and copied databases: rowids kept by VACUUM, documents written by the copy into SQLite', async () => {

@@ -30,11 +30,12 @@ describeFileRepositoryContract('SQLite (:memory:), written through a second repo
 });
 
 // `q` on SQLite takes two ways (SqliteFileSearch): with at most one FTS candidate read and sorted,
-// beyond it the page walked in list order and the total counted from the index; and without the index.
-describeFileRepositoryContract('SQLite (:memory:), search index with 1 candidate at most', async () => {
+// beyond it the page walked in list order (every page past the first placed by upload day, as deep
+// pages are) and the total counted from the index; and without the index.
+describeFileRepositoryContract('SQLite (:memory:), search index with 1 candidate at most, pages placed', async () => {
   const database = await openSqliteDatabase({ path: ':memory:' });
   const { users, signingKeys } = createSqlRepositories(database);
-  const subject = new SqlFileRepository(new SqlExecutor(database.db, { direct: database.direct }), { sqliteSearch: { candidateLimit: 1 } });
+  const subject = new SqlFileRepository(new SqlExecutor(database.db, { direct: database.direct }), { sqliteSearch: { candidateLimit: 1 }, ...SEEK_ALWAYS });
   return { subject, users, signingKeys, close: database.close };
 });
 

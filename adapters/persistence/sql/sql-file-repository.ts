@@ -596,7 +596,12 @@ export class SqlFileRepository implements FileRepository {
     const known = this.counted.get(key);
     const walkCheaper = (matches: number) => (window.offset + window.limit) * files < WALK_ENTRIES_PER_ROW * matches * matches;
     const sized = filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined;
-    const walked = async (matches: number) => (await this.page(userId, filter, window, sized && (await this.inListOrder(userId, matches, window)))).map(toStoredFile);
+    const walked = async (matches: number) => {
+      // A deep page starts from the day that holds it (SqliteFileSearch.place) when the needle allows.
+      const placed = window.offset >= this.seekFromOffset ? await this.search!.place({ userId, filter, offset: window.offset }) : undefined;
+      const [pageFilter, pageWindow] = placed ? [{ ...filter, createdBefore: new Date(placed.before) }, { ...window, offset: placed.offset }] : [filter, window];
+      return (await this.page(userId, pageFilter, pageWindow, sized && (await this.inListOrder(userId, matches, pageWindow)))).map(toStoredFile);
+    };
     if (known?.changes === changes) {
       const matches = known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0);
       if (matches === 0) return { items: [], total: known.total, changes };

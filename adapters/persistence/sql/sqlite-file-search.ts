@@ -3,7 +3,8 @@ import type { FileFilter } from '../../../core/files/file-repository.js';
 import type { Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle } from '../file-search.js';
 import { toFlag, toMillis, toNumber } from './rows.js';
-import { accountKey, codePointsOf, FILE_SEARCH_FUNCTION, fileSearchDocument, gramToken, rangeTokens, typeToken, visibilityToken } from '../sqlite/file-search-tokens.js';
+import { accountKey, codePointsOf, FILE_SEARCH_FUNCTION, fileSearchDocument, gramToken, clampedBucket, DAY_BUCKET_SHIFT, RANGE_DIMENSIONS, rangeToken, rangeTokens, typeToken, visibilityToken } from '../sqlite/file-search-tokens.js';
+import { ALL_TYPES, DAY_MS } from './file-histogram.js';
 import type { SqlExecutor } from './sql-executor.js';
 
 /**
@@ -214,9 +215,12 @@ const COMPARISONS = [
  *    the matches, so more than `countLimit` of them answer `countLimit` with `gte` without reading
  *    a row; otherwise the candidates are verified row by row until `countLimit + 1` matches.
  *
- * Slow cases left: deep pages of a common needle (the walk skips `offset` matches one by one), and
- * a long needle whose trigrams are each common while the needle itself is rare (many candidates,
- * few matches: the walk and the count pass over many rows).
+ * A deep page of a common needle of at most 3 code points is placed by {@link place} (the upload
+ * day's tokens) rather than skipped match by match.
+ *
+ * Slow cases left: deep pages of a common longer needle, or of one with a date or size range (the
+ * walk skips `offset` matches one by one), and a long needle whose trigrams are each common while
+ * the needle itself is rare (many candidates, few matches: the walk and the count pass over many rows).
  */
 export class SqliteFileSearch {
   private readonly candidateLimit: number;
@@ -307,6 +311,117 @@ export class SqliteFileSearch {
         ? await this.read<{ n: number }>(`select count(*) as n ${matching}`, parameters)
         : await this.read<{ n: number }>(`select count(*) as n from (select 1 ${matching} limit ?)`, [...parameters, countLimit + 1]);
     return { total: bound(toNumber(n)) };
+  }
+
+  /**
+   * Where a deep page of a search starts, so that the caller's walk in list order skips at most one
+   * UTC day's matches instead of `offset` of them: the UTC day that holds the `offset`-th match
+   * (0-based, newest first), and the matches to skip within it.
+   *
+   * Found by descending the base-4 hierarchy of upload days that every document holds
+   * (file-search-tokens.ts) from its 4 top blocks to one day: at each level the child blocks are
+   * counted as the FTS matches of the needle's gram token ANDed with the block's token, plus the
+   * matching files not indexed yet, until the one that holds the offset. The account's
+   * `file_histogram` day rows (of the filtered type and visibility) spare most counts: a block
+   * without files holds no match and one that holds all of its parent's files holds all of its
+   * matches. Once a parent's matches are known, its children are counted from the end nearer the
+   * offset and the last one holds what the others leave. A count costs about its block's postings
+   * (bench/postgres-list-files.md, 2026-11-26: ~25 ms for page 1,000 of a 5 % needle at 1,000,000 files).
+   *
+   * Those counts are the matches exactly because a needle of at most 3 code points is one gram
+   * token and content type and visibility are tokens too (up to a collision of two accounts' 64-bit
+   * keys, as for {@link list}'s bounded count). The page is then the same search narrowed to files
+   * uploaded up to the day's last millisecond, at the offset left: the same rows as skipping, since
+   * a day holds every file uploaded in it and ties in `created_at` fall within one day. The
+   * statements are not one snapshot: a concurrent upload or delete may shift the page by the files
+   * it adds or removes, as it would a moment later.
+   *
+   * @param options.offset matches to skip (≥ 0)
+   * @returns `before`, the day's last millisecond (Unix ms, inclusive bound for `createdBefore`), and
+   *          `offset`, the matches to skip from it; undefined when the search cannot be placed this
+   *          way (a needle longer than 3 code points or empty, a filter other than `type` and
+   *          `isPublic`, a file uploaded outside the hierarchy's ±5,700 years), or when `offset`
+   *          is past the last match
+   */
+  async place(options: { userId: string; filter: FileFilter; offset: number }): Promise<{ before: number; offset: number } | undefined> {
+    const { userId, filter } = options;
+    if (filter.q === undefined || COMPARISONS.some(([name]) => name !== 'type' && name !== 'isPublic' && filter[name] !== undefined)) return undefined;
+    const needle = fileSearchNeedle(filter.q);
+    const points = needle === undefined ? [] : codePointsOf(needle);
+    if (needle === undefined || points.length === 0 || points.length > 3) return undefined;
+    const key = accountKey(userId);
+    const tokens = [gramToken(key, points)];
+    if (filter.type !== undefined) tokens.push(typeToken(key, filter.type));
+    if (filter.isPublic !== undefined) tokens.push(visibilityToken(key, toFlag(filter.isPublic)));
+    const match = tokens.map((token) => `"${token}"`).join(' AND ');
+
+    // The matches among files not indexed yet, by day bucket.
+    const verified = [`f.user_id = ?`, `f.search_text like ? escape '\\'`];
+    const parameters: unknown[] = [userId, containsPattern(needle)];
+    if (filter.type !== undefined) {
+      verified.push('f.content_type = ?');
+      parameters.push(filter.type);
+    }
+    if (filter.isPublic !== undefined) {
+      verified.push('f.is_public = ?');
+      parameters.push(toFlag(filter.isPublic));
+    }
+    const pending = await this.read<{ t: number }>(
+      `select f.created_at as t from ${FILE_SEARCH_PENDING_TABLE} p cross join files f on f.rowid = p.file_rowid where ${verified.join(' and ')}`,
+      parameters,
+    );
+    const { levels } = RANGE_DIMENSIONS.day;
+    const pendingBuckets = pending.map((row) => clampedBucket('day', toNumber(row.t)));
+    // The account's files per day bucket (file_histogram's `day` rows, of the type and visibility
+    // filtered): a block without files holds no match, and a block that holds all of its parent's
+    // files holds all of its matches, so neither is counted in the index.
+    const dayRows = await this.read<{ bucket: number; files: number }>(
+      `select bucket, sum(files) as files from file_histogram where user_id = ? and dimension = 'day' and content_type = ?${filter.isPublic === undefined ? '' : ' and is_public = ?'} group by bucket`,
+      filter.isPublic === undefined ? [userId, filter.type ?? ALL_TYPES] : [userId, filter.type ?? ALL_TYPES, toFlag(filter.isPublic)],
+    );
+    const days = dayRows.filter((row) => toNumber(row.files) > 0).map((row) => ({ bucket: clampedBucket('day', toNumber(row.bucket) * DAY_MS), files: toNumber(row.files) }));
+    const filesIn = (level: number, block: number) => days.reduce((sum, day) => (Math.floor(day.bucket / 4 ** level) === block ? sum + day.files : sum), 0);
+    const inIndex = async (level: number, block: number) => {
+      const [{ n }] = await this.read<{ n: number }>(`select count(*) as n from ${FILE_SEARCH_TABLE}(?)`, [`${match} AND "${rangeToken(key, 'day', level, block)}"`]);
+      return toNumber(n) + pendingBuckets.filter((b) => Math.floor(b / 4 ** level) === block).length;
+    };
+
+    // Down the hierarchy from its 4 top blocks to the day that holds the match; `matches` undefined:
+    // not counted (a block that holds all of its parent's files, from the top). Once a parent's
+    // matches are known, its children are counted from the end nearer the offset, and the last of
+    // them holds what the others leave.
+    let left = options.offset;
+    let parent: { block: number; files: number; matches?: number } = { block: 0, files: days.reduce((sum, day) => sum + day.files, 0) };
+    for (let level = levels - 1; level >= 0; level--) {
+      const newestFirst = [3, 2, 1, 0].map((i) => ({ block: 4 * parent.block + i, files: filesIn(level, 4 * parent.block + i) })).filter((child) => child.files > 0);
+      const known = parent.matches;
+      const fromOldest = known !== undefined && left >= known / 2;
+      let holding: typeof parent | undefined;
+      let passed = 0;
+      for (const [i, child] of (fromOldest ? [...newestFirst].reverse() : newestFirst).entries()) {
+        if (child.files === parent.files) {
+          holding = { ...child, matches: known };
+          break;
+        }
+        const matches = i === newestFirst.length - 1 && known !== undefined ? known - passed : await inIndex(level, child.block);
+        // The matches newer than this child: `passed` from the newest end, the rest from the oldest.
+        const newer = fromOldest ? known! - passed - matches : passed;
+        if (left >= newer && left < newer + matches) {
+          holding = { ...child, matches };
+          left -= newer;
+          break;
+        }
+        passed += matches;
+      }
+      // Past the last match (or a count moved by a concurrent write between the statements).
+      if (!holding) return undefined;
+      parent = holding;
+    }
+    // The offset lies in the day when its matches were counted; past the last match when it was never split.
+    if (parent.matches === undefined && left >= (await inIndex(0, parent.block))) return undefined;
+    // The edge buckets hold every file clamped into them, not one day.
+    if (parent.block === 0 || parent.block === 4 ** levels - 1) return undefined;
+    return { before: (parent.block - DAY_BUCKET_SHIFT + 1) * DAY_MS - 1, offset: left };
   }
 
   /** The rows of one read-only statement: through the direct reader when it answers, else through Kysely. */

@@ -86,6 +86,9 @@ export function fileSearchDocument(file: { userId: string; searchText: string; c
   return [...tokens].join(' ');
 }
 
+/** Added to a UTC day's number (days since the epoch, Unix ms / DAY_MS rounded down) to give its `day` bucket. */
+export const DAY_BUCKET_SHIFT = 2 ** 21;
+
 /**
  * The two range dimensions: the token letter, the number of base-4 levels, and the bucket of a
  * value clamped to [0, 4^levels): UTC days from the epoch shifted by 2^21 (±5,700 years), and size
@@ -93,20 +96,20 @@ export function fileSearchDocument(file: { userId: string; searchText: string; c
  * holds every file in it.
  */
 export const RANGE_DIMENSIONS = {
-  day: { letter: 'd', levels: 11, bucket: (ms: number) => floorDiv(Math.trunc(ms), DAY_MS) + 2 ** 21 },
+  day: { letter: 'd', levels: 11, bucket: (ms: number) => floorDiv(Math.trunc(ms), DAY_MS) + DAY_BUCKET_SHIFT },
   size: { letter: 's', levels: 6, bucket: (bytes: number) => (bytes <= 0 ? 0 : Number.isSafeInteger(bytes) ? sizeBucket(bytes) : Number.MAX_SAFE_INTEGER) },
 } as const;
 type RangeDimension = keyof typeof RANGE_DIMENSIONS;
 
-/** `value`'s bucket in `dimension`, clamped to the hierarchy. */
-function clampedBucket(dimension: RangeDimension, value: number): number {
+/** `value`'s bucket in `dimension` (ms for `day`, bytes for `size`), clamped to the hierarchy, as a document holds it. */
+export function clampedBucket(dimension: RangeDimension, value: number): number {
   const { levels, bucket } = RANGE_DIMENSIONS[dimension];
   const b = bucket(value);
   return Math.min(Math.max(b, 0), 4 ** levels - 1);
 }
 
 /** The token of bucket `index` at `level` (0: single buckets; each level up groups 4) of `dimension`. */
-function rangeToken(key: string, dimension: RangeDimension, level: number, index: number): string {
+export function rangeToken(key: string, dimension: RangeDimension, level: number, index: number): string {
   return `${key}${RANGE_DIMENSIONS[dimension].letter}${level.toString(36)}${index.toString(36)}`;
 }
 
