@@ -57,12 +57,15 @@ describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', fu
     expect(() => loadConfig({ ...env, HEAP_GROWING_PERCENT: '401' })).to.throw(/HEAP_GROWING_PERCENT/);
   });
 
-  it('two 512 MiB uploads after a quiet spell run no full garbage collection every few MB (V8 left alone runs one per young collection)', async () => {
+  it('two 512 MiB uploads after a quiet spell run no full garbage collection every few MB (with a growing factor near 1, the state V8 falls into after a quiet spell, they run one per young collection)', async () => {
     const dirs: string[] = [];
     const servers: ServerProcess[] = [];
     try {
-      // Side by side: V8's own heuristic (the control) and the default setting.
-      const settings = ['0', String(DEFAULT_HEAP_GROWING_PERCENT)];
+      // Side by side: the control, a factor of 1.01, where the next limit is the live heap plus
+      // V8's fixed step plus the young generation (what V8's own heuristic chooses after a quiet
+      // spell, though not in every run: bench/README.md, "Full collections during large uploads"),
+      // and the default setting.
+      const settings = ['1', String(DEFAULT_HEAP_GROWING_PERCENT)];
       for (const percent of settings) {
         const dataDir = await mkdtemp(path.join(tmpdir(), `hangar-heap-${percent}-`));
         dirs.push(dataDir);
@@ -70,8 +73,8 @@ describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', fu
         servers.push(await startServerProcess(env, { nodeArgs: ['--trace-gc'] }));
       }
       const keys = await Promise.all(servers.map((server, i) => signUpWithKey({ api: server.api, dataDir: dirs[i] }, `heap-${i}@example.com`)));
-      // V8's memory reducer arms its timer at a full collection, and a server that has run none
-      // since it started never shrinks its heap limit in the quiet spell: warm up to the first.
+      // V8's memory reducer arms its timer at a full collection: warmed up to the first, each
+      // server has its heap collected in the quiet spell, as a server that went quiet after work.
       for (const [i, server] of servers.entries()) {
         for (let upload = 0; markCompacts(server) === 0; upload++) {
           expect(upload, `warm-up uploads without a full collection (server ${i})`).to.be.below(16);
@@ -86,7 +89,7 @@ describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', fu
         counts.push(markCompacts(server) - before);
       }
       const [left, set] = counts;
-      expect(left, `full collections with HEAP_GROWING_PERCENT=0 (the control): ${counts.join(', ')}`).to.be.at.least(4);
+      expect(left, `full collections with HEAP_GROWING_PERCENT=1 (the control): ${counts.join(', ')}`).to.be.at.least(4);
       expect(set, `full collections with the default: ${counts.join(', ')}`).to.be.at.most(2);
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
