@@ -219,16 +219,20 @@ describe('SQLite search index (files_search)', () => {
 
     // The day that holds the match, and the matches of that day before it (ties ordered by id).
     const search = new SqliteFileSearch(executor, ['id', 'file_id', 'created_at']);
+    // The account's files per day, as file_histogram's day rows give them.
+    const perDay = new Map<number, number>();
+    for (const time of times) perDay.set(Math.floor(time / DAY_MS), (perDay.get(Math.floor(time / DAY_MS)) ?? 0) + 1);
+    const dayFiles = async () => [...perDay].map(([bucket, files]) => ({ bucket, files }));
     const cats = (await walked.list({ userId: ada.id, filter: { q: 'cat' }, window: { offset: 0, limit: 100 } })).items;
     for (let offset = 0; offset < cats.length; offset++) {
       const day = Math.floor(cats[offset]!.createdAt.getTime() / DAY_MS);
       const sameDayBefore = cats.slice(0, offset).filter((file) => Math.floor(file.createdAt.getTime() / DAY_MS) === day).length;
-      expect(await search.place({ userId: ada.id, filter: { q: 'cat' }, offset }), `offset ${offset}`).to.deep.equal({ before: (day + 1) * DAY_MS - 1, offset: sameDayBefore });
+      expect(await search.place({ userId: ada.id, filter: { q: 'cat' }, offset, dayFiles }), `offset ${offset}`).to.deep.equal({ before: (day + 1) * DAY_MS - 1, offset: sameDayBefore });
     }
-    expect(await search.place({ userId: ada.id, filter: { q: 'cat' }, offset: cats.length })).to.equal(undefined);
+    expect(await search.place({ userId: ada.id, filter: { q: 'cat' }, offset: cats.length, dayFiles })).to.equal(undefined);
     // Not placed: longer needles and other filters.
-    expect(await search.place({ userId: ada.id, filter: { q: 'cat.' }, offset: 1 })).to.equal(undefined);
-    expect(await search.place({ userId: ada.id, filter: { q: 'cat', sizeMin: 1 }, offset: 1 })).to.equal(undefined);
+    expect(await search.place({ userId: ada.id, filter: { q: 'cat.' }, offset: 1, dayFiles })).to.equal(undefined);
+    expect(await search.place({ userId: ada.id, filter: { q: 'cat', sizeMin: 1 }, offset: 1, dayFiles })).to.equal(undefined);
   });
 
   it('indexes VACUUMed and copied databases: rowids kept by VACUUM, documents written by the copy into SQLite', async () => {

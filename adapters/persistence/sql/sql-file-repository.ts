@@ -598,7 +598,7 @@ export class SqlFileRepository implements FileRepository {
     const sized = filter.type !== undefined || filter.sizeMin !== undefined || filter.sizeMax !== undefined;
     const walked = async (matches: number) => {
       // A deep page starts from the day that holds it (SqliteFileSearch.place) when the needle allows.
-      const placed = window.offset >= this.seekFromOffset ? await this.search!.place({ userId, filter, offset: window.offset }) : undefined;
+      const placed = window.offset >= this.seekFromOffset ? await this.search!.place({ userId, filter, offset: window.offset, dayFiles: () => this.bucketsNewestFirst(userId, 'day', {}, filter.type, filter.isPublic) }) : undefined;
       const [pageFilter, pageWindow] = placed ? [{ ...filter, createdBefore: new Date(placed.before) }, { ...window, offset: placed.offset }] : [filter, window];
       return (await this.page(userId, pageFilter, pageWindow, sized && (await this.inListOrder(userId, matches, pageWindow)))).map(toStoredFile);
     };

@@ -4,7 +4,7 @@ import type { Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle } from '../file-search.js';
 import { toFlag, toMillis, toNumber } from './rows.js';
 import { accountKey, codePointsOf, FILE_SEARCH_FUNCTION, fileSearchDocument, gramToken, clampedBucket, DAY_BUCKET_SHIFT, RANGE_DIMENSIONS, rangeToken, rangeTokens, typeToken, visibilityToken } from '../sqlite/file-search-tokens.js';
-import { ALL_TYPES, DAY_MS } from './file-histogram.js';
+import { DAY_MS } from './file-histogram.js';
 import type { SqlExecutor } from './sql-executor.js';
 
 /**
@@ -200,6 +200,32 @@ const COMPARISONS = [
 ] as const satisfies readonly (readonly [keyof FileFilter, string, string, (value: unknown) => unknown])[];
 
 /**
+ * The conditions that verify a candidate row `f` of `files` (owner, the folded `needle` as `LIKE`,
+ * every other filter), with their parameters in order; `onlyIndexed` when the only other filters
+ * are content type and visibility, which the index holds as tokens.
+ */
+function verifiedConditions(userId: string, needle: string, filter: FileFilter): { conditions: string[]; parameters: unknown[]; onlyIndexed: boolean } {
+  const conditions = [`f.user_id = ?`, `f.search_text like ? escape '\\'`];
+  const parameters: unknown[] = [userId, containsPattern(needle)];
+  let onlyIndexed = true;
+  for (const [name, column, operator, value] of COMPARISONS) {
+    if (filter[name] === undefined) continue;
+    conditions.push(`f.${column} ${operator} ?`);
+    parameters.push(value(filter[name]));
+    if (name !== 'type' && name !== 'isPublic') onlyIndexed = false;
+  }
+  return { conditions, parameters, onlyIndexed };
+}
+
+/** The tokens of `filter`'s content type and visibility, those it gives, in the account with key `key`. */
+function attributeTokens(key: string, filter: FileFilter): string[] {
+  const tokens: string[] = [];
+  if (filter.type !== undefined) tokens.push(typeToken(key, filter.type));
+  if (filter.isPublic !== undefined) tokens.push(visibilityToken(key, toFlag(filter.isPublic)));
+  return tokens;
+}
+
+/**
  * `GET /files?q=` on SQLite through {@link FILE_SEARCH_TABLE}. Per request:
  *
  * 1. The FTS query: the needle's tokens, ANDed with the content type's and visibility's when
@@ -258,8 +284,7 @@ export class SqliteFileSearch {
       for (let at = 0; at < trigrams.length && tokens.size < MAX_QUERY_TRIGRAMS; at += step) tokens.add(trigrams[Math.round(at)]!);
       tokens.add(trigrams[trigrams.length - 1]!);
     }
-    if (filter.type !== undefined) tokens.add(typeToken(key, filter.type));
-    if (filter.isPublic !== undefined) tokens.add(visibilityToken(key, toFlag(filter.isPublic)));
+    for (const token of attributeTokens(key, filter)) tokens.add(token);
     const quoted = (list: Iterable<string>) => [...list].map((token) => `"${token}"`);
     const ors: string[] = [];
     const ranges = [
@@ -282,16 +307,10 @@ export class SqliteFileSearch {
     const bound = (count: number): SearchTotal => (countLimit !== undefined && count > countLimit ? { total: countLimit, totalRelation: 'gte' } : { total: count });
     if (candidates === 0) return { total: { total: 0 }, rows: [] };
 
-    const verified = [`f.user_id = ?`, `f.search_text like ? escape '\\'`];
-    const parameters: unknown[] = [match, userId, containsPattern(needle)];
-    let onlyIndexed = true;
-    for (const [name, column, operator, value] of COMPARISONS) {
-      if (filter[name] === undefined) continue;
-      verified.push(`f.${column} ${operator} ?`);
-      parameters.push(value(filter[name]));
-      if (name !== 'type' && name !== 'isPublic') onlyIndexed = false;
-    }
-    const matching = `from ${candidateRowids} s cross join files f on f.rowid = s.r where ${verified.join(' and ')}`;
+    const verified = verifiedConditions(userId, needle, filter);
+    const { onlyIndexed } = verified;
+    const parameters = [match, ...verified.parameters];
+    const matching = `from ${candidateRowids} s cross join files f on f.rowid = s.r where ${verified.conditions.join(' and ')}`;
 
     if (toNumber(candidates) <= this.candidateLimit) {
       const keys = await this.read<{ r: number }>(`select f.rowid as r ${matching} order by f.created_at desc, f.id desc`, parameters);
@@ -321,8 +340,8 @@ export class SqliteFileSearch {
    * Found by descending the base-4 hierarchy of upload days that every document holds
    * (file-search-tokens.ts) from its 4 top blocks to one day: at each level the child blocks are
    * counted as the FTS matches of the needle's gram token ANDed with the block's token, plus the
-   * matching files not indexed yet, until the one that holds the offset. The account's
-   * `file_histogram` day rows (of the filtered type and visibility) spare most counts: a block
+   * matching files not indexed yet, until the one that holds the offset. The account's files per
+   * day (`dayFiles`, of the filtered type and visibility) spare most counts: a block
    * without files holds no match and one that holds all of its parent's files holds all of its
    * matches. Once a parent's matches are known, its children are counted from the end nearer the
    * offset and the last one holds what the others leave. A count costs about its block's postings
@@ -337,49 +356,41 @@ export class SqliteFileSearch {
    * it adds or removes, as it would a moment later.
    *
    * @param options.offset matches to skip (≥ 0)
+   * @param options.dayFiles the account's files per UTC day (`bucket`: days since the epoch, as in
+   *        `file_histogram`) of the filter's content type and visibility, days without files left
+   *        out; read only when the search can be placed
    * @returns `before`, the day's last millisecond (Unix ms, inclusive bound for `createdBefore`), and
    *          `offset`, the matches to skip from it; undefined when the search cannot be placed this
    *          way (a needle longer than 3 code points or empty, a filter other than `type` and
    *          `isPublic`, a file uploaded outside the hierarchy's ±5,700 years), or when `offset`
    *          is past the last match
    */
-  async place(options: { userId: string; filter: FileFilter; offset: number }): Promise<{ before: number; offset: number } | undefined> {
+  async place(options: {
+    userId: string;
+    filter: FileFilter;
+    offset: number;
+    dayFiles: () => Promise<ReadonlyArray<{ bucket: number; files: number }>>;
+  }): Promise<{ before: number; offset: number } | undefined> {
     const { userId, filter } = options;
-    if (filter.q === undefined || COMPARISONS.some(([name]) => name !== 'type' && name !== 'isPublic' && filter[name] !== undefined)) return undefined;
-    const needle = fileSearchNeedle(filter.q);
+    const needle = filter.q === undefined ? undefined : fileSearchNeedle(filter.q);
     const points = needle === undefined ? [] : codePointsOf(needle);
     if (needle === undefined || points.length === 0 || points.length > 3) return undefined;
+    const verified = verifiedConditions(userId, needle, filter);
+    if (!verified.onlyIndexed) return undefined;
     const key = accountKey(userId);
-    const tokens = [gramToken(key, points)];
-    if (filter.type !== undefined) tokens.push(typeToken(key, filter.type));
-    if (filter.isPublic !== undefined) tokens.push(visibilityToken(key, toFlag(filter.isPublic)));
-    const match = tokens.map((token) => `"${token}"`).join(' AND ');
+    const match = [gramToken(key, points), ...attributeTokens(key, filter)].map((token) => `"${token}"`).join(' AND ');
 
     // The matches among files not indexed yet, by day bucket.
-    const verified = [`f.user_id = ?`, `f.search_text like ? escape '\\'`];
-    const parameters: unknown[] = [userId, containsPattern(needle)];
-    if (filter.type !== undefined) {
-      verified.push('f.content_type = ?');
-      parameters.push(filter.type);
-    }
-    if (filter.isPublic !== undefined) {
-      verified.push('f.is_public = ?');
-      parameters.push(toFlag(filter.isPublic));
-    }
     const pending = await this.read<{ t: number }>(
-      `select f.created_at as t from ${FILE_SEARCH_PENDING_TABLE} p cross join files f on f.rowid = p.file_rowid where ${verified.join(' and ')}`,
-      parameters,
+      `select f.created_at as t from ${FILE_SEARCH_PENDING_TABLE} p cross join files f on f.rowid = p.file_rowid where ${verified.conditions.join(' and ')}`,
+      verified.parameters,
     );
     const { levels } = RANGE_DIMENSIONS.day;
     const pendingBuckets = pending.map((row) => clampedBucket('day', toNumber(row.t)));
-    // The account's files per day bucket (file_histogram's `day` rows, of the type and visibility
-    // filtered): a block without files holds no match, and a block that holds all of its parent's
-    // files holds all of its matches, so neither is counted in the index.
-    const dayRows = await this.read<{ bucket: number; files: number }>(
-      `select bucket, sum(files) as files from file_histogram where user_id = ? and dimension = 'day' and content_type = ?${filter.isPublic === undefined ? '' : ' and is_public = ?'} group by bucket`,
-      filter.isPublic === undefined ? [userId, filter.type ?? ALL_TYPES] : [userId, filter.type ?? ALL_TYPES, toFlag(filter.isPublic)],
-    );
-    const days = dayRows.filter((row) => toNumber(row.files) > 0).map((row) => ({ bucket: clampedBucket('day', toNumber(row.bucket) * DAY_MS), files: toNumber(row.files) }));
+    // The account's files per day (of the type and visibility filtered): a block without files holds
+    // no match, and a block that holds all of its parent's files holds all of its matches, so
+    // neither is counted in the index.
+    const days = (await options.dayFiles()).map((day) => ({ bucket: clampedBucket('day', day.bucket * DAY_MS), files: day.files }));
     const filesIn = (level: number, block: number) => days.reduce((sum, day) => (Math.floor(day.bucket / 4 ** level) === block ? sum + day.files : sum), 0);
     const inIndex = async (level: number, block: number) => {
       const [{ n }] = await this.read<{ n: number }>(`select count(*) as n from ${FILE_SEARCH_TABLE}(?)`, [`${match} AND "${rangeToken(key, 'day', level, block)}"`]);
