@@ -88,8 +88,8 @@ describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', fu
         for (let upload = 0; upload < 2; upload++) expect(await uploadStream(server.api, keys[i].apiKey, UPLOAD_BYTES)).to.equal(201);
         counts.push(markCompacts(server) - before);
       }
-      const [left, set] = counts;
-      expect(left, `full collections with HEAP_GROWING_PERCENT=1 (the control): ${counts.join(', ')}`).to.be.at.least(4);
+      const [control, set] = counts;
+      expect(control, `full collections with HEAP_GROWING_PERCENT=1 (the control): ${counts.join(', ')}`).to.be.at.least(4);
       expect(set, `full collections with the default: ${counts.join(', ')}`).to.be.at.most(2);
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
