@@ -57,6 +57,8 @@ export function errorsMiddleware(logger: Logger) {
       // RFC 9110 §10.2.3 / RFC 6585 §4: a 429 says when to come back, in whole seconds.
       const retryAfter = (domain.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
       if (domain.code === 'RATE_LIMITED' && typeof retryAfter === 'number') ctx.set('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+      // A collision of random file ids is over at once: the next draw is free.
+      if (domain.code === 'FILE_ID_COLLISION') ctx.set('Retry-After', '1');
       // The body of a refused upload may still be arriving: close the connection rather than read it.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.type = 'application/json';

@@ -13,6 +13,7 @@ import { parseFileName } from './file-name.js';
 import { checkExpiry, expiryIn } from './file-expiry.js';
 import type { FileOptions } from './file-options.js';
 import { totalsAndNewFileId, type FileRepository, type InsertResult } from './file-repository.js';
+import { KnownTotals } from './known-totals.js';
 import type { FileAddresses, FileView } from './file-view.js';
 import { blobKeyFor, FILE_ID_LENGTH, type StoredFile } from './stored-file.js';
 
@@ -60,16 +61,23 @@ export interface UploadFileDeps {
  * A declared Content-Length over a limit is refused before any byte is read, and the body is cut off
  * at the smaller of the upload limit and the storage left. The plan's quotas are enforced atomically
  * when the record is inserted (FileRepository.insert), so concurrent uploads never overshoot them.
+ * The totals and a free file id are read before the body unless this process already knows the
+ * account has room for a whole upload (KnownTotals): then the first upload after another process
+ * filled the account is refused by the insert, after its body, with the same code; and the random
+ * file id (odds of a collision: files stored ÷ 62^10) is checked by the blob store (which never
+ * replaces a blob) and by the insert (unique file ids): a collision is FILE_ID_COLLISION, nothing stored.
  * Before anything is written, the first bytes are peeked (not buffered beyond them) and must carry
  * the signature of the declared type when it has one (checkDeclaredContentType).
  * An expiry (`expiresAt` or `expiresInSeconds`, docs/private-files.md) is checked before anything is read.
  * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, CONTENT_TYPE_MISMATCH, INVALID_FILE_NAME, INVALID_EXPIRY, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
  *         TRIAL_ENDED, STORAGE_LIMIT_REACHED, FILE_COUNT_LIMIT_REACHED (403), FILE_TOO_LARGE (413),
- *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE (503); a DomainError of the body's own source (the HTTP
+ *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE, FILE_ID_COLLISION (503); a DomainError of the body's own source (the HTTP
  *         edge's REQUEST_TIMEOUT, 408) is passed on, after the partial blob is removed
  */
 export class UploadFile {
   private readonly contentTypes: ContentTypePolicy;
+  /** This process's knowledge of accounts' totals: with plenty of room, no read before the body. */
+  private readonly knownTotals = new KnownTotals();
 
   constructor(private readonly deps: UploadFileDeps) {
     this.contentTypes = new ContentTypePolicy(deps.options.allowedContentTypes);
@@ -83,7 +91,13 @@ export class UploadFile {
     const { standing, uploadLimitBytes } = await this.deps.accounts.view(input.userId);
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
-    const { totals, fileId } = await totalsAndNewFileId(this.deps.files, input.userId, () => this.deps.ids.base62(FILE_ID_LENGTH));
+    const nowMs = this.deps.clock.now().getTime();
+    const draw = () => this.deps.ids.base62(FILE_ID_LENGTH);
+    // With plenty of room known, no read before the body: the insert checks limits and the id.
+    const known = this.knownTotals.roomy(input.userId, limits, uploadLimitBytes, nowMs);
+    const { totals, fileId } = known ? { totals: known, fileId: draw() } : await totalsAndNewFileId(this.deps.files, input.userId, draw);
+    if (!known) this.knownTotals.learned(input.userId, totals, nowMs);
+    const idChecked = known === undefined;
     // Unfinished resumable uploads hold reservations that count as files and bytes.
     if (totals.filesCount + (totals.reservedFiles ?? 0) >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
     const storageLeft = limits.storageLimitBytes - totals.storageBytes - (totals.reservedBytes ?? 0);
@@ -107,6 +121,8 @@ export class UploadFile {
         throw maxBytes < uploadLimitBytes ? quotaError('storage_limit_reached', limits) : tooLarge(uploadLimitBytes);
       }
       if (error instanceof DomainError) throw error;
+      // The store refuses a taken key (and leaves that blob alone): an unchecked id may be one.
+      if (!idChecked && (await this.idTakenByAnother(fileId, undefined))) throw fileIdCollision();
       throw new DomainError('UPLOAD_INCOMPLETE', 'The upload was interrupted before the whole body arrived.');
     }
     const incomplete = input.contentLength !== undefined && stored.size !== input.contentLength;
@@ -138,15 +154,28 @@ export class UploadFile {
       result = await this.deps.files.insert(file, limits);
     } catch (error) {
       await this.deps.blobs.delete(blobKey);
+      // Another account's file with the same unchecked id refuses the insert (file ids are unique).
+      if (!idChecked && (await this.idTakenByAnother(fileId, file.id))) throw fileIdCollision();
       throw error;
     }
     if (result !== 'inserted') {
+      this.knownTotals.forget(input.userId);
       await this.deps.blobs.delete(blobKey);
       throw quotaError(result, limits);
     }
+    this.knownTotals.added(input.userId, file.size);
     await (this.deps.failpoints ?? NO_FAILPOINTS).reach('after_record_before_response');
     const [view] = await this.deps.addresses.views(input.userId, [file]);
     return view;
+  }
+
+  /**
+   * Whether a record other than `ownId` holds `fileId`, to tell a collision of an unchecked file id
+   * from the failure being explained; false when that cannot be read (the original failure stands).
+   */
+  private async idTakenByAnother(fileId: string, ownId: string | undefined): Promise<boolean> {
+    const holder = await this.deps.files.findByFileId(fileId).catch(() => undefined);
+    return holder !== undefined && holder.id !== ownId;
   }
 
   /** The upload's expiry, from `expiresAt` or `expiresInSeconds` (at most one), or null. @throws DomainError INVALID_EXPIRY */
@@ -158,6 +187,11 @@ export class UploadFile {
     if (input.expiresInSeconds !== undefined) return expiryIn(input.expiresInSeconds, now);
     return input.expiresAt === undefined ? null : checkExpiry(input.expiresAt, now);
   }
+}
+
+/** The refusal of an upload whose unchecked random file id was taken (503 FILE_ID_COLLISION): nothing was stored. */
+function fileIdCollision(): DomainError {
+  return new DomainError('FILE_ID_COLLISION', 'The random file id drawn for this upload was taken by another file at the same moment; nothing was stored: send the upload again.');
 }
 
 /** The refusal of an upload that a plan's limit refused (403 FILE_COUNT_LIMIT_REACHED or STORAGE_LIMIT_REACHED). */

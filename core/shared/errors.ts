@@ -141,6 +141,12 @@ export type ErrorCode =
   | 'UPLOAD_LOCKED'
   /** 412: the `Tus-Resumable` version is not one this server speaks (tus 1.0.0); see `Tus-Version`. */
   | 'TUS_VERSION_NOT_SUPPORTED'
+  /**
+   * 503: the random file id drawn for this upload was taken by another file (odds per upload: files
+   * stored ÷ 62^10, about 10^-12 at a million files); nothing was stored: send the upload again.
+   * Sent with `Retry-After: 1`.
+   */
+  | 'FILE_ID_COLLISION'
   /** 503: the blob store could not be reached. */
   | 'BLOB_STORE_UNAVAILABLE'
   /** 507: the blob store has no space left (ENOSPC, EDQUOT); nothing was stored. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import type { FileRepository, IdGenerator, InsertResult, QuotaLimits, StoredFile } from '../../core/index.js';
+import { createHangar, type FileRepository, type Hangar, type IdGenerator, type InsertResult, type QuotaLimits, type StoredFile } from '../../core/index.js';
 import {
   bodyOf,
   brokenBody,
@@ -13,6 +13,7 @@ import {
   START,
   untouchableBody,
   UUID_PATTERN,
+  withTrialPlan,
 } from '../support/memory-hangar.js';
 
 async function withAlice(...args: Parameters<typeof createMemoryHangar>) {
@@ -26,11 +27,11 @@ async function withAlice(...args: Parameters<typeof createMemoryHangar>) {
   return { ...world, alice, expectNothingStored };
 }
 
-/** A FileRepository whose insert always fails, as a database outage would. */
-class FailingInsertFileRepository implements FileRepository {
-  constructor(private readonly inner: FileRepository) {}
-  async insert(_file: StoredFile, _limits: QuotaLimits): Promise<InsertResult> {
-    throw new Error('database is down');
+/** A FileRepository that passes every call to `inner`, for test doubles that change one call. */
+class DelegatingFileRepository implements FileRepository {
+  constructor(protected readonly inner: FileRepository) {}
+  insert(file: StoredFile, limits: QuotaLimits, options?: { fromUpload?: string }): Promise<InsertResult> {
+    return this.inner.insert(file, limits, options);
   }
   totals(userId: string) {
     return this.inner.totals(userId);
@@ -61,6 +62,24 @@ class FailingInsertFileRepository implements FileRepository {
   }
   addReadCounts(entries: Parameters<FileRepository['addReadCounts']>[0]) {
     return this.inner.addReadCounts(entries);
+  }
+}
+
+/** A FileRepository whose insert always fails, as a database outage would. */
+class FailingInsertFileRepository extends DelegatingFileRepository {
+  override async insert(): Promise<InsertResult> {
+    throw new Error('database is down');
+  }
+}
+
+/** A FileRepository that reports each read of the totals before an upload's body (`totalsAndFileIdTaken`). */
+class CountingFileRepository extends DelegatingFileRepository {
+  constructor(inner: FileRepository, private readonly onRead: () => void) {
+    super(inner);
+  }
+  override totalsAndFileIdTaken(userId: string, fileId: string) {
+    this.onRead();
+    return this.inner.totalsAndFileIdTaken(userId, fileId);
   }
 }
 
@@ -295,27 +314,50 @@ describe('UploadFile', () => {
       expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
     });
 
-    it('keeps the existing file’s bytes when a newly drawn file id is already taken', async () => {
+    it('refuses with FILE_ID_COLLISION when an id drawn without a read is the account’s own file, keeping that file’s bytes', async () => {
       let ids!: ScriptedFileIds;
       const world = createMemoryHangar({}, (ports) => ({ ids: (ids = new ScriptedFileIds(ports.ids)) }));
       const alice = await world.registerConfirmed('alice@example.com');
       const existing = await world.upload(alice.userId, { body: bodyOf('original contents') });
+      const before = await world.totals(alice.userId);
 
       ids.queue.push(existing.file.fileId);
-      await world.upload(alice.userId, { body: bodyOf('newcomer') }).catch(() => undefined);
+      await expectDomainError(world.upload(alice.userId, { body: bodyOf('newcomer') }), 'FILE_ID_COLLISION');
 
       const publicFile = await world.hangar.readPublicFile.execute({ fileId: existing.file.fileId });
       expect((await collect(await publicFile.open())).toString('utf8')).to.equal('original contents');
+      expect(await world.totals(alice.userId)).to.deep.equal(before);
+      expect(await world.blobs.liveKeys()).to.have.length(1);
+      // Sent again, it draws another id and is stored.
+      const again = await world.upload(alice.userId, { body: bodyOf('newcomer') });
+      expect(again.file.fileId).to.not.equal(existing.file.fileId);
     });
 
-    it('retries with a new file id when the drawn one is already taken (FileRepository.insert contract)', async () => {
+    it('refuses with FILE_ID_COLLISION when an id drawn without a read is another account’s file, leaving no blob', async () => {
       let ids!: ScriptedFileIds;
       const world = createMemoryHangar({}, (ports) => ({ ids: (ids = new ScriptedFileIds(ports.ids)) }));
       const alice = await world.registerConfirmed('alice@example.com');
       const bob = await world.registerConfirmed('bob@example.com');
       const taken = await world.upload(bob.userId, { body: bodyOf('bob’s file') });
+      await world.upload(alice.userId, { body: bodyOf('alice’s first file') });
+      const before = await world.totals(alice.userId);
 
-      const alsoTaken = await world.upload(alice.userId, { body: bodyOf('alice’s first file') });
+      ids.queue.push(taken.file.fileId);
+      await expectDomainError(world.upload(alice.userId, { body: bodyOf('alice’s file') }), 'FILE_ID_COLLISION');
+
+      expect(await world.totals(alice.userId)).to.deep.equal(before);
+      expect(await world.blobs.liveKeys()).to.have.length(2);
+      const bobs = await world.hangar.readPublicFile.execute({ fileId: taken.file.fileId });
+      expect((await collect(await bobs.open())).toString('utf8')).to.equal('bob’s file');
+    });
+
+    it('draws again when the id drawn with the totals is taken (an account’s first upload in this process)', async () => {
+      let ids!: ScriptedFileIds;
+      const world = createMemoryHangar({}, (ports) => ({ ids: (ids = new ScriptedFileIds(ports.ids)) }));
+      const alice = await world.registerConfirmed('alice@example.com');
+      const bob = await world.registerConfirmed('bob@example.com');
+      const taken = await world.upload(bob.userId, { body: bodyOf('bob’s file') });
+      const alsoTaken = await world.upload(bob.userId, { body: bodyOf('bob’s second file') });
 
       // The first draw is checked with the totals, the next ones alone: both must be passed over.
       ids.queue.push(taken.file.fileId, alsoTaken.file.fileId);
@@ -323,6 +365,87 @@ describe('UploadFile', () => {
 
       expect(file.fileId).to.not.be.oneOf([taken.file.fileId, alsoTaken.file.fileId]);
       expect((await collect(await (await world.hangar.readPublicFile.execute({ fileId: file.fileId })).open())).toString('utf8')).to.equal('alice’s file');
+    });
+  });
+
+  describe('with the account’s room known to this process (no read before the body)', () => {
+    /** Process A is `world.hangar`; process B is another core on the same repositories and blobs. */
+    function twoProcesses(plan: Parameters<typeof withTrialPlan>[0]) {
+      let reads = 0;
+      const world = createMemoryHangar({ ...withTrialPlan(plan), defaultMaxUploadSizeBytes: 1000 }, (ports) => ({ files: new CountingFileRepository(ports.files, () => reads++) }));
+      const other = createHangar(world.ports, world.options);
+      const uploadThrough = (hangar: Hangar, userId: string, input: { size?: number; body?: AsyncIterable<Uint8Array> }) =>
+        hangar.uploadFile.execute({ userId, contentType: 'text/plain', fileName: undefined, body: input.body ?? bytes(input.size ?? 10) });
+      return { world, other, uploadThrough, reads: () => reads };
+    }
+
+    it('reads the totals before the body once, then again only after 10 s', async () => {
+      const { world, reads } = twoProcesses({ storageLimitBytes: 100_000, fileCountLimit: 100 });
+      const alice = await world.registerConfirmed('alice@example.com');
+      for (let i = 0; i < 5; i++) await world.upload(alice.userId, { size: 100 });
+      expect(reads()).to.equal(1);
+      world.clock.advance(10_001);
+      await world.upload(alice.userId, { size: 100 });
+      expect(reads()).to.equal(2);
+      expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 600, filesCount: 6 });
+    });
+
+    it('reads the totals before every body once the room left is less than a whole upload', async () => {
+      const { world, reads } = twoProcesses({ storageLimitBytes: 2500, fileCountLimit: 100 });
+      const alice = await world.registerConfirmed('alice@example.com');
+      await world.upload(alice.userId, { size: 1000 });
+      // 1500 bytes left: room for a whole upload.
+      await world.upload(alice.userId, { size: 1000 });
+      expect(reads()).to.equal(1);
+      // 500 bytes left: a body of 600 is cut off at the storage left, as the fresh read says.
+      await expectDomainError(world.upload(alice.userId, { body: bytes(600) }), 'STORAGE_LIMIT_REACHED');
+      expect(reads()).to.equal(2);
+      await world.upload(alice.userId, { size: 500 });
+      expect(reads()).to.equal(3);
+      expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 2500, filesCount: 3 });
+    });
+
+    it('another process filled the file slots: the insert refuses with FILE_COUNT_LIMIT_REACHED, storing nothing, and the next upload is refused before its body', async () => {
+      const { world, other, uploadThrough } = twoProcesses({ storageLimitBytes: 100_000, fileCountLimit: 3 });
+      const alice = await world.registerConfirmed('alice@example.com');
+      await uploadThrough(world.hangar, alice.userId, { size: 10 });
+      await uploadThrough(other, alice.userId, { size: 10 });
+      await uploadThrough(other, alice.userId, { size: 10 });
+
+      await expectDomainError(uploadThrough(world.hangar, alice.userId, { size: 10 }), 'FILE_COUNT_LIMIT_REACHED');
+      expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 30, filesCount: 3 });
+      expect(await world.blobs.liveKeys()).to.have.length(3);
+
+      const body = untouchableBody();
+      await expectDomainError(uploadThrough(world.hangar, alice.userId, { body }), 'FILE_COUNT_LIMIT_REACHED');
+      expect(body.touched).to.equal(false);
+    });
+
+    it('another process used the storage: the insert refuses with STORAGE_LIMIT_REACHED, storing nothing, and a file that fits is stored next', async () => {
+      const { world, other, uploadThrough } = twoProcesses({ storageLimitBytes: 3000, fileCountLimit: 100 });
+      const alice = await world.registerConfirmed('alice@example.com');
+      await uploadThrough(world.hangar, alice.userId, { size: 100 });
+      await uploadThrough(other, alice.userId, { size: 1000 });
+      await uploadThrough(other, alice.userId, { size: 1000 });
+
+      await expectDomainError(uploadThrough(world.hangar, alice.userId, { size: 950 }), 'STORAGE_LIMIT_REACHED');
+      expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 2100, filesCount: 3 });
+      expect(await world.blobs.liveKeys()).to.have.length(3);
+
+      await uploadThrough(world.hangar, alice.userId, { size: 900 });
+      expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 3000, filesCount: 4 });
+    });
+
+    it('another process deleted files of a full account: the next upload through this one is stored', async () => {
+      const { world, other, uploadThrough } = twoProcesses({ storageLimitBytes: 100_000, fileCountLimit: 2 });
+      const alice = await world.registerConfirmed('alice@example.com');
+      const first = await uploadThrough(world.hangar, alice.userId, { size: 10 });
+      await uploadThrough(world.hangar, alice.userId, { size: 10 });
+      await expectDomainError(uploadThrough(world.hangar, alice.userId, { size: 10 }), 'FILE_COUNT_LIMIT_REACHED');
+
+      await other.deleteFile.execute({ userId: alice.userId, fileId: first.file.fileId });
+      await uploadThrough(world.hangar, alice.userId, { size: 10 });
+      expect(await world.totals(alice.userId)).to.deep.equal({ storageBytes: 20, filesCount: 2 });
     });
   });
 
