@@ -88,6 +88,30 @@ export class HangarMetrics {
     });
   }
 
+  /**
+   * Reports the activity log's buffer (Hangar.activity) at each scrape: entries waiting to be written,
+   * and the total dropped because the database fell behind by more than the buffer holds.
+   */
+  watchActivityLog(recorder: { readonly buffered: number; readonly dropped: number }): void {
+    new client.Gauge({
+      name: 'hangar_activity_log_buffered_entries',
+      help: 'Activity log entries of this process recorded and not yet written to the database',
+      registers: [this.registry],
+      collect() {
+        this.set(recorder.buffered);
+      },
+    });
+    new client.Counter({
+      name: 'hangar_activity_log_dropped_total',
+      help: 'Activity log entries this process dropped, unwritten, because its buffer was full (the database fell behind)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(recorder.dropped);
+      },
+    });
+  }
+
   /** Reports a node-postgres pool's connections at each scrape. */
   watchPool(pool: { totalCount: number; idleCount: number; waitingCount: number }): void {
     new client.Gauge({

@@ -80,6 +80,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const blobs = await container.getAsync(Tokens.BlobStore);
   if (metrics && database.postgresPool) metrics.watchPool(database.postgresPool as Parameters<HangarMetrics['watchPool']>[0]);
   metrics?.watchImageSlots(hangar.imageSlots);
+  metrics?.watchActivityLog(hangar.activity);
 
   const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
   const operational = { readiness: new Readiness(), build: readBuildInfo() };

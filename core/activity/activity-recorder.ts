@@ -21,8 +21,13 @@ export class ActivityRecorder {
   /** The last write queued; the next one starts after it settles. */
   private tail: Promise<void> = Promise.resolve();
   private eagerQueued = false;
-  /** Entries lost because the buffer overflowed. */
+  /** Entries lost because the buffer overflowed (MAX_BUFFERED), since the start. */
   dropped = 0;
+
+  /** Entries recorded and not written yet (those of a write under way excluded). */
+  get buffered(): number {
+    return this.buffer.length;
+  }
 
   constructor(
     private readonly deps: { logs: ActivityLogRepository; ids: IdGenerator; clock: Clock; onError?: (error: unknown) => void },

@@ -203,6 +203,7 @@ describe('Activity log', () => {
       await hangar.activity.flush().catch((error) => (failure = error));
       expect(failure).to.be.instanceOf(Error).with.property('message', 'database is down');
       expect(await paths(alice.userId)).to.deep.equal({ paths: [], total: 0 });
+      expect(hangar.activity.buffered).to.equal(2);
       clock.advance(1000);
       record(alice.userId, 3);
       await hangar.activity.flush();
@@ -211,6 +212,27 @@ describe('Activity log', () => {
       const { items } = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30 });
       expect(new Set(items.map((e) => e.id)).size).to.equal(3);
       expect(hangar.activity.dropped).to.equal(0);
+      expect(hangar.activity.buffered).to.equal(0);
+    });
+
+    it('keeps at most 50,000 entries while the database is down, dropping the oldest and counting them', async () => {
+      let logs!: ControlledLogRepository;
+      const world = await withAccounts({}, (ports) => ({ logs: (logs = new ControlledLogRepository(ports.logs)) }));
+      const { hangar, alice, record, paths, clock } = world;
+      logs.failures = Number.POSITIVE_INFINITY;
+      for (let n = 0; n < 50_003; n++) {
+        clock.advance(1);
+        record(alice.userId, n);
+      }
+      expect(hangar.activity.dropped).to.equal(3);
+      expect(hangar.activity.buffered).to.equal(50_000);
+      logs.failures = 0;
+      await hangar.activity.flush();
+      expect(hangar.activity.buffered).to.equal(0);
+      expect((await paths(alice.userId)).total).to.equal(50_000);
+      // The newest are kept: /files/0, /files/1 and /files/2 were dropped.
+      const oldest = await paths(alice.userId, 500, 100);
+      expect(oldest.paths[oldest.paths.length - 1]).to.equal('/files/3');
     });
 
     it('writes entries recorded while a flush is under way before that flush (and a concurrent one) resolves', async () => {

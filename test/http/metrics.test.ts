@@ -92,6 +92,11 @@ describe('metrics (METRICS_PORT, Prometheus text format)', function () {
       expect(value(text, 'hangar_database_query_seconds_count', { outcome: 'ok' })).to.be.above(5);
       const slots = samples(text).filter((s) => s.name === 'hangar_image_transform_slots').map((s) => `${s.labels.pool} ${s.labels.state} ${s.value}`);
       expect(slots.sort()).to.deep.equal(['public active 0', 'public queued 0', 'thumbnails active 0', 'thumbnails queued 0']);
+      // The uploads' activity log entries wait for the 2 s flush or are written already; none dropped.
+      expect(samples(text).filter((s) => s.name === 'hangar_activity_log_buffered_entries')).to.have.length(1);
+      expect(value(text, 'hangar_activity_log_dropped_total')).to.equal(0);
+      await server.running.hangar.activity.flush();
+      expect(value(await scrape(address), 'hangar_activity_log_buffered_entries')).to.equal(0);
       expect(value(text, 'process_cpu_user_seconds_total')).to.be.above(0);
       expect(text).to.match(/^nodejs_eventloop_lag_seconds /m);
       expect((await fetch(`${address}/other`)).status).to.equal(404);
