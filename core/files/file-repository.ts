@@ -67,7 +67,7 @@ export interface FileRepository {
    * upload `complete` and releases its reservation (its length and one file), which the check then
    * does not count: completing a reserved upload never fails for lack of room unless the plan shrank.
    * @returns `inserted`, or which limit refused it (nothing stored then; the file-count limit is reported first)
-   * @throws when `fileId` or `id` already exists (UploadFile draws a free file id first); Error when
+   * @throws when `fileId` or `id` already exists (UploadFile answers FILE_ID_COLLISION then); Error when
    *         `fromUpload` is not an `uploading` upload of the same account (nothing stored then)
    */
   insert(file: StoredFile, limits: QuotaLimits, options?: { fromUpload?: string }): Promise<InsertResult>;
@@ -133,9 +133,10 @@ export interface FileRepository {
 const FILE_ID_ATTEMPTS = 5;
 
 /**
- * The account's totals and a file id no record uses yet, so that the blob key of an existing file is
- * never written to (UploadFile, CreateResumableUpload): the first draw is checked in the same read as
- * the totals, later ones (a collision) one by one.
+ * The account's totals and a file id no record uses yet (UploadFile when it reads before the body,
+ * CreateResumableUpload): the first draw is checked in the same read as the totals, later ones (a
+ * collision) one by one. The blob stores refuse a taken key anyway; the check lets the upload draw
+ * again instead of failing.
  * @param draw a new random file id (`ids.base62(FILE_ID_LENGTH)`)
  * @throws Error when {@link FILE_ID_ATTEMPTS} draws were all taken (the generator is not random)
  */
