@@ -278,6 +278,14 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
         expect((await response.arrayBuffer()).byteLength).to.equal(100);
       }
     }
+
+    // Full: refused through either process, however much each knew of the account; a file deleted
+    // through one process makes room for an upload through the other at once.
+    for (const server of [a, b, a, b]) expectError(await post(server, 5000), 403, 'FILE_COUNT_LIMIT_REACHED');
+    expect((await call(a.api, `/files/${created[0].body.file.file_id}`, { method: 'DELETE', apiKey })).status).to.equal(204);
+    expect((await post(b, 5001)).status).to.equal(201);
+    expectError(await post(a, 5002), 403, 'FILE_COUNT_LIMIT_REACHED');
+    expect((await call(a.api, '/usage', { apiKey })).body).to.include({ files_count: 15, storage_bytes: 1500 });
   });
 
   it('stops serving a file made private on one process from the other within 1 s, and serves it again once public', async () => {
