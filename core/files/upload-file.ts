@@ -191,7 +191,7 @@ export class UploadFile {
 
 /** The refusal of an upload whose unchecked random file id was taken (503 FILE_ID_COLLISION): nothing was stored. */
 function fileIdCollision(): DomainError {
-  return new DomainError('FILE_ID_COLLISION', 'The random file id drawn for this upload was taken by another file at the same moment; nothing was stored: send the upload again.');
+  return new DomainError('FILE_ID_COLLISION', 'The random file id drawn for this upload is already taken by another file; nothing was stored: send the upload again.');
 }
 
 /** The refusal of an upload that a plan's limit refused (403 FILE_COUNT_LIMIT_REACHED or STORAGE_LIMIT_REACHED). */

@@ -46,7 +46,7 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
         'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name: raw UTF-8 bytes or `%XX` escapes (both decoded as UTF-8); at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
       }),
       body: 'binary',
-      description: 'Errors: 400 `CONTENT_TYPE_NOT_ALLOWED`, `CONTENT_TYPE_MISMATCH`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`, `EMPTY_FILE`, `UPLOAD_INCOMPLETE`; 403 `TRIAL_ENDED`, `STORAGE_LIMIT_REACHED`, `FILE_COUNT_LIMIT_REACHED`; 408 `REQUEST_TIMEOUT`; 413 `FILE_TOO_LARGE`; 429 `RATE_LIMITED`; 503 `FILE_ID_COLLISION` with `Retry-After` (the random file id drawn was taken at the same moment, odds of files stored ÷ 62^10 per upload: send it again).',
+      description: 'Errors: 400 `CONTENT_TYPE_NOT_ALLOWED`, `CONTENT_TYPE_MISMATCH`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`, `EMPTY_FILE`, `UPLOAD_INCOMPLETE`; 403 `TRIAL_ENDED`, `STORAGE_LIMIT_REACHED`, `FILE_COUNT_LIMIT_REACHED`; 408 `REQUEST_TIMEOUT`; 413 `FILE_TOO_LARGE`; 429 `RATE_LIMITED`; 503 `FILE_ID_COLLISION` with `Retry-After` (the random file id drawn is already taken, odds per upload: files stored ÷ 62^10; nothing stored: send it again).',
       responses: {
         201: Type.Object({
           file: FileBody,
