@@ -315,7 +315,7 @@ describe('migration 0032_sqlite_file_search', () => {
       await users.create(ada);
       const before = Array.from({ length: 2_500 }, (_, i) => aFile(ada.id, { name: i === 7 ? 'Résumé 2024.pdf' : `file-${i}.bin`, createdAt: at(i) }));
       for (const file of before) expect(await files.insert(file, ROOMY)).to.equal('inserted');
-      expect(await migrateToLatest(db)).to.deep.equal(['0032_sqlite_file_search', '0033_sqlite_file_search_pending', '0034_search_grams_plpgsql']);
+      expect(await migrateToLatest(db)).to.deep.equal(Object.keys(migrations).filter((name) => name >= '0032').sort());
       expect(await pendingFiles(db), 'every file stored before is indexed by the migration').to.equal(0);
       expect(await expectIndexComplete(db)).to.equal(2_500);
       expect((await search(files, ada.id, { q: 'RÉSUMÉ' })).ids).to.deep.equal([before[7]!.fileId]);

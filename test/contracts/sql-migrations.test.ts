@@ -12,6 +12,7 @@ import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/fi
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 import { fileSearchGrams, fileSearchText } from '../../adapters/persistence/file-search.js';
 import { sql } from 'kysely';
+import type { FileFilter } from '../../core/files/file-repository.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
 import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
@@ -321,6 +322,47 @@ for (const describeBackfill of [describeHistogramBackfill, describeLogTotalsBack
     return { db, close: () => db.destroy() };
   });
 }
+
+describe('0035_sqlite_covering_list_indexes on a database that holds files (SQLite)', function () {
+  this.timeout(30_000);
+  const ada = '00000000-0000-4000-8000-00000000000a';
+  const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
+
+  it('replaces the list-order and size indexes by covering ones, and every page and total of size, type and visibility filters is still the brute-force page', async () => {
+    const db = emptySqlite();
+    try {
+      await migrateToLatest(db, migrationsUpTo('0034_search_grams_plpgsql'));
+      await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
+      const { files: before } = createSqlRepositories(db);
+      // Ties in upload time (every third file shares its neighbour's), sizes on both sides of each bound.
+      const stored = Array.from({ length: 240 }, (_, i) =>
+        aFile(ada, { name: i % 5 === 0 ? `cat-${i}.png` : `file-${i}.bin`, size: (i * 7919) % 5_000, createdAt: new Date(T0.getTime() + Math.floor(i / 3) * 1000), isPublic: i % 4 !== 0, contentType: TYPES[i % 3]! }),
+      );
+      for (const file of stored) expect(await before.insert(file, { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: 1_000 })).to.equal('inserted');
+
+      expect(await migrateToLatest(db)).to.deep.equal(['0035_sqlite_covering_list_indexes']);
+      const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'files' and (name like 'files_user_id_created_at_id%' or name like 'files_user_id_size%') order by name`.execute(db);
+      expect(indexes.rows.map((row) => row.name)).to.deep.equal(['files_user_id_created_at_id_is_public_size_content_type_search_text', 'files_user_id_size_is_public_content_type']);
+
+      const executor = new SqlExecutor(db);
+      const newestFirst = [...stored].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      for (const seekFromOffset of [1, 1_000]) {
+        const files = new SqlFileRepository(executor, { seekFromOffset });
+        const filters: FileFilter[] = [{ sizeMin: 2_500 }, { sizeMin: 1_000, sizeMax: 3_000, isPublic: true }, { type: 'image/png', sizeMax: 4_000 }, { sizeMin: 100, createdBefore: new Date(T0.getTime() + 50_000) }, { q: 'cat', isPublic: true }, { q: 'cat', sizeMin: 1_000 }, { sizeMin: 1_200, isPublic: false }, { sizeMax: 3_333, type: 'image/jpeg', isPublic: true }];
+        for (const filter of filters) {
+          const expected = newestFirst.filter((file) => matchesRangeFilter(file, ada, filter) && (filter.q === undefined || (file.name ?? '').includes(filter.q))).map((file) => file.fileId);
+          for (const offset of [0, 7, 30, 61, expected.length - 3, expected.length + 5]) {
+            const page = await files.list({ userId: ada, filter, window: { offset, limit: 10 } });
+            expect(page.items.map((file) => file.fileId), `${JSON.stringify(filter)} offset ${offset}`).to.deep.equal(expected.slice(offset, offset + 10));
+            expect(page.total).to.equal(expected.length);
+          }
+        }
+      }
+    } finally {
+      await db.destroy();
+    }
+  });
+});
 
 const postgresUrl = testDatabaseUrl();
 for (const describeBackfill of postgresUrl === undefined ? [] : [describeHistogramBackfill, describeLogTotalsBackfill, describeSearchGramsMigration]) {

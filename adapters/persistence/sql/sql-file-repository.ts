@@ -477,8 +477,9 @@ export class SqlFileRepository implements FileRepository {
 
   /**
    * One page, newest first, with the exact total. On SQLite a `q` search picks the page's ids
-   * first, walking the covering index `files (user_id, created_at, id, search_text)` (migration
-   * 0005) without reading a row, then reads only those rows: half the time of testing `search_text`
+   * first, walking the covering index `files (user_id, created_at, id, is_public, size,
+   * content_type, search_text)` (migrations 0005 and 0035) without reading a row, then reads only
+   * those rows: half the time of testing `search_text`
    * row by row, when matches are rare and many index entries are passed over (bench/README.md, "list").
    * Postgres keeps the plain form, which its planner serves with the trigram index.
    * On SQLite `q` goes through the FTS5 gram index first (SqliteFileSearch, `sqliteSearch`), which
@@ -647,7 +648,8 @@ export class SqlFileRepository implements FileRepository {
 
   /**
    * SQLite: whether a page filtered by content type or size should be found by walking the
-   * account's files in list order (`(user_id, created_at, id)`), testing the filter on each, rather
+   * account's files in list order (the covering index of migration 0035, which holds content type,
+   * size and visibility: no file's row is read for the entries passed), testing the filter on each, rather
    * than by the filter's own index (`(user_id, content_type)`, `(user_id, size)`) and a sort of every
    * match, which SQLite's planner prefers even for filters matching tens of thousands of files
    * (bench/postgres-list-files.md, the 1,000,000-file section). Walking passes about
@@ -831,8 +833,9 @@ export class SqlFileRepository implements FileRepository {
   /**
    * The exact number of the account's files in `range`, in one statement (one snapshot): the
    * histogram rows of the buckets wholly inside the range, plus an exact count over the indexes of
-   * `files` (`(user_id, created_at, id)`, `(user_id, is_public, created_at, id)`, `(user_id, size)`)
-   * of the part of the one or two edge buckets inside the range (file-histogram.ts).
+   * `files` (`(user_id, created_at, id)`, `(user_id, is_public, created_at, id)`, `(user_id, size)`;
+   * on SQLite the first and last also hold visibility and content type, so the count reads them
+   * alone: migration 0035) of the part of the one or two edge buckets inside the range (file-histogram.ts).
    */
   private async rangeTotal(userId: string, range: HistogramRange): Promise<number> {
     const cover = range.dimension === 'time' ? coverTimeRange(range) : coverSizeRange(range);
