@@ -95,9 +95,9 @@ export class UploadFile {
     const draw = () => this.deps.ids.base62(FILE_ID_LENGTH);
     // With plenty of room known, no read before the body: the insert checks limits and the id.
     const known = this.knownTotals.roomy(input.userId, limits, uploadLimitBytes, nowMs);
-    const { totals, fileId } = known ? { totals: known, fileId: draw() } : await totalsAndNewFileId(this.deps.files, input.userId, draw);
-    if (!known) this.knownTotals.learned(input.userId, totals, nowMs);
     const idChecked = known === undefined;
+    const { totals, fileId } = known ? { totals: known, fileId: draw() } : await totalsAndNewFileId(this.deps.files, input.userId, draw);
+    if (idChecked) this.knownTotals.learned(input.userId, totals, nowMs);
     // Unfinished resumable uploads hold reservations that count as files and bytes.
     if (totals.filesCount + (totals.reservedFiles ?? 0) >= limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
     const storageLeft = limits.storageLimitBytes - totals.storageBytes - (totals.reservedBytes ?? 0);
