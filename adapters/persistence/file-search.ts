@@ -50,3 +50,27 @@ export function fileSearchGrams(searchText: string): string[] {
   }
   return [...grams];
 }
+
+/**
+ * The distinct substrings of one, two and three code points of `searchText` (a {@link fileSearchText},
+ * already folded) that do not hold the name/file-id separator, in order of first appearance. A
+ * needle of at most 3 code points is a substring of `searchText` exactly when it is one of these
+ * (fileSearchNeedle refuses the separator), so counting files per gram counts the files that such a
+ * needle finds: the Postgres gram counts of migration 0036 (file-gram-counts.ts) are kept from them.
+ */
+export function fileSearchGramsUpTo3(searchText: string): string[] {
+  const points = Array.from(searchText);
+  const grams = new Set<string>();
+  for (let i = 0; i < points.length; i++) {
+    const first = points[i]!;
+    if (first === SEPARATOR) continue;
+    grams.add(first);
+    const second = points[i + 1];
+    if (second === undefined || second === SEPARATOR) continue;
+    grams.add(first + second);
+    const third = points[i + 2];
+    if (third === undefined || third === SEPARATOR) continue;
+    grams.add(first + second + third);
+  }
+  return [...grams];
+}

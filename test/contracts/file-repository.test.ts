@@ -5,6 +5,7 @@ import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-dat
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
 import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
+import { foldFileGrams } from '../../adapters/persistence/postgres/file-gram-counts.js';
 
 const postgres = testDatabaseUrl();
 
@@ -55,10 +56,18 @@ if (postgres !== undefined) {
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: 0 } }),
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: Number.POSITIVE_INFINITY } }),
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: 0.5 } }),
+        // Needles of 1–3 code points from the gram counts, no page walked from the newest file unless
+        // collecting would cost more: placed by day when the gram is tracked, else walked or collected.
+        new SqlFileRepository(executor!, { postgresSearch: { walkFiles: 0 } }),
+        // Pages near either end walked from that end.
+        new SqlFileRepository(executor!, { postgresSearch: { walkFiles: 8 } }),
         // Its off switch: the plain LIKE.
         new SqlFileRepository(executor!, { postgresSearch: false }),
       ];
-      return { subject: files, users, signingKeys, seeking: new SqlFileRepository(executor!, SEEK_ALWAYS), searching, close };
+      const foldSearchCounts = async () => {
+        while ((await foldFileGrams(executor!.db, { trackFrom: 1, wait: true })) > 0);
+      };
+      return { subject: files, users, signingKeys, seeking: new SqlFileRepository(executor!, SEEK_ALWAYS), searching, foldSearchCounts, close };
     }),
   );
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { backfillFileGrams, FILE_GRAM_SCHEMA } from '../postgres/file-gram-counts.js';
 import { FILE_SEARCH_PENDING_SCHEMA, FILE_SEARCH_SCHEMA, rebuildFileSearch } from './sqlite-file-search.js';
 import type { HangarDatabase } from './schema.js';
 
@@ -899,6 +900,22 @@ const sqliteCoveringListIndexes: Migration = {
 };
 
 /**
+ * 0036, Postgres only (SQLite's FTS index of 0032 holds the same counts): per-account gram counts
+ * for `q` (file-gram-counts.ts): `file_grams` (every 1–3-code-point gram by content type and
+ * visibility), `file_grams_tracked` and `file_gram_days` (the grams of 5,000 files or more, by
+ * upload day), and `file_gram_pending` with the triggers on `files` that note each change there
+ * for the background fold. The files already stored are counted here, from JavaScript in two
+ * passes (about a minute at 1,200,000 files: bench/postgres-list-files.md).
+ */
+const postgresFileGrams: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    if (!isPostgres(db)) return;
+    for (const statement of FILE_GRAM_SCHEMA) await sql.raw(statement).execute(db);
+    await backfillFileGrams(db);
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -933,6 +950,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0033_sqlite_file_search_pending': sqliteFileSearchPending,
   '0034_search_grams_plpgsql': searchGramsPlpgsql,
   '0035_sqlite_covering_list_indexes': sqliteCoveringListIndexes,
+  '0036_postgres_file_grams': postgresFileGrams,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

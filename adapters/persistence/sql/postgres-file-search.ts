@@ -1,5 +1,7 @@
 import { type Expression, type ExpressionBuilder, expressionBuilder, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { containsPattern } from '../file-search.js';
+import { DAY_OF, FILE_GRAM_PENDING_TABLE, gramDay } from '../postgres/file-gram-counts.js';
+import { DAY_MS } from './file-histogram.js';
 import type { HangarDatabase } from './schema.js';
 
 /** The newest files of the account that {@link PostgresFileSearch} examines first (the probe), in list order. */
@@ -18,6 +20,18 @@ export const WALK_SHARE = 0.1;
  * {@link PostgresFileSearch.list}, step 3), as the bound of `GET /files` does.
  */
 const COMMON_MATCHES = 10_000;
+
+/**
+ * Waiting gram changes (file-gram-counts.ts) of an account beyond which a search does not add them
+ * up itself but searches as without the gram counts (the background fold is behind).
+ */
+export const PENDING_LIMIT = 10_000;
+
+/** Files a page may walk in list order, from the newest or from the day that holds it, rather than be placed or collected (~15 ms). */
+export const WALK_FILES = 20_000;
+
+/** A match collected from the needle's index costs about as much as this many files walked in list order (heap row and recheck against an index entry). */
+const COLLECT_COST_IN_WALKED_FILES = 3;
 
 /** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
 const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
@@ -49,12 +63,22 @@ function likeCondition(needle: string): Expression<SqlBool> {
   return sql<SqlBool>`search_text like ${containsPattern(needle)} escape '\\'`;
 }
 
+/** The filters of a search that the gram counts serve (see {@link PostgresSearch.gramFilter}). */
+export interface GramFilter {
+  type?: string;
+  isPublic?: 0 | 1;
+  createdAfter?: number;
+  createdBefore?: number;
+}
+
 /** Options of {@link PostgresFileSearch}; tests set them so that a few files take every path. */
 export interface PostgresFileSearchOptions {
   /** The newest files the probe examines; default {@link PROBE_FILES}. */
   probeFiles?: number;
   /** The share of the probe's files that makes the count walk; default {@link WALK_SHARE}. */
   walkShare?: number;
+  /** See {@link WALK_FILES}; tests set it low to place pages among a few files. */
+  walkFiles?: number;
 }
 
 /** One search of {@link PostgresFileSearch.list}. */
@@ -68,6 +92,12 @@ export interface PostgresSearch {
   window: { offset: number; limit: number };
   /** Count at most this many matches (then answer `countLimit + 1`); undefined: count them all. */
   countLimit?: number;
+  /**
+   * The filters besides `q` when they are only content type, visibility (0/1) and an upload-time
+   * range (Unix ms, inclusive): then a needle of 1–3 code points is counted from the gram counts
+   * (file-gram-counts.ts). Undefined when there are others (size, expiry).
+   */
+  gramFilter?: GramFilter;
   /**
    * The number of matches when known already (a cached count: `countLimit + 1` for "more than
    * `countLimit`"): then nothing is counted, only the page read.
@@ -95,6 +125,12 @@ export interface PostgresSearch {
  *    than the bound, or 10,000 when unbounded: a page deeper than the probe), or from the needle's
  *    index, every match sorted (the needle is rare among the newest files, common among older ones).
  *
+ * Before all of this, a needle of 1–3 code points whose other filters are at most content type,
+ * visibility or an upload-time range is served from the gram counts of migration 0036
+ * (file-gram-counts.ts; {@link fromGramCounts}): counted exactly from a few rows, its page walked,
+ * placed by day or collected by what each costs. The steps above serve the other searches, and
+ * these when the counts cannot (see fromGramCounts).
+ *
  * When the count is known already (`knownMatches`: the repository keeps counts until the account
  * changes), there is no probe: the page is looked for among the newest files by a scan that stops
  * once it has it ({@link recentPage}), else found as in step 3. So a client paging through, or
@@ -103,6 +139,7 @@ export interface PostgresSearch {
 export class PostgresFileSearch {
   private readonly probeFiles: number;
   private readonly walkShare: number;
+  private readonly walkFiles: number;
 
   /**
    * @param db the database (Postgres, migrated to 0031)
@@ -115,6 +152,7 @@ export class PostgresFileSearch {
   ) {
     this.probeFiles = options.probeFiles ?? PROBE_FILES;
     this.walkShare = options.walkShare ?? WALK_SHARE;
+    this.walkFiles = options.walkFiles ?? WALK_FILES;
   }
 
   /**
@@ -124,6 +162,11 @@ export class PostgresFileSearch {
    */
   async list<Row>(search: PostgresSearch): Promise<{ rows: Row[]; counted?: number }> {
     const bound = search.countLimit === undefined ? Number.POSITIVE_INFINITY : search.countLimit + 1;
+    const points = codePoints(search.needle);
+    if (search.gramFilter && points >= 1 && points <= 3) {
+      const counted = await this.fromGramCounts<Row>(search, search.gramFilter, bound);
+      if (counted) return counted;
+    }
     if (search.knownMatches !== undefined) {
       // The count is known (a client paging through or polling one search): the page alone, first
       // among the newest files, which stops as soon as it has the page.
@@ -150,6 +193,165 @@ export class PostgresFileSearch {
     const matches = counted ?? search.knownMatches!;
     page ??= await this.pageAlone<Row>(search, matches);
     return counted === undefined ? { rows: page } : { rows: page, counted };
+  }
+
+  /**
+   * A needle of 1–3 code points (one gram) counted from the gram counts (file-gram-counts.ts), the
+   * changes still waiting added in the same statement: exact, and a few rows read. Then the page,
+   * by what it costs, with `share` = matches / files of the account:
+   * - walked in list order from the newest file when that passes at most `walkFiles` files
+   *   (about `(offset + limit) / share`), or from the oldest when that does (`(matches − offset) / share`:
+   *   a page near the end);
+   * - else, for a tracked gram with no content type or visibility filter, placed: the day that holds
+   *   the `offset`-th match is found from the day counts (`file_gram_days`, and the waiting
+   *   changes by day), and the walk starts at that day's end, skipping only that day's matches;
+   * - else walked from the nearer end if that costs less than collecting every match of the needle from
+   *   its index (a collected match costs about {@link COLLECT_COST_IN_WALKED_FILES} walked files), or collected and sorted.
+   * With an upload-time range (only for a tracked gram, without content type or visibility) the
+   * matches are the day counts of the whole days inside the range plus an exact count of the one or
+   * two days it cuts (their files walked).
+   * @returns undefined when the counts cannot serve the search (a range with other filters or on an
+   *          untracked gram, more than {@link PENDING_LIMIT} waiting changes in the account)
+   */
+  private async fromGramCounts<Row>(search: PostgresSearch, filter: GramFilter, bound: number): Promise<{ rows: Row[]; counted: number } | undefined> {
+    const attributes = filter.type !== undefined || filter.isPublic !== undefined;
+    const ranged = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
+    if (attributes && ranged) return undefined;
+    const pattern = containsPattern(search.needle);
+    const attributeConditions = (prefix: string) => [
+      ...(filter.type === undefined ? [] : [sql`${sql.raw(prefix)}content_type = ${filter.type}`]),
+      ...(filter.isPublic === undefined ? [] : [sql`${sql.raw(prefix)}is_public = ${filter.isPublic}`]),
+    ];
+    const and = (conditions: RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`);
+    const { rows } = await sql<{ pending_rows: string | number; tracked: boolean; matches: string | number; needle_matches: string | number; files: string | number | null }>`
+      with pending as (
+        select created_at, search_text, content_type, is_public, delta from ${sql.table(FILE_GRAM_PENDING_TABLE)} where user_id = ${search.userId} limit ${PENDING_LIMIT + 1}
+      )
+      select
+        (select count(*) from pending) as pending_rows,
+        exists (select 1 from file_grams_tracked where user_id = ${search.userId} and gram = ${search.needle}) as tracked,
+        (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle}${and(attributeConditions(''))})
+          + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\'${and(attributeConditions(''))}) as matches,
+        (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle})
+          + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\') as needle_matches,
+        (select files_count from account_totals where user_id = ${search.userId}) as files
+    `.execute(this.db);
+    const counts = rows[0]!;
+    if (Number(counts.pending_rows) > PENDING_LIMIT) return undefined;
+    const tracked = counts.tracked && !attributes;
+    const files = Number(counts.files ?? 0);
+    let matches = Number(counts.matches);
+    let days: Array<{ day: number; matches: number }> | undefined;
+    if (ranged) {
+      if (!tracked) return undefined;
+      days = await this.gramDays(search, filter);
+      matches = days.reduce((sum, day) => sum + day.matches, 0);
+    }
+    const { offset, limit } = search.window;
+    const counted = Math.min(matches, bound);
+    if (offset >= matches || matches === 0) return { rows: [], counted };
+    const walked = ((offset + limit) * files) / matches;
+    if (walked <= this.walkFiles) return { rows: await this.walk<Row>(search, offset), counted };
+    // A page near the end: walked from the oldest file, the matches after it skipped.
+    const walkedFromOldest = ((matches - offset) * files) / matches;
+    if (walkedFromOldest <= this.walkFiles) return { rows: await this.walkFromOldest<Row>(search, matches - offset - Math.min(limit, matches - offset), Math.min(limit, matches - offset)), counted };
+    if (tracked) {
+      days ??= await this.gramDays(search, filter);
+      let passed = 0;
+      for (const { day, matches: inDay } of days) {
+        if (offset < passed + inDay) return { rows: await this.walk<Row>(search, offset - passed, (day + 1) * DAY_MS - 1), counted };
+        passed += inDay;
+      }
+    }
+    const collecting = COLLECT_COST_IN_WALKED_FILES * Number(counts.needle_matches);
+    if (Math.min(walked, walkedFromOldest) <= collecting) {
+      const rows = walked <= walkedFromOldest
+        ? await this.walk<Row>(search, offset)
+        : await this.walkFromOldest<Row>(search, matches - offset - Math.min(limit, matches - offset), Math.min(limit, matches - offset));
+      return { rows, counted };
+    }
+    return { rows: (await this.collect<Row>(search, Number.POSITIVE_INFINITY)).rows, counted };
+  }
+
+  /**
+   * The matches of a tracked gram (the needle) per UTC day, newest day first, days without one left
+   * out: the day counts plus the waiting changes, in the filter's upload-time range; the one or two
+   * days the range cuts are counted exactly on the files instead (their files walked).
+   */
+  private async gramDays(search: PostgresSearch, filter: GramFilter): Promise<Array<{ day: number; matches: number }>> {
+    const { createdAfter: after, createdBefore: before } = filter;
+    const first = after === undefined ? undefined : gramDay(after);
+    const last = before === undefined ? undefined : gramDay(before);
+    if (first !== undefined && last !== undefined && first > last) return [];
+    const dayRange = [...(first === undefined ? [] : [sql`day >= ${first}`]), ...(last === undefined ? [] : [sql`day <= ${last}`])];
+    const pendingRange = [
+      ...(first === undefined ? [] : [sql`created_at >= ${first * DAY_MS}`]),
+      ...(last === undefined ? [] : [sql`created_at <= ${(last + 1) * DAY_MS - 1}`]),
+    ];
+    const and = (conditions: RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`);
+    const { rows } = await sql<{ day: string | number; matches: string | number }>`
+      select day, sum(n) as matches from (
+        select day, files as n from file_gram_days where user_id = ${search.userId} and gram = ${search.needle}${and(dayRange)}
+        union all
+        select ${sql.raw(DAY_OF('created_at'))} as day, delta as n from ${sql.table(FILE_GRAM_PENDING_TABLE)}
+        where user_id = ${search.userId} and search_text like ${containsPattern(search.needle)} escape '\\'${and(pendingRange)}
+      ) as counted
+      group by day having sum(n) <> 0
+      order by day desc
+    `.execute(this.db);
+    const days = rows.map((row) => ({ day: Number(row.day), matches: Number(row.matches) }));
+    // The days the range cuts: counted on their files, within the range.
+    const cut = new Set<number>();
+    if (first !== undefined && after! > first * DAY_MS) cut.add(first);
+    if (last !== undefined && before! < (last + 1) * DAY_MS - 1) cut.add(last);
+    for (const day of cut) {
+      const from = Math.max(after ?? Number.MIN_SAFE_INTEGER, day * DAY_MS);
+      const to = Math.min(before ?? Number.MAX_SAFE_INTEGER, (day + 1) * DAY_MS - 1);
+      const { rows: counted } = await sql<{ n: string | number }>`
+        select count(*) as n from files
+        where user_id = ${search.userId} and created_at >= ${from} and created_at <= ${to} and search_text like ${containsPattern(search.needle)} escape '\\'
+      `.execute(this.db);
+      const at = days.findIndex((entry) => entry.day === day);
+      const exact = { day, matches: Number(counted[0]?.n ?? 0) };
+      if (at >= 0) days[at] = exact;
+      else days.push(exact);
+    }
+    return days.filter((entry) => entry.matches !== 0).sort((a, b) => b.day - a.day);
+  }
+
+  /**
+   * The page walked in list order along `(user_id, created_at, id)`, LIKE and the other filters on
+   * each file, from the newest file or from `before` (Unix ms, inclusive), skipping `offset` matches.
+   */
+  private async walk<Row>(search: PostgresSearch, offset: number, before?: number): Promise<Row[]> {
+    const rows = await this.withSettings(WALK_ONLY, (db) => {
+      let query = db
+        .selectFrom('files')
+        .select(this.columns)
+        .where(this.conditions(search, likeCondition(search.needle)));
+      if (before !== undefined) query = query.where('created_at', '<=', before);
+      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(search.window.limit).offset(offset).execute();
+    });
+    return rows as Row[];
+  }
+
+  /**
+   * `limit` matches walked in list order backwards, from the oldest file, after skipping `skip`
+   * matches: the page whose last match is the `skip`-th from the end, in list order.
+   */
+  private async walkFromOldest<Row>(search: PostgresSearch, skip: number, limit: number): Promise<Row[]> {
+    const rows = await this.withSettings(WALK_ONLY, (db) =>
+      db
+        .selectFrom('files')
+        .select(this.columns)
+        .where(this.conditions(search, likeCondition(search.needle)))
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .offset(skip)
+        .execute(),
+    );
+    return (rows as Row[]).reverse();
   }
 
   /** Step 1 of {@link list}: the newest `probeFiles` files tested; `all` when they are every file of the account. */

@@ -635,6 +635,16 @@ export class SqlFileRepository implements FileRepository {
       others: (eb) => conditions(eb, userId, fields, values).slice(1),
       window,
       countLimit,
+      ...(filter.sizeMin === undefined && filter.sizeMax === undefined && filter.expiresBefore === undefined
+        ? {
+            gramFilter: {
+              ...(filter.type === undefined ? {} : { type: filter.type }),
+              ...(filter.isPublic === undefined ? {} : { isPublic: toFlag(filter.isPublic) }),
+              ...(filter.createdAfter === undefined ? {} : { createdAfter: toMillis(filter.createdAfter) }),
+              ...(filter.createdBefore === undefined ? {} : { createdBefore: toMillis(filter.createdBefore) }),
+            },
+          }
+        : {}),
       knownMatches: known?.changes === changes ? known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0) : undefined,
     });
     let total = known?.total;

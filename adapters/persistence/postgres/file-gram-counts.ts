@@ -1,0 +1,392 @@
+import { type Kysely, sql } from 'kysely';
+import { containsPattern, fileSearchGramsUpTo3 } from '../file-search.js';
+import { DAY_MS, floorDiv } from '../sql/file-histogram.js';
+
+/**
+ * Per-account counts of the files that hold each gram (each substring of 1–3 code points of
+ * `search_text`, fileSearchGramsUpTo3) on Postgres, migration 0036: what lets `GET /files?q=` with a
+ * needle of at most 3 code points count its matches and place a deep page without visiting the
+ * files (PostgresFileSearch; bench/postgres-list-files.md, "Gram counts"). SQLite has the same
+ * counts in its FTS index (sqlite-file-search.ts).
+ *
+ * Tables:
+ * - `file_grams (user_id, gram, content_type, is_public) → files`: every gram of every file, by
+ *   content type and visibility, so a needle alone or with `type` and/or `isPublic` is counted by
+ *   summing at most a few dozen rows.
+ * - `file_grams_tracked (user_id, gram)`: the grams held by at least {@link TRACK_FROM_FILES} files of
+ *   the account, and `file_gram_days (user_id, gram, day) → files` for those grams only, by UTC day
+ *   of upload (`floor(created_at / 86,400,000)`, as `file_histogram`'s `day` buckets): a deep page
+ *   is placed in the day that holds it, and a date range is summed by whole days. Rarer grams need
+ *   no days: their matches are few enough to collect from the search indexes. A tracked gram stays
+ *   tracked.
+ * - {@link FILE_GRAM_PENDING_TABLE}: a change of `files` waiting to be counted, written by triggers on
+ *   `files` in the writing statement's own transaction (insert: +1 with the new row's values;
+ *   delete, also through an account deletion's cascade: −1 with the old row's; an update of name,
+ *   content type, visibility, upload time or owner: both). Uploads thus pay one small insert, not
+ *   ~80 counter updates; {@link foldFileGrams} counts the waiting changes in batches
+ *   (FileGramFolder runs it in the background), and a search adds the waiting changes of its
+ *   account to the counts in the same statement, so what it reads is exact either way.
+ *
+ * These tables are derived from `files` and stay outside HangarDatabase: a copy of the database
+ * (copy-database.ts) does not carry them, and the destination's triggers count the copied files.
+ */
+export const FILE_GRAM_PENDING_TABLE = 'file_gram_pending';
+
+/** The tables of migration 0036, children of `users` and `files` by meaning (none is copied: see above). */
+export const FILE_GRAM_TABLES = [FILE_GRAM_PENDING_TABLE, 'file_gram_days', 'file_grams_tracked', 'file_grams'] as const;
+
+/** Files of an account that hold a gram from which the gram is counted by day (`file_gram_days`). */
+export const TRACK_FROM_FILES = 5_000;
+
+/** Waiting changes counted by one {@link foldFileGrams} (one transaction). */
+export const FOLD_BATCH = 2_000;
+
+/** Changes whose grams a fold computes between two turns of the event loop. */
+const YIELD_EVERY = 200;
+
+/** Grams that one {@link foldFileGrams} starts tracking at most (each costs a scan of its matches); the others at a later batch that holds them. */
+const PROMOTIONS_PER_FOLD = 20;
+
+/** Rows of `files` per statement while migration 0036 counts the files already stored. */
+const BACKFILL_BATCH = 10_000;
+
+/** Keys aggregated in memory before they are written, while migration 0036 counts. */
+const BACKFILL_FLUSH_KEYS = 200_000;
+
+/** First key of the transaction-level advisory lock a fold holds (the second is the schema's hash), so one fold runs at a time per schema. */
+const FOLD_LOCK_KEY = 0x48_46_47; // "HFG"
+
+/** The SQL of migration 0036 (Postgres): the tables and the triggers that fill the pending table. */
+export const FILE_GRAM_SCHEMA: readonly string[] = [
+  `create table ${FILE_GRAM_PENDING_TABLE} (
+    seq bigserial primary key,
+    user_id text not null,
+    created_at bigint not null,
+    search_text text not null,
+    content_type text not null,
+    is_public integer not null,
+    delta integer not null
+  )`,
+  `create index file_gram_pending_user_id on ${FILE_GRAM_PENDING_TABLE} (user_id)`,
+  `create table file_grams (
+    user_id text not null references users (id) on delete cascade,
+    gram text not null,
+    content_type text not null,
+    is_public integer not null,
+    files bigint not null,
+    primary key (user_id, gram, content_type, is_public)
+  )`,
+  `create table file_grams_tracked (
+    user_id text not null references users (id) on delete cascade,
+    gram text not null,
+    primary key (user_id, gram)
+  )`,
+  `create table file_gram_days (
+    user_id text not null references users (id) on delete cascade,
+    gram text not null,
+    day bigint not null,
+    files bigint not null,
+    primary key (user_id, gram, day)
+  )`,
+  `create function hangar_file_grams_inserted() returns trigger language plpgsql as $$
+  begin
+    insert into ${FILE_GRAM_PENDING_TABLE} (user_id, created_at, search_text, content_type, is_public, delta)
+      select user_id, created_at, search_text, content_type, is_public, 1 from hangar_added;
+    return null;
+  end $$`,
+  `create function hangar_file_grams_deleted() returns trigger language plpgsql as $$
+  begin
+    insert into ${FILE_GRAM_PENDING_TABLE} (user_id, created_at, search_text, content_type, is_public, delta)
+      select user_id, created_at, search_text, content_type, is_public, -1 from hangar_removed;
+    return null;
+  end $$`,
+  `create function hangar_file_grams_updated() returns trigger language plpgsql as $$
+  begin
+    insert into ${FILE_GRAM_PENDING_TABLE} (user_id, created_at, search_text, content_type, is_public, delta)
+      values (old.user_id, old.created_at, old.search_text, old.content_type, old.is_public, -1),
+             (new.user_id, new.created_at, new.search_text, new.content_type, new.is_public, 1);
+    return null;
+  end $$`,
+  `create trigger file_grams_insert after insert on files referencing new table as hangar_added
+    for each statement execute function hangar_file_grams_inserted()`,
+  `create trigger file_grams_delete after delete on files referencing old table as hangar_removed
+    for each statement execute function hangar_file_grams_deleted()`,
+  // Row level: Postgres allows a column list or transition tables, not both, and the counters'
+  // updates of `files` (views, downloads) must not fire it.
+  `create trigger file_grams_update after update of search_text, content_type, is_public, created_at, user_id on files for each row
+    when (old.search_text is distinct from new.search_text or old.content_type is distinct from new.content_type
+      or old.is_public is distinct from new.is_public or old.created_at is distinct from new.created_at or old.user_id is distinct from new.user_id)
+    execute function hangar_file_grams_updated()`,
+];
+
+/** The UTC day of an upload time (Unix ms), as `file_gram_days.day` holds it. */
+export function gramDay(createdAtMs: number): number {
+  return floorDiv(createdAtMs, DAY_MS);
+}
+
+/** `floor(created_at / 86,400,000)` in SQL for the column `column` (exact: numeric division). */
+export const DAY_OF = (column: string) => `floor(${column} / 86400000.0)::bigint`;
+
+/** A file (or a waiting change of one) as the counts see it. */
+interface GramSource {
+  user_id: string;
+  created_at: string | number;
+  search_text: string;
+  content_type: string;
+  is_public: string | number;
+}
+
+/** Sums `delta` per key, keys made of parts joined with NUL (no gram, id or content type holds one). */
+class Sums {
+  readonly map = new Map<string, number>();
+  add(key: string, delta: number): void {
+    this.map.set(key, (this.map.get(key) ?? 0) + delta);
+  }
+  get size(): number {
+    return this.map.size;
+  }
+  /** The keys (split) and sums whose sum is not 0; empties the map. */
+  take(): { parts: string[][]; sums: number[] } {
+    const parts: string[][] = [];
+    const sums: number[] = [];
+    for (const [key, sum] of this.map) {
+      if (sum === 0) continue;
+      parts.push(key.split('\0'));
+      sums.push(sum);
+    }
+    this.map.clear();
+    return { parts, sums };
+  }
+}
+
+/** Adds `sums` to `file_grams` (one statement; rows whose key exists get the sum added). */
+async function addToGrams(db: Kysely<any>, sums: Sums): Promise<void> {
+  const { parts, sums: files } = sums.take();
+  if (files.length === 0) return;
+  await sql`
+    insert into file_grams (user_id, gram, content_type, is_public, files)
+    select * from unnest(${parts.map((p) => p[0])}::text[], ${parts.map((p) => p[1])}::text[], ${parts.map((p) => p[2])}::text[], ${parts.map((p) => Number(p[3]))}::int[], ${files}::bigint[])
+    order by 1, 2, 3, 4
+    on conflict (user_id, gram, content_type, is_public) do update set files = file_grams.files + excluded.files
+  `.execute(db);
+}
+
+/** Adds `sums` (keys user, gram, day) to `file_gram_days`. */
+async function addToDays(db: Kysely<any>, sums: Sums): Promise<void> {
+  const { parts, sums: files } = sums.take();
+  if (files.length === 0) return;
+  await sql`
+    insert into file_gram_days (user_id, gram, day, files)
+    select * from unnest(${parts.map((p) => p[0])}::text[], ${parts.map((p) => p[1])}::text[], ${parts.map((p) => Number(p[2]))}::bigint[], ${files}::bigint[])
+    order by 1, 2, 3
+    on conflict (user_id, gram, day) do update set files = file_gram_days.files + excluded.files
+  `.execute(db);
+}
+
+/**
+ * Counts every file already stored into the gram tables (migration 0036, inside its transaction):
+ * all of their grams by content type and visibility, then the tracked grams ({@link TRACK_FROM_FILES}
+ * files or more) by day. Two passes over `files` in primary-key order, grams computed here; about
+ * a minute for 1,200,000 files (bench/postgres-list-files.md).
+ */
+export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_FILES): Promise<void> {
+  const grams = new Sums();
+  await eachFileBatch(db, async (rows) => {
+    for (const row of rows) {
+      for (const gram of fileSearchGramsUpTo3(row.search_text)) grams.add(`${row.user_id}\0${gram}\0${row.content_type}\0${Number(row.is_public)}`, 1);
+    }
+    if (grams.size >= BACKFILL_FLUSH_KEYS) await addToGrams(db, grams);
+  });
+  await addToGrams(db, grams);
+  await sql`
+    insert into file_grams_tracked (user_id, gram)
+    select user_id, gram from file_grams group by user_id, gram having sum(files) >= ${trackFrom}
+  `.execute(db);
+  const { rows: tracked } = await sql<{ user_id: string; gram: string }>`select user_id, gram from file_grams_tracked`.execute(db);
+  if (tracked.length === 0) return;
+  const isTracked = new Set(tracked.map((row) => `${row.user_id}\0${row.gram}`));
+  const days = new Sums();
+  await eachFileBatch(db, async (rows) => {
+    for (const row of rows) {
+      const day = gramDay(Number(row.created_at));
+      for (const gram of fileSearchGramsUpTo3(row.search_text)) {
+        const key = `${row.user_id}\0${gram}`;
+        if (isTracked.has(key)) days.add(`${key}\0${day}`, 1);
+      }
+    }
+    if (days.size >= BACKFILL_FLUSH_KEYS) await addToDays(db, days);
+  });
+  await addToDays(db, days);
+}
+
+/**
+ * Calls `each` with the rows of `files` in batches of {@link BACKFILL_BATCH}, account by account and
+ * in upload order (the list-order index `(user_id, created_at, id)`): a day's keys are complete
+ * before the next day's come, so each row is written about once (in key order a flush would
+ * update every day's row again and again, leaving dead rows the migration's transaction cannot reclaim).
+ */
+async function eachFileBatch(db: Kysely<any>, each: (rows: GramSource[]) => Promise<void>): Promise<void> {
+  let after: { user_id: string; created_at: string | number; id: string } | undefined;
+  for (;;) {
+    const { rows } = await sql<GramSource & { id: string }>`
+      select id, user_id, created_at, search_text, content_type, is_public from files
+      ${after === undefined ? sql`` : sql`where (user_id, created_at, id) > (${after.user_id}, ${after.created_at}::bigint, ${after.id})`}
+      order by user_id, created_at, id limit ${BACKFILL_BATCH}
+    `.execute(db);
+    if (rows.length === 0) return;
+    await each(rows);
+    after = rows[rows.length - 1]!;
+    if (rows.length < BACKFILL_BATCH) return;
+  }
+}
+
+/** Options of {@link foldFileGrams}. */
+export interface FoldOptions {
+  /** Waiting changes per fold; default {@link FOLD_BATCH}. */
+  batch?: number;
+  /** See {@link TRACK_FROM_FILES}; tests set it low. */
+  trackFrom?: number;
+  /** Wait for a fold under way in another connection instead of returning 0 at once (tests, tools). */
+  wait?: boolean;
+}
+
+/**
+ * Counts the oldest waiting changes ({@link FILE_GRAM_PENDING_TABLE}), up to `batch` of them, in one
+ * transaction: removes them from the pending table, adds their grams to `file_grams` and, for the
+ * tracked grams, to `file_gram_days`, and starts tracking the grams (at most 20 per fold, the commonest first) that now
+ * reach `trackFrom` files: their day rows are the account's files that hold the gram, by day, less
+ * the changes still waiting (one statement, through the gram or trigram index). Changes of an
+ * account deleted since are dropped. A transaction-level advisory lock (per schema) keeps folds
+ * one at a time; without `wait`, a fold that finds it taken returns 0.
+ * @param db a Kysely on the database (its statements are not observed or grouped: the folder's own)
+ * @returns the number of changes counted (0: none waited, or another fold runs)
+ * @throws the database's errors; nothing is counted then (the transaction rolls back)
+ */
+export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}): Promise<number> {
+  const batch = options.batch ?? FOLD_BATCH;
+  const trackFrom = options.trackFrom ?? TRACK_FROM_FILES;
+  return db.transaction().execute(async (trx) => {
+    if (options.wait) {
+      await sql`select pg_advisory_xact_lock(${FOLD_LOCK_KEY}::int, hashtext(current_schema()))`.execute(trx);
+    } else {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${FOLD_LOCK_KEY}::int, hashtext(current_schema())) as locked`.execute(trx);
+      if (!rows[0]?.locked) return 0;
+    }
+    const { rows: changes } = await sql<GramSource & { delta: number }>`
+      delete from ${sql.table(FILE_GRAM_PENDING_TABLE)}
+      where seq in (select seq from ${sql.table(FILE_GRAM_PENDING_TABLE)} order by seq limit ${batch})
+      returning user_id, created_at, search_text, content_type, is_public, delta
+    `.execute(trx);
+    if (changes.length === 0) return 0;
+    const userIds = [...new Set(changes.map((change) => change.user_id))];
+    const { rows: existing } = await sql<{ id: string }>`select id from users where id = any(${userIds}::text[])`.execute(trx);
+    const live = new Set(existing.map((row) => row.id));
+    const { rows: tracked } = await sql<{ user_id: string; gram: string }>`
+      select user_id, gram from file_grams_tracked where user_id = any(${[...live]}::text[])
+    `.execute(trx);
+    const isTracked = new Set(tracked.map((row) => `${row.user_id}\0${row.gram}`));
+    const grams = new Sums();
+    const days = new Sums();
+    const grown = new Set<string>();
+    for (const [i, change] of changes.entries()) {
+      // Grams cost ~10–30 µs a change here: the event loop gets a turn every few ms.
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (!live.has(change.user_id)) continue;
+      const delta = Number(change.delta);
+      const day = gramDay(Number(change.created_at));
+      for (const gram of fileSearchGramsUpTo3(change.search_text)) {
+        const key = `${change.user_id}\0${gram}`;
+        grams.add(`${key}\0${change.content_type}\0${Number(change.is_public)}`, delta);
+        if (isTracked.has(key)) days.add(`${key}\0${day}`, delta);
+        else if (delta > 0) grown.add(key);
+      }
+    }
+    await addToGrams(trx, grams);
+    await addToDays(trx, days);
+    if (grown.size > 0) await startTracking(trx, [...grown].map((key) => key.split('\0') as [string, string]), trackFrom);
+    return changes.length;
+  });
+}
+
+/** Of the untracked `candidates` (user, gram), those now held by `trackFrom` files or more get tracked, with their day rows (see {@link foldFileGrams}). */
+async function startTracking(trx: Kysely<any>, candidates: Array<[string, string]>, trackFrom: number): Promise<void> {
+  const { rows } = await sql<{ user_id: string; gram: string }>`
+    select g.user_id, g.gram from file_grams as g
+    join unnest(${candidates.map((c) => c[0])}::text[], ${candidates.map((c) => c[1])}::text[]) as c (user_id, gram)
+      on g.user_id = c.user_id and g.gram = c.gram
+    group by g.user_id, g.gram having sum(g.files) >= ${trackFrom}
+    order by sum(g.files) desc, g.user_id, g.gram
+    limit ${PROMOTIONS_PER_FOLD}
+  `.execute(trx);
+  if (rows.length === 0) return;
+  // Only bitmaps of the needle's index: a plain scan would test every file of the account.
+  await sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
+  for (const { user_id: userId, gram } of rows) {
+    const pattern = containsPattern(gram);
+    const matching = [...gram].length <= 2 ? sql`hangar_search_grams(search_text) @> array[${gram}::text]` : sql`search_text like ${pattern} escape '\\'`;
+    await sql`insert into file_grams_tracked (user_id, gram) values (${userId}, ${gram}) on conflict do nothing`.execute(trx);
+    await sql`
+      insert into file_gram_days (user_id, gram, day, files)
+      select ${userId}, ${gram}, day, sum(n) from (
+        select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files where user_id = ${userId} and ${matching}
+        union all
+        select ${sql.raw(DAY_OF('created_at'))}, -delta from ${sql.table(FILE_GRAM_PENDING_TABLE)} where user_id = ${userId} and search_text like ${pattern} escape '\\'
+      ) as counted
+      group by day having sum(n) <> 0
+      order by day
+      on conflict (user_id, gram, day) do update set files = excluded.files
+    `.execute(trx);
+  }
+}
+
+/** How often FileGramFolder looks for waiting changes, in ms. */
+export const FOLD_INTERVAL_MS = 200;
+
+/**
+ * Runs {@link foldFileGrams} in the background: every `intervalMs` ms, batch after batch until a
+ * batch comes back short. Searches add the waiting changes themselves, so this changes how fast
+ * they are, never what they find. Every process runs one; the advisory lock lets one fold at a
+ * time, the others skip that turn. A failed fold goes to `onError` and is tried at the next turn.
+ */
+export class FileGramFolder {
+  private readonly timer: NodeJS.Timeout;
+  private running: Promise<void> | undefined;
+  private closed = false;
+
+  /**
+   * @param db a Kysely on the database whose statements are the folder's own (not grouped or observed)
+   * @param onError told of a fold that failed
+   */
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly onError: (error: Error) => void,
+    intervalMs = FOLD_INTERVAL_MS,
+  ) {
+    this.timer = setInterval(() => this.turn(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops; waits for a fold under way. Never rejects. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private turn(): void {
+    if (this.running || this.closed) return;
+    this.running = this.foldWaiting().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async foldWaiting(): Promise<void> {
+    try {
+      const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from ${sql.table(FILE_GRAM_PENDING_TABLE)}) as waiting`.execute(this.db);
+      if (!rows[0]?.waiting) return;
+      while (!this.closed && (await foldFileGrams(this.db)) === FOLD_BATCH);
+    } catch (error) {
+      if (!this.closed) this.onError(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import { fileSearchGramsUpTo3 } from '../../adapters/persistence/file-search.js';
+import { backfillFileGrams, FILE_GRAM_TABLES, foldFileGrams, gramDay } from '../../adapters/persistence/postgres/file-gram-counts.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
+import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import type { Repositories } from '../../adapters/persistence/repositories.js';
+import { aFile, at, givenUser } from '../contracts/persistence-fixtures.js';
+import { createTestSchema, testDatabaseUrl, type TestSchema } from '../support/test-database.js';
+
+const url = testDatabaseUrl();
+const ROOMY = { storageLimitBytes: 2 ** 40, fileCountLimit: 1_000_000 };
+const DAY = 86_400_000;
+
+type Counts = { grams: Record<string, number>; days: Record<string, number> };
+
+/** What the gram tables must hold for the files stored now: every gram by type and visibility; the days of `tracked` grams. */
+async function bruteForce(database: PostgresDatabase, tracked: ReadonlySet<string>): Promise<Counts> {
+  const { rows } = await sql<{ user_id: string; search_text: string; content_type: string; is_public: number; created_at: string }>`
+    select user_id, search_text, content_type, is_public, created_at from files
+  `.execute(database.db);
+  const counts: Counts = { grams: {}, days: {} };
+  for (const row of rows) {
+    for (const gram of fileSearchGramsUpTo3(row.search_text)) {
+      const key = `${row.user_id} ${gram} ${row.content_type} ${row.is_public}`;
+      counts.grams[key] = (counts.grams[key] ?? 0) + 1;
+      if (tracked.has(`${row.user_id} ${gram}`)) {
+        const day = `${row.user_id} ${gram} ${gramDay(Number(row.created_at))}`;
+        counts.days[day] = (counts.days[day] ?? 0) + 1;
+      }
+    }
+  }
+  return counts;
+}
+
+/** The gram tables, rows of 0 files left out; with `pending`, the waiting changes added (what a search reads). */
+async function stored(database: PostgresDatabase, pending: boolean): Promise<Counts & { tracked: Set<string> }> {
+  const { rows: grams } = await sql<{ user_id: string; gram: string; content_type: string; is_public: number; files: string }>`select * from file_grams`.execute(database.db);
+  const { rows: days } = await sql<{ user_id: string; gram: string; day: string; files: string }>`select * from file_gram_days`.execute(database.db);
+  const { rows: trackedRows } = await sql<{ user_id: string; gram: string }>`select * from file_grams_tracked`.execute(database.db);
+  const tracked = new Set(trackedRows.map((row) => `${row.user_id} ${row.gram}`));
+  const counts: Counts = { grams: {}, days: {} };
+  const add = (map: Record<string, number>, key: string, n: number) => {
+    map[key] = (map[key] ?? 0) + n;
+    if (map[key] === 0) delete map[key];
+  };
+  for (const row of grams) add(counts.grams, `${row.user_id} ${row.gram} ${row.content_type} ${row.is_public}`, Number(row.files));
+  for (const row of days) add(counts.days, `${row.user_id} ${row.gram} ${row.day}`, Number(row.files));
+  if (pending) {
+    const { rows: changes } = await sql<{ user_id: string; search_text: string; content_type: string; is_public: number; created_at: string; delta: number }>`
+      select * from file_gram_pending
+    `.execute(database.db);
+    const { rows: live } = await sql<{ id: string }>`select id from users`.execute(database.db);
+    const accounts = new Set(live.map((row) => row.id));
+    for (const change of changes.filter((c) => accounts.has(c.user_id))) {
+      for (const gram of fileSearchGramsUpTo3(change.search_text)) {
+        add(counts.grams, `${change.user_id} ${gram} ${change.content_type} ${change.is_public}`, Number(change.delta));
+        if (tracked.has(`${change.user_id} ${gram}`)) add(counts.days, `${change.user_id} ${gram} ${gramDay(Number(change.created_at))}`, Number(change.delta));
+      }
+    }
+  }
+  return { ...counts, tracked };
+}
+
+async function pendingRows(database: PostgresDatabase): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from file_gram_pending`.execute(database.db);
+  return Number(rows[0]!.n);
+}
+
+async function foldAll(database: PostgresDatabase, trackFrom: number): Promise<void> {
+  while ((await foldFileGrams(database.db, { trackFrom, wait: true })) > 0);
+}
+
+(url === undefined ? describe.skip : describe)('Postgres gram counts of `q` (migration 0036, file-gram-counts.ts)', function () {
+  this.timeout(60_000);
+  let schema: TestSchema;
+  let database: PostgresDatabase;
+  let repositories: Repositories;
+
+  beforeEach(async () => {
+    schema = await createTestSchema(url!);
+    database = await openPostgresDatabase({ url: url!, poolSize: 4, schema: schema.schema, fileGramFolding: false });
+    repositories = createSqlRepositories(database);
+  });
+  afterEach(async () => {
+    await database?.close();
+    await schema?.drop();
+  });
+
+  /** Files with names from a few letters (so grams repeat), over four days, two content types, both visibilities. */
+  async function givenFiles(userId: string, count: number, seed: number) {
+    const files = Array.from({ length: count }, (_, i) => {
+      const n = seed + i * 7;
+      return aFile(userId, {
+        name: n % 7 === 5 ? null : `${['cat', 'Cab', 'éa', 'a.b', 'xcat', '', 'ab ab'][n % 7]}-${n % 5}`,
+        contentType: n % 2 === 0 ? 'image/png' : 'text/plain',
+        isPublic: n % 3 !== 0,
+        createdAt: at((n % 4) * DAY + i),
+      });
+    });
+    for (const file of files) expect(await repositories.files.insert(file, ROOMY)).to.equal('inserted');
+    return files;
+  }
+
+  it('counts every gram by content type and visibility, and tracked grams by day, as brute force does: waiting, folded, and through renames, visibility changes, deletes and an account deletion', async () => {
+    const alice = await givenUser(repositories.users);
+    const bob = await givenUser(repositories.users);
+    const aliceFiles = await givenFiles(alice.id, 30, 0);
+    await givenFiles(bob.id, 12, 3);
+
+    // Waiting only: nothing counted yet, and what a search adds up is exact.
+    expect(await pendingRows(database)).to.equal(42);
+    let now = await stored(database, true);
+    expect(now.tracked.size).to.equal(0);
+    expect({ grams: now.grams, days: now.days }).to.deep.equal(await bruteForce(database, now.tracked));
+
+    await foldAll(database, 5);
+    expect(await pendingRows(database)).to.equal(0);
+    now = await stored(database, false);
+    expect(now.tracked.size, 'the commonest grams (20 per fold) are tracked').to.equal(20);
+    expect({ grams: now.grams, days: now.days }).to.deep.equal(await bruteForce(database, now.tracked));
+
+    await repositories.files.update({ userId: alice.id, fileId: aliceFiles[0]!.fileId, changes: { name: 'zzz cat' } });
+    await repositories.files.update({ userId: alice.id, fileId: aliceFiles[1]!.fileId, changes: { isPublic: !aliceFiles[1]!.isPublic } });
+    await repositories.files.update({ userId: alice.id, fileId: aliceFiles[2]!.fileId, changes: { name: null, isPublic: false } });
+    // Only the view counters: no change to count.
+    await repositories.files.addReadCounts([{ fileId: aliceFiles[3]!.fileId, views: 2, downloads: 1 }]);
+    await repositories.files.deleteMany({ userId: alice.id, fileIds: [aliceFiles[4]!.fileId, aliceFiles[5]!.fileId] });
+    expect(await pendingRows(database)).to.equal(2 + 2 + 2 + 2);
+    now = await stored(database, true);
+    expect({ grams: now.grams, days: now.days }, 'folded and waiting').to.deep.equal(await bruteForce(database, now.tracked));
+
+    await foldAll(database, 5);
+    now = await stored(database, false);
+    expect(now.tracked.size).to.be.greaterThan(20);
+    expect({ grams: now.grams, days: now.days }, 'folded').to.deep.equal(await bruteForce(database, now.tracked));
+
+    // An account deleted with changes still waiting: its counts go with it, its waiting changes are dropped by the fold.
+    await givenFiles(bob.id, 3, 100);
+    expect(await repositories.users.delete(bob.id)).to.equal(true);
+    await foldAll(database, 5);
+    expect(await pendingRows(database)).to.equal(0);
+    now = await stored(database, false);
+    expect(Object.keys(now.grams).some((key) => key.startsWith(bob.id))).to.equal(false);
+    expect([...now.tracked].some((key) => key.startsWith(bob.id))).to.equal(false);
+    expect({ grams: now.grams, days: now.days }).to.deep.equal(await bruteForce(database, now.tracked));
+  });
+
+  it('counts the files stored before the migration: every gram, and by day every gram of at least the threshold (backfill)', async () => {
+    const alice = await givenUser(repositories.users);
+    await givenFiles(alice.id, 25, 1);
+    for (const table of FILE_GRAM_TABLES) await sql`delete from ${sql.table(table)}`.execute(database.db);
+    await backfillFileGrams(database.db, 4);
+    const now = await stored(database, false);
+    const all = await bruteForce(database, new Set());
+    expect(now.grams).to.deep.equal(all.grams);
+    const perGram = new Map<string, number>();
+    for (const [key, n] of Object.entries(all.grams)) {
+      const gram = key.split(' ').slice(0, 2).join(' ');
+      perGram.set(gram, (perGram.get(gram) ?? 0) + n);
+    }
+    expect([...now.tracked].sort()).to.deep.equal([...perGram].filter(([, n]) => n >= 4).map(([gram]) => gram).sort());
+    expect(now.days).to.deep.equal((await bruteForce(database, now.tracked)).days);
+  });
+
+  it('folds in the background when the database is opened as a server opens it', async () => {
+    const served = await openPostgresDatabase({ url: url!, poolSize: 2, schema: schema.schema });
+    try {
+      const alice = await givenUser(repositories.users);
+      await givenFiles(alice.id, 10, 2);
+      const deadline = Date.now() + 10_000;
+      while ((await pendingRows(database)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await pendingRows(database)).to.equal(0);
+      const now = await stored(database, false);
+      expect({ grams: now.grams, days: now.days }).to.deep.equal(await bruteForce(database, now.tracked));
+    } finally {
+      await served.close();
+    }
+  });
+});
