@@ -38,8 +38,18 @@ export const FILE_GRAM_TABLES = [FILE_GRAM_PENDING_TABLE, 'file_gram_days', 'fil
 /** Files of an account that hold a gram from which the gram is counted by day (`file_gram_days`). */
 export const TRACK_FROM_FILES = 5_000;
 
-/** Waiting changes counted by one {@link foldFileGrams} (one transaction). */
-export const FOLD_BATCH = 2_000;
+/**
+ * Waiting changes counted by one {@link foldFileGrams} (one transaction). A batch writes one row per
+ * distinct (gram, content type, visibility) and per tracked (gram, day) it holds, and those repeat
+ * across files, so larger batches write fewer rows per file (bench/postgres-list-files.md: ~250 µs
+ * of work per file in batches of 2,000, ~130 µs in batches of 10,000).
+ */
+export const FOLD_BATCH = 10_000;
+
+/** FileGramFolder folds once this many changes wait… */
+export const FOLD_FROM_WAITING = 5_000;
+/** …or once this long (ms) has passed since its last fold while any wait. */
+export const FOLD_AFTER_MS = 5_000;
 
 /** Changes whose grams a fold computes between two turns of the event loop. */
 const YIELD_EVERY = 200;
@@ -136,51 +146,86 @@ interface GramSource {
   is_public: string | number;
 }
 
-/** Sums `delta` per key, keys made of parts joined with NUL (no gram, id or content type holds one). */
+/**
+ * Sums of `delta` per gram within groups (a group: the other parts of a key, joined with NUL, which
+ * no id, content type or day holds): short gram keys in small maps rather than one long string per key.
+ */
 class Sums {
-  readonly map = new Map<string, number>();
-  add(key: string, delta: number): void {
-    this.map.set(key, (this.map.get(key) ?? 0) + delta);
+  private readonly groups = new Map<string, Map<string, number>>();
+  private count = 0;
+
+  /** The sums of group `name` (created empty). */
+  group(name: string): Map<string, number> {
+    let group = this.groups.get(name);
+    if (!group) this.groups.set(name, (group = new Map()));
+    return group;
   }
+
+  /** Adds `delta` to `gram` in `group`. */
+  add(group: Map<string, number>, gram: string, delta: number): void {
+    const sum = group.get(gram);
+    if (sum === undefined) this.count++;
+    group.set(gram, (sum ?? 0) + delta);
+  }
+
+  /** Keys held (an upper bound once sums returned to 0). */
   get size(): number {
-    return this.map.size;
+    return this.count;
   }
-  /** The keys (split) and sums whose sum is not 0; empties the map. */
-  take(): { parts: string[][]; sums: number[] } {
+
+  /** The group parts (split), grams and sums whose sum is not 0, as columns; empties the sums. */
+  take(): { parts: string[][]; grams: string[]; sums: number[] } {
     const parts: string[][] = [];
+    const grams: string[] = [];
     const sums: number[] = [];
-    for (const [key, sum] of this.map) {
-      if (sum === 0) continue;
-      parts.push(key.split('\0'));
-      sums.push(sum);
+    for (const [name, group] of this.groups) {
+      const split = name.split('\0');
+      for (const [gram, sum] of group) {
+        if (sum === 0) continue;
+        parts.push(split);
+        grams.push(gram);
+        sums.push(sum);
+      }
     }
-    this.map.clear();
-    return { parts, sums };
+    this.groups.clear();
+    this.count = 0;
+    return { parts, grams, sums };
   }
 }
 
-/** Adds `sums` to `file_grams` (one statement; rows whose key exists get the sum added). */
+/** Adds `sums` (groups user, content type, visibility) to `file_grams` (one statement; rows whose key exists get the sum added). */
 async function addToGrams(db: Kysely<any>, sums: Sums): Promise<void> {
-  const { parts, sums: files } = sums.take();
+  const { parts, grams, sums: files } = sums.take();
   if (files.length === 0) return;
   await sql`
     insert into file_grams (user_id, gram, content_type, is_public, files)
-    select * from unnest(${parts.map((p) => p[0])}::text[], ${parts.map((p) => p[1])}::text[], ${parts.map((p) => p[2])}::text[], ${parts.map((p) => Number(p[3]))}::int[], ${files}::bigint[])
+    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => p[1])}::text[], ${parts.map((p) => Number(p[2]))}::int[], ${files}::bigint[])
     order by 1, 2, 3, 4
     on conflict (user_id, gram, content_type, is_public) do update set files = file_grams.files + excluded.files
   `.execute(db);
 }
 
-/** Adds `sums` (keys user, gram, day) to `file_gram_days`. */
+/** Adds `sums` (groups user, day) to `file_gram_days`. */
 async function addToDays(db: Kysely<any>, sums: Sums): Promise<void> {
-  const { parts, sums: files } = sums.take();
+  const { parts, grams, sums: files } = sums.take();
   if (files.length === 0) return;
   await sql`
     insert into file_gram_days (user_id, gram, day, files)
-    select * from unnest(${parts.map((p) => p[0])}::text[], ${parts.map((p) => p[1])}::text[], ${parts.map((p) => Number(p[2]))}::bigint[], ${files}::bigint[])
+    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => Number(p[1]))}::bigint[], ${files}::bigint[])
     order by 1, 2, 3
     on conflict (user_id, gram, day) do update set files = file_gram_days.files + excluded.files
   `.execute(db);
+}
+
+/** `rows` (user, gram) as a set of grams per account. */
+function gramsByAccount(rows: ReadonlyArray<{ user_id: string; gram: string }>): Map<string, Set<string>> {
+  const byAccount = new Map<string, Set<string>>();
+  for (const { user_id: userId, gram } of rows) {
+    let grams = byAccount.get(userId);
+    if (!grams) byAccount.set(userId, (grams = new Set()));
+    grams.add(gram);
+  }
+  return byAccount;
 }
 
 /**
@@ -193,7 +238,8 @@ export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_
   const grams = new Sums();
   await eachFileBatch(db, async (rows) => {
     for (const row of rows) {
-      for (const gram of fileSearchGramsUpTo3(row.search_text)) grams.add(`${row.user_id}\0${gram}\0${row.content_type}\0${Number(row.is_public)}`, 1);
+      const group = grams.group(`${row.user_id}\0${row.content_type}\0${Number(row.is_public)}`);
+      for (const gram of fileSearchGramsUpTo3(row.search_text)) grams.add(group, gram, 1);
     }
     if (grams.size >= BACKFILL_FLUSH_KEYS) await addToGrams(db, grams);
   });
@@ -204,15 +250,14 @@ export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_
   `.execute(db);
   const { rows: tracked } = await sql<{ user_id: string; gram: string }>`select user_id, gram from file_grams_tracked`.execute(db);
   if (tracked.length === 0) return;
-  const isTracked = new Set(tracked.map((row) => `${row.user_id}\0${row.gram}`));
+  const trackedOf = gramsByAccount(tracked);
   const days = new Sums();
   await eachFileBatch(db, async (rows) => {
     for (const row of rows) {
-      const day = gramDay(Number(row.created_at));
-      for (const gram of fileSearchGramsUpTo3(row.search_text)) {
-        const key = `${row.user_id}\0${gram}`;
-        if (isTracked.has(key)) days.add(`${key}\0${day}`, 1);
-      }
+      const isTracked = trackedOf.get(row.user_id);
+      if (!isTracked) continue;
+      const group = days.group(`${row.user_id}\0${gramDay(Number(row.created_at))}`);
+      for (const gram of fileSearchGramsUpTo3(row.search_text)) if (isTracked.has(gram)) days.add(group, gram, 1);
     }
     if (days.size >= BACKFILL_FLUSH_KEYS) await addToDays(db, days);
   });
@@ -284,26 +329,33 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
     const { rows: tracked } = await sql<{ user_id: string; gram: string }>`
       select user_id, gram from file_grams_tracked where user_id = any(${[...live]}::text[])
     `.execute(trx);
-    const isTracked = new Set(tracked.map((row) => `${row.user_id}\0${row.gram}`));
+    const trackedOf = gramsByAccount(tracked);
     const grams = new Sums();
     const days = new Sums();
-    const grown = new Set<string>();
+    const grown: Array<[string, string]> = [];
+    const seen = new Map<string, Set<string>>();
     for (const [i, change] of changes.entries()) {
       // Grams cost ~10–30 µs a change here: the event loop gets a turn every few ms.
       if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       if (!live.has(change.user_id)) continue;
       const delta = Number(change.delta);
-      const day = gramDay(Number(change.created_at));
+      const isTracked = trackedOf.get(change.user_id);
+      const group = grams.group(`${change.user_id}\0${change.content_type}\0${Number(change.is_public)}`);
+      const dayGroup = isTracked && days.group(`${change.user_id}\0${gramDay(Number(change.created_at))}`);
+      let seenOf = seen.get(change.user_id);
+      if (!seenOf) seen.set(change.user_id, (seenOf = new Set()));
       for (const gram of fileSearchGramsUpTo3(change.search_text)) {
-        const key = `${change.user_id}\0${gram}`;
-        grams.add(`${key}\0${change.content_type}\0${Number(change.is_public)}`, delta);
-        if (isTracked.has(key)) days.add(`${key}\0${day}`, delta);
-        else if (delta > 0) grown.add(key);
+        grams.add(group, gram, delta);
+        if (dayGroup && isTracked.has(gram)) days.add(dayGroup, gram, delta);
+        else if (delta > 0 && !seenOf.has(gram)) {
+          seenOf.add(gram);
+          grown.push([change.user_id, gram]);
+        }
       }
     }
     await addToGrams(trx, grams);
     await addToDays(trx, days);
-    if (grown.size > 0) await startTracking(trx, [...grown].map((key) => key.split('\0') as [string, string]), trackFrom);
+    if (grown.length > 0) await startTracking(trx, grown, trackFrom);
     return changes.length;
   });
 }
@@ -339,19 +391,23 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
   }
 }
 
-/** How often FileGramFolder looks for waiting changes, in ms. */
+/** How often FileGramFolder looks at the waiting changes, in ms. */
 export const FOLD_INTERVAL_MS = 200;
 
 /**
- * Runs {@link foldFileGrams} in the background: every `intervalMs` ms, batch after batch until a
- * batch comes back short. Searches add the waiting changes themselves, so this changes how fast
- * they are, never what they find. Every process runs one; the advisory lock lets one fold at a
- * time, the others skip that turn. A failed fold goes to `onError` and is tried at the next turn.
+ * Runs {@link foldFileGrams} in the background: every `intervalMs` ms it counts the waiting changes
+ * (up to {@link FOLD_FROM_WAITING}, along the pending table's primary key) and folds, batch after
+ * batch until one comes back short, when {@link FOLD_FROM_WAITING} wait or {@link FOLD_AFTER_MS} have
+ * passed since its last fold. Searches add their account's waiting changes themselves, so this
+ * changes how fast they are (a few ms for thousands of waiting changes), never what they find.
+ * Every process runs one; the advisory lock lets one fold at a time, the others skip that turn. A
+ * failed fold goes to `onError` and is tried at the next turn.
  */
 export class FileGramFolder {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | undefined;
   private closed = false;
+  private lastFold = Date.now();
 
   /**
    * @param db a Kysely on the database whose statements are the folder's own (not grouped or observed)
@@ -382,8 +438,12 @@ export class FileGramFolder {
 
   private async foldWaiting(): Promise<void> {
     try {
-      const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from ${sql.table(FILE_GRAM_PENDING_TABLE)}) as waiting`.execute(this.db);
-      if (!rows[0]?.waiting) return;
+      const { rows } = await sql<{ waiting: string | number }>`
+        select count(*) as waiting from (select 1 from ${sql.table(FILE_GRAM_PENDING_TABLE)} limit ${FOLD_FROM_WAITING}) as w
+      `.execute(this.db);
+      const waiting = Number(rows[0]?.waiting ?? 0);
+      if (waiting === 0 || (waiting < FOLD_FROM_WAITING && Date.now() - this.lastFold < FOLD_AFTER_MS)) return;
+      this.lastFold = Date.now();
       while (!this.closed && (await foldFileGrams(this.db)) === FOLD_BATCH);
     } catch (error) {
       if (!this.closed) this.onError(error instanceof Error ? error : new Error(String(error)));

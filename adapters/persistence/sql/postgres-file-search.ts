@@ -25,7 +25,7 @@ const COMMON_MATCHES = 10_000;
  * Waiting gram changes (file-gram-counts.ts) of an account beyond which a search does not add them
  * up itself but searches as without the gram counts (the background fold is behind).
  */
-export const PENDING_LIMIT = 10_000;
+export const PENDING_LIMIT = 20_000;
 
 /** Files a page may walk in list order, from the newest or from the day that holds it, rather than be placed or collected (~15 ms). */
 export const WALK_FILES = 20_000;
