@@ -163,6 +163,27 @@ async function foldAll(database: PostgresDatabase, trackFrom: number): Promise<v
     expect(now.days).to.deep.equal((await bruteForce(database, now.tracked)).days);
   });
 
+  it('counts each change once when two processes fold at the same time (one fold at a time per schema)', async () => {
+    const second = await openPostgresDatabase({ url: url!, poolSize: 2, schema: schema.schema, fileGramFolding: false });
+    try {
+      const alice = await givenUser(repositories.users);
+      await givenFiles(alice.id, 40, 5);
+      const folds = await Promise.all([
+        ...[1, 2, 3].map(() => foldFileGrams(database.db, { batch: 7, trackFrom: 4 })),
+        ...[1, 2, 3].map(() => foldFileGrams(second.db, { batch: 7, trackFrom: 4 })),
+      ]);
+      expect(folds.filter((n) => n > 0).length, 'the others found the lock taken').to.be.lessThan(6);
+      await Promise.all([foldAll(database, 4), (async () => {
+        while ((await foldFileGrams(second.db, { batch: 7, trackFrom: 4, wait: true })) > 0);
+      })()]);
+      expect(await pendingRows(database)).to.equal(0);
+      const now = await stored(database, false);
+      expect({ grams: now.grams, days: now.days }).to.deep.equal(await bruteForce(database, now.tracked));
+    } finally {
+      await second.close();
+    }
+  });
+
   it('folds in the background when the database is opened as a server opens it', async () => {
     const served = await openPostgresDatabase({ url: url!, poolSize: 2, schema: schema.schema });
     try {

@@ -11,6 +11,7 @@ import { aFile, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 import { fileSearchGrams, fileSearchText } from '../../adapters/persistence/file-search.js';
+import { backfillFileGrams, FILE_GRAM_TABLES } from '../../adapters/persistence/postgres/file-gram-counts.js';
 import { sql } from 'kysely';
 import type { FileFilter } from '../../core/files/file-repository.js';
 import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
@@ -270,7 +271,7 @@ const AWKWARD_NAMES = [
  * old one gave.
  */
 function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
-  for (const through of ['0031_search_grams', '0034_search_grams_plpgsql']) describeSearchGramsThrough(dialect, open, through);
+  for (const through of ['0031_search_grams', '0034_search_grams_plpgsql', '0036_postgres_file_grams']) describeSearchGramsThrough(dialect, open, through);
 }
 
 function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>, through: string): void {
@@ -304,13 +305,24 @@ function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: K
 
     it('finds the files stored before it by every one- and two-code-point needle, as a brute-force search does', async () => {
       // A probe of one file, and counts never walking: the files are found through the index.
-      const files = new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY } });
       const needles = new Set(stored.flatMap((file) => fileSearchGrams(fileSearchText(file)).filter((gram) => !gram.includes('\n'))));
-      for (const needle of [...needles, 'zq', '\u{1F4F8}']) {
-        const expected = stored.filter((file) => fileSearchText(file).includes(needle)).map((file) => file.fileId).sort();
-        const page = await files.list({ userId: ada, filter: { q: needle }, window: { offset: 0, limit: 100 } });
-        expect(page.items.map((file) => file.fileId).sort(), JSON.stringify(needle)).to.deep.equal(expected);
-        expect(page.total, JSON.stringify(needle)).to.equal(expected.length);
+      const check = async (files: SqlFileRepository) => {
+        for (const needle of [...needles, 'zq', '\u{1F4F8}']) {
+          const expected = stored.filter((file) => fileSearchText(file).includes(needle)).map((file) => file.fileId).sort();
+          const page = await files.list({ userId: ada, filter: { q: needle }, window: { offset: 0, limit: 100 } });
+          expect(page.items.map((file) => file.fileId).sort(), JSON.stringify(needle)).to.deep.equal(expected);
+          expect(page.total, JSON.stringify(needle)).to.equal(expected.length);
+        }
+      };
+      await check(new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY, gramCounts: false } }));
+      if (through === '0036_postgres_file_grams') {
+        // Counted from what 0036's backfill wrote for these files (no gram of 5,000 files: none by day)…
+        const counted = new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { walkFiles: 0 } });
+        await check(counted);
+        // …and with every gram counted by day (the backfill again, threshold 1), pages placed by day.
+        for (const table of FILE_GRAM_TABLES) await sql`delete from ${sql.table(table)}`.execute(opened.db);
+        await backfillFileGrams(opened.db, 1);
+        await check(counted);
       }
     });
   });
@@ -340,7 +352,7 @@ describe('0035_sqlite_covering_list_indexes on a database that holds files (SQLi
       );
       for (const file of stored) expect(await before.insert(file, { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: 1_000 })).to.equal('inserted');
 
-      expect(await migrateToLatest(db)).to.deep.equal(['0035_sqlite_covering_list_indexes']);
+      expect(await migrateToLatest(db, migrationsUpTo('0035_sqlite_covering_list_indexes'))).to.deep.equal(['0035_sqlite_covering_list_indexes']);
       const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'files' and (name like 'files_user_id_created_at_id%' or name like 'files_user_id_size%') order by name`.execute(db);
       expect(indexes.rows.map((row) => row.name)).to.deep.equal(['files_user_id_created_at_id_is_public_size_content_type_search_text', 'files_user_id_size_is_public_content_type']);
 

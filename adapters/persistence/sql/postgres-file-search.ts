@@ -79,6 +79,8 @@ export interface PostgresFileSearchOptions {
   walkShare?: number;
   /** See {@link WALK_FILES}; tests set it low to place pages among a few files. */
   walkFiles?: number;
+  /** Serve needles of 1–3 code points from the gram counts of migration 0036 (default true; tests of the indexes switch it off). */
+  gramCounts?: boolean;
 }
 
 /** One search of {@link PostgresFileSearch.list}. */
@@ -140,6 +142,7 @@ export class PostgresFileSearch {
   private readonly probeFiles: number;
   private readonly walkShare: number;
   private readonly walkFiles: number;
+  private readonly gramCounts: boolean;
 
   /**
    * @param db the database (Postgres, migrated to 0031)
@@ -153,6 +156,7 @@ export class PostgresFileSearch {
     this.probeFiles = options.probeFiles ?? PROBE_FILES;
     this.walkShare = options.walkShare ?? WALK_SHARE;
     this.walkFiles = options.walkFiles ?? WALK_FILES;
+    this.gramCounts = options.gramCounts ?? true;
   }
 
   /**
@@ -163,7 +167,7 @@ export class PostgresFileSearch {
   async list<Row>(search: PostgresSearch): Promise<{ rows: Row[]; counted?: number }> {
     const bound = search.countLimit === undefined ? Number.POSITIVE_INFINITY : search.countLimit + 1;
     const points = codePoints(search.needle);
-    if (search.gramFilter && points >= 1 && points <= 3) {
+    if (this.gramCounts && search.gramFilter && points >= 1 && points <= 3) {
       const counted = await this.fromGramCounts<Row>(search, search.gramFilter, bound);
       if (counted) return counted;
     }
