@@ -51,8 +51,14 @@ export const FOLD_FROM_WAITING = 5_000;
 /** …or once this long (ms) has passed since its last fold while any wait. */
 export const FOLD_AFTER_MS = 5_000;
 
-/** Changes whose grams a fold computes between two turns of the event loop. */
-const YIELD_EVERY = 200;
+/** Changes whose grams a fold computes between two turns of the event loop (~1–2 ms of work). */
+const YIELD_EVERY = 50;
+
+/** Keys per upsert statement of a fold: its parameters are serialized between two turns of the event loop. */
+const KEYS_PER_STATEMENT = 2_000;
+
+/** Lets the event loop run what waits (requests) before a fold goes on. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Grams that one {@link foldFileGrams} starts tracking at most (each costs a scan of its matches); the others at a later batch that holds them. */
 const PROMOTIONS_PER_FOLD = 20;
@@ -195,26 +201,34 @@ class Sums {
 
 /** Adds `sums` (groups user, content type, visibility) to `file_grams` (one statement; rows whose key exists get the sum added). */
 async function addToGrams(db: Kysely<any>, sums: Sums): Promise<void> {
-  const { parts, grams, sums: files } = sums.take();
-  if (files.length === 0) return;
-  await sql`
-    insert into file_grams (user_id, gram, content_type, is_public, files)
-    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => p[1])}::text[], ${parts.map((p) => Number(p[2]))}::int[], ${files}::bigint[])
-    order by 1, 2, 3, 4
-    on conflict (user_id, gram, content_type, is_public) do update set files = file_grams.files + excluded.files
-  `.execute(db);
+  const taken = sums.take();
+  for (let at = 0; at < taken.sums.length; at += KEYS_PER_STATEMENT) {
+    if (at > 0) await turn();
+    const parts = taken.parts.slice(at, at + KEYS_PER_STATEMENT);
+    await sql`
+      insert into file_grams (user_id, gram, content_type, is_public, files)
+      select * from unnest(${parts.map((p) => p[0])}::text[], ${taken.grams.slice(at, at + KEYS_PER_STATEMENT)}::text[], ${parts.map((p) => p[1])}::text[],
+        ${parts.map((p) => Number(p[2]))}::int[], ${taken.sums.slice(at, at + KEYS_PER_STATEMENT)}::bigint[])
+      order by 1, 2, 3, 4
+      on conflict (user_id, gram, content_type, is_public) do update set files = file_grams.files + excluded.files
+    `.execute(db);
+  }
 }
 
 /** Adds `sums` (groups user, day) to `file_gram_days`. */
 async function addToDays(db: Kysely<any>, sums: Sums): Promise<void> {
-  const { parts, grams, sums: files } = sums.take();
-  if (files.length === 0) return;
-  await sql`
-    insert into file_gram_days (user_id, gram, day, files)
-    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => Number(p[1]))}::bigint[], ${files}::bigint[])
-    order by 1, 2, 3
-    on conflict (user_id, gram, day) do update set files = file_gram_days.files + excluded.files
-  `.execute(db);
+  const taken = sums.take();
+  for (let at = 0; at < taken.sums.length; at += KEYS_PER_STATEMENT) {
+    if (at > 0) await turn();
+    const parts = taken.parts.slice(at, at + KEYS_PER_STATEMENT);
+    await sql`
+      insert into file_gram_days (user_id, gram, day, files)
+      select * from unnest(${parts.map((p) => p[0])}::text[], ${taken.grams.slice(at, at + KEYS_PER_STATEMENT)}::text[], ${parts.map((p) => Number(p[1]))}::bigint[],
+        ${taken.sums.slice(at, at + KEYS_PER_STATEMENT)}::bigint[])
+      order by 1, 2, 3
+      on conflict (user_id, gram, day) do update set files = file_gram_days.files + excluded.files
+    `.execute(db);
+  }
 }
 
 /** `rows` (user, gram) as a set of grams per account. */
@@ -336,7 +350,7 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
     const seen = new Map<string, Set<string>>();
     for (const [i, change] of changes.entries()) {
       // Grams cost ~10–30 µs a change here: the event loop gets a turn every few ms.
-      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i > 0 && i % YIELD_EVERY === 0) await turn();
       if (!live.has(change.user_id)) continue;
       const delta = Number(change.delta);
       const isTracked = trackedOf.get(change.user_id);
