@@ -362,7 +362,7 @@ describe('0035_sqlite_covering_list_indexes on a database that holds files (SQLi
         const files = new SqlFileRepository(executor, { seekFromOffset });
         const filters: FileFilter[] = [{ sizeMin: 2_500 }, { sizeMin: 1_000, sizeMax: 3_000, isPublic: true }, { type: 'image/png', sizeMax: 4_000 }, { sizeMin: 100, createdBefore: new Date(T0.getTime() + 50_000) }, { q: 'cat', isPublic: true }, { q: 'cat', sizeMin: 1_000 }, { sizeMin: 1_200, isPublic: false }, { sizeMax: 3_333, type: 'image/jpeg', isPublic: true }];
         for (const filter of filters) {
-          const expected = newestFirst.filter((file) => matchesRangeFilter(file, ada, filter) && (filter.q === undefined || (file.name ?? '').includes(filter.q))).map((file) => file.fileId);
+          const expected = newestFirst.filter((file) => matchesRangeFilter(file, ada, filter) && (filter.q === undefined || fileSearchText(file).includes(filter.q))).map((file) => file.fileId);
           for (const offset of [0, 7, 30, 61, expected.length - 3, expected.length + 5]) {
             const page = await files.list({ userId: ada, filter, window: { offset, limit: 10 } });
             expect(page.items.map((file) => file.fileId), `${JSON.stringify(filter)} offset ${offset}`).to.deep.equal(expected.slice(offset, offset + 10));
