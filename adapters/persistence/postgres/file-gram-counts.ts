@@ -279,6 +279,17 @@ export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_
 }
 
 /**
+ * Counts the gram tables anew from `files` (in the caller's transaction): emptied, the waiting
+ * changes dropped, then {@link backfillFileGrams}. For a copy into Postgres (copy-database.ts),
+ * whose triggers noted every copied file as a change: counted at once rather than through the
+ * pending table, which would start tracking each common gram only after reading its matches.
+ */
+export async function recountFileGrams(db: Kysely<any>): Promise<void> {
+  for (const table of FILE_GRAM_TABLES) await sql`delete from ${sql.table(table)}`.execute(db);
+  await backfillFileGrams(db);
+}
+
+/**
  * Calls `each` with the rows of `files` in batches of {@link BACKFILL_BATCH}, account by account and
  * in upload order (the list-order index `(user_id, created_at, id)`): a day's keys are complete
  * before the next day's come, so each row is written about once (in key order a flush would

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { recountFileGrams } from '../postgres/file-gram-counts.js';
 import type { HangarDatabase } from './schema.js';
 
 /**
@@ -124,6 +125,8 @@ export async function copyDatabase(options: {
         copied.push({ table: table.name, rows });
       }
       copied.push({ table: SECRETS_TABLE, rows: await copySecrets(from, to) });
+      // Postgres: the `q` gram counts (migration 0036) are derived from the copied files.
+      if (isPostgres(options.to)) await recountFileGrams(to);
       return copied;
     }),
   );
