@@ -245,8 +245,8 @@ function gramsByAccount(rows: ReadonlyArray<{ user_id: string; gram: string }>):
 /**
  * Counts every file already stored into the gram tables (migration 0036, inside its transaction):
  * all of their grams by content type and visibility, then the tracked grams ({@link TRACK_FROM_FILES}
- * files or more) by day. Two passes over `files` in primary-key order, grams computed here; about
- * a minute for 1,200,000 files (bench/postgres-list-files.md).
+ * files or more) by day. Two passes over `files` in upload order per account, grams computed here; about
+ * two minutes for 1,200,000 files (bench/postgres-list-files.md).
  */
 export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_FILES): Promise<void> {
   const grams = new Sums();

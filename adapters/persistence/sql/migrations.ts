@@ -905,7 +905,7 @@ const sqliteCoveringListIndexes: Migration = {
  * visibility), `file_grams_tracked` and `file_gram_days` (the grams of 5,000 files or more, by
  * upload day), and `file_gram_pending` with the triggers on `files` that note each change there
  * for the background fold. The files already stored are counted here, from JavaScript in two
- * passes (about a minute at 1,200,000 files: bench/postgres-list-files.md).
+ * passes (about two minutes at 1,200,000 files: bench/postgres-list-files.md).
  */
 const postgresFileGrams: Migration = {
   async up(db: Kysely<any>): Promise<void> {
