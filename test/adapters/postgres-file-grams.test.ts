@@ -184,14 +184,21 @@ async function foldAll(database: PostgresDatabase, trackFrom: number): Promise<v
     }
   });
 
-  it('folds in the background when the database is opened as a server opens it', async () => {
-    const served = await openPostgresDatabase({ url: url!, poolSize: 2, schema: schema.schema });
+  it('folds in the background when the database is opened as a server opens it, and vacuums the pending table after', async () => {
+    const failures: Error[] = [];
+    const served = await openPostgresDatabase({ url: url!, poolSize: 2, schema: schema.schema, onFileGramFoldFailed: (error) => failures.push(error) });
     try {
       const alice = await givenUser(repositories.users);
       await givenFiles(alice.id, 10, 2);
+      const vacuumed = async () => {
+        const { rows } = await sql<{ at: Date | null }>`select last_vacuum as at from pg_stat_user_tables where schemaname = current_schema() and relname = 'file_gram_pending'`.execute(database.db);
+        return rows[0]?.at != null;
+      };
       const deadline = Date.now() + 10_000;
-      while ((await pendingRows(database)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (((await pendingRows(database)) > 0 || !(await vacuumed())) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await pendingRows(database)).to.equal(0);
+      expect(await vacuumed(), 'the folder vacuums the pending table after its folds').to.equal(true);
+      expect(failures).to.deep.equal([]);
       const now = await stored(database, false);
       expect({ grams: now.grams, days: now.days }).to.deep.equal(await bruteForce(database, now.tracked));
     } finally {

@@ -423,7 +423,7 @@ export const FOLD_INTERVAL_MS = 200;
  * Runs {@link foldFileGrams} in the background: every `intervalMs` ms it counts the waiting changes
  * (up to {@link FOLD_FROM_WAITING}, along the pending table's primary key) and folds, batch after
  * batch until one comes back short, when {@link FOLD_FROM_WAITING} wait or {@link FOLD_AFTER_MS} have
- * passed since its last fold. Searches add their account's waiting changes themselves, so this
+ * passed since its last fold, then vacuums the pending table. Searches add their account's waiting changes themselves, so this
  * changes how fast they are (a few ms for thousands of waiting changes), never what they find.
  * Every process runs one; the advisory lock lets one fold at a time, the others skip that turn. A
  * failed fold goes to `onError` and is tried at the next turn.
@@ -470,6 +470,9 @@ export class FileGramFolder {
       if (waiting === 0 || (waiting < FOLD_FROM_WAITING && Date.now() - this.lastFold < FOLD_AFTER_MS)) return;
       this.lastFold = Date.now();
       while (!this.closed && (await foldFileGrams(this.db)) === FOLD_BATCH);
+      // The folds left dead rows behind. A search reads its account's waiting changes from this
+      // table, so it is vacuumed now rather than whenever autovacuum (if it is on at all) comes by.
+      if (!this.closed) await sql`vacuum (analyze) ${sql.table(FILE_GRAM_PENDING_TABLE)}`.execute(this.db);
     } catch (error) {
       if (!this.closed) this.onError(error instanceof Error ? error : new Error(String(error)));
     }
