@@ -222,9 +222,9 @@ export class PostgresFileSearch {
     const ranged = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
     if (attributes && ranged) return undefined;
     const pattern = containsPattern(search.needle);
-    const attributeConditions = (prefix: string) => [
-      ...(filter.type === undefined ? [] : [sql`${sql.raw(prefix)}content_type = ${filter.type}`]),
-      ...(filter.isPublic === undefined ? [] : [sql`${sql.raw(prefix)}is_public = ${filter.isPublic}`]),
+    const attributeConditions = [
+      ...(filter.type === undefined ? [] : [sql`content_type = ${filter.type}`]),
+      ...(filter.isPublic === undefined ? [] : [sql`is_public = ${filter.isPublic}`]),
     ];
     const and = (conditions: RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`);
     const { rows } = await sql<{ pending_rows: string | number; tracked: boolean; matches: string | number; needle_matches: string | number; files: string | number | null }>`
@@ -234,8 +234,8 @@ export class PostgresFileSearch {
       select
         (select count(*) from pending) as pending_rows,
         exists (select 1 from file_grams_tracked where user_id = ${search.userId} and gram = ${search.needle}) as tracked,
-        (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle}${and(attributeConditions(''))})
-          + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\'${and(attributeConditions(''))}) as matches,
+        (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle}${and(attributeConditions)})
+          + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\'${and(attributeConditions)}) as matches,
         (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle})
           + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\') as needle_matches,
         (select files_count from account_totals where user_id = ${search.userId}) as files
