@@ -1,6 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { containsPattern, fileSearchGramsUpTo3 } from '../file-search.js';
 import { DAY_MS, floorDiv } from '../sql/file-histogram.js';
+// postgres-file-search.ts imports this module too; neither uses the other's bindings while loading.
+import { BITMAPS_ONLY, indexedNeedleCondition } from '../sql/postgres-file-search.js';
 
 /**
  * Per-account counts of the files that hold each gram (each substring of 1–3 code points of
@@ -28,7 +30,7 @@ import { DAY_MS, floorDiv } from '../sql/file-histogram.js';
  *   account to the counts in the same statement, so what it reads is exact either way.
  *
  * These tables are derived from `files` and stay outside HangarDatabase: a copy of the database
- * (copy-database.ts) does not carry them, and the destination's triggers count the copied files.
+ * (copy-database.ts) does not carry them, and counts them anew in a Postgres destination ({@link recountFileGrams}).
  */
 export const FILE_GRAM_PENDING_TABLE = 'file_gram_pending';
 
@@ -199,36 +201,41 @@ class Sums {
   }
 }
 
-/** Adds `sums` (groups user, content type, visibility) to `file_grams` (one statement; rows whose key exists get the sum added). */
-async function addToGrams(db: Kysely<any>, sums: Sums): Promise<void> {
+/**
+ * Writes what `sums` holds with `statement` (one upsert per slice of {@link KEYS_PER_STATEMENT} keys,
+ * the event loop getting a turn between them): each slice as columns, the group's parts split.
+ */
+async function addInSlices(
+  db: Kysely<any>,
+  sums: Sums,
+  statement: (slice: { parts: string[][]; grams: string[]; sums: number[] }) => RawBuilder<unknown>,
+): Promise<void> {
   const taken = sums.take();
   for (let at = 0; at < taken.sums.length; at += KEYS_PER_STATEMENT) {
     if (at > 0) await turn();
-    const parts = taken.parts.slice(at, at + KEYS_PER_STATEMENT);
-    await sql`
-      insert into file_grams (user_id, gram, content_type, is_public, files)
-      select * from unnest(${parts.map((p) => p[0])}::text[], ${taken.grams.slice(at, at + KEYS_PER_STATEMENT)}::text[], ${parts.map((p) => p[1])}::text[],
-        ${parts.map((p) => Number(p[2]))}::int[], ${taken.sums.slice(at, at + KEYS_PER_STATEMENT)}::bigint[])
-      order by 1, 2, 3, 4
-      on conflict (user_id, gram, content_type, is_public) do update set files = file_grams.files + excluded.files
-    `.execute(db);
+    const end = at + KEYS_PER_STATEMENT;
+    await statement({ parts: taken.parts.slice(at, end), grams: taken.grams.slice(at, end), sums: taken.sums.slice(at, end) }).execute(db);
   }
 }
 
-/** Adds `sums` (groups user, day) to `file_gram_days`. */
-async function addToDays(db: Kysely<any>, sums: Sums): Promise<void> {
-  const taken = sums.take();
-  for (let at = 0; at < taken.sums.length; at += KEYS_PER_STATEMENT) {
-    if (at > 0) await turn();
-    const parts = taken.parts.slice(at, at + KEYS_PER_STATEMENT);
-    await sql`
-      insert into file_gram_days (user_id, gram, day, files)
-      select * from unnest(${parts.map((p) => p[0])}::text[], ${taken.grams.slice(at, at + KEYS_PER_STATEMENT)}::text[], ${parts.map((p) => Number(p[1]))}::bigint[],
-        ${taken.sums.slice(at, at + KEYS_PER_STATEMENT)}::bigint[])
-      order by 1, 2, 3
-      on conflict (user_id, gram, day) do update set files = file_gram_days.files + excluded.files
-    `.execute(db);
-  }
+/** Adds `sums` (groups user, content type, visibility) to `file_grams`: rows whose key exists get the sum added. */
+function addToGrams(db: Kysely<any>, sums: Sums): Promise<void> {
+  return addInSlices(db, sums, ({ parts, grams, sums: files }) => sql`
+    insert into file_grams (user_id, gram, content_type, is_public, files)
+    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => p[1])}::text[], ${parts.map((p) => Number(p[2]))}::int[], ${files}::bigint[])
+    order by 1, 2, 3, 4
+    on conflict (user_id, gram, content_type, is_public) do update set files = file_grams.files + excluded.files
+  `);
+}
+
+/** Adds `sums` (groups user, day) to `file_gram_days`: rows whose key exists get the sum added. */
+function addToDays(db: Kysely<any>, sums: Sums): Promise<void> {
+  return addInSlices(db, sums, ({ parts, grams, sums: files }) => sql`
+    insert into file_gram_days (user_id, gram, day, files)
+    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => Number(p[1]))}::bigint[], ${files}::bigint[])
+    order by 1, 2, 3
+    on conflict (user_id, gram, day) do update set files = file_gram_days.files + excluded.files
+  `);
 }
 
 /** `rows` (user, gram) as a set of grams per account. */
@@ -397,10 +404,10 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
   `.execute(trx);
   if (rows.length === 0) return;
   // Only bitmaps of the needle's index: a plain scan would test every file of the account.
-  await sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
+  await BITMAPS_ONLY.execute(trx);
   for (const { user_id: userId, gram } of rows) {
     const pattern = containsPattern(gram);
-    const matching = [...gram].length <= 2 ? sql`hangar_search_grams(search_text) @> array[${gram}::text]` : sql`search_text like ${pattern} escape '\\'`;
+    const matching = indexedNeedleCondition(gram);
     await sql`insert into file_grams_tracked (user_id, gram) values (${userId}, ${gram}) on conflict do nothing`.execute(trx);
     await sql`
       insert into file_gram_days (user_id, gram, day, files)

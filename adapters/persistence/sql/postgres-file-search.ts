@@ -34,10 +34,15 @@ export const WALK_FILES = 20_000;
 const COLLECT_COST_IN_WALKED_FILES = 3;
 
 /** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
-const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
+export const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
 
 /** Planner settings, local to a transaction: walk an index in list order, no sequential scan, no bitmap (see `pageAlone`). */
 const WALK_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
+
+/** ` and c1 and c2 …` to append to a WHERE clause; nothing for no conditions. */
+function andAll(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`;
+}
 
 /** The code points of `needle` (a character beyond the BMP is one). */
 function codePoints(needle: string): number {
@@ -226,7 +231,6 @@ export class PostgresFileSearch {
       ...(filter.type === undefined ? [] : [sql`content_type = ${filter.type}`]),
       ...(filter.isPublic === undefined ? [] : [sql`is_public = ${filter.isPublic}`]),
     ];
-    const and = (conditions: RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`);
     const { rows } = await sql<{ pending_rows: string | number; tracked: boolean; matches: string | number; needle_matches: string | number; files: string | number | null }>`
       with pending as (
         select created_at, search_text, content_type, is_public, delta from ${sql.table(FILE_GRAM_PENDING_TABLE)} where user_id = ${search.userId} limit ${PENDING_LIMIT + 1}
@@ -234,8 +238,8 @@ export class PostgresFileSearch {
       select
         (select count(*) from pending) as pending_rows,
         exists (select 1 from file_grams_tracked where user_id = ${search.userId} and gram = ${search.needle}) as tracked,
-        (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle}${and(attributeConditions)})
-          + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\'${and(attributeConditions)}) as matches,
+        (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle}${andAll(attributeConditions)})
+          + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\'${andAll(attributeConditions)}) as matches,
         (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle})
           + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\') as needle_matches,
         (select files_count from account_totals where user_id = ${search.userId}) as files
@@ -258,7 +262,9 @@ export class PostgresFileSearch {
     if (walked <= this.walkFiles) return { rows: await this.walk<Row>(search, offset), counted };
     // A page near the end: walked from the oldest file, the matches after it skipped.
     const walkedFromOldest = ((matches - offset) * files) / matches;
-    if (walkedFromOldest <= this.walkFiles) return { rows: await this.walkFromOldest<Row>(search, matches - offset - Math.min(limit, matches - offset), Math.min(limit, matches - offset)), counted };
+    const tail = Math.min(limit, matches - offset);
+    const fromOldest = () => this.walkFromOldest<Row>(search, matches - offset - tail, tail);
+    if (walkedFromOldest <= this.walkFiles) return { rows: await fromOldest(), counted };
     if (tracked) {
       days ??= await this.gramDays(search, filter);
       let passed = 0;
@@ -269,10 +275,7 @@ export class PostgresFileSearch {
     }
     const collecting = COLLECT_COST_IN_WALKED_FILES * Number(counts.needle_matches);
     if (Math.min(walked, walkedFromOldest) <= collecting) {
-      const rows = walked <= walkedFromOldest
-        ? await this.walk<Row>(search, offset)
-        : await this.walkFromOldest<Row>(search, matches - offset - Math.min(limit, matches - offset), Math.min(limit, matches - offset));
-      return { rows, counted };
+      return { rows: walked <= walkedFromOldest ? await this.walk<Row>(search, offset) : await fromOldest(), counted };
     }
     return { rows: (await this.collect<Row>(search, Number.POSITIVE_INFINITY)).rows, counted };
   }
@@ -292,13 +295,13 @@ export class PostgresFileSearch {
       ...(first === undefined ? [] : [sql`created_at >= ${first * DAY_MS}`]),
       ...(last === undefined ? [] : [sql`created_at <= ${(last + 1) * DAY_MS - 1}`]),
     ];
-    const and = (conditions: RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`);
+    const pattern = containsPattern(search.needle);
     const { rows } = await sql<{ day: string | number; matches: string | number }>`
       select day, sum(n) as matches from (
-        select day, files as n from file_gram_days where user_id = ${search.userId} and gram = ${search.needle}${and(dayRange)}
+        select day, files as n from file_gram_days where user_id = ${search.userId} and gram = ${search.needle}${andAll(dayRange)}
         union all
         select ${sql.raw(DAY_OF('created_at'))} as day, delta as n from ${sql.table(FILE_GRAM_PENDING_TABLE)}
-        where user_id = ${search.userId} and search_text like ${containsPattern(search.needle)} escape '\\'${and(pendingRange)}
+        where user_id = ${search.userId} and search_text like ${pattern} escape '\\'${andAll(pendingRange)}
       ) as counted
       group by day having sum(n) <> 0
       order by day desc
@@ -313,7 +316,7 @@ export class PostgresFileSearch {
       const to = Math.min(before ?? Number.MAX_SAFE_INTEGER, (day + 1) * DAY_MS - 1);
       const { rows: counted } = await sql<{ n: string | number }>`
         select count(*) as n from files
-        where user_id = ${search.userId} and created_at >= ${from} and created_at <= ${to} and search_text like ${containsPattern(search.needle)} escape '\\'
+        where user_id = ${search.userId} and created_at >= ${from} and created_at <= ${to} and search_text like ${pattern} escape '\\'
       `.execute(this.db);
       const at = days.findIndex((entry) => entry.day === day);
       const exact = { day, matches: Number(counted[0]?.n ?? 0) };
