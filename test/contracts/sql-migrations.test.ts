@@ -335,41 +335,59 @@ for (const describeBackfill of [describeHistogramBackfill, describeLogTotalsBack
   });
 }
 
-describe('0035_sqlite_covering_list_indexes on a database that holds files (SQLite)', function () {
-  this.timeout(30_000);
+/**
+ * A migration that makes list indexes covering (0035 on SQLite, 0037 on Postgres), run on a database
+ * that holds files: `expectIndexes` checks the indexes it leaves, and every page (at every depth,
+ * placed, walked or by ids first) and total of size, type, visibility and `q` filters is still the
+ * brute-force one.
+ */
+async function expectCoveringListIndexesKeepPages(
+  db: Kysely<HangarDatabase>,
+  migration: string,
+  expectIndexes: () => Promise<void>,
+  migrationTableSchema?: string,
+): Promise<void> {
   const ada = '00000000-0000-4000-8000-00000000000a';
   const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
+  const previous = Object.keys(migrations).filter((name) => name < migration).at(-1)!;
+  await migrateToLatest(db, migrationsUpTo(previous), { migrationTableSchema });
+  await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
+  const { files: before } = createSqlRepositories(db);
+  // Ties in upload time (every third file shares its neighbour's), sizes on both sides of each bound.
+  const stored = Array.from({ length: 240 }, (_, i) =>
+    aFile(ada, { name: i % 5 === 0 ? `cat-${i}.png` : `file-${i}.bin`, size: (i * 7919) % 5_000, createdAt: new Date(T0.getTime() + Math.floor(i / 3) * 1000), isPublic: i % 4 !== 0, contentType: TYPES[i % 3]! }),
+  );
+  for (const file of stored) expect(await before.insert(file, { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: 1_000 })).to.equal('inserted');
+
+  expect(await migrateToLatest(db, migrationsUpTo(migration), { migrationTableSchema })).to.deep.equal([migration]);
+  await expectIndexes();
+
+  const executor = new SqlExecutor(db);
+  const newestFirst = [...stored].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  for (const seekFromOffset of [1, 1_000]) {
+    const files = new SqlFileRepository(executor, { seekFromOffset });
+    const filters: FileFilter[] = [{ sizeMin: 2_500 }, { sizeMin: 1_000, sizeMax: 3_000, isPublic: true }, { type: 'image/png', sizeMax: 4_000 }, { sizeMin: 100, createdBefore: new Date(T0.getTime() + 50_000) }, { q: 'cat', isPublic: true }, { q: 'cat', sizeMin: 1_000 }, { sizeMin: 1_200, isPublic: false }, { sizeMax: 3_333, type: 'image/jpeg', isPublic: true }, {}, { isPublic: true }];
+    for (const filter of filters) {
+      const expected = newestFirst.filter((file) => matchesRangeFilter(file, ada, filter) && (filter.q === undefined || fileSearchText(file).includes(filter.q))).map((file) => file.fileId);
+      for (const offset of [0, 7, 30, 61, expected.length - 3, expected.length + 5]) {
+        const page = await files.list({ userId: ada, filter, window: { offset, limit: 10 } });
+        expect(page.items.map((file) => file.fileId), `${JSON.stringify(filter)} offset ${offset}`).to.deep.equal(expected.slice(offset, offset + 10));
+        expect(page.total).to.equal(expected.length);
+      }
+    }
+  }
+}
+
+describe('0035_sqlite_covering_list_indexes on a database that holds files (SQLite)', function () {
+  this.timeout(30_000);
 
   it('replaces the list-order and size indexes by covering ones, and every page and total of size, type and visibility filters is still the brute-force page', async () => {
     const db = emptySqlite();
     try {
-      await migrateToLatest(db, migrationsUpTo('0034_search_grams_plpgsql'));
-      await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
-      const { files: before } = createSqlRepositories(db);
-      // Ties in upload time (every third file shares its neighbour's), sizes on both sides of each bound.
-      const stored = Array.from({ length: 240 }, (_, i) =>
-        aFile(ada, { name: i % 5 === 0 ? `cat-${i}.png` : `file-${i}.bin`, size: (i * 7919) % 5_000, createdAt: new Date(T0.getTime() + Math.floor(i / 3) * 1000), isPublic: i % 4 !== 0, contentType: TYPES[i % 3]! }),
-      );
-      for (const file of stored) expect(await before.insert(file, { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: 1_000 })).to.equal('inserted');
-
-      expect(await migrateToLatest(db, migrationsUpTo('0035_sqlite_covering_list_indexes'))).to.deep.equal(['0035_sqlite_covering_list_indexes']);
-      const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'files' and (name like 'files_user_id_created_at_id%' or name like 'files_user_id_size%') order by name`.execute(db);
-      expect(indexes.rows.map((row) => row.name)).to.deep.equal(['files_user_id_created_at_id_is_public_size_content_type_search_text', 'files_user_id_size_is_public_content_type']);
-
-      const executor = new SqlExecutor(db);
-      const newestFirst = [...stored].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-      for (const seekFromOffset of [1, 1_000]) {
-        const files = new SqlFileRepository(executor, { seekFromOffset });
-        const filters: FileFilter[] = [{ sizeMin: 2_500 }, { sizeMin: 1_000, sizeMax: 3_000, isPublic: true }, { type: 'image/png', sizeMax: 4_000 }, { sizeMin: 100, createdBefore: new Date(T0.getTime() + 50_000) }, { q: 'cat', isPublic: true }, { q: 'cat', sizeMin: 1_000 }, { sizeMin: 1_200, isPublic: false }, { sizeMax: 3_333, type: 'image/jpeg', isPublic: true }];
-        for (const filter of filters) {
-          const expected = newestFirst.filter((file) => matchesRangeFilter(file, ada, filter) && (filter.q === undefined || fileSearchText(file).includes(filter.q))).map((file) => file.fileId);
-          for (const offset of [0, 7, 30, 61, expected.length - 3, expected.length + 5]) {
-            const page = await files.list({ userId: ada, filter, window: { offset, limit: 10 } });
-            expect(page.items.map((file) => file.fileId), `${JSON.stringify(filter)} offset ${offset}`).to.deep.equal(expected.slice(offset, offset + 10));
-            expect(page.total).to.equal(expected.length);
-          }
-        }
-      }
+      await expectCoveringListIndexesKeepPages(db, '0035_sqlite_covering_list_indexes', async () => {
+        const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'files' and (name like 'files_user_id_created_at_id%' or name like 'files_user_id_size%') order by name`.execute(db);
+        expect(indexes.rows.map((row) => row.name)).to.deep.equal(['files_user_id_created_at_id_is_public_size_content_type_search_text', 'files_user_id_size_is_public_content_type']);
+      });
     } finally {
       await db.destroy();
     }
@@ -391,3 +409,28 @@ for (const describeBackfill of postgresUrl === undefined ? [] : [describeHistogr
     };
   });
 }
+
+// Registered only where a Postgres database is configured, as the backfill suites above.
+if (postgresUrl !== undefined) describe('0037_postgres_covering_list_index on a database that holds files (Postgres)', function () {
+  this.timeout(60_000);
+
+  it('replaces the list-order index by one that covers visibility, size and content type, and every page and total is still the brute-force page', async () => {
+    const schema = await createTestSchema(postgresUrl!);
+    const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
+    try {
+      await expectCoveringListIndexesKeepPages(
+        db,
+        '0037_postgres_covering_list_index',
+        async () => {
+          const indexes = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'files' and indexname like 'files_user_id_created_at_id%'`.execute(db);
+          expect(indexes.rows.map((row) => row.indexname)).to.deep.equal(['files_user_id_created_at_id_covering']);
+          expect(indexes.rows[0]!.indexdef).to.match(/\(user_id, created_at, id\) INCLUDE \(is_public, size, content_type\)$/);
+        },
+        schema.schema,
+      );
+    } finally {
+      await db.destroy();
+      await schema.drop();
+    }
+  });
+});
