@@ -36,6 +36,12 @@ const POSTGRES_RANDOM_KILLS = 28;
 /** With blobs on S3 (s3rver): the failpoints the S3 store reaches (before_blob_link is the local disk's), once each, and a few random kills. */
 const S3_FAILPOINTS = FAILPOINTS.filter((name) => name !== 'before_blob_link');
 const S3_RANDOM_KILLS = LONG ? 40 : 4;
+/**
+ * When a random kill comes, ms after the round's server answers: from `first`, over `spread`. On S3
+ * each upload is several requests to s3rver, so its rounds run longer for about as many answered
+ * requests as on the local disk (with 30–630 ms, 7 kills acknowledged 7–10 uploads in CI).
+ */
+const RANDOM_KILL_WINDOW = { 'local disk': { first: 30, spread: 600 }, S3: { first: 200, spread: 1_500 } } as const;
 /** Requests in flight at once. */
 const WORKERS = 4;
 /** A failpoint round that has not killed the server after this long is killed by the test (counted apart). */
@@ -128,7 +134,7 @@ function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoin
       for (const [index, round] of rounds.entries()) {
         server = await startServer(dataDir, round.kind === 'failpoint' ? { ...databaseEnv, HANGAR_FAILPOINTS: round.name } : databaseEnv);
         await verify(server, apiKey, model);
-        const stopAt = round.kind === 'random' ? 30 + Math.random() * 600 : FAILPOINT_ROUND_LIMIT_MS;
+        const stopAt = round.kind === 'random' ? RANDOM_KILL_WINDOW[blobs].first + Math.random() * RANDOM_KILL_WINDOW[blobs].spread : FAILPOINT_ROUND_LIMIT_MS;
         const running = server;
         let killedByTest = false;
         const timer = setTimeout(() => {
