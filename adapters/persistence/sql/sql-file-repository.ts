@@ -688,9 +688,10 @@ export class SqlFileRepository implements FileRepository {
     if (nothing) return [];
     const parameters: PageParameters = { userId, limit: window.limit, offset };
     fields.forEach((field, i) => (parameters[field] = values[i]));
-    // Postgres, still deep (a size range, which no day rows place, or a day of many uploads): the ids
-    // first, so that the walk past `offset` files reads the covering list-order index of 0037 alone.
-    const idsFirst = this.postgres && !fields.includes('q') && offset >= this.seekFromOffset;
+    // The ids first: on SQLite for `q` (the walk reads the covering index of 0035, not each row);
+    // on Postgres when still deep (a size range, which no day rows place, or a day of many uploads),
+    // so that the walk past `offset` files reads the covering list-order index of 0037 alone.
+    const idsFirst = fields.includes('q') ? !this.postgres : this.postgres && offset >= this.seekFromOffset;
     return this.pageQuery(fields, inListOrder, idsFirst).execute(this.executor, parameters);
   }
 
@@ -778,21 +779,20 @@ export class SqlFileRepository implements FileRepository {
    * Kysely once per shape (at most 2^7, times the two flags) and then bound per request: building and
    * compiling a query cost about as much as SQLite takes to find a page (bench/README.md, "list").
    * Parameters: the user id, limit, offset, and the given filters' SQL values by field name
-   * (filterParameters). `idsFirst`: select the page's ids in a subquery and then their rows, as
-   * SQLite's `q` pages do, so that a walk that skips many files need not read their rows.
+   * (filterParameters). `idsFirst`: select the page's ids in a subquery and then their rows, so
+   * that a walk that skips many files need not read their rows.
    */
-  private pageQuery(fields: readonly FilterField[], inListOrder: boolean, idsFirst = false): PrecompiledQuery<FileRow, PageParameters> {
+  private pageQuery(fields: readonly FilterField[], inListOrder: boolean, idsFirst: boolean): PrecompiledQuery<FileRow, PageParameters> {
     const shape = `${fields.join(',')}${inListOrder ? ' in list order' : ''}${idsFirst ? ' ids first' : ''}`;
     let query = this.pages.get(shape);
     if (!query) {
-      const postgres = this.postgres;
       query = new PrecompiledQuery<FileRow, PageParameters>((db, p) => {
         const { limit, offset } = p;
         const filterValues = fields.map((field) => p[field]);
         const matching = db.selectFrom('files').where((eb) => eb.and(conditions(eb, p.userId, fields, filterValues, inListOrder)));
         const newestFirst = <Q extends { orderBy: (column: 'created_at' | 'id', direction: 'desc') => Q }>(q: Q): Q =>
           q.orderBy('created_at', 'desc').orderBy('id', 'desc');
-        return idsFirst || (fields.includes('q') && !postgres)
+        return idsFirst
           ? newestFirst(db.selectFrom('files').select(FILE_COLUMNS).where('id', 'in', newestFirst(matching.select('id')).limit(limit).offset(offset)))
           : newestFirst(matching.select(FILE_COLUMNS)).limit(limit).offset(offset);
       }, { plannedPerExecution: true });
