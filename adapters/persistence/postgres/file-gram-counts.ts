@@ -392,19 +392,25 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
   });
 }
 
-/** Of the untracked `candidates` (user, gram), those now held by `trackFrom` files or more get tracked, with their day rows (see {@link foldFileGrams}). */
+/**
+ * Of the untracked `candidates` (user, gram), those now held by `trackFrom` files or more get tracked, with their day rows (see {@link foldFileGrams}).
+ * Each candidate's count is summed through the primary key of `file_grams` (a lateral lookup per
+ * candidate, one or a few rows each), so a fold costs in proportion to its own grams, not to the
+ * table: a join left to the planner sorted all of `file_grams` (bench/README.md, eleventh session).
+ */
 async function startTracking(trx: Kysely<any>, candidates: Array<[string, string]>, trackFrom: number): Promise<void> {
+  // Only bitmaps of the indexes (the lookups and the promotions below), and no JIT: the planner,
+  // counting ~20 rows a lookup, would compile the candidates' statement for longer than it runs.
+  await foldSettings().execute(trx);
   const { rows } = await sql<{ user_id: string; gram: string }>`
-    select g.user_id, g.gram from file_grams as g
-    join unnest(${candidates.map((c) => c[0])}::text[], ${candidates.map((c) => c[1])}::text[]) as c (user_id, gram)
-      on g.user_id = c.user_id and g.gram = c.gram
-    group by g.user_id, g.gram having sum(g.files) >= ${trackFrom}
-    order by sum(g.files) desc, g.user_id, g.gram
+    select c.user_id, c.gram
+    from unnest(${candidates.map((c) => c[0])}::text[], ${candidates.map((c) => c[1])}::text[]) as c (user_id, gram)
+    cross join lateral (select sum(g.files) as files from file_grams as g where g.user_id = c.user_id and g.gram = c.gram) as t
+    where t.files >= ${trackFrom}
+    order by t.files desc, c.user_id, c.gram
     limit ${PROMOTIONS_PER_FOLD}
   `.execute(trx);
   if (rows.length === 0) return;
-  // Only bitmaps of the needle's index: a plain scan would test every file of the account.
-  await BITMAPS_ONLY.execute(trx);
   for (const { user_id: userId, gram } of rows) {
     const pattern = containsPattern(gram);
     const matching = indexedNeedleCondition(gram);
@@ -422,6 +428,13 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
     `.execute(trx);
   }
 }
+
+/**
+ * Planner settings of a fold's promotions, local to its transaction: {@link BITMAPS_ONLY} (a promoted
+ * gram's files are read through the needle's index; a plain scan would test every file of the
+ * account) and `jit` off. A function: this module may load before postgres-file-search.ts (see the imports).
+ */
+const foldSettings = () => sql`${BITMAPS_ONLY}, set_config('jit', 'off', true)`;
 
 /** How often FileGramFolder looks at the waiting changes, in ms. */
 export const FOLD_INTERVAL_MS = 200;
