@@ -267,6 +267,70 @@ if (url !== undefined) {
       }
     });
 
+    it('writes nothing of a refused one-statement upload (record, histogram, totals, gram changes), and writes the record before it waits for the account\'s totals row', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 2, lookupCache: false, fileGramFolding: false });
+      try {
+        const repos = createSqlRepositories(database);
+        const user = await givenUser(repos.users);
+        const limits = { storageLimitBytes: 100, fileCountLimit: 2 };
+        expect(await repos.files.insert(aFile(user.id, { size: 60 }), limits)).to.equal('inserted');
+        const snapshot = async () => {
+          const { rows } = await sql<{ files: string; histogram: string; pending: string; totals: string }>`
+            select (select count(*) from files) as files,
+                   (select coalesce(sum(files), 0) from file_histogram) as histogram,
+                   (select count(*) from file_gram_pending) as pending,
+                   (select storage_bytes || '/' || files_count || '/' || changes from account_totals where user_id = ${user.id}) as totals
+          `.execute(database.db);
+          return rows[0];
+        };
+        const before = await snapshot();
+        const tooBig = aFile(user.id, { size: 41 });
+        expect(await repos.files.insert(tooBig, limits)).to.equal('storage_limit_reached');
+        expect(await repos.files.insert(aFile(user.id, { size: 1 }), { storageLimitBytes: 100, fileCountLimit: 1 })).to.equal('file_count_limit_reached');
+        expect(await snapshot()).to.deep.equal(before);
+        expect(await repos.files.findByFileId(tooBig.fileId)).to.equal(undefined);
+
+        // While another transaction holds the account's totals row, an upload has already written
+        // its record and waits only to claim: the holder's own insert of the same file id waits for
+        // the upload's transaction (and gives up after lock_timeout). Released, the upload completes.
+        const holder = await database.pool.connect();
+        try {
+          await holder.query('begin');
+          await holder.query('select 1 from account_totals where user_id = $1 for update', [user.id]);
+          const waiting = aFile(user.id, { size: 10 });
+          const upload = repos.files.insert(waiting, limits);
+          const deadline = Date.now() + 5_000;
+          let blocked = false;
+          while (!blocked && Date.now() < deadline) {
+            // (A transaction keeps its first view of pg_stat_activity unless told to clear it.)
+            await holder.query('select pg_stat_clear_snapshot()');
+            const { rows } = await holder.query("select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'with inserted as%'");
+            blocked = rows.length > 0;
+            if (!blocked) await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          expect(blocked, 'the upload waits for the totals row').to.equal(true);
+          await holder.query('savepoint probe');
+          await holder.query("set local lock_timeout = '300ms'");
+          const probe = await holder
+            .query(
+              `insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text)
+               values ($1, $2, $3, null, 'image/png', 1, 'x', 1, 1, 'k', '')`,
+              [crypto.randomUUID(), user.id, waiting.fileId],
+            )
+            .then(() => 'inserted', (error: { code?: string }) => error.code);
+          expect(probe, "the upload's record is written while it waits (lock_not_available)").to.equal('55P03');
+          await holder.query('rollback to savepoint probe');
+          await holder.query('commit');
+          expect(await upload).to.equal('inserted');
+          expect((await repos.files.totals(user.id)).filesCount).to.equal(2);
+        } finally {
+          holder.release();
+        }
+      } finally {
+        await database.close();
+      }
+    });
+
     it('creates the schema it is given when missing, and keeps every table in it', async () => {
       const name = `${schema.schema}_own`;
       const database = await openPostgresDatabase({ url, poolSize: 1, schema: name });

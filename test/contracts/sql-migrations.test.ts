@@ -287,7 +287,8 @@ function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: K
       await migrateToLatest(db, migrationsUpTo('0030_invites'), { migrationTableSchema });
       await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
       stored = AWKWARD_NAMES.map((name, i) => aFile(ada, { name, createdAt: new Date(T0.getTime() + i * 1000) }));
-      const { files } = createSqlRepositories(db);
+      // The transaction script: the one-statement upload of Postgres needs migration 0038's function.
+      const { files } = createSqlRepositories(db, { files: { singleStatementInsert: false } });
       for (const file of stored) expect(await files.insert(file, { fileCountLimit: 100, storageLimitBytes: 10 ** 12 })).to.equal('inserted');
       expect(await migrateToLatest(db, migrationsUpTo('0031_search_grams'), { migrationTableSchema })).to.deep.equal(['0031_search_grams']);
       if (through !== '0031_search_grams') expect(await migrateToLatest(db, migrationsUpTo(through), { migrationTableSchema })).to.include(through);
@@ -352,7 +353,8 @@ async function expectCoveringListIndexesKeepPages(
   const previous = Object.keys(migrations).filter((name) => name < migration).at(-1)!;
   await migrateToLatest(db, migrationsUpTo(previous), { migrationTableSchema });
   await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
-  const { files: before } = createSqlRepositories(db);
+  // The transaction script: the one-statement upload of Postgres needs migration 0038's function.
+  const { files: before } = createSqlRepositories(db, { files: { singleStatementInsert: false } });
   // Ties in upload time (every third file shares its neighbour's), sizes on both sides of each bound.
   const stored = Array.from({ length: 240 }, (_, i) =>
     aFile(ada, { name: i % 5 === 0 ? `cat-${i}.png` : `file-${i}.bin`, size: (i * 7919) % 5_000, createdAt: new Date(T0.getTime() + Math.floor(i / 3) * 1000), isPublic: i % 4 !== 0, contentType: TYPES[i % 3]! }),
