@@ -942,8 +942,8 @@ const postgresCoveringListIndex: Migration = {
  * Why: the statement now inserts the record before it claims the file's place in the account's
  * totals, so that the row lock on `account_totals`, which every upload of the account waits for, is
  * held for the claim and the histogram rows only, not for the record's index entries (the GIN
- * indexes' pending list, and its merge when full: 90–170 ms during which every other upload of the
- * account waited). A refused claim then has to undo an insert already made, which only an error can.
+ * indexes' pending list, and its merge when full, during which every other upload of the account
+ * waited). A refused claim then has to undo an insert already made, which only an error can.
  */
 const uploadClaimed: Migration = {
   async up(db: Kysely<any>): Promise<void> {

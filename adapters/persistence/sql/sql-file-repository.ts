@@ -74,10 +74,9 @@ export interface SqlFileRepositoryOptions {
  *
  * Why the record comes first: the claim locks the account's `account_totals` row until the statement
  * ends, and every upload of the account waits for that lock. Inserted first, the record's heap row and
- * index entries (among them the GIN indexes' pending list, and its merge when full, 90–170 ms) are
- * written before the lock is taken, in parallel with the account's other uploads: 16 concurrent
- * uploads of one account, 2,100–2,300 → 4,150–4,200 statements/s (bench/README.md, eleventh session).
- * (`claimed` selects from `inserted`, so Postgres runs the insert first.)
+ * index entries (among them the GIN indexes' pending list, and its merge when full) are written
+ * before the lock is taken, in parallel with the account's other uploads (measured in bench/README.md,
+ * eleventh session). `claimed` selects from `inserted`, so Postgres runs the insert first.
  *
  * Parameters: $1 user id, $2 size (bytes), $3 public flag, $4 file count limit, $5 storage limit
  * (bytes), $6 record id, $7 file id, $8 name, $9 content type, $10 SHA-256, $11 created at (Unix ms),
