@@ -191,8 +191,10 @@ if (url !== undefined) {
         await Promise.all(more);
         expect(flushes).to.have.length(3);
 
-        // Reads and rolled-back transactions wait for no flush.
+        // Reads (a `with` of reads only too) and rolled-back transactions wait for no flush.
         await sql`select n from grouped`.execute(db);
+        await sql`with recent as materialized (select n from grouped) select count(*) from recent`.execute(db);
+        await db.transaction().execute((trx) => sql`with recent as (select n from grouped where n > 0) select n from recent`.execute(trx));
         await db.transaction().execute(async (trx) => {
           await sql`insert into grouped values (5)`.execute(trx);
           throw new Error('roll back');
@@ -204,6 +206,12 @@ if (url !== undefined) {
         expect(settled.has(6)).to.equal(false);
         flushes[3]!();
         await committed;
+        // So does a `with` whose CTE writes.
+        const withInsert = track(7, sql`with added as (insert into grouped values (7) returning n) select n from added`.execute(db));
+        await until(() => flushes.length === 5);
+        expect(settled.has(7)).to.equal(false);
+        flushes[4]!();
+        await withInsert;
       } finally {
         for (const flush of flushes) flush();
         await db.destroy();

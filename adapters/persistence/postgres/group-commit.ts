@@ -16,12 +16,23 @@ export const ASYNCHRONOUS_COMMIT_SETTING = 'synchronous_commit=off';
  */
 export const DURABILITY_FLUSH_SQL = 'begin; set local synchronous_commit = on; select txid_current(); commit';
 
-/** Statements that may write rows: everything but a plain `select` (a read-only CTE is flushed for nothing, harmlessly). */
+/** Statements that may write rows: everything but a plain `select` and a `with` of reads only ({@link READS_ONLY}). */
 const MAY_WRITE = /^\s*(?!select\b)[a-z]/i;
 
-/** True when `sql` may write (see {@link MAY_WRITE}): the write's caller then waits for a durability flush. */
+/** A `with` statement none of whose words is a data-modifying command: CTEs and a main query that only read. */
+const WITH = /^\s*with\b/i;
+const DATA_MODIFYING = /\b(insert|update|delete|merge)\b/i;
+
+/**
+ * True when `sql` may write: the write's caller then waits for a durability flush. `select …` and a
+ * `with …` that holds none of the words `insert`, `update`, `delete` and `merge` (a data-modifying
+ * CTE must use one; values are parameters, never in the text) are reads: a search's
+ * `with … as materialized (select …) select …` waits for no flush. `select … for update` locks
+ * rows and writes none.
+ */
 export function mayWrite(sql: string): boolean {
-  return MAY_WRITE.test(sql);
+  if (!MAY_WRITE.test(sql)) return false;
+  return !WITH.test(sql) || DATA_MODIFYING.test(sql);
 }
 
 /**
