@@ -16,11 +16,12 @@ export const ASYNCHRONOUS_COMMIT_SETTING = 'synchronous_commit=off';
  */
 export const DURABILITY_FLUSH_SQL = 'begin; set local synchronous_commit = on; select txid_current(); commit';
 
-/** Statements that may write rows: everything but a plain `select` and a `with` of reads only ({@link READS_ONLY}). */
+/** Statements that do not start with `select` (see {@link mayWrite}). */
 const MAY_WRITE = /^\s*(?!select\b)[a-z]/i;
 
-/** A `with` statement none of whose words is a data-modifying command: CTEs and a main query that only read. */
+/** A statement that starts with `with` (CTEs before its main query). */
 const WITH = /^\s*with\b/i;
+/** The words of the data-modifying commands; a `with` statement without any of them only reads. */
 const DATA_MODIFYING = /\b(insert|update|delete|merge)\b/i;
 
 /**
