@@ -253,7 +253,7 @@ if (url !== undefined) {
       }
     });
 
-    it('runs the upload\'s statement and precompiled lookups prepared, once per connection, listing pages unprepared, and keeps working when the schema changes', async () => {
+    it('runs the upload\'s statement, precompiled lookups and activity-log batches prepared, once per connection, listing pages unprepared, and keeps working when the schema changes', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
       try {
         const repos = createSqlRepositories(database);
@@ -264,6 +264,10 @@ if (url !== undefined) {
         const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((row) => row.statement);
         expect(await prepared()).to.include(POSTGRES_INSERT_SQL);
         expect((await prepared()).some((statement) => statement.includes('from "account_totals"'))).to.equal(true);
+        // The activity log's batches too: a few texts (one per batch size), written again and again.
+        await repos.logs.insertMany([{ id: crypto.randomUUID(), userId: user.id, method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null, createdAt: new Date(), metadata: {} }]);
+        expect((await prepared()).some((statement) => statement.includes('insert into activity_logs'))).to.equal(true);
+        expect((await prepared()).some((statement) => statement.includes('insert into activity_log_totals'))).to.equal(true);
         // A listing's page is planned for its values each time (a rare needle and a common one want different plans).
         await repos.files.list({ userId: user.id, filter: { q: 'png' }, window: { offset: 0, limit: 30 }, countLimit: 10_000 });
         expect((await prepared()).some((statement) => statement.includes('like'))).to.equal(false);

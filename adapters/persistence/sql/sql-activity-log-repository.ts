@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type { ActivityKind, ActivityLogEntry, ActivityLogRepository, ActivityPosition } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import type { SqlExecutor } from './sql-executor.js';
+import { repeatedStatement } from './precompiled-query.js';
 import { toDate, toMillis, toNullableNumber, toNumber } from './rows.js';
 import type { ActivityLogsTable, HangarDatabase } from './schema.js';
 
@@ -61,8 +62,8 @@ function toEntry(row: Selectable<ActivityLogsTable>): ActivityLogEntry {
  * {@link ActivityLogRepository} over `activity_logs`. `metadata` is stored as JSON text, so it
  * comes back as JSON gives it (a Date as its ISO string, undefined members left out).
  * `insertMany` is one transaction of `INSERT … SELECT … WHERE EXISTS (the user)` statements (SQL
- * compiled once per statement size, parameters bound per batch): entries of deleted accounts are
- * skipped without a foreign-key error. The same transaction adds each account's entries to
+ * compiled once per statement size, parameters bound per batch; on Postgres named prepared statements,
+ * `repeatedStatement`): entries of deleted accounts are skipped without a foreign-key error. The same transaction adds each account's entries to
  * `activity_log_totals` (migration 0008, with the same EXISTS), and pruning subtracts what it deletes,
  * so `list` reads its total instead of counting the account's entries. On SQLite with a database file the transaction runs on the
  * WAL worker's connection (`SqlExecutor.batch`): a 1,000-row batch is ~20 ms of SQLite work that would
@@ -105,12 +106,12 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
 
   /** The SQL that adds entries to an account's total, if the account exists; parameters: user id, entries, user id. */
   private addToTotalSql(): string {
-    this.totalSql ??= sql`
+    this.totalSql ??= repeatedStatement(sql`
       insert into activity_log_totals (user_id, entries)
       select cast(${''} as text), cast(${0} as bigint)
       where exists (select 1 from users where users.id = cast(${''} as text))
       on conflict (user_id) do update set entries = activity_log_totals.entries + excluded.entries
-    `.compile(this.db).sql;
+    `.compile(this.db).sql);
     return this.totalSql;
   }
 
@@ -131,7 +132,8 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
         where exists (select 1 from users where users.id = v.column2)
       `.compile(this.db);
       if (compiled.parameters.length !== size * ROW_PARAMETERS) throw new Error(`activity_logs insert of ${size} rows compiled with ${compiled.parameters.length} parameters`);
-      text = compiled.sql;
+      // One of a few texts run again and again: on Postgres a named statement, parsed and planned once per connection.
+      text = repeatedStatement(compiled.sql);
       this.insertSql.set(size, text);
     }
     return text;
