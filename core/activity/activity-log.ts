@@ -47,4 +47,12 @@ export interface ActivityLogRepository {
   list(options: { userId: string; window: Window; kind?: ActivityKind; before?: ActivityPosition }): Promise<Paged<ActivityLogEntry>>;
   /** Deletes entries created before `before`. @returns how many were deleted */
   deleteBefore(before: Date): Promise<number>;
+  /**
+   * Deletes every entry of the account, for its deletion (`users delete`, DeleteAccount), in
+   * steps that each stay short however many entries it holds (SQL: transactions of a few thousand
+   * entries), so that the account's own row, deleted afterwards, takes no long cascade with it.
+   * Entries written meanwhile may remain; the account's deletion removes them with it.
+   * @returns how many were deleted
+   */
+  deleteForAccount(userId: string): Promise<number>;
 }

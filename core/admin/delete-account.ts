@@ -1,4 +1,5 @@
 import type { UserRepository } from '../accounts/user-repository.js';
+import type { ActivityLogRepository } from '../activity/activity-log.js';
 import type { BlobStore } from '../files/blob-store.js';
 import { deleteFiles } from '../files/delete-files.js';
 import type { FileRepository } from '../files/file-repository.js';
@@ -12,13 +13,15 @@ const DELETE_BATCH = 100;
 /**
  * Deletes an account (`users delete`): its files first (records, then blobs, in batches of 100),
  * its resumable uploads (rows, then partial bytes: a partial file, a GCS session or an S3 multipart
- * upload, which the account's row would otherwise leave behind), then the account with its keys,
- * sessions, tokens, usage and logs.
+ * upload, which the account's row would otherwise leave behind), its activity log (in short steps:
+ * an account that has made millions of requests would otherwise leave them all to the cascade of
+ * one statement, which the database's statement timeout can cut off), then the account with its
+ * keys, sessions, tokens and usage.
  * @returns how many files were deleted
  * @throws DomainError USER_NOT_FOUND (404)
  */
 export class DeleteAccount {
-  constructor(private readonly deps: { users: UserRepository; files: FileRepository; blobs: BlobStore; uploads: ResumableUploadRepository; partials: PartialBlobStore }) {}
+  constructor(private readonly deps: { users: UserRepository; files: FileRepository; blobs: BlobStore; uploads: ResumableUploadRepository; partials: PartialBlobStore; logs: ActivityLogRepository }) {}
 
   async execute(input: { email: string }): Promise<{ deletedFiles: number }> {
     const user = await findAccount(this.deps.users, input.email);
@@ -36,6 +39,7 @@ export class DeleteAccount {
         if (deleted?.status === 'uploading') await this.deps.partials.abort(deleted.state);
       }
     }
+    await this.deps.logs.deleteForAccount(user.id);
     await this.deps.users.delete(user.id);
     return { deletedFiles };
   }

@@ -193,6 +193,22 @@ export function describeActivityLogRepositoryContract(name: string, makeSubject:
       expect(await totals()).to.deep.equal([3, 2, 0, 0]);
     });
 
+    it('deletes every entry of one account, in as many steps as it takes, and keeps the totals exact', async () => {
+      const otherUserId = (await givenUser(users)).id;
+      const many = (id: string, n: number) => Array.from({ length: n }, (_, i) => aLogEntry(id, { createdAt: at(-i) }));
+      // More entries than one step deletes (PRUNE_CHUNK on SQL is 5,000).
+      await logs.insertMany(many(userId, 6001));
+      const kept = many(otherUserId, 2);
+      await logs.insertMany(kept);
+      expect(await logs.deleteForAccount(userId)).to.equal(6001);
+      expect(await logs.list({ userId, window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [], total: 0 });
+      expect(await logs.list({ userId: otherUserId, window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [...kept].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()), total: 2 });
+      expect(await logs.deleteForAccount(userId)).to.equal(0);
+      expect(await logs.deleteForAccount(UNKNOWN_USER)).to.equal(0);
+      await logs.insertMany([aLogEntry(userId)]);
+      expect((await logs.list({ userId, window: { offset: 0, limit: 10 } })).total).to.equal(1);
+    });
+
     it('hands out copies: changing a stored or listed entry changes nothing stored', async () => {
       const entry = aLogEntry(userId, { metadata: { auth: 'jwt', nested: { n: 1 } } });
       const original = structuredClone(entry);

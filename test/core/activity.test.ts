@@ -23,6 +23,10 @@ class ControlledLogRepository implements ActivityLogRepository {
   deleteBefore(before: Date) {
     return this.inner.deleteBefore(before);
   }
+
+  deleteForAccount(userId: string) {
+    return this.inner.deleteForAccount(userId);
+  }
 }
 
 async function withAccounts(...args: Parameters<typeof createMemoryHangar>) {

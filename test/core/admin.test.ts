@@ -196,6 +196,24 @@ describe('Administration', () => {
       expect(await repos.usage.get({ userId: alice.userId, periodStart })).to.deep.equal({ originReads: 0, imageOps: 0 });
     });
 
+    it('empties the account’s activity log before it deletes the account, so that no long cascade deletes it', async () => {
+      const seen: number[] = [];
+      const world = createMemoryHangar({}, (defaults) => ({
+        users: Object.assign(Object.create(defaults.users) as typeof defaults.users, {
+          delete: async (id: string) => {
+            seen.push((await defaults.logs.list({ userId: id, window: { offset: 0, limit: 1 } })).total);
+            return defaults.users.delete(id);
+          },
+        }),
+      }));
+      const alice = await world.registerConfirmed('alice@example.com');
+      for (let i = 0; i < 3; i++) world.hangar.activity.record({ userId: alice.userId, method: 'GET', path: '/files', statusCode: 200, requestSizeBytes: null, metadata: { auth: 'jwt' } });
+      await world.hangar.activity.flush();
+      expect((await world.hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30 })).total).to.equal(3);
+      await world.hangar.deleteAccount.execute({ email: alice.email });
+      expect(seen).to.deep.equal([0]);
+    });
+
     it('leaves other accounts untouched: files, bytes, keys, sessions, logs', async () => {
       const { hangar, alice, bob, bobsKey, bobsFile } = await withAliceToDelete();
       await hangar.deleteAccount.execute({ email: alice.email });

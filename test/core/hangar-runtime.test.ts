@@ -92,6 +92,7 @@ describe('HangarRuntime', () => {
         },
         list: (options) => defaults.logs.list(options),
         deleteBefore: (before) => defaults.logs.deleteBefore(before),
+        deleteForAccount: (userId) => defaults.logs.deleteForAccount(userId),
       },
     }));
     const logger = new MemoryLogger();

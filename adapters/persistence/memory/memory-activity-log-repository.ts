@@ -60,4 +60,15 @@ export class MemoryActivityLogRepository implements ActivityLogRepository {
     }
     return deleted;
   }
+
+  async deleteForAccount(userId: string): Promise<number> {
+    let deleted = 0;
+    for (const [id, entry] of this.db.activityLogs) {
+      if (entry.userId === userId) {
+        this.db.activityLogs.delete(id);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
 }

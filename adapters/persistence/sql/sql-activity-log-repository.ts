@@ -192,4 +192,31 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
       if (count < PRUNE_CHUNK) return deleted;
     }
   }
+
+  /**
+   * Deletes in transactions of at most PRUNE_CHUNK entries (found through the index on
+   * `(user_id, created_at, id)`), each subtracting what it deleted from the account's total.
+   */
+  async deleteForAccount(userId: string): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const count = await this.db.transaction().execute(async (trx) => {
+        const result = await trx
+          .deleteFrom('activity_logs')
+          .where('id', 'in', (eb) => eb.selectFrom('activity_logs').select('id').where('user_id', '=', userId).limit(PRUNE_CHUNK))
+          .executeTakeFirst();
+        const rows = Number(result.numDeletedRows);
+        if (rows > 0) {
+          await trx
+            .updateTable('activity_log_totals')
+            .set({ entries: sql<number>`entries - ${rows}` })
+            .where('user_id', '=', userId)
+            .execute();
+        }
+        return rows;
+      });
+      deleted += count;
+      if (count < PRUNE_CHUNK) return deleted;
+    }
+  }
 }
