@@ -150,20 +150,69 @@ async function readJson(ctx: Context): Promise<unknown> {
   }
 }
 
-type Compiled = ReturnType<typeof TypeCompiler.Compile>;
+/**
+ * A schema's compiled validator, with what its string input (query, path, headers) needs before the
+ * check: `convert`, whether Value.Convert can change such input (see {@link keepsText}); `defaults`,
+ * whether the schema declares any default for Value.Default to fill in. Both are answered once, so
+ * that a route whose parts are all text with no defaults (the content server's `/m/:id`) pays for
+ * the check alone.
+ */
+interface Compiled {
+  check: ReturnType<typeof TypeCompiler.Compile>;
+  convert: boolean;
+  defaults: boolean;
+}
 
 /** The validator of `schema`, compiled by the first call and kept for every later one. */
 function compileOnUse(schema: TSchema): () => Compiled {
   let compiled: Compiled | undefined;
-  return () => (compiled ??= TypeCompiler.Compile(schema));
+  return () =>
+    (compiled ??= {
+      check: TypeCompiler.Compile(schema),
+      convert: !keepsStringInput(schema),
+      defaults: declaresDefault(schema),
+    });
+}
+
+/**
+ * True when Value.Convert returns every query, path or header input of the object schema `schema`
+ * as it is (each declared property {@link keepsText}; Value.Convert touches no other property), so
+ * validating such input needs no conversion.
+ */
+export function keepsStringInput(schema: TSchema): boolean {
+  return schema.type === 'object' && schema.patternProperties === undefined && Object.values((schema.properties ?? {}) as Record<string, TSchema>).every(keepsText);
+}
+
+/**
+ * True when Value.Convert returns a property's string input unchanged: a string schema, or a
+ * union of strings and lists of strings with a string among them (a string input matches that
+ * member and is kept; a list of strings matches the list member). Query, path and header values
+ * are always strings or lists of strings; a list schema alone is not such a property, since
+ * Value.Convert wraps a single string into a list.
+ */
+function keepsText(schema: TSchema): boolean {
+  if (schema.type === 'string') return true;
+  const members = schema.anyOf as TSchema[] | undefined;
+  if (!Array.isArray(members)) return false;
+  return members.some((m) => m.type === 'string') && members.every((m) => m.type === 'string' || (m.type === 'array' && (m.items as TSchema | undefined)?.type === 'string'));
+}
+
+/** Whether `schema` or any schema inside it has a `default`. */
+function declaresDefault(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  if (Array.isArray(schema)) return schema.some(declaresDefault);
+  if (Object.hasOwn(schema, 'default')) return true;
+  return Object.values(schema).some(declaresDefault);
 }
 
 function validate(where: string, schema: TSchema | undefined, compiled: Compiled | undefined, value: unknown, convert = true): unknown {
   if (!schema || !compiled) return value;
   // Query and path values arrive as strings: convert them to the schema's types, then fill defaults.
-  const input = convert ? Value.Default(schema, convertStrings(schema, value)) : value;
-  if (compiled.Check(input)) return input;
-  const details = [...compiled.Errors(input)].slice(0, 10).map((e) => ({ in: where, path: e.path || '/', message: e.message }));
+  let input = value;
+  if (convert && compiled.convert) input = convertStrings(schema, input);
+  if (convert && compiled.defaults) input = Value.Default(schema, input);
+  if (compiled.check.Check(input)) return input;
+  const details = [...compiled.check.Errors(input)].slice(0, 10).map((e) => ({ in: where, path: e.path || '/', message: e.message }));
   const first = details[0];
   throw new DomainError('VALIDATION_FAILED', `Invalid ${where}${first ? ` at ${first.path}: ${first.message}` : ''}.`, details);
 }
