@@ -197,6 +197,13 @@ function keepsText(schema: TSchema): boolean {
   return members.some((m) => m.type === 'string') && members.every((m) => m.type === 'string' || (m.type === 'array' && (m.items as TSchema | undefined)?.type === 'string'));
 }
 
+/** True for an object with no own enumerable property (`{}`, as a request without a query string parses). */
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  for (const _key in value) return false;
+  return true;
+}
+
 /** Whether `schema` or any schema inside it has a `default`. */
 function declaresDefault(schema: unknown): boolean {
   if (typeof schema !== 'object' || schema === null) return false;
@@ -209,7 +216,8 @@ function validate(where: string, schema: TSchema | undefined, compiled: Compiled
   if (!schema || !compiled) return value;
   // Query and path values arrive as strings: convert them to the schema's types, then fill defaults.
   let input = value;
-  if (convert && compiled.convert) input = convertStrings(schema, input);
+  // An empty object (no query string) is one that Value.Convert returns as it is, whatever the schema.
+  if (convert && compiled.convert && !isEmptyObject(input)) input = convertStrings(schema, input);
   if (convert && compiled.defaults) input = Value.Default(schema, input);
   if (compiled.check.Check(input)) return input;
   const details = [...compiled.check.Errors(input)].slice(0, 10).map((e) => ({ in: where, path: e.path || '/', message: e.message }));
