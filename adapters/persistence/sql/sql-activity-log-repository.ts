@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
+import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import type { ActivityKind, ActivityLogEntry, ActivityLogRepository, ActivityPosition } from '../../../core/activity/activity-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import type { SqlExecutor } from './sql-executor.js';
@@ -24,7 +24,7 @@ const ROW_PARAMETERS = 8;
 const ACTIONS_SQL = sql<boolean>`method not in ('GET', 'HEAD', 'OPTIONS')`;
 const READS_SQL = sql<boolean>`method in ('GET', 'HEAD', 'OPTIONS')`;
 
-/** Entries deleted per statement (and transaction) when pruning: bounded memory for the returned account ids. */
+/** Entries deleted per statement (and transaction) when pruning or deleting an account's log: short transactions, bounded memory for the returned account ids. */
 const PRUNE_CHUNK = 5000;
 
 /**
@@ -164,19 +164,29 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
     return { items: rows.map(toEntry), total };
   }
 
-  /**
-   * Deletes in transactions of at most PRUNE_CHUNK entries, each subtracting from the accounts'
-   * totals exactly the entries it deleted (`RETURNING`, so two processes pruning at once never
-   * subtract one entry twice).
-   */
-  async deleteBefore(before: Date): Promise<number> {
+  /** Deletes the entries created before `before`, in steps (see {@link deleteWhere}). */
+  deleteBefore(before: Date): Promise<number> {
     const cutoff = toMillis(before);
+    return this.deleteWhere((eb) => eb('created_at', '<', cutoff));
+  }
+
+  /** Deletes the account's entries, in steps found through the index on `(user_id, created_at, id)` (see {@link deleteWhere}). */
+  deleteForAccount(userId: string): Promise<number> {
+    return this.deleteWhere((eb) => eb('user_id', '=', userId));
+  }
+
+  /**
+   * Deletes the entries that `condition` selects in transactions of at most PRUNE_CHUNK entries,
+   * each subtracting from the accounts' totals exactly the entries it deleted (`RETURNING`, so two
+   * processes deleting at once never subtract one entry twice). @returns how many were deleted
+   */
+  private async deleteWhere(condition: (eb: ExpressionBuilder<HangarDatabase, 'activity_logs'>) => Expression<SqlBool>): Promise<number> {
     let deleted = 0;
     for (;;) {
       const count = await this.db.transaction().execute(async (trx) => {
         const rows = await trx
           .deleteFrom('activity_logs')
-          .where('id', 'in', (eb) => eb.selectFrom('activity_logs').select('id').where('created_at', '<', cutoff).limit(PRUNE_CHUNK))
+          .where('id', 'in', (eb) => eb.selectFrom('activity_logs').select('id').where(condition).limit(PRUNE_CHUNK))
           .returning('user_id')
           .execute();
         for (const [userId, count] of countByAccount(rows.map((row) => row.user_id))) {
@@ -187,33 +197,6 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
             .execute();
         }
         return rows.length;
-      });
-      deleted += count;
-      if (count < PRUNE_CHUNK) return deleted;
-    }
-  }
-
-  /**
-   * Deletes in transactions of at most PRUNE_CHUNK entries (found through the index on
-   * `(user_id, created_at, id)`), each subtracting what it deleted from the account's total.
-   */
-  async deleteForAccount(userId: string): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const count = await this.db.transaction().execute(async (trx) => {
-        const result = await trx
-          .deleteFrom('activity_logs')
-          .where('id', 'in', (eb) => eb.selectFrom('activity_logs').select('id').where('user_id', '=', userId).limit(PRUNE_CHUNK))
-          .executeTakeFirst();
-        const rows = Number(result.numDeletedRows);
-        if (rows > 0) {
-          await trx
-            .updateTable('activity_log_totals')
-            .set({ entries: sql<number>`entries - ${rows}` })
-            .where('user_id', '=', userId)
-            .execute();
-        }
-        return rows;
       });
       deleted += count;
       if (count < PRUNE_CHUNK) return deleted;
