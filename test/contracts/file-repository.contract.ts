@@ -35,6 +35,8 @@ export interface FileRepositorySubject {
 }
 
 const GiB = 1024 ** 3;
+/** One hour in ms. */
+const HOUR = 3_600_000;
 /** Limits no test reaches unless it means to. */
 const ROOMY: QuotaLimits = { storageLimitBytes: 1024 * GiB, fileCountLimit: 1_000_000 };
 
@@ -466,7 +468,6 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     });
 
     describe('totals and deep pages of range and content type filters (histogram buckets on SQL: day, hour, 1/32-octave size class, by content type)', () => {
-      const HOUR = 3_600_000;
       const DAY = 24 * HOUR;
       /** The start of T0's UTC day: a day and an hour boundary. */
       const DAY0 = Math.floor(T0.getTime() / DAY) * DAY;
@@ -853,6 +854,65 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         expect(results.filter((r) => r.result === 'storage_limit_reached')).to.have.length(10);
         expect(await files.totals(userId)).to.deep.equal({ storageBytes: 1000, filesCount: 10 });
         expect((await files.list({ userId, filter: {}, window: { offset: 0, limit: 100 } })).total).to.equal(10);
+      });
+
+      it('answers simultaneous inserts of two accounts each under its own limits: 5 of 20 for one, all 20 for the other', async () => {
+        const tight = { storageLimitBytes: GiB, fileCountLimit: 5 };
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? tryInsert(tight, 3) : tryInsert(ROOMY, 4, otherUserId))),
+        );
+        const mine = results.filter((_, i) => i % 2 === 0);
+        const theirs = results.filter((_, i) => i % 2 === 1);
+        expect(mine.filter((r) => r.result === 'inserted')).to.have.length(5);
+        expect(mine.filter((r) => r.result === 'file_count_limit_reached')).to.have.length(15);
+        expect(theirs.every((r) => r.result === 'inserted')).to.equal(true);
+        for (const { result, file } of results) expect(await files.findByFileId(file.fileId), result).to.deep.equal(result === 'inserted' ? file : undefined);
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 15, filesCount: 5 });
+        expect(await files.totals(otherUserId)).to.deep.equal({ storageBytes: 80, filesCount: 20 });
+        expect((await files.list({ userId: otherUserId, filter: { type: 'application/pdf', sizeMin: 4 }, window: { offset: 0, limit: 1 } })).total).to.equal(20);
+      });
+
+      it('refuses only the one of simultaneous inserts whose file id is taken, and stores the others', async () => {
+        const [existing] = await givenFiles(userId, [{ size: 1 }]);
+        const batch = Array.from({ length: 9 }, (_, i) => aFile(userId, { size: 10, name: `file ${i}.pdf` }));
+        const clash = aFile(userId, { fileId: existing!.fileId, size: 1000 });
+        const settled = await Promise.allSettled([...batch.slice(0, 4), clash, ...batch.slice(4)].map((file) => files.insert(file, ROOMY)));
+        expect(settled.map((s) => s.status)).to.deep.equal([...Array(4).fill('fulfilled'), 'rejected', ...Array(5).fill('fulfilled')]);
+        for (const file of batch) expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
+        expect(await files.findByFileId(existing!.fileId)).to.deep.equal(existing);
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: 91, filesCount: 10 });
+      });
+
+      it('stores every field of simultaneous inserts as given, and counts them in every filtered total', async () => {
+        const names = ['plain.png', 'quote " and \\ backslash.png', "it's {a},b.jpg", 'NULL', 'ünïcødé 日本 🎉.gif', ' spaced  .txt', '{"json":[1,2]}.json', 'tab\there.png'];
+        const types = ['image/png', 'image/jpeg', 'text/plain'];
+        const created = names.flatMap((name, i) =>
+          [0, 1].map((j) =>
+            aFile(userId, {
+              name,
+              contentType: types[(i + j) % types.length]!,
+              size: 100 * i + j,
+              isPublic: j === 0,
+              createdAt: at((i * 7 + j * 3) * 5 * HOUR),
+              expiresAt: j === 1 ? at(1_000_000 + i) : null,
+            }),
+          ),
+        );
+        const results = await Promise.all(created.map((file) => files.insert(file, ROOMY)));
+        expect(results.every((result) => result === 'inserted')).to.equal(true);
+        for (const file of created) expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
+        const filters: FileFilter[] = [
+          {},
+          { isPublic: true },
+          { isPublic: false, type: 'image/png' },
+          { type: 'text/plain', sizeMin: 200, sizeMax: 600 },
+          { createdAfter: at(40 * HOUR), createdBefore: at(200 * HOUR), isPublic: false },
+        ];
+        for (const filter of filters) {
+          const page = await files.list({ userId, filter, window: { offset: 0, limit: 100 } });
+          expect(page.total, JSON.stringify(filter)).to.equal(created.filter((file) => matchesRangeFilter(file, userId, filter)).length);
+        }
+        expect(await files.totals(userId)).to.deep.equal({ storageBytes: created.reduce((sum, file) => sum + file.size, 0), filesCount: created.length });
       });
 
       it('subtracts a file once when simultaneous deletes name it', async () => {

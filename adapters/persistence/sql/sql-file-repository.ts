@@ -5,6 +5,7 @@ import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle, fileSearchText } from '../file-search.js';
 import { PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
+import { PostgresUploadBatches, type PostgresUploadBatchesOptions } from './postgres-upload-batches.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
 import { PrecompiledQuery, repeatedStatement } from './precompiled-query.js';
@@ -47,6 +48,11 @@ export interface SqlFileRepositoryOptions {
    * (six round trips with BEGIN and COMMIT). Ignored on SQLite, whose statements cost no round trip.
    */
   singleStatementInsert?: boolean;
+  /**
+   * Postgres, with `singleStatementInsert`: the uploads of one account that wait at the same time
+   * are written by one statement (PostgresUploadBatches); default on. `false`: one statement each.
+   */
+  uploadBatches?: false | PostgresUploadBatchesOptions;
   /**
    * SQLite: `q` through the FTS5 substring index `files_search` (SqliteFileSearch, migration 0032);
    * default on. `false`: `q` walks the account's files testing `LIKE` on each, as without the index
@@ -329,6 +335,9 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.singleStatementInsert}: true only on Postgres. */
   private readonly singleStatementInsert: boolean;
 
+  /** See {@link SqlFileRepositoryOptions.uploadBatches}: defined only on Postgres with the single-statement insert, unless switched off. */
+  private readonly uploadBatches: PostgresUploadBatches | undefined;
+
   /** See {@link SqlFileRepositoryOptions.seekFromOffset}. */
   private readonly seekFromOffset: number;
 
@@ -350,6 +359,10 @@ export class SqlFileRepository implements FileRepository {
     this.postgres = isPostgres(db);
     this.seekFromOffset = options.seekFromOffset ?? SEEK_FROM_OFFSET;
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
+    this.uploadBatches =
+      this.singleStatementInsert && options.uploadBatches !== false
+        ? new PostgresUploadBatches(db, (file, limits) => this.insertAlone(file, limits), options.uploadBatches)
+        : undefined;
     this.search = this.postgres || options.sqliteSearch === false ? undefined : new SqliteFileSearch(executor, FILE_COLUMNS, options.sqliteSearch);
     this.postgresSearch = this.postgres && options.postgresSearch !== false ? new PostgresFileSearch(db, FILE_COLUMNS, options.postgresSearch) : undefined;
   }
@@ -359,27 +372,12 @@ export class SqlFileRepository implements FileRepository {
    *         unknown user; the totals are then unchanged (the transaction rolls back)
    */
   async insert(file: StoredFile, limits: QuotaLimits, options: { fromUpload?: string } = {}): Promise<InsertResult> {
+    if (options.fromUpload !== undefined) return this.insertFromUpload(file, limits, options.fromUpload);
+    if (this.uploadBatches) return this.uploadBatches.insert(file, limits);
+    if (this.singleStatementInsert) return this.insertAlone(file, limits);
     const { db } = this;
     const [day, hour, size] = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size });
     const flag = toFlag(file.isPublic);
-    if (options.fromUpload !== undefined) return this.insertFromUpload(file, limits, options.fromUpload);
-    if (this.singleStatementInsert) {
-      try {
-        await db.executeQuery<{ inserted: number }>(
-          CompiledQuery.raw(POSTGRES_INSERT_SQL, [
-            file.userId, file.size, flag, limits.fileCountLimit, limits.storageLimitBytes, file.id, file.fileId, file.name, file.contentType,
-            file.sha256, toMillis(file.createdAt), file.blobKey, fileSearchText(file), ALL_TYPES, day.bucket, hour.bucket, size.bucket,
-            toNullableMillis(file.expiresAt),
-          ]),
-        );
-        return 'inserted';
-      } catch (error) {
-        if ((error as { code?: unknown } | null)?.code !== UPLOAD_REFUSED_SQLSTATE) throw error;
-      }
-      // Refused (a rare path): which limit, from the totals as they are now.
-      const totals = await this.totals(file.userId);
-      return totals.filesCount + (totals.reservedFiles ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
-    }
     const { ensureTotals, claimQuota, storageTotals, insertFile, histogramAdd } = this;
     const { userId } = file;
     return this.executor.transaction(function* () {
@@ -407,6 +405,32 @@ export class SqlFileRepository implements FileRepository {
       yield histogramAdd.compiled(db, { userId, contentType: file.contentType, publicFlag: flag, day: day.bucket, hour: hour.bucket, size: size.bucket });
       return 'inserted' as const;
     });
+  }
+
+  /**
+   * One upload's record on Postgres by {@link POSTGRES_INSERT_SQL}: the claim, the record and its
+   * histogram rows in one statement.
+   * @throws the driver's unique-violation or foreign-key error, as {@link insert}
+   */
+  private async insertAlone(file: StoredFile, limits: QuotaLimits): Promise<InsertResult> {
+    const { db } = this;
+    const [day, hour, size] = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size });
+    const flag = toFlag(file.isPublic);
+    try {
+      await db.executeQuery<{ inserted: number }>(
+        CompiledQuery.raw(POSTGRES_INSERT_SQL, [
+          file.userId, file.size, flag, limits.fileCountLimit, limits.storageLimitBytes, file.id, file.fileId, file.name, file.contentType,
+          file.sha256, toMillis(file.createdAt), file.blobKey, fileSearchText(file), ALL_TYPES, day.bucket, hour.bucket, size.bucket,
+          toNullableMillis(file.expiresAt),
+        ]),
+      );
+      return 'inserted';
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== UPLOAD_REFUSED_SQLSTATE) throw error;
+    }
+    // Refused (a rare path): which limit, from the totals as they are now.
+    const totals = await this.totals(file.userId);
+    return totals.filesCount + (totals.reservedFiles ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
   }
 
   /**
