@@ -1,4 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
+import { WalIndexHeader } from '../sqlite/wal-index-header.js';
 import { backgroundCheckpoints, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../sqlite/index.js';
 
 /** Size and age of one small blob, as {@link SqliteSmallBlobs} stores them. */
@@ -9,6 +11,11 @@ export interface SmallBlobEntry {
   /** When it was stored, in ms since the epoch. */
   modifiedAt: number;
 }
+
+/** Bytes of blobs that {@link SqliteSmallBlobs.get} keeps after reading them, at most (keys and overhead counted as {@link CACHE_ENTRY_OVERHEAD} each). */
+export const READ_CACHE_BYTES = 16 * 1024 * 1024;
+/** What an entry of the read cache costs besides its bytes (its key, the Buffer object, the LRU's links), in bytes. */
+const CACHE_ENTRY_OVERHEAD = 256;
 
 /** Rows read per statement by {@link SqliteSmallBlobs.page}. */
 export const SMALL_BLOB_PAGE = 500;
@@ -34,6 +41,15 @@ export const SMALL_BLOB_PAGE = 500;
  *
  * Reads (`get`, `stat`, `has`, `page`) are synchronous better-sqlite3 calls on the event loop: an
  * indexed lookup of one row of at most the store's small-blob limit (64 KiB by default).
+ *
+ * `get` keeps the bytes it read (up to {@link READ_CACHE_BYTES}, least recently read dropped first)
+ * while the database is unchanged, as the service's lookup cache keeps rows (lookup-cache.ts): the
+ * first `get` of each turn of the event loop reads the WAL-index header (WalIndexHeader: one
+ * `pread`, no lock) and empties the cache when any connection, in any process, committed since;
+ * this connection's own deletes drop their keys at once. A read of a 4 KiB row costs a read
+ * transaction (its locks on the `-shm` file), ~8 µs under load, most of what serving a small file
+ * costs besides HTTP (bench/README.md, thirteenth session); a kept one costs a map lookup. Without a
+ * usable header (a database not in WAL mode, in memory) nothing is kept.
  */
 export class SqliteSmallBlobs {
   private readonly selectBytes: BetterSqlite3.Statement;
@@ -43,6 +59,12 @@ export class SqliteSmallBlobs {
   private readonly deleteRow: BetterSqlite3.Statement;
   private readonly deleteRange: BetterSqlite3.Statement;
   private readonly selectPage: BetterSqlite3.Statement;
+  /** Bytes read by `get`, kept while the database is unchanged (see the class). */
+  private readonly recent = new LRUCache<string, Buffer>({ maxSize: READ_CACHE_BYTES, sizeCalculation: (bytes) => bytes.length + CACHE_ENTRY_OVERHEAD });
+  /** The `-shm` file's header, opened on the first `get`; null when it cannot be used (nothing is kept). */
+  private header: WalIndexHeader | null | undefined;
+  /** The header was read in this turn of the event loop (cleared by the turn's check phase). */
+  private checkedThisTurn = false;
 
   private constructor(
     private readonly database: BetterSqlite3.Database,
@@ -91,9 +113,41 @@ export class SqliteSmallBlobs {
     }
   }
 
-  /** The bytes stored under `key`, or undefined. @throws SQLite's error */
+  /**
+   * The bytes stored under `key`, or undefined; kept for the next `get` while the database is
+   * unchanged (see the class). The Buffer may be shared with other callers: read it, never write it.
+   * @throws SQLite's error
+   */
   get(key: string): Buffer | undefined {
+    if (this.unchangedSinceLastTurn()) {
+      const kept = this.recent.get(key);
+      if (kept) return kept;
+      const bytes = this.selectBytes.get(key) as Buffer | undefined;
+      if (bytes) this.recent.set(key, bytes);
+      return bytes;
+    }
     return this.selectBytes.get(key) as Buffer | undefined;
+  }
+
+  /**
+   * Whether what the read cache holds may be answered: false without a usable WAL-index header.
+   * Once per turn of the event loop it reads the header and empties the cache if any connection
+   * committed since the previous read; requests handled in the same turn share that read.
+   */
+  private unchangedSinceLastTurn(): boolean {
+    if (this.header === undefined) {
+      this.header = WalIndexHeader.open(this.database) ?? null;
+      this.checkedThisTurn = false;
+    }
+    if (this.header === null) return false;
+    if (!this.checkedThisTurn) {
+      this.checkedThisTurn = true;
+      setImmediate(() => {
+        this.checkedThisTurn = false;
+      });
+      if (this.header.changed()) this.recent.clear();
+    }
+    return true;
   }
 
   /** Size and age of the blob under `key`, or undefined. @throws SQLite's error */
@@ -129,14 +183,22 @@ export class SqliteSmallBlobs {
 
   /** Removes the blob under `key`, durably. @returns whether there was one @throws SQLite's error */
   async delete(key: string): Promise<boolean> {
-    const { changes } = await retryWhileBusy(() => this.deleteRow.run(key));
+    const { changes } = await retryWhileBusy(() => {
+      const deleted = this.deleteRow.run(key);
+      this.recent.delete(key);
+      return deleted;
+    });
     if (changes > 0) await this.wrote();
     return changes > 0;
   }
 
   /** Removes every blob whose key starts with `parent + '/'`, durably. @returns how many @throws SQLite's error */
   async deleteUnder(parent: string): Promise<number> {
-    const { changes } = await retryWhileBusy(() => this.deleteRange.run(parent, parent));
+    const { changes } = await retryWhileBusy(() => {
+      const deleted = this.deleteRange.run(parent, parent);
+      if (deleted.changes > 0) this.recent.clear();
+      return deleted;
+    });
     if (changes > 0) await this.wrote();
     return changes;
   }
@@ -150,6 +212,9 @@ export class SqliteSmallBlobs {
   async close(): Promise<void> {
     await this.checkpoints.close();
     await this.wal?.close();
+    this.header?.close();
+    this.header = null;
+    this.recent.clear();
     if (this.database.open) this.database.close();
   }
 

@@ -83,6 +83,62 @@ describe('SqliteSmallBlobStore', () => {
   });
 });
 
+describe('SqliteSmallBlobStore read cache (bytes kept while the database is unchanged)', () => {
+  let directory: string;
+  let writer: SqliteSmallBlobStore;
+  let reader: SqliteSmallBlobStore;
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const put = (store: BlobStore, key: string, bytes: Buffer) => store.put({ key, body: chunked(bytes), contentType: 'image/png', maxBytes: 1 << 20 });
+  const read = async (store: BlobStore, key: string) => {
+    const body = await store.get(key);
+    return body && collect(body);
+  };
+
+  beforeEach(async () => {
+    directory = await makeTempDirectory();
+    // Two connections to one file, as two processes sharing a data directory hold them.
+    writer = new SqliteSmallBlobStore({ path: join(directory, SMALL_BLOBS_FILE), fsync: false });
+    reader = new SqliteSmallBlobStore({ path: join(directory, SMALL_BLOBS_FILE), fsync: false });
+  });
+  afterEach(async () => {
+    await writer.close();
+    await reader.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('answers a blob deleted through another connection as gone from the next turn of the event loop on', async () => {
+    await put(writer, 'u/a', patternBytes(4096, 1));
+    await put(writer, 'u/b', patternBytes(4096, 2));
+    expect(await read(reader, 'u/a')).to.deep.equal(patternBytes(4096, 1));
+    expect(await read(reader, 'u/b')).to.deep.equal(patternBytes(4096, 2));
+    await writer.delete('u/a');
+    await nextTurn();
+    expect(await read(reader, 'u/a')).to.equal(undefined);
+    expect(await read(reader, 'u/b')).to.deep.equal(patternBytes(4096, 2));
+  });
+
+  it('reads the new bytes of a key deleted and stored again through another connection', async () => {
+    await put(writer, 'u/a', patternBytes(100, 1));
+    expect(await read(reader, 'u/a')).to.deep.equal(patternBytes(100, 1));
+    await writer.delete('u/a');
+    await put(writer, 'u/a', patternBytes(200, 9));
+    await nextTurn();
+    expect(await read(reader, 'u/a')).to.deep.equal(patternBytes(200, 9));
+  });
+
+  it('answers a blob deleted through the same store as gone at once, one by one and under a parent', async () => {
+    await put(reader, 'u/a', patternBytes(10, 1));
+    await put(reader, 'v/x/1', patternBytes(10, 2));
+    expect(await read(reader, 'u/a')).to.deep.equal(patternBytes(10, 1));
+    expect(await read(reader, 'v/x/1')).to.deep.equal(patternBytes(10, 2));
+    await reader.delete('u/a');
+    expect(await read(reader, 'u/a')).to.equal(undefined);
+    expect(await read(reader, 'v/x/1')).to.deep.equal(patternBytes(10, 2));
+    await reader.deleteUnder('v/x');
+    expect(await read(reader, 'v/x/1')).to.equal(undefined);
+  });
+});
+
 describe('LocalDiskBlobStore', () => {
   let directory: string;
   let store: LocalDiskBlobStore;
