@@ -67,7 +67,7 @@ export class PinoLogger implements Logger {
     const settings = (paths: string[]): pino.LoggerOptions => ({
       level: options.level ?? 'info',
       base: { pid: process.pid, ...options.base },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths, censor: '[redacted]' },
     });
@@ -94,6 +94,24 @@ export class PinoLogger implements Logger {
   private write(level: LogLevel, fields: LogFields): void {
     (hasObjectField(fields) ? this.pino : this.flat)[level](fields);
   }
+}
+
+/** The millisecond {@link isoTime} last formatted, and its field. */
+let stampedMs = Number.NaN;
+let stamp = '';
+
+/**
+ * The `time` field of a line, as pino's `stdTimeFunctions.isoTime` writes it (`,"time":"<ISO 8601,
+ * UTC, ms>"`), formatted once per millisecond: under load many lines share one, and formatting a
+ * Date was ~2 % of a small read's CPU.
+ */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== stampedMs) {
+    stampedMs = now;
+    stamp = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return stamp;
 }
 
 /** The stdout destination of every {@link PinoLogger} of this process (see the class), made on first use. */

@@ -21,6 +21,24 @@ describe('Adapter: PinoLogger', () => {
     expect(logger.enabled('error')).to.equal(true);
   });
 
+  it('stamps each line with the time it was written, to the millisecond, also lines written in the same millisecond', async () => {
+    const { logger, lines } = capture();
+    const times: [number, number][] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = Date.now();
+      logger.info('tick', { i });
+      logger.info('tock', { i, nested: { n: i } });
+      times.push([before, Date.now()]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const stamped = lines.map((line) => Date.parse(JSON.parse(line).time));
+    stamped.forEach((ms, n) => {
+      const [before, after] = times[Math.floor(n / 2)]!;
+      expect(ms).to.be.within(before, after);
+    });
+    expect(JSON.parse(lines[0]!).time).to.equal(new Date(stamped[0]!).toISOString());
+  });
+
   it('replaces credentials passed by mistake, at the top level and one object down', () => {
     const { logger, lines } = capture();
     logger.info('oops', { password: 'hunter2-secret', headers: { authorization: 'Bearer eyJ-secret', 'x-api-key': 'hgr_secret' }, sig: 'abc-secret', token: 't-secret' });
