@@ -170,6 +170,40 @@ for (const fastPath of [true, false]) describe(`PrecompiledQuery (SQLite, fast p
       expect(calls).to.be.greaterThan(3);
     });
 
+    if (fastPath) it('polls a write lock held elsewhere with one transaction at a time: the others wait for it, then each commits once', async () => {
+      const db = database.db;
+      let locked = true;
+      let busyAnswers = 0;
+      let ran = 0;
+      const heldFor20ms: DirectTransaction = ((work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => unknown) => {
+        if (locked) {
+          busyAnswers += 1;
+          return DIRECT_BUSY;
+        }
+        ran += 1;
+        return Promise.resolve(work(() => ({ rows: [{ n: 'direct' }] })));
+      }) as DirectTransaction;
+      const executor = new SqlExecutor(db, { direct: { read: () => undefined, transaction: heldFor20ms } });
+      setTimeout(() => (locked = false), 20);
+      const script = function* (): Generator<CompiledQuery, string, QueryResult<unknown>> {
+        const result = yield sql`select 'kysely' as n`.compile(db);
+        return (result.rows[0] as { n: string }).n;
+      };
+      const results = await Promise.all(Array.from({ length: 20 }, () => executor.transaction(script)));
+      expect(results).to.deep.equal(Array(20).fill('direct'));
+      expect(ran).to.equal(20);
+      // One poller's attempts (a pause of 0–8 ms each), not twenty.
+      expect(busyAnswers).to.be.within(1, 15);
+
+      locked = true;
+      busyAnswers = 0;
+      const started = Date.now();
+      const viaKysely = await Promise.all(Array.from({ length: 5 }, () => executor.transaction(script)));
+      expect(viaKysely).to.deep.equal(Array(5).fill('kysely'));
+      expect(Date.now() - started).to.be.at.least(DIRECT_BUSY_WAIT_MS - 5);
+      expect(busyAnswers).to.be.below(5 * 10);
+    });
+
     it(`waits for another process’s write lock and then commits${fastPath ? ', the direct way (within DIRECT_BUSY_WAIT_MS)' : ' (through Kysely, which waits up to 5 s)'}`, async () => {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'hangar-direct-busy-'));
       const onDisk = await openSqliteDatabase({ path: path.join(dir, 'hangar.db'), fastPath });
