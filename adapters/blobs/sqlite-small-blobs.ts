@@ -13,7 +13,9 @@ export interface SmallBlobEntry {
 }
 
 /** Bytes of blobs that {@link SqliteSmallBlobs.get} keeps after reading them, at most (keys and overhead counted as {@link CACHE_ENTRY_OVERHEAD} each). */
-export const READ_CACHE_BYTES = 16 * 1024 * 1024;
+export const READ_CACHE_BYTES = 2 * 1024 * 1024;
+/** The largest blob (bytes) that {@link SqliteSmallBlobs.get} keeps: the read transaction it saves costs the same for any size, and larger blobs would fill the cache. */
+export const READ_CACHE_MAX_BLOB_BYTES = 8 * 1024;
 /** What an entry of the read cache costs besides its bytes (its key, the Buffer object, the LRU's links), in bytes. */
 const CACHE_ENTRY_OVERHEAD = 256;
 
@@ -42,14 +44,17 @@ export const SMALL_BLOB_PAGE = 500;
  * Reads (`get`, `stat`, `has`, `page`) are synchronous better-sqlite3 calls on the event loop: an
  * indexed lookup of one row of at most the store's small-blob limit (64 KiB by default).
  *
- * `get` keeps the bytes it read (up to {@link READ_CACHE_BYTES}, least recently read dropped first)
- * while the database is unchanged, as the service's lookup cache keeps rows (lookup-cache.ts): the
- * first `get` of each turn of the event loop reads the WAL-index header (WalIndexHeader: one
- * `pread`, no lock) and empties the cache when any connection, in any process, committed since;
- * this connection's own deletes drop their keys at once. A read of a 4 KiB row costs a read
- * transaction (its locks on the `-shm` file), ~8 µs under load, most of what serving a small file
- * costs besides HTTP (bench/README.md, thirteenth session); a kept one costs a map lookup. Without a
- * usable header (a database not in WAL mode, in memory) nothing is kept.
+ * `get` keeps the bytes it read of blobs of at most {@link READ_CACHE_MAX_BLOB_BYTES} (up to
+ * {@link READ_CACHE_BYTES} in all, least recently read dropped first) while the database is
+ * unchanged, as the service's lookup cache keeps rows (lookup-cache.ts): the first `get` of each
+ * turn of the event loop reads the WAL-index header (WalIndexHeader: one `pread`, no lock) and
+ * empties the cache when any connection, in any process, committed since; this connection's own
+ * deletes drop their keys at once. Why: reading a row costs a read transaction (its locks on the
+ * `-shm` file), a visible share of serving a small file; a kept one costs a map lookup
+ * (bench/README.md, thirteenth session). Both bounds are small because kept Buffers that churn
+ * (a cache emptied by every commit under uploads) raise the process's resident memory by more than
+ * they hold (the soak test, test/reliability/soak.test.ts). Without a usable header (a database not
+ * in WAL mode, in memory) nothing is kept.
  */
 export class SqliteSmallBlobs {
   private readonly selectBytes: BetterSqlite3.Statement;
@@ -123,7 +128,7 @@ export class SqliteSmallBlobs {
       const kept = this.recent.get(key);
       if (kept) return kept;
       const bytes = this.selectBytes.get(key) as Buffer | undefined;
-      if (bytes) this.recent.set(key, bytes);
+      if (bytes && bytes.length <= READ_CACHE_MAX_BLOB_BYTES) this.recent.set(key, bytes);
       return bytes;
     }
     return this.selectBytes.get(key) as Buffer | undefined;
