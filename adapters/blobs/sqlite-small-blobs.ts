@@ -140,10 +140,7 @@ export class SqliteSmallBlobs {
    * committed since the previous read; requests handled in the same turn share that read.
    */
   private unchangedSinceLastTurn(): boolean {
-    if (this.header === undefined) {
-      this.header = WalIndexHeader.open(this.database) ?? null;
-      this.checkedThisTurn = false;
-    }
+    if (this.header === undefined) this.header = WalIndexHeader.open(this.database) ?? null;
     if (this.header === null) return false;
     if (!this.checkedThisTurn) {
       this.checkedThisTurn = true;

@@ -78,12 +78,13 @@ export class SqlExecutor {
 
   /**
    * The direct transaction of `work` once the write lock, held by another connection, is free, or
-   * DIRECT_BUSY at `deadline` (ms since the epoch), as `{ direct }` (its promise not awaited). One transaction at a time polls the lock with
-   * its own attempt, after pauses of {@link DIRECT_BUSY_PAUSES_MS}; the others wait for that poll
-   * to end and then try once each (they run one after another on this connection, so once the lock
-   * is free they all get it). A failed attempt costs SQLite's error object and its `BEGIN
-   * IMMEDIATE`: with every waiting upload polling on its own, an activity-log batch on the
-   * background writer's connection had dozens of uploads fail an attempt every pause.
+   * DIRECT_BUSY at `deadline` (ms since the epoch), as `{ direct }` (its promise not awaited). One
+   * transaction at a time polls the lock with its own attempt, after pauses of
+   * {@link DIRECT_BUSY_PAUSES_MS}; the others wait for that poll to end and then try once each (they
+   * run one after another on this connection, so once the lock is free they all get it). Why: a
+   * refused attempt costs a `BEGIN IMMEDIATE` and SQLite's error object, and with every waiting
+   * transaction polling on its own, one activity-log batch on the background writer's connection
+   * cost each waiting upload an attempt per pause (bench/README.md, thirteenth session).
    */
   private async afterLockWait<T>(transaction: DirectTransaction, work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => T, deadline: number): Promise<{ direct: DirectAttempt<T> }> {
     for (;;) {
