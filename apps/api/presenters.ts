@@ -7,8 +7,10 @@ import type { Settings } from '../../core/settings/settings.js';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
 import type { AccountView } from '../../core/plans/account-policy.js';
 import type { Usage } from '../../core/plans/get-usage.js';
+import { toIso } from '../../core/shared/time.js';
 
-// Domain objects → JSON bodies (spec 2). Timestamps: ISO 8601 UTC with milliseconds and Z.
+// Domain objects → JSON bodies (spec 2). Timestamps: ISO 8601 UTC with milliseconds and Z (toIso
+// where a list has one per item).
 
 /** User (spec 2.1); `full` adds created_at/updated_at (login only). */
 export function userJson(user: Pick<User, 'id' | 'email'> & Partial<User>, full = false) {
@@ -61,9 +63,9 @@ export function fileJson({ file, urls }: FileView) {
     default_url: urls.defaultUrl,
     default_download_url: urls.defaultDownloadUrl,
     public_download_url: urls.publicDownloadUrl,
-    created_at: file.createdAt.toISOString(),
+    created_at: toIso(file.createdAt),
     is_public: file.isPublic,
-    expires_at: file.expiresAt?.toISOString() ?? null,
+    expires_at: file.expiresAt ? toIso(file.expiresAt) : null,
     view_count: file.viewCount,
     download_count: file.downloadCount,
   };
@@ -106,7 +108,7 @@ export function logEntryJson(entry: ActivityLogEntry) {
     path: entry.path,
     status_code: entry.statusCode,
     request_size_bytes: entry.requestSizeBytes,
-    created_at: entry.createdAt.toISOString(),
+    created_at: toIso(entry.createdAt),
     metadata: entry.metadata,
   };
 }
