@@ -253,7 +253,7 @@ if (url !== undefined) {
       }
     });
 
-    it('runs the upload\'s statement, precompiled lookups and activity-log batches prepared, once per connection, listing pages unprepared, and keeps working when the schema changes', async () => {
+    it('runs the upload\'s statement, precompiled lookups, activity-log batches and the pages of searches with a known count prepared, once per connection, other listing statements unprepared, and keeps working when the schema changes', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
       try {
         const repos = createSqlRepositories(database);
@@ -268,9 +268,17 @@ if (url !== undefined) {
         await repos.logs.insertMany([{ id: crypto.randomUUID(), userId: user.id, method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null, createdAt: new Date(), metadata: {} }]);
         expect((await prepared()).some((statement) => statement.includes('insert into activity_logs'))).to.equal(true);
         expect((await prepared()).some((statement) => statement.includes('insert into activity_log_totals'))).to.equal(true);
-        // A listing's page is planned for its values each time (a rare needle and a common one want different plans).
-        await repos.files.list({ userId: user.id, filter: { q: 'png' }, window: { offset: 0, limit: 30 }, countLimit: 10_000 });
+        // A search's count and first page are planned for their values each time (a rare needle and a common one want different plans).
+        const search = { userId: user.id, filter: { q: 'report' }, window: { offset: 0, limit: 30 }, countLimit: 10_000 };
+        await repos.files.list(search);
         expect((await prepared()).some((statement) => statement.includes('like'))).to.equal(false);
+        // Once its count is known (a client paging on), a page is read among the newest files, one plan for all values: prepared.
+        expect((await repos.files.list({ ...search, window: { offset: 1, limit: 30 } })).items).to.have.length(1);
+        await repos.files.list({ ...search, filter: { q: 'other' }, window: { offset: 0, limit: 5 } });
+        expect((await repos.files.list({ ...search, filter: { q: 'other' }, window: { offset: 5, limit: 5 } })).items).to.deep.equal([]);
+        const pages = (await prepared()).filter((statement) => statement.includes('like'));
+        expect(pages, 'one prepared statement for both needles and windows').to.have.length(1);
+        expect(pages[0]).to.match(/limit \$\d+ offset \$\d+/);
         await sql`alter table account_totals add column added_by_a_newer_release text`.execute(database.db);
         expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
         expect((await repos.files.totals(user.id)).filesCount).to.equal(3);

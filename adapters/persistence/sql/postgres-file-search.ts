@@ -2,6 +2,7 @@ import { type Expression, type ExpressionBuilder, expressionBuilder, type Kysely
 import { containsPattern } from '../file-search.js';
 import { DAY_OF, FILE_GRAM_PENDING_TABLE, gramDay } from '../postgres/file-gram-counts.js';
 import { DAY_MS } from './file-histogram.js';
+import { repeatedStatement } from './precompiled-query.js';
 import type { HangarDatabase } from './schema.js';
 
 /** The newest files of the account that {@link PostgresFileSearch} examines first (the probe), in list order. */
@@ -395,18 +396,25 @@ export class PostgresFileSearch {
    * `(user_id, created_at, id)`, LIKE and the other filters on each: the scan stops once it has
    * the page (the files before it and the page's own), or after those files. Complete when it
    * holds `limit` rows; otherwise the page may lie deeper (or be the last).
+   *
+   * This is the statement of a client polling or paging one search (the count known), and its plan
+   * is the same whatever the values: the account's newest files along its index, filtered. So it
+   * is declared a {@link repeatedStatement} (one text per combination of filters), prepared once
+   * per connection instead of parsed on every request (bench/README.md, fourteenth session).
    */
   private async recentPage<Row>(search: PostgresSearch): Promise<Row[]> {
     const columns = sql.join(this.columns.map((column) => sql.ref(column)));
     const match = this.conditions(search, likeCondition(search.needle));
-    const { rows } = await sql<Row>`
+    const compiled = sql<Row>`
       select ${columns} from (
         select ${columns}, search_text from files where user_id = ${search.userId} order by created_at desc, id desc limit ${this.probeFiles}
       ) as files
       where ${match}
       order by created_at desc, id desc
       limit ${search.window.limit} offset ${search.window.offset}
-    `.execute(this.db);
+    `.compile(this.db);
+    repeatedStatement(compiled.sql);
+    const { rows } = await this.db.executeQuery(compiled);
     return rows;
   }
 
