@@ -215,6 +215,27 @@ export function cpuTimeOf(pid) {
 }
 
 /**
+ * CPU time all processes of one command name have used so far (user + system), in ms, e.g.
+ * `postgres` for a database server on this machine: its backends answer the service's queries, so
+ * their CPU is part of a request's cost that the service's own figure leaves out.
+ */
+export function cpuTimeOfCommand(command) {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== command) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return total;
+}
+
+/**
  * CPU time of each of a process's threads so far, in ms of user and system time: `main thread`,
  * the others by the kernel's name and id (Node 20 calls them all `node`: libuv's thread pool, V8's
  * helpers, worker_threads). Threads that ended are not counted.

@@ -13,7 +13,7 @@ import pg from 'pg';
 import path from 'node:path';
 import { createAccount, seedFiles, uploadFile } from '../lib/api.mjs';
 import { withMagic } from '../lib/magic.mjs';
-import { BENCH, cpuTimeOf, processTree, runClient, startService, threadCpuOf } from '../lib/processes.mjs';
+import { BENCH, cpuTimeOf, cpuTimeOfCommand, processTree, runClient, startService, threadCpuOf } from '../lib/processes.mjs';
 
 const [endpoint = '/settings', seconds = '5', connections = '32', method = 'GET', bodyBytes, contentType = 'application/octet-stream'] = process.argv.slice(2);
 const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-profile-'));
@@ -44,13 +44,17 @@ try {
   };
   await runClient('autocannon.mjs', { ...options, duration: 2 });
   const cpu = cpuTimeOf(service.pid);
+  const databaseCpu = cpuTimeOfCommand('postgres');
   // Per process (with WORKERS > 1: the supervisor and each worker), thread by thread.
   const pids = processTree(service.pid);
   const threadsBefore = new Map(pids.map((pid) => [pid, threadCpuOf(pid)]));
   const result = await runClient('autocannon.mjs', { ...options, duration: Number(seconds) });
   const requests = Math.max(1, result.ok + result.non2xx);
   const perRequest = ((cpuTimeOf(service.pid) - cpu) * 1000) / requests;
+  // Postgres on this machine: its processes' CPU over the same time (0 on SQLite, or a remote server).
+  const databasePerRequest = ((cpuTimeOfCommand('postgres') - databaseCpu) * 1000) / requests;
   console.log(`${endpoint}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${perRequest.toFixed(0)} µs CPU per request, ${result.non2xx} non-2xx`);
+  if (databasePerRequest > 0) console.log(`  postgres processes: ${databasePerRequest.toFixed(0)} µs CPU per request`);
   // Where that CPU went, thread by thread (µs per request, user + system).
   for (const pid of pids) {
     if (pids.length > 1) console.log(`  process ${pid}${pid === service.pid ? ' (supervisor)' : ''}`);
