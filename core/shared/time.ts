@@ -7,9 +7,9 @@ export const DAY_MS = 24 * HOUR_MS;
 /**
  * ISO 8601 in UTC with milliseconds and `Z` (`2026-11-27T16:05:09.042Z`), the one timestamp format
  * of every body: exactly what `Date.prototype.toISOString` returns, built from the UTC fields, which
- * costs a third of that builtin (a page of 30 files has 30 of them: bench/README.md, fourteenth
- * session). Years outside 1000–9999 (padded, or written with a sign and six digits) and invalid
- * dates (a RangeError) are left to the builtin.
+ * is cheaper than that builtin where it counts, a page of files with one or two per file
+ * (bench/README.md, "Measurements behind the code"). Years outside 1000–9999 (padded, or written
+ * with a sign and six digits) and invalid dates (a RangeError) are left to the builtin.
  */
 export function toIso(date: Date): string {
   const year = date.getUTCFullYear();

@@ -397,10 +397,10 @@ export class PostgresFileSearch {
    * the page (the files before it and the page's own), or after those files. Complete when it
    * holds `limit` rows; otherwise the page may lie deeper (or be the last).
    *
-   * This is the statement of a client polling or paging one search (the count known), and its plan
-   * is the same whatever the values: the account's newest files along its index, filtered. So it
-   * is declared a {@link repeatedStatement} (one text per combination of filters), prepared once
-   * per connection instead of parsed on every request (bench/README.md, fourteenth session).
+   * This is the statement of a client paging through one search (the count known), and its plan is
+   * the same whatever the values: the account's newest files along its index, filtered. So it is
+   * declared a {@link repeatedStatement} (one text per combination of filters), prepared once per
+   * connection instead of parsed on every request (bench/README.md, "Measurements behind the code").
    */
   private async recentPage<Row>(search: PostgresSearch): Promise<Row[]> {
     const columns = sql.join(this.columns.map((column) => sql.ref(column)));
