@@ -79,7 +79,9 @@ export class AppendToResumableUpload {
       const result = await deps.partials.append({ state: upload.state, offset: upload.offset, body: this.leased(input.body, lease), signal: input.signal });
       const advanced: ResumableUpload = { ...upload, offset: result.offset, state: result.state };
       if (result.offset < upload.length) {
-        if (!(await deps.uploads.advance({ id: upload.id, owner, offset: result.offset, state: result.state }))) throw terminated();
+        // The new offset and the end of the lease in one write.
+        if (!(await deps.uploads.advance({ id: upload.id, owner, offset: result.offset, state: result.state, release: true }))) throw terminated();
+        locked = false;
         return { upload: advanced };
       }
       // The last bytes: the offset is recorded as the length only with the File (FileRepository.insert),

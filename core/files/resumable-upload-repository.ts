@@ -56,10 +56,11 @@ export interface ResumableUploadRepository {
   /** Extends a lease `owner` holds. @returns false when the lease is no longer `owner`'s (the upload was terminated) */
   renew(options: { id: string; owner: string; until: number }): Promise<boolean>;
   /**
-   * Records progress under the lease: the new offset and partial state.
+   * Records progress under the lease: the new offset and partial state; with `release`, also ends
+   * the lease in the same write (a PATCH that is done: one write instead of advance, then unlock).
    * @returns false when the lease is no longer `owner`'s (nothing changed)
    */
-  advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state'] }): Promise<boolean>;
+  advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state']; release?: boolean }): Promise<boolean>;
   /** Ends `owner`'s lease, if it still holds it. */
   unlock(options: { id: string; owner: string }): Promise<void>;
   /**

@@ -96,6 +96,21 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       expect(await s.subject.lock({ id: upload.id, offset: 500, owner: 'c', now: 3000, until: 4000 })).to.equal(true);
     });
 
+    it('advance with release records the progress and ends the lease in one write; without, the lease stays', async () => {
+      const upload = anUpload(userId);
+      await s.subject.create(upload, LIMITS);
+      expect(await s.subject.lock({ id: upload.id, offset: 0, owner: 'a', now: 1000, until: 2000 })).to.equal(true);
+      expect(await s.subject.advance({ id: upload.id, owner: 'a', offset: 100, state: { n: 1 } })).to.equal(true);
+      expect(await s.subject.lock({ id: upload.id, offset: 100, owner: 'b', now: 1500, until: 2500 }), 'still leased after a plain advance').to.equal(false);
+      expect(await s.subject.advance({ id: upload.id, owner: 'a', offset: 300, state: { n: 2 }, release: true })).to.equal(true);
+      expect(await s.subject.find(upload.id)).to.include({ offset: 300 }).and.to.have.deep.property('state', { n: 2 });
+      // Released: another request takes it at once, long before the lease's time, and the old owner can no longer write.
+      expect(await s.subject.lock({ id: upload.id, offset: 300, owner: 'b', now: 1500, until: 2500 })).to.equal(true);
+      expect(await s.subject.advance({ id: upload.id, owner: 'a', offset: 400, state: {}, release: true })).to.equal(false);
+      expect(await s.subject.renew({ id: upload.id, owner: 'a', until: 9000 })).to.equal(false);
+      expect(await s.subject.find(upload.id)).to.include({ offset: 300 });
+    });
+
     it('completing through the file insert consumes the reservation and marks the upload complete, once', async () => {
       const upload = anUpload(userId, { length: 9000 });
       await s.subject.create(upload, LIMITS);

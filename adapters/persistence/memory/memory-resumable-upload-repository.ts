@@ -46,11 +46,15 @@ export class MemoryResumableUploadRepository implements ResumableUploadRepositor
     return true;
   }
 
-  async advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state'] }): Promise<boolean> {
+  async advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state']; release?: boolean }): Promise<boolean> {
     const row = this.leasedBy(options.id, options.owner);
     if (!row) return false;
     row.offset = options.offset;
     row.state = structuredClone(options.state);
+    if (options.release) {
+      row.leaseOwner = null;
+      row.leasedUntil = null;
+    }
     return true;
   }
 

@@ -79,10 +79,10 @@ export class SqlResumableUploadRepository implements ResumableUploadRepository {
     return result.numUpdatedRows > 0n;
   }
 
-  async advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state'] }): Promise<boolean> {
+  async advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state']; release?: boolean }): Promise<boolean> {
     const result = await this.db
       .updateTable('resumable_uploads')
-      .set({ upload_offset: options.offset, partial_state: JSON.stringify(options.state) })
+      .set({ upload_offset: options.offset, partial_state: JSON.stringify(options.state), ...(options.release ? { lease_owner: null, leased_until: null } : {}) })
       .where('id', '=', options.id)
       .where('lease_owner', '=', options.owner)
       .where('status', '=', 'uploading')
