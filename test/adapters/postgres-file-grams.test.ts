@@ -146,6 +146,20 @@ async function foldAll(database: PostgresDatabase, trackFrom: number): Promise<v
     expect({ grams: now.grams, days: now.days }).to.deep.equal(await bruteForce(database, now.tracked));
   });
 
+  it('counts by day the promoted grams that hold LIKE\'s wildcards and escape (%, _, \\) exactly, not the files they would match as patterns', async () => {
+    const alice = await givenUser(repositories.users);
+    const names = ['50%_off\\x', 'a_%\\b', '%_\\', 'plain'];
+    for (let i = 0; i < 40; i++) {
+      const file = aFile(alice.id, { name: names[i % names.length]!, createdAt: at((i % 5) * DAY + i) });
+      expect(await repositories.files.insert(file, ROOMY)).to.equal('inserted');
+    }
+    // Batches of 8 (two files of each name): every batch offers the grams again to the promotions.
+    while ((await foldFileGrams(database.db, { trackFrom: 5, batch: 8, wait: true })) > 0);
+    const now = await stored(database, false);
+    for (const gram of ['%', '_', '\\', '%_']) expect(now.tracked, gram).to.include(`${alice.id} ${gram}`);
+    expect(now.days).to.deep.equal((await bruteForce(database, now.tracked)).days);
+  });
+
   it('counts the files stored before the migration: every gram, and by day every gram of at least the threshold (backfill)', async () => {
     const alice = await givenUser(repositories.users);
     await givenFiles(alice.id, 25, 1);

@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { containsPattern, fileSearchGramsUpTo3 } from '../file-search.js';
 import { DAY_MS, floorDiv } from '../sql/file-histogram.js';
 // postgres-file-search.ts imports this module too; neither uses the other's bindings while loading.
-import { BITMAPS_ONLY, indexedNeedleCondition } from '../sql/postgres-file-search.js';
+import { BITMAPS_ONLY } from '../sql/postgres-file-search.js';
 
 /**
  * Per-account counts of the files that hold each gram (each substring of 1–3 code points of
@@ -397,6 +397,13 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
  * Each candidate's count is summed through the primary key of `file_grams` (a lateral lookup per
  * candidate, one or a few rows each), so a fold costs in proportion to its own grams, not to the
  * table: a join left to the planner sorted all of `file_grams` (bench/README.md, eleventh session).
+ *
+ * A promoted gram's days are counted from the account's files, read through the account's index
+ * and each tested with LIKE (exact: a gram is one of a text's grams exactly when it is a substring
+ * of it, fileSearchGramsUpTo3), about 1 µs a file of the account, once per gram and account. The
+ * gram index's own condition, `hangar_search_grams(search_text) @> …`, is not used: on that path the
+ * planner evaluated the PL/pgSQL function for every file of the account (~9–18 µs each), and the
+ * index alone would read the files of every account that hold the gram (bench/README.md, fifteenth session).
  */
 async function startTracking(trx: Kysely<any>, candidates: Array<[string, string]>, trackFrom: number): Promise<void> {
   // Only bitmaps of the indexes (the lookups and the promotions below), and no JIT: the planner,
@@ -413,12 +420,11 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
   if (rows.length === 0) return;
   for (const { user_id: userId, gram } of rows) {
     const pattern = containsPattern(gram);
-    const matching = indexedNeedleCondition(gram);
     await sql`insert into file_grams_tracked (user_id, gram) values (${userId}, ${gram}) on conflict do nothing`.execute(trx);
     await sql`
       insert into file_gram_days (user_id, gram, day, files)
       select ${userId}, ${gram}, day, sum(n) from (
-        select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files where user_id = ${userId} and ${matching}
+        select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files where user_id = ${userId} and search_text like ${pattern} escape '\\'
         union all
         select ${sql.raw(DAY_OF('created_at'))}, -delta from ${sql.table(FILE_GRAM_PENDING_TABLE)} where user_id = ${userId} and search_text like ${pattern} escape '\\'
       ) as counted
@@ -431,8 +437,8 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
 
 /**
  * Planner settings of a fold's promotions, local to its transaction: {@link BITMAPS_ONLY} (a promoted
- * gram's files are read through the needle's index; a plain scan would test every file of the
- * account) and `jit` off. A function: this module may load before postgres-file-search.ts (see the imports).
+ * gram's files are read through an index of the account's files; a plain scan would read every
+ * account's) and `jit` off. A function: this module may load before postgres-file-search.ts (see the imports).
  */
 const foldSettings = () => sql`${BITMAPS_ONLY}, set_config('jit', 'off', true)`;
 
