@@ -1,4 +1,5 @@
-import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { PrecompiledQuery } from './precompiled-query.js';
 import type { InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { ResumableUpload, ResumableUploadRepository } from '../../../core/files/resumable-upload-repository.js';
 import { toDate, toNullableDate, toNullableMillis, toNumber } from './rows.js';
@@ -13,6 +14,27 @@ import type { HangarDatabase, ResumableUploadsTable } from './schema.js';
  */
 export class SqlResumableUploadRepository implements ResumableUploadRepository {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
+
+  // A PATCH runs these (find, take the lease, advance): built once, and on Postgres named prepared
+  // statements (parsed once per connection).
+  private readonly byId = new PrecompiledQuery((db, p: { id: string }) => db.selectFrom('resumable_uploads').selectAll().where('id', '=', p.id));
+  private readonly takeLease = new PrecompiledQuery((db, p: { id: string; offset: number; owner: string; now: number; until: number }) =>
+    db
+      .updateTable('resumable_uploads')
+      .set({ lease_owner: p.owner, leased_until: p.until })
+      .where('id', '=', p.id)
+      .where('status', '=', 'uploading')
+      .where('upload_offset', '=', p.offset)
+      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('leased_until', '<=', p.now)])),
+  );
+  private readonly renewLease = new PrecompiledQuery((db, p: { id: string; owner: string; until: number }) =>
+    db.updateTable('resumable_uploads').set({ leased_until: p.until }).where('id', '=', p.id).where('lease_owner', '=', p.owner),
+  );
+  private readonly advanceOnly = advanceQuery(false);
+  private readonly advanceAndRelease = advanceQuery(true);
+  private readonly releaseLease = new PrecompiledQuery((db, p: { id: string; owner: string }) =>
+    db.updateTable('resumable_uploads').set({ lease_owner: null, leased_until: null }).where('id', '=', p.id).where('lease_owner', '=', p.owner),
+  );
 
   /** @throws the driver's unique-violation error when `id` or `fileId` is taken (nothing stored then) */
   async create(upload: ResumableUpload, limits: QuotaLimits): Promise<InsertResult> {
@@ -58,40 +80,32 @@ export class SqlResumableUploadRepository implements ResumableUploadRepository {
   }
 
   async find(id: string): Promise<ResumableUpload | undefined> {
-    const row = await this.db.selectFrom('resumable_uploads').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = (await this.db.executeQuery(this.byId.compiled(this.db, { id }))).rows[0];
     return row && toUpload(row);
   }
 
   async lock(options: { id: string; offset: number; owner: string; now: number; until: number }): Promise<boolean> {
-    const result = await this.db
-      .updateTable('resumable_uploads')
-      .set({ lease_owner: options.owner, leased_until: options.until })
-      .where('id', '=', options.id)
-      .where('status', '=', 'uploading')
-      .where('upload_offset', '=', options.offset)
-      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('leased_until', '<=', options.now)]))
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    const { id, offset, owner, now, until } = options;
+    return this.updated(this.takeLease.compiled(this.db, { id, offset, owner, now, until }));
   }
 
   async renew(options: { id: string; owner: string; until: number }): Promise<boolean> {
-    const result = await this.db.updateTable('resumable_uploads').set({ leased_until: options.until }).where('id', '=', options.id).where('lease_owner', '=', options.owner).executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.updated(this.renewLease.compiled(this.db, { id: options.id, owner: options.owner, until: options.until }));
   }
 
   async advance(options: { id: string; owner: string; offset: number; state: ResumableUpload['state']; release?: boolean }): Promise<boolean> {
-    const result = await this.db
-      .updateTable('resumable_uploads')
-      .set({ upload_offset: options.offset, partial_state: JSON.stringify(options.state), ...(options.release ? { lease_owner: null, leased_until: null } : {}) })
-      .where('id', '=', options.id)
-      .where('lease_owner', '=', options.owner)
-      .where('status', '=', 'uploading')
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    const params = { id: options.id, owner: options.owner, offset: options.offset, state: JSON.stringify(options.state) };
+    return this.updated((options.release ? this.advanceAndRelease : this.advanceOnly).compiled(this.db, params));
   }
 
   async unlock(options: { id: string; owner: string }): Promise<void> {
-    await this.db.updateTable('resumable_uploads').set({ lease_owner: null, leased_until: null }).where('id', '=', options.id).where('lease_owner', '=', options.owner).execute();
+    await this.db.executeQuery(this.releaseLease.compiled(this.db, { id: options.id, owner: options.owner }));
+  }
+
+  /** Whether `update` changed a row. */
+  private async updated(update: CompiledQuery): Promise<boolean> {
+    const result = await this.db.executeQuery(update);
+    return (result.numAffectedRows ?? 0n) > 0n;
   }
 
   /** Deletes the upload row first, then releases its reservation: the lock order of FileRepository.insert's completion. */
@@ -129,6 +143,18 @@ export class SqlResumableUploadRepository implements ResumableUploadRepository {
     const rows = await this.db.selectFrom('resumable_uploads').selectAll().where('user_id', '=', options.userId).limit(options.limit).execute();
     return rows.map(toUpload);
   }
+}
+
+/** The UPDATE of {@link SqlResumableUploadRepository.advance}: the new offset and partial state (JSON), and with `release` the end of the lease. */
+function advanceQuery(release: boolean) {
+  return new PrecompiledQuery((db, p: { id: string; owner: string; offset: number; state: string }) =>
+    db
+      .updateTable('resumable_uploads')
+      .set({ upload_offset: p.offset, partial_state: p.state, ...(release ? { lease_owner: null, leased_until: null } : {}) })
+      .where('id', '=', p.id)
+      .where('lease_owner', '=', p.owner)
+      .where('status', '=', 'uploading'),
+  );
 }
 
 function toUpload(row: Selectable<ResumableUploadsTable>): ResumableUpload {
