@@ -402,7 +402,7 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
  * and each tested with LIKE (exact: a gram is one of a text's grams exactly when it is a substring
  * of it, fileSearchGramsUpTo3), about 1 µs a file of the account, once per gram and account. The
  * gram index's own condition, `hangar_search_grams(search_text) @> …`, is not used: on that path the
- * planner evaluated the PL/pgSQL function for every file of the account (~9–18 µs each), and the
+ * planner evaluated the PL/pgSQL function for every file of the account (9–36 µs each), and the
  * index alone would read the files of every account that hold the gram (bench/README.md, fifteenth session).
  */
 async function startTracking(trx: Kysely<any>, candidates: Array<[string, string]>, trackFrom: number): Promise<void> {
