@@ -204,14 +204,26 @@ export function processTree(pid) {
 export function cpuTimeOf(pid) {
   let total = 0;
   for (const one of processTree(pid)) {
-    try {
-      const fields = readFileSync(`/proc/${one}/stat`, 'utf8').split(') ')[1].split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // it ended meanwhile
-    }
+    const stat = readStat(`/proc/${one}/stat`);
+    if (stat) total += stat.userMs + stat.systemMs;
   }
   return total;
+}
+
+/**
+ * A process's or thread's `stat` file (proc(5)): its command name and the CPU it has used so far,
+ * user and system, in ms (Linux clock ticks are 10 ms); undefined once it has ended.
+ */
+function readStat(file) {
+  let stat;
+  try {
+    stat = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The name is between the first '(' and the last ')' (it may hold either); the fields follow.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), userMs: Number(fields[11]) * 10, systemMs: Number(fields[12]) * 10 };
 }
 
 /**
@@ -223,14 +235,8 @@ export function cpuTimeOfCommand(command) {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== command) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // it ended meanwhile
-    }
+    const stat = readStat(`/proc/${entry}/stat`);
+    if (stat?.command === command) total += stat.userMs + stat.systemMs;
   }
   return total;
 }
@@ -244,18 +250,13 @@ export function cpuTimeOfCommand(command) {
 export function threadCpuOf(pid) {
   const byName = new Map();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended meanwhile
-    }
+    const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
+    if (!stat) continue; // the thread ended meanwhile
     // Node 20 names every thread `node`: the main thread is told apart by its id (= the pid).
-    const name = tid === String(pid) ? 'main thread' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))} ${tid}`;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const name = tid === String(pid) ? 'main thread' : `${stat.command} ${tid}`;
     const entry = byName.get(name) ?? { user: 0, system: 0, threads: 0 };
-    entry.user += Number(fields[11]) * 10;
-    entry.system += Number(fields[12]) * 10;
+    entry.user += stat.userMs;
+    entry.system += stat.systemMs;
     entry.threads += 1;
     byName.set(name, entry);
   }
