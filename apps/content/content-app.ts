@@ -25,6 +25,8 @@ import { shareContentRoutes } from './share-routes.js';
  * Serves byte ranges (206/416, RFC 9110 §14), a strong ETag from the SHA-256, 304 on
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
+ * The server puts `publicReadsFirst` (public-reads.ts) in front of it, which answers plain reads of
+ * `/m` and `/d` the same way without the app's per-request machinery.
  */
 export function createContentApp(
   hangar: Hangar,

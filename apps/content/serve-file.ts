@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { contentType as mimeContentType } from 'mime-types';
 import type { BlobReadOptions, ByteRange } from '../../core/files/blob-store.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
 import { DomainError } from '../../core/shared/errors.js';
@@ -39,6 +40,46 @@ export interface ServeFileOptions {
   sandboxAll?: boolean;
 }
 
+/** A file's strong ETag (RFC 9110 §8.8.3): its SHA-256, quoted. */
+export function fileEtag(file: StoredFile): string {
+  return `"${file.sha256}"`;
+}
+
+/** A file's `Last-Modified` (RFC 9110 §8.8.2): its upload time, to the second below (HTTP dates have no fractions). */
+export function fileLastModified(file: StoredFile): Date {
+  return new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
+}
+
+/**
+ * The headers of every successful answer with a file's bytes (200, 206, 304), as a flat list of
+ * names and values (`[name, value, name, value…]`, as `res.writeHead` takes them): ETag,
+ * Last-Modified, Cache-Control, nosniff, `Accept-Ranges: bytes`, Content-Disposition (RFC 6266),
+ * the sandbox policy for active types (or every type with `sandboxAll`), and
+ * `Cross-Origin-Resource-Policy: cross-origin`. Not Content-Type or Content-Length, which depend on the answer.
+ */
+export function fileHeaders(file: StoredFile, options: ServeFileOptions): string[] {
+  const headers = [
+    'ETag', fileEtag(file),
+    'Last-Modified', fileLastModified(file).toUTCString(),
+    'Cache-Control', options.cacheControl,
+    'X-Content-Type-Options', 'nosniff',
+    'Accept-Ranges', 'bytes',
+    'Content-Disposition', contentDisposition(options.disposition, file.name ?? file.fileId),
+  ];
+  if (options.sandboxAll || ACTIVE_TYPES.has(file.contentType)) headers.push('Content-Security-Policy', SANDBOX_POLICY);
+  headers.push('Cross-Origin-Resource-Policy', 'cross-origin');
+  return headers;
+}
+
+/**
+ * The `Content-Type` header of a file's bytes: its stored content type, with the charset that
+ * `mime-types` knows for it added (`text/plain; charset=utf-8`), as Koa's `ctx.type` sets it;
+ * undefined for a value that is not a content type (then the answer has none).
+ */
+export function contentTypeHeader(contentType: string): string | undefined {
+  return mimeContentType(contentType) || undefined;
+}
+
 /**
  * Answers a GET or HEAD for one file's bytes, the HTTP semantics of every address that serves a
  * file (`/m`, `/d`, `/files/:id/content`, signed URLs): one byte range (206, or 416 with
@@ -50,17 +91,10 @@ export interface ServeFileOptions {
  */
 export async function serveFile(ctx: Context, servable: ServableFile, options: ServeFileOptions): Promise<void> {
   const { file, open } = servable;
-  const etag = `"${file.sha256}"`;
-  const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
-
-  ctx.set('ETag', etag);
-  ctx.set('Last-Modified', lastModified.toUTCString());
-  ctx.set('Cache-Control', options.cacheControl);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('Content-Disposition', contentDisposition(options.disposition, file.name ?? file.fileId));
-  if (options.sandboxAll || ACTIVE_TYPES.has(file.contentType)) ctx.set('Content-Security-Policy', SANDBOX_POLICY);
-  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+  const etag = fileEtag(file);
+  const lastModified = fileLastModified(file);
+  const headers = fileHeaders(file, options);
+  for (let i = 0; i < headers.length; i += 2) ctx.set(headers[i], headers[i + 1]);
 
   if (notModified(ctx, etag, lastModified)) {
     ctx.status = 304;
@@ -78,7 +112,9 @@ export async function serveFile(ctx: Context, servable: ServableFile, options: S
     throw new DomainError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file's ${file.size} bytes.`);
   }
 
-  ctx.type = file.contentType;
+  const type = contentTypeHeader(file.contentType);
+  if (type === undefined) ctx.remove('Content-Type');
+  else ctx.set('Content-Type', type);
   if (range.kind === 'range') {
     ctx.status = 206;
     ctx.set('Content-Range', `bytes ${range.range.start}-${range.range.end}/${file.size}`);
@@ -126,10 +162,13 @@ export async function withoutCaching<T>(ctx: Context, step: () => Promise<T>): P
   try {
     return await step();
   } catch (error) {
-    for (const name of ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length']) ctx.remove(name);
+    for (const name of SUCCESS_ONLY_HEADERS) ctx.remove(name);
     throw error;
   }
 }
+
+/** The headers of a successful answer that an error answer must not carry (see {@link withoutCaching}). */
+export const SUCCESS_ONLY_HEADERS: readonly string[] = ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length'];
 
 /** True when the request's validators say the client's copy is current (If-None-Match first, else If-Modified-Since; RFC 9110 §13.2.2). */
 export function notModified(ctx: Context, etag: string, lastModified: Date): boolean {

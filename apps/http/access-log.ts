@@ -21,6 +21,36 @@ export interface RequestObserver {
   uploadsInFlight(delta: 1 | -1): void;
 }
 
+/** One finished request, as {@link recordRequest} writes it. */
+export interface FinishedRequest extends RequestObservation {
+  requestId: string | null;
+  /** Who the request's valid credential named; undefined without one. */
+  principal: Principal | undefined;
+  /** The client closed the connection before the response was complete. */
+  aborted: boolean;
+}
+
+/**
+ * Writes one finished request: to `observer` (metrics) when given, and as the `request` entry
+ * described at {@link accessLogMiddleware} to `logger` when given (undefined: `info` is off).
+ */
+export function recordRequest(logger: Logger | undefined, observer: RequestObserver | undefined, request: FinishedRequest): void {
+  const { server, method, route, status, durationMs, bytesIn, bytesOut, principal } = request;
+  observer?.request({ server, method, route, status, durationMs, bytesIn, bytesOut });
+  logger?.info('request', {
+    request_id: request.requestId,
+    method,
+    route,
+    status,
+    duration_ms: durationMs,
+    bytes_in: bytesIn,
+    bytes_out: bytesOut,
+    account_id: principal?.userId ?? null,
+    credential: principal ? (principal.kind === 'session' ? 'jwt' : 'api_key') : null,
+    ...(request.aborted ? { aborted: true } : {}),
+  });
+}
+
 /**
  * First middleware of both servers: one `info` entry `request` per request, written when the
  * response has been sent (or the connection closed before that), with
@@ -57,19 +87,8 @@ export function accessLogMiddleware(logger: Logger, options: { server: 'api' | '
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const bytesIn = received ?? (ctx.req.complete && Number.isSafeInteger(declared) ? declared : 0);
       const bytesOut = socket.bytesWritten - writtenBefore;
-      observer?.request({ server, method: ctx.method, route, status: ctx.status, durationMs, bytesIn, bytesOut });
-      if (!logging) return;
-      logger.info('request', {
-        request_id: ctx.state.requestId ?? null,
-        method: ctx.method,
-        route,
-        status: ctx.status,
-        duration_ms: durationMs,
-        bytes_in: bytesIn,
-        bytes_out: bytesOut,
-        account_id: principal?.userId ?? null,
-        credential: principal ? (principal.kind === 'session' ? 'jwt' : 'api_key') : null,
-        ...(ctx.res.writableFinished ? {} : { aborted: true }),
+      recordRequest(logging ? logger : undefined, observer, {
+        server, requestId: ctx.state.requestId ?? null, method: ctx.method, route, status: ctx.status, durationMs, bytesIn, bytesOut, principal, aborted: !ctx.res.writableFinished,
       });
     };
     ctx.res.once('finish', finished);

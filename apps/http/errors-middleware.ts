@@ -16,16 +16,46 @@ export const INTERNAL_ERROR_EVENT = 'internal_error';
  */
 export const REQUEST_ABORTED_EVENT = 'request_aborted';
 
-function logInternalError(logger: Logger, ctx: Context | undefined, error: unknown): void {
+/** Which request an entry is about: its id, method and route template (null when unknown). */
+export interface RequestLabel {
+  requestId: string | null;
+  method: string | null;
+  route: string | null;
+}
+
+function labelOf(ctx: Context | undefined): RequestLabel {
+  return { requestId: ctx?.state?.requestId ?? null, method: ctx?.method ?? null, route: (ctx?.state?.route as string | undefined) ?? null };
+}
+
+/** Logs an unexpected error ({@link INTERNAL_ERROR_EVENT}) of the request `label`, with the error and its stack. */
+export function logInternalError(logger: Logger, label: RequestLabel, error: unknown): void {
   logger.error(INTERNAL_ERROR_EVENT, {
-    request_id: ctx?.state?.requestId ?? null,
-    method: ctx?.method ?? null,
-    route: (ctx?.state?.route as string | undefined) ?? null,
+    request_id: label.requestId,
+    method: label.method,
+    route: label.route,
     error: error instanceof Error ? error : String(error),
   });
 }
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * A request's id: the incoming `X-Request-Id` when it is well formed (1–64 of `A-Z a-z 0-9 . _ -`),
+ * so a proxy's id carries through, else a new UUID.
+ */
+export function requestIdFor(incoming: string | undefined): string {
+  return incoming !== undefined && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/** The JSON body of an error answer (spec: `{ code, message, request_id, details? }`). */
+export function errorJson(domain: DomainError, requestId: string) {
+  return {
+    code: domain.code,
+    message: domain.message,
+    request_id: requestId,
+    ...(domain.details === undefined ? {} : { details: domain.details }),
+  };
+}
 
 /**
  * First middleware of both servers: gives every request an id (a well-formed incoming
@@ -35,8 +65,7 @@ const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
  */
 export function errorsMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const incoming = ctx.get('X-Request-Id');
-    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFor(ctx.get('X-Request-Id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
@@ -51,7 +80,7 @@ export function errorsMiddleware(logger: Logger) {
         logAborted(logger, ctx, error);
         if (domain.code === 'INTERNAL_ERROR') domain = new DomainError('UPLOAD_INCOMPLETE', 'The client closed the connection before the whole body arrived.');
       } else if (domain.code === 'INTERNAL_ERROR') {
-        logInternalError(logger, ctx, error);
+        logInternalError(logger, labelOf(ctx), error);
       }
       ctx.status = ERROR_STATUS[domain.code];
       // RFC 9110 §10.2.3 / RFC 6585 §4: a 429 says when to come back, in whole seconds.
@@ -62,17 +91,16 @@ export function errorsMiddleware(logger: Logger) {
       // The body of a refused upload may still be arriving: close the connection rather than read it.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.type = 'application/json';
-      ctx.body = {
-        code: domain.code,
-        message: domain.message,
-        request_id: requestId,
-        ...(domain.details === undefined ? {} : { details: domain.details }),
-      };
+      ctx.body = errorJson(domain, requestId);
     }
   };
 }
 
-function toDomainError(error: unknown): DomainError {
+/**
+ * The DomainError an error answers as: itself, the matching code for errors Koa and its middleware
+ * raise (405, 413, 415, a body that is not JSON), else INTERNAL_ERROR (a bug).
+ */
+export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   // Errors raised by Koa/@koa/router (e.g. 405 from allowedMethods, 413/400 from body parsing).
   const status = (error as { status?: unknown })?.status;
@@ -85,7 +113,7 @@ function toDomainError(error: unknown): DomainError {
 }
 
 /** Errors that only mean the client went away mid-response (a closed tab, a cancelled download). */
-const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+export const CLIENT_GONE: ReadonlySet<string> = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /**
  * The request's body stopped arriving because its client went away: the request was not complete
@@ -118,6 +146,6 @@ export function streamErrorHandler(logger: Logger) {
   return (error: unknown, ctx?: Context): void => {
     if (ctx && clientAbortedBody(ctx, error)) return logAborted(logger, ctx, error);
     if (CLIENT_GONE.has((error as NodeJS.ErrnoException)?.code ?? '')) return;
-    logInternalError(logger, ctx, error);
+    logInternalError(logger, labelOf(ctx), error);
   };
 }

@@ -6,6 +6,7 @@ import type { Clock } from '../../core/shared/clock.js';
 import { HangarRuntime } from '../../core/hangar-runtime.js';
 import { createApiApp } from '../api/api-app.js';
 import { contentOriginHeaders, createContentApp } from '../content/content-app.js';
+import { publicReadsFirst } from '../content/public-reads.js';
 import { answerClientErrors } from '../http/request-guards.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
@@ -102,7 +103,9 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     requestTimeout: 0,
   });
   const hsts = config.publicContentUrl.startsWith('https:');
-  const content = listen(createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts }).callback(), {}, contentOriginHeaders({ hsts }));
+  const contentApp = createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts }).callback();
+  const originHeaders = contentOriginHeaders({ hsts });
+  const content = listen(publicReadsFirst(hangar, contentApp, { logger, observer: metrics, originHeaders }), {}, originHeaders);
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
   // With workers, the supervisor serves the metrics of all of them; a worker answers its scrapes.
   if (metrics && options.clusterWorker) metrics.answerClusterScrapes();

@@ -1,0 +1,180 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Hangar } from '../../core/hangar.js';
+import type { Logger } from '../../core/shared/logger.js';
+import { recordRequest, type RequestObserver } from '../http/access-log.js';
+import { ERROR_STATUS } from '../http/error-status.js';
+import { CLIENT_GONE, errorJson, logInternalError, type RequestLabel, requestIdFor, toDomainError } from '../http/errors-middleware.js';
+import { sendBody } from './send-body.js';
+import { contentTypeHeader, fileHeaders, PUBLIC_CACHE_CONTROL, SUCCESS_ONLY_HEADERS } from './serve-file.js';
+
+/** Options of {@link publicReadsFirst}. */
+export interface PublicReadsOptions {
+  logger: Logger;
+  observer?: RequestObserver;
+  /** The content origin's own headers on every answer (contentOriginHeaders: nosniff, HSTS). */
+  originHeaders: Record<string, string>;
+}
+
+/** `/m/<file id>` or `/d/<file id>`, nothing else: no query string, no escapes, no trailing slash (file ids: stored-file.ts, isFileId). */
+const PLAIN_READ = /^\/([md])\/([0-9A-Za-z]{10})$/;
+
+/** Request headers that make a read more than plain: a byte range, a conditional request, a body. */
+const NOT_PLAIN = ['range', 'if-range', 'if-none-match', 'if-modified-since', 'content-length', 'transfer-encoding'] as const;
+
+/**
+ * The content server's request listener: answers plain reads of public files itself and hands
+ * every other request to `app` (the Koa app of createContentApp, unchanged).
+ *
+ * A plain read is `GET` or `HEAD` of `/m/<file id>` or `/d/<file id>` with no query string, no
+ * `Range`, `If-Range`, `If-None-Match` or `If-Modified-Since`, no request body, and one `Host`
+ * header naming a host without `[`, `,` or `@` (so that its hostname is the text before any `:`,
+ * as Koa reads it). That is nearly every read of a file host; the rest (ranges, revalidation,
+ * image parameters, malformed requests) goes through the app as before.
+ *
+ * It answers exactly what the app answers for the same request: the same use case
+ * (`ReadPublicFile`: host rules, expiry, `origin_reads` and read counts), the same headers
+ * ({@link fileHeaders}, {@link contentTypeHeader}, the origin's headers, `X-Request-Id` from
+ * {@link requestIdFor}), the same error answers ({@link errorJson} with ERROR_STATUS; a bug is a 500
+ * logged as `internal_error`), the body through the same {@link sendBody}, and the same access-log
+ * entry and metrics ({@link recordRequest}, route `/m/:id` or `/d/:id`).
+ * `test/http/public-reads.test.ts` compares the two answer for answer. What it saves is the app's
+ * per-request machinery (context objects, middleware chain, routing, validation of parameters
+ * that a plain read does not have): about a third of a small read's CPU (bench/README.md,
+ * "Sixteenth session").
+ */
+export function publicReadsFirst(hangar: Hangar, app: RequestListener, options: PublicReadsOptions): RequestListener {
+  const origin = Object.entries(options.originHeaders).flat();
+  return (req, res) => {
+    const plain = plainRead(req);
+    if (!plain) return app(req, res);
+    answer(hangar, options, origin, req, res, plain).catch((error: unknown) => {
+      // Not expected (answer handles its own failures): a bug, logged as the app logs one; the connection is cut.
+      logInternalError(options.logger, { requestId: null, method: req.method ?? null, route: null }, error);
+      res.destroy();
+    });
+  };
+}
+
+/** What a plain read asks for, or undefined when the request is not one (see {@link publicReadsFirst}). */
+function plainRead(req: IncomingMessage): { disposition: 'inline' | 'attachment'; fileId: string; host: string } | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const match = PLAIN_READ.exec(req.url ?? '');
+  if (!match) return undefined;
+  const headers = req.headers;
+  for (const name of NOT_PLAIN) if (headers[name] !== undefined) return undefined;
+  const host = headers.host;
+  if (!host || host.includes('[') || host.includes(',') || host.includes('@')) return undefined;
+  const raw = req.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
+  if (hosts !== 1) return undefined;
+  return { disposition: match[1] === 'd' ? 'attachment' : 'inline', fileId: match[2], host: host.split(':', 1)[0].toLowerCase() };
+}
+
+/** Answers one plain read (see {@link publicReadsFirst}): the file's bytes, or the error the app would answer. */
+async function answer(
+  hangar: Hangar,
+  options: PublicReadsOptions,
+  origin: string[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  plain: { disposition: 'inline' | 'attachment'; fileId: string; host: string },
+): Promise<void> {
+  const started = performance.now();
+  const socket = req.socket;
+  const writtenBefore = socket.bytesWritten;
+  const requestId = requestIdFor(req.headers['x-request-id'] as string | undefined);
+  const label: RequestLabel = { requestId, method: req.method!, route: plain.disposition === 'inline' ? '/m/:id' : '/d/:id' };
+  let finished = false;
+  const onFinished = () => {
+    if (finished) return;
+    finished = true;
+    const logger = options.logger.enabled('info') ? options.logger : undefined;
+    if (!logger && !options.observer) return;
+    recordRequest(logger, options.observer, {
+      server: 'content', requestId, method: label.method!, route: label.route, status: res.statusCode,
+      durationMs: Math.round((performance.now() - started) * 10) / 10, bytesIn: 0, bytesOut: socket.bytesWritten - writtenBefore,
+      principal: undefined, aborted: !res.writableFinished,
+    });
+  };
+  res.once('finish', onFinished);
+  res.once('close', onFinished);
+
+  let chunks: AsyncIterator<Uint8Array> | undefined;
+  let first: IteratorResult<Uint8Array> | undefined;
+  let headers: string[] = [];
+  let size: number;
+  try {
+    const { file, open } = await hangar.readPublicFile.execute({ fileId: plain.fileId, host: plain.host || undefined, kind: plain.disposition === 'attachment' ? 'download' : 'view' });
+    size = file.size;
+    headers = fileHeaders(file, { disposition: plain.disposition, cacheControl: PUBLIC_CACHE_CONTROL });
+    withOrigin(headers, origin);
+    headers.push('X-Request-Id', requestId);
+    const type = contentTypeHeader(file.contentType);
+    if (type !== undefined) headers.push('Content-Type', type);
+    headers.push('Content-Length', String(size));
+    if (req.method === 'GET') {
+      // Opened and its first chunk read before anything is sent, so a missing or unreadable blob is still answered as an error.
+      const body = await open(size > 0 ? { start: 0, end: size - 1 } : undefined, { borrowChunks: true });
+      chunks = body[Symbol.asyncIterator]();
+      first = await chunks.next();
+    }
+  } catch (error) {
+    // Once the file was found, an error answer keeps the file's headers but those of a success, as serveFile's do.
+    return answerError(options.logger, withoutSuccessOnly(headers, origin), res, label, error);
+  }
+  if (res.destroyed) {
+    void chunks?.return?.();
+    return;
+  }
+  res.writeHead(200, headers);
+  if (!chunks) {
+    res.end();
+    return;
+  }
+  try {
+    await sendBody(res, chunks, first!, size);
+  } catch (error) {
+    // Bytes went out: never a short body that looks whole. A client that went away is not an error.
+    res.destroy();
+    if (!CLIENT_GONE.has((error as NodeJS.ErrnoException)?.code ?? '')) logInternalError(options.logger, label, error);
+  }
+}
+
+/** Adds to `headers` (flat names and values) the origin's headers it does not hold yet (by name, in any case). */
+function withOrigin(headers: string[], origin: string[]): void {
+  for (let i = 0; i < origin.length; i += 2) {
+    const name = origin[i].toLowerCase();
+    let held = false;
+    for (let j = 0; j < headers.length && !held; j += 2) held = headers[j].toLowerCase() === name;
+    if (!held) headers.push(origin[i], origin[i + 1]);
+  }
+}
+
+/** `headers` without {@link SUCCESS_ONLY_HEADERS} and `Content-Type`, or `origin` when there are none yet. */
+function withoutSuccessOnly(headers: string[], origin: string[]): string[] {
+  if (headers.length === 0) return origin;
+  const kept: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) if (!DROPPED_ON_ERROR.has(headers[i].toLowerCase())) kept.push(headers[i], headers[i + 1]);
+  return kept;
+}
+
+const DROPPED_ON_ERROR = new Set([...SUCCESS_ONLY_HEADERS, 'Content-Type', 'X-Request-Id'].map((name) => name.toLowerCase()));
+
+/**
+ * An error before anything was sent, answered as errorsMiddleware answers it on the content
+ * origin, with `headers` (flat names and values: the origin's, and the file's that an error keeps).
+ */
+function answerError(logger: Logger, headers: string[], res: ServerResponse, label: RequestLabel, error: unknown): void {
+  const domain = toDomainError(error);
+  if (domain.code === 'INTERNAL_ERROR') logInternalError(logger, label, error);
+  if (res.destroyed || res.headersSent) return;
+  const body = JSON.stringify(errorJson(domain, label.requestId!));
+  res.writeHead(ERROR_STATUS[domain.code], [
+    ...headers,
+    'X-Request-Id', label.requestId!,
+    'Content-Type', 'application/json; charset=utf-8',
+    'Content-Length', String(Buffer.byteLength(body)),
+  ]);
+  res.end(label.method === 'HEAD' ? undefined : body);
+}
