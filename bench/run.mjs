@@ -700,6 +700,8 @@ function targetText(target) {
 
 async function deleteBenchAccounts() {
   // On an external database the bench's accounts would stay: delete them (with their files) through the admin CLI.
+  // That keeps both CPUs busy for minutes at 100,000 files (bench/README.md, "A bench's end is not idle").
+  log(`deleting the bench's accounts (${createdAccounts.length}); the machine is busy until this process exits`);
   for (const email of createdAccounts) {
     const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/cli/main.js'), 'users', 'delete', email, '--yes'], {
       cwd: ROOT, env: serviceEnvironment({ dataDir: path.join(work, 'service'), port: 0, contentPort: 0 }), stdio: 'inherit',
