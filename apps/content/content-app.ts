@@ -13,7 +13,7 @@ import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { operationalRoutes, type OperationalOptions } from '../http/health.js';
 import { clientAddress } from '../http/client-address.js';
-import { notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
+import { fileLastModified, notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
 import { contentDisposition } from './http-range.js';
 import type { PublicImage } from '../../core/images/transform-public-image.js';
 import { signedContentRoutes } from './signed-routes.js';
@@ -143,7 +143,7 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
  * (with the source's name) are set on success only.
  */
 export async function sendImage(ctx: Context, image: PublicImage, options: { cacheControl: string; disposition?: 'inline' | 'attachment' }): Promise<void> {
-  const lastModified = new Date(Math.floor(image.file.createdAt.getTime() / 1000) * 1000);
+  const lastModified = fileLastModified(image.file);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
   if (image.varyAccept) ctx.vary('Accept');

@@ -1,9 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Hangar } from '../../core/hangar.js';
 import type { Logger } from '../../core/shared/logger.js';
-import { recordRequest, type RequestObserver } from '../http/access-log.js';
+import { recordRequest, type RequestObserver, whenFinished } from '../http/access-log.js';
 import { ERROR_STATUS } from '../http/error-status.js';
 import { CLIENT_GONE, errorJson, logInternalError, type RequestLabel, requestIdFor, toDomainError } from '../http/errors-middleware.js';
+import { hostHeaders } from '../http/request-guards.js';
 import { sendBody } from './send-body.js';
 import { contentTypeHeader, fileHeaders, PUBLIC_CACHE_CONTROL, SUCCESS_ONLY_HEADERS } from './serve-file.js';
 
@@ -63,11 +64,7 @@ function plainRead(req: IncomingMessage): { disposition: 'inline' | 'attachment'
   const headers = req.headers;
   for (const name of NOT_PLAIN) if (headers[name] !== undefined) return undefined;
   const host = headers.host;
-  if (!host || host.includes('[') || host.includes(',') || host.includes('@')) return undefined;
-  const raw = req.rawHeaders;
-  let hosts = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
-  if (hosts !== 1) return undefined;
+  if (!host || host.includes('[') || host.includes(',') || host.includes('@') || hostHeaders(req.rawHeaders) !== 1) return undefined;
   return { disposition: match[1] === 'd' ? 'attachment' : 'inline', fileId: match[2], host: host.split(':', 1)[0].toLowerCase() };
 }
 
@@ -80,25 +77,15 @@ async function answer(
   res: ServerResponse,
   plain: { disposition: 'inline' | 'attachment'; fileId: string; host: string },
 ): Promise<void> {
-  const started = performance.now();
-  const socket = req.socket;
-  const writtenBefore = socket.bytesWritten;
   const requestId = requestIdFor(req.headers['x-request-id'] as string | undefined);
   const label: RequestLabel = { requestId, method: req.method!, route: plain.disposition === 'inline' ? '/m/:id' : '/d/:id' };
-  let finished = false;
-  const onFinished = () => {
-    if (finished) return;
-    finished = true;
-    const logger = options.logger.enabled('info') ? options.logger : undefined;
-    if (!logger && !options.observer) return;
-    recordRequest(logger, options.observer, {
-      server: 'content', requestId, method: label.method!, route: label.route, status: res.statusCode,
-      durationMs: Math.round((performance.now() - started) * 10) / 10, bytesIn: 0, bytesOut: socket.bytesWritten - writtenBefore,
-      principal: undefined, aborted: !res.writableFinished,
-    });
-  };
-  res.once('finish', onFinished);
-  res.once('close', onFinished);
+  const logger = options.logger.enabled('info') ? options.logger : undefined;
+  if (logger || options.observer) {
+    whenFinished(req, res, ({ durationMs, bytesOut, aborted }) =>
+      recordRequest(logger, options.observer, {
+        server: 'content', requestId, method: req.method!, route: label.route, status: res.statusCode, durationMs, bytesIn: 0, bytesOut, principal: undefined, aborted,
+      }));
+  }
 
   let chunks: AsyncIterator<Uint8Array> | undefined;
   let first: IteratorResult<Uint8Array> | undefined;
@@ -168,7 +155,7 @@ const DROPPED_ON_ERROR = new Set([...SUCCESS_ONLY_HEADERS, 'Content-Type', 'X-Re
 function answerError(logger: Logger, headers: string[], res: ServerResponse, label: RequestLabel, error: unknown): void {
   const domain = toDomainError(error);
   if (domain.code === 'INTERNAL_ERROR') logInternalError(logger, label, error);
-  if (res.destroyed || res.headersSent) return;
+  if (res.destroyed) return;
   const body = JSON.stringify(errorJson(domain, label.requestId!));
   res.writeHead(ERROR_STATUS[domain.code], [
     ...headers,

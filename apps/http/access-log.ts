@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
 import type { Principal } from '../../core/accounts/authenticate.js';
 import type { Logger } from '../../core/shared/logger.js';
@@ -51,6 +52,34 @@ export function recordRequest(logger: Logger | undefined, observer: RequestObser
   });
 }
 
+/** What {@link whenFinished} measured of one response. */
+export interface FinishFigures {
+  /** From the call of whenFinished to the response's end (or its connection's close), ms, 0.1 ms precision. */
+  durationMs: number;
+  /** Bytes written to the socket for this response since then, headers included. */
+  bytesOut: number;
+  /** The connection closed before the response was complete. */
+  aborted: boolean;
+}
+
+/**
+ * Calls `done` once, when `res` has been sent or its connection closed before that (whichever
+ * comes first), with the figures of the access-log entry measured from this call.
+ */
+export function whenFinished(req: IncomingMessage, res: ServerResponse, done: (figures: FinishFigures) => void): void {
+  const started = performance.now();
+  const socket = req.socket;
+  const writtenBefore = socket.bytesWritten;
+  let called = false;
+  const finished = () => {
+    if (called) return;
+    called = true;
+    done({ durationMs: Math.round((performance.now() - started) * 10) / 10, bytesOut: socket.bytesWritten - writtenBefore, aborted: !res.writableFinished });
+  };
+  res.once('finish', finished);
+  res.once('close', finished);
+}
+
 /**
  * First middleware of both servers: one `info` entry `request` per request, written when the
  * response has been sent (or the connection closed before that), with
@@ -70,29 +99,18 @@ export function accessLogMiddleware(logger: Logger, options: { server: 'api' | '
   return async (ctx: Context, next: Next): Promise<void> => {
     const logging = logger.enabled('info');
     if (!logging && !observer) return next();
-    const started = performance.now();
-    const socket = ctx.req.socket;
-    const writtenBefore = socket.bytesWritten;
     const upload = observer !== undefined && ctx.method === 'POST' && ctx.path === '/files';
     if (upload) observer.uploadsInFlight(1);
-    let done = false;
-    const finished = () => {
-      if (done) return;
-      done = true;
+    whenFinished(ctx.req, ctx.res, ({ durationMs, bytesOut, aborted }) => {
       if (upload) observer.uploadsInFlight(-1);
-      const principal = ctx.state.principal as Principal | undefined;
       const declared = Number(ctx.req.headers['content-length']);
       const received = ctx.state.requestBytes as number | undefined;
-      const route = (ctx.state.route as string | undefined) ?? null;
-      const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const bytesIn = received ?? (ctx.req.complete && Number.isSafeInteger(declared) ? declared : 0);
-      const bytesOut = socket.bytesWritten - writtenBefore;
       recordRequest(logging ? logger : undefined, observer, {
-        server, requestId: ctx.state.requestId ?? null, method: ctx.method, route, status: ctx.status, durationMs, bytesIn, bytesOut, principal, aborted: !ctx.res.writableFinished,
+        server, requestId: ctx.state.requestId ?? null, method: ctx.method, route: (ctx.state.route as string | undefined) ?? null, status: ctx.status,
+        durationMs, bytesIn, bytesOut, principal: ctx.state.principal as Principal | undefined, aborted,
       });
-    };
-    ctx.res.once('finish', finished);
-    ctx.res.once('close', finished);
+    });
     await next();
   };
 }

@@ -6,6 +6,13 @@ import type { Context, Next } from 'koa';
 import { DomainError, type ErrorCode } from '../../core/shared/errors.js';
 import { ERROR_STATUS } from './error-status.js';
 
+/** How many `Host` header lines `rawHeaders` (IncomingMessage.rawHeaders: names and values in turn) holds. */
+export function hostHeaders(rawHeaders: readonly string[]): number {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].length === 4 && rawHeaders[i].toLowerCase() === 'host') hosts++;
+  return hosts;
+}
+
 /**
  * Refuses a request with more than one `Host` header with 400 MALFORMED_REQUEST (RFC 9112 §3.2:
  * "a server MUST respond with a 400"). Node keeps only the first, so the two servers, a proxy and
@@ -14,10 +21,7 @@ import { ERROR_STATUS } from './error-status.js';
  */
 export function singleHostMiddleware() {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const raw = ctx.req.rawHeaders;
-    let hosts = 0;
-    for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
-    if (hosts > 1) throw new DomainError('MALFORMED_REQUEST', 'The request has more than one Host header (RFC 9112 §3.2).');
+    if (hostHeaders(ctx.req.rawHeaders) > 1) throw new DomainError('MALFORMED_REQUEST', 'The request has more than one Host header (RFC 9112 §3.2).');
     await next();
   };
 }
