@@ -1,5 +1,5 @@
-/** One key segment: what `core/files/blob-store.ts` allows between slashes. */
-const SEGMENT = /^[0-9A-Za-z_-]+$/;
+/** A whole key: segments of what `core/files/blob-store.ts` allows between slashes, joined by single slashes. */
+const KEY = /^[0-9A-Za-z_-]+(?:\/[0-9A-Za-z_-]+)*$/;
 
 /**
  * Checks a blob key: [0-9A-Za-z_-] segments joined by `/`, none empty (so no leading, trailing or
@@ -7,7 +7,7 @@ const SEGMENT = /^[0-9A-Za-z_-]+$/;
  * @throws Error when `key` is not a valid blob key
  */
 export function assertBlobKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || !key.split('/').every((segment) => SEGMENT.test(segment))) {
+  if (typeof key !== 'string' || !KEY.test(key)) {
     throw new Error(`Invalid blob key ${JSON.stringify(key)}: expected [0-9A-Za-z_-] segments joined by '/'.`);
   }
 }
