@@ -11,7 +11,7 @@ import type { Logger } from '../../core/shared/logger.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
 import type { UploadPacing } from '../http/upload-pacing.js';
-import { buildRouter, type Route } from '../http/route.js';
+import { buildRoutes, type Route } from '../http/route.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -104,7 +104,7 @@ export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' 
 /** The API server ({base_url}) as a Koa app: errors, request ids, then the route table. */
 export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
+  const routes = buildRoutes(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
   app.on('error', streamErrorHandler(options.logger));
   app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer }));
   app.use(securityHeaders());
@@ -120,7 +120,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   });
   // The dashboard at / and /assets/* (apps/dashboard, built by vite): after header middleware, so its CSP wins.
   app.use(dashboardStatic({ root: options.dashboardDir, publicContentUrl: options.publicContentUrl }));
-  app.use(allowedMethodsMiddleware(router));
-  app.use(router.routes());
+  app.use(allowedMethodsMiddleware(routes));
+  app.use(routes.middleware);
   return app;
 }

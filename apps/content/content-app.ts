@@ -9,7 +9,7 @@ import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js
 import type { Logger } from '../../core/shared/logger.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
 import { DOCUMENTED_AS } from '../http/openapi.js';
-import { BINARY, buildRouter, defineRoute, type Route } from '../http/route.js';
+import { BINARY, buildRoutes, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { operationalRoutes, type OperationalOptions } from '../http/health.js';
 import { clientAddress } from '../http/client-address.js';
@@ -33,7 +33,7 @@ export function createContentApp(
   options: { logger: Logger; operational: OperationalOptions; observer?: RequestObserver; trustProxyHops?: number; hsts?: boolean },
 ): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), ...operationalRoutes(hangar, options.operational)], hangar);
+  const routes = buildRoutes([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), ...operationalRoutes(hangar, options.operational)], hangar);
   const headers = contentOriginHeaders(options);
   app.on('error', streamErrorHandler(options.logger));
   app.use(async (ctx, next) => {
@@ -43,8 +43,8 @@ export function createContentApp(
   app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer }));
   app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
-  app.use(allowedMethodsMiddleware(router));
-  app.use(router.routes());
+  app.use(allowedMethodsMiddleware(routes));
+  app.use(routes.middleware);
   return app;
 }
 

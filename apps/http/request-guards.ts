@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -34,8 +33,8 @@ export function singleHostMiddleware() {
  * path answers 200 with `Allow`, as the router did. Goes after errorsMiddleware, before the routes.
  * @throws DomainError METHOD_NOT_ALLOWED (405), NOT_IMPLEMENTED (501)
  */
-export function allowedMethodsMiddleware(router: Router) {
-  const implemented = new Set(['HEAD', 'OPTIONS', ...router.stack.flatMap((layer) => layer.methods)]);
+export function allowedMethodsMiddleware(routes: { methods: ReadonlySet<string> }) {
+  const implemented = new Set(['HEAD', 'OPTIONS', ...routes.methods]);
   return async (ctx: Context, next: Next): Promise<void> => {
     await next();
     if (ctx.body !== undefined || ctx.status !== 404) return;
