@@ -153,7 +153,7 @@ export async function sendImage(ctx: Context, image: PublicImage, options: { cac
     ctx.set('Cache-Control', options.cacheControl);
     if (options.disposition) ctx.set('Content-Disposition', contentDisposition(options.disposition, image.file.name ?? image.file.fileId));
   };
-  if (notModified(ctx, image.etag, lastModified)) {
+  if (notModified(ctx.get('If-None-Match'), ctx.get('If-Modified-Since'), image.etag, lastModified)) {
     succeed();
     ctx.status = 304;
     return;

@@ -6,7 +6,7 @@ import { ERROR_STATUS } from '../http/error-status.js';
 import { CLIENT_GONE, errorJson, logInternalError, type RequestLabel, requestIdFor, toDomainError } from '../http/errors-middleware.js';
 import { hostHeaders } from '../http/request-guards.js';
 import { sendBody } from './send-body.js';
-import { contentTypeHeader, fileHeaders, PUBLIC_CACHE_CONTROL, SUCCESS_ONLY_HEADERS } from './serve-file.js';
+import { contentTypeHeader, fileEtag, fileHeaders, fileLastModified, notModified, PUBLIC_CACHE_CONTROL, SUCCESS_ONLY_HEADERS } from './serve-file.js';
 
 /** Options of {@link publicReadsFirst}. */
 export interface PublicReadsOptions {
@@ -19,17 +19,18 @@ export interface PublicReadsOptions {
 /** `/m/<file id>` or `/d/<file id>`, nothing else: no query string, no escapes, no trailing slash (file ids: stored-file.ts, isFileId). */
 const PLAIN_READ = /^\/([md])\/([0-9A-Za-z]{10})$/;
 
-/** Request headers that make a read more than plain: a byte range, a conditional request, a body. */
-const NOT_PLAIN = ['range', 'if-range', 'if-none-match', 'if-modified-since', 'content-length', 'transfer-encoding'] as const;
+/** Request headers that make a read more than plain: a byte range, a body. */
+const NOT_PLAIN = ['range', 'if-range', 'content-length', 'transfer-encoding'] as const;
 
 /**
  * The content server's request listener: answers plain reads of public files itself and hands
  * every other request to `app` (the Koa app of createContentApp, unchanged).
  *
  * A plain read is `GET` or `HEAD` of `/m/<file id>` or `/d/<file id>` with no query string, no
- * `Range`, `If-Range`, `If-None-Match` or `If-Modified-Since`, no request body, and one `Host`
- * header naming a host without `[`, `,` or `@` (so that its hostname is the text before any `:`,
- * as Koa reads it). That is nearly every read of a file host; the rest (ranges, revalidation,
+ * `Range` or `If-Range`, no request body, and one `Host` header naming a host without `[`, `,` or
+ * `@` (so that its hostname is the text before any `:`, as Koa reads it). That is nearly every
+ * read of a file host, a browser's revalidation (`If-None-Match`, `If-Modified-Since`: 304 when
+ * its copy is current, {@link notModified} as serveFile decides it) included; the rest (ranges,
  * image parameters, malformed requests) goes through the app as before.
  *
  * It answers exactly what the app answers for the same request: the same use case
@@ -91,16 +92,21 @@ async function answer(
   let first: IteratorResult<Uint8Array> | undefined;
   let headers: string[] = [];
   let size: number;
+  let current = false;
   try {
     const { file, open } = await hangar.readPublicFile.execute({ fileId: plain.fileId, host: plain.host || undefined, kind: plain.disposition === 'attachment' ? 'download' : 'view' });
     size = file.size;
     headers = fileHeaders(file, { disposition: plain.disposition, cacheControl: PUBLIC_CACHE_CONTROL });
     withOrigin(headers, origin);
     headers.push('X-Request-Id', requestId);
-    const type = contentTypeHeader(file.contentType);
-    if (type !== undefined) headers.push('Content-Type', type);
-    headers.push('Content-Length', String(size));
-    if (req.method === 'GET') {
+    // A 304 carries the file's headers but no Content-Type or Content-Length, as Koa answers one.
+    current = notModified(req.headers['if-none-match'], req.headers['if-modified-since'], fileEtag(file), fileLastModified(file));
+    if (!current) {
+      const type = contentTypeHeader(file.contentType);
+      if (type !== undefined) headers.push('Content-Type', type);
+      headers.push('Content-Length', String(size));
+    }
+    if (req.method === 'GET' && !current) {
       // Opened and its first chunk read before anything is sent, so a missing or unreadable blob is still answered as an error.
       const body = await open(size > 0 ? { start: 0, end: size - 1 } : undefined, { borrowChunks: true });
       chunks = body[Symbol.asyncIterator]();
@@ -114,7 +120,7 @@ async function answer(
     void chunks?.return?.();
     return;
   }
-  res.writeHead(200, headers);
+  res.writeHead(current ? 304 : 200, headers);
   if (!chunks) {
     res.end();
     return;

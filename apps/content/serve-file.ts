@@ -96,7 +96,7 @@ export async function serveFile(ctx: Context, servable: ServableFile, options: S
   const headers = fileHeaders(file, options);
   for (let i = 0; i < headers.length; i += 2) ctx.set(headers[i], headers[i + 1]);
 
-  if (notModified(ctx, etag, lastModified)) {
+  if (notModified(ctx.get('If-None-Match'), ctx.get('If-Modified-Since'), etag, lastModified)) {
     ctx.status = 304;
     return;
   }
@@ -170,10 +170,13 @@ export async function withoutCaching<T>(ctx: Context, step: () => Promise<T>): P
 /** The headers of a successful answer that an error answer must not carry (see {@link withoutCaching}). */
 export const SUCCESS_ONLY_HEADERS: readonly string[] = ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length'];
 
-/** True when the request's validators say the client's copy is current (If-None-Match first, else If-Modified-Since; RFC 9110 §13.2.2). */
-export function notModified(ctx: Context, etag: string, lastModified: Date): boolean {
-  const ifNoneMatch = ctx.get('If-None-Match');
+/**
+ * True when the request's validators say the client's copy is current (If-None-Match first, else
+ * If-Modified-Since; RFC 9110 §13.2.2). `ifNoneMatch` and `ifModifiedSince` are the request's header
+ * values as Node reads them (undefined or empty when absent).
+ */
+export function notModified(ifNoneMatch: string | undefined, ifModifiedSince: string | undefined, etag: string, lastModified: Date): boolean {
   if (ifNoneMatch) return etagMatches(ifNoneMatch, etag);
-  const since = Date.parse(ctx.get('If-Modified-Since'));
+  const since = Date.parse(ifModifiedSince ?? '');
   return !Number.isNaN(since) && lastModified.getTime() <= since;
 }
