@@ -6,7 +6,10 @@ import { ERROR_STATUS } from '../http/error-status.js';
 import { CLIENT_GONE, errorJson, logInternalError, type RequestLabel, requestIdFor, toDomainError } from '../http/errors-middleware.js';
 import { hostHeaders } from '../http/request-guards.js';
 import { sendBody } from './send-body.js';
-import { contentTypeHeader, fileEtag, fileHeaders, fileLastModified, notModified, PUBLIC_CACHE_CONTROL, SUCCESS_ONLY_HEADERS } from './serve-file.js';
+import type { RangeResult } from './http-range.js';
+import {
+  contentRange, contentTypeHeader, fileEtag, fileHeaders, fileLastModified, notModified, PUBLIC_CACHE_CONTROL, rangeNotSatisfiable, requestedRange, SUCCESS_ONLY_HEADERS, UNSATISFIABLE_DROPPED,
+} from './serve-file.js';
 
 /** Options of {@link publicReadsFirst}. */
 export interface PublicReadsOptions {
@@ -19,19 +22,20 @@ export interface PublicReadsOptions {
 /** `/m/<file id>` or `/d/<file id>`, nothing else: no query string, no escapes, no trailing slash (file ids: stored-file.ts, isFileId). */
 const PLAIN_READ = /^\/([md])\/([0-9A-Za-z]{10})$/;
 
-/** Request headers that make a read more than plain: a byte range, a body. */
-const NOT_PLAIN = ['range', 'if-range', 'content-length', 'transfer-encoding'] as const;
+/** Request headers that make a read more than plain: a body. */
+const NOT_PLAIN = ['content-length', 'transfer-encoding'] as const;
 
 /**
  * The content server's request listener: answers plain reads of public files itself and hands
  * every other request to `app` (the Koa app of createContentApp, unchanged).
  *
  * A plain read is `GET` or `HEAD` of `/m/<file id>` or `/d/<file id>` with no query string, no
- * `Range` or `If-Range`, no request body, and one `Host` header naming a host without `[`, `,` or
- * `@` (so that its hostname is the text before any `:`, as Koa reads it). That is nearly every
- * read of a file host, a browser's revalidation (`If-None-Match`, `If-Modified-Since`: 304 when
- * its copy is current, {@link notModified} as serveFile decides it) included; the rest (ranges,
- * image parameters, malformed requests) goes through the app as before.
+ * request body, and one `Host` header naming a host without `[`, `,` or `@` (so that its hostname
+ * is the text before any `:`, as Koa reads it). That is nearly every read of a file host: a
+ * browser's revalidation (`If-None-Match`, `If-Modified-Since`: 304 when its copy is current,
+ * {@link notModified}) and a byte range (`Range`, `If-Range`: 206, or 416 outside the file,
+ * {@link requestedRange}) included, decided as serveFile decides them; the rest (image
+ * parameters, malformed requests) goes through the app as before.
  *
  * It answers exactly what the app answers for the same request: the same use case
  * (`ReadPublicFile`: host rules, expiry, `origin_reads` and read counts), the same headers
@@ -92,7 +96,9 @@ async function answer(
   let first: IteratorResult<Uint8Array> | undefined;
   let headers: string[] = [];
   let size: number;
+  let length: number;
   let current = false;
+  let range: RangeResult = { kind: 'none' };
   try {
     const { file, open } = await hangar.readPublicFile.execute({ fileId: plain.fileId, host: plain.host || undefined, kind: plain.disposition === 'attachment' ? 'download' : 'view' });
     size = file.size;
@@ -101,32 +107,39 @@ async function answer(
     headers.push('X-Request-Id', requestId);
     // A 304 carries the file's headers but no Content-Type or Content-Length, as Koa answers one.
     current = notModified(req.headers['if-none-match'], req.headers['if-modified-since'], fileEtag(file), fileLastModified(file));
+    if (!current) range = requestedRange(req.headers['if-range'] as string | undefined, req.headers.range, fileEtag(file), size);
+    if (range.kind === 'unsatisfiable') {
+      headers = [...without(headers, UNSATISFIED), 'Content-Range', contentRange(undefined, size)];
+      throw rangeNotSatisfiable(size);
+    }
+    length = range.kind === 'range' ? range.range.end - range.range.start + 1 : size;
     if (!current) {
       const type = contentTypeHeader(file.contentType);
       if (type !== undefined) headers.push('Content-Type', type);
-      headers.push('Content-Length', String(size));
+      if (range.kind === 'range') headers.push('Content-Range', contentRange(range.range, size));
+      headers.push('Content-Length', String(length));
     }
     if (req.method === 'GET' && !current) {
       // Opened and its first chunk read before anything is sent, so a missing or unreadable blob is still answered as an error.
-      const body = await open(size > 0 ? { start: 0, end: size - 1 } : undefined, { borrowChunks: true });
+      const body = await open(range.kind === 'range' ? range.range : size > 0 ? { start: 0, end: size - 1 } : undefined, { borrowChunks: true });
       chunks = body[Symbol.asyncIterator]();
       first = await chunks.next();
     }
   } catch (error) {
-    // Once the file was found, an error answer keeps the file's headers but those of a success, as serveFile's do.
-    return answerError(options.logger, withoutSuccessOnly(headers, origin), res, label, error);
+    // Once the file was found, an error answer keeps the file's headers but those of a success, as serveFile's do; a 416 its own.
+    return answerError(options.logger, range.kind === 'unsatisfiable' ? headers : withoutSuccessOnly(headers, origin), res, label, error);
   }
   if (res.destroyed) {
     void chunks?.return?.();
     return;
   }
-  res.writeHead(current ? 304 : 200, headers);
+  res.writeHead(current ? 304 : range.kind === 'range' ? 206 : 200, headers);
   if (!chunks) {
     res.end();
     return;
   }
   try {
-    await sendBody(res, chunks, first!, size);
+    await sendBody(res, chunks, first!, length!);
   } catch (error) {
     // Bytes went out: never a short body that looks whole. A client that went away is not an error.
     res.destroy();
@@ -146,13 +159,20 @@ function withOrigin(headers: string[], origin: string[]): void {
 
 /** `headers` without {@link SUCCESS_ONLY_HEADERS} and `Content-Type`, or `origin` when there are none yet. */
 function withoutSuccessOnly(headers: string[], origin: string[]): string[] {
-  if (headers.length === 0) return origin;
+  return headers.length === 0 ? origin : without(headers, DROPPED_ON_ERROR);
+}
+
+/** `headers` (flat names and values) without those named in `dropped` (lower case). */
+function without(headers: string[], dropped: ReadonlySet<string>): string[] {
   const kept: string[] = [];
-  for (let i = 0; i < headers.length; i += 2) if (!DROPPED_ON_ERROR.has(headers[i].toLowerCase())) kept.push(headers[i], headers[i + 1]);
+  for (let i = 0; i < headers.length; i += 2) if (!dropped.has(headers[i].toLowerCase())) kept.push(headers[i], headers[i + 1]);
   return kept;
 }
 
+/** What an error answer drops of the headers gathered for a success (answerError adds its own X-Request-Id and type). */
 const DROPPED_ON_ERROR = new Set([...SUCCESS_ONLY_HEADERS, 'Content-Type', 'X-Request-Id'].map((name) => name.toLowerCase()));
+/** What a 416 drops of the file's headers, as serveFile's does. */
+const UNSATISFIED = new Set([...UNSATISFIABLE_DROPPED, 'X-Request-Id'].map((name) => name.toLowerCase()));
 
 /**
  * An error before anything was sent, answered as errorsMiddleware answers it on the content

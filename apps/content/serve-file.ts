@@ -3,7 +3,7 @@ import { contentType as mimeContentType } from 'mime-types';
 import type { BlobReadOptions, ByteRange } from '../../core/files/blob-store.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
 import { DomainError } from '../../core/shared/errors.js';
-import { contentDisposition, etagMatches, parseRange } from './http-range.js';
+import { contentDisposition, etagMatches, parseRange, type RangeResult } from './http-range.js';
 import { sendBody } from './send-body.js';
 
 /** Files are immutable (a new upload gets a new id), so a public address may be cached for a year. */
@@ -101,15 +101,11 @@ export async function serveFile(ctx: Context, servable: ServableFile, options: S
     return;
   }
 
-  // If-Range (RFC 9110 §13.1.5): a range only applies while the validator still matches.
-  const ifRange = ctx.get('If-Range');
-  const rangeHeader = !ifRange || ifRange === etag ? ctx.get('Range') : undefined;
-  const range = parseRange(rangeHeader, file.size);
+  const range = requestedRange(ctx.get('If-Range'), ctx.get('Range'), etag, file.size);
   if (range.kind === 'unsatisfiable') {
-    ctx.remove('Cache-Control');
-    ctx.remove('Content-Disposition');
-    ctx.set('Content-Range', `bytes */${file.size}`);
-    throw new DomainError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file's ${file.size} bytes.`);
+    for (const name of UNSATISFIABLE_DROPPED) ctx.remove(name);
+    ctx.set('Content-Range', contentRange(undefined, file.size));
+    throw rangeNotSatisfiable(file.size);
   }
 
   const type = contentTypeHeader(file.contentType);
@@ -117,7 +113,7 @@ export async function serveFile(ctx: Context, servable: ServableFile, options: S
   else ctx.set('Content-Type', type);
   if (range.kind === 'range') {
     ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${range.range.start}-${range.range.end}/${file.size}`);
+    ctx.set('Content-Range', contentRange(range.range, file.size));
   } else {
     ctx.status = 200;
   }
@@ -169,6 +165,28 @@ export async function withoutCaching<T>(ctx: Context, step: () => Promise<T>): P
 
 /** The headers of a successful answer that an error answer must not carry (see {@link withoutCaching}). */
 export const SUCCESS_ONLY_HEADERS: readonly string[] = ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Disposition', 'Content-Range', 'Content-Length'];
+
+/**
+ * The byte range a read asks for: its `Range` (RFC 9110 §14.2, {@link parseRange}) while `If-Range`
+ * is absent or still names the file's ETag (§13.1.5: a range only applies while the validator
+ * matches), else the whole file. Header values as Node reads them (undefined or empty when absent).
+ */
+export function requestedRange(ifRange: string | undefined, range: string | undefined, etag: string, size: number): RangeResult {
+  return parseRange(!ifRange || ifRange === etag ? range : undefined, size);
+}
+
+/** `Content-Range` (RFC 9110 §14.4) of a 206, `bytes <start>-<end>/<size>`, or of a 416 (`range` undefined), `bytes *\/<size>`. */
+export function contentRange(range: ByteRange | undefined, size: number): string {
+  return range ? `bytes ${range.start}-${range.end}/${size}` : `bytes */${size}`;
+}
+
+/** The error of a range outside a file of `size` bytes (416); its answer drops {@link UNSATISFIABLE_DROPPED} and carries `Content-Range: bytes *\/size`. */
+export function rangeNotSatisfiable(size: number): DomainError {
+  return new DomainError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file's ${size} bytes.`);
+}
+
+/** The file's headers that a 416 does not carry (it is not cached, and names no file to save). */
+export const UNSATISFIABLE_DROPPED: readonly string[] = ['Cache-Control', 'Content-Disposition'];
 
 /**
  * True when the request's validators say the client's copy is current (If-None-Match first, else
