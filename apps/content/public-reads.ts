@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { PublicFile } from '../../core/files/read-public-file.js';
 import type { Hangar } from '../../core/hangar.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { recordRequest, type RequestObserver, whenFinished } from '../http/access-log.js';
@@ -92,42 +93,43 @@ async function answer(
       }));
   }
 
+  let found: PublicFile;
+  try {
+    found = await hangar.readPublicFile.execute({ fileId: plain.fileId, host: plain.host || undefined, kind: plain.disposition === 'attachment' ? 'download' : 'view' });
+  } catch (error) {
+    return answerError(options.logger, origin, res, label, error);
+  }
+  const { file, open } = found;
+  const etag = fileEtag(file);
+  const headers = fileHeaders(file, { disposition: plain.disposition, cacheControl: PUBLIC_CACHE_CONTROL });
+  withOrigin(headers, origin);
+  headers.push('X-Request-Id', requestId);
+  // As serveFile decides: a current copy is a 304 whatever the range; a range outside the file a 416.
+  const current = notModified(req.headers['if-none-match'], req.headers['if-modified-since'], etag, fileLastModified(file));
+  const range: RangeResult = current ? { kind: 'none' } : requestedRange(req.headers['if-range'] as string | undefined, req.headers.range, etag, file.size);
+  if (range.kind === 'unsatisfiable') {
+    return answerError(options.logger, [...without(headers, UNSATISFIED), 'Content-Range', contentRange(undefined, file.size)], res, label, rangeNotSatisfiable(file.size));
+  }
+  const length = range.kind === 'range' ? range.range.end - range.range.start + 1 : file.size;
+  // A 304 carries the file's headers but no Content-Type or Content-Length, as Koa answers one.
+  if (!current) {
+    const type = contentTypeHeader(file.contentType);
+    if (type !== undefined) headers.push('Content-Type', type);
+    if (range.kind === 'range') headers.push('Content-Range', contentRange(range.range, file.size));
+    headers.push('Content-Length', String(length));
+  }
   let chunks: AsyncIterator<Uint8Array> | undefined;
   let first: IteratorResult<Uint8Array> | undefined;
-  let headers: string[] = [];
-  let size: number;
-  let length: number;
-  let current = false;
-  let range: RangeResult = { kind: 'none' };
-  try {
-    const { file, open } = await hangar.readPublicFile.execute({ fileId: plain.fileId, host: plain.host || undefined, kind: plain.disposition === 'attachment' ? 'download' : 'view' });
-    size = file.size;
-    headers = fileHeaders(file, { disposition: plain.disposition, cacheControl: PUBLIC_CACHE_CONTROL });
-    withOrigin(headers, origin);
-    headers.push('X-Request-Id', requestId);
-    // A 304 carries the file's headers but no Content-Type or Content-Length, as Koa answers one.
-    current = notModified(req.headers['if-none-match'], req.headers['if-modified-since'], fileEtag(file), fileLastModified(file));
-    if (!current) range = requestedRange(req.headers['if-range'] as string | undefined, req.headers.range, fileEtag(file), size);
-    if (range.kind === 'unsatisfiable') {
-      headers = [...without(headers, UNSATISFIED), 'Content-Range', contentRange(undefined, size)];
-      throw rangeNotSatisfiable(size);
-    }
-    length = range.kind === 'range' ? range.range.end - range.range.start + 1 : size;
-    if (!current) {
-      const type = contentTypeHeader(file.contentType);
-      if (type !== undefined) headers.push('Content-Type', type);
-      if (range.kind === 'range') headers.push('Content-Range', contentRange(range.range, size));
-      headers.push('Content-Length', String(length));
-    }
-    if (req.method === 'GET' && !current) {
+  if (req.method === 'GET' && !current) {
+    try {
       // Opened and its first chunk read before anything is sent, so a missing or unreadable blob is still answered as an error.
-      const body = await open(range.kind === 'range' ? range.range : size > 0 ? { start: 0, end: size - 1 } : undefined, { borrowChunks: true });
+      const body = await open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined, { borrowChunks: true });
       chunks = body[Symbol.asyncIterator]();
       first = await chunks.next();
+    } catch (error) {
+      // The file was found: the error answer keeps its headers but those of a success, as serveFile's does.
+      return answerError(options.logger, without(headers, DROPPED_ON_ERROR), res, label, error);
     }
-  } catch (error) {
-    // Once the file was found, an error answer keeps the file's headers but those of a success, as serveFile's do; a 416 its own.
-    return answerError(options.logger, range.kind === 'unsatisfiable' ? headers : withoutSuccessOnly(headers, origin), res, label, error);
   }
   if (res.destroyed) {
     void chunks?.return?.();
@@ -139,7 +141,7 @@ async function answer(
     return;
   }
   try {
-    await sendBody(res, chunks, first!, length!);
+    await sendBody(res, chunks, first!, length);
   } catch (error) {
     // Bytes went out: never a short body that looks whole. A client that went away is not an error.
     res.destroy();
@@ -157,11 +159,6 @@ function withOrigin(headers: string[], origin: string[]): void {
   }
 }
 
-/** `headers` without {@link SUCCESS_ONLY_HEADERS} and `Content-Type`, or `origin` when there are none yet. */
-function withoutSuccessOnly(headers: string[], origin: string[]): string[] {
-  return headers.length === 0 ? origin : without(headers, DROPPED_ON_ERROR);
-}
-
 /** `headers` (flat names and values) without those named in `dropped` (lower case). */
 function without(headers: string[], dropped: ReadonlySet<string>): string[] {
   const kept: string[] = [];
@@ -169,7 +166,7 @@ function without(headers: string[], dropped: ReadonlySet<string>): string[] {
   return kept;
 }
 
-/** What an error answer drops of the headers gathered for a success (answerError adds its own X-Request-Id and type). */
+/** What an error answer drops of the headers gathered for a success ({@link SUCCESS_ONLY_HEADERS}; answerError adds its own X-Request-Id and type). */
 const DROPPED_ON_ERROR = new Set([...SUCCESS_ONLY_HEADERS, 'Content-Type', 'X-Request-Id'].map((name) => name.toLowerCase()));
 /** What a 416 drops of the file's headers, as serveFile's does. */
 const UNSATISFIED = new Set([...UNSATISFIABLE_DROPPED, 'X-Request-Id'].map((name) => name.toLowerCase()));
