@@ -3,26 +3,16 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiRoutes } from '../../apps/api/api-app.js';
-import { contentRoutes } from '../../apps/content/content-app.js';
 import { errorsMiddleware } from '../../apps/http/errors-middleware.js';
 import { allowedMethodsMiddleware } from '../../apps/http/request-guards.js';
 import { buildRoutes, type Route, type RouteMiddleware } from '../../apps/http/route.js';
 import { SILENT_LOGGER } from '../../core/shared/logger.js';
 import { createMemoryHangar } from '../support/memory-hangar.js';
+import { everyRoute } from '../support/route-table.js';
 
 /** Every route of both servers as the table holds them, each answering which route ran and with what parameters (no schemas, no credentials). */
 function markedRoutes(): Route[] {
-  const { hangar } = createMemoryHangar();
-  const routes = [
-    ...apiRoutes(hangar, {
-      allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
-      defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
-      defaultMaxUploadSizeBytes: 1,
-    } as Parameters<typeof apiRoutes>[1]),
-    ...contentRoutes(hangar),
-  ];
-  return routes.map(({ method, path, operationId, tag, summary }) => ({
+  return everyRoute().map(({ method, path, operationId, tag, summary }) => ({
     method, path, operationId, tag, summary, auth: 'none', responses: {},
     handler: async ({ ctx }) => {
       ctx.body = { ran: `${method} ${path}`, params: ctx.params };

@@ -1,24 +1,13 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { expect } from 'chai';
-import { apiRoutes } from '../../apps/api/api-app.js';
-import { contentRoutes } from '../../apps/content/content-app.js';
-import { keepsStringInput, type Route } from '../../apps/http/route.js';
-import { createMemoryHangar } from '../support/memory-hangar.js';
+import { keepsStringInput } from '../../apps/http/route.js';
+import { everyRoute } from '../support/route-table.js';
 
 /** Every query, path and header schema of the API's and the content server's routes, named. */
 function inputSchemas(): Array<[string, TSchema]> {
-  const { hangar } = createMemoryHangar();
-  const routes: Route[] = [
-    ...apiRoutes(hangar, {
-      allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
-      defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
-      defaultMaxUploadSizeBytes: 1,
-    } as Parameters<typeof apiRoutes>[1]),
-    ...contentRoutes(hangar),
-  ];
   const schemas: Array<[string, TSchema]> = [];
-  for (const route of routes) {
+  for (const route of everyRoute()) {
     for (const part of ['query', 'params', 'headers'] as const) {
       const schema = route[part] as TSchema | undefined;
       if (schema) schemas.push([`${route.method} ${route.path} ${part}`, schema]);

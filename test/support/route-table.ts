@@ -1,0 +1,20 @@
+import { apiRoutes } from '../../apps/api/api-app.js';
+import { contentRoutes } from '../../apps/content/content-app.js';
+import type { Route } from '../../apps/http/route.js';
+import { createMemoryHangar } from './memory-hangar.js';
+
+/**
+ * Every route of the API's and the content server's tables, in their order, built over an
+ * in-memory Hangar with small placeholder options (the tables' shapes do not depend on them).
+ */
+export function everyRoute(): Route[] {
+  const { hangar } = createMemoryHangar();
+  return [
+    ...apiRoutes(hangar, {
+      allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
+      defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
+      defaultMaxUploadSizeBytes: 1,
+    } as Parameters<typeof apiRoutes>[1]),
+    ...contentRoutes(hangar),
+  ];
+}
