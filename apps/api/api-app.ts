@@ -7,6 +7,7 @@ import { clientAddressMiddleware } from '../http/client-address.js';
 import type { Hangar } from '../../core/hangar.js';
 import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
 import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
+import { jsonBodyMiddleware } from '../http/json-body.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
@@ -106,6 +107,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const routes = buildRoutes(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
   app.on('error', streamErrorHandler(options.logger));
+  app.use(jsonBodyMiddleware());
   app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer }));
   app.use(securityHeaders());
   app.use(corsFor(options.corsOrigins ?? []));

@@ -2,11 +2,15 @@ import type { Passkey } from '../../core/passkeys/passkey.js';
 import type { SessionTokens } from '../../core/accounts/session-issuer.js';
 import type { User } from '../../core/accounts/user.js';
 import type { ApiKey } from '../../core/api-keys/api-key.js';
+import { LRUCache } from 'lru-cache';
 import type { FileView } from '../../core/files/file-view.js';
+import type { FileUrls } from '../../core/files/file-urls.js';
+import { copyStoredFile, type StoredFile } from '../../core/files/stored-file.js';
 import type { Settings } from '../../core/settings/settings.js';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
 import type { AccountView } from '../../core/plans/account-policy.js';
 import type { Usage } from '../../core/plans/get-usage.js';
+import type { Paged } from '../../core/shared/pagination.js';
 import { toIso } from '../../core/shared/time.js';
 
 // Domain objects → JSON bodies (spec 2). Timestamps: ISO 8601 UTC with milliseconds and Z (toIso
@@ -69,6 +73,69 @@ export function fileJson({ file, urls }: FileView) {
     view_count: file.viewCount,
     download_count: file.downloadCount,
   };
+}
+
+/** File texts kept by {@link fileJsonText} at most: about 1 KB each (the text, a copy of the record). */
+export const KEPT_FILE_TEXTS = 2_048;
+
+/** What {@link fileJsonText} keeps of one file: the record and addresses it wrote, and its text up to `view_count`'s value. */
+interface KeptFileText {
+  file: StoredFile;
+  urls: FileUrls;
+  head: string;
+}
+
+/** By record id; least recently used dropped first. Per process, and never stale: a kept text is used only for the very fields it was written from. */
+const keptFileTexts = new LRUCache<string, KeptFileText>({ max: KEPT_FILE_TEXTS });
+
+/**
+ * `JSON.stringify(fileJson(view))`, the same text, from a kept copy when the file's record (every
+ * member but its two read counts) and addresses are those the kept text was written from; only the
+ * counts, the object's last two members, are written anew. A listing is mostly the same files asked
+ * again (a dashboard, a client polling, paging back): its body was a fifth of its CPU
+ * (bench/README.md, "Eighteenth session"). `test/apps/presenters.test.ts` checks that a change of
+ * any member of the record or the addresses gives the new text.
+ */
+export function fileJsonText(view: FileView): string {
+  const { file, urls } = view;
+  let kept = keptFileTexts.get(file.id);
+  if (kept === undefined || !sameRecord(kept.file, file) || !sameUrls(kept.urls, urls)) {
+    const text = JSON.stringify(fileJson({ file: { ...file, viewCount: 0, downloadCount: 0 }, urls }));
+    const head = text.slice(0, text.length - ',"view_count":0,"download_count":0}'.length);
+    kept = { file: copyStoredFile(file), urls: { ...urls }, head };
+    keptFileTexts.set(file.id, kept);
+  }
+  return `${kept.head},"view_count":${jsonNumber(file.viewCount)},"download_count":${jsonNumber(file.downloadCount)}}`;
+}
+
+/** A number as JSON.stringify writes it: finite numbers as String does, others as `null`. */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
+}
+
+/** Every member of two records is the same, but the read counts. */
+function sameRecord(a: StoredFile, b: StoredFile): boolean {
+  return (
+    a.id === b.id && a.userId === b.userId && a.fileId === b.fileId && a.name === b.name && a.contentType === b.contentType && a.size === b.size &&
+    a.sha256 === b.sha256 && a.isPublic === b.isPublic && a.createdAt.getTime() === b.createdAt.getTime() && a.blobKey === b.blobKey &&
+    (a.expiresAt === null ? b.expiresAt === null : b.expiresAt !== null && a.expiresAt.getTime() === b.expiresAt.getTime())
+  );
+}
+
+/** The four addresses are the same. */
+function sameUrls(a: FileUrls, b: FileUrls): boolean {
+  return a.publicUrl === b.publicUrl && a.publicDownloadUrl === b.publicDownloadUrl && a.defaultUrl === b.defaultUrl && a.defaultDownloadUrl === b.defaultDownloadUrl;
+}
+
+/**
+ * The body of `GET /files` (spec 4.9) as UTF-8 JSON: `{ files, total, total_relation, page, limit }`,
+ * the bytes `JSON.stringify` would give, each file's text from {@link fileJsonText}.
+ */
+export function filePageJson(page: Paged<FileView>, window: { page: number; limit: number }): Buffer {
+  let files = '';
+  for (const view of page.items) files += files === '' ? fileJsonText(view) : `,${fileJsonText(view)}`;
+  const rest = JSON.stringify({ total: page.total, total_relation: page.totalRelation ?? 'eq', page: window.page, limit: window.limit });
+  return Buffer.from(`{"files":[${files}],${rest.slice(1)}`, 'utf8');
 }
 
 /** Settings object (spec 2.5), with the custom domain's DNS records and provider errors. */

@@ -10,7 +10,7 @@ import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/
 import { BINARY, defineRoute, type Route } from '../../http/route.js';
 import { serveFile } from '../../content/serve-file.js';
 import { MAX_EXPIRES_IN_SECONDS } from '../../../core/files/file-expiry.js';
-import { fileJson } from '../presenters.js';
+import { fileJson, filePageJson } from '../presenters.js';
 import { errors, FileBody, Paged, PageQuery } from '../schemas.js';
 
 const FileIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -116,7 +116,8 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
             expiresBefore: timestamp('expiresBefore', query.expiresBefore),
           },
         });
-        ctx.body = { files: page.items.map(fileJson), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit };
+        ctx.type = 'json';
+        ctx.body = filePageJson(page, query);
       },
     }),
     defineRoute({
