@@ -101,12 +101,16 @@ export function fileJsonText(view: FileView): string {
   let kept = keptFileTexts.get(file.id);
   if (kept === undefined || !sameRecord(kept.file, file) || !sameUrls(kept.urls, urls)) {
     const text = JSON.stringify(fileJson({ file: { ...file, viewCount: 0, downloadCount: 0 }, urls }));
-    const head = text.slice(0, text.length - ',"view_count":0,"download_count":0}'.length);
-    kept = { file: copyStoredFile(file), urls: { ...urls }, head };
+    // Counts last, as fileJson writes them; were they not, the text is written whole each time.
+    if (!text.endsWith(ZERO_COUNTS)) return JSON.stringify(fileJson(view));
+    kept = { file: copyStoredFile(file), urls: { ...urls }, head: text.slice(0, text.length - ZERO_COUNTS.length) };
     keptFileTexts.set(file.id, kept);
   }
   return `${kept.head},"view_count":${jsonNumber(file.viewCount)},"download_count":${jsonNumber(file.downloadCount)}}`;
 }
+
+/** The end of fileJson's text for a file never read: its two read counts, the object's last members. */
+export const ZERO_COUNTS = ',"view_count":0,"download_count":0}';
 
 /** A number as JSON.stringify writes it: finite numbers as String does, others as `null`. */
 function jsonNumber(value: number): string {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fileJson, fileJsonText, filePageJson, KEPT_FILE_TEXTS } from '../../apps/api/presenters.js';
+import { fileJson, fileJsonText, filePageJson, KEPT_FILE_TEXTS, ZERO_COUNTS } from '../../apps/api/presenters.js';
 import type { FileUrls } from '../../core/files/file-urls.js';
 import type { FileView } from '../../core/files/file-view.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
@@ -60,6 +60,10 @@ describe('fileJsonText', () => {
     expect(fileJsonText(file)).to.equal(expected(file));
     expect(fileJsonText(file)).to.equal(expected(file));
     expect(fileJsonText(changed(file, {}))).to.equal(expected(file));
+  });
+
+  it('has the read counts as the last members of fileJson, where it writes them anew (else it would write every text whole)', () => {
+    expect(expected(view({ viewCount: 0, downloadCount: 0 })).endsWith(ZERO_COUNTS)).to.equal(true);
   });
 
   it('writes the current read counts of a file asked again', () => {
