@@ -167,9 +167,7 @@ export function buildRoutes(routes: readonly Route[], hangar: Pick<Hangar, 'auth
   if (!grouped) return { middleware: routerFor('').routes(), methods };
   const groups = new Map([...routers].map(([segment, router]) => [segment, router.routes()]));
   const middleware = ((ctx, next) => {
-    const path = ctx.path;
-    const end = path.indexOf('/', 1);
-    const group = groups.get((end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase());
+    const group = groups.get(leadingSegment(ctx.path).toLowerCase());
     return group ? group(ctx, next) : next();
   }) as RouteMiddleware;
   return { methods, middleware };
@@ -177,9 +175,14 @@ export function buildRoutes(routes: readonly Route[], hangar: Pick<Hangar, 'auth
 
 /** The first segment of a route's path, lower-cased (`files` for `/files/:id`, `` for `/`), or undefined when it is not literal text. */
 function firstSegmentOf(path: string): string | undefined {
-  const end = path.indexOf('/', 1);
-  const segment = end === -1 ? path.slice(1) : path.slice(1, end);
+  const segment = leadingSegment(path);
   return path.startsWith('/') && /^[A-Za-z0-9._~-]*$/.test(segment) ? segment.toLowerCase() : undefined;
+}
+
+/** The text of `path` between its first character (the leading `/`) and the next `/` or its end, as it is. */
+function leadingSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
 }
 
 /**
