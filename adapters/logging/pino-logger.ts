@@ -1,5 +1,6 @@
 import pino, { type DestinationStream } from 'pino';
 import type { LogFields, Logger, LogLevel } from '../../core/shared/logger.js';
+import { GatheredOutput } from './gathered-output.js';
 
 /** How entries are written: one JSON object per line, or one readable line for a person at a terminal. */
 export type LogFormat = 'json' | 'pretty';
@@ -15,13 +16,6 @@ export interface PinoLoggerOptions {
   /** Fields on every line, e.g. `{ worker: 1 }`. The process id is always there (`pid`). */
   base?: LogFields;
 }
-
-/** Bytes a write to a pipe may hold and still never be interleaved with other writers' (Linux; POSIX's minimum is 512). */
-const PIPE_BUF = 4096;
-/** Bytes of lines the stdout destination gathers before it writes them (see {@link PinoLogger}). */
-const GATHER_BYTES = 3072;
-/** Milliseconds after which gathered lines are written however few (see {@link PinoLogger}). */
-const FLUSH_EVERY_MS = 100;
 
 /**
  * Field names whose values never reach the log, at the top level or one object down: a caller
@@ -43,17 +37,15 @@ const REDACT_PATHS = [...TOP_LEVEL_PATHS, ...SECRET_FIELDS.map((name) => `*["${n
  * rest of the entry): an entry whose fields are all primitives (the access log's) goes through a
  * second pino instance that redacts the top level alone, the same lines for a fraction of the CPU.
  *
- * Default destination: this process's stdout through pino's `SonicBoom`, gathering lines: they are
- * written once {@link GATHER_BYTES} have gathered, and every {@link FLUSH_EVERY_MS} ms whatever has,
- * one `write(2)` for many lines instead of one per line. The writes are synchronous: a reader of
- * stdout that falls behind slows the process down instead of letting lines pile up in its memory
- * (asynchronous writes, one in flight at a time, fell behind a busy event loop and grew without
- * bound: bench/README.md, "Measurements behind the code"). pino flushes what is gathered when the
- * process exits (normally, on a signal it handles, or after an uncaught exception); a process
- * killed outright (SIGKILL, out of memory) can lose up to its last {@link FLUSH_EVERY_MS} ms of
- * lines. Each write holds whole lines and at most {@link PIPE_BUF} bytes, so that the lines of the
- * workers of one `npm start`, which share one stdout, never interleave inside a line (POSIX: a pipe
- * write of at most PIPE_BUF bytes is atomic); a single line longer than that is written alone.
+ * Default destination: this process's stdout through a {@link GatheredOutput}, which gathers up to
+ * 64 KiB of lines and writes them at least every 100 ms, synchronously, in writes of at most
+ * PIPE_BUF bytes that end at a line end, so that the lines of the workers of one `npm start`, which
+ * share one stdout, never interleave inside a line. A reader of stdout that falls behind slows the
+ * process down instead of letting lines pile up in its memory (asynchronous writes, one in flight at
+ * a time, fell behind a busy event loop and grew without bound: bench/README.md, "Measurements
+ * behind the code"). What is gathered is written when the process exits (normally, on a signal the
+ * server handles, or after an uncaught exception); a process killed outright (SIGKILL, out of
+ * memory) can lose up to its last 100 ms of lines.
  */
 export class PinoLogger implements Logger {
   /** Entries with an object-valued field: secrets redacted at the top level and one object down. */
@@ -115,13 +107,12 @@ function isoTime(): string {
 }
 
 /** The stdout destination of every {@link PinoLogger} of this process (see the class), made on first use. */
-let stdoutDestination: ReturnType<typeof pino.destination> | undefined;
+let stdoutDestination: GatheredOutput | undefined;
 
-function stdout(): ReturnType<typeof pino.destination> {
+function stdout(): GatheredOutput {
   if (!stdoutDestination) {
-    const destination = pino.destination({ dest: 1, sync: true, minLength: GATHER_BYTES, maxWrite: PIPE_BUF, periodicFlush: FLUSH_EVERY_MS });
-    // pino flushes only asynchronous destinations at exit by itself; what is gathered here, too.
-    process.once('exit', () => destination.flushSync());
+    const destination = new GatheredOutput({ fd: 1 });
+    process.once('exit', destination.flushSync);
     stdoutDestination = destination;
   }
   return stdoutDestination;
