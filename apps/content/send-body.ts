@@ -8,8 +8,6 @@ import type { ServerResponse } from 'node:http';
  * through two reused buffers is sent without copies, at most two chunks are in flight whatever the
  * client's speed (backpressure: memory does not grow with the body), and the disk read of one
  * chunk overlaps the socket write of the one before. Works as well for chunks that are not borrowed.
- * A body whose first chunk holds all `expectedBytes` (a small file) is sent by one `res.end(chunk)`
- * once the body has confirmed its end: headers, bytes and end in one write.
  *
  * `first` is the result of the first `next()`, which the caller made before committing to the
  * response (so a body that fails at once is answered with an error status instead).
@@ -45,23 +43,7 @@ export async function sendBody(res: ServerResponse, chunks: AsyncIterator<Uint8A
   let previousReleased: Promise<void> | undefined;
   try {
     if (res.destroyed) throw clientGone();
-    let result = first;
-    if (!result.done && result.value.length === expectedBytes) {
-      // The whole body in its first chunk (every small file): once the body confirms that nothing
-      // follows, the chunk goes out with the headers and the end in one write. It stays lent until
-      // then: no later next() is made.
-      const after = await wait(chunks.next());
-      if (after.done) {
-        ended = true;
-        res.end(result.value);
-        return;
-      }
-      if (after.value.length > 0) throw lengthMismatch(expectedBytes, 'more');
-      sent = result.value.length;
-      previousReleased = written(res, result.value);
-      result = after;
-    }
-    while (!result.done) {
+    for (let result = first; !result.done; ) {
       const chunk = result.value;
       sent += chunk.length;
       if (expectedBytes !== undefined && sent > expectedBytes) throw lengthMismatch(expectedBytes, 'more');

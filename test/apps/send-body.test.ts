@@ -44,7 +44,7 @@ interface Received {
  * sendBody (apps/content/send-body.ts) on a real socket: a server whose handler sets the headers and
  * calls sendBody with the scripted body, and a client that reads the whole answer.
  */
-describe('apps: sendBody, a body whose first chunk is the whole of it', () => {
+describe('apps: sendBody on a real socket (small bodies, bodies longer than announced, failures, clients gone)', () => {
   let server: Server;
   let url: string;
   let handle: (res: ServerResponse) => Promise<void>;
@@ -89,7 +89,7 @@ describe('apps: sendBody, a body whose first chunk is the whole of it', () => {
     });
   }
 
-  it('sends the bytes whole, after the body confirmed its end, without asking it for more', async () => {
+  it('sends a body of one chunk whole, asking the body for nothing after its end', async () => {
     const bytes = Buffer.from('0123456789'.repeat(410));
     const body = new ScriptedBody([Buffer.from(bytes)]);
     serve(body, bytes.length);
