@@ -18,7 +18,7 @@ export interface GatheredOutputOptions {
   /** Milliseconds after the first gathered line by which lines are written however few; default 100. */
   flushEveryMs?: number;
   /**
-   * The write(2) of bytes `[offset, offset + length)` of `buffer`: resolves with the bytes written,
+   * The write(2) of bytes `[offset, offset + length)` of `buffer`: returns the bytes written,
    * throws as `fs.writeSync` does (`code` EAGAIN when a non-blocking output is full). Default
    * `fs.writeSync` on `fd`; tests pass their own.
    */
@@ -41,7 +41,7 @@ export interface GatheredOutputOptions {
  * session"). The writes are synchronous: a reader that falls behind (EAGAIN on
  * a full non-blocking pipe: retried after {@link FULL_WAIT_MS} ms) slows the process down instead
  * of letting lines pile up in its memory. A partial write goes on from where it stopped. An output
- * that fails otherwise (EPIPE: its reader has gone) loses the lines of that write, and the process
+ * that fails otherwise (EPIPE: its reader has gone) loses the rest of that burst, and the process
  * goes on. {@link flushSync} writes what is gathered at once (the owner calls it at exit).
  */
 export class GatheredOutput {
