@@ -182,6 +182,13 @@ export async function rebuildFileSearch(db: Kysely<any>): Promise<number> {
 /** A listing's total (see FileRepository.list): exact, or the bound with `gte`. */
 export type SearchTotal = { total: number; totalRelation?: 'gte' };
 
+/** A block of upload days in the hierarchy of file-search-tokens.ts: its level (0: one UTC day), its number at that level, and the account's files in it (of the filtered type and visibility). */
+interface DayBlock {
+  level: number;
+  block: number;
+  files: number;
+}
+
 /** Options of {@link SqliteFileSearch}. */
 export interface SqliteFileSearchOptions {
   /** See {@link DEFAULT_CANDIDATE_LIMIT}; tests set it low to take both ways with a few files. */
@@ -345,7 +352,12 @@ export class SqliteFileSearch {
    * without files holds no match and one that holds all of its parent's files holds all of its
    * matches. Once a parent's matches are known, its children are counted from the end nearer the
    * offset and the last one holds what the others leave. A count costs about its block's postings
-   * (bench/postgres-list-files.md, 2026-11-26: ~25 ms for page 1,000 of a 5 % needle at 1,000,000 files).
+   * (bench/postgres-list-files.md, 2026-11-26: ~25 ms for page 1,000 of a 5 % needle at 1,000,000 files),
+   * so a block is counted whole only when the needle's share so far (matches counted against the
+   * files of the blocks counted) says the offset lies past it, whose matches are then all passed
+   * anyway; a block that probably holds the offset is descended into uncounted, its children
+   * counted instead. The postings counted are then about the offset's, not the offset's plus its
+   * block's (bench/postgres-list-files.md, "Twentieth session": page 10,000 of `q=a`).
    *
    * Those counts are the matches exactly because a needle of at most 3 code points is one gram
    * token and content type and visibility are tokens too (up to a collision of two accounts' 64-bit
@@ -397,42 +409,64 @@ export class SqliteFileSearch {
       return toNumber(n) + pendingBuckets.filter((b) => Math.floor(b / 4 ** level) === block).length;
     };
 
-    // Down the hierarchy from its 4 top blocks to the day that holds the match; `matches` undefined:
-    // not counted (a block that holds all of its parent's files, from the top). Once a parent's
-    // matches are known, its children are counted from the end nearer the offset, and the last of
-    // them holds what the others leave.
-    let left = options.offset;
-    let parent: { block: number; files: number; matches?: number } = { block: 0, files: days.reduce((sum, day) => sum + day.files, 0) };
-    for (let level = levels - 1; level >= 0; level--) {
-      const newestFirst = [3, 2, 1, 0].map((i) => ({ block: 4 * parent.block + i, files: filesIn(level, 4 * parent.block + i) })).filter((child) => child.files > 0);
-      const known = parent.matches;
-      const fromOldest = known !== undefined && left >= known / 2;
-      let holding: typeof parent | undefined;
+    // The matches counted so far against the files of the blocks counted: the needle's share, which
+    // tells a block that probably holds the offset (descended into, its children counted instead of
+    // it) from one that probably does not (counted whole: its matches are all passed anyway).
+    const seen = { files: 0, matches: 0 };
+    const count = async (child: DayBlock) => {
+      const matches = await inIndex(child.level, child.block);
+      seen.files += child.files;
+      seen.matches += matches;
+      return matches;
+    };
+
+    // The block's `left`-th match (0-based) counted from the `newestEnd` (else the oldest), found in
+    // its child blocks: the day that holds it, with `left` within that day from the newest end; or,
+    // when the block holds no more than `left` matches, how many it holds. `known`: the block's
+    // matches when counted, else undefined.
+    const seek = async (parent: DayBlock, known: number | undefined, left: number, newestEnd: boolean): Promise<{ day: number; left: number } | { matches: number }> => {
+      if (known !== undefined && left >= known) return { matches: known };
+      if (parent.level === 0) {
+        const matches = known ?? (await count(parent));
+        return left < matches ? { day: parent.block, left: newestEnd ? left : matches - 1 - left } : { matches };
+      }
+      // A known count is searched from the end nearer the match.
+      if (known !== undefined && left >= known / 2) {
+        const found = await seek(parent, known, known - 1 - left, !newestEnd);
+        return 'day' in found ? found : { matches: known };
+      }
+      const level = parent.level - 1;
+      const children = [3, 2, 1, 0].map((i) => ({ level, block: 4 * parent.block + i, files: filesIn(level, 4 * parent.block + i) })).filter((child) => child.files > 0);
+      if (!newestEnd) children.reverse();
       let passed = 0;
-      for (const [i, child] of (fromOldest ? [...newestFirst].reverse() : newestFirst).entries()) {
-        if (child.files === parent.files) {
-          holding = { ...child, matches: known };
-          break;
+      for (const [i, child] of children.entries()) {
+        // A block that holds all of its parent's files holds all of its matches.
+        if (child.files === parent.files) return seek(child, known, left, newestEnd);
+        // The last child holds what the others leave.
+        if (i === children.length - 1 && known !== undefined) {
+          const found = await seek(child, known - passed, left - passed, newestEnd);
+          return 'day' in found ? found : { matches: passed + found.matches };
         }
-        const matches = i === newestFirst.length - 1 && known !== undefined ? known - passed : await inIndex(level, child.block);
-        // The matches newer than this child: `passed` from the newest end, the rest from the oldest.
-        const newer = fromOldest ? known! - passed - matches : passed;
-        if (left >= newer && left < newer + matches) {
-          holding = { ...child, matches };
-          left -= newer;
-          break;
+        const share = seen.files === 0 ? undefined : seen.matches / seen.files;
+        if (level > 0 && share !== undefined && passed + child.files * share > left) {
+          const found = await seek(child, undefined, left - passed, newestEnd);
+          if ('day' in found) return found;
+          passed += found.matches;
+          continue;
         }
+        const matches = await count(child);
+        if (left - passed < matches) return seek(child, matches, left - passed, newestEnd);
         passed += matches;
       }
       // Past the last match (or a count moved by a concurrent write between the statements).
-      if (!holding) return undefined;
-      parent = holding;
-    }
-    // The offset lies in the day when its matches were counted; past the last match when it was never split.
-    if (parent.matches === undefined && left >= (await inIndex(0, parent.block))) return undefined;
+      return { matches: passed };
+    };
+
+    const found = await seek({ level: levels, block: 0, files: days.reduce((sum, day) => sum + day.files, 0) }, undefined, options.offset, true);
+    if (!('day' in found)) return undefined;
     // The edge buckets hold every file clamped into them, not one day.
-    if (parent.block === 0 || parent.block === 4 ** levels - 1) return undefined;
-    return { before: (parent.block - DAY_BUCKET_SHIFT + 1) * DAY_MS - 1, offset: left };
+    if (found.day === 0 || found.day === 4 ** levels - 1) return undefined;
+    return { before: (found.day - DAY_BUCKET_SHIFT + 1) * DAY_MS - 1, offset: found.left };
   }
 
   /** The rows of one read-only statement: through the direct reader when it answers, else through Kysely. */
