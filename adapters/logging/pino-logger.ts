@@ -38,8 +38,8 @@ const REDACT_PATHS = [...TOP_LEVEL_PATHS, ...SECRET_FIELDS.map((name) => `*["${n
  * second pino instance that redacts the top level alone, the same lines for a fraction of the CPU.
  *
  * Default destination: this process's stdout through a {@link GatheredOutput}, which gathers up to
- * 64 KiB of lines and writes them at least every 100 ms, synchronously, in writes of at most
- * PIPE_BUF bytes that end at a line end, so that the lines of the workers of one `npm start`, which
+ * 64 KiB of lines and writes them once that much has gathered or 100 ms after the first line since
+ * the last burst, synchronously, in writes of at most PIPE_BUF bytes that end at a line end, so that the lines of the workers of one `npm start`, which
  * share one stdout, never interleave inside a line. A reader of stdout that falls behind slows the
  * process down instead of letting lines pile up in its memory (asynchronous writes, one in flight at
  * a time, fell behind a busy event loop and grew without bound: bench/README.md, "Measurements
