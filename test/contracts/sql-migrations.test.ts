@@ -271,7 +271,7 @@ const AWKWARD_NAMES = [
  * old one gave.
  */
 function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
-  for (const through of ['0031_search_grams', '0034_search_grams_plpgsql', '0036_postgres_file_grams']) describeSearchGramsThrough(dialect, open, through);
+  for (const through of ['0031_search_grams', '0034_search_grams_plpgsql', '0039_postgres_gram_days_by_type']) describeSearchGramsThrough(dialect, open, through);
 }
 
 function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>, through: string): void {
@@ -316,8 +316,8 @@ function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: K
         }
       };
       await check(new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY, gramCounts: false } }));
-      if (through === '0036_postgres_file_grams') {
-        // Counted from what 0036's backfill wrote for these files (no gram of 5,000 files: none by day)…
+      if (through === '0039_postgres_gram_days_by_type') {
+        // Counted from what the backfills of 0036 and 0039 wrote for these files (no gram of 5,000 files: none by day)…
         const counted = new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { walkFiles: 0 } });
         await check(counted);
         // …and with every gram counted by day (the backfill again, threshold 1), pages placed by day.

@@ -16,11 +16,18 @@ import { BITMAPS_ONLY } from '../sql/postgres-file-search.js';
  *   content type and visibility, so a needle alone or with `type` and/or `isPublic` is counted by
  *   summing at most a few dozen rows.
  * - `file_grams_tracked (user_id, gram)`: the grams held by at least {@link TRACK_FROM_FILES} files of
- *   the account, and `file_gram_days (user_id, gram, day) → files` for those grams only, by UTC day
- *   of upload (`floor(created_at / 86,400,000)`, as `file_histogram`'s `day` buckets): a deep page
- *   is placed in the day that holds it, and a date range is summed by whole days. Rarer grams need
- *   no days: their matches are few enough to collect from the search indexes. A tracked gram stays
- *   tracked.
+ *   the account, and `file_gram_days (user_id, gram, content_type, day) → files` for those grams only,
+ *   by UTC day of upload (`floor(created_at / 86,400,000)`, as `file_histogram`'s `day` buckets): a
+ *   deep page is placed in the day that holds it, and a date range is summed by whole days. Rarer
+ *   grams need no days: their matches are few enough to collect from the search indexes. A tracked
+ *   gram stays tracked.
+ * - `file_gram_types_tracked (user_id, gram, content_type)` (migration 0039): the content types of a
+ *   tracked gram that themselves hold at least {@link TRACK_FROM_FILES} of its files. Their files
+ *   are counted by day in rows of their own content type, so a deep page of `q` with `type` is
+ *   placed as one without; the files of the gram's other types are counted together, in rows whose
+ *   `content_type` is {@link OTHER_TYPES}. A gram's rows of one day thus number at most its tracked
+ *   types + 1 (a row per type of every tracked gram would be about five times as many, at 1,000,000
+ *   files of ten types: bench/postgres-list-files.md). A tracked type stays tracked.
  * - {@link FILE_GRAM_PENDING_TABLE}: a change of `files` waiting to be counted, written by triggers on
  *   `files` in the writing statement's own transaction (insert: +1 with the new row's values;
  *   delete, also through an account deletion's cascade: −1 with the old row's; an update of name,
@@ -34,8 +41,11 @@ import { BITMAPS_ONLY } from '../sql/postgres-file-search.js';
  */
 export const FILE_GRAM_PENDING_TABLE = 'file_gram_pending';
 
-/** The tables of migration 0036, children of `users` and `files` by meaning (none is copied: see above). */
-export const FILE_GRAM_TABLES = [FILE_GRAM_PENDING_TABLE, 'file_gram_days', 'file_grams_tracked', 'file_grams'] as const;
+/** The tables of migrations 0036 and 0039, children of `users` and `files` by meaning (none is copied: see above). */
+export const FILE_GRAM_TABLES = [FILE_GRAM_PENDING_TABLE, 'file_gram_days', 'file_gram_types_tracked', 'file_grams_tracked', 'file_grams'] as const;
+
+/** `file_gram_days.content_type` of the rows that count a tracked gram's files of its untracked content types together. */
+export const OTHER_TYPES = '';
 
 /** Files of an account that hold a gram from which the gram is counted by day (`file_gram_days`). */
 export const TRACK_FROM_FILES = 5_000;
@@ -64,6 +74,13 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Grams that one {@link foldFileGrams} starts tracking at most (each costs a scan of its matches); the others at a later batch that holds them. */
 const PROMOTIONS_PER_FOLD = 20;
+
+/**
+ * Content types of tracked grams that one {@link foldFileGrams} starts tracking at most: each reads
+ * its matches among the files of its type, ~0.2–0.7 s at 1,000,000 files, so a fold that promotes
+ * this many takes ~1–3 s more (bench/postgres-list-files.md, "Gram days by content type (0039)").
+ */
+const TYPE_PROMOTIONS_PER_FOLD = 5;
 
 /** Rows of `files` per statement while migration 0036 counts the files already stored. */
 const BACKFILL_BATCH = 10_000;
@@ -135,6 +152,25 @@ export const FILE_GRAM_SCHEMA: readonly string[] = [
     when (old.search_text is distinct from new.search_text or old.content_type is distinct from new.content_type
       or old.is_public is distinct from new.is_public or old.created_at is distinct from new.created_at or old.user_id is distinct from new.user_id)
     execute function hangar_file_grams_updated()`,
+];
+
+/**
+ * The SQL of migration 0039 (Postgres): `file_gram_days` by content type for the tracked types
+ * (see above; its rows before it count every type, as {@link OTHER_TYPES}, and are counted anew by
+ * {@link countGramDays}), and `file_gram_types_tracked`. The primary key holds `files` too, so a
+ * search sums a gram's days (up to its tracked types + 1 rows a day, scattered over the table) by an
+ * index-only scan rather than one heap page a row.
+ */
+export const FILE_GRAM_TYPES_SCHEMA: readonly string[] = [
+  `create table file_gram_types_tracked (
+    user_id text not null references users (id) on delete cascade,
+    gram text not null,
+    content_type text not null,
+    primary key (user_id, gram, content_type)
+  )`,
+  `alter table file_gram_days add column content_type text not null default ''`,
+  `alter table file_gram_days drop constraint file_gram_days_pkey`,
+  `alter table file_gram_days add primary key (user_id, gram, content_type, day) include (files)`,
 ];
 
 /** The UTC day of an upload time (Unix ms), as `file_gram_days.day` holds it. */
@@ -228,13 +264,13 @@ function addToGrams(db: Kysely<any>, sums: Sums): Promise<void> {
   `);
 }
 
-/** Adds `sums` (groups user, day) to `file_gram_days`: rows whose key exists get the sum added. */
+/** Adds `sums` (groups user, day, content type or {@link OTHER_TYPES}) to `file_gram_days`: rows whose key exists get the sum added. */
 function addToDays(db: Kysely<any>, sums: Sums): Promise<void> {
   return addInSlices(db, sums, ({ parts, grams, sums: files }) => sql`
-    insert into file_gram_days (user_id, gram, day, files)
-    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => Number(p[1]))}::bigint[], ${files}::bigint[])
-    order by 1, 2, 3
-    on conflict (user_id, gram, day) do update set files = file_gram_days.files + excluded.files
+    insert into file_gram_days (user_id, gram, content_type, day, files)
+    select * from unnest(${parts.map((p) => p[0])}::text[], ${grams}::text[], ${parts.map((p) => p[2])}::text[], ${parts.map((p) => Number(p[1]))}::bigint[], ${files}::bigint[])
+    order by 1, 2, 3, 4
+    on conflict (user_id, gram, content_type, day) do update set files = file_gram_days.files + excluded.files
   `);
 }
 
@@ -249,13 +285,70 @@ function gramsByAccount(rows: ReadonlyArray<{ user_id: string; gram: string }>):
   return byAccount;
 }
 
+/** What a change of `files` adds to `file_gram_days`: the tracked grams and the tracked content types of each account. */
+class TrackedGrams {
+  private readonly grams: Map<string, Set<string>>;
+  /** Per account, `content type + NUL + gram` of the tracked types. */
+  private readonly types: Map<string, Set<string>>;
+
+  constructor(grams: ReadonlyArray<{ user_id: string; gram: string }>, types: ReadonlyArray<{ user_id: string; gram: string; content_type: string }>) {
+    this.grams = gramsByAccount(grams);
+    this.types = gramsByAccount(types.map((row) => ({ user_id: row.user_id, gram: `${row.content_type}\0${row.gram}` })));
+  }
+
+  /** Reads both tables, for `userIds` only when given. */
+  static async read(db: Kysely<any>, userIds?: readonly string[]): Promise<TrackedGrams> {
+    const only = userIds === undefined ? sql`` : sql` where user_id = any(${userIds}::text[])`;
+    const { rows: grams } = await sql<{ user_id: string; gram: string }>`select user_id, gram from file_grams_tracked${only}`.execute(db);
+    const { rows: types } = await sql<{ user_id: string; gram: string; content_type: string }>`select user_id, gram, content_type from file_gram_types_tracked${only}`.execute(db);
+    return new TrackedGrams(grams, types);
+  }
+
+  /** The tracked grams of `userId` (undefined: none). */
+  of(userId: string): Set<string> | undefined {
+    return this.grams.get(userId);
+  }
+
+  /** Whether `contentType` of `gram` is tracked in `userId`'s account. */
+  typeTracked(userId: string, gram: string, contentType: string): boolean {
+    return this.types.get(userId)?.has(`${contentType}\0${gram}`) ?? false;
+  }
+
+  /**
+   * Adds `delta` for each tracked gram of `source` to `days` (groups user, day, content type or
+   * {@link OTHER_TYPES}). Each other gram is handed to `untracked`, and each tracked gram whose
+   * content type is not (nor {@link OTHER_TYPES}) to `typeUntracked`.
+   */
+  addDays(
+    days: Sums,
+    source: GramSource,
+    grams: Iterable<string>,
+    delta: number,
+    seen: { untracked?: (gram: string) => void; typeUntracked?: (gram: string) => void } = {},
+  ): void {
+    const tracked = this.grams.get(source.user_id);
+    const day = gramDay(Number(source.created_at));
+    const typed = tracked && days.group(`${source.user_id}\0${day}\0${source.content_type}`);
+    const others = tracked && days.group(`${source.user_id}\0${day}\0${OTHER_TYPES}`);
+    const typeCanTrack = source.content_type !== OTHER_TYPES;
+    for (const gram of grams) {
+      if (!tracked?.has(gram)) seen.untracked?.(gram);
+      else if (this.typeTracked(source.user_id, gram, source.content_type)) days.add(typed!, gram, delta);
+      else {
+        days.add(others!, gram, delta);
+        if (typeCanTrack) seen.typeUntracked?.(gram);
+      }
+    }
+  }
+}
+
 /**
- * Counts every file already stored into the gram tables (migration 0036, inside its transaction):
- * all of their grams by content type and visibility, then the tracked grams ({@link TRACK_FROM_FILES}
- * files or more) by day. Two passes over `files` in upload order per account, grams computed here; about
- * two minutes for 1,200,000 files (bench/postgres-list-files.md).
+ * Counts every file already stored into `file_grams` by content type and visibility, and tracks the
+ * grams of {@link TRACK_FROM_FILES} files or more (`file_grams_tracked`), in the caller's
+ * transaction (migration 0036; their days are {@link countGramDays}'). One pass over `files` in
+ * upload order per account, grams computed here.
  */
-export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_FILES): Promise<void> {
+export async function countFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_FILES): Promise<void> {
   const grams = new Sums();
   await eachFileBatch(db, async (rows) => {
     for (const row of rows) {
@@ -269,20 +362,48 @@ export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_
     insert into file_grams_tracked (user_id, gram)
     select user_id, gram from file_grams group by user_id, gram having sum(files) >= ${trackFrom}
   `.execute(db);
-  const { rows: tracked } = await sql<{ user_id: string; gram: string }>`select user_id, gram from file_grams_tracked`.execute(db);
-  if (tracked.length === 0) return;
-  const trackedOf = gramsByAccount(tracked);
+}
+
+/**
+ * Counts `file_gram_days` anew, in the caller's transaction (migration 0039, and after
+ * {@link countFileGrams}): tracks each content type of a tracked gram that holds `trackFrom` of its
+ * files in `file_grams`, then counts the tracked grams' files by day and by tracked type (the other
+ * types together), less the changes still waiting (the rows hold what is folded). One pass over
+ * `files` in upload order per account; about two minutes for 1,000,000 files (bench/postgres-list-files.md).
+ */
+export async function countGramDays(db: Kysely<any>, trackFrom = TRACK_FROM_FILES): Promise<void> {
+  await sql`delete from file_gram_days`.execute(db);
+  await sql`delete from file_gram_types_tracked`.execute(db);
+  await sql`
+    insert into file_gram_types_tracked (user_id, gram, content_type)
+    select g.user_id, g.gram, g.content_type from file_grams as g
+    join file_grams_tracked as t on t.user_id = g.user_id and t.gram = g.gram
+    where g.content_type <> ${OTHER_TYPES}
+    group by g.user_id, g.gram, g.content_type having sum(g.files) >= ${trackFrom}
+  `.execute(db);
+  const tracked = await TrackedGrams.read(db);
   const days = new Sums();
   await eachFileBatch(db, async (rows) => {
-    for (const row of rows) {
-      const isTracked = trackedOf.get(row.user_id);
-      if (!isTracked) continue;
-      const group = days.group(`${row.user_id}\0${gramDay(Number(row.created_at))}`);
-      for (const gram of fileSearchGramsUpTo3(row.search_text)) if (isTracked.has(gram)) days.add(group, gram, 1);
-    }
+    for (const row of rows) if (tracked.of(row.user_id)) tracked.addDays(days, row, fileSearchGramsUpTo3(row.search_text), 1);
     if (days.size >= BACKFILL_FLUSH_KEYS) await addToDays(db, days);
   });
+  const { rows: waiting } = await sql<GramSource & { delta: number }>`
+    select p.user_id, p.created_at, p.search_text, p.content_type, p.is_public, p.delta
+    from ${sql.table(FILE_GRAM_PENDING_TABLE)} as p join users as u on u.id = p.user_id
+  `.execute(db);
+  for (const change of waiting) {
+    if (tracked.of(change.user_id)) tracked.addDays(days, change, fileSearchGramsUpTo3(change.search_text), -Number(change.delta));
+  }
   await addToDays(db, days);
+}
+
+/**
+ * Counts every file already stored into the gram tables, in the caller's transaction:
+ * {@link countFileGrams}, then {@link countGramDays}: two passes over `files`.
+ */
+export async function backfillFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_FILES): Promise<void> {
+  await countFileGrams(db, trackFrom);
+  await countGramDays(db, trackFrom);
 }
 
 /**
@@ -330,9 +451,11 @@ export interface FoldOptions {
 /**
  * Counts the oldest waiting changes ({@link FILE_GRAM_PENDING_TABLE}), up to `batch` of them, in one
  * transaction: removes them from the pending table, adds their grams to `file_grams` and, for the
- * tracked grams, to `file_gram_days`, and starts tracking the grams (at most 20 per fold, the commonest first) that now
- * reach `trackFrom` files: their day rows are the account's files that hold the gram, by day, less
- * the changes still waiting (one statement, through the gram or trigram index). Changes of an
+ * tracked grams, to `file_gram_days` (by tracked content type, the others together), and starts
+ * tracking the grams (at most 20 per fold, the commonest first) that now reach `trackFrom` files:
+ * their day rows are the account's files that hold the gram, by day, less the changes still waiting
+ * (one statement per gram); then the content types of tracked grams that now reach `trackFrom` of
+ * their files (startTrackingTypes, at most 5 per fold). Only the grams and types of added files are candidates. Changes of an
  * account deleted since are dropped. A transaction-level advisory lock (per schema) keeps folds
  * one at a time; without `wait`, a fold that finds it taken returns 0.
  * @param db a Kysely on the database (its statements are not observed or grouped: the folder's own)
@@ -358,42 +481,52 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
     const userIds = [...new Set(changes.map((change) => change.user_id))];
     const { rows: existing } = await sql<{ id: string }>`select id from users where id = any(${userIds}::text[])`.execute(trx);
     const live = new Set(existing.map((row) => row.id));
-    const { rows: tracked } = await sql<{ user_id: string; gram: string }>`
-      select user_id, gram from file_grams_tracked where user_id = any(${[...live]}::text[])
-    `.execute(trx);
-    const trackedOf = gramsByAccount(tracked);
+    const tracked = await TrackedGrams.read(trx, [...live]);
     const grams = new Sums();
     const days = new Sums();
     const grown: Array<[string, string]> = [];
-    const seen = new Map<string, Set<string>>();
+    const grownTypes: Array<[string, string, string]> = [];
+    const seen = new Set<string>();
     for (const [i, change] of changes.entries()) {
       // Grams cost ~10–30 µs a change here: the event loop gets a turn every few ms.
       if (i > 0 && i % YIELD_EVERY === 0) await turn();
       if (!live.has(change.user_id)) continue;
       const delta = Number(change.delta);
-      const isTracked = trackedOf.get(change.user_id);
       const group = grams.group(`${change.user_id}\0${change.content_type}\0${Number(change.is_public)}`);
-      const dayGroup = isTracked && days.group(`${change.user_id}\0${gramDay(Number(change.created_at))}`);
-      let seenOf = seen.get(change.user_id);
-      if (!seenOf) seen.set(change.user_id, (seenOf = new Set()));
-      for (const gram of fileSearchGramsUpTo3(change.search_text)) {
-        grams.add(group, gram, delta);
-        if (dayGroup && isTracked.has(gram)) days.add(dayGroup, gram, delta);
-        else if (delta > 0 && !seenOf.has(gram)) {
-          seenOf.add(gram);
-          grown.push([change.user_id, gram]);
-        }
-      }
+      const changeGrams = fileSearchGramsUpTo3(change.search_text);
+      for (const gram of changeGrams) grams.add(group, gram, delta);
+      // Only an added file can make a gram, or a content type of one, reach the threshold.
+      const candidates =
+        delta > 0
+          ? {
+              untracked: (gram: string) => {
+                const key = `${change.user_id}\0${gram}`;
+                if (seen.has(key)) return;
+                seen.add(key);
+                grown.push([change.user_id, gram]);
+              },
+              typeUntracked: (gram: string) => {
+                const key = `${change.user_id}\0${gram}\0${change.content_type}`;
+                if (seen.has(key)) return;
+                seen.add(key);
+                grownTypes.push([change.user_id, gram, change.content_type]);
+              },
+            }
+          : {};
+      tracked.addDays(days, change, changeGrams, delta, candidates);
     }
     await addToGrams(trx, grams);
     await addToDays(trx, days);
+    if (grown.length > 0 || grownTypes.length > 0) await foldSettings().execute(trx);
     if (grown.length > 0) await startTracking(trx, grown, trackFrom);
+    if (grownTypes.length > 0) await startTrackingTypes(trx, grownTypes, trackFrom);
     return changes.length;
   });
 }
 
 /**
- * Of the untracked `candidates` (user, gram), those now held by `trackFrom` files or more get tracked, with their day rows (see {@link foldFileGrams}).
+ * Of the untracked `candidates` (user, gram), those now held by `trackFrom` files or more get tracked, with their day rows, all
+ * of {@link OTHER_TYPES} (see {@link foldFileGrams}; a gram's types are tracked only once it is). Runs under {@link foldSettings}.
  * Each candidate's count is summed through the primary key of `file_grams` (a lateral lookup per
  * candidate, one or a few rows each), so a fold costs in proportion to its own grams, not to the
  * table: a join left to the planner sorted all of `file_grams` (bench/README.md, eleventh session).
@@ -406,9 +539,6 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
  * index alone would read the files of every account that hold the gram (bench/README.md, fifteenth session).
  */
 async function startTracking(trx: Kysely<any>, candidates: Array<[string, string]>, trackFrom: number): Promise<void> {
-  // Only bitmaps of the indexes (the lookups and the promotions below), and no JIT: the planner,
-  // counting ~20 rows a lookup, would compile the candidates' statement for longer than it runs.
-  await foldSettings().execute(trx);
   const { rows } = await sql<{ user_id: string; gram: string }>`
     select c.user_id, c.gram
     from unnest(${candidates.map((c) => c[0])}::text[], ${candidates.map((c) => c[1])}::text[]) as c (user_id, gram)
@@ -422,23 +552,71 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
     const pattern = containsPattern(gram);
     await sql`insert into file_grams_tracked (user_id, gram) values (${userId}, ${gram}) on conflict do nothing`.execute(trx);
     await sql`
-      insert into file_gram_days (user_id, gram, day, files)
-      select ${userId}, ${gram}, day, sum(n) from (
+      insert into file_gram_days (user_id, gram, content_type, day, files)
+      select ${userId}, ${gram}, ${OTHER_TYPES}, day, sum(n) from (
         select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files where user_id = ${userId} and search_text like ${pattern} escape '\\'
         union all
         select ${sql.raw(DAY_OF('created_at'))}, -delta from ${sql.table(FILE_GRAM_PENDING_TABLE)} where user_id = ${userId} and search_text like ${pattern} escape '\\'
       ) as counted
       group by day having sum(n) <> 0
       order by day
-      on conflict (user_id, gram, day) do update set files = excluded.files
+      on conflict (user_id, gram, content_type, day) do update set files = excluded.files
     `.execute(trx);
+  }
+}
+
+/**
+ * Of the untracked content types of tracked grams in `candidates` (user, gram, content type), those
+ * that now hold `trackFrom` of the gram's files or more in `file_grams` get tracked (at most
+ * {@link TYPE_PROMOTIONS_PER_FOLD} per fold, the commonest first; the others when a later fold's
+ * changes offer them again): the gram's files of that type, by day,
+ * less the changes still waiting, become rows of their own, and are taken out of the gram's rows of
+ * {@link OTHER_TYPES} (which held them until now; a row left at 0 is removed). The files are read
+ * through the account's content-type index, each tested with LIKE, as {@link startTracking} reads its gram's.
+ */
+async function startTrackingTypes(trx: Kysely<any>, candidates: Array<[string, string, string]>, trackFrom: number): Promise<void> {
+  const { rows } = await sql<{ user_id: string; gram: string; content_type: string }>`
+    select c.user_id, c.gram, c.content_type
+    from unnest(${candidates.map((c) => c[0])}::text[], ${candidates.map((c) => c[1])}::text[], ${candidates.map((c) => c[2])}::text[]) as c (user_id, gram, content_type)
+    cross join lateral (
+      select sum(g.files) as files from file_grams as g where g.user_id = c.user_id and g.gram = c.gram and g.content_type = c.content_type
+    ) as t
+    where t.files >= ${trackFrom}
+    order by t.files desc, c.user_id, c.gram, c.content_type
+    limit ${TYPE_PROMOTIONS_PER_FOLD}
+  `.execute(trx);
+  for (const { user_id: userId, gram, content_type: contentType } of rows) {
+    const pattern = containsPattern(gram);
+    await sql`insert into file_gram_types_tracked (user_id, gram, content_type) values (${userId}, ${gram}, ${contentType}) on conflict do nothing`.execute(trx);
+    await sql`
+      with counted as (
+        select day, sum(n) as files from (
+          select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files
+          where user_id = ${userId} and content_type = ${contentType} and search_text like ${pattern} escape '\\'
+          union all
+          select ${sql.raw(DAY_OF('created_at'))}, -delta from ${sql.table(FILE_GRAM_PENDING_TABLE)}
+          where user_id = ${userId} and content_type = ${contentType} and search_text like ${pattern} escape '\\'
+        ) as typed
+        group by day having sum(n) <> 0
+      ),
+      typed as (
+        insert into file_gram_days (user_id, gram, content_type, day, files)
+        select ${userId}, ${gram}, ${contentType}, day, files from counted
+        order by day
+        on conflict (user_id, gram, content_type, day) do update set files = excluded.files
+      )
+      update file_gram_days as d set files = d.files - counted.files from counted
+      where d.user_id = ${userId} and d.gram = ${gram} and d.content_type = ${OTHER_TYPES} and d.day = counted.day
+    `.execute(trx);
+    await sql`delete from file_gram_days where user_id = ${userId} and gram = ${gram} and content_type = ${OTHER_TYPES} and files = 0`.execute(trx);
   }
 }
 
 /**
  * Planner settings of a fold's promotions, local to its transaction: {@link BITMAPS_ONLY} (a promoted
  * gram's files are read through an index of the account's files; a plain scan would read every
- * account's) and `jit` off. A function: this module may load before postgres-file-search.ts (see the imports).
+ * account's) and `jit` off (the planner, counting ~20 rows a candidate lookup, would compile that
+ * statement for longer than it runs). A function: this module may load before postgres-file-search.ts (see the imports).
  */
 const foldSettings = () => sql`${BITMAPS_ONLY}, set_config('jit', 'off', true)`;
 

@@ -212,12 +212,13 @@ export class PostgresFileSearch {
    * - walked in list order from the newest file when that passes at most `walkFiles` files
    *   (about `(offset + limit) / share`), or from the oldest when that does (`(matches − offset) / share`:
    *   a page near the end);
-   * - else, for a tracked gram with no content type or visibility filter, placed: the day that holds
-   *   the `offset`-th match is found from the day counts (`file_gram_days`, and the waiting
-   *   changes by day), and the walk starts at that day's end, skipping only that day's matches;
+   * - else, for a tracked gram with no content type or visibility filter, or with a content type
+   *   tracked for it (file_gram_types_tracked, migration 0039) and no visibility filter, placed:
+   *   the day that holds the `offset`-th match is found from the day counts (`file_gram_days`, and
+   *   the waiting changes by day), and the walk starts at that day's end, skipping only that day's matches;
    * - else walked from the nearer end if that costs less than collecting every match of the needle from
    *   its index (a collected match costs about {@link COLLECT_COST_IN_WALKED_FILES} walked files), or collected and sorted.
-   * With an upload-time range (only for a tracked gram, without content type or visibility) the
+   * With an upload-time range (only for a tracked gram, without visibility, with no content type or a tracked one) the
    * matches are the day counts of the whole days inside the range plus an exact count of the one or
    * two days it cuts (their files walked).
    * @returns undefined when the counts cannot serve the search (a range with other filters or on an
@@ -226,19 +227,25 @@ export class PostgresFileSearch {
   private async fromGramCounts<Row>(search: PostgresSearch, filter: GramFilter, bound: number): Promise<{ rows: Row[]; counted: number } | undefined> {
     const attributes = filter.type !== undefined || filter.isPublic !== undefined;
     const ranged = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
-    if (attributes && ranged) return undefined;
+    // The day rows count a tracked gram's files by its tracked content types, not by visibility.
+    if (ranged && filter.isPublic !== undefined) return undefined;
     const pattern = containsPattern(search.needle);
     const attributeConditions = [
       ...(filter.type === undefined ? [] : [sql`content_type = ${filter.type}`]),
       ...(filter.isPublic === undefined ? [] : [sql`is_public = ${filter.isPublic}`]),
     ];
-    const { rows } = await sql<{ pending_rows: string | number; tracked: boolean; matches: string | number; needle_matches: string | number; files: string | number | null }>`
+    const { rows } = await sql<{ pending_rows: string | number; tracked: boolean; type_tracked: boolean; matches: string | number; needle_matches: string | number; files: string | number | null }>`
       with pending as (
         select created_at, search_text, content_type, is_public, delta from ${sql.table(FILE_GRAM_PENDING_TABLE)} where user_id = ${search.userId} limit ${PENDING_LIMIT + 1}
       )
       select
         (select count(*) from pending) as pending_rows,
         exists (select 1 from file_grams_tracked where user_id = ${search.userId} and gram = ${search.needle}) as tracked,
+        ${
+          filter.type === undefined
+            ? sql`false`
+            : sql`exists (select 1 from file_gram_types_tracked where user_id = ${search.userId} and gram = ${search.needle} and content_type = ${filter.type})`
+        } as type_tracked,
         (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle}${andAll(attributeConditions)})
           + (select coalesce(sum(delta), 0) from pending where search_text like ${pattern} escape '\\'${andAll(attributeConditions)}) as matches,
         (select coalesce(sum(files), 0) from file_grams where user_id = ${search.userId} and gram = ${search.needle})
@@ -247,7 +254,9 @@ export class PostgresFileSearch {
     `.execute(this.db);
     const counts = rows[0]!;
     if (Number(counts.pending_rows) > PENDING_LIMIT) return undefined;
-    const tracked = counts.tracked && !attributes;
+    // Days to place a page by: the gram's (all its rows) without `type` or `isPublic`; with `type`
+    // alone, the rows of that type when it is tracked.
+    const tracked = counts.tracked && (!attributes || (filter.isPublic === undefined && counts.type_tracked));
     const files = Number(counts.files ?? 0);
     let matches = Number(counts.matches);
     let days: Array<{ day: number; matches: number }> | undefined;
@@ -283,7 +292,8 @@ export class PostgresFileSearch {
 
   /**
    * The matches of a tracked gram (the needle) per UTC day, newest day first, days without one left
-   * out: the day counts plus the waiting changes, in the filter's upload-time range; the one or two
+   * out: the day counts plus the waiting changes, in the filter's upload-time range, of the filter's
+   * content type when it has one (a tracked type: its own rows; the caller checks); the one or two
    * days the range cuts are counted exactly on the files instead (their files walked).
    */
   private async gramDays(search: PostgresSearch, filter: GramFilter): Promise<Array<{ day: number; matches: number }>> {
@@ -296,13 +306,14 @@ export class PostgresFileSearch {
       ...(first === undefined ? [] : [sql`created_at >= ${first * DAY_MS}`]),
       ...(last === undefined ? [] : [sql`created_at <= ${(last + 1) * DAY_MS - 1}`]),
     ];
+    const typed = filter.type === undefined ? [] : [sql`content_type = ${filter.type}`];
     const pattern = containsPattern(search.needle);
     const { rows } = await sql<{ day: string | number; matches: string | number }>`
       select day, sum(n) as matches from (
-        select day, files as n from file_gram_days where user_id = ${search.userId} and gram = ${search.needle}${andAll(dayRange)}
+        select day, files as n from file_gram_days where user_id = ${search.userId} and gram = ${search.needle}${andAll([...typed, ...dayRange])}
         union all
         select ${sql.raw(DAY_OF('created_at'))} as day, delta as n from ${sql.table(FILE_GRAM_PENDING_TABLE)}
-        where user_id = ${search.userId} and search_text like ${pattern} escape '\\'${andAll(pendingRange)}
+        where user_id = ${search.userId} and search_text like ${pattern} escape '\\'${andAll([...typed, ...pendingRange])}
       ) as counted
       group by day having sum(n) <> 0
       order by day desc
@@ -320,7 +331,7 @@ export class PostgresFileSearch {
       const { rows: counted } = await this.withSettings(WALK_ONLY, (db) =>
         sql<{ n: string | number }>`
           select count(*) as n from files
-          where user_id = ${search.userId} and created_at >= ${from} and created_at <= ${to} and search_text like ${pattern} escape '\\'
+          where user_id = ${search.userId} and created_at >= ${from} and created_at <= ${to} and search_text like ${pattern} escape '\\'${andAll(typed)}
         `.execute(db),
       );
       const at = days.findIndex((entry) => entry.day === day);
