@@ -455,8 +455,8 @@ export interface FoldOptions {
  * tracking the grams (at most 20 per fold, the commonest first) that now reach `trackFrom` files:
  * their day rows are the account's files that hold the gram, by day, less the changes still waiting
  * (one statement per gram); then the content types of tracked grams that now reach `trackFrom` of
- * their files (startTrackingTypes, at most 5 per fold). Only the grams and types of added files are candidates. Changes of an
- * account deleted since are dropped. A transaction-level advisory lock (per schema) keeps folds
+ * their files (startTrackingTypes, at most 5 per fold). Only the grams and types of added files are
+ * candidates. Changes of an account deleted since are dropped. A transaction-level advisory lock (per schema) keeps folds
  * one at a time; without `wait`, a fold that finds it taken returns 0.
  * @param db a Kysely on the database (its statements are not observed or grouped: the folder's own)
  * @returns the number of changes counted (0: none waited, or another fold runs)
@@ -486,7 +486,8 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
     const days = new Sums();
     const grown: Array<[string, string]> = [];
     const grownTypes: Array<[string, string, string]> = [];
-    const seen = new Set<string>();
+    const seenGrams = new Set<string>();
+    const seenTypes = new Set<string>();
     for (const [i, change] of changes.entries()) {
       // Grams cost ~10–30 µs a change here: the event loop gets a turn every few ms.
       if (i > 0 && i % YIELD_EVERY === 0) await turn();
@@ -501,14 +502,14 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
           ? {
               untracked: (gram: string) => {
                 const key = `${change.user_id}\0${gram}`;
-                if (seen.has(key)) return;
-                seen.add(key);
+                if (seenGrams.has(key)) return;
+                seenGrams.add(key);
                 grown.push([change.user_id, gram]);
               },
               typeUntracked: (gram: string) => {
                 const key = `${change.user_id}\0${gram}\0${change.content_type}`;
-                if (seen.has(key)) return;
-                seen.add(key);
+                if (seenTypes.has(key)) return;
+                seenTypes.add(key);
                 grownTypes.push([change.user_id, gram, change.content_type]);
               },
             }
@@ -525,8 +526,9 @@ export async function foldFileGrams(db: Kysely<any>, options: FoldOptions = {}):
 }
 
 /**
- * Of the untracked `candidates` (user, gram), those now held by `trackFrom` files or more get tracked, with their day rows, all
- * of {@link OTHER_TYPES} (see {@link foldFileGrams}; a gram's types are tracked only once it is). Runs under {@link foldSettings}.
+ * Of the untracked `candidates` (user, gram), those now held by `trackFrom` files or more get
+ * tracked, with their day rows, all of {@link OTHER_TYPES} (see {@link foldFileGrams}; a gram's
+ * types are tracked only once it is). Runs under {@link foldSettings}.
  * Each candidate's count is summed through the primary key of `file_grams` (a lateral lookup per
  * candidate, one or a few rows each), so a fold costs in proportion to its own grams, not to the
  * table: a join left to the planner sorted all of `file_grams` (bench/README.md, eleventh session).
