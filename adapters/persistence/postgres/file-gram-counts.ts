@@ -22,7 +22,9 @@ import { BITMAPS_ONLY } from '../sql/postgres-file-search.js';
  *   grams need no days: their matches are few enough to collect from the search indexes. A tracked
  *   gram stays tracked.
  * - `file_gram_types_tracked (user_id, gram, content_type)` (migration 0039): the content types of a
- *   tracked gram that themselves hold at least {@link TRACK_FROM_FILES} of its files. Their files
+ *   tracked gram that themselves hold at least {@link TRACK_FROM_FILES} of its files, but not all of
+ *   them when they start being tracked (a type that holds every file of the gram is placed by the
+ *   gram's rows, PostgresFileSearch; an account of one type tracks none). Their files
  *   are counted by day in rows of their own content type, so a deep page of `q` with `type` is
  *   placed as one without; the files of the gram's other types are counted together, in rows whose
  *   `content_type` is {@link OTHER_TYPES}. A gram's rows of one day thus number at most its tracked
@@ -367,7 +369,7 @@ export async function countFileGrams(db: Kysely<any>, trackFrom = TRACK_FROM_FIL
 /**
  * Counts `file_gram_days` anew, in the caller's transaction (migration 0039, and after
  * {@link countFileGrams}): tracks each content type of a tracked gram that holds `trackFrom` of its
- * files in `file_grams`, then counts the tracked grams' files by day and by tracked type (the other
+ * files in `file_grams` but not all of them, then counts the tracked grams' files by day and by tracked type (the other
  * types together), less the changes still waiting (the rows hold what is folded). One pass over
  * `files` in upload order per account; about two minutes for 1,000,000 files (bench/postgres-list-files.md).
  */
@@ -378,8 +380,9 @@ export async function countGramDays(db: Kysely<any>, trackFrom = TRACK_FROM_FILE
     insert into file_gram_types_tracked (user_id, gram, content_type)
     select g.user_id, g.gram, g.content_type from file_grams as g
     join file_grams_tracked as t on t.user_id = g.user_id and t.gram = g.gram
+    join (select user_id, gram, sum(files) as files from file_grams group by user_id, gram) as a on a.user_id = g.user_id and a.gram = g.gram
     where g.content_type <> ${OTHER_TYPES}
-    group by g.user_id, g.gram, g.content_type having sum(g.files) >= ${trackFrom}
+    group by g.user_id, g.gram, g.content_type, a.files having sum(g.files) >= ${trackFrom} and sum(g.files) < a.files
   `.execute(db);
   const tracked = await TrackedGrams.read(db);
   const days = new Sums();
@@ -569,7 +572,7 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
 
 /**
  * Of the untracked content types of tracked grams in `candidates` (user, gram, content type), those
- * that now hold `trackFrom` of the gram's files or more in `file_grams` get tracked (at most
+ * that now hold `trackFrom` of the gram's files or more in `file_grams`, but not all of them, get tracked (at most
  * {@link TYPE_PROMOTIONS_PER_FOLD} per fold, the commonest first; the others when a later fold's
  * changes offer them again): the gram's files of that type, by day,
  * less the changes still waiting, become rows of their own, and are taken out of the gram's rows of
@@ -581,9 +584,10 @@ async function startTrackingTypes(trx: Kysely<any>, candidates: Array<[string, s
     select c.user_id, c.gram, c.content_type
     from unnest(${candidates.map((c) => c[0])}::text[], ${candidates.map((c) => c[1])}::text[], ${candidates.map((c) => c[2])}::text[]) as c (user_id, gram, content_type)
     cross join lateral (
-      select sum(g.files) as files from file_grams as g where g.user_id = c.user_id and g.gram = c.gram and g.content_type = c.content_type
+      select sum(g.files) filter (where g.content_type = c.content_type) as files, sum(g.files) as all_files
+      from file_grams as g where g.user_id = c.user_id and g.gram = c.gram
     ) as t
-    where t.files >= ${trackFrom}
+    where t.files >= ${trackFrom} and t.files < t.all_files
     order by t.files desc, c.user_id, c.gram, c.content_type
     limit ${TYPE_PROMOTIONS_PER_FOLD}
   `.execute(trx);

@@ -213,7 +213,8 @@ export class PostgresFileSearch {
    *   (about `(offset + limit) / share`), or from the oldest when that does (`(matches − offset) / share`:
    *   a page near the end);
    * - else, for a tracked gram with no content type or visibility filter, or with a content type
-   *   tracked for it (file_gram_types_tracked, migration 0039) and no visibility filter, placed:
+   *   tracked for it (file_gram_types_tracked, migration 0039) or held by every file that holds
+   *   the gram (then placed by the gram's days) and no visibility filter, placed:
    *   the day that holds the `offset`-th match is found from the day counts (`file_gram_days`, and
    *   the waiting changes by day), and the walk starts at that day's end, skipping only that day's matches;
    * - else walked from the nearer end if that costs less than collecting every match of the needle from
@@ -254,15 +255,18 @@ export class PostgresFileSearch {
     `.execute(this.db);
     const counts = rows[0]!;
     if (Number(counts.pending_rows) > PENDING_LIMIT) return undefined;
-    // Days to place a page by: the gram's (all its rows) without `type` or `isPublic`; with `type`
-    // alone, the rows of that type when it is tracked.
-    const tracked = counts.tracked && (!attributes || (filter.isPublic === undefined && counts.type_tracked));
+    // Days to place a page by: the gram's (all its rows) without `type` or `isPublic`, and with a
+    // `type` that every file holding the gram has (then its matches are the gram's); with `type`
+    // alone, otherwise the rows of that type when it is tracked.
+    const wholeGram = filter.isPublic === undefined && Number(counts.matches) === Number(counts.needle_matches);
+    const tracked = counts.tracked && (!attributes || wholeGram || (filter.isPublic === undefined && counts.type_tracked));
+    const dayFilter = wholeGram ? { ...filter, type: undefined } : filter;
     const files = Number(counts.files ?? 0);
     let matches = Number(counts.matches);
     let days: Array<{ day: number; matches: number }> | undefined;
     if (ranged) {
       if (!tracked) return undefined;
-      days = await this.gramDays(search, filter);
+      days = await this.gramDays(search, dayFilter);
       matches = days.reduce((sum, day) => sum + day.matches, 0);
     }
     const { offset, limit } = search.window;
@@ -276,7 +280,7 @@ export class PostgresFileSearch {
     const fromOldest = () => this.walkFromOldest<Row>(search, matches - offset - tail, tail);
     if (walkedFromOldest <= this.walkFiles) return { rows: await fromOldest(), counted };
     if (tracked) {
-      days ??= await this.gramDays(search, filter);
+      days ??= await this.gramDays(search, dayFilter);
       let passed = 0;
       for (const { day, matches: inDay } of days) {
         if (offset < passed + inDay) return { rows: await this.walk<Row>(search, offset - passed, (day + 1) * DAY_MS - 1), counted };
