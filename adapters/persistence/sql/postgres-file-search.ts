@@ -219,7 +219,8 @@ export class PostgresFileSearch {
    *   the waiting changes by day), and the walk starts at that day's end, skipping only that day's matches;
    * - else walked from the nearer end if that costs less than collecting every match of the needle from
    *   its index (a collected match costs about {@link COLLECT_COST_IN_WALKED_FILES} walked files), or collected and sorted.
-   * With an upload-time range (only for a tracked gram, without visibility, with no content type or a tracked one) the
+   * With an upload-time range (only for a tracked gram, without visibility, with no content type or
+   * one that is tracked or held by every file of the gram) the
    * matches are the day counts of the whole days inside the range plus an exact count of the one or
    * two days it cuts (their files walked).
    * @returns undefined when the counts cannot serve the search (a range with other filters or on an
