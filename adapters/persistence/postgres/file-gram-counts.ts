@@ -554,16 +554,10 @@ async function startTracking(trx: Kysely<any>, candidates: Array<[string, string
   `.execute(trx);
   if (rows.length === 0) return;
   for (const { user_id: userId, gram } of rows) {
-    const pattern = containsPattern(gram);
     await sql`insert into file_grams_tracked (user_id, gram) values (${userId}, ${gram}) on conflict do nothing`.execute(trx);
     await sql`
       insert into file_gram_days (user_id, gram, content_type, day, files)
-      select ${userId}, ${gram}, ${OTHER_TYPES}, day, sum(n) from (
-        select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files where user_id = ${userId} and search_text like ${pattern} escape '\\'
-        union all
-        select ${sql.raw(DAY_OF('created_at'))}, -delta from ${sql.table(FILE_GRAM_PENDING_TABLE)} where user_id = ${userId} and search_text like ${pattern} escape '\\'
-      ) as counted
-      group by day having sum(n) <> 0
+      select ${userId}, ${gram}, ${OTHER_TYPES}, day, files from (${foldedByDay(userId, gram)}) as counted
       order by day
       on conflict (user_id, gram, content_type, day) do update set files = excluded.files
     `.execute(trx);
@@ -592,19 +586,9 @@ async function startTrackingTypes(trx: Kysely<any>, candidates: Array<[string, s
     limit ${TYPE_PROMOTIONS_PER_FOLD}
   `.execute(trx);
   for (const { user_id: userId, gram, content_type: contentType } of rows) {
-    const pattern = containsPattern(gram);
     await sql`insert into file_gram_types_tracked (user_id, gram, content_type) values (${userId}, ${gram}, ${contentType}) on conflict do nothing`.execute(trx);
     await sql`
-      with counted as (
-        select day, sum(n) as files from (
-          select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files
-          where user_id = ${userId} and content_type = ${contentType} and search_text like ${pattern} escape '\\'
-          union all
-          select ${sql.raw(DAY_OF('created_at'))}, -delta from ${sql.table(FILE_GRAM_PENDING_TABLE)}
-          where user_id = ${userId} and content_type = ${contentType} and search_text like ${pattern} escape '\\'
-        ) as typed
-        group by day having sum(n) <> 0
-      ),
+      with counted as (${foldedByDay(userId, gram, contentType)}),
       typed as (
         insert into file_gram_days (user_id, gram, content_type, day, files)
         select ${userId}, ${gram}, ${contentType}, day, files from counted
@@ -616,6 +600,27 @@ async function startTrackingTypes(trx: Kysely<any>, candidates: Array<[string, s
     `.execute(trx);
     await sql`delete from file_gram_days where user_id = ${userId} and gram = ${gram} and content_type = ${OTHER_TYPES} and files = 0`.execute(trx);
   }
+}
+
+/**
+ * A statement `(day, files)`: the files of `userId`'s account that hold `gram` (of `contentType`
+ * when given), by UTC day of upload, less the changes of them still waiting (what the day rows
+ * hold once folded), days of 0 left out. Each file is tested with LIKE (exact for a gram:
+ * fileSearchGramsUpTo3); read under {@link foldSettings}.
+ */
+function foldedByDay(userId: string, gram: string, contentType?: string): RawBuilder<{ day: string; files: string }> {
+  const pattern = containsPattern(gram);
+  const typed = contentType === undefined ? sql`` : sql` and content_type = ${contentType}`;
+  return sql`
+    select day, sum(n) as files from (
+      select ${sql.raw(DAY_OF('created_at'))} as day, 1 as n from files
+      where user_id = ${userId}${typed} and search_text like ${pattern} escape '\\'
+      union all
+      select ${sql.raw(DAY_OF('created_at'))}, -delta from ${sql.table(FILE_GRAM_PENDING_TABLE)}
+      where user_id = ${userId}${typed} and search_text like ${pattern} escape '\\'
+    ) as counted
+    group by day having sum(n) <> 0
+  `;
 }
 
 /**

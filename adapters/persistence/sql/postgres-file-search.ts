@@ -259,11 +259,11 @@ export class PostgresFileSearch {
     // Days to place a page by: the gram's (all its rows) without `type` or `isPublic`, and with a
     // `type` that every file holding the gram has (then its matches are the gram's); with `type`
     // alone, otherwise the rows of that type when it is tracked.
-    const wholeGram = filter.isPublic === undefined && Number(counts.matches) === Number(counts.needle_matches);
+    let matches = Number(counts.matches);
+    const wholeGram = filter.isPublic === undefined && matches === Number(counts.needle_matches);
     const tracked = counts.tracked && (!attributes || wholeGram || (filter.isPublic === undefined && counts.type_tracked));
     const dayFilter = wholeGram ? { ...filter, type: undefined } : filter;
     const files = Number(counts.files ?? 0);
-    let matches = Number(counts.matches);
     let days: Array<{ day: number; matches: number }> | undefined;
     if (ranged) {
       if (!tracked) return undefined;
