@@ -4,7 +4,7 @@ import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, t
 import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle, fileSearchText } from '../file-search.js';
-import { PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
+import { PROBE_COLUMNS, PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
 import { PostgresUploadBatches, type PostgresUploadBatchesOptions } from './postgres-upload-batches.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
@@ -1143,7 +1143,10 @@ function filterParameters(filter: FileFilter): { fields: FilterField[]; values: 
   return { fields, values, nothing };
 }
 
-/** Each filter but `q` as a comparison of one column of `files` with the filter's SQL value. */
+/**
+ * Each filter but `q` as a comparison of one column of `files` with the filter's SQL value: a column
+ * the Postgres probe keeps (PROBE_COLUMNS), which tests the newest files with these conditions.
+ */
 const FILTER_COMPARISONS = {
   type: ['content_type', '='],
   sizeMin: ['size', '>='],
