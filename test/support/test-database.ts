@@ -62,7 +62,7 @@ export interface TestSchema {
   drop(): Promise<void>;
 }
 
-let trigramInstalled = false;
+let extensionsInstalled = false;
 
 /** Runs `statements` on one short-lived connection to `url`. */
 async function run(url: string, ...statements: string[]): Promise<void> {
@@ -77,18 +77,21 @@ async function run(url: string, ...statements: string[]): Promise<void> {
 
 /**
  * Creates an empty schema `hangar_test_<random>` in the database at `url` (migrations run when a
- * server or repository opens it). pg_trgm is installed into `public` first, once: were it created
- * by a migration inside a test schema, dropping that schema would drop the extension, and with it
- * the search index of every other schema using it.
+ * server or repository opens it). The extensions the migrations use (pg_trgm, btree_gin) are
+ * installed into `public` first, once: were one created by a migration inside a test schema,
+ * dropping that schema would drop the extension, and with it the search index of every other
+ * schema using it.
  */
 export async function createTestSchema(url: string): Promise<TestSchema> {
-  if (!trigramInstalled) {
-    try {
-      await run(url, 'create extension if not exists pg_trgm with schema public');
-    } catch {
-      // Not available, or another run created it at the same instant: migrations cope either way.
+  if (!extensionsInstalled) {
+    for (const extension of ['pg_trgm', 'btree_gin']) {
+      try {
+        await run(url, `create extension if not exists ${extension} with schema public`);
+      } catch {
+        // Not available, or another run created it at the same instant: migrations cope either way.
+      }
     }
-    trigramInstalled = true;
+    extensionsInstalled = true;
   }
   const schema = `hangar_test_${randomBytes(6).toString('hex')}`;
   await run(url, `create schema ${schema}`);
