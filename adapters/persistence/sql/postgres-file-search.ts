@@ -41,6 +41,13 @@ export const WALK_FILES = 20_000;
 /** A match collected from the needle's index costs about as much as this many files walked in list order (heap row and recheck against an index entry). */
 const COLLECT_COST_IN_WALKED_FILES = 3;
 
+/**
+ * A file's row read through a bitmap costs about this many index entries added to a bitmap (the
+ * rows of 60,000 scattered files against the entries of 60,000: bench/postgres-list-files.md,
+ * "Collecting by the range's index"); 1 for the rows of an upload-time range, which lie together.
+ */
+const ROW_COST_IN_ENTRIES = 5;
+
 /** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
 export const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
 
@@ -76,6 +83,18 @@ function likeCondition(needle: string): Expression<SqlBool> {
   return sql<SqlBool>`search_text like ${containsPattern(needle)} escape '\\'`;
 }
 
+/** {@link likeCondition} in a form no index answers (`search_text || ''`): tested on each file another index yields. */
+function testedNeedleCondition(needle: string): Expression<SqlBool> {
+  return sql<SqlBool>`(search_text || '') like ${containsPattern(needle)} escape '\\'`;
+}
+
+/** The distinct substrings of `needle` of `length` code points (all of it when shorter). */
+function gramsOf(needle: string, length: number): string[] {
+  const points = [...needle];
+  if (points.length <= length) return [needle];
+  return [...new Set(points.slice(0, points.length - length + 1).map((_, i) => points.slice(i, i + length).join('')))];
+}
+
 /** The filters of a search that the gram counts serve (see {@link PostgresSearch.gramFilter}). */
 export interface GramFilter {
   type?: string;
@@ -94,6 +113,8 @@ export interface PostgresFileSearchOptions {
   walkFiles?: number;
   /** Serve needles of 1–3 code points from the gram counts of migration 0036 (default true; tests of the indexes switch it off). */
   gramCounts?: boolean;
+  /** Collect the matches of a search with a range from the range's index whenever it has one (tests); by default when that costs less (see `drivenByRange`). */
+  rangeFirst?: boolean;
 }
 
 /** One search of {@link PostgresFileSearch.list}. */
@@ -118,6 +139,15 @@ export interface PostgresSearch {
    * `countLimit`"): then nothing is counted, only the page read.
    */
   knownMatches?: number;
+  /**
+   * When the other filters are one upload-time or size range, with or without content type and
+   * visibility: `files()` counts the account's files that pass them (exactly, from
+   * `file_histogram`; called only when matches are to be collected), and `clustered` says the range
+   * is of upload time (its files lie together in the table). See {@link PostgresFileSearch.collect}.
+   */
+  range?: { files: () => Promise<number>; clustered: boolean };
+  /** The account's files (`account_totals`), with `range`. */
+  accountFiles?: number;
 }
 
 /**
@@ -156,6 +186,7 @@ export class PostgresFileSearch {
   private readonly walkShare: number;
   private readonly walkFiles: number;
   private readonly gramCounts: boolean;
+  private readonly rangeFirst: boolean;
 
   /**
    * @param db the database (Postgres, migrated to 0031)
@@ -170,6 +201,7 @@ export class PostgresFileSearch {
     this.walkShare = options.walkShare ?? WALK_SHARE;
     this.walkFiles = options.walkFiles ?? WALK_FILES;
     this.gramCounts = options.gramCounts ?? true;
+    this.rangeFirst = options.rangeFirst ?? false;
   }
 
   /**
@@ -467,11 +499,48 @@ export class PostgresFileSearch {
    * from them (complete only when fewer than `bound` were collected).
    */
   private async collect<Row>(search: PostgresSearch, bound: number): Promise<{ counted: number; rows: Row[] }> {
-    return this.fromIndex((db) => this.collectIn<Row>(db, search, bound));
+    const needle = (await this.drivenByRange(search, bound)) ? testedNeedleCondition(search.needle) : indexedNeedleCondition(search.needle);
+    return this.fromIndex((db) => this.collectIn<Row>(db, search, needle, bound));
   }
 
-  private async collectIn<Row>(db: Kysely<HangarDatabase>, search: PostgresSearch, bound: number): Promise<{ counted: number; rows: Row[] }> {
-    const found = db.selectFrom('files').select(['id', 'created_at']).where(this.conditions(search, indexedNeedleCondition(search.needle)));
+  /**
+   * Whether the matches of a search with a range (`search.range`) are cheaper to collect from the
+   * range's index, the needle tested on each file it yields, than from the needle's index (which
+   * the planner may AND with the range's): a common needle with a selective range, such as
+   * `q=a&sizeMin=50000000` (77 % and 6 % of a million files) or a longer needle in the last week's
+   * files. Costs are counted in index entries added to a bitmap, a file's row read costing
+   * {@link ROW_COST_IN_ENTRIES} (1 in an upload-time range): the range's entries plus the rows read
+   * until `bound` matches (at the needle's share of the account), against the needle's entries
+   * plus the cheaper of reading its rows until `bound` pass the range, or ANDing the range's
+   * entries and reading the matches. The needle's entries are its gram count (file-gram-counts.ts;
+   * for a longer needle, that of its rarest trigram). Only when the range's way costs under half:
+   * the estimates are rough.
+   */
+  private async drivenByRange(search: PostgresSearch, bound: number): Promise<boolean> {
+    if (!search.range || !search.accountFiles) return false;
+    if (this.rangeFirst) return true;
+    const files = search.accountFiles;
+    const grams = gramsOf(search.needle, 3);
+    const [{ rows }, rangeEntries] = await Promise.all([
+      sql<{ files: string | number }>`
+        select sum(files) as files from file_grams where user_id = ${search.userId} and gram in (${sql.join(grams)}) group by gram
+      `.execute(this.db),
+      search.range.files(),
+    ]);
+    // A gram that no file holds (no row): the needle matches nothing, which its own index tells at once.
+    const needleEntries = rows.length < grams.length ? 0 : Math.min(...rows.map((row) => Number(row.files)));
+    if (needleEntries === 0 || rangeEntries === 0) return false;
+    const wanted = Number.isFinite(bound) ? bound : files;
+    const rowCost = search.range.clustered ? 1 : ROW_COST_IN_ENTRIES;
+    const byRange = rangeEntries + rowCost * Math.min(rangeEntries, (wanted * files) / needleEntries);
+    const byNeedle =
+      needleEntries +
+      Math.min(rowCost * Math.min(needleEntries, (wanted * files) / rangeEntries), rangeEntries + rowCost * Math.min((needleEntries * rangeEntries) / files, wanted));
+    return 2 * byRange < byNeedle;
+  }
+
+  private async collectIn<Row>(db: Kysely<HangarDatabase>, search: PostgresSearch, needle: Expression<SqlBool>, bound: number): Promise<{ counted: number; rows: Row[] }> {
+    const found = db.selectFrom('files').select(['id', 'created_at']).where(this.conditions(search, needle));
     const matching = Number.isFinite(bound) ? found.limit(bound) : found;
     const columns = sql.join(this.columns.map((column) => sql.ref(`f.${column}`)));
     const { rows } = await sql<{ total: number | string; id: string | null }>`

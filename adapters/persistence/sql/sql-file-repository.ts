@@ -678,12 +678,16 @@ export class SqlFileRepository implements FileRepository {
     const files = toNumber(row.files_count);
     const publicFiles = toNumber(row.public_files_count);
     const common = filter.isPublic !== undefined && 2 * (filter.isPublic ? publicFiles : files - publicFiles) > files;
+    // One upload-time or size range among the other filters: its files can be counted from the histogram.
+    const range = histogramRange({ ...filter, q: undefined });
+    const ranged = range !== undefined && range !== 'empty' && (range.from !== undefined || range.to !== undefined) ? range : undefined;
     const { rows, counted } = await this.postgresSearch!.list<FileRow>({
       userId,
       needle,
       others: (eb) => conditions(eb, userId, fields, values, common ? ['is_public'] : []).slice(1),
       window,
       countLimit,
+      ...(ranged ? { range: { files: () => this.rangeTotal(userId, ranged), clustered: ranged.dimension === 'time' }, accountFiles: files } : {}),
       ...(filter.sizeMin === undefined && filter.sizeMax === undefined && filter.expiresBefore === undefined
         ? {
             gramFilter: {
