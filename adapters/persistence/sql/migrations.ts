@@ -1020,6 +1020,26 @@ const postgresTrigramIndexByType: Migration = {
 };
 
 /**
+ * 0041, Postgres only (SQLite's 0035 did the like): the size index also holds, after its key
+ * `(user_id, size)`, each file's upload time, id, visibility, content type and search text
+ * (`include`), as `files_user_id_size_covering`, replacing `files_user_id_size`. A `q` search with
+ * a size range whose matches are collected by the range (PostgresFileSearch.collect) then reads
+ * that index alone where Postgres's visibility map allows, testing the needle on each entry, not
+ * each file's row: at 1,000,000 files `q=cat&sizeMin=50000000` collected its 3,049 matches in
+ * 11 ms against 48 for the bitmaps of the trigram and size indexes and the rows
+ * (bench/postgres-list-files.md, "Collecting by the range's index"). Each upload writes about a
+ * hundred bytes more to the index; it is about 2.5 times as large (182 MB against 73 at 1,200,000
+ * files), and is built in a few seconds per million files, writes to `files` waiting meanwhile.
+ */
+const postgresSizeCoveringIndex: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    if (!isPostgres(db)) return;
+    await sql`create index files_user_id_size_covering on files (user_id, size) include (created_at, id, is_public, content_type, search_text)`.execute(db);
+    await db.schema.dropIndex('files_user_id_size').execute();
+  },
+};
+
+/**
  * Every migration, by name. Names sort in the order they run (`0001_initial`, `0002_…`); a
  * released migration is never edited, only followed by a new one.
  */
@@ -1059,6 +1079,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0038_postgres_upload_claim_last': uploadClaimed,
   '0039_postgres_gram_days_by_type': postgresGramDaysByType,
   '0040_postgres_trigram_index_by_type': postgresTrigramIndexByType,
+  '0041_postgres_size_covering_index': postgresSizeCoveringIndex,
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

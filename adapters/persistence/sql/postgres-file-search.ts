@@ -44,9 +44,15 @@ const COLLECT_COST_IN_WALKED_FILES = 3;
 /**
  * A file's row read through a bitmap costs about this many index entries added to a bitmap (the
  * rows of 60,000 scattered files against the entries of 60,000: bench/postgres-list-files.md,
- * "Collecting by the range's index"); 1 for the rows of an upload-time range, which lie together.
+ * "Collecting by the range's index").
  */
 const ROW_COST_IN_ENTRIES = 5;
+
+/**
+ * An entry of an index read in its order, the needle tested on the entry itself (the size index
+ * holds the search text: migration 0041), against an entry added to a bitmap.
+ */
+const SCANNED_ENTRY_COST = 0.5;
 
 /** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
 export const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
@@ -142,10 +148,10 @@ export interface PostgresSearch {
   /**
    * When the other filters are one upload-time or size range, with or without content type and
    * visibility: `files()` counts the account's files that pass them (exactly, from
-   * `file_histogram`; called only when matches are to be collected), and `clustered` says the range
-   * is of upload time (its files lie together in the table). See {@link PostgresFileSearch.collect}.
+   * `file_histogram`; called only when matches are to be collected), and `dimension` is the
+   * range's. See {@link PostgresFileSearch.collect}.
    */
-  range?: { files: () => Promise<number>; clustered: boolean };
+  range?: { files: () => Promise<number>; dimension: 'time' | 'size' };
   /** The account's files (`account_totals`), with `range`. */
   accountFiles?: number;
 }
@@ -499,22 +505,30 @@ export class PostgresFileSearch {
    * from them (complete only when fewer than `bound` were collected).
    */
   private async collect<Row>(search: PostgresSearch, bound: number): Promise<{ counted: number; rows: Row[] }> {
-    const needle = (await this.drivenByRange(search, bound)) ? testedNeedleCondition(search.needle) : indexedNeedleCondition(search.needle);
-    return this.fromIndex((db) => this.collectIn<Row>(db, search, needle, bound));
+    if (await this.drivenByRange(search, bound)) {
+      // The range's index read in order (the size index alone, migration 0041; an upload-time
+      // range's files lie together), the needle tested on each file.
+      return this.withSettings(WALK_ONLY, (db) => this.collectIn<Row>(db, search, testedNeedleCondition(search.needle), bound));
+    }
+    return this.fromIndex((db) => this.collectIn<Row>(db, search, indexedNeedleCondition(search.needle), bound));
   }
 
   /**
-   * Whether the matches of a search with a range (`search.range`) are cheaper to collect from the
-   * range's index, the needle tested on each file it yields, than from the needle's index (which
-   * the planner may AND with the range's): a common needle with a selective range, such as
-   * `q=a&sizeMin=50000000` (77 % and 6 % of a million files) or a longer needle in the last week's
-   * files. Costs are counted in index entries added to a bitmap, a file's row read costing
-   * {@link ROW_COST_IN_ENTRIES} (1 in an upload-time range): the range's entries plus the rows read
-   * until `bound` matches (at the needle's share of the account), against the needle's entries
-   * plus the cheaper of reading its rows until `bound` pass the range, or ANDing the range's
-   * entries and reading the matches. The needle's entries are its gram count (file-gram-counts.ts;
-   * for a longer needle, that of its rarest trigram). Only when the range's way costs under half:
-   * the estimates are rough.
+   * Whether the matches of a search with a range (`search.range`) are cheaper to collect by reading
+   * the range's index in order, the needle tested on each file, than from the needle's index (which
+   * the planner may AND with the range's): a needle with a selective size range
+   * (`q=cat&sizeMin=50000000`: 6 % of a million files, whose entries in the size index hold the
+   * search text), a common needle in one (`q=a&sizeMin=50000000`), or a longer needle in the last
+   * week's files. Costs are counted in index entries added to a bitmap:
+   * - by the range: the range's entries read until `bound` matches are found at the needle's share
+   *   of the account (all of them when there are fewer), each {@link SCANNED_ENTRY_COST}, and for an
+   *   upload-time range each file's row too (they lie together: 1 each);
+   * - by the needle: its entries, plus the cheaper of reading its rows (each
+   *   {@link ROW_COST_IN_ENTRIES}) until `bound` pass the range, or ANDing the range's entries and
+   *   reading the matches' rows.
+   * The needle's entries are its gram count (file-gram-counts.ts; a longer needle's is that of its
+   * rarest trigram), the range's its exact count. The range is taken only when it costs under half:
+   * the estimates are rough, and a wrong choice then costs at most about three times the other way.
    */
   private async drivenByRange(search: PostgresSearch, bound: number): Promise<boolean> {
     if (!search.range || !search.accountFiles) return false;
@@ -531,12 +545,15 @@ export class PostgresFileSearch {
     const needleEntries = rows.length < grams.length ? 0 : Math.min(...rows.map((row) => Number(row.files)));
     if (needleEntries === 0 || rangeEntries === 0) return false;
     const wanted = Number.isFinite(bound) ? bound : files;
-    const rowCost = search.range.clustered ? 1 : ROW_COST_IN_ENTRIES;
-    const byRange = rangeEntries + rowCost * Math.min(rangeEntries, (wanted * files) / needleEntries);
+    const read = Math.min(rangeEntries, (wanted * files) / needleEntries);
+    const byRange = read * (SCANNED_ENTRY_COST + (search.range.dimension === 'time' ? 1 : 0));
     const byNeedle =
       needleEntries +
-      Math.min(rowCost * Math.min(needleEntries, (wanted * files) / rangeEntries), rangeEntries + rowCost * Math.min((needleEntries * rangeEntries) / files, wanted));
-    return 2 * byRange < byNeedle;
+      Math.min(
+        ROW_COST_IN_ENTRIES * Math.min(needleEntries, (wanted * files) / rangeEntries),
+        rangeEntries + ROW_COST_IN_ENTRIES * Math.min((needleEntries * rangeEntries) / files, wanted),
+      );
+    return byRange < byNeedle;
   }
 
   private async collectIn<Row>(db: Kysely<HangarDatabase>, search: PostgresSearch, needle: Expression<SqlBool>, bound: number): Promise<{ counted: number; rows: Row[] }> {

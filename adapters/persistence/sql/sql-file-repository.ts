@@ -687,7 +687,7 @@ export class SqlFileRepository implements FileRepository {
       others: (eb) => conditions(eb, userId, fields, values, common ? ['is_public'] : []).slice(1),
       window,
       countLimit,
-      ...(ranged ? { range: { files: () => this.rangeTotal(userId, ranged), clustered: ranged.dimension === 'time' }, accountFiles: files } : {}),
+      ...(ranged ? { range: { files: () => this.rangeTotal(userId, ranged), dimension: ranged.dimension }, accountFiles: files } : {}),
       ...(filter.sizeMin === undefined && filter.sizeMax === undefined && filter.expiresBefore === undefined
         ? {
             gramFilter: {
