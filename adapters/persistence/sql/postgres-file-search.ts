@@ -128,8 +128,12 @@ export interface PostgresSearch {
   userId: string;
   /** The folded needle (fileSearchNeedle). */
   needle: string;
-  /** The listing's other filters, as conditions on `files` (the owner is added here). */
-  others: (eb: ExpressionBuilder<HangarDatabase, 'files'>) => Expression<SqlBool>[];
+  /**
+   * The listing's other filters, as conditions on `files` (the owner is added here). `withNeedleIndex`:
+   * they go with the needle's index (a bitmap of it, perhaps ANDed with bitmaps of theirs), where a
+   * filter may be written so that no index answers it (tested on each file the needle's index yields).
+   */
+  others: (eb: ExpressionBuilder<HangarDatabase, 'files'>, withNeedleIndex: boolean) => Expression<SqlBool>[];
   /** Rows to skip and to return, in list order (`created_at` desc, `id` desc). */
   window: { offset: number; limit: number };
   /** Count at most this many matches (then answer `countLimit + 1`); undefined: count them all. */
@@ -438,7 +442,7 @@ export class PostgresFileSearch {
     const pageColumns = sql.join(this.columns.map((column) => sql.ref(`f.${column}`)));
     // The probe's files are the owner's already, so the owner is not among the tests.
     const eb = expressionBuilder<HangarDatabase, 'files'>();
-    const match = sql<SqlBool>`(${sql.join([likeCondition(search.needle), ...search.others(eb)], sql` and `)})`;
+    const match = sql<SqlBool>`(${sql.join([likeCondition(search.needle), ...search.others(eb, false)], sql` and `)})`;
     const { rows } = await sql<{ examined: number | string; matched: number | string; id: string | null }>`
       with recent as materialized (
         select ${kept} from files where user_id = ${search.userId} order by created_at desc, id desc limit ${this.probeFiles}
@@ -508,9 +512,9 @@ export class PostgresFileSearch {
     if (await this.drivenByRange(search, bound)) {
       // The range's index read in order (the size index alone, migration 0041; an upload-time
       // range's files lie together), the needle tested on each file.
-      return this.withSettings(WALK_ONLY, (db) => this.collectIn<Row>(db, search, testedNeedleCondition(search.needle), bound));
+      return this.withSettings(WALK_ONLY, (db) => this.collectIn<Row>(db, search, testedNeedleCondition(search.needle), false, bound));
     }
-    return this.fromIndex((db) => this.collectIn<Row>(db, search, indexedNeedleCondition(search.needle), bound));
+    return this.fromIndex((db) => this.collectIn<Row>(db, search, indexedNeedleCondition(search.needle), true, bound));
   }
 
   /**
@@ -556,8 +560,8 @@ export class PostgresFileSearch {
     return byRange < byNeedle;
   }
 
-  private async collectIn<Row>(db: Kysely<HangarDatabase>, search: PostgresSearch, needle: Expression<SqlBool>, bound: number): Promise<{ counted: number; rows: Row[] }> {
-    const found = db.selectFrom('files').select(['id', 'created_at']).where(this.conditions(search, needle));
+  private async collectIn<Row>(db: Kysely<HangarDatabase>, search: PostgresSearch, needle: Expression<SqlBool>, withNeedleIndex: boolean, bound: number): Promise<{ counted: number; rows: Row[] }> {
+    const found = db.selectFrom('files').select(['id', 'created_at']).where(this.conditions(search, needle, withNeedleIndex));
     const matching = Number.isFinite(bound) ? found.limit(bound) : found;
     const columns = sql.join(this.columns.map((column) => sql.ref(`f.${column}`)));
     const { rows } = await sql<{ total: number | string; id: string | null }>`
@@ -588,7 +592,7 @@ export class PostgresFileSearch {
       db
         .selectFrom('files')
         .select(this.columns)
-        .where(this.conditions(search, common ? likeCondition(search.needle) : indexedNeedleCondition(search.needle)))
+        .where(common ? this.conditions(search, likeCondition(search.needle)) : this.conditions(search, indexedNeedleCondition(search.needle), true))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(search.window.limit)
@@ -618,8 +622,8 @@ export class PostgresFileSearch {
   }
 
   /** The owner, the needle in the form given, and the other filters, combined with AND (on `files`, or on a CTE aliased `files`). */
-  private conditions(search: PostgresSearch, needle: Expression<SqlBool>): RawBuilder<SqlBool> {
+  private conditions(search: PostgresSearch, needle: Expression<SqlBool>, withNeedleIndex = false): RawBuilder<SqlBool> {
     const eb = expressionBuilder<HangarDatabase, 'files'>();
-    return sql<SqlBool>`(${sql.join([eb('user_id', '=', search.userId), needle, ...search.others(eb)], sql` and `)})`;
+    return sql<SqlBool>`(${sql.join([eb('user_id', '=', search.userId), needle, ...search.others(eb, withNeedleIndex)], sql` and `)})`;
   }
 }

@@ -672,9 +672,10 @@ export class SqlFileRepository implements FileRepository {
     const key = countedKey(userId, filter, countLimit);
     const known = this.counted.get(key);
     const { fields, values } = filterParameters({ ...filter, q: undefined });
-    // A visibility that most of the account's files have is tested on each file the needle's
-    // trigram index yields rather than intersected in that index (migration 0040), where its entries
-    // (up to every file of the account) would cost more than the files they leave out.
+    // With the needle's index, a visibility that most of the account's files have is tested on each
+    // file the trigram index yields rather than intersected in that index (migration 0040), where
+    // its entries (up to every file of the account) would cost more than the files they leave out.
+    // Walks in list order keep it indexable (the visibility index walks only the files that have it).
     const files = toNumber(row.files_count);
     const publicFiles = toNumber(row.public_files_count);
     const common = filter.isPublic !== undefined && 2 * (filter.isPublic ? publicFiles : files - publicFiles) > files;
@@ -684,7 +685,7 @@ export class SqlFileRepository implements FileRepository {
     const { rows, counted } = await this.postgresSearch!.list<FileRow>({
       userId,
       needle,
-      others: (eb) => conditions(eb, userId, fields, values, common ? ['is_public'] : []).slice(1),
+      others: (eb, withNeedleIndex) => conditions(eb, userId, fields, values, common && withNeedleIndex ? ['is_public'] : []).slice(1),
       window,
       countLimit,
       ...(ranged ? { range: { files: () => this.rangeTotal(userId, ranged), dimension: ranged.dimension }, accountFiles: files } : {}),
