@@ -991,14 +991,13 @@ const postgresGramDaysByType: Migration = {
 };
 
 /**
- * 0040, Postgres only: the trigram index of `q` (0003) also holds each file's owner, content type
- * and visibility (`files_search_text_trgm` on `(search_text gin_trgm_ops, user_id, content_type,
- * is_public)`, their GIN operator classes from the `btree_gin` extension). A search with `type` or
- * `isPublic` then takes from the index only the files that pass those filters, instead of every
- * file holding the needle's trigrams in every account: at 1,000,000 files `q=holiday&type=image/png`
- * read 60,623 index entries and the rows of 34,000 of them to count 10,001 matches, and now reads
- * 17,731 (bench/postgres-list-files.md, "The owner, content type and visibility in the trigram
- * index (0040)"), and an account's search no longer reads the other accounts' entries.
+ * 0040, Postgres only: the trigram index of `q` (0003) also holds each file's content type and
+ * visibility (`files_search_text_trgm` on `(search_text gin_trgm_ops, content_type, is_public)`,
+ * their GIN operator classes from the `btree_gin` extension). A search with `type` or `isPublic`
+ * then takes from the index only the files that pass those filters: at 1,000,000 files
+ * `q=holiday&type=image/png` ANDed the needle's 60,623 entries with the content type's 291,088 to
+ * count 10,001 matches, and now reads 17,731 (bench/postgres-list-files.md, "Combined filters:
+ * 0040, 0041 and collecting by the range's index").
  *
  * `btree_gin` is used where it is installed, or created in the current schema (a trusted extension,
  * as `pg_trgm` is; both ship with Postgres). Without it, or without the trigram index (0003 found
@@ -1027,8 +1026,8 @@ const postgresTrigramIndexByType: Migration = {
  * that index alone where Postgres's visibility map allows, testing the needle on each entry, not
  * each file's row: at 1,000,000 files `q=cat&sizeMin=50000000` collected its 3,049 matches in
  * 11 ms against 48 for the bitmaps of the trigram and size indexes and the rows
- * (bench/postgres-list-files.md, "Collecting by the range's index"). Each upload writes about a
- * hundred bytes more to the index; it is about 2.5 times as large (182 MB against 73 at 1,200,000
+ * (bench/postgres-list-files.md, "Combined filters: 0040, 0041 and collecting by the range's index"). Each upload writes about a
+ * hundred bytes more to the index; it is about three times as large (206 MB against 73 at 1,200,000
  * files), and is built in a few seconds per million files, writes to `files` waiting meanwhile.
  */
 const postgresSizeCoveringIndex: Migration = {

@@ -44,7 +44,7 @@ const COLLECT_COST_IN_WALKED_FILES = 3;
 /**
  * A file's row read through a bitmap costs about this many index entries added to a bitmap (the
  * rows of 60,000 scattered files against the entries of 60,000: bench/postgres-list-files.md,
- * "Collecting by the range's index").
+ * "Combined filters: 0040, 0041 and collecting by the range's index").
  */
 const ROW_COST_IN_ENTRIES = 5;
 
