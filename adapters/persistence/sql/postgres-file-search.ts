@@ -173,7 +173,9 @@ export interface PostgresSearch {
  * 2. The count, unless known: when at least {@link WALK_SHARE} of the probe matched, the needle is
  *    common and the count walks the account in list order until the bound (LIKE on each file);
  *    otherwise the matches are collected, up to the bound, from the needle's index
- *    ({@link indexedNeedleCondition}) with the other filters, and counted; when they do not pass the
+ *    ({@link indexedNeedleCondition}) with the other filters — or, with one upload-time or size
+ *    range among them, by reading that range's index when that costs less (`drivenByRange`) —
+ *    and counted; when they do not pass the
  *    bound they are all there, so the page, if the probe did not hold it, is taken from them (one
  *    statement: a `materialized` CTE of `id, created_at`, the page's rows read by primary key).
  * 3. Otherwise the page on its own: walking in list order when the needle is common (more matches
@@ -435,7 +437,7 @@ export class PostgresFileSearch {
    * Step 1 of {@link list}: the newest `probeFiles` files tested; `all` when they are every file of
    * the account. Only the columns the tests read ({@link PROBE_COLUMNS}) are kept of those files, and
    * the page's rows are read by primary key: keeping every column of 2,000 rows cost about 4 ms more
-   * (bench/postgres-list-files.md, "A narrower probe").
+   * (bench/postgres-list-files.md, "Combined filters: 0040, 0041 and collecting by the range's index").
    */
   private async probe<Row>(search: PostgresSearch): Promise<{ examined: number; matched: number; all: boolean; rows: Row[] }> {
     const kept = sql.join(PROBE_COLUMNS.map((column) => sql.ref(column)));
@@ -530,9 +532,10 @@ export class PostgresFileSearch {
    * - by the needle: its entries, plus the cheaper of reading its rows (each
    *   {@link ROW_COST_IN_ENTRIES}) until `bound` pass the range, or ANDing the range's entries and
    *   reading the matches' rows.
-   * The needle's entries are its gram count (file-gram-counts.ts; a longer needle's is that of its
-   * rarest trigram), the range's its exact count. The range is taken only when it costs under half:
-   * the estimates are rough, and a wrong choice then costs at most about three times the other way.
+   * The needle's entries are its gram count (file-gram-counts.ts, changes not yet folded left out;
+   * a longer needle's is that of its rarest trigram), the range's its exact count; the cheaper way
+   * is taken. The needle's share is taken to be the same inside the range as in the account: where
+   * it is lower, reading by the range reads more entries than estimated, at most all of the range's.
    */
   private async drivenByRange(search: PostgresSearch, bound: number): Promise<boolean> {
     if (!search.range || !search.accountFiles) return false;
