@@ -74,10 +74,18 @@ async function forgetLastEmail(database: ServerDatabase, email: string): Promise
   }
 }
 
+/**
+ * The outboxes of the two processes under `shared` (DATA_DIRs `a` and `b`): a message is delivered
+ * by whichever process's delivery loop claims it (SqlMailOutbox), into its own outbox.
+ */
+function outboxesUnder(shared: string): { dataDir: string }[] {
+  return [{ dataDir: path.join(shared, 'a') }, { dataDir: path.join(shared, 'b') }];
+}
+
 /** Registers, confirms and logs in `email` through `server`; the session's access token, user id and an API key. */
-async function anAccount(server: ServerProcess, dataDir: string, email: string): Promise<{ token: string; refreshToken: string; apiKey: string; keyId: string }> {
+async function anAccount(server: ServerProcess, shared: string, email: string): Promise<{ token: string; refreshToken: string; apiKey: string; keyId: string }> {
   expect((await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
-  const confirm = await mailedToken({ dataDir }, email, '/auth/confirm');
+  const confirm = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
   expect((await call(server.api, `/auth/confirm?token=${confirm}`)).status).to.equal(302);
   const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
   const token = login.body.session.access_token as string;
@@ -123,7 +131,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const [a, b] = servers;
     const email = 'both@example.com';
     expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
-    const token = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    const token = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     expect((await call(b.api, `/auth/confirm?token=${token}`)).status).to.equal(302);
     const login = await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     expect(login.status).to.equal(200);
@@ -140,7 +148,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const [a, b] = servers;
     const email = 'fresh@example.com';
     expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
-    const confirmToken = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    const confirmToken = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     expect((await call(a.api, `/auth/confirm?token=${confirmToken}`)).status).to.equal(302);
     const token = (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token as string;
     const key = await call(a.api, '/auth/api-keys', { method: 'POST', token, json: { name: 'b' } });
@@ -163,7 +171,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const [a, b] = servers;
     const email = 'devices@example.com';
     expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
-    const confirmToken = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    const confirmToken = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     expect((await call(a.api, `/auth/confirm?token=${confirmToken}`)).status).to.equal(302);
     const laptop = (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token as string;
     const phone = (await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD }, headers: { 'user-agent': 'Phone/1' } })).body.session.access_token as string;
@@ -177,7 +185,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
 
   it('stops serving a custom hostname on the other process within 1 s of its removal, and serves it within 1 s of its activation', async () => {
     const [a, b] = servers;
-    const { apiKey } = await anAccount(a, path.join(shared, 'a'), 'domain@example.com');
+    const { apiKey } = await anAccount(a, shared, 'domain@example.com');
     const uploaded = await call(a.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: makePng() });
     expect(uploaded.status).to.equal(201);
     const view = `/m/${uploaded.body.file.file_id}`;
@@ -202,7 +210,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
 
   it('stops serving a file deleted through the other process within 1 s', async () => {
     const [a, b] = servers;
-    const { apiKey } = await anAccount(a, path.join(shared, 'a'), 'deleted@example.com');
+    const { apiKey } = await anAccount(a, shared, 'deleted@example.com');
     const uploaded = await call(b.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: makePng() });
     const fileId = uploaded.body.file.file_id as string;
     for (let i = 0; i < 3; i++) {
@@ -217,11 +225,11 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
   it('refuses the old session on the other process within 1 s of a password reset', async () => {
     const [a, b] = servers;
     const email = 'reset@example.com';
-    const { token } = await anAccount(a, path.join(shared, 'a'), email);
+    const { token } = await anAccount(a, shared, email);
     for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { token })).status).to.equal(200);
     await forgetLastEmail(database, email);
     expect((await call(a.api, '/auth/forgot-password', { method: 'POST', json: { email } })).status).to.be.oneOf([200, 202, 204]);
-    const reset = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/reset-password');
+    const reset = await mailedToken(outboxesUnder(shared), email, '/auth/reset-password');
     expect((await call(a.api, '/auth/reset-password', { method: 'POST', json: { token: reset, password: 'a new correct horse' } })).status).to.be.oneOf([200, 204]);
     await within(VISIBLE_WITHIN_MS, 'the reset', async () => (await call(b.api, '/settings', { token })).status === 401);
   });
@@ -229,7 +237,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
   it('shows a plan and a subscription changed by the admin CLI on both processes within 1 s', async () => {
     const [a, b] = servers;
     const email = 'admin-changed@example.com';
-    const { apiKey } = await anAccount(a, path.join(shared, 'a'), email);
+    const { apiKey } = await anAccount(a, shared, email);
     for (const server of [a, b]) {
       for (let i = 0; i < 3; i++) expect((await call(server.api, '/profile', { apiKey })).body.plan.trial_ends_at).to.not.equal(null);
     }
@@ -250,7 +258,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const [a, b] = servers;
     const email = 'quota@example.com';
     await call(b.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
-    const token = await mailedToken({ dataDir: path.join(shared, 'b') }, email, '/auth/confirm');
+    const token = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     await call(a.api, `/auth/confirm?token=${token}`);
     const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
@@ -292,7 +300,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const [a, b] = servers;
     const email = 'visibility@example.com';
     await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
-    const token = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    const token = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     await call(a.api, `/auth/confirm?token=${token}`);
     const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
@@ -322,7 +330,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const [a, b] = servers;
     const email = 'share-race@example.com';
     await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
-    const token = await mailedToken({ dataDir: path.join(shared, 'a') }, email, '/auth/confirm');
+    const token = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     await call(a.api, `/auth/confirm?token=${token}`);
     const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
@@ -387,7 +395,7 @@ if (!postgresRun) process.stdout.write('Notification loss (the LISTEN connection
 
   it('keeps answers correct within the fallback period (5 s) while the feed is down, and sees changes within 1 s again once it listens', async () => {
     const [a, b] = servers;
-    const { token } = await anAccount(a, path.join(shared, 'a'), 'loss@example.com');
+    const { token } = await anAccount(a, shared, 'loss@example.com');
     const keys = await Promise.all([1, 2].map(async (n) => (await call(a.api, '/auth/api-keys', { method: 'POST', token, json: { name: `k${n}` } })).body));
     for (const key of keys) for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { apiKey: key.key })).status).to.equal(200);
 
