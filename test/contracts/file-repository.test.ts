@@ -58,6 +58,8 @@ if (postgres !== undefined) {
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: 0.5 } }),
         // Matches of a search with an upload-time or size range collected from the range's index, the needle tested on each file.
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY, rangeFirst: true } }),
+        // Longer needles read from the trigram index by their rarest trigram alone, tested whole on each file it yields.
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY, narrowNeedle: true } }),
         // Needles of 1–3 code points from the gram counts, no page walked from the newest file unless
         // collecting would cost more: placed by day when the gram is tracked, else walked or collected.
         new SqlFileRepository(executor!, { postgresSearch: { walkFiles: 0 } }),

@@ -50,9 +50,25 @@ const ROW_COST_IN_ENTRIES = 5;
 
 /**
  * An entry of an index read in its order, the needle tested on the entry itself (the size index
- * holds the search text: migration 0041), against an entry added to a bitmap.
+ * holds the search text: migration 0041), against an entry added to a bitmap. The two machines it
+ * was measured on disagreed (0.7 and 2: bench/postgres-list-files.md, "Fewer trigrams"); this
+ * value keeps the worse choice on either within ~1.5 times the better.
  */
-const SCANNED_ENTRY_COST = 0.5;
+const SCANNED_ENTRY_COST = 1.5;
+
+/**
+ * An entry of the trigram index decoded while its bitmap is built, against a file added to the
+ * bitmap (the 300,000 entries of `holiday`'s five trigrams yielding 60,000 files took about 1.5
+ * times as long as the 60,000 of one: bench/postgres-list-files.md, "Fewer trigrams").
+ */
+const DECODED_ENTRY_COST = 0.2;
+
+/**
+ * The needle's share of the probe's files is multiplied by this before it is taken for the
+ * account's (narrowedTrigrams): a share of 5 % among 2,000 files is known to about ±10 %, and a
+ * narrowed index read is worth most for common needles.
+ */
+const PROBE_SAMPLE_MARGIN = 1.25;
 
 /** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
 export const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
@@ -101,6 +117,87 @@ function gramsOf(needle: string, length: number): string[] {
   return [...new Set(points.slice(0, points.length - length + 1).map((_, i) => points.slice(i, i + length).join('')))];
 }
 
+/** The account's files that hold each trigram of a needle (see `PostgresFileSearch.trigramCounts`), and its files in all. */
+interface TrigramCounts {
+  grams: Map<string, number>;
+  files: number;
+}
+
+/**
+ * The needle's words when its matches may be collected by a few of its trigrams rather than all of
+ * them (see {@link narrowedTrigrams}): a needle of at least 4 code points whose every run of other
+ * characters than ASCII letters and digits separates runs of at least 3 of those (`holiday`,
+ * `holiday-summer`, `img_2041`, `.png`; not `résumé`, `x-ray` or `img-2`). pg_trgm reads a run of ASCII
+ * letters and digits as (part of) a word in any locale, so each of its trigrams is an entry of the
+ * trigram index; the trigrams pg_trgm takes from the whole pattern beyond those are the padded ones
+ * of the words' edges, which a shorter word would make the only selective ones.
+ * @returns the runs, or undefined
+ */
+function narrowableWords(needle: string): string[] | undefined {
+  if (codePoints(needle) < 4) return undefined;
+  const words = needle.split(/[^a-z0-9]+/).filter((word) => word !== '');
+  return words.length > 0 && words.every((word) => word.length >= 3) ? words : undefined;
+}
+
+/**
+ * The trigrams by which to read the needle's index instead of the whole needle, or undefined for
+ * the whole needle. Reading the trigram index decodes every entry of each trigram the pattern holds
+ * (pg_trgm) and adds the files that hold them all to a bitmap; a needle's trigrams within one word
+ * are held by nearly the same files, so one per word yields nearly the same files for a fraction
+ * of the entries (`q=holiday` at 1,000,000 files: a bitmap of 60,000 files from 60,000 entries
+ * rather than 300,000; bench/postgres-list-files.md, "Fewer trigrams").
+ *
+ * Chosen from the gram counts (`counts`) by a rough cost, in files added to a bitmap: each entry
+ * decoded costs {@link DECODED_ENTRY_COST}, each file yielded 1, and each file's row read
+ * {@link ROW_COST_IN_ENTRIES}, rows being read until `bound` matches are found. The needle's matches
+ * `m` are estimated from the probe (`needleShare`, its share of the account's newest files, times
+ * {@link PROBE_SAMPLE_MARGIN} for a sample's error), at most the rarest gram's count: the trigrams
+ * of one word are not always held together (`q=123456`: each of its four trigrams is in about
+ * 4,000 files, all four in one), and only the probe tells. The files yielded:
+ * - by the whole needle, `m`, its entries those of all its trigrams;
+ * - by the rarest trigram of each of the words taken (the rarest words first), the files of the
+ *   rarest when one word is taken; for several, their shares of the account multiplied (words are
+ *   taken as independent), but never fewer than `m`.
+ * The cheapest is taken. With `always` (tests), the rarest trigram of all the words alone.
+ */
+function narrowedTrigrams(needle: string, counts: TrigramCounts, bound: number, needleShare: number, always: boolean): string[] | undefined {
+  const words = narrowableWords(needle);
+  if (!words) return undefined;
+  const count = (gram: string) => counts.grams.get(gram) ?? 0;
+  const rarest = words
+    .map((word) => gramsOf(word, 3).reduce((best, gram) => (count(gram) < count(best) ? gram : best)))
+    .filter((gram, i, all) => all.indexOf(gram) === i)
+    .sort((a, b) => count(a) - count(b));
+  if (always) return rarest.slice(0, 1);
+  // A gram that no file holds: the needle matches nothing, which its own index tells at once.
+  const rarestGram = Math.min(...counts.grams.values());
+  if (rarestGram === 0 || counts.files === 0) return undefined;
+  const matches = Math.min(rarestGram, PROBE_SAMPLE_MARGIN * needleShare * counts.files);
+  const rowsRead = (yielded: number) => (Number.isFinite(bound) && matches > 0 ? Math.min(yielded, (bound * yielded) / matches) : yielded);
+  const cost = (entries: number, yielded: number) => DECODED_ENTRY_COST * entries + yielded + ROW_COST_IN_ENTRIES * rowsRead(yielded);
+  let best: { trigrams: string[] | undefined; cost: number } = {
+    trigrams: undefined,
+    cost: cost([...counts.grams.values()].reduce((sum, files) => sum + files, 0), matches),
+  };
+  let entries = 0;
+  let share = 1;
+  for (const [i, gram] of rarest.entries()) {
+    entries += count(gram);
+    share *= count(gram) / counts.files;
+    const taken = cost(entries, Math.max(matches, share * counts.files));
+    if (taken < best.cost) best = { trigrams: rarest.slice(0, i + 1), cost: taken };
+  }
+  return best.trigrams;
+}
+
+/**
+ * The needle read from the trigram index by `trigrams` (each 3 ASCII letters or digits, so a LIKE
+ * pattern of its own), and tested whole on each file they yield ({@link testedNeedleCondition}).
+ */
+function narrowedNeedleCondition(needle: string, trigrams: string[]): Expression<SqlBool> {
+  return sql<SqlBool>`(${sql.join([...trigrams.map((trigram) => sql`search_text like ${`%${trigram}%`}`), testedNeedleCondition(needle)], sql` and `)})`;
+}
+
 /** The filters of a search that the gram counts serve (see {@link PostgresSearch.gramFilter}). */
 export interface GramFilter {
   type?: string;
@@ -121,6 +218,8 @@ export interface PostgresFileSearchOptions {
   gramCounts?: boolean;
   /** Collect the matches of a search with a range from the range's index whenever it has one (tests); by default when that costs less (see `drivenByRange`). */
   rangeFirst?: boolean;
+  /** Read the trigram index by the needle's rarest trigram alone whenever the needle allows it (tests); by default when that costs less (see `narrowedTrigrams`). */
+  narrowNeedle?: boolean;
 }
 
 /** One search of {@link PostgresFileSearch.list}. */
@@ -173,11 +272,13 @@ export interface PostgresSearch {
  * 2. The count, unless known: when at least {@link WALK_SHARE} of the probe matched, the needle is
  *    common and the count walks the account in list order until the bound (LIKE on each file);
  *    otherwise the matches are collected, up to the bound, from the needle's index
- *    ({@link indexedNeedleCondition}) with the other filters — or, with one upload-time or size
+ *    ({@link indexedNeedleCondition}; a longer needle perhaps by a few of its trigrams,
+ *    {@link narrowedTrigrams}) with the other filters — or, with one upload-time or size
  *    range among them, by reading that range's index when that costs less (`drivenByRange`) —
  *    and counted; when they do not pass the
  *    bound they are all there, so the page, if the probe did not hold it, is taken from them (one
  *    statement: a `materialized` CTE of `id, created_at`, the page's rows read by primary key).
+ *    When the probe held the page, the statement only counts.
  * 3. Otherwise the page on its own: walking in list order when the needle is common (more matches
  *    than the bound, or 10,000 when unbounded: a page deeper than the probe), or from the needle's
  *    index, every match sorted (the needle is rare among the newest files, common among older ones).
@@ -199,6 +300,7 @@ export class PostgresFileSearch {
   private readonly walkFiles: number;
   private readonly gramCounts: boolean;
   private readonly rangeFirst: boolean;
+  private readonly narrowNeedle: boolean;
 
   /**
    * @param db the database (Postgres, migrated to 0031)
@@ -214,6 +316,7 @@ export class PostgresFileSearch {
     this.walkFiles = options.walkFiles ?? WALK_FILES;
     this.gramCounts = options.gramCounts ?? true;
     this.rangeFirst = options.rangeFirst ?? false;
+    this.narrowNeedle = options.narrowNeedle ?? false;
   }
 
   /**
@@ -236,6 +339,10 @@ export class PostgresFileSearch {
       if (recent.length === search.window.limit || (exact && search.window.offset + recent.length >= search.knownMatches)) return { rows: recent };
       return { rows: await this.pageAlone<Row>(search, search.knownMatches) };
     }
+    // The gram counts a collected count may need, read while the probe runs (see `collect`).
+    const counts = this.countsWanted(search) ? this.trigramCounts(search) : undefined;
+    // Awaited only if the matches are collected; a failure surfaces there.
+    counts?.catch(() => undefined);
     const probe = await this.probe<Row>(search);
     const pageFound = probe.all || probe.matched >= search.window.offset + search.window.limit;
     let page = pageFound ? probe.rows : undefined;
@@ -246,7 +353,7 @@ export class PostgresFileSearch {
       if (probe.matched >= this.walkShare * probe.examined) {
         counted = await this.countWalking(search, bound);
       } else {
-        const collected = await this.collect<Row>(search, bound);
+        const collected = await this.collect<Row>(search, bound, { pageWanted: page === undefined, needleShare: probe.needleMatched / probe.examined, counts });
         counted = collected.counted;
         if (collected.counted < bound) page ??= collected.rows;
       }
@@ -439,18 +546,21 @@ export class PostgresFileSearch {
    * the page's rows are read by primary key: keeping every column of 2,000 rows cost about 4 ms more
    * (bench/postgres-list-files.md, "Combined filters: 0040, 0041 and collecting by the range's index").
    */
-  private async probe<Row>(search: PostgresSearch): Promise<{ examined: number; matched: number; all: boolean; rows: Row[] }> {
+  private async probe<Row>(search: PostgresSearch): Promise<{ examined: number; matched: number; needleMatched: number; all: boolean; rows: Row[] }> {
     const kept = sql.join(PROBE_COLUMNS.map((column) => sql.ref(column)));
     const pageColumns = sql.join(this.columns.map((column) => sql.ref(`f.${column}`)));
     // The probe's files are the owner's already, so the owner is not among the tests.
     const eb = expressionBuilder<HangarDatabase, 'files'>();
-    const match = sql<SqlBool>`(${sql.join([likeCondition(search.needle), ...search.others(eb, false)], sql` and `)})`;
-    const { rows } = await sql<{ examined: number | string; matched: number | string; id: string | null }>`
+    const others = search.others(eb, false);
+    const match = sql<SqlBool>`(${sql.join([likeCondition(search.needle), ...others], sql` and `)})`;
+    // The needle alone too, for narrowedTrigrams' estimate (the same count when there is no other filter).
+    const needleMatched = others.length === 0 ? sql`` : sql`, count(*) filter (where ${likeCondition(search.needle)}) as needle_matched`;
+    const { rows } = await sql<{ examined: number | string; matched: number | string; needle_matched: number | string; id: string | null }>`
       with recent as materialized (
         select ${kept} from files where user_id = ${search.userId} order by created_at desc, id desc limit ${this.probeFiles}
       )
-      select t.examined, t.matched, ${pageColumns}
-      from (select count(*) as examined, count(*) filter (where ${match}) as matched from recent as files) as t
+      select t.examined, t.matched, ${others.length === 0 ? sql`t.matched` : sql`t.needle_matched`} as needle_matched, ${pageColumns}
+      from (select count(*) as examined, count(*) filter (where ${match}) as matched${needleMatched} from recent as files) as t
       left join lateral (
         select id from recent as files where ${match} order by created_at desc, id desc limit ${search.window.limit} offset ${search.window.offset}
       ) as p on true
@@ -461,8 +571,9 @@ export class PostgresFileSearch {
     return {
       examined,
       matched: Number(rows[0]?.matched ?? 0),
+      needleMatched: Number(rows[0]?.needle_matched ?? 0),
       all: examined < this.probeFiles,
-      rows: rows.filter((row) => row.id !== null).map(({ examined: _e, matched: _m, ...row }) => row as Row),
+      rows: rows.filter((row) => row.id !== null).map(({ examined: _e, matched: _m, needle_matched: _n, ...row }) => row as Row),
     };
   }
 
@@ -507,16 +618,54 @@ export class PostgresFileSearch {
   }
 
   /**
-   * The matches up to `bound` from the needle's index, counted, and the page in list order taken
-   * from them (complete only when fewer than `bound` were collected).
+   * The matches up to `bound` from the needle's index (or the range's, `drivenByRange`), counted,
+   * and, when `pageWanted`, the page in list order taken from them (complete only when fewer than
+   * `bound` were collected; no rows otherwise).
    */
-  private async collect<Row>(search: PostgresSearch, bound: number): Promise<{ counted: number; rows: Row[] }> {
-    if (await this.drivenByRange(search, bound)) {
+  private async collect<Row>(
+    search: PostgresSearch,
+    bound: number,
+    options: { pageWanted?: boolean; needleShare?: number; counts?: Promise<TrigramCounts> } = {},
+  ): Promise<{ counted: number; rows: Row[] }> {
+    const { pageWanted = true, needleShare } = options;
+    const ranged = search.range !== undefined && search.accountFiles !== undefined;
+    const narrowable = narrowableWords(search.needle) !== undefined && (needleShare !== undefined || this.narrowNeedle);
+    const [counts, rangeEntries] = await Promise.all([
+      ranged || narrowable ? (options.counts ?? this.trigramCounts(search)) : undefined,
+      ranged && !this.rangeFirst ? search.range!.files() : undefined,
+    ]);
+    if (ranged && (this.rangeFirst || this.drivenByRange(search, bound, counts!, rangeEntries!))) {
       // The range's index read in order (the size index alone, migration 0041; an upload-time
-      // range's files lie together), the needle tested on each file.
-      return this.withSettings(WALK_ONLY, (db) => this.collectIn<Row>(db, search, testedNeedleCondition(search.needle), false, bound));
+      // range's files lie together), the needle tested on each file: with no bitmap scan, no index
+      // answers the LIKE (the trigram index is read only through bitmaps).
+      return this.withSettings(WALK_ONLY, (db) => this.collectIn<Row>(db, search, likeCondition(search.needle), false, bound, pageWanted));
     }
-    return this.fromIndex((db) => this.collectIn<Row>(db, search, indexedNeedleCondition(search.needle), true, bound));
+    const trigrams = counts && narrowable ? narrowedTrigrams(search.needle, counts, bound, needleShare ?? 0, this.narrowNeedle) : undefined;
+    const needle = trigrams ? narrowedNeedleCondition(search.needle, trigrams) : indexedNeedleCondition(search.needle);
+    return this.fromIndex((db) => this.collectIn<Row>(db, search, needle, true, bound, pageWanted));
+  }
+
+  /** Whether {@link collect} may read the gram counts of this search: with a range, or for a needle {@link narrowableWords} accepts. */
+  private countsWanted(search: PostgresSearch): boolean {
+    return (search.range !== undefined && search.accountFiles !== undefined) || narrowableWords(search.needle) !== undefined;
+  }
+
+  /**
+   * The account's files that hold each trigram of the needle (each substring of 3 code points; the
+   * needle itself when shorter), from the gram counts (file-gram-counts.ts; changes not yet folded
+   * left out, so an estimate), and the account's files (`account_totals`): one statement.
+   */
+  private async trigramCounts(search: PostgresSearch): Promise<TrigramCounts> {
+    const grams = gramsOf(search.needle, 3);
+    const { rows } = await sql<{ grams: Record<string, string | number> | null; files: string | number | null }>`
+      select
+        (select json_object_agg(gram, files) from (
+          select gram, sum(files) as files from file_grams where user_id = ${search.userId} and gram in (${sql.join(grams)}) group by gram
+        ) as counted) as grams,
+        (select files_count from account_totals where user_id = ${search.userId}) as files
+    `.execute(this.db);
+    const counted = rows[0]?.grams ?? {};
+    return { grams: new Map(grams.map((gram) => [gram, Number(counted[gram] ?? 0)])), files: Number(rows[0]?.files ?? 0) };
   }
 
   /**
@@ -532,28 +681,19 @@ export class PostgresFileSearch {
    * - by the needle: its entries, plus the cheaper of reading its rows (each
    *   {@link ROW_COST_IN_ENTRIES}) until `bound` pass the range, or ANDing the range's entries and
    *   reading the matches' rows.
-   * The needle's entries are its gram count (file-gram-counts.ts, changes not yet folded left out;
-   * a longer needle's is that of its rarest trigram), the range's its exact count; the cheaper way
-   * is taken. The needle's share is taken to be the same inside the range as in the account: where
-   * it is lower, reading by the range reads more entries than estimated, at most all of the range's.
+   * The needle's entries are its gram count (`counts`; a longer needle's is that of its rarest
+   * trigram), the range's its exact count (`rangeEntries`); the cheaper way is taken. The needle's
+   * share is taken to be the same inside the range as in the account: where it is lower, reading by
+   * the range reads more entries than estimated, at most all of the range's.
    */
-  private async drivenByRange(search: PostgresSearch, bound: number): Promise<boolean> {
-    if (!search.range || !search.accountFiles) return false;
-    if (this.rangeFirst) return true;
-    const files = search.accountFiles;
-    const grams = gramsOf(search.needle, 3);
-    const [{ rows }, rangeEntries] = await Promise.all([
-      sql<{ files: string | number }>`
-        select sum(files) as files from file_grams where user_id = ${search.userId} and gram in (${sql.join(grams)}) group by gram
-      `.execute(this.db),
-      search.range.files(),
-    ]);
-    // A gram that no file holds (no row): the needle matches nothing, which its own index tells at once.
-    const needleEntries = rows.length < grams.length ? 0 : Math.min(...rows.map((row) => Number(row.files)));
+  private drivenByRange(search: PostgresSearch, bound: number, counts: TrigramCounts, rangeEntries: number): boolean {
+    const files = search.accountFiles!;
+    // A gram that no file holds: the needle matches nothing, which its own index tells at once.
+    const needleEntries = Math.min(...counts.grams.values());
     if (needleEntries === 0 || rangeEntries === 0) return false;
     const wanted = Number.isFinite(bound) ? bound : files;
     const read = Math.min(rangeEntries, (wanted * files) / needleEntries);
-    const byRange = read * (SCANNED_ENTRY_COST + (search.range.dimension === 'time' ? 1 : 0));
+    const byRange = read * (SCANNED_ENTRY_COST + (search.range!.dimension === 'time' ? 1 : 0));
     const byNeedle =
       needleEntries +
       Math.min(
@@ -563,8 +703,27 @@ export class PostgresFileSearch {
     return byRange < byNeedle;
   }
 
-  private async collectIn<Row>(db: Kysely<HangarDatabase>, search: PostgresSearch, needle: Expression<SqlBool>, withNeedleIndex: boolean, bound: number): Promise<{ counted: number; rows: Row[] }> {
-    const found = db.selectFrom('files').select(['id', 'created_at']).where(this.conditions(search, needle, withNeedleIndex));
+  /**
+   * The matches up to `bound` under `needle` and the other filters, counted, and the page taken
+   * from them when `pageWanted` (one statement: a `materialized` CTE of `id, created_at`, the page's
+   * rows read by primary key); only the count otherwise.
+   */
+  private async collectIn<Row>(
+    db: Kysely<HangarDatabase>,
+    search: PostgresSearch,
+    needle: Expression<SqlBool>,
+    withNeedleIndex: boolean,
+    bound: number,
+    pageWanted: boolean,
+  ): Promise<{ counted: number; rows: Row[] }> {
+    const conditions = this.conditions(search, needle, withNeedleIndex);
+    if (!pageWanted) {
+      const found = db.selectFrom('files').select(sql<number>`1`.as('one')).where(conditions);
+      const capped = Number.isFinite(bound) ? found.limit(bound) : found;
+      const { total } = await db.selectFrom(capped.as('found')).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+      return { counted: Number(total), rows: [] };
+    }
+    const found = db.selectFrom('files').select(['id', 'created_at']).where(conditions);
     const matching = Number.isFinite(bound) ? found.limit(bound) : found;
     const columns = sql.join(this.columns.map((column) => sql.ref(`f.${column}`)));
     const { rows } = await sql<{ total: number | string; id: string | null }>`
