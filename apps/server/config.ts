@@ -32,8 +32,11 @@ export function autoWorkers(cpus: number): number {
 
 /** Which database holds the records: a SQLite file, or a Postgres server (several processes may share one). */
 export type DatabaseConfig =
-  /** `fastPath`: SQLITE_FAST_PATH (absent: on), statements on every request's path without Kysely's executor. */
-  | { kind: 'sqlite'; path: string; fastPath?: boolean }
+  /**
+   * `fastPath`: SQLITE_FAST_PATH (absent: on), statements on every request's path without Kysely's executor;
+   * `cacheBytes`: SQLITE_CACHE_BYTES, the connection's page cache (absent: DEFAULT_SQLITE_CACHE_BYTES).
+   */
+  | { kind: 'sqlite'; path: string; fastPath?: boolean; cacheBytes?: number }
   /**
    * `url`: the libpq URL as given (`postgres://` or `postgresql://`); `poolSize`: DATABASE_POOL_SIZE;
    * `listenUrl`: DATABASE_LISTEN_URL, where the change feed listens when not at `url`;
@@ -246,6 +249,8 @@ export function loadConfig(env: Env): Config {
   }
   const sqliteFastPath = read('SQLITE_FAST_PATH');
   if (database.kind === 'sqlite' && sqliteFastPath !== undefined) database.fastPath = sqliteFastPath;
+  const sqliteCacheBytes = read('SQLITE_CACHE_BYTES');
+  if (database.kind === 'sqlite' && sqliteCacheBytes !== undefined) database.cacheBytes = sqliteCacheBytes;
   const workers = workersOf(read('WORKERS'), database);
   const metricsPort = read('METRICS_PORT');
   return {

@@ -31,6 +31,7 @@ export async function openDatabase(database: Config['database'], logger: Logger,
       return openSqliteDatabase({
         path: database.path,
         fastPath: database.fastPath,
+        cacheBytes: database.cacheBytes,
         onQuery,
         onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
         onFileSearchIndexFailed: (error) => warn('search_index_failed', { error: error.message, action: 'searches read the files not indexed yet; indexing is tried again shortly' }),

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
+import { sql } from 'kysely';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
@@ -73,5 +74,33 @@ describe('a new SQLite database file', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the page cache of the service’s SQLite connection', () => {
+  let directory: string;
+  beforeEach(async () => {
+    directory = await mkdtemp(path.join(os.tmpdir(), 'hangar-sqlite-cache-'));
+  });
+  afterEach(() => rm(directory, { recursive: true, force: true }));
+
+  /** SQLite's `cache_size` of the open connection, in KiB (SQLite gives a size in KiB as a negative number). */
+  const cacheKib = async (options: { cacheBytes?: number }) => {
+    const database = await openSqliteDatabase({ path: path.join(directory, 'hangar.db'), ...options });
+    try {
+      const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(database.db);
+      return -rows[0]!.cache_size;
+    } finally {
+      await database.close();
+    }
+  };
+
+  it('holds 64 MiB by default, the size given, or SQLite’s own default with 0', async () => {
+    expect(await cacheKib({})).to.equal(65_536);
+    expect(await cacheKib({ cacheBytes: 256 * 1024 * 1024 })).to.equal(262_144);
+    const plain = new BetterSqlite3(':memory:');
+    const sqliteDefault = -(plain.pragma('cache_size', { simple: true }) as number);
+    plain.close();
+    expect(await cacheKib({ cacheBytes: 0 })).to.equal(sqliteDefault);
   });
 });

@@ -88,6 +88,12 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ SQLITE_FAST_PATH: 'off' })).to.throw(ConfigError, /^SQLITE_FAST_PATH: "off" is neither true nor false/);
   });
 
+  it('sizes the SQLite page cache with SQLITE_CACHE_BYTES (64 MiB unless set), and refuses what is not a whole number of bytes', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_CACHE_BYTES: '268435456' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', cacheBytes: 268435456 });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_CACHE_BYTES: '0' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', cacheBytes: 0 });
+    expect(() => loadConfig({ SQLITE_CACHE_BYTES: '64MB' })).to.throw(ConfigError, /^SQLITE_CACHE_BYTES: "64MB" is not a whole number/);
+  });
+
   it('takes DATABASE_LISTEN_URL, where the change feed listens, for Postgres only', () => {
     const listenUrl = 'postgres://hangar:s3cret@db.internal:5432/hangar';
     expect(loadConfig({ DATABASE_URL: 'postgres://hangar:s3cret@pgbouncer:6432/hangar', DATABASE_LISTEN_URL: listenUrl }).database).to.deep.equal({

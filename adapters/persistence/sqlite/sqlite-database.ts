@@ -47,7 +47,23 @@ export interface SqliteDatabaseOptions {
    * the same answers, slower; for diagnosis, and for hosts that want one way in.
    */
   fastPath?: boolean;
+  /**
+   * The connection's page cache, in bytes (SQLite's `cache_size`); default
+   * {@link DEFAULT_SQLITE_CACHE_BYTES}. 0 leaves the SQLite build's default (better-sqlite3's:
+   * 16,000 KiB). Pages are
+   * cached only as they are read, so a database smaller than this never fills it.
+   */
+  cacheBytes?: number;
 }
+
+/**
+ * The page cache a service connection keeps by default: 64 MiB (better-sqlite3's build default is
+ * 16,000 KiB), so a search that reads ten thousand rows of a million-file database finds their
+ * pages in memory when asked again, instead of reading each from the file system
+ * (bench/postgres-list-files.md, "SQLite's page cache"). Each worker process keeps its own, filled
+ * only as pages are read; Postgres's default `shared_buffers` is 128 MiB.
+ */
+export const DEFAULT_SQLITE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** An open, migrated SQLite database. */
 export interface SqliteDatabase {
@@ -106,6 +122,9 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   });
   try {
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const cacheBytes = options.cacheBytes ?? DEFAULT_SQLITE_CACHE_BYTES;
+    // A negative cache_size is in KiB.
+    if (cacheBytes > 0) database.pragma(`cache_size = ${-Math.max(1, Math.round(cacheBytes / 1024))}`);
     await switchToWal(database);
     // FULL while migrating (the COMMIT below is not Kysely's); NORMAL afterwards, where the
     // driver flushes the WAL itself before any write resolves.
