@@ -276,7 +276,7 @@ export const CONFIG_VARIABLES = {
   SQLITE_CACHE_BYTES: variable({
     parse: wholeNumber(0, 2 ** 40),
     shown: '`67108864` (64 MiB)',
-    meaning: 'SQLite only: the page cache of each process\'s connection (SQLite\'s `cache_size`), filled only as pages are read, so a database smaller than it never fills it. A search that reads thousands of rows of a large database finds them there when asked again instead of reading each page from the file system (bench/postgres-list-files.md, "SQLite\'s page cache"). Each worker process (`WORKERS`) has its own. `0`: the SQLite build\'s default (better-sqlite3\'s: 16,000 KiB)',
+    meaning: 'SQLite only: the page cache of each process\'s connection (SQLite\'s `cache_size`), filled only as pages are read, so a database smaller than it never fills it. A search that reads thousands of rows of a large database finds them there when asked again instead of reading each page from the file system (bench/postgres-list-files.md, "SQLite: the page cache, and fewer trigram tokens"). Each worker process (`WORKERS`) has its own. `0`: the SQLite build\'s default (better-sqlite3\'s: 16,000 KiB)',
   }),
   BLOB_STORE_URL: variable({
     parse: text,

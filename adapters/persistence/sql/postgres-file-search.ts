@@ -50,16 +50,16 @@ const ROW_COST_IN_ENTRIES = 5;
 
 /**
  * An entry of an index read in its order, the needle tested on the entry itself (the size index
- * holds the search text: migration 0041), against an entry added to a bitmap. The two machines it
- * was measured on disagreed (0.7 and 2: bench/postgres-list-files.md, "Fewer trigrams"); this
- * value keeps the worse choice on either within ~1.5 times the better.
+ * holds the search text: migration 0041), against a file added to a bitmap. Measured about 2 on
+ * one machine and well under 1 on another (bench/postgres-list-files.md, "Postgres: fewer
+ * trigrams"); with 1.5 the way taken on either cost at most ~1.3 times the other.
  */
 const SCANNED_ENTRY_COST = 1.5;
 
 /**
  * An entry of the trigram index decoded while its bitmap is built, against a file added to the
  * bitmap (the 300,000 entries of `holiday`'s five trigrams yielding 60,000 files took about 1.5
- * times as long as the 60,000 of one: bench/postgres-list-files.md, "Fewer trigrams").
+ * times as long as the 60,000 of one: bench/postgres-list-files.md, "Postgres: fewer trigrams").
  */
 const DECODED_ENTRY_COST = 0.2;
 
@@ -145,7 +145,7 @@ function narrowableWords(needle: string): string[] | undefined {
  * (pg_trgm) and adds the files that hold them all to a bitmap; a needle's trigrams within one word
  * are held by nearly the same files, so one per word yields nearly the same files for a fraction
  * of the entries (`q=holiday` at 1,000,000 files: a bitmap of 60,000 files from 60,000 entries
- * rather than 300,000; bench/postgres-list-files.md, "Fewer trigrams").
+ * rather than 300,000; bench/postgres-list-files.md, "Postgres: fewer trigrams").
  *
  * Chosen from the gram counts (`counts`) by a rough cost, in files added to a bitmap: each entry
  * decoded costs {@link DECODED_ENTRY_COST}, each file yielded 1, and each file's row read

@@ -54,7 +54,7 @@ const MAX_QUERY_TRIGRAMS = 12;
  * the last ones), at most {@link MAX_QUERY_TRIGRAMS} of them evenly spread. The overlapping
  * trigrams between them are held by nearly the same files, and each one ANDed reads its whole
  * posting list: `holiday-summer`'s twelve cost ~18 ms at 1,000,000 files, its five tiles ~5 ms,
- * for the same 2,540 candidates (bench/postgres-list-files.md, "SQLite: fewer trigram tokens").
+ * for the same 2,540 candidates (bench/postgres-list-files.md, "SQLite: the page cache, and fewer trigram tokens").
  */
 export function queryTrigrams<T>(points: readonly T[]): T[][] {
   const starts: number[] = [];

@@ -60,8 +60,8 @@ export interface SqliteDatabaseOptions {
  * The page cache a service connection keeps by default: 64 MiB (better-sqlite3's build default is
  * 16,000 KiB), so a search that reads ten thousand rows of a million-file database finds their
  * pages in memory when asked again, instead of reading each from the file system
- * (bench/postgres-list-files.md, "SQLite's page cache"). Each worker process keeps its own, filled
- * only as pages are read; Postgres's default `shared_buffers` is 128 MiB.
+ * (bench/postgres-list-files.md, "SQLite: the page cache, and fewer trigram tokens"). Each worker
+ * process keeps its own, filled only as pages are read; Postgres's default `shared_buffers` is 128 MiB.
  */
 export const DEFAULT_SQLITE_CACHE_BYTES = 64 * 1024 * 1024;
 
