@@ -384,7 +384,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const inListOrder = (a: StoredFile, b: StoredFile) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
       const filters: FileFilter[] = [{}, { type: 'image/png' }, { isPublic: false }, { createdAfter: at(4000) }, { sizeMin: 30, type: 'text/plain', isPublic: true }];
       const check = async () => {
-        for (const q of ['z', 'zz', 'É', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.', '.pn', 'ézé', 'zz ', '\u{1F4F7}-z', 'x-r', '00', '', 'nothing', '.png', 'zeta.png', 'top.png']) {
+        for (const q of ['z', 'zz', 'É', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.', '.pn', 'ézé', 'zz ', '\u{1F4F7}-z', 'x-r', '00', '', 'nothing', '.png', 'zeta.png', 'top.png', 'ézé.txt', 'ézé.pdf']) {
           const needle = q.toLowerCase().normalize('NFC');
           for (const filter of filters) {
             const all = current

@@ -117,26 +117,79 @@ function gramsOf(needle: string, length: number): string[] {
   return [...new Set(points.slice(0, points.length - length + 1).map((_, i) => points.slice(i, i + length).join('')))];
 }
 
-/** The account's files that hold each trigram of a needle (see `PostgresFileSearch.trigramCounts`), and its files in all. */
+/**
+ * The account's files that hold each trigram of a needle (see `PostgresFileSearch.trigramCounts`),
+ * its files in all, and the needle's characters beyond ASCII that pg_trgm reads as letters or
+ * digits in this database (its `LC_CTYPE`).
+ */
 interface TrigramCounts {
   grams: Map<string, number>;
   files: number;
+  wordCharacters: ReadonlySet<string>;
+}
+
+/** A run of characters pg_trgm may read as a word: ASCII letters and digits, and any character beyond ASCII (which the database's locale decides). */
+const MAYBE_WORD = /[a-z0-9\u0080-\u{10ffff}]+/gu;
+
+/** The schema of pg_trgm per database handle (its `show_trgm`, which the search path may not reach), looked up once. */
+const pgTrgmSchemas = new WeakMap<Kysely<HangarDatabase>, Promise<string | undefined>>();
+
+/**
+ * The schema pg_trgm is installed in (migration 0003 installs it), or undefined without it.
+ * A failed lookup is not kept.
+ */
+function pgTrgmSchema(db: Kysely<HangarDatabase>): Promise<string | undefined> {
+  let schema = pgTrgmSchemas.get(db);
+  if (!schema) {
+    schema = sql<{ schema: string }>`
+      select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'
+    `
+      .execute(db)
+      .then(({ rows }) => rows[0]?.schema);
+    schema.catch(() => pgTrgmSchemas.delete(db));
+    pgTrgmSchemas.set(db, schema);
+  }
+  return schema;
+}
+
+/** The needle's characters beyond ASCII, each once. */
+function beyondAscii(needle: string): string[] {
+  return [...new Set([...needle].filter((point) => point.codePointAt(0)! > 0x7f))];
 }
 
 /**
  * The needle's words when its matches may be collected by a few of its trigrams rather than all of
- * them (see {@link narrowedTrigrams}): a needle of at least 4 code points whose every run of other
- * characters than ASCII letters and digits separates runs of at least 3 of those (`holiday`,
- * `holiday-summer`, `img_2041`, `.png`; not `résumé`, `x-ray` or `img-2`). pg_trgm reads a run of ASCII
- * letters and digits as (part of) a word in any locale, so each of its trigrams is an entry of the
- * trigram index; the trigrams pg_trgm takes from the whole pattern beyond those are the padded ones
- * of the words' edges, which a shorter word would make the only selective ones.
+ * them (see {@link narrowedTrigrams}): a needle of at least 4 code points whose every run of
+ * characters pg_trgm does not read as letters or digits separates runs of at least 3 code points of
+ * those (`holiday`, `holiday-summer`, `img_2041`, `.png`, `résumé` where the locale reads `é` as a
+ * letter; not `x-ray` or `img-2`). pg_trgm reads ASCII letters and digits as word characters in any
+ * locale, and those beyond ASCII as the database's locale classes them (`wordCharacters`; all of
+ * them when undefined, which only {@link mayNarrow} assumes): then each of a word's trigrams is an
+ * entry of the trigram index. The trigrams pg_trgm takes from the whole pattern beyond those are
+ * the padded ones of the words' edges, which a shorter word would make the only selective ones.
  * @returns the runs, or undefined
  */
-function narrowableWords(needle: string): string[] | undefined {
+function narrowableWords(needle: string, wordCharacters?: ReadonlySet<string>): string[] | undefined {
   if (codePoints(needle) < 4) return undefined;
-  const words = needle.split(/[^a-z0-9]+/).filter((word) => word !== '');
-  return words.length > 0 && words.every((word) => word.length >= 3) ? words : undefined;
+  const words: string[] = [];
+  for (const run of needle.match(MAYBE_WORD) ?? []) {
+    let word = '';
+    for (const point of run) {
+      if (point.codePointAt(0)! <= 0x7f || !wordCharacters || wordCharacters.has(point)) {
+        word += point;
+      } else if (word !== '') {
+        words.push(word);
+        word = '';
+      }
+    }
+    if (word !== '') words.push(word);
+  }
+  return words.length > 0 && words.every((word) => codePoints(word) >= 3) ? words : undefined;
+}
+
+/** Whether the needle may be narrowed once the database tells which of its characters are letters ({@link narrowableWords}). */
+function mayNarrow(needle: string): boolean {
+  return narrowableWords(needle) !== undefined;
 }
 
 /**
@@ -161,7 +214,7 @@ function narrowableWords(needle: string): string[] | undefined {
  * The cheapest is taken. With `always` (tests), the rarest trigram of all the words alone.
  */
 function narrowedTrigrams(needle: string, counts: TrigramCounts, bound: number, needleShare: number, always: boolean): string[] | undefined {
-  const words = narrowableWords(needle);
+  const words = narrowableWords(needle, counts.wordCharacters);
   if (!words) return undefined;
   const count = (gram: string) => counts.grams.get(gram) ?? 0;
   const rarest = words
@@ -191,11 +244,11 @@ function narrowedTrigrams(needle: string, counts: TrigramCounts, bound: number, 
 }
 
 /**
- * The needle read from the trigram index by `trigrams` (each 3 ASCII letters or digits, so a LIKE
- * pattern of its own), and tested whole on each file they yield ({@link testedNeedleCondition}).
+ * The needle read from the trigram index by `trigrams` (each 3 word characters to pg_trgm, so one
+ * index entry each), and tested whole on each file they yield ({@link testedNeedleCondition}).
  */
 function narrowedNeedleCondition(needle: string, trigrams: string[]): Expression<SqlBool> {
-  return sql<SqlBool>`(${sql.join([...trigrams.map((trigram) => sql`search_text like ${`%${trigram}%`}`), testedNeedleCondition(needle)], sql` and `)})`;
+  return sql<SqlBool>`(${sql.join([...trigrams.map((trigram) => likeCondition(trigram)), testedNeedleCondition(needle)], sql` and `)})`;
 }
 
 /** The filters of a search that the gram counts serve (see {@link PostgresSearch.gramFilter}). */
@@ -629,7 +682,7 @@ export class PostgresFileSearch {
   ): Promise<{ counted: number; rows: Row[] }> {
     const { pageWanted = true, needleShare } = options;
     const ranged = search.range !== undefined && search.accountFiles !== undefined;
-    const narrowable = narrowableWords(search.needle) !== undefined && (needleShare !== undefined || this.narrowNeedle);
+    const narrowable = mayNarrow(search.needle) && (needleShare !== undefined || this.narrowNeedle);
     const [counts, rangeEntries] = await Promise.all([
       ranged || narrowable ? (options.counts ?? this.trigramCounts(search)) : undefined,
       ranged && !this.rangeFirst ? search.range!.files() : undefined,
@@ -645,9 +698,9 @@ export class PostgresFileSearch {
     return this.fromIndex((db) => this.collectIn<Row>(db, search, needle, true, bound, pageWanted));
   }
 
-  /** Whether {@link collect} may read the gram counts of this search: with a range, or for a needle {@link narrowableWords} accepts. */
+  /** Whether {@link collect} may read the gram counts of this search: with a range, or for a needle that {@link mayNarrow}. */
   private countsWanted(search: PostgresSearch): boolean {
-    return (search.range !== undefined && search.accountFiles !== undefined) || narrowableWords(search.needle) !== undefined;
+    return (search.range !== undefined && search.accountFiles !== undefined) || mayNarrow(search.needle);
   }
 
   /**
@@ -657,15 +710,29 @@ export class PostgresFileSearch {
    */
   private async trigramCounts(search: PostgresSearch): Promise<TrigramCounts> {
     const grams = gramsOf(search.needle, 3);
-    const { rows } = await sql<{ grams: Record<string, string | number> | null; files: string | number | null }>`
+    const beyond = beyondAscii(search.needle);
+    const schema = beyond.length > 0 ? await pgTrgmSchema(this.db) : undefined;
+    // pg_trgm reads `a?a` as one word of four trigrams when `?` is a letter or digit to it, else as
+    // two words `a` of two trigrams.
+    const letters =
+      schema === undefined
+        ? sql`null`
+        : sql`array[${sql.join(beyond.map((point) => sql`coalesce(array_length(${sql.id(schema, 'show_trgm')}(${`a${point}a`}), 1), 0) = 4`))}]`;
+    const { rows } = await sql<{ grams: Record<string, string | number> | null; files: string | number | null; letters: boolean[] | null }>`
       select
         (select json_object_agg(gram, files) from (
           select gram, sum(files) as files from file_grams where user_id = ${search.userId} and gram in (${sql.join(grams)}) group by gram
         ) as counted) as grams,
-        (select files_count from account_totals where user_id = ${search.userId}) as files
+        (select files_count from account_totals where user_id = ${search.userId}) as files,
+        ${letters} as letters
     `.execute(this.db);
     const counted = rows[0]?.grams ?? {};
-    return { grams: new Map(grams.map((gram) => [gram, Number(counted[gram] ?? 0)])), files: Number(rows[0]?.files ?? 0) };
+    const letterFlags = rows[0]?.letters ?? [];
+    return {
+      grams: new Map(grams.map((gram) => [gram, Number(counted[gram] ?? 0)])),
+      files: Number(rows[0]?.files ?? 0),
+      wordCharacters: new Set(beyond.filter((_, i) => letterFlags[i] === true)),
+    };
   }
 
   /**
