@@ -50,8 +50,7 @@ export interface SqliteDatabaseOptions {
   /**
    * The connection's page cache, in bytes (SQLite's `cache_size`); default
    * {@link DEFAULT_SQLITE_CACHE_BYTES}. 0 leaves the SQLite build's default (better-sqlite3's:
-   * 16,000 KiB). Pages are
-   * cached only as they are read, so a database smaller than this never fills it.
+   * 16,000 KiB). Pages are cached only as they are read, so a database smaller than this never fills it.
    */
   cacheBytes?: number;
 }
