@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { call, mailedToken } from '../support/http-harness.js';
+import { call, mailedToken, outboxesUnder } from '../support/http-harness.js';
 import { exifJpeg } from '../support/images.js';
 import { checkResponse } from '../support/openapi-check.js';
 import { type ServerProcess, startServerProcesses } from '../support/server-process.js';
@@ -49,7 +49,7 @@ describe(`HTTP: image variants on two server processes on one database (${httpTe
     expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
     // The mail is written by whichever process's delivery loop claims it (both run one on the one
     // database), into its own outbox; allow for a machine the parallel run keeps busy.
-    const token = await mailedToken([{ dataDir: path.join(shared, 'a') }, { dataDir: path.join(shared, 'b') }], email, '/auth/confirm', 20_000);
+    const token = await mailedToken(outboxesUnder(shared), email, '/auth/confirm', 20_000);
     expect((await call(b.api, `/auth/confirm?token=${token}`)).status).to.equal(302);
     const login = await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: { name: 'k' } })).body.key;

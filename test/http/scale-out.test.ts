@@ -8,7 +8,7 @@ import pg from 'pg';
 import { postgresConnectionString } from '../../adapters/persistence/postgres/postgres-database.js';
 import { makePng, randomFileOf } from '../support/bytes.js';
 import { runCli } from '../support/cli-process.js';
-import { call, expectError, mailedToken } from '../support/http-harness.js';
+import { call, expectError, mailedToken, outboxesUnder } from '../support/http-harness.js';
 import { checkResponse } from '../support/openapi-check.js';
 import { type ServerProcess, startServerProcess, startServerProcesses } from '../support/server-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
@@ -72,14 +72,6 @@ async function forgetLastEmail(database: ServerDatabase, email: string): Promise
   } finally {
     await client.end();
   }
-}
-
-/**
- * The outboxes of the two processes under `shared` (DATA_DIRs `a` and `b`): a message is delivered
- * by whichever process's delivery loop claims it (SqlMailOutbox), into its own outbox.
- */
-function outboxesUnder(shared: string): { dataDir: string }[] {
-  return [{ dataDir: path.join(shared, 'a') }, { dataDir: path.join(shared, 'b') }];
 }
 
 /** Registers, confirms and logs in `email` through `server`; the session's access token, user id and an API key. */

@@ -182,6 +182,15 @@ export async function outbox(server: TestServer, to: string, atLeast = 1, timeou
   }
 }
 
+/**
+ * The outboxes of two server processes whose DATA_DIRs are `a` and `b` under `shared`, for
+ * {@link mailedToken}: on one database a message is delivered by whichever process's delivery loop
+ * claims it (SqlMailOutbox), into that process's own outbox.
+ */
+export function outboxesUnder(shared: string): { dataDir: string }[] {
+  return [{ dataDir: path.join(shared, 'a') }, { dataDir: path.join(shared, 'b') }];
+}
+
 /** The token of the newest link to `pathname` mailed to `to`, in the outbox of `server` (or of any of several); waits up to `timeoutMs` for one to arrive. */
 export async function mailedToken(
   server: Pick<TestServer, 'dataDir'> | readonly Pick<TestServer, 'dataDir'>[],

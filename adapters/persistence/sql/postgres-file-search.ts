@@ -659,14 +659,18 @@ export class PostgresFileSearch {
 
   /** The matches up to `bound`, counted in list order along `(user_id, created_at, id)` (LIKE on each file). */
   private async countWalking(search: PostgresSearch, bound: number): Promise<number> {
-    const walked = this.db
-      .selectFrom('files')
-      .select(sql<number>`1`.as('one'))
-      .where(this.conditions(search, likeCondition(search.needle)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc');
-    const capped = Number.isFinite(bound) ? walked.limit(bound) : walked;
-    const { total } = await this.db.selectFrom(capped.as('walked')).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+    return this.countUpTo(this.db, this.conditions(search, likeCondition(search.needle)), bound, true);
+  }
+
+  /**
+   * The files of `files` that pass `conditions`, counted up to `bound` (all when unbounded), in
+   * list order when `inListOrder` (so that the planner walks `(user_id, created_at, id)`).
+   */
+  private async countUpTo(db: Kysely<HangarDatabase>, conditions: RawBuilder<SqlBool>, bound: number, inListOrder = false): Promise<number> {
+    const found = db.selectFrom('files').select(sql<number>`1`.as('one')).where(conditions);
+    const ordered = inListOrder ? found.orderBy('created_at', 'desc').orderBy('id', 'desc') : found;
+    const capped = Number.isFinite(bound) ? ordered.limit(bound) : ordered;
+    const { total } = await db.selectFrom(capped.as('found')).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
     return Number(total);
   }
 
@@ -784,12 +788,7 @@ export class PostgresFileSearch {
     pageWanted: boolean,
   ): Promise<{ counted: number; rows: Row[] }> {
     const conditions = this.conditions(search, needle, withNeedleIndex);
-    if (!pageWanted) {
-      const found = db.selectFrom('files').select(sql<number>`1`.as('one')).where(conditions);
-      const capped = Number.isFinite(bound) ? found.limit(bound) : found;
-      const { total } = await db.selectFrom(capped.as('found')).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
-      return { counted: Number(total), rows: [] };
-    }
+    if (!pageWanted) return { counted: await this.countUpTo(db, conditions, bound), rows: [] };
     const found = db.selectFrom('files').select(['id', 'created_at']).where(conditions);
     const matching = Number.isFinite(bound) ? found.limit(bound) : found;
     const columns = sql.join(this.columns.map((column) => sql.ref(`f.${column}`)));
