@@ -55,7 +55,8 @@ if (postgres !== undefined) {
         // PostgresFileSearch with a probe of 3 files: counts that walk, counts from the index (pages from the probe, the count's statement or the index).
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: 0 } }),
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 3, walkShare: Number.POSITIVE_INFINITY } }),
-        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: 0.5 } }),
+        // … and with every page the probe does not hold walked while the matches are counted.
+        new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: 0.5, walkAlongside: true } }),
         // Matches of a search with an upload-time or size range collected from the range's index, the needle tested on each file.
         new SqlFileRepository(executor!, { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY, rangeFirst: true } }),
         // Longer needles read from the trigram index by their rarest trigram alone, tested whole on each file it yields.

@@ -70,6 +70,13 @@ const DECODED_ENTRY_COST = 0.2;
  */
 const PROBE_SAMPLE_MARGIN = 1.25;
 
+/**
+ * How many times the count's bound the estimated matches of a search must be for its page to be
+ * walked while they are counted (see `PostgresFileSearch.walkedAlongside`): the probe's share is
+ * a sample of 2,000 files.
+ */
+const LIKELY_COMMON_MARGIN = 1.5;
+
 /** Planner settings, local to a transaction: only bitmap scans, no parallel workers (see `fromIndex`). */
 export const BITMAPS_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`;
 
@@ -273,6 +280,8 @@ export interface PostgresFileSearchOptions {
   rangeFirst?: boolean;
   /** Read the trigram index by the needle's rarest trigram alone whenever the needle allows it (tests); by default when that costs less (see `narrowedTrigrams`). */
   narrowNeedle?: boolean;
+  /** Walk every page the probe does not hold while the matches are collected (tests); by default when the count most likely passes its bound (see `walkedAlongside`). */
+  walkAlongside?: boolean;
 }
 
 /** One search of {@link PostgresFileSearch.list}. */
@@ -335,6 +344,8 @@ export interface PostgresSearch {
  * 3. Otherwise the page on its own: walking in list order when the needle is common (more matches
  *    than the bound, or 10,000 when unbounded: a page deeper than the probe), or from the needle's
  *    index, every match sorted (the needle is rare among the newest files, common among older ones).
+ *    When the probe tells that the matches to be collected will most likely pass the bound, that
+ *    walk runs while they are counted ({@link walkedAlongside}).
  *
  * Before all of this, a needle of 1–3 code points whose other filters are at most content type,
  * visibility or an upload-time range is served from the gram counts of migration 0036
@@ -354,6 +365,7 @@ export class PostgresFileSearch {
   private readonly gramCounts: boolean;
   private readonly rangeFirst: boolean;
   private readonly narrowNeedle: boolean;
+  private readonly walkAlongside: boolean;
 
   /**
    * @param db the database (Postgres, migrated to 0031)
@@ -370,6 +382,7 @@ export class PostgresFileSearch {
     this.gramCounts = options.gramCounts ?? true;
     this.rangeFirst = options.rangeFirst ?? false;
     this.narrowNeedle = options.narrowNeedle ?? false;
+    this.walkAlongside = options.walkAlongside ?? false;
   }
 
   /**
@@ -392,10 +405,13 @@ export class PostgresFileSearch {
       if (recent.length === search.window.limit || (exact && search.window.offset + recent.length >= search.knownMatches)) return { rows: recent };
       return { rows: await this.pageAlone<Row>(search, search.knownMatches) };
     }
-    // The gram counts a collected count may need, read while the probe runs (see `collect`).
+    // The gram counts and the range's files a collected count may need, read while the probe runs
+    // (see `collect`).
     const counts = this.countsWanted(search) ? this.trigramCounts(search) : undefined;
+    const rangeFiles = search.range !== undefined && search.accountFiles !== undefined && !this.rangeFirst ? search.range.files() : undefined;
     // Awaited only if the matches are collected; a failure surfaces there.
     counts?.catch(() => undefined);
+    rangeFiles?.catch(() => undefined);
     const probe = await this.probe<Row>(search);
     const pageFound = probe.all || probe.matched >= search.window.offset + search.window.limit;
     let page = pageFound ? probe.rows : undefined;
@@ -406,9 +422,14 @@ export class PostgresFileSearch {
       if (probe.matched >= this.walkShare * probe.examined) {
         counted = await this.countWalking(search, bound);
       } else {
-        const collected = await this.collect<Row>(search, bound, { pageWanted: page === undefined, needleShare: probe.needleMatched / probe.examined, counts });
+        // A page that will most likely be walked (step 3) is walked while the matches are counted.
+        const walking = page === undefined && (await this.walkedAlongside(search, probe, bound, counts, rangeFiles)) ? this.pageAlone<Row>(search, bound) : undefined;
+        walking?.catch(() => undefined);
+        const needleShare = probe.needleMatched / probe.examined;
+        const collected = await this.collect<Row>(search, bound, { pageWanted: page === undefined && !walking, needleShare, counts, rangeFiles });
         counted = collected.counted;
-        if (collected.counted < bound) page ??= collected.rows;
+        if (walking) page = await walking;
+        else if (collected.counted < bound) page ??= collected.rows;
       }
     }
     const matches = counted ?? search.knownMatches!;
@@ -682,14 +703,14 @@ export class PostgresFileSearch {
   private async collect<Row>(
     search: PostgresSearch,
     bound: number,
-    options: { pageWanted?: boolean; needleShare?: number; counts?: Promise<TrigramCounts> } = {},
+    options: { pageWanted?: boolean; needleShare?: number; counts?: Promise<TrigramCounts>; rangeFiles?: Promise<number> } = {},
   ): Promise<{ counted: number; rows: Row[] }> {
     const { pageWanted = true, needleShare } = options;
     const ranged = search.range !== undefined && search.accountFiles !== undefined;
     const narrowable = mayNarrow(search.needle) && (needleShare !== undefined || this.narrowNeedle);
     const [counts, rangeEntries] = await Promise.all([
       ranged || narrowable ? (options.counts ?? this.trigramCounts(search)) : undefined,
-      ranged && !this.rangeFirst ? search.range!.files() : undefined,
+      ranged && !this.rangeFirst ? (options.rangeFiles ?? search.range!.files()) : undefined,
     ]);
     if (ranged && (this.rangeFirst || this.drivenByRange(search, bound, counts!, rangeEntries!))) {
       // The range's index read in order (the size index alone, migration 0041; an upload-time
@@ -700,6 +721,39 @@ export class PostgresFileSearch {
     const trigrams = counts && narrowable ? narrowedTrigrams(search.needle, counts, bound, needleShare ?? 0, this.narrowNeedle) : undefined;
     const needle = trigrams ? narrowedNeedleCondition(search.needle, trigrams) : indexedNeedleCondition(search.needle);
     return this.fromIndex((db) => this.collectIn<Row>(db, search, needle, true, bound, pageWanted));
+  }
+
+  /**
+   * Whether the page of a search whose matches are to be collected, and which the probe did not
+   * hold, will most likely be walked in list order (step 3 of {@link list}: more matches than the
+   * count's bound) within {@link walkFiles} files: then it is walked while the matches are counted,
+   * one statement's wait saved, and the count need not keep its matches for a page.
+   *
+   * The matches are estimated as the probe's share of them times the account's files (`counts`, or
+   * `search.accountFiles`); for a needle with an upload-time range and no content type or visibility,
+   * whose files the probe (the newest) may not hold, as the needle's share of the probe times the
+   * range's files (`rangeFiles`). Taken when that is at least {@link LIKELY_COMMON_MARGIN} times the
+   * bound ({@link COMMON_MATCHES} when unbounded). A wrong guess costs time, not the answer: a walk
+   * in list order finds the exact page whatever the count.
+   */
+  private async walkedAlongside(
+    search: PostgresSearch,
+    probe: { examined: number; matched: number; needleMatched: number },
+    bound: number,
+    counts: Promise<TrigramCounts> | undefined,
+    rangeFiles: Promise<number> | undefined,
+  ): Promise<boolean> {
+    if (this.walkAlongside) return true;
+    const files = search.accountFiles ?? (await counts?.then((counted) => counted.files, () => undefined));
+    if (!files || probe.examined === 0) return false;
+    const filter = search.gramFilter;
+    const timeAlone = search.range?.dimension === 'time' && filter !== undefined && filter.type === undefined && filter.isPublic === undefined;
+    // The files the walk passes (a time range's own, read along the list order's index), and the matches' share of them.
+    const walked = timeAlone ? await rangeFiles?.catch(() => undefined) : files;
+    const share = (timeAlone ? probe.needleMatched : probe.matched) / probe.examined;
+    if (!walked || share === 0) return false;
+    const common = Number.isFinite(bound) ? bound : COMMON_MATCHES + 1;
+    return share * walked >= LIKELY_COMMON_MARGIN * common && (search.window.offset + search.window.limit) / share <= this.walkFiles;
   }
 
   /** Whether {@link collect} may read the gram counts of this search: with a range, or for a needle that {@link mayNarrow}. */
