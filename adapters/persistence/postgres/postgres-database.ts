@@ -92,6 +92,15 @@ export interface PostgresDatabase {
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
+ * How long a pooled connection may stay idle before it is closed (ms). Long, so that the pool's
+ * sessions outlive a lull: a new Postgres session's first statements that read many rows are slower
+ * than the same statements later (its process maps the shared buffers it reads the first time;
+ * 100–130 ms more for a count of 10,000 search matches among 1,000,000 files: docs/scale-out.md,
+ * "Pool sizing").
+ */
+export const POOL_IDLE_TIMEOUT_MS = 300_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 300_000;
 /**
@@ -151,7 +160,7 @@ export function redactPostgresUrl(url: string): string {
  * Every connection has `statement_timeout` (default 30 s; a statement waiting for a row lock counts),
  * `idle_in_transaction_session_timeout` (60 s), TCP keep-alive, and `application_name=hangar`
  * (unless the URL names one); opening a connection or waiting for a free one gives up after
- * `connectTimeoutMs` (default 10 s). Values come back as node-postgres gives them (int8 as a string,
+ * `connectTimeoutMs` (default 10 s); an idle connection is closed after {@link POOL_IDLE_TIMEOUT_MS}. Values come back as node-postgres gives them (int8 as a string,
  * see rows.ts).
  *
  * Migrations: on a connection of its own, the process takes a session-level `pg_advisory_lock`
@@ -183,7 +192,7 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     // Group commit (group-commit.ts): the pool's sessions commit asynchronously from their start.
     connectionString: postgresConnectionString(options.url, { schema: options.schema, settings: grouped ? [ASYNCHRONOUS_COMMIT_SETTING] : [] }),
     max: options.poolSize,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS,
     statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
   });
