@@ -97,10 +97,11 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
  * How long a pooled connection may stay idle before it is closed (ms). Long, so that the pool's
  * sessions outlive a lull: a new Postgres session's first statements that read many rows are slower
  * than the same statements later (its process maps the shared buffers it reads the first time;
- * 100–130 ms more for a count of 10,000 search matches among 1,000,000 files: docs/scale-out.md,
+ * up to 130 ms more for a count of 10,000 search matches among 1,000,000 files: docs/scale-out.md,
  * "Pool sizing").
  */
-export const POOL_IDLE_TIMEOUT_MS = 300_000;
+const POOL_IDLE_TIMEOUT_MS = 300_000;
+
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 300_000;
 /**
