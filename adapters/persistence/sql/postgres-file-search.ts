@@ -311,6 +311,11 @@ export interface PostgresSearch {
    */
   knownMatches?: number;
   /**
+   * With `knownMatches`: the page among the newest files when it was read already
+   * ({@link PostgresFileSearch.recentPageWithTotals}, in the same statement as the count's check).
+   */
+  recent?: readonly unknown[];
+  /**
    * When the other filters are one upload-time or size range, with or without content type and
    * visibility: `files()` counts the account's files that pass them (exactly, from
    * `file_histogram`; called only when matches are to be collected), and `dimension` is the
@@ -320,6 +325,9 @@ export interface PostgresSearch {
   /** The account's files (`account_totals`), with `range`. */
   accountFiles?: number;
 }
+
+/** What {@link PostgresFileSearch.recentPageWithTotals} reads: a search's owner, needle, other filters and window. */
+export type RecentSearch = Pick<PostgresSearch, 'userId' | 'needle' | 'others' | 'window'>;
 
 /**
  * `GET /files?q=` on Postgres (spec 4.9): the page and the bounded count of a listing with a
@@ -400,7 +408,7 @@ export class PostgresFileSearch {
     if (search.knownMatches !== undefined) {
       // The count is known (a client paging through or polling one search): the page alone, first
       // among the newest files, which stops as soon as it has the page.
-      const recent = await this.recentPage<Row>(search);
+      const recent = (search.recent as Row[] | undefined) ?? (await this.recentPage<Row>(search));
       const exact = search.countLimit === undefined || search.knownMatches <= search.countLimit;
       if (recent.length === search.window.limit || (exact && search.window.offset + recent.length >= search.knownMatches)) return { rows: recent };
       return { rows: await this.pageAlone<Row>(search, search.knownMatches) };
@@ -662,20 +670,51 @@ export class PostgresFileSearch {
    * declared a {@link repeatedStatement} (one text per combination of filters), prepared once per
    * connection instead of parsed on every request (bench/README.md, "Measurements behind the code").
    */
-  private async recentPage<Row>(search: PostgresSearch): Promise<Row[]> {
+  private async recentPage<Row>(search: RecentSearch): Promise<Row[]> {
+    const compiled = sql<Row>`${this.recentPageQuery(search)}`.compile(this.db);
+    repeatedStatement(compiled.sql);
+    const { rows } = await this.db.executeQuery(compiled);
+    return rows;
+  }
+
+  /**
+   * The account's `account_totals` row (`files_count`, `public_files_count`, `changes`) and
+   * {@link recentPage}, in one statement (one round trip, one snapshot): for a search whose count the
+   * repository keeps while `changes` stays the same, so that a client paging through or polling one
+   * search costs one statement when the page lies among the newest files. Undefined when the
+   * account has no totals row. Declared a {@link repeatedStatement}, as recentPage is.
+   */
+  async recentPageWithTotals<Row>(search: RecentSearch): Promise<{ totals: { files_count: string | number; public_files_count: string | number; changes: string | number }; rows: Row[] } | undefined> {
+    const columns = sql.join(this.columns.map((column) => sql.ref(`p.${column}`)));
+    const compiled = sql<{ files_count: string | number; public_files_count: string | number; changes: string | number; id: string | null }>`
+      select t.files_count, t.public_files_count, t.changes, ${columns}
+      from account_totals as t
+      left join lateral (${this.recentPageQuery(search)}) as p on true
+      where t.user_id = ${search.userId}
+      order by p.created_at desc, p.id desc
+    `.compile(this.db);
+    repeatedStatement(compiled.sql);
+    const { rows } = await this.db.executeQuery(compiled);
+    const first = rows[0];
+    if (!first) return undefined;
+    return {
+      totals: { files_count: first.files_count, public_files_count: first.public_files_count, changes: first.changes },
+      rows: rows.filter((row) => row.id !== null).map(({ files_count: _f, public_files_count: _p, changes: _c, ...row }) => row as Row),
+    };
+  }
+
+  /** The statement of {@link recentPage}: the page among the account's {@link probeFiles} newest files. */
+  private recentPageQuery(search: RecentSearch): RawBuilder<unknown> {
     const columns = sql.join(this.columns.map((column) => sql.ref(column)));
     const match = this.conditions(search, likeCondition(search.needle));
-    const compiled = sql<Row>`
+    return sql`
       select ${columns} from (
         select ${columns}, search_text from files where user_id = ${search.userId} order by created_at desc, id desc limit ${this.probeFiles}
       ) as files
       where ${match}
       order by created_at desc, id desc
       limit ${search.window.limit} offset ${search.window.offset}
-    `.compile(this.db);
-    repeatedStatement(compiled.sql);
-    const { rows } = await this.db.executeQuery(compiled);
-    return rows;
+    `;
   }
 
   /** The matches up to `bound`, counted in list order along `(user_id, created_at, id)` (LIKE on each file). */
@@ -904,7 +943,7 @@ export class PostgresFileSearch {
   }
 
   /** The owner, the needle in the form given, and the other filters, combined with AND (on `files`, or on a CTE aliased `files`). */
-  private conditions(search: PostgresSearch, needle: Expression<SqlBool>, withNeedleIndex = false): RawBuilder<SqlBool> {
+  private conditions(search: Pick<PostgresSearch, 'userId' | 'others'>, needle: Expression<SqlBool>, withNeedleIndex = false): RawBuilder<SqlBool> {
     const eb = expressionBuilder<HangarDatabase, 'files'>();
     return sql<SqlBool>`(${sql.join([eb('user_id', '=', search.userId), needle, ...search.others(eb, withNeedleIndex)], sql` and `)})`;
   }

@@ -666,26 +666,41 @@ export class SqlFileRepository implements FileRepository {
    */
   private async searchList(userId: string, filter: FileFilter, window: Window, countLimit: number | undefined): Promise<FoundPage> {
     const needle = fileSearchNeedle(filter.q!);
-    const row = await this.totalsRow.first(this.executor, { userId });
-    if (needle === undefined || !row) return { items: [], total: EXACTLY_NONE };
-    const changes = toNumber(row.changes);
+    if (needle === undefined) return { items: [], total: EXACTLY_NONE };
     const key = countedKey(userId, filter, countLimit);
-    const known = this.counted.get(key);
+    const kept = this.counted.get(key);
     const { fields, values } = filterParameters({ ...filter, q: undefined });
     // With the needle's index, a visibility that most of the account's files have is tested on each
     // file the trigram index yields rather than intersected in that index (migration 0040), where
     // its entries (up to every file of the account) would cost more than the files they leave out.
     // Walks in list order keep it indexable (the visibility index walks only the files that have it).
+    let common = false;
+    const others = (eb: ExpressionBuilder<HangarDatabase, 'files'>, withNeedleIndex: boolean) =>
+      conditions(eb, userId, fields, values, common && withNeedleIndex ? ['is_public'] : []).slice(1);
+    // A count kept for this search (a client paging through or polling it): the totals row and the
+    // page among the newest files in one statement, the page used if `changes` still matches.
+    let row: { files_count: string | number | bigint; public_files_count: string | number | bigint; changes: string | number | bigint } | undefined;
+    let recent: FileRow[] | undefined;
+    if (kept) {
+      const read = await this.postgresSearch!.recentPageWithTotals<FileRow>({ userId, needle, others, window });
+      row = read?.totals;
+      if (read && toNumber(read.totals.changes) === kept.changes) recent = read.rows;
+    } else {
+      row = await this.totalsRow.first(this.executor, { userId });
+    }
+    if (!row) return { items: [], total: EXACTLY_NONE };
+    const changes = toNumber(row.changes);
+    const known = kept?.changes === changes ? kept : undefined;
     const files = toNumber(row.files_count);
     const publicFiles = toNumber(row.public_files_count);
-    const common = filter.isPublic !== undefined && 2 * (filter.isPublic ? publicFiles : files - publicFiles) > files;
+    common = filter.isPublic !== undefined && 2 * (filter.isPublic ? publicFiles : files - publicFiles) > files;
     // One upload-time or size range among the other filters: its files can be counted from the histogram.
     const range = histogramRange({ ...filter, q: undefined });
     const ranged = range !== undefined && range !== 'empty' && (range.from !== undefined || range.to !== undefined) ? range : undefined;
     const { rows, counted } = await this.postgresSearch!.list<FileRow>({
       userId,
       needle,
-      others: (eb, withNeedleIndex) => conditions(eb, userId, fields, values, common && withNeedleIndex ? ['is_public'] : []).slice(1),
+      others,
       window,
       countLimit,
       ...(ranged ? { range: { files: () => this.rangeTotal(userId, ranged), dimension: ranged.dimension }, accountFiles: files } : {}),
@@ -699,7 +714,7 @@ export class SqlFileRepository implements FileRepository {
             },
           }
         : {}),
-      knownMatches: known?.changes === changes ? known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0) : undefined,
+      ...(known ? { knownMatches: known.total.total + (known.total.totalRelation === 'gte' ? 1 : 0), ...(recent ? { recent } : {}) } : {}),
     });
     let total = known?.total;
     if (counted !== undefined) {
