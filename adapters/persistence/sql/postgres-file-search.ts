@@ -326,6 +326,13 @@ export interface PostgresSearch {
   accountFiles?: number;
 }
 
+/** The account's `account_totals` columns a listing reads (int8 as node-postgres gives them: a string). */
+export interface ListingTotals {
+  files_count: string | number;
+  public_files_count: string | number;
+  changes: string | number;
+}
+
 /** What {@link PostgresFileSearch.recentPageWithTotals} reads: a search's owner, needle, other filters and window. */
 export type RecentSearch = Pick<PostgresSearch, 'userId' | 'needle' | 'others' | 'window'>;
 
@@ -684,9 +691,9 @@ export class PostgresFileSearch {
    * search costs one statement when the page lies among the newest files. Undefined when the
    * account has no totals row. Declared a {@link repeatedStatement}, as recentPage is.
    */
-  async recentPageWithTotals<Row>(search: RecentSearch): Promise<{ totals: { files_count: string | number; public_files_count: string | number; changes: string | number }; rows: Row[] } | undefined> {
+  async recentPageWithTotals<Row>(search: RecentSearch): Promise<{ totals: ListingTotals; rows: Row[] } | undefined> {
     const columns = sql.join(this.columns.map((column) => sql.ref(`p.${column}`)));
-    const compiled = sql<{ files_count: string | number; public_files_count: string | number; changes: string | number; id: string | null }>`
+    const compiled = sql<ListingTotals & { id: string | null }>`
       select t.files_count, t.public_files_count, t.changes, ${columns}
       from account_totals as t
       left join lateral (${this.recentPageQuery(search)}) as p on true

@@ -4,7 +4,7 @@ import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, t
 import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle, fileSearchText } from '../file-search.js';
-import { PROBE_COLUMNS, PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
+import { type ListingTotals, PROBE_COLUMNS, PostgresFileSearch, type PostgresFileSearchOptions } from './postgres-file-search.js';
 import { PostgresUploadBatches, type PostgresUploadBatchesOptions } from './postgres-upload-batches.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { FilesTable, HangarDatabase } from './schema.js';
@@ -674,15 +674,17 @@ export class SqlFileRepository implements FileRepository {
     // file the trigram index yields rather than intersected in that index (migration 0040), where
     // its entries (up to every file of the account) would cost more than the files they leave out.
     // Walks in list order keep it indexable (the visibility index walks only the files that have it).
-    let common = false;
-    const others = (eb: ExpressionBuilder<HangarDatabase, 'files'>, withNeedleIndex: boolean) =>
-      conditions(eb, userId, fields, values, common && withNeedleIndex ? ['is_public'] : []).slice(1);
+    const othersWith =
+      (common: boolean) =>
+      (eb: ExpressionBuilder<HangarDatabase, 'files'>, withNeedleIndex: boolean) =>
+        conditions(eb, userId, fields, values, common && withNeedleIndex ? ['is_public'] : []).slice(1);
     // A count kept for this search (a client paging through or polling it): the totals row and the
     // page among the newest files in one statement, the page used if `changes` still matches.
-    let row: { files_count: string | number | bigint; public_files_count: string | number | bigint; changes: string | number | bigint } | undefined;
+    let row: Pick<Selectable<HangarDatabase['account_totals']>, 'files_count' | 'public_files_count' | 'changes'> | ListingTotals | undefined;
     let recent: FileRow[] | undefined;
     if (kept) {
-      const read = await this.postgresSearch!.recentPageWithTotals<FileRow>({ userId, needle, others, window });
+      // The newest files are walked in list order, where visibility stays indexable (`common` off).
+      const read = await this.postgresSearch!.recentPageWithTotals<FileRow>({ userId, needle, others: othersWith(false), window });
       row = read?.totals;
       if (read && toNumber(read.totals.changes) === kept.changes) recent = read.rows;
     } else {
@@ -693,14 +695,14 @@ export class SqlFileRepository implements FileRepository {
     const known = kept?.changes === changes ? kept : undefined;
     const files = toNumber(row.files_count);
     const publicFiles = toNumber(row.public_files_count);
-    common = filter.isPublic !== undefined && 2 * (filter.isPublic ? publicFiles : files - publicFiles) > files;
+    const common = filter.isPublic !== undefined && 2 * (filter.isPublic ? publicFiles : files - publicFiles) > files;
     // One upload-time or size range among the other filters: its files can be counted from the histogram.
     const range = histogramRange({ ...filter, q: undefined });
     const ranged = range !== undefined && range !== 'empty' && (range.from !== undefined || range.to !== undefined) ? range : undefined;
     const { rows, counted } = await this.postgresSearch!.list<FileRow>({
       userId,
       needle,
-      others,
+      others: othersWith(common),
       window,
       countLimit,
       ...(ranged ? { range: { files: () => this.rangeTotal(userId, ranged), dimension: ranged.dimension }, accountFiles: files } : {}),
