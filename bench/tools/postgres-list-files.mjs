@@ -21,6 +21,7 @@ const { SqlFileRepository } = await import(new URL('adapters/persistence/sql/sql
 const { SqlExecutor } = await import(new URL('adapters/persistence/sql/sql-executor.js', dist).href);
 const { postgresConnectionString } = await import(new URL('adapters/persistence/postgres/postgres-database.js', dist).href);
 const { FILE_TOTAL_COUNT_LIMIT } = await import(new URL('core/files/list-files.js', dist).href);
+const { BITMAPS_ONLY } = await import(new URL('adapters/persistence/sql/postgres-file-search.js', dist).href);
 
 const [command, url, schema = 'hangar_bench', only] = process.argv.slice(2);
 if (!url || !['generate', 'measure', 'drop'].includes(command)) {
@@ -90,13 +91,14 @@ function openDb(log) {
  * that read many rows are slower than later ones (docs/scale-out.md, "Pool sizing"), which would
  * otherwise land in the first timed runs of whichever case a session first serves.
  */
-async function warmSessions(pool) {
-  const clients = await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.connect()));
+async function warmSessions(db) {
+  const bitmapsOnly = BITMAPS_ONLY.compile(db).sql;
+  const clients = await Promise.all(Array.from({ length: POOL_SIZE }, () => db.pool.connect()));
   await Promise.all(
     clients.map(async (client) => {
       for (let i = 0; i < 2; i++) {
         await client.query('begin');
-        await client.query(`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`);
+        await client.query(bitmapsOnly);
         await client.query('select sum(size) from files where user_id = $1 and created_at >= 0', [BIG]);
         await client.query('commit');
       }
@@ -133,7 +135,7 @@ if (command === 'drop') {
 } else {
   const log = {};
   const db = openDb(log);
-  await warmSessions(db.pool);
+  await warmSessions(db);
   const client = new pg.Client({ connectionString });
   await client.connect();
   const load = (await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ');

@@ -326,11 +326,11 @@ export interface PostgresSearch {
   accountFiles?: number;
 }
 
-/** The account's `account_totals` columns a listing reads (int8 as node-postgres gives them: a string). */
+/** The account's `account_totals` columns a listing reads (int8 as the driver gives it: a string from node-postgres). */
 export interface ListingTotals {
-  files_count: string | number;
-  public_files_count: string | number;
-  changes: string | number;
+  files_count: string | number | bigint;
+  public_files_count: string | number | bigint;
+  changes: string | number | bigint;
 }
 
 /** What {@link PostgresFileSearch.recentPageWithTotals} reads: a search's owner, needle, other filters and window. */

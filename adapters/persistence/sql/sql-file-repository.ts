@@ -680,7 +680,7 @@ export class SqlFileRepository implements FileRepository {
         conditions(eb, userId, fields, values, common && withNeedleIndex ? ['is_public'] : []).slice(1);
     // A count kept for this search (a client paging through or polling it): the totals row and the
     // page among the newest files in one statement, the page used if `changes` still matches.
-    let row: Pick<Selectable<HangarDatabase['account_totals']>, 'files_count' | 'public_files_count' | 'changes'> | ListingTotals | undefined;
+    let row: ListingTotals | undefined;
     let recent: FileRow[] | undefined;
     if (kept) {
       // The newest files are walked in list order, where visibility stays indexable (`common` off).
