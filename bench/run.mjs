@@ -293,7 +293,7 @@ async function uploadResumable() {
     log(`  pair ${pair + 1}: baseline ${format(b.bytesPerSecond / MiB, 'MiB/s')}, service ${format(s.bytesPerSecond / MiB, 'MiB/s')} (${s.patches} PATCHes)`);
     completions.push(s.lastPatchSeconds);
     // Both of the pair's files go before the next pair, as in upload-big: the disk writes blocks
-    // freed a moment before faster than others (bench/README.md, "The resumable upload's pairs"),
+    // freed a moment before faster than others (bench/README.md, "Twenty-fifth session", "The resumable upload's pairs"),
     // so removing only the baseline's would give the next baseline upload the fast blocks.
     await rm(path.join(directory, b.answer.name), { force: true });
     await call(service.api, `/files/${s.fileId}`, { method: 'DELETE', headers: { 'x-api-key': main.key } });
