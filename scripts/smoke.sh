@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Smoke test: starts the service the way the README says (npm start, embedded defaults in a
-# temporary DATA_DIR), runs the README's curl walkthrough verbatim (the sh block after its marker
-# comment) and checks what it printed and saved, then uploads real files (a PNG, a PDF and a
-# 200 MiB video) and reads them back. Exits non-zero on the first step that does not behave.
+# temporary DATA_DIR), runs the curl walkthrough of docs/api.md and the README's ten-line tour
+# verbatim (each the sh block after its marker comment) and checks what they printed and saved,
+# then uploads real files (a PNG, a PDF and a 200 MiB video) and reads them back. Exits non-zero on
+# the first step that does not behave.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,7 +40,7 @@ for _ in $(seq 1 120); do
 done
 curl -fsS "$API/healthz" >/dev/null || fail "API /healthz"
 
-step "make real files: a PNG and a PDF for the README's walkthrough"
+step "make real files: a PNG and a PDF for the walkthrough"
 walk="$work/walkthrough"
 mkdir -p "$walk"
 node --input-type=module -e "
@@ -48,15 +49,21 @@ import { writeFileSync } from 'node:fs';
 writeFileSync('$walk/cat.png', makePng(32, 32));
 writeFileSync('$walk/resume.pdf', makePdf('Hangar walkthrough'));"
 
-# The README's walkthrough, verbatim: the sh block after the marker comment. It runs in this shell
-# (so its variables, KEY, PNG_ID and PDF_ID, can be checked), in a folder holding cat.png and
-# resume.pdf, with API, CDN and DATA_DIR pointing at this server; its output is checked below.
-block=$(awk '/<!-- scripts\/smoke.sh runs the next sh block verbatim/ { marked = 1; next }
-  marked && !inside && /^```sh$/ { inside = 1; next }
-  inside && /^```$/ { exit }
-  inside { print }' README.md)
-[ -n "$block" ] || fail "no walkthrough block after the marker in README.md"
-step "the README's walkthrough ($(wc -l <<<"$block") lines, run verbatim in $walk)"
+# marked_block FILE: the sh block after the marker comment of FILE ("scripts/smoke.sh runs the next sh
+# block verbatim"), which the file keeps self-contained.
+marked_block() {
+  awk '/<!-- scripts\/smoke.sh runs the next sh block verbatim/ { marked = 1; next }
+    marked && !inside && /^```sh$/ { inside = 1; next }
+    inside && /^```$/ { exit }
+    inside { print }' "$1"
+}
+
+# The walkthrough of docs/api.md, verbatim. It runs in this shell (so its variables, KEY, PNG_ID and
+# PDF_ID, can be checked), in a folder holding cat.png and resume.pdf, with API, CDN and DATA_DIR
+# pointing at this server; its output is checked below.
+block=$(marked_block docs/api.md)
+[ -n "$block" ] || fail "no walkthrough block after the marker in docs/api.md"
+step "the walkthrough of docs/api.md ($(wc -l <<<"$block") lines, run verbatim in $walk)"
 trap 'echo "smoke: FAIL: the walkthrough stopped at: $BASH_COMMAND" >&2' ERR
 pushd "$walk" >/dev/null
 eval "$block" >"$work/walkthrough.out"
@@ -79,6 +86,23 @@ cmp -s "$walk/resume.pdf" "$walk/signed.pdf" || fail "walkthrough: the signed UR
 bulk=$(tail -n1 "$out")
 [ "$(field "$bulk" deleted)" = 1 ] && [ "$(field "$bulk" errors.0.id)" = "$PNG_ID" ] || fail "walkthrough: bulk delete: $bulk"
 key=$KEY
+
+# The README's ten-line tour, verbatim, the same way (another account; its own output file).
+tour=$(marked_block README.md)
+[ -n "$tour" ] || fail "no tour block after the marker in README.md"
+step "the README's tour ($(wc -l <<<"$tour") lines, run verbatim in $walk)"
+trap 'echo "smoke: FAIL: the tour stopped at: $BASH_COMMAND" >&2' ERR
+pushd "$walk" >/dev/null
+eval "$tour" >"$work/tour.out"
+popd >/dev/null
+trap - ERR
+sed 's/^/smoke:   | /' "$work/tour.out"
+[[ "$KEY" == hgr_* ]] || fail "tour: no API key ($KEY)"
+[ "$(sed -n 2p "$work/tour.out")" = 302 ] || fail "tour: the confirmation link did not answer 302"
+[[ "$URL" == "$CDN/m/$ID" ]] || fail "tour: the public address is not on the content server ($URL)"
+cmp -s "$walk/cat.png" "$walk/tour-view.png" || fail "tour: the public address's bytes differ from cat.png"
+[[ "$SHARE" == "$CDN/share/"* ]] || fail "tour: no share link on the content origin ($SHARE)"
+[ "$(curl -sS -o /dev/null -w '%{http_code}' "$SHARE")" = 200 ] || fail "tour: the share page did not answer 200"
 
 step "make real files: PNG, PDF, 200 MiB video"
 node --input-type=module -e "

@@ -98,11 +98,11 @@ describe('Embedding kit', function () {
     }
   });
 
-  it("compiles and runs the README's embedding example as it is written", async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('- **Embedding the core**'));
+  it("compiles and runs the architecture guide's embedding example as it is written", async () => {
+    const guide = await readFile(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('- **Embedding the core**'));
     const example = /```ts\n([\s\S]*?)\n\s*```/.exec(section);
-    expect(example, 'no ```ts block after "Embedding the core" in README.md').to.not.equal(null);
+    expect(example, 'no ```ts block after "Embedding the core" in docs/architecture.md').to.not.equal(null);
     const code = example![1].replace(/^ {2}/gm, '');
     expect(code).to.include("from 'hangar/core'");
     const host = await hostProject();
