@@ -121,7 +121,7 @@ if (SCENARIOS.some((scenario) => scenario.id === 'list' || scenario.id === 'two-
   if (onPostgres) {
     // Planner statistics for the new rows, as Postgres's autovacuum gathers them within its naptime
     // (1 min) once 10 % of a table's rows are new: without them the planner takes an account of
-    // 10,000 files for one of ~100 and sorts all of its files for every page (bench/README.md).
+    // 10,000 files for one of ~100 and sorts all of its files for every page.
     // VACUUM also merges the GIN indexes' pending lists (the seeding's 100,000 names), which
     // autovacuum would otherwise do during the next scenarios, on the CPUs they measure.
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
@@ -293,7 +293,7 @@ async function uploadResumable() {
     log(`  pair ${pair + 1}: baseline ${format(b.bytesPerSecond / MiB, 'MiB/s')}, service ${format(s.bytesPerSecond / MiB, 'MiB/s')} (${s.patches} PATCHes)`);
     completions.push(s.lastPatchSeconds);
     // Both of the pair's files go before the next pair, as in upload-big: the disk writes blocks
-    // freed a moment before faster than others (bench/README.md, "Twenty-fifth session", "The resumable upload's pairs"),
+    // freed a moment before faster than others (bench/README.md, "How it measures"),
     // so removing only the baseline's would give the next baseline upload the fast blocks.
     await rm(path.join(directory, b.answer.name), { force: true });
     await call(service.api, `/files/${s.fileId}`, { method: 'DELETE', headers: { 'x-api-key': main.key } });
@@ -400,7 +400,7 @@ async function listFiles() {
 
 /**
  * The two server processes of the `two-*` scenarios (`--two-processes`), started on first use as
- * an operator scales out (README, "Worker processes"; issue 21): each `WORKERS=1` with a `DATA_DIR`
+ * an operator scales out (docs/operations.md, "Worker processes"; issue 21): each `WORKERS=1` with a `DATA_DIR`
  * of its own, both on the run's database (on SQLite: the bench service's database file), one
  * blob directory (`BLOB_STORE_URL` when set) and one `JWT_SECRET`. The bench's own service is
  * stopped first, so that only these two serve and use the CPUs.
@@ -701,7 +701,7 @@ function targetText(target) {
 
 async function deleteBenchAccounts() {
   // On an external database the bench's accounts would stay: delete them (with their files) through the admin CLI.
-  // That keeps both CPUs busy for minutes at 100,000 files (bench/README.md, "A bench's end is not idle").
+  // That keeps both CPUs busy for minutes at 100,000 files (bench/README.md, "Running one bench after another").
   log(`deleting the bench's accounts (${createdAccounts.length}); the machine is busy until this process exits`);
   for (const email of createdAccounts) {
     const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/cli/main.js'), 'users', 'delete', email, '--yes'], {

@@ -133,7 +133,7 @@ export interface HangarPorts {
   files: FileRepository;
   /** Resumable (tus) uploads and their reservations; on the same store as `files`. */
   resumableUploads: ResumableUploadRepository;
-  /** Partial blobs of resumable uploads, completing into `blobs` (README "Resumable uploads"). */
+  /** Partial blobs of resumable uploads, completing into `blobs` (docs/api.md, "Resumable uploads"). */
   partialBlobs: PartialBlobStore;
   usage: UsageRepository;
   logs: ActivityLogRepository;
@@ -163,7 +163,7 @@ export interface HangarPorts {
   shares: ShareRepository;
   /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
   urlSigner: UrlSigner;
-  /** The accounts' passkeys (docs: README "Passkeys"). */
+  /** The accounts' passkeys (docs/security.md, "Passkeys (WebAuthn)"). */
   passkeys: PasskeyRepository;
   /** Outstanding WebAuthn challenges, shared by every process on the database. */
   passkeyChallenges: PasskeyChallengeRepository;

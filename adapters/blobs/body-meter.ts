@@ -84,7 +84,7 @@ export function bodyStream(body: AsyncIterable<Uint8Array>): Readable {
  *
  * A plain loop rather than a stream pipeline (bodyStream → BodyMeter → a Writable): for a small
  * upload the pipeline's streams, listeners and abort plumbing cost more CPU than storing the bytes
- * (bench/README.md, "4 KiB uploads").
+ * (decision 0018, docs/decisions/).
  */
 export async function* meteredBody(body: AsyncIterable<Uint8Array>, meter: ByteMeter, signal?: AbortSignal): AsyncGenerator<Uint8Array, void, undefined> {
   signal?.throwIfAborted();

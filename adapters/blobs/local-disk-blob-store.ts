@@ -35,12 +35,12 @@ export const SMALL_BLOBS_FILE = 'small-blobs.db';
  * - a {@link LocalFileBlobStore} in `directory` (one file per blob, sharded `<aa>/<bb>/…`), and
  * - a {@link SqliteSmallBlobStore}, `<directory>/small-blobs.db`, for bodies of at most
  *   `smallBlobMaxBytes` (64 KiB by default): a blob file costs nine file-system calls, two of them
- *   disk flushes, most of a small upload's cost (bench/README.md, "4 KiB uploads"); a row costs an
+ *   disk flushes, most of a small upload's cost (decision 0005, docs/decisions/); a row costs an
  *   insert and a share of one WAL flush.
  *
  * On a network file system (NFS, SMB/CIFS, FUSE, 9p, Ceph…) the database is not used and every
  * blob is a file: SQLite's WAL mode needs every process that opens a database to be on one machine
- * (https://www.sqlite.org/wal.html), while such a directory may be shared by several (README,
+ * (https://www.sqlite.org/wal.html), while such a directory may be shared by several (docs/operations.md,
  * "Several processes behind a load balancer").
  */
 export class LocalDiskBlobStore extends TieredBlobStore {

@@ -288,7 +288,7 @@ export class LocalFileBlobStore implements BlobStore {
    * Whether a blob file exists under `key` (the key already checked). Asked before every small
    * blob is stored (the tiered store), where the answer is almost always no: one synchronous
    * `stat` that answers a missing file without an exception, rather than a trip through the
-   * thread pool and an Error with its stack (bench/README.md, "Measurements behind the code").
+   * thread pool and an Error with its stack (decision 0018, docs/decisions/).
    * The small tier itself writes synchronously on the same local file system.
    * @throws DomainError BLOB_STORE_UNAVAILABLE when the file system fails
    */

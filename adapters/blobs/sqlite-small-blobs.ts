@@ -30,7 +30,7 @@ export const SMALL_BLOB_PAGE = 500;
  * fsynced, closed, linked and unlinked, its directory opened, fsynced and closed), two of them
  * flushes of the disk, for every 4 KiB upload; a row costs one insert and a share of one WAL flush
  * that every insert committed meanwhile shares (group commit, as the service's database does). The
- * file-system work is most of a small upload's cost (bench/README.md, "4 KiB uploads").
+ * file-system work is most of a small upload's cost (decision 0005, docs/decisions/).
  * SQLite's own measurements find blobs below ~100 KB faster to read and write inside the database
  * than as files (https://www.sqlite.org/intern-v-extern-blob.html).
  *
@@ -51,7 +51,7 @@ export const SMALL_BLOB_PAGE = 500;
  * empties the cache when any connection, in any process, committed since; this connection's own
  * deletes drop their keys at once. Why: reading a row costs a read transaction (its locks on the
  * `-shm` file), a visible share of serving a small file; a kept one costs a map lookup
- * (bench/README.md, thirteenth session). Both bounds are small because kept Buffers that churn
+ * (decision 0005). Both bounds are small because kept Buffers that churn
  * (a cache emptied by every commit under uploads) raise the process's resident memory by more than
  * they hold (the soak test, test/reliability/soak.test.ts). Without a usable header (a database not
  * in WAL mode, in memory) nothing is kept.

@@ -14,7 +14,7 @@ const POOL_BYTES = 4096;
  *
  * Both draw their bytes from one pool of {@link POOL_BYTES} refilled by one call into OpenSSL when
  * used up, as Node's own `randomUUID` does: a call per id cost ~4.4 µs on this project's machines
- * (bench/README.md, "Measurements behind the code"), against ~20 ns from the pool. Each pool byte
+ * (decision 0002, docs/decisions/), against ~20 ns from the pool. Each pool byte
  * is used once.
  */
 export class NodeIdGenerator implements IdGenerator {
@@ -25,7 +25,7 @@ export class NodeIdGenerator implements IdGenerator {
    * A version 7 UUID (RFC 9562 §5.7), lower-case: 48 bits of Unix time in ms, then 74 random bits.
    * Ids made later sort later (to the millisecond), so rows keyed by them are appended to their
    * B-tree index rather than scattered over it: with a random (version 4) key each activity-log
-   * insert into a large table costs several times more (bench/README.md, "Measurements behind the code").
+   * insert into a large table costs several times more (decision 0002).
    * The time it reveals is no secret: every record with such an id also shows when it was created.
    */
   uuid(): string {

@@ -37,8 +37,8 @@ export interface GatheredOutputOptions {
  * Gathering a pipe's worth is what makes the access log cheap: a write to a pipe that was empty
  * wakes its reader, and the writes that follow it in one burst, the pipe not yet empty, do not. In
  * the service, writes of 3 KiB as lines gathered (pino's `SonicBoom` cannot gather more than it
- * writes at once) cost about 7 µs per plain read, a tenth of its CPU (bench/README.md, "Nineteenth
- * session"). The writes are synchronous: a reader that falls behind (EAGAIN on
+ * writes at once) cost about 7 µs per plain read, a tenth of its CPU (decision 0012,
+ * docs/decisions/). The writes are synchronous: a reader that falls behind (EAGAIN on
  * a full non-blocking pipe: retried after {@link FULL_WAIT_MS} ms) slows the process down instead
  * of letting lines pile up in its memory. A partial write goes on from where it stopped. An output
  * that fails otherwise (EPIPE: its reader has gone) loses the rest of that burst, and the process

@@ -42,8 +42,8 @@ const REDACT_PATHS = [...TOP_LEVEL_PATHS, ...SECRET_FIELDS.map((name) => `*["${n
  * the last burst, synchronously, in writes of at most PIPE_BUF bytes that end at a line end, so that the lines of the workers of one `npm start`, which
  * share one stdout, never interleave inside a line. A reader of stdout that falls behind slows the
  * process down instead of letting lines pile up in its memory (asynchronous writes, one in flight at
- * a time, fell behind a busy event loop and grew without bound: bench/README.md, "Measurements
- * behind the code"). What is gathered is written when the process exits (normally, on a signal the
+ * a time, fell behind a busy event loop and grew without bound: decision 0012, docs/decisions/).
+ * What is gathered is written when the process exits (normally, on a signal the
  * server handles, or after an uncaught exception); a process killed outright (SIGKILL, out of
  * memory) can lose up to its last 100 ms of lines.
  */
@@ -95,7 +95,7 @@ let stamp = '';
 /**
  * The `time` field of a line, as pino's `stdTimeFunctions.isoTime` writes it (`,"time":"<ISO 8601,
  * UTC, ms>"`), formatted once per millisecond: under load many lines share one, and formatting a
- * Date per line was a visible share of a small read's CPU (bench/README.md, thirteenth session).
+ * Date per line was a visible share of a small read's CPU (decision 0012).
  */
 function isoTime(): string {
   const now = Date.now();

@@ -32,7 +32,7 @@ const tryAgain = (code: string | undefined) => code !== undefined && (code.start
  * Why: SQLite checkpoints inside the COMMIT that pushes the WAL past `wal_autocheckpoint` (1,000
  * pages by default), on the committing connection: it copies the WAL's pages into the database
  * file and fsyncs both, which on the service's connection blocked the event loop, and so every
- * request in flight, several times a second under a stream of uploads (bench/README.md). Here the
+ * request in flight, several times a second under a stream of uploads (decision 0004). Here the
  * service's connection keeps only a far-off safety net ({@link SAFETY_NET_AUTOCHECKPOINT_PAGES})
  * and a worker thread, with a connection of its own, runs `PRAGMA wal_checkpoint(PASSIVE)` at most
  * every {@link CHECKPOINT_INTERVAL_MS} ms after writes. A checkpoint is SQLite's own operation with

@@ -21,7 +21,7 @@ const LITTLE_ENDIAN = endianness() === 'LE';
  *
  * Why: `PRAGMA data_version` answers the same question but opens a read transaction to do so (two
  * `fcntl` lock calls on the `-shm` file), several times dearer than the `pread`, and more so under
- * load (bench/README.md, "Measurements behind the code").
+ * load (decision 0006, docs/decisions/).
  *
  * How it is exact: a writer updates the header, copy 2 first and then copy 1, at the end of every
  * commit and before the commit returns (walformat.html: `iChange` is incremented by each

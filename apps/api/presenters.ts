@@ -93,7 +93,7 @@ const keptFileTexts = new LRUCache<string, KeptFileText>({ max: KEPT_FILE_TEXTS 
  * member but its two read counts) and addresses are those the kept text was written from; only the
  * counts, the object's last two members, are written anew. A listing is mostly the same files asked
  * again (a dashboard, a client polling, paging back): its body was a fifth of its CPU
- * (bench/README.md, "Eighteenth session"). `test/apps/presenters.test.ts` checks that a change of
+ * (decision 0013, docs/decisions/). `test/apps/presenters.test.ts` checks that a change of
  * any member of the record or the addresses gives the new text.
  */
 export function fileJsonText(view: FileView): string {

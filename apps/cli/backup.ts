@@ -31,10 +31,10 @@ const MANIFEST = 'manifest.json';
 
 function embeddedOnly(config: Config): { database: string; blobs: string; smallBlobs: string } {
   if (config.database.kind !== 'sqlite' || config.database.path === ':memory:') {
-    throw new BackupRefusal('backup and restore handle a SQLite database (DATABASE_URL=sqlite:…); for Postgres use pg_dump and pg_restore (README, "Backups").');
+    throw new BackupRefusal('backup and restore handle a SQLite database (DATABASE_URL=sqlite:…); for Postgres use pg_dump and pg_restore (docs/operations.md, "Backups").');
   }
   if (config.blobs.kind !== 'file') {
-    throw new BackupRefusal('backup and restore handle blobs on local disk (BLOB_STORE_URL=file:…); for an object store use the bucket\'s versioning or replication (README, "Backups").');
+    throw new BackupRefusal('backup and restore handle blobs on local disk (BLOB_STORE_URL=file:…); for an object store use the bucket\'s versioning or replication (docs/operations.md, "Backups").');
   }
   return { database: config.database.path, blobs: config.blobs.directory, smallBlobs: path.join(config.blobs.directory, SMALL_BLOBS_FILE) };
 }

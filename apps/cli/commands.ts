@@ -440,7 +440,7 @@ function describeDatabase(location: DatabaseLocation): string {
   return location.kind === 'sqlite' ? `sqlite:${location.path}` : redactPostgresUrl(location.url);
 }
 
-/** Backups of the embedded data (SQLite and blobs on disk): README, "Backups". */
+/** Backups of the embedded data (SQLite and blobs on disk): docs/operations.md, "Backups". */
 const BACKUP_COMMANDS: readonly Command[] = [
   {
     name: 'backup',

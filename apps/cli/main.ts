@@ -7,7 +7,7 @@ import { Tokens } from '../server/tokens.js';
 import { UsageError } from './arguments.js';
 import { type Invocation, parseInvocation, ProblemsFound, Refusal, usageText } from './commands.js';
 
-// Entry point of `npm run cli -- <command>`: the admin CLI (see usageText() and the README).
+// Entry point of `npm run cli -- <command>`: the admin CLI (see usageText() and docs/operations.md, "Admin CLI").
 
 /** Exit statuses (the last two from BSD sysexits.h). */
 const Exit = {

@@ -46,8 +46,8 @@ const NOT_PLAIN = ['content-length', 'transfer-encoding'] as const;
  * entry and metrics ({@link recordRequest}, route `/m/:id` or `/d/:id`).
  * `test/http/public-reads.test.ts` compares the two answer for answer. What it saves is the app's
  * per-request machinery (context objects, middleware chain, routing, validation of parameters
- * that a plain read does not have): about a third of a small read's CPU (bench/README.md,
- * "Sixteenth session").
+ * that a plain read does not have): about a third of a small read's CPU (decision 0011,
+ * docs/decisions/).
  */
 export function publicReadsFirst(hangar: Hangar, app: RequestListener, options: PublicReadsOptions): RequestListener {
   const origin = Object.entries(options.originHeaders).flat();

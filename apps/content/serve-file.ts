@@ -122,7 +122,7 @@ export async function serveFile(ctx: Context, servable: ServableFile, options: S
     ctx.length = length;
     return;
   }
-  // The whole file as a range too: the store then reads exactly its bytes (bench/README.md, "4 KiB reads").
+  // The whole file as a range too: the store then reads exactly its bytes (decision 0007, docs/decisions/).
   // Borrowed chunks: sendStreamed keeps their rule, so a large file goes through two reused buffers.
   const body = await withoutCaching(ctx, () =>
     open(range.kind === 'range' ? range.range : file.size > 0 ? { start: 0, end: file.size - 1 } : undefined, { borrowChunks: true }),

@@ -11,7 +11,7 @@ const NO_CONTENT = new Set([204, 205, 304]);
  * Why: for a string body, Koa's `respond` counts its UTF-8 bytes (`Buffer.byteLength`), Node's
  * `res.end` counts them again, and the socket encodes the string: three passes over the text. A
  * Buffer is encoded once and its length is known. A listing's 15 KB body spent ~17 µs in those
- * counts alone (bench/README.md, "Eighteenth session").
+ * counts alone (decision 0013, docs/decisions/).
  *
  * Left as they are: strings, Buffers, streams and other objects; answers whose status has no body
  * (204, 205, 304: Koa drops the body); and a body whose `Content-Type` a middleware removed (Koa

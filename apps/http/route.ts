@@ -113,8 +113,8 @@ export interface RouteTable {
  * Routes are registered on one @koa/router per first segment of their path (`files` for
  * `/files/:id`), and a request is matched against the routes of its own path's first segment
  * alone: @koa/router tests every route's expression in turn and builds the chain of each match,
- * which over all of the API's routes cost several times what one group costs (bench/README.md,
- * "Measurements behind the code"). Its expressions match case-insensitively without Unicode
+ * which over all of the API's routes cost several times what one group costs (decision 0014,
+ * docs/decisions/). Its expressions match case-insensitively without Unicode
  * folding (flag `i`, no `u`), so an ASCII segment lower-cased names the one group whose routes can
  * match it; the group's router then decides exactly as one router over all the routes would
  * (`ctx.matched`, `ctx.params`, 404 when none matches). A table with a route whose first segment is

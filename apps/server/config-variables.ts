@@ -12,10 +12,10 @@ import { DEFAULT_UPLOAD_PACING } from '../http/upload-pacing.js';
 import { DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth.js';
 
 /**
- * The configuration table: every environment variable Hangar reads, in the order the README lists
- * them, each with its parser, its value when unset and its README row. `loadConfig`
+ * The configuration table: every environment variable Hangar reads, in the order docs/configuration.md
+ * lists them, each with its parser, its value when unset and its row of that table. `loadConfig`
  * (apps/server/config.ts) reads variables only through `readVariable`, so a variable missing here
- * does not compile; the README's configuration table and `.env.example` are rendered from here
+ * does not compile; the table of docs/configuration.md and `.env.example` are rendered from here
  * (`node scripts/config-docs.mjs`, checked by test/apps/config-table.test.ts).
  */
 
@@ -33,11 +33,11 @@ type Parser<T> = (text: string, name: string) => T;
 /** One row of the table. */
 export interface ConfigVariable<T> {
   readonly parse: Parser<T | undefined>;
-  /** The README's "default" cell (Markdown); when absent, the fallback in backticks, then `note`. */
+  /** The "default" cell of docs/configuration.md (Markdown); when absent, the fallback in backticks, then `note`. */
   readonly shown?: string;
   /** Appended to a generated default cell, e.g. ` (1 GiB)`. */
   readonly note?: string;
-  /** The README's "meaning" cell (Markdown). */
+  /** The "meaning" cell of docs/configuration.md (Markdown). */
   readonly meaning: string;
 }
 
@@ -201,7 +201,7 @@ const failpoints: Parser<FailpointSetting[] | undefined> = (value, name) => comm
   return { name: point as FailpointSetting['name'], action: action === 'kill' ? 'kill' : { errno: action } };
 });
 
-/** The table (README order). */
+/** The table (in the order docs/configuration.md lists it). */
 export const CONFIG_VARIABLES = {
   ENV_FILE: variable({
     parse: text,
@@ -211,12 +211,12 @@ export const CONFIG_VARIABLES = {
   WORKERS: withDefault({
     parse: workerCount,
     fallback: 'auto' as const,
-    meaning: 'server processes: `auto` is one per CPU (`os.availableParallelism()`, at most 8) on a machine with more than 2 CPUs and one on a machine with 1 or 2 (where a second worker costs more CPU per request than it gains: bench/README.md, "Worker count"), or a number 1–64. With more than one, `npm start` is a supervisor that forks that many workers sharing both ports ("Worker processes" below); `1` runs the service in the one process',
+    meaning: 'server processes: `auto` is one per CPU (`os.availableParallelism()`, at most 8) on a machine with more than 2 CPUs and one on a machine with 1 or 2 (where a second worker costs more CPU per request than it gains: decision 0009 in `docs/decisions/`), or a number 1–64. With more than one, `npm start` is a supervisor that forks that many workers sharing both ports (`docs/operations.md`, "Worker processes"); `1` runs the service in the one process',
   }),
   HEAP_GROWING_PERCENT: withDefault({
     parse: wholeNumber(0, 400),
     fallback: DEFAULT_HEAP_GROWING_PERCENT,
-    meaning: 'how far V8\'s old generation may grow past the live heap before the next full garbage collection starts, in percent (200: to 3 × the live heap); `0` leaves V8\'s own heuristic, which after an idle spell runs a full collection every 32 MB of a large upload (apps/server/heap-growth.ts, bench/README.md)',
+    meaning: 'how far V8\'s old generation may grow past the live heap before the next full garbage collection starts, in percent (200: to 3 × the live heap); `0` leaves V8\'s own heuristic, which after an idle spell runs a full collection every 32 MB of a large upload (apps/server/heap-growth.ts; decision 0008 in `docs/decisions/`)',
   }),
   HOST: withDefault({
     parse: text,
@@ -276,17 +276,17 @@ export const CONFIG_VARIABLES = {
   SQLITE_CACHE_BYTES: variable({
     parse: wholeNumber(0, 2 ** 40),
     shown: '`67108864` (64 MiB)',
-    meaning: 'SQLite only: the page cache of each process\'s connection (SQLite\'s `cache_size`), filled only as pages are read, so a database smaller than it never fills it. A search that reads thousands of rows of a large database finds them there when asked again instead of reading each page from the file system (bench/postgres-list-files.md, "SQLite: the page cache, and fewer trigram tokens"). Each worker process (`WORKERS`) has its own. `0`: the SQLite build\'s default (better-sqlite3\'s: 16,000 KiB)',
+    meaning: 'SQLite only: the page cache of each process\'s connection (SQLite\'s `cache_size`), filled only as pages are read, so a database smaller than it never fills it. A search that reads thousands of rows of a large database finds them there when asked again instead of reading each page from the file system. Each worker process (`WORKERS`) has its own. `0`: the SQLite build\'s default (better-sqlite3\'s: 16,000 KiB)',
   }),
   BLOB_STORE_URL: variable({
     parse: text,
     shown: '`file:$DATA_DIR/blobs`',
-    meaning: '`file:<dir>`, `s3://<bucket>/<optional prefix>` for S3-compatible storage (see "S3-compatible storage" below), or `gs://<bucket>/<optional prefix>` for Google Cloud Storage (objects `<prefix>/<account id>/<file id>`; the bucket must exist). GCS credentials are Google\'s Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, `gcloud auth application-default login`, or the metadata server on Google Cloud); the account needs `storage.objects.create/get/delete` and `storage.buckets.get` (health check) on the bucket',
+    meaning: '`file:<dir>`, `s3://<bucket>/<optional prefix>` for S3-compatible storage (`docs/storage.md`, `docs/s3.md`), or `gs://<bucket>/<optional prefix>` for Google Cloud Storage (objects `<prefix>/<account id>/<file id>`; the bucket must exist). GCS credentials are Google\'s Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, `gcloud auth application-default login`, or the metadata server on Google Cloud); the account needs `storage.objects.create/get/delete` and `storage.buckets.get` (health check) on the bucket',
   }),
   SMALL_BLOB_MAX_BYTES: withDefault({
     parse: wholeNumber(0, MAX_SMALL_BLOB_MAX_BYTES),
     fallback: DEFAULT_SMALL_BLOB_MAX_BYTES,
-    meaning: 'with `file:` blobs: contents of at most this many bytes (0–1,048,576) are kept as rows of one SQLite database, `<blob dir>/small-blobs.db`, instead of one file each: a file costs nine file-system calls and two disk flushes to store durably, a row one insert and a share of one flush (bench/README.md, change 17). `0`: every blob a file. Either way every blob, stored under any earlier setting, stays readable. Not used (every blob a file) when the directory is on a network file system (NFS, SMB, FUSE, 9p, Ceph…), where SQLite\'s WAL is unsafe',
+    meaning: 'with `file:` blobs: contents of at most this many bytes (0–1,048,576) are kept as rows of one SQLite database, `<blob dir>/small-blobs.db`, instead of one file each: a file costs nine file-system calls and two disk flushes to store durably, a row one insert and a share of one flush (decision 0005 in `docs/decisions/`). `0`: every blob a file. Either way every blob, stored under any earlier setting, stays readable. Not used (every blob a file) when the directory is on a network file system (NFS, SMB, FUSE, 9p, Ceph…), where SQLite\'s WAL is unsafe',
   }),
   GCS_API_ENDPOINT: variable({
     parse: baseUrl,
@@ -362,7 +362,7 @@ export const CONFIG_VARIABLES = {
   EDGE_PROVIDER: withDefault({
     parse: oneOf(['mock', 'cloudflare'] as const),
     fallback: 'mock' as const,
-    meaning: 'where custom hostnames live: `mock` (in-process, see below) or `cloudflare` (Cloudflare for SaaS)',
+    meaning: 'where custom hostnames live: `mock` (in-process, `docs/behaviour.md`, "Custom domains") or `cloudflare` (Cloudflare for SaaS)',
   }),
   CLOUDFLARE_API_TOKEN: variable({
     parse: text,
@@ -402,7 +402,7 @@ export const CONFIG_VARIABLES = {
   REGISTRATION: withDefault({
     parse: oneOf(['open', 'invite', 'closed'] as const),
     fallback: 'open' as const,
-    meaning: 'who may create an account: `open` (anyone), `invite` (only with a single-use invite link from `npm run cli -- invites create`; the invite\'s plan applies), `closed` (nobody). It covers registration with a password and a first single sign-on alike ("Single sign-on and invites" below)',
+    meaning: 'who may create an account: `open` (anyone), `invite` (only with a single-use invite link from `npm run cli -- invites create`; the invite\'s plan applies), `closed` (nobody). It covers registration with a password and a first single sign-on alike (`docs/security.md`, "Single sign-on and invites")',
   }),
   OIDC_ISSUER: variable({
     parse: oidcIssuer,
@@ -499,7 +499,7 @@ export const CONFIG_VARIABLES = {
   RESUMABLE_UPLOAD_EXPIRY_HOURS: withDefault({
     parse: wholeNumber(1, 24 * 30),
     fallback: 24,
-    meaning: 'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (see "Resumable uploads")',
+    meaning: 'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (`docs/api.md`, "Resumable uploads")',
   }),
   SESSION_IDLE_DAYS: withDefault({
     parse: wholeNumber(1, 3650),
@@ -650,14 +650,14 @@ export function readVariable<K extends VariableName>(env: Env, name: K): Variabl
   return (Array.isArray(result) ? [...result] : result) as VariableValue<K>;
 }
 
-/** The README's "default" cell of one row. */
+/** The "default" cell of one row of docs/configuration.md. */
 export function shownDefault(row: ConfigVariable<unknown> & { fallback?: unknown }): string {
   if (row.shown !== undefined) return row.shown;
   const value = Array.isArray(row.fallback) ? row.fallback.join(',') : String(row.fallback);
   return `\`${value}\`${row.note ?? ''}`;
 }
 
-/** The README's configuration table, header included, one line per variable. */
+/** The configuration table of docs/configuration.md, header included, one line per variable. */
 export function renderReadmeTable(): string {
   const rows = Object.entries(CONFIG_VARIABLES).map(([name, row]) => `| \`${name}\` | ${shownDefault(row)} | ${row.meaning} |`);
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');

@@ -127,7 +127,7 @@ export interface Config {
   logRetentionDays: number;
   /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
   expirySweepIntervalSeconds: number;
-  /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, README "Resumable uploads"). */
+  /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, docs/api.md, "Resumable uploads"). */
   resumableUploadExpiryHours: number;
   /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
   images: {
@@ -223,7 +223,7 @@ export function withEnvFile(env: Env, cwd: string = process.cwd()): Env {
 /**
  * Parses the configuration from environment variables. Every variable, its parser, default and
  * meaning is a row of the configuration table (apps/server/config-variables.ts), from which the
- * README's table is rendered. The only place that reads `process.env` is apps/server/main.ts,
+ * table of docs/configuration.md is rendered. The only place that reads `process.env` is apps/server/main.ts,
  * which passes it here.
  * @throws ConfigError naming the first invalid variable
  */
@@ -318,7 +318,7 @@ export function loadConfig(env: Env): Config {
  * WORKERS: `auto` (default), or a number 1–64. `auto` is one server process per CPU this process
  * may use (`os.availableParallelism()`), at most 8, on a machine with more than
  * {@link ONE_PROCESS_UP_TO_CPUS} CPUs, and one process up to that: measured on 2 CPUs, a second
- * worker cost more CPU per request than one process (bench/README.md, "Worker count"). A SQLite
+ * worker cost more CPU per request than one process (decision 0009, docs/decisions/). A SQLite
  * database in memory (`sqlite::memory:`) belongs to one process, so `auto` means 1 there and more
  * is refused.
  */

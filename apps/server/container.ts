@@ -140,7 +140,7 @@ export async function openBlobStore(blobs: Config['blobs'], options: { logger: L
 }
 
 /**
- * The partial blob store (resumable uploads, README "Resumable uploads") beside the blob store a
+ * The partial blob store (resumable uploads, docs/api.md, "Resumable uploads") beside the blob store a
  * configuration names: partial files under `<blob directory>/.partial` for `file:`, a resumable
  * session per upload for `gs://`, a multipart upload (parts of 8 MiB) for `s3://`; the unaligned
  * tails of the last two live under `<prefix>/.partial/` in the same bucket. `blobs` is the server's
@@ -251,7 +251,7 @@ export const cryptoModule = new ContainerModule(({ bind }) => {
  * Rate limits: counters in Postgres when DATABASE_URL is Postgres (so every process sharing it
  * shares the limits); else, in a cluster worker, in the cluster's primary (shared by its workers);
  * else in this process's memory. Separate SQLite server processes that are not one cluster count
- * apart (README, "Several processes").
+ * apart (docs/operations.md, "Several processes behind a load balancer").
  */
 export const rateLimitsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.RateLimiter)

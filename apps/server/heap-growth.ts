@@ -18,8 +18,8 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 200;
  * more than the young generation, and a stream's Buffers trigger young collections all along:
  * each then starts a full one, for as long as the stream lasts. A fixed factor of 3 leaves room
  * above the young generation for a live heap of any size, so a large upload runs none; the heap's
- * limit between collections becomes 3 × the live heap. Measurements: bench/README.md, "Full
- * collections during large uploads".
+ * limit between collections becomes 3 × the live heap. Measurements: decision 0008
+ * (docs/decisions/).
  *
  * @param percent whole percent, 0–400 (`HEAP_GROWING_PERCENT`)
  */

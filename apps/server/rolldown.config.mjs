@@ -2,7 +2,7 @@
 // points (dist/apps/server/main.js, dist/apps/cli/main.js) and the modules they import, our own and the npm packages', bundled into a few files in dist/apps/bundle/
 // (`npm run build`, after tsc). Why: Node's ES module loader resolves, reads and compiles each of
 // the ~450 files separately, which is most of the time from start to first answer; one file per
-// chunk takes a third of that (bench/README.md, "Measurements behind the code").
+// chunk takes a third of that (decision 0010, docs/decisions/).
 //
 // What stays outside the bundle, loaded from node_modules as before:
 // - native addons and the packages that find files of their own next to them (better-sqlite3,

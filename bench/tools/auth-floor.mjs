@@ -7,7 +7,7 @@
 //               custom domain by user (three indexed lookups, as the service does), one activity
 //               log entry buffered and written in 1,000-row transactions, the Settings JSON.
 // The ratio this server reaches is the most the service's ratio could reach with the same
-// database work (bench/README.md, "auth"). Load as in the bench: autocannon, 32 connections,
+// database work (bench/README.md, "Profiles"). Load as in the bench: autocannon, 32 connections,
 // from a separate process, alternating pairs.
 // Usage: node bench/tools/auth-floor.mjs [seconds=10] [pairs=3]
 //   FLOOR_WITHOUT=log,log-writes,lookups drops those parts of /settings, to see what each costs.

@@ -1,7 +1,7 @@
-// The `GET /files` filters measured on an account of 1,000,000 files (bench/postgres-list-files.md),
+// The `GET /files` filters measured on an account of 1,000,000 files,
 // shared by the Postgres and the SQLite tools.
 
-/** Cases of the doc's table: the name, the filter, the page. */
+/** The cases: the name, the filter, the page. */
 export const CASES = [
   ['none', {}],
   ['q=123456', { q: '123456' }],
@@ -43,7 +43,7 @@ export const CASES = [
   ['deep: createdBefore=first year, page 10,000', { createdBefore: new Date(1731464000000) }, 299_970],
   ['deep: type=image/jpeg&createdAfter=second year&isPublic=true, page 1,000', { type: 'image/jpeg', createdAfter: new Date(1731464000000), isPublic: true }, 29_970],
   ['deep: sizeMin=1000000, page 3,000 (not placed: skipped either way)', { sizeMin: 1_000_000 }, 89_970],
-  // `q` with more candidates or other filters (SQLite's search index, 2026-11-26).
+  // `q` with more candidates or other filters.
   ['q=holiday (7 characters, ~5 %)', { q: 'holiday' }],
   ['q=cat&isPublic=false (~5,000 matches)', { q: 'cat', isPublic: false }],
   ['q=cat&type=image/gif (~0.05 %)', { q: 'cat', type: 'image/gif' }],
@@ -54,13 +54,13 @@ export const CASES = [
   ['q=9 (1 character, ~50 %)', { q: '9' }],
   ['deep: q=cat, page 100', { q: 'cat' }, 2_970],
   ['deep: q=holiday-summer, page 80', { q: 'holiday-summer' }, 2_370],
-  // Deep pages of a common needle (SQLite places them by upload day, 2026-11-26).
+  // Deep pages of a common needle (SQLite places them by upload day).
   ['deep: q=cat, page 1,000', { q: 'cat' }, 29_970],
   ['deep: q=é, page 1,000', { q: 'é' }, 29_970],
   ['deep: q=a, page 10,000', { q: 'a' }, 299_970],
   ['deep: q=cat&type=image/png, page 300', { q: 'cat', type: 'image/png' }, 8_970],
   ['deep: q=cat&isPublic=true, last page', { q: 'cat', isPublic: true }, 44_990],
-  // A longer needle, and a short one with a size range, each with another filter (twenty-second session).
+  // A longer needle, and a short one with a size range, each with another filter.
   ['q=holiday&type=image/png', { q: 'holiday', type: 'image/png' }],
   ['q=holiday&type=image/gif', { q: 'holiday', type: 'image/gif' }],
   ['q=holiday&isPublic=false', { q: 'holiday', isPublic: false }],

@@ -1,8 +1,8 @@
-// The measurements of bench/postgres-list-files.md: `GET /files` queries (SqlFileRepository.list)
+// Times `GET /files` queries (SqlFileRepository.list)
 // on an account of 1,000,000 files in Postgres, at repository level, with the plans of the statements.
 // Needs a build (`npx tsc -b`). Usage:
 //   node bench/tools/postgres-list-files.mjs generate <postgres-url> [schema=hangar_bench]
-//     (re)creates the schema: migrations up to 0005, the doc's generator, then migrations 0006 and 0007 (their
+//     (re)creates the schema: migrations up to 0005, the generator below, then migrations 0006 and 0007 (their
 //     backfills fill file_histogram from the generated files, timed), VACUUM ANALYZE
 //   node bench/tools/postgres-list-files.mjs measure <postgres-url> [schema=hangar_bench] [case-name-substring]
 //     the pool's sessions warmed first (warmSessions), then each case 55 times, each on a new SqlFileRepository (no cached counted total; the first 5 dropped), median, p95 and p99 (nearest rank) of the other 50, in ms, with the API's bound on counted totals (FILE_TOTAL_COUNT_LIMIT);
@@ -32,7 +32,7 @@ const BIG = '00000000-0000-4000-8000-000000000001';
 /** Timed runs per case after 5 warm-up runs (p99 is then the 50th of 50, nearest rank). */
 const RUNS = Number(process.env.LIST_RUNS ?? 50);
 
-/** The generator of bench/postgres-list-files.md, unchanged (account_totals filled after it). */
+/** The generator of the 1,000,000-file account, seeded so every run makes the same files (account_totals filled after it). */
 const GENERATOR = `
 select setseed(0.42);
 insert into users (id, email, password_hash, created_at, updated_at, plan_name)

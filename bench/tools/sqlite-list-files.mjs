@@ -1,4 +1,4 @@
-// The measurements of bench/postgres-list-files.md on SQLite: `GET /files` queries
+// The measurements of bench/tools/postgres-list-files.mjs on SQLite: `GET /files` queries
 // (SqlFileRepository.list, as the service runs it: through openSqliteDatabase, direct reads
 // included) on an account of 1,000,000 files in a SQLite file, with the plans of the statements.
 // Needs a build (`npx tsc -b`). Usage:

@@ -13,7 +13,7 @@ const EAGER_FLUSH_AT = 1_000;
  * full batch (EAGER_FLUSH_AT entries) is written on its own. Writes never overlap: each runs after
  * the previous one. A write started because the buffer filled writes only full batches, so under
  * steady load the database sees one transaction per EAGER_FLUSH_AT requests rather than a stream
- * of small ones (each transaction costs a commit; bench/README.md, "auth"). A failed write puts its
+ * of small ones (each transaction costs a commit; decision 0001, docs/decisions/). A failed write puts its
  * entries back (bounded by MAX_BUFFERED, beyond which the oldest are dropped and counted in `dropped`).
  */
 export class ActivityRecorder {
@@ -36,7 +36,7 @@ export class ActivityRecorder {
   /**
    * Records one request; `createdAt` defaults to now. Called for every authenticated request: the
    * entry is copied field by field, because an object spread of it costs many times more
-   * (bench/README.md, "Measurements behind the code").
+   * (decision 0001).
    */
   record(entry: Omit<ActivityLogEntry, 'id' | 'createdAt'> & { createdAt?: Date }): void {
     this.buffer.push({

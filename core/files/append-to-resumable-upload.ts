@@ -35,7 +35,7 @@ export const UPLOAD_LEASE_MS = 10_000;
 const LEASE_RENEWAL_MS = 3_000;
 
 /**
- * One tus `PATCH` (README "Resumable uploads"). The offset must be the upload's (409
+ * One tus `PATCH` (docs/api.md, "Resumable uploads"). The offset must be the upload's (409
  * UPLOAD_OFFSET_MISMATCH otherwise, with the right one in `details.offset`). The request takes the
  * upload's write lease in the database (423 UPLOAD_LOCKED while another request, in any process,
  * holds it; a dead writer's lease ends after {@link UPLOAD_LEASE_MS}, a live one renews it), streams

@@ -11,8 +11,8 @@ export interface ByteRange {
  *
  * `borrowChunks: true` lets the store reuse a chunk's memory for a later chunk of the same body, so
  * a large body is read through a few buffers instead of one new buffer per chunk (each new buffer
- * counts as external memory and makes V8 run full garbage collections: bench/README.md, "1 GiB
- * upload and download"). The rule a consumer of borrowed chunks keeps:
+ * counts as external memory and makes V8 run full garbage collections: decision 0007,
+ * docs/decisions/). The rule a consumer of borrowed chunks keeps:
  *
  * - the chunk that the n-th call of `next()` resolved with keeps its bytes until the consumer makes
  *   the (n+2)-th call of `next()`, or calls `return()`: the consumer may hold the current chunk and

@@ -30,7 +30,7 @@ export interface CreateResumableUploadInput {
 const UPLOAD_ID_LENGTH = 24;
 
 /**
- * Starts a resumable upload (tus 1.0.0 creation, README "Resumable uploads"). Every rule of
+ * Starts a resumable upload (tus 1.0.0 creation, docs/api.md, "Resumable uploads"). Every rule of
  * `POST /files` that can be decided before a byte is checked here, with the same codes: rate limit,
  * the type allowlist (from `filetype`), the file name, the expiry, write access (trial), the
  * account's upload limit (from `Upload-Length`), and the plan's quotas. Then an empty partial blob is

@@ -8,7 +8,7 @@ const BATCH = 100;
 const MAX_BATCHES = 50;
 
 /**
- * The sweep of resumable uploads (README "Resumable uploads"): every upload whose `expiresAt` has
+ * The sweep of resumable uploads (docs/api.md, "Resumable uploads"): every upload whose `expiresAt` has
  * come is deleted; an unfinished one releases its reservation in the same transaction and its
  * partial bytes are removed. An upload being written (a live lease) is left for the next run.
  * Safe in several processes at once (each delete is conditional; the loser gets nothing back);

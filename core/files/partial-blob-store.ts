@@ -29,7 +29,7 @@ export interface AppendResult {
 }
 
 /**
- * Port: blobs written in several requests (tus resumable uploads, README "Resumable uploads").
+ * Port: blobs written in several requests (tus resumable uploads, docs/api.md, "Resumable uploads").
  * A partial blob is never visible through {@link BlobStore} until {@link PartialBlobStore.complete}
  * turns it into one. Callers serialise the calls on one partial blob (one `append` at a time: the
  * upload's database row is the lock) and keep the returned state and offset, which are the truth:

@@ -2,7 +2,7 @@ import type { InsertResult, QuotaLimits } from './file-repository.js';
 import type { PartialBlobState } from './partial-blob-store.js';
 
 /**
- * One tus upload (README "Resumable uploads"): a file being sent in several requests. While
+ * One tus upload (docs/api.md, "Resumable uploads"): a file being sent in several requests. While
  * `uploading`, its `length` bytes and one file are reserved in the account's totals, so quotas count
  * it as if it were stored; once `complete`, the File record `fileId` exists and the reservation is
  * gone (the record holds the bytes instead). The row stays until `expiresAt` so that

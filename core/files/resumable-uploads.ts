@@ -14,7 +14,7 @@ import type { ResumableUpload, ResumableUploadRepository } from './resumable-upl
 /** Default of `RESUMABLE_UPLOAD_EXPIRY_HOURS`: an unfinished upload is removed a day after its creation. */
 export const DEFAULT_RESUMABLE_UPLOAD_EXPIRY_HOURS = 24;
 
-/** Options of the resumable upload use cases (README "Resumable uploads"). */
+/** Options of the resumable upload use cases (docs/api.md, "Resumable uploads"). */
 export interface ResumableUploadOptions {
   /** Hours from creation after which an unfinished upload is removed (`Upload-Expires`); default {@link DEFAULT_RESUMABLE_UPLOAD_EXPIRY_HOURS}. */
   resumableUploadExpiryHours?: number;

@@ -131,7 +131,7 @@ export type ErrorCode =
   | 'PASSKEY_REJECTED'
   /** 401: the passkey's signature counter did not increase (WebAuthn §6.1.1: a possibly cloned authenticator). */
   | 'PASSKEY_COUNTER_REGRESSED'
-  /** 404: no such resumable upload for this account (README "Resumable uploads"). */
+  /** 404: no such resumable upload for this account (docs/api.md, "Resumable uploads"). */
   | 'UPLOAD_NOT_FOUND'
   /** 410: the resumable upload expired before it was complete (`Upload-Expires`); its bytes are removed. */
   | 'UPLOAD_EXPIRED'

@@ -8,7 +8,7 @@ export const DAY_MS = 24 * HOUR_MS;
  * ISO 8601 in UTC with milliseconds and `Z` (`2026-11-27T16:05:09.042Z`), the one timestamp format
  * of every body: exactly what `Date.prototype.toISOString` returns, built from the UTC fields, which
  * is cheaper than that builtin where it counts, a page of files with one or two per file
- * (bench/README.md, "Measurements behind the code"). Years outside 1000–9999 (padded, or written
+ * (decision 0013, docs/decisions/). Years outside 1000–9999 (padded, or written
  * with a sign and six digits) and invalid dates (a RangeError) are left to the builtin.
  */
 export function toIso(date: Date): string {

@@ -65,7 +65,7 @@ describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', fu
     try {
       // Side by side: the control, a factor of 1.01, where the next limit is the live heap plus
       // V8's fixed step plus the young generation (what V8's own heuristic chooses after a quiet
-      // spell, though not in every run: bench/README.md, "Full collections during large uploads"),
+      // spell, though not in every run: decision 0008, docs/decisions/),
       // and the default setting.
       const settings = ['1', String(DEFAULT_HEAP_GROWING_PERCENT)];
       for (const percent of settings) {

@@ -10,7 +10,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
-// Resumable uploads in the dashboard (README "Resumable uploads"), in Debian's headless Chromium
+// Resumable uploads in the dashboard (docs/api.md, "Resumable uploads"), in Debian's headless Chromium
 // against the real server process: a 50 MiB file goes through tus, is paused and resumed, paused
 // again, and after a page reload continues (the same file chosen again) to a complete file.
 

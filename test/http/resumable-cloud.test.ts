@@ -6,7 +6,7 @@ import { FakeS3Server } from '../support/fake-s3-server.js';
 import { call, signUpWithKey, startTestServer, type TestServer } from '../support/http-harness.js';
 import { S3RVER_CREDENTIALS } from '../support/s3-test-server.js';
 
-// Resumable uploads (README "Resumable uploads") through tus-js-client with the blobs on the GCS
+// Resumable uploads (docs/api.md, "Resumable uploads") through tus-js-client with the blobs on the GCS
 // fake and on the S3 fake: partial bytes in a resumable session / a multipart upload, unaligned
 // tails as objects of their own. On Postgres when run with HANGAR_TEST_DB=postgres.
 

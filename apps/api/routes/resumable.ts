@@ -44,7 +44,7 @@ export interface ResumableRouteOptions {
 }
 
 /**
- * Resumable uploads with the tus 1.0.0 protocol (README "Resumable uploads"): creation (with
+ * Resumable uploads with the tus 1.0.0 protocol (docs/api.md, "Resumable uploads"): creation (with
  * upload), PATCH, HEAD, termination and expiration under `/files/resumable`, over the core's
  * resumable upload use cases. Every answer carries `Tus-Resumable: 1.0.0`; errors keep Hangar's
  * JSON error format and codes.

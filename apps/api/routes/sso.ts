@@ -20,7 +20,7 @@ function toDashboard(ctx: Koa.Context, params: Record<string, string>): void {
   ctx.body = '';
 }
 
-/** Sign-in methods and who may register; single sign-on through an OpenID provider (README, "Single sign-on"). */
+/** Sign-in methods and who may register; single sign-on through an OpenID provider (docs/security.md, "Single sign-on and invites"). */
 export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string }): Route[] {
   return [
     defineRoute({
