@@ -8,11 +8,13 @@ import { expect } from 'chai';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { MIGRATIONS } from '../../adapters/persistence/migrations/index.js';
-import { migrateTo } from '../../adapters/persistence/sql/migrate.js';
+import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../adapters/persistence/sql/migrate.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { dumpPostgresSchema, dumpSqliteSchema } from '../support/schema-dump.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** The repository's root, from dist/test/contracts/. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -21,10 +23,13 @@ const FIXTURES = path.join(ROOT, 'test/fixtures');
 /** The last migration of bec26c8, whose schema the fixtures hold (dumped with that commit's migrations.ts). */
 const LAST_OF_BEC26C8 = '0041_postgres_size_covering_index';
 
+/** Files of the folder that are not migrations: the list, and the schema snapshot of fresh databases. */
+const NOT_MIGRATIONS = ['index.ts', 'snapshot.ts'];
+
 /** The migration files of the folder (`NNNN_name.ts`), by name. */
 function migrationFiles(): string[] {
   return readdirSync(FOLDER)
-    .filter((file) => file !== 'index.ts')
+    .filter((file) => !NOT_MIGRATIONS.includes(file))
     .map((file) => file.replace(/\.ts$/, ''))
     .sort();
 }
@@ -45,8 +50,8 @@ describe('migration files (adapters/persistence/migrations)', () => {
     );
   });
 
-  it('imports nothing but kysely and Node built-ins in any file, so no change to the application changes a migration', () => {
-    for (const name of migrationFiles()) {
+  it('imports nothing but kysely and Node built-ins in any file (the snapshot too), so no change to the application changes a migration', () => {
+    for (const name of [...migrationFiles(), 'snapshot']) {
       const source = readFileSync(path.join(FOLDER, `${name}.ts`), 'utf8');
       const imported = [...source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)['"]([^'"]+)['"]/gm)].map((match) => match[1]);
       for (const specifier of imported) expect(specifier, `${name} imports ${specifier}`).to.match(/^(kysely|node:[a-z_/]+)$/);
@@ -74,8 +79,44 @@ describe('migration files (adapters/persistence/migrations)', () => {
     }
   });
 
+  it('creates a fresh SQLite database from the snapshot with the same schema and the same recorded migrations as the history gives', async () => {
+    const dumps: string[][] = [];
+    for (const snapshot of [true, false]) {
+      const database = new BetterSqlite3(':memory:');
+      database.pragma('foreign_keys = ON');
+      registerFileSearchFunction(database);
+      const db = new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
+      try {
+        expect(await migrateToLatest(db, undefined, { snapshot })).to.deep.equal([...MIGRATION_NAMES]);
+        expect((await db.selectFrom('kysely_migration' as any).select('name').orderBy('name').execute()).map((row: any) => row.name)).to.deep.equal([...MIGRATION_NAMES]);
+        dumps.push(await dumpSqliteSchema(db));
+      } finally {
+        await db.destroy();
+      }
+    }
+    expect(dumps[0]).to.deep.equal(dumps[1]);
+  });
+
   // Registered only where a Postgres database is configured (testDatabaseUrl prints the one line saying so otherwise).
   const postgresUrl = testDatabaseUrl();
+  if (postgresUrl !== undefined) it('creates a fresh Postgres schema from the snapshot with the same schema and the same recorded migrations as the history gives', async function () {
+    this.timeout(30_000);
+    const dumps: string[][] = [];
+    for (const snapshot of [true, false]) {
+      const schema = await createTestSchema(postgresUrl);
+      const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) });
+      try {
+        expect(await migrateToLatest(db, undefined, { migrationTableSchema: schema.schema, snapshot })).to.deep.equal([...MIGRATION_NAMES]);
+        expect((await db.selectFrom('kysely_migration' as any).select('name').orderBy('name').execute()).map((row: any) => row.name)).to.deep.equal([...MIGRATION_NAMES]);
+        dumps.push(await dumpPostgresSchema(db));
+      } finally {
+        await db.destroy();
+        await schema.drop();
+      }
+    }
+    expect(dumps[0]).to.deep.equal(dumps[1]);
+  });
+
   if (postgresUrl !== undefined) it(`gives a fresh Postgres schema, at ${LAST_OF_BEC26C8}, exactly the schema bec26c8's migrations gave it`, async function () {
     this.timeout(30_000);
     const schema = await createTestSchema(postgresUrl!);

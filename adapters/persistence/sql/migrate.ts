@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from 'kysely';
 import { MIGRATIONS, type MigrationEntry } from '../migrations/index.js';
 import { isPostgres } from './dialect.js';
 import type { HangarDatabase } from './schema.js';
@@ -31,6 +31,30 @@ export class FrozenMigrationProvider implements MigrationProvider {
   }
 }
 
+/**
+ * The migrations for a database that has run none: the first of them creates the schema of the
+ * snapshot (`adapters/persistence/migrations/snapshot.ts`, loaded only then) in one step, the others
+ * up to the snapshot's last do nothing, and Kysely records them all as applied, as the history would
+ * have left them; the migrations after the snapshot run as usual. Issue #59: a fresh database is
+ * created at the current schema in one step instead of 41.
+ */
+export class SnapshotFirstMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const snapshot = await import('../migrations/snapshot.js');
+    const migrations = await new FrozenMigrationProvider().getMigrations();
+    const covered = MIGRATIONS.map(([name]) => name).filter((name) => name <= snapshot.SNAPSHOT_THROUGH);
+    if (covered.at(-1) !== snapshot.SNAPSHOT_THROUGH) throw new Error(`The schema snapshot ends at ${snapshot.SNAPSHOT_THROUGH}, which is not a migration.`);
+    for (const [i, name] of covered.entries()) {
+      migrations[name] = {
+        async up(db: Kysely<any>): Promise<void> {
+          if (i === 0) await (isPostgres(db) ? snapshot.postgres(db) : snapshot.sqlite(db));
+        },
+      };
+    }
+    return migrations;
+  }
+}
+
 /** The name of every migration, in the order they run. */
 export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map(([name]) => name);
 
@@ -46,13 +70,22 @@ export interface MigrateOptions {
    * hold a `kysely_migration` table of their own is not confused by it.
    */
   migrationTableSchema?: string;
+  /**
+   * {@link migrateToLatest} with its default migrations: whether a database that has run no
+   * migration is created from the schema snapshot ({@link SnapshotFirstMigrationProvider}; default
+   * true) or through every migration of the history (false; the snapshot's script and test).
+   */
+  snapshot?: boolean;
 }
 
 /**
  * Brings the schema up to the latest migration, running those not yet recorded in Kysely's
  * `kysely_migration` table, in name order (on Postgres in one transaction; the caller holds the
  * migration lock, openPostgresDatabase; on SQLite inside the caller's transaction, openSqliteDatabase).
- * @param provider the migrations (default: every frozen file, {@link FrozenMigrationProvider})
+ * A database that has run no migration yet is created from the schema snapshot in one step
+ * (unless `options.snapshot` is false), and the migrations it stands for are recorded as run.
+ * @param provider the migrations (default: every frozen file, {@link FrozenMigrationProvider},
+ *        or {@link SnapshotFirstMigrationProvider} for a database that has run none)
  * @returns the names of the migrations run now (empty when already up to date)
  * @throws Error `Database migration <name> failed: …` (the driver's error as `cause`) when a migration
  *         fails, or `Database migrations could not run: …` when the recorded history does not match
@@ -60,15 +93,27 @@ export interface MigrateOptions {
  */
 export async function migrateToLatest(
   db: Kysely<HangarDatabase>,
-  provider: MigrationProvider = new FrozenMigrationProvider(),
+  provider?: MigrationProvider,
   options: MigrateOptions = {},
 ): Promise<string[]> {
-  return outcome(await migrator(db, provider, options).migrateToLatest());
+  const chosen = provider ?? (options.snapshot !== false && !(await anyMigrationRun(db, options)) ? new SnapshotFirstMigrationProvider() : new FrozenMigrationProvider());
+  return outcome(await migrator(db, chosen, options).migrateToLatest());
+}
+
+/** Whether Kysely's `kysely_migration` table exists (in `options.migrationTableSchema` when given) and records a migration. */
+async function anyMigrationRun(db: Kysely<HangarDatabase>, options: MigrateOptions): Promise<boolean> {
+  const name = options.migrationTableSchema === undefined ? 'kysely_migration' : `${options.migrationTableSchema}.kysely_migration`;
+  const { rows } = isPostgres(db)
+    ? await sql<{ present: boolean }>`select to_regclass(${sql.lit(name.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.'))}) is not null as present`.execute(db)
+    : await sql<{ present: number }>`select count(*) as present from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(db);
+  if (!rows[0]?.present || Number(rows[0].present) === 0) return false;
+  const { rows: recorded } = await sql<{ name: string }>`select name from ${sql.table(name)} limit 1`.execute(db);
+  return recorded.length > 0;
 }
 
 /**
  * Brings the schema to migration `name` exactly (Kysely's `Migrator.migrateTo`): runs the
- * migrations up to it that are not recorded yet. A database at a later migration is refused
+ * migrations up to it that are not recorded yet, through the history (never the snapshot). A database at a later migration is refused
  * rather than taken down: these migrations have no `down`.
  * @returns the names of the migrations run now
  * @throws Error as {@link migrateToLatest}, also when `name` is not a migration
