@@ -17,6 +17,7 @@ export class FrozenMigrationProvider implements MigrationProvider {
   /** @param entries the migrations offered, by name (default: all of them) */
   constructor(private readonly entries: readonly MigrationEntry[] = MIGRATIONS) {}
 
+  /** @returns each migration by name; its `up` loads the file and runs the function of the database's dialect */
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};
     for (const [name, load] of this.entries) {
@@ -39,6 +40,10 @@ export class FrozenMigrationProvider implements MigrationProvider {
  * created at the current schema in one step instead of 41.
  */
 export class SnapshotFirstMigrationProvider implements MigrationProvider {
+  /**
+   * @returns every migration by name, those up to the snapshot's last replaced as described above
+   * @throws Error when the snapshot's last migration is not in the index (a snapshot file out of step with the list)
+   */
   async getMigrations(): Promise<Record<string, Migration>> {
     const snapshot = await import('../migrations/snapshot.js');
     const migrations = await new FrozenMigrationProvider().getMigrations();
