@@ -16,7 +16,7 @@ import { median } from '../lib/stats.mjs';
 import { CASES } from './list-files-cases.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
-const { migrateToLatest, InCodeMigrationProvider, migrations } = await import(new URL('adapters/persistence/sql/migrations.js', dist).href);
+const { migrateToLatest, migrationsUpTo } = await import(new URL('adapters/persistence/sql/migrate.js', dist).href);
 const { SqlFileRepository } = await import(new URL('adapters/persistence/sql/sql-file-repository.js', dist).href);
 const { SqlExecutor } = await import(new URL('adapters/persistence/sql/sql-executor.js', dist).href);
 const { postgresConnectionString } = await import(new URL('adapters/persistence/postgres/postgres-database.js', dist).href);
@@ -113,7 +113,7 @@ if (command === 'drop') {
   await run(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
   await run(`create schema ${pg.escapeIdentifier(schema)}`);
   const db = openDb({});
-  const before = new InCodeMigrationProvider(Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0006')));
+  const before = migrationsUpTo('0005_listing_speed');
   console.log('migrated:', await migrateToLatest(db, before, { migrationTableSchema: schema }));
   const client = new pg.Client({ connectionString });
   await client.connect();

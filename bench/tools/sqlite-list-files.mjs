@@ -21,7 +21,7 @@ import { median } from '../lib/stats.mjs';
 import { CASES } from './list-files-cases.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
-const { migrateToLatest, InCodeMigrationProvider, migrations } = await import(new URL('adapters/persistence/sql/migrations.js', dist).href);
+const { migrateToLatest, migrationsUpTo } = await import(new URL('adapters/persistence/sql/migrate.js', dist).href);
 const { SqlFileRepository } = await import(new URL('adapters/persistence/sql/sql-file-repository.js', dist).href);
 const { SqlExecutor } = await import(new URL('adapters/persistence/sql/sql-executor.js', dist).href);
 const { openSqliteDatabase } = await import(new URL('adapters/persistence/sqlite/sqlite-database.js', dist).href);
@@ -60,7 +60,7 @@ if (command === 'generate') {
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
   const early = new Kysely({ dialect: new SqliteDialect({ database: raw }) });
-  const before = new InCodeMigrationProvider(Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0006')));
+  const before = migrationsUpTo('0005_listing_speed');
   console.log('migrated:', await migrateToLatest(early, before));
   let started = performance.now();
   const random = seeded(42);

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { histogramKeysOf } from '../../adapters/persistence/sql/file-histogram.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { InCodeMigrationProvider, migrateToLatest, migrations } from '../../adapters/persistence/sql/migrations.js';
+import { MIGRATION_NAMES, migrateToLatest, migrationsUpTo } from '../../adapters/persistence/sql/migrate.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { aFile, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
@@ -36,7 +36,7 @@ describe('SQL migrations (SQLite)', () => {
   });
 
   it('runs every migration in name order on an empty database, and none the second time', async () => {
-    expect(await migrateToLatest(db)).to.deep.equal(Object.keys(migrations).sort());
+    expect(await migrateToLatest(db)).to.deep.equal([...MIGRATION_NAMES]);
     expect(await migrateToLatest(db)).to.deep.equal([]);
   });
 
@@ -46,7 +46,7 @@ describe('SQL migrations (SQLite)', () => {
     const eve = '00000000-0000-4000-8000-00000000000e';
 
     beforeEach(async () => {
-      expect(await migrateToLatest(db, new InCodeMigrationProvider({ '0001_initial': migrations['0001_initial'] }))).to.deep.equal(['0001_initial']);
+      expect(await migrateToLatest(db, migrationsUpTo('0001_initial'))).to.deep.equal(['0001_initial']);
       // Written as the first release wrote them: its columns only.
       for (const [id, createdAt] of [[ada, 1], [bob, 2], [eve, 3]] as const) {
         await db
@@ -73,7 +73,7 @@ describe('SQL migrations (SQLite)', () => {
           })
           .execute();
       }
-      expect(await migrateToLatest(db)).to.deep.equal(Object.keys(migrations).sort().slice(1));
+      expect(await migrateToLatest(db)).to.deep.equal(MIGRATION_NAMES.slice(1));
     });
 
     it('counts the files already stored into the totals of their accounts', async () => {
@@ -120,11 +120,6 @@ describe('SQL migrations (SQLite)', () => {
     });
   });
 });
-
-/** Migrations up to and including `last`, by name. */
-function migrationsUpTo(last: string): InCodeMigrationProvider {
-  return new InCodeMigrationProvider(Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= last)));
-}
 
 /**
  * 0006_file_histogram and 0007_file_histogram_by_type on a database at 0005 that already holds
@@ -350,7 +345,7 @@ async function expectCoveringListIndexesKeepPages(
 ): Promise<void> {
   const ada = '00000000-0000-4000-8000-00000000000a';
   const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
-  const previous = Object.keys(migrations).filter((name) => name < migration).at(-1)!;
+  const previous = MIGRATION_NAMES.filter((name) => name < migration).at(-1)!;
   await migrateToLatest(db, migrationsUpTo(previous), { migrationTableSchema });
   await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
   // The transaction script: the one-statement upload of Postgres needs migration 0038's function.

@@ -9,7 +9,7 @@ import { planResultChanged, preparingPool, StatementNames } from './prepared-sta
 import { REPEATED_STATEMENTS } from '../sql/precompiled-query.js';
 import { observingWrites } from './write-observer.js';
 import { ASYNCHRONOUS_COMMIT_SETTING, DURABILITY_FLUSH_SQL, groupCommit } from './group-commit.js';
-import { migrateToLatest } from '../sql/migrations.js';
+import { migrateToLatest } from '../sql/migrate.js';
 import { FileGramFolder } from './file-gram-counts.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
@@ -278,7 +278,7 @@ function preparedReads(pool: pg.Pool, names: StatementNames): (sql: string, para
   };
 }
 
-/** Whether the current schema's `files` has the trigram index of migration 0003 (see migrations.ts). */
+/** Whether the current schema's `files` has the trigram index of migration 0003 (see adapters/persistence/migrations/0003_list_indexes.ts). */
 async function hasSearchIndex(db: Kysely<HangarDatabase>): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`
     select exists (

@@ -20,7 +20,7 @@ import { registerFileSearchFunction } from './file-search-tokens.js';
 import { FileSearchIndexer } from './file-search-indexer.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
-import { migrateToLatest } from '../sql/migrations.js';
+import { migrateToLatest } from '../sql/migrate.js';
 import type { HangarDatabase } from '../sql/schema.js';
 import { backgroundCheckpoints, BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../../sqlite/index.js';
 
