@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { MailMessage, Mailer } from '../../core/accounts/mailer.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { SILENT_LOGGER } from '../../core/shared/logger.js';
 import type { HangarDatabase } from '../persistence/sql/schema.js';
-import { isPostgres } from '../persistence/sql/dialect.js';
+import { claimDueRow } from '../persistence/sql/leased-claim.js';
 
 /** Options of {@link SqlMailOutbox}. */
 export interface SqlMailOutboxOptions {
@@ -44,9 +44,9 @@ const SENT_RETENTION_MS = 24 * 60 * 60 * 1000;
  * loop in every process that has one ({@link SqlMailOutbox.start}) delivers due rows through
  * `transport`, retrying failures with exponential backoff, and marks them sent.
  *
- * Several processes share the table safely: each claims one due row at a time with a conditional
- * update (`… where id = (oldest due) and not claimed`, which the database runs atomically: SQLite's
- * single writer, Postgres's row lock and re-check), taking a lease of `leaseMs`, so two processes
+ * Several processes share the table safely: each claims one due row at a time (claimDueRow, shared
+ * with the webhook outbox: a conditional update the database runs atomically, `for update skip
+ * locked` on Postgres), taking a lease of `leaseMs`, so two processes
  * never deliver one message at once. The one case of a second delivery is a process that dies
  * after the transport accepted a message and before marking it sent: its lease lapses and another
  * process sends it again (at least once, never lost).
@@ -186,26 +186,8 @@ export class SqlMailOutbox implements Mailer {
     return true;
   }
 
-  /**
-   * The oldest due message, claimed for this process, or undefined when none is due. On Postgres the
-   * candidate is picked `for update skip locked`, so processes claiming at once take different rows;
-   * when another process still took the candidate first, the claim is tried again (a few times).
-   */
+  /** The oldest due message, claimed for this process (claimDueRow), or undefined when none is due. */
   private async claim(): Promise<ClaimedRow | undefined> {
-    const skipLocked = isPostgres(this.db) ? sql` for update skip locked` : sql``;
-    for (let tries = 0; tries < 5; tries++) {
-      const now = this.now();
-      const due = sql`sent_at is null and failed_at is null and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})`;
-      const result = await sql<ClaimedRow>`
-        update mail_outbox
-           set claimed_by = ${this.owner}, claimed_until = ${now + this.leaseMs}, attempts = attempts + 1
-         where id = (select id from mail_outbox where ${due} order by next_attempt_at, id limit 1${skipLocked})
-           and ${due}
-        returning id, recipient, subject, text_body, html_body, attempts`.execute(this.db);
-      if (result.rows[0]) return result.rows[0];
-      const left = await sql<{ id: string }>`select id from mail_outbox where ${due} limit 1`.execute(this.db);
-      if (left.rows.length === 0) return undefined;
-    }
-    return undefined;
+    return claimDueRow<ClaimedRow>({ db: this.db, table: 'mail_outbox', owner: this.owner, leaseMs: this.leaseMs, now: this.now, columns: ['id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts'] });
   }
 }

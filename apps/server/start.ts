@@ -78,10 +78,12 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
+  const webhooks = await container.getAsync(RootTokens.WebhookOutbox);
   const blobs = await container.getAsync(Tokens.BlobStore);
   if (metrics && database.postgresPool) metrics.watchPool(database.postgresPool as Parameters<HangarMetrics['watchPool']>[0]);
   metrics?.watchImageSlots(hangar.imageSlots);
   metrics?.watchActivityLog(hangar.activity);
+  metrics?.watchWebhookOutbox(webhooks);
 
   const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
   const operational = { readiness: new Readiness(), build: readBuildInfo() };
@@ -121,6 +123,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     logger,
   });
   mail.start();
+  webhooks.start();
   runtime.start();
 
   return {
@@ -134,6 +137,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
       await metricsServer?.close();
       await runtime.stop();
+      await webhooks.stop();
       await mail.stop();
       await mail.drain();
       await database.close();
