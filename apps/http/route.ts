@@ -59,6 +59,12 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
    * page, or null for no body. The OpenAPI document and the HTTP tests' response checks come from here.
    */
   responses: Record<number, TSchema | null | typeof HTML | Alternatives>;
+  /**
+   * Requests the service later sends on its own because of this operation (OpenAPI 3.0 `callbacks`,
+   * e.g. webhook events POSTed to the URL the body names): a runtime expression, the JSON body sent,
+   * and what the receiver should answer.
+   */
+  callback?: { name: string; expression: string; body: TSchema; description: string };
   handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<void>;
 }
 

@@ -11,7 +11,7 @@ import { DomainError, isDomainError } from '../../../core/shared/errors.js';
 import { MAX_SHARE_DOWNLOADS } from '../../../core/shares/share.js';
 import { shareJson } from '../presenters.js';
 
-const ShareBody = Type.Object({
+export const ShareBody = Type.Object({
   share_id: Type.String(),
   url: Type.String({ description: 'The link: a page on the content origin' }),
   file_id: Type.String(),

@@ -3,7 +3,8 @@ import type { Hangar } from '../../../core/hangar.js';
 import { MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENT_TYPES } from '../../../core/webhooks/webhook.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { webhookDeliveryJson, webhookJson } from '../presenters.js';
-import { errors, Paged, PageQuery } from '../schemas.js';
+import { errors, FileBody, Paged, PageQuery, SettingsBody } from '../schemas.js';
+import { ShareBody } from './sharing.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const EventType = Type.Union(WEBHOOK_EVENT_TYPES.map((event) => Type.Literal(event)));
@@ -34,6 +35,36 @@ export const WebhookDeliveryBody = Type.Object({
   next_attempt_at: Type.Union([Timestamp, Type.Null()]),
 }, { $id: 'WebhookDelivery' });
 
+/** What each event's `data` is, and when the event is sent (docs/webhooks.md). */
+const EVENT_DATA: Record<(typeof WEBHOOK_EVENT_TYPES)[number] | 'webhook.test', { data: ReturnType<typeof Type.Object> | typeof FileBody; when: string }> = {
+  'file.created': { data: FileBody, when: 'A file was stored: an upload, a completed resumable upload, a signed upload.' },
+  'file.updated': { data: FileBody, when: 'A file’s name, visibility or expiry changed (the File after the change).' },
+  'file.deleted': {
+    data: Type.Composite([FileBody, Type.Object({ reason: Type.Union(['deleted', 'bulk_deleted', 'expired', 'account_deleted'].map((r) => Type.Literal(r))) })]),
+    when: 'A file was deleted (the File as it was, with `reason`).',
+  },
+  'share.created': { data: ShareBody, when: 'A share link was created.' },
+  'share.revoked': { data: ShareBody, when: 'A share link was revoked, or went with its file.' },
+  'share.exhausted': { data: ShareBody, when: 'A share link served its last allowed download.' },
+  'custom_domain.active': { data: SettingsBody, when: 'The custom domain (hostname and certificate) became active (the account’s Settings).' },
+  'custom_domain.failed': { data: SettingsBody, when: 'The custom domain failed verification (the account’s Settings).' },
+  'quota.warning': { data: Type.Object({ resource: Type.Union([Type.Literal('storage'), Type.Literal('files')]), used: Type.Integer(), limit: Type.Integer() }), when: 'Storage or the file count passed 80 % of the plan’s limit (once per crossing).' },
+  'quota.reached': { data: Type.Object({ resource: Type.Union([Type.Literal('storage'), Type.Literal('files')]), used: Type.Integer(), limit: Type.Integer() }), when: 'Storage or the file count reached the plan’s limit.' },
+  'webhook.test': { data: Type.Object({ webhook_id: Type.String(), message: Type.String() }), when: 'Sent by POST /webhooks/{id}/test.' },
+};
+
+/**
+ * The payload of every event as an OpenAPI component (`WebhookEvent_file_created`, …): the body Hangar
+ * POSTs, `{ type, timestamp, data }`, signed per Standard Webhooks. The document is OpenAPI 3.0, which
+ * has no `webhooks` section: `POST /webhooks` declares them as its callback (one of these bodies).
+ */
+export const WEBHOOK_EVENT_SCHEMAS: Readonly<Record<string, ReturnType<typeof Type.Object>>> = Object.fromEntries(
+  Object.entries(EVENT_DATA).map(([type, { data, when }]) => [
+    `WebhookEvent_${type.replace('.', '_')}`,
+    Type.Object({ type: Type.Literal(type), timestamp: Timestamp, data }, { $id: `WebhookEvent_${type.replace('.', '_')}`, description: `Webhook \`${type}\`: ${when} Headers: webhook-id, webhook-timestamp, webhook-signature (Standard Webhooks).` }),
+  ]),
+);
+
 const manage = { scopes: ['webhooks:manage'] } as const;
 const Id = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const Url = Type.String({ maxLength: MAX_WEBHOOK_URL_LENGTH, description: '`https://…` resolving to public addresses only' });
@@ -50,6 +81,12 @@ export function webhookRoutes(hangar: Hangar): Route[] {
       errorCodes: ['WEBHOOK_URL_REFUSED', 'WEBHOOK_LIMIT_REACHED'],
       body: Type.Object({ url: Url, events: Events, description: Type.Optional(Description) }),
       responses: { 201: Type.Object({ webhook: WebhookBody }), ...errors(400, 401, 403, 409) },
+      callback: {
+        name: 'event',
+        expression: '{$request.body#/url}',
+        body: Type.Union(Object.values(WEBHOOK_EVENT_SCHEMAS)),
+        description: 'Each subscribed event, POSTed with the headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature (Standard Webhooks, docs/webhooks.md).',
+      },
       handler: async ({ ctx, body, principal }) => {
         const { webhook, secret } = await hangar.createWebhook.execute({ userId: principal.userId, url: body.url, events: body.events, description: body.description });
         ctx.status = 201;
