@@ -10,6 +10,7 @@ import { SecurityScreen } from './screens/security.js';
 import { SettingsScreen } from './screens/settings.js';
 import { SsoLanding } from './screens/sso.js';
 import { planState, UsageScreen } from './screens/usage.js';
+import { WebhooksScreen } from './screens/webhooks.js';
 import type { Profile } from './types.js';
 
 const SCREENS = [
@@ -18,6 +19,7 @@ const SCREENS = [
   { path: '/settings', label: 'Settings', render: () => <SettingsScreen /> },
   { path: '/usage', label: 'Usage', render: () => <UsageScreen /> },
   { path: '/activity', label: 'Activity', render: () => <ActivityScreen /> },
+  { path: '/webhooks', label: 'Webhooks', render: () => <WebhooksScreen /> },
 ];
 /** Reached from the account area of the header (beside "Sign out"), not the main navigation: it keeps the phone header at two rows. */
 const ACCOUNT_SCREENS = [{ path: '/security', label: 'Security', render: () => <SecurityScreen /> }];
