@@ -306,6 +306,9 @@ function parseEvent(row: ClaimedDelivery): WebhookEvent {
     case 'custom_domain.active':
     case 'custom_domain.failed':
       return { ...base, type: row.event_type };
+    case 'quota.warning':
+    case 'quota.reached':
+      return { ...base, type: row.event_type, quota: { resource: snapshot.resource === 'files' ? 'files' : 'storage', used: Number(snapshot.used), limit: Number(snapshot.limit) } };
     case 'webhook.test':
       return { ...base, type: 'webhook.test', webhookId: row.webhook_id };
     default:

@@ -284,6 +284,8 @@ export function webhookPayloadJson(view: WebhookEventView) {
         return shareJson(view.share);
       case 'settings':
         return settingsJson(view.settings);
+      case 'quota':
+        return { resource: view.quota.resource, used: view.quota.used, limit: view.quota.limit };
       case 'test':
         return { webhook_id: view.webhookId, message: 'This is a test event sent from Hangar.' };
     }

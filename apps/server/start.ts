@@ -16,6 +16,7 @@ import { HangarMetrics, startMetricsServer } from './metrics.js';
 import { Readiness } from '../http/health.js';
 import { readBuildInfo } from '../http/build-info.js';
 import { Tokens } from './tokens.js';
+import { writeWebhookPlanLimits } from '../../adapters/webhooks/webhook-plan-limits.js';
 
 /** A running Hangar: both listeners and how to stop them. */
 export interface RunningHangar {
@@ -79,6 +80,8 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
   const webhooks = await container.getAsync(RootTokens.WebhookOutbox);
+  // The plans' limits, where the quota webhook trigger reads them (docs/webhooks.md).
+  await writeWebhookPlanLimits(database.db, { plans: config.plans, defaultPlan: config.defaultPlan });
   const blobs = await container.getAsync(Tokens.BlobStore);
   if (metrics && database.postgresPool) metrics.watchPool(database.postgresPool as Parameters<HangarMetrics['watchPool']>[0]);
   metrics?.watchImageSlots(hangar.imageSlots);

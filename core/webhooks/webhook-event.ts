@@ -8,12 +8,22 @@ import { type ShareView, shareView } from '../shares/create-share.js';
 import type { Share } from '../shares/share.js';
 import type { FileDeletionReason, WEBHOOK_TEST_EVENT } from './webhook.js';
 
+/** A limit of the account's plan its use passed: 80 % of it (`quota.warning`) or all of it (`quota.reached`). */
+export interface QuotaCrossing {
+  resource: 'storage' | 'files';
+  /** Bytes stored and reserved, or files stored and reserved, after the change. */
+  used: number;
+  /** The plan's limit (bytes or files). */
+  limit: number;
+}
+
 /** What happened, as the delivery worker read it from the outbox row's snapshot (docs/webhooks.md). */
 export type WebhookEvent = { userId: string; occurredAt: Date } & (
   | { type: 'file.created' | 'file.updated'; file: StoredFile }
   | { type: 'file.deleted'; file: StoredFile; reason: FileDeletionReason }
   | { type: 'share.created' | 'share.revoked' | 'share.exhausted'; share: Share }
   | { type: 'custom_domain.active' | 'custom_domain.failed' }
+  | { type: 'quota.warning' | 'quota.reached'; quota: QuotaCrossing }
   | { type: typeof WEBHOOK_TEST_EVENT; webhookId: string }
 );
 
@@ -22,6 +32,7 @@ export type WebhookEventView = { type: WebhookEvent['type']; occurredAt: Date } 
   | { kind: 'file'; file: FileView; reason?: FileDeletionReason }
   | { kind: 'share'; share: ShareView }
   | { kind: 'settings'; settings: Settings }
+  | { kind: 'quota'; quota: QuotaCrossing }
   | { kind: 'test'; webhookId: string }
 );
 
@@ -49,6 +60,9 @@ export class ViewWebhookEvent {
       case 'custom_domain.active':
       case 'custom_domain.failed':
         return { ...base, kind: 'settings', settings: await this.deps.getSettings.execute({ userId: event.userId }) };
+      case 'quota.warning':
+      case 'quota.reached':
+        return { ...base, kind: 'quota', quota: event.quota };
       default:
         return { ...base, kind: 'test', webhookId: event.webhookId };
     }

@@ -10,6 +10,7 @@ import { claimDueRow } from '../../adapters/persistence/sql/leased-claim.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { HttpWebhookSender } from '../../adapters/webhooks/http-webhook-sender.js';
+import { writeWebhookPlanLimits } from '../../adapters/webhooks/webhook-plan-limits.js';
 import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
 import { SqlWebhookOutbox, type SqlWebhookOutboxOptions, WEBHOOK_DISABLE_AFTER_MS } from '../../adapters/webhooks/sql-webhook-outbox.js';
 import type { Repositories } from '../../adapters/persistence/repositories.js';
@@ -30,6 +31,7 @@ interface Opened {
 
 /** A minimal payload: what the tests look at (the composition renders with the API's presenters). */
 async function render(event: WebhookEvent): Promise<unknown> {
+  if ('quota' in event) return { type: event.type, timestamp: event.occurredAt.toISOString(), data: event.quota };
   const data = 'file' in event ? { file_id: event.file.fileId, name: event.file.name, ...('reason' in event ? { reason: event.reason } : {}) } : {};
   return { type: event.type, timestamp: event.occurredAt.toISOString(), data };
 }
@@ -128,6 +130,21 @@ function describeOutbox(name: string, open: () => Promise<Opened>): void {
       expect(page.items[0]).to.include({ state: 'failed', lastStatus: 500 });
       expect(await opened.repos.webhooks.find({ userId, id: webhook.id })).to.include({ enabled: false, disabledReason: 'failing' });
       expect(mailer.messages.map((m) => m.subject)).to.deep.equal(['Your Hangar webhook was turned off']);
+    });
+
+    it('sends quota.warning when use passes 80 % of the plan and quota.reached at 100 %, once per crossing', async () => {
+      await writeWebhookPlanLimits(opened.db, { plans: [{ name: 'small', storageLimitBytes: 1000, fileCountLimit: 100 }, { name: 'tiny', storageLimitBytes: 10, fileCountLimit: 1 }], defaultPlan: 'small' });
+      const { userId } = await givenEndpoint(['quota.warning', 'quota.reached']);
+      const files = [aFile(userId, { size: 500 }), aFile(userId, { size: 200 }), aFile(userId, { size: 150 }), aFile(userId, { size: 150 })];
+      for (const file of files.slice(0, 3)) await opened.repos.files.insert(file, ROOMY);
+      await outbox().drain();
+      expect(receiver.received.map((r) => [r.payload.type, r.payload.data])).to.deep.equal([['quota.warning', { resource: 'storage', used: 850, limit: 1000 }]]);
+      await opened.repos.files.deleteMany({ userId, fileIds: [files[2]!.fileId] });
+      await opened.repos.files.insert(files[2]!, ROOMY);
+      await opened.repos.files.insert(files[3]!, ROOMY);
+      await outbox().drain();
+      // 850 again after falling to 700 is a new crossing; 1000 reaches the limit.
+      expect(receiver.received.map((r) => [r.payload.type, r.payload.data.used])).to.deep.equal([['quota.warning', 850], ['quota.warning', 850], ['quota.reached', 1000]]);
     });
 
     it('delivers a delivery claimed by a process that died (its lease lapses), never losing it', async () => {

@@ -12,6 +12,12 @@
  * on SQLite the one row of `webhook_delete_context` (written and removed inside that transaction; SQLite
  * has one writer at a time, so no other transaction sees it); `deleted` when none was declared.
  *
+ * Quota events come from a trigger on `account_totals`: when an account's use (stored plus reserved
+ * bytes, or files plus reserved files) passes 80 % (`quota.warning`) or 100 % (`quota.reached`) of its
+ * plan's limit between the old and the new row, once per crossing. The limits live in the configuration,
+ * so the server writes each plan's limits to `webhook_plan_limits` at start (plan `''`: the default plan,
+ * which accounts of an unknown plan also get).
+ *
  * `webhooks.user_id` has no foreign key on purpose: an account's endpoints outlive its row until their
  * pending deliveries (the `account_deleted` file events) have gone out; the worker then removes them.
  *
@@ -74,6 +80,12 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .where(sql.ref('sent_at'), 'is', null)
     .where(sql.ref('failed_at'), 'is', null)
     .execute();
+  await db.schema
+    .createTable('webhook_plan_limits')
+    .addColumn('plan_name', 'text', (c) => c.primaryKey().notNull())
+    .addColumn('storage_bytes', 'bigint', (c) => c.notNull())
+    .addColumn('files', 'bigint', (c) => c.notNull())
+    .execute();
   await db.updateTable('api_keys').set({ scopes: `${FULL_SCOPES_BEFORE} webhooks:manage` }).where('scopes', '=', FULL_SCOPES_BEFORE).execute();
 }
 
@@ -120,6 +132,38 @@ export async function sqlite(db: Kysely<any>): Promise<void> {
     `create trigger webhooks_domain_failed_update after update on custom_domains when ${domainFailed('new')} and not ${domainFailed('old')}
      begin ${enqueue('custom_domain.failed', 'new.user_id', domainJson)} end`,
   ];
+  // Quota crossings (old use → new use; on insert the old use is 0), against the account's plan's
+  // limit, or the default plan's ('') when its plan has no row.
+  const limitOf = (column: 'storage_bytes' | 'files') =>
+    `coalesce((select l.${column} from users u join webhook_plan_limits l on l.plan_name = u.plan_name where u.id = new.user_id),
+              (select l.${column} from webhook_plan_limits l where l.plan_name = ''))`;
+  const crossing = (type: 'quota.warning' | 'quota.reached', resource: 'storage' | 'files', oldUse: string, newUse: string) => {
+    const limit = limitOf(resource === 'storage' ? 'storage_bytes' : 'files');
+    const [num, den] = type === 'quota.warning' ? [4, 5] : [1, 1];
+    return `insert into webhook_deliveries (id, webhook_id, user_id, event_type, snapshot, created_at, attempts, next_attempt_at)
+      select 'msg_' || lower(hex(randomblob(16))), w.id, new.user_id, '${type}',
+             json_object('resource', '${resource}', 'used', ${newUse}, 'limit', q.lim), ${nowMs}, 0, ${nowMs}
+        from webhooks w, (select ${limit} as lim) q
+       where w.user_id = new.user_id and w.enabled = 1 and instr(' ' || w.events || ' ', ' ${type} ') > 0
+         and q.lim > 0 and (${oldUse}) * ${den} < q.lim * ${num} and (${newUse}) * ${den} >= q.lim * ${num};`;
+  };
+  const quotaBody = (oldStorage: string, oldFiles: string) => {
+    const newStorage = 'new.storage_bytes + new.reserved_bytes';
+    const newFiles = 'new.files_count + new.reserved_files';
+    return [
+      crossing('quota.warning', 'storage', oldStorage, newStorage),
+      crossing('quota.reached', 'storage', oldStorage, newStorage),
+      crossing('quota.warning', 'files', oldFiles, newFiles),
+      crossing('quota.reached', 'files', oldFiles, newFiles),
+    ].join('\n');
+  };
+  const hasQuotaEndpoint = `exists (select 1 from webhooks w where w.user_id = new.user_id and w.enabled = 1 and (instr(' ' || w.events || ' ', ' quota.warning ') > 0 or instr(' ' || w.events || ' ', ' quota.reached ') > 0))`;
+  triggers.push(
+    `create trigger webhooks_quota_update after update on account_totals when ${hasQuotaEndpoint}
+     begin ${quotaBody('old.storage_bytes + old.reserved_bytes', 'old.files_count + old.reserved_files')} end`,
+    `create trigger webhooks_quota_insert after insert on account_totals when ${hasQuotaEndpoint}
+     begin ${quotaBody('0', '0')} end`,
+  );
   for (const trigger of triggers) await sql.raw(trigger).execute(db);
 }
 
@@ -200,4 +244,41 @@ export async function postgres(db: Kysely<any>): Promise<void> {
     end $$`)
     .execute(db);
   await sql.raw(`create trigger webhooks_custom_domains after insert or update on custom_domains for each row execute function hangar_webhook_domains()`).execute(db);
+  await sql
+    .raw(`
+    create function hangar_webhook_quota() returns trigger language plpgsql as $$
+    declare
+      old_storage bigint := 0;
+      old_files bigint := 0;
+      new_storage bigint := new.storage_bytes + new.reserved_bytes;
+      new_files bigint := new.files_count + new.reserved_files;
+      lim record;
+    begin
+      if not exists (select 1 from webhooks where user_id = new.user_id and enabled = 1
+                      and (position(' quota.warning ' in ' ' || events || ' ') > 0 or position(' quota.reached ' in ' ' || events || ' ') > 0)) then
+        return null;
+      end if;
+      if tg_op = 'UPDATE' then
+        old_storage := old.storage_bytes + old.reserved_bytes;
+        old_files := old.files_count + old.reserved_files;
+      end if;
+      select l.storage_bytes, l.files into lim from webhook_plan_limits l
+       where l.plan_name = coalesce((select u.plan_name from users u join webhook_plan_limits p on p.plan_name = u.plan_name where u.id = new.user_id), '');
+      if not found then return null; end if;
+      if lim.storage_bytes > 0 and old_storage * 5 < lim.storage_bytes * 4 and new_storage * 5 >= lim.storage_bytes * 4 then
+        perform hangar_webhook_enqueue(new.user_id, 'quota.warning', jsonb_build_object('resource', 'storage', 'used', new_storage, 'limit', lim.storage_bytes));
+      end if;
+      if lim.storage_bytes > 0 and old_storage < lim.storage_bytes and new_storage >= lim.storage_bytes then
+        perform hangar_webhook_enqueue(new.user_id, 'quota.reached', jsonb_build_object('resource', 'storage', 'used', new_storage, 'limit', lim.storage_bytes));
+      end if;
+      if lim.files > 0 and old_files * 5 < lim.files * 4 and new_files * 5 >= lim.files * 4 then
+        perform hangar_webhook_enqueue(new.user_id, 'quota.warning', jsonb_build_object('resource', 'files', 'used', new_files, 'limit', lim.files));
+      end if;
+      if lim.files > 0 and old_files < lim.files and new_files >= lim.files then
+        perform hangar_webhook_enqueue(new.user_id, 'quota.reached', jsonb_build_object('resource', 'files', 'used', new_files, 'limit', lim.files));
+      end if;
+      return null;
+    end $$`)
+    .execute(db);
+  await sql.raw(`create trigger webhooks_quota after insert or update on account_totals for each row execute function hangar_webhook_quota()`).execute(db);
 }
