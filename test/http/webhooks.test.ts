@@ -89,6 +89,39 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       WebhookReceiver.verify(tested!, oldSecret);
     });
 
+    it('sends share.exhausted at a link’s last allowed download, share.revoked, custom_domain.active, and file.created for a resumable upload', async () => {
+      const ivy = await signUpWithKey(server, 'hooks-ivy@example.com');
+      const hook = await call(server.api, '/webhooks', {
+        method: 'POST', token: ivy.accessToken, json: { url: receiver.url('/ivy'), events: ['file.created', 'share.revoked', 'share.exhausted', 'custom_domain.active'] },
+      });
+      expect(hook.status).to.equal(201);
+      const file = (await upload(server, ivy.apiKey, new TextEncoder().encode('shared bytes'), { contentType: 'text/plain', name: 's.txt' })).body.file;
+      const share = (await call(server.api, `/files/${file.file_id}/shares`, { method: 'POST', apiKey: ivy.apiKey, json: { max_downloads: 1 } })).body;
+      const download = await fetch(`${share.url.replace('http://cdn.hangar.test', server.content)}/download`);
+      expect(download.status).to.equal(200);
+      await download.arrayBuffer();
+      const [exhausted] = await receiver.waitFor(1, { type: 'share.exhausted' });
+      expect(exhausted!.payload.data).to.include({ share_id: share.share_id, downloads: 1, max_downloads: 1 });
+      expect((await call(server.api, `/shares/${share.share_id}`, { method: 'DELETE', apiKey: ivy.apiKey })).status).to.equal(204);
+      const [revoked] = await receiver.waitFor(1, { type: 'share.revoked' });
+      expect(revoked!.payload.data.share_id).to.equal(share.share_id);
+
+      expect((await call(server.api, '/settings', { method: 'PATCH', apiKey: ivy.apiKey, json: { custom_domain: 'hooks.example.com' } })).status).to.equal(200);
+      expect((await call(server.api, '/settings', { method: 'PATCH', apiKey: ivy.apiKey, json: { refresh_custom_domain: true } })).status).to.equal(200);
+      const [active] = await receiver.waitFor(1, { type: 'custom_domain.active' });
+      expect(active!.payload.data.custom_domain).to.include({ hostname: 'hooks.example.com', verification_status: 'active', ssl_status: 'active' });
+
+      const tus = { 'tus-resumable': '1.0.0' };
+      const created = await call(server.api, '/files/resumable', { method: 'POST', apiKey: ivy.apiKey, headers: { ...tus, 'upload-length': '4', 'upload-metadata': `filename ${btoa('r.txt')},filetype ${btoa('text/plain')}` } });
+      expect(created.status).to.equal(201);
+      const uploadId = created.headers.get('location')!.split('/').pop();
+      const patched = await call(server.api, `/files/resumable/${uploadId}`, { method: 'PATCH', apiKey: ivy.apiKey, headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: 'abcd' });
+      expect(patched.status).to.equal(204);
+      const fileCreated = await receiver.waitFor(2, { type: 'file.created' });
+      expect(fileCreated.map((r) => r.payload.data.name)).to.deep.equal(['s.txt', 'r.txt']);
+      expect(fileCreated.every((r) => r.path === '/ivy')).to.equal(true);
+    });
+
     it('retries after a 500 with the same webhook-id, and a retry from the log sends it again', async () => {
       const carol = await signUp(server, 'hooks-carol@example.com');
       const { webhook } = (await call(server.api, '/webhooks', { method: 'POST', token: carol.accessToken, json: { url: receiver.url('/carol'), events: ['file.created'] } })).body;
