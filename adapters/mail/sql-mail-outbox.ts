@@ -5,6 +5,7 @@ import type { Logger } from '../../core/shared/logger.js';
 import { SILENT_LOGGER } from '../../core/shared/logger.js';
 import type { HangarDatabase } from '../persistence/sql/schema.js';
 import { claimDueRow } from '../persistence/sql/leased-claim.js';
+import { OutboxLoop } from '../persistence/sql/outbox-loop.js';
 
 /** Options of {@link SqlMailOutbox}. */
 export interface SqlMailOutboxOptions {
@@ -63,12 +64,9 @@ export class SqlMailOutbox implements Mailer {
   private readonly logger: Logger;
   /** This process's name in `claimed_by`. */
   private readonly owner = randomUUID();
-  private timer: NodeJS.Timeout | undefined;
   /** Messages written by this process so far, for ids that sort in the order they were sent. */
   private written = 0;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private lastPrune = 0;
+  private readonly loop: OutboxLoop;
 
   constructor(options: SqlMailOutboxOptions) {
     this.db = options.db;
@@ -79,6 +77,16 @@ export class SqlMailOutbox implements Mailer {
     this.pollMs = Math.max(1, options.pollMs ?? 1000);
     this.now = options.now ?? Date.now;
     this.logger = options.logger ?? SILENT_LOGGER;
+    this.loop = new OutboxLoop({
+      pollMs: this.pollMs,
+      now: this.now,
+      deliverOne: () => this.deliverOne(),
+      prune: async () => {
+        await this.db.deleteFrom('mail_outbox').where('sent_at', '<', this.now() - SENT_RETENTION_MS).execute();
+      },
+      // The database is away: the rows wait; the next turn tries again.
+      onError: (error) => this.logger.warn('mail_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) }),
+    });
   }
 
   /** Writes `message` to the outbox (durable once this resolves) and wakes this process's delivery loop. */
@@ -88,7 +96,7 @@ export class SqlMailOutbox implements Mailer {
       .insertInto('mail_outbox')
       .values({ id: this.nextId(now), recipient: message.to, subject: message.subject, text_body: message.text, html_body: message.html, created_at: now, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_until: null, last_error: null, sent_at: null, failed_at: null })
       .execute();
-    if (this.timer !== undefined) this.kick();
+    if (this.loop.started) this.loop.kick();
   }
 
   /**
@@ -102,16 +110,12 @@ export class SqlMailOutbox implements Mailer {
 
   /** Starts the background delivery loop (every `pollMs`, and at once after each `send`). */
   start(): void {
-    if (this.timer !== undefined) return;
-    this.timer = setInterval(() => this.kick(), this.pollMs).unref();
-    this.kick();
+    this.loop.start();
   }
 
   /** Stops the loop; resolves once a delivery in progress has finished. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.loop.stop();
   }
 
   /**
@@ -120,45 +124,13 @@ export class SqlMailOutbox implements Mailer {
    * What is left is delivered by the next process that runs the loop.
    */
   async drain(): Promise<void> {
-    await this.running;
-    while (await this.deliverOne()) {
-      // One at a time, until nothing is due.
-    }
+    await this.loop.drain();
   }
 
   /** Messages not yet sent nor given up (waiting, or being delivered). */
   async pending(): Promise<number> {
     const row = await this.db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<number | string>().as('n')).where('sent_at', 'is', null).where('failed_at', 'is', null).executeTakeFirstOrThrow();
     return Number(row.n);
-  }
-
-  private kick(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-      if (this.again && this.timer !== undefined) {
-        this.again = false;
-        this.kick();
-      }
-    });
-  }
-
-  private async loop(): Promise<void> {
-    try {
-      while (this.timer !== undefined && (await this.deliverOne())) {
-        // Until nothing is due.
-      }
-      if (this.now() - this.lastPrune > 60_000) {
-        this.lastPrune = this.now();
-        await this.db.deleteFrom('mail_outbox').where('sent_at', '<', this.now() - SENT_RETENTION_MS).execute();
-      }
-    } catch (error) {
-      // The database is away: the rows wait; the next turn tries again.
-      this.logger.warn('mail_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) });
-    }
   }
 
   /** Claims and delivers one due message. @returns false when none was due */

@@ -8,6 +8,7 @@ import type { Share } from '../../core/shares/share.js';
 import type { FileDeletionReason } from '../../core/webhooks/webhook.js';
 import type { WebhookEvent } from '../../core/webhooks/webhook-event.js';
 import { claimDueRow } from '../persistence/sql/leased-claim.js';
+import { OutboxLoop } from '../persistence/sql/outbox-loop.js';
 import type { HangarDatabase } from '../persistence/sql/schema.js';
 import type { WebhookSender } from './http-webhook-sender.js';
 
@@ -84,9 +85,7 @@ export class SqlWebhookOutbox {
   private readonly logger: Logger;
   /** This process's name in `claimed_by`. */
   private readonly owner = randomUUID();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private lastPrune = 0;
+  private readonly loop: OutboxLoop;
 
   constructor(private readonly options: SqlWebhookOutboxOptions) {
     this.db = options.db;
@@ -97,28 +96,29 @@ export class SqlWebhookOutbox {
     this.pollMs = Math.max(1, options.pollMs ?? 1000);
     this.now = options.now ?? Date.now;
     this.logger = options.logger ?? SILENT_LOGGER;
+    this.loop = new OutboxLoop({
+      pollMs: this.pollMs,
+      now: this.now,
+      deliverOne: () => this.deliverOne(),
+      prune: () => this.prune(),
+      // The database is away: the rows wait; the next turn tries again.
+      onError: (error) => this.logger.warn('webhook_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) }),
+    });
   }
 
   /** Starts the background loop (every `pollMs`). */
   start(): void {
-    if (this.timer !== undefined) return;
-    this.timer = setInterval(() => this.kick(), this.pollMs).unref();
-    this.kick();
+    this.loop.start();
   }
 
   /** Stops the loop; resolves once an attempt in progress has finished (its row is then recorded). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Delivers every row due now, one at a time, then resolves (tests, short-lived processes). */
   async drain(): Promise<void> {
-    await this.running;
-    while (await this.deliverOne()) {
-      // Until nothing is due.
-    }
+    await this.loop.drain();
   }
 
   /** Age in seconds of the oldest row due and not delivered (0 when none): the outbox's lag, for the metrics gauge. */
@@ -132,28 +132,6 @@ export class SqlWebhookOutbox {
       .where('next_attempt_at', '<=', now)
       .executeTakeFirst();
     return row?.oldest === null || row?.oldest === undefined ? 0 : Math.max(0, (now - Number(row.oldest)) / 1000);
-  }
-
-  private kick(): void {
-    if (this.running) return;
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-    });
-  }
-
-  private async loop(): Promise<void> {
-    try {
-      while (this.timer !== undefined && (await this.deliverOne())) {
-        // Until nothing is due.
-      }
-      if (this.now() - this.lastPrune > 60_000) {
-        this.lastPrune = this.now();
-        await this.prune();
-      }
-    } catch (error) {
-      // The database is away: the rows wait; the next turn tries again.
-      this.logger.warn('webhook_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) });
-    }
   }
 
   /**
