@@ -117,6 +117,11 @@ import { ListInvites, RevokeInvite } from './invites/manage-invites.js';
 import type { OidcProvider } from './sso/oidc-provider.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from './sso/oidc-repositories.js';
 import { BeginOidcSignIn, CompleteOidcSignIn, ExchangeSignInCode, GetSignInProviders } from './sso/oidc-sign-in.js';
+import type { WebhookRepository, WebhookTargets } from './webhooks/webhook.js';
+import {
+  CreateWebhook, DeleteWebhook, GetWebhook, ListWebhookDeliveries, ListWebhooks, RetryWebhookDelivery, RotateWebhookSecret, SendTestWebhook, UpdateWebhook, type WebhookOptions,
+} from './webhooks/manage-webhooks.js';
+import { ViewWebhookEvent } from './webhooks/webhook-event.js';
 
 /** Every port the core needs, one adapter each. */
 export interface HangarPorts {
@@ -177,6 +182,10 @@ export interface HangarPorts {
   oidcFlows: OidcFlowRepository;
   /** The OpenID provider of single sign-on (adapters/sso/openid-client-provider.ts); absent: OIDC is off. */
   oidc?: OidcProvider;
+  /** Webhook endpoints and their delivery log (docs/webhooks.md); usually the repositories' `webhooks`. */
+  webhooks: WebhookRepository;
+  /** Which webhook URLs may be reached (adapters/webhooks/public-addresses.ts). */
+  webhookTargets: WebhookTargets;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -211,6 +220,8 @@ export type HangarOptions = AccountOptions &
     rateLimits?: Partial<RateLimitOptions>;
     /** Called with errors of background work (eager log flushes) that has no caller to throw to. */
     onBackgroundError?: (error: unknown) => void;
+    /** Webhook endpoints per account and the schemes allowed (WEBHOOKS_PER_ACCOUNT, WEBHOOK_ALLOW_HTTP). */
+    webhooks?: WebhookOptions;
   };
 
 /** Every use case of the core, wired to one set of ports. */
@@ -269,6 +280,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   // The relying party of passkeys is the API's origin, where the dashboard is served.
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
+  const webhookDeps = { webhooks: ports.webhooks, targets: ports.webhookTargets, ids, clock, options: options.webhooks };
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
   return {
     /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
@@ -350,5 +362,15 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deleteAccount: new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs }),
     checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),
+    createWebhook: new CreateWebhook(webhookDeps),
+    listWebhooks: new ListWebhooks(webhookDeps),
+    getWebhook: new GetWebhook(webhookDeps),
+    updateWebhook: new UpdateWebhook(webhookDeps),
+    deleteWebhook: new DeleteWebhook(webhookDeps),
+    rotateWebhookSecret: new RotateWebhookSecret(webhookDeps),
+    sendTestWebhook: new SendTestWebhook(webhookDeps),
+    listWebhookDeliveries: new ListWebhookDeliveries(webhookDeps),
+    retryWebhookDelivery: new RetryWebhookDelivery(webhookDeps),
+    viewWebhookEvent: new ViewWebhookEvent({ addresses, getSettings, options }),
   };
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { MailMessage, Mailer } from '../../core/accounts/mailer.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { SILENT_LOGGER } from '../../core/shared/logger.js';
 import type { HangarDatabase } from '../persistence/sql/schema.js';
-import { isPostgres } from '../persistence/sql/dialect.js';
+import { claimDueRow } from '../persistence/sql/leased-claim.js';
+import { OutboxLoop } from '../persistence/sql/outbox-loop.js';
 
 /** Options of {@link SqlMailOutbox}. */
 export interface SqlMailOutboxOptions {
@@ -44,9 +45,9 @@ const SENT_RETENTION_MS = 24 * 60 * 60 * 1000;
  * loop in every process that has one ({@link SqlMailOutbox.start}) delivers due rows through
  * `transport`, retrying failures with exponential backoff, and marks them sent.
  *
- * Several processes share the table safely: each claims one due row at a time with a conditional
- * update (`… where id = (oldest due) and not claimed`, which the database runs atomically: SQLite's
- * single writer, Postgres's row lock and re-check), taking a lease of `leaseMs`, so two processes
+ * Several processes share the table safely: each claims one due row at a time (claimDueRow, shared
+ * with the webhook outbox: a conditional update the database runs atomically, `for update skip
+ * locked` on Postgres), taking a lease of `leaseMs`, so two processes
  * never deliver one message at once. The one case of a second delivery is a process that dies
  * after the transport accepted a message and before marking it sent: its lease lapses and another
  * process sends it again (at least once, never lost).
@@ -63,12 +64,9 @@ export class SqlMailOutbox implements Mailer {
   private readonly logger: Logger;
   /** This process's name in `claimed_by`. */
   private readonly owner = randomUUID();
-  private timer: NodeJS.Timeout | undefined;
   /** Messages written by this process so far, for ids that sort in the order they were sent. */
   private written = 0;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private lastPrune = 0;
+  private readonly loop: OutboxLoop;
 
   constructor(options: SqlMailOutboxOptions) {
     this.db = options.db;
@@ -79,6 +77,16 @@ export class SqlMailOutbox implements Mailer {
     this.pollMs = Math.max(1, options.pollMs ?? 1000);
     this.now = options.now ?? Date.now;
     this.logger = options.logger ?? SILENT_LOGGER;
+    this.loop = new OutboxLoop({
+      pollMs: this.pollMs,
+      now: this.now,
+      deliverOne: () => this.deliverOne(),
+      prune: async () => {
+        await this.db.deleteFrom('mail_outbox').where('sent_at', '<', this.now() - SENT_RETENTION_MS).execute();
+      },
+      // The database is away: the rows wait; the next turn tries again.
+      onError: (error) => this.logger.warn('mail_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) }),
+    });
   }
 
   /** Writes `message` to the outbox (durable once this resolves) and wakes this process's delivery loop. */
@@ -88,7 +96,7 @@ export class SqlMailOutbox implements Mailer {
       .insertInto('mail_outbox')
       .values({ id: this.nextId(now), recipient: message.to, subject: message.subject, text_body: message.text, html_body: message.html, created_at: now, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_until: null, last_error: null, sent_at: null, failed_at: null })
       .execute();
-    if (this.timer !== undefined) this.kick();
+    if (this.loop.started) this.loop.kick();
   }
 
   /**
@@ -102,16 +110,12 @@ export class SqlMailOutbox implements Mailer {
 
   /** Starts the background delivery loop (every `pollMs`, and at once after each `send`). */
   start(): void {
-    if (this.timer !== undefined) return;
-    this.timer = setInterval(() => this.kick(), this.pollMs).unref();
-    this.kick();
+    this.loop.start();
   }
 
   /** Stops the loop; resolves once a delivery in progress has finished. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.loop.stop();
   }
 
   /**
@@ -120,45 +124,13 @@ export class SqlMailOutbox implements Mailer {
    * What is left is delivered by the next process that runs the loop.
    */
   async drain(): Promise<void> {
-    await this.running;
-    while (await this.deliverOne()) {
-      // One at a time, until nothing is due.
-    }
+    await this.loop.drain();
   }
 
   /** Messages not yet sent nor given up (waiting, or being delivered). */
   async pending(): Promise<number> {
     const row = await this.db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<number | string>().as('n')).where('sent_at', 'is', null).where('failed_at', 'is', null).executeTakeFirstOrThrow();
     return Number(row.n);
-  }
-
-  private kick(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-      if (this.again && this.timer !== undefined) {
-        this.again = false;
-        this.kick();
-      }
-    });
-  }
-
-  private async loop(): Promise<void> {
-    try {
-      while (this.timer !== undefined && (await this.deliverOne())) {
-        // Until nothing is due.
-      }
-      if (this.now() - this.lastPrune > 60_000) {
-        this.lastPrune = this.now();
-        await this.db.deleteFrom('mail_outbox').where('sent_at', '<', this.now() - SENT_RETENTION_MS).execute();
-      }
-    } catch (error) {
-      // The database is away: the rows wait; the next turn tries again.
-      this.logger.warn('mail_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) });
-    }
   }
 
   /** Claims and delivers one due message. @returns false when none was due */
@@ -186,26 +158,8 @@ export class SqlMailOutbox implements Mailer {
     return true;
   }
 
-  /**
-   * The oldest due message, claimed for this process, or undefined when none is due. On Postgres the
-   * candidate is picked `for update skip locked`, so processes claiming at once take different rows;
-   * when another process still took the candidate first, the claim is tried again (a few times).
-   */
+  /** The oldest due message, claimed for this process (claimDueRow), or undefined when none is due. */
   private async claim(): Promise<ClaimedRow | undefined> {
-    const skipLocked = isPostgres(this.db) ? sql` for update skip locked` : sql``;
-    for (let tries = 0; tries < 5; tries++) {
-      const now = this.now();
-      const due = sql`sent_at is null and failed_at is null and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})`;
-      const result = await sql<ClaimedRow>`
-        update mail_outbox
-           set claimed_by = ${this.owner}, claimed_until = ${now + this.leaseMs}, attempts = attempts + 1
-         where id = (select id from mail_outbox where ${due} order by next_attempt_at, id limit 1${skipLocked})
-           and ${due}
-        returning id, recipient, subject, text_body, html_body, attempts`.execute(this.db);
-      if (result.rows[0]) return result.rows[0];
-      const left = await sql<{ id: string }>`select id from mail_outbox where ${due} limit 1`.execute(this.db);
-      if (left.rows.length === 0) return undefined;
-    }
-    return undefined;
+    return claimDueRow<ClaimedRow>({ db: this.db, table: 'mail_outbox', owner: this.owner, leaseMs: this.leaseMs, now: this.now, columns: ['id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts'] });
   }
 }

@@ -19,6 +19,7 @@ import { UnavailableImageTransformer } from '../images/unavailable-image-transfo
 import { MemoryMailer } from '../mail/memory-mailer.js';
 import { createMemoryRepositories } from '../persistence/memory/create-memory-repositories.js';
 import { FlexibleRateLimiter } from '../rate-limits/flexible-rate-limiter.js';
+import { PublicAddressPolicy } from '../webhooks/public-addresses.js';
 
 /** Every port of {@link createHangar}, the change feed included. */
 export type MemoryPorts = HangarPorts & { changes: ChangeFeed };
@@ -41,6 +42,7 @@ export type MemoryPorts = HangarPorts & { changes: ChangeFeed };
  * - session tokens: {@link JoseTokenSigner} with a random 32-byte key drawn here (sessions end with the process);
  * - rate limits: counters in this process; ids, digests and URL signatures: `node:crypto`; the system clock;
  * - changes: a {@link MemoryChangeFeed} (one process, nobody else to hear from);
+ * - webhooks: endpoints kept in memory, URLs checked by {@link PublicAddressPolicy} (public addresses only); no events are delivered;
  * - probes: the repositories' (`database`) and the blob store's (`blobs`).
  * @param overrides ports to use instead of the defaults (e.g. `{ blobs: myStore }`); the `blobs`
  *        probe asks the blob store in the result
@@ -70,6 +72,8 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     invites: repos.invites,
     oidcIdentities: repos.oidcIdentities,
     oidcFlows: repos.oidcFlows,
+    webhooks: repos.webhooks,
+    webhookTargets: new PublicAddressPolicy(),
     partialBlobs: new MemoryPartialBlobStore(blobs),
     edge: new MockEdgeProvider({ cnameTarget: 'cdn.localhost' }),
     mailer: new MemoryMailer(),

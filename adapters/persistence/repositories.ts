@@ -1,3 +1,4 @@
+import type { WebhookRepository } from '../../core/webhooks/webhook.js';
 import type { MfaRepository } from '../../core/accounts/mfa-repository.js';
 import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
@@ -37,6 +38,8 @@ export interface Repositories {
   invites: InviteRepository;
   oidcIdentities: OidcIdentityRepository;
   oidcFlows: OidcFlowRepository;
+  /** Webhook endpoints and their deliveries (docs/webhooks.md). */
+  webhooks: WebhookRepository;
   /** Named `database`. */
   probe: HealthProbe;
 }

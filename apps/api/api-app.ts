@@ -23,6 +23,7 @@ import { fileRoutes } from './routes/files.js';
 import { type ReferenceOptions, referenceRoutes } from './routes/reference.js';
 import { contentRoutes } from '../content/content-app.js';
 import { settingsRoutes } from './routes/settings.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { deletionLinkRoutes, sharingRoutes } from './routes/sharing.js';
 import { dashboardStatic } from './dashboard-static.js';
 
@@ -95,7 +96,7 @@ export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' 
   const routes: Route[] = [];
   routes.push(
     ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }),
-    ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, uploadPacing: options.uploadPacing, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
+    ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, uploadPacing: options.uploadPacing, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );

@@ -12,6 +12,9 @@ import type { AccountView } from '../../core/plans/account-policy.js';
 import type { Usage } from '../../core/plans/get-usage.js';
 import type { Paged } from '../../core/shared/pagination.js';
 import { toIso } from '../../core/shared/time.js';
+import type { ShareView } from '../../core/shares/create-share.js';
+import type { Webhook, WebhookDelivery } from '../../core/webhooks/webhook.js';
+import type { WebhookEventView } from '../../core/webhooks/webhook-event.js';
 
 // Domain objects → JSON bodies (spec 2). Timestamps: ISO 8601 UTC with milliseconds and Z (toIso
 // where a list has one per item).
@@ -222,4 +225,70 @@ export function profileJson(view: AccountView) {
     access_until: subscription.access_until,
     upload_limit_bytes,
   };
+}
+
+/** Share object (docs/private-files.md). */
+export function shareJson({ share, url }: ShareView) {
+  return {
+    share_id: share.id,
+    url,
+    file_id: share.fileId,
+    has_password: share.passwordHash !== null,
+    expires_at: share.expiresAt?.toISOString() ?? null,
+    max_downloads: share.maxDownloads,
+    downloads: share.downloads,
+    created_at: share.createdAt.toISOString(),
+  };
+}
+
+/** Webhook endpoint (docs/webhooks.md); with `secret` only where it is shown once (creation, rotation). */
+export function webhookJson(webhook: Webhook, extra: { secret?: string } = {}) {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: [...webhook.events],
+    description: webhook.description,
+    enabled: webhook.enabled,
+    disabled_reason: webhook.disabledReason,
+    created_at: webhook.createdAt.toISOString(),
+    updated_at: webhook.updatedAt.toISOString(),
+    ...(extra.secret === undefined ? {} : { secret: extra.secret }),
+  };
+}
+
+/** One entry of a webhook's delivery log (docs/webhooks.md). */
+export function webhookDeliveryJson(delivery: WebhookDelivery) {
+  return {
+    id: delivery.id,
+    event_type: delivery.eventType,
+    created_at: delivery.createdAt.toISOString(),
+    state: delivery.state,
+    attempts: delivery.attempts,
+    last_status: delivery.lastStatus,
+    last_error: delivery.lastError,
+    duration_ms: delivery.durationMs,
+    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * The body of a webhook delivery (docs/webhooks.md): `{ type, timestamp, data }`, `data` the object
+ * the API returns for the subject (File, Share, Settings), with `reason` added to a deleted File.
+ */
+export function webhookPayloadJson(view: WebhookEventView) {
+  const data = (() => {
+    switch (view.kind) {
+      case 'file':
+        return view.reason === undefined ? fileJson(view.file) : { ...fileJson(view.file), reason: view.reason };
+      case 'share':
+        return shareJson(view.share);
+      case 'settings':
+        return settingsJson(view.settings);
+      case 'quota':
+        return { resource: view.quota.resource, used: view.quota.used, limit: view.quota.limit };
+      case 'test':
+        return { webhook_id: view.webhookId, message: 'This is a test event sent from Hangar.' };
+    }
+  })();
+  return { type: view.type, timestamp: view.occurredAt.toISOString(), data };
 }

@@ -188,6 +188,7 @@ const STATUS_TEXT: Record<number, string> = {
  */
 export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo): OpenApiDocument {
   const components: Json = {};
+
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -214,6 +215,26 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
       };
     } else if (route.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApiSchema(route.body, components, false) } } };
+    }
+    if (route.callback) {
+      const { name, expression, body, description } = route.callback;
+      operation.callbacks = {
+        [name]: {
+          [expression]: {
+            post: {
+              summary: `${route.summary}: the requests the service sends`,
+              description,
+              // The receiver authenticates the request by its signature, not by a credential.
+              security: [],
+              requestBody: { required: true, content: { 'application/json': { schema: toOpenApiSchema(body, components, false) } } },
+              responses: {
+                '2XX': { description: 'Received: any 2xx answer ends the delivery.' },
+                '4XX': { description: 'Refused: retried later, like any answer that is not 2xx (e.g. a signature the receiver could not verify).' },
+              },
+            },
+          },
+        },
+      };
     }
     if ((operation.parameters as Json[]).length === 0) delete operation.parameters;
     const responses = operation.responses as Json;

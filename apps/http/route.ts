@@ -59,6 +59,12 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
    * page, or null for no body. The OpenAPI document and the HTTP tests' response checks come from here.
    */
   responses: Record<number, TSchema | null | typeof HTML | Alternatives>;
+  /**
+   * Requests the service later sends on its own because of this operation (OpenAPI 3.0 `callbacks`,
+   * e.g. webhook events POSTed to the URL the body names): a runtime expression, the JSON body sent,
+   * and what the receiver should answer.
+   */
+  callback?: { name: string; expression: string; body: TSchema; description: string };
   handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<void>;
 }
 
@@ -68,8 +74,9 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
  */
 export const ROUTE_TAGS = {
   auth: 'Registration, e-mail confirmation, login, sessions and password reset. No credentials needed except to log out.',
-  'api-keys': 'API keys for scripts and tools: created, listed and revoked with a session token only; a key is shown once. A key holds scopes (files:read, files:write, files:delete, account:read; all by default) and may expire.',
+  'api-keys': 'API keys for scripts and tools: created, listed and revoked with a session token only; a key is shown once. A key holds scopes (files:read, files:write, files:delete, account:read, webhooks:manage; all by default) and may expire.',
   files: 'Upload (the raw bytes as the body), list with filters, get and delete files. API key or session token.',
+  webhooks: 'Webhook endpoints: Hangar POSTs signed events (Standard Webhooks) when files, shares or the custom domain change. Session token, or an API key with `webhooks:manage`.',
   settings: 'Account settings: the largest upload and the custom domain for public addresses.',
   account: 'The account as a whole: profile and plan, usage in the billing period, and the activity log.',
   reference: 'This document, the agent guide, allowed content types, the browsable docs and the health check. No credentials.',

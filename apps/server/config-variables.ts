@@ -5,6 +5,7 @@ import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js'
 import { checkSizeLadder, DEFAULT_SIZE_LADDER } from '../../core/images/image-params.js';
 import { DEFAULT_MAX_VARIANTS_PER_FILE } from '../../core/images/transform-public-image.js';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
+import { DEFAULT_WEBHOOKS_PER_ACCOUNT } from '../../core/webhooks/webhook.js';
 import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
 import { S3_LIMITS } from '../../adapters/blobs/s3-limits.js';
@@ -490,6 +491,21 @@ export const CONFIG_VARIABLES = {
     parse: wholeNumber(1),
     fallback: DEFAULT_LOG_RETENTION_DAYS,
     meaning: 'activity log entries (`GET /logs`) older than this many days are pruned (at start, then hourly); at least 1',
+  }),
+  WEBHOOKS_PER_ACCOUNT: withDefault({
+    parse: wholeNumber(1, 1000),
+    fallback: DEFAULT_WEBHOOKS_PER_ACCOUNT,
+    meaning: 'webhook endpoints an account may have (1–1000; `docs/webhooks.md`); one more answers 409 `WEBHOOK_LIMIT_REACHED`',
+  }),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: withDefault({
+    parse: trueOrFalse,
+    fallback: false,
+    meaning: '`true` lets webhooks go to loopback, private, link-local and other non-public addresses (a LAN, tests); by default they are refused at creation and at each delivery (`docs/webhooks.md`)',
+  }),
+  WEBHOOK_ALLOW_HTTP: withDefault({
+    parse: trueOrFalse,
+    fallback: false,
+    meaning: '`true` accepts `http://` webhook URLs besides `https://` (a LAN, tests; `docs/webhooks.md`)',
   }),
   EXPIRY_SWEEP_INTERVAL_SECONDS: withDefault({
     parse: wholeNumber(1, 60),

@@ -125,6 +125,8 @@ export interface Config {
   defaultPlan: string;
   /** Days activity log entries are kept (`LOG_RETENTION_DAYS`). */
   logRetentionDays: number;
+  /** Webhooks (docs/webhooks.md): WEBHOOKS_PER_ACCOUNT, WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOW_HTTP. */
+  webhooks: { maxPerAccount: number; allowPrivateNetworks: boolean; allowHttp: boolean };
   /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
   expirySweepIntervalSeconds: number;
   /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, docs/api.md, "Resumable uploads"). */
@@ -276,6 +278,7 @@ export function loadConfig(env: Env): Config {
     defaultMaxUploadSizeBytes: read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'),
     ...plansOf(read),
     logRetentionDays: read('LOG_RETENTION_DAYS'),
+    webhooks: { maxPerAccount: read('WEBHOOKS_PER_ACCOUNT'), allowPrivateNetworks: read('WEBHOOK_ALLOW_PRIVATE_NETWORKS'), allowHttp: read('WEBHOOK_ALLOW_HTTP') },
     expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
     resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
     images: {

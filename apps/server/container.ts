@@ -38,6 +38,13 @@ import type { ServiceIdentifier } from 'inversify';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
 import { InstrumentedBlobStore } from '../../adapters/metrics/instrumented-blob-store.js';
 import type { HangarMetrics } from './metrics.js';
+import type { Hangar } from '../../core/hangar.js';
+import type { Mailer } from '../../core/accounts/mailer.js';
+import type { WebhookTargets } from '../../core/webhooks/webhook.js';
+import { HttpWebhookSender } from '../../adapters/webhooks/http-webhook-sender.js';
+import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
+import { SqlWebhookOutbox } from '../../adapters/webhooks/sql-webhook-outbox.js';
+import { webhookPayloadJson } from '../api/presenters.js';
 
 export type { OpenDatabase } from './database.js';
 
@@ -48,6 +55,8 @@ export const RootTokens = {
   Database: Symbol('Database') as ServiceIdentifier<OpenDatabase>,
   Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
   MailQueue: Symbol('MailQueue') as ServiceIdentifier<SqlMailOutbox>,
+  /** The webhook delivery worker (started by apps/server/start.ts). */
+  WebhookOutbox: Symbol('WebhookOutbox') as ServiceIdentifier<SqlWebhookOutbox>,
   Process: Symbol('Process') as ServiceIdentifier<ProcessRole>,
   /** The OpenID provider of single sign-on; `provider` absent when OIDC_ISSUER is not set. */
   Sso: Symbol('Sso') as ServiceIdentifier<{ provider?: OidcProvider }>,
@@ -87,6 +96,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.InviteRepository).toResolvedValue((r: Repos) => r.invites, [RootTokens.Repositories]);
   bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
   bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
+  bind(Tokens.WebhookRepository).toResolvedValue((r: Repos) => r.webhooks, [RootTokens.Repositories]);
 });
 type Repos = ReturnType<typeof createSqlRepositories>;
 
@@ -211,6 +221,29 @@ export const mailModule = new ContainerModule(({ bind }) => {
   bind(Tokens.Mailer).toResolvedValue((queue: SqlMailOutbox) => queue, [RootTokens.MailQueue]);
 });
 
+/**
+ * Webhooks (docs/webhooks.md): the address policy (WEBHOOK_ALLOW_PRIVATE_NETWORKS) that checks URLs at
+ * creation and before each delivery, and the delivery worker over the outbox `webhook_deliveries`,
+ * sending through node:http(s) pinned to the checked address, payloads rendered by the API's presenters.
+ */
+export const webhooksModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.WebhookTargets).toResolvedValue((config: Config) => new PublicAddressPolicy({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks }), [Tokens.Config]).inSingletonScope();
+  bind(RootTokens.WebhookOutbox)
+    .toResolvedValue(
+      (config: Config, logger: Logger, open: OpenDatabase, targets: WebhookTargets, mailer: Mailer, hangar: Hangar, { metrics }: { metrics?: HangarMetrics }) =>
+        new SqlWebhookOutbox({
+          db: open.db,
+          sender: new HttpWebhookSender({ policy: targets as PublicAddressPolicy, allowHttp: config.webhooks.allowHttp }),
+          render: async (event) => webhookPayloadJson(await hangar.viewWebhookEvent.execute(event)),
+          mailer,
+          logger,
+          onOutcome: metrics ? (outcome) => metrics.webhookDelivery(outcome) : undefined,
+        }),
+      [Tokens.Config, Tokens.Logger, RootTokens.Database, Tokens.WebhookTargets, Tokens.Mailer, Tokens.Hangar, RootTokens.Metrics],
+    )
+    .inSingletonScope();
+});
+
 /** Custom hostnames: the provider chosen by EDGE_PROVIDER. */
 export const edgeModule = new ContainerModule(({ bind }) => {
   bind(Tokens.EdgeProvider)
@@ -317,6 +350,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
       sizeLadder: config.images.sizeLadder,
     },
     onBackgroundError: (error: unknown) => logger.error('background_work_failed', { error: error instanceof Error ? error : String(error) }),
+    webhooks: { maxPerAccount: config.webhooks.maxPerAccount, allowHttp: config.webhooks.allowHttp },
   }), [Tokens.Config, Tokens.Logger]);
   bind(Tokens.Hangar)
     .toResolvedValue(
@@ -343,6 +377,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           invites: Tokens.InviteRepository,
           oidcIdentities: Tokens.OidcIdentityRepository,
           oidcFlows: Tokens.OidcFlowRepository,
+          webhooks: Tokens.WebhookRepository,
+          webhookTargets: Tokens.WebhookTargets,
           sso: RootTokens.Sso,
           edge: Tokens.EdgeProvider,
           blobs: Tokens.BlobStore,
@@ -384,6 +420,6 @@ export function buildContainer(config: Config, role: ProcessRole = { clusterWork
   container.bind(Tokens.Config).toConstantValue(config);
   container.bind(Tokens.Logger).toConstantValue(logger);
   container.bind(RootTokens.Process).toConstantValue(role);
-  container.load(persistenceModule, blobsModule, mailModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, ssoModule, coreModule);
+  container.load(persistenceModule, blobsModule, mailModule, webhooksModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, ssoModule, coreModule);
   return container;
 }

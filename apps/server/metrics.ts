@@ -24,6 +24,8 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
  *   transformations running and waiting for a slot now (a queue that stays long answers 503 IMAGE_BUSY);
  * - `hangar_database_query_seconds{outcome}` (histogram): queries run through Kysely;
  * - `hangar_database_pool_connections{state}` (Postgres: `total`, `idle`, `waiting`);
+ * - `hangar_webhook_deliveries_total{outcome}` (`delivered`|`retry`|`failed`): webhook attempts of this process;
+ * - `hangar_webhook_outbox_age_seconds`: age of the oldest webhook delivery due and not yet delivered (0: none), read from the database at each scrape;
  * - Node's process metrics (`process_*`, `nodejs_*`, event-loop lag `nodejs_eventloop_lag_*`).
  */
 export class HangarMetrics {
@@ -37,6 +39,8 @@ export class HangarMetrics {
   private readonly blobOperations = new client.Histogram({ name: 'hangar_blob_store_operation_seconds', help: 'Blob store operations (get: until the body is ready to read)', labelNames: ['operation', 'outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
   private readonly databaseQueries = new client.Histogram({ name: 'hangar_database_query_seconds', help: 'Database queries run through the query builder (SQLite reads served from the lookup caches are not queries)', labelNames: ['outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
   private readonly imageTransforms = new client.Histogram({ name: 'hangar_image_transform_seconds', help: 'Image transformations computed', labelNames: ['outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
+
+  private readonly webhookDeliveries = new client.Counter({ name: 'hangar_webhook_deliveries_total', help: 'Webhook delivery attempts of this process, by outcome (delivered: a 2xx; retry: failed, tried again later; failed: given up)', labelNames: ['outcome'] as const, registers: [this.registry] });
 
   constructor() {
     client.collectDefaultMetrics({ register: this.registry });
@@ -65,6 +69,23 @@ export class HangarMetrics {
   /** One database query. */
   databaseQuery(seconds: number, failed: boolean): void {
     this.databaseQueries.observe({ outcome: failed ? 'error' : 'ok' }, seconds);
+  }
+
+  /** One webhook delivery attempt (SqlWebhookOutbox). */
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'failed'): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
+  /** Reports the age of the webhook outbox's oldest due delivery (seconds) at each scrape. */
+  watchWebhookOutbox(outbox: { oldestDueAgeSeconds(): Promise<number> }): void {
+    new client.Gauge({
+      name: 'hangar_webhook_outbox_age_seconds',
+      help: 'Age of the oldest webhook delivery due and not yet delivered, in seconds (0 when none is due)',
+      registers: [this.registry],
+      async collect() {
+        this.set(await outbox.oldestDueAgeSeconds().catch(() => 0));
+      },
+    });
   }
 
   /** One image transformation. */

@@ -16,6 +16,7 @@ import { HangarMetrics, startMetricsServer } from './metrics.js';
 import { Readiness } from '../http/health.js';
 import { readBuildInfo } from '../http/build-info.js';
 import { Tokens } from './tokens.js';
+import { writeWebhookPlanLimits } from '../../adapters/webhooks/webhook-plan-limits.js';
 
 /** A running Hangar: both listeners and how to stop them. */
 export interface RunningHangar {
@@ -78,10 +79,14 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);
+  const webhooks = await container.getAsync(RootTokens.WebhookOutbox);
+  // The plans' limits, where the quota webhook trigger reads them (docs/webhooks.md).
+  await writeWebhookPlanLimits(database.db, { plans: config.plans, defaultPlan: config.defaultPlan });
   const blobs = await container.getAsync(Tokens.BlobStore);
   if (metrics && database.postgresPool) metrics.watchPool(database.postgresPool as Parameters<HangarMetrics['watchPool']>[0]);
   metrics?.watchImageSlots(hangar.imageSlots);
   metrics?.watchActivityLog(hangar.activity);
+  metrics?.watchWebhookOutbox(webhooks);
 
   const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
   const operational = { readiness: new Readiness(), build: readBuildInfo() };
@@ -121,6 +126,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     logger,
   });
   mail.start();
+  webhooks.start();
   runtime.start();
 
   return {
@@ -134,6 +140,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
       await Promise.all([stop(api, graceMs), stop(content, graceMs)]);
       await metricsServer?.close();
       await runtime.stop();
+      await webhooks.stop();
       await mail.stop();
       await mail.drain();
       await database.close();

@@ -34,6 +34,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type { InviteRepository } from '../../core/invites/invite.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { Config } from './config.js';
+import type { WebhookRepository, WebhookTargets } from '../../core/webhooks/webhook.js';
 
 /** Container tokens: Symbols named like the interface they stand for. */
 export const Tokens = {
@@ -54,6 +55,8 @@ export const Tokens = {
   InviteRepository: Symbol('InviteRepository') as ServiceIdentifier<InviteRepository>,
   OidcIdentityRepository: Symbol('OidcIdentityRepository') as ServiceIdentifier<OidcIdentityRepository>,
   OidcFlowRepository: Symbol('OidcFlowRepository') as ServiceIdentifier<OidcFlowRepository>,
+  WebhookRepository: Symbol('WebhookRepository') as ServiceIdentifier<WebhookRepository>,
+  WebhookTargets: Symbol('WebhookTargets') as ServiceIdentifier<WebhookTargets>,
   EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,
   DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
   BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,

@@ -29,7 +29,7 @@ export class DeleteAccount {
     for (;;) {
       const page = await this.deps.files.list({ userId: user.id, filter: {}, window: { offset: 0, limit: DELETE_BATCH } });
       if (page.items.length === 0) break;
-      deletedFiles += (await deleteFiles(this.deps, user.id, page.items.map((f) => f.fileId))).length;
+      deletedFiles += (await deleteFiles(this.deps, user.id, page.items.map((f) => f.fileId), { reason: 'account_deleted' })).length;
     }
     for (;;) {
       const uploads = await this.deps.uploads.findByUser({ userId: user.id, limit: DELETE_BATCH });

@@ -6,12 +6,13 @@ import { DomainError } from '../shared/errors.js';
  * - `files:read`: list, read and download the account's files, their shares, signed URLs;
  * - `files:write`: upload, rename or change a file, create and remove share links;
  * - `files:delete`: delete files (one or in bulk);
- * - `account:read`: profile, plan, usage, settings and the activity log.
+ * - `account:read`: profile, plan, usage, settings and the activity log;
+ * - `webhooks:manage`: create, change, test and delete webhook endpoints, read their delivery log (docs/webhooks.md).
  * Session tokens may do everything. A key with every scope ("full access": the default, and every
  * key created before scopes existed) may also change settings and rotate the signing key.
  * Key management and logout need a session token whatever the key's scopes (JWT_REQUIRED).
  */
-export const API_KEY_SCOPES = ['files:read', 'files:write', 'files:delete', 'account:read'] as const;
+export const API_KEY_SCOPES = ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'] as const;
 /** One of {@link API_KEY_SCOPES}. */
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 

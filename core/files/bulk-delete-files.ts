@@ -35,7 +35,7 @@ export class BulkDeleteFiles {
     }
     requireWriteAccess((await this.deps.accounts.view(input.userId)).standing);
     const ids = [...new Set(input.ids)];
-    const deleted = new Set((await deleteFiles(this.deps, input.userId, ids)).map((file) => file.fileId));
+    const deleted = new Set((await deleteFiles(this.deps, input.userId, ids, { reason: 'bulk_deleted' })).map((file) => file.fileId));
     return {
       deleted: deleted.size,
       errors: ids.filter((id) => !deleted.has(id)).map((id) => ({ id, error: 'File not found' })),

@@ -31,7 +31,7 @@ export class ExpireFiles {
       const byUser = new Map<string, string[]>();
       for (const file of due) byUser.set(file.userId, [...(byUser.get(file.userId) ?? []), file.fileId]);
       for (const [userId, fileIds] of byUser) {
-        for (const file of await deleteFiles(this.deps, userId, fileIds, { expiredBy: now })) {
+        for (const file of await deleteFiles(this.deps, userId, fileIds, { expiredBy: now, reason: 'expired' })) {
           deleted += 1;
           this.deps.activity.record({
             userId,

@@ -1,3 +1,4 @@
+import type { FileDeletionReason } from '../webhooks/webhook.js';
 import type { Paged, Window } from '../shared/pagination.js';
 import type { StoredFile } from './stored-file.js';
 
@@ -93,9 +94,11 @@ export interface FileRepository {
    * Deletes the user's records among `fileIds` and subtracts them from its totals, in one transaction.
    * With `expiredBy`, only those whose expiry is at or before it (the expiry sweep: a file whose
    * expiry was moved or removed meanwhile is kept).
+   * `reason` (default `deleted`) is declared to the transaction, where the webhook triggers of an SQL
+   * adapter read it for `file.deleted` events (docs/webhooks.md); an adapter without events ignores it.
    * @returns the records that were deleted (ids of other accounts and unknown ids are skipped)
    */
-  deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]>;
+  deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date; reason?: FileDeletionReason }): Promise<StoredFile[]>;
   /**
    * Changes one of the user's records in one transaction, together with what is kept from it: a
    * change of visibility moves the file between the public and private counts of the account's

@@ -183,6 +183,14 @@ export type ErrorCode =
   | 'MFA_NOT_ENABLED'
   /** 404: no live session with this id for this account (docs/account-security.md). */
   | 'SESSION_NOT_FOUND'
+  /** 404: no webhook endpoint with this id on the account (docs/webhooks.md). */
+  | 'WEBHOOK_NOT_FOUND'
+  /** 404: the webhook endpoint has no delivery with this id. */
+  | 'WEBHOOK_DELIVERY_NOT_FOUND'
+  /** 409: the account has WEBHOOKS_PER_ACCOUNT endpoints already. */
+  | 'WEBHOOK_LIMIT_REACHED'
+  /** 400: a webhook URL whose scheme or addresses are refused (docs/webhooks.md "Safe targets"). */
+  | 'WEBHOOK_URL_REFUSED'
   /** 500: a bug; the body never carries internals. */
   | 'INTERNAL_ERROR';
 

@@ -170,8 +170,8 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
     expect(key!.scopes).to.have.members(['files:read', 'account:read']);
     expect(key!.expiresAt).to.deep.equal(new Date(T0 + 90 * DAY));
   } else {
-    // Keys made before scopes existed may do everything, and never expire.
-    expect(key!.scopes).to.have.members(['files:read', 'files:write', 'files:delete', 'account:read']);
+    // Keys made before scopes existed may do everything (0044 gives full-access keys webhooks:manage), and never expire.
+    expect(key!.scopes).to.have.members(['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage']);
     expect(key!.expiresAt).to.equal(null);
   }
 

@@ -15,7 +15,7 @@ describe('API key scopes and expiry', () => {
     it('gives a key every scope and no expiry when none are asked for', async () => {
       const { hangar, alice } = await withAlice();
       const { apiKey, key } = await hangar.createApiKey.execute({ userId: alice.userId });
-      expect(apiKey.scopes).to.deep.equal(['files:read', 'files:write', 'files:delete', 'account:read']);
+      expect(apiKey.scopes).to.deep.equal(['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage']);
       expect(apiKey.expiresAt).to.equal(null);
       const principal = await hangar.authenticate.execute({ apiKey: key });
       expect(principal).to.deep.include({ scopes: [...API_KEY_SCOPES] });

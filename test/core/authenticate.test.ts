@@ -101,12 +101,12 @@ describe('Authenticate', () => {
   describe('API keys', () => {
     it('accepts Authorization: Bearer <API key>', async () => {
       const { hangar, alice, apiKey, key } = await withAlice();
-      expect(await hangar.authenticate.execute({ authorization: `Bearer ${key}` })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id, scopes: ['files:read', 'files:write', 'files:delete', 'account:read'] });
+      expect(await hangar.authenticate.execute({ authorization: `Bearer ${key}` })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id, scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'] });
     });
 
     it('accepts X-Api-Key: <API key>', async () => {
       const { hangar, alice, apiKey, key } = await withAlice();
-      expect(await hangar.authenticate.execute({ apiKey: key })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id, scopes: ['files:read', 'files:write', 'files:delete', 'account:read'] });
+      expect(await hangar.authenticate.execute({ apiKey: key })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id, scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'] });
     });
 
     it('refuses a well-formed but unknown key with UNAUTHORIZED', async () => {

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { call, expectError, signUp, startTestServer, type TestServer } from '../support/http-harness.js';
 import { solidPng } from '../support/images.js';
 
-type Scope = 'files:read' | 'files:write' | 'files:delete' | 'account:read';
-const SCOPES: readonly Scope[] = ['files:read', 'files:write', 'files:delete', 'account:read'];
+type Scope = 'files:read' | 'files:write' | 'files:delete' | 'account:read' | 'webhooks:manage';
+const SCOPES: readonly Scope[] = ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'];
 const EVERY_SCOPE = 'every scope' as const;
 
 /** What a route needs from an API key: one scope, or every scope ("full access"). */
@@ -21,7 +21,15 @@ interface Fixtures {
   freshShare(): Promise<string>;
   /** Creates a fresh resumable (tus) upload of 4 bytes, none sent yet, and answers its id. */
   freshUpload(): Promise<string>;
+  /** A webhook endpoint of the account that outlives the table, and one of its deliveries. */
+  webhookId: string;
+  deliveryId: string;
+  /** Creates a fresh webhook endpoint and answers its id. */
+  freshWebhook(): Promise<string>;
 }
+
+/** A webhook target on the loopback interface (the server of this test allows private networks). */
+const HOOK = { url: 'http://127.0.0.1:9/hook', events: ['file.created'] };
 
 /** The headers of a tus creation of 4 bytes of text/plain named t.txt (tus 1.0.0). */
 const TUS_CREATION = { 'tus-resumable': '1.0.0', 'upload-length': '4', 'upload-metadata': `filename ${btoa('t.txt')},filetype ${btoa('text/plain')}` };
@@ -61,6 +69,15 @@ const TABLE: { route: string; needs: Needs; request: RequestOf }[] = [
   { route: 'GET /usage', needs: 'account:read', request: async () => ({ method: 'GET', path: '/usage' }) },
   { route: 'GET /logs', needs: 'account:read', request: async () => ({ method: 'GET', path: '/logs' }) },
   { route: 'GET /settings', needs: 'account:read', request: async () => ({ method: 'GET', path: '/settings' }) },
+  { route: 'POST /webhooks', needs: 'webhooks:manage', request: async () => ({ method: 'POST', path: '/webhooks', json: HOOK }) },
+  { route: 'GET /webhooks', needs: 'webhooks:manage', request: async () => ({ method: 'GET', path: '/webhooks' }) },
+  { route: 'GET /webhooks/:id', needs: 'webhooks:manage', request: async (f) => ({ method: 'GET', path: `/webhooks/${f.webhookId}` }) },
+  { route: 'PATCH /webhooks/:id', needs: 'webhooks:manage', request: async (f) => ({ method: 'PATCH', path: `/webhooks/${f.webhookId}`, json: { description: 'renamed' } }) },
+  { route: 'DELETE /webhooks/:id', needs: 'webhooks:manage', request: async (f) => ({ method: 'DELETE', path: `/webhooks/${await f.freshWebhook()}` }) },
+  { route: 'POST /webhooks/:id/rotate-secret', needs: 'webhooks:manage', request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/rotate-secret` }) },
+  { route: 'POST /webhooks/:id/test', needs: 'webhooks:manage', request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/test` }) },
+  { route: 'GET /webhooks/:id/deliveries', needs: 'webhooks:manage', request: async (f) => ({ method: 'GET', path: `/webhooks/${f.webhookId}/deliveries` }) },
+  { route: 'POST /webhooks/:id/deliveries/:delivery_id/retry', needs: 'webhooks:manage', request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/retry` }) },
   { route: 'PATCH /settings', needs: EVERY_SCOPE, request: async () => ({ method: 'PATCH', path: '/settings', json: { max_upload_size_bytes: null } }) },
   { route: 'POST /settings/rotate-signing-key', needs: EVERY_SCOPE, request: async () => ({ method: 'POST', path: '/settings/rotate-signing-key' }) },
 ];
@@ -81,7 +98,7 @@ describe('HTTP: API key scopes', function () {
   }
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true' });
     token = (await signUp(server, 'scopes@example.com')).accessToken;
     for (const scope of SCOPES) keys.set(scope, (await createKey({ name: scope, scopes: [scope] })).body.key);
     keys.set(EVERY_SCOPE, (await createKey({ name: 'full' })).body.key);
@@ -93,8 +110,18 @@ describe('HTTP: API key scopes', function () {
     const image = await call(server.api, '/files', { method: 'POST', token, headers: { 'content-type': 'image/png' }, body: new Uint8Array(await solidPng(8, 8)) });
     expect(image.status).to.equal(201);
     const fileId = image.body.file.file_id as string;
+    const freshWebhook = async () => {
+      const created = await call(server.api, '/webhooks', { method: 'POST', token, json: HOOK });
+      expect(created.status).to.equal(201);
+      return created.body.webhook.id as string;
+    };
+    const webhookId = await freshWebhook();
+    const deliveryId = (await call(server.api, `/webhooks/${webhookId}/test`, { method: 'POST', token })).body.delivery_id as string;
     fixtures = {
       fileId,
+      webhookId,
+      deliveryId,
+      freshWebhook,
       freshFile,
       freshShare: async () => {
         const share = await call(server.api, `/files/${fileId}/shares`, { method: 'POST', token, json: {} });

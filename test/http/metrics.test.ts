@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makePng } from '../support/bytes.js';
 import { call, signUpWithKey, startTestServer, upload } from '../support/http-harness.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { freePort, startServerProcess } from '../support/server-process.js';
 
 /** The samples of a Prometheus text exposition: name, labels, value. */
@@ -46,6 +47,30 @@ function getAlone(url: string): Promise<number> {
 
 describe('metrics (METRICS_PORT, Prometheus text format)', function () {
   this.timeout(60_000);
+
+  it('counts webhook deliveries by outcome and reports the age of the oldest due delivery', async () => {
+    const receiver = await WebhookReceiver.start();
+    const server = await startTestServer({ METRICS_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true' });
+    try {
+      const address = server.running.metricsAddress!;
+      const { accessToken } = await signUpWithKey(server, 'metrics-hooks@example.com');
+      const { webhook } = (await call(server.api, '/webhooks', { method: 'POST', token: accessToken, json: { url: receiver.url(), events: ['file.created'] } })).body;
+      receiver.script = [500];
+      await call(server.api, `/webhooks/${webhook.id}/test`, { method: 'POST', token: accessToken });
+      await receiver.waitFor(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      let text = await scrape(address);
+      expect(value(text, 'hangar_webhook_deliveries_total', { outcome: 'retry' })).to.equal(1);
+      expect(value(text, 'hangar_webhook_outbox_age_seconds')).to.equal(0);
+      await receiver.waitFor(2, { timeoutMs: 15_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      text = await scrape(address);
+      expect(value(text, 'hangar_webhook_deliveries_total', { outcome: 'delivered' })).to.equal(1);
+    } finally {
+      await server.stop();
+      await receiver.stop();
+    }
+  });
 
   it('is off by default', async () => {
     const server = await startTestServer();

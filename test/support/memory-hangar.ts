@@ -1,5 +1,6 @@
 // The core wired to in-memory adapters, a settable clock and a mailer whose messages tests can read.
 // Used by test/core: every use case runs in-process, with real hashing, signing and digests.
+import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
 import { FakeWebAuthnVerifier } from './fake-webauthn-verifier.js';
 import { MemoryPartialBlobStore } from '../../adapters/blobs/memory-partial-blob-store.js';
 import { expect } from 'chai';
@@ -167,6 +168,8 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     invites: repos.invites,
     oidcIdentities: repos.oidcIdentities,
     oidcFlows: repos.oidcFlows,
+    webhooks: repos.webhooks,
+    webhookTargets: new PublicAddressPolicy(),
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

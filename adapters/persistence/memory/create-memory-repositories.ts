@@ -1,3 +1,4 @@
+import { MemoryWebhookRepository } from './memory-webhook-repository.js';
 import { MemoryInviteRepository } from './memory-invite-repository.js';
 import { MemoryOidcFlowRepository, MemoryOidcIdentityRepository } from './memory-oidc-repositories.js';
 import { MemoryShareRepository } from './memory-share-repository.js';
@@ -39,6 +40,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     imageVariants: new MemoryImageVariantRepository(db),
     signingKeys: new MemorySigningKeyRepository(db),
     shares: new MemoryShareRepository(db),
+    webhooks: new MemoryWebhookRepository(),
     passkeys: new MemoryPasskeyRepository(db),
     passkeyChallenges: new MemoryPasskeyChallengeRepository(db),
     resumableUploads: new MemoryResumableUploadRepository(db),

@@ -41,6 +41,10 @@ const TABLES = [
   { name: 'oidc_flows', key: ['state_hash'] },
   { name: 'oidc_sign_in_codes', key: ['code_hash'] },
   { name: 'invites', key: ['id'] },
+  // Last: copied `files` and `shares` rows then find no endpoint on the destination, so its webhook
+  // triggers (migration 0044) queue nothing; pending deliveries come over as they are.
+  { name: 'webhooks', key: ['id'] },
+  { name: 'webhook_deliveries', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

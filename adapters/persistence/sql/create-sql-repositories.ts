@@ -1,4 +1,5 @@
 import { Kysely } from 'kysely';
+import { SqlWebhookRepository } from './sql-webhook-repository.js';
 import { SqlInviteRepository } from './sql-invite-repository.js';
 import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import { SqlShareRepository } from './sql-share-repository.js';
@@ -59,6 +60,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     invites: new SqlInviteRepository(db),
     oidcIdentities: new SqlOidcIdentityRepository(db),
     oidcFlows: new SqlOidcFlowRepository(db),
+    webhooks: new SqlWebhookRepository(db),
     probe: new SqlHealthProbe(db),
   };
 }

@@ -290,6 +290,8 @@ export interface HangarDatabase {
   oidc_flows: OidcFlowsTable;
   oidc_sign_in_codes: OidcSignInCodesTable;
   invites: InvitesTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** `passkeys`: WebAuthn credentials (migration 0023, core/passkeys/passkey.ts). Times in Unix ms. */
@@ -396,4 +398,58 @@ export interface InvitesTable {
   used_at: NullableInt64;
   used_by: string | null;
   revoked_at: NullableInt64;
+}
+
+/** `webhooks`: an account's webhook endpoints (migration 0044, docs/webhooks.md). Times in Unix ms. */
+export interface WebhooksTable {
+  id: string;
+  /** No foreign key: endpoints outlive a deleted account until their pending deliveries are out. */
+  user_id: string;
+  /** `https://…` (or `http://` with WEBHOOK_ALLOW_HTTP). */
+  url: string;
+  /** Space-separated event types (core/webhooks/webhook.ts). */
+  events: string;
+  description: string | null;
+  enabled: Flag;
+  /** The signing secret, `whsec_` + base64 (Standard Webhooks). */
+  secret: string;
+  /** The secret before the last rotation, still signing alongside until `previous_secret_until`. */
+  previous_secret: string | null;
+  previous_secret_until: NullableInt64;
+  created_at: Int64;
+  updated_at: Int64;
+  last_success_at: NullableInt64;
+  /** The first failed delivery since the last success; null while the endpoint succeeds. */
+  failing_since: NullableInt64;
+  /** Why the service turned the endpoint off (`failing`); null when enabled or turned off by its owner. */
+  disabled_reason: string | null;
+}
+
+/**
+ * `webhook_deliveries`: the outbox of webhook deliveries, one row per event and endpoint, written by
+ * the triggers of migration 0044 in the transaction of the change (SqlWebhookOutbox delivers them).
+ */
+export interface WebhookDeliveriesTable {
+  /** The `webhook-id` header: the same on every attempt. */
+  id: string;
+  webhook_id: string;
+  user_id: string;
+  event_type: string;
+  /** JSON of the changed row as the trigger saw it. */
+  snapshot: string;
+  /** When the event happened (Unix ms): the payload's `timestamp`. */
+  created_at: Int64;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Int64;
+  claimed_by: string | null;
+  claimed_until: NullableInt64;
+  /** HTTP status of the last attempt; null when it got no answer. */
+  last_status: number | null;
+  last_error: string | null;
+  /** Duration of the last attempt, in ms. */
+  duration_ms: number | null;
+  /** Delivered (a 2xx answer). */
+  sent_at: NullableInt64;
+  /** Given up after the last attempt. */
+  failed_at: NullableInt64;
 }

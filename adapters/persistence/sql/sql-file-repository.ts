@@ -13,6 +13,8 @@ import type { SqlExecutor } from './sql-executor.js';
 import { isPostgres } from './dialect.js';
 import { SqliteFileSearch, type SqliteFileSearchOptions } from './sqlite-file-search.js';
 import { ALL_TYPES, coverSizeRange, coverTimeRange, DAY_MS, floorDiv, histogramKeysOf, HOUR_MS, type HistogramDimension, type InclusiveRange } from './file-histogram.js';
+import type { FileDeletionReason } from '../../../core/webhooks/webhook.js';
+import { clearFileDeletionReason, declareFileDeletionReason } from './file-deletion-reason.js';
 
 /** Hour buckets in a day bucket of `file_histogram` (both counted from the Unix epoch, so each day is 24 whole hours). */
 const HOURS_PER_DAY = DAY_MS / HOUR_MS;
@@ -1026,11 +1028,13 @@ export class SqlFileRepository implements FileRepository {
     });
   }
 
-  async deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date }): Promise<StoredFile[]> {
+  async deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date; reason?: FileDeletionReason }): Promise<StoredFile[]> {
     // Sorted, so concurrent deletes lock rows in one order (no deadlock on Postgres).
     const fileIds = [...new Set(options.fileIds)].sort();
     if (fileIds.length === 0) return [];
     return this.db.transaction().execute(async (trx) => {
+      // Webhooks: the reason `file.deleted` events carry, read by the triggers of migration 0044.
+      await declareFileDeletionReason(trx, options.reason);
       const deleted: StoredFile[] = [];
       let variantBytes = 0;
       for (let start = 0; start < fileIds.length; start += DELETE_CHUNK) {
@@ -1069,6 +1073,7 @@ export class SqlFileRepository implements FileRepository {
           .execute();
         await subtractFromHistogram(trx, options.userId, deleted);
       }
+      await clearFileDeletionReason(trx, options.reason);
       return deleted;
     });
   }

@@ -9,9 +9,9 @@ import { renderPage } from '../pages.js';
 import { errors, MessageBody } from '../schemas.js';
 import { DomainError, isDomainError } from '../../../core/shared/errors.js';
 import { MAX_SHARE_DOWNLOADS } from '../../../core/shares/share.js';
-import type { ShareView } from '../../../core/shares/create-share.js';
+import { shareJson } from '../presenters.js';
 
-const ShareBody = Type.Object({
+export const ShareBody = Type.Object({
   share_id: Type.String(),
   url: Type.String({ description: 'The link: a page on the content origin' }),
   file_id: Type.String(),
@@ -21,20 +21,6 @@ const ShareBody = Type.Object({
   downloads: Type.Integer({ description: 'Downloads served so far' }),
   created_at: Type.String({ format: 'date-time' }),
 }, { $id: 'Share' });
-
-/** Share object (docs/private-files.md). */
-function shareJson({ share, url }: ShareView) {
-  return {
-    share_id: share.id,
-    url,
-    file_id: share.fileId,
-    has_password: share.passwordHash !== null,
-    expires_at: share.expiresAt?.toISOString() ?? null,
-    max_downloads: share.maxDownloads,
-    downloads: share.downloads,
-    created_at: share.createdAt.toISOString(),
-  };
-}
 
 const literals = (...values: string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 

@@ -10,6 +10,7 @@ import { SecurityScreen } from './screens/security.js';
 import { SettingsScreen } from './screens/settings.js';
 import { SsoLanding } from './screens/sso.js';
 import { planState, UsageScreen } from './screens/usage.js';
+import { WebhooksScreen } from './screens/webhooks.js';
 import type { Profile } from './types.js';
 
 const SCREENS = [
@@ -20,7 +21,10 @@ const SCREENS = [
   { path: '/activity', label: 'Activity', render: () => <ActivityScreen /> },
 ];
 /** Reached from the account area of the header (beside "Sign out"), not the main navigation: it keeps the phone header at two rows. */
-const ACCOUNT_SCREENS = [{ path: '/security', label: 'Security', render: () => <SecurityScreen /> }];
+const ACCOUNT_SCREENS = [
+  { path: '/webhooks', label: 'Webhooks', render: () => <WebhooksScreen /> },
+  { path: '/security', label: 'Security', render: () => <SecurityScreen /> },
+];
 
 /**
  * The dashboard: lands signed in from the confirmation link (session in the fragment), else
@@ -113,9 +117,11 @@ function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
               <span class="account-plan">&nbsp;· {planState(profile.data)}</span>
             </span>
           )}
-          <a class="button secondary small" href="#/security" aria-current={path === '/security' ? 'page' : undefined}>
-            Security
-          </a>
+          {ACCOUNT_SCREENS.map((s) => (
+            <a key={s.path} class="button secondary small" href={`#${s.path}`} aria-current={s.path === path ? 'page' : undefined}>
+              {s.label}
+            </a>
+          ))}
           <button type="button" class="secondary small" onClick={onSignOut}>
             Sign out
           </button>

@@ -105,3 +105,29 @@ export interface Profile {
   subscription: { status: 'active' | 'canceled' | 'trialing' | 'free' | 'expired'; subscription_canceled_at: string | null; access_until: string | null };
   upload_limit_bytes: number;
 }
+
+/** A webhook endpoint (docs/webhooks.md); `secret` only right after creation or rotation. */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  secret?: string;
+}
+
+/** One entry of a webhook's delivery log. */
+export interface WebhookDelivery {
+  id: string;
+  event_type: string;
+  created_at: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  duration_ms: number | null;
+  next_attempt_at: string | null;
+}

@@ -7,6 +7,7 @@ export const KEY_SCOPES = [
   { scope: 'files:write', label: 'Upload and change files', hint: 'upload, edit details, privacy and expiry, create and remove share links' },
   { scope: 'files:delete', label: 'Delete files', hint: 'delete files, one or many' },
   { scope: 'account:read', label: 'Read the account', hint: 'profile, plan, usage, settings, activity' },
+  { scope: 'webhooks:manage', label: 'Manage webhooks', hint: 'add, change, test and delete webhook endpoints, read their delivery log' },
 ] as const;
 
 /** Longest lifetime of an expiring key, in days (the service refuses more). */
