@@ -66,8 +66,9 @@ export function checkNativeModules(root) {
   return { ok: false, message: `${lines.join('\n')}\n` };
 }
 
+// Run directly: `node scripts/check-native-modules.mjs [install folder]` (default: this checkout).
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
   const result = checkNativeModules(root);
   if (!result.ok) {
     process.stderr.write(result.message);

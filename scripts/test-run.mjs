@@ -7,6 +7,10 @@
 //
 //   node scripts/test-run.mjs '<shell command run in the tree after the build>'
 //
+// HANGAR_TEST_TREE names another tree (relative to the checkout; .ci/run's Node 24 pass uses
+// .test-run-node24), and HANGAR_TEST_NODE_MODULES another node_modules to link there (one whose
+// native modules were rebuilt for the Node.js on the PATH).
+//
 // The tree holds a copy of every file of the checkout except node_modules (a link to this one's),
 // dist/ (its own, kept between runs so the TypeScript build stays incremental), .git, .test-run,
 // and the data and results directories; files are copied only when their size or modification
@@ -20,9 +24,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const tree = path.join(root, '.test-run');
-/** Top-level entries never copied: dependencies, build output, version control, and run-time data. */
-const SKIPPED_TOP = new Set(['node_modules', 'dist', '.git', '.test-run', 'data']);
+const treeName = process.env.HANGAR_TEST_TREE || '.test-run';
+if (!/^\.test-run[\w-]*$/.test(treeName)) {
+  process.stderr.write(`test-run: HANGAR_TEST_TREE must be .test-run or .test-run-<name> (git-ignored), not ${treeName}\n`);
+  process.exit(64);
+}
+const tree = path.join(root, treeName);
+/** Top-level entries never copied: dependencies, build output, version control, the test trees, and run-time data. */
+const SKIPPED_TOP = new Set(['node_modules', 'dist', '.git', 'data']);
+const isTestTree = (name) => /^\.test-run/.test(name);
 /** Entries skipped at any depth (relative paths): results and artifacts of earlier runs. */
 const SKIPPED_PATHS = new Set(['bench/results', 'test/artifacts']);
 
@@ -33,7 +43,7 @@ function mirror(from, to, relative = '') {
   const wanted = new Set();
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const rel = relative === '' ? entry.name : `${relative}/${entry.name}`;
-    if ((relative === '' && SKIPPED_TOP.has(entry.name)) || SKIPPED_PATHS.has(rel)) continue;
+    if ((relative === '' && (SKIPPED_TOP.has(entry.name) || isTestTree(entry.name))) || SKIPPED_PATHS.has(rel)) continue;
     wanted.add(entry.name);
     const source = path.join(from, entry.name);
     const target = path.join(to, entry.name);
@@ -65,9 +75,13 @@ if (!command) {
 }
 const copied = mirror(root, tree);
 const modules = path.join(tree, 'node_modules');
-if (!existsSync(modules)) symlinkSync(realpathSync(path.join(root, 'node_modules')), modules, 'dir');
+const wantedModules = realpathSync(process.env.HANGAR_TEST_NODE_MODULES || path.join(root, 'node_modules'));
+if (existsSync(modules) || lstatSync(modules, { throwIfNoEntry: false })) {
+  if (!lstatSync(modules).isSymbolicLink() || realpathSync(modules) !== wantedModules) rmSync(modules, { recursive: false, force: true });
+}
+if (!lstatSync(modules, { throwIfNoEntry: false })) symlinkSync(wantedModules, modules, 'dir');
 process.stderr.write(`test-run: building and testing in ${path.relative(root, tree)}/ (${copied} files updated); this checkout's dist/ is left alone\n`);
-const run = (shell) => spawnSync('sh', ['-c', shell], { cwd: tree, stdio: 'inherit', env: { ...process.env, PATH: `${path.join(root, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}` } });
+const run = (shell) => spawnSync('sh', ['-c', shell], { cwd: tree, stdio: 'inherit', env: { ...process.env, PATH: `${path.join(modules, '.bin')}${path.delimiter}${process.env.PATH}` } });
 const built = run('npm run -s build');
 if (built.status !== 0) process.exit(built.status ?? 1);
 const tested = run(command);
