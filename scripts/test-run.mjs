@@ -54,8 +54,9 @@ function mirror(from, to, relative = '') {
       const have = existsSync(target) ? lstatSync(target) : undefined;
       const want = statSync(source);
       if (have?.isDirectory()) rmSync(target, { recursive: true, force: true });
-      if (!have || !have.isFile() || have.size !== want.size || have.mtimeMs !== want.mtimeMs) {
+      if (!have || !have.isFile() || have.size !== want.size || Math.abs(have.mtimeMs - want.mtimeMs) >= 1) {
         copyFileSync(source, target);
+        // utimes keeps about a millisecond: the comparison above allows for that.
         utimesSync(target, want.atime, want.mtime);
         copied += 1;
       }
