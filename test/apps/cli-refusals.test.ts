@@ -89,7 +89,8 @@ describe('admin CLI: refuses a database that is not a Hangar instance, and an em
 
   it('backup prints the accounts, files and bytes it holds', async () => {
     const dataDir = path.join(dir, 'used');
-    const server = await startTestServer({}, {}, { dataDir });
+    // SQLite in DATA_DIR, also in the Postgres pass: backup is for the embedded database.
+    const server = await startTestServer({ DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}` }, {}, { dataDir });
     let sizes: number[];
     try {
       const { apiKey } = await signUpWithKey(server, 'counted@example.com');
