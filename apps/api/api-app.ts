@@ -109,7 +109,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const routes = buildRoutes(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
   app.on('error', streamErrorHandler(options.logger));
   app.use(jsonBodyMiddleware());
-  app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer }));
+  app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(securityHeaders());
   app.use(corsFor(options.corsOrigins ?? []));
   app.use(clientAddressMiddleware(options.trustProxyHops ?? 0));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
 import type { Config } from '../server/config.js';
 import { readBuildInfo } from '../http/build-info.js';
+import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
 
 /** A refusal with a message for the operator (exit 1), e.g. a Postgres database or a non-empty target. */
 export class BackupRefusal extends Error {}
@@ -74,6 +75,36 @@ async function sqliteBackup(source: string, target: string): Promise<void> {
   }
 }
 
+/** What a backup holds, counted in its own snapshot of the database. */
+export interface BackupContents {
+  /** Rows of `users`: every account, confirmed or not. */
+  accounts: number;
+  /** Rows of `files`. */
+  files: number;
+  /** Sum of the files' sizes, bytes. */
+  fileBytes: number;
+}
+
+/** Outcome of {@link backup}. */
+export interface BackupResult {
+  manifest: BackupManifest;
+  contents: BackupContents;
+  /** The database backed up (its path). */
+  database: string;
+}
+
+/** Accounts, files and their bytes in the SQLite database at `file` (read-only). */
+function contentsOf(file: string): BackupContents {
+  const database = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+  try {
+    const accounts = (database.prepare('select count(*) as n from users').get() as { n: number }).n;
+    const files = database.prepare('select count(*) as n, coalesce(sum(size), 0) as bytes from files').get() as { n: number; bytes: number };
+    return { accounts, files: files.n, fileBytes: files.bytes };
+  } finally {
+    database.close();
+  }
+}
+
 /**
  * `backup <dir>`: a consistent copy of the embedded data while servers run, into `dir` (created; it
  * must not exist or be empty): SQLite's online backup of the database, then of the small-blob
@@ -81,14 +112,26 @@ async function sqliteBackup(source: string, target: string): Promise<void> {
  * Blobs are written before their records and never change, so every file whose upload was
  * acknowledged before the backup began is in it, with its contents; blobs of uploads that finish
  * meanwhile may come along without a record (orphans `fsck --repair` removes after a restore).
- * @returns the manifest
- * @throws BackupRefusal for Postgres or an object store, or a target that is not empty
+ *
+ * Refuses, before writing anything, a configuration that points at no Hangar database (issue #61:
+ * a wrong DATA_DIR must not yield a "successful" backup of nothing), and an instance with no
+ * account and no file unless `options.allowEmpty` (a fresh instance backed up on purpose).
+ * @returns the manifest, and the accounts, files and bytes counted in the backup's own snapshot
+ * @throws BackupRefusal for Postgres or an object store, a missing or non-Hangar database, an empty
+ *         instance without allowEmpty, or a target that is not empty
  */
-export async function backup(config: Config, dir: string): Promise<BackupManifest> {
+export async function backup(config: Config, dir: string, options: { allowEmpty?: boolean } = {}): Promise<BackupResult> {
   const places = embeddedOnly(config);
   const startedAt = new Date().toISOString();
+  const state = await findHangarDatabase(config.database);
+  if (!state.found) throw new BackupRefusal(noDatabaseMessage(state));
   if (existsSync(dir) && (await readdir(dir)).length > 0) throw new BackupRefusal(`${dir} is not empty; back up into a new directory.`);
-  if (!existsSync(places.database)) throw new BackupRefusal(`there is no database at ${places.database}.`);
+  const before = contentsOf(places.database);
+  if (before.accounts === 0 && before.files === 0 && !options.allowEmpty) {
+    throw new BackupRefusal(
+      `the database at ${places.database} holds no account and no file: is DATA_DIR (or DATABASE_URL) the instance's? Add --allow-empty to back up an empty instance on purpose.`,
+    );
+  }
   await mkdir(path.join(dir, 'blobs'), { recursive: true });
   const files: string[] = [];
   await sqliteBackup(places.database, path.join(dir, 'hangar.db'));
@@ -116,7 +159,7 @@ export async function backup(config: Config, dir: string): Promise<BackupManifes
   for (const file of files) entries.push({ path: file, size: (await stat(path.join(dir, file))).size, sha256: await sha256Of(path.join(dir, file)) });
   const manifest: BackupManifest = { format: 'hangar-backup-1', hangar_version: readBuildInfo().version, started_at: startedAt, finished_at: new Date().toISOString(), files: entries };
   await writeFile(path.join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-  return manifest;
+  return { manifest, contents: contentsOf(path.join(dir, 'hangar.db')), database: places.database };
 }
 
 /**

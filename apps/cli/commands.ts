@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { backup, BackupRefusal, restore } from './backup.js';
 import { createLogger } from '../server/logging.js';
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { type CopiedTable, copyDatabase, DestinationNotEmptyError } from '../../adapters/persistence/sql/copy-database.js';
@@ -16,6 +15,7 @@ import type { Hangar } from '../../core/hangar.js';
 import type { StorageReport } from '../../core/files/check-storage.js';
 import { accountJson, accountPageJson, accountTable, plural } from './account-output.js';
 import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
+import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
 
 /** An expected refusal of the CLI itself (not of a use case), e.g. `users delete` without `--yes`. Exit 1. */
 export class Refusal extends Error {
@@ -47,6 +47,8 @@ export interface WorkContext {
   files: FileRepository;
   /** Where progress lines go (stderr): rewritten in place on a terminal, a line now and then otherwise. */
   progress: NodeJS.WriteStream;
+  /** The configured database for messages: the SQLite path, or the Postgres URL without its password. */
+  databaseName: string;
 }
 
 /**
@@ -77,6 +79,12 @@ interface Command {
   summary: string;
   /** Checks the arguments (throws UsageError) before anything is opened, and returns the work. */
   prepare(args: string[], values: Values): Work | StandaloneWork | ConfiguredWork;
+  /**
+   * True for the one command allowed to create the database (`init`). Every other command on the
+   * service refuses a database that does not exist or holds no Hangar schema (apps/cli/database-check.ts),
+   * so a wrong DATA_DIR never becomes a new, empty instance.
+   */
+  createsDatabase?: true;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -85,6 +93,13 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
 type DatabaseLocation = Config['database'];
 
 const COMMANDS: readonly Command[] = [
+  {
+    name: 'init',
+    args: [],
+    summary: 'Creates the database (and DATA_DIR) the configuration names, or brings an existing one up to date; the only command that creates one. The server does it too at its first start.',
+    createsDatabase: true,
+    prepare: () => async (_hangar, context) => `Hangar database ready at ${context.databaseName}.`,
+  },
   {
     name: 'users list',
     args: [],
@@ -412,18 +427,20 @@ function databaseOption(name: 'from' | 'to', value: string | boolean | undefined
 
 /**
  * Opens both databases (migrating each, as a server start would), refuses a destination that
- * already holds accounts or a SQLite source that does not exist, copies, and closes both.
+ * already holds accounts or a source that holds no Hangar schema (a missing SQLite file, an empty
+ * Postgres schema: never created here), copies, and closes both.
  * @throws Refusal in those cases
  */
 async function copyBetween(from: DatabaseLocation, to: DatabaseLocation): Promise<CopiedTable[]> {
-  if (from.kind === 'sqlite' && from.path !== ':memory:' && !existsSync(from.path)) throw new Refusal(`there is no SQLite database at ${from.path}.`);
+  const source = await findHangarDatabase(from);
+  if (!source.found) throw new Refusal(`--from: ${noDatabaseMessage(source).replace(/; set DATA_DIR.*$/, '.')}`);
   // Warnings (a lost Postgres connection) on stderr, apart from the report on stdout.
   const logger = createLogger({ level: 'warn', format: 'auto' }, undefined, 2);
-  const source = await openDatabase(from, logger);
+  const opened = await openDatabase(from, logger);
   try {
     const destination = await openDatabase(to, logger);
     try {
-      return await copyDatabase({ from: source.db, to: destination.db });
+      return await copyDatabase({ from: opened.db, to: destination.db });
     } catch (error) {
       if (error instanceof DestinationNotEmptyError) throw new Refusal(error.message);
       throw error;
@@ -431,7 +448,7 @@ async function copyBetween(from: DatabaseLocation, to: DatabaseLocation): Promis
       await destination.close();
     }
   } finally {
-    await source.close();
+    await opened.close();
   }
 }
 
@@ -445,18 +462,28 @@ const BACKUP_COMMANDS: readonly Command[] = [
   {
     name: 'backup',
     args: ['<dir>'],
-    summary: 'A consistent copy of the SQLite database, the small-blob database, every blob file and the JWT secret into a new directory, with manifest.json (sizes, SHA-256); safe while servers run.',
-    prepare: ([dir]) => ({
+    optionsSynopsis: '[--allow-empty]',
+    options: { 'allow-empty': { type: 'boolean' } },
+    summary:
+      'A consistent copy of the SQLite database, the small-blob database, every blob file and the JWT secret into a new directory, with manifest.json (sizes, SHA-256); safe while servers run. ' +
+      'Refuses a configuration that points at no Hangar database, and an instance without accounts or files unless --allow-empty; prints the accounts, files and bytes it holds.',
+    prepare: ([dir], values) => ({
       configured: async (config) => {
-        const manifest = await backup(config, path.resolve(dir)).catch(refuseBackup);
-        const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
-        return `Backed up ${manifest.files.length} files (${bytes} bytes) into ${path.resolve(dir)}; everything acknowledged before ${manifest.started_at} is in it.`;
+        const target = path.resolve(dir);
+        const result = await backup(config, target, { allowEmpty: values['allow-empty'] === true }).catch(refuseBackup);
+        const bytes = result.manifest.files.reduce((sum, file) => sum + file.size, 0);
+        return [
+          `Backed up ${plural(result.contents.accounts, 'account')} and ${plural(result.contents.files, 'file')} (${result.contents.fileBytes} bytes of file contents) from ${result.database}`,
+          `into ${target}: ${plural(result.manifest.files.length, 'backup file')}, ${bytes} bytes; everything acknowledged before ${result.manifest.started_at} is in it.`,
+        ].join('\n');
       },
     }),
   },
   {
     name: 'restore',
     args: ['<dir>'],
+    // Into an empty DATA_DIR by design: restore() refuses one that holds a database or blobs.
+    createsDatabase: true,
     summary: 'Restores a backup into the configured DATA_DIR (database and blob directory must not exist yet), after checking every file against manifest.json. Then start the servers and run fsck.',
     prepare: ([dir]) => ({
       configured: async (config) => {
@@ -483,9 +510,11 @@ export function usageText(): string {
   return [
     'Hangar admin CLI: manage accounts with the same configuration (environment variables) as the server.',
     '',
-    'Usage: npm run cli -- <command>   or   node dist/apps/cli/main.js <command>',
+    'Usage: hangar <command>   (from a checkout without npm link: npm run cli -- <command>)',
     '',
     'Commands:',
+    '  start',
+    '      Runs the server: the API and the content server, WORKERS processes (npm start does the same). SIGTERM drains and stops it.',
     ...ALL_COMMANDS.flatMap((c) => [`  ${synopsis(c)}`, `      ${c.summary}`]),
     '  help',
     '      This text (also --help, or no command).',
@@ -493,8 +522,11 @@ export function usageText(): string {
     '      The version and the commit this build was made from (also --version).',
     '',
     'Dates are ISO 8601: 2030-01-31 (midnight UTC) or 2030-01-31T12:00:00Z.',
-    'Exit codes: 0 done; 1 refused (unknown account or plan, invalid e-mail, delete without --yes,',
-    'db copy into a database that holds accounts or from a missing SQLite file) or fsck found problems;',
+    'Every command but init (and restore, into an empty DATA_DIR) refuses a database that does not exist or holds no',
+    'Hangar schema: a wrong DATA_DIR or DATABASE_URL never becomes a new, empty instance.',
+    'Exit codes: 0 done; 1 refused (no Hangar database, unknown account or plan, invalid e-mail, delete without --yes,',
+    'backup of an empty instance without --allow-empty, db copy into a database that holds accounts or from one that',
+    'holds no Hangar schema) or fsck found problems;',
     '2 invalid configuration; 64 wrong usage; 70 internal error.',
   ].join('\n');
 }
@@ -503,7 +535,7 @@ export function usageText(): string {
 export type Invocation =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'run'; name: string; work: Work }
+  | { kind: 'run'; name: string; work: Work; createsDatabase: boolean }
   | { kind: 'standalone'; name: string; run: () => Promise<string> }
   | { kind: 'configured'; name: string; run: (config: Config) => Promise<string> };
 
@@ -540,7 +572,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   }
   try {
     const work = command.prepare(parsed.positionals, parsed.values);
-    if (typeof work === 'function') return { kind: 'run', name: command.name, work };
+    if (typeof work === 'function') return { kind: 'run', name: command.name, work, createsDatabase: command.createsDatabase === true };
     return 'configured' in work ? { kind: 'configured', name: command.name, run: work.configured } : { kind: 'standalone', name: command.name, run: work.standalone };
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${command.name}: ${error.message}`, synopsis(command));

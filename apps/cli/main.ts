@@ -6,8 +6,11 @@ import { readBuildInfo, versionLine } from '../http/build-info.js';
 import { Tokens } from '../server/tokens.js';
 import { UsageError } from './arguments.js';
 import { type Invocation, parseInvocation, ProblemsFound, Refusal, usageText } from './commands.js';
+import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
+import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 
-// Entry point of `npm run cli -- <command>`: the admin CLI (see usageText() and docs/operations.md, "Admin CLI").
+// Entry point of the admin CLI: `hangar <command>` (bin/hangar.mjs) or `npm run cli -- <command>`
+// in a checkout (see usageText(), docs/operations.md "Admin CLI" and docs/deployment.md).
 
 /** Exit statuses (the last two from BSD sysexits.h). */
 const Exit = {
@@ -25,6 +28,8 @@ const Exit = {
 /**
  * Runs one command line against the configured database and blob store; always drains mail and
  * closes the database before returning. Standalone commands (`db copy`) open what they name instead.
+ * Every command but `init` (and `restore`, which checks its own target) first refuses a database
+ * that does not exist or holds no Hangar schema (exit 1, apps/cli/database-check.ts).
  * @returns the exit status (see {@link Exit})
  */
 async function main(argv: readonly string[]): Promise<number> {
@@ -33,8 +38,8 @@ async function main(argv: readonly string[]): Promise<number> {
     invocation = parseInvocation(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    const usage = error.usageLine === undefined ? '' : `\nusage: npm run cli -- ${error.usageLine}`;
-    await print(process.stderr, `hangar: ${error.message}${usage}\nRun "npm run cli -- help" for the list of commands.`);
+    const usage = error.usageLine === undefined ? '' : `\nusage: hangar ${error.usageLine}`;
+    await print(process.stderr, `hangar: ${error.message}${usage}\nRun "hangar help" for the list of commands.`);
     return Exit.usage;
   }
   if (invocation.kind === 'version') {
@@ -60,6 +65,21 @@ async function main(argv: readonly string[]): Promise<number> {
     const run = invocation.run;
     return runStandalone({ name: invocation.name, run: () => run(config) });
   }
+  // Before anything is opened (opening creates and migrates): a wrong DATA_DIR or DATABASE_URL is
+  // refused here instead of becoming a new, empty instance. `init` alone may create one.
+  if (!invocation.createsDatabase) {
+    let state;
+    try {
+      state = await findHangarDatabase(config.database);
+    } catch (error) {
+      await print(process.stderr, `hangar: ${error instanceof Error ? error.message : String(error)}`);
+      return Exit.internal;
+    }
+    if (!state.found) {
+      await print(process.stderr, `hangar: ${noDatabaseMessage(state)}`);
+      return Exit.refused;
+    }
+  }
   // Adapters' warnings go to stderr; the CLI's own answers stay alone on stdout.
   const container = buildContainer(config, undefined, createLogger({ ...config.log, level: config.log.level === 'debug' ? 'debug' : 'warn' }, undefined, 2));
   const closers: { name: string; close: () => Promise<void> }[] = [];
@@ -73,7 +93,8 @@ async function main(argv: readonly string[]): Promise<number> {
     closers.push({ name: 'blob store', close: async () => blobs.close?.() });
     const hangar = await container.getAsync(Tokens.Hangar);
     const files = await container.getAsync(Tokens.FileRepository);
-    await print(process.stdout, await invocation.work(hangar, { env: process.env, blobs, files, progress: process.stderr }));
+    const databaseName = config.database.kind === 'sqlite' ? config.database.path : redactPostgresUrl(config.database.url);
+    await print(process.stdout, await invocation.work(hangar, { env: process.env, blobs, files, progress: process.stderr, databaseName }));
     status = Exit.ok;
   } catch (error) {
     if (error instanceof ProblemsFound) {

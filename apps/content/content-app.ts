@@ -40,7 +40,7 @@ export function createContentApp(
     for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
     await next();
   });
-  app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer }));
+  app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
   app.use(allowedMethodsMiddleware(routes));

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { PublicFile } from '../../core/files/read-public-file.js';
 import type { Hangar } from '../../core/hangar.js';
 import type { Logger } from '../../core/shared/logger.js';
-import { recordRequest, type RequestObserver, whenFinished } from '../http/access-log.js';
+import { CLIENT_CLOSED_STATUS, clientOf, recordRequest, type RequestObserver, whenFinished } from '../http/access-log.js';
 import { ERROR_STATUS } from '../http/error-status.js';
 import { CLIENT_GONE, errorJson, logInternalError, type RequestLabel, requestIdFor, toDomainError } from '../http/errors-middleware.js';
 import { hostHeaders } from '../http/request-guards.js';
@@ -18,6 +18,8 @@ export interface PublicReadsOptions {
   observer?: RequestObserver;
   /** The content origin's own headers on every answer (contentOriginHeaders: nosniff, HSTS). */
   originHeaders: Record<string, string>;
+  /** TRUST_PROXY: proxies whose X-Forwarded-For entry names the client in the access log (default 0). */
+  trustProxyHops?: number;
 }
 
 /** `/m/<file id>` or `/d/<file id>`, nothing else: no query string, no escapes, no trailing slash (file ids: stored-file.ts, isFileId). */
@@ -87,9 +89,11 @@ async function answer(
   const label: RequestLabel = { requestId, method: req.method!, route: plain.disposition === 'inline' ? '/m/:id' : '/d/:id' };
   const logger = options.logger.enabled('info') ? options.logger : undefined;
   if (logger || options.observer) {
+    const client = clientOf({ get: (name: string) => String(req.headers[name.toLowerCase()] ?? ''), socket: req.socket } as Parameters<typeof clientOf>[0], options.trustProxyHops ?? 0);
     whenFinished(req, res, ({ durationMs, bytesOut, aborted }) =>
       recordRequest(logger, options.observer, {
-        server: 'content', requestId, method: req.method!, route: label.route, status: res.statusCode, durationMs, bytesIn: 0, bytesOut, principal: undefined, aborted,
+        server: 'content', requestId, ...client, method: req.method!, route: label.route, status: aborted ? CLIENT_CLOSED_STATUS : res.statusCode, durationMs, bytesIn: 0, bytesOut,
+        principal: undefined, aborted,
       }));
   }
 

@@ -45,9 +45,9 @@ async function main(): Promise<void> {
   const running = await startHangar(config, { ...options, logger });
   if (worker) {
     // The supervisor prints the addresses once every worker listens.
-    process.send!({ hangar: 'ready', api: running.apiAddress, content: running.contentAddress } satisfies WorkerReady);
+    process.send!({ hangar: 'ready', api: running.apiListen, content: running.contentListen } satisfies WorkerReady);
   } else {
-    for (const line of startLines(config, running.apiAddress, running.contentAddress, running.metricsAddress)) logger.info('started', { msg: line });
+    for (const line of startLines(config, running.apiListen, running.contentListen, running.metricsAddress)) logger.info('started', { msg: line });
   }
 
   let stopping = false;

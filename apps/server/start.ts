@@ -23,9 +23,15 @@ export interface RunningHangar {
   hangar: Hangar;
   /** Where this process logs (the one given in {@link StartOptions}, or the one made from the configuration). */
   logger: Logger;
-  /** Actual listen addresses, e.g. `http://127.0.0.1:3000` (useful with port 0). */
+  /**
+   * Where to connect to each server from this machine, e.g. `http://127.0.0.1:3000` (useful with
+   * port 0): the bound address, with a wildcard one (0.0.0.0, ::) replaced by loopback.
+   */
   apiAddress: string;
   contentAddress: string;
+  /** The addresses actually bound, e.g. `http://0.0.0.0:3000` or `http://[::]:3000` (the start message names them). */
+  apiListen: string;
+  contentListen: string;
   /** Where `GET /metrics` answers (METRICS_PORT), when this process serves it itself (not a cluster worker). */
   metricsAddress?: string;
   /**
@@ -110,7 +116,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const hsts = config.publicContentUrl.startsWith('https:');
   const contentApp = createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts }).callback();
   const originHeaders = contentOriginHeaders({ hsts });
-  const content = listen(publicReadsFirst(hangar, contentApp, { logger, observer: metrics, originHeaders }), {}, originHeaders);
+  const content = listen(publicReadsFirst(hangar, contentApp, { logger, observer: metrics, originHeaders, trustProxyHops: config.trustProxyHops }), {}, originHeaders);
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
   // With workers, the supervisor serves the metrics of all of them; a worker answers its scrapes.
   if (metrics && options.clusterWorker) metrics.answerClusterScrapes();
@@ -134,6 +140,8 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     logger,
     apiAddress: addressOf(api),
     contentAddress: addressOf(content),
+    apiListen: boundAddressOf(api),
+    contentListen: boundAddressOf(content),
     metricsAddress: metricsServer?.address,
     close: async (graceMs = 10_000) => {
       operational.readiness.drain();
@@ -170,6 +178,13 @@ async function stop(server: http.Server, graceMs: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The address `server` is bound to, as a URL: `http://0.0.0.0:3000`, `http://[::]:3000`, `http://127.0.0.1:3000`. */
+function boundAddressOf(server: http.Server): string {
+  const address = server.address() as AddressInfo;
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+/** Where to connect to `server` from this machine: its bound address, a wildcard one replaced by loopback. */
 function addressOf(server: http.Server): string {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -7,7 +7,7 @@ import { startLines } from './start-lines.js';
 /** What a worker sends its primary once both its servers listen (apps/server/main.ts). */
 export interface WorkerReady {
   hangar: 'ready';
-  /** The listen addresses, e.g. `http://127.0.0.1:3000` (the same for every worker). */
+  /** The addresses bound, e.g. `http://0.0.0.0:3000` (the same for every worker; RunningHangar.apiListen). */
   api: string;
   content: string;
 }

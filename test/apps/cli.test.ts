@@ -125,9 +125,13 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
       expect(result.stdout).to.equal('');
     });
 
-    it('works on a fresh DATA_DIR: migrations run on open, and the list is empty', async () => {
+    it('refuses a fresh DATA_DIR until an explicit init creates it; then the list is empty', async () => {
       const fresh = await mkdtemp(path.join(tmpdir(), 'hangar-cli-fresh-'));
       try {
+        const refused = await cli(['users', 'list'], { DATA_DIR: path.join(fresh, 'data') });
+        expect(refused.code).to.equal(1);
+        expect(refused.stderr).to.include(`no Hangar database at ${path.join(fresh, 'data', 'hangar.db')}`);
+        expect((await cli(['init'], { DATA_DIR: path.join(fresh, 'data') })).code).to.equal(0);
         const result = await cli(['users', 'list'], { DATA_DIR: path.join(fresh, 'data') });
         expect(result.code, result.stderr).to.equal(0);
         expect(result.stdout).to.equal('No accounts.\n');

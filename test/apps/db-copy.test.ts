@@ -98,7 +98,7 @@ describe('admin CLI: db copy', function () {
   it('refuses a SQLite source that does not exist (exit 1), and wrong options (exit 64)', async () => {
     const missing = await cli(['db', 'copy', '--from', `sqlite:${path.join(dir, 'nope.db')}`, '--to', `sqlite:${path.join(dir, 'x.db')}`]);
     expect(missing.code).to.equal(1);
-    expect(missing.stderr).to.include('there is no SQLite database at');
+    expect(missing.stderr).to.include(`--from: no Hangar database at ${path.join(dir, 'nope.db')} (the file does not exist)`);
     for (const [args, message] of [
       [['db', 'copy', '--from', `sqlite:${source}`], '--to <sqlite:path|postgres://…> is required'],
       [['db', 'copy', '--from', `sqlite:${source}`, '--to', 'mysql://db/hangar'], '--to: unsupported "mysql:"'],

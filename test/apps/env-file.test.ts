@@ -40,10 +40,12 @@ describe('configuration: .env files', () => {
     this.timeout(60_000);
     await writeFile(path.join(dir, '.env'), 'DATA_DIR=./from-env-file\nPASSWORD_HASH_MEMORY_KIB=1024\n');
     const base = { PATH: process.env.PATH ?? '' };
-    const fromFile = spawnSync(process.execPath, [CLI, 'users', 'list', '--json'], { cwd: dir, env: base, encoding: 'utf8' });
+    // init is the one command that creates the database: where it does shows which DATA_DIR won.
+    const fromFile = spawnSync(process.execPath, [CLI, 'init'], { cwd: dir, env: base, encoding: 'utf8' });
     expect(fromFile.status, fromFile.stderr).to.equal(0);
     expect(existsSync(path.join(dir, 'from-env-file', 'hangar.db'))).to.equal(true);
-    const fromEnvironment = spawnSync(process.execPath, [CLI, 'users', 'list', '--json'], { cwd: dir, env: { ...base, DATA_DIR: './from-environment' }, encoding: 'utf8' });
+    expect(spawnSync(process.execPath, [CLI, 'users', 'list', '--json'], { cwd: dir, env: base, encoding: 'utf8' }).status).to.equal(0);
+    const fromEnvironment = spawnSync(process.execPath, [CLI, 'init'], { cwd: dir, env: { ...base, DATA_DIR: './from-environment' }, encoding: 'utf8' });
     expect(fromEnvironment.status, fromEnvironment.stderr).to.equal(0);
     expect(existsSync(path.join(dir, 'from-environment', 'hangar.db'))).to.equal(true);
   });

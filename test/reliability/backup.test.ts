@@ -50,7 +50,7 @@ describe('admin CLI: backup and restore (SQLite, blobs on disk)', function () {
       uploading = false;
       await writer;
       expect(backedUp.code, backedUp.stderr).to.equal(0);
-      expect(backedUp.stdout).to.match(/^Backed up \d+ files/);
+      expect(backedUp.stdout).to.match(/^Backed up 1 account and \d+ files \(\d+ bytes of file contents\)/);
       expect(during, 'uploads went on during the backup').to.be.above(0);
       const manifest = JSON.parse(await readFile(path.join(backupDir, 'manifest.json'), 'utf8'));
       expect(manifest.files.map((f: { path: string }) => f.path)).to.include.members(['hangar.db', 'blobs/small-blobs.db']);

@@ -90,7 +90,8 @@ export async function startServerProcess(env: Record<string, string>, { nodeArgs
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  const [, api, content] = match;
+  // The start line names the address bound (`http://0.0.0.0:3000`: every interface); connect over loopback.
+  const [api, content] = [match[1], match[2]].map((address) => address.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://127.0.0.1'));
   await registerService(api, content);
   return {
     child,

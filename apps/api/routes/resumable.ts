@@ -106,6 +106,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
           const outcome = await append(ctx, hangar, pacing, { userId: principal.userId, upload, offset: 0 });
           current = outcome.upload;
           fileId = outcome.file?.file.fileId;
+          ctx.state.requestBytes = current.offset;
         }
         ctx.set('Location', `${base}/files/resumable/${upload.id}`);
         setUploadHeaders(ctx, current);
@@ -133,8 +134,11 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       handler: async ({ ctx, params, principal }) => {
         tusPreamble(ctx);
         if (!ctx.is(OFFSET_STREAM)) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `Send the bytes as ${OFFSET_STREAM} (tus 1.0.0).`);
-        const outcome = await append(ctx, hangar, pacing, { userId: principal.userId, uploadId: params.upload_id, offset: Number(ctx.get('Upload-Offset')) });
+        const offset = Number(ctx.get('Upload-Offset'));
+        const outcome = await append(ctx, hangar, pacing, { userId: principal.userId, uploadId: params.upload_id, offset });
         ctx.state.uploadId = params.upload_id;
+        // The access log's bytes_in: what this PATCH added to the upload (also when the client cut it).
+        ctx.state.requestBytes = Math.max(0, outcome.upload.offset - offset);
         setUploadHeaders(ctx, outcome.upload);
         ctx.set('Upload-Offset', String(outcome.upload.offset));
         if (outcome.file) {
