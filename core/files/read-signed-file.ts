@@ -61,10 +61,25 @@ export class ReadSignedFile {
   }
 }
 
-/** The grant a signed URL's query states, or undefined when it is not one (malformed values). */
+/** A whole number as {@link signedUrlQuery} writes it: decimal digits, no sign, no leading zero. */
+const CANONICAL_NUMBER = /^(?:0|[1-9]\d*)$/;
+
+/** The signed URL's numeric parameters (expiry and transform sizes), each accepted only as {@link CANONICAL_NUMBER}. */
+const NUMERIC_PARAMETERS = ['expires', 'w', 'h', 'q'] as const;
+
+/**
+ * The grant a signed URL's query states, or undefined when it is not one (malformed values). Numbers
+ * are accepted only in the form the URL was issued with (`expires=0…`, `w=010` are refused): the
+ * signature covers the parsed grant, so another spelling of a number would be another URL for the
+ * same signature.
+ */
 function parseGrant(fileId: string, query: QueryValues): SignedUrlGrant | undefined {
   const { expires, download } = query;
   if (!isFileId(fileId) || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires)) return undefined;
+  for (const name of NUMERIC_PARAMETERS) {
+    const value = query[name];
+    if (typeof value === 'string' && !CANONICAL_NUMBER.test(value)) return undefined;
+  }
   if (download !== undefined && download !== '1') return undefined;
   let transform: ImageRequest | undefined;
   try {

@@ -93,6 +93,29 @@ describe('HTTP: signed URLs', () => {
     }
   });
 
+  it('answers 403 SIGNED_URL_INVALID for another spelling of the same signature or of a signed number', async () => {
+    const fileId = (await upload(server, apiKey, makePng(), { query: '?isPublic=false' })).body.file.file_id;
+    const url = new URL(local((await sign(fileId, { expires_in: 600, transform: { w: 37 } })).body.signed_url));
+    expect((await fetchUrl(url.href)).status).to.equal(200);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const signature = url.searchParams.get('signature')!;
+    const variants: string[] = [];
+    const edit = (change: (u: URL) => void) => {
+      const copy = new URL(url.href);
+      change(copy);
+      variants.push(copy.href);
+    };
+    // The probe's reproduction: the last character's neighbour in its group of four (same digest bytes).
+    edit((u) => u.searchParams.set('signature', signature.slice(0, 42) + alphabet[alphabet.indexOf(signature[42]) + 1]));
+    edit((u) => u.searchParams.set('expires', `0${u.searchParams.get('expires')}`));
+    edit((u) => u.searchParams.set('w', '037'));
+    for (const href of [...variants, url.href.replace('expires=', 'expires=%2B')]) {
+      const answer = await fetchUrl(href);
+      expect(answer.status, href).to.equal(403);
+      expect(answer.body.code, href).to.equal('SIGNED_URL_INVALID');
+    }
+  });
+
   it('stops every URL signed before when the signing key is rotated; URLs signed afterwards work', async () => {
     const fileId = (await upload(server, apiKey, makePng(), { query: '?isPublic=false' })).body.file.file_id;
     const before = local((await sign(fileId, { expires_in: 600 })).body.signed_url);
