@@ -58,10 +58,11 @@ export class CreateResumableUpload {
     const { standing, uploadLimitBytes } = await deps.accounts.view(input.userId);
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
+    // Too large first: a length past 2^53 (`Upload-Length: 9999999999999999`) is a large file, not an empty one.
+    if (input.length > uploadLimitBytes || input.length > Number.MAX_SAFE_INTEGER) throw tooLarge(uploadLimitBytes);
     if (!Number.isSafeInteger(input.length) || input.length < 1) {
       throw new DomainError('EMPTY_FILE', 'Upload-Length must be at least 1: an empty file cannot be uploaded.');
     }
-    if (input.length > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
     // Early, without writing: the repository checks again atomically.
     const { totals, fileId } = await totalsAndNewFileId(deps.files, input.userId, () => deps.ids.base62(FILE_ID_LENGTH));
     if (totals.filesCount + (totals.reservedFiles ?? 0) + 1 > limits.fileCountLimit) throw quotaError('file_count_limit_reached', limits);
