@@ -102,6 +102,7 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
         'an undecodable or oversized image 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`; busy 503 `IMAGE_BUSY` with `Retry-After`. ' +
         '`w` and `h` are snapped up to the size ladder (`IMAGE_SIZE_LADDER`). A variant not yet stored counts toward the client address’s limit (`RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE`): past it 429 `RATE_LIMITED` with `Retry-After`.',
       params: ContentParams, query: ImageQuery, headers: ViewHeaders, responses: viewResponses,
+      responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {
         const request = parseImageRequest(query as QueryValues);
         if (request) await serveImage(ctx, hangar, params.id, request, clientAddress(ctx, options.trustProxyHops ?? 0));

@@ -27,6 +27,7 @@ export function signedContentRoutes(hangar: Hangar): Route[] {
         '404 `FILE_NOT_FOUND` (deleted or expired file); 416 `RANGE_NOT_SATISFIABLE`; with a transform, 403 `IMAGE_OPS_LIMIT_REACHED`, 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`, 503 `IMAGE_BUSY`.',
       params: ContentParams, query: SignedQuery, headers: ViewHeaders,
       responses: { 200: BINARY, 206: BINARY, 304: null, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 422: ErrorBody, 503: ErrorBody },
+      responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {
         const read = await hangar.readSignedFile.execute({ fileId: params.id, query: query as QueryValues, accept: ctx.get('Accept') || undefined });
         // Cached by the browser no longer than the URL works.

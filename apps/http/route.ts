@@ -59,6 +59,13 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
    * page, or null for no body. The OpenAPI document and the HTTP tests' response checks come from here.
    */
   responses: Record<number, TSchema | null | typeof HTML | Alternatives>;
+  /**
+   * Response headers that carry the answer, by status: header name → what it holds (OpenAPI
+   * `headers`), e.g. `{ 201: { Location: 'The upload’s URL' } }`. Documented without listing them:
+   * `Location` on a 302, `Retry-After` on a 429, `ETag` on a file's bytes (200, 206) and on 304
+   * (see apps/http/openapi.ts).
+   */
+  responseHeaders?: Record<number, Record<string, string>>;
   handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<void>;
 }
 

@@ -87,6 +87,15 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       }),
       body: 'binary',
       responses: { 201: null, ...errors(400, 401, 403, 412, 413, 429, 503, 507) },
+      responseHeaders: {
+        201: {
+          Location: 'The upload’s URL (`{base_url}/files/resumable/<upload_id>`): PATCH, HEAD and DELETE go there.',
+          'Upload-Expires': 'When an unfinished upload is removed (HTTP date).',
+          'Upload-Offset': 'Bytes stored so far, when the request carried a body (creation-with-upload).',
+          'Hangar-File-Id': 'The File’s id, when that body completed the upload.',
+          'Tus-Resumable': 'The tus version: 1.0.0.',
+        },
+      },
       handler: async ({ ctx, principal }) => {
         tusPreamble(ctx);
         const metadata = parseMetadata(ctx.get('Upload-Metadata'));
@@ -130,6 +139,14 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       headers: Type.Object({ ...TusHeaders, 'upload-offset': Type.String({ pattern: '^[0-9]{1,16}$', description: 'Bytes already sent' }) }),
       body: 'binary',
       responses: { 204: null, ...errors(400, 401, 403, 404, 409, 410, 412, 413, 415, 423, 503, 507) },
+      responseHeaders: {
+        204: {
+          'Upload-Offset': 'Bytes stored so far, this request’s included: where the next PATCH starts.',
+          'Upload-Expires': 'When the upload is removed if still unfinished (HTTP date); absent once complete.',
+          'Hangar-File-Id': 'The File’s id, when this PATCH completed the upload.',
+          'Tus-Resumable': 'The tus version: 1.0.0.',
+        },
+      },
       handler: async ({ ctx, params, principal }) => {
         tusPreamble(ctx);
         if (!ctx.is(OFFSET_STREAM)) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `Send the bytes as ${OFFSET_STREAM} (tus 1.0.0).`);
@@ -153,6 +170,14 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
         'GET answers the same headers and the upload as JSON; once complete, `file` is the File exactly as `POST /files` answers it (also `Hangar-File-Id`).',
       params: UploadParams,
       responses: { 200: UploadStatus, ...errors(401, 404, 410) },
+      responseHeaders: {
+        200: {
+          'Upload-Offset': 'Bytes stored so far: where the next PATCH starts (tus resumption).',
+          'Upload-Length': 'Bytes of the whole file.',
+          'Upload-Expires': 'When the upload is removed if still unfinished (HTTP date).',
+          'Hangar-File-Id': 'The File’s id, once the upload is complete.',
+        },
+      },
       handler: async ({ ctx, params, principal }) => {
         ctx.set('Tus-Resumable', TUS_VERSION);
         ctx.set('Cache-Control', 'no-store');
