@@ -207,6 +207,8 @@ export type HangarOptions = AccountOptions &
       /** ms a request waits for a variant another process computes (default 30 s), then 503 IMAGE_BUSY. */
       claimWaitMs?: number;
     };
+    /** Live API keys one account may hold (`API_KEYS_PER_ACCOUNT`); default DEFAULT_API_KEYS_PER_ACCOUNT (50). */
+    apiKeysPerAccount?: number;
     /** The abuse limits (RATE_LIMIT_* variables); DEFAULT_RATE_LIMITS for what is absent. */
     rateLimits?: Partial<RateLimitOptions>;
     /** Called with errors of background work (eager log flushes) that has no caller to throw to. */
@@ -314,7 +316,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     startPasskeySignIn: new StartPasskeySignIn({ ...passkeyDeps, limits }),
     signInWithPasskey: new SignInWithPasskey({ ...passkeyDeps, issuer }),
     authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock, limits, sessionIdleDays }),
-    createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
+    createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock, maxPerAccount: options.apiKeysPerAccount }),
     listApiKeys: new ListApiKeys({ apiKeys, clock }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
     uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits }),
@@ -327,11 +329,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage,
     getOwnerThumbnail: new GetOwnerThumbnail({ files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError, slots: imageSlots.thumbnails }),
-    createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
-    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
+    createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, clock, options }),
+    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, apiKeys, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
     signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
-    createShare: new CreateShare({ files, shares: ports.shares, passwords, ids, clock, options }),
+    createShare: new CreateShare({ files, shares: ports.shares, apiKeys, passwords, ids, clock, options }),
     listShares: new ListShares({ files, shares: ports.shares, options }),
     revokeShare: new RevokeShare({ shares: ports.shares }),
     viewShare: new ViewShare({ files, shares: ports.shares, clock }),

@@ -6,6 +6,8 @@ import { checkSizeLadder, DEFAULT_SIZE_LADDER } from '../../core/images/image-pa
 import { DEFAULT_MAX_VARIANTS_PER_FILE } from '../../core/images/transform-public-image.js';
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
+import { DEFAULT_API_KEYS_PER_ACCOUNT } from '../../core/api-keys/create-api-key.js';
+import { DEFAULT_RESUMABLE_UPLOADS_PER_ACCOUNT } from '../../core/files/resumable-uploads.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
 import { S3_LIMITS } from '../../adapters/blobs/s3-limits.js';
 import { DEFAULT_UPLOAD_PACING } from '../http/upload-pacing.js';
@@ -501,6 +503,16 @@ export const CONFIG_VARIABLES = {
     fallback: 24,
     meaning: 'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (see "Resumable uploads")',
   }),
+  RESUMABLE_UPLOADS_PER_ACCOUNT: withDefault({
+    parse: wholeNumber(1, 1_000_000),
+    fallback: DEFAULT_RESUMABLE_UPLOADS_PER_ACCOUNT,
+    meaning: 'unfinished resumable (tus) uploads one account may have at once; the next creation is refused with 403 `RESUMABLE_UPLOAD_LIMIT_REACHED` until one completes, is terminated or expires',
+  }),
+  API_KEYS_PER_ACCOUNT: withDefault({
+    parse: wholeNumber(1, 1_000_000),
+    fallback: DEFAULT_API_KEYS_PER_ACCOUNT,
+    meaning: 'API keys (not expired) one account may hold; the next is refused with 403 `API_KEY_LIMIT_REACHED` until one is revoked or expires (`docs/api-keys.md`)',
+  }),
   SESSION_IDLE_DAYS: withDefault({
     parse: wholeNumber(1, 3650),
     fallback: SESSION_IDLE_DAYS,
@@ -559,8 +571,8 @@ export const CONFIG_VARIABLES = {
   }),
   RATE_LIMIT_UPLOADS_PER_MINUTE: withDefault({
     parse: wholeNumber(0),
-    fallback: DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute,
-    meaning: 'uploads per API key (per session for session tokens) per minute',
+    fallback: DEFAULT_RATE_LIMITS.uploadsPerAccountPerMinute,
+    meaning: 'uploads and resumable-upload creations per account per minute, whichever API keys or sessions send them',
   }),
   LOG_LEVEL: withDefault({
     parse: oneOf(['debug', 'info', 'warn', 'error'] as const),

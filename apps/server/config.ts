@@ -129,6 +129,10 @@ export interface Config {
   expirySweepIntervalSeconds: number;
   /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, README "Resumable uploads"). */
   resumableUploadExpiryHours: number;
+  /** Unfinished resumable uploads one account may have at once (`RESUMABLE_UPLOADS_PER_ACCOUNT`). */
+  resumableUploadsPerAccount: number;
+  /** Live API keys one account may hold (`API_KEYS_PER_ACCOUNT`, docs/api-keys.md). */
+  apiKeysPerAccount: number;
   /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
   images: {
     concurrency: number;
@@ -162,7 +166,7 @@ export interface Config {
     registrationsPerClientPerHour: number;
     passwordResetsPerClientPerHour: number;
     emailRequestsPerAddressPerHour: number;
-    uploadsPerKeyPerMinute: number;
+    uploadsPerAccountPerMinute: number;
     imageTransformsPerClientPerMinute: number;
   };
   /**
@@ -278,6 +282,8 @@ export function loadConfig(env: Env): Config {
     logRetentionDays: read('LOG_RETENTION_DAYS'),
     expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
     resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
+    resumableUploadsPerAccount: read('RESUMABLE_UPLOADS_PER_ACCOUNT'),
+    apiKeysPerAccount: read('API_KEYS_PER_ACCOUNT'),
     images: {
       concurrency: read('IMAGE_CONCURRENCY'),
       queueTimeoutMs: read('IMAGE_QUEUE_TIMEOUT_MS'),
@@ -299,7 +305,7 @@ export function loadConfig(env: Env): Config {
       registrationsPerClientPerHour: read('RATE_LIMIT_REGISTER_PER_HOUR'),
       passwordResetsPerClientPerHour: read('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR'),
       emailRequestsPerAddressPerHour: read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'),
-      uploadsPerKeyPerMinute: read('RATE_LIMIT_UPLOADS_PER_MINUTE'),
+      uploadsPerAccountPerMinute: read('RATE_LIMIT_UPLOADS_PER_MINUTE'),
       imageTransformsPerClientPerMinute: read('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE'),
     },
     uploadPacing: {

@@ -22,8 +22,12 @@ export interface RateLimitOptions {
   passwordResetsPerClientPerHour: number;
   /** Registrations and reset requests naming one e-mail address, per hour (default 5), whether or not it has an account. */
   emailRequestsPerAddressPerHour: number;
-  /** Uploads per API key (or per session, for session tokens) per minute (default 120). */
-  uploadsPerKeyPerMinute: number;
+  /**
+   * Uploads (`POST /files` and resumable-upload creations together) per account per minute
+   * (default 120), whatever credentials they come with: counted per key, the limit would grow with
+   * every key an account makes.
+   */
+  uploadsPerAccountPerMinute: number;
   /** Image transformations not served from the cache, per client address per minute (default 300; docs/images.md). */
   imageTransformsPerClientPerMinute: number;
 }
@@ -36,7 +40,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
   registrationsPerClientPerHour: 20,
   passwordResetsPerClientPerHour: 20,
   emailRequestsPerAddressPerHour: 5,
-  uploadsPerKeyPerMinute: 120,
+  uploadsPerAccountPerMinute: 120,
   imageTransformsPerClientPerMinute: 300,
 };
 
@@ -175,7 +179,7 @@ export class RateLimits {
       registrations: { name: 'registrations_client', points: o.registrationsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       resets: { name: 'password_resets_client', points: o.passwordResetsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       emailRequests: { name: 'email_requests_address', points: o.emailRequestsPerAddressPerHour, durationSeconds: HOUR_MS / 1000 },
-      uploads: { name: 'uploads_key', points: o.uploadsPerKeyPerMinute, durationSeconds: MINUTE_MS / 1000 },
+      uploads: { name: 'uploads_account', points: o.uploadsPerAccountPerMinute, durationSeconds: MINUTE_MS / 1000 },
       imageTransforms: { name: 'image_transforms_client', points: o.imageTransformsPerClientPerMinute, durationSeconds: MINUTE_MS / 1000 },
     };
   }
@@ -412,11 +416,12 @@ export class RateLimits {
   }
 
   /**
-   * Counts one upload for `key` (an API key id, or a session id).
+   * Counts one upload (or resumable-upload creation) for the account `userId`, whichever of its
+   * credentials sent it, in the store every process shares.
    * @throws DomainError RATE_LIMITED (429)
    */
-  async upload(key: string): Promise<void> {
-    await this.count([{ rule: this.rules.uploads, key, limit: this.options.uploadsPerKeyPerMinute }]);
+  async upload(userId: string): Promise<void> {
+    await this.count([{ rule: this.rules.uploads, key: userId, limit: this.options.uploadsPerAccountPerMinute }]);
   }
 
   /**

@@ -45,7 +45,7 @@ describe('configuration: abuse limits, proxies, CORS, hashing', () => {
     });
     expect(config.rateLimits).to.deep.equal({
       loginFreeFailuresPerAccount: 7, loginFreeFailuresPerClient: 0, loginMaxDelaySeconds: 60,
-      registrationsPerClientPerHour: 1, passwordResetsPerClientPerHour: 2, emailRequestsPerAddressPerHour: 3, uploadsPerKeyPerMinute: 4,
+      registrationsPerClientPerHour: 1, passwordResetsPerClientPerHour: 2, emailRequestsPerAddressPerHour: 3, uploadsPerAccountPerMinute: 4,
       imageTransformsPerClientPerMinute: 5,
     });
     expect(failure({ RATE_LIMIT_UPLOADS_PER_MINUTE: '-1' }).variable).to.equal('RATE_LIMIT_UPLOADS_PER_MINUTE');

@@ -159,6 +159,23 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expectError(await call(b.api, '/settings', { token }), 401, 'UNAUTHORIZED');
   });
 
+  it('refuses a signed URL on the other process within 1 s of the revocation of the API key that made it', async () => {
+    const [a, b] = servers;
+    const email = 'minter@example.com';
+    expect((await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+    expect((await call(a.api, `/auth/confirm?token=${await mailedToken(outboxesUnder(shared), email, '/auth/confirm')}`)).status).to.equal(302);
+    const token = (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token as string;
+    const key = await call(a.api, '/auth/api-keys', { method: 'POST', token, json: { name: 'minter' } });
+    const uploaded = await call(a.api, '/files?isPublic=false', { method: 'POST', apiKey: key.body.key, headers: { 'content-type': 'image/png' }, body: makePng() });
+    const signed = await call(a.api, `/files/${uploaded.body.file.file_id}/signed-url`, { method: 'POST', apiKey: key.body.key, json: { expires_in: 600 } });
+    const url = new URL(signed.body.signed_url);
+    const onB = `${b.content}${url.pathname}${url.search}`;
+    // b has served it before: the minting key's lookup is cached there while nothing changes.
+    for (let i = 0; i < 3; i++) expect((await fetch(onB)).status).to.equal(200);
+    expect((await call(a.api, `/auth/api-keys/${key.body.id}`, { method: 'DELETE', token })).status).to.equal(204);
+    await within(VISIBLE_WITHIN_MS, 'the revoked minting key', async () => (await fetch(onB)).status === 403);
+  });
+
   it('refuses a device signed out on one process (DELETE /auth/sessions/:id) within 1 s on the other', async () => {
     const [a, b] = servers;
     const email = 'devices@example.com';

@@ -38,7 +38,7 @@ describe('HTTP: signed URLs', () => {
     const fileId = (await upload(server, apiKey, bytes, { contentType: 'application/pdf', name: 'secret.pdf', query: '?isPublic=false' })).body.file.file_id;
     const signed = await sign(fileId, { expires_in: 60 });
     expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
-    expect(signed.body.signed_url).to.match(new RegExp(`^http://cdn\\.hangar\\.test/s/${fileId}\\?expires=\\d+&signature=[A-Za-z0-9_-]{43}$`));
+    expect(signed.body.signed_url).to.match(new RegExp(`^http://cdn\\.hangar\\.test/s/${fileId}\\?expires=\\d+&kid=[0-9a-f-]{36}&signature=[A-Za-z0-9_-]{43}$`));
     const expiresAt = Date.parse(signed.body.expires_at);
     expect(expiresAt - clock.now().getTime()).to.be.within(59_000, 61_000);
 
@@ -142,7 +142,7 @@ describe('HTTP: signed URLs', () => {
     const fileId = (await upload(server, apiKey, await solidPng(64, 48), { query: '?isPublic=false' })).body.file.file_id;
     const signed = await sign(fileId, { expires_in: 600, transform: { w: 37, h: 23, fit: 'fill', format: 'png' } });
     expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
-    expect(signed.body.signed_url).to.match(/[?&]w=37&h=23&fit=fill&format=png&signature=/);
+    expect(signed.body.signed_url).to.match(/[?&]w=37&h=23&fit=fill&format=png&kid=[0-9a-f-]{36}&signature=/);
     const image = await fetchUrl(local(signed.body.signed_url));
     expect(image.status).to.equal(200);
     expect(image.headers.get('content-type')).to.equal('image/png');

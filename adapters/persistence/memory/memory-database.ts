@@ -127,6 +127,13 @@ export class MemoryDatabase {
     return this.users.has(userId);
   }
 
+  /** Removes the shares made with the API key `apiKeyId` (the schema's cascade, migration 0043). */
+  deleteSharesOfApiKey(apiKeyId: string): void {
+    for (const [id, share] of this.shares) {
+      if (share.apiKeyId === apiKeyId) this.shares.delete(id);
+    }
+  }
+
   /** Removes the shares of the file with record id `fileRecordId` (the schema's cascade). */
   deleteSharesOf(fileRecordId: string): void {
     for (const [id, share] of this.shares) {

@@ -235,6 +235,8 @@ export interface SharesTable {
   max_downloads: NullableInt64;
   downloads: Int64;
   created_at: Int64;
+  /** The API key that made the share (`on delete cascade`, migration 0043); null: a session made it. */
+  api_key_id: string | null;
 }
 
 /** `totp_factors`: one TOTP factor per account (migration 0021, docs/account-security.md). */

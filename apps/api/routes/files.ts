@@ -72,7 +72,6 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
             expiresInSeconds: query.expiresIn,
             body: pacedBody(ctx.req, pacing),
             signal: abort.signal,
-            credentialId: principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId,
           });
           ctx.status = 201;
           ctx.state.fileId = view.file.fileId;

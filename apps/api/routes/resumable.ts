@@ -54,7 +54,6 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
   // Location is a path (RFC 9110 §10.2.2 allows a relative reference): it resolves against the
   // address the client used, also behind a proxy that keeps {base_url}'s path prefix.
   const base = new URL(options.publicApiUrl).pathname.replace(/\/+$/, '');
-  const credentialOf = (principal: { kind: string; apiKeyId?: string; sessionId?: string }) => (principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId);
   return [
     defineRoute({
       method: 'OPTIONS', path: '/files/resumable', operationId: 'resumableUploadOptions', tag: 'files', auth: 'none',
@@ -106,7 +105,6 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
           fileName: metadata.get('filename'),
           isPublic: booleanOf(metadata.get('ispublic')),
           expiresAt: dateOf(metadata.get('expiresat')),
-          credentialId: credentialOf(principal),
         });
         ctx.state.uploadId = upload.id;
         let current = upload;
