@@ -303,7 +303,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getMfaStatus: new GetMfaStatus({ mfa }),
     listSessions: new ListSessions({ sessions, clock, sessionIdleDays }),
     endSession: new EndSession({ sessions, clock }),
-    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs, sessionIdleDays }),
+    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, box, activity, reuseIntervalMs: options.refreshTokenReuseIntervalMs, sessionIdleDays }),
     logOut: new LogOut({ sessions, clock }),
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),

@@ -64,7 +64,8 @@ export class MemoryDatabase {
   /** `sessions` by id. */
   readonly sessions = new Map<string, Session>();
   /** `refresh_tokens` by token hash; they belong to a session. */
-  readonly refreshTokens = new Map<string, RefreshToken>();
+  /** By token hash; `sealedSuccessor` is what the rotation of a rotated token kept (SessionRepository.rotate). */
+  readonly refreshTokens = new Map<string, RefreshToken & { sealedSuccessor?: string | null }>();
   /** `api_keys` by id. */
   readonly apiKeys = new Map<string, ApiKey>();
   /** Unique index: key hash → key id. */

@@ -73,6 +73,8 @@ export interface RefreshTokensTable {
   session_id: string;
   created_at: Int64;
   rotated_at: NullableInt64;
+  /** Once rotated: the next token, sealed (SecretBox), for a concurrent refresh within the reuse interval (migration 0043). */
+  sealed_successor: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `api_keys` (spec 2.3). */
