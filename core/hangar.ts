@@ -273,6 +273,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
   return {
+    /** The service's rate limits, for the delivery's own counts (slow request bodies: apps/http/upload-pacing.ts). */
+    rateLimits: limits as Pick<RateLimits, 'slowBodyStarted' | 'slowBodyEnded'>,
     /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
     imageSlots: imageSlots as Readonly<Record<'public' | 'thumbnails', { readonly active: number; readonly queued: number }>>,
     usageMeter,

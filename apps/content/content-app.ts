@@ -13,6 +13,7 @@ import { BINARY, buildRoutes, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { operationalRoutes, type OperationalOptions } from '../http/health.js';
 import { clientAddress } from '../http/client-address.js';
+import { bodyPacingMiddleware, DEFAULT_UPLOAD_PACING, type UploadPacing } from '../http/upload-pacing.js';
 import { fileLastModified, notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
 import { contentDisposition } from './http-range.js';
 import type { PublicImage } from '../../core/images/transform-public-image.js';
@@ -30,7 +31,15 @@ import { shareContentRoutes } from './share-routes.js';
  */
 export function createContentApp(
   hangar: Hangar,
-  options: { logger: Logger; operational: OperationalOptions; observer?: RequestObserver; trustProxyHops?: number; hsts?: boolean },
+  options: {
+    logger: Logger;
+    operational: OperationalOptions;
+    observer?: RequestObserver;
+    trustProxyHops?: number;
+    hsts?: boolean;
+    /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly a request body (the share password form) may arrive (default DEFAULT_UPLOAD_PACING). */
+    bodyPacing?: UploadPacing;
+  },
 ): Koa {
   const app = new Koa({ proxy: false });
   const routes = buildRoutes([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), ...operationalRoutes(hangar, options.operational)], hangar);
@@ -43,6 +52,7 @@ export function createContentApp(
   app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer }));
   app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
+  app.use(bodyPacingMiddleware({ pacing: options.bodyPacing ?? DEFAULT_UPLOAD_PACING, limits: hangar.rateLimits, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(allowedMethodsMiddleware(routes));
   app.use(routes.middleware);
   return app;

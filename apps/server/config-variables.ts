@@ -444,17 +444,27 @@ export const CONFIG_VARIABLES = {
   UPLOAD_IDLE_TIMEOUT_SECONDS: withDefault({
     parse: wholeNumber(0, 86_400),
     fallback: DEFAULT_UPLOAD_PACING.idleTimeoutMs / 1000,
-    meaning: 'an upload whose body sends nothing for this long is answered 408 `REQUEST_TIMEOUT`, and what it sent is removed; `0` turns this off',
+    meaning: 'a request body (upload, tus PATCH, JSON, form) that sends nothing for this long is answered 408 `REQUEST_TIMEOUT`, and what an upload sent is removed; `0` turns this off',
   }),
   UPLOAD_MIN_BYTES_PER_SECOND: withDefault({
     parse: wholeNumber(0, 1_000_000_000),
     fallback: DEFAULT_UPLOAD_PACING.minBytesPerSecond,
-    meaning: 'an upload whose body averages less than this over `UPLOAD_MIN_RATE_WINDOW_SECONDS` of waiting for the client is answered 408 `REQUEST_TIMEOUT` (time the server spends storing is not counted); `0` turns this off',
+    meaning: 'a request body (upload, tus PATCH, JSON, form) that averages less than this over `UPLOAD_MIN_RATE_WINDOW_SECONDS` of waiting for the client is answered 408 `REQUEST_TIMEOUT` (time the server spends storing is not counted); `0` turns this off',
   }),
   UPLOAD_MIN_RATE_WINDOW_SECONDS: withDefault({
     parse: wholeNumber(1, 86_400),
     fallback: DEFAULT_UPLOAD_PACING.windowMs / 1000,
     meaning: 'the window of `UPLOAD_MIN_BYTES_PER_SECOND`',
+  }),
+  SLOW_BODY_AFTER_SECONDS: withDefault({
+    parse: wholeNumber(0, 86_400),
+    fallback: (DEFAULT_UPLOAD_PACING.slowAfterMs ?? 0) / 1000,
+    meaning: 'a request body still arriving after this much waiting for its client counts as slow, against `SLOW_BODIES_PER_CLIENT`; `0`: none counts',
+  }),
+  SLOW_BODIES_PER_CLIENT: withDefault({
+    parse: wholeNumber(0, 1_000_000),
+    fallback: DEFAULT_RATE_LIMITS.slowBodiesPerClient!,
+    meaning: 'slow request bodies one client address (after `TRUST_PROXY`) may send at once, counted across processes; the next is answered 429 `TOO_MANY_SLOW_BODIES`; `0` turns the cap off',
   }),
   PLANS_FILE: variable({
     parse: text,

@@ -168,12 +168,13 @@ export interface Config {
     emailRequestsPerAddressPerHour: number;
     uploadsPerAccountPerMinute: number;
     imageTransformsPerClientPerMinute: number;
+    slowBodiesPerClient: number;
   };
   /**
    * How slowly an upload body may arrive before 408 (apps/http/upload-pacing.ts): UPLOAD_IDLE_TIMEOUT_SECONDS
    * (ms here), UPLOAD_MIN_BYTES_PER_SECOND over UPLOAD_MIN_RATE_WINDOW_SECONDS (ms here); 0 turns a rule off.
    */
-  uploadPacing: { idleTimeoutMs: number; minBytesPerSecond: number; windowMs: number };
+  uploadPacing: { idleTimeoutMs: number; minBytesPerSecond: number; windowMs: number; slowAfterMs: number };
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: number;
   /** Days a session may go unused before it ends by itself (`SESSION_IDLE_DAYS`). */
@@ -307,11 +308,13 @@ export function loadConfig(env: Env): Config {
       emailRequestsPerAddressPerHour: read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'),
       uploadsPerAccountPerMinute: read('RATE_LIMIT_UPLOADS_PER_MINUTE'),
       imageTransformsPerClientPerMinute: read('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE'),
+      slowBodiesPerClient: read('SLOW_BODIES_PER_CLIENT'),
     },
     uploadPacing: {
       idleTimeoutMs: 1000 * read('UPLOAD_IDLE_TIMEOUT_SECONDS'),
       minBytesPerSecond: read('UPLOAD_MIN_BYTES_PER_SECOND'),
       windowMs: 1000 * read('UPLOAD_MIN_RATE_WINDOW_SECONDS'),
+      slowAfterMs: 1000 * read('SLOW_BODY_AFTER_SECONDS'),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
     sessionIdleDays: read('SESSION_IDLE_DAYS'),

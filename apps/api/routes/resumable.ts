@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { ResumableUpload } from '../../../core/files/resumable-upload-repository.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { DomainError } from '../../../core/shared/errors.js';
-import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/upload-pacing.js';
+import { pacedRequestBody } from '../../http/upload-pacing.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { fileJson } from '../presenters.js';
 import { errors, FileBody } from '../schemas.js';
@@ -37,8 +37,6 @@ const UploadStatus = Type.Object({
 export interface ResumableRouteOptions {
   /** {base_url}: the upload URLs (`Location`) are its path + `/files/resumable/<upload_id>`. */
   publicApiUrl: string;
-  /** How slowly a PATCH body may arrive (default DEFAULT_UPLOAD_PACING); a stalled body keeps what arrived. */
-  uploadPacing?: UploadPacing;
   /** `Tus-Max-Size` (bytes): the largest upload any account may make. */
   maxSizeBytes: number;
 }
@@ -50,7 +48,6 @@ export interface ResumableRouteOptions {
  * JSON error format and codes.
  */
 export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions): Route[] {
-  const pacing = options.uploadPacing ?? DEFAULT_UPLOAD_PACING;
   // Location is a path (RFC 9110 §10.2.2 allows a relative reference): it resolves against the
   // address the client used, also behind a proxy that keeps {base_url}'s path prefix.
   const base = new URL(options.publicApiUrl).pathname.replace(/\/+$/, '');
@@ -110,7 +107,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
         let current = upload;
         let fileId: string | undefined;
         if (ctx.is(OFFSET_STREAM) && hasBody(ctx)) {
-          const outcome = await append(ctx, hangar, pacing, { userId: principal.userId, upload, offset: 0 });
+          const outcome = await append(ctx, hangar, { userId: principal.userId, upload, offset: 0 });
           current = outcome.upload;
           fileId = outcome.file?.file.fileId;
         }
@@ -148,7 +145,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       handler: async ({ ctx, params, principal }) => {
         tusPreamble(ctx);
         if (!ctx.is(OFFSET_STREAM)) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `Send the bytes as ${OFFSET_STREAM} (tus 1.0.0).`);
-        const outcome = await append(ctx, hangar, pacing, { userId: principal.userId, uploadId: params.upload_id, offset: Number(ctx.get('Upload-Offset')) });
+        const outcome = await append(ctx, hangar, { userId: principal.userId, uploadId: params.upload_id, offset: Number(ctx.get('Upload-Offset')) });
         ctx.state.uploadId = params.upload_id;
         setUploadHeaders(ctx, outcome.upload);
         ctx.set('Upload-Offset', String(outcome.upload.offset));
@@ -211,11 +208,13 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
   ];
 }
 
-/** One PATCH body through the use case, aborted when the client goes away before the end of its body. */
+/**
+ * One PATCH body through the use case, paced as every body is (pacedRequestBody; a stalled body
+ * keeps what arrived), aborted when the client goes away before the end of its body.
+ */
 async function append(
   ctx: Context,
   hangar: Hangar,
-  pacing: UploadPacing,
   target: { userId: string; offset: number } & ({ uploadId: string } | { upload: ResumableUpload }),
 ) {
   const abort = new AbortController();
@@ -230,7 +229,7 @@ async function append(
       uploadId: 'upload' in target ? target.upload.id : target.uploadId,
       offset: target.offset,
       contentLength: /^\d+$/.test(header) ? Number(header) : undefined,
-      body: pacedBody(ctx.req, pacing),
+      body: pacedRequestBody(ctx),
       signal: abort.signal,
     });
   } finally {
