@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import coBody from 'co-body';
-import { pacedRequestStream } from '../http/upload-pacing.js';
+import { readPacedBody } from '../http/upload-pacing.js';
 import type { Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
@@ -88,7 +88,7 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
       handler: async ({ ctx, params }) => {
         let password: string | undefined;
         try {
-          const form = (await coBody.form(pacedRequestStream(ctx), { limit: FORM_LIMIT_BYTES })) as Record<string, unknown>;
+          const form = (await readPacedBody(ctx, (request) => coBody.form(request, { limit: FORM_LIMIT_BYTES }))) as Record<string, unknown>;
           password = typeof form.password === 'string' ? form.password : undefined;
         } catch (error) {
           // Too slow (408) or too many slow bodies from this address (429): refused as any body is.

@@ -3,7 +3,7 @@ import { type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import coBody from 'co-body';
-import { pacedRequestStream } from './upload-pacing.js';
+import { readPacedBody } from './upload-pacing.js';
 import type { Context } from 'koa';
 import { type Principal, requireSession } from '../../core/accounts/authenticate.js';
 import { type ApiKeyScope, authorize } from '../../core/api-keys/api-key-scopes.js';
@@ -195,12 +195,12 @@ function leadingSegment(path: string): string {
 
 /**
  * Reads a JSON body of at most JSON_LIMIT_BYTES, under the pacing rules of every body
- * (pacedRequestStream: idle timeout, minimum rate, slow bodies per client).
+ * (readPacedBody: idle timeout, minimum rate, slow bodies per client).
  * @throws DomainError VALIDATION_FAILED (malformed JSON), PAYLOAD_TOO_LARGE (413), REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429)
  */
 async function readJson(ctx: Context): Promise<unknown> {
   try {
-    return await coBody.json(pacedRequestStream(ctx), { limit: JSON_LIMIT_BYTES, strict: true });
+    return await readPacedBody(ctx, (request) => coBody.json(request, { limit: JSON_LIMIT_BYTES, strict: true }));
   } catch (error) {
     if (isDomainError(error)) throw error;
     if ((error as { status?: number }).status === 413) throw new DomainError('PAYLOAD_TOO_LARGE', `The JSON body is larger than ${JSON_LIMIT_BYTES} bytes.`);

@@ -165,11 +165,19 @@ export function pacedRequestBody(ctx: Context): AsyncIterable<Uint8Array> {
 }
 
 /**
- * The request's body as paced by {@link pacedRequestBody}, as a stream that `co-body` (raw-body)
- * reads as it reads the request: the request's headers (length, encoding, charset) come along, and
- * a pacing refusal surfaces as the stream's error, the DomainError itself.
+ * Runs `read` (a `co-body` parser) over the request's body as paced by {@link pacedRequestBody}: a
+ * stream that co-body (raw-body) reads as it reads the request, with the request's headers (length,
+ * encoding, charset), where a pacing refusal surfaces as the stream's error, the DomainError itself.
+ * The stream is destroyed once `read` settles, so a body given up early (over the size limit, say)
+ * still ends its pacing and gives back its slow-body place.
+ * @throws what `read` throws: REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429), or co-body's errors
  */
-export function pacedRequestStream(ctx: Context): Context {
-  // co-body takes a Koa context or a request (`ctx.req || ctx`): a stream with the request's headers is the latter.
-  return Object.assign(Readable.from(pacedRequestBody(ctx), { objectMode: false }), { headers: ctx.req.headers }) as unknown as Context;
+export async function readPacedBody<T>(ctx: Context, read: (request: Context) => Promise<T>): Promise<T> {
+  const stream = Object.assign(Readable.from(pacedRequestBody(ctx), { objectMode: false }), { headers: ctx.req.headers });
+  try {
+    // co-body takes a Koa context or a request (`ctx.req || ctx`): a stream with the request's headers is the latter.
+    return await read(stream as unknown as Context);
+  } finally {
+    stream.destroy();
+  }
 }
