@@ -69,7 +69,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       method: 'POST', path: '/files/resumable', operationId: 'createResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: [
         'TUS_VERSION_NOT_SUPPORTED', 'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE',
-        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
+        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'RESUMABLE_UPLOAD_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
       ],
       summary: 'Start a resumable (tus 1.0.0) upload; with an `application/offset+octet-stream` body, its first bytes too',
       description:
