@@ -63,7 +63,7 @@ export function pacedBody(body: Readable, pacing: UploadPacing, guard?: SlowBody
     async *[Symbol.asyncIterator]() {
       // Not destroyed on return: a destroyed request takes its socket along, and the 408 with it.
       const source = body.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]();
-      let timedOut = false;
+      let refused = false;
       let windowWaitMs = 0;
       let windowBytes = 0;
       let waitedMs = 0;
@@ -74,7 +74,7 @@ export function pacedBody(body: Readable, pacing: UploadPacing, guard?: SlowBody
             try {
               await guard!.enter();
             } catch (error) {
-              timedOut = true;
+              refused = true;
               throw error;
             }
             entered = true;
@@ -82,8 +82,8 @@ export function pacedBody(body: Readable, pacing: UploadPacing, guard?: SlowBody
           const started = performance.now();
           const next = await nextWithin(source, pacing.idleTimeoutMs).catch((error: unknown) => {
             if (error === IDLE) {
-              timedOut = true;
-              throw new DomainError('REQUEST_TIMEOUT', `The upload sent nothing for ${pacing.idleTimeoutMs / 1000} s: nothing was stored.`);
+              refused = true;
+              throw new DomainError('REQUEST_TIMEOUT', `The request body sent nothing for ${pacing.idleTimeoutMs / 1000} s; the request was given up.`);
             }
             throw error;
           });
@@ -94,10 +94,10 @@ export function pacedBody(body: Readable, pacing: UploadPacing, guard?: SlowBody
           windowBytes += next.value.byteLength;
           if (pacing.minBytesPerSecond > 0 && windowWaitMs >= pacing.windowMs) {
             if (windowBytes * 1000 < pacing.minBytesPerSecond * windowWaitMs) {
-              timedOut = true;
+              refused = true;
               throw new DomainError(
                 'REQUEST_TIMEOUT',
-                `The upload arrived slower than ${pacing.minBytesPerSecond} bytes per second over ${Math.round(pacing.windowMs / 1000)} s: nothing was stored.`,
+                `The request body arrived slower than ${pacing.minBytesPerSecond} bytes per second over ${Math.round(pacing.windowMs / 1000)} s; the request was given up.`,
               );
             }
             windowWaitMs = 0;
@@ -107,8 +107,9 @@ export function pacedBody(body: Readable, pacing: UploadPacing, guard?: SlowBody
         }
       } finally {
         if (entered) guard!.leave();
-        // Stopped for another reason (a refusal mid-body): end the source as a plain loop would.
-        if (!timedOut) await source.return?.();
+        // Stopped by the consumer (a refusal mid-body): end the source as a plain loop would; a
+        // refusal of the pacing itself leaves it be, so the answer can still be written.
+        if (!refused) await source.return?.();
       }
     },
   };
@@ -146,8 +147,12 @@ export function bodyPacingMiddleware(options: { pacing: UploadPacing; limits?: P
   return async (ctx: Context, next: Next): Promise<void> => {
     const state: BodyPacing = { pacing };
     if (limits && (pacing.slowAfterMs ?? 0) > 0) {
-      const client = clientAddress(ctx, trustProxyHops);
-      state.guard = { enter: () => limits.slowBodyStarted(client), leave: () => void limits.slowBodyEnded(client) };
+      // The address is worked out only for a body that turns slow.
+      let client: string | undefined;
+      state.guard = {
+        enter: () => limits.slowBodyStarted((client ??= clientAddress(ctx, trustProxyHops))),
+        leave: () => void limits.slowBodyEnded(client),
+      };
     }
     ctx.state.bodyPacing = state;
     await next();

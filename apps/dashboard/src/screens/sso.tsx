@@ -53,9 +53,9 @@ const SSO_ERRORS: Record<string, string> = {
   OIDC_STATE_INVALID: 'This sign-in link is unknown or expired. Start again.',
   OIDC_EMAIL_UNVERIFIED: 'The identity provider has not verified your e-mail address.',
   RATE_LIMITED: 'Too many sign-in attempts. Wait a minute and try again.',
-  REGISTRATION_CLOSED: 'This server does not take new accounts.',
-  INVITE_REQUIRED: 'An invite is needed to register here.',
-  INVITE_INVALID: 'This invite is unknown, used or expired.',
+  REGISTRATION_CLOSED: 'This server does not accept new accounts.',
+  INVITE_REQUIRED: 'New accounts need an invite on this server: use the link from your invitation.',
+  INVITE_INVALID: 'This invite is not valid: it is unknown, already used, revoked or expired.',
 };
 
 /**
