@@ -84,6 +84,7 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     server = await startServerProcess({
       WORKERS: '2', HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024',
       FILE_COUNT_LIMIT: '15', RATE_LIMIT_LOGIN_FREE_FAILURES: '2', RATE_LIMIT_REGISTER_PER_HOUR: '100',
+      SLOW_BODY_AFTER_SECONDS: '1', SLOW_BODIES_PER_CLIENT: '2',
     });
   });
   after(async () => {
@@ -184,6 +185,40 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     expect(statuses.filter((status) => status === 201), JSON.stringify(statuses)).to.have.length(50);
     expect(statuses.filter((status) => status !== 201)).to.deep.equal(Array(10).fill(403));
     expect((await call(server.api, '/auth/api-keys?limit=100', { token })).body.total).to.equal(50);
+  });
+
+  it('counts slow bodies of one client address on both workers together (SLOW_BODIES_PER_CLIENT)', async () => {
+    // A login body of 60 bytes sent a byte every 50 ms, each on its own connection (the supervisor
+    // hands connections to the workers in turn: the first two land on different workers).
+    const slowLogin = () =>
+      new Promise<number>((resolve, reject) => {
+        const body = Buffer.from(JSON.stringify({ email: 'slow-workers@example.com', password: 'wrong password' }).padEnd(60, ' '));
+        const request = http.request(`${server.api}/auth/login`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (response) => {
+          response.resume();
+          response.on('end', () => {
+            clearInterval(timer);
+            resolve(response.statusCode!);
+          });
+        });
+        request.on('error', (error) => {
+          clearInterval(timer);
+          reject(error);
+        });
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (sent < body.length) request.write(body.subarray(sent, ++sent));
+          if (sent === body.length) {
+            clearInterval(timer);
+            request.end();
+          }
+        }, 50);
+      });
+    const first = slowLogin();
+    const second = slowLogin();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // With a count per worker, the third would find a place on the worker that holds one.
+    expect(await slowLogin()).to.equal(429);
+    expect(await Promise.all([first, second])).to.deep.equal([401, 401]);
   });
 
   it('replaces a worker that dies, and keeps answering meanwhile', async () => {
