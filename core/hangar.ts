@@ -216,6 +216,8 @@ export type HangarOptions = AccountOptions &
       /** ms a request waits for a variant another process computes (default 30 s), then 503 IMAGE_BUSY. */
       claimWaitMs?: number;
     };
+    /** Live API keys one account may hold (`API_KEYS_PER_ACCOUNT`); default DEFAULT_API_KEYS_PER_ACCOUNT (50). */
+    apiKeysPerAccount?: number;
     /** The abuse limits (RATE_LIMIT_* variables); DEFAULT_RATE_LIMITS for what is absent. */
     rateLimits?: Partial<RateLimitOptions>;
     /** Called with errors of background work (eager log flushes) that has no caller to throw to. */
@@ -283,6 +285,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const webhookDeps = { webhooks: ports.webhooks, targets: ports.webhookTargets, ids, clock, options: options.webhooks };
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
   return {
+    /** The service's rate limits, for the delivery's own counts (slow request bodies: apps/http/upload-pacing.ts). */
+    rateLimits: limits as Pick<RateLimits, 'slowBodyStarted' | 'slowBodyEnded'>,
     /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
     imageSlots: imageSlots as Readonly<Record<'public' | 'thumbnails', { readonly active: number; readonly queued: number }>>,
     usageMeter,
@@ -313,7 +317,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getMfaStatus: new GetMfaStatus({ mfa }),
     listSessions: new ListSessions({ sessions, clock, sessionIdleDays }),
     endSession: new EndSession({ sessions, clock }),
-    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, reuseIntervalMs: options.refreshTokenReuseIntervalMs, sessionIdleDays }),
+    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, box, activity, reuseIntervalMs: options.refreshTokenReuseIntervalMs, sessionIdleDays }),
     logOut: new LogOut({ sessions, clock }),
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
@@ -326,7 +330,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     startPasskeySignIn: new StartPasskeySignIn({ ...passkeyDeps, limits }),
     signInWithPasskey: new SignInWithPasskey({ ...passkeyDeps, issuer }),
     authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock, limits, sessionIdleDays }),
-    createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
+    createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock, maxPerAccount: options.apiKeysPerAccount }),
     listApiKeys: new ListApiKeys({ apiKeys, clock }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
     uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits }),
@@ -339,11 +343,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage,
     getOwnerThumbnail: new GetOwnerThumbnail({ files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError, slots: imageSlots.thumbnails }),
-    createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
-    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
+    createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, clock, options }),
+    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, apiKeys, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
     signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
-    createShare: new CreateShare({ files, shares: ports.shares, passwords, ids, clock, options }),
+    createShare: new CreateShare({ files, shares: ports.shares, apiKeys, passwords, ids, clock, options }),
     listShares: new ListShares({ files, shares: ports.shares, options }),
     revokeShare: new RevokeShare({ shares: ports.shares }),
     viewShare: new ViewShare({ files, shares: ports.shares, clock }),

@@ -259,6 +259,8 @@ function shareOf(row: Record<string, unknown>): Share {
     userId: String(row.user_id),
     fileId: String(row.file_id),
     fileRecordId: String(row.file_record_id),
+    // The snapshot never carries the minting key (webhook payloads do not show it).
+    apiKeyId: row.api_key_id === null || row.api_key_id === undefined ? null : String(row.api_key_id),
     passwordHash: row.has_password === 1 || row.has_password === true ? '(not in the snapshot)' : null,
     expiresAt: row.expires_at === null || row.expires_at === undefined ? null : new Date(Number(row.expires_at)),
     maxDownloads: nullable(row.max_downloads),

@@ -11,7 +11,7 @@ import { jsonBodyMiddleware } from '../http/json-body.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
-import type { UploadPacing } from '../http/upload-pacing.js';
+import { bodyPacingMiddleware, DEFAULT_UPLOAD_PACING, type UploadPacing } from '../http/upload-pacing.js';
 import { buildRoutes, type Route } from '../http/route.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -39,7 +39,7 @@ export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   trustProxyHops?: number;
   /** CORS_ORIGINS: origins whose browser pages may call the API (none by default). */
   corsOrigins?: readonly string[];
-  /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly an upload body may arrive (default DEFAULT_UPLOAD_PACING). */
+  /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly any request body (JSON, upload, tus) may arrive (default DEFAULT_UPLOAD_PACING). */
   uploadPacing?: UploadPacing;
 }
 
@@ -92,11 +92,11 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
  * The whole route table of both servers: the single source for routing, validation, the OpenAPI
  * document and the agent guide. Content routes are served by the content app, listed here for the reference.
  */
-export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'>): Route[] {
+export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'> & { logger?: Logger }): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }),
-    ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, uploadPacing: options.uploadPacing, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
+    ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl, logger: options.logger }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar),
+    ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );
@@ -117,6 +117,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
   app.use(refuseContentHost(options.publicApiUrl, options.publicContentUrl));
+  app.use(bodyPacingMiddleware({ pacing: options.uploadPacing ?? DEFAULT_UPLOAD_PACING, limits: hangar.rateLimits, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     await next();

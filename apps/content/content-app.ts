@@ -13,6 +13,7 @@ import { BINARY, buildRoutes, defineRoute, type Route } from '../http/route.js';
 import { ErrorBody } from '../api/schemas.js';
 import { operationalRoutes, type OperationalOptions } from '../http/health.js';
 import { clientAddress } from '../http/client-address.js';
+import { bodyPacingMiddleware, DEFAULT_UPLOAD_PACING, type UploadPacing } from '../http/upload-pacing.js';
 import { fileLastModified, notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
 import { contentDisposition } from './http-range.js';
 import type { PublicImage } from '../../core/images/transform-public-image.js';
@@ -30,7 +31,15 @@ import { shareContentRoutes } from './share-routes.js';
  */
 export function createContentApp(
   hangar: Hangar,
-  options: { logger: Logger; operational: OperationalOptions; observer?: RequestObserver; trustProxyHops?: number; hsts?: boolean },
+  options: {
+    logger: Logger;
+    operational: OperationalOptions;
+    observer?: RequestObserver;
+    trustProxyHops?: number;
+    hsts?: boolean;
+    /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly a request body (the share password form) may arrive (default DEFAULT_UPLOAD_PACING). */
+    bodyPacing?: UploadPacing;
+  },
 ): Koa {
   const app = new Koa({ proxy: false });
   const routes = buildRoutes([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), ...operationalRoutes(hangar, options.operational)], hangar);
@@ -43,6 +52,7 @@ export function createContentApp(
   app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
+  app.use(bodyPacingMiddleware({ pacing: options.bodyPacing ?? DEFAULT_UPLOAD_PACING, limits: hangar.rateLimits, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(allowedMethodsMiddleware(routes));
   app.use(routes.middleware);
   return app;
@@ -102,6 +112,7 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
         'an undecodable or oversized image 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`; busy 503 `IMAGE_BUSY` with `Retry-After`. ' +
         '`w` and `h` are snapped up to the size ladder (`IMAGE_SIZE_LADDER`). A variant not yet stored counts toward the client address’s limit (`RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE`): past it 429 `RATE_LIMITED` with `Retry-After`.',
       params: ContentParams, query: ImageQuery, headers: ViewHeaders, responses: viewResponses,
+      responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {
         const request = parseImageRequest(query as QueryValues);
         if (request) await serveImage(ctx, hangar, params.id, request, clientAddress(ctx, options.trustProxyHops ?? 0));

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import coBody from 'co-body';
+import { readPacedBody } from '../http/upload-pacing.js';
 import type { Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
@@ -87,9 +88,11 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
       handler: async ({ ctx, params }) => {
         let password: string | undefined;
         try {
-          const form = (await coBody.form(ctx, { limit: FORM_LIMIT_BYTES })) as Record<string, unknown>;
+          const form = (await readPacedBody(ctx, (request) => coBody.form(request, { limit: FORM_LIMIT_BYTES }))) as Record<string, unknown>;
           password = typeof form.password === 'string' ? form.password : undefined;
-        } catch {
+        } catch (error) {
+          // Too slow (408) or too many slow bodies from this address (429): refused as any body is.
+          if (isDomainError(error, 'REQUEST_TIMEOUT') || isDomainError(error, 'TOO_MANY_SLOW_BODIES')) throw error;
           password = undefined;
         }
         try {

@@ -13,6 +13,7 @@ export function signedContentRoutes(hangar: Hangar): Route[] {
     ...ImageQuery.properties,
     expires: Type.Optional(Type.String({ description: 'Unix time in seconds until which the URL works (signed)' })),
     download: Type.Optional(Type.String({ description: '`1`: served as an attachment (signed)' })),
+    kid: Type.Optional(Type.String({ description: 'Id of the API key that made the URL (signed): the URL works only while that key does' })),
     signature: Type.Optional(Type.String({ description: 'HMAC-SHA-256 of the grant under the owner’s signing key, base64url' })),
   });
   return [
@@ -23,10 +24,11 @@ export function signedContentRoutes(hangar: Hangar): Route[] {
       description:
         'The address `POST /files/{id}/signed-url` returns; use it exactly as given. Byte ranges, strong ETag and 304 as on the download address; ' +
         '`Cache-Control: private, max-age=<seconds until expiry>`. With a granted transform, the image at exactly the granted size.\n\n' +
-        'Errors: 403 `SIGNED_URL_INVALID` (altered, not signed, or revoked by rotating the signing key), 403 `SIGNED_URL_EXPIRED`; ' +
+        'Errors: 403 `SIGNED_URL_INVALID` (altered, not signed, revoked by rotating the signing key, or made with an API key that was revoked or expired since), 403 `SIGNED_URL_EXPIRED`; ' +
         '404 `FILE_NOT_FOUND` (deleted or expired file); 416 `RANGE_NOT_SATISFIABLE`; with a transform, 403 `IMAGE_OPS_LIMIT_REACHED`, 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`, 503 `IMAGE_BUSY`.',
       params: ContentParams, query: SignedQuery, headers: ViewHeaders,
       responses: { 200: BINARY, 206: BINARY, 304: null, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 422: ErrorBody, 503: ErrorBody },
+      responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {
         const read = await hangar.readSignedFile.execute({ fileId: params.id, query: query as QueryValues, accept: ctx.get('Accept') || undefined });
         // Cached by the browser no longer than the URL works.

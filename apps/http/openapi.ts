@@ -133,7 +133,33 @@ function parametersOf(where: 'path' | 'query' | 'header', schema: TSchema | unde
   });
 }
 
-function responseOf(status: number, schema: TSchema | null | { html: true } | Alternatives, components: Json): Json {
+/**
+ * Headers documented on every response of a kind, whatever the route (RFC 9110): `Location` of a
+ * 302 (§10.2.2), `Retry-After` of a 429 (RFC 6585 §4; set from the refusal's wait), the strong
+ * `ETag` of a file's bytes and of a 304 (§8.8.3, §15.4.5), `Content-Range` of a 206 (§14.4).
+ */
+function implicitHeaders(status: number, schema: unknown): Record<string, string> {
+  const binary = schema !== null && typeof schema === 'object' && (schema as Json).format === 'binary';
+  if (status === 302) return { Location: 'Where the browser goes next.' };
+  if (status === 429) return { 'Retry-After': 'Whole seconds to wait before trying again.' };
+  if (status === 304) return { ETag: 'The strong validator of the bytes the client holds.' };
+  if (binary && status === 200) return { ETag: 'Strong validator of the bytes (their SHA-256, quoted), for If-None-Match and If-Range.' };
+  if (binary && status === 206) return { ETag: 'Strong validator of the whole file’s bytes.', 'Content-Range': 'The part sent: `bytes <first>-<last>/<size>`.' };
+  return {};
+}
+
+/** OpenAPI `headers` of a response: name → `{ description, schema: string }`, or nothing when there are none. */
+function headersOf(headers: Record<string, string>): Json {
+  const entries = Object.entries(headers);
+  if (entries.length === 0) return {};
+  return { headers: Object.fromEntries(entries.map(([name, description]) => [name, { description, schema: { type: 'string' } }])) };
+}
+
+function responseOf(status: number, schema: TSchema | null | { html: true } | Alternatives, components: Json, headers: Record<string, string> = {}): Json {
+  return { ...responseBodyOf(status, schema, components), ...headersOf({ ...implicitHeaders(status, schema), ...headers }) };
+}
+
+function responseBodyOf(status: number, schema: TSchema | null | { html: true } | Alternatives, components: Json): Json {
   const description = STATUS_TEXT[status] ?? `HTTP ${status}`;
   if (schema === null) return { description };
   if ('alternatives' in (schema as Json)) {
@@ -204,7 +230,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
         ...parametersOf('header', route.headers, components),
       ],
       responses: Object.fromEntries(
-        Object.entries({ ...implicitResponses(route), ...route.responses }).map(([status, schema]) => [status, responseOf(Number(status), schema, components)]),
+        Object.entries({ ...implicitResponses(route), ...route.responses }).map(([status, schema]) => [status, responseOf(Number(status), schema, components, route.responseHeaders?.[Number(status)])]),
       ),
     };
     if (route.body === 'binary') {

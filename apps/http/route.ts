@@ -3,10 +3,11 @@ import { type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import coBody from 'co-body';
+import { readPacedBody } from './upload-pacing.js';
 import type { Context } from 'koa';
 import { type Principal, requireSession } from '../../core/accounts/authenticate.js';
 import { type ApiKeyScope, authorize } from '../../core/api-keys/api-key-scopes.js';
-import { DomainError, type ErrorCode } from '../../core/shared/errors.js';
+import { DomainError, type ErrorCode, isDomainError } from '../../core/shared/errors.js';
 import type { Hangar } from '../../core/hangar.js';
 
 /**
@@ -65,6 +66,13 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
    * and what the receiver should answer.
    */
   callback?: { name: string; expression: string; body: TSchema; description: string };
+  /**
+   * Response headers that carry the answer, by status: header name → what it holds (OpenAPI
+   * `headers`), e.g. `{ 201: { Location: 'The upload’s URL' } }`. Documented without listing them:
+   * `Location` on a 302, `Retry-After` on a 429, `ETag` on a file's bytes (200, 206) and on 304
+   * (see apps/http/openapi.ts).
+   */
+  responseHeaders?: Record<number, Record<string, string>>;
   handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<void>;
 }
 
@@ -193,13 +201,15 @@ function leadingSegment(path: string): string {
 }
 
 /**
- * Reads a JSON body of at most JSON_LIMIT_BYTES.
- * @throws DomainError VALIDATION_FAILED (malformed JSON), PAYLOAD_TOO_LARGE (413)
+ * Reads a JSON body of at most JSON_LIMIT_BYTES, under the pacing rules of every body
+ * (readPacedBody: idle timeout, minimum rate, slow bodies per client).
+ * @throws DomainError VALIDATION_FAILED (malformed JSON), PAYLOAD_TOO_LARGE (413), REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429)
  */
 async function readJson(ctx: Context): Promise<unknown> {
   try {
-    return await coBody.json(ctx, { limit: JSON_LIMIT_BYTES, strict: true });
+    return await readPacedBody(ctx, (request) => coBody.json(request, { limit: JSON_LIMIT_BYTES, strict: true }));
   } catch (error) {
+    if (isDomainError(error)) throw error;
     if ((error as { status?: number }).status === 413) throw new DomainError('PAYLOAD_TOO_LARGE', `The JSON body is larger than ${JSON_LIMIT_BYTES} bytes.`);
     throw new DomainError('VALIDATION_FAILED', 'The request body is not valid JSON.');
   }

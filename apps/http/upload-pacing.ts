@@ -1,10 +1,15 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { Context, Next } from 'koa';
 import { DomainError } from '../../core/shared/errors.js';
+import type { RateLimits } from '../../core/shared/rate-limits.js';
+import { clientAddress } from './client-address.js';
 
 /**
- * How slowly an upload's body may arrive (UPLOAD_IDLE_TIMEOUT_SECONDS, UPLOAD_MIN_BYTES_PER_SECOND,
- * UPLOAD_MIN_RATE_WINDOW_SECONDS). Only the time spent waiting for the client counts: while the
- * blob store is slow to take a chunk, the client is not read and is not to blame. 0 turns a rule off.
+ * How slowly a request body may arrive, whatever it is (JSON, a form, an upload, a tus PATCH):
+ * UPLOAD_IDLE_TIMEOUT_SECONDS, UPLOAD_MIN_BYTES_PER_SECOND, UPLOAD_MIN_RATE_WINDOW_SECONDS, and
+ * SLOW_BODY_AFTER_SECONDS for when a body counts as slow (SLOW_BODIES_PER_CLIENT). Only the time
+ * spent waiting for the client counts: while the blob store is slow to take a chunk, the client is
+ * not read and is not to blame. 0 turns a rule off.
  */
 export interface UploadPacing {
   /** Longest wait for the next chunk of the body, in ms. */
@@ -13,6 +18,23 @@ export interface UploadPacing {
   minBytesPerSecond: number;
   /** Length of that window, in ms of waiting for the client. */
   windowMs: number;
+  /**
+   * Waiting for the client after which a body still arriving counts as slow, in ms: it then takes
+   * one of its client address's places (SlowBodyGuard) until it ends. 0: no body counts as slow.
+   */
+  slowAfterMs?: number;
+}
+
+/**
+ * The cap on concurrent slow bodies of one client address ({@link UploadPacing.slowAfterMs}): a slow
+ * body takes a place when it becomes slow (and is refused, TOO_MANY_SLOW_BODIES, when there is none
+ * left) and gives it back when it ends, however it ends.
+ */
+export interface SlowBodyGuard {
+  /** Takes a place. @throws DomainError TOO_MANY_SLOW_BODIES (429) when the client has none left */
+  enter(): Promise<void>;
+  /** Gives the place back (called once, only after {@link enter} resolved). */
+  leave(): void;
 }
 
 /**
@@ -21,44 +43,61 @@ export interface UploadPacing {
  * client trickling 1 byte every 10 s is cut off after a minute instead of holding a socket and a
  * temporary file for as long as it likes.
  */
-export const DEFAULT_UPLOAD_PACING: UploadPacing = { idleTimeoutMs: 30_000, minBytesPerSecond: 1024, windowMs: 60_000 };
+export const DEFAULT_UPLOAD_PACING: UploadPacing = { idleTimeoutMs: 30_000, minBytesPerSecond: 1024, windowMs: 60_000, slowAfterMs: 10_000 };
 
 /**
  * `body` as an async iterable that fails with DomainError REQUEST_TIMEOUT (408) when the next
  * chunk takes longer than `pacing.idleTimeoutMs`, or when the bytes received over a window of
  * `pacing.windowMs` of waiting average less than `pacing.minBytesPerSecond` (RFC 9110 §15.5.9).
+ * With `guard`, a body that has waited `pacing.slowAfterMs` for the client in all takes a place
+ * of its client address ({@link SlowBodyGuard}) and fails with TOO_MANY_SLOW_BODIES (429) when
+ * there is none; the place is given back when the body ends.
  * The consumer then stops and removes what it stored (the blob stores do); the request itself is
- * left open so that the 408 can still be written (the errors middleware closes the connection after it).
- * @throws DomainError REQUEST_TIMEOUT from `next()`
+ * left open so that the 408 or 429 can still be written (the errors middleware closes the connection after it).
+ * @throws DomainError REQUEST_TIMEOUT, TOO_MANY_SLOW_BODIES from `next()`
  */
-export function pacedBody(body: Readable, pacing: UploadPacing): AsyncIterable<Uint8Array> {
-  if (pacing.idleTimeoutMs <= 0 && pacing.minBytesPerSecond <= 0) return body;
+export function pacedBody(body: Readable, pacing: UploadPacing, guard?: SlowBodyGuard): AsyncIterable<Uint8Array> {
+  const slowAfterMs = guard ? (pacing.slowAfterMs ?? 0) : 0;
+  if (pacing.idleTimeoutMs <= 0 && pacing.minBytesPerSecond <= 0 && slowAfterMs <= 0) return body;
   return {
     async *[Symbol.asyncIterator]() {
       // Not destroyed on return: a destroyed request takes its socket along, and the 408 with it.
       const source = body.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]();
-      let timedOut = false;
+      let refused = false;
       let windowWaitMs = 0;
       let windowBytes = 0;
+      let waitedMs = 0;
+      let entered = false;
       try {
         for (;;) {
+          if (slowAfterMs > 0 && !entered && waitedMs >= slowAfterMs) {
+            try {
+              await guard!.enter();
+            } catch (error) {
+              refused = true;
+              throw error;
+            }
+            entered = true;
+          }
           const started = performance.now();
           const next = await nextWithin(source, pacing.idleTimeoutMs).catch((error: unknown) => {
             if (error === IDLE) {
-              timedOut = true;
-              throw new DomainError('REQUEST_TIMEOUT', `The upload sent nothing for ${pacing.idleTimeoutMs / 1000} s: nothing was stored.`);
+              refused = true;
+              throw new DomainError('REQUEST_TIMEOUT', `The request body sent nothing for ${pacing.idleTimeoutMs / 1000} s; the request was given up.`);
             }
             throw error;
           });
-          windowWaitMs += performance.now() - started;
+          const waited = performance.now() - started;
+          windowWaitMs += waited;
+          waitedMs += waited;
           if (next.done) return;
           windowBytes += next.value.byteLength;
           if (pacing.minBytesPerSecond > 0 && windowWaitMs >= pacing.windowMs) {
             if (windowBytes * 1000 < pacing.minBytesPerSecond * windowWaitMs) {
-              timedOut = true;
+              refused = true;
               throw new DomainError(
                 'REQUEST_TIMEOUT',
-                `The upload arrived slower than ${pacing.minBytesPerSecond} bytes per second over ${Math.round(pacing.windowMs / 1000)} s: nothing was stored.`,
+                `The request body arrived slower than ${pacing.minBytesPerSecond} bytes per second over ${Math.round(pacing.windowMs / 1000)} s; the request was given up.`,
               );
             }
             windowWaitMs = 0;
@@ -67,8 +106,10 @@ export function pacedBody(body: Readable, pacing: UploadPacing): AsyncIterable<U
           yield next.value as Uint8Array;
         }
       } finally {
-        // Stopped for another reason (a refusal mid-body): end the source as a plain loop would.
-        if (!timedOut) await source.return?.();
+        if (entered) guard!.leave();
+        // Stopped by the consumer (a refusal mid-body): end the source as a plain loop would; a
+        // refusal of the pacing itself leaves it be, so the answer can still be written.
+        if (!refused) await source.return?.();
       }
     },
   };
@@ -87,4 +128,61 @@ function nextWithin<T>(iterator: AsyncIterator<T>, ms: number): Promise<Iterator
     timer = setTimeout(() => reject(IDLE), ms);
   });
   return Promise.race([next, idle]).finally(() => clearTimeout(timer));
+}
+
+/** What {@link bodyPacingMiddleware} leaves in `ctx.state.bodyPacing` for the readers of bodies. */
+interface BodyPacing {
+  pacing: UploadPacing;
+  guard?: SlowBodyGuard;
+}
+
+/**
+ * Middleware: the pacing rules and the slow-body guard of the request's client address (after
+ * TRUST_PROXY: `clientAddress`), in `ctx.state.bodyPacing`, for {@link pacedRequestBody}. The guard
+ * counts in `limits` (RateLimits.slowBodyStarted / slowBodyEnded), shared by every process that
+ * shares the rate limits. Goes before the routes.
+ */
+export function bodyPacingMiddleware(options: { pacing: UploadPacing; limits?: Pick<RateLimits, 'slowBodyStarted' | 'slowBodyEnded'>; trustProxyHops: number }) {
+  const { pacing, limits, trustProxyHops } = options;
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const state: BodyPacing = { pacing };
+    if (limits && (pacing.slowAfterMs ?? 0) > 0) {
+      // The address is worked out only for a body that turns slow.
+      let client: string | undefined;
+      state.guard = {
+        enter: () => limits.slowBodyStarted((client ??= clientAddress(ctx, trustProxyHops))),
+        leave: () => void limits.slowBodyEnded(client),
+      };
+    }
+    ctx.state.bodyPacing = state;
+    await next();
+  };
+}
+
+/**
+ * The request's body under the rules {@link bodyPacingMiddleware} set (the defaults without it), as
+ * an async iterable: what every reader of a body (JSON, form, upload, tus) goes through.
+ * @throws DomainError REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429) while it is read
+ */
+export function pacedRequestBody(ctx: Context): AsyncIterable<Uint8Array> {
+  const state = ctx.state.bodyPacing as BodyPacing | undefined;
+  return pacedBody(ctx.req, state?.pacing ?? DEFAULT_UPLOAD_PACING, state?.guard);
+}
+
+/**
+ * Runs `read` (a `co-body` parser) over the request's body as paced by {@link pacedRequestBody}: a
+ * stream that co-body (raw-body) reads as it reads the request, with the request's headers (length,
+ * encoding, charset), where a pacing refusal surfaces as the stream's error, the DomainError itself.
+ * The stream is destroyed once `read` settles, so a body given up early (over the size limit, say)
+ * still ends its pacing and gives back its slow-body place.
+ * @throws what `read` throws: REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429), or co-body's errors
+ */
+export async function readPacedBody<T>(ctx: Context, read: (request: Context) => Promise<T>): Promise<T> {
+  const stream = Object.assign(Readable.from(pacedRequestBody(ctx), { objectMode: false }), { headers: ctx.req.headers });
+  try {
+    // co-body takes a Koa context or a request (`ctx.req || ctx`): a stream with the request's headers is the latter.
+    return await read(stream as unknown as Context);
+  } finally {
+    stream.destroy();
+  }
 }

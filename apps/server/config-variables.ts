@@ -7,6 +7,8 @@ import { DEFAULT_MAX_VARIANTS_PER_FILE } from '../../core/images/transform-publi
 import { FAILPOINT_NAMES } from '../../core/shared/failpoints.js';
 import { DEFAULT_WEBHOOKS_PER_ACCOUNT } from '../../core/webhooks/webhook.js';
 import { DEFAULT_RATE_LIMITS } from '../../core/shared/rate-limits.js';
+import { DEFAULT_API_KEYS_PER_ACCOUNT } from '../../core/api-keys/create-api-key.js';
+import { DEFAULT_RESUMABLE_UPLOADS_PER_ACCOUNT } from '../../core/files/resumable-uploads.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from '../../adapters/blobs/small-blob-limits.js';
 import { S3_LIMITS } from '../../adapters/blobs/s3-limits.js';
 import { DEFAULT_UPLOAD_PACING } from '../http/upload-pacing.js';
@@ -443,17 +445,27 @@ export const CONFIG_VARIABLES = {
   UPLOAD_IDLE_TIMEOUT_SECONDS: withDefault({
     parse: wholeNumber(0, 86_400),
     fallback: DEFAULT_UPLOAD_PACING.idleTimeoutMs / 1000,
-    meaning: 'an upload whose body sends nothing for this long is answered 408 `REQUEST_TIMEOUT`, and what it sent is removed; `0` turns this off',
+    meaning: 'a request body (upload, tus PATCH, JSON, form) that sends nothing for this long is answered 408 `REQUEST_TIMEOUT`, and what an upload sent is removed; `0` turns this off',
   }),
   UPLOAD_MIN_BYTES_PER_SECOND: withDefault({
     parse: wholeNumber(0, 1_000_000_000),
     fallback: DEFAULT_UPLOAD_PACING.minBytesPerSecond,
-    meaning: 'an upload whose body averages less than this over `UPLOAD_MIN_RATE_WINDOW_SECONDS` of waiting for the client is answered 408 `REQUEST_TIMEOUT` (time the server spends storing is not counted); `0` turns this off',
+    meaning: 'a request body (upload, tus PATCH, JSON, form) that averages less than this over `UPLOAD_MIN_RATE_WINDOW_SECONDS` of waiting for the client is answered 408 `REQUEST_TIMEOUT` (time the server spends storing is not counted); `0` turns this off',
   }),
   UPLOAD_MIN_RATE_WINDOW_SECONDS: withDefault({
     parse: wholeNumber(1, 86_400),
     fallback: DEFAULT_UPLOAD_PACING.windowMs / 1000,
     meaning: 'the window of `UPLOAD_MIN_BYTES_PER_SECOND`',
+  }),
+  SLOW_BODY_AFTER_SECONDS: withDefault({
+    parse: wholeNumber(0, 86_400),
+    fallback: (DEFAULT_UPLOAD_PACING.slowAfterMs ?? 0) / 1000,
+    meaning: 'a request body still arriving after this much waiting for its client counts as slow, against `SLOW_BODIES_PER_CLIENT`; `0`: none counts',
+  }),
+  SLOW_BODIES_PER_CLIENT: withDefault({
+    parse: wholeNumber(0, 1_000_000),
+    fallback: DEFAULT_RATE_LIMITS.slowBodiesPerClient!,
+    meaning: 'slow request bodies one client address (after `TRUST_PROXY`) may send at once, counted across processes; the next is answered 429 `TOO_MANY_SLOW_BODIES`; `0` turns the cap off',
   }),
   PLANS_FILE: variable({
     parse: text,
@@ -517,6 +529,16 @@ export const CONFIG_VARIABLES = {
     fallback: 24,
     meaning: 'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (`docs/api.md`, "Resumable uploads")',
   }),
+  RESUMABLE_UPLOADS_PER_ACCOUNT: withDefault({
+    parse: wholeNumber(1, 1_000_000),
+    fallback: DEFAULT_RESUMABLE_UPLOADS_PER_ACCOUNT,
+    meaning: 'unfinished resumable (tus) uploads one account may have at once; the next creation is refused with 403 `RESUMABLE_UPLOAD_LIMIT_REACHED` until one completes, is terminated or expires',
+  }),
+  API_KEYS_PER_ACCOUNT: withDefault({
+    parse: wholeNumber(1, 1_000_000),
+    fallback: DEFAULT_API_KEYS_PER_ACCOUNT,
+    meaning: 'API keys (not expired) one account may hold; the next is refused with 403 `API_KEY_LIMIT_REACHED` until one is revoked or expires (`docs/api-keys.md`)',
+  }),
   SESSION_IDLE_DAYS: withDefault({
     parse: wholeNumber(1, 3650),
     fallback: SESSION_IDLE_DAYS,
@@ -575,8 +597,8 @@ export const CONFIG_VARIABLES = {
   }),
   RATE_LIMIT_UPLOADS_PER_MINUTE: withDefault({
     parse: wholeNumber(0),
-    fallback: DEFAULT_RATE_LIMITS.uploadsPerKeyPerMinute,
-    meaning: 'uploads per API key (per session for session tokens) per minute',
+    fallback: DEFAULT_RATE_LIMITS.uploadsPerAccountPerMinute,
+    meaning: 'uploads and resumable-upload creations per account per minute, whichever API keys or sessions send them',
   }),
   LOG_LEVEL: withDefault({
     parse: oneOf(['debug', 'info', 'warn', 'error'] as const),

@@ -131,6 +131,10 @@ export interface Config {
   expirySweepIntervalSeconds: number;
   /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, docs/api.md, "Resumable uploads"). */
   resumableUploadExpiryHours: number;
+  /** Unfinished resumable uploads one account may have at once (`RESUMABLE_UPLOADS_PER_ACCOUNT`). */
+  resumableUploadsPerAccount: number;
+  /** Live API keys one account may hold (`API_KEYS_PER_ACCOUNT`, docs/api-keys.md). */
+  apiKeysPerAccount: number;
   /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
   images: {
     concurrency: number;
@@ -164,14 +168,15 @@ export interface Config {
     registrationsPerClientPerHour: number;
     passwordResetsPerClientPerHour: number;
     emailRequestsPerAddressPerHour: number;
-    uploadsPerKeyPerMinute: number;
+    uploadsPerAccountPerMinute: number;
     imageTransformsPerClientPerMinute: number;
+    slowBodiesPerClient: number;
   };
   /**
    * How slowly an upload body may arrive before 408 (apps/http/upload-pacing.ts): UPLOAD_IDLE_TIMEOUT_SECONDS
    * (ms here), UPLOAD_MIN_BYTES_PER_SECOND over UPLOAD_MIN_RATE_WINDOW_SECONDS (ms here); 0 turns a rule off.
    */
-  uploadPacing: { idleTimeoutMs: number; minBytesPerSecond: number; windowMs: number };
+  uploadPacing: { idleTimeoutMs: number; minBytesPerSecond: number; windowMs: number; slowAfterMs: number };
   /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
   refreshTokenReuseIntervalMs: number;
   /** Days a session may go unused before it ends by itself (`SESSION_IDLE_DAYS`). */
@@ -281,6 +286,8 @@ export function loadConfig(env: Env): Config {
     webhooks: { maxPerAccount: read('WEBHOOKS_PER_ACCOUNT'), allowPrivateNetworks: read('WEBHOOK_ALLOW_PRIVATE_NETWORKS'), allowHttp: read('WEBHOOK_ALLOW_HTTP') },
     expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
     resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
+    resumableUploadsPerAccount: read('RESUMABLE_UPLOADS_PER_ACCOUNT'),
+    apiKeysPerAccount: read('API_KEYS_PER_ACCOUNT'),
     images: {
       concurrency: read('IMAGE_CONCURRENCY'),
       queueTimeoutMs: read('IMAGE_QUEUE_TIMEOUT_MS'),
@@ -302,13 +309,15 @@ export function loadConfig(env: Env): Config {
       registrationsPerClientPerHour: read('RATE_LIMIT_REGISTER_PER_HOUR'),
       passwordResetsPerClientPerHour: read('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR'),
       emailRequestsPerAddressPerHour: read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'),
-      uploadsPerKeyPerMinute: read('RATE_LIMIT_UPLOADS_PER_MINUTE'),
+      uploadsPerAccountPerMinute: read('RATE_LIMIT_UPLOADS_PER_MINUTE'),
       imageTransformsPerClientPerMinute: read('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE'),
+      slowBodiesPerClient: read('SLOW_BODIES_PER_CLIENT'),
     },
     uploadPacing: {
       idleTimeoutMs: 1000 * read('UPLOAD_IDLE_TIMEOUT_SECONDS'),
       minBytesPerSecond: read('UPLOAD_MIN_BYTES_PER_SECOND'),
       windowMs: 1000 * read('UPLOAD_MIN_RATE_WINDOW_SECONDS'),
+      slowAfterMs: 1000 * read('SLOW_BODY_AFTER_SECONDS'),
     },
     refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
     sessionIdleDays: read('SESSION_IDLE_DAYS'),

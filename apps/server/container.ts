@@ -343,6 +343,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
     defaultPlan: config.defaultPlan,
     logRetentionDays: config.logRetentionDays,
     resumableUploadExpiryHours: config.resumableUploadExpiryHours,
+    resumableUploadsPerAccount: config.resumableUploadsPerAccount,
+    apiKeysPerAccount: config.apiKeysPerAccount,
     images: {
       concurrency: config.images.concurrency,
       queueTimeoutMs: config.images.queueTimeoutMs,

@@ -114,7 +114,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     requestTimeout: 0,
   });
   const hsts = config.publicContentUrl.startsWith('https:');
-  const contentApp = createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts }).callback();
+  const contentApp = createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts, bodyPacing: config.uploadPacing }).callback();
   const originHeaders = contentOriginHeaders({ hsts });
   const content = listen(publicReadsFirst(hangar, contentApp, { logger, observer: metrics, originHeaders, trustProxyHops: config.trustProxyHops }), {}, originHeaders);
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);

@@ -35,7 +35,7 @@ export interface RefreshToken {
 /** Outcome of {@link SessionRepository.rotate}. */
 export type RotationResult =
   | { kind: 'rotated'; session: Session }
-  | { kind: 'reused'; session: Session; rotatedAt: Date }
+  | { kind: 'reused'; session: Session; rotatedAt: Date; sealedSuccessor: string | null }
   | { kind: 'invalid' };
 
 /** Port: sessions and their refresh tokens. */
@@ -45,11 +45,14 @@ export interface SessionRepository {
   findById(id: string): Promise<Session | undefined>;
   /**
    * Atomically exchanges the refresh token `tokenHash` for `next` (same session):
-   * - `rotated`: the token was current and its session live; it is now marked rotated and `next` stored;
-   * - `reused`: the token had already been rotated (at `rotatedAt`): nothing is stored (the caller decides whether to revoke the family);
+   * - `rotated`: the token was current and its session live; it is now marked rotated, `next` stored,
+   *   and `sealedSuccessor` (the next token's plaintext, sealed by the caller's SecretBox) kept with the rotated token;
+   * - `reused`: the token had already been rotated (at `rotatedAt`): nothing is stored; `sealedSuccessor` is what
+   *   the rotation kept (null for a token rotated without one), so the caller may hand the same next
+   *   token to a concurrent refresh within the reuse interval, or revoke the family after it;
    * - `invalid`: unknown token, or its session is revoked (whether or not the token was rotated).
    */
-  rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult>;
+  rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; sealedSuccessor?: string; now: Date }): Promise<RotationResult>;
   /**
    * Sets `lastUsedAt` to `at` unless it is already later than `at − minIntervalMs` (a conditional
    * update, so processes touching one session at once write it once per interval).

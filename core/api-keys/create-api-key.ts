@@ -6,6 +6,9 @@ import { API_KEY_MARKER, API_KEY_PREFIX_LENGTH, API_KEY_RANDOM_LENGTH, type ApiK
 import { API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, normaliseScopes } from './api-key-scopes.js';
 import type { ApiKeyRepository } from './api-key-repository.js';
 
+/** Default of `API_KEYS_PER_ACCOUNT`: live API keys one account may hold. */
+export const DEFAULT_API_KEYS_PER_ACCOUNT = 50;
+
 /** What {@link CreateApiKey} takes. */
 export interface CreateApiKeyInput {
   userId: string;
@@ -20,14 +23,19 @@ export interface CreateApiKeyInput {
 /**
  * Creates an API key `hgr_` + 32 random base62 characters (spec 4.5). The full key is returned
  * once, here; only its SHA-256 is stored. The name is trimmed; empty means "API key". Scopes and
- * expiry are fixed for the key's life (docs/api-keys.md).
+ * expiry are fixed for the key's life (docs/api-keys.md). An account holds at most `maxPerAccount`
+ * keys that have not expired (checked and stored in one step, across processes): each key would
+ * otherwise be one more thing to revoke after a leak, and once limits were counted per key, a
+ * multiplier of them.
  * @throws DomainError VALIDATION_FAILED (400) when the name is longer than
  *   {@link MAX_API_KEY_NAME_LENGTH} characters (UTF-16 code units, as JSON Schema's `maxLength` at the edge),
  *   a scope is unknown or the list empty, or `expiresAt` is an invalid date, not after now or further than
- *   {@link MAX_API_KEY_LIFETIME_DAYS} days away
+ *   {@link MAX_API_KEY_LIFETIME_DAYS} days away; API_KEY_LIMIT_REACHED (403) when the account already
+ *   holds `maxPerAccount` live keys
  */
 export class CreateApiKey {
-  constructor(private readonly deps: { apiKeys: ApiKeyRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock }) {}
+  /** @param deps.maxPerAccount live (unexpired) keys one account may hold (`API_KEYS_PER_ACCOUNT`); default {@link DEFAULT_API_KEYS_PER_ACCOUNT} */
+  constructor(private readonly deps: { apiKeys: ApiKeyRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock; maxPerAccount?: number }) {}
 
   async execute(input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
     if (input.name !== undefined && input.name.length > MAX_API_KEY_NAME_LENGTH) {
@@ -50,7 +58,10 @@ export class CreateApiKey {
       scopes,
       expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt.getTime()),
     };
-    await this.deps.apiKeys.create(apiKey);
+    const max = this.deps.maxPerAccount ?? DEFAULT_API_KEYS_PER_ACCOUNT;
+    if (!(await this.deps.apiKeys.createWithin(apiKey, { maxPerUser: max, now }))) {
+      throw new DomainError('API_KEY_LIMIT_REACHED', `This account already holds ${max} API keys: revoke one before creating another.`, { api_keys_per_account: max });
+    }
     return { apiKey, key };
   }
 }

@@ -7,6 +7,8 @@ import type { FileRepository } from './file-repository.js';
 import { fileNotFound } from './get-file.js';
 import { SIGNED_URL_MAX_SECONDS, type SignedUrlGrant, signedUrlPayload, signedUrlQuery } from './signed-url.js';
 import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
+import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
+import { mintingKey } from '../api-keys/minting-key.js';
 import { hasExpired, isFileId } from './stored-file.js';
 
 /** Input of {@link CreateSignedUrl}. */
@@ -19,6 +21,8 @@ export interface CreateSignedUrlInput {
   download?: boolean;
   /** An image transformation (already shape-checked: `parseImageRequest`); image files only. */
   transform?: ImageRequest;
+  /** The API key the request came with, if any: the URL then works only while that key does, and expires no later. */
+  apiKeyId?: string;
 }
 
 /** A signed URL and when it stops working. */
@@ -34,13 +38,24 @@ export interface SignedUrl {
  * database secret: an HMAC ({@link UrlSigner}) of the grant (file id, expiry in whole seconds,
  * disposition, transform) under the account's signing key, made on the account's first signed URL;
  * rotating that key revokes every URL signed before. The expiry is rounded up to the next second.
+ * A URL made with an API key names it (`kid`, signed): it works only while the key does (revoked or
+ * expired, the URL answers SIGNED_URL_INVALID) and its expiry is cut to the key's (rounded down).
+ * A URL made with a session outlives the session (docs/api-keys.md, "What outlives a credential").
  * @throws DomainError INVALID_SIGNED_URL_REQUEST (400) for an `expires_in` outside 1–604800 s;
  *         NOT_AN_IMAGE (400) for a transform of a file that is not a transformable image;
- *         FILE_NOT_FOUND (404), also for another account's file or an expired one
+ *         FILE_NOT_FOUND (404), also for another account's file or an expired one;
+ *         UNAUTHORIZED / API_KEY_EXPIRED (401) when the request's API key was revoked or expired meanwhile
  */
 export class CreateSignedUrl {
   constructor(
-    private readonly deps: { files: FileRepository; signingKeys: SigningKeyRepository; signer: UrlSigner; clock: Clock; options: Pick<FileOptions, 'publicContentUrl'> },
+    private readonly deps: {
+      files: FileRepository;
+      signingKeys: SigningKeyRepository;
+      signer: UrlSigner;
+      apiKeys: ApiKeyRepository;
+      clock: Clock;
+      options: Pick<FileOptions, 'publicContentUrl'>;
+    },
   ) {}
 
   async execute(input: CreateSignedUrlInput): Promise<SignedUrl> {
@@ -60,8 +75,10 @@ export class CreateSignedUrl {
     }
     const key = await this.deps.signingKeys.ensure({ userId: input.userId, candidate: this.deps.signer.newKey() });
     if (key === undefined) throw fileNotFound();
-    const expires = Math.ceil(now.getTime() / SECOND_MS) + seconds;
-    const grant: SignedUrlGrant = { fileId: file.fileId, expires, download: input.download ?? false, transform };
+    const minter = input.apiKeyId === undefined ? undefined : await mintingKey(this.deps.apiKeys, { apiKeyId: input.apiKeyId, userId: input.userId, now });
+    let expires = Math.ceil(now.getTime() / SECOND_MS) + seconds;
+    if (minter?.expiresAt) expires = Math.min(expires, Math.floor(minter.expiresAt.getTime() / SECOND_MS));
+    const grant: SignedUrlGrant = { fileId: file.fileId, expires, download: input.download ?? false, transform, apiKeyId: minter?.id };
     const signature = this.deps.signer.sign({ key, payload: signedUrlPayload(grant) });
     return { url: `${this.deps.options.publicContentUrl}/s/${file.fileId}?${signedUrlQuery(grant, signature)}`, expiresAt: new Date(expires * SECOND_MS) };
   }

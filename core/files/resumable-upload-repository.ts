@@ -33,6 +33,9 @@ export interface ResumableUpload {
   createdAt: Date;
 }
 
+/** What {@link ResumableUploadRepository.create} answers: a file insert's answers, or the open-uploads cap. */
+export type CreateUploadResult = InsertResult | 'open_uploads_limit_reached';
+
 /**
  * Port: persistence of resumable uploads and of their reservations in the account's totals (the
  * same totals FileRepository.insert checks, which count reservations). Every method is one
@@ -41,10 +44,13 @@ export interface ResumableUpload {
 export interface ResumableUploadRepository {
   /**
    * Stores a new `uploading` upload and reserves its `length` bytes and one file in the account's
-   * totals, only when stored files plus reservations stay within `limits` afterwards.
+   * totals, only when stored files plus reservations stay within `limits` afterwards, and, with
+   * `options.maxOpenUploads`, when the account then has at most that many unfinished uploads (its
+   * reserved files: one per unfinished upload). One conditional write: of creations racing for the
+   * last place, on any number of processes, exactly as many succeed as fit.
    * @returns `inserted`, or which limit refused it (nothing stored then)
    */
-  create(upload: ResumableUpload, limits: QuotaLimits): Promise<InsertResult>;
+  create(upload: ResumableUpload, limits: QuotaLimits, options?: { maxOpenUploads?: number }): Promise<CreateUploadResult>;
   /** Looks up by upload id, whoever owns it; undefined when there is none. */
   find(id: string): Promise<ResumableUpload | undefined>;
   /**

@@ -18,7 +18,16 @@ export const DEFAULT_RESUMABLE_UPLOAD_EXPIRY_HOURS = 24;
 export interface ResumableUploadOptions {
   /** Hours from creation after which an unfinished upload is removed (`Upload-Expires`); default {@link DEFAULT_RESUMABLE_UPLOAD_EXPIRY_HOURS}. */
   resumableUploadExpiryHours?: number;
+  /**
+   * Unfinished uploads one account may have at once (`RESUMABLE_UPLOADS_PER_ACCOUNT`); default
+   * {@link DEFAULT_RESUMABLE_UPLOADS_PER_ACCOUNT}. Each holds a partial blob until it completes or
+   * expires, so creations alone must not pile them up.
+   */
+  resumableUploadsPerAccount?: number;
 }
+
+/** Default of `RESUMABLE_UPLOADS_PER_ACCOUNT`. */
+export const DEFAULT_RESUMABLE_UPLOADS_PER_ACCOUNT = 100;
 
 /** Everything the resumable upload use cases work with. */
 export interface ResumableUploadDeps {

@@ -35,8 +35,6 @@ export interface UploadFileInput {
   body: AsyncIterable<Uint8Array>;
   /** Aborted when the client goes away. */
   signal?: AbortSignalLike;
-  /** The credential the upload came with (API key id or session id): uploads are rate-limited per credential (default: per account). */
-  credentialId?: string;
 }
 
 export interface UploadFileDeps {
@@ -84,7 +82,7 @@ export class UploadFile {
   }
 
   async execute(input: UploadFileInput): Promise<FileView> {
-    await this.deps.limits.upload(input.credentialId ?? input.userId);
+    await this.deps.limits.upload(input.userId);
     const contentType = this.contentTypes.checkUpload(input.contentType);
     const name = parseFileName(input.fileName);
     const expiresAt = this.expiryOf(input);

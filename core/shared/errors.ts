@@ -37,6 +37,10 @@ export type ErrorCode =
   | 'STORAGE_LIMIT_REACHED'
   /** 403: the account holds as many files as its plan allows (spec 4.8). */
   | 'FILE_COUNT_LIMIT_REACHED'
+  /** 403: the account holds as many API keys as allowed (`API_KEYS_PER_ACCOUNT`, docs/api-keys.md); revoke one first. */
+  | 'API_KEY_LIMIT_REACHED'
+  /** 403: the account has as many unfinished resumable uploads as allowed (`RESUMABLE_UPLOADS_PER_ACCOUNT`); finish, terminate or let one expire first. */
+  | 'RESUMABLE_UPLOAD_LIMIT_REACHED'
   /** 404: no account with this e-mail address (administration). */
   | 'USER_NOT_FOUND'
   /** 400: no plan with this name (administration). */
@@ -65,6 +69,8 @@ export type ErrorCode =
   | 'HEADERS_TOO_LARGE'
   /** 408: the client sent its headers or its body too slowly (RFC 9110 §15.5.9); nothing was stored. */
   | 'REQUEST_TIMEOUT'
+  /** 429: this client address already has as many slow request bodies in progress as allowed (`SLOW_BODIES_PER_CLIENT`); nothing was read. */
+  | 'TOO_MANY_SLOW_BODIES'
   /** 400: upload Content-Type not in the allowed list (spec 4.8). */
   | 'CONTENT_TYPE_NOT_ALLOWED'
   /** 400: the file's leading bytes (its signature, "magic bytes") are not those of the declared Content-Type (OWASP ASVS 12.2.1). */

@@ -22,10 +22,20 @@ export interface RateLimitOptions {
   passwordResetsPerClientPerHour: number;
   /** Registrations and reset requests naming one e-mail address, per hour (default 5), whether or not it has an account. */
   emailRequestsPerAddressPerHour: number;
-  /** Uploads per API key (or per session, for session tokens) per minute (default 120). */
-  uploadsPerKeyPerMinute: number;
+  /**
+   * Uploads (`POST /files` and resumable-upload creations together) per account per minute
+   * (default 120), whatever credentials they come with: counted per key, the limit would grow with
+   * every key an account makes.
+   */
+  uploadsPerAccountPerMinute: number;
   /** Image transformations not served from the cache, per client address per minute (default 300; docs/images.md). */
   imageTransformsPerClientPerMinute: number;
+  /**
+   * Request bodies of one client address that may be arriving slowly at once (`SLOW_BODIES_PER_CLIENT`,
+   * default 32): a body counts from the moment it has waited SLOW_BODY_AFTER_SECONDS for its client
+   * until it ends (apps/http/upload-pacing.ts).
+   */
+  slowBodiesPerClient?: number;
 }
 
 /** The defaults of {@link RateLimitOptions}. */
@@ -36,10 +46,13 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
   registrationsPerClientPerHour: 20,
   passwordResetsPerClientPerHour: 20,
   emailRequestsPerAddressPerHour: 5,
-  uploadsPerKeyPerMinute: 120,
+  uploadsPerAccountPerMinute: 120,
   imageTransformsPerClientPerMinute: 300,
+  slowBodiesPerClient: 32,
 };
 
+/** The window of the slow-body count (RateLimits.slowBodyStarted), in seconds: 6 hours, longer than nearly every body takes. */
+const SLOW_BODY_RULE_SECONDS = 6 * 3600;
 /** Failed logins are remembered this long after the first one of a series (a success forgets the account's). */
 const LOGIN_FAILURE_MEMORY_SECONDS = DAY_MS / 1000;
 /** Password attempts at a share link (RateLimits.sharePasswordAttempt). */
@@ -175,7 +188,7 @@ export class RateLimits {
       registrations: { name: 'registrations_client', points: o.registrationsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       resets: { name: 'password_resets_client', points: o.passwordResetsPerClientPerHour, durationSeconds: HOUR_MS / 1000 },
       emailRequests: { name: 'email_requests_address', points: o.emailRequestsPerAddressPerHour, durationSeconds: HOUR_MS / 1000 },
-      uploads: { name: 'uploads_key', points: o.uploadsPerKeyPerMinute, durationSeconds: MINUTE_MS / 1000 },
+      uploads: { name: 'uploads_account', points: o.uploadsPerAccountPerMinute, durationSeconds: MINUTE_MS / 1000 },
       imageTransforms: { name: 'image_transforms_client', points: o.imageTransformsPerClientPerMinute, durationSeconds: MINUTE_MS / 1000 },
     };
   }
@@ -412,11 +425,12 @@ export class RateLimits {
   }
 
   /**
-   * Counts one upload for `key` (an API key id, or a session id).
+   * Counts one upload (or resumable-upload creation) for the account `userId`, whichever of its
+   * credentials sent it, in the store every process shares.
    * @throws DomainError RATE_LIMITED (429)
    */
-  async upload(key: string): Promise<void> {
-    await this.count([{ rule: this.rules.uploads, key, limit: this.options.uploadsPerKeyPerMinute }]);
+  async upload(userId: string): Promise<void> {
+    await this.count([{ rule: this.rules.uploads, key: userId, limit: this.options.uploadsPerAccountPerMinute }]);
   }
 
   /**
@@ -472,6 +486,38 @@ export class RateLimits {
   /** Gives back the point {@link mfaCodeAttempt} counted, for a right code. */
   async mfaCodeAccepted(userId: string): Promise<void> {
     await this.deps.limiter.reward({ rule: MFA_CODE_RULE, key: userId });
+  }
+
+  /**
+   * Takes one of the client address's places for a slow request body (`slowBodiesPerClient`), in
+   * the counters every process shares; give it back with {@link slowBodyEnded} when the body ends.
+   * A concurrent count: the counter goes up here and down there, inside a window of
+   * {@link SLOW_BODY_RULE_SECONDS} that starts at the address's first slow body (fixed windows are
+   * what the store keeps; a body still under way when its window ends is no longer counted, so the
+   * cap may be passed by that many once per window). When the store cannot be reached the body is
+   * let through: the cap is a defence against piling up sockets, not a reason to refuse uploads.
+   * Nothing without a client.
+   * @throws DomainError TOO_MANY_SLOW_BODIES (429) when the address has no place left (nothing stays counted)
+   */
+  async slowBodyStarted(client: string | undefined): Promise<void> {
+    const cap = this.options.slowBodiesPerClient ?? DEFAULT_RATE_LIMITS.slowBodiesPerClient!;
+    if (client === undefined || cap <= 0) return;
+    const rule = this.slowBodyRule(cap);
+    const count = await this.deps.limiter.consume({ rule, key: client }).catch(() => undefined);
+    if (count === undefined || count.consumed <= cap) return;
+    await this.deps.limiter.reward({ rule, key: client }).catch(() => undefined);
+    throw new DomainError('TOO_MANY_SLOW_BODIES', `This address already sends ${cap} request bodies slowly at once: finish one first.`, { slow_bodies_per_client: cap });
+  }
+
+  /** Gives back the place {@link slowBodyStarted} took. Never rejects. */
+  async slowBodyEnded(client: string | undefined): Promise<void> {
+    const cap = this.options.slowBodiesPerClient ?? DEFAULT_RATE_LIMITS.slowBodiesPerClient!;
+    if (client === undefined || cap <= 0) return;
+    await this.deps.limiter.reward({ rule: this.slowBodyRule(cap), key: client }).catch(() => undefined);
+  }
+
+  private slowBodyRule(cap: number): RateRule {
+    return { name: 'slow_bodies_client', points: cap, durationSeconds: SLOW_BODY_RULE_SECONDS };
   }
 
   private async count(checks: { rule: RateRule; key: string | undefined; limit: number }[]): Promise<void> {

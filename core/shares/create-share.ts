@@ -1,4 +1,6 @@
 import type { PasswordHasher } from '../accounts/password-hasher.js';
+import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
+import { mintingKey } from '../api-keys/minting-key.js';
 import type { FileOptions } from '../files/file-options.js';
 import { checkExpiry } from '../files/file-expiry.js';
 import type { FileRepository } from '../files/file-repository.js';
@@ -25,19 +27,31 @@ export function shareView(share: Share, options: Pick<FileOptions, 'publicConten
  * `POST /files/:id/shares` (docs/private-files.md, as Pingvin Share / Zipline): a link on the content origin
  * that serves one of the user's files, private or public, until `expiresAt` or `maxDownloads`
  * downloads; with a password, only to those who give it (stored as an argon2id hash). Every value
- * is checked before anything is stored.
+ * is checked before anything is stored. A link made with an API key goes with it: revoking the key
+ * removes the link (the repository's cascade), and the link expires no later than the key
+ * (docs/api-keys.md, "What outlives a credential"); one made with a session outlives the session.
  * @throws DomainError INVALID_EXPIRY (400) for an expiry not in the future; VALIDATION_FAILED (400)
  *         for a password of more than 1 KiB or an empty one, or max_downloads outside 1–1,000,000;
- *         FILE_NOT_FOUND (404), also for another account's file
+ *         FILE_NOT_FOUND (404), also for another account's file;
+ *         UNAUTHORIZED / API_KEY_EXPIRED (401) when the request's API key was revoked or expired meanwhile
  */
 export class CreateShare {
   constructor(
-    private readonly deps: { files: FileRepository; shares: ShareRepository; passwords: PasswordHasher; ids: IdGenerator; clock: Clock; options: Pick<FileOptions, 'publicContentUrl'> },
+    private readonly deps: {
+      files: FileRepository;
+      shares: ShareRepository;
+      apiKeys: ApiKeyRepository;
+      passwords: PasswordHasher;
+      ids: IdGenerator;
+      clock: Clock;
+      options: Pick<FileOptions, 'publicContentUrl'>;
+    },
   ) {}
 
-  async execute(input: { userId: string; fileId: string; expiresAt?: Date; password?: string; maxDownloads?: number }): Promise<ShareView> {
+  /** @param input.apiKeyId the API key the request came with, if any (the link is tied to it) */
+  async execute(input: { userId: string; fileId: string; expiresAt?: Date; password?: string; maxDownloads?: number; apiKeyId?: string }): Promise<ShareView> {
     const now = this.deps.clock.now();
-    const expiresAt = checkExpiry(input.expiresAt ?? null, now);
+    let expiresAt = checkExpiry(input.expiresAt ?? null, now);
     if (input.password !== undefined) {
       if (input.password === '') throw new DomainError('VALIDATION_FAILED', 'A share password cannot be empty; leave it out for a link without one.');
       if (utf8Length(input.password) > MAX_SHARE_PASSWORD_BYTES) {
@@ -50,6 +64,8 @@ export class CreateShare {
     }
     const file = isFileId(input.fileId) ? await this.deps.files.findByFileId(input.fileId) : undefined;
     if (!file || file.userId !== input.userId || hasExpired(file, now)) throw fileNotFound();
+    const minter = input.apiKeyId === undefined ? undefined : await mintingKey(this.deps.apiKeys, { apiKeyId: input.apiKeyId, userId: input.userId, now });
+    if (minter?.expiresAt && (expiresAt === null || expiresAt.getTime() > minter.expiresAt.getTime())) expiresAt = new Date(minter.expiresAt.getTime());
     const share: Share = {
       id: this.deps.ids.base62(SHARE_ID_LENGTH),
       userId: input.userId,
@@ -60,6 +76,7 @@ export class CreateShare {
       maxDownloads: max ?? null,
       downloads: 0,
       createdAt: now,
+      apiKeyId: minter?.id ?? null,
     };
     await this.deps.shares.insert(share);
     return shareView(share, this.deps.options);

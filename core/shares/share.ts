@@ -16,6 +16,12 @@ export interface Share {
   /** Downloads served so far. */
   downloads: number;
   createdAt: Date;
+  /**
+   * The API key that made the share, when one did: revoking (deleting) that key removes the share
+   * too, and the share expires no later than the key (docs/api-keys.md). Null: made
+   * with a session, it lives on after the session ends.
+   */
+  apiKeyId: string | null;
 }
 
 /** Length of a share id in base62 characters (62^22 ≈ 2^131). */

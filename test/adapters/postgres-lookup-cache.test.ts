@@ -34,6 +34,35 @@ describe('PostgresLookupCache', () => {
     expect(cache.size).to.equal(0);
   });
 
+  it('tags a lookup by the rows it read when asked (an API key by id, announced by its hash): one read, kept until that hash changes', async () => {
+    const changes = new MemoryChangeFeed();
+    const cache = new PostgresLookupCache(changes);
+    let reads = 0;
+    const load = () =>
+      cache.load({
+        key: 'key by id 7',
+        kind: 'api_key',
+        tag: (rows) => ((rows[0] as { key_hash?: string } | undefined)?.key_hash ? `api_key:${(rows[0] as { key_hash: string }).key_hash}` : undefined),
+        read: async () => {
+          reads += 1;
+          return [{ id: '7', key_hash: 'h7' }];
+        },
+      });
+    await load();
+    await load();
+    expect(reads, 'the second lookup is answered from the cache').to.equal(1);
+    changes.publish({ kind: 'api_key', keyHash: 'other' });
+    await load();
+    expect(reads).to.equal(1);
+    changes.publish({ kind: 'api_key', keyHash: 'h7' });
+    await load();
+    expect(reads, 'read again once its hash was announced').to.equal(2);
+    const missing = () => cache.load({ key: 'key by id 8', kind: 'api_key', tag: () => undefined, read: async () => (reads += 1, []) });
+    await missing();
+    await missing();
+    expect(reads, 'rows without a tag are not kept').to.equal(4);
+  });
+
   it('does not keep rows read while anything was invalidated (they may predate the change)', () => {
     const changes = new MemoryChangeFeed();
     const cache = new PostgresLookupCache(changes);

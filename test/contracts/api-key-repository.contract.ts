@@ -50,6 +50,35 @@ export function describeApiKeyRepositoryContract(name: string, makeSubject: () =
       expect(listed.items[0]).to.deep.include({ scopes: ['files:read', 'account:read'], expiresAt: at(90_000) });
     });
 
+    it('finds a key by id, whoever owns it, until it is deleted', async () => {
+      const key = anApiKey(userId, { expiresAt: at(90_000) });
+      await apiKeys.create(key);
+      expect(await apiKeys.findById(key.id)).to.deep.equal(key);
+      expect(await apiKeys.findById('00000000-0000-4000-8000-0000000000ff')).to.equal(undefined);
+      await apiKeys.delete({ userId, id: key.id });
+      expect(await apiKeys.findById(key.id)).to.equal(undefined);
+    });
+
+    it('creates within a cap of live keys per user: expired keys and other users’ keys do not count', async () => {
+      const other = (await givenUser(users)).id;
+      await givenKeys(other, [{}, {}, {}]);
+      await givenKeys(userId, [{ expiresAt: at(1000) }]);
+      const now = at(2000);
+      expect(await apiKeys.createWithin(anApiKey(userId), { maxPerUser: 2, now })).to.equal(true);
+      expect(await apiKeys.createWithin(anApiKey(userId, { expiresAt: at(9000) }), { maxPerUser: 2, now })).to.equal(true);
+      const refused = anApiKey(userId);
+      expect(await apiKeys.createWithin(refused, { maxPerUser: 2, now })).to.equal(false);
+      expect(await apiKeys.findByHash(refused.keyHash), 'nothing stored').to.equal(undefined);
+      expect((await apiKeys.list({ userId, window: { offset: 0, limit: 10 } })).total).to.equal(3);
+    });
+
+    it('lets exactly as many of 12 simultaneous creations through as the cap has room for', async () => {
+      await givenKeys(userId, [{}, {}]);
+      const results = await Promise.all(Array.from({ length: 12 }, () => apiKeys.createWithin(anApiKey(userId), { maxPerUser: 5, now: at(0) })));
+      expect(results.filter(Boolean)).to.have.length(3);
+      expect((await apiKeys.list({ userId, window: { offset: 0, limit: 20 } })).total).to.equal(5);
+    });
+
     it('answers undefined for an unknown hash', async () => {
       await givenKeys(userId, [{}]);
       expect(await apiKeys.findByHash(aHash())).to.equal(undefined);

@@ -71,6 +71,30 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       expect(await s.files.insert(aFile(userId, { size: 10 }), LIMITS)).to.equal('file_count_limit_reached');
     });
 
+    it('caps unfinished uploads per account (maxOpenUploads): stored files and other accounts do not count; a finished one frees its place', async () => {
+      const roomy = { storageLimitBytes: 1_000_000, fileCountLimit: 100 };
+      const other = (await givenUser(s.users)).id;
+      expect(await s.subject.create(anUpload(other, { length: 10 }), roomy, { maxOpenUploads: 2 })).to.equal('inserted');
+      expect(await s.files.insert(aFile(userId, { size: 10 }), roomy)).to.equal('inserted');
+      const first = anUpload(userId, { length: 10 });
+      expect(await s.subject.create(first, roomy, { maxOpenUploads: 2 })).to.equal('inserted');
+      expect(await s.subject.create(anUpload(userId, { length: 10 }), roomy, { maxOpenUploads: 2 })).to.equal('inserted');
+      const refused = anUpload(userId, { length: 10 });
+      expect(await s.subject.create(refused, roomy, { maxOpenUploads: 2 })).to.equal('open_uploads_limit_reached');
+      expect(await s.subject.find(refused.id), 'nothing stored').to.equal(undefined);
+      expect((await s.files.totals(userId)).reservedFiles).to.equal(2);
+      await s.subject.delete({ id: first.id });
+      expect(await s.subject.create(anUpload(userId, { length: 10 }), roomy, { maxOpenUploads: 2 })).to.equal('inserted');
+    });
+
+    it('of parallel creations against the open-uploads cap, exactly those that fit are stored', async () => {
+      const roomy = { storageLimitBytes: 1_000_000, fileCountLimit: 100 };
+      const results = await Promise.all(Array.from({ length: 10 }, () => s.subject.create(anUpload(userId, { length: 10 }), roomy, { maxOpenUploads: 4 })));
+      expect(results.filter((r) => r === 'inserted')).to.have.length(4);
+      expect(results.filter((r) => r !== 'inserted')).to.deep.equal(Array(6).fill('open_uploads_limit_reached'));
+      expect((await s.files.totals(userId)).reservedFiles).to.equal(4);
+    });
+
     it('of parallel creations against a nearly full quota, exactly those that fit are stored', async () => {
       await s.files.insert(aFile(userId, { size: 7000 }), LIMITS);
       const results = await Promise.all(Array.from({ length: 8 }, () => s.subject.create(anUpload(userId, { length: 1000 }), { ...LIMITS, fileCountLimit: 100 })));

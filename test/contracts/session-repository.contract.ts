@@ -60,7 +60,7 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       const { session, refreshToken } = await givenSession();
       await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(1000) });
       const attempt = next(at(2000));
-      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: attempt, now: at(2000) })).to.deep.equal({ kind: 'reused', session, rotatedAt: at(1000) });
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: attempt, now: at(2000) })).to.deep.equal({ kind: 'reused', session, rotatedAt: at(1000), sealedSuccessor: null });
       expect(await sessions.rotate({ tokenHash: attempt.tokenHash, next: next(), now: at(3000) })).to.deep.equal({ kind: 'invalid' });
     });
 
@@ -78,11 +78,23 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(3000) })).to.deep.equal({ kind: 'invalid' });
     });
 
-    it('rotates a token for exactly one of several simultaneous refreshes; the rest see reuse', async () => {
+    it('rotates a token for exactly one of several simultaneous refreshes; the rest see reuse, with the winner’s sealed successor', async () => {
       const { refreshToken } = await givenSession();
-      const results = await Promise.all([1, 2, 3, 4].map(() => sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(1000) })));
+      const results = await Promise.all(['one', 'two', 'three', 'four'].map((sealed) => sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), sealedSuccessor: sealed, now: at(1000) })));
       expect(results.filter((result) => result.kind === 'rotated')).to.have.length(1);
-      expect(results.filter((result) => result.kind === 'reused')).to.have.length(3);
+      const reused = results.filter((result) => result.kind === 'reused');
+      expect(reused).to.have.length(3);
+      const winner = ['one', 'two', 'three', 'four'][results.findIndex((result) => result.kind === 'rotated')];
+      expect(reused.map((result) => result.sealedSuccessor)).to.deep.equal([winner, winner, winner]);
+    });
+
+    it('keeps the sealed successor with the rotated token and reports it on reuse, also after the successor rotated in turn', async () => {
+      const { refreshToken } = await givenSession();
+      const second = next();
+      await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: second, sealedSuccessor: 'sealed second', now: at(1000) });
+      await sessions.rotate({ tokenHash: second.tokenHash, next: next(), sealedSuccessor: 'sealed third', now: at(2000) });
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(3000) })).to.deep.include({ kind: 'reused', sealedSuccessor: 'sealed second' });
+      expect(await sessions.rotate({ tokenHash: second.tokenHash, next: next(), now: at(3000) })).to.deep.include({ kind: 'reused', sealedSuccessor: 'sealed third' });
     });
 
     it('revokes a session once: a second revoke keeps the first time', async () => {
@@ -140,7 +152,7 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       expect(await sessions.findById(live.session.id)).to.deep.equal(live.session);
       // Rotated before the cutoff: now unknown (refused, no longer reported as reuse); after it: still reported.
       for (const tokenHash of chain.slice(0, 3)) expect((await sessions.rotate({ tokenHash, next: next(at(6000)), now: at(6000) })).kind).to.equal('invalid');
-      expect(await sessions.rotate({ tokenHash: chain[3]!, next: next(at(6000)), now: at(6000) })).to.deep.equal({ kind: 'reused', session: live.session, rotatedAt: at(5000) });
+      expect(await sessions.rotate({ tokenHash: chain[3]!, next: next(at(6000)), now: at(6000) })).to.deep.equal({ kind: 'reused', session: live.session, rotatedAt: at(5000), sealedSuccessor: null });
       expect((await sessions.rotate({ tokenHash: chain[4]!, next: next(at(6000)), now: at(6000) })).kind).to.equal('rotated');
       expect(await sessions.purge({ before: at(3000) })).to.deep.equal({ sessions: 0, refreshTokens: 0 });
     });

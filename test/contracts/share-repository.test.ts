@@ -3,7 +3,8 @@ import type { FileRepository } from '../../core/files/file-repository.js';
 import type { Share, ShareRepository } from '../../core/shares/share.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import { testDatabaseUrl } from '../support/test-database.js';
-import { aFile, at, givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories, T0 } from './persistence-fixtures.js';
+import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
+import { aFile, anApiKey, at, givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories, T0 } from './persistence-fixtures.js';
 
 const postgres = testDatabaseUrl();
 const ROOMY = { storageLimitBytes: 2 ** 40, fileCountLimit: 1_000_000 };
@@ -15,9 +16,10 @@ function describeShareRepositoryContract(name: string, open: () => Promise<Opene
     let shares: ShareRepository;
     let files: FileRepository;
     let users: UserRepository;
+    let apiKeys: ApiKeyRepository;
     let close: () => Promise<void>;
     beforeEach(async () => {
-      ({ shares, files, users, close } = await open());
+      ({ shares, files, users, apiKeys, close } = await open());
     });
     afterEach(() => close());
 
@@ -28,7 +30,7 @@ function describeShareRepositoryContract(name: string, open: () => Promise<Opene
       serial += 1;
       const share: Share = {
         id: `s${String(serial).padStart(21, '0')}`, userId, fileId: file.fileId, fileRecordId: file.id, passwordHash: null,
-        expiresAt: null, maxDownloads: null, downloads: 0, createdAt: at(serial), ...overrides,
+        expiresAt: null, maxDownloads: null, downloads: 0, createdAt: at(serial), apiKeyId: null, ...overrides,
       };
       await shares.insert(share);
       return share;
@@ -47,6 +49,23 @@ function describeShareRepositoryContract(name: string, open: () => Promise<Opene
       expect(await shares.delete({ userId: share.userId, shareId: share.id })).to.equal(true);
       expect(await shares.findById(share.id)).to.equal(undefined);
       expect(await shares.delete({ userId: share.userId, shareId: share.id })).to.equal(false);
+    });
+
+    it('removes the shares an API key made when that key is deleted (alone or with all of its user’s keys), and no other share', async () => {
+      const owner = (await givenUser(users)).id;
+      const [key, other] = [anApiKey(owner), anApiKey(owner)];
+      await apiKeys.create(key);
+      await apiKeys.create(other);
+      const byKey = await givenShare({ apiKeyId: key.id }, owner);
+      const byOther = await givenShare({ apiKeyId: other.id }, owner);
+      const bySession = await givenShare({}, owner);
+      expect(await shares.findById(byKey.id)).to.deep.equal(byKey);
+      expect(await apiKeys.delete({ userId: owner, id: key.id })).to.equal(true);
+      expect(await shares.findById(byKey.id)).to.equal(undefined);
+      expect(await shares.findById(byOther.id)).to.deep.equal(byOther);
+      await apiKeys.deleteAllForUser({ userId: owner });
+      expect(await shares.findById(byOther.id)).to.equal(undefined);
+      expect(await shares.findById(bySession.id), 'a share a session made stays').to.deep.equal(bySession);
     });
 
     it('grants exactly max_downloads of many concurrent claims, and none once expired', async () => {

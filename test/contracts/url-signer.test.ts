@@ -23,6 +23,20 @@ describe('NodeHmacUrlSigner', () => {
     for (const bad of ['', 'short', `${signature}=`, `${signature}A`, signature.slice(0, 42) + '!']) expect(signer.verify({ key, payload: 'a', signature: bad })).to.equal(false);
   });
 
+  it('accepts only the canonical spelling: the three other last characters that decode to the same bytes are refused', () => {
+    const key = signer.newKey();
+    const signature = signer.sign({ key, payload: 'a' });
+    // The last of 43 base64url characters carries 4 digest bits and 2 unused ones: its group of four shares the 4 bits.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature[42]);
+    expect(last % 4, 'the issued signature has its unused bits at zero').to.equal(0);
+    for (const neighbour of [1, 2, 3].map((offset) => alphabet[last + offset])) {
+      const variant = signature.slice(0, 42) + neighbour;
+      expect(Buffer.from(variant, 'base64url').equals(Buffer.from(signature, 'base64url')), 'decodes to the same digest').to.equal(true);
+      expect(signer.verify({ key, payload: 'a', signature: variant }), variant).to.equal(false);
+    }
+  });
+
   it('makes a new random key every time', () => {
     expect(new Set(Array.from({ length: 100 }, () => signer.newKey())).size).to.equal(100);
   });

@@ -179,14 +179,14 @@ describe('RateLimits: registrations, reset requests and uploads', () => {
     await expectDomainError(limits.passwordReset({ email: 'x@example.com', client: '203.0.113.3' }), 'RATE_LIMITED');
   });
 
-  it('counts uploads per key per minute', async () => {
-    const { clock, limits } = limitsWith({ uploadsPerKeyPerMinute: 2 });
-    await limits.upload('key-1');
-    await limits.upload('key-1');
-    await expectDomainError(limits.upload('key-1'), 'RATE_LIMITED');
-    await limits.upload('key-2');
+  it('counts uploads per account per minute', async () => {
+    const { clock, limits } = limitsWith({ uploadsPerAccountPerMinute: 2 });
+    await limits.upload('account-1');
+    await limits.upload('account-1');
+    await expectDomainError(limits.upload('account-1'), 'RATE_LIMITED');
+    await limits.upload('account-2');
     clock.advance(60_000);
-    await limits.upload('key-1');
+    await limits.upload('account-1');
   });
 });
 

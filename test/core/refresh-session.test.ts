@@ -28,9 +28,10 @@ describe('RefreshSession', () => {
     expect(principal).to.deep.equal({ kind: 'session', userId: alice.userId, sessionId });
   });
 
-  it('refuses the old refresh token after rotation with INVALID_REFRESH_TOKEN', async () => {
-    const { hangar, session } = await loggedIn();
+  it('refuses the old refresh token after rotation, past the reuse interval, with INVALID_REFRESH_TOKEN', async () => {
+    const { hangar, clock, session } = await loggedIn();
     await hangar.refreshSession.execute({ refreshToken: session.refreshToken });
+    clock.advance(REFRESH_TOKEN_REUSE_INTERVAL_MS);
     await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');
   });
 
@@ -64,24 +65,33 @@ describe('RefreshSession', () => {
     await hangar.refreshSession.execute({ refreshToken: other.refreshToken });
   });
 
-  it('lets exactly one of two simultaneous refreshes with one token succeed, and keeps the winner’s session alive', async () => {
+  it('lets two simultaneous refreshes with one token both succeed with the same new refresh token (two tabs), and keeps the session alive', async () => {
     const { hangar, session } = await loggedIn();
     const { values, codes } = await settle([1, 2].map(() => hangar.refreshSession.execute({ refreshToken: session.refreshToken })));
-    expect(values).to.have.length(1);
-    expect(codes).to.deep.equal(['INVALID_REFRESH_TOKEN']);
-    await hangar.authenticate.execute({ authorization: `Bearer ${values[0].accessToken}` });
+    expect(codes).to.deep.equal([]);
+    expect(values).to.have.length(2);
+    expect(values[0].refreshToken).to.equal(values[1].refreshToken);
+    for (const value of values) await hangar.authenticate.execute({ authorization: `Bearer ${value.accessToken}` });
     await hangar.refreshSession.execute({ refreshToken: values[0].refreshToken });
   });
 
-  it('refuses a rotated token presented again within the reuse interval without ending the session; after it, ends the session', async () => {
-    const { hangar, clock, session } = await loggedIn();
+  it('answers a rotated token presented again within the reuse interval with the same new refresh token; after it, ends the session and logs why', async () => {
+    const { hangar, clock, session, sessionId, alice } = await loggedIn();
     const next = await hangar.refreshSession.execute({ refreshToken: session.refreshToken });
     clock.advance(REFRESH_TOKEN_REUSE_INTERVAL_MS - 1);
-    await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');
+    const again = await hangar.refreshSession.execute({ refreshToken: session.refreshToken });
+    expect(again.refreshToken).to.equal(next.refreshToken);
+    await hangar.authenticate.execute({ authorization: `Bearer ${again.accessToken}` });
     await hangar.authenticate.execute({ authorization: `Bearer ${next.accessToken}` });
     clock.advance(1);
     await expectDomainError(hangar.refreshSession.execute({ refreshToken: session.refreshToken }), 'INVALID_REFRESH_TOKEN');
     await expectDomainError(hangar.authenticate.execute({ authorization: `Bearer ${next.accessToken}` }), 'UNAUTHORIZED');
+    await expectDomainError(hangar.refreshSession.execute({ refreshToken: next.refreshToken }), 'INVALID_REFRESH_TOKEN');
+    await hangar.activity.flush();
+    const logged = (await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 10 })).items;
+    expect(logged.map((entry) => [entry.method, entry.path, entry.statusCode, entry.metadata.reason, entry.metadata.session_id])).to.deep.include([
+      'POST', '/auth/refresh', 401, 'refresh_token_reuse', sessionId,
+    ]);
   });
 
   it('refuses an unknown refresh token with INVALID_REFRESH_TOKEN', async () => {

@@ -9,8 +9,14 @@ class StrictUuidApiKeyRepository implements ApiKeyRepository {
   create(...args: Parameters<ApiKeyRepository['create']>) {
     return this.inner.create(...args);
   }
+  createWithin(...args: Parameters<ApiKeyRepository['createWithin']>) {
+    return this.inner.createWithin(...args);
+  }
   findByHash(...args: Parameters<ApiKeyRepository['findByHash']>) {
     return this.inner.findByHash(...args);
+  }
+  findById(...args: Parameters<ApiKeyRepository['findById']>) {
+    return this.inner.findById(...args);
   }
   list(...args: Parameters<ApiKeyRepository['list']>) {
     return this.inner.list(...args);

@@ -95,6 +95,17 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expectError(await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: first.body.session.refresh_token } }), 401, 'INVALID_REFRESH_TOKEN');
     expectError(await call(server.api, '/settings', { token: first.body.session.access_token }), 401, 'UNAUTHORIZED');
     expectError(await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: 'unknown' } }), 401, 'INVALID_REFRESH_TOKEN');
+    // The account's activity log says why the session ended.
+    const again = await call(server.api, '/auth/login', { method: 'POST', json: { email: 'h@example.com', password: 'correct horse' } });
+    const sessionId = JSON.parse(Buffer.from(first.body.session.access_token.split('.')[1], 'base64url').toString()).sid;
+    let logged: any[] = [];
+    for (let i = 0; i < 50 && !logged.some((entry) => entry.metadata.reason === 'refresh_token_reuse'); i++) {
+      logged = (await call(server.api, '/logs?kind=actions&limit=100', { token: again.body.session.access_token })).body.logs ?? [];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const entry = logged.find((one) => one.metadata.reason === 'refresh_token_reuse');
+    expect(entry, JSON.stringify(logged)).to.deep.include({ method: 'POST', path: '/auth/refresh', status_code: 401 });
+    expect(entry.metadata.session_id).to.equal(sessionId);
   });
 
   it('logs out with 204 and the access token stops working', async () => {

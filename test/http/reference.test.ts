@@ -136,6 +136,24 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     expect(document.paths['/m/{id}'].servers[0].url).to.equal('http://cdn.hangar.test');
   });
 
+  it('names the response headers that are the answer: Location, Upload-Offset, ETag, Retry-After', () => {
+    const headersOf = (path: string, method: string, status: string) => Object.keys(document.paths[path][method].responses[status].headers ?? {});
+    // A 201 without a body: its Location is the answer (tus creation).
+    expect(headersOf('/files/resumable', 'post', '201')).to.include.members(['Location', 'Upload-Expires', 'Upload-Offset']);
+    expect(headersOf('/files/resumable/{upload_id}', 'patch', '204')).to.include('Upload-Offset');
+    expect(headersOf('/files/resumable/{upload_id}', 'head', '200')).to.include.members(['Upload-Offset', 'Upload-Length']);
+    expect(headersOf('/d/{id}', 'get', '200')).to.include('ETag');
+    expect(headersOf('/d/{id}', 'get', '206')).to.include.members(['ETag', 'Content-Range']);
+    expect(headersOf('/d/{id}', 'get', '304')).to.include('ETag');
+    expect(headersOf('/m/{id}', 'get', '503')).to.include('Retry-After');
+    expect(headersOf('/auth/oidc/start', 'get', '302')).to.include('Location');
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        if (operation?.responses?.['429']) expect(Object.keys(operation.responses['429'].headers ?? {}), `${method} ${path}`).to.include('Retry-After');
+      }
+    }
+  });
+
   it('documents the raw binary body of POST /files with its headers, and gives examples', () => {
     const upload = document.paths['/files'].post;
     expect(upload.requestBody.content['application/octet-stream'].schema).to.deep.equal({ type: 'string', format: 'binary' });

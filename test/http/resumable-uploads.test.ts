@@ -93,6 +93,8 @@ describe('HTTP: resumable uploads (tus 1.0.0)', function () {
     expectError(await create({ 'upload-length': '100', 'upload-metadata': metadata({ filetype: 'application/x-msdownload' }) }), 400, 'CONTENT_TYPE_NOT_ALLOWED');
     expectError(await create({ 'upload-length': String(2048 * MiB), 'upload-metadata': metadata({ filetype: 'video/mp4' }) }), 413, 'FILE_TOO_LARGE');
     expectError(await create({ 'upload-length': '0', 'upload-metadata': metadata({ filetype: 'video/mp4' }) }), 400, 'EMPTY_FILE');
+    // Past Number.MAX_SAFE_INTEGER: still a file too large, not an empty one.
+    expectError(await create({ 'upload-length': '9999999999999999', 'upload-metadata': metadata({ filetype: 'video/mp4' }) }), 413, 'FILE_TOO_LARGE');
     expectError(await create({ 'upload-length': '10', 'upload-metadata': metadata({ filetype: 'video/mp4' }), 'tus-resumable': '0.2.2' }), 412, 'TUS_VERSION_NOT_SUPPORTED');
     expect(await usage()).to.deep.equal(before);
     expect(await partials()).to.deep.equal([]);

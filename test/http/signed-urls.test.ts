@@ -38,7 +38,7 @@ describe('HTTP: signed URLs', () => {
     const fileId = (await upload(server, apiKey, bytes, { contentType: 'application/pdf', name: 'secret.pdf', query: '?isPublic=false' })).body.file.file_id;
     const signed = await sign(fileId, { expires_in: 60 });
     expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
-    expect(signed.body.signed_url).to.match(new RegExp(`^http://cdn\\.hangar\\.test/s/${fileId}\\?expires=\\d+&signature=[A-Za-z0-9_-]{43}$`));
+    expect(signed.body.signed_url).to.match(new RegExp(`^http://cdn\\.hangar\\.test/s/${fileId}\\?expires=\\d+&kid=[0-9a-f-]{36}&signature=[A-Za-z0-9_-]{43}$`));
     const expiresAt = Date.parse(signed.body.expires_at);
     expect(expiresAt - clock.now().getTime()).to.be.within(59_000, 61_000);
 
@@ -93,6 +93,29 @@ describe('HTTP: signed URLs', () => {
     }
   });
 
+  it('answers 403 SIGNED_URL_INVALID for another spelling of the same signature or of a signed number', async () => {
+    const fileId = (await upload(server, apiKey, makePng(), { query: '?isPublic=false' })).body.file.file_id;
+    const url = new URL(local((await sign(fileId, { expires_in: 600, transform: { w: 37 } })).body.signed_url));
+    expect((await fetchUrl(url.href)).status).to.equal(200);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const signature = url.searchParams.get('signature')!;
+    const variants: string[] = [];
+    const edit = (change: (u: URL) => void) => {
+      const copy = new URL(url.href);
+      change(copy);
+      variants.push(copy.href);
+    };
+    // The probe's reproduction: the last character's neighbour in its group of four (same digest bytes).
+    edit((u) => u.searchParams.set('signature', signature.slice(0, 42) + alphabet[alphabet.indexOf(signature[42]) + 1]));
+    edit((u) => u.searchParams.set('expires', `0${u.searchParams.get('expires')}`));
+    edit((u) => u.searchParams.set('w', '037'));
+    for (const href of [...variants, url.href.replace('expires=', 'expires=%2B')]) {
+      const answer = await fetchUrl(href);
+      expect(answer.status, href).to.equal(403);
+      expect(answer.body.code, href).to.equal('SIGNED_URL_INVALID');
+    }
+  });
+
   it('stops every URL signed before when the signing key is rotated; URLs signed afterwards work', async () => {
     const fileId = (await upload(server, apiKey, makePng(), { query: '?isPublic=false' })).body.file.file_id;
     const before = local((await sign(fileId, { expires_in: 600 })).body.signed_url);
@@ -119,7 +142,7 @@ describe('HTTP: signed URLs', () => {
     const fileId = (await upload(server, apiKey, await solidPng(64, 48), { query: '?isPublic=false' })).body.file.file_id;
     const signed = await sign(fileId, { expires_in: 600, transform: { w: 37, h: 23, fit: 'fill', format: 'png' } });
     expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
-    expect(signed.body.signed_url).to.match(/[?&]w=37&h=23&fit=fill&format=png&signature=/);
+    expect(signed.body.signed_url).to.match(/[?&]w=37&h=23&fit=fill&format=png&kid=[0-9a-f-]{36}&signature=/);
     const image = await fetchUrl(local(signed.body.signed_url));
     expect(image.status).to.equal(200);
     expect(image.headers.get('content-type')).to.equal('image/png');

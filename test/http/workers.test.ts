@@ -84,6 +84,7 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     server = await startServerProcess({
       WORKERS: '2', HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024',
       FILE_COUNT_LIMIT: '15', RATE_LIMIT_LOGIN_FREE_FAILURES: '2', RATE_LIMIT_REGISTER_PER_HOUR: '100',
+      SLOW_BODY_AFTER_SECONDS: '1', SLOW_BODIES_PER_CLIENT: '2',
     });
   });
   after(async () => {
@@ -137,6 +138,87 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     expect(results.filter((r) => r.status === 201), JSON.stringify(results.map((r) => r.status))).to.have.length(10);
     results.filter((r) => r.status !== 201).forEach((r) => expectError(r, 403, 'FILE_COUNT_LIMIT_REACHED'));
     expect((await call(server.api, '/files?limit=100', { apiKey })).body.total).to.equal(15);
+  });
+
+  it('counts tus creations of one account through four API keys and both workers against one upload budget (the probe’s reproduction)', async () => {
+    const email = 'four-keys@example.com';
+    expect((await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+    expect((await call(server.api, `/auth/confirm?token=${await mailedToken({ dataDir }, email, '/auth/confirm')}`)).status).to.equal(302);
+    const token = (await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token;
+    const keys: string[] = [];
+    for (let i = 0; i < 4; i++) keys.push((await call(server.api, '/auth/api-keys', { method: 'POST', token, json: { name: `k${i}` } })).body.key);
+    // Each creation on its own connection, so the supervisor hands them to both workers in turn.
+    const create = (apiKey: string) =>
+      new Promise<number>((resolve, reject) => {
+        const headers = { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` };
+        const request = http.request(`${server.api}/files/resumable`, { method: 'POST', agent: false, headers }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode!));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    const statuses: number[] = [];
+    for (let round = 0; round < 7; round++) statuses.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => create(keys[i % 4])))));
+    // RATE_LIMIT_UPLOADS_PER_MINUTE (120) for the account in all: past the plan's 15 files the creations are refused by the quota (403), but counted.
+    expect(statuses.filter((status) => status !== 429), JSON.stringify(statuses)).to.have.length(120);
+    expect(statuses.filter((status) => status === 201)).to.have.length(15);
+  });
+
+  it('lets exactly API_KEYS_PER_ACCOUNT (50) of 60 simultaneous key creations through both workers', async () => {
+    const email = 'many-keys@example.com';
+    expect((await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
+    expect((await call(server.api, `/auth/confirm?token=${await mailedToken({ dataDir }, email, '/auth/confirm')}`)).status).to.equal(302);
+    const token = (await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token;
+    const create = () =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ name: 'many' });
+        const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+        const request = http.request(`${server.api}/auth/api-keys`, { method: 'POST', agent: false, headers }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode!));
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    const statuses = await Promise.all(Array.from({ length: 60 }, () => create()));
+    expect(statuses.filter((status) => status === 201), JSON.stringify(statuses)).to.have.length(50);
+    expect(statuses.filter((status) => status !== 201)).to.deep.equal(Array(10).fill(403));
+    expect((await call(server.api, '/auth/api-keys?limit=100', { token })).body.total).to.equal(50);
+  });
+
+  it('counts slow bodies of one client address on both workers together (SLOW_BODIES_PER_CLIENT)', async () => {
+    // A login body of 60 bytes sent a byte every 50 ms, each on its own connection (the supervisor
+    // hands connections to the workers in turn: the first two land on different workers).
+    const slowLogin = () =>
+      new Promise<number>((resolve, reject) => {
+        const body = Buffer.from(JSON.stringify({ email: 'slow-workers@example.com', password: 'wrong password' }).padEnd(60, ' '));
+        const request = http.request(`${server.api}/auth/login`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (response) => {
+          response.resume();
+          response.on('end', () => {
+            clearInterval(timer);
+            resolve(response.statusCode!);
+          });
+        });
+        request.on('error', (error) => {
+          clearInterval(timer);
+          reject(error);
+        });
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (sent < body.length) request.write(body.subarray(sent, ++sent));
+          if (sent === body.length) {
+            clearInterval(timer);
+            request.end();
+          }
+        }, 50);
+      });
+    const first = slowLogin();
+    const second = slowLogin();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // With a count per worker, the third would find a place on the worker that holds one.
+    expect(await slowLogin()).to.equal(429);
+    expect(await Promise.all([first, second])).to.deep.equal([401, 401]);
   });
 
   it('replaces a worker that dies, and keeps answering meanwhile', async () => {

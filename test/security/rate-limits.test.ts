@@ -3,7 +3,7 @@ import { randomFileOf } from '../support/bytes.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { call, outbox, signUp, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
+import { call, expectError, outbox, signUp, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 
 type Result = Awaited<ReturnType<typeof call>>;
 
@@ -150,7 +150,7 @@ describe('Security: rate limits', function () {
     });
   });
 
-  describe('uploads per key', () => {
+  describe('uploads per account', () => {
     let server: TestServer;
     before(async () => {
       server = await startTestServer({ RATE_LIMIT_UPLOADS_PER_MINUTE: '3' });
@@ -160,14 +160,63 @@ describe('Security: rate limits', function () {
       expect(server.internalErrors).to.deep.equal([]);
     });
 
-    it('refuses the upload past the per-minute count of one API key with 429, and stores nothing; another key goes on', async () => {
+    it('refuses the upload past the per-minute count of the account with 429, and stores nothing; another key or a session of the account does not escape it', async () => {
       const account = await signUpWithKey(server, 'uploader@example.com');
       for (let i = 0; i < 3; i++) expect((await upload(server, account.apiKey, randomFileOf(100, 'image/png', i + 1))).status).to.equal(201);
       const seconds = expectRateLimited(await upload(server, account.apiKey, randomFileOf(100)));
       expect(seconds).to.be.within(1, 60);
       expect((await call(server.api, '/files', { apiKey: account.apiKey })).body.total).to.equal(3);
       const second = await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'second' } });
-      expect((await upload(server, second.body.key, randomFileOf(100))).status).to.equal(201);
+      expectRateLimited(await upload(server, second.body.key, randomFileOf(100)));
+      expectRateLimited(await call(server.api, '/files', { method: 'POST', token: account.accessToken, headers: { 'content-type': 'image/png' }, body: randomFileOf(100) }));
+      // Resumable creations share the budget.
+      expectRateLimited(await call(server.api, '/files/resumable', { method: 'POST', apiKey: second.body.key, headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` } }));
+      expect((await call(server.api, '/files', { apiKey: account.apiKey })).body.total).to.equal(3);
+      // Another account has its own budget.
+      const other = await signUpWithKey(server, 'uploader-two@example.com');
+      expect((await upload(server, other.apiKey, randomFileOf(100))).status).to.equal(201);
+    });
+  });
+
+  describe('API keys and unfinished resumable uploads per account', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ API_KEYS_PER_ACCOUNT: '3', RESUMABLE_UPLOADS_PER_ACCOUNT: '4' });
+    });
+    after(async () => {
+      await server.stop();
+      expect(server.internalErrors).to.deep.equal([]);
+    });
+
+    it('refuses a key past API_KEYS_PER_ACCOUNT with 403 API_KEY_LIMIT_REACHED, of simultaneous creations too; a revoked key frees its place', async () => {
+      const account = await signUpWithKey(server, 'keys@example.com');
+      const create = (json: Record<string, unknown> = {}) => call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'more', ...json } });
+      const burst = await Promise.all(Array.from({ length: 6 }, () => create()));
+      expect(burst.filter((answer) => answer.status === 201)).to.have.length(2);
+      for (const refused of burst.filter((answer) => answer.status !== 201)) {
+        expectError(refused, 403, 'API_KEY_LIMIT_REACHED');
+        expect(refused.body.details).to.deep.equal({ api_keys_per_account: 3 });
+      }
+      expect((await call(server.api, '/auth/api-keys', { token: account.accessToken })).body.total).to.equal(3);
+      const revoked = burst.find((answer) => answer.status === 201)!;
+      expect((await call(server.api, `/auth/api-keys/${revoked.body.id}`, { method: 'DELETE', token: account.accessToken })).status).to.equal(204);
+      expect((await create()).status).to.equal(201);
+      expectError(await create(), 403, 'API_KEY_LIMIT_REACHED');
+    });
+
+    it('refuses a resumable upload past RESUMABLE_UPLOADS_PER_ACCOUNT unfinished ones with 403 RESUMABLE_UPLOAD_LIMIT_REACHED, whatever the key; a terminated one frees its place', async () => {
+      const account = await signUpWithKey(server, 'tus-cap@example.com');
+      const second = (await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'second' } })).body.key as string;
+      const create = (apiKey: string) =>
+        call(server.api, '/files/resumable', { method: 'POST', apiKey, headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` } });
+      const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => create(i % 2 === 0 ? account.apiKey : second)));
+      expect(burst.filter((answer) => answer.status === 201)).to.have.length(4);
+      for (const refused of burst.filter((answer) => answer.status !== 201)) expectError(refused, 403, 'RESUMABLE_UPLOAD_LIMIT_REACHED');
+      const location = burst.find((answer) => answer.status === 201)!.headers.get('location')!;
+      const path = new URL(location, server.api).pathname;
+      expect((await call(server.api, path, { method: 'DELETE', apiKey: account.apiKey, headers: { 'tus-resumable': '1.0.0' } })).status).to.equal(204);
+      expect((await create(second)).status).to.equal(201);
+      expectError(await create(second), 403, 'RESUMABLE_UPLOAD_LIMIT_REACHED');
     });
   });
   describe('unknown API keys, behind one trusted proxy (TRUST_PROXY=1)', () => {

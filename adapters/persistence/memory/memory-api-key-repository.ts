@@ -36,6 +36,21 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
     this.db.apiKeyIdByHash.set(key.keyHash, key.id);
   }
 
+  /** One synchronous check and insert: nothing else runs in between in one process. */
+  async createWithin(key: ApiKey, options: { maxPerUser: number; now: Date }): Promise<boolean> {
+    const now = options.now.getTime();
+    let live = 0;
+    for (const held of this.db.apiKeys.values()) if (held.userId === key.userId && (held.expiresAt === null || held.expiresAt.getTime() > now)) live++;
+    if (live >= options.maxPerUser) return false;
+    await this.create(key);
+    return true;
+  }
+
+  async findById(id: string): Promise<ApiKey | undefined> {
+    const key = this.db.apiKeys.get(id);
+    return key && copyApiKey(key);
+  }
+
   async findByHash(keyHash: string): Promise<ApiKey | undefined> {
     const id = this.db.apiKeyIdByHash.get(keyHash);
     const key = id === undefined ? undefined : this.db.apiKeys.get(id);
@@ -53,6 +68,7 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
     if (!key || key.userId !== options.userId) return false;
     this.db.apiKeys.delete(key.id);
     this.db.apiKeyIdByHash.delete(key.keyHash);
+    this.db.deleteSharesOfApiKey(key.id);
     return true;
   }
 
@@ -62,6 +78,7 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
       if (key.userId !== options.userId) continue;
       this.db.apiKeys.delete(key.id);
       this.db.apiKeyIdByHash.delete(key.keyHash);
+      this.db.deleteSharesOfApiKey(key.id);
       deleted += 1;
     }
     return deleted;

@@ -64,7 +64,8 @@ export class MemoryDatabase {
   /** `sessions` by id. */
   readonly sessions = new Map<string, Session>();
   /** `refresh_tokens` by token hash; they belong to a session. */
-  readonly refreshTokens = new Map<string, RefreshToken>();
+  /** By token hash; `sealedSuccessor` is what the rotation of a rotated token kept (SessionRepository.rotate). */
+  readonly refreshTokens = new Map<string, RefreshToken & { sealedSuccessor?: string | null }>();
   /** `api_keys` by id. */
   readonly apiKeys = new Map<string, ApiKey>();
   /** Unique index: key hash → key id. */
@@ -125,6 +126,13 @@ export class MemoryDatabase {
   /** True when the account exists (what a foreign key to `users` checks). */
   hasUser(userId: string): boolean {
     return this.users.has(userId);
+  }
+
+  /** Removes the shares made with the API key `apiKeyId` (the schema's cascade, migration 0043). */
+  deleteSharesOfApiKey(apiKeyId: string): void {
+    for (const [id, share] of this.shares) {
+      if (share.apiKeyId === apiKeyId) this.shares.delete(id);
+    }
   }
 
   /** Removes the shares of the file with record id `fileRecordId` (the schema's cascade). */

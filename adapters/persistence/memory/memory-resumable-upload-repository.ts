@@ -1,5 +1,5 @@
-import type { InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
-import type { ResumableUpload, ResumableUploadRepository } from '../../../core/files/resumable-upload-repository.js';
+import type { QuotaLimits } from '../../../core/files/file-repository.js';
+import type { CreateUploadResult, ResumableUpload, ResumableUploadRepository } from '../../../core/files/resumable-upload-repository.js';
 import { MemoryDatabase, type MemoryResumableUploadRow } from './memory-database.js';
 
 /**
@@ -12,8 +12,9 @@ export class MemoryResumableUploadRepository implements ResumableUploadRepositor
   constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
 
   /** @throws Error when `id` or `fileId` is taken by another upload (nothing stored then) */
-  async create(upload: ResumableUpload, limits: QuotaLimits): Promise<InsertResult> {
+  async create(upload: ResumableUpload, limits: QuotaLimits, options: { maxOpenUploads?: number } = {}): Promise<CreateUploadResult> {
     const totals = { storageBytes: 0, filesCount: 0, reservedBytes: 0, reservedFiles: 0, ...this.db.accountTotals.get(upload.userId) };
+    if (options.maxOpenUploads !== undefined && totals.reservedFiles + 1 > options.maxOpenUploads) return 'open_uploads_limit_reached';
     if (totals.filesCount + totals.reservedFiles + 1 > limits.fileCountLimit) return 'file_count_limit_reached';
     if (totals.storageBytes + totals.reservedBytes + upload.length > limits.storageLimitBytes) return 'storage_limit_reached';
     if (this.db.resumableUploads.has(upload.id)) throw new Error(`An upload with id ${upload.id} already exists.`);

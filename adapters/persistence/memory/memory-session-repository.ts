@@ -36,13 +36,14 @@ export class MemorySessionRepository implements SessionRepository {
   }
 
   /** @throws Error when `next.tokenHash` already exists (nothing is changed then) */
-  async rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult> {
+  async rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; sealedSuccessor?: string; now: Date }): Promise<RotationResult> {
     const token = this.db.refreshTokens.get(options.tokenHash);
     const session = token && this.db.sessions.get(token.sessionId);
     if (!token || !session || session.revokedAt !== null) return { kind: 'invalid' };
-    if (token.rotatedAt !== null) return { kind: 'reused', session: copySession(session), rotatedAt: copyDate(token.rotatedAt) };
+    if (token.rotatedAt !== null) return { kind: 'reused', session: copySession(session), rotatedAt: copyDate(token.rotatedAt), sealedSuccessor: token.sealedSuccessor ?? null };
     if (this.db.refreshTokens.has(options.next.tokenHash)) throw new Error('A refresh token with this hash already exists.');
     token.rotatedAt = copyDate(options.now);
+    token.sealedSuccessor = options.sealedSuccessor ?? null;
     this.db.refreshTokens.set(options.next.tokenHash, copyRefreshToken({ ...options.next, sessionId: session.id }));
     return { kind: 'rotated', session: copySession(session) };
   }

@@ -56,7 +56,7 @@ export class PostgresLookupCache implements SharedLookupCache {
     keys.add(options.key);
   }
 
-  load(options: { key: string; tag: string; kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]> {
+  load(options: { key: string; tag: string | ((rows: readonly unknown[]) => string | undefined); kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]> {
     const hit = this.entries.get(options.key);
     if (hit) return Promise.resolve(hit);
     const stamp = this.generation;
@@ -66,7 +66,8 @@ export class PostgresLookupCache implements SharedLookupCache {
       flight = options.read().then(
         (rows) => {
           this.flights.delete(flightKey);
-          this.put({ stamp, key: options.key, tag: options.tag, kind: options.kind, rows });
+          const tag = typeof options.tag === 'function' ? options.tag(rows) : options.tag;
+          if (tag !== undefined) this.put({ stamp, key: options.key, tag, kind: options.kind, rows });
           return rows;
         },
         (error: unknown) => {

@@ -35,8 +35,11 @@ export interface PrecompiledQueryOptions<Params extends QueryParameters> {
    * The kind of key (LookupKind) parameter `key` is: the query is then also answered from Postgres's
    * shared lookup cache when the executor has one (`SharedLookups.cache`), kept until the change
    * feed announces a change of that key (tag `<kind>:<value of key>`). Its rows are then read-only too.
+   * With `column` instead of `key`, the tag's value is that column of the first row found: a lookup
+   * by another key than the one notifications name (an API key by id; its changes are announced by
+   * its hash). Nothing is kept then when no row is found.
    */
-  invalidatedBy?: { kind: LookupKind; key: keyof Params & string };
+  invalidatedBy?: { kind: LookupKind; key: keyof Params & string } | { kind: LookupKind; column: string };
   /**
    * The best plan depends on the values (a listing's page: a rare search needle wants its index, a
    * common one the list order): the query is left out of {@link REPEATED_STATEMENTS}, so a database
@@ -99,8 +102,15 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
       const key = parameters.length === 1 && typeof parameters[0] === 'string' ? `${sql}\u0000${parameters[0]}` : `${sql}\u0000${JSON.stringify(parameters)}`;
       const hit = cache.get(key);
       if (hit) return hit as Row[];
-      const tag = `${invalidatedBy.kind}:${String(params[invalidatedBy.key])}`;
-      return (await cache.load({ key, tag, kind: invalidatedBy.kind, read: () => this.read(executor, sql, parameters) })) as Row[];
+      const { kind } = invalidatedBy;
+      const tag =
+        'key' in invalidatedBy
+          ? `${kind}:${String(params[invalidatedBy.key])}`
+          : (rows: readonly unknown[]) => {
+              const value = (rows[0] as Record<string, unknown> | undefined)?.[invalidatedBy.column];
+              return value === undefined || value === null ? undefined : `${kind}:${String(value)}`;
+            };
+      return (await cache.load({ key, tag, kind, read: () => this.read(executor, sql, parameters) })) as Row[];
     }
     return this.read(executor, sql, parameters);
   }

@@ -73,6 +73,8 @@ export interface RefreshTokensTable {
   session_id: string;
   created_at: Int64;
   rotated_at: NullableInt64;
+  /** Once rotated: the next token, sealed (SecretBox), for a concurrent refresh within the reuse interval (migration 0043). */
+  sealed_successor: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `api_keys` (spec 2.3). */
@@ -235,6 +237,8 @@ export interface SharesTable {
   max_downloads: NullableInt64;
   downloads: Int64;
   created_at: Int64;
+  /** The API key that made the share (`on delete cascade`, migration 0043); null: a session made it. */
+  api_key_id: string | null;
 }
 
 /** `totp_factors`: one TOTP factor per account (migration 0021, docs/account-security.md). */

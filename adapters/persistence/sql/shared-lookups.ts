@@ -28,9 +28,12 @@ export interface SharedLookupCache {
   /**
    * The rows kept for `key`, else those `read` returns, kept as {@link put} keeps them. Concurrent
    * misses of one key share one read while nothing is invalidated (a miss after an invalidation
-   * starts a read of its own, so it sees the change). @throws what `read` throws (nothing is kept)
+   * starts a read of its own, so it sees the change). `tag` may be a function of the rows read, for
+   * a lookup by another key than the one change notifications name (an API key by id, announced by
+   * its hash): rows it gives no tag for (undefined) are not kept.
+   * @throws what `read` throws (nothing is kept)
    */
-  load(options: { key: string; tag: string; kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]>;
+  load(options: { key: string; tag: string | ((rows: readonly unknown[]) => string | undefined); kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]>;
   /** Drops the entries of `tags` (`<kind>:<key>`), as a change notification of them does. */
   drop(tags: readonly string[]): void;
   /**

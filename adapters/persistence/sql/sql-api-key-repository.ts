@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { ApiKey } from '../../../core/api-keys/api-key.js';
 import { API_KEY_SCOPES, isApiKeyScope } from '../../../core/api-keys/api-key-scopes.js';
 import type { ApiKeyRepository } from '../../../core/api-keys/api-key-repository.js';
@@ -23,6 +24,21 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
   };
 }
 
+/** The row of `key` in `api_keys`. */
+function rowOf(key: ApiKey): Insertable<ApiKeysTable> {
+  return {
+    id: key.id,
+    user_id: key.userId,
+    name: key.name,
+    key_prefix: key.keyPrefix,
+    key_hash: key.keyHash,
+    created_at: toMillis(key.createdAt),
+    last_used_at: toNullableMillis(key.lastUsedAt),
+    scopes: scopesColumn(key.scopes),
+    expires_at: toNullableMillis(key.expiresAt),
+  };
+}
+
 /** The stored form of a key's scopes: space-separated (RFC 6749 §3.3), known scopes only. */
 function scopesColumn(scopes: readonly string[]): string {
   return scopes.filter(isApiKeyScope).join(' ');
@@ -40,6 +56,15 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
     invalidatedBy: { kind: 'api_key', key: 'keyHash' },
   });
 
+  /**
+   * On every signed URL an API key made (ReadSignedFile): compiled once, kept in the lookup caches
+   * (Postgres: tagged with the row's key hash, the value api_keys' change notifications carry).
+   */
+  private readonly byId = new PrecompiledQuery((db, p: { id: string }) => db.selectFrom('api_keys').selectAll().where('id', '=', p.id), {
+    cacheable: true,
+    invalidatedBy: { kind: 'api_key', column: 'key_hash' },
+  });
+
   private readonly db: Kysely<HangarDatabase>;
 
   /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
@@ -49,20 +74,40 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
 
   /** @throws the driver's error on a duplicate id or key hash, or an unknown user (foreign key) */
   async create(key: ApiKey): Promise<void> {
-    await this.db
-      .insertInto('api_keys')
-      .values({
-        id: key.id,
-        user_id: key.userId,
-        name: key.name,
-        key_prefix: key.keyPrefix,
-        key_hash: key.keyHash,
-        created_at: toMillis(key.createdAt),
-        last_used_at: toNullableMillis(key.lastUsedAt),
-        scopes: scopesColumn(key.scopes),
-        expires_at: toNullableMillis(key.expiresAt),
-      })
-      .execute();
+    await this.db.insertInto('api_keys').values(rowOf(key)).execute();
+  }
+
+  /**
+   * One transaction: the user's row is locked first (Postgres `FOR UPDATE`; on SQLite the
+   * transaction holds the write lock from its `BEGIN IMMEDIATE`), so creations for one account take
+   * turns and the count each one reads is the one it inserts after. The count uses the
+   * `(user_id, created_at, id)` index.
+   * @throws the driver's error on a duplicate id or key hash, or an unknown user (foreign key)
+   */
+  async createWithin(key: ApiKey, options: { maxPerUser: number; now: Date }): Promise<boolean> {
+    const now = toMillis(options.now);
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', key.userId)
+        .$call((query) => (isPostgres(trx) ? query.forUpdate() : query))
+        .executeTakeFirst();
+      const { live } = await trx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number | string>().as('live'))
+        .where('user_id', '=', key.userId)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .executeTakeFirstOrThrow();
+      if (toNumber(live) >= options.maxPerUser) return false;
+      await trx.insertInto('api_keys').values(rowOf(key)).execute();
+      return true;
+    });
+  }
+
+  async findById(id: string): Promise<ApiKey | undefined> {
+    const row = await this.byId.first(this.executor, { id });
+    return row && toApiKey(row);
   }
 
   async findByHash(keyHash: string): Promise<ApiKey | undefined> {

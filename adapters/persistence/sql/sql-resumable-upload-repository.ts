@@ -1,7 +1,7 @@
 import { type CompiledQuery, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import { PrecompiledQuery } from './precompiled-query.js';
-import type { InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
-import type { ResumableUpload, ResumableUploadRepository } from '../../../core/files/resumable-upload-repository.js';
+import type { QuotaLimits } from '../../../core/files/file-repository.js';
+import type { CreateUploadResult, ResumableUpload, ResumableUploadRepository } from '../../../core/files/resumable-upload-repository.js';
 import { toDate, toNullableDate, toNullableMillis, toNumber } from './rows.js';
 import type { HangarDatabase, ResumableUploadsTable } from './schema.js';
 
@@ -37,7 +37,8 @@ export class SqlResumableUploadRepository implements ResumableUploadRepository {
   );
 
   /** @throws the driver's unique-violation error when `id` or `fileId` is taken (nothing stored then) */
-  async create(upload: ResumableUpload, limits: QuotaLimits): Promise<InsertResult> {
+  async create(upload: ResumableUpload, limits: QuotaLimits, options: { maxOpenUploads?: number } = {}): Promise<CreateUploadResult> {
+    const maxOpen = options.maxOpenUploads;
     return this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('account_totals')
@@ -50,9 +51,12 @@ export class SqlResumableUploadRepository implements ResumableUploadRepository {
         .where('user_id', '=', upload.userId)
         .where(sql<SqlBool>`files_count + reserved_files + 1 <= ${limits.fileCountLimit}`)
         .where(sql<SqlBool>`storage_bytes + reserved_bytes + ${upload.length} <= ${limits.storageLimitBytes}`)
+        // Reserved files are the unfinished uploads, one each.
+        .$if(maxOpen !== undefined, (query) => query.where(sql<SqlBool>`reserved_files + 1 <= ${maxOpen}`))
         .executeTakeFirst();
       if (claimed.numUpdatedRows === 0n) {
         const row = await trx.selectFrom('account_totals').select(['files_count', 'reserved_files']).where('user_id', '=', upload.userId).executeTakeFirst();
+        if (maxOpen !== undefined && toNumber(row?.reserved_files ?? 0) + 1 > maxOpen) return 'open_uploads_limit_reached';
         return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
       }
       await trx

@@ -72,13 +72,13 @@ export class SqlSessionRepository implements SessionRepository {
   }
 
   /** @throws the driver's error when `next.tokenHash` already exists; the old token is then left current */
-  async rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; now: Date }): Promise<RotationResult> {
+  async rotate(options: { tokenHash: string; next: Omit<RefreshToken, 'sessionId'>; sealedSuccessor?: string; now: Date }): Promise<RotationResult> {
     // The UPDATE comes first so that SQLite takes its write lock at once (a read first could not
     // be upgraded under contention) and Postgres locks the token row before anything is decided.
     return this.db.transaction().execute(async (trx): Promise<RotationResult> => {
       const claimed = await trx
         .updateTable('refresh_tokens')
-        .set({ rotated_at: toMillis(options.now) })
+        .set({ rotated_at: toMillis(options.now), sealed_successor: options.sealedSuccessor ?? null })
         .where('token_hash', '=', options.tokenHash)
         .where('rotated_at', 'is', null)
         .where((eb) =>
@@ -111,11 +111,12 @@ export class SqlSessionRepository implements SessionRepository {
         .selectFrom('refresh_tokens')
         .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
         .selectAll('sessions')
-        .select('refresh_tokens.rotated_at')
+        .select(['refresh_tokens.rotated_at', 'refresh_tokens.sealed_successor'])
         .where('refresh_tokens.token_hash', '=', options.tokenHash)
         .executeTakeFirst();
       if (!found || found.revoked_at !== null || found.rotated_at === null) return { kind: 'invalid' };
-      return { kind: 'reused', session: toSession(found), rotatedAt: toDate(found.rotated_at) };
+      const { rotated_at: rotatedAt, sealed_successor: sealedSuccessor, ...session } = found;
+      return { kind: 'reused', session: toSession(session), rotatedAt: toDate(rotatedAt), sealedSuccessor };
     });
   }
 

@@ -14,12 +14,13 @@ function toShare(row: Selectable<SharesTable>): Share {
     maxDownloads: toNullableNumber(row.max_downloads),
     downloads: toNumber(row.downloads),
     createdAt: toDate(row.created_at),
+    apiKeyId: row.api_key_id,
   };
 }
 
 /**
  * {@link ShareRepository} over `shares` (migration 0014), whose rows go with their file and user
- * (`on delete cascade`). `claimDownload` is one conditional UPDATE (`downloads < max_downloads`,
+ * (`on delete cascade`), and with the API key that made them (`api_key_id`, migration 0043). `claimDownload` is one conditional UPDATE (`downloads < max_downloads`,
  * not expired): the database's row lock orders concurrent claims, on any number of processes.
  */
 export class SqlShareRepository implements ShareRepository {
@@ -38,6 +39,7 @@ export class SqlShareRepository implements ShareRepository {
         max_downloads: share.maxDownloads,
         downloads: share.downloads,
         created_at: toMillis(share.createdAt),
+        api_key_id: share.apiKeyId,
       })
       .execute();
   }

@@ -17,7 +17,10 @@ export function apiKeyRoutes(hangar: Hangar): Route[] {
         'each operation of this reference lists the scopes a key needs, and a key without them answers 403 `INSUFFICIENT_SCOPE`. ' +
         'Changing settings and rotating the signing key need every scope; managing keys needs a session token. ' +
         `\`expires_at\` (ISO 8601, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days away) ends the key: from then on it answers 401 \`API_KEY_EXPIRED\`. ` +
-        'Without it the key never expires. Scopes and expiry cannot be changed: create a new key and revoke the old one.',
+        'Without it the key never expires. Scopes and expiry cannot be changed: create a new key and revoke the old one. ' +
+        'An account holds at most `API_KEYS_PER_ACCOUNT` keys that have not expired (default 50); past that 403 `API_KEY_LIMIT_REACHED`. ' +
+        'Signed URLs and share links a key makes end with it (revoked or expired).',
+      errorCodes: ['API_KEY_LIMIT_REACHED'],
       body: Type.Object({
         name: Type.Optional(Type.String({ maxLength: MAX_API_KEY_NAME_LENGTH })),
         scopes: Type.Optional(Type.Array(Type.Union(API_KEY_SCOPES.map((scope) => Type.Literal(scope))), { minItems: 1, maxItems: 16, description: 'What the key may do; default: every scope' })),

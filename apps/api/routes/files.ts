@@ -6,7 +6,7 @@ import { DomainError } from '../../../core/shared/errors.js';
 import { Readable } from 'node:stream';
 import { etagMatches } from '../../content/http-range.js';
 import { headerText } from '../../http/header-text.js';
-import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/upload-pacing.js';
+import { pacedRequestBody } from '../../http/upload-pacing.js';
 import { BINARY, defineRoute, type Route } from '../../http/route.js';
 import { serveFile } from '../../content/serve-file.js';
 import { MAX_EXPIRES_IN_SECONDS } from '../../../core/files/file-expiry.js';
@@ -22,11 +22,10 @@ const OwnContentHeaders = Type.Object({
 });
 
 /**
- * File upload, listing, lookup and deletion (spec 4.8–4.12). `options.uploadPacing`: how slowly an
- * upload body may arrive before 408 REQUEST_TIMEOUT (default DEFAULT_UPLOAD_PACING).
+ * File upload, listing, lookup and deletion (spec 4.8–4.12). An upload body is read through
+ * pacedRequestBody: the pacing rules of every body (408 REQUEST_TIMEOUT, 429 TOO_MANY_SLOW_BODIES).
  */
-export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacing } = {}): Route[] {
-  const pacing = options.uploadPacing ?? DEFAULT_UPLOAD_PACING;
+export function fileRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
       method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: { scopes: ['files:write'] },
@@ -70,9 +69,8 @@ export function fileRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacin
             isPublic: query.isPublic,
             expiresAt: timestamp('x-expires-at', ctx.get('x-expires-at') || undefined, 'header'),
             expiresInSeconds: query.expiresIn,
-            body: pacedBody(ctx.req, pacing),
+            body: pacedRequestBody(ctx),
             signal: abort.signal,
-            credentialId: principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId,
           });
           ctx.status = 201;
           ctx.state.fileId = view.file.fileId;

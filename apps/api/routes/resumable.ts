@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { ResumableUpload } from '../../../core/files/resumable-upload-repository.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { DomainError } from '../../../core/shared/errors.js';
-import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/upload-pacing.js';
+import { pacedRequestBody } from '../../http/upload-pacing.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { fileJson } from '../presenters.js';
 import { errors, FileBody } from '../schemas.js';
@@ -37,8 +37,6 @@ const UploadStatus = Type.Object({
 export interface ResumableRouteOptions {
   /** {base_url}: the upload URLs (`Location`) are its path + `/files/resumable/<upload_id>`. */
   publicApiUrl: string;
-  /** How slowly a PATCH body may arrive (default DEFAULT_UPLOAD_PACING); a stalled body keeps what arrived. */
-  uploadPacing?: UploadPacing;
   /** `Tus-Max-Size` (bytes): the largest upload any account may make. */
   maxSizeBytes: number;
 }
@@ -50,11 +48,9 @@ export interface ResumableRouteOptions {
  * JSON error format and codes.
  */
 export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions): Route[] {
-  const pacing = options.uploadPacing ?? DEFAULT_UPLOAD_PACING;
   // Location is a path (RFC 9110 §10.2.2 allows a relative reference): it resolves against the
   // address the client used, also behind a proxy that keeps {base_url}'s path prefix.
   const base = new URL(options.publicApiUrl).pathname.replace(/\/+$/, '');
-  const credentialOf = (principal: { kind: string; apiKeyId?: string; sessionId?: string }) => (principal.kind === 'api_key' ? principal.apiKeyId : principal.sessionId);
   return [
     defineRoute({
       method: 'OPTIONS', path: '/files/resumable', operationId: 'resumableUploadOptions', tag: 'files', auth: 'none',
@@ -73,7 +69,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       method: 'POST', path: '/files/resumable', operationId: 'createResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: [
         'TUS_VERSION_NOT_SUPPORTED', 'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE',
-        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
+        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'RESUMABLE_UPLOAD_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
       ],
       summary: 'Start a resumable (tus 1.0.0) upload; with an `application/offset+octet-stream` body, its first bytes too',
       description:
@@ -87,6 +83,15 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       }),
       body: 'binary',
       responses: { 201: null, ...errors(400, 401, 403, 412, 413, 429, 503, 507) },
+      responseHeaders: {
+        201: {
+          Location: 'The upload’s URL (`{base_url}/files/resumable/<upload_id>`): PATCH, HEAD and DELETE go there.',
+          'Upload-Expires': 'When an unfinished upload is removed (HTTP date).',
+          'Upload-Offset': 'Bytes stored so far, when the request carried a body (creation-with-upload).',
+          'Hangar-File-Id': 'The File’s id, when that body completed the upload.',
+          'Tus-Resumable': 'The tus version: 1.0.0.',
+        },
+      },
       handler: async ({ ctx, principal }) => {
         tusPreamble(ctx);
         const metadata = parseMetadata(ctx.get('Upload-Metadata'));
@@ -97,13 +102,12 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
           fileName: metadata.get('filename'),
           isPublic: booleanOf(metadata.get('ispublic')),
           expiresAt: dateOf(metadata.get('expiresat')),
-          credentialId: credentialOf(principal),
         });
         ctx.state.uploadId = upload.id;
         let current = upload;
         let fileId: string | undefined;
         if (ctx.is(OFFSET_STREAM) && hasBody(ctx)) {
-          const outcome = await append(ctx, hangar, pacing, { userId: principal.userId, upload, offset: 0 });
+          const outcome = await append(ctx, hangar, { userId: principal.userId, upload, offset: 0 });
           current = outcome.upload;
           fileId = outcome.file?.file.fileId;
           ctx.state.requestBytes = current.offset;
@@ -131,11 +135,19 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       headers: Type.Object({ ...TusHeaders, 'upload-offset': Type.String({ pattern: '^[0-9]{1,16}$', description: 'Bytes already sent' }) }),
       body: 'binary',
       responses: { 204: null, ...errors(400, 401, 403, 404, 409, 410, 412, 413, 415, 423, 503, 507) },
+      responseHeaders: {
+        204: {
+          'Upload-Offset': 'Bytes stored so far, this request’s included: where the next PATCH starts.',
+          'Upload-Expires': 'When the upload is removed if still unfinished (HTTP date); absent once complete.',
+          'Hangar-File-Id': 'The File’s id, when this PATCH completed the upload.',
+          'Tus-Resumable': 'The tus version: 1.0.0.',
+        },
+      },
       handler: async ({ ctx, params, principal }) => {
         tusPreamble(ctx);
         if (!ctx.is(OFFSET_STREAM)) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `Send the bytes as ${OFFSET_STREAM} (tus 1.0.0).`);
         const offset = Number(ctx.get('Upload-Offset'));
-        const outcome = await append(ctx, hangar, pacing, { userId: principal.userId, uploadId: params.upload_id, offset });
+        const outcome = await append(ctx, hangar, { userId: principal.userId, uploadId: params.upload_id, offset });
         ctx.state.uploadId = params.upload_id;
         // The access log's bytes_in: what this PATCH added to the upload (also when the client cut it).
         ctx.state.requestBytes = Math.max(0, outcome.upload.offset - offset);
@@ -157,6 +169,14 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
         'GET answers the same headers and the upload as JSON; once complete, `file` is the File exactly as `POST /files` answers it (also `Hangar-File-Id`).',
       params: UploadParams,
       responses: { 200: UploadStatus, ...errors(401, 404, 410) },
+      responseHeaders: {
+        200: {
+          'Upload-Offset': 'Bytes stored so far: where the next PATCH starts (tus resumption).',
+          'Upload-Length': 'Bytes of the whole file.',
+          'Upload-Expires': 'When the upload is removed if still unfinished (HTTP date).',
+          'Hangar-File-Id': 'The File’s id, once the upload is complete.',
+        },
+      },
       handler: async ({ ctx, params, principal }) => {
         ctx.set('Tus-Resumable', TUS_VERSION);
         ctx.set('Cache-Control', 'no-store');
@@ -192,11 +212,13 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
   ];
 }
 
-/** One PATCH body through the use case, aborted when the client goes away before the end of its body. */
+/**
+ * One PATCH body through the use case, paced as every body is (pacedRequestBody; a stalled body
+ * keeps what arrived), aborted when the client goes away before the end of its body.
+ */
 async function append(
   ctx: Context,
   hangar: Hangar,
-  pacing: UploadPacing,
   target: { userId: string; offset: number } & ({ uploadId: string } | { upload: ResumableUpload }),
 ) {
   const abort = new AbortController();
@@ -211,7 +233,7 @@ async function append(
       uploadId: 'upload' in target ? target.upload.id : target.uploadId,
       offset: target.offset,
       contentLength: /^\d+$/.test(header) ? Number(header) : undefined,
-      body: pacedBody(ctx.req, pacing),
+      body: pacedRequestBody(ctx),
       signal: abort.signal,
     });
   } finally {

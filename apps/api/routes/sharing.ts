@@ -61,6 +61,7 @@ export function sharingRoutes(hangar: Hangar): Route[] {
           expiresInSeconds: body.expires_in,
           download: body.download,
           transform: t && { width: t.w, height: t.h, fit: t.fit as never, format: t.format as never, quality: t.q },
+          apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : undefined,
         });
         ctx.body = { signed_url: signed.url, expires_at: signed.expiresAt.toISOString() };
       },
@@ -85,7 +86,10 @@ export function sharingRoutes(hangar: Hangar): Route[] {
         if (expiresAt && Number.isNaN(expiresAt.getTime())) {
           throw new DomainError('VALIDATION_FAILED', 'expires_at must be an ISO 8601 timestamp.', [{ in: 'body', path: '/expires_at', message: 'Expected ISO 8601' }]);
         }
-        const view = await hangar.createShare.execute({ userId: principal.userId, fileId: params.id, expiresAt, password: body.password, maxDownloads: body.max_downloads });
+        const view = await hangar.createShare.execute({
+          userId: principal.userId, fileId: params.id, expiresAt, password: body.password, maxDownloads: body.max_downloads,
+          apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : undefined,
+        });
         ctx.status = 201;
         ctx.body = shareJson(view);
       },

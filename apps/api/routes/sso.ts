@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type Koa from 'koa';
 import type { Hangar } from '../../../core/hangar.js';
-import { isDomainError } from '../../../core/shared/errors.js';
+import { type DomainError, isDomainError } from '../../../core/shared/errors.js';
+import { SILENT_LOGGER, type Logger } from '../../../core/shared/logger.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { sessionJson, userJson } from '../presenters.js';
 import { errors, SessionBody, UserBody } from '../schemas.js';
@@ -20,8 +21,20 @@ function toDashboard(ctx: Koa.Context, params: Record<string, string>): void {
   ctx.body = '';
 }
 
+/**
+ * A refused sign-in: the browser gets the stable `error` code alone (the dashboard words it), since
+ * a message may carry what the provider or the network said (`TypeError: fetch failed`), which
+ * belongs in the operator's log, not in a URL the user may paste anywhere. The message goes to
+ * `logger` as `oidc_sign_in_refused` (warn) with the request id.
+ */
+function refused(ctx: Koa.Context, logger: Logger, step: 'start' | 'callback', error: DomainError): void {
+  logger.warn('oidc_sign_in_refused', { request_id: ctx.state.requestId ?? null, step, code: error.code, detail: error.message });
+  toDashboard(ctx, { error: error.code });
+}
+
 /** Sign-in methods and who may register; single sign-on through an OpenID provider (docs/security.md, "Single sign-on and invites"). */
-export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string }): Route[] {
+export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string; logger?: Logger }): Route[] {
+  const logger = options.logger ?? SILENT_LOGGER;
   return [
     defineRoute({
       method: 'GET', path: '/auth/providers', operationId: 'signInProviders', tag: 'auth', auth: 'none',
@@ -51,7 +64,7 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string }): Ro
           ctx.body = '';
         } catch (error) {
           if (!isDomainError(error)) throw error;
-          toDashboard(ctx, { error: error.code, message: error.message });
+          refused(ctx, logger, 'start', error);
         }
       },
     }),
@@ -68,7 +81,7 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string }): Ro
           toDashboard(ctx, { code });
         } catch (error) {
           if (!isDomainError(error)) throw error;
-          toDashboard(ctx, { error: error.code, message: error.message });
+          refused(ctx, logger, 'callback', error);
         }
       },
     }),

@@ -43,13 +43,29 @@ export function SsoButton({ providers, invite }: { providers?: SignInProviders; 
 }
 
 /**
- * Where the provider's callback lands (`/#/sso?code=…` or `?error=…&message=…`): exchanges the
+ * What the callback's stable `error` codes mean to the user (the server sends no message in the URL:
+ * its detail goes to the server's log).
+ */
+const SSO_ERRORS: Record<string, string> = {
+  OIDC_NOT_CONFIGURED: 'Single sign-on is not set up on this server.',
+  OIDC_PROVIDER_ERROR: 'The identity provider could not be reached. Try again later.',
+  OIDC_FAILED: 'The identity provider refused the sign-in, or it could not be verified.',
+  OIDC_STATE_INVALID: 'This sign-in link is unknown or expired. Start again.',
+  OIDC_EMAIL_UNVERIFIED: 'The identity provider has not verified your e-mail address.',
+  RATE_LIMITED: 'Too many sign-in attempts. Wait a minute and try again.',
+  REGISTRATION_CLOSED: 'This server does not accept new accounts.',
+  INVITE_REQUIRED: 'New accounts need an invite on this server: use the link from your invitation.',
+  INVITE_INVALID: 'This invite is not valid: it is unknown, already used, revoked or expired.',
+};
+
+/**
+ * Where the provider's callback lands (`/#/sso?code=…` or `?error=<code>`): exchanges the
  * single-use code for a session (POST /auth/oidc/exchange) and removes it from the address bar and
  * history at once; shows the refusal otherwise.
  */
 export function SsoLanding({ params }: { params: URLSearchParams }) {
   const code = params.get('code');
-  const [error, setError] = useState<string | undefined>(code ? undefined : params.get('message') ?? 'The sign-in did not complete.');
+  const [error, setError] = useState<string | undefined>(code ? undefined : SSO_ERRORS[params.get('error') ?? ''] ?? 'The sign-in did not complete.');
   useEffect(() => {
     if (!code) return;
     history.replaceState(null, '', `${location.pathname}${location.search}#/sso`);
