@@ -1,4 +1,4 @@
-// The `GET /files` filters measured on an account of 1,000,000 files (bench/postgres-list-files.md),
+// The `GET /files` filters measured on an account of 1,000,000 files (docs/search.md),
 // shared by the Postgres and the SQLite tools.
 
 /** Cases of the doc's table: the name, the filter, the page. */
@@ -33,7 +33,7 @@ export const CASES = [
   ['type=image/png&sizeMin=1000000', { type: 'image/png', sizeMin: 1_000_000 }],
   ['type=image/jpeg&createdBefore=first year', { type: 'image/jpeg', createdBefore: new Date(1731464000000) }],
   ['sizeMin=1000000&createdBefore=first year (counted)', { sizeMin: 1_000_000, createdBefore: new Date(1731464000000) }],
-  // Deep pages (limit 30): each measured skipping the rows and as the repository places it (see `measure`).
+  // Deep pages (limit 30).
   ['deep: none, page 3,000', {}, 89_970],
   ['deep: none, page 10,000', {}, 299_970],
   ['deep: none, last page', {}, 999_990],
