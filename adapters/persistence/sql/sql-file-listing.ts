@@ -5,7 +5,7 @@ import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle } from '../file-search.js';
 import { isPostgres } from './dialect.js';
 import { FILE_COLUMNS, type FileRow, fileRow } from './file-rows.js';
-import { chooseListingWay, type ListingWay } from './listing-plan.js';
+import { chooseCountWay, choosePageWay, type CountWayInput, type ListingWay } from './listing-plan.js';
 import { toFlag, toMillis, toNumber } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 
@@ -100,6 +100,34 @@ async function countMatches(db: Kysely<HangarDatabase>, listing: Listing, way: L
   return toNumber((await counted.executeTakeFirstOrThrow()).total);
 }
 
+/** Newest files of the account that SQLite tests before it chooses how to count a `q` (see chooseCountWay). */
+const SAMPLE_SIZE = 1_000;
+
+/**
+ * SQLite: the newest {@link SAMPLE_SIZE} files of the listing's upload-time range, walked on the
+ * list-order index, and of those how many hold the needle and how many pass every filter.
+ */
+async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promise<Omit<CountWayInput, 'accountFiles' | 'countLimit'>> {
+  const { createdAfter, createdBefore } = listing.filter;
+  const range: Listing = { userId: listing.userId, filter: { createdAfter, createdBefore }, needle: undefined };
+  const newest = db
+    .selectFrom('files')
+    .where((eb) => eb.and(conditions(eb, range, 'list-order')))
+    .select((eb) => [
+      sql<number>`files.search_text like ${containsPattern(listing.needle ?? '')} escape '\\'`.as('needle_match'),
+      eb.and(conditions(eb, listing, 'list-order')).as('full_match'),
+    ])
+    .orderBy('files.created_at', 'desc')
+    .orderBy('files.id', 'desc')
+    .limit(SAMPLE_SIZE)
+    .as('newest');
+  const row = await db
+    .selectFrom(newest)
+    .select((eb) => [eb.fn.countAll<number>().as('sampled'), sql<number>`coalesce(sum(needle_match), 0)`.as('needle'), sql<number>`coalesce(sum(full_match), 0)`.as('matches')])
+    .executeTakeFirstOrThrow();
+  return { sampled: toNumber(row.sampled), needleMatches: toNumber(row.needle), matches: toNumber(row.matches) };
+}
+
 /** One page of a listing's files, newest first (created_at, then id, descending). */
 async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', window: Window): Promise<StoredFile[]> {
   const rows = await matching(db, listing, way)
@@ -110,6 +138,18 @@ async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: Listing
     .offset(window.offset)
     .execute();
   return (rows as FileRow[]).map(fileRow.read);
+}
+
+/**
+ * SQLite: how to count a listing's matches. A needle of 3 code points or more: by the trigram index
+ * or walking, as {@link chooseCountWay} judges from a sample of the newest files; a shorter needle
+ * (no index holds it): walking, stopped at the count's bound; no needle: by the filter's own index
+ * (SQLite's planner chooses among content type, size and upload time).
+ */
+async function sqliteCountWay(db: Kysely<HangarDatabase>, listing: Listing, accountFiles: number, countLimit: number | undefined): Promise<ListingWay> {
+  if (listing.needle === undefined) return 'index';
+  if (!trigramNeedle(listing.needle)) return 'list-order';
+  return chooseCountWay({ accountFiles, countLimit, ...(await sampleNewest(db, listing)) }, SAMPLE_SIZE);
 }
 
 /**
@@ -126,12 +166,17 @@ async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: Listing
  *
  * The page on SQLite: by the way {@link chooseListingWay} picks from the count, since SQLite's
  * planner cannot tell a rare content type, size range or needle from a common one. The page and the
- * total are two statements, not one snapshot: a write between them shows in one and not the other,
+ * total are separate statements, not one snapshot: a write between them shows in one and not the other,
  * as it would a moment later.
  *
  * @param options.userId the owner; `window` offset and limit (≥ 0, limit ≥ 1); `countLimit` the count bound
+ * @param sqliteWay SQLite: count and page this way instead of the chosen one (the contract runs both; ignored on Postgres)
  */
-export async function listFiles(db: Kysely<HangarDatabase>, options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
+export async function listFiles(
+  db: Kysely<HangarDatabase>,
+  options: { userId: string; filter: FileFilter; window: Window; countLimit?: number },
+  sqliteWay?: ListingWay,
+): Promise<Paged<StoredFile>> {
   const { userId, filter, window, countLimit } = options;
   const needle = filter.q === undefined ? undefined : fileSearchNeedle(filter.q);
   const none: Paged<StoredFile> = { items: [], total: 0 };
@@ -147,10 +192,10 @@ export async function listFiles(db: Kysely<HangarDatabase>, options: { userId: s
     const total = filter.isPublic === undefined ? accountFiles : filter.isPublic ? publicFiles : accountFiles - publicFiles;
     return { items: total > window.offset ? await pageOf(db, listing, postgres ? 'database' : 'list-order', window) : [], total };
   }
-  const matches = await countMatches(db, listing, postgres ? 'database' : 'index', countLimit);
+  const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? (await sqliteCountWay(db, listing, accountFiles, countLimit))), countLimit);
   const atLeast = countLimit !== undefined && matches > countLimit;
   const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
   if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
-  const way = postgres ? 'database' : chooseListingWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit });
+  const way = postgres ? 'database' : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit }));
   return { items: await pageOf(db, listing, way, window), ...total };
 }

@@ -11,6 +11,7 @@ import { PrecompiledQuery } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { isPostgres } from './dialect.js';
 import { listFiles } from './sql-file-listing.js';
+import type { ListingWay } from './listing-plan.js';
 
 /** Ids per DELETE statement, well under every driver's bound-parameter limit. */
 const DELETE_CHUNK = 500;
@@ -28,6 +29,12 @@ export interface SqlFileRepositoryOptions {
    * are written by one statement (PostgresUploadBatches); default on. `false`: one statement each.
    */
   uploadBatches?: false | PostgresUploadBatchesOptions;
+  /**
+   * SQLite: count and page every filtered listing this way (listing-plan.ts) instead of the way
+   * chosen for it; the same answers, at another speed. For the contract suite, which runs each way,
+   * and for diagnosis. Ignored on Postgres.
+   */
+  sqliteListingWay?: ListingWay;
 }
 
 /** An integer column as drivers answer it (Postgres `bigint` as a string). */
@@ -134,6 +141,9 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.uploadBatches}: defined only on Postgres with the single-statement insert, unless switched off. */
   private readonly uploadBatches: PostgresUploadBatches | undefined;
 
+  /** See {@link SqlFileRepositoryOptions.sqliteListingWay}. */
+  private readonly sqliteListingWay: ListingWay | undefined;
+
   private readonly db: Kysely<HangarDatabase>;
 
   /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
@@ -144,6 +154,7 @@ export class SqlFileRepository implements FileRepository {
     const { db } = executor;
     this.db = db;
     this.postgres = isPostgres(db);
+    this.sqliteListingWay = options.sqliteListingWay;
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
     this.uploadBatches =
       this.singleStatementInsert && options.uploadBatches !== false
@@ -261,7 +272,7 @@ export class SqlFileRepository implements FileRepository {
 
   /** One page of the user's files, newest first, with a bounded total: sql-file-listing.ts (docs/search.md). */
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
-    return listFiles(this.db, options);
+    return listFiles(this.db, options, this.sqliteListingWay);
   }
 
   async findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]> {
