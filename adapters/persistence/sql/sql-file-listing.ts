@@ -128,16 +128,22 @@ async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promi
   return { sampled: toNumber(row.sampled), needleMatches: toNumber(row.needle), matches: toNumber(row.matches) };
 }
 
-/** One page of a listing's files, newest first (created_at, then id, descending). */
+/**
+ * One page of a listing's files, newest first (created_at, then id, descending). On Postgres the
+ * page's ids are found first and then their rows: skipping `offset` matches then reads only the
+ * list-order index `files (user_id, created_at, id) include (is_public, size, content_type)` where
+ * the filters allow (an index-only scan), not each skipped file's row. SQLite reads a row only for
+ * the files it returns either way.
+ */
 async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', window: Window): Promise<StoredFile[]> {
-  const rows = await matching(db, listing, way)
-    .select(FILE_COLUMNS.map((column) => `files.${column}` as const))
-    .orderBy('files.created_at', 'desc')
-    .orderBy('files.id', 'desc')
-    .limit(window.limit)
-    .offset(window.offset)
-    .execute();
-  return (rows as FileRow[]).map(fileRow.read);
+  const newestFirst = <Q extends { orderBy(column: 'files.created_at' | 'files.id', direction: 'desc'): Q }>(query: Q): Q =>
+    query.orderBy('files.created_at', 'desc').orderBy('files.id', 'desc');
+  const columns = FILE_COLUMNS.map((column) => `files.${column}` as const);
+  const query =
+    way === 'database'
+      ? newestFirst(db.selectFrom('files').select(columns).where('files.id', 'in', newestFirst(matching(db, listing, way).select('files.id')).limit(window.limit).offset(window.offset)))
+      : newestFirst(matching(db, listing, way).select(columns)).limit(window.limit).offset(window.offset);
+  return ((await query.execute()) as FileRow[]).map(fileRow.read);
 }
 
 /**
