@@ -165,15 +165,14 @@ async function sqliteCountWay(db: Kysely<HangarDatabase>, listing: Listing, acco
  *
  * The total: read from `account_totals` when the filter is empty or visibility alone (exact, kept by
  * every insert, delete and change of visibility); otherwise counted, up to `countLimit` matches
- * (then `{ total: countLimit, totalRelation: 'gte' }`), every match without it. A count on SQLite
- * with a needle of 3 code points or more starts from the trigram index; any other count, and every
- * Postgres statement, is left to the database's planner (Postgres answers `q` of 3 code points or
- * more from the `pg_trgm` GIN index of 0042 when it judges that cheaper than walking the account).
+ * (then `{ total: countLimit, totalRelation: 'gte' }`), every match without it.
  *
- * The page on SQLite: by the way {@link chooseListingWay} picks from the count, since SQLite's
- * planner cannot tell a rare content type, size range or needle from a common one. The page and the
- * total are separate statements, not one snapshot: a write between them shows in one and not the other,
- * as it would a moment later.
+ * Every Postgres statement is left to its planner, which answers `q` of 3 code points or more from
+ * the `pg_trgm` GIN index of 0042 when it judges that cheaper than walking the account. On SQLite,
+ * whose planner cannot tell a rare needle, content type or size range from a common one, the count
+ * is made the way {@link sqliteCountWay} picks, and the page the way {@link choosePageWay} picks
+ * from the count (listing-plan.ts). The page and the total are separate statements, not one
+ * snapshot: a write between them shows in one and not the other, as it would a moment later.
  *
  * @param options.userId the owner; `window` offset and limit (≥ 0, limit ≥ 1); `countLimit` the count bound
  * @param sqliteWay SQLite: count and page this way instead of the chosen one (the contract runs both; ignored on Postgres)

@@ -21,7 +21,7 @@ export interface SqlFileRepositoryOptions {
   /**
    * Postgres: an upload's quota claim and record in one statement, one round trip (batchInsert,
    * postgres-upload-batches.ts); default true. Off, the transaction script of every database
-   * (four round trips with BEGIN and COMMIT). Ignored on SQLite, whose statements cost no round trip.
+   * (five round trips with BEGIN and COMMIT). Ignored on SQLite, whose statements cost no round trip.
    */
   singleStatementInsert?: boolean;
   /**
