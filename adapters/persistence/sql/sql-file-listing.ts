@@ -134,16 +134,25 @@ async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promi
  * list-order index `files (user_id, created_at, id) include (is_public, size, content_type)` where
  * the filters allow (an index-only scan), not each skipped file's row. SQLite reads a row only for
  * the files it returns either way.
+ *
+ * With the exact number of matches (`matches`), a page in the older half of the list is read from
+ * the oldest end (ascending, then reversed), so it skips `matches − offset − limit` matches rather
+ * than `offset`: the last page of a million files is as quick as the first.
  */
-async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', window: Window): Promise<StoredFile[]> {
-  const newestFirst = <Q extends { orderBy(column: 'files.created_at' | 'files.id', direction: 'desc'): Q }>(query: Q): Q =>
-    query.orderBy('files.created_at', 'desc').orderBy('files.id', 'desc');
+async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', window: Window, matches?: number): Promise<StoredFile[]> {
+  const fromEnd = matches !== undefined && window.offset > matches - window.offset - window.limit;
+  const direction = fromEnd ? 'asc' : 'desc';
+  const limit = fromEnd ? Math.min(window.limit, matches! - window.offset) : window.limit;
+  const offset = fromEnd ? Math.max(0, matches! - window.offset - window.limit) : window.offset;
+  const inOrder = <Q extends { orderBy(column: 'files.created_at' | 'files.id', direction: 'asc' | 'desc'): Q }>(query: Q): Q =>
+    query.orderBy('files.created_at', direction).orderBy('files.id', direction);
   const columns = FILE_COLUMNS.map((column) => `files.${column}` as const);
   const query =
     way === 'database'
-      ? newestFirst(db.selectFrom('files').select(columns).where('files.id', 'in', newestFirst(matching(db, listing, way).select('files.id')).limit(window.limit).offset(window.offset)))
-      : newestFirst(matching(db, listing, way).select(columns)).limit(window.limit).offset(window.offset);
-  return ((await query.execute()) as FileRow[]).map(fileRow.read);
+      ? inOrder(db.selectFrom('files').select(columns).where('files.id', 'in', inOrder(matching(db, listing, way).select('files.id')).limit(limit).offset(offset)))
+      : inOrder(matching(db, listing, way).select(columns)).limit(limit).offset(offset);
+  const rows = ((await query.execute()) as FileRow[]).map(fileRow.read);
+  return fromEnd ? rows.reverse() : rows;
 }
 
 /**
@@ -195,12 +204,12 @@ export async function listFiles(
   if (used.length === 0 || (used.length === 1 && used[0] === 'isPublic')) {
     const publicFiles = toNumber(totals!.public_files_count);
     const total = filter.isPublic === undefined ? accountFiles : filter.isPublic ? publicFiles : accountFiles - publicFiles;
-    return { items: total > window.offset ? await pageOf(db, listing, postgres ? 'database' : 'list-order', window) : [], total };
+    return { items: total > window.offset ? await pageOf(db, listing, postgres ? 'database' : 'list-order', window, total) : [], total };
   }
   const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? (await sqliteCountWay(db, listing, accountFiles, countLimit))), countLimit);
   const atLeast = countLimit !== undefined && matches > countLimit;
   const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
   if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
   const way = postgres ? 'database' : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit }));
-  return { items: await pageOf(db, listing, way, window), ...total };
+  return { items: await pageOf(db, listing, way, window, atLeast ? undefined : matches), ...total };
 }
