@@ -25,6 +25,12 @@ describe('listing-plan: how SQLite answers a filtered listing', () => {
       expect(choosePageWay({ accountFiles: files, matches: 5_000, atLeast: false, wanted: 30 })).to.equal('list-order');
     });
 
+    it('walks when the trigram index would read many more files than match: a common needle narrowed by other filters', () => {
+      // 500 matches, but 50,000 files hold the needle: the walk passes ~60,000 entries, the index reads 50,000 files.
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, indexReads: 50_000 })).to.equal('list-order');
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, indexReads: 500 })).to.equal('index');
+    });
+
     it('walks whenever only a bound of the matches is known: the walk is bounded, the index is not', () => {
       expect(choosePageWay({ accountFiles: files, matches: 10_001, atLeast: true, wanted: 3_030 })).to.equal('list-order');
     });

@@ -28,21 +28,27 @@ export interface PageWayInput {
   atLeast: boolean;
   /** Matches the page needs passed or returned: offset + limit. */
   wanted: number;
+  /**
+   * Files the index way reads: `matches` for a content type or size index; for the trigram index
+   * every file of the account holding the needle, whatever the other filters (estimated from the
+   * sample of chooseCountWay). Default `matches`.
+   */
+  indexReads?: number;
 }
 
 /**
  * The cheaper way to find the page, from the matches counted for the total. With matches spread
  * evenly over the list, the walk passes about `wanted × accountFiles / matches` entries; the index
- * reads `matches` matches at {@link ENTRIES_PER_MATCH} each: the walk when
- * `wanted × accountFiles ≤ ENTRIES_PER_MATCH × matches²`. When only a bound of the matches is
- * known, the walk: it passes at most `wanted × accountFiles / matches` entries, while the index
- * could read every file of the account.
+ * reads `indexReads` files at {@link ENTRIES_PER_MATCH} each: the walk when
+ * `wanted × accountFiles ≤ ENTRIES_PER_MATCH × indexReads × matches`. When only a bound of the
+ * matches is known, the walk: it passes at most `wanted × accountFiles / matches` entries, while
+ * the index could read every file of the account.
  * @returns `list-order` or `index`; `list-order` for an empty account
  */
 export function choosePageWay(input: PageWayInput): ListingWay {
-  const { accountFiles, matches, atLeast, wanted } = input;
+  const { accountFiles, matches, atLeast, wanted, indexReads = matches } = input;
   if (atLeast || accountFiles === 0) return 'list-order';
-  return wanted * accountFiles <= ENTRIES_PER_MATCH * matches * matches ? 'list-order' : 'index';
+  return wanted * accountFiles <= ENTRIES_PER_MATCH * Math.max(indexReads, matches) * matches ? 'list-order' : 'index';
 }
 
 /** What {@link chooseCountWay} decides from: the newest files of the account, tested before counting. */

@@ -156,15 +156,24 @@ async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: Listing
 }
 
 /**
- * SQLite: how to count a listing's matches. A needle of 3 code points or more: by the trigram index
- * or walking, as {@link chooseCountWay} judges from a sample of the newest files; a shorter needle
- * (no index holds it): walking, stopped at the count's bound; no needle: by the filter's own index
- * (SQLite's planner chooses among content type, size and upload time).
+ * SQLite: how to count a listing's matches, and how many files the index way would read for its
+ * page. A needle of 3 code points or more: by the trigram index or walking, as
+ * {@link chooseCountWay} judges from a sample of the newest files, whose share of files holding the
+ * needle also estimates the trigram index's reads; a shorter needle (no index holds it): walking,
+ * stopped at the count's bound; no needle: by the filter's own index (SQLite's planner chooses
+ * among content type, size and upload time).
  */
-async function sqliteCountWay(db: Kysely<HangarDatabase>, listing: Listing, accountFiles: number, countLimit: number | undefined): Promise<ListingWay> {
-  if (listing.needle === undefined) return 'index';
-  if (!trigramNeedle(listing.needle)) return 'list-order';
-  return chooseCountWay({ accountFiles, countLimit, ...(await sampleNewest(db, listing)) }, SAMPLE_SIZE);
+async function sqliteCountWay(
+  db: Kysely<HangarDatabase>,
+  listing: Listing,
+  accountFiles: number,
+  countLimit: number | undefined,
+): Promise<{ way: ListingWay; needleFiles?: number }> {
+  if (listing.needle === undefined) return { way: 'index' };
+  if (!trigramNeedle(listing.needle)) return { way: 'list-order' };
+  const sample = await sampleNewest(db, listing);
+  const needleFiles = sample.sampled === 0 ? 0 : Math.round((accountFiles * sample.needleMatches) / sample.sampled);
+  return { way: chooseCountWay({ accountFiles, countLimit, ...sample }, SAMPLE_SIZE), needleFiles };
 }
 
 /**
@@ -206,10 +215,11 @@ export async function listFiles(
     const total = filter.isPublic === undefined ? accountFiles : filter.isPublic ? publicFiles : accountFiles - publicFiles;
     return { items: total > window.offset ? await pageOf(db, listing, postgres ? 'database' : 'list-order', window, total) : [], total };
   }
-  const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? (await sqliteCountWay(db, listing, accountFiles, countLimit))), countLimit);
+  const counting = postgres || sqliteWay ? undefined : await sqliteCountWay(db, listing, accountFiles, countLimit);
+  const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? counting!.way), countLimit);
   const atLeast = countLimit !== undefined && matches > countLimit;
   const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
   if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
-  const way = postgres ? 'database' : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit }));
+  const way = postgres ? 'database' : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, indexReads: counting?.needleFiles }));
   return { items: await pageOf(db, listing, way, window, atLeast ? undefined : matches), ...total };
 }
