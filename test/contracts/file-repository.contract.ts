@@ -459,7 +459,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.list({ userId: aUser().id, filter: { isPublic: false }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
     });
 
-    describe('totals and deep pages of range and content type filters', () => {
+    describe('totals and deep pages of range and content type filters', function () {
+      // Hundreds of counted listings per test: a loaded machine takes longer than the default 20 s.
+      this.timeout(90_000);
       const DAY = 24 * HOUR;
       /** The start of T0's UTC day: a day and an hour boundary. */
       const DAY0 = Math.floor(T0.getTime() / DAY) * DAY;
