@@ -60,4 +60,14 @@ describe('SQLite trigram index of q (files_trigram, migration 0042)', function (
     const { rows } = await sql<{ keys: number; files: number }>`select (select count(*) from files_trigram_keys) as keys, (select count(*) from files) as files`.execute(database.db);
     expect(rows[0]!.keys).to.equal(rows[0]!.files);
   });
+
+  it('drops the index entries of an account deleted with its files (foreign-key cascade), keeping the others', async () => {
+    const [gone, kept] = [await givenUser(repositories.users), await givenUser(repositories.users)];
+    expect(await repositories.files.insert(aFile(gone.id, { name: 'holiday-gone.jpg', fileId: 'file000001' }), ROOMY)).to.equal('inserted');
+    expect(await repositories.files.insert(aFile(kept.id, { name: 'holiday-kept.jpg', fileId: 'file000002' }), ROOMY)).to.equal('inserted');
+    await sql`delete from users where id = ${gone.id}`.execute(database.db);
+    expect(await indexed('holiday')).to.deep.equal(['file000002']);
+    const { rows } = await sql<{ keys: number }>`select count(*) as keys from files_trigram_keys`.execute(database.db);
+    expect(rows[0]!.keys).to.equal(1);
+  });
 });
