@@ -6,7 +6,6 @@ import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { parentPort } from 'node:worker_threads';
 import type { CheckpointReply, CheckpointRequest } from './wal-checkpointer.js';
-import { registerFileSearchFunction } from '../persistence/sqlite/file-search-tokens.js';
 
 /** How long a background write waits for another connection's write lock, in ms (as the service's own connection). */
 const WRITE_BUSY_TIMEOUT_MS = 5000;
@@ -31,8 +30,6 @@ function connection(path: string): FileConnection {
     // itself after the commit, as the service's connection does (GroupCommitSqliteDriver).
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
-    // As on every connection Hangar opens: a write of `files` here would fire the search index's triggers.
-    registerFileSearchFunction(database);
     file = { database, statements: new Map(), wal: undefined };
     connections.set(path, file);
   }

@@ -19,8 +19,7 @@ export interface OpenDatabase extends SqlDatabaseHandle {
 /**
  * Opens (and migrates) the database `database` names: the SQLite file, or a pool of
  * `poolSize` connections to Postgres. Warnings (a lost idle Postgres connection, a missing search
- * index, SQLite's checkpoint worker failing, a background batch of the `q` index (SQLite) or of the
- * gram counts (Postgres) failing) go to `logger` at level `warn`; `onQuery` is told each
+ * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`; `onQuery` is told each
  * query's duration (ms) and failure (metrics).
  * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
  */
@@ -34,7 +33,6 @@ export async function openDatabase(database: Config['database'], logger: Logger,
         cacheBytes: database.cacheBytes,
         onQuery,
         onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
-        onFileSearchIndexFailed: (error) => warn('search_index_failed', { error: error.message, action: 'searches read the files not indexed yet; indexing is tried again shortly' }),
       });
     case 'postgres': {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a SQLite start never reads node-postgres's modules.
@@ -47,7 +45,6 @@ export async function openDatabase(database: Config['database'], logger: Logger,
         onWarning: (message) => warn('database_warning', { message }),
         listenUrl: database.listenUrl,
         groupCommit: database.groupCommit,
-        onFileGramFoldFailed: (error) => warn('search_counts_failed', { error: error.message, action: 'searches add the waiting changes themselves; counting is tried again shortly' }),
         onChangeFeedState: (state, error) =>
           state === 'down'
             ? warn('change_feed_down', { error: String(error), fallback: 'caches are dropped every 5 s until it listens again' })

@@ -1,7 +1,7 @@
-// The `GET /files` filters measured on an account of 1,000,000 files,
+// The `GET /files` filters measured on an account of 1,000,000 files (docs/search.md),
 // shared by the Postgres and the SQLite tools.
 
-/** The cases: the name, the filter, the page. */
+/** Cases of the doc's table: the name, the filter, the page. */
 export const CASES = [
   ['none', {}],
   ['q=123456', { q: '123456' }],
@@ -33,7 +33,7 @@ export const CASES = [
   ['type=image/png&sizeMin=1000000', { type: 'image/png', sizeMin: 1_000_000 }],
   ['type=image/jpeg&createdBefore=first year', { type: 'image/jpeg', createdBefore: new Date(1731464000000) }],
   ['sizeMin=1000000&createdBefore=first year (counted)', { sizeMin: 1_000_000, createdBefore: new Date(1731464000000) }],
-  // Deep pages (limit 30): each measured skipping the rows and as the repository places it (see `measure`).
+  // Deep pages (limit 30).
   ['deep: none, page 3,000', {}, 89_970],
   ['deep: none, page 10,000', {}, 299_970],
   ['deep: none, last page', {}, 999_990],
@@ -43,7 +43,7 @@ export const CASES = [
   ['deep: createdBefore=first year, page 10,000', { createdBefore: new Date(1731464000000) }, 299_970],
   ['deep: type=image/jpeg&createdAfter=second year&isPublic=true, page 1,000', { type: 'image/jpeg', createdAfter: new Date(1731464000000), isPublic: true }, 29_970],
   ['deep: sizeMin=1000000, page 3,000 (not placed: skipped either way)', { sizeMin: 1_000_000 }, 89_970],
-  // `q` with more candidates or other filters.
+  // `q` with more candidates or other filters (SQLite's search index, 2026-11-26).
   ['q=holiday (7 characters, ~5 %)', { q: 'holiday' }],
   ['q=cat&isPublic=false (~5,000 matches)', { q: 'cat', isPublic: false }],
   ['q=cat&type=image/gif (~0.05 %)', { q: 'cat', type: 'image/gif' }],
@@ -54,13 +54,13 @@ export const CASES = [
   ['q=9 (1 character, ~50 %)', { q: '9' }],
   ['deep: q=cat, page 100', { q: 'cat' }, 2_970],
   ['deep: q=holiday-summer, page 80', { q: 'holiday-summer' }, 2_370],
-  // Deep pages of a common needle (SQLite places them by upload day).
+  // Deep pages of a common needle (SQLite places them by upload day, 2026-11-26).
   ['deep: q=cat, page 1,000', { q: 'cat' }, 29_970],
   ['deep: q=é, page 1,000', { q: 'é' }, 29_970],
   ['deep: q=a, page 10,000', { q: 'a' }, 299_970],
   ['deep: q=cat&type=image/png, page 300', { q: 'cat', type: 'image/png' }, 8_970],
   ['deep: q=cat&isPublic=true, last page', { q: 'cat', isPublic: true }, 44_990],
-  // A longer needle, and a short one with a size range, each with another filter.
+  // A longer needle, and a short one with a size range, each with another filter (twenty-second session).
   ['q=holiday&type=image/png', { q: 'holiday', type: 'image/png' }],
   ['q=holiday&type=image/gif', { q: 'holiday', type: 'image/gif' }],
   ['q=holiday&isPublic=false', { q: 'holiday', isPublic: false }],

@@ -1,16 +1,15 @@
-// The measurements of bench/tools/postgres-list-files.mjs on SQLite: `GET /files` queries
-// (SqlFileRepository.list, as the service runs it: through openSqliteDatabase, direct reads
-// included) on an account of 1,000,000 files in a SQLite file, with the plans of the statements.
+// The measurements of docs/search.md on SQLite: `GET /files` queries (SqlFileRepository.list, as
+// the service runs it, through openSqliteDatabase) on an account of LIST_FILES files (default
+// 1,000,000; a second account holds a fifth as many) in a SQLite file, with the plans of the statements.
 // Needs a build (`npx tsc -b`). Usage:
 //   node bench/tools/sqlite-list-files.mjs generate <file>
-//     (re)creates the file: migrations up to 0005, the same data as the Postgres generator (names,
-//     types, sizes, visibility and times drawn alike, from a seeded generator), then the later
-//     migrations (their backfills fill file_histogram), ANALYZE
+//     (re)creates the file at the latest schema with the same data as the Postgres generator (names,
+//     types, sizes, visibility and times drawn alike, from a seeded generator; the trigram index
+//     filled by its triggers as the files are inserted), ANALYZE
 //   node bench/tools/sqlite-list-files.mjs measure <file> [case-name-substring]
-//     each case 55 times, each on a new SqlFileRepository (no cached counted total; the first 5
-//     dropped), median, p95 and p99 (nearest rank) of the other 50, in ms, with the API's bound on
-//     counted totals; then EXPLAIN QUERY PLAN of every statement of one more run of each case;
-//     with LIST_SKIPPING=1 deep pages skip their offset match by match (nothing placed), for comparison
+//     each case 55 times (LIST_RUNS + 5), the first 5 dropped, median, p95 and p99 (nearest rank) of
+//     the other 50, in ms, with the API's bound on counted totals; then EXPLAIN QUERY PLAN of every
+//     statement of one more run of each case
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,7 +20,6 @@ import { median } from '../lib/stats.mjs';
 import { CASES } from './list-files-cases.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
-const { migrateToLatest, migrationsUpTo } = await import(new URL('adapters/persistence/sql/migrate.js', dist).href);
 const { SqlFileRepository } = await import(new URL('adapters/persistence/sql/sql-file-repository.js', dist).href);
 const { SqlExecutor } = await import(new URL('adapters/persistence/sql/sql-executor.js', dist).href);
 const { openSqliteDatabase } = await import(new URL('adapters/persistence/sqlite/sqlite-database.js', dist).href);
@@ -36,6 +34,7 @@ if (!file || !['generate', 'measure'].includes(command)) {
 const BIG = '00000000-0000-4000-8000-000000000001';
 const OTHER = '00000000-0000-4000-8000-000000000002';
 const RUNS = Number(process.env.LIST_RUNS ?? 50);
+const FILES = Number(process.env.LIST_FILES ?? 1_000_000);
 
 /** mulberry32: a small seeded generator, so every generate writes the same files. */
 function seeded(seed) {
@@ -57,12 +56,9 @@ const SECOND = ['2019', '2020', '2021', '2022', '2023', '2024', 'summer', 'winte
 
 if (command === 'generate') {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  await (await openSqliteDatabase({ path: file })).close();
   const raw = new BetterSqlite3(file);
-  raw.pragma('journal_mode = WAL');
-  const early = new Kysely({ dialect: new SqliteDialect({ database: raw }) });
-  const before = migrationsUpTo('0005_listing_speed');
-  console.log('migrated:', await migrateToLatest(early, before));
-  let started = performance.now();
+  const started = performance.now();
   const random = seeded(42);
   const insertUser = raw.prepare("insert into users (id, email, password_hash, created_at, updated_at, plan_name) values (?, ?, 'x', 1700000000000, 1700000000000, 'default')");
   const insertFile = raw.prepare(`insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text)
@@ -70,7 +66,7 @@ if (command === 'generate') {
   raw.transaction(() => {
     insertUser.run(BIG, 'big@example.com');
     insertUser.run(OTHER, 'other@example.com');
-    for (const [userId, count, n] of [[BIG, 1_000_000, 1], [OTHER, 200_000, 2]]) {
+    for (const [userId, count, n] of [[BIG, FILES, 1], [OTHER, FILES / 5, 2]]) {
       for (let g = 1; g <= count; g++) {
         const fileId = md5(`${n}:${g}`).slice(0, 10);
         const drawn = TYPES[Math.floor(random() * 10)];
@@ -85,15 +81,9 @@ if (command === 'generate') {
     raw.exec(`insert into account_totals (user_id, storage_bytes, files_count, public_files_count)
       select user_id, sum(size), count(*), sum(is_public) from files group by user_id`);
   })();
-  console.log(`generator: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  await early.destroy();
-  started = performance.now();
-  const opened = await openSqliteDatabase({ path: file });
-  console.log(`0006 and later (file_histogram backfills of 1,200,000 files): ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  await opened.close();
-  const again = new BetterSqlite3(file);
-  again.exec('analyze');
-  again.close();
+  console.log(`generator (files and their trigram index): ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  raw.exec('analyze');
+  raw.close();
 } else {
   const opened = await openSqliteDatabase({ path: file });
   // The same repository over plain Kysely, to capture the SQL of each statement for EXPLAIN QUERY PLAN.
@@ -103,8 +93,7 @@ if (command === 'generate') {
   console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const rows = [];
   for (const [name, filter, offset = 0] of CASES.filter(([name]) => only === undefined || name.includes(only))) {
-    const options = process.env.LIST_SKIPPING === '1' ? { seekFromOffset: Number.POSITIVE_INFINITY } : {};
-    const list = (executor) => new SqlFileRepository(executor, options).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
+    const list = (executor) => new SqlFileRepository(executor).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];
     let total;
     for (let i = 0; i < RUNS + 5; i++) {

@@ -101,10 +101,9 @@ export interface FileRepository {
   deleteMany(options: { userId: string; fileIds: string[]; expiredBy?: Date; reason?: FileDeletionReason }): Promise<StoredFile[]>;
   /**
    * Changes one of the user's records in one transaction, together with what is kept from it: a
-   * change of visibility moves the file between the public and private counts of the account's
-   * totals and histogram; any change raises the account's listing version (totals counted before
-   * are counted again). The change is seen by every process's next lookup, as a delete is (no
-   * process keeps a record it could serve after the commit).
+   * rename changes what `q` finds it by; a change of visibility moves the file between the public
+   * and private counts of the account's totals. The change is seen by every process's next lookup
+   * and listing, as a delete is (no process keeps a record it could serve after the commit).
    * @returns the record as it is after the change, or undefined when the user has no file with this id (nothing changed)
    */
   update(options: { userId: string; fileId: string; changes: FileChanges }): Promise<StoredFile | undefined>;

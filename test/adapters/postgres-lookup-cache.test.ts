@@ -146,7 +146,7 @@ describe('writesObservedRows (what drops the lookup cache of the process that wr
       'insert into "sessions" ("id") values ($1)',
       'update "account_totals" set "files_count" = files_count + 1 where "user_id" = $1',
       'update "users_archive" set x = 1',
-      'insert into "file_histogram" ("user_id") values ($1)',
+      'insert into "activity_log_totals" ("user_id") values ($1)',
     ]) {
       expect(writesObservedRows(sql), sql).to.equal(false);
     }

@@ -52,7 +52,7 @@ describe('PostgresUploadBatches', () => {
 
     beforeEach(async () => {
       schema = await createTestSchema(url);
-      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema, fileGramFolding: false });
+      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema });
       // One upload at a time: the single statement that a lone upload and a failed batch's uploads use.
       repositories = createSqlRepositories(database, { files: { uploadBatches: false } });
       userId = (await givenUser(repositories.users)).id;

@@ -13,22 +13,6 @@ export interface FileRepositorySubject {
   users: UserRepository;
   /** A second repository over the same store, as another process would hold (defaults to `subject`). */
   other?: FileRepository;
-  /**
-   * A repository over the same store that places every page past the first row from its
-   * histogram's day rows (SQL adapters: SqlFileRepository's `seekFromOffset` 1; defaults to `subject`).
-   */
-  seeking?: FileRepository;
-  /**
-   * Repositories over the same store that search (`q`) by other statements than `subject` (on
-   * Postgres: each path of PostgresFileSearch, and the plain LIKE), held to the same brute-force answers.
-   */
-  searching?: FileRepository[];
-  /**
-   * Counts what the store keeps for searches in the background now, every gram counted by day
-   * (Postgres: the gram counts of migration 0036 folded with a tracking threshold of 1 file), so a
-   * search test can compare its answers before and after.
-   */
-  foldSearchCounts?: () => Promise<void>;
   /** The signing keys over the same store (read back by `findWithSigningKey`). */
   signingKeys: SigningKeyRepository;
   close?: () => Promise<void>;
@@ -47,15 +31,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     let users: UserRepository;
     let close: (() => Promise<void>) | undefined;
     let other: FileRepository | undefined;
-    let seeking: FileRepository | undefined;
-    let searching: FileRepository[] | undefined;
-    let foldSearchCounts: (() => Promise<void>) | undefined;
     let signingKeys: SigningKeyRepository;
     let userId: string;
     let otherUserId: string;
 
     beforeEach(async () => {
-      ({ subject: files, users, close, other, seeking, searching, foldSearchCounts, signingKeys } = await makeSubject());
+      ({ subject: files, users, close, other, signingKeys } = await makeSubject());
       userId = (await givenUser(users)).id;
       otherUserId = (await givenUser(users)).id;
     });
@@ -319,12 +300,27 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await found({ q: 'ABCDE12345' })).to.deep.equal([file.fileId]);
     });
 
-    it('matches names beyond ASCII without regard to case: "résumé" and "RÉSUMÉ" find "Résumé.pdf"', async () => {
-      const [resume] = await givenFiles(userId, [{ name: 'Résumé.pdf' }, { name: 'resume-plain.pdf' }, { name: 'Straße.txt' }]);
-      expect(await found({ q: 'résumé' })).to.deep.equal([resume.fileId]);
-      expect(await found({ q: 'RÉSUMÉ' })).to.deep.equal([resume.fileId]);
+    it('matches names beyond ASCII without regard to case or accents: "resume", "résumé" and "RÉSUMÉ" find "Résumé.pdf" and "resume-plain.pdf"', async () => {
+      const [resume, plain] = await givenFiles(userId, [{ name: 'Résumé.pdf', fileId: 'file000001', createdAt: at(1) }, { name: 'resume-plain.pdf', fileId: 'file000002', createdAt: at(2) }, { name: 'Straße.txt', fileId: 'file000003', createdAt: at(3) }]);
+      for (const q of ['resume', 'résumé', 'RÉSUMÉ', 'Resumé', 'ésu']) expect(await found({ q }), q).to.deep.equal([plain.fileId, resume.fileId]);
+      expect(await found({ q: 'sumé.pdf' })).to.deep.equal([resume.fileId]);
       expect(await found({ q: 'STRASSE' })).to.deep.equal([]);
       expect(await found({ q: 'straße' })).to.have.length(1);
+    });
+
+    it('finds "résumé 日本.pdf" by "resume", "RESUME 日本" and "é 日", and keeps Japanese voiced marks apart ("が" is not "か")', async () => {
+      const [japanese, ga, ka] = await givenFiles(userId, [
+        { name: 'résumé 日本.pdf', fileId: 'file000001', createdAt: at(1) },
+        { name: 'がっこう.txt', fileId: 'file000002', createdAt: at(2) },
+        { name: 'かっこう.txt', fileId: 'file000003', createdAt: at(3) },
+      ]);
+      for (const q of ['resume', 'RESUME 日本', 'é 日', 'ume 日本.p', '日']) expect(await found({ q }), q).to.deep.equal([japanese.fileId]);
+      expect(await found({ q: 'が' })).to.deep.equal([ga.fileId]);
+      expect(await found({ q: 'か' })).to.deep.equal([ka.fileId]);
+      expect(await found({ q: 'がっこ' })).to.deep.equal([ga.fileId]);
+      expect(await found({ q: 'っこう.txt' })).to.deep.equal([ka.fileId, ga.fileId]);
+      // Decomposed (as macOS sends it): the voiced mark is kept as "が".
+      expect(await found({ q: 'か\u3099っこう' })).to.deep.equal([ga.fileId]);
     });
 
     it('matches a name written with combining accents (as macOS sends it) from a composed query', async () => {
@@ -354,8 +350,10 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         { name: 'zq-note.txt', fileId: '0000000003', contentType: 'text/plain' },
         { name: 'a', fileId: '1000000004', contentType: 'text/plain' },
       ]);
-      expect(await found({ q: 'é' })).to.deep.equal([accented.fileId]);
-      expect(await found({ q: 'É' })).to.deep.equal([accented.fileId]);
+      // Accents are ignored: "é" is "e", which "zq-note.txt" holds too.
+      expect((await found({ q: 'é' })).sort()).to.deep.equal([accented.fileId, pair.fileId].sort());
+      expect((await found({ q: 'É' })).sort()).to.deep.equal([accented.fileId, pair.fileId].sort());
+      expect(await found({ q: 'é.p' })).to.deep.equal([accented.fileId]);
       expect(await found({ q: '\u{1F4F7}' })).to.deep.equal([camera.fileId]);
       expect(await found({ q: 'Q' })).to.deep.equal([pair.fileId]);
       expect(await found({ q: 'zQ' })).to.deep.equal([pair.fileId]);
@@ -367,7 +365,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('answers needles short and long with type, visibility, range and window as a brute-force search does, totals bounded as asked, before and after renames and deletes, counted or not', async function () {
-      // Every needle × filter × window × bound on every repository of the fixture: about 20 s on Postgres.
+      // Every needle × filter × window × bound.
       this.timeout(120_000);
       let current = await givenFiles(
         userId,
@@ -382,12 +380,14 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         })),
       );
       await givenFiles(otherUserId, [{ name: 'zz-theirs.png' }, { name: 'é-theirs' }]);
-      const searchText = (file: StoredFile) => `${file.name ?? ''}\n${file.fileId}`.toLowerCase().normalize('NFC');
+      // The fold every adapter shares (file-search.ts), written out: accents and case ignored.
+      const fold = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().normalize('NFC');
+      const searchText = (file: StoredFile) => fold(`${file.name ?? ''}\n${file.fileId}`);
       const inListOrder = (a: StoredFile, b: StoredFile) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
       const filters: FileFilter[] = [{}, { type: 'image/png' }, { isPublic: false }, { createdAfter: at(4000) }, { sizeMin: 30, type: 'text/plain', isPublic: true }];
       const check = async () => {
-        for (const q of ['z', 'zz', 'É', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.', '.pn', 'ézé', 'zz ', '\u{1F4F7}-z', 'x-r', '00', '', 'nothing', '.png', 'zeta.png', 'top.png', 'ézé.txt', 'ézé.pdf']) {
-          const needle = q.toLowerCase().normalize('NFC');
+        for (const q of ['z', 'zz', 'É', 'e', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.', '.pn', 'ézé', 'eze', 'EZE.T', 'zz ', '\u{1F4F7}-z', 'x-r', '00', '', 'nothing', '.png', 'zeta.png', 'top.png', 'ézé.txt', 'ézé.pdf', 'e\u0301ze\u0301']) {
+          const needle = fold(q);
           for (const filter of filters) {
             const all = current
               .filter((file) => searchText(file).includes(needle) && matchesRangeFilter(file, userId, filter))
@@ -395,33 +395,23 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
             for (const [offset, limit] of [[0, 3], [2, 10]] as const) {
               for (const countLimit of [undefined, 2]) {
                 const total = countLimit !== undefined && all.length > countLimit ? { total: countLimit, relation: 'gte' } : { total: all.length, relation: 'eq' };
-                for (const [i, repository] of [files, ...(searching ?? [])].entries()) {
-                  const page = await repository.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit });
-                  expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit} (repository ${i})`).to.deep.equal({
-                    ids: all.slice(offset, offset + limit).map((file) => file.fileId),
-                    ...total,
-                  });
-                }
+                const page = await files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit });
+                expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`).to.deep.equal({
+                  ids: all.slice(offset, offset + limit).map((file) => file.fileId),
+                  ...total,
+                });
               }
             }
           }
         }
       };
       await check();
-      if (foldSearchCounts) {
-        await foldSearchCounts();
-        await check();
-      }
       const renamed = await files.update({ userId, fileId: current[0]!.fileId, changes: { name: 'yy.png' } });
       const hidden = await files.update({ userId, fileId: current[5]!.fileId, changes: { name: 'x-ray', isPublic: false } });
       const unnamed = await files.update({ userId, fileId: current[9]!.fileId, changes: { name: null } });
       await files.deleteMany({ userId, fileIds: [current[6]!.fileId] });
       current = current.map((file) => [renamed!, hidden!, unnamed!].find((changed) => changed.fileId === file.fileId) ?? file).filter((file) => file.fileId !== current[6]!.fileId);
       await check();
-      if (foldSearchCounts) {
-        await foldSearchCounts();
-        await check();
-      }
     });
 
     it('does not match q across the end of the name and the start of the file id', async () => {
@@ -469,7 +459,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect((await files.list({ userId: aUser().id, filter: { isPublic: false }, window: { offset: 0, limit: 1 } })).total).to.equal(0);
     });
 
-    describe('totals and deep pages of range and content type filters (histogram buckets on SQL: day, hour, 1/32-octave size class, by content type)', () => {
+    describe('totals and deep pages of range and content type filters', function () {
+      // Hundreds of counted listings per test: a loaded machine takes longer than the default 20 s.
+      this.timeout(90_000);
       const DAY = 24 * HOUR;
       /** The start of T0's UTC day: a day and an hour boundary. */
       const DAY0 = Math.floor(T0.getTime() / DAY) * DAY;
@@ -573,7 +565,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         const expected = inListOrder(live, filter, owner);
         const wrong: string[] = [];
         for (const offset of offsets) {
-          const page = await (seeking ?? files).list({ userId: owner, filter, window: { offset, limit } });
+          const page = await files.list({ userId: owner, filter, window: { offset, limit } });
           const ids = page.items.map((file) => file.fileId);
           const want = expected.slice(offset, offset + limit);
           if (JSON.stringify(ids) !== JSON.stringify(want) || page.total !== expected.length) {
@@ -616,7 +608,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         const theirs = (await files.list({ userId: otherUserId, filter: {}, window: { offset: 0, limit: 100 } })).items.map((file) => file.fileId);
         expect(theirs).to.have.length(TIMES.length);
         for (const offset of [1, 5, TIMES.length - 1]) {
-          const page = await (seeking ?? files).list({ userId: otherUserId, filter: {}, window: { offset, limit: 3 } });
+          const page = await files.list({ userId: otherUserId, filter: {}, window: { offset, limit: 3 } });
           expect(page.items.map((file) => file.fileId)).to.deep.equal(theirs.slice(offset, offset + 3));
         }
       });

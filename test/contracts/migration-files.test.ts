@@ -10,7 +10,6 @@ import pg from 'pg';
 import { MIGRATIONS } from '../../adapters/persistence/migrations/index.js';
 import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../adapters/persistence/sql/migrate.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
-import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { dumpPostgresSchema, dumpSqliteSchema } from '../support/schema-dump.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
@@ -69,7 +68,6 @@ describe('migration files (adapters/persistence/migrations)', () => {
   it(`gives a fresh SQLite database, at ${LAST_OF_BEC26C8}, exactly the schema bec26c8's migrations gave it`, async () => {
     const database = new BetterSqlite3(':memory:');
     database.pragma('foreign_keys = ON');
-    registerFileSearchFunction(database);
     const db = new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
     try {
       await migrateTo(db, LAST_OF_BEC26C8);
@@ -84,7 +82,6 @@ describe('migration files (adapters/persistence/migrations)', () => {
     for (const snapshot of [true, false]) {
       const database = new BetterSqlite3(':memory:');
       database.pragma('foreign_keys = ON');
-      registerFileSearchFunction(database);
       const db = new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
       try {
         expect(await migrateToLatest(db, undefined, { snapshot })).to.deep.equal([...MIGRATION_NAMES]);

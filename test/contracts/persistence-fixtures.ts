@@ -22,7 +22,6 @@ import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
 import { COPIED_TABLES } from '../../adapters/persistence/sql/copy-database.js';
 import { isPostgres } from '../../adapters/persistence/sql/dialect.js';
-import { FILE_GRAM_TABLES } from '../../adapters/persistence/postgres/file-gram-counts.js';
 import { createTestSchema, type TestSchema } from '../support/test-database.js';
 
 /** A fixed instant the suites count from, so expectations do not depend on the wall clock. */
@@ -239,8 +238,6 @@ export function onSqlite(register: (open: () => Promise<OpenedRepositories>) => 
 /** Deletes every row of every table, children first (COPIED_TABLES lists every table, parents first; the compiler keeps it complete). */
 async function emptyEveryTable(db: Kysely<HangarDatabase>): Promise<void> {
   for (const table of [...COPIED_TABLES].reverse()) await sql`delete from ${sql.table(table)}`.execute(db);
-  // Postgres: the gram counts of `q` (migration 0036) are derived from `files`, outside COPIED_TABLES.
-  if (isPostgres(db)) for (const table of FILE_GRAM_TABLES) await sql`delete from ${sql.table(table)}`.execute(db);
 }
 
 /**
@@ -259,8 +256,8 @@ export function onPostgres(url: string, register: (open: () => Promise<OpenedRep
 
 function onPostgresWith(url: string, fastPaths: boolean, register: (open: () => Promise<OpenedRepositories>) => void): void {
   const name = fastPaths
-    ? 'lookup cache on, upload in one statement, gram counts folded in the background'
-    : 'lookup cache off, upload as a transaction script, gram counts folded only when a test asks';
+    ? 'lookup cache on, upload in one statement'
+    : 'lookup cache off, upload as a transaction script';
   describe(`on a fresh Postgres schema (${name})`, function () {
     let schema: TestSchema | undefined;
     let database: PostgresDatabase | undefined;
@@ -269,7 +266,7 @@ function onPostgresWith(url: string, fastPaths: boolean, register: (open: () => 
     before(async function () {
       this.timeout(30_000);
       schema = await createTestSchema(url);
-      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema, lookupCache: fastPaths, fileGramFolding: fastPaths });
+      database = await openPostgresDatabase({ url, poolSize: 4, schema: schema.schema, lookupCache: fastPaths });
       repositories = repositoriesOver(database, { files: { singleStatementInsert: fastPaths } });
     });
     after(async () => {

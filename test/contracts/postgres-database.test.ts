@@ -6,7 +6,7 @@ import { groupCommit } from '../../adapters/persistence/postgres/group-commit.js
 import { openPostgresDatabase, postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { MIGRATION_NAMES } from '../../adapters/persistence/sql/migrate.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { POSTGRES_INSERT_SQL } from '../../adapters/persistence/sql/sql-file-repository.js';
+import { POSTGRES_BATCH_INSERT_SQL } from '../../adapters/persistence/sql/postgres-upload-batches.js';
 import { aCustomDomain } from './custom-domain-repository.contract.js';
 import { aFile, aRefreshToken, aSession, anApiKey, givenUser } from './persistence-fixtures.js';
 import { createTestSchema, type TestSchema, testDatabaseUrl } from '../support/test-database.js';
@@ -253,7 +253,7 @@ if (url !== undefined) {
       }
     });
 
-    it('runs the upload\'s statement, precompiled lookups, activity-log batches and the pages of searches with a known count prepared, once per connection, other listing statements unprepared, and keeps working when the schema changes', async () => {
+    it('runs the upload\'s statement, precompiled lookups and activity-log batches prepared, once per connection, listing statements unprepared, and keeps working when the schema changes', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
       try {
         const repos = createSqlRepositories(database);
@@ -262,23 +262,17 @@ if (url !== undefined) {
         for (let i = 0; i < 2; i++) expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
         await repos.files.totals(user.id);
         const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((row) => row.statement);
-        expect(await prepared()).to.include(POSTGRES_INSERT_SQL);
+        expect(await prepared()).to.include(POSTGRES_BATCH_INSERT_SQL);
         expect((await prepared()).some((statement) => statement.includes('from "account_totals"'))).to.equal(true);
         // The activity log's batches too: a few texts (one per batch size), written again and again.
         await repos.logs.insertMany([{ id: crypto.randomUUID(), userId: user.id, method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null, createdAt: new Date(), metadata: {} }]);
         expect((await prepared()).some((statement) => statement.includes('insert into activity_logs'))).to.equal(true);
         expect((await prepared()).some((statement) => statement.includes('insert into activity_log_totals'))).to.equal(true);
-        // A search's count and first page are planned for their values each time (a rare needle and a common one want different plans).
+        // A search's count and pages are planned for their values each time (a rare needle and a common one want different plans).
         const search = { userId: user.id, filter: { q: 'report' }, window: { offset: 0, limit: 30 }, countLimit: 10_000 };
         await repos.files.list(search);
+        await repos.files.list({ ...search, window: { offset: 1, limit: 30 } });
         expect((await prepared()).some((statement) => statement.includes('like'))).to.equal(false);
-        // Once its count is known (a client paging on), a page is read among the newest files, one plan for all values: prepared.
-        expect((await repos.files.list({ ...search, window: { offset: 1, limit: 30 } })).items).to.have.length(1);
-        await repos.files.list({ ...search, filter: { q: 'other' }, window: { offset: 0, limit: 5 } });
-        expect((await repos.files.list({ ...search, filter: { q: 'other' }, window: { offset: 5, limit: 5 } })).items).to.deep.equal([]);
-        const pages = (await prepared()).filter((statement) => statement.includes('like'));
-        expect(pages, 'one prepared statement for both needles and windows').to.have.length(1);
-        expect(pages[0]).to.match(/limit \$\d+ offset \$\d+/);
         await sql`alter table account_totals add column added_by_a_newer_release text`.execute(database.db);
         expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
         expect((await repos.files.totals(user.id)).filesCount).to.equal(3);
@@ -287,19 +281,17 @@ if (url !== undefined) {
       }
     });
 
-    it('writes nothing of a refused one-statement upload (record, histogram, totals, gram changes), and writes the record before it waits for the account\'s totals row', async () => {
-      const database = await openPostgresDatabase({ url: schema.url, poolSize: 2, lookupCache: false, fileGramFolding: false });
+    it('writes nothing of a refused one-statement upload (record, totals), and writes the record before it waits for the account\'s totals row', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 2, lookupCache: false });
       try {
         const repos = createSqlRepositories(database);
         const user = await givenUser(repos.users);
         const limits = { storageLimitBytes: 100, fileCountLimit: 2 };
         expect(await repos.files.insert(aFile(user.id, { size: 60 }), limits)).to.equal('inserted');
         const snapshot = async () => {
-          const { rows } = await sql<{ files: string; histogram: string; pending: string; totals: string }>`
+          const { rows } = await sql<{ files: string; totals: string }>`
             select (select count(*) from files) as files,
-                   (select coalesce(sum(files), 0) from file_histogram) as histogram,
-                   (select count(*) from file_gram_pending) as pending,
-                   (select storage_bytes || '/' || files_count || '/' || changes from account_totals where user_id = ${user.id}) as totals
+                   (select storage_bytes || '/' || files_count || '/' || public_files_count from account_totals where user_id = ${user.id}) as totals
           `.execute(database.db);
           return rows[0];
         };
@@ -324,7 +316,7 @@ if (url !== undefined) {
           while (!blocked && Date.now() < deadline) {
             // (A transaction keeps its first view of pg_stat_activity unless told to clear it.)
             await holder.query('select pg_stat_clear_snapshot()');
-            const { rows } = await holder.query("select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'with inserted as%'");
+            const { rows } = await holder.query("select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'with batch as%'");
             blocked = rows.length > 0;
             if (!blocked) await new Promise((resolve) => setTimeout(resolve, 20));
           }
@@ -430,15 +422,14 @@ if (url !== undefined) {
       try {
         const { rows } = await sql<{ available: boolean }>`select exists (select 1 from pg_available_extensions where name = 'pg_trgm') as available`.execute(database.db);
         if (!rows[0].available) {
-          // The migration must then have gone on without it (see 0003_list_indexes.ts).
+          // The migration must then have gone on without it (see 0042_search_on_database_indexes.ts).
           const index = await sql`select 1 from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'`.execute(database.db);
           expect(index.rows).to.deep.equal([]);
           return;
         }
-        // Read as PostgresFileSearch reads a needle's index (bitmaps only), with the covering indexes
-        // out of the way (dropped in a transaction that is rolled back): on this empty table the
-        // planner would as soon scan one of them whole (the size index holds the search text since
-        // migration 0041).
+        // On this empty table the planner would as soon scan anything: the other ways are switched off
+        // here, in a transaction that is rolled back, to show that the index can answer the LIKE (the
+        // size index holds the search text since migration 0041, so it goes too).
         const plan = await database.db.connection().execute(async (connection) => {
           await sql`begin`.execute(connection);
           try {
@@ -457,15 +448,15 @@ if (url !== undefined) {
       }
     });
 
-    it('indexes the one- and two-code-point substrings of search_text (0031), and a short needle uses that index', async () => {
+    it('keeps no search structure of its own after 0042: no gram or histogram table, no gram function, the trigram index on search_text alone', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
       try {
-        const grams = await sql<{ grams: string[] }>`select hangar_search_grams(${'é\u{1F4F7}é'}) as grams`.execute(database.db);
-        expect([...new Set(grams.rows[0]!.grams)].sort()).to.deep.equal(['é', 'é\u{1F4F7}', '\u{1F4F7}', '\u{1F4F7}é'].sort());
-        expect((await sql<{ grams: string[] }>`select hangar_search_grams('') as grams`.execute(database.db)).rows[0]!.grams).to.deep.equal([]);
-        await sql`set enable_seqscan = off`.execute(database.db);
-        const plan = await sql<{ 'QUERY PLAN': string }>`explain select count(*) from files where hangar_search_grams(search_text) @> array['zq'::text]`.execute(database.db);
-        expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).to.include('files_search_grams');
+        const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and (table_name like 'file_gram%' or table_name = 'file_histogram')`.execute(database.db);
+        expect(tables.rows).to.deep.equal([]);
+        const functions = await sql<{ name: string }>`select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = current_schema() and (p.proname like 'hangar_search%' or p.proname like 'hangar_file_grams%')`.execute(database.db);
+        expect(functions.rows).to.deep.equal([]);
+        const index = await sql<{ definition: string }>`select indexdef as definition from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'`.execute(database.db);
+        expect(index.rows[0]?.definition).to.match(/USING gin \(search_text [\w.]*gin_trgm_ops\)$/);
       } finally {
         await database.close();
       }

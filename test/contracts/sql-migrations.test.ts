@@ -3,25 +3,19 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { histogramKeysOf } from '../../adapters/persistence/sql/file-histogram.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { MIGRATION_NAMES, migrateToLatest, migrationsUpTo } from '../../adapters/persistence/sql/migrate.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { aFile, matchesRangeFilter, T0 } from './persistence-fixtures.js';
-import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
-import { fileSearchGrams, fileSearchText } from '../../adapters/persistence/file-search.js';
-import { backfillFileGrams, FILE_GRAM_TABLES } from '../../adapters/persistence/postgres/file-gram-counts.js';
+import { fileSearchNeedle, fileSearchText } from '../../adapters/persistence/file-search.js';
 import { sql } from 'kysely';
 import type { FileFilter } from '../../core/files/file-repository.js';
-import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
-import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
-/** A private in-memory SQLite database with foreign keys on and the search index's function (as openSqliteDatabase opens one), and no migration run yet. */
+/** A private in-memory SQLite database with foreign keys on (as openSqliteDatabase opens one), and no migration run yet. */
 function emptySqlite(): Kysely<HangarDatabase> {
   const database = new BetterSqlite3(':memory:');
   database.pragma('foreign_keys = ON');
-  registerFileSearchFunction(database);
   return new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
 }
 
@@ -122,101 +116,6 @@ describe('SQL migrations (SQLite)', () => {
 });
 
 /**
- * 0006_file_histogram and 0007_file_histogram_by_type on a database at 0005 that already holds
- * files: the backfills (SQL) must give every file the rows the repository (JavaScript,
- * file-histogram.ts) gives it on insert: its three buckets for all types ('') and for its own type.
- */
-function describeHistogramBackfill(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
-  describe(`0006_file_histogram and 0007_file_histogram_by_type backfills (${dialect})`, function () {
-    this.timeout(30_000);
-    const ada = '00000000-0000-4000-8000-00000000000a';
-    const bob = '00000000-0000-4000-8000-00000000000b';
-    const HOUR = 3_600_000;
-    const DAY = 24 * HOUR;
-    const day0 = Math.floor(T0.getTime() / DAY) * DAY;
-    const sizes = [0, 1, 31, 63, 64, 65, 66, 127, 128, 4095, 4096, 4097, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 5 * 1024 ** 3, 2 ** 45, Number.MAX_SAFE_INTEGER];
-    const times = [-DAY - 1, -HOUR, -1, 0, 1, day0 - 1, day0, day0 + HOUR - 1, day0 + HOUR, day0 + DAY, T0.getTime()];
-    let opened: Awaited<ReturnType<typeof open>>;
-    let stored: ReturnType<typeof aFile>[];
-    const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
-
-    beforeEach(async () => {
-      opened = await open();
-      const { db, migrationTableSchema } = opened;
-      await migrateToLatest(db, migrationsUpTo('0005_listing_speed'), { migrationTableSchema });
-      for (const id of [ada, bob]) {
-        await db.insertInto('users').values({ id, email: `${id}@example.com`, password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
-      }
-      stored = [
-        ...sizes.map((size, i) => aFile(ada, { size, createdAt: new Date(times[i % times.length]!), isPublic: i % 3 !== 0, contentType: TYPES[i % 3]! })),
-        ...times.map((ms, i) => aFile(i % 2 === 0 ? ada : bob, { size: sizes[(i * 7) % sizes.length]!, createdAt: new Date(ms), isPublic: i % 2 === 0, contentType: TYPES[i % 2]! })),
-        // Several files sharing every bucket.
-        ...[0, 1, 2].map(() => aFile(bob, { size: 4100, createdAt: new Date(day0 + 5), isPublic: true })),
-      ];
-      for (const file of stored) {
-        await db
-          .insertInto('files')
-          .values({ id: file.id, user_id: file.userId, file_id: file.fileId, name: file.name, content_type: file.contentType, size: file.size, sha256: file.sha256, is_public: file.isPublic ? 1 : 0, created_at: file.createdAt.getTime(), blob_key: file.blobKey, search_text: file.fileId.toLowerCase() })
-          .execute();
-      }
-      expect(await migrateToLatest(db, migrationsUpTo('0007_file_histogram_by_type'), { migrationTableSchema })).to.deep.equal(['0006_file_histogram', '0007_file_histogram_by_type']);
-    });
-    afterEach(async () => {
-      await opened.close();
-    });
-
-    it('counts the files already stored into the rows JavaScript computes for them', async () => {
-      const expected = new Map<string, number>();
-      for (const file of stored) {
-        for (const { dimension, bucket } of histogramKeysOf({ createdAtMs: file.createdAt.getTime(), size: file.size })) {
-          for (const contentType of ['', file.contentType]) {
-            const key = `${file.userId} ${contentType} ${dimension} ${bucket} ${file.isPublic ? 1 : 0}`;
-            expected.set(key, (expected.get(key) ?? 0) + 1);
-          }
-        }
-      }
-      const rows = await opened.db.selectFrom('file_histogram').selectAll().execute();
-      const actual = new Map(rows.map((row) => [`${row.user_id} ${row.content_type} ${row.dimension} ${Number(row.bucket)} ${row.is_public}`, Number(row.files)]));
-      expect([...actual].sort()).to.deep.equal([...expected].sort());
-    });
-
-    it('totals ranges over the backfilled files exactly, and stays exact as files come and go', async () => {
-      // The repositories of this release read the columns and tables of every later migration too (deleteMany removes image_variants).
-      await migrateToLatest(opened.db, undefined, { migrationTableSchema: opened.migrationTableSchema });
-      const { files } = createSqlRepositories(opened);
-      const check = async (live: typeof stored) => {
-        for (const owner of [ada, bob]) {
-          for (const filter of [
-            { sizeMin: 64 },
-            { sizeMax: 4096 },
-            { sizeMin: 2 ** 32 },
-            { createdAfter: new Date(day0) },
-            { createdBefore: new Date(-1) },
-            { createdAfter: new Date(-HOUR), createdBefore: new Date(day0 + HOUR) },
-            { sizeMin: 1, isPublic: true },
-            { type: 'image/png' },
-            { type: 'image/jpeg', isPublic: false },
-            { type: 'application/pdf', sizeMax: 4096 },
-            { type: 'image/png', createdAfter: new Date(-HOUR), isPublic: true },
-          ]) {
-            const brute = live.filter((file) => matchesRangeFilter(file, owner, filter)).length;
-            const { total } = await files.list({ userId: owner, filter, window: { offset: 0, limit: 1 } });
-            expect(total, `${owner} ${JSON.stringify(filter)}`).to.equal(brute);
-          }
-        }
-      };
-      await check(stored);
-      const added = aFile(bob, { size: 64, createdAt: new Date(day0) });
-      expect(await files.insert(added, { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: 1000 })).to.equal('inserted');
-      const gone = stored.filter((_, i) => i % 4 === 0);
-      await files.deleteMany({ userId: ada, fileIds: gone.filter((file) => file.userId === ada).map((file) => file.fileId) });
-      await files.deleteMany({ userId: bob, fileIds: gone.filter((file) => file.userId === bob).map((file) => file.fileId) });
-      await check([...stored.filter((file) => !gone.includes(file)), added]);
-    });
-  });
-}
-
-/**
  * 0008_activity_log_totals on a database at 0007 that already holds activity log entries: each
  * account's total is its number of entries, and stays so as entries are added and pruned.
  */
@@ -258,20 +157,14 @@ const AWKWARD_NAMES = [
 ];
 
 /**
- * 0031_search_grams (Postgres) on a database at 0030 that already holds files: its SQL function
- * gives every stored search text exactly the grams JavaScript computes (fileSearchGrams), and the
- * index built over those files answers short needles as a brute-force search does. The same again
- * after 0034_search_grams_plpgsql, which replaces the function under the index without rebuilding
- * it: files indexed before the upgrade must still be found, so the new function must give what the
- * old one gave.
+ * 0042_search_on_database_indexes on a database at 0041 that holds files whose `search_text` was
+ * folded the way before it (lower case and NFC, accents kept), with the old search structures in
+ * place: they are gone afterwards, every `search_text` is folded again (accents dropped), and every
+ * needle finds what a brute-force search of the new fold finds, through the new indexes.
  */
-function describeSearchGramsMigration(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
-  for (const through of ['0031_search_grams', '0034_search_grams_plpgsql', '0039_postgres_gram_days_by_type']) describeSearchGramsThrough(dialect, open, through);
-}
-
-function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>, through: string): void {
-  describe(`0031_search_grams over files stored before it, migrated through ${through} (${dialect})`, function () {
-    this.timeout(30_000);
+function describeSearchOnDatabaseIndexes(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
+  describe(`0042_search_on_database_indexes over files stored before it (${dialect})`, function () {
+    this.timeout(60_000);
     const ada = '00000000-0000-4000-8000-00000000000a';
     let opened: Awaited<ReturnType<typeof open>>;
     let stored: ReturnType<typeof aFile>[];
@@ -279,52 +172,53 @@ function describeSearchGramsThrough(dialect: string, open: () => Promise<{ db: K
     beforeEach(async () => {
       opened = await open();
       const { db, migrationTableSchema } = opened;
-      await migrateToLatest(db, migrationsUpTo('0030_invites'), { migrationTableSchema });
+      await migrateToLatest(db, migrationsUpTo('0041_postgres_size_covering_index'), { migrationTableSchema });
       await db.insertInto('users').values({ id: ada, email: 'ada@example.com', password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
-      stored = AWKWARD_NAMES.map((name, i) => aFile(ada, { name, createdAt: new Date(T0.getTime() + i * 1000) }));
-      // The transaction script: the one-statement upload of Postgres needs migration 0038's function.
-      const { files } = createSqlRepositories(db, { files: { singleStatementInsert: false } });
-      for (const file of stored) expect(await files.insert(file, { fileCountLimit: 100, storageLimitBytes: 10 ** 12 })).to.equal('inserted');
-      expect(await migrateToLatest(db, migrationsUpTo('0031_search_grams'), { migrationTableSchema })).to.deep.equal(['0031_search_grams']);
-      if (through !== '0031_search_grams') expect(await migrateToLatest(db, migrationsUpTo(through), { migrationTableSchema })).to.include(through);
+      stored = [...AWKWARD_NAMES, 'RÉSUMÉ 日本.pdf', 'がぎ.txt', 'Crème brûlée.jpg'].map((name, i) => aFile(ada, { name, createdAt: new Date(T0.getTime() + i * 1000) }));
+      // As the release before 0042 stored them: its fold kept accents.
+      await db
+        .insertInto('files')
+        .values(stored.map((file) => ({
+          id: file.id, user_id: ada, file_id: file.fileId, name: file.name, content_type: file.contentType, size: file.size, sha256: file.sha256,
+          is_public: file.isPublic ? 1 : 0, created_at: file.createdAt.getTime(), blob_key: file.blobKey, search_text: `${file.name ?? ''}\n${file.fileId}`.toLowerCase().normalize('NFC'), expires_at: null,
+        })))
+        .execute();
+      await db.insertInto('account_totals').values({ user_id: ada, storage_bytes: stored.reduce((sum, file) => sum + file.size, 0), files_count: stored.length, public_files_count: stored.filter((file) => file.isPublic).length }).execute();
+      // The later migrations run too; 0042 is the first of them.
+      expect((await migrateToLatest(db, undefined, { migrationTableSchema }))[0]).to.equal('0042_search_on_database_indexes');
     });
     afterEach(async () => {
       await opened.close();
     });
 
-    it('gives every stored search text the grams JavaScript computes (as a set)', async () => {
-      const { rows } = await sql<{ search_text: string; grams: string[] }>`select search_text, hangar_search_grams(search_text) as grams from files`.execute(opened.db);
-      expect(rows).to.have.length(stored.length);
-      const expected = new Map(stored.map((file) => [fileSearchText(file), [...fileSearchGrams(fileSearchText(file))].sort()]));
-      for (const row of rows) expect([...new Set(row.grams)].sort(), JSON.stringify(row.search_text)).to.deep.equal(expected.get(row.search_text));
+    it('drops the old search structures and folds every search text again, accents dropped', async () => {
+      const postgres = dialect === 'Postgres';
+      const leftovers = postgres
+        ? await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and (table_name like 'file_gram%' or table_name = 'file_histogram')`.execute(opened.db)
+        : await sql<{ name: string }>`select name from sqlite_master where name like 'files_search%' or name = 'file_histogram'`.execute(opened.db);
+      expect(leftovers.rows).to.deep.equal([]);
+      const rows = await opened.db.selectFrom('files').select(['id', 'search_text']).execute();
+      expect(new Map(rows.map((row) => [row.id, row.search_text]))).to.deep.equal(new Map(stored.map((file) => [file.id, fileSearchText(file)])));
+      expect(rows.find((row) => row.search_text.startsWith('resume '))?.search_text).to.match(/^resume 日本\.pdf\n/);
     });
 
-    it('finds the files stored before it by every one- and two-code-point needle, as a brute-force search does', async () => {
-      // A probe of one file, and counts never walking: the files are found through the index.
-      const needles = new Set(stored.flatMap((file) => fileSearchGrams(fileSearchText(file)).filter((gram) => !gram.includes('\n'))));
-      const check = async (files: SqlFileRepository) => {
-        for (const needle of [...needles, 'zq', '\u{1F4F8}']) {
-          const expected = stored.filter((file) => fileSearchText(file).includes(needle)).map((file) => file.fileId).sort();
-          const page = await files.list({ userId: ada, filter: { q: needle }, window: { offset: 0, limit: 100 } });
-          expect(page.items.map((file) => file.fileId).sort(), JSON.stringify(needle)).to.deep.equal(expected);
-          expect(page.total, JSON.stringify(needle)).to.equal(expected.length);
-        }
-      };
-      await check(new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY, gramCounts: false } }));
-      if (through === '0039_postgres_gram_days_by_type') {
-        // Counted from what the backfills of 0036 and 0039 wrote for these files (no gram of 5,000 files: none by day)…
-        const counted = new SqlFileRepository(new SqlExecutor(opened.db), { postgresSearch: { walkFiles: 0 } });
-        await check(counted);
-        // …and with every gram counted by day (the backfill again, threshold 1), pages placed by day.
-        for (const table of FILE_GRAM_TABLES) await sql`delete from ${sql.table(table)}`.execute(opened.db);
-        await backfillFileGrams(opened.db, 1);
-        await check(counted);
+    it('finds the files stored before it by every needle, short and long, with or without accents, as a brute-force search does', async () => {
+      const { files } = createSqlRepositories(opened.db);
+      const texts = stored.map((file) => fileSearchText(file));
+      const needles = new Set<string>(['resume', 'RÉSUMÉ', 'résumé 日本', 'creme brulee', 'が', 'か', 'ぎ.t', 'zq', '\u{1F4F7}', '%_\\']);
+      for (const points of texts.map((text) => Array.from(text))) for (let i = 0; i + 3 <= points.length; i += 2) needles.add(points.slice(i, i + 3).join(''));
+      for (const needle of needles) {
+        const folded = fileSearchNeedle(needle);
+        const expected = stored.filter((_, i) => folded !== undefined && texts[i]!.includes(folded)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((file) => file.fileId);
+        const page = await files.list({ userId: ada, filter: { q: needle }, window: { offset: 0, limit: 100 } });
+        expect(page.items.map((file) => file.fileId), JSON.stringify(needle)).to.deep.equal(expected);
+        expect(page.total, JSON.stringify(needle)).to.equal(expected.length);
       }
     });
   });
 }
 
-for (const describeBackfill of [describeHistogramBackfill, describeLogTotalsBackfill]) {
+for (const describeBackfill of [describeLogTotalsBackfill, describeSearchOnDatabaseIndexes]) {
   describeBackfill('SQLite', async () => {
     const db = emptySqlite();
     return { db, close: () => db.destroy() };
@@ -333,9 +227,9 @@ for (const describeBackfill of [describeHistogramBackfill, describeLogTotalsBack
 
 /**
  * A migration that makes list indexes covering (0035 on SQLite, 0037 on Postgres), run on a database
- * that holds files: `expectIndexes` checks the indexes it leaves, and every page (at every depth,
- * placed, walked or by ids first) and total of size, type, visibility and `q` filters is still the
- * brute-force one.
+ * that holds files: `expectIndexes` checks the indexes it leaves; then, migrated to the latest
+ * schema, every page (at every depth) and total of size, type, visibility and `q` filters over
+ * those files is still the brute-force one.
  */
 async function expectCoveringListIndexesKeepPages(
   db: Kysely<HangarDatabase>,
@@ -358,11 +252,11 @@ async function expectCoveringListIndexesKeepPages(
 
   expect(await migrateToLatest(db, migrationsUpTo(migration), { migrationTableSchema })).to.deep.equal([migration]);
   await expectIndexes();
+  await migrateToLatest(db, undefined, { migrationTableSchema });
 
-  const executor = new SqlExecutor(db);
   const newestFirst = [...stored].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  for (const seekFromOffset of [1, 1_000]) {
-    const files = new SqlFileRepository(executor, { seekFromOffset });
+  {
+    const { files } = createSqlRepositories(db);
     const filters: FileFilter[] = [{ sizeMin: 2_500 }, { sizeMin: 1_000, sizeMax: 3_000, isPublic: true }, { type: 'image/png', sizeMax: 4_000 }, { sizeMin: 100, createdBefore: new Date(T0.getTime() + 50_000) }, { q: 'cat', isPublic: true }, { q: 'cat', sizeMin: 1_000 }, { sizeMin: 1_200, isPublic: false }, { sizeMax: 3_333, type: 'image/jpeg', isPublic: true }, {}, { isPublic: true }];
     for (const filter of filters) {
       const expected = newestFirst.filter((file) => matchesRangeFilter(file, ada, filter) && (filter.q === undefined || fileSearchText(file).includes(filter.q))).map((file) => file.fileId);
@@ -392,7 +286,7 @@ describe('0035_sqlite_covering_list_indexes on a database that holds files (SQLi
 });
 
 const postgresUrl = testDatabaseUrl();
-for (const describeBackfill of postgresUrl === undefined ? [] : [describeHistogramBackfill, describeLogTotalsBackfill, describeSearchGramsMigration]) {
+for (const describeBackfill of postgresUrl === undefined ? [] : [describeLogTotalsBackfill, describeSearchOnDatabaseIndexes]) {
   describeBackfill('Postgres', async () => {
     const schema = await createTestSchema(postgresUrl!);
     const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
@@ -428,92 +322,6 @@ if (postgresUrl !== undefined) describe('0037_postgres_covering_list_index on a 
     } finally {
       await db.destroy();
       await schema.drop();
-    }
-  });
-});
-
-// Registered only where a Postgres database is configured, as the backfill suites above.
-if (postgresUrl !== undefined) describe('0040_postgres_trigram_index_by_type on a database that holds files (Postgres)', function () {
-  this.timeout(60_000);
-  const owners = ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2'];
-  const types = ['image/png', 'image/jpeg', 'application/pdf'];
-  const words = ['holiday', 'invoice', 'cat', 'Résumé'];
-  let schema: Awaited<ReturnType<typeof createTestSchema>>;
-  let db: Kysely<HangarDatabase>;
-  let stored: ReturnType<typeof aFile>[];
-
-  beforeEach(async () => {
-    schema = await createTestSchema(postgresUrl!);
-    db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
-    await migrateToLatest(db, migrationsUpTo('0039_postgres_gram_days_by_type'), { migrationTableSchema: schema.schema });
-    for (const id of owners) {
-      await db.insertInto('users').values({ id, email: `${id}@example.com`, password_hash: 'h', email_confirmed_at: null, max_upload_size_bytes: null, last_email_sent_at: null, created_at: 1, updated_at: 1 }).execute();
-    }
-    // Every combination of owner, word, content type and visibility, in an order that mixes them; the
-    // first owner's files are mostly public, the second's mostly private (a visibility that most of
-    // an account's files have is tested file by file, the other one in the index: SqlFileRepository.searchList).
-    stored = [];
-    let i = 0;
-    for (const word of words) {
-      for (const contentType of types) {
-        for (const isPublic of [true, false]) {
-          for (const userId of owners) {
-            for (let copies = isPublic === (userId === owners[0]) ? 2 : 1; copies > 0; copies--) {
-              stored.push(aFile(userId, { name: `${word}-${i}.bin`, contentType, isPublic, createdAt: new Date(T0.getTime() + i * 1000) }));
-              i++;
-            }
-          }
-        }
-      }
-    }
-    const { files } = createSqlRepositories(db);
-    for (const file of stored) expect(await files.insert(file, { fileCountLimit: 1_000, storageLimitBytes: 10 ** 12 })).to.equal('inserted');
-    expect(await migrateToLatest(db, migrationsUpTo('0040_postgres_trigram_index_by_type'), { migrationTableSchema: schema.schema })).to.deep.equal(['0040_postgres_trigram_index_by_type']);
-  });
-  afterEach(async () => {
-    await db.destroy();
-    await schema.drop();
-  });
-
-  it('replaces the trigram index by one that also holds content type and visibility, and a search with them reads only their entries', async () => {
-    const indexes = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'files' and indexdef like '%gin_trgm_ops%'`.execute(db);
-    expect(indexes.rows.map((row) => row.indexname)).to.deep.equal(['files_search_text_trgm']);
-    expect(indexes.rows[0]!.indexdef).to.match(/USING gin \(search_text \S*gin_trgm_ops, content_type, is_public\)$/);
-    // The plan with the btree indexes of visibility and content type out of the way (dropped in a
-    // transaction that is rolled back): the trigram index alone answers all three conditions.
-    const text = await db.connection().execute(async (connection) => {
-      await sql`begin`.execute(connection);
-      try {
-        await sql`drop index files_user_id_is_public_created_at_id`.execute(connection);
-        await sql`drop index files_user_id_content_type`.execute(connection);
-        await sql`set local enable_seqscan = off`.execute(connection);
-        const plan = await sql<{ 'QUERY PLAN': string }>`explain (costs off) select id from files where search_text like '%holiday%' and content_type = 'image/png' and is_public = 0`.execute(connection);
-        return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-      } finally {
-        await sql`rollback`.execute(connection);
-      }
-    });
-    expect(text).to.match(/Bitmap Index Scan on files_search_text_trgm\s+Index Cond: \(\(search_text ~~ '%holiday%'::text\) AND \(content_type = 'image\/png'::text\) AND \(is_public = 0\)\)/);
-  });
-
-  it('finds the files stored before it by needle, content type and visibility, as a brute-force search does', async () => {
-    // Pages and totals from the index (a probe of one file, counts never walking, no gram counts), for each owner.
-    const files = new SqlFileRepository(new SqlExecutor(db), { postgresSearch: { probeFiles: 1, walkShare: Number.POSITIVE_INFINITY, gramCounts: false } });
-    for (const userId of owners) {
-      for (const needle of [...words.map((word) => word.toLowerCase()), 'olid', 'nothing']) {
-        for (const type of [undefined, ...types]) {
-          for (const isPublic of [undefined, true, false]) {
-            const filter: FileFilter = { q: needle, ...(type === undefined ? {} : { type }), ...(isPublic === undefined ? {} : { isPublic }) };
-            const expected = stored
-              .filter((file) => file.userId === userId && fileSearchText(file).includes(needle) && (type === undefined || file.contentType === type) && (isPublic === undefined || file.isPublic === isPublic))
-              .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-              .map((file) => file.fileId);
-            const page = await files.list({ userId, filter, window: { offset: 0, limit: 100 } });
-            expect(page.items.map((file) => file.fileId), JSON.stringify(filter)).to.deep.equal(expected);
-            expect(page.total, JSON.stringify(filter)).to.equal(expected.length);
-          }
-        }
-      }
     }
   });
 });

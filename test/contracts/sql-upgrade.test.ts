@@ -11,7 +11,6 @@ import type { StoredFile } from '../../core/files/stored-file.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../adapters/persistence/sql/migrate.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
-import { registerFileSearchFunction } from '../../adapters/persistence/sqlite/file-search-tokens.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -224,6 +223,8 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
       maxDownloads: SHARE.maxDownloads,
       downloads: SHARE.downloads,
       createdAt: new Date(SHARE.createdAt),
+      // Shares made before 0043 record no minting API key.
+      apiKeyId: null,
     });
   }
 }
@@ -249,10 +250,9 @@ function describeUpgrades(dialect: string, open: () => Promise<{ db: Kysely<Hang
 }
 
 describeUpgrades('SQLite', async () => {
-  // As openSqliteDatabase opens it: foreign keys on, and the search index's SQL function registered.
+  // As openSqliteDatabase opens it: foreign keys on.
   const database = new BetterSqlite3(':memory:');
   database.pragma('foreign_keys = ON');
-  registerFileSearchFunction(database);
   const db = new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
   return { db, close: () => db.destroy() };
 });

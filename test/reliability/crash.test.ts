@@ -8,7 +8,6 @@ import type { ServerProcess } from '../support/server-process.js';
 import { createTestSchema, testDatabaseUrl, type TestSchema } from '../support/test-database.js';
 import { S3RVER_CREDENTIALS, type S3TestServer, startS3TestServer } from '../support/s3-test-server.js';
 import {
-  HISTOGRAM_MISMATCH_SQL,
   aBody, anAccount, checkSqlite, download, filesUnder, killServer, listAllFiles, LONG, runCli, serverEnv, sha256, startServer, tryFetch, tryUpload,
 } from './harness.js';
 
@@ -204,8 +203,6 @@ async function checkPostgres(url: string): Promise<{ files: number; bytes: numbe
         where t.files_count != coalesce(f.n, 0) or t.storage_bytes != coalesce(f.bytes, 0)`,
     );
     expect(mismatched.rows, 'account_totals that differ from the sum over the records').to.deep.equal([]);
-    const histogramOff = await client.query(HISTOGRAM_MISMATCH_SQL);
-    expect(histogramOff.rows, 'file_histogram dimensions whose sum differs from the count of records').to.deep.equal([]);
     const { rows } = await client.query('select count(*)::int as files, coalesce(sum(size), 0)::bigint as bytes from files');
     return { files: rows[0].files, bytes: Number(rows[0].bytes) };
   } finally {

@@ -118,29 +118,9 @@ export async function download(content: string, fileId: string): Promise<{ statu
 }
 
 /**
- * Accounts, content types ('' for all) and dimensions of `file_histogram` (migrations 0006, 0007)
- * whose rows do not add up to the account's number of file records (of that type): each file counts
- * once per dimension for all types and once for its own; empty when consistent. Valid SQL on SQLite
- * and Postgres.
- */
-export const HISTOGRAM_MISMATCH_SQL = `
-  select coalesce(h.user_id, f.user_id) as user_id, coalesce(h.content_type, f.content_type) as content_type,
-         coalesce(h.dimension, f.dimension) as dimension, h.n as histogram, f.n as records
-    from (select user_id, content_type, dimension, sum(files) as n from file_histogram group by user_id, content_type, dimension) h
-    full join (
-      select f.user_id, '' as content_type, d.dimension, count(*) as n from files f cross join (select 'day' as dimension union all select 'hour' union all select 'size') d
-       group by f.user_id, d.dimension
-      union all
-      select f.user_id, f.content_type, d.dimension, count(*) as n from files f cross join (select 'day' as dimension union all select 'hour' union all select 'size') d
-       group by f.user_id, f.content_type, d.dimension
-    ) f
-      on f.user_id = h.user_id and f.content_type = h.content_type and f.dimension = h.dimension
-   where coalesce(h.n, 0) != coalesce(f.n, 0)`;
-
-/**
  * With the server stopped: `PRAGMA integrity_check` is `ok`, and every account's `files_count` /
- * `storage_bytes` equal the count and sum over its file records, and so do its `file_histogram`
- * rows. Returns the totals checked.
+ * `storage_bytes` equal the count and sum over its file records, and the trigram index of `q`
+ * (migration 0042) holds exactly one entry per record. Returns the totals checked.
  */
 export function checkSqlite(databasePath: string): { files: number; bytes: number } {
   const db = new BetterSqlite3(databasePath);
@@ -154,8 +134,10 @@ export function checkSqlite(databasePath: string): { files: number; bytes: numbe
       )
       .all();
     expect(mismatched, 'account_totals that differ from the sum over the records').to.deep.equal([]);
-    const histogramOff = db.prepare(HISTOGRAM_MISMATCH_SQL).all();
-    expect(histogramOff, 'file_histogram dimensions whose sum differs from the count of records').to.deep.equal([]);
+    const unindexed = db
+      .prepare('select (select count(*) from files where id not in (select file_record_id from files_trigram_keys)) as missing, (select count(*) from files_trigram_keys where file_record_id not in (select id from files)) as stale')
+      .get() as { missing: number; stale: number };
+    expect(unindexed, 'records missing from the trigram index, and index entries of no record').to.deep.equal({ missing: 0, stale: 0 });
     const orphanedRecords = db.prepare('select count(*) as n from files where user_id not in (select user_id from account_totals)').get() as { n: number };
     expect(orphanedRecords.n, 'records of accounts without totals').to.equal(0);
     const totals = db.prepare('select count(*) as files, coalesce(sum(size), 0) as bytes from files').get() as { files: number; bytes: number };

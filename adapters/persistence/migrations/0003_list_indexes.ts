@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * 0003: what keeps `GET /files` fast on an account with a million files (see
- * bench/postgres-list-files.md), on both dialects unless noted.
+ * the listing measurements of the time, kept in git history), on both dialects unless noted.
  * - `account_totals.public_files_count`: with `files_count`, the exact total of a listing filtered
  *   by visibility alone, without counting rows (backfilled here, then kept by every insert and delete).
  * - `files (user_id, is_public, created_at, id)`: a visibility filter, alone or with others, walks

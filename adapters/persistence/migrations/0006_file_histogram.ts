@@ -7,7 +7,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
  * 0006: `file_histogram`, per account the number of files in each bucket of upload time (UTC `day`
  * and `hour`) and of size (`size`, 32 classes per octave), by visibility; the bucket schemes and why
  * are in file-histogram.ts. SqlFileRepository totals a listing filtered by one range from it
- * (bench/postgres-list-files.md) and keeps it in the transactions that insert and delete files.
+ * (the listing measurements of the time, kept in git history) and keeps it in the transactions that insert and delete files.
  * Primary key `(user_id, dimension, bucket, is_public)`: a range of buckets of one dimension is one
  * index range. Rows go with their account (`on delete cascade`, as `account_totals`); a bucket
  * whose files are all deleted keeps a row with 0. SQLite stores the table `WITHOUT ROWID`, in key order.

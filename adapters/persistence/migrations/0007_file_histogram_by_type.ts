@@ -10,7 +10,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
  * are backfilled from the stored files with the buckets of 0006. Each upload then adds six rows
  * (its three buckets for all types and for its own type) in one statement, and a listing filtered
  * by `type`, alone or with one range and visibility, is totalled from the rows of that type instead
- * of counted (bench/postgres-list-files.md: `type=image/png&sizeMin=1000000` on 1,000,000 files took
+ * of counted (the listing measurements of the time, kept in git history: `type=image/png&sizeMin=1000000` on 1,000,000 files took
  * 178–277 ms counted). Same rules as 0006: `on delete cascade`, `WITHOUT ROWID` on SQLite.
  */
 

@@ -7,7 +7,7 @@ import { type Kysely, sql } from 'kysely';
  * 0008: `activity_log_totals`, per account the number of its `activity_logs` entries, kept exact by
  * the batch inserts and the pruning (SqlActivityLogRepository), so that the total of `GET /logs` is
  * read, not counted: counting one account's million entries took ~120–140 ms on Postgres
- * (bench/postgres-list-files.md, "The other lists"). Backfilled from the stored entries; rows go
+ * (the listing measurements of the time, kept in git history, "The other lists"). Backfilled from the stored entries; rows go
  * with their account (`on delete cascade`).
  */
 

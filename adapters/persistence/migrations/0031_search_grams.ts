@@ -6,7 +6,7 @@ import { type Kysely, sql } from 'kysely';
 /**
  * 0031 (Postgres only; SQLite gets nothing: it has no GIN): an index for `q` needles of one or two
  * code points, which the trigram index of 0003 cannot serve (see postgres-file-search.ts and
- * bench/postgres-list-files.md, the section on 0031).
+ * the listing measurements of the time, kept in git history, the section on 0031).
  * - `hangar_search_grams(text) → text[]`: the substrings of one and of two code points of a
  *   `search_text` (its characters, as `regexp_split_to_array(…, '')` gives them in a UTF-8
  *   database, then each pair of neighbours): as a set, what fileSearchGrams (file-search.ts)

@@ -5,7 +5,7 @@ import { type Kysely } from 'kysely';
 
 /**
  * 0035, SQLite only (Postgres gets nothing): two indexes of `files` that listings read become
- * covering for the filters tested on each file (bench/postgres-list-files.md, "SQLite: covering
+ * covering for the filters tested on each file (the listing measurements of the time, kept in git history, "SQLite: covering
  * list indexes (0035)"):
  * - `files (user_id, created_at, id, search_text)` of 0005, which listings walk in list order,
  *   becomes `files (user_id, created_at, id, is_public, size, content_type, search_text)`. A walk

@@ -10,7 +10,7 @@ import { type Kysely, sql } from 'kysely';
  * content type on each file it passes reads the index alone (an index-only scan, where the
  * visibility map allows) instead of every file's row. SqlFileRepository asks for a deep page's ids
  * first so that the walk can be index-only: at 1,000,000 files, page 3,000 of `sizeMin=1000000`
- * (no day rows place it) 40 → 22 ms warm (bench/postgres-list-files.md, "Postgres: a covering
+ * (no day rows place it) 40 → 22 ms warm (the listing measurements of the time, kept in git history, "Postgres: a covering
  * list-order index (0037)"). Uploads write as many index entries as before, each about 25 bytes
  * wider (132 → 161 MB at 1,200,000 files).
  */

@@ -9,7 +9,7 @@ import { type Kysely, sql } from 'kysely';
  * their GIN operator classes from the `btree_gin` extension). A search with `type` or `isPublic`
  * then takes from the index only the files that pass those filters: at 1,000,000 files
  * `q=holiday&type=image/png` ANDed the needle's 60,623 entries with the content type's 291,088 to
- * count 10,001 matches, and now reads 17,731 (bench/postgres-list-files.md, "Combined filters:
+ * count 10,001 matches, and now reads 17,731 (the listing measurements of the time, kept in git history, "Combined filters:
  * 0040, 0041 and collecting by the range's index").
  *
  * `btree_gin` is used where it is installed, or created in the current schema (a trusted extension,

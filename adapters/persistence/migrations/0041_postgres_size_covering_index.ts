@@ -11,7 +11,7 @@ import { type Kysely, sql } from 'kysely';
  * that index alone where Postgres's visibility map allows, testing the needle on each entry, not
  * each file's row: at 1,000,000 files `q=cat&sizeMin=50000000` collected its 3,049 matches in
  * 11 ms against 48 for the bitmaps of the trigram and size indexes and the rows
- * (bench/postgres-list-files.md, "Combined filters: 0040, 0041 and collecting by the range's
+ * (the listing measurements of the time, kept in git history, "Combined filters: 0040, 0041 and collecting by the range's
  * index"). Each upload writes about a hundred bytes more to the index; it is about three times as
  * large (206 MB against 73 at 1,200,000 files), and is built in a few seconds per million files,
  * writes to `files` waiting meanwhile.

@@ -50,6 +50,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0039_postgres_gram_days_by_type', () => import('./0039_postgres_gram_days_by_type.js')],
   ['0040_postgres_trigram_index_by_type', () => import('./0040_postgres_trigram_index_by_type.js')],
   ['0041_postgres_size_covering_index', () => import('./0041_postgres_size_covering_index.js')],
+  ['0042_search_on_database_indexes', () => import('./0042_search_on_database_indexes.js')],
   ['0043_hardening', () => import('./0043_hardening.js')],
   ['0044_webhooks', () => import('./0044_webhooks.js')],
 ];

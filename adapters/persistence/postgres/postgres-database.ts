@@ -10,7 +10,6 @@ import { REPEATED_STATEMENTS } from '../sql/precompiled-query.js';
 import { observingWrites } from './write-observer.js';
 import { ASYNCHRONOUS_COMMIT_SETTING, DURABILITY_FLUSH_SQL, groupCommit } from './group-commit.js';
 import { migrateToLatest } from '../sql/migrate.js';
-import { FileGramFolder } from './file-gram-counts.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
 /** Options of {@link openPostgresDatabase}. */
@@ -66,13 +65,6 @@ export interface PostgresDatabaseOptions {
   changeFeedFallbackMs?: number;
   /** Told when the change feed goes down (with the reason) or listens again. */
   onChangeFeedState?: (state: 'listening' | 'down', error?: unknown) => void;
-  /**
-   * Count the files' grams for `q` in the background (FileGramFolder; default true). Off, changes
-   * wait in `file_gram_pending` and searches add them up themselves (tests of that path).
-   */
-  fileGramFolding?: boolean;
-  /** Told of a background gram fold that failed (tried again shortly). Default: one line on stderr. */
-  onFileGramFoldFailed?: (error: Error) => void;
 }
 
 /** An open, migrated Postgres database. */
@@ -227,14 +219,7 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
   });
   const lookups: SharedLookups = { ...(cache ? { cache } : {}), prepared: preparedReads(pool, names) };
-  // The folder's statements are its own: not grouped (nobody waits for them) nor observed (they write no cached rows).
-  // Its Kysely shares the pool and is never destroyed (that would end the pool under `db`).
-  const folder =
-    options.fileGramFolding === false
-      ? undefined
-      : new FileGramFolder(new Kysely<HangarDatabase>({ dialect: plain }), options.onFileGramFoldFailed ?? ((error) => console.error(`search counts: ${error.message}; tried again shortly`)));
   const close = async () => {
-    await folder?.close();
     cache?.close();
     await feed.close();
     await db.destroy();
@@ -278,7 +263,7 @@ function preparedReads(pool: pg.Pool, names: StatementNames): (sql: string, para
   };
 }
 
-/** Whether the current schema's `files` has the trigram index of migration 0003 (see adapters/persistence/migrations/0003_list_indexes.ts). */
+/** Whether the current schema's `files` has the trigram index of migration 0042 (0042_search_on_database_indexes.ts). */
 async function hasSearchIndex(db: Kysely<HangarDatabase>): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`
     select exists (

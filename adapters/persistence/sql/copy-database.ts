@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
-import { recountFileGrams } from '../postgres/file-gram-counts.js';
 import type { HangarDatabase } from './schema.js';
 
 /**
@@ -17,8 +16,6 @@ const TABLES = [
   { name: 'account_totals', key: ['user_id'] },
   // Stored variants' bytes are in account_totals: copied from the same snapshot, so they match on arrival.
   { name: 'image_variants', key: ['file_record_id', 'variant'] },
-  // Copied like account_totals, from the same snapshot as `files`, so it matches them on arrival.
-  { name: 'file_histogram', key: ['user_id', 'content_type', 'dimension', 'bucket', 'is_public'] },
   { name: 'usage_periods', key: ['user_id', 'period_start'] },
   { name: 'activity_logs', key: ['id'] },
   // Copied from the same snapshot as `activity_logs`, so it matches them on arrival.
@@ -47,8 +44,14 @@ const TABLES = [
   { name: 'webhook_deliveries', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
+/**
+ * Tables derived from `files` by triggers (SQLite's trigram index, migration 0042): a SQLite
+ * destination fills them as the files arrive; the copy never writes them.
+ */
+type DerivedTable = 'files_trigram' | 'files_trigram_keys';
+
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.
-type Uncopied = Exclude<keyof HangarDatabase, (typeof TABLES)[number]['name']>;
+type Uncopied = Exclude<keyof HangarDatabase, (typeof TABLES)[number]['name'] | DerivedTable>;
 const everyTableCopied: [Uncopied] extends [never] ? true : Uncopied = true;
 void everyTableCopied;
 
@@ -62,7 +65,7 @@ void everyTableCopied;
 const SECRETS_TABLE = 'service_secrets';
 
 /** A table {@link copyDatabase} copies. */
-export type CopiedTableName = keyof HangarDatabase | typeof SECRETS_TABLE;
+export type CopiedTableName = Exclude<keyof HangarDatabase, DerivedTable> | typeof SECRETS_TABLE;
 
 /** Names of the tables {@link copyDatabase} copies, in the order it copies them. */
 export const COPIED_TABLES: readonly CopiedTableName[] = [...TABLES.map((table) => table.name), SECRETS_TABLE];
@@ -129,8 +132,6 @@ export async function copyDatabase(options: {
         copied.push({ table: table.name, rows });
       }
       copied.push({ table: SECRETS_TABLE, rows: await copySecrets(from, to) });
-      // Postgres: the `q` gram counts (migration 0036) are derived from the copied files.
-      if (isPostgres(options.to)) await recountFileGrams(to);
       return copied;
     }),
   );

@@ -1,58 +1,77 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import { type CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import type { InsertResult, QuotaLimits } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
-import { fileSearchText } from '../file-search.js';
-import { ALL_TYPES, histogramKeysOf } from './file-histogram.js';
+import { fileRow } from './file-rows.js';
 import { repeatedStatement } from './precompiled-query.js';
-import { toFlag, toMillis, toNullableMillis } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 
 /**
- * Several uploads of one account on Postgres in one statement (one round trip, one transaction):
- * the single upload's statement (POSTGRES_INSERT_SQL, sql-file-repository.ts) for a list of files.
- * The records are inserted first, then the account's totals claim all of them at once (an upsert
- * whose insert and update both check the limits for the whole batch, re-checked by Postgres on the
- * row version it locks), then the batch's histogram rows are added, one upsert per distinct row. A
- * claim the limits refuse makes `hangar_upload_claimed` (migration 0038) raise UPLOAD_REFUSED_SQLSTATE
- * and nothing of the batch is written; so does a unique or foreign-key violation of any record.
+ * Several uploads of one account on Postgres in one statement (one round trip, its own transaction),
+ * data-modifying CTEs in this order: the records are inserted, then the account's totals claim all
+ * of them at once, an upsert whose insert (the account's first files) and update (`where` the limits
+ * still hold for the whole batch) both check the limits. Postgres re-checks the update's `where` on
+ * the latest version of the row it locked, so concurrent uploads of one account, in any process,
+ * succeed exactly as many as fit. A refused claim makes `hangar_upload_claimed` (migration 0038)
+ * raise {@link UPLOAD_REFUSED_SQLSTATE}, which undoes the records' insert with the rest; a unique or
+ * foreign-key violation fails the whole statement too. So nothing is written unless all of it is.
  *
- * Parameters: $1 user id, $2 file count limit, $3 storage limit (bytes), $4 the all-types marker
- * (ALL_TYPES); then one array per column, one element per file, in the same order: $5 record ids,
- * $6 file ids, $7 names, $8 content types, $9 sizes (bytes), $10 SHA-256 digests, $11 public flags
- * (0/1), $12 created at (Unix ms), $13 blob keys, $14 search texts, $15 expires at (Unix ms or
- * null), $16 day, $17 hour and $18 size buckets (histogramKeysOf). Answers one row, `inserted` 1.
+ * Why the records come first: the claim locks the account's `account_totals` row until the
+ * statement ends, and every upload of the account waits for that lock; inserted first, the records'
+ * heap rows and index entries (the trigram index among them) are written before the lock is taken.
+ *
+ * Every value is bound by name below, each column of the files' rows (fileRow.write) as one array
+ * with one element per file; the statement's text ({@link POSTGRES_BATCH_INSERT_SQL}) is the same
+ * for any number of files, so it is prepared once per connection.
+ * @param files the uploads, all of `userId`, at least one
  */
-export const POSTGRES_BATCH_INSERT_SQL = repeatedStatement(`with batch as (
-  select * from unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::integer[], $12::bigint[], $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[])
-    as b (id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at, day, hour, size_bucket)
+export function batchInsert(userId: string, limits: QuotaLimits, files: readonly StoredFile[]): CompiledQuery<{ inserted: number }> {
+  const rows = files.map(fileRow.write);
+  const column = <K extends keyof (typeof rows)[number]>(name: K) => rows.map((row) => row[name]);
+  const query = sql<{ inserted: number }>`with batch as (
+  select * from unnest(
+    ${column('id')}::text[], ${column('file_id')}::text[], ${column('name')}::text[], ${column('content_type')}::text[],
+    ${column('size')}::bigint[], ${column('sha256')}::text[], ${column('is_public')}::integer[], ${column('created_at')}::bigint[],
+    ${column('blob_key')}::text[], ${column('search_text')}::text[], ${column('expires_at')}::bigint[]
+  ) as b (id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at)
 ), inserted as (
   insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at)
-  select id, $1::text, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at from batch
+  select id, ${userId}::text, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at from batch
   returning user_id, size, is_public
 ), added as (
-  select $1::text as user_id, count(*) as files, sum(size)::bigint as bytes, sum(is_public)::bigint as public_files from inserted
+  select ${userId}::text as user_id, count(*) as files, sum(size)::bigint as bytes, sum(is_public)::bigint as public_files from inserted
 ), claimed as (
-  insert into account_totals as t (user_id, storage_bytes, files_count, public_files_count, changes)
-  select user_id, bytes, files, public_files, files from added where files <= $2::bigint and bytes <= $3::bigint
+  insert into account_totals as t (user_id, storage_bytes, files_count, public_files_count)
+  select user_id, bytes, files, public_files from added where files <= ${limits.fileCountLimit}::bigint and bytes <= ${limits.storageLimitBytes}::bigint
   on conflict (user_id) do update set
     files_count = t.files_count + excluded.files_count,
     storage_bytes = t.storage_bytes + excluded.storage_bytes,
-    public_files_count = t.public_files_count + excluded.public_files_count,
-    changes = t.changes + excluded.changes
-  where t.files_count + t.reserved_files + excluded.files_count <= $2::bigint and t.storage_bytes + t.reserved_bytes + excluded.storage_bytes <= $3::bigint
+    public_files_count = t.public_files_count + excluded.public_files_count
+  where t.files_count + t.reserved_files + excluded.files_count <= ${limits.fileCountLimit}::bigint
+    and t.storage_bytes + t.reserved_bytes + excluded.storage_bytes <= ${limits.storageLimitBytes}::bigint
   returning t.user_id
-), histogram as (
-  insert into file_histogram as h (user_id, content_type, dimension, bucket, is_public, files)
-  select claimed.user_id, k.content_type, k.dimension, k.bucket, batch.is_public, count(*)
-  from claimed cross join batch cross join lateral (values
-    ($4::text, 'day', batch.day), ($4::text, 'hour', batch.hour), ($4::text, 'size', batch.size_bucket),
-    (batch.content_type, 'day', batch.day), (batch.content_type, 'hour', batch.hour), (batch.content_type, 'size', batch.size_bucket)
-  ) as k (content_type, dimension, bucket)
-  group by claimed.user_id, k.content_type, k.dimension, k.bucket, batch.is_public
-  on conflict (user_id, content_type, dimension, bucket, is_public) do update set files = h.files + excluded.files
-  returning 1
 )
-select hangar_upload_claimed((select count(*) from claimed)) as inserted, (select count(*) from histogram)::integer as histogram_rows`);
+select hangar_upload_claimed((select count(*) from claimed)) as inserted`;
+  return query.compile(POSTGRES_COMPILER);
+}
+
+/** Compiles Postgres SQL without a connection (Kysely's documented "cold" instance). */
+const POSTGRES_COMPILER = new Kysely<HangarDatabase>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** The text of every {@link batchInsert} statement, whatever its values (one of the REPEATED_STATEMENTS). */
+export const POSTGRES_BATCH_INSERT_SQL = repeatedStatement(batchInsert('', { fileCountLimit: 0, storageLimitBytes: 0 }, []).sql);
+
+/**
+ * The SQLSTATE with which {@link batchInsert} fails when the account's limits refuse the files
+ * (raised by `hangar_upload_claimed`, migration 0038): nothing of the statement was written.
+ */
+export const UPLOAD_REFUSED_SQLSTATE = 'HG001';
 
 /**
  * SQLSTATEs after which a failed batch is sent again one upload at a time, so that each upload gets
@@ -94,7 +113,7 @@ interface Lane {
 
 /**
  * Group insert of uploads on Postgres: the records of uploads of one account (with the same quota
- * limits) that wait at the same time are written by one {@link POSTGRES_BATCH_INSERT_SQL}, as group
+ * limits) that wait at the same time are written by one {@link batchInsert}, as group
  * commit shares one WAL flush. An upload is sent once the current turn of the event loop has run
  * (the requests received together join it) when fewer than `maxInFlight` statements of its account
  * are running, otherwise as soon as one ends, with every upload that waited meanwhile (up to
@@ -104,10 +123,10 @@ interface Lane {
  * upload at a time; any other failure is every upload's answer.
  *
  * Why: a statement's fixed costs on Postgres (executor start-up, the statement-level triggers, the
- * commit and its WAL flush, the round trip) and the account's totals and histogram upserts are then
+ * commit and its WAL flush, the round trip) and the account's totals upsert are then
  * paid once per batch instead of once per upload (bench/README.md, thirteenth session). One account
  * per statement keeps the order in which rows are locked that of a single upload (files, then the
- * account's totals, then its histogram rows), so batches of different accounts cannot deadlock.
+ * account's totals), so batches of different accounts cannot deadlock.
  *
  * Per process: processes batch their own uploads, and their statements meet on the account's totals
  * row as single uploads do.
@@ -175,7 +194,7 @@ export class PostgresUploadBatches {
       return;
     }
     try {
-      await this.db.executeQuery(CompiledQuery.raw(POSTGRES_BATCH_INSERT_SQL, batchParameters(lane.userId, lane.limits, batch.map((waiting) => waiting.file))));
+      await this.db.executeQuery(batchInsert(lane.userId, lane.limits, batch.map((waiting) => waiting.file)));
     } catch (error) {
       if (SEND_ALONE_AFTER.has((error as { code?: unknown } | null)?.code as string)) {
         await Promise.all(batch.map((waiting) => this.alone(waiting, lane.limits)));
@@ -195,18 +214,4 @@ export class PostgresUploadBatches {
       waiting.reject(error);
     }
   }
-}
-
-/** The parameters of {@link POSTGRES_BATCH_INSERT_SQL} for `files`, all of `userId`. */
-function batchParameters(userId: string, limits: QuotaLimits, files: readonly StoredFile[]): unknown[] {
-  const columns: unknown[][] = Array.from({ length: 14 }, () => new Array<unknown>(files.length));
-  files.forEach((file, i) => {
-    const [day, hour, size] = histogramKeysOf({ createdAtMs: toMillis(file.createdAt), size: file.size });
-    const values = [
-      file.id, file.fileId, file.name, file.contentType, file.size, file.sha256, toFlag(file.isPublic), toMillis(file.createdAt), file.blobKey,
-      fileSearchText(file), toNullableMillis(file.expiresAt), day.bucket, hour.bucket, size.bucket,
-    ];
-    for (let column = 0; column < values.length; column++) columns[column]![i] = values[column];
-  });
-  return [userId, limits.fileCountLimit, limits.storageLimitBytes, ALL_TYPES, ...columns];
 }

@@ -107,7 +107,7 @@ export interface FilesTable {
   is_public: Flag;
   created_at: Int64;
   blob_key: string;
-  /** Folded name and file id (see file-search.ts), written at insert; `q` is a LIKE on it. */
+  /** Folded name and file id (fileSearchText, file-search.ts), written at insert and rename; `q` is a LIKE on it, and its trigram indexes (0042) narrow that. */
   search_text: string;
   /** Unix ms when the file is deleted automatically; null: never (migration 0013). */
   expires_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
@@ -125,7 +125,7 @@ export interface AccountTotalsTable {
   files_count: Int64;
   /** Files with `is_public` 1, of `files_count`. */
   public_files_count: ColumnType<number | string | bigint, number | undefined, number>;
-  /** Raised by every insert and delete of the account's files (migration 0005): the version of its listing totals. */
+  /** Migration 0005's version counter of the account's listing totals; not written or read since migration 0042. */
   changes: ColumnType<number | string | bigint, number | undefined, number>;
   /** Bytes reserved by unfinished resumable uploads (migration 0019): counted against the storage limit. */
   reserved_bytes: ColumnType<number | string | bigint, number | undefined, number>;
@@ -134,20 +134,22 @@ export interface AccountTotalsTable {
 }
 
 /**
- * `file_histogram` (migrations 0006, 0007): files per account, content type ('' for all types),
- * dimension, bucket and visibility, kept exact by every file insert and delete; primary key
- * (user_id, content_type, dimension, bucket, is_public). Buckets:
- * `day` and `hour` are floor(created_at / 86,400,000 or 3,600,000), `size` the class of file-histogram.ts.
+ * SQLite only (migration 0042): the contentless FTS5 table over `files.search_text` with the
+ * built-in `trigram` tokenizer; its rowid is a key of {@link FilesTrigramKeysTable}. Kept by triggers on `files`.
  */
-export interface FileHistogramTable {
-  user_id: string;
-  /** The files' content type, or '' for the rows of all types (migration 0007). */
-  content_type: string;
-  dimension: 'day' | 'hour' | 'size';
-  bucket: Int64;
-  is_public: Flag;
-  /** Files in the bucket; 0 once all of them are deleted (the row stays). */
-  files: Int64;
+export interface FilesTrigramTable {
+  rowid: number;
+  search_text: string;
+}
+
+/**
+ * SQLite only (migration 0042): the FTS5 row of each file. `key` is an INTEGER PRIMARY KEY, which
+ * VACUUM never renumbers (the rowid of `files`, whose key is text, it may). Kept by triggers on `files`.
+ */
+export interface FilesTrigramKeysTable {
+  key: number;
+  /** `files.id`; unique. */
+  file_record_id: string;
 }
 
 /** `usage_periods`: counters of one account in one billing period; primary key (user_id, period_start). */
@@ -276,7 +278,8 @@ export interface HangarDatabase {
   api_keys: ApiKeysTable;
   files: FilesTable;
   account_totals: AccountTotalsTable;
-  file_histogram: FileHistogramTable;
+  files_trigram: FilesTrigramTable;
+  files_trigram_keys: FilesTrigramKeysTable;
   usage_periods: UsagePeriodsTable;
   activity_logs: ActivityLogsTable;
   activity_log_totals: ActivityLogTotalsTable;

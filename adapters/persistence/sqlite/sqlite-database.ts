@@ -16,8 +16,6 @@ import {
 import { translateDatabaseError, withUnavailableErrors } from '../sql/database-unavailable.js';
 import { type CachedReadGate, DIRECT_BUSY, type DirectExecutor, type DirectReader, type DirectTransaction } from '../sql/direct-access.js';
 import { LookupCache } from './lookup-cache.js';
-import { registerFileSearchFunction } from './file-search-tokens.js';
-import { FileSearchIndexer } from './file-search-indexer.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { migrateToLatest } from '../sql/migrate.js';
@@ -36,11 +34,6 @@ export interface SqliteDatabaseOptions {
    */
   onCheckpointWorkerFailed?: (error: Error) => void;
   /**
-   * Told when a batch of the background indexing of `q` fails for another reason than a busy lock
-   * (FileSearchIndexer; it is tried again). Searches stay complete, only slower. Default: one line on stderr.
-   */
-  onFileSearchIndexFailed?: (error: Error) => void;
-  /**
    * Offer the fast path (`SqliteDatabase.direct`: lookups, transaction scripts and batches without
    * Kysely's executor, lookups answered from the lookup cache while the file is unchanged). Default
    * true. Off (SQLITE_FAST_PATH=false), `direct` is absent and every statement goes through Kysely:
@@ -58,8 +51,7 @@ export interface SqliteDatabaseOptions {
 /**
  * The page cache a service connection keeps by default: 64 MiB (better-sqlite3's build default is
  * 16,000 KiB), so a search that reads ten thousand rows of a million-file database finds their
- * pages in memory when asked again, instead of reading each from the file system
- * (bench/postgres-list-files.md, "SQLite: the page cache, and fewer trigram tokens"). Each worker
+ * pages in memory when asked again, instead of reading each from the file system. Each worker
  * process keeps its own, filled only as pages are read; Postgres's default `shared_buffers` is 128 MiB.
  */
 export const DEFAULT_SQLITE_CACHE_BYTES = 64 * 1024 * 1024;
@@ -104,13 +96,10 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
   }
 
   const database = new BetterSqlite3(options.path, { timeout: BUSY_TIMEOUT_MS });
-  // Before the migrations: the triggers on `files` (0032) call it on every write of a file.
-  registerFileSearchFunction(database);
   const writes = { happened: false };
   const wal = inMemory ? undefined : new WalFlusher(`${resolve(options.path)}-wal`);
   // Outages (SQLITE_BUSY past busy_timeout, I/O errors, a full disk) answer 503 DATABASE_UNAVAILABLE.
   let checkpoints: WalCheckpoints | undefined;
-  let indexer: FileSearchIndexer | undefined;
   let direct: DirectExecutor | undefined;
   const access = directAccess(database, wal);
   const inTransaction = () => database.inTransaction;
@@ -155,7 +144,6 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       wal.onFlushed = () => checkpoints?.wrote();
     }
     const background = checkpoints;
-    indexer = new FileSearchIndexer(database, background, options.onFileSearchIndexFailed ?? ((error) => console.error(`search index: ${error.message}; tried again shortly`)));
     if (options.fastPath !== false) {
       direct = {
         read: access.read,
@@ -167,7 +155,6 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     }
   } catch (error) {
     access.close();
-    await indexer?.close();
     await checkpoints?.close();
     await db.destroy();
     await wal?.close();
@@ -183,8 +170,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       // The checkpointer's connection first, so that this one is the last and its close
       // checkpoints and removes the WAL, as SQLite does.
       access.close();
-      await indexer?.close();
-      await checkpoints?.close();
+        await checkpoints?.close();
       await db.destroy();
       await wal?.close();
     },

@@ -1,0 +1,225 @@
+import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import type { FileFilter } from '../../../core/files/file-repository.js';
+import type { StoredFile } from '../../../core/files/stored-file.js';
+import type { Paged, Window } from '../../../core/shared/pagination.js';
+import { containsPattern, fileSearchNeedle } from '../file-search.js';
+import { isPostgres } from './dialect.js';
+import { FILE_COLUMNS, type FileRow, fileRow } from './file-rows.js';
+import { chooseCountWay, choosePageWay, type CountWayInput, type ListingWay } from './listing-plan.js';
+import { toFlag, toMillis, toNumber } from './rows.js';
+import type { HangarDatabase } from './schema.js';
+
+/**
+ * Each filter of `GET /files` but `q` (spec 4.9) as the column of `files` it compares and how: the
+ * one place filters are mapped to columns. Values are converted by {@link columnValue}.
+ */
+const FILTER_COLUMNS = {
+  type: ['content_type', '='],
+  sizeMin: ['size', '>='],
+  sizeMax: ['size', '<='],
+  isPublic: ['is_public', '='],
+  createdAfter: ['created_at', '>='],
+  createdBefore: ['created_at', '<='],
+  expiresBefore: ['expires_at', '<='],
+} as const satisfies Record<Exclude<keyof FileFilter, 'q'>, readonly [string, '=' | '>=' | '<=']>;
+
+type FilterField = keyof typeof FILTER_COLUMNS;
+
+/** A filter's value as its column holds it: visibility as 0/1, times as Unix ms. */
+function columnValue(value: string | number | boolean | Date): string | number {
+  if (typeof value === 'boolean') return toFlag(value);
+  if (value instanceof Date) return toMillis(value);
+  return value;
+}
+
+/** Columns the SQLite walk in list order tests on each index entry rather than reads by their own index. */
+const TESTED_IN_LIST_ORDER: ReadonlySet<string> = new Set(['content_type', 'size']);
+
+/** A listing, as its statements need it: the owner, the filter, and `q` folded (undefined without `q`). */
+interface Listing {
+  userId: string;
+  filter: FileFilter;
+  needle: string | undefined;
+}
+
+/**
+ * The conditions of a listing on `files`: the owner, each given filter, and `q` as a LIKE on
+ * `search_text` (the truth for every way of answering: an index only narrows the files tested).
+ * `way` `list-order` (SQLite) writes content type and size as `+column`, which keeps SQLite from
+ * answering them by their own index, so it walks the list-order index and tests them there.
+ */
+function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, listing: Listing, way: ListingWay | 'database'): Expression<SqlBool>[] {
+  const all: Expression<SqlBool>[] = [eb('files.user_id', '=', listing.userId)];
+  for (const field of Object.keys(FILTER_COLUMNS) as FilterField[]) {
+    const value = listing.filter[field];
+    if (value === undefined) continue;
+    const [column, operator] = FILTER_COLUMNS[field];
+    const ref = sql.ref(`files.${column}`);
+    all.push(way === 'list-order' && TESTED_IN_LIST_ORDER.has(column) ? sql<SqlBool>`+${ref} ${sql.raw(operator)} ${columnValue(value)}` : sql<SqlBool>`${ref} ${sql.raw(operator)} ${columnValue(value)}`);
+  }
+  if (listing.needle !== undefined) all.push(sql<SqlBool>`files.search_text like ${containsPattern(listing.needle)} escape '\\'`);
+  return all;
+}
+
+/** Whether SQLite's trigram index can find the needle: FTS5's `trigram` tokenizer needs 3 code points. */
+function trigramNeedle(needle: string | undefined): needle is string {
+  return needle !== undefined && Array.from(needle).length >= 3;
+}
+
+/**
+ * The files of a listing, in no order yet. On SQLite, `way` `index` with a needle of 3 code points
+ * or more starts from the FTS5 trigram index (`files_trigram`, migration 0042) and reaches each
+ * matching file through `files_trigram_keys`, in that join order (SQLite keeps the order of a CROSS
+ * JOIN), so a count with a bound stops after that many matches. Postgres (`database`) leaves the
+ * choice of index to its planner.
+ */
+function matching(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database'): SelectQueryBuilder<HangarDatabase, 'files', object> {
+  if (way === 'index' && trigramNeedle(listing.needle)) {
+    const phrase = `"${listing.needle.replaceAll('"', '""')}"`;
+    return db
+      .selectFrom('files_trigram')
+      .crossJoin('files_trigram_keys')
+      .crossJoin('files')
+      .where(sql<SqlBool>`files_trigram match ${phrase}`)
+      .whereRef('files_trigram_keys.key', '=', 'files_trigram.rowid')
+      .whereRef('files.id', '=', 'files_trigram_keys.file_record_id')
+      .where((eb) => eb.and(conditions(eb as unknown as ExpressionBuilder<HangarDatabase, 'files'>, listing, way))) as unknown as SelectQueryBuilder<HangarDatabase, 'files', object>;
+  }
+  return db.selectFrom('files').where((eb) => eb.and(conditions(eb, listing, way)));
+}
+
+/**
+ * The matches of a listing, counted up to `countLimit + 1` when `countLimit` is given (the
+ * database reads no further), every one otherwise.
+ */
+async function countMatches(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', countLimit: number | undefined): Promise<number> {
+  const found = matching(db, listing, way);
+  const counted = countLimit === undefined
+    ? found.select((eb) => eb.fn.countAll<number | string>().as('total'))
+    : db.selectFrom(found.select(sql<number>`1`.as('one')).limit(countLimit + 1).as('bounded')).select((eb) => eb.fn.countAll<number | string>().as('total'));
+  return toNumber((await counted.executeTakeFirstOrThrow()).total);
+}
+
+/** Newest files of the account that SQLite tests before it chooses how to count a `q` (see chooseCountWay). */
+const SAMPLE_SIZE = 1_000;
+
+/**
+ * SQLite: the newest {@link SAMPLE_SIZE} files of the listing's upload-time range, walked on the
+ * list-order index, and of those how many hold the needle and how many pass every filter.
+ */
+async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promise<Omit<CountWayInput, 'accountFiles' | 'countLimit'>> {
+  const { createdAfter, createdBefore } = listing.filter;
+  const range: Listing = { userId: listing.userId, filter: { createdAfter, createdBefore }, needle: undefined };
+  const newest = db
+    .selectFrom('files')
+    .where((eb) => eb.and(conditions(eb, range, 'list-order')))
+    .select((eb) => [
+      sql<number>`files.search_text like ${containsPattern(listing.needle ?? '')} escape '\\'`.as('needle_match'),
+      eb.and(conditions(eb, listing, 'list-order')).as('full_match'),
+    ])
+    .orderBy('files.created_at', 'desc')
+    .orderBy('files.id', 'desc')
+    .limit(SAMPLE_SIZE)
+    .as('newest');
+  const row = await db
+    .selectFrom(newest)
+    .select((eb) => [eb.fn.countAll<number>().as('sampled'), sql<number>`coalesce(sum(needle_match), 0)`.as('needle'), sql<number>`coalesce(sum(full_match), 0)`.as('matches')])
+    .executeTakeFirstOrThrow();
+  return { sampled: toNumber(row.sampled), needleMatches: toNumber(row.needle), matches: toNumber(row.matches) };
+}
+
+/**
+ * One page of a listing's files, newest first (created_at, then id, descending). On Postgres the
+ * page's ids are found first and then their rows: skipping `offset` matches then reads only the
+ * list-order index `files (user_id, created_at, id) include (is_public, size, content_type)` where
+ * the filters allow (an index-only scan), not each skipped file's row. SQLite reads a row only for
+ * the files it returns either way.
+ *
+ * With the exact number of matches (`matches`), a page in the older half of the list is read from
+ * the oldest end (ascending, then reversed), so it skips `matches − offset − limit` matches rather
+ * than `offset`: the last page of a million files is as quick as the first.
+ */
+async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', window: Window, matches?: number): Promise<StoredFile[]> {
+  const fromEnd = matches !== undefined && window.offset > matches - window.offset - window.limit;
+  const direction = fromEnd ? 'asc' : 'desc';
+  const limit = fromEnd ? Math.min(window.limit, matches! - window.offset) : window.limit;
+  const offset = fromEnd ? Math.max(0, matches! - window.offset - window.limit) : window.offset;
+  const inOrder = <Q extends { orderBy(column: 'files.created_at' | 'files.id', direction: 'asc' | 'desc'): Q }>(query: Q): Q =>
+    query.orderBy('files.created_at', direction).orderBy('files.id', direction);
+  const columns = FILE_COLUMNS.map((column) => `files.${column}` as const);
+  const query =
+    way === 'database'
+      ? inOrder(db.selectFrom('files').select(columns).where('files.id', 'in', inOrder(matching(db, listing, way).select('files.id')).limit(limit).offset(offset)))
+      : inOrder(matching(db, listing, way).select(columns)).limit(limit).offset(offset);
+  const rows = ((await query.execute()) as FileRow[]).map(fileRow.read);
+  return fromEnd ? rows.reverse() : rows;
+}
+
+/**
+ * SQLite: how to count a listing's matches, and how many files the index way would read for its
+ * page. A needle of 3 code points or more: by the trigram index or walking, as
+ * {@link chooseCountWay} judges from a sample of the newest files, whose share of files holding the
+ * needle also estimates the trigram index's reads; a shorter needle (no index holds it): walking,
+ * stopped at the count's bound; no needle: by the filter's own index (SQLite's planner chooses
+ * among content type, size and upload time).
+ */
+async function sqliteCountWay(
+  db: Kysely<HangarDatabase>,
+  listing: Listing,
+  accountFiles: number,
+  countLimit: number | undefined,
+): Promise<{ way: ListingWay; needleFiles?: number }> {
+  if (listing.needle === undefined) return { way: 'index' };
+  if (!trigramNeedle(listing.needle)) return { way: 'list-order' };
+  const sample = await sampleNewest(db, listing);
+  const needleFiles = sample.sampled === 0 ? 0 : Math.round((accountFiles * sample.needleMatches) / sample.sampled);
+  return { way: chooseCountWay({ accountFiles, countLimit, ...sample }, SAMPLE_SIZE), needleFiles };
+}
+
+/**
+ * {@link FileRepository.list} on SQLite and Postgres (docs/search.md). Every filter is a condition
+ * on `files` ({@link FILTER_COLUMNS}, and `q` as a LIKE on the folded `search_text`); the page is
+ * newest first, `offset` matches skipped.
+ *
+ * The total: read from `account_totals` when the filter is empty or visibility alone (exact, kept by
+ * every insert, delete and change of visibility); otherwise counted, up to `countLimit` matches
+ * (then `{ total: countLimit, totalRelation: 'gte' }`), every match without it.
+ *
+ * Every Postgres statement is left to its planner, which answers `q` of 3 code points or more from
+ * the `pg_trgm` GIN index of 0042 when it judges that cheaper than walking the account. On SQLite,
+ * whose planner cannot tell a rare needle, content type or size range from a common one, the count
+ * is made the way {@link sqliteCountWay} picks, and the page the way {@link choosePageWay} picks
+ * from the count (listing-plan.ts). The page and the total are separate statements, not one
+ * snapshot: a write between them shows in one and not the other, as it would a moment later.
+ *
+ * @param options.userId the owner; `window` offset and limit (≥ 0, limit ≥ 1); `countLimit` the count bound
+ * @param sqliteWay SQLite: count and page this way instead of the chosen one (the contract runs both; ignored on Postgres)
+ */
+export async function listFiles(
+  db: Kysely<HangarDatabase>,
+  options: { userId: string; filter: FileFilter; window: Window; countLimit?: number },
+  sqliteWay?: ListingWay,
+): Promise<Paged<StoredFile>> {
+  const { userId, filter, window, countLimit } = options;
+  const needle = filter.q === undefined ? undefined : fileSearchNeedle(filter.q);
+  const none: Paged<StoredFile> = { items: [], total: 0 };
+  if (filter.q !== undefined && needle === undefined) return none;
+  const totals = await db.selectFrom('account_totals').select(['files_count', 'public_files_count']).where('user_id', '=', userId).executeTakeFirst();
+  const accountFiles = totals ? toNumber(totals.files_count) : 0;
+  if (accountFiles === 0) return none;
+  const listing: Listing = { userId, filter, needle };
+  const postgres = isPostgres(db);
+  const used = Object.keys(filter).filter((name) => filter[name as keyof FileFilter] !== undefined);
+  if (used.length === 0 || (used.length === 1 && used[0] === 'isPublic')) {
+    const publicFiles = toNumber(totals!.public_files_count);
+    const total = filter.isPublic === undefined ? accountFiles : filter.isPublic ? publicFiles : accountFiles - publicFiles;
+    return { items: total > window.offset ? await pageOf(db, listing, postgres ? 'database' : 'list-order', window, total) : [], total };
+  }
+  const counting = postgres || sqliteWay ? undefined : await sqliteCountWay(db, listing, accountFiles, countLimit);
+  const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? counting!.way), countLimit);
+  const atLeast = countLimit !== undefined && matches > countLimit;
+  const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
+  if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
+  const way = postgres ? 'database' : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, indexReads: counting?.needleFiles }));
+  return { items: await pageOf(db, listing, way, window, atLeast ? undefined : matches), ...total };
+}

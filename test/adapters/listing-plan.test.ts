@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { chooseCountWay, choosePageWay, ENTRIES_PER_MATCH } from '../../adapters/persistence/sql/listing-plan.js';
+
+describe('listing-plan: how SQLite answers a filtered listing', () => {
+  const files = 1_000_000;
+
+  describe('choosePageWay', () => {
+    it('walks in list order when matches are common: the page is among the first files walked', () => {
+      expect(choosePageWay({ accountFiles: files, matches: 300_000, atLeast: false, wanted: 30 })).to.equal('list-order');
+    });
+
+    it("reads the filter's index when matches are rare: a walk would pass most of the account", () => {
+      expect(choosePageWay({ accountFiles: files, matches: 12, atLeast: false, wanted: 30 })).to.equal('index');
+      expect(choosePageWay({ accountFiles: files, matches: 1_000, atLeast: false, wanted: 30 })).to.equal('index');
+    });
+
+    it('switches where the walk passes as many entries as the matches read cost: wanted × files = ENTRIES_PER_MATCH × matches²', () => {
+      const even = Math.sqrt((30 * files) / ENTRIES_PER_MATCH);
+      expect(choosePageWay({ accountFiles: files, matches: Math.floor(even) - 1, atLeast: false, wanted: 30 })).to.equal('index');
+      expect(choosePageWay({ accountFiles: files, matches: Math.ceil(even), atLeast: false, wanted: 30 })).to.equal('list-order');
+    });
+
+    it('reads the index for a deep page that a walk would reach only far down the list', () => {
+      expect(choosePageWay({ accountFiles: files, matches: 5_000, atLeast: false, wanted: 3_030 })).to.equal('index');
+      expect(choosePageWay({ accountFiles: files, matches: 5_000, atLeast: false, wanted: 30 })).to.equal('list-order');
+    });
+
+    it('walks when the trigram index would read many more files than match: a common needle narrowed by other filters', () => {
+      // 500 matches, but 50,000 files hold the needle: the walk passes ~60,000 entries, the index reads 50,000 files.
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, indexReads: 50_000 })).to.equal('list-order');
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, indexReads: 500 })).to.equal('index');
+    });
+
+    it('walks whenever only a bound of the matches is known: the walk is bounded, the index is not', () => {
+      expect(choosePageWay({ accountFiles: files, matches: 10_001, atLeast: true, wanted: 3_030 })).to.equal('list-order');
+    });
+
+    it('walks an empty account', () => {
+      expect(choosePageWay({ accountFiles: 0, matches: 0, atLeast: false, wanted: 30 })).to.equal('list-order');
+    });
+  });
+
+  describe('chooseCountWay', () => {
+    const sampleSize = 1_000;
+    const bounded = { accountFiles: files, sampled: sampleSize, countLimit: 10_000 };
+
+    it('counts a needle none of the newest files holds by the trigram index', () => {
+      expect(chooseCountWay({ ...bounded, needleMatches: 0, matches: 0 }, sampleSize)).to.equal('index');
+    });
+
+    it('counts a rare needle (1 % of the files) by the trigram index', () => {
+      expect(chooseCountWay({ ...bounded, needleMatches: 10, matches: 10 }, sampleSize)).to.equal('index');
+    });
+
+    it('walks a common needle (10 % of the files): the bound is reached after 100,000 entries, cheaper than reading 100,000 matches', () => {
+      expect(chooseCountWay({ ...bounded, needleMatches: 100, matches: 100 }, sampleSize)).to.equal('list-order');
+    });
+
+    it('reads the index for a common needle that other filters make rare, unless the walk is cheaper still', () => {
+      // 4 % hold the needle, 0.1 % pass every filter: the walk would pass the whole account.
+      expect(chooseCountWay({ ...bounded, needleMatches: 40, matches: 1 }, sampleSize)).to.equal('index');
+      // 30 % hold the needle: reading them costs more than walking the whole account.
+      expect(chooseCountWay({ ...bounded, needleMatches: 300, matches: 1 }, sampleSize)).to.equal('list-order');
+    });
+
+    it('walks without a bound when the needle is common, since the index would read nearly every file', () => {
+      expect(chooseCountWay({ ...bounded, countLimit: undefined, needleMatches: 100, matches: 100 }, sampleSize)).to.equal('list-order');
+      expect(chooseCountWay({ ...bounded, countLimit: undefined, needleMatches: 10, matches: 10 }, sampleSize)).to.equal('index');
+    });
+
+    it('walks when the listing\'s range holds fewer files than the sample: no more to pass', () => {
+      expect(chooseCountWay({ ...bounded, sampled: 400, needleMatches: 0, matches: 0 }, sampleSize)).to.equal('list-order');
+    });
+  });
+});
