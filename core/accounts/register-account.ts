@@ -89,6 +89,8 @@ export class RegisterAccount {
       trialEndsAt: PlanCatalog.trialEnd(plan, now),
       accessUntil: null,
       subscriptionCanceledAt: null,
+      role: 'user',
+      suspendedAt: null,
       createdAt: now,
       updatedAt: now,
     };

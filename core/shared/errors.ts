@@ -183,6 +183,12 @@ export type ErrorCode =
   | 'MFA_NOT_ENABLED'
   /** 404: no live session with this id for this account (docs/account-security.md). */
   | 'SESSION_NOT_FOUND'
+  /** 403: the account is suspended by an administrator (docs/admin.md, "Suspension"). */
+  | 'ACCOUNT_SUSPENDED'
+  /** 403: the route is for administrators: an admin's session, or an admin's key with the `admin` scope (docs/admin.md). */
+  | 'ADMIN_REQUIRED'
+  /** 409: the change would leave the instance without an active administrator (docs/admin.md, "The last admin"). */
+  | 'LAST_ADMIN'
   /** 500: a bug; the body never carries internals. */
   | 'INTERNAL_ERROR';
 

@@ -149,6 +149,8 @@ export class CompleteOidcSignIn {
         trialEndsAt: PlanCatalog.trialEnd(ticket.plan, now),
         accessUntil: null,
         subscriptionCanceledAt: null,
+        role: 'user',
+        suspendedAt: null,
         createdAt: now,
         updatedAt: now,
       };

@@ -60,6 +60,8 @@ export function aUser(overrides: Partial<User> = {}): User {
     trialEndsAt: null,
     accessUntil: null,
     subscriptionCanceledAt: null,
+    role: 'user',
+    suspendedAt: null,
     createdAt: T0,
     updatedAt: T0,
     ...overrides,

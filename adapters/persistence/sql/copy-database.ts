@@ -41,6 +41,7 @@ const TABLES = [
   { name: 'oidc_flows', key: ['state_hash'] },
   { name: 'oidc_sign_in_codes', key: ['code_hash'] },
   { name: 'invites', key: ['id'] },
+  { name: 'admin_audit', key: ['id'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

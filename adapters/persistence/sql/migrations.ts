@@ -3,6 +3,7 @@ import { isPostgres } from './dialect.js';
 import { countFileGrams, countGramDays, FILE_GRAM_SCHEMA, FILE_GRAM_TYPES_SCHEMA } from '../postgres/file-gram-counts.js';
 import { FILE_SEARCH_PENDING_SCHEMA, FILE_SEARCH_SCHEMA, rebuildFileSearch } from './sqlite-file-search.js';
 import type { HangarDatabase } from './schema.js';
+import * as m0045 from '../migrations/0045_admin_console.js';
 
 // Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was
 // then, not the current HangarDatabase, so it must not be typed by it.
@@ -1080,6 +1081,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0039_postgres_gram_days_by_type': postgresGramDaysByType,
   '0040_postgres_trigram_index_by_type': postgresTrigramIndexByType,
   '0041_postgres_size_covering_index': postgresSizeCoveringIndex,
+  '0045_admin_console': { up: (db) => (isPostgres(db) ? m0045.postgres(db) : m0045.sqlite(db)) },
 };
 
 /** Hands Kysely's {@link Migrator} the migrations compiled into this module (no folder is read). */

@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
-import type { User } from '../../../core/accounts/user.js';
+import type { Role, User } from '../../../core/accounts/user.js';
 import type { UserRepository } from '../../../core/accounts/user-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
@@ -21,6 +21,8 @@ function toUser(row: Selectable<UsersTable>): User {
     trialEndsAt: toNullableDate(row.trial_ends_at),
     accessUntil: toNullableDate(row.access_until),
     subscriptionCanceledAt: toNullableDate(row.subscription_canceled_at),
+    role: row.role === 'admin' ? 'admin' : 'user',
+    suspendedAt: toNullableDate(row.suspended_at),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
@@ -63,6 +65,8 @@ export class SqlUserRepository implements UserRepository {
         trial_ends_at: toNullableMillis(user.trialEndsAt),
         access_until: toNullableMillis(user.accessUntil),
         subscription_canceled_at: toNullableMillis(user.subscriptionCanceledAt),
+        role: user.role,
+        suspended_at: toNullableMillis(user.suspendedAt),
         created_at: toMillis(user.createdAt),
         updated_at: toMillis(user.updatedAt),
       })
@@ -119,6 +123,28 @@ export class SqlUserRepository implements UserRepository {
     if (options.accessUntil !== undefined) changes.access_until = toNullableMillis(options.accessUntil);
     if (options.subscriptionCanceledAt !== undefined) changes.subscription_canceled_at = toNullableMillis(options.subscriptionCanceledAt);
     await this.db.updateTable('users').set(changes).where('id', '=', options.userId).execute();
+  }
+
+  async setRole(options: { userId: string; role: Role; at: Date }): Promise<void> {
+    await this.db.updateTable('users').set({ role: options.role, updated_at: toMillis(options.at) }).where('id', '=', options.userId).execute();
+  }
+
+  async setSuspended(options: { userId: string; suspendedAt: Date | null; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ suspended_at: toNullableMillis(options.suspendedAt), updated_at: toMillis(options.at) })
+      .where('id', '=', options.userId)
+      .execute();
+  }
+
+  async countActiveAdmins(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('total'))
+      .where('role', '=', 'admin')
+      .where('suspended_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return toNumber(row.total);
   }
 
   async list(options: { window: Window }): Promise<Paged<User>> {
