@@ -234,7 +234,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const accounts = new AccountPolicy({ users, plans, clock, options });
   const usageMeter = new UsageMeter({ usage, users, clock });
   const report = new AccountReport({ accounts, files });
-  const issuer = new SessionIssuer({ sessions, signer, ids, digest, clock });
+  const issuer = new SessionIssuer({ sessions, users, signer, ids, digest, clock });
   const { mfa, totp, secretBox: box } = ports;
   const sessionIdleDays = options.sessionIdleDays;
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
@@ -246,7 +246,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const gate = new RegistrationGate({ invites: ports.invites, digest, clock, plans, mode: options.registration ?? 'open' });
   const oidcFlows = ports.oidcFlows;
   const readPublicFile = new ReadPublicFile({
-    files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
+    files, users, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
   // The slots of image transformations: the public and signed addresses' (IMAGE_CONCURRENCY), and
@@ -313,8 +313,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deletePasskey: new DeletePasskey(passkeyDeps),
     startPasskeySignIn: new StartPasskeySignIn({ ...passkeyDeps, limits }),
     signInWithPasskey: new SignInWithPasskey({ ...passkeyDeps, issuer }),
-    authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock, limits, sessionIdleDays }),
-    createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
+    authenticate: new Authenticate({ apiKeys, sessions, users, signer, digest, clock, limits, sessionIdleDays }),
+    createApiKey: new CreateApiKey({ apiKeys, users, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys, clock }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
     uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits }),
@@ -328,14 +328,14 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     transformPublicImage,
     getOwnerThumbnail: new GetOwnerThumbnail({ files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError, slots: imageSlots.thumbnails }),
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock, options }),
-    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
+    readSignedFile: new ReadSignedFile({ files, users, blobs, signer: ports.urlSigner, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
     signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
     createShare: new CreateShare({ files, shares: ports.shares, passwords, ids, clock, options }),
     listShares: new ListShares({ files, shares: ports.shares, options }),
     revokeShare: new RevokeShare({ shares: ports.shares }),
-    viewShare: new ViewShare({ files, shares: ports.shares, clock }),
-    downloadShare: new DownloadShare({ files, shares: ports.shares, blobs, passwords, limits, meter: usageMeter, counts: fileReadCounts, clock }),
+    viewShare: new ViewShare({ files, users, shares: ports.shares, clock }),
+    downloadShare: new DownloadShare({ files, users, shares: ports.shares, blobs, passwords, limits, meter: usageMeter, counts: fileReadCounts, clock }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
     getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),

@@ -91,6 +91,8 @@ export class RegisterAccount {
       subscriptionCanceledAt: null,
       role: 'user',
       suspendedAt: null,
+      storageLimitBytes: null,
+      fileCountLimit: null,
       createdAt: now,
       updatedAt: now,
     };

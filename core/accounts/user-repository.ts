@@ -26,6 +26,8 @@ export interface UserRepository {
   setRole(options: { userId: string; role: Role; at: Date }): Promise<void>;
   /** Suspends the account from `suspendedAt`, or reinstates it (null), and sets `updatedAt` (docs/admin.md). */
   setSuspended(options: { userId: string; suspendedAt: Date | null; at: Date }): Promise<void>;
+  /** Sets the account's own limits (null: the plan's) and `updatedAt`; an absent field stays as it is. */
+  setLimits(options: { userId: string; storageLimitBytes?: number | null; fileCountLimit?: number | null; at: Date }): Promise<void>;
   /** How many accounts are administrators that are not suspended (the last-admin rule, docs/admin.md). */
   countActiveAdmins(): Promise<number>;
   /** Every account, oldest first (created_at, then id, ascending): for administration. */

@@ -34,6 +34,10 @@ export interface User {
   role: Role;
   /** When an administrator suspended the account; null while it is active (docs/admin.md, "Suspension"). */
   suspendedAt: Date | null;
+  /** Bytes the account may store, set by an administrator over its plan's; null: the plan's limit. */
+  storageLimitBytes: number | null;
+  /** Files the account may hold, set by an administrator over its plan's; null: the plan's limit. */
+  fileCountLimit: number | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -3,7 +3,8 @@ import { DomainError } from '../shared/errors.js';
 import type { IdGenerator, SecretDigest } from '../shared/ids.js';
 import { DAY_MS } from '../shared/time.js';
 import { API_KEY_MARKER, API_KEY_PREFIX_LENGTH, API_KEY_RANDOM_LENGTH, type ApiKey, DEFAULT_API_KEY_NAME, MAX_API_KEY_NAME_LENGTH } from './api-key.js';
-import { API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, normaliseScopes } from './api-key-scopes.js';
+import { ADMIN_SCOPE, API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, normaliseScopes } from './api-key-scopes.js';
+import type { UserRepository } from '../accounts/user-repository.js';
 import type { ApiKeyRepository } from './api-key-repository.js';
 
 /** What {@link CreateApiKey} takes. */
@@ -11,7 +12,7 @@ export interface CreateApiKeyInput {
   userId: string;
   /** Label; trimmed, empty means "API key". */
   name?: string;
-  /** A non-empty subset of API_KEY_SCOPES (duplicates ignored); absent: every scope. */
+  /** A non-empty subset of KEY_SCOPES (duplicates ignored); absent: every scope of API_KEY_SCOPES (never `admin`). */
   scopes?: readonly string[];
   /** When the key stops working: after now, at most {@link MAX_API_KEY_LIFETIME_DAYS} days away; absent: never. */
   expiresAt?: Date;
@@ -24,10 +25,11 @@ export interface CreateApiKeyInput {
  * @throws DomainError VALIDATION_FAILED (400) when the name is longer than
  *   {@link MAX_API_KEY_NAME_LENGTH} characters (UTF-16 code units, as JSON Schema's `maxLength` at the edge),
  *   a scope is unknown or the list empty, or `expiresAt` is an invalid date, not after now or further than
- *   {@link MAX_API_KEY_LIFETIME_DAYS} days away
+ *   {@link MAX_API_KEY_LIFETIME_DAYS} days away; ADMIN_REQUIRED (403) for the `admin` scope asked by an
+ *   account that is not an active administrator (docs/admin.md)
  */
 export class CreateApiKey {
-  constructor(private readonly deps: { apiKeys: ApiKeyRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock }) {}
+  constructor(private readonly deps: { apiKeys: ApiKeyRepository; users: UserRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock }) {}
 
   async execute(input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
     if (input.name !== undefined && input.name.length > MAX_API_KEY_NAME_LENGTH) {
@@ -36,6 +38,12 @@ export class CreateApiKey {
       ]);
     }
     const scopes = input.scopes === undefined ? [...API_KEY_SCOPES] : normaliseScopes(input.scopes);
+    if (scopes.includes(ADMIN_SCOPE)) {
+      const owner = await this.deps.users.findById(input.userId);
+      if (owner?.role !== 'admin' || owner.suspendedAt !== null) {
+        throw new DomainError('ADMIN_REQUIRED', 'Only an administrator may create a key with the admin scope.');
+      }
+    }
     const now = this.deps.clock.now();
     if (input.expiresAt !== undefined) checkExpiry(input.expiresAt, now);
     const key = API_KEY_MARKER + this.deps.ids.base62(API_KEY_RANDOM_LENGTH);

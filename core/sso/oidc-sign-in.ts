@@ -151,6 +151,8 @@ export class CompleteOidcSignIn {
         subscriptionCanceledAt: null,
         role: 'user',
         suspendedAt: null,
+        storageLimitBytes: null,
+        fileCountLimit: null,
         createdAt: now,
         updatedAt: now,
       };

@@ -62,6 +62,8 @@ export function aUser(overrides: Partial<User> = {}): User {
     subscriptionCanceledAt: null,
     role: 'user',
     suspendedAt: null,
+    storageLimitBytes: null,
+    fileCountLimit: null,
     createdAt: T0,
     updatedAt: T0,
     ...overrides,

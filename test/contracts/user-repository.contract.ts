@@ -54,6 +54,8 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
         subscriptionCanceledAt: at(4),
         role: 'admin',
         suspendedAt: at(5),
+        storageLimitBytes: 5 * 1024 ** 4,
+        fileCountLimit: 123_456,
         createdAt: at(-5),
         updatedAt: at(3),
       });
@@ -187,6 +189,15 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect(await users.findById(user.id)).to.deep.equal({ ...user, suspendedAt: at(MINUTE), updatedAt: at(MINUTE) });
       await users.setSuspended({ userId: user.id, suspendedAt: null, at: at(2 * MINUTE) });
       expect(await users.findById(user.id)).to.deep.equal({ ...user, updatedAt: at(2 * MINUTE) });
+    });
+
+    it("sets an account's own limits, keeps the absent one, and clears one given as null", async () => {
+      const user = aUser();
+      await users.create(user);
+      await users.setLimits({ userId: user.id, storageLimitBytes: 2 ** 40, fileCountLimit: 7, at: at(MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, storageLimitBytes: 2 ** 40, fileCountLimit: 7, updatedAt: at(MINUTE) });
+      await users.setLimits({ userId: user.id, storageLimitBytes: null, at: at(2 * MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, fileCountLimit: 7, updatedAt: at(2 * MINUTE) });
     });
 
     it('changes only the account it is asked to change', async () => {

@@ -20,6 +20,8 @@ function copyUser(user: User): User {
     subscriptionCanceledAt: copyNullableDate(user.subscriptionCanceledAt),
     role: user.role,
     suspendedAt: copyNullableDate(user.suspendedAt),
+    storageLimitBytes: user.storageLimitBytes,
+    fileCountLimit: user.fileCountLimit,
     createdAt: copyDate(user.createdAt),
     updatedAt: copyDate(user.updatedAt),
   };
@@ -109,6 +111,14 @@ export class MemoryUserRepository implements UserRepository {
     const user = this.db.users.get(options.userId);
     if (!user) return;
     user.suspendedAt = copyNullableDate(options.suspendedAt);
+    user.updatedAt = copyDate(options.at);
+  }
+
+  async setLimits(options: { userId: string; storageLimitBytes?: number | null; fileCountLimit?: number | null; at: Date }): Promise<void> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return;
+    if (options.storageLimitBytes !== undefined) user.storageLimitBytes = options.storageLimitBytes;
+    if (options.fileCountLimit !== undefined) user.fileCountLimit = options.fileCountLimit;
     user.updatedAt = copyDate(options.at);
   }
 

@@ -2,7 +2,8 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * The operator console (docs/admin.md): every account gets a `role` (`user` or `admin`, default
- * `user`) and a `suspended_at` (Unix ms; null while the account is active), and the table
+ * `user`), a `suspended_at` (Unix ms; null while the account is active) and its own limits set by
+ * an administrator, `storage_limit_bytes` and `file_count_limit` (null: the plan's), and the table
  * `admin_audit` keeps one row per administrator action (who, when, what, on which account, from
  * which address, the values before and after as JSON text), listed newest first and pruned by age.
  * Both dialects share the statements: the columns are plain additions with defaults, so existing
@@ -12,6 +13,8 @@ import { type Kysely, sql } from 'kysely';
 async function both(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('users').addColumn('role', 'text', (c) => c.notNull().defaultTo('user')).execute();
   await db.schema.alterTable('users').addColumn('suspended_at', 'bigint').execute();
+  await db.schema.alterTable('users').addColumn('storage_limit_bytes', 'bigint').execute();
+  await db.schema.alterTable('users').addColumn('file_count_limit', 'bigint').execute();
   await db.schema
     .createTable('admin_audit')
     .addColumn('id', 'text', (c) => c.primaryKey())

@@ -41,6 +41,10 @@ export interface UsersTable {
   role: ColumnType<string, string | undefined, string>;
   /** Unix ms the account was suspended; null while active (migration 0045). */
   suspended_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** Bytes; the account's own storage limit set by an administrator, null = the plan's (migration 0045). */
+  storage_limit_bytes: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** The account's own file count limit, null = the plan's (migration 0045). */
+  file_count_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
 /** `admin_audit`: one row per administrator action (migration 0045, docs/admin.md). */

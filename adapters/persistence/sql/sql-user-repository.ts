@@ -23,6 +23,8 @@ function toUser(row: Selectable<UsersTable>): User {
     subscriptionCanceledAt: toNullableDate(row.subscription_canceled_at),
     role: row.role === 'admin' ? 'admin' : 'user',
     suspendedAt: toNullableDate(row.suspended_at),
+    storageLimitBytes: toNullableNumber(row.storage_limit_bytes),
+    fileCountLimit: toNullableNumber(row.file_count_limit),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
@@ -67,6 +69,8 @@ export class SqlUserRepository implements UserRepository {
         subscription_canceled_at: toNullableMillis(user.subscriptionCanceledAt),
         role: user.role,
         suspended_at: toNullableMillis(user.suspendedAt),
+        storage_limit_bytes: user.storageLimitBytes,
+        file_count_limit: user.fileCountLimit,
         created_at: toMillis(user.createdAt),
         updated_at: toMillis(user.updatedAt),
       })
@@ -135,6 +139,13 @@ export class SqlUserRepository implements UserRepository {
       .set({ suspended_at: toNullableMillis(options.suspendedAt), updated_at: toMillis(options.at) })
       .where('id', '=', options.userId)
       .execute();
+  }
+
+  async setLimits(options: { userId: string; storageLimitBytes?: number | null; fileCountLimit?: number | null; at: Date }): Promise<void> {
+    const changes: Updateable<UsersTable> = { updated_at: toMillis(options.at) };
+    if (options.storageLimitBytes !== undefined) changes.storage_limit_bytes = options.storageLimitBytes;
+    if (options.fileCountLimit !== undefined) changes.file_count_limit = options.fileCountLimit;
+    await this.db.updateTable('users').set(changes).where('id', '=', options.userId).execute();
   }
 
   async countActiveAdmins(): Promise<number> {
