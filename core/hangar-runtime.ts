@@ -29,7 +29,7 @@ export interface HangarRuntimeOptions {
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'requestPasswordReset' | 'resendConfirmation'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'requestPasswordReset' | 'resendConfirmation'
 >;
 
 /**
@@ -93,7 +93,7 @@ export class HangarRuntime {
 
   /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */
   maintain(): Promise<void> {
-    this.maintaining ??= Promise.all([this.run('prune-logs', () => this.hangar.pruneLogs.execute()), this.run('purge-credentials', () => this.hangar.purgeCredentials.execute())]).then(() => {
+    this.maintaining ??= Promise.all([this.run('prune-logs', () => this.hangar.pruneLogs.execute()), this.run('prune-admin-audit', () => this.hangar.pruneAdminAudit.execute()), this.run('purge-credentials', () => this.hangar.purgeCredentials.execute())]).then(() => {
       this.maintaining = undefined;
     });
     return this.maintaining;

@@ -83,6 +83,14 @@ import { DeleteAccount } from './admin/delete-account.js';
 import { ListAccounts } from './admin/list-accounts.js';
 import { SetSubscription } from './admin/set-subscription.js';
 import { ShowAccount } from './admin/show-account.js';
+import type { AccountDirectory } from './admin/account-directory.js';
+import { type AdminAuditLog, AdminTrail, DEFAULT_ADMIN_AUDIT_RETENTION_DAYS } from './admin/admin-audit.js';
+import { AuthorizeAdmin } from './admin/authorize-admin.js';
+import { SearchAccounts } from './admin/search-accounts.js';
+import { GetAccountDetails } from './admin/get-account-details.js';
+import { UpdateAccount } from './admin/update-account.js';
+import { ListAdminAudit, RemoveAccount, ResendAccountConfirmation, ResetAccountMfa, RevokeAccountSessions } from './admin/account-actions.js';
+import { PruneAdminAudit } from './admin/prune-admin-audit.js';
 import { AccountPolicy } from './plans/account-policy.js';
 import { GetUsage } from './plans/get-usage.js';
 import { PlanCatalog, type PlanOptions } from './plans/plan.js';
@@ -177,6 +185,10 @@ export interface HangarPorts {
   oidcFlows: OidcFlowRepository;
   /** The OpenID provider of single sign-on (adapters/sso/openid-client-provider.ts); absent: OIDC is off. */
   oidc?: OidcProvider;
+  /** Accounts with their totals, for administrators (docs/admin.md). */
+  accountDirectory: AccountDirectory;
+  /** The audit log of administrator actions (docs/admin.md). */
+  adminAudit: AdminAuditLog;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -191,6 +203,10 @@ export type HangarOptions = AccountOptions &
   FileOptions &
   ResumableUploadOptions &
   PlanOptions & {
+    /** Days administrator audit entries are kept (`ADMIN_AUDIT_RETENTION_DAYS`); default 365. */
+    adminAuditRetentionDays?: number;
+    /** Addresses (normalised) whose accounts become administrators when they confirm (`ADMIN_EMAILS`). */
+    adminEmails?: readonly string[];
     /** Days activity log entries are kept (`LOG_RETENTION_DAYS`); default 30. */
     logRetentionDays?: number;
     /**
@@ -269,6 +285,9 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   // The relying party of passkeys is the API's origin, where the dashboard is served.
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
+  const trail = new AdminTrail({ audit: ports.adminAudit, activity, ids, clock });
+  const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
+  const deleteAccount = new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs });
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
   return {
     /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
@@ -292,7 +311,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock, limits }),
     completeOidcSignIn: new CompleteOidcSignIn({ provider: ports.oidc, flows: oidcFlows, identities: ports.oidcIdentities, users, passwords, gate, ids, digest, clock }),
     exchangeSignInCode: new ExchangeSignInCode({ flows: oidcFlows, users, issuer, digest, clock }),
-    confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
+    confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock, adminEmails: options.adminEmails }),
     logIn: new LogIn({ users, passwords, issuer, limits, mfa, ids, digest, clock }),
     completeMfaSignIn: new CompleteMfaSignIn({ users, mfa, codes: mfaCodes, issuer, digest, clock }),
     startTotpEnrolment: new StartTotpEnrolment({ users, mfa, totp, box, clock, issuer: options.totpIssuer ?? 'Hangar' }),
@@ -338,7 +357,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     downloadShare: new DownloadShare({ files, users, shares: ports.shares, blobs, passwords, limits, meter: usageMeter, counts: fileReadCounts, clock }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
-    getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),
+    getUsage,
     listLogs: new ListLogs({ logs }),
     getProfile: new GetProfile({ accounts }),
     listAccounts: new ListAccounts({ users, report }),
@@ -347,7 +366,17 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     resetTwoFactor: new ResetTwoFactor({ users, mfa }),
     changePlan: new ChangePlan({ users, plans, report, clock }),
     setSubscription: new SetSubscription({ users, report, clock }),
-    deleteAccount: new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs }),
+    deleteAccount,
+    authorizeAdmin: new AuthorizeAdmin({ users }),
+    searchAccounts: new SearchAccounts({ directory: ports.accountDirectory }),
+    getAccountDetails: new GetAccountDetails({ users, directory: ports.accountDirectory, accounts, usage: getUsage, audit: ports.adminAudit }),
+    updateAccount: new UpdateAccount({ users, plans, trail, clock }),
+    revokeAccountSessions: new RevokeAccountSessions({ users, sessions, trail, clock }),
+    resetAccountMfa: new ResetAccountMfa({ users, mfa, passkeys: ports.passkeys, sessions, mailer, trail, clock }),
+    resendAccountConfirmation: new ResendAccountConfirmation({ users, links, trail }),
+    removeAccount: new RemoveAccount({ users, deleteAccount, trail }),
+    listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
+    pruneAdminAudit: new PruneAdminAudit({ audit: ports.adminAudit, clock, retentionDays: options.adminAuditRetentionDays ?? DEFAULT_ADMIN_AUDIT_RETENTION_DAYS }),
     checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),
   };

@@ -68,6 +68,8 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     webauthn: new SimpleWebAuthnVerifier(),
     resumableUploads: repos.resumableUploads,
     invites: repos.invites,
+    accountDirectory: repos.accountDirectory,
+    adminAudit: repos.adminAudit,
     oidcIdentities: repos.oidcIdentities,
     oidcFlows: repos.oidcFlows,
     partialBlobs: new MemoryPartialBlobStore(blobs),

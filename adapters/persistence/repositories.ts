@@ -13,6 +13,8 @@ import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { InviteRepository } from '../../core/invites/invite.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
+import type { AccountDirectory } from '../../core/admin/account-directory.js';
+import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
@@ -37,6 +39,10 @@ export interface Repositories {
   invites: InviteRepository;
   oidcIdentities: OidcIdentityRepository;
   oidcFlows: OidcFlowRepository;
+  /** Accounts with their totals, for administrators (docs/admin.md). */
+  accountDirectory: AccountDirectory;
+  /** The audit log of administrator actions (docs/admin.md). */
+  adminAudit: AdminAuditLog;
   /** Named `database`. */
   probe: HealthProbe;
 }

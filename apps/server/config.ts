@@ -125,6 +125,10 @@ export interface Config {
   defaultPlan: string;
   /** Days activity log entries are kept (`LOG_RETENTION_DAYS`). */
   logRetentionDays: number;
+  /** Days administrator audit entries are kept (`ADMIN_AUDIT_RETENTION_DAYS`). */
+  adminAuditRetentionDays: number;
+  /** Normalised addresses promoted to administrators when they confirm (`ADMIN_EMAILS`). */
+  adminEmails: string[];
   /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
   expirySweepIntervalSeconds: number;
   /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, docs/api.md, "Resumable uploads"). */
@@ -276,6 +280,8 @@ export function loadConfig(env: Env): Config {
     defaultMaxUploadSizeBytes: read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'),
     ...plansOf(read),
     logRetentionDays: read('LOG_RETENTION_DAYS'),
+    adminAuditRetentionDays: read('ADMIN_AUDIT_RETENTION_DAYS'),
+    adminEmails: (read('ADMIN_EMAILS') ?? []).map((email) => email.trim().toLowerCase()),
     expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
     resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
     images: {

@@ -85,6 +85,8 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasskeyRepository).toResolvedValue((r: Repos) => r.passkeys, [RootTokens.Repositories]);
   bind(Tokens.PasskeyChallengeRepository).toResolvedValue((r: Repos) => r.passkeyChallenges, [RootTokens.Repositories]);
   bind(Tokens.InviteRepository).toResolvedValue((r: Repos) => r.invites, [RootTokens.Repositories]);
+  bind(Tokens.AccountDirectory).toResolvedValue((r: Repos) => r.accountDirectory, [RootTokens.Repositories]);
+  bind(Tokens.AdminAuditLog).toResolvedValue((r: Repos) => r.adminAudit, [RootTokens.Repositories]);
   bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
   bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
 });
@@ -309,6 +311,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
     plans: config.plans,
     defaultPlan: config.defaultPlan,
     logRetentionDays: config.logRetentionDays,
+    adminAuditRetentionDays: config.adminAuditRetentionDays,
+    adminEmails: config.adminEmails,
     resumableUploadExpiryHours: config.resumableUploadExpiryHours,
     images: {
       concurrency: config.images.concurrency,
@@ -341,6 +345,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           passkeyChallenges: Tokens.PasskeyChallengeRepository,
           webauthn: Tokens.WebAuthnVerifier,
           invites: Tokens.InviteRepository,
+          accountDirectory: Tokens.AccountDirectory,
+          adminAudit: Tokens.AdminAuditLog,
           oidcIdentities: Tokens.OidcIdentityRepository,
           oidcFlows: Tokens.OidcFlowRepository,
           sso: RootTokens.Sso,

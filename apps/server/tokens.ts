@@ -32,6 +32,8 @@ import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { ServiceIdentifier } from 'inversify';
 import type { InviteRepository } from '../../core/invites/invite.js';
+import type { AccountDirectory } from '../../core/admin/account-directory.js';
+import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { Config } from './config.js';
 
@@ -52,6 +54,8 @@ export const Tokens = {
   CustomDomainRepository: Symbol('CustomDomainRepository') as ServiceIdentifier<CustomDomainRepository>,
   ImageVariantRepository: Symbol('ImageVariantRepository') as ServiceIdentifier<ImageVariantRepository>,
   InviteRepository: Symbol('InviteRepository') as ServiceIdentifier<InviteRepository>,
+  AccountDirectory: Symbol('AccountDirectory') as ServiceIdentifier<AccountDirectory>,
+  AdminAuditLog: Symbol('AdminAuditLog') as ServiceIdentifier<AdminAuditLog>,
   OidcIdentityRepository: Symbol('OidcIdentityRepository') as ServiceIdentifier<OidcIdentityRepository>,
   OidcFlowRepository: Symbol('OidcFlowRepository') as ServiceIdentifier<OidcFlowRepository>,
   EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,

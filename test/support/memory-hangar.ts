@@ -167,6 +167,8 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     invites: repos.invites,
     oidcIdentities: repos.oidcIdentities,
     oidcFlows: repos.oidcFlows,
+    accountDirectory: repos.accountDirectory,
+    adminAudit: repos.adminAudit,
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

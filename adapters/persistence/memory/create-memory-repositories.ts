@@ -1,4 +1,6 @@
 import { MemoryInviteRepository } from './memory-invite-repository.js';
+import { MemoryAccountDirectory } from './memory-account-directory.js';
+import { MemoryAdminAuditLog } from './memory-admin-audit-log.js';
 import { MemoryOidcFlowRepository, MemoryOidcIdentityRepository } from './memory-oidc-repositories.js';
 import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
@@ -43,6 +45,8 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     passkeyChallenges: new MemoryPasskeyChallengeRepository(db),
     resumableUploads: new MemoryResumableUploadRepository(db),
     invites: new MemoryInviteRepository(db),
+    accountDirectory: new MemoryAccountDirectory(db),
+    adminAudit: new MemoryAdminAuditLog(),
     oidcIdentities: new MemoryOidcIdentityRepository(db),
     oidcFlows: new MemoryOidcFlowRepository(db),
     probe: new MemoryHealthProbe(),

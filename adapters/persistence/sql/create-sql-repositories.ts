@@ -1,5 +1,7 @@
 import { Kysely } from 'kysely';
 import { SqlInviteRepository } from './sql-invite-repository.js';
+import { SqlAccountDirectory } from './sql-account-directory.js';
+import { SqlAdminAuditLog } from './sql-admin-audit-log.js';
 import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
@@ -57,6 +59,8 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     passkeyChallenges: new SqlPasskeyChallengeRepository(db),
     resumableUploads: new SqlResumableUploadRepository(db),
     invites: new SqlInviteRepository(db),
+    accountDirectory: new SqlAccountDirectory(db),
+    adminAudit: new SqlAdminAuditLog(db),
     oidcIdentities: new SqlOidcIdentityRepository(db),
     oidcFlows: new SqlOidcFlowRepository(db),
     probe: new SqlHealthProbe(db),

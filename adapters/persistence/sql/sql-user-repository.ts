@@ -8,7 +8,8 @@ import type { HangarDatabase, UsersTable } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 
-function toUser(row: Selectable<UsersTable>): User {
+/** A `users` row as the core's {@link User}. */
+export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: row.id,
     email: row.email,
