@@ -91,6 +91,8 @@ import { GetAccountDetails } from './admin/get-account-details.js';
 import { UpdateAccount } from './admin/update-account.js';
 import { ListAdminAudit, RemoveAccount, ResendAccountConfirmation, ResetAccountMfa, RevokeAccountSessions } from './admin/account-actions.js';
 import { PruneAdminAudit } from './admin/prune-admin-audit.js';
+import { IssueInvite, WithdrawInvite } from './admin/invite-actions.js';
+import { GetInstanceStats, type InstanceStatistics } from './admin/instance-statistics.js';
 import { AccountPolicy } from './plans/account-policy.js';
 import { GetUsage } from './plans/get-usage.js';
 import { PlanCatalog, type PlanOptions } from './plans/plan.js';
@@ -189,6 +191,8 @@ export interface HangarPorts {
   accountDirectory: AccountDirectory;
   /** The audit log of administrator actions (docs/admin.md). */
   adminAudit: AdminAuditLog;
+  /** Counts over the whole instance, for administrators (docs/admin.md). */
+  instanceStatistics: InstanceStatistics;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -286,6 +290,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const trail = new AdminTrail({ audit: ports.adminAudit, activity, ids, clock });
+  const createInvite = new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl });
+  const revokeInvite = new RevokeInvite({ invites: ports.invites, clock });
   const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
   const deleteAccount = new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs });
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
@@ -304,9 +310,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
     purgeCredentials: new PurgeCredentials({ tokens, sessions, mfa, passkeyChallenges: ports.passkeyChallenges, oidcFlows: ports.oidcFlows, clock, sessionIdleDays }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits, gate }),
-    createInvite: new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl }),
+    createInvite,
     listInvites: new ListInvites({ invites: ports.invites, clock }),
-    revokeInvite: new RevokeInvite({ invites: ports.invites, clock }),
+    revokeInvite,
+    issueInvite: new IssueInvite({ createInvite, trail }),
+    withdrawInvite: new WithdrawInvite({ revokeInvite, trail }),
     getSignInProviders: new GetSignInProviders({ provider: ports.oidc, gate }),
     beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock, limits }),
     completeOidcSignIn: new CompleteOidcSignIn({ provider: ports.oidc, flows: oidcFlows, identities: ports.oidcIdentities, users, passwords, gate, ids, digest, clock }),
@@ -376,6 +384,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     resendAccountConfirmation: new ResendAccountConfirmation({ users, links, trail }),
     removeAccount: new RemoveAccount({ users, deleteAccount, trail }),
     listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
+    getInstanceStats: new GetInstanceStats({ statistics: ports.instanceStatistics, clock }),
     pruneAdminAudit: new PruneAdminAudit({ audit: ports.adminAudit, clock, retentionDays: options.adminAuditRetentionDays ?? DEFAULT_ADMIN_AUDIT_RETENTION_DAYS }),
     checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),

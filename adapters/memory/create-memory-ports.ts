@@ -70,6 +70,7 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     invites: repos.invites,
     accountDirectory: repos.accountDirectory,
     adminAudit: repos.adminAudit,
+    instanceStatistics: repos.instanceStatistics,
     oidcIdentities: repos.oidcIdentities,
     oidcFlows: repos.oidcFlows,
     partialBlobs: new MemoryPartialBlobStore(blobs),

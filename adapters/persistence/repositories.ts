@@ -15,6 +15,7 @@ import type { InviteRepository } from '../../core/invites/invite.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { AccountDirectory } from '../../core/admin/account-directory.js';
 import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
+import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
@@ -43,6 +44,8 @@ export interface Repositories {
   accountDirectory: AccountDirectory;
   /** The audit log of administrator actions (docs/admin.md). */
   adminAudit: AdminAuditLog;
+  /** Counts over the whole instance, for administrators (docs/admin.md). */
+  instanceStatistics: InstanceStatistics;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { AccountSummary } from '../../core/admin/account-directory.js';
 import type { AdminAuditEntry } from '../../core/admin/admin-audit.js';
 import type { AccountDetails } from '../../core/admin/get-account-details.js';
+import type { InviteView } from '../../core/invites/manage-invites.js';
+import type { InstanceCounts } from '../../core/admin/instance-statistics.js';
 
 // How the admin API and the CLI present accounts and audit entries: one shape for both
 // (docs/admin.md). JSON is snake_case, timestamps ISO 8601 UTC or null, sizes in bytes. Counts
@@ -101,5 +103,35 @@ export function accountDetailsJson(details: AccountDetails) {
     limits: { storage_limit_bytes: standing.plan.storageLimitBytes, file_count_limit: standing.plan.fileCountLimit, upload_limit_bytes: details.uploadLimitBytes },
     usage: { period_start: usage.periodStart.toISOString(), period_end: usage.periodEnd.toISOString(), origin_reads: usage.originReads, image_ops: usage.imageOps },
     recent_actions: details.recentActions.map(auditEntryJson),
+  };
+}
+
+/** The schema of {@link inviteJson}. */
+export const AdminInviteBody = Type.Object({
+  id: Type.String(),
+  state: Type.Union([Type.Literal('usable'), Type.Literal('used'), Type.Literal('revoked'), Type.Literal('expired')]),
+  plan: Nullable(Type.String({ description: 'The plan the new account gets; null: the default plan' })),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+  used_at: Nullable(Type.String({ format: 'date-time' })),
+  revoked_at: Nullable(Type.String({ format: 'date-time' })),
+}, { $id: 'AdminInvite' });
+
+/** One invite as `GET /admin/invites` and `invites list --json` show it (the link is not stored, so never shown again). */
+export function inviteJson(invite: InviteView) {
+  return {
+    id: invite.id, state: invite.state, plan: invite.planName, created_at: invite.createdAt.toISOString(), expires_at: iso(invite.expiresAt),
+    used_at: iso(invite.usedAt), revoked_at: iso(invite.revokedAt),
+  };
+}
+
+/** The instance in counts (`GET /admin/stats`, `stats`); `instance` and `version` are added by the API. */
+export function statsJson(stats: InstanceCounts) {
+  return {
+    accounts: stats.accounts,
+    files: stats.files,
+    bytes: stats.bytes,
+    uploads_per_day: stats.uploadsPerDay,
+    top_accounts: stats.topAccounts.map((a) => ({ id: a.id, email: a.email, storage_bytes: a.storageBytes, files_count: a.filesCount })),
   };
 }

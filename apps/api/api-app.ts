@@ -25,7 +25,7 @@ import { contentRoutes } from '../content/content-app.js';
 import { settingsRoutes } from './routes/settings.js';
 import { deletionLinkRoutes, sharingRoutes } from './routes/sharing.js';
 import { dashboardStatic } from './dashboard-static.js';
-import { adminRoutes } from './routes/admin.js';
+import { type AdminInstance, adminRoutes } from './routes/admin.js';
 
 /** Options of the API app that are not use cases. */
 export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
@@ -41,6 +41,8 @@ export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   corsOrigins?: readonly string[];
   /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly an upload body may arrive (default DEFAULT_UPLOAD_PACING). */
   uploadPacing?: UploadPacing;
+  /** What `GET /admin/stats` says of the instance: its configuration without secrets (AdminInstance). */
+  instance?: AdminInstance;
 }
 
 /**
@@ -97,7 +99,7 @@ export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' 
   routes.push(
     ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }),
     ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, uploadPacing: options.uploadPacing, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar),
-    ...adminRoutes(hangar),
+    ...adminRoutes(hangar, { instance: options.instance, build: options.operational?.build }),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );

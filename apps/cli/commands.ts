@@ -18,7 +18,7 @@ import { accountJson, accountPageJson, accountTable, plural } from './account-ou
 import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
 import { CLI_ACTOR } from '../../core/admin/admin-audit.js';
 import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../core/admin/account-directory.js';
-import { accountDetailsJson, accountSummaryJson, auditEntryJson } from '../api/admin-presenters.js';
+import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, statsJson } from '../api/admin-presenters.js';
 
 /** An expected refusal of the CLI itself (not of a use case), e.g. `users delete` without `--yes`. Exit 1. */
 export class Refusal extends Error {
@@ -294,6 +294,12 @@ const ADMIN_COMMANDS: readonly Command[] = withActivityWritten([
     },
   },
   {
+    name: 'stats',
+    args: [],
+    summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads per day for 30 days, the 10 largest accounts.',
+    prepare: () => async (hangar) => json(statsJson(await hangar.getInstanceStats.execute())),
+  },
+  {
     name: 'audit list',
     args: [],
     optionsSynopsis: '[--page N] [--limit N]',
@@ -342,7 +348,7 @@ const INVITE_COMMANDS: readonly Command[] = [
       const ttlMs = inviteLifetimeOf(values.expires as string | undefined);
       const planName = values.plan as string | undefined;
       return async (hangar) => {
-        const { invite, link } = await hangar.createInvite.execute({ planName, ttlMs });
+        const { invite, link } = await hangar.issueInvite.execute({ actor: CLI_ACTOR, planName, ttlMs });
         if (values.json) return json({ id: invite.id, link, plan: invite.planName, expires_at: invite.expiresAt?.toISOString() ?? null });
         return link;
       };
@@ -356,10 +362,7 @@ const INVITE_COMMANDS: readonly Command[] = [
     summary: 'The latest 100 invites, newest first: id, state (usable, used, revoked, expired), plan, expiry. Links are not stored, so not shown.',
     prepare: (_args, values) => async (hangar) => {
       const invites = await hangar.listInvites.execute({ limit: 100 });
-      const rows = invites.map((i) => ({
-        id: i.id, state: i.state, plan: i.planName, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt?.toISOString() ?? null,
-        used_at: i.usedAt?.toISOString() ?? null, revoked_at: i.revokedAt?.toISOString() ?? null,
-      }));
+      const rows = invites.map(inviteJson);
       if (values.json) return json(rows);
       if (rows.length === 0) return 'No invites.';
       return rows.map((r) => `${r.id}  ${r.state.padEnd(7)}  plan ${r.plan ?? '(default)'}  expires ${r.expires_at ?? 'never'}`).join('\n');
@@ -370,7 +373,7 @@ const INVITE_COMMANDS: readonly Command[] = [
     args: ['<id>'],
     summary: 'Revokes an unused invite: its link stops working.',
     prepare: ([id]) => async (hangar) => {
-      await hangar.revokeInvite.execute({ id });
+      await hangar.withdrawInvite.execute({ actor: CLI_ACTOR, id });
       return `invite ${id} revoked`;
     },
   },

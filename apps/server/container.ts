@@ -87,6 +87,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.InviteRepository).toResolvedValue((r: Repos) => r.invites, [RootTokens.Repositories]);
   bind(Tokens.AccountDirectory).toResolvedValue((r: Repos) => r.accountDirectory, [RootTokens.Repositories]);
   bind(Tokens.AdminAuditLog).toResolvedValue((r: Repos) => r.adminAudit, [RootTokens.Repositories]);
+  bind(Tokens.InstanceStatistics).toResolvedValue((r: Repos) => r.instanceStatistics, [RootTokens.Repositories]);
   bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
   bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
 });
@@ -347,6 +348,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           invites: Tokens.InviteRepository,
           accountDirectory: Tokens.AccountDirectory,
           adminAudit: Tokens.AdminAuditLog,
+          instanceStatistics: Tokens.InstanceStatistics,
           oidcIdentities: Tokens.OidcIdentityRepository,
           oidcFlows: Tokens.OidcFlowRepository,
           sso: RootTokens.Sso,

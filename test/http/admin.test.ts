@@ -49,7 +49,12 @@ describe('HTTP: the admin API', function () {
     { route: 'POST /admin/users/:id/resend-confirmation', request: async () => ({ method: 'POST', path: `/admin/users/${owner.userId}/resend-confirmation` }) },
     { route: 'DELETE /admin/users/:id', request: async () => ({ method: 'DELETE', path: `/admin/users/${(await fresh()).userId}` }) },
     { route: 'GET /admin/audit', request: async () => ({ method: 'GET', path: '/admin/audit' }) },
+    { route: 'GET /admin/invites', request: async () => ({ method: 'GET', path: '/admin/invites' }) },
+    { route: 'POST /admin/invites', request: async () => ({ method: 'POST', path: '/admin/invites', json: {} }) },
+    { route: 'DELETE /admin/invites/:id', request: async () => ({ method: 'DELETE', path: `/admin/invites/${await freshInvite()}` }) },
+    { route: 'GET /admin/stats', request: async () => ({ method: 'GET', path: '/admin/stats' }) },
   ];
+  const freshInvite = async () => (await call(server.api, '/admin/invites', { method: 'POST', token: root.accessToken, json: {} })).body.id as string;
   let freshCount = 0;
   const fresh = () => signUp(server, `fresh${++freshCount}@example.com`);
 
@@ -84,7 +89,7 @@ describe('HTTP: the admin API', function () {
       for (const credential of [{ token: root.accessToken }, { apiKey: root.adminKey }]) {
         const r = await request();
         const answer = await call(server.api, r.path, { method: r.method, json: r.json, ...credential });
-        expect(answer.status, `${route}: ${JSON.stringify(answer.body)}`).to.be.oneOf([200, 204]);
+        expect(answer.status, `${route}: ${JSON.stringify(answer.body)}`).to.be.oneOf([200, 201, 204]);
       }
     }
   });
@@ -161,7 +166,7 @@ describe('HTTP: the admin API', function () {
         body: r.json === undefined ? undefined : JSON.stringify(r.json),
       });
       const text = await response.text();
-      expect(response.status, route).to.be.oneOf([200, 204]);
+      expect(response.status, route).to.be.oneOf([200, 201, 204]);
       for (const secret of [owner.fileName, owner.fileId, owner.fileText]) expect(text, route).to.not.include(secret);
     }
     const details = (await call(server.api, `/admin/users/${owner.userId}`, { token: root.accessToken })).body;
@@ -233,6 +238,37 @@ describe('HTTP: the admin API', function () {
 
     const mail = await call(server.api, '/admin/audit', { token: root.accessToken });
     expect(mail.body.total).to.be.greaterThan(4);
+  });
+
+  it('creates, lists and revokes invites, audited, and the link is shown only at creation', async () => {
+    const created = await call(server.api, '/admin/invites', { method: 'POST', apiKey: root.adminKey, json: { plan: 'default', expires_in: 3600 } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body).to.include({ state: 'usable', plan: 'default' });
+    expect(created.body.link).to.match(/^http:\/\/api\.hangar\.test\/#\/register\?invite=/);
+    const listed = (await call(server.api, '/admin/invites', { token: root.accessToken })).body.invites;
+    expect(listed[0]).to.deep.include({ id: created.body.id, state: 'usable' }).and.not.have.property('link');
+    expectError(await call(server.api, '/admin/invites', { method: 'POST', token: root.accessToken, json: { plan: 'nope' } }), 400, 'PLAN_NOT_FOUND');
+    expect((await call(server.api, `/admin/invites/${created.body.id}`, { method: 'DELETE', token: root.accessToken })).status).to.equal(204);
+    expectError(await call(server.api, `/admin/invites/${created.body.id}`, { method: 'DELETE', token: root.accessToken }), 404, 'INVITE_NOT_FOUND');
+    const audit = (await call(server.api, '/admin/audit?limit=2', { token: root.accessToken })).body.entries;
+    expect(audit.map((e: { action: string }) => e.action)).to.deep.equal(['revoke_invite', 'create_invite']);
+    expect(audit[1].after).to.include({ invite_id: created.body.id, plan: 'default' });
+    expect(JSON.stringify(audit)).to.not.include(created.body.link.split('invite=')[1]);
+  });
+
+  it('counts the instance: accounts by status, files and bytes, uploads per day for 30 days and the largest accounts', async () => {
+    const stats = (await call(server.api, '/admin/stats', { token: root.accessToken })).body;
+    const accounts = (await call(server.api, '/admin/users?limit=100', { token: root.accessToken })).body.users as { status: string; files_count: number; storage_bytes: number; email: string }[];
+    expect(stats.accounts.total).to.equal(accounts.length);
+    expect(stats.accounts.active + stats.accounts.suspended).to.equal(accounts.length);
+    expect(stats.accounts.admins).to.equal(1);
+    expect(stats.files).to.equal(accounts.reduce((sum, a) => sum + a.files_count, 0));
+    expect(stats.bytes).to.equal(accounts.reduce((sum, a) => sum + a.storage_bytes, 0));
+    expect(stats.uploads_per_day).to.have.length(30);
+    expect(stats.uploads_per_day.at(-1)).to.deep.equal({ day: new Date().toISOString().slice(0, 10), files: stats.files });
+    expect(stats.top_accounts[0].storage_bytes).to.equal(Math.max(...accounts.map((a) => a.storage_bytes)));
+    expect(stats.instance).to.include({ database: process.env.HANGAR_TEST_DB === 'postgres' ? 'postgres' : 'sqlite', registration: 'open' });
+    expect(stats.version).to.be.a('string');
   });
 
   it('deletes an account with its files, keeps its e-mail in the audit log, and answers 404 for it afterwards', async () => {

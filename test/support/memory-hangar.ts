@@ -169,6 +169,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     oidcFlows: repos.oidcFlows,
     accountDirectory: repos.accountDirectory,
     adminAudit: repos.adminAudit,
+    instanceStatistics: repos.instanceStatistics,
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

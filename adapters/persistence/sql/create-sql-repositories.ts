@@ -2,6 +2,7 @@ import { Kysely } from 'kysely';
 import { SqlInviteRepository } from './sql-invite-repository.js';
 import { SqlAccountDirectory } from './sql-account-directory.js';
 import { SqlAdminAuditLog } from './sql-admin-audit-log.js';
+import { SqlInstanceStatistics } from './sql-instance-statistics.js';
 import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
@@ -61,6 +62,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     invites: new SqlInviteRepository(db),
     accountDirectory: new SqlAccountDirectory(db),
     adminAudit: new SqlAdminAuditLog(db),
+    instanceStatistics: new SqlInstanceStatistics(db),
     oidcIdentities: new SqlOidcIdentityRepository(db),
     oidcFlows: new SqlOidcFlowRepository(db),
     probe: new SqlHealthProbe(db),

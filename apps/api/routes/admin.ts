@@ -2,8 +2,30 @@ import { Type } from '@sinclair/typebox';
 import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../../core/admin/account-directory.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { ADMIN_AUTH, defineRoute, type Route } from '../../http/route.js';
-import { AdminAccountBody, AdminAccountDetailsBody, AdminAuditBody, accountDetailsJson, accountSummaryJson, auditEntryJson } from '../admin-presenters.js';
+import { AdminAccountBody, AdminAccountDetailsBody, AdminAuditBody, AdminInviteBody, accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, statsJson } from '../admin-presenters.js';
+import { MAX_INVITE_TTL_SECONDS } from '../../../core/admin/invite-actions.js';
 import { errors, Paged, PageQuery } from '../schemas.js';
+import { type BuildInfo, readBuildInfo } from '../../http/build-info.js';
+
+/** The instance as `GET /admin/stats` describes it: its configuration, without a secret. */
+export interface AdminInstance {
+  database: string;
+  blob_store: string;
+  registration: string;
+  default_plan: string;
+  public_api_url: string;
+  public_content_url: string;
+}
+
+const StatsBody = Type.Object({
+  accounts: Type.Object({ total: Type.Integer(), active: Type.Integer(), suspended: Type.Integer(), unconfirmed: Type.Integer(), admins: Type.Integer() }),
+  files: Type.Integer(),
+  bytes: Type.Integer(),
+  uploads_per_day: Type.Array(Type.Object({ day: Type.String({ description: 'UTC day, YYYY-MM-DD' }), files: Type.Integer() }), { description: 'Files stored now, by day of upload, the last 30 days' }),
+  top_accounts: Type.Array(Type.Object({ id: Type.String(), email: Type.String(), storage_bytes: Type.Integer(), files_count: Type.Integer() })),
+  instance: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'Database and blob store kinds, registration mode, default plan, public URLs' }),
+  version: Type.String(),
+}, { $id: 'AdminStats' });
 
 const literals = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 const UserParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -15,7 +37,7 @@ const ADMIN_ERRORS = ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED', 'USER_NOT_FOUND'] a
  * answers counts and account fields only, never a file's name, bytes or thumbnail, and none signs
  * in as another account. Each change is recorded in the audit log.
  */
-export function adminRoutes(hangar: Hangar): Route[] {
+export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance; build?: BuildInfo } = {}): Route[] {
   return [
     defineRoute({
       method: 'GET', path: '/admin/users', operationId: 'adminListUsers', tag: 'admin', auth: ADMIN_AUTH,
@@ -122,6 +144,56 @@ export function adminRoutes(hangar: Hangar): Route[] {
       handler: async ({ ctx, params, admin }) => {
         const { deletedFiles } = await hangar.removeAccount.execute({ actor: admin, account: { id: params.id } });
         ctx.body = { deleted_files: deletedFiles };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/admin/invites', operationId: 'adminListInvites', tag: 'admin', auth: ADMIN_AUTH,
+      summary: 'The latest 100 invites, newest first, with their state (the links are not stored, so not shown)',
+      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      responses: { 200: Type.Object({ invites: Type.Array(AdminInviteBody) }), ...errors(401, 403) },
+      handler: async ({ ctx }) => {
+        ctx.body = { invites: (await hangar.listInvites.execute({ limit: 100 })).map(inviteJson) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/admin/invites', operationId: 'adminCreateInvite', tag: 'admin', auth: ADMIN_AUTH,
+      summary: 'Create a single-use invite link for REGISTRATION=invite; the link is shown only here',
+      description: '`plan`: the plan the new account gets (default: the default plan); `expires_in`: seconds it stays usable (default 7 days), or null for never.',
+      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED', 'PLAN_NOT_FOUND', 'INVALID_EXPIRY'],
+      body: Type.Object({
+        plan: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+        expires_in: Type.Optional(Type.Union([Type.Integer({ minimum: 60, maximum: MAX_INVITE_TTL_SECONDS }), Type.Null()])),
+      }, { additionalProperties: false }),
+      responses: { 201: Type.Composite([AdminInviteBody, Type.Object({ link: Type.String() })]), ...errors(400, 401, 403) },
+      handler: async ({ ctx, body, admin }) => {
+        const ttlMs = body.expires_in === undefined ? undefined : body.expires_in === null ? null : body.expires_in * 1000;
+        const { invite, link } = await hangar.issueInvite.execute({ actor: admin, planName: body.plan, ttlMs });
+        ctx.status = 201;
+        ctx.body = { ...inviteJson({ ...invite, state: 'usable' }), link };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/admin/invites/:id', operationId: 'adminRevokeInvite', tag: 'admin', auth: ADMIN_AUTH,
+      summary: 'Revoke an unused invite: its link stops working',
+      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED', 'INVITE_NOT_FOUND'],
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      responses: { 204: null, ...errors(401, 403, 404) },
+      handler: async ({ ctx, params, admin }) => {
+        await hangar.withdrawInvite.execute({ actor: admin, id: params.id });
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/admin/stats', operationId: 'adminInstanceStats', tag: 'admin', auth: ADMIN_AUTH,
+      summary: 'The instance in counts: accounts by status, files and bytes, uploads per day for 30 days, the 10 largest accounts, configuration and version',
+      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      responses: { 200: StatsBody, ...errors(401, 403) },
+      handler: async ({ ctx }) => {
+        ctx.body = {
+          ...statsJson(await hangar.getInstanceStats.execute()),
+          instance: options.instance ? { ...options.instance } : null,
+          version: (options.build ?? readBuildInfo()).version,
+        };
       },
     }),
     defineRoute({
