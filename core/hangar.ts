@@ -93,6 +93,7 @@ import { ListAdminAudit, RemoveAccount, ResendAccountConfirmation, ResetAccountM
 import { PruneAdminAudit } from './admin/prune-admin-audit.js';
 import { IssueInvite, WithdrawInvite } from './admin/invite-actions.js';
 import { GetInstanceStats, type InstanceStatistics } from './admin/instance-statistics.js';
+import { type PlanOverrideStore, SetPlan, SyncPlans } from './plans/plan-overrides.js';
 import { AccountPolicy } from './plans/account-policy.js';
 import { GetUsage } from './plans/get-usage.js';
 import { PlanCatalog, type PlanOptions } from './plans/plan.js';
@@ -193,6 +194,8 @@ export interface HangarPorts {
   adminAudit: AdminAuditLog;
   /** Counts over the whole instance, for administrators (docs/admin.md). */
   instanceStatistics: InstanceStatistics;
+  /** The plans administrators set, shared by every process (docs/admin.md). */
+  planOverrides: PlanOverrideStore;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -290,6 +293,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const trail = new AdminTrail({ audit: ports.adminAudit, activity, ids, clock });
+  const syncPlans = new SyncPlans({ store: ports.planOverrides, plans });
   const createInvite = new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl });
   const revokeInvite = new RevokeInvite({ invites: ports.invites, clock });
   const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
@@ -385,6 +389,10 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     removeAccount: new RemoveAccount({ users, deleteAccount, trail }),
     listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
     getInstanceStats: new GetInstanceStats({ statistics: ports.instanceStatistics, clock }),
+    /** The catalogue of plans as it stands (configured, and administrators' once synced). */
+    plans,
+    syncPlans,
+    setPlan: new SetPlan({ store: ports.planOverrides, plans, sync: syncPlans, trail, clock }),
     pruneAdminAudit: new PruneAdminAudit({ audit: ports.adminAudit, clock, retentionDays: options.adminAuditRetentionDays ?? DEFAULT_ADMIN_AUDIT_RETENTION_DAYS }),
     checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),

@@ -71,6 +71,7 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     accountDirectory: repos.accountDirectory,
     adminAudit: repos.adminAudit,
     instanceStatistics: repos.instanceStatistics,
+    planOverrides: repos.planOverrides,
     oidcIdentities: repos.oidcIdentities,
     oidcFlows: repos.oidcFlows,
     partialBlobs: new MemoryPartialBlobStore(blobs),

@@ -16,6 +16,7 @@ import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/
 import type { AccountDirectory } from '../../core/admin/account-directory.js';
 import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
 import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
+import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
@@ -46,6 +47,8 @@ export interface Repositories {
   adminAudit: AdminAuditLog;
   /** Counts over the whole instance, for administrators (docs/admin.md). */
   instanceStatistics: InstanceStatistics;
+  /** The plans administrators set, shared by every process (docs/admin.md). */
+  planOverrides: PlanOverrideStore;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -4,6 +4,8 @@ import type { AdminAuditEntry } from '../../core/admin/admin-audit.js';
 import type { AccountDetails } from '../../core/admin/get-account-details.js';
 import type { InviteView } from '../../core/invites/manage-invites.js';
 import type { InstanceCounts } from '../../core/admin/instance-statistics.js';
+import type { Plan } from '../../core/plans/plan.js';
+import { planFields } from '../../core/plans/plan-overrides.js';
 
 // How the admin API and the CLI present accounts and audit entries: one shape for both
 // (docs/admin.md). JSON is snake_case, timestamps ISO 8601 UTC or null, sizes in bytes. Counts
@@ -133,5 +135,29 @@ export function statsJson(stats: InstanceCounts) {
     bytes: stats.bytes,
     uploads_per_day: stats.uploadsPerDay,
     top_accounts: stats.topAccounts.map((a) => ({ id: a.id, email: a.email, storage_bytes: a.storageBytes, files_count: a.filesCount })),
+  };
+}
+
+/** The schema of {@link planJson}. */
+export const AdminPlanBody = Type.Object({
+  name: Type.String(),
+  trial_days: Nullable(Type.Integer({ description: 'Days from sign-up until the trial ends; null: no trial end' })),
+  storage_limit_bytes: Type.Integer(),
+  file_count_limit: Type.Integer(),
+  max_upload_size_bytes: Type.Integer({ description: 'Ceiling of the upload limit an account may set' }),
+  image_ops_limit: Nullable(Type.Integer({ description: 'Image transformations per billing period; null: unlimited' })),
+  default: Type.Boolean({ description: 'The plan of new accounts (DEFAULT_PLAN)' }),
+}, { $id: 'AdminPlan' });
+
+/** One plan as `GET /admin/plans` and `plans list` show it (the names of PLANS_FILE, in snake_case). */
+export function planJson(plan: Plan, defaultPlan: string) {
+  return { ...(planFields(plan) as ReturnType<typeof planShape>), default: plan.name === defaultPlan };
+}
+
+/** The shape of planFields, typed. */
+function planShape(plan: Plan) {
+  return {
+    name: plan.name, trial_days: plan.trialDays, storage_limit_bytes: plan.storageLimitBytes, file_count_limit: plan.fileCountLimit,
+    max_upload_size_bytes: plan.maxUploadSizeBytes, image_ops_limit: plan.imageOpsLimit ?? null,
   };
 }

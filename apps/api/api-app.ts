@@ -68,7 +68,7 @@ function corsFor(origins: readonly string[]) {
   const allowed = new Set(origins);
   return cors({
     origin: (ctx: Context) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowHeaders: ['Authorization', 'Content-Type', 'X-Api-Key', 'X-File-Name', 'X-Request-Id', ...TUS_REQUEST_HEADERS],
     exposeHeaders: ['X-Request-Id', 'Retry-After', 'Content-Disposition', ...TUS_EXPOSED_HEADERS],
     maxAge: 600,

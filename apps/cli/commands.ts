@@ -18,7 +18,7 @@ import { accountJson, accountPageJson, accountTable, plural } from './account-ou
 import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
 import { CLI_ACTOR } from '../../core/admin/admin-audit.js';
 import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../core/admin/account-directory.js';
-import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, statsJson } from '../api/admin-presenters.js';
+import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, planJson, statsJson } from '../api/admin-presenters.js';
 
 /** An expected refusal of the CLI itself (not of a use case), e.g. `users delete` without `--yes`. Exit 1. */
 export class Refusal extends Error {
@@ -123,8 +123,6 @@ const COMMANDS: readonly Command[] = [
     summary: 'Turns two-factor sign-in off (TOTP with its recovery codes, and every passkey), ends every session and mails the owner, for an owner who lost them; check who asks first. Audited.',
     prepare: ([email]) => async (hangar) => {
       const { totpRemoved, passkeysRemoved } = await hangar.resetAccountMfa.execute({ actor: CLI_ACTOR, account: { email } });
-      // The owner's activity log entry ("by an administrator") is buffered: written before the process ends.
-      await hangar.activity.flush();
       const address = normaliseEmail(email);
       return totpRemoved || passkeysRemoved > 0
         ? `${address}: two-factor sign-in turned off (${totpRemoved ? 'TOTP and recovery codes' : 'no TOTP'}, ${plural(passkeysRemoved, 'passkey')} removed); sessions ended`
@@ -216,7 +214,7 @@ function limitOf(option: string, value: string | boolean | undefined, min: numbe
  * The operator console's commands (docs/admin.md): the same use cases as `/admin`, acting as `cli`
  * in the audit log, and the same JSON for an account as `GET /admin/users/:id`.
  */
-const ADMIN_COMMANDS: readonly Command[] = withActivityWritten([
+const ADMIN_COMMANDS: readonly Command[] = withAdminState([
   ...(
     [
       ['promote', { role: 'admin' }, 'Makes the account an administrator (the /admin routes and the dashboard\'s Admin section). Audited.'],
@@ -294,6 +292,35 @@ const ADMIN_COMMANDS: readonly Command[] = withActivityWritten([
     },
   },
   {
+    name: 'plans list',
+    args: [],
+    summary: 'The plans on offer as GET /admin/plans shows them (JSON): the plans file\'s, as administrators changed them, and those they added.',
+    prepare: () => async (hangar) => json({ plans: hangar.plans.all().map((plan) => planJson(plan, hangar.plans.defaultPlan.name)) }),
+  },
+  {
+    name: 'plans set',
+    args: ['<name>'],
+    optionsSynopsis: '--storage-bytes N --files N --max-upload-bytes N [--trial-days N|none] [--image-ops N|none]',
+    options: { 'storage-bytes': { type: 'string' }, files: { type: 'string' }, 'max-upload-bytes': { type: 'string' }, 'trial-days': { type: 'string' }, 'image-ops': { type: 'string' } },
+    summary: 'Sets a plan (replaces one of the plans file or adds one) for every process within 1 s, as PUT /admin/plans/:name. Audited.',
+    prepare: ([name], values) => {
+      const required = (option: string, min: number) => {
+        const value = limitOf(option, values[option], min);
+        if (value === undefined || value === null) throw new UsageError(`--${option} N is required.`);
+        return value;
+      };
+      const plan = {
+        name,
+        storageLimitBytes: required('storage-bytes', 0),
+        fileCountLimit: required('files', 0),
+        maxUploadSizeBytes: required('max-upload-bytes', 1),
+        trialDays: limitOf('trial-days', values['trial-days'] ?? 'none', 0) ?? null,
+        imageOpsLimit: limitOf('image-ops', values['image-ops'] ?? 'none', 0) ?? null,
+      };
+      return async (hangar) => json(planJson(await hangar.setPlan.execute({ actor: CLI_ACTOR, plan }), hangar.plans.defaultPlan.name));
+    },
+  },
+  {
     name: 'stats',
     args: [],
     summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads per day for 30 days, the 10 largest accounts.',
@@ -316,16 +343,19 @@ const ADMIN_COMMANDS: readonly Command[] = withActivityWritten([
 ]);
 
 /**
- * The commands, each writing the activity log entries its work recorded (the affected owner's "by an
- * administrator" line, buffered by ActivityRecorder) before the process ends.
+ * The commands working on the service, each with the plans administrators set loaded first (the
+ * server processes load them every second; the CLI once, before its work) and the activity log
+ * entries its work recorded (the affected owner's "by an administrator" line, buffered by
+ * ActivityRecorder) written before the process ends.
  */
-function withActivityWritten(commands: readonly Command[]): Command[] {
+function withAdminState(commands: readonly Command[]): Command[] {
   return commands.map((command) => ({
     ...command,
     prepare: (args, values) => {
       const work = command.prepare(args, values);
       if (typeof work !== 'function') return work;
       return async (hangar, context) => {
+        await hangar.syncPlans.execute();
         try {
           return await work(hangar, context);
         } finally {
@@ -611,7 +641,7 @@ function refuseBackup(error: unknown): never {
   throw error;
 }
 
-const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...ADMIN_COMMANDS, ...INVITE_COMMANDS, ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
+const ALL_COMMANDS: readonly Command[] = [...withAdminState(COMMANDS), ...ADMIN_COMMANDS, ...withAdminState(INVITE_COMMANDS), ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');

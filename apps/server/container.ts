@@ -88,6 +88,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.AccountDirectory).toResolvedValue((r: Repos) => r.accountDirectory, [RootTokens.Repositories]);
   bind(Tokens.AdminAuditLog).toResolvedValue((r: Repos) => r.adminAudit, [RootTokens.Repositories]);
   bind(Tokens.InstanceStatistics).toResolvedValue((r: Repos) => r.instanceStatistics, [RootTokens.Repositories]);
+  bind(Tokens.PlanOverrideStore).toResolvedValue((r: Repos) => r.planOverrides, [RootTokens.Repositories]);
   bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
   bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
 });
@@ -349,6 +350,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           accountDirectory: Tokens.AccountDirectory,
           adminAudit: Tokens.AdminAuditLog,
           instanceStatistics: Tokens.InstanceStatistics,
+          planOverrides: Tokens.PlanOverrideStore,
           oidcIdentities: Tokens.OidcIdentityRepository,
           oidcFlows: Tokens.OidcFlowRepository,
           sso: RootTokens.Sso,

@@ -35,6 +35,7 @@ import type { InviteRepository } from '../../core/invites/invite.js';
 import type { AccountDirectory } from '../../core/admin/account-directory.js';
 import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
 import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
+import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { Config } from './config.js';
 
@@ -58,6 +59,7 @@ export const Tokens = {
   AccountDirectory: Symbol('AccountDirectory') as ServiceIdentifier<AccountDirectory>,
   AdminAuditLog: Symbol('AdminAuditLog') as ServiceIdentifier<AdminAuditLog>,
   InstanceStatistics: Symbol('InstanceStatistics') as ServiceIdentifier<InstanceStatistics>,
+  PlanOverrideStore: Symbol('PlanOverrideStore') as ServiceIdentifier<PlanOverrideStore>,
   OidcIdentityRepository: Symbol('OidcIdentityRepository') as ServiceIdentifier<OidcIdentityRepository>,
   OidcFlowRepository: Symbol('OidcFlowRepository') as ServiceIdentifier<OidcFlowRepository>,
   EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,

@@ -35,7 +35,8 @@ export type AdminAction =
   | 'confirm_account'
   | 'delete_account'
   | 'create_invite'
-  | 'revoke_invite';
+  | 'revoke_invite'
+  | 'update_plan';
 
 /** One row of the audit log. */
 export interface AdminAuditEntry {

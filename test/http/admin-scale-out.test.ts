@@ -98,4 +98,18 @@ describe(`HTTP: administrators' changes across two server processes (${httpTestD
     await within(VISIBLE_WITHIN_MS, 'the demotion', async () => (await call(b.api, '/admin/users', { apiKey: deputy.apiKey })).status === 403);
     expectError(await call(b.api, '/admin/users', { apiKey: deputy.apiKey }), 403, 'ADMIN_REQUIRED');
   });
+
+  it('applies a plan set through one process to the accounts on it on the other process within 1 s', async () => {
+    const [a, b] = servers;
+    const root = (await call(a.api, '/auth/login', { method: 'POST', json: { email: 'root@example.com', password: PASSWORD } })).body.session.access_token as string;
+    const planner = await anAccount(a, 'planner@example.com');
+    const profile = async () => (await call(b.api, '/profile', { apiKey: planner.apiKey })).body.plan as { name: string; file_count_limit: number };
+    const before = await profile();
+    for (let i = 0; i < 3; i++) expect((await profile()).file_count_limit).to.not.equal(7);
+    const set = await call(a.api, `/admin/plans/${before.name}`, {
+      method: 'PUT', token: root, json: { trial_days: null, storage_limit_bytes: 10 ** 9, file_count_limit: 7, max_upload_size_bytes: 10 ** 6 },
+    });
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    await within(VISIBLE_WITHIN_MS + 500, 'the plan', async () => (await profile()).file_count_limit === 7);
+  });
 });

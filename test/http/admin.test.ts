@@ -53,6 +53,8 @@ describe('HTTP: the admin API', function () {
     { route: 'POST /admin/invites', request: async () => ({ method: 'POST', path: '/admin/invites', json: {} }) },
     { route: 'DELETE /admin/invites/:id', request: async () => ({ method: 'DELETE', path: `/admin/invites/${await freshInvite()}` }) },
     { route: 'GET /admin/stats', request: async () => ({ method: 'GET', path: '/admin/stats' }) },
+    { route: 'GET /admin/plans', request: async () => ({ method: 'GET', path: '/admin/plans' }) },
+    { route: 'PUT /admin/plans/:name', request: async () => ({ method: 'PUT', path: '/admin/plans/scratch', json: { trial_days: null, storage_limit_bytes: 10, file_count_limit: 1, max_upload_size_bytes: 10 } }) },
   ];
   const freshInvite = async () => (await call(server.api, '/admin/invites', { method: 'POST', token: root.accessToken, json: {} })).body.id as string;
   let freshCount = 0;
@@ -254,6 +256,29 @@ describe('HTTP: the admin API', function () {
     expect(audit.map((e: { action: string }) => e.action)).to.deep.equal(['revoke_invite', 'create_invite']);
     expect(audit[1].after).to.include({ invite_id: created.body.id, plan: 'default' });
     expect(JSON.stringify(audit)).to.not.include(created.body.link.split('invite=')[1]);
+  });
+
+  it('sets a plan: every account on it gets the new limits at once, and the change is audited with the plan before and after', async () => {
+    const plans = (await call(server.api, '/admin/plans', { token: root.accessToken })).body.plans as { name: string; default: boolean; file_count_limit: number }[];
+    const original = plans.find((p) => p.default)!;
+    const account = await signUpWithKey(server, 'planned@example.com');
+    const body = { trial_days: null, storage_limit_bytes: 10_000, file_count_limit: 1, max_upload_size_bytes: 5_000, image_ops_limit: null };
+    const set = await call(server.api, `/admin/plans/${original.name}`, { method: 'PUT', apiKey: root.adminKey, json: body });
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    expect(set.body).to.deep.equal({ name: original.name, ...body, default: true });
+    expect((await upload(server, account.apiKey, new TextEncoder().encode('one'), { contentType: 'text/plain' })).status).to.equal(201);
+    expectError(await upload(server, account.apiKey, new TextEncoder().encode('two'), { contentType: 'text/plain' }), 403, 'FILE_COUNT_LIMIT_REACHED');
+    expect((await call(server.api, '/profile', { apiKey: account.apiKey })).body.plan).to.include({ file_count_limit: 1, storage_limit_bytes: 10_000 });
+    const entry = (await call(server.api, '/admin/audit?limit=1', { token: root.accessToken })).body.entries[0];
+    expect(entry).to.deep.include({ action: 'update_plan', target: null });
+    expect(entry.before).to.include({ name: original.name, file_count_limit: original.file_count_limit });
+    expect(entry.after).to.include({ name: original.name, file_count_limit: 1 });
+    expectError(await call(server.api, '/admin/plans/x', { method: 'PUT', token: root.accessToken, json: { ...body, file_count_limit: -1 } }), 400, 'VALIDATION_FAILED');
+    // Put back as it was, for the other tests.
+    const restored = { ...(original as unknown as Record<string, unknown>) };
+    delete restored.name;
+    delete restored.default;
+    expect((await call(server.api, `/admin/plans/${original.name}`, { method: 'PUT', token: root.accessToken, json: restored })).status).to.equal(200);
   });
 
   it('counts the instance: accounts by status, files and bytes, uploads per day for 30 days and the largest accounts', async () => {

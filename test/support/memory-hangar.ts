@@ -170,6 +170,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     accountDirectory: repos.accountDirectory,
     adminAudit: repos.adminAudit,
     instanceStatistics: repos.instanceStatistics,
+    planOverrides: repos.planOverrides,
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

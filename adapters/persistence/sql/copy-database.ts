@@ -42,6 +42,7 @@ const TABLES = [
   { name: 'oidc_sign_in_codes', key: ['code_hash'] },
   { name: 'invites', key: ['id'] },
   { name: 'admin_audit', key: ['id'] },
+  { name: 'plan_overrides', key: ['name'] },
 ] as const satisfies readonly { name: keyof HangarDatabase; key: readonly string[] }[];
 
 // A table added to HangarDatabase but not above fails to compile here, instead of being left behind by a copy.

@@ -3,6 +3,7 @@ import { SqlInviteRepository } from './sql-invite-repository.js';
 import { SqlAccountDirectory } from './sql-account-directory.js';
 import { SqlAdminAuditLog } from './sql-admin-audit-log.js';
 import { SqlInstanceStatistics } from './sql-instance-statistics.js';
+import { SqlPlanOverrideStore } from './sql-plan-override-store.js';
 import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
@@ -63,6 +64,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     accountDirectory: new SqlAccountDirectory(db),
     adminAudit: new SqlAdminAuditLog(db),
     instanceStatistics: new SqlInstanceStatistics(db),
+    planOverrides: new SqlPlanOverrideStore(db),
     oidcIdentities: new SqlOidcIdentityRepository(db),
     oidcFlows: new SqlOidcFlowRepository(db),
     probe: new SqlHealthProbe(db),

@@ -47,6 +47,15 @@ export interface UsersTable {
   file_count_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
+/** `plan_overrides`: plans set by administrators over the plans file (migration 0045). */
+export interface PlanOverridesTable {
+  name: string;
+  /** JSON text of the plan (PlanOverrideStore's shape). */
+  definition: string;
+  /** Unix ms of the last change. */
+  updated_at: Int64;
+}
+
 /** `admin_audit`: one row per administrator action (migration 0045, docs/admin.md). */
 export interface AdminAuditTable {
   id: string;
@@ -293,6 +302,7 @@ export interface MfaChallengesTable {
 export interface HangarDatabase {
   users: UsersTable;
   admin_audit: AdminAuditTable;
+  plan_overrides: PlanOverridesTable;
   one_time_tokens: OneTimeTokensTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;

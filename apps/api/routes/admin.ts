@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../../core/admin/account-directory.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { ADMIN_AUTH, defineRoute, type Route } from '../../http/route.js';
-import { AdminAccountBody, AdminAccountDetailsBody, AdminAuditBody, AdminInviteBody, accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, statsJson } from '../admin-presenters.js';
+import { AdminAccountBody, AdminAccountDetailsBody, AdminAuditBody, AdminInviteBody, accountDetailsJson, accountSummaryJson, AdminPlanBody, auditEntryJson, inviteJson, planJson, statsJson } from '../admin-presenters.js';
+import { MAX_PLAN_NAME_LENGTH } from '../../../core/plans/plan-overrides.js';
 import { MAX_INVITE_TTL_SECONDS } from '../../../core/admin/invite-actions.js';
 import { errors, Paged, PageQuery } from '../schemas.js';
 import { type BuildInfo, readBuildInfo } from '../../http/build-info.js';
@@ -181,6 +182,42 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
       handler: async ({ ctx, params, admin }) => {
         await hangar.withdrawInvite.execute({ actor: admin, id: params.id });
         ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/admin/plans', operationId: 'adminListPlans', tag: 'admin', auth: ADMIN_AUTH,
+      summary: 'The plans on offer: those of the plans file, as administrators changed them, and those they added',
+      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      responses: { 200: Type.Object({ plans: Type.Array(AdminPlanBody) }), ...errors(401, 403) },
+      handler: async ({ ctx }) => {
+        const defaultPlan = hangar.plans.defaultPlan.name;
+        ctx.body = { plans: hangar.plans.all().map((plan) => planJson(plan, defaultPlan)) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT', path: '/admin/plans/:name', operationId: 'adminSetPlan', tag: 'admin', auth: ADMIN_AUTH,
+      summary: 'Set a plan (replace one of the plans file, or add one): every account on it gets these limits within 1 s on every process',
+      description: 'The body is the whole plan, in the names of PLANS_FILE. Kept in the database, over the plans file, so every process agrees. ' +
+        'A trial already running keeps its end (`trial_days` counts from sign-up for new accounts).',
+      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      params: Type.Object({ name: Type.String({ minLength: 1, maxLength: MAX_PLAN_NAME_LENGTH }) }),
+      body: Type.Object({
+        trial_days: Type.Union([Type.Integer({ minimum: 0, maximum: 36_500 }), Type.Null()]),
+        storage_limit_bytes: Type.Integer({ minimum: 0 }),
+        file_count_limit: Type.Integer({ minimum: 0 }),
+        max_upload_size_bytes: Type.Integer({ minimum: 1 }),
+        image_ops_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+      }, { additionalProperties: false }),
+      responses: { 200: AdminPlanBody, ...errors(400, 401, 403) },
+      handler: async ({ ctx, params, body, admin }) => {
+        const plan = await hangar.setPlan.execute({
+          actor: admin,
+          plan: {
+            name: params.name, trialDays: body.trial_days, storageLimitBytes: body.storage_limit_bytes, fileCountLimit: body.file_count_limit,
+            maxUploadSizeBytes: body.max_upload_size_bytes, imageOpsLimit: body.image_ops_limit ?? null,
+          },
+        });
+        ctx.body = planJson(plan, hangar.plans.defaultPlan.name);
       },
     }),
     defineRoute({
