@@ -136,6 +136,7 @@ export const LogEntryBody = Type.Object({
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const ProfileBody = Type.Object({
   user: Type.Object({ id: Type.String({ format: 'uuid' }), email: Type.String(), created_at: Timestamp, email_confirmed_at: NullableTimestamp }),
+  role: Type.Union([Type.Literal('user'), Type.Literal('admin')], { description: '`admin`: the account may use the /admin routes (docs/admin.md)' }),
   plan: Type.Object({
     name: Type.String(),
     trial_ends_at: NullableTimestamp,
