@@ -23,9 +23,10 @@ export function toUser(row: Selectable<UsersTable>): User {
     accessUntil: toNullableDate(row.access_until),
     subscriptionCanceledAt: toNullableDate(row.subscription_canceled_at),
     role: row.role === 'admin' ? 'admin' : 'user',
-    suspendedAt: toNullableDate(row.suspended_at),
-    storageLimitBytes: toNullableNumber(row.storage_limit_bytes),
-    fileCountLimit: toNullableNumber(row.file_count_limit),
+    // `?? null`: a row read on a schema before migration 0045 (upgrade tests) lacks these columns.
+    suspendedAt: toNullableDate(row.suspended_at ?? null),
+    storageLimitBytes: toNullableNumber(row.storage_limit_bytes ?? null),
+    fileCountLimit: toNullableNumber(row.file_count_limit ?? null),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
@@ -68,10 +69,13 @@ export class SqlUserRepository implements UserRepository {
         trial_ends_at: toNullableMillis(user.trialEndsAt),
         access_until: toNullableMillis(user.accessUntil),
         subscription_canceled_at: toNullableMillis(user.subscriptionCanceledAt),
-        role: user.role,
-        suspended_at: toNullableMillis(user.suspendedAt),
-        storage_limit_bytes: user.storageLimitBytes,
-        file_count_limit: user.fileCountLimit,
+        // The columns of migration 0045 are written only when they differ from their defaults, so
+        // an account is created the same way on a schema that predates them (the upgrade tests
+        // create accounts on earlier schemas, then migrate).
+        ...(user.role !== 'user' && { role: user.role }),
+        ...(user.suspendedAt !== null && { suspended_at: toMillis(user.suspendedAt) }),
+        ...(user.storageLimitBytes !== null && { storage_limit_bytes: user.storageLimitBytes }),
+        ...(user.fileCountLimit !== null && { file_count_limit: user.fileCountLimit }),
         created_at: toMillis(user.createdAt),
         updated_at: toMillis(user.updatedAt),
       })
