@@ -1,6 +1,7 @@
 import type { Hangar } from './hangar.js';
 import { isDomainError } from './shared/errors.js';
 import { type Logger, SILENT_LOGGER } from './shared/logger.js';
+import { PLAN_SYNC_INTERVAL_MS } from './plans/plan-overrides.js';
 import { clearRepeatingTimer, setRepeatingTimer, type TimerHandle } from './shared/web-globals.js';
 
 /** Options of {@link HangarRuntime}; every interval is in milliseconds. */
@@ -15,6 +16,8 @@ export interface HangarRuntimeOptions {
   maintenance?: boolean;
   /** Default 3 600 000 (an hour). */
   maintenanceIntervalMs?: number;
+  /** How often the plans administrators set are checked for changes (docs/admin.md); default PLAN_SYNC_INTERVAL_MS (1 000). */
+  planSyncIntervalMs?: number;
   /** How often expired files are looked for (docs/private-files.md); default 30 000. */
   expirySweepIntervalMs?: number;
   /**
@@ -29,7 +32,7 @@ export interface HangarRuntimeOptions {
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'requestPasswordReset' | 'resendConfirmation'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'requestPasswordReset' | 'resendConfirmation'
 >;
 
 /**
@@ -44,6 +47,7 @@ export class HangarRuntime {
   private readonly timers: TimerHandle[] = [];
   private sweeping: Promise<unknown> | undefined;
   private maintaining: Promise<void> | undefined;
+  private syncing: Promise<void> | undefined;
   private started = false;
   private readonly logger: Logger;
 
@@ -62,6 +66,9 @@ export class HangarRuntime {
     if (this.started) throw new Error('HangarRuntime already started.');
     this.started = true;
     this.timers.push(setRepeatingTimer(() => void this.flush(), this.options.flushIntervalMs ?? 2_000));
+    // Plans set by administrators through any process (docs/admin.md): checked every second on every process.
+    this.timers.push(setRepeatingTimer(() => void this.syncPlans(), this.options.planSyncIntervalMs ?? PLAN_SYNC_INTERVAL_MS));
+    void this.syncPlans();
     if (this.options.maintenance ?? true) {
       this.timers.push(setRepeatingTimer(() => void this.maintain(), this.options.maintenanceIntervalMs ?? 60 * 60 * 1000));
       this.timers.push(setRepeatingTimer(() => void this.sweepExpired(), this.options.expirySweepIntervalMs ?? 30_000));
@@ -77,7 +84,7 @@ export class HangarRuntime {
   async stop(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearRepeatingTimer(timer);
     this.started = false;
-    await Promise.all([this.sweeping, this.maintaining]);
+    await Promise.all([this.sweeping, this.maintaining, this.syncing]);
     // Each flush writes what was buffered when it started (FlushQueue): the second takes what a
     // response finishing during the first recorded.
     await this.flush();
@@ -91,9 +98,17 @@ export class HangarRuntime {
     return this.run('flush', () => Promise.all([this.hangar.usageMeter.flush(), this.hangar.fileReadCounts.flush(), this.hangar.activity.flush()]));
   }
 
+  /** Loads the plans administrators set when they changed; one check at a time. Never rejects. */
+  syncPlans(): Promise<void> {
+    this.syncing ??= this.run('sync-plans', () => this.hangar.syncPlans.execute()).finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
   /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */
   maintain(): Promise<void> {
-    this.maintaining ??= Promise.all([this.run('prune-logs', () => this.hangar.pruneLogs.execute()), this.run('purge-credentials', () => this.hangar.purgeCredentials.execute())]).then(() => {
+    this.maintaining ??= Promise.all([this.run('prune-logs', () => this.hangar.pruneLogs.execute()), this.run('prune-admin-audit', () => this.hangar.pruneAdminAudit.execute()), this.run('purge-credentials', () => this.hangar.purgeCredentials.execute())]).then(() => {
       this.maintaining = undefined;
     });
     return this.maintaining;

@@ -83,6 +83,17 @@ import { DeleteAccount } from './admin/delete-account.js';
 import { ListAccounts } from './admin/list-accounts.js';
 import { SetSubscription } from './admin/set-subscription.js';
 import { ShowAccount } from './admin/show-account.js';
+import type { AccountDirectory } from './admin/account-directory.js';
+import { type AdminAuditLog, AdminTrail, DEFAULT_ADMIN_AUDIT_RETENTION_DAYS } from './admin/admin-audit.js';
+import { AuthorizeAdmin } from './admin/authorize-admin.js';
+import { SearchAccounts } from './admin/search-accounts.js';
+import { GetAccountDetails } from './admin/get-account-details.js';
+import { UpdateAccount } from './admin/update-account.js';
+import { ListAdminAudit, RemoveAccount, ResendAccountConfirmation, ResetAccountMfa, RevokeAccountSessions } from './admin/account-actions.js';
+import { PruneAdminAudit } from './admin/prune-admin-audit.js';
+import { IssueInvite, WithdrawInvite } from './admin/invite-actions.js';
+import { GetInstanceStats, type InstanceStatistics } from './admin/instance-statistics.js';
+import { type PlanOverrideStore, SetPlan, SyncPlans } from './plans/plan-overrides.js';
 import { AccountPolicy } from './plans/account-policy.js';
 import { GetUsage } from './plans/get-usage.js';
 import { PlanCatalog, type PlanOptions } from './plans/plan.js';
@@ -186,6 +197,14 @@ export interface HangarPorts {
   webhooks: WebhookRepository;
   /** Which webhook URLs may be reached (adapters/webhooks/public-addresses.ts). */
   webhookTargets: WebhookTargets;
+  /** Accounts with their totals, for administrators (docs/admin.md). */
+  accountDirectory: AccountDirectory;
+  /** The audit log of administrator actions (docs/admin.md). */
+  adminAudit: AdminAuditLog;
+  /** Counts over the whole instance, for administrators (docs/admin.md). */
+  instanceStatistics: InstanceStatistics;
+  /** The plans administrators set, shared by every process (docs/admin.md). */
+  planOverrides: PlanOverrideStore;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -200,6 +219,10 @@ export type HangarOptions = AccountOptions &
   FileOptions &
   ResumableUploadOptions &
   PlanOptions & {
+    /** Days administrator audit entries are kept (`ADMIN_AUDIT_RETENTION_DAYS`); default 365. */
+    adminAuditRetentionDays?: number;
+    /** Addresses (normalised) whose accounts become administrators when they confirm (`ADMIN_EMAILS`). */
+    adminEmails?: readonly string[];
     /** Days activity log entries are kept (`LOG_RETENTION_DAYS`); default 30. */
     logRetentionDays?: number;
     /**
@@ -247,7 +270,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const accounts = new AccountPolicy({ users, plans, clock, options });
   const usageMeter = new UsageMeter({ usage, users, clock });
   const report = new AccountReport({ accounts, files });
-  const issuer = new SessionIssuer({ sessions, signer, ids, digest, clock });
+  const issuer = new SessionIssuer({ sessions, users, signer, ids, digest, clock });
   const { mfa, totp, secretBox: box } = ports;
   const sessionIdleDays = options.sessionIdleDays;
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
@@ -259,7 +282,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const gate = new RegistrationGate({ invites: ports.invites, digest, clock, plans, mode: options.registration ?? 'open' });
   const oidcFlows = ports.oidcFlows;
   const readPublicFile = new ReadPublicFile({
-    files, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
+    files, users, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
     contentHosts: [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
   });
   // The slots of image transformations: the public and signed addresses' (IMAGE_CONCURRENCY), and
@@ -283,6 +306,12 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const webhookDeps = { webhooks: ports.webhooks, targets: ports.webhookTargets, ids, clock, options: options.webhooks };
+  const trail = new AdminTrail({ audit: ports.adminAudit, activity, ids, clock });
+  const syncPlans = new SyncPlans({ store: ports.planOverrides, plans });
+  const createInvite = new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl });
+  const revokeInvite = new RevokeInvite({ invites: ports.invites, clock });
+  const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
+  const deleteAccount = new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs });
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
   return {
     /** The service's rate limits, for the delivery's own counts (slow request bodies: apps/http/upload-pacing.ts). */
@@ -301,14 +330,16 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
     purgeCredentials: new PurgeCredentials({ tokens, sessions, mfa, passkeyChallenges: ports.passkeyChallenges, oidcFlows: ports.oidcFlows, clock, sessionIdleDays }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits, gate }),
-    createInvite: new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl }),
+    createInvite,
     listInvites: new ListInvites({ invites: ports.invites, clock }),
-    revokeInvite: new RevokeInvite({ invites: ports.invites, clock }),
+    revokeInvite,
+    issueInvite: new IssueInvite({ createInvite, trail }),
+    withdrawInvite: new WithdrawInvite({ revokeInvite, trail }),
     getSignInProviders: new GetSignInProviders({ provider: ports.oidc, gate }),
     beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock, limits }),
     completeOidcSignIn: new CompleteOidcSignIn({ provider: ports.oidc, flows: oidcFlows, identities: ports.oidcIdentities, users, passwords, gate, ids, digest, clock }),
     exchangeSignInCode: new ExchangeSignInCode({ flows: oidcFlows, users, issuer, digest, clock }),
-    confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock }),
+    confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock, adminEmails: options.adminEmails }),
     logIn: new LogIn({ users, passwords, issuer, limits, mfa, ids, digest, clock }),
     completeMfaSignIn: new CompleteMfaSignIn({ users, mfa, codes: mfaCodes, issuer, digest, clock }),
     startTotpEnrolment: new StartTotpEnrolment({ users, mfa, totp, box, clock, issuer: options.totpIssuer ?? 'Hangar' }),
@@ -329,8 +360,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deletePasskey: new DeletePasskey(passkeyDeps),
     startPasskeySignIn: new StartPasskeySignIn({ ...passkeyDeps, limits }),
     signInWithPasskey: new SignInWithPasskey({ ...passkeyDeps, issuer }),
-    authenticate: new Authenticate({ apiKeys, sessions, signer, digest, clock, limits, sessionIdleDays }),
-    createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock, maxPerAccount: options.apiKeysPerAccount }),
+    authenticate: new Authenticate({ apiKeys, sessions, users, signer, digest, clock, limits, sessionIdleDays }),
+    createApiKey: new CreateApiKey({ apiKeys, users, ids, digest, clock, maxPerAccount: options.apiKeysPerAccount }),
     listApiKeys: new ListApiKeys({ apiKeys, clock }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
     uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits }),
@@ -344,17 +375,17 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     transformPublicImage,
     getOwnerThumbnail: new GetOwnerThumbnail({ files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError, slots: imageSlots.thumbnails }),
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, clock, options }),
-    readSignedFile: new ReadSignedFile({ files, blobs, signer: ports.urlSigner, apiKeys, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
+    readSignedFile: new ReadSignedFile({ files, users, blobs, signer: ports.urlSigner, apiKeys, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
     signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
     createShare: new CreateShare({ files, shares: ports.shares, apiKeys, passwords, ids, clock, options }),
     listShares: new ListShares({ files, shares: ports.shares, options }),
     revokeShare: new RevokeShare({ shares: ports.shares }),
-    viewShare: new ViewShare({ files, shares: ports.shares, clock }),
-    downloadShare: new DownloadShare({ files, shares: ports.shares, blobs, passwords, limits, meter: usageMeter, counts: fileReadCounts, clock }),
+    viewShare: new ViewShare({ files, users, shares: ports.shares, clock }),
+    downloadShare: new DownloadShare({ files, users, shares: ports.shares, blobs, passwords, limits, meter: usageMeter, counts: fileReadCounts, clock }),
     getSettings,
     updateSettings: new UpdateSettings({ users, accounts, customDomains, settings: getSettings, clock }),
-    getUsage: new GetUsage({ accounts, files, usage, meter: usageMeter, clock }),
+    getUsage,
     listLogs: new ListLogs({ logs }),
     getProfile: new GetProfile({ accounts }),
     listAccounts: new ListAccounts({ users, report }),
@@ -363,7 +394,22 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     resetTwoFactor: new ResetTwoFactor({ users, mfa }),
     changePlan: new ChangePlan({ users, plans, report, clock }),
     setSubscription: new SetSubscription({ users, report, clock }),
-    deleteAccount: new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs }),
+    deleteAccount,
+    authorizeAdmin: new AuthorizeAdmin({ users }),
+    searchAccounts: new SearchAccounts({ directory: ports.accountDirectory }),
+    getAccountDetails: new GetAccountDetails({ users, directory: ports.accountDirectory, accounts, usage: getUsage, audit: ports.adminAudit }),
+    updateAccount: new UpdateAccount({ users, plans, trail, clock }),
+    revokeAccountSessions: new RevokeAccountSessions({ users, sessions, trail, clock }),
+    resetAccountMfa: new ResetAccountMfa({ users, mfa, passkeys: ports.passkeys, sessions, mailer, trail, clock }),
+    resendAccountConfirmation: new ResendAccountConfirmation({ users, links, trail }),
+    removeAccount: new RemoveAccount({ users, deleteAccount, trail }),
+    listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
+    getInstanceStats: new GetInstanceStats({ statistics: ports.instanceStatistics, clock }),
+    /** The catalogue of plans as it stands (configured, and administrators' once synced). */
+    plans,
+    syncPlans,
+    setPlan: new SetPlan({ store: ports.planOverrides, plans, sync: syncPlans, trail, clock }),
+    pruneAdminAudit: new PruneAdminAudit({ audit: ports.adminAudit, clock, retentionDays: options.adminAuditRetentionDays ?? DEFAULT_ADMIN_AUDIT_RETENTION_DAYS }),
     checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),
     createWebhook: new CreateWebhook(webhookDeps),

@@ -14,6 +14,10 @@ import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { InviteRepository } from '../../core/invites/invite.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
+import type { AccountDirectory } from '../../core/admin/account-directory.js';
+import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
+import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
+import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
@@ -40,6 +44,14 @@ export interface Repositories {
   oidcFlows: OidcFlowRepository;
   /** Webhook endpoints and their deliveries (docs/webhooks.md). */
   webhooks: WebhookRepository;
+  /** Accounts with their totals, for administrators (docs/admin.md). */
+  accountDirectory: AccountDirectory;
+  /** The audit log of administrator actions (docs/admin.md). */
+  adminAudit: AdminAuditLog;
+  /** Counts over the whole instance, for administrators (docs/admin.md). */
+  instanceStatistics: InstanceStatistics;
+  /** The plans administrators set, shared by every process (docs/admin.md). */
+  planOverrides: PlanOverrideStore;
   /** Named `database`. */
   probe: HealthProbe;
 }

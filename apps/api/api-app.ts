@@ -26,6 +26,7 @@ import { settingsRoutes } from './routes/settings.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { deletionLinkRoutes, sharingRoutes } from './routes/sharing.js';
 import { dashboardStatic } from './dashboard-static.js';
+import { type AdminInstance, adminRoutes } from './routes/admin.js';
 
 /** Options of the API app that are not use cases. */
 export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
@@ -41,6 +42,8 @@ export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   corsOrigins?: readonly string[];
   /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly any request body (JSON, upload, tus) may arrive (default DEFAULT_UPLOAD_PACING). */
   uploadPacing?: UploadPacing;
+  /** What `GET /admin/stats` says of the instance: its configuration without secrets (AdminInstance). */
+  instance?: AdminInstance;
 }
 
 /**
@@ -66,7 +69,7 @@ function corsFor(origins: readonly string[]) {
   const allowed = new Set(origins);
   return cors({
     origin: (ctx: Context) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowHeaders: ['Authorization', 'Content-Type', 'X-Api-Key', 'X-File-Name', 'X-Request-Id', ...TUS_REQUEST_HEADERS],
     exposeHeaders: ['X-Request-Id', 'Retry-After', 'Content-Disposition', ...TUS_EXPOSED_HEADERS],
     maxAge: 600,
@@ -97,6 +100,7 @@ export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' 
   routes.push(
     ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl, logger: options.logger }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar),
     ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
+    ...adminRoutes(hangar, { instance: options.instance, build: options.operational?.build }),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),
   );

@@ -219,6 +219,7 @@ export function profileJson(view: AccountView) {
   const { user, plan, subscription, upload_limit_bytes } = accountJson(view);
   return {
     user,
+    role: view.user.role,
     plan,
     subscription,
     subscription_canceled_at: subscription.subscription_canceled_at,

@@ -1,4 +1,4 @@
-import { API_KEY_SCOPES } from '../../core/api-keys/api-key-scopes.js';
+import { KEY_SCOPES } from '../../core/api-keys/api-key-scopes.js';
 import { Type } from '@sinclair/typebox';
 import { MAX_PAGE_SIZE } from '../../core/shared/pagination.js';
 
@@ -62,7 +62,7 @@ export const ApiKeyBody = Type.Object({
   name: Type.String(),
   created_at: Timestamp,
   last_used_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
-  scopes: Type.Array(Type.Union(API_KEY_SCOPES.map((scope) => Type.Literal(scope))), { description: 'What the key may do' }),
+  scopes: Type.Array(Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope))), { description: 'What the key may do' }),
   expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the key stops working; null: never' }),
   expired: Type.Boolean({ description: 'True once expires_at has passed (the key answers 401 API_KEY_EXPIRED)' }),
 }, { $id: 'ApiKey' });
@@ -136,6 +136,7 @@ export const LogEntryBody = Type.Object({
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const ProfileBody = Type.Object({
   user: Type.Object({ id: Type.String({ format: 'uuid' }), email: Type.String(), created_at: Timestamp, email_confirmed_at: NullableTimestamp }),
+  role: Type.Union([Type.Literal('user'), Type.Literal('admin')], { description: '`admin`: the account may use the /admin routes (docs/admin.md)' }),
   plan: Type.Object({
     name: Type.String(),
     trial_ends_at: NullableTimestamp,

@@ -16,6 +16,9 @@ import type { StorageReport } from '../../core/files/check-storage.js';
 import { accountJson, accountPageJson, accountTable, plural } from './account-output.js';
 import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
 import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
+import { CLI_ACTOR } from '../../core/admin/admin-audit.js';
+import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../core/admin/account-directory.js';
+import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, planJson, statsJson } from '../api/admin-presenters.js';
 
 /** An expected refusal of the CLI itself (not of a use case), e.g. `users delete` without `--yes`. Exit 1. */
 export class Refusal extends Error {
@@ -132,10 +135,13 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'users reset-mfa',
     args: ['<email>'],
-    summary: 'Turns two-factor sign-in (TOTP and its recovery codes) off, for an owner who lost both; check who asks first.',
+    summary: 'Turns two-factor sign-in off (TOTP with its recovery codes, and every passkey), ends every session and mails the owner, for an owner who lost them; check who asks first. Audited.',
     prepare: ([email]) => async (hangar) => {
-      const { email: address, removed } = await hangar.resetTwoFactor.execute({ email });
-      return removed ? `${address}: two-factor sign-in turned off (TOTP and recovery codes removed)` : `${address}: two-factor sign-in was not on; nothing changed`;
+      const { totpRemoved, passkeysRemoved } = await hangar.resetAccountMfa.execute({ actor: CLI_ACTOR, account: { email } });
+      const address = normaliseEmail(email);
+      return totpRemoved || passkeysRemoved > 0
+        ? `${address}: two-factor sign-in turned off (${totpRemoved ? 'TOTP and recovery codes' : 'no TOTP'}, ${plural(passkeysRemoved, 'passkey')} removed); sessions ended`
+        : `${address}: two-factor sign-in was not on; sessions ended`;
     },
   },
   {
@@ -185,7 +191,7 @@ const COMMANDS: readonly Command[] = [
           `This would delete ${user.email} with ${plural(totals.filesCount, 'file')} (${totals.storageBytes} bytes) and cannot be undone; add --yes to delete it.`,
         );
       }
-      const { deletedFiles } = await hangar.deleteAccount.execute({ email });
+      const { deletedFiles } = await hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email } });
       return `${normaliseEmail(email)}: account deleted, ${plural(deletedFiles, 'file')} removed`;
     },
   },
@@ -209,6 +215,172 @@ export function inviteLifetimeOf(value: string | undefined): number | null | und
   return ms;
 }
 
+/** A limit from the command line: a whole number from `min`, or `none` (the plan's); undefined when the option is absent. @throws UsageError */
+function limitOf(option: string, value: string | boolean | undefined, min: number): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
+    throw new UsageError(`--${option} must be a whole number from ${min}, or "none"; got "${String(value)}".`);
+  }
+  return Number(value);
+}
+
+/**
+ * The operator console's commands (docs/admin.md): the same use cases as `/admin`, acting as `cli`
+ * in the audit log, and the same JSON for an account as `GET /admin/users/:id`.
+ */
+const ADMIN_COMMANDS: readonly Command[] = withAdminState([
+  ...(
+    [
+      ['promote', { role: 'admin' }, 'Makes the account an administrator (the /admin routes and the dashboard\'s Admin section). Audited.'],
+      ['demote', { role: 'user' }, 'Makes the administrator an ordinary account again; refused for the last active administrator. Audited.'],
+      ['suspend', { status: 'suspended' }, 'Suspends the account: sign-in, refresh and API keys answer 403 and its files are not served, on every process within 1 s; nothing is deleted. Audited.'],
+      ['reinstate', { status: 'active' }, 'Ends a suspension: the account and its files work again. Audited.'],
+    ] as const
+  ).map(([word, changes, summary]): Command => ({
+    name: `users ${word}`,
+    args: ['<email>'],
+    summary,
+    prepare: ([email]) => async (hangar) => {
+      const user = await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email }, changes });
+      return `${user.email}: role ${user.role}, ${user.suspendedAt === null ? 'active' : `suspended since ${user.suspendedAt.toISOString()}`}`;
+    },
+  })),
+  {
+    name: 'users inspect',
+    args: ['<email>'],
+    summary: 'One account as GET /admin/users/:id shows it (JSON): role, status, counts, limits, usage of the period, recent administrator actions.',
+    prepare: ([email]) => async (hangar) => json(accountDetailsJson(await hangar.getAccountDetails.execute({ account: { email } }))),
+  },
+  {
+    name: 'users search',
+    args: [],
+    optionsSynopsis: '[--q TEXT] [--status active|suspended|unconfirmed] [--plan NAME] [--sort -created] [--page N] [--limit N]',
+    options: { q: { type: 'string' }, status: { type: 'string' }, plan: { type: 'string' }, sort: { type: 'string' }, page: { type: 'string' }, limit: { type: 'string' } },
+    summary: 'Accounts as GET /admin/users lists them (JSON { users, total, page, limit }), filtered and sorted.',
+    prepare: (_args, values) => {
+      const request = pageOf({ page: values.page as string | undefined, limit: values.limit as string | undefined });
+      const status = values.status as string | undefined;
+      if (status !== undefined && !(ACCOUNT_STATUS_FILTERS as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${ACCOUNT_STATUS_FILTERS.join(', ')}.`);
+      const sort = values.sort as string | undefined;
+      if (sort !== undefined && !(ACCOUNT_SORTS as readonly string[]).includes(sort)) throw new UsageError(`--sort must be one of ${ACCOUNT_SORTS.join(', ')}.`);
+      return async (hangar) => {
+        const page = await hangar.searchAccounts.execute({ ...request, query: values.q as string | undefined, status: status as never, plan: values.plan as string | undefined, sort: sort as never });
+        return json({ users: page.items.map(accountSummaryJson), total: page.total, page: request.page, limit: request.limit });
+      };
+    },
+  },
+  {
+    name: 'users set-limits',
+    args: ['<email>'],
+    optionsSynopsis: '[--storage-bytes N|none] [--files N|none] [--max-upload-bytes N|none]',
+    options: { 'storage-bytes': { type: 'string' }, files: { type: 'string' }, 'max-upload-bytes': { type: 'string' } },
+    summary: 'The account\'s own limits over its plan\'s ("none": the plan\'s, or the service default for uploads). Audited.',
+    prepare: ([email], values) => {
+      const changes = {
+        storageLimitBytes: limitOf('storage-bytes', values['storage-bytes'], 0),
+        fileCountLimit: limitOf('files', values.files, 0),
+        maxUploadSizeBytes: limitOf('max-upload-bytes', values['max-upload-bytes'], 1),
+      };
+      return async (hangar) => {
+        await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email }, changes });
+        return json(accountDetailsJson(await hangar.getAccountDetails.execute({ account: { email } })));
+      };
+    },
+  },
+  {
+    name: 'users revoke-sessions',
+    args: ['<email>'],
+    summary: 'Ends every session of the account (its API keys keep working). Audited.',
+    prepare: ([email]) => async (hangar) => {
+      await hangar.revokeAccountSessions.execute({ actor: CLI_ACTOR, account: { email } });
+      return `${normaliseEmail(email)}: every session ended`;
+    },
+  },
+  {
+    name: 'users resend-confirmation',
+    args: ['<email>'],
+    summary: 'Sends the confirmation e-mail again (at most one a minute per address). Audited when sent.',
+    prepare: ([email]) => async (hangar) => {
+      const { sent } = await hangar.resendAccountConfirmation.execute({ actor: CLI_ACTOR, account: { email } });
+      return `${normaliseEmail(email)}: ${sent ? 'confirmation e-mail sent' : 'not sent (already confirmed, or one was sent less than a minute ago)'}`;
+    },
+  },
+  {
+    name: 'plans list',
+    args: [],
+    summary: 'The plans on offer as GET /admin/plans shows them (JSON): the plans file\'s, as administrators changed them, and those they added.',
+    prepare: () => async (hangar) => json({ plans: hangar.plans.all().map((plan) => planJson(plan, hangar.plans.defaultPlan.name)) }),
+  },
+  {
+    name: 'plans set',
+    args: ['<name>'],
+    optionsSynopsis: '--storage-bytes N --files N --max-upload-bytes N [--trial-days N|none] [--image-ops N|none]',
+    options: { 'storage-bytes': { type: 'string' }, files: { type: 'string' }, 'max-upload-bytes': { type: 'string' }, 'trial-days': { type: 'string' }, 'image-ops': { type: 'string' } },
+    summary: 'Sets a plan (replaces one of the plans file or adds one) for every process within 1 s, as PUT /admin/plans/:name. Audited.',
+    prepare: ([name], values) => {
+      const required = (option: string, min: number) => {
+        const value = limitOf(option, values[option], min);
+        if (value === undefined || value === null) throw new UsageError(`--${option} N is required.`);
+        return value;
+      };
+      const plan = {
+        name,
+        storageLimitBytes: required('storage-bytes', 0),
+        fileCountLimit: required('files', 0),
+        maxUploadSizeBytes: required('max-upload-bytes', 1),
+        trialDays: limitOf('trial-days', values['trial-days'] ?? 'none', 0) ?? null,
+        imageOpsLimit: limitOf('image-ops', values['image-ops'] ?? 'none', 0) ?? null,
+      };
+      return async (hangar) => json(planJson(await hangar.setPlan.execute({ actor: CLI_ACTOR, plan }), hangar.plans.defaultPlan.name));
+    },
+  },
+  {
+    name: 'stats',
+    args: [],
+    summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads per day for 30 days, the 10 largest accounts.',
+    prepare: () => async (hangar) => json(statsJson(await hangar.getInstanceStats.execute())),
+  },
+  {
+    name: 'audit list',
+    args: [],
+    optionsSynopsis: '[--page N] [--limit N]',
+    options: { page: { type: 'string' }, limit: { type: 'string' } },
+    summary: 'The audit log of administrator actions as GET /admin/audit lists it (JSON { entries, total, page, limit }), newest first.',
+    prepare: (_args, values) => {
+      const request = pageOf({ page: values.page as string | undefined, limit: values.limit as string | undefined });
+      return async (hangar) => {
+        const page = await hangar.listAdminAudit.execute(request);
+        return json({ entries: page.items.map(auditEntryJson), total: page.total, page: request.page, limit: request.limit });
+      };
+    },
+  },
+]);
+
+/**
+ * The commands working on the service, each with the plans administrators set loaded first (the
+ * server processes load them every second; the CLI once, before its work) and the activity log
+ * entries its work recorded (the affected owner's "by an administrator" line, buffered by
+ * ActivityRecorder) written before the process ends.
+ */
+function withAdminState(commands: readonly Command[]): Command[] {
+  return commands.map((command) => ({
+    ...command,
+    prepare: (args, values) => {
+      const work = command.prepare(args, values);
+      if (typeof work !== 'function') return work;
+      return async (hangar, context) => {
+        await hangar.syncPlans.execute();
+        try {
+          return await work(hangar, context);
+        } finally {
+          await hangar.activity.flush();
+        }
+      };
+    },
+  }));
+}
+
 /** Invites for REGISTRATION=invite. */
 const INVITE_COMMANDS: readonly Command[] = [
   {
@@ -221,7 +393,7 @@ const INVITE_COMMANDS: readonly Command[] = [
       const ttlMs = inviteLifetimeOf(values.expires as string | undefined);
       const planName = values.plan as string | undefined;
       return async (hangar) => {
-        const { invite, link } = await hangar.createInvite.execute({ planName, ttlMs });
+        const { invite, link } = await hangar.issueInvite.execute({ actor: CLI_ACTOR, planName, ttlMs });
         if (values.json) return json({ id: invite.id, link, plan: invite.planName, expires_at: invite.expiresAt?.toISOString() ?? null });
         return link;
       };
@@ -235,10 +407,7 @@ const INVITE_COMMANDS: readonly Command[] = [
     summary: 'The latest 100 invites, newest first: id, state (usable, used, revoked, expired), plan, expiry. Links are not stored, so not shown.',
     prepare: (_args, values) => async (hangar) => {
       const invites = await hangar.listInvites.execute({ limit: 100 });
-      const rows = invites.map((i) => ({
-        id: i.id, state: i.state, plan: i.planName, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt?.toISOString() ?? null,
-        used_at: i.usedAt?.toISOString() ?? null, revoked_at: i.revokedAt?.toISOString() ?? null,
-      }));
+      const rows = invites.map(inviteJson);
       if (values.json) return json(rows);
       if (rows.length === 0) return 'No invites.';
       return rows.map((r) => `${r.id}  ${r.state.padEnd(7)}  plan ${r.plan ?? '(default)'}  expires ${r.expires_at ?? 'never'}`).join('\n');
@@ -249,7 +418,7 @@ const INVITE_COMMANDS: readonly Command[] = [
     args: ['<id>'],
     summary: 'Revokes an unused invite: its link stops working.',
     prepare: ([id]) => async (hangar) => {
-      await hangar.revokeInvite.execute({ id });
+      await hangar.withdrawInvite.execute({ actor: CLI_ACTOR, id });
       return `invite ${id} revoked`;
     },
   },
@@ -499,7 +668,7 @@ function refuseBackup(error: unknown): never {
   throw error;
 }
 
-const ALL_COMMANDS: readonly Command[] = [...COMMANDS, ...INVITE_COMMANDS, ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
+const ALL_COMMANDS: readonly Command[] = [...withAdminState(COMMANDS), ...ADMIN_COMMANDS, ...withAdminState(INVITE_COMMANDS), ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');

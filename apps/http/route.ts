@@ -9,13 +9,18 @@ import { type Principal, requireSession } from '../../core/accounts/authenticate
 import { type ApiKeyScope, authorize } from '../../core/api-keys/api-key-scopes.js';
 import { DomainError, type ErrorCode, isDomainError } from '../../core/shared/errors.js';
 import type { Hangar } from '../../core/hangar.js';
+import type { AdminActor } from '../../core/admin/admin-audit.js';
 
 /**
  * Who may call a route: nobody in particular (`none`), a session token only (`jwt`, spec 5.6), or
- * a session token or an API key holding every scope listed (`{ scopes }`; docs/api-keys.md). This
- * field of the route table is the one map of routes to the scopes they need.
+ * a session token or an API key holding every scope listed (`{ scopes }`; docs/api-keys.md); with
+ * `admin: true`, the caller's account must moreover be an active administrator (docs/admin.md; see
+ * {@link ADMIN_AUTH}). This field of the route table is the one map of routes to the scopes they need.
  */
-export type RouteAuth = 'none' | 'jwt' | { scopes: readonly ApiKeyScope[] };
+export type RouteAuth = 'none' | 'jwt' | { scopes: readonly ApiKeyScope[]; admin?: true };
+
+/** The auth of the `/admin` routes: an administrator's session token, or an administrator's key with the `admin` scope. */
+export const ADMIN_AUTH = { scopes: ['admin'], admin: true } as const satisfies RouteAuth;
 
 /** What a handler receives: validated input and the caller. */
 export interface RouteInput<P, Q, B> {
@@ -25,6 +30,8 @@ export interface RouteInput<P, Q, B> {
   body: B;
   /** Set when the route's auth is not `none`. */
   principal: Principal;
+  /** The administrator acting, for the audit log; set when the route's auth is {@link ADMIN_AUTH}. */
+  admin: AdminActor;
 }
 
 /**
@@ -33,7 +40,7 @@ export interface RouteInput<P, Q, B> {
  * OpenAPI document (apps/http/openapi.ts) is generated from the same table.
  */
 export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
   /** @koa/router path, e.g. `/files/:id`. */
   path: string;
   operationId: string;
@@ -87,6 +94,7 @@ export const ROUTE_TAGS = {
   webhooks: 'Webhook endpoints: Hangar POSTs signed events (Standard Webhooks) when files, shares or the custom domain change. Session token, or an API key with `webhooks:manage`.',
   settings: 'Account settings: the largest upload and the custom domain for public addresses.',
   account: 'The account as a whole: profile and plan, usage in the billing period, and the activity log.',
+  admin: 'The operator console (docs/admin.md): accounts, audit log. An administrator\'s session token, or an administrator\'s API key with the `admin` scope. Counts only: no route here returns a file\'s name, bytes or thumbnail.',
   reference: 'This document, the agent guide, allowed content types, the browsable docs and the health check. No credentials.',
   content: 'The public addresses of files on the content server ({cdn_url}): view (with image transformations) and download.',
 } as const;
@@ -135,9 +143,9 @@ export interface RouteTable {
  * (`ctx.matched`, `ctx.params`, 404 when none matches). A table with a route whose first segment is
  * not literal (a parameter or pattern) is one router.
  * @throws DomainError VALIDATION_FAILED (400), UNSUPPORTED_MEDIA_TYPE (415), UNAUTHORIZED / API_KEY_EXPIRED (401),
- *   JWT_REQUIRED / INSUFFICIENT_SCOPE (403), RATE_LIMITED (429: unknown API keys from the client)
+ *   JWT_REQUIRED / INSUFFICIENT_SCOPE / ADMIN_REQUIRED / ACCOUNT_SUSPENDED (403), RATE_LIMITED (429: unknown API keys from the client)
  */
-export function buildRoutes(routes: readonly Route[], hangar: Pick<Hangar, 'authenticate'>): RouteTable {
+export function buildRoutes(routes: readonly Route[], hangar: Pick<Hangar, 'authenticate' | 'authorizeAdmin'>): RouteTable {
   const grouped = routes.every((route) => firstSegmentOf(route.path) !== undefined);
   const routers = new Map<string, Router>();
   const routerFor = (path: string): Router => {
@@ -160,6 +168,7 @@ export function buildRoutes(routes: readonly Route[], hangar: Pick<Hangar, 'auth
       // The template, for the access log and metrics (never the path's values).
       ctx.state.route = route.path;
       const principal = await authenticate(ctx, route.auth, hangar);
+      const admin = typeof route.auth === 'object' && route.auth.admin ? await hangar.authorizeAdmin.execute({ principal, client: clientOf(ctx) }) : undefined;
       // Copied (and the query string parsed) only for the parts a route declares.
       const params = check.params ? validate('path', route.params, check.params(), { ...ctx.params }) : { ...ctx.params };
       const query = check.query ? validate('query', route.query, check.query(), { ...ctx.query }) : undefined;
@@ -175,7 +184,7 @@ export function buildRoutes(routes: readonly Route[], hangar: Pick<Hangar, 'auth
         }
         body = validate('body', route.body as TSchema, check.body(), await readJson(ctx), false);
       }
-      await route.handler({ ctx, params, query, body, principal } as RouteInput<unknown, unknown, unknown> as never);
+      await route.handler({ ctx, params, query, body, principal, admin } as RouteInput<unknown, unknown, unknown> as never);
     });
   }
   const methods = new Set(routes.map((route) => route.method));
@@ -306,6 +315,11 @@ function convertStrings(schema: TSchema, value: unknown): unknown {
     if (properties[key]?.type === 'integer' && typeof text === 'string' && !/^[+-]?\d+$/.test(text)) (converted as Record<string, unknown>)[key] = text;
   }
   return converted;
+}
+
+/** The client's address as client-address.ts set it, or undefined. */
+function clientOf(ctx: Context): string | undefined {
+  return typeof ctx.state.client === 'string' && ctx.state.client !== '' ? ctx.state.client : undefined;
 }
 
 async function authenticate(ctx: Context, auth: RouteAuth, hangar: Pick<Hangar, 'authenticate'>): Promise<Principal> {

@@ -1,5 +1,6 @@
 import { SESSION_IDLE_DAYS } from '../../core/accounts/account-options.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
+import { DEFAULT_ADMIN_AUDIT_RETENTION_DAYS } from '../../core/admin/admin-audit.js';
 import { DEFAULT_ALLOWED_CONTENT_TYPES } from '../../core/files/content-types.js';
 import { DEFAULT_MAX_UPLOAD_SIZE_BYTES } from '../../core/files/file-options.js';
 import { checkSizeLadder, DEFAULT_SIZE_LADDER } from '../../core/images/image-params.js';
@@ -498,6 +499,16 @@ export const CONFIG_VARIABLES = {
     fallback: GiB,
     note: ' (1 GiB)',
     meaning: 'built-in plan\'s ceiling: the highest `max_upload_size_bytes` an account may set (above it `PATCH /settings` answers 400)',
+  }),
+  ADMIN_EMAILS: variable({
+    parse: commaList,
+    shown: '—',
+    meaning: 'comma-separated e-mail addresses whose accounts become administrators when they confirm their address (`docs/admin.md`)',
+  }),
+  ADMIN_AUDIT_RETENTION_DAYS: withDefault({
+    parse: wholeNumber(1),
+    fallback: DEFAULT_ADMIN_AUDIT_RETENTION_DAYS,
+    meaning: 'administrator audit entries (`GET /admin/audit`) older than this many days are pruned (at start, then hourly); at least 1',
   }),
   LOG_RETENTION_DAYS: withDefault({
     parse: wholeNumber(1),

@@ -127,6 +127,10 @@ export interface Config {
   logRetentionDays: number;
   /** Webhooks (docs/webhooks.md): WEBHOOKS_PER_ACCOUNT, WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOW_HTTP. */
   webhooks: { maxPerAccount: number; allowPrivateNetworks: boolean; allowHttp: boolean };
+  /** Days administrator audit entries are kept (`ADMIN_AUDIT_RETENTION_DAYS`). */
+  adminAuditRetentionDays: number;
+  /** Normalised addresses promoted to administrators when they confirm (`ADMIN_EMAILS`). */
+  adminEmails: string[];
   /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
   expirySweepIntervalSeconds: number;
   /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, docs/api.md, "Resumable uploads"). */
@@ -284,6 +288,8 @@ export function loadConfig(env: Env): Config {
     ...plansOf(read),
     logRetentionDays: read('LOG_RETENTION_DAYS'),
     webhooks: { maxPerAccount: read('WEBHOOKS_PER_ACCOUNT'), allowPrivateNetworks: read('WEBHOOK_ALLOW_PRIVATE_NETWORKS'), allowHttp: read('WEBHOOK_ALLOW_HTTP') },
+    adminAuditRetentionDays: read('ADMIN_AUDIT_RETENTION_DAYS'),
+    adminEmails: (read('ADMIN_EMAILS') ?? []).map((email) => email.trim().toLowerCase()),
     expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
     resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
     resumableUploadsPerAccount: read('RESUMABLE_UPLOADS_PER_ACCOUNT'),

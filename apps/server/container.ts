@@ -94,6 +94,10 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.PasskeyRepository).toResolvedValue((r: Repos) => r.passkeys, [RootTokens.Repositories]);
   bind(Tokens.PasskeyChallengeRepository).toResolvedValue((r: Repos) => r.passkeyChallenges, [RootTokens.Repositories]);
   bind(Tokens.InviteRepository).toResolvedValue((r: Repos) => r.invites, [RootTokens.Repositories]);
+  bind(Tokens.AccountDirectory).toResolvedValue((r: Repos) => r.accountDirectory, [RootTokens.Repositories]);
+  bind(Tokens.AdminAuditLog).toResolvedValue((r: Repos) => r.adminAudit, [RootTokens.Repositories]);
+  bind(Tokens.InstanceStatistics).toResolvedValue((r: Repos) => r.instanceStatistics, [RootTokens.Repositories]);
+  bind(Tokens.PlanOverrideStore).toResolvedValue((r: Repos) => r.planOverrides, [RootTokens.Repositories]);
   bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
   bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
   bind(Tokens.WebhookRepository).toResolvedValue((r: Repos) => r.webhooks, [RootTokens.Repositories]);
@@ -342,6 +346,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
     plans: config.plans,
     defaultPlan: config.defaultPlan,
     logRetentionDays: config.logRetentionDays,
+    adminAuditRetentionDays: config.adminAuditRetentionDays,
+    adminEmails: config.adminEmails,
     resumableUploadExpiryHours: config.resumableUploadExpiryHours,
     resumableUploadsPerAccount: config.resumableUploadsPerAccount,
     apiKeysPerAccount: config.apiKeysPerAccount,
@@ -377,6 +383,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
           passkeyChallenges: Tokens.PasskeyChallengeRepository,
           webauthn: Tokens.WebAuthnVerifier,
           invites: Tokens.InviteRepository,
+          accountDirectory: Tokens.AccountDirectory,
+          adminAudit: Tokens.AdminAuditLog,
+          instanceStatistics: Tokens.InstanceStatistics,
+          planOverrides: Tokens.PlanOverrideStore,
           oidcIdentities: Tokens.OidcIdentityRepository,
           oidcFlows: Tokens.OidcFlowRepository,
           webhooks: Tokens.WebhookRepository,

@@ -108,6 +108,10 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     trustProxyHops: config.trustProxyHops,
     corsOrigins: config.corsOrigins,
     uploadPacing: config.uploadPacing,
+    instance: {
+      database: config.database.kind, blob_store: config.blobs.kind, registration: config.registration ?? 'open', default_plan: config.defaultPlan,
+      public_api_url: config.publicApiUrl, public_content_url: config.publicContentUrl,
+    },
   });
   const api = listen(apiApp.callback(), {
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.

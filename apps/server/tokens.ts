@@ -32,6 +32,10 @@ import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { ServiceIdentifier } from 'inversify';
 import type { InviteRepository } from '../../core/invites/invite.js';
+import type { AccountDirectory } from '../../core/admin/account-directory.js';
+import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
+import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
+import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { Config } from './config.js';
 import type { WebhookRepository, WebhookTargets } from '../../core/webhooks/webhook.js';
@@ -53,6 +57,10 @@ export const Tokens = {
   CustomDomainRepository: Symbol('CustomDomainRepository') as ServiceIdentifier<CustomDomainRepository>,
   ImageVariantRepository: Symbol('ImageVariantRepository') as ServiceIdentifier<ImageVariantRepository>,
   InviteRepository: Symbol('InviteRepository') as ServiceIdentifier<InviteRepository>,
+  AccountDirectory: Symbol('AccountDirectory') as ServiceIdentifier<AccountDirectory>,
+  AdminAuditLog: Symbol('AdminAuditLog') as ServiceIdentifier<AdminAuditLog>,
+  InstanceStatistics: Symbol('InstanceStatistics') as ServiceIdentifier<InstanceStatistics>,
+  PlanOverrideStore: Symbol('PlanOverrideStore') as ServiceIdentifier<PlanOverrideStore>,
   OidcIdentityRepository: Symbol('OidcIdentityRepository') as ServiceIdentifier<OidcIdentityRepository>,
   OidcFlowRepository: Symbol('OidcFlowRepository') as ServiceIdentifier<OidcFlowRepository>,
   WebhookRepository: Symbol('WebhookRepository') as ServiceIdentifier<WebhookRepository>,

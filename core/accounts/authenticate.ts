@@ -9,6 +9,8 @@ import { SESSION_IDLE_DAYS } from './account-options.js';
 import { DAY_MS } from '../shared/time.js';
 import { SESSION_TOUCH_INTERVAL_MS, type Session, type SessionRepository } from './session-repository.js';
 import type { TokenSigner } from './token-signer.js';
+import { requireActive } from './user.js';
+import type { UserRepository } from './user-repository.js';
 
 /** Who is calling, as established by {@link Authenticate}. */
 export type Principal =
@@ -33,20 +35,30 @@ export interface Credentials {
  * is looked up by its SHA-256 (indexed); its `last_used_at` is written at most once a minute. A key
  * past its `expiresAt` is refused. Unknown API keys are counted per client address like failed
  * logins ({@link RateLimits.apiKeyFailed}); while the address is made to wait, every API key it
- * sends is refused, known or not (the wait is read beside the key's lookup, not after it).
- * @throws DomainError UNAUTHORIZED (401) for a missing, malformed or invalid credential,
+ * sends is refused, known or not (the wait is read beside the key's lookup, not after it). The
+ * account is then read (a lookup the repositories cache, invalidated by the change feed on every
+ * process): a suspended account's keys and tokens are refused (docs/admin.md), a deleted one's too.
+ * @throws DomainError ACCOUNT_SUSPENDED (403) for a suspended account, UNAUTHORIZED (401) for a missing, malformed or invalid credential,
  *   API_KEY_EXPIRED (401) for an expired key, RATE_LIMITED (429) while unknown keys from the client are throttled
  */
 export class Authenticate {
   constructor(
     private readonly deps: {
-      apiKeys: ApiKeyRepository; sessions: SessionRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock; limits: RateLimits;
+      apiKeys: ApiKeyRepository; sessions: SessionRepository; users: UserRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock; limits: RateLimits;
       /** Default {@link SESSION_IDLE_DAYS}. */
       sessionIdleDays?: number;
     },
   ) {}
 
   async execute(input: Credentials): Promise<Principal> {
+    const principal = await this.identify(input);
+    const user = await this.deps.users.findById(principal.userId);
+    if (!user) throw unauthorized();
+    requireActive(user);
+    return principal;
+  }
+
+  private identify(input: Credentials): Promise<Principal> {
     if (input.apiKey !== undefined) return this.byApiKey(input.apiKey.trim(), input.client);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(input.authorization ?? '');
     if (!match) throw unauthorized();

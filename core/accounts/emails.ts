@@ -39,3 +39,12 @@ export function passwordResetEmail(to: string, link: string): MailMessage {
     'If you did not ask for this, ignore this message: your password stays as it is.',
   ], { label: 'Choose a new password', href: link });
 }
+
+/** Sent when an administrator turned the account's second factors off (docs/admin.md, `reset-mfa`). */
+export function mfaResetEmail(to: string): MailMessage {
+  return message(to, 'Your two-factor sign-in was reset', [
+    'An administrator of this Hangar service removed the authenticator app and the passkeys of your account and signed out every session.',
+    'You can now sign in with your password alone. Set up two-factor sign-in again from the Security page.',
+    'If you did not ask for this, contact the operator of the service at once.',
+  ]);
+}

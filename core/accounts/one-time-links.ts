@@ -33,16 +33,19 @@ const PATHS: Record<OneTimeTokenPurpose, { path: string; ttlMs: number }> = {
 export class OneTimeLinks {
   constructor(private readonly deps: OneTimeLinksDeps) {}
 
-  /** Creates a token for `user` and mails `compose(link)`, unless the address got an e-mail of this purpose in the last minute. */
+  /**
+   * Creates a token for `user` and mails `compose(link)`, unless the address got an e-mail of this purpose in the last minute.
+   * @returns whether the e-mail was handed to the mailer (false: one went out too recently)
+   */
   async send(options: {
     user: User;
     purpose: OneTimeTokenPurpose;
     redirectTo: string | null;
     compose: (to: string, link: string) => MailMessage;
-  }): Promise<void> {
+  }): Promise<boolean> {
     const { user, purpose } = options;
     const now = this.deps.clock.now();
-    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, purpose, now, minIntervalMs: this.deps.options.emailMinIntervalMs ?? EMAIL_MIN_INTERVAL_MS }))) return;
+    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, purpose, now, minIntervalMs: this.deps.options.emailMinIntervalMs ?? EMAIL_MIN_INTERVAL_MS }))) return false;
     const token = this.deps.ids.base62(TOKEN_LENGTH);
     const { path, ttlMs } = PATHS[purpose];
     await this.deps.tokens.create({
@@ -55,5 +58,6 @@ export class OneTimeLinks {
       createdAt: now,
     });
     await this.deps.mailer.send(options.compose(user.email, `${this.deps.options.publicApiUrl}${path}?token=${token}`));
+    return true;
   }
 }

@@ -89,6 +89,10 @@ export class RegisterAccount {
       trialEndsAt: PlanCatalog.trialEnd(plan, now),
       accessUntil: null,
       subscriptionCanceledAt: null,
+      role: 'user',
+      suspendedAt: null,
+      storageLimitBytes: null,
+      fileCountLimit: null,
       createdAt: now,
       updatedAt: now,
     };

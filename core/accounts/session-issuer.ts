@@ -2,6 +2,8 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator, SecretDigest } from '../shared/ids.js';
 import { ACCESS_TOKEN_TTL_SECONDS, TOKEN_LENGTH } from './account-options.js';
 import type { SessionRepository } from './session-repository.js';
+import { requireActive } from './user.js';
+import type { UserRepository } from './user-repository.js';
 import type { TokenSigner } from './token-signer.js';
 
 /** Session tokens as the spec returns them (spec 2.2). */
@@ -34,18 +36,26 @@ export const USER_AGENT_MAX_LENGTH = 512;
 /** Dependencies shared by the use cases that open sessions. */
 export interface SessionIssuerDeps {
   sessions: SessionRepository;
+  /** The account is read (a cached lookup) before tokens are minted: a suspended one gets none. */
+  users: UserRepository;
   signer: TokenSigner;
   ids: IdGenerator;
   digest: SecretDigest;
   clock: Clock;
 }
 
-/** Opens sessions and mints tokens; shared by LogIn, ConfirmEmail and RefreshSession. Not a use case. */
+/**
+ * Opens sessions and mints tokens; shared by LogIn, ConfirmEmail and RefreshSession (and every other
+ * sign-in: MFA, passkeys, single sign-on). Refuses a suspended account (docs/admin.md), so that no
+ * sign-in and no refresh hands it tokens; a refresh token rotated just before the refusal is spent.
+ * @throws DomainError ACCOUNT_SUSPENDED (403)
+ */
 export class SessionIssuer {
   constructor(private readonly deps: SessionIssuerDeps) {}
 
   /** Opens a new session (a new refresh-token family) for `userId`, on `device` when the host knows it. */
   async open(userId: string, device: SessionDevice = {}): Promise<SessionTokens> {
+    await this.requireActive(userId);
     const now = this.deps.clock.now();
     const sessionId = this.deps.ids.uuid();
     const refreshToken = this.deps.ids.base62(TOKEN_LENGTH);
@@ -62,11 +72,18 @@ export class SessionIssuer {
 
   /** Signs an access token for an existing session and pairs it with `refreshToken`. */
   async tokens(options: { userId: string; sessionId: string; refreshToken: string; now: Date }): Promise<SessionTokens> {
+    await this.requireActive(options.userId);
     const { token, expiresAt } = await this.deps.signer.sign({
       claims: { userId: options.userId, sessionId: options.sessionId },
       now: options.now,
       ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
     });
     return { accessToken: token, refreshToken: options.refreshToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS, expiresAt, tokenType: 'bearer' };
+  }
+
+  /** @throws DomainError ACCOUNT_SUSPENDED (403) when the account is suspended; a missing account is the caller's to refuse */
+  private async requireActive(userId: string): Promise<void> {
+    const user = await this.deps.users.findById(userId);
+    if (user) requireActive(user);
   }
 }

@@ -1,6 +1,6 @@
 import type { Paged, Window } from '../shared/pagination.js';
 import type { OneTimeTokenPurpose } from './one-time-token-repository.js';
-import type { User } from './user.js';
+import type { Role, User } from './user.js';
 
 /** Port: persistence of users. "Not found" is `undefined`. */
 export interface UserRepository {
@@ -22,6 +22,14 @@ export interface UserRepository {
   setPlan(options: { userId: string; planName: string; trialEndsAt: Date | null; at: Date }): Promise<void>;
   /** Sets the paid-access fields (billing), and `updatedAt`. Absent fields stay as they are. */
   setSubscription(options: { userId: string; accessUntil?: Date | null; subscriptionCanceledAt?: Date | null; at: Date }): Promise<void>;
+  /** Sets the account's role and `updatedAt` (docs/admin.md). */
+  setRole(options: { userId: string; role: Role; at: Date }): Promise<void>;
+  /** Suspends the account from `suspendedAt`, or reinstates it (null), and sets `updatedAt` (docs/admin.md). */
+  setSuspended(options: { userId: string; suspendedAt: Date | null; at: Date }): Promise<void>;
+  /** Sets the account's own limits (null: the plan's) and `updatedAt`; an absent field stays as it is. */
+  setLimits(options: { userId: string; storageLimitBytes?: number | null; fileCountLimit?: number | null; at: Date }): Promise<void>;
+  /** How many accounts are administrators that are not suspended (the last-admin rule, docs/admin.md). */
+  countActiveAdmins(): Promise<number>;
   /** Every account, oldest first (created_at, then id, ascending): for administration. */
   list(options: { window: Window }): Promise<Paged<User>>;
   /**

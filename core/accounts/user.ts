@@ -30,8 +30,31 @@ export interface User {
   accessUntil: Date | null;
   /** When the paid subscription was canceled; null when it was not. */
   subscriptionCanceledAt: Date | null;
+  /** What the account may administer (docs/admin.md): `admin` reaches the `/admin` routes. */
+  role: Role;
+  /** When an administrator suspended the account; null while it is active (docs/admin.md, "Suspension"). */
+  suspendedAt: Date | null;
+  /** Bytes the account may store, set by an administrator over its plan's; null: the plan's limit. */
+  storageLimitBytes: number | null;
+  /** Files the account may hold, set by an administrator over its plan's; null: the plan's limit. */
+  fileCountLimit: number | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** The roles of an account (docs/admin.md). */
+export const ROLES = ['user', 'admin'] as const;
+/** One of {@link ROLES}. */
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Refuses a suspended account (docs/admin.md, "Suspension"): sign-in, refresh and API keys.
+ * @throws DomainError ACCOUNT_SUSPENDED (403)
+ */
+export function requireActive(user: Pick<User, 'suspendedAt'>): void {
+  if (user.suspendedAt !== null) {
+    throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended by an administrator; contact the operator of this service.');
+  }
 }
 
 /** Minimum password length (spec 8). */

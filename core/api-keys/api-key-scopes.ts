@@ -13,32 +13,42 @@ import { DomainError } from '../shared/errors.js';
  * Key management and logout need a session token whatever the key's scopes (JWT_REQUIRED).
  */
 export const API_KEY_SCOPES = ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'] as const;
-/** One of {@link API_KEY_SCOPES}. */
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/**
+ * The scope of the `/admin` routes (docs/admin.md): only an administrator may create a key with it,
+ * it is never among a key's default scopes, and it works only while the key's owner is an active
+ * administrator.
+ */
+export const ADMIN_SCOPE = 'admin';
+
+/** Every scope a key may hold: {@link API_KEY_SCOPES} and {@link ADMIN_SCOPE}, in this order. */
+export const KEY_SCOPES = [...API_KEY_SCOPES, ADMIN_SCOPE] as const;
+/** One of {@link KEY_SCOPES}. */
+export type ApiKeyScope = (typeof KEY_SCOPES)[number];
 
 /** Longest lifetime of an expiring key, in days (`expires_at` at most this far from creation). */
 export const MAX_API_KEY_LIFETIME_DAYS = 366;
 
-/** True when `value` is one of {@link API_KEY_SCOPES}. */
+/** True when `value` is one of {@link KEY_SCOPES}. */
 export function isApiKeyScope(value: string): value is ApiKeyScope {
-  return (API_KEY_SCOPES as readonly string[]).includes(value);
+  return (KEY_SCOPES as readonly string[]).includes(value);
 }
 
 /**
- * The scopes of `scopes` in the order of {@link API_KEY_SCOPES}, each once.
+ * The scopes of `scopes` in the order of {@link KEY_SCOPES}, each once.
  * @throws DomainError VALIDATION_FAILED (400) for an unknown scope or an empty list
  */
 export function normaliseScopes(scopes: readonly string[]): ApiKeyScope[] {
   const unknown = scopes.filter((scope) => !isApiKeyScope(scope));
   if (unknown.length > 0) {
-    throw new DomainError('VALIDATION_FAILED', `Unknown scope ${JSON.stringify(unknown[0])}; scopes are ${API_KEY_SCOPES.join(', ')}.`, [
-      { path: '/scopes', message: `Expected a subset of ${API_KEY_SCOPES.join(', ')}` },
+    throw new DomainError('VALIDATION_FAILED', `Unknown scope ${JSON.stringify(unknown[0])}; scopes are ${KEY_SCOPES.join(', ')}.`, [
+      { path: '/scopes', message: `Expected a subset of ${KEY_SCOPES.join(', ')}` },
     ]);
   }
   if (scopes.length === 0) {
     throw new DomainError('VALIDATION_FAILED', 'A key needs at least one scope.', [{ path: '/scopes', message: 'Expected at least one scope' }]);
   }
-  return API_KEY_SCOPES.filter((scope) => scopes.includes(scope));
+  return KEY_SCOPES.filter((scope) => scopes.includes(scope));
 }
 
 /**

@@ -3,7 +3,8 @@ import { DomainError } from '../shared/errors.js';
 import type { IdGenerator, SecretDigest } from '../shared/ids.js';
 import { DAY_MS } from '../shared/time.js';
 import { API_KEY_MARKER, API_KEY_PREFIX_LENGTH, API_KEY_RANDOM_LENGTH, type ApiKey, DEFAULT_API_KEY_NAME, MAX_API_KEY_NAME_LENGTH } from './api-key.js';
-import { API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, normaliseScopes } from './api-key-scopes.js';
+import { ADMIN_SCOPE, API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, normaliseScopes } from './api-key-scopes.js';
+import type { UserRepository } from '../accounts/user-repository.js';
 import type { ApiKeyRepository } from './api-key-repository.js';
 
 /** Default of `API_KEYS_PER_ACCOUNT`: live API keys one account may hold. */
@@ -14,7 +15,7 @@ export interface CreateApiKeyInput {
   userId: string;
   /** Label; trimmed, empty means "API key". */
   name?: string;
-  /** A non-empty subset of API_KEY_SCOPES (duplicates ignored); absent: every scope. */
+  /** A non-empty subset of KEY_SCOPES (duplicates ignored); absent: every scope of API_KEY_SCOPES (never `admin`). */
   scopes?: readonly string[];
   /** When the key stops working: after now, at most {@link MAX_API_KEY_LIFETIME_DAYS} days away; absent: never. */
   expiresAt?: Date;
@@ -31,11 +32,12 @@ export interface CreateApiKeyInput {
  *   {@link MAX_API_KEY_NAME_LENGTH} characters (UTF-16 code units, as JSON Schema's `maxLength` at the edge),
  *   a scope is unknown or the list empty, or `expiresAt` is an invalid date, not after now or further than
  *   {@link MAX_API_KEY_LIFETIME_DAYS} days away; API_KEY_LIMIT_REACHED (403) when the account already
- *   holds `maxPerAccount` live keys
+ *   holds `maxPerAccount` live keys; ADMIN_REQUIRED (403) for the `admin` scope asked by an
+ *   account that is not an active administrator (docs/admin.md)
  */
 export class CreateApiKey {
   /** @param deps.maxPerAccount live (unexpired) keys one account may hold (`API_KEYS_PER_ACCOUNT`); default {@link DEFAULT_API_KEYS_PER_ACCOUNT} */
-  constructor(private readonly deps: { apiKeys: ApiKeyRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock; maxPerAccount?: number }) {}
+  constructor(private readonly deps: { apiKeys: ApiKeyRepository; users: UserRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock; maxPerAccount?: number }) {}
 
   async execute(input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
     if (input.name !== undefined && input.name.length > MAX_API_KEY_NAME_LENGTH) {
@@ -44,6 +46,12 @@ export class CreateApiKey {
       ]);
     }
     const scopes = input.scopes === undefined ? [...API_KEY_SCOPES] : normaliseScopes(input.scopes);
+    if (scopes.includes(ADMIN_SCOPE)) {
+      const owner = await this.deps.users.findById(input.userId);
+      if (owner?.role !== 'admin' || owner.suspendedAt !== null) {
+        throw new DomainError('ADMIN_REQUIRED', 'Only an administrator may create a key with the admin scope.');
+      }
+    }
     const now = this.deps.clock.now();
     if (input.expiresAt !== undefined) checkExpiry(input.expiresAt, now);
     const key = API_KEY_MARKER + this.deps.ids.base62(API_KEY_RANDOM_LENGTH);

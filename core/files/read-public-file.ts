@@ -1,3 +1,5 @@
+import type { UserRepository } from '../accounts/user-repository.js';
+import { servesFilesOf } from './serving-owner.js';
 import { isVerified } from '../domains/custom-domain.js';
 import type { HostnameDirectory } from '../domains/hostname-directory.js';
 import type { UsageMeter } from '../plans/usage-meter.js';
@@ -33,7 +35,7 @@ export class ReadPublicFile {
 
   constructor(
     private readonly deps: {
-      files: FileRepository; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; clock: Clock; contentHosts: readonly string[];
+      files: FileRepository; users: Pick<UserRepository, 'findById'>; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; clock: Clock; contentHosts: readonly string[];
       /** The files' read counts (`view_count`, `download_count`); not counted when absent. */
       counts?: FileReadCounts;
     },
@@ -51,6 +53,7 @@ export class ReadPublicFile {
     ]);
     if (!file || !file.isPublic || hasExpired(file, this.deps.clock.now())) throw fileNotFound();
     if (onCustomHost && (!domain || !isVerified(domain) || domain.userId !== file.userId)) throw fileNotFound();
+    if (!(await servesFilesOf(this.deps.users, file.userId))) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);
     this.deps.counts?.record(file.fileId, input.kind ?? 'view');
     return {

@@ -1,3 +1,5 @@
+import type { UserRepository } from '../accounts/user-repository.js';
+import { servesFilesOf } from './serving-owner.js';
 import { type ImageRequest, parseImageRequest, type QueryValues } from '../images/image-params.js';
 import type { PublicImage, TransformPublicImage } from '../images/transform-public-image.js';
 import type { UsageMeter } from '../plans/usage-meter.js';
@@ -39,6 +41,7 @@ export class ReadSignedFile {
   constructor(
     private readonly deps: {
       files: FileRepository;
+      users: Pick<UserRepository, 'findById'>;
       blobs: BlobStore;
       signer: UrlSigner;
       apiKeys: ApiKeyRepository;
@@ -69,7 +72,7 @@ export class ReadSignedFile {
     if (expiresAt.getTime() <= now.getTime()) {
       throw new DomainError('SIGNED_URL_EXPIRED', `This signed URL expired at ${expiresAt.toISOString()}; ask its owner for a new one.`, { expired_at: expiresAt.toISOString() });
     }
-    if (hasExpired(file, now)) throw fileNotFound();
+    if (hasExpired(file, now) || !(await servesFilesOf(this.deps.users, file.userId))) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);
     this.deps.counts.record(file.fileId, grant.download ? 'download' : 'view');
     const disposition = grant.download ? 'attachment' : 'inline';

@@ -26,7 +26,7 @@ export interface AccountStanding {
   canWrite: boolean;
 }
 
-/** Computes an account's standing at `now`. */
+/** Computes an account's standing at `now`; its `plan` carries the account's own limits where an administrator set them. */
 export function standingOf(user: User, plans: PlanCatalog, now: Date): AccountStanding {
   const trialActive = user.trialEndsAt !== null && now.getTime() < user.trialEndsAt.getTime();
   const paid = user.accessUntil !== null && now.getTime() < user.accessUntil.getTime();
@@ -34,8 +34,14 @@ export function standingOf(user: User, plans: PlanCatalog, now: Date): AccountSt
   if (paid) status = user.subscriptionCanceledAt === null ? 'active' : 'canceled';
   else if (user.trialEndsAt === null) status = 'free';
   else status = trialActive ? 'trialing' : 'expired';
+  const planned = plans.planOf(user);
+  // An administrator's limits for this account replace its plan's (docs/admin.md).
+  const plan =
+    user.storageLimitBytes === null && user.fileCountLimit === null
+      ? planned
+      : { ...planned, storageLimitBytes: user.storageLimitBytes ?? planned.storageLimitBytes, fileCountLimit: user.fileCountLimit ?? planned.fileCountLimit };
   return {
-    plan: plans.planOf(user),
+    plan,
     trialEndsAt: user.trialEndsAt,
     trialActive,
     accessUntil: user.accessUntil,

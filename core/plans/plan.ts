@@ -31,18 +31,43 @@ export interface PlanOptions {
 /** Name of the built-in plan used when no `PLANS_FILE` is given. */
 export const BUILT_IN_PLAN_NAME = 'default';
 
-/** The plans, looked up by name. */
+/**
+ * The plans, looked up by name: those of the configuration (`PLANS_FILE` or the built-in plan),
+ * replaced or joined by the plans administrators set ({@link applyOverrides}, kept in the database
+ * and reloaded by every process: core/plans/plan-overrides.ts).
+ */
 export class PlanCatalog {
-  private readonly byName: ReadonlyMap<string, Plan>;
-  readonly defaultPlan: Plan;
+  private readonly configured: readonly Plan[];
+  private byName: ReadonlyMap<string, Plan>;
+  private readonly defaultPlanName: string;
 
   /** @throws Error when the default plan is not among the plans or a name repeats (a configuration bug) */
   constructor(options: PlanOptions) {
+    this.configured = [...options.plans];
     this.byName = new Map(options.plans.map((plan) => [plan.name, plan]));
     if (this.byName.size !== options.plans.length) throw new Error('Plan names must be unique.');
-    const fallback = this.byName.get(options.defaultPlan);
-    if (!fallback) throw new Error(`The default plan "${options.defaultPlan}" is not defined.`);
-    this.defaultPlan = fallback;
+    if (!this.byName.has(options.defaultPlan)) throw new Error(`The default plan "${options.defaultPlan}" is not defined.`);
+    this.defaultPlanName = options.defaultPlan;
+  }
+
+  /** The plan of new accounts (`DEFAULT_PLAN`), as it stands now. */
+  get defaultPlan(): Plan {
+    return this.byName.get(this.defaultPlanName)!;
+  }
+
+  /**
+   * Replaces the administrators' plans by `overrides`: each replaces the configured plan of its
+   * name, or joins the catalogue after them; a configured plan without override is as configured.
+   */
+  applyOverrides(overrides: readonly Plan[]): void {
+    const plans = new Map(this.configured.map((plan) => [plan.name, plan]));
+    for (const plan of overrides) plans.set(plan.name, plan);
+    this.byName = plans;
+  }
+
+  /** Whether `name` is a plan of the configuration (not only an administrator's). */
+  isConfigured(name: string): boolean {
+    return this.configured.some((plan) => plan.name === name);
   }
 
   /** The plan called `name`, or undefined. */

@@ -197,6 +197,12 @@ export type ErrorCode =
   | 'WEBHOOK_LIMIT_REACHED'
   /** 400: a webhook URL whose scheme or addresses are refused (docs/webhooks.md "Safe targets"). */
   | 'WEBHOOK_URL_REFUSED'
+  /** 403: the account is suspended by an administrator (docs/admin.md, "Suspension"). */
+  | 'ACCOUNT_SUSPENDED'
+  /** 403: the route is for administrators: an admin's session, or an admin's key with the `admin` scope (docs/admin.md). */
+  | 'ADMIN_REQUIRED'
+  /** 409: the change would leave the instance without an active administrator (docs/admin.md, "The last admin"). */
+  | 'LAST_ADMIN'
   /** 500: a bug; the body never carries internals. */
   | 'INTERNAL_ERROR';
 

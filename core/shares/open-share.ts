@@ -1,3 +1,5 @@
+import type { UserRepository } from '../accounts/user-repository.js';
+import { servesFilesOf } from '../files/serving-owner.js';
 import type { PasswordHasher } from '../accounts/password-hasher.js';
 import type { BlobStore } from '../files/blob-store.js';
 import type { FileReadCounts } from '../files/file-read-counts.js';
@@ -20,12 +22,14 @@ export interface SharePage {
 }
 
 /** Finds a live share and its file. @throws SHARE_NOT_FOUND (404), SHARE_EXPIRED (410) */
-async function liveShare(deps: { files: FileRepository; shares: ShareRepository; clock: Clock }, shareId: string): Promise<{ share: Share; file: StoredFile }> {
+async function liveShare(deps: { files: FileRepository; users: Pick<UserRepository, 'findById'>; shares: ShareRepository; clock: Clock }, shareId: string): Promise<{ share: Share; file: StoredFile }> {
   const share = isShareId(shareId) ? await deps.shares.findById(shareId) : undefined;
   if (!share) throw shareNotFound();
   const file = await deps.files.findByFileId(share.fileId);
   const now = deps.clock.now();
   if (!file || file.id !== share.fileRecordId || hasExpired(file, now)) throw shareNotFound();
+  // A suspended owner's links answer as if revoked (docs/admin.md).
+  if (!(await servesFilesOf(deps.users, file.userId))) throw shareNotFound();
   if (isShareSpent(share, now)) throw shareExpired();
   return { share, file };
 }
@@ -37,7 +41,7 @@ async function liveShare(deps: { files: FileRepository; shares: ShareRepository;
  *         SHARE_EXPIRED (410) past its expiry or after its last allowed download
  */
 export class ViewShare {
-  constructor(private readonly deps: { files: FileRepository; shares: ShareRepository; clock: Clock }) {}
+  constructor(private readonly deps: { files: FileRepository; users: Pick<UserRepository, 'findById'>; shares: ShareRepository; clock: Clock }) {}
 
   async execute(input: { shareId: string }): Promise<SharePage> {
     const { share, file } = await liveShare(this.deps, input.shareId);
@@ -56,7 +60,7 @@ export class ViewShare {
 export class DownloadShare {
   constructor(
     private readonly deps: {
-      files: FileRepository; shares: ShareRepository; blobs: BlobStore; passwords: PasswordHasher; limits: RateLimits;
+      files: FileRepository; users: Pick<UserRepository, 'findById'>; shares: ShareRepository; blobs: BlobStore; passwords: PasswordHasher; limits: RateLimits;
       meter: UsageMeter; counts: FileReadCounts; clock: Clock;
     },
   ) {}

@@ -149,6 +149,10 @@ export class CompleteOidcSignIn {
         trialEndsAt: PlanCatalog.trialEnd(ticket.plan, now),
         accessUntil: null,
         subscriptionCanceledAt: null,
+        role: 'user',
+        suspendedAt: null,
+        storageLimitBytes: null,
+        fileCountLimit: null,
         createdAt: now,
         updatedAt: now,
       };

@@ -60,7 +60,7 @@ describe('Route table: routes grouped by their first path segment', () => {
     grouped = await serve(table.middleware, table.methods);
     // What the table was before: one @koa/router holding every route, in the same order.
     const router = new Router();
-    for (const route of routes) router.register(route.path, [route.method], (ctx) => route.handler({ ctx, params: {}, query: undefined, body: undefined, principal: undefined as never }));
+    for (const route of routes) router.register(route.path, [route.method], (ctx) => route.handler({ ctx, params: {}, query: undefined, body: undefined, principal: undefined as never, admin: undefined as never }));
     single = await serve(router.routes(), new Set(routes.map((route) => route.method)));
   });
 

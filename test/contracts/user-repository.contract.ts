@@ -52,6 +52,10 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
         trialEndsAt: at(14 * 24 * 3600_000),
         accessUntil: at(30 * 24 * 3600_000),
         subscriptionCanceledAt: at(4),
+        role: 'admin',
+        suspendedAt: at(5),
+        storageLimitBytes: 5 * 1024 ** 4,
+        fileCountLimit: 123_456,
         createdAt: at(-5),
         updatedAt: at(3),
       });
@@ -159,6 +163,41 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect(await users.findById(user.id)).to.deep.equal({ ...user, subscriptionCanceledAt: null, updatedAt: at(MINUTE) });
       await users.setSubscription({ userId: user.id, accessUntil: null, subscriptionCanceledAt: null, at: at(2 * MINUTE) });
       expect(await users.findById(user.id)).to.deep.equal({ ...user, accessUntil: null, subscriptionCanceledAt: null, updatedAt: at(2 * MINUTE) });
+    });
+
+    it('makes an account an administrator and back, and counts the active administrators', async () => {
+      const ada = aUser();
+      const bob = aUser();
+      await users.create(ada);
+      await users.create(bob);
+      expect(await users.countActiveAdmins()).to.equal(0);
+      await users.setRole({ userId: ada.id, role: 'admin', at: at(MINUTE) });
+      await users.setRole({ userId: bob.id, role: 'admin', at: at(MINUTE) });
+      expect(await users.findById(ada.id)).to.deep.equal({ ...ada, role: 'admin', updatedAt: at(MINUTE) });
+      expect(await users.countActiveAdmins()).to.equal(2);
+      await users.setSuspended({ userId: bob.id, suspendedAt: at(2 * MINUTE), at: at(2 * MINUTE) });
+      expect(await users.countActiveAdmins()).to.equal(1);
+      await users.setRole({ userId: ada.id, role: 'user', at: at(3 * MINUTE) });
+      expect(await users.countActiveAdmins()).to.equal(0);
+      expect((await users.findById(ada.id))?.role).to.equal('user');
+    });
+
+    it('suspends an account and reinstates it, keeping everything else', async () => {
+      const user = aUser();
+      await users.create(user);
+      await users.setSuspended({ userId: user.id, suspendedAt: at(MINUTE), at: at(MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, suspendedAt: at(MINUTE), updatedAt: at(MINUTE) });
+      await users.setSuspended({ userId: user.id, suspendedAt: null, at: at(2 * MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, updatedAt: at(2 * MINUTE) });
+    });
+
+    it("sets an account's own limits, keeps the absent one, and clears one given as null", async () => {
+      const user = aUser();
+      await users.create(user);
+      await users.setLimits({ userId: user.id, storageLimitBytes: 2 ** 40, fileCountLimit: 7, at: at(MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, storageLimitBytes: 2 ** 40, fileCountLimit: 7, updatedAt: at(MINUTE) });
+      await users.setLimits({ userId: user.id, storageLimitBytes: null, at: at(2 * MINUTE) });
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, fileCountLimit: 7, updatedAt: at(2 * MINUTE) });
     });
 
     it('changes only the account it is asked to change', async () => {

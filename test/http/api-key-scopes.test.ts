@@ -147,7 +147,8 @@ describe('HTTP: API key scopes', function () {
       for (const [method, operation] of Object.entries(operations)) {
         if (method === 'head' || method === 'parameters') continue;
         const apiKey = (operation.security ?? []).find((s: Record<string, unknown>) => 'bearerApiKey' in s);
-        if (apiKey) offered[`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`] = apiKey.bearerApiKey;
+        // The /admin routes need the admin scope and an administrator: test/http/admin.test.ts covers them.
+        if (apiKey && !apiKey.bearerApiKey.includes('admin')) offered[`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`] = apiKey.bearerApiKey;
       }
     }
     const expected = Object.fromEntries(TABLE.map((row) => [row.route, row.needs === EVERY_SCOPE ? [...SCOPES] : [row.needs]]));

@@ -170,6 +170,10 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     oidcFlows: repos.oidcFlows,
     webhooks: repos.webhooks,
     webhookTargets: new PublicAddressPolicy(),
+    accountDirectory: repos.accountDirectory,
+    adminAudit: repos.adminAudit,
+    instanceStatistics: repos.instanceStatistics,
+    planOverrides: repos.planOverrides,
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

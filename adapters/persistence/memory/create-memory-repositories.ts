@@ -1,5 +1,9 @@
 import { MemoryWebhookRepository } from './memory-webhook-repository.js';
 import { MemoryInviteRepository } from './memory-invite-repository.js';
+import { MemoryAccountDirectory } from './memory-account-directory.js';
+import { MemoryAdminAuditLog } from './memory-admin-audit-log.js';
+import { MemoryInstanceStatistics } from './memory-instance-statistics.js';
+import { MemoryPlanOverrideStore } from './memory-plan-override-store.js';
 import { MemoryOidcFlowRepository, MemoryOidcIdentityRepository } from './memory-oidc-repositories.js';
 import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
@@ -45,6 +49,10 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     passkeyChallenges: new MemoryPasskeyChallengeRepository(db),
     resumableUploads: new MemoryResumableUploadRepository(db),
     invites: new MemoryInviteRepository(db),
+    accountDirectory: new MemoryAccountDirectory(db),
+    adminAudit: new MemoryAdminAuditLog(),
+    instanceStatistics: new MemoryInstanceStatistics(db),
+    planOverrides: new MemoryPlanOverrideStore(),
     oidcIdentities: new MemoryOidcIdentityRepository(db),
     oidcFlows: new MemoryOidcFlowRepository(db),
     probe: new MemoryHealthProbe(),

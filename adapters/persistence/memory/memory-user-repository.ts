@@ -1,5 +1,5 @@
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
-import type { User } from '../../../core/accounts/user.js';
+import type { Role, User } from '../../../core/accounts/user.js';
 import type { UserRepository } from '../../../core/accounts/user-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { copyDate, copyNullableDate } from './copy-date.js';
@@ -18,6 +18,10 @@ function copyUser(user: User): User {
     trialEndsAt: copyNullableDate(user.trialEndsAt),
     accessUntil: copyNullableDate(user.accessUntil),
     subscriptionCanceledAt: copyNullableDate(user.subscriptionCanceledAt),
+    role: user.role,
+    suspendedAt: copyNullableDate(user.suspendedAt),
+    storageLimitBytes: user.storageLimitBytes,
+    fileCountLimit: user.fileCountLimit,
     createdAt: copyDate(user.createdAt),
     updatedAt: copyDate(user.updatedAt),
   };
@@ -94,6 +98,34 @@ export class MemoryUserRepository implements UserRepository {
     if (options.accessUntil !== undefined) user.accessUntil = copyNullableDate(options.accessUntil);
     if (options.subscriptionCanceledAt !== undefined) user.subscriptionCanceledAt = copyNullableDate(options.subscriptionCanceledAt);
     user.updatedAt = copyDate(options.at);
+  }
+
+  async setRole(options: { userId: string; role: Role; at: Date }): Promise<void> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return;
+    user.role = options.role;
+    user.updatedAt = copyDate(options.at);
+  }
+
+  async setSuspended(options: { userId: string; suspendedAt: Date | null; at: Date }): Promise<void> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return;
+    user.suspendedAt = copyNullableDate(options.suspendedAt);
+    user.updatedAt = copyDate(options.at);
+  }
+
+  async setLimits(options: { userId: string; storageLimitBytes?: number | null; fileCountLimit?: number | null; at: Date }): Promise<void> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return;
+    if (options.storageLimitBytes !== undefined) user.storageLimitBytes = options.storageLimitBytes;
+    if (options.fileCountLimit !== undefined) user.fileCountLimit = options.fileCountLimit;
+    user.updatedAt = copyDate(options.at);
+  }
+
+  async countActiveAdmins(): Promise<number> {
+    let count = 0;
+    for (const user of this.db.users.values()) if (user.role === 'admin' && user.suspendedAt === null) count++;
+    return count;
   }
 
   async list(options: { window: Window }): Promise<Paged<User>> {

@@ -53,6 +53,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0042_search_on_database_indexes', () => import('./0042_search_on_database_indexes.js')],
   ['0043_hardening', () => import('./0043_hardening.js')],
   ['0044_webhooks', () => import('./0044_webhooks.js')],
+  ['0045_admin_console', () => import('./0045_admin_console.js')],
 ];
 
 /** A migration's name and how to load its module. */

@@ -1,6 +1,10 @@
 import { Kysely } from 'kysely';
 import { SqlWebhookRepository } from './sql-webhook-repository.js';
 import { SqlInviteRepository } from './sql-invite-repository.js';
+import { SqlAccountDirectory } from './sql-account-directory.js';
+import { SqlAdminAuditLog } from './sql-admin-audit-log.js';
+import { SqlInstanceStatistics } from './sql-instance-statistics.js';
+import { SqlPlanOverrideStore } from './sql-plan-override-store.js';
 import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
@@ -58,6 +62,10 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     passkeyChallenges: new SqlPasskeyChallengeRepository(db),
     resumableUploads: new SqlResumableUploadRepository(db),
     invites: new SqlInviteRepository(db),
+    accountDirectory: new SqlAccountDirectory(db),
+    adminAudit: new SqlAdminAuditLog(db),
+    instanceStatistics: new SqlInstanceStatistics(db),
+    planOverrides: new SqlPlanOverrideStore(db),
     oidcIdentities: new SqlOidcIdentityRepository(db),
     oidcFlows: new SqlOidcFlowRepository(db),
     webhooks: new SqlWebhookRepository(db),

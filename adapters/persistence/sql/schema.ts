@@ -37,6 +37,41 @@ export interface UsersTable {
   updated_at: Int64;
   /** The account's key for signed URLs (base64url, 32 random bytes); null until its first signed URL (migration 0013). */
   signing_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `user` or `admin` (migration 0045). */
+  role: ColumnType<string, string | undefined, string>;
+  /** Unix ms the account was suspended; null while active (migration 0045). */
+  suspended_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** Bytes; the account's own storage limit set by an administrator, null = the plan's (migration 0045). */
+  storage_limit_bytes: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** The account's own file count limit, null = the plan's (migration 0045). */
+  file_count_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+}
+
+/** `plan_overrides`: plans set by administrators over the plans file (migration 0045). */
+export interface PlanOverridesTable {
+  name: string;
+  /** JSON text of the plan (PlanOverrideStore's shape). */
+  definition: string;
+  /** Unix ms of the last change. */
+  updated_at: Int64;
+}
+
+/** `admin_audit`: one row per administrator action (migration 0045, docs/admin.md). */
+export interface AdminAuditTable {
+  id: string;
+  created_at: Int64;
+  /** The administrator's account id; null for the CLI on the server. */
+  actor_id: string | null;
+  /** The administrator's e-mail, or `cli` for the CLI. */
+  actor_email: string;
+  action: string;
+  target_id: string | null;
+  target_email: string | null;
+  /** The client address of the request; null for the CLI. */
+  client: string | null;
+  /** JSON text of the changed fields before and after; null when the action changes no field. */
+  before_json: string | null;
+  after_json: string | null;
 }
 
 /** `one_time_tokens`: e-mail confirmation and password reset tokens, by SHA-256 (hex). */
@@ -272,6 +307,8 @@ export interface MfaChallengesTable {
 
 export interface HangarDatabase {
   users: UsersTable;
+  admin_audit: AdminAuditTable;
+  plan_overrides: PlanOverridesTable;
   one_time_tokens: OneTimeTokensTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;

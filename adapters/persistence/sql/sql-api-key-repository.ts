@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, type Selectable } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { ApiKey } from '../../../core/api-keys/api-key.js';
-import { API_KEY_SCOPES, isApiKeyScope } from '../../../core/api-keys/api-key-scopes.js';
+import { KEY_SCOPES, isApiKeyScope } from '../../../core/api-keys/api-key-scopes.js';
 import type { ApiKeyRepository } from '../../../core/api-keys/api-key-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { newestFirstPage } from './newest-first.js';
@@ -19,7 +19,7 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
     keyHash: row.key_hash,
     createdAt: toDate(row.created_at),
     lastUsedAt: toNullableDate(row.last_used_at),
-    scopes: API_KEY_SCOPES.filter((scope) => row.scopes.split(' ').includes(scope)),
+    scopes: KEY_SCOPES.filter((scope) => row.scopes.split(' ').includes(scope)),
     expiresAt: toNullableDate(row.expires_at),
   };
 }

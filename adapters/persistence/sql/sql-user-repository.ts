@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
-import type { User } from '../../../core/accounts/user.js';
+import type { Role, User } from '../../../core/accounts/user.js';
 import type { UserRepository } from '../../../core/accounts/user-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
@@ -8,7 +8,8 @@ import type { HangarDatabase, UsersTable } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 
-function toUser(row: Selectable<UsersTable>): User {
+/** A `users` row as the core's {@link User}. */
+export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: row.id,
     email: row.email,
@@ -21,6 +22,11 @@ function toUser(row: Selectable<UsersTable>): User {
     trialEndsAt: toNullableDate(row.trial_ends_at),
     accessUntil: toNullableDate(row.access_until),
     subscriptionCanceledAt: toNullableDate(row.subscription_canceled_at),
+    role: row.role === 'admin' ? 'admin' : 'user',
+    // `?? null`: a row read on a schema before migration 0045 (upgrade tests) lacks these columns.
+    suspendedAt: toNullableDate(row.suspended_at ?? null),
+    storageLimitBytes: toNullableNumber(row.storage_limit_bytes ?? null),
+    fileCountLimit: toNullableNumber(row.file_count_limit ?? null),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
@@ -63,6 +69,13 @@ export class SqlUserRepository implements UserRepository {
         trial_ends_at: toNullableMillis(user.trialEndsAt),
         access_until: toNullableMillis(user.accessUntil),
         subscription_canceled_at: toNullableMillis(user.subscriptionCanceledAt),
+        // The columns of migration 0045 are written only when they differ from their defaults, so
+        // an account is created the same way on a schema that predates them (the upgrade tests
+        // create accounts on earlier schemas, then migrate).
+        ...(user.role !== 'user' && { role: user.role }),
+        ...(user.suspendedAt !== null && { suspended_at: toMillis(user.suspendedAt) }),
+        ...(user.storageLimitBytes !== null && { storage_limit_bytes: user.storageLimitBytes }),
+        ...(user.fileCountLimit !== null && { file_count_limit: user.fileCountLimit }),
         created_at: toMillis(user.createdAt),
         updated_at: toMillis(user.updatedAt),
       })
@@ -119,6 +132,35 @@ export class SqlUserRepository implements UserRepository {
     if (options.accessUntil !== undefined) changes.access_until = toNullableMillis(options.accessUntil);
     if (options.subscriptionCanceledAt !== undefined) changes.subscription_canceled_at = toNullableMillis(options.subscriptionCanceledAt);
     await this.db.updateTable('users').set(changes).where('id', '=', options.userId).execute();
+  }
+
+  async setRole(options: { userId: string; role: Role; at: Date }): Promise<void> {
+    await this.db.updateTable('users').set({ role: options.role, updated_at: toMillis(options.at) }).where('id', '=', options.userId).execute();
+  }
+
+  async setSuspended(options: { userId: string; suspendedAt: Date | null; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ suspended_at: toNullableMillis(options.suspendedAt), updated_at: toMillis(options.at) })
+      .where('id', '=', options.userId)
+      .execute();
+  }
+
+  async setLimits(options: { userId: string; storageLimitBytes?: number | null; fileCountLimit?: number | null; at: Date }): Promise<void> {
+    const changes: Updateable<UsersTable> = { updated_at: toMillis(options.at) };
+    if (options.storageLimitBytes !== undefined) changes.storage_limit_bytes = options.storageLimitBytes;
+    if (options.fileCountLimit !== undefined) changes.file_count_limit = options.fileCountLimit;
+    await this.db.updateTable('users').set(changes).where('id', '=', options.userId).execute();
+  }
+
+  async countActiveAdmins(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('total'))
+      .where('role', '=', 'admin')
+      .where('suspended_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return toNumber(row.total);
   }
 
   async list(options: { window: Window }): Promise<Paged<User>> {

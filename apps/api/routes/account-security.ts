@@ -54,7 +54,7 @@ export function accountSecurityRoutes(hangar: Hangar): Route[] {
       method: 'POST', path: '/auth/mfa/verify', operationId: 'completeMfaSignIn', tag: 'auth', auth: 'none',
       summary: 'Second step of a login with two-factor sign-in on: the mfa_token and a TOTP or recovery code; answers like POST /auth/login',
       body: Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 256 }), code: Code }),
-      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 429) },
+      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 401, 403, 429) },
       handler: async ({ ctx, body }) => {
         const { user, session } = await hangar.completeMfaSignIn.execute({ mfaToken: body.mfa_token, code: body.code, device: ctx.state.device });
         await signedIn(hangar, ctx, user, session);

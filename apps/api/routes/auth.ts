@@ -39,7 +39,7 @@ export function authRoutes(hangar: Hangar): Route[] {
       summary: 'Confirm the e-mail address from the mailed link; 302 to redirect_to, signed in (tokens in the URL fragment)',
       query: Type.Object({ token: Type.String() }),
       // 400: the small page for an unknown, used or expired link; the JSON error for a request without a token.
-      responses: { 302: null, 400: { alternatives: { 'text/html': Type.String(), 'application/json': ErrorBody } } },
+      responses: { 302: null, 400: { alternatives: { 'text/html': Type.String(), 'application/json': ErrorBody } }, ...errors(403) },
       handler: async ({ ctx, query }) => {
         try {
           const { redirectTo, session } = await hangar.confirmEmail.execute({ token: query.token, device: ctx.state.device });
@@ -80,7 +80,7 @@ export function authRoutes(hangar: Hangar): Route[] {
       method: 'POST', path: '/auth/refresh', operationId: 'refreshSession', tag: 'auth', auth: 'none',
       summary: 'Exchange a refresh token for a new session (the old refresh token stops working)',
       body: Type.Object({ refresh_token: Token }),
-      responses: { 200: Type.Object({ session: SessionBody }), ...errors(400, 401) },
+      responses: { 200: Type.Object({ session: SessionBody }), ...errors(400, 401, 403) },
       handler: async ({ ctx, body }) => {
         ctx.body = { session: sessionJson(await hangar.refreshSession.execute({ refreshToken: body.refresh_token })) };
       },

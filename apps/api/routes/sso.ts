@@ -89,7 +89,7 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string; logge
       method: 'POST', path: '/auth/oidc/exchange', operationId: 'exchangeOidcCode', tag: 'auth', auth: 'none',
       summary: 'Exchange the single-use code from the sign-in callback for a session (the answer of POST /auth/login)',
       body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) }),
-      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400) },
+      responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 403) },
       handler: async ({ ctx, body }) => {
         const { user, session } = await hangar.exchangeSignInCode.execute({ code: body.code, client: ctx.state.client, device: ctx.state.device });
         // As for POST /auth/login: the activity log records the sign-in as the new session's first request.

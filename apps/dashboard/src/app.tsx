@@ -3,6 +3,7 @@ import { api, isSignedIn, onAuthChange, restoreSession, sessionFromFragment, sig
 import { useLoad } from './components.js';
 import { navigate, useRoute } from './router.js';
 import { ActivityScreen } from './screens/activity.js';
+import { AdminScreen } from './screens/admin.js';
 import { ForgotPassword, Register, ResetPassword, SignIn } from './screens/auth.js';
 import { FilesScreen } from './screens/files.js';
 import { KeysScreen } from './screens/keys.js';
@@ -20,6 +21,8 @@ const SCREENS = [
   { path: '/usage', label: 'Usage', render: () => <UsageScreen /> },
   { path: '/activity', label: 'Activity', render: () => <ActivityScreen /> },
 ];
+/** Administrators only (docs/admin.md): shown in the navigation when the profile's role is `admin`. */
+const ADMIN_SCREEN = { path: '/admin', label: 'Admin', render: () => <AdminScreen /> };
 /** Reached from the account area of the header (beside "Sign out"), not the main navigation: it keeps the phone header at two rows. */
 const ACCOUNT_SCREENS = [
   { path: '/webhooks', label: 'Webhooks', render: () => <WebhooksScreen /> },
@@ -79,11 +82,14 @@ export function App() {
 }
 
 function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
-  const screen = [...SCREENS, ...ACCOUNT_SCREENS].find((s) => s.path === path);
   const profile = useLoad(() => api<Profile>('/profile'), []);
+  const isAdmin = profile.data?.role === 'admin';
+  const screens = isAdmin ? [...SCREENS, ADMIN_SCREEN] : SCREENS;
+  const screen = [...screens, ...ACCOUNT_SCREENS].find((s) => s.path === path);
   useEffect(() => {
-    if (!screen) navigate('/files', true);
-  }, [screen]);
+    // The Admin screen waits for the profile before it is known to exist.
+    if (!screen && !(path === ADMIN_SCREEN.path && profile.loading)) navigate('/files', true);
+  }, [screen, profile.loading]);
   // Move focus to the new screen's heading, so keyboard and screen reader users start there.
   useEffect(() => {
     const heading = document.querySelector<HTMLElement>('main h1');
@@ -102,7 +108,7 @@ function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
           Hangar
         </a>
         <nav class="main-nav" aria-label="Dashboard">
-          {SCREENS.map((s) => (
+          {screens.map((s) => (
             <a key={s.path} href={`#${s.path}`} aria-current={s.path === path ? 'page' : undefined}>
               {s.label}
             </a>

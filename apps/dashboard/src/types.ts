@@ -92,6 +92,8 @@ export interface LogEntry {
 /** Profile (spec 2.8). */
 export interface Profile {
   user: { id: string; email: string; created_at: string; email_confirmed_at: string | null };
+  /** `admin`: the Admin section is shown (docs/admin.md). */
+  role?: 'user' | 'admin';
   plan: {
     name: string;
     trial_ends_at: string | null;

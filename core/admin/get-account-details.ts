@@ -1,0 +1,41 @@
+import type { AccountStanding } from '../plans/account-standing.js';
+import type { AccountPolicy } from '../plans/account-policy.js';
+import type { GetUsage, Usage } from '../plans/get-usage.js';
+import { DomainError } from '../shared/errors.js';
+import type { AccountDirectory, AccountSummary } from './account-directory.js';
+import type { AdminAuditEntry, AdminAuditLog } from './admin-audit.js';
+import { type AccountRef, accountOf } from './admin-target.js';
+import type { UserRepository } from '../accounts/user-repository.js';
+
+/** How many recent administrator actions {@link GetAccountDetails} lists. */
+export const RECENT_ADMIN_ACTIONS = 20;
+
+/** One account as an administrator's page shows it: its summary, standing, usage of the period and the recent administrator actions on it. */
+export interface AccountDetails {
+  summary: AccountSummary;
+  standing: AccountStanding;
+  /** The account's effective upload limit in bytes. */
+  uploadLimitBytes: number;
+  usage: Usage;
+  recentActions: AdminAuditEntry[];
+}
+
+/**
+ * One account for administrators (`GET /admin/users/:id`, `users show`): counts only, never a file.
+ * @throws DomainError USER_NOT_FOUND (404)
+ */
+export class GetAccountDetails {
+  constructor(private readonly deps: { users: UserRepository; directory: AccountDirectory; accounts: AccountPolicy; usage: GetUsage; audit: AdminAuditLog }) {}
+
+  async execute(input: { account: AccountRef }): Promise<AccountDetails> {
+    const user = await accountOf(this.deps.users, input.account);
+    const [summary, view, usage, recent] = await Promise.all([
+      this.deps.directory.summary(user.id),
+      this.deps.accounts.view(user.id),
+      this.deps.usage.execute({ userId: user.id }),
+      this.deps.audit.list({ targetId: user.id, window: { offset: 0, limit: RECENT_ADMIN_ACTIONS } }),
+    ]);
+    if (!summary) throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
+    return { summary, standing: view.standing, uploadLimitBytes: view.uploadLimitBytes, usage, recentActions: recent.items };
+  }
+}

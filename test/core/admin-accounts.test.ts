@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { CLI_ACTOR } from '../../core/admin/admin-audit.js';
+import { isDomainError } from '../../core/shared/errors.js';
+import { createMemoryHangar, passwordSignIn } from '../support/memory-hangar.js';
+
+/** Expects `promise` to reject with a DomainError of `code`. */
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(isDomainError(error), String(error)).to.equal(true);
+    expect((error as { code: string }).code).to.equal(code);
+    return;
+  }
+  expect.fail(`expected ${code}`);
+}
+
+// The administration use cases on in-memory adapters (docs/admin.md): what an embedding host gets
+// without the HTTP edge.
+describe('Administration of accounts (core)', () => {
+  it('makes ADMIN_EMAILS accounts administrators when they confirm, and only then', async () => {
+    const world = createMemoryHangar({ adminEmails: ['boss@example.com'] });
+    const boss = await world.registerConfirmed('Boss@Example.com');
+    const other = await world.registerConfirmed('other@example.com');
+    expect((await world.repos.users.findById(boss.userId))?.role).to.equal('admin');
+    expect((await world.repos.users.findById(other.userId))?.role).to.equal('user');
+  });
+
+  it('refuses to take away the last active administrator: demotion, suspension, deletion', async () => {
+    const world = createMemoryHangar({ adminEmails: ['boss@example.com'] });
+    const { hangar } = world;
+    await world.registerConfirmed('boss@example.com');
+    const account = { email: 'boss@example.com' };
+    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account, changes: { role: 'user' } }), 'LAST_ADMIN');
+    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account, changes: { status: 'suspended' } }), 'LAST_ADMIN');
+    await rejectsWith(hangar.removeAccount.execute({ actor: CLI_ACTOR, account }), 'LAST_ADMIN');
+    await world.registerConfirmed('deputy@example.com');
+    await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email: 'deputy@example.com' }, changes: { role: 'admin' } });
+    expect((await hangar.updateAccount.execute({ actor: CLI_ACTOR, account, changes: { role: 'user' } })).role).to.equal('user');
+    const audit = await hangar.listAdminAudit.execute({ page: 1, limit: 10 });
+    // Both within one millisecond of the test clock: their order is by id, so compared as a set.
+    expect(audit.items.map((e) => e.action)).to.have.members(['demote', 'promote']);
+    expect(audit.items.find((e) => e.action === 'demote')).to.deep.include({ actor: CLI_ACTOR, before: { role: 'admin' }, after: { role: 'user' } });
+  });
+
+  it('suspends an account: no sign-in, no credential, its files not served; reinstated, all of it works again', async () => {
+    const world = createMemoryHangar();
+    const { hangar } = world;
+    const owner = await world.registerConfirmed('owner@example.com');
+    const { key } = await hangar.createApiKey.execute({ userId: owner.userId });
+    const file = await world.upload(owner.userId, { size: 10, contentType: 'text/plain' });
+    const read = () => hangar.readPublicFile.execute({ fileId: file.file.fileId });
+    expect((await read()).file.fileId).to.equal(file.file.fileId);
+    await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: owner.userId }, changes: { status: 'suspended' } });
+    await rejectsWith(passwordSignIn(hangar, { email: owner.email, password: owner.password }), 'ACCOUNT_SUSPENDED');
+    await rejectsWith(hangar.refreshSession.execute({ refreshToken: owner.session.refreshToken }), 'ACCOUNT_SUSPENDED');
+    await rejectsWith(hangar.authenticate.execute({ apiKey: key }), 'ACCOUNT_SUSPENDED');
+    await rejectsWith(read(), 'FILE_NOT_FOUND');
+    await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: owner.userId }, changes: { status: 'active' } });
+    expect((await hangar.authenticate.execute({ apiKey: key })).userId).to.equal(owner.userId);
+    expect((await read()).file.fileId).to.equal(file.file.fileId);
+    expect((await passwordSignIn(hangar, { email: owner.email, password: owner.password })).session.accessToken).to.be.a('string');
+  });
+
+  it('records nothing when a change changes nothing, and refuses bad limits before writing anything', async () => {
+    const world = createMemoryHangar();
+    const { hangar } = world;
+    const user = await world.registerConfirmed('same@example.com');
+    await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: user.userId }, changes: { status: 'active', role: 'user' } });
+    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: user.userId }, changes: { fileCountLimit: 1.5, status: 'suspended' } }), 'VALIDATION_FAILED');
+    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: user.userId }, changes: { plan: 'nope' } }), 'PLAN_NOT_FOUND');
+    expect((await world.repos.users.findById(user.userId))?.suspendedAt).to.equal(null);
+    expect((await hangar.listAdminAudit.execute({ page: 1, limit: 10 })).total).to.equal(0);
+  });
+
+  it('applies a plan set by an administrator to the accounts on it, and a plan another process set once synced', async () => {
+    const world = createMemoryHangar();
+    const { hangar, ports, options } = world;
+    const user = await world.registerConfirmed('planned@example.com');
+    const name = hangar.plans.defaultPlan.name;
+    await hangar.setPlan.execute({ actor: CLI_ACTOR, plan: { name, trialDays: null, storageLimitBytes: 100, fileCountLimit: 1, maxUploadSizeBytes: 50, imageOpsLimit: null } });
+    await world.upload(user.userId, { size: 10, contentType: 'text/plain' });
+    await rejectsWith(world.upload(user.userId, { size: 10, contentType: 'text/plain' }), 'FILE_COUNT_LIMIT_REACHED');
+    // Another core on the same store (another process) sees the plan once it syncs.
+    const { createHangar } = await import('../../core/hangar.js');
+    const other = createHangar(ports, options);
+    expect(other.plans.defaultPlan.fileCountLimit).to.not.equal(1);
+    expect(await other.syncPlans.execute()).to.equal(true);
+    expect(other.plans.defaultPlan.fileCountLimit).to.equal(1);
+    expect(await other.syncPlans.execute()).to.equal(false);
+  });
+});
