@@ -376,7 +376,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getOwnerThumbnail: new GetOwnerThumbnail({ files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError, slots: imageSlots.thumbnails }),
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, clock, options }),
     readSignedFile: new ReadSignedFile({ files, users, blobs, signer: ports.urlSigner, apiKeys, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
-    signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, options, failpoints }),
+    signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, clock, options, failpoints }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
     createShare: new CreateShare({ files, shares: ports.shares, apiKeys, passwords, ids, clock, options }),
     listShares: new ListShares({ files, shares: ports.shares, options }),

@@ -63,6 +63,26 @@ describe('HTTP: signed URLs and share links made with an API key end with the ke
     }
   });
 
+  it('refuses a deletion link (403, file kept) once the API key that made it is revoked, or when its kid was removed or swapped', async () => {
+    const minter = await newKey();
+    const other = await newKey();
+    const uploaded = await upload(server, minter.key, makePng(), { query: '?deletionUrl=true' });
+    const fileId = uploaded.body.file.file_id as string;
+    const link = new URL(uploaded.body.deletion_url.replace('http://api.hangar.test', server.api));
+    expect(link.searchParams.get('kid')).to.equal(minter.id);
+    const without = new URL(link.href);
+    without.searchParams.delete('kid');
+    const swapped = new URL(link.href);
+    swapped.searchParams.set('kid', other.id);
+    for (const href of [without.href, swapped.href]) expect((await fetch(href, { method: 'POST' })).status, href).to.equal(403);
+    expect((await fetch(link.href)).status).to.equal(200);
+    expect((await call(server.api, `/auth/api-keys/${minter.id}`, { method: 'DELETE', token: account.accessToken })).status).to.equal(204);
+    const page = await fetch(link.href, { method: 'POST' });
+    expect(page.status).to.equal(403);
+    expect(await page.text()).to.include('API key that made it');
+    expect((await call(server.api, `/files/${fileId}`, { apiKey: account.apiKey })).status).to.equal(200);
+  });
+
   it('removes a share link (404) once the API key that made it is revoked; a share made with a session stays', async () => {
     const fileId = await privateFile();
     const minter = await newKey();

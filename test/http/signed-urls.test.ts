@@ -226,7 +226,7 @@ describe('HTTP: signed deletion links (ShareX DeletionURL)', () => {
     expect(plain.body).to.not.have.property('deletion_url');
     const uploaded = await upload(server, apiKey, makePng(), { name: 'gone.png', query: '?deletionUrl=true' });
     const fileId = uploaded.body.file.file_id;
-    expect(uploaded.body.deletion_url).to.match(new RegExp(`^http://api\\.hangar\\.test/files/${fileId}/delete\\?signature=[A-Za-z0-9_-]{43}$`));
+    expect(uploaded.body.deletion_url).to.match(new RegExp(`^http://api\\.hangar\\.test/files/${fileId}/delete\\?signature=[A-Za-z0-9_-]{43}&kid=[0-9a-f-]{36}$`));
     const url = local(uploaded.body.deletion_url);
     const page = await pageAt(url);
     expect(page.status).to.equal(200);

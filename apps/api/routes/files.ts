@@ -75,7 +75,7 @@ export function fileRoutes(hangar: Hangar): Route[] {
           ctx.status = 201;
           ctx.state.fileId = view.file.fileId;
           ctx.state.requestBytes = view.file.size;
-          const deletionUrl = query.deletionUrl ? await hangar.signedDeletion.link({ userId: principal.userId, fileId: view.file.fileId }) : undefined;
+          const deletionUrl = query.deletionUrl ? await hangar.signedDeletion.link({ userId: principal.userId, fileId: view.file.fileId, apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : undefined }) : undefined;
           ctx.body = deletionUrl === undefined ? { file: fileJson(view), message: 'File uploaded.' } : { file: fileJson(view), message: 'File uploaded.', deletion_url: deletionUrl };
         } finally {
           ctx.req.off('close', onClose);

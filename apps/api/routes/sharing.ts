@@ -132,7 +132,10 @@ export function sharingRoutes(hangar: Hangar): Route[] {
 /** The pages of a signed deletion link (ShareX `DeletionURL`): a confirmation, then the delete itself. */
 export function deletionLinkRoutes(hangar: Hangar): Route[] {
   const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
-  const Query = Type.Object({ signature: Type.Optional(Type.String({ maxLength: 128 })) });
+  const Query = Type.Object({
+    signature: Type.Optional(Type.String({ maxLength: 128 })),
+    kid: Type.Optional(Type.String({ maxLength: 64, description: 'The API key that made the link (signed); the link works only while that key does' })),
+  });
   const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   /** A refusal as a page (the link is opened in a browser). */
   const refused = (ctx: Context, error: unknown) => {
@@ -148,7 +151,7 @@ export function deletionLinkRoutes(hangar: Hangar): Route[] {
       responses: { 200: HTML, 403: HTML, 404: HTML },
       handler: async ({ ctx, params, query }) => {
         try {
-          const file = await hangar.signedDeletion.check({ fileId: params.id, signature: query.signature });
+          const file = await hangar.signedDeletion.check({ fileId: params.id, signature: query.signature, kid: query.kid });
           renderPage(ctx, {
             status: 200,
             title: `Delete ${file.name ?? file.fileId}?`,
@@ -167,7 +170,7 @@ export function deletionLinkRoutes(hangar: Hangar): Route[] {
       responses: { 200: HTML, 403: HTML, 404: HTML },
       handler: async ({ ctx, params, query }) => {
         try {
-          const file = await hangar.signedDeletion.execute({ fileId: params.id, signature: query.signature });
+          const file = await hangar.signedDeletion.execute({ fileId: params.id, signature: query.signature, kid: query.kid });
           renderPage(ctx, { status: 200, title: 'Deleted', body: `<p>${escape(file.name ?? file.fileId)} is deleted.</p>` });
         } catch (error) {
           refused(ctx, error);
