@@ -7,8 +7,9 @@
 // every server gets a port, a data directory and (Postgres) a schema of its own, and each pass's
 // mocha workers use databases of their own (test/support/test-database.ts).
 //
-// Each pass's output is held and printed whole when it ends, with its wall and CPU time
-// (user + system, its processes together), so the two never interleave. Exit status: 0 when both
+// The first pass's output comes as it goes; the second's is held and written once the first has
+// ended, so the two never interleave; each ends with its wall time, the whole with the wall and CPU
+// time (user + system) of every process of both passes. Exit status: 0 when both
 // passed, else the first non-zero one.
 //   node scripts/test-passes.mjs [--serial]     (--serial: one pass after the other)
 import { spawn } from 'node:child_process';
@@ -25,22 +26,40 @@ const PASSES = [
   { name: 'Postgres (HTTP suite)', args: ['--config', '.mocharc.postgres.json'], env: { HANGAR_TEST_DB: 'postgres' } },
 ];
 
-/** Runs one pass; resolves with its exit status once its output was printed. */
-function run(pass) {
+/**
+ * Runs one pass; resolves with its exit status. Its output goes straight to ours when `live()` says
+ * so, else it is held, and written whole at the first `live()` that says so (checked at each chunk and at the end).
+ */
+function run(pass, live) {
   return new Promise((resolve) => {
     const started = performance.now();
     const child = spawn(process.execPath, [mocha, ...pass.args], { cwd: root, env: { ...process.env, ...pass.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks = [];
-    child.stdout.on('data', (chunk) => chunks.push(chunk));
-    child.stderr.on('data', (chunk) => chunks.push(chunk));
+    let held = [];
+    const write = (chunk) => {
+      if (held && live()) {
+        process.stdout.write(Buffer.concat(held));
+        held = undefined;
+      }
+      if (held) held.push(chunk);
+      else process.stdout.write(chunk);
+    };
+    child.stdout.on('data', write);
+    child.stderr.on('data', write);
     child.on('close', (code, signal) => {
       const seconds = ((performance.now() - started) / 1000).toFixed(0);
-      process.stdout.write(`\n── ${pass.name}: ${code === 0 ? 'passed' : `failed (${signal ?? code})`} in ${seconds} s wall ──\n`);
-      process.stdout.write(Buffer.concat(chunks));
-      resolve(code ?? 1);
+      const done = () => {
+        if (held) process.stdout.write(Buffer.concat(held));
+        process.stdout.write(`\n── ${pass.name}: ${code === 0 ? 'passed' : `failed (${signal ?? code})`} in ${seconds} s wall ──\n`);
+        resolve(code ?? 1);
+      };
+      if (live()) done();
+      else waiting.push(done);
     });
   });
 }
+
+/** Passes that ended while another one was writing: each finishes once the one before it has. */
+const waiting = [];
 
 /** CPU seconds (user + system) of this process's children that have ended and been waited for, with theirs (Linux /proc; 0 elsewhere). */
 function childrenCpuSeconds() {
@@ -57,10 +76,20 @@ const started = performance.now();
 let codes;
 if (serial) {
   codes = [];
-  for (const pass of PASSES) codes.push(await run(pass));
+  for (const pass of PASSES) codes.push(await run(pass, () => true));
 } else {
-  process.stdout.write(`test passes at once: ${PASSES.map((pass) => pass.name).join(', ')} (output of each when it ends)\n`);
-  codes = await Promise.all(PASSES.map(run));
+  // The first pass writes as it goes; each later one is held until the one before it has ended.
+  process.stdout.write(`test passes at once: ${PASSES.map((pass) => pass.name).join(', ')} (the first one's output as it comes, each other one's after it)\n`);
+  let writing = 0;
+  codes = await Promise.all(
+    PASSES.map((pass, index) =>
+      run(pass, () => writing === index).then((code) => {
+        writing = index + 1;
+        while (waiting.length > 0) waiting.shift()();
+        return code;
+      }),
+    ),
+  );
 }
 process.stdout.write(`\ntest passes: ${((performance.now() - started) / 1000).toFixed(0)} s wall, ${childrenCpuSeconds().toFixed(0)} s CPU (user + system)\n`);
 process.exit(codes.find((code) => code !== 0) ?? 0);
