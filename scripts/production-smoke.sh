@@ -214,15 +214,14 @@ for _ in 1 2 3; do
   step "ready again after ${ready_ms} ms"
   [ -z "$best" ] || [ "$ready_ms" -lt "$best" ] && best=$ready_ms
 done
-# A wall-clock bound means something only on a machine that is not busy with other work. The bound
-# is 3 s, not the 1 s the operations issue asks for: no measurement yet shows a restart with two
-# workers under 1 s with a margin (decision 0010, docs/decisions/).
+# A wall-clock bound means something only on a machine that is not busy with other work: 1 s with
+# two workers (issue 59; the bench's `startup` scenario measures the same start, bench/README.md).
 load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
 cpus=$(nproc 2>/dev/null || echo 1)
 if awk -v l="$load" -v c="$cpus" 'BEGIN { exit !(l < c) }'; then
-  [ "$best" -le 3000 ] || fail "a restart took ${best} ms to answer /readyz (at most 3000)"
+  [ "$best" -le 1000 ] || fail "a restart took ${best} ms to answer /readyz (at most 1000)"
 else
-  step "NOTE: restart bound (3000 ms) not checked: load average $load on $cpus CPUs; best restart ${best} ms"
+  step "NOTE: restart bound (1000 ms) not checked: load average $load on $cpus CPUs; best restart ${best} ms"
 fi
 
 step "hangar --help, --version, users list, a refusal, backup and restore in the image's tree"

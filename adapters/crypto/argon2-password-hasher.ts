@@ -1,7 +1,12 @@
-import { argon2id, hash, verify } from 'argon2';
 import { availableParallelism } from 'node:os';
 import type { PasswordHasher } from '../../core/accounts/password-hasher.js';
 import { Semaphore } from './semaphore.js';
+
+let library: Promise<typeof import('argon2')> | undefined;
+/** argon2 (a native addon), imported on first use: a process that never hashes or checks a password does not load it. */
+function argon2(): Promise<typeof import('argon2')> {
+  return (library ??= import('argon2'));
+}
 
 /** Cost parameters of {@link Argon2PasswordHasher} (RFC 9106 §3.1). */
 export interface Argon2PasswordHasherOptions {
@@ -42,6 +47,7 @@ export class Argon2PasswordHasher implements PasswordHasher {
 
   /** @returns the PHC-format argon2id hash of `password` (UTF-8) */
   async hash(password: string): Promise<string> {
+    const { argon2id, hash } = await argon2();
     return this.slots.run(() => hash(password, { type: argon2id, memoryCost: this.memoryCost, timeCost: this.timeCost, parallelism: this.parallelism }));
   }
 
@@ -49,6 +55,7 @@ export class Argon2PasswordHasher implements PasswordHasher {
   async verify(options: { hash: string; password: string }): Promise<boolean> {
     if (typeof options.hash !== 'string' || !options.hash.startsWith('$argon2')) return false;
     try {
+      const { verify } = await argon2();
       return await this.slots.run(() => verify(options.hash, options.password));
     } catch {
       return false;

@@ -1,4 +1,5 @@
-import sharp from 'sharp';
+import { createRequire } from 'node:module';
+import type Sharp from 'sharp';
 import type { ImageTransform, ImageTransformer, TransformedImage } from '../../core/images/image-transformer.js';
 import { DomainError } from '../../core/shared/errors.js';
 
@@ -14,6 +15,17 @@ export interface SharpImageTransformerOptions {
   maxInputBytes?: number;
   /** Longest one transformation may run, in seconds, before it fails with IMAGE_UNREADABLE. Default 30. */
   timeoutSeconds?: number;
+}
+
+let library: typeof Sharp | undefined;
+/**
+ * sharp, loaded on first use (the first thumbnail, or the first read of {@link SharpImageTransformer.version}):
+ * with libvips it is the largest native library of the service, and most processes never transform
+ * an image between two restarts. Loaded through `require` (sharp ships a CommonJS entry) because
+ * `version` is read synchronously by the core.
+ */
+function sharpLibrary(): typeof Sharp {
+  return (library ??= createRequire(import.meta.url)('sharp') as typeof Sharp);
 }
 
 /** Defaults of {@link SharpImageTransformerOptions}. */
@@ -34,8 +46,12 @@ export const SHARP_DEFAULTS = { maxInputPixels: 40_000_000, maxInputBytes: 64 * 
  *   the core bounds how many calls run at once.
  */
 export class SharpImageTransformer implements ImageTransformer {
-  /** sharp and libvips versions: an upgrade may change output bytes, so it gets new cache keys. */
-  readonly version = `s${sharp.versions.sharp}v${sharp.versions.vips}`.replace(/[^0-9A-Za-z]/g, '_');
+  #version: string | undefined;
+  /** sharp and libvips versions: an upgrade may change output bytes, so it gets new cache keys. Loads sharp on first read. */
+  get version(): string {
+    const { versions } = sharpLibrary();
+    return (this.#version ??= `s${versions.sharp}v${versions.vips}`.replace(/[^0-9A-Za-z]/g, '_'));
+  }
   private readonly maxInputPixels: number;
   private readonly maxInputBytes: number;
   private readonly timeoutSeconds: number;
@@ -55,6 +71,7 @@ export class SharpImageTransformer implements ImageTransformer {
     const input = await this.read(options.source);
     const { width, height, fit, format, quality } = options.transform;
     const animated = format === 'webp' || format === 'gif';
+    const sharp = sharpLibrary();
     let pipeline = sharp(input, { limitInputPixels: this.maxInputPixels, failOn: 'error', animated })
       .timeout({ seconds: this.timeoutSeconds })
       .autoOrient();

@@ -190,7 +190,10 @@ export const imagesModule = new ContainerModule(({ bind }) => {
       const sharp = new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels });
       if (!metrics) return sharp;
       return {
-        version: sharp.version,
+        // A getter: reading the version loads sharp, which waits for the first image request.
+        get version() {
+          return sharp.version;
+        },
         transform: async (options) => {
           const started = performance.now();
           try {

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import nodeModule from 'node:module';
 import type { Logger } from '../../core/shared/logger.js';
 import { ConfigError, loadConfig, withEnvFile } from './config.js';
 import { applyHeapGrowing } from './heap-growth.js';
@@ -10,6 +11,12 @@ import type { WorkerReady } from './supervisor.js';
 // primary of a node:cluster (apps/server/supervisor.ts) and each worker runs this file again.
 // The service itself is imported only where it runs, so the primary stays small and quick to start.
 let logger: Logger | undefined;
+
+// Node.js 22.1 and later keep V8's compiled code of the modules imported from here on (the bundle's
+// chunks) in a cache on disk (os.tmpdir()/node-compile-cache, NODE_COMPILE_CACHE to move it), so a
+// restart reads it instead of compiling them again. A no-op on Node.js 20, which has no such cache;
+// never throws (a cache that cannot be written is reported in the returned status and left alone).
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 async function main(): Promise<void> {
   if (process.argv.includes('--version')) {

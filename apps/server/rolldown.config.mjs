@@ -31,6 +31,13 @@ export default {
     format: 'esm',
     entryFileNames: '[name].js',
     sourcemap: true,
+    // Smaller to read, compile and hold: V8 keeps each module's source text for as long as the
+    // process runs, as one-byte Latin-1 only when every character fits, else as two bytes per
+    // character. So strings with non-ASCII characters are written with \u escapes (the same values),
+    // and the documentation comments are left out (the sources and the source maps keep them);
+    // legal comments and the bundler's annotations stay.
+    charset: 'ascii',
+    comments: { legal: true, annotation: true, jsdoc: false },
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
     banner: "import { createRequire as __hangarCreateRequire } from 'node:module'; const require = __hangarCreateRequire(import.meta.url);",
   },

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,7 +68,18 @@ export async function startService({ dataDir, nodeArgs = [], env = {}, timeoutMs
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = collect(child);
-  await waitFor(() => /hangar: API on /.test(output.text), child, timeoutMs, output);
+  // The start line, or (LOG_LEVEL=warn leaves that line out) a 200 on /healthz of both servers.
+  let answered = false;
+  const probe = setInterval(() => {
+    Promise.all([port, contentPort].map((p) => answers200(`http://127.0.0.1:${p}/healthz`))).then((both) => {
+      if (both.every(Boolean)) answered = true;
+    });
+  }, 20);
+  try {
+    await waitFor(() => answered || /hangar: API on /.test(output.text), child, timeoutMs, output);
+  } finally {
+    clearInterval(probe);
+  }
   return {
     child,
     pid: child.pid,
@@ -166,6 +178,17 @@ function bounded() {
     },
     text: () => (dropped === 0 ? head + tail : `${head}\n[… ${dropped} characters of output left out …]\n${tail}`),
   };
+}
+
+/** Whether `url` answers 200 now (false on any error). */
+function answers200(url) {
+  return new Promise((resolve) => {
+    const request = get(url, { agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode === 200);
+    });
+    request.on('error', () => resolve(false));
+  });
 }
 
 async function waitFor(ready, child, timeoutMs, output) {

@@ -15,7 +15,7 @@ let resolved: { url: string | undefined } | undefined;
 /**
  * TEST_DATABASE_URL (a libpq URL of a database the tests may create schemas in), or undefined.
  * In a worker of a parallel mocha run (MOCHA_WORKER_ID set) it is instead a database of that
- * worker's own on the same server, `<database>_w<id>`, created on first use, so that workers never
+ * worker's own on the same server, `<database>_w<id>` (`_pg_w<id>` in the Postgres pass), created on first use, so that workers never
  * share a database (its LISTEN channels, migration lock and connection limit). The first call of a
  * process prints one line saying which it is, so a run without Postgres says so once instead of
  * hiding it among skipped tests.
@@ -34,11 +34,16 @@ export function testDatabaseUrl(): string | undefined {
   return url;
 }
 
-/** `url` with its database `<name>` replaced by `<name>_w<worker>`, which is created when missing. */
+/**
+ * `url` with its database `<name>` replaced by `<name>_w<worker>` (`<name>_pg_w<worker>` in the
+ * Postgres HTTP pass, which `npm test` runs at the same time as the SQLite pass: scripts/test-passes.mjs),
+ * created when missing.
+ */
 function workerDatabase(url: string, worker: number): string {
   const parsed = new URL(url);
   const base = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
-  const name = `${base.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_w${worker}`;
+  const pass = httpTestDatabase() === 'postgres' ? '_pg' : '';
+  const name = `${base.toLowerCase().replace(/[^a-z0-9_]/g, '_')}${pass}_w${worker}`;
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'create-database.js');
   execFileSync(process.execPath, [script, url, name], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 30_000 });
   parsed.pathname = `/${name}`;

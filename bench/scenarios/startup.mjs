@@ -1,0 +1,198 @@
+// Start to first answer, idle memory and modules loaded (issue 59), against a bare node:http server
+// started the same way (spawned by the same Node, polled the same way).
+//
+//   node bench/scenarios/startup.mjs [--runs=N]     prints the table and the JSON (needs a built dist/)
+//
+// For each case (one process or WORKERS=2; a DATA_DIR that already holds a database, or a fresh one):
+// - time: spawn → first 200 on the API's /healthz (median of `runs`, after a warm-up start so the
+//   page cache holds node_modules and dist/, as on any restart);
+// - RSS: the resident memory of each server process (the supervisor and its workers apart) once the
+//   first answer came, and again after 1,000 mixed requests (health, reference, unauthenticated,
+//   unknown paths on both servers; 8 at a time);
+// - modules: ES modules and CommonJS files each process loaded (one more start, under
+//   bench/lib/count-modules.mjs, kept out of the timed runs since the counting slows the start).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BENCH, ROOT, freePort, memoryOf, processTree, SERVER_MAIN, serviceEnvironment, stop } from '../lib/processes.mjs';
+
+const MiB = 1024 * 1024;
+const BARE_SERVER = path.join(BENCH, 'baselines/download-server.mjs');
+
+/** The cases measured, each with its target in ms (issue 59). */
+export const STARTUP_CASES = [
+  { id: 'one-existing', workers: 1, fresh: false, targetMs: 500 },
+  { id: 'two-existing', workers: 2, fresh: false, targetMs: 800 },
+  { id: 'one-fresh', workers: 1, fresh: true, targetMs: 1500 },
+  { id: 'two-fresh', workers: 2, fresh: true, targetMs: 1500 },
+];
+/** Idle resident memory allowed per server process (issue 59), in MiB. */
+export const RSS_TARGET_MIB = 80;
+
+/**
+ * Measures every case of {@link STARTUP_CASES}.
+ * @param {{ runs?: number, work?: string, requests?: number, log?: (line: string) => void }} options
+ * @returns {Promise<{ cases: Array<{ id, workers, fresh, targetMs, ms: number[], bareMs: number[], medianMs, bareMedianMs, ratio,
+ *   rssAfterStartMiB: number[], rssAfterRequestsMiB: number[], modules: Array<{ esm, cjs }>, bareModules: { esm, cjs }, bareRssMiB: number, pass: boolean }> }>}
+ *   ms per run; RSS per server process (MiB), the supervisor first when WORKERS=2.
+ */
+export async function measureStartup({ runs = 3, work, requests = 1000, log = () => {} } = {}) {
+  const root = work ?? (await mkdtemp(path.join(tmpdir(), 'hangar-startup-')));
+  const existing = path.join(root, 'existing');
+  // An existing data directory: one start creates the database, the JWT secret and the blob folders.
+  const first = await startOnce({ dataDir: existing, workers: 1 });
+  await stop(first.child);
+
+  const cases = [];
+  for (const item of STARTUP_CASES) {
+    const ms = [];
+    const bareMs = [];
+    let rssAfterStartMiB = [];
+    let rssAfterRequestsMiB = [];
+    let bareRssMiB = 0;
+    for (let run = -1; run < runs; run++) {
+      const dataDir = item.fresh ? await mkdtemp(path.join(root, 'fresh-')) : existing;
+      const started = await startOnce({ dataDir, workers: item.workers });
+      if (run === 0) {
+        rssAfterStartMiB = started.rssMiB;
+        await mixedRequests(started, requests);
+        rssAfterRequestsMiB = rssOfTree(started.child.pid);
+      }
+      await stop(started.child);
+      if (item.fresh) await rm(dataDir, { recursive: true, force: true });
+      const bare = await startBare(root);
+      if (run === 0) bareRssMiB = bare.rssMiB[0];
+      await stop(bare.child);
+      if (run < 0) continue; // warm-up
+      ms.push(started.ms);
+      bareMs.push(bare.ms);
+      log(`  startup ${item.id}: bare node ${bare.ms.toFixed(0)} ms, service ${started.ms.toFixed(0)} ms`);
+    }
+    const modules = await countModules(root, item, existing);
+    const bareModules = await countModules(root, undefined);
+    const medianMs = median(ms);
+    const bareMedianMs = median(bareMs);
+    const workerRss = item.workers > 1 ? rssAfterRequestsMiB.slice(1).concat(rssAfterStartMiB.slice(1)) : rssAfterRequestsMiB.concat(rssAfterStartMiB);
+    cases.push({
+      ...item, ms, bareMs, medianMs, bareMedianMs, ratio: medianMs / bareMedianMs,
+      rssAfterStartMiB, rssAfterRequestsMiB, bareRssMiB, modules, bareModules,
+      pass: medianMs <= item.targetMs && workerRss.every((rss) => rss <= RSS_TARGET_MIB),
+    });
+  }
+  if (!work) await rm(root, { recursive: true, force: true });
+  return { cases };
+}
+
+/** Spawns the service and resolves at its first 200 on /healthz, with the time and each process's RSS (MiB). */
+async function startOnce({ dataDir, workers, nodeArgs = [], env = {} }) {
+  const port = await freePort();
+  const contentPort = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
+    cwd: ROOT,
+    env: { ...serviceEnvironment({ dataDir, port, contentPort }), WORKERS: String(workers), LOG_LEVEL: 'warn', ...env },
+    stdio: 'ignore',
+  });
+  await firstAnswer(`http://127.0.0.1:${port}/healthz`, child);
+  const ms = performance.now() - started;
+  return { child, ms, rssMiB: rssOfTree(child.pid), api: `http://127.0.0.1:${port}`, content: `http://127.0.0.1:${contentPort}` };
+}
+
+/** The bare node:http server of the bench's baselines, started and polled the same way. */
+async function startBare(directory, nodeArgs = [], env = {}) {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, BARE_SERVER, directory, String(port)], { stdio: 'ignore', env: { ...process.env, ...env } });
+  await firstAnswer(`http://127.0.0.1:${port}/startup-probe`, child, true);
+  return { child, ms: performance.now() - started, rssMiB: rssOfTree(child.pid) };
+}
+
+/** Modules loaded by each process of one start (the bare server's when `item` is undefined). */
+async function countModules(root, item, existing) {
+  const directory = await mkdtemp(path.join(root, 'modules-'));
+  const nodeArgs = ['--import', pathToFileURL(path.join(BENCH, 'lib/count-modules.mjs')).href];
+  const env = { HANGAR_BENCH_MODULES_DIR: directory };
+  let dataDir;
+  if (item) {
+    dataDir = item.fresh ? await mkdtemp(path.join(root, 'fresh-')) : existing;
+    const started = await startOnce({ dataDir, workers: item.workers, nodeArgs, env });
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the counts are written every 50 ms
+    await stop(started.child);
+  } else {
+    const bare = await startBare(root, nodeArgs, env);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await stop(bare.child);
+  }
+  const counts = [];
+  for (const name of await readdir(directory)) counts.push(JSON.parse(await readFile(path.join(directory, name), 'utf8')));
+  await rm(directory, { recursive: true, force: true });
+  if (item?.fresh) await rm(dataDir, { recursive: true, force: true });
+  return item ? counts : counts[0];
+}
+
+/** Resident memory (MiB) of `pid` and then of each of its children. */
+function rssOfTree(pid) {
+  return processTree(pid).map((one) => (memoryOf(one)?.rss ?? 0) / MiB);
+}
+
+/** `count` GETs, 8 at a time, over health, reference, refused and unknown paths of both servers. */
+async function mixedRequests({ api, content }, count) {
+  const paths = [`${api}/healthz`, `${api}/reference/allowed-content-types`, `${api}/files`, `${api}/settings`, `${api}/no-such-route`, `${content}/healthz`, `${content}/d/unknownfile`, `${api}/openapi.json`];
+  let next = 0;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const one = async () => {
+    while (next < count) {
+      const url = paths[next++ % paths.length];
+      await new Promise((resolve, reject) => {
+        http.get(url, { agent }, (response) => response.resume().on('end', resolve)).on('error', reject);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, one));
+  agent.destroy();
+}
+
+/** Polls `url` every 5 ms until it answers 200 (or anything, with `anyStatus`); rejects if `child` exits first. */
+async function firstAnswer(url, child, anyStatus = false) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before answering`);
+    const answered = await new Promise((resolve) => {
+      const request = http.get(url, { agent: false }, (response) => {
+        response.resume();
+        resolve(anyStatus || response.statusCode === 200);
+      });
+      request.on('error', () => resolve(false));
+    });
+    if (answered) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** One line per case, for the terminal. */
+export function startupTable({ cases }) {
+  const rows = ['case            service   bare   ratio  target  RSS/process after start → after 1,000 requests (MiB)   modules esm+cjs per process (bare)   pass'];
+  for (const c of cases) {
+    const rss = c.rssAfterStartMiB.map((start, i) => `${start.toFixed(0)}→${(c.rssAfterRequestsMiB[i] ?? 0).toFixed(0)}`).join(', ');
+    const modules = c.modules.map((m) => `${m.esm}+${m.cjs}`).join(', ');
+    rows.push(`${c.id.padEnd(14)} ${c.medianMs.toFixed(0).padStart(6)} ms ${c.bareMedianMs.toFixed(0).padStart(4)} ms ${c.ratio.toFixed(1).padStart(6)}× ${String(c.targetMs).padStart(5)} ms  ${rss.padEnd(50)} ${modules} (${c.bareModules.esm}+${c.bareModules.cjs})  ${c.pass ? 'pass' : 'FAIL'}`);
+  }
+  return rows.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
+  const result = await measureStartup({ runs, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${startupTable(result)}\n${JSON.stringify(result)}\n`);
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `npm test`'s two mocha passes, run at the same time on the one build (scripts/test-run.mjs runs
+// this in .test-run/ after building there): the whole suite on SQLite (`.mocharc.json`) and the HTTP
+// suite on Postgres (`HANGAR_TEST_DB=postgres`, `.mocharc.postgres.json`). Most of a pass's time is
+// spent waiting (servers starting as processes, flush intervals, backoffs), so on two cores the two
+// passes side by side take little more wall time than the longer one alone. They share nothing:
+// every server gets a port, a data directory and (Postgres) a schema of its own, and each pass's
+// mocha workers use databases of their own (test/support/test-database.ts).
+//
+// The first pass's output comes as it goes; the second's is held and written once the first has
+// ended, so the two never interleave; each ends with its wall time, the whole with the wall and CPU
+// time (user + system) of every process of both passes. Exit status: 0 when both
+// passed, else the first non-zero one.
+//   node scripts/test-passes.mjs [--serial]     (--serial: one pass after the other)
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
+
+/** The passes: a name, mocha's arguments and the environment it adds. */
+const PASSES = [
+  { name: 'SQLite (whole suite)', args: [], env: {} },
+  { name: 'Postgres (HTTP suite)', args: ['--config', '.mocharc.postgres.json'], env: { HANGAR_TEST_DB: 'postgres' } },
+];
+
+/**
+ * Runs one pass; resolves with its exit status. Its output goes straight to ours when `live()` says
+ * so, else it is held, and written whole at the first `live()` that says so (checked at each chunk and at the end).
+ */
+function run(pass, live) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [mocha, ...pass.args], { cwd: root, env: { ...process.env, ...pass.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let held = [];
+    const write = (chunk) => {
+      if (held && live()) {
+        process.stdout.write(Buffer.concat(held));
+        held = undefined;
+      }
+      if (held) held.push(chunk);
+      else process.stdout.write(chunk);
+    };
+    child.stdout.on('data', write);
+    child.stderr.on('data', write);
+    child.on('close', (code, signal) => {
+      const seconds = ((performance.now() - started) / 1000).toFixed(0);
+      const done = () => {
+        if (held) process.stdout.write(Buffer.concat(held));
+        process.stdout.write(`\n── ${pass.name}: ${code === 0 ? 'passed' : `failed (${signal ?? code})`} in ${seconds} s wall ──\n`);
+        resolve(code ?? 1);
+      };
+      if (live()) done();
+      else waiting.push(done);
+    });
+  });
+}
+
+/** Passes that ended while another one was writing: each finishes once the one before it has. */
+const waiting = [];
+
+/** CPU seconds (user + system) of this process's children that have ended and been waited for, with theirs (Linux /proc; 0 elsewhere). */
+function childrenCpuSeconds() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime (fields 16, 17 of proc(5)), in clock ticks of 1/100 s
+  } catch {
+    return 0;
+  }
+}
+
+const serial = process.argv.includes('--serial');
+const started = performance.now();
+let codes;
+if (serial) {
+  codes = [];
+  for (const pass of PASSES) codes.push(await run(pass, () => true));
+} else {
+  // The first pass writes as it goes; each later one is held until the one before it has ended.
+  process.stdout.write(`test passes at once: ${PASSES.map((pass) => pass.name).join(', ')} (the first one's output as it comes, each other one's after it)\n`);
+  let writing = 0;
+  codes = await Promise.all(
+    PASSES.map((pass, index) =>
+      run(pass, () => writing === index).then((code) => {
+        writing = index + 1;
+        while (waiting.length > 0) waiting.shift()();
+        return code;
+      }),
+    ),
+  );
+}
+process.stdout.write(`\ntest passes: ${((performance.now() - started) / 1000).toFixed(0)} s wall, ${childrenCpuSeconds().toFixed(0)} s CPU (user + system)\n`);
+process.exit(codes.find((code) => code !== 0) ?? 0);
