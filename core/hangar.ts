@@ -50,6 +50,9 @@ import { UpdateFile } from './files/update-file.js';
 import { CreateSignedUrl } from './files/create-signed-url.js';
 import { ReadSignedFile } from './files/read-signed-file.js';
 import { RotateSigningKey } from './files/rotate-signing-key.js';
+import { CreateUploadUrl } from './files/create-upload-url.js';
+import { UploadWithUrl } from './files/upload-with-url.js';
+import type { UploadUrlRepository } from './files/upload-urls.js';
 import { ExpireFiles } from './files/expire-files.js';
 import { AppendToResumableUpload } from './files/append-to-resumable-upload.js';
 import { CreateResumableUpload } from './files/create-resumable-upload.js';
@@ -164,6 +167,8 @@ export interface HangarPorts {
   images: ImageTransformer;
   /** Each account's key for signed URLs (docs/private-files.md); usually the repositories' `signingKeys`. */
   signingKeys: SigningKeyRepository;
+  /** Signed upload URLs (docs/media.md); usually the repositories' `uploadUrls`. */
+  uploadUrls: UploadUrlRepository;
   /** Share links of files (docs/private-files.md). */
   shares: ShareRepository;
   /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
@@ -277,6 +282,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     },
     onBackgroundError: options.onBackgroundError,
   });
+  const uploadFile = new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits });
   // The relying party of passkeys is the API's origin, where the dashboard is served.
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
@@ -329,7 +335,9 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     createApiKey: new CreateApiKey({ apiKeys, ids, digest, clock }),
     listApiKeys: new ListApiKeys({ apiKeys, clock }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
-    uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits }),
+    uploadFile,
+    createUploadUrl: new CreateUploadUrl({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, ids, clock, publicApiUrl: options.publicApiUrl }),
+    uploadWithUrl: new UploadWithUrl({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, uploadFile, clock }),
     listFiles: new ListFiles({ files, addresses, options }),
     getFile: new GetFile({ files, addresses }),
     deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),

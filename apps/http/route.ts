@@ -32,7 +32,7 @@ export interface RouteInput<P, Q, B> {
  * OpenAPI document (apps/http/openapi.ts) is generated from the same table.
  */
 export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
   /** @koa/router path, e.g. `/files/:id`. */
   path: string;
   operationId: string;

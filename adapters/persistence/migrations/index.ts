@@ -51,6 +51,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0040_postgres_trigram_index_by_type', () => import('./0040_postgres_trigram_index_by_type.js')],
   ['0041_postgres_size_covering_index', () => import('./0041_postgres_size_covering_index.js')],
   ['0044_webhooks', () => import('./0044_webhooks.js')],
+  ['0046_signed_uploads_and_media', () => import('./0046_signed_uploads_and_media.js')],
 ];
 
 /** A migration's name and how to load its module. */

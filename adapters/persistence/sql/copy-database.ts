@@ -41,6 +41,8 @@ const TABLES = [
   { name: 'oidc_flows', key: ['state_hash'] },
   { name: 'oidc_sign_in_codes', key: ['code_hash'] },
   { name: 'invites', key: ['id'] },
+  // Outstanding upload URLs keep working (their single-use mark comes along).
+  { name: 'upload_urls', key: ['id'] },
   // Last: copied `files` and `shares` rows then find no endpoint on the destination, so its webhook
   // triggers (migration 0044) queue nothing; pending deliveries come over as they are.
   { name: 'webhooks', key: ['id'] },

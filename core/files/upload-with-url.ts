@@ -1,0 +1,85 @@
+import type { AbortSignalLike } from '../shared/web-globals.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import type { FileView } from './file-view.js';
+import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
+import { tooLarge, type UploadFile } from './upload-file.js';
+import { contentTypeGranted, type UploadUrlRepository, uploadUrlPayload } from './upload-urls.js';
+
+/** Input of {@link UploadWithUrl}. */
+export interface UploadWithUrlInput {
+  /** The URL's id (its last path segment). */
+  id: string;
+  /** The URL's `signature` query parameter. */
+  signature: string | undefined;
+  /** Raw `Content-Type` of the file (the header of a PUT, the file part's of a form). */
+  contentType: string | undefined;
+  /** Raw file name (`X-File-Name`, or the form's file name percent-encoded). */
+  fileName: string | undefined;
+  /** Declared length of the file in bytes, when known (a PUT's Content-Length). */
+  contentLength?: number;
+  body: AsyncIterable<Uint8Array>;
+  signal?: AbortSignalLike;
+}
+
+/**
+ * An upload through a signed upload URL (docs/media.md): checks the URL (signature under the account's
+ * current signing key, expiry), the URL's own limits (media types, size), claims its single use in the
+ * database, then hands the body to {@link UploadFile} as an upload of the minting account, so every
+ * account rule applies (type allowlist, sniffing, upload limit, quotas, rate limit). When that upload
+ * fails, the claim is released and the URL may be used again until it expires; concurrent uses
+ * produce one file, the others are refused with UPLOAD_URL_USED.
+ * @throws DomainError UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED (403), UPLOAD_URL_USED (409),
+ *         CONTENT_TYPE_NOT_ALLOWED (400) for a type the URL does not allow, FILE_TOO_LARGE (413) past the URL's size,
+ *         and every error of {@link UploadFile}
+ */
+export class UploadWithUrl {
+  constructor(
+    private readonly deps: { uploadUrls: UploadUrlRepository; signingKeys: SigningKeyRepository; signer: UrlSigner; uploadFile: UploadFile; clock: Clock },
+  ) {}
+
+  async execute(input: UploadWithUrlInput): Promise<FileView> {
+    const grant = /^[0-9A-Za-z]{1,64}$/.test(input.id) ? await this.deps.uploadUrls.find(input.id) : undefined;
+    if (!grant || input.signature === undefined) throw invalidUrl();
+    // The account has a key: minting ensured one. ensure() only reads it then.
+    const key = await this.deps.signingKeys.ensure({ userId: grant.userId, candidate: this.deps.signer.newKey() });
+    if (key === undefined || !this.deps.signer.verify({ key, payload: uploadUrlPayload(grant), signature: input.signature })) throw invalidUrl();
+    const now = this.deps.clock.now();
+    if (now.getTime() >= grant.expiresAt.getTime()) throw new DomainError('UPLOAD_URL_EXPIRED', 'This upload URL has expired: ask for a new one.');
+    const contentType = (input.contentType ?? '').split(';')[0].trim().toLowerCase();
+    if (!contentTypeGranted(grant.contentTypes, contentType)) {
+      throw new DomainError('CONTENT_TYPE_NOT_ALLOWED', `This upload URL accepts ${grant.contentTypes!.join(', ')}, not ${contentType || 'a file without a type'}.`, {
+        allowed: grant.contentTypes,
+      });
+    }
+    const max = grant.maxSizeBytes;
+    if (max !== null && input.contentLength !== undefined && input.contentLength > max) throw tooLargeForUrl(max);
+    const claim = await this.deps.uploadUrls.claim({ id: grant.id, now });
+    if (claim === 'not_found') throw invalidUrl();
+    if (claim === 'used') throw new DomainError('UPLOAD_URL_USED', 'This upload URL has already been used: each one uploads a single file.');
+    try {
+      return await this.deps.uploadFile.execute({
+        userId: grant.userId,
+        contentType: input.contentType,
+        fileName: grant.name === null ? input.fileName : encodeURIComponent(grant.name),
+        contentLength: input.contentLength,
+        isPublic: grant.isPublic,
+        expiresAt: grant.fileExpiresAt ?? undefined,
+        maxBytes: max ?? undefined,
+        body: input.body,
+        signal: input.signal,
+      });
+    } catch (error) {
+      await this.deps.uploadUrls.release(grant.id).catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+function invalidUrl(): DomainError {
+  return new DomainError('UPLOAD_URL_INVALID', 'This is not a valid upload URL: it was altered, revoked by a signing key rotation, or never issued.');
+}
+
+function tooLargeForUrl(maxBytes: number): DomainError {
+  return new DomainError('FILE_TOO_LARGE', `The file is larger than this upload URL's limit of ${maxBytes} bytes.`, tooLarge(maxBytes).details);
+}
