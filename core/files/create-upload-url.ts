@@ -33,7 +33,7 @@ export interface CreateUploadUrlInput {
 
 /** A minted upload URL and when it stops working. */
 export interface UploadUrl {
-  /** `{base_url}/files/signed-upload/<id>?signature=…`: PUT the raw file or POST a multipart form to it. */
+  /** `{base_url}/uploads/<id>?signature=…`: PUT the raw file or POST a multipart form to it. */
   url: string;
   expiresAt: Date;
 }
@@ -82,7 +82,7 @@ export class CreateUploadUrl {
     };
     await this.deps.uploadUrls.insert(grant);
     const signature = this.deps.signer.sign({ key, payload: uploadUrlPayload(grant) });
-    return { url: `${this.deps.publicApiUrl}/files/signed-upload/${grant.id}?signature=${signature}`, expiresAt: grant.expiresAt };
+    return { url: `${this.deps.publicApiUrl}/uploads/${grant.id}?signature=${signature}`, expiresAt: grant.expiresAt };
   }
 }
 

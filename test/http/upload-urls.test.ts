@@ -35,7 +35,7 @@ describe('HTTP: signed upload URLs', () => {
   it('mints a URL for 60 s to 1 day (default 1 hour) and refuses other lifetimes, malformed types and no credential', async () => {
     const minted = await mint();
     expect(minted.status, JSON.stringify(minted.body)).to.equal(201);
-    expect(minted.body.upload_url).to.match(/^http:\/\/api\.hangar\.test\/files\/signed-upload\/[0-9A-Za-z]{22}\?signature=[A-Za-z0-9_-]{43}$/);
+    expect(minted.body.upload_url).to.match(/^http:\/\/api\.hangar\.test\/uploads\/[0-9A-Za-z]{22}\?signature=[A-Za-z0-9_-]{43}$/);
     expect(Date.parse(minted.body.expires_at) - clock.now().getTime()).to.be.within(3_599_000, 3_601_000);
     expectError(await mint({ expires_in: 59 }), 400, 'VALIDATION_FAILED');
     expectError(await mint({ expires_in: 86_401 }), 400, 'VALIDATION_FAILED');
@@ -101,7 +101,7 @@ describe('HTTP: signed upload URLs', () => {
     const tampered = minted.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`);
     expectError(await put(tampered, makePng()), 403, 'UPLOAD_URL_INVALID');
     expectError(await put(minted.replace(/\?.*$/, ''), makePng()), 403, 'UPLOAD_URL_INVALID');
-    expectError(await put('/files/signed-upload/AAAAAAAAAAAAAAAAAAAAAA?signature=x', makePng()), 403, 'UPLOAD_URL_INVALID');
+    expectError(await put('/uploads/AAAAAAAAAAAAAAAAAAAAAA?signature=x', makePng()), 403, 'UPLOAD_URL_INVALID');
     // Another account's signature on this URL's id.
     const foreign = local((await mint({}, otherKey)).body.upload_url);
     const foreignSignature = new URL(foreign, 'http://x').searchParams.get('signature')!;

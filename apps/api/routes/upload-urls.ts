@@ -16,7 +16,7 @@ import { errors, FileBody } from '../schemas.js';
 import { contentLengthOf, timestamp } from './files.js';
 
 /** The path prefix of upload URLs: every origin may send to it (the URL is the credential), see apps/api/api-app.ts. */
-export const SIGNED_UPLOAD_PATH = '/files/signed-upload/';
+export const SIGNED_UPLOAD_PATH = '/uploads/';
 
 const UploadedFile = Type.Object({ file: FileBody, message: Type.String() });
 const SignedUploadParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -93,7 +93,7 @@ export function uploadUrlRoutes(hangar: Hangar, options: { uploadPacing?: Upload
       },
     }),
     defineRoute({
-      method: 'PUT', path: '/files/signed-upload/:id', operationId: 'uploadWithUrl', tag: 'files', auth: 'none',
+      method: 'PUT', path: '/uploads/:id', operationId: 'uploadWithUrl', tag: 'files', auth: 'none',
       errorCodes: UPLOAD_ERRORS,
       summary: 'Upload one file as the raw body through a signed upload URL (no credential)',
       description: UPLOAD_ERRORS_TEXT,
@@ -117,7 +117,7 @@ export function uploadUrlRoutes(hangar: Hangar, options: { uploadPacing?: Upload
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/signed-upload/:id', operationId: 'uploadFormWithUrl', tag: 'files', auth: 'none',
+      method: 'POST', path: '/uploads/:id', operationId: 'uploadFormWithUrl', tag: 'files', auth: 'none',
       errorCodes: [...UPLOAD_ERRORS, 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'Upload one file from a multipart/form-data body (field `file`, e.g. a plain HTML form) through a signed upload URL',
       description:
