@@ -29,7 +29,7 @@ export interface HangarRuntimeOptions {
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'requestPasswordReset' | 'resendConfirmation'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'pruneLogs' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation'
 >;
 
 /**
@@ -104,6 +104,7 @@ export class HangarRuntime {
     this.sweeping ??= Promise.all([
       this.run('expire-files', () => this.hangar.expireFiles.execute()),
       this.run('expire-resumable-uploads', () => this.hangar.expireResumableUploads.execute()),
+      this.run('expire-upload-urls', () => this.hangar.expireUploadUrls.execute()),
     ]).finally(() => {
       this.sweeping = undefined;
     });

@@ -52,11 +52,13 @@ import { ReadSignedFile } from './files/read-signed-file.js';
 import { RotateSigningKey } from './files/rotate-signing-key.js';
 import { CreateUploadUrl } from './files/create-upload-url.js';
 import { UploadWithUrl } from './files/upload-with-url.js';
+import { ResumableUploadUrlOwner, StartResumableUploadWithUrl } from './files/start-resumable-upload-with-url.js';
 import type { UploadUrlRepository } from './files/upload-urls.js';
 import { ExpireFiles } from './files/expire-files.js';
 import { AppendToResumableUpload } from './files/append-to-resumable-upload.js';
 import { CreateResumableUpload } from './files/create-resumable-upload.js';
 import { ExpireResumableUploads } from './files/expire-resumable-uploads.js';
+import { ExpireUploadUrls } from './files/expire-upload-urls.js';
 import { GetResumableUpload } from './files/get-resumable-upload.js';
 import type { PartialBlobStore } from './files/partial-blob-store.js';
 import type { ResumableUploadRepository } from './files/resumable-upload-repository.js';
@@ -288,6 +290,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const webhookDeps = { webhooks: ports.webhooks, targets: ports.webhookTargets, ids, clock, options: options.webhooks };
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
+  const createResumableUpload = new CreateResumableUpload(resumable);
   return {
     /** The image transformations running and queued, by pool (`public`, `thumbnails`): for metrics. */
     imageSlots: imageSlots as Readonly<Record<'public' | 'thumbnails', { readonly active: number; readonly queued: number }>>,
@@ -296,7 +299,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     activity,
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     expireResumableUploads: new ExpireResumableUploads({ uploads: ports.resumableUploads, partials: ports.partialBlobs, clock }),
-    createResumableUpload: new CreateResumableUpload(resumable),
+    expireUploadUrls: new ExpireUploadUrls({ uploadUrls: ports.uploadUrls, clock }),
+    createResumableUpload,
     appendToResumableUpload: new AppendToResumableUpload(resumable),
     getResumableUpload: new GetResumableUpload(resumable),
     terminateResumableUpload: new TerminateResumableUpload(resumable),
@@ -338,6 +342,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     uploadFile,
     createUploadUrl: new CreateUploadUrl({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, ids, clock, publicApiUrl: options.publicApiUrl }),
     uploadWithUrl: new UploadWithUrl({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, uploadFile, clock }),
+    startResumableUploadWithUrl: new StartResumableUploadWithUrl({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, createResumableUpload, clock }),
+    resumableUploadUrlOwner: new ResumableUploadUrlOwner({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, clock }),
     listFiles: new ListFiles({ files, addresses, options }),
     getFile: new GetFile({ files, addresses }),
     deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),

@@ -82,9 +82,9 @@ function corsFor(origins: readonly string[]) {
 function anyOriginCors() {
   return cors({
     origin: '*',
-    allowMethods: ['PUT', 'POST'],
-    allowHeaders: ['Content-Type', 'X-File-Name', 'X-Request-Id'],
-    exposeHeaders: ['X-Request-Id', 'Retry-After'],
+    allowMethods: ['PUT', 'POST', 'PATCH', 'HEAD', 'DELETE'],
+    allowHeaders: ['Content-Type', 'X-File-Name', 'X-Request-Id', ...TUS_REQUEST_HEADERS],
+    exposeHeaders: ['X-Request-Id', 'Retry-After', ...TUS_EXPOSED_HEADERS],
     maxAge: 600,
   });
 }
@@ -111,7 +111,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'>): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...uploadUrlRoutes(hangar, { uploadPacing: options.uploadPacing }),
+    ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar, { uploadPacing: options.uploadPacing }), ...uploadUrlRoutes(hangar, { publicApiUrl: options.publicApiUrl, uploadPacing: options.uploadPacing }),
     ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, uploadPacing: options.uploadPacing, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
     ...contentRoutes(hangar),

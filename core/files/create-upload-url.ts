@@ -79,6 +79,7 @@ export class CreateUploadUrl {
       isPublic: input.isPublic ?? true,
       fileExpiresAt,
       createdAt: now,
+      resumableUploadId: null,
     };
     await this.deps.uploadUrls.insert(grant);
     const signature = this.deps.signer.sign({ key, payload: uploadUrlPayload(grant) });

@@ -20,6 +20,8 @@ export interface UploadUrlGrant {
   /** When the uploaded file is deleted automatically; null: never. */
   fileExpiresAt: Date | null;
   createdAt: Date;
+  /** The tus upload started through this URL (its single use), which it may go on sending to; null: none. */
+  resumableUploadId: string | null;
 }
 
 /** What {@link UploadUrlRepository.claim} found: the URL is now held by this caller, was already used, or does not exist. */
@@ -38,6 +40,8 @@ export interface UploadUrlRepository {
    * exactly one answers `claimed` while the URL is unused; the others `used`.
    */
   claim(options: { id: string; now: Date }): Promise<UploadUrlClaim>;
+  /** Binds the tus upload started through a claimed URL to it: only that upload is reachable through the URL afterwards. */
+  attachResumableUpload(options: { id: string; uploadId: string }): Promise<void>;
   /** Makes a claimed URL usable again (its upload failed and stored nothing). */
   release(id: string): Promise<void>;
   /** Removes the grants that expired before `before` (used or not). @returns how many */

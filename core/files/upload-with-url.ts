@@ -4,7 +4,7 @@ import { DomainError } from '../shared/errors.js';
 import type { FileView } from './file-view.js';
 import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
 import { tooLarge, type UploadFile } from './upload-file.js';
-import { contentTypeGranted, type UploadUrlRepository, uploadUrlPayload } from './upload-urls.js';
+import { contentTypeGranted, type UploadUrlGrant, type UploadUrlRepository, uploadUrlPayload } from './upload-urls.js';
 
 /** Input of {@link UploadWithUrl}. */
 export interface UploadWithUrlInput {
@@ -39,24 +39,10 @@ export class UploadWithUrl {
   ) {}
 
   async execute(input: UploadWithUrlInput): Promise<FileView> {
-    const grant = /^[0-9A-Za-z]{1,64}$/.test(input.id) ? await this.deps.uploadUrls.find(input.id) : undefined;
-    if (!grant || input.signature === undefined) throw invalidUrl();
-    // The account has a key: minting ensured one. ensure() only reads it then.
-    const key = await this.deps.signingKeys.ensure({ userId: grant.userId, candidate: this.deps.signer.newKey() });
-    if (key === undefined || !this.deps.signer.verify({ key, payload: uploadUrlPayload(grant), signature: input.signature })) throw invalidUrl();
-    const now = this.deps.clock.now();
-    if (now.getTime() >= grant.expiresAt.getTime()) throw new DomainError('UPLOAD_URL_EXPIRED', 'This upload URL has expired: ask for a new one.');
-    const contentType = (input.contentType ?? '').split(';')[0].trim().toLowerCase();
-    if (!contentTypeGranted(grant.contentTypes, contentType)) {
-      throw new DomainError('CONTENT_TYPE_NOT_ALLOWED', `This upload URL accepts ${grant.contentTypes!.join(', ')}, not ${contentType || 'a file without a type'}.`, {
-        allowed: grant.contentTypes,
-      });
-    }
+    const grant = await verifiedGrant(this.deps, input);
+    checkGrantLimits(grant, input.contentType, input.contentLength);
     const max = grant.maxSizeBytes;
-    if (max !== null && input.contentLength !== undefined && input.contentLength > max) throw tooLargeForUrl(max);
-    const claim = await this.deps.uploadUrls.claim({ id: grant.id, now });
-    if (claim === 'not_found') throw invalidUrl();
-    if (claim === 'used') throw new DomainError('UPLOAD_URL_USED', 'This upload URL has already been used: each one uploads a single file.');
+    await claimOnce(this.deps.uploadUrls, grant, this.deps.clock.now());
     try {
       return await this.deps.uploadFile.execute({
         userId: grant.userId,
@@ -76,7 +62,52 @@ export class UploadWithUrl {
   }
 }
 
-function invalidUrl(): DomainError {
+/** What checking an upload URL needs. */
+export interface UploadUrlCheckDeps {
+  uploadUrls: UploadUrlRepository;
+  signingKeys: SigningKeyRepository;
+  signer: UrlSigner;
+  clock: Clock;
+}
+
+/**
+ * The grant of an upload URL whose signature holds under the account's current signing key and,
+ * unless `ignoreExpiry` (a tus upload already started through it goes on), whose lifetime has not passed.
+ * @throws DomainError UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED (403)
+ */
+export async function verifiedGrant(deps: UploadUrlCheckDeps, input: { id: string; signature: string | undefined }, ignoreExpiry = false): Promise<UploadUrlGrant> {
+  const grant = /^[0-9A-Za-z]{1,64}$/.test(input.id) ? await deps.uploadUrls.find(input.id) : undefined;
+  if (!grant || input.signature === undefined) throw invalidUrl();
+  // The account has a key: minting ensured one, so ensure() only reads it here.
+  const key = await deps.signingKeys.ensure({ userId: grant.userId, candidate: deps.signer.newKey() });
+  if (key === undefined || !deps.signer.verify({ key, payload: uploadUrlPayload(grant), signature: input.signature })) throw invalidUrl();
+  if (!ignoreExpiry && deps.clock.now().getTime() >= grant.expiresAt.getTime()) throw new DomainError('UPLOAD_URL_EXPIRED', 'This upload URL has expired: ask for a new one.');
+  return grant;
+}
+
+/**
+ * The URL's own limits: its media types and its size (when the length is declared).
+ * @throws DomainError CONTENT_TYPE_NOT_ALLOWED (400), FILE_TOO_LARGE (413)
+ */
+export function checkGrantLimits(grant: UploadUrlGrant, rawContentType: string | undefined, length: number | undefined): void {
+  const contentType = (rawContentType ?? '').split(';')[0].trim().toLowerCase();
+  if (!contentTypeGranted(grant.contentTypes, contentType)) {
+    throw new DomainError('CONTENT_TYPE_NOT_ALLOWED', `This upload URL accepts ${grant.contentTypes!.join(', ')}, not ${contentType || 'a file without a type'}.`, {
+      allowed: grant.contentTypes,
+    });
+  }
+  if (grant.maxSizeBytes !== null && length !== undefined && length > grant.maxSizeBytes) throw tooLargeForUrl(grant.maxSizeBytes);
+}
+
+/** Claims the URL's single use. @throws DomainError UPLOAD_URL_USED (409), UPLOAD_URL_INVALID (403) when it is gone */
+export async function claimOnce(uploadUrls: UploadUrlRepository, grant: UploadUrlGrant, now: Date): Promise<void> {
+  const claim = await uploadUrls.claim({ id: grant.id, now });
+  if (claim === 'not_found') throw invalidUrl();
+  if (claim === 'used') throw new DomainError('UPLOAD_URL_USED', 'This upload URL has already been used: each one uploads a single file.');
+}
+
+/** 403 UPLOAD_URL_INVALID. */
+export function invalidUrl(): DomainError {
   return new DomainError('UPLOAD_URL_INVALID', 'This is not a valid upload URL: it was altered, revoked by a signing key rotation, or never issued.');
 }
 

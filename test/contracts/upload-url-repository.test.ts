@@ -22,7 +22,7 @@ function describeUploadUrlRepositoryContract(name: string, open: () => Promise<O
       serial += 1;
       const grant: UploadUrlGrant = {
         id: `u${String(serial).padStart(21, '0')}`, userId: (await givenUser(users)).id, expiresAt: at(3_600_000), maxSizeBytes: null,
-        contentTypes: null, name: null, isPublic: true, fileExpiresAt: null, createdAt: at(0), ...overrides,
+        contentTypes: null, name: null, isPublic: true, fileExpiresAt: null, createdAt: at(0), resumableUploadId: null, ...overrides,
       };
       await urls.insert(grant);
       return grant;
@@ -39,6 +39,8 @@ function describeUploadUrlRepositoryContract(name: string, open: () => Promise<O
       const results = await Promise.all(Array.from({ length: 12 }, () => urls.claim({ id: grant.id, now: at(1) })));
       expect(results.filter((r) => r === 'claimed')).to.have.length(1);
       expect(results.filter((r) => r === 'used')).to.have.length(11);
+      await urls.attachResumableUpload({ id: grant.id, uploadId: 'tus-upload-1' });
+      expect((await urls.find(grant.id))!.resumableUploadId).to.equal('tus-upload-1');
       await urls.release(grant.id);
       expect(await urls.claim({ id: grant.id, now: at(2) })).to.equal('claimed');
       expect(await urls.claim({ id: grant.id, now: at(3) })).to.equal('used');

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import * as tus from 'tus-js-client';
 import { makePng, randomFileOf, sha256 } from '../support/bytes.js';
 import { call, expectError, signUpWithKey, startTestServer, type TestServer } from '../support/http-harness.js';
 import { OffsetClock } from '../support/offset-clock.js';
@@ -140,5 +141,47 @@ describe('HTTP: signed upload URLs', () => {
     expect(uploaded.headers.get('access-control-allow-origin')).to.equal('*');
     const other = await fetch(`${server.api}/files`, { method: 'OPTIONS', headers: { origin: 'https://some-app.example', 'access-control-request-method': 'GET' } });
     expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+  });
+
+  it('works as a tus creation endpoint for tus-js-client; the upload goes on without a credential until the key is rotated', async () => {
+    const minted = await mint({ name: 'movie.mp4', content_types: ['video/*'] });
+    const endpoint = `${server.api}${local(minted.body.upload_url)}`;
+    const bytes = randomFileOf(300_000, 'video/mp4', 9);
+    const fileId = await new Promise<string>((resolve, reject) => {
+      let id: string | undefined;
+      const upload = new tus.Upload(Buffer.from(bytes), {
+        endpoint,
+        metadata: { filename: 'ignored.mp4', filetype: 'video/mp4' },
+        chunkSize: 100_000,
+        retryDelays: [],
+        onAfterResponse: (_request, response) => {
+          id = response.getHeader('Hangar-File-Id') || id;
+        },
+        onSuccess: () => (id ? resolve(id) : reject(new Error('no Hangar-File-Id'))),
+        onError: reject,
+      });
+      upload.start();
+    });
+    expect(await storedSha256(fileId)).to.equal(sha256(bytes));
+    expect((await listed()).find((f) => f.file_id === fileId)?.name).to.equal('movie.mp4');
+    const again = await fetch(endpoint, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('video/mp4').toString('base64')}` } });
+    expect(again.status).to.equal(409);
+    expect(((await again.json()) as { code: string }).code).to.equal('UPLOAD_URL_USED');
+
+    // An unfinished tus upload through a URL: its Location takes PATCH and HEAD, until the key is rotated.
+    const second = `${server.api}${local((await mint()).body.upload_url)}`;
+    const created = await fetch(second, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': '100', 'upload-metadata': `filetype ${Buffer.from('text/plain').toString('base64')}` } });
+    expect(created.status).to.equal(201);
+    const location = new URL(created.headers.get('location')!, server.api).href;
+    const patch = await fetch(location, { method: 'PATCH', headers: { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: 'x'.repeat(40) });
+    expect(patch.status).to.equal(204);
+    const head = await fetch(location, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+    expect(head.headers.get('upload-offset')).to.equal('40');
+    const elsewhere = location.replace(/\/[^/?]+\?/, '/AAAAAAAAAAAAAAAAAAAAAAAA?');
+    expect((await fetch(elsewhere, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } })).status).to.equal(403);
+    await call(server.api, '/settings/rotate-signing-key', { method: 'POST', apiKey });
+    const refused = await fetch(location, { method: 'PATCH', headers: { 'tus-resumable': '1.0.0', 'upload-offset': '40', 'content-type': 'application/offset+octet-stream' }, body: 'y'.repeat(60) });
+    expect(refused.status).to.equal(403);
+    expect(((await refused.json()) as { code: string }).code).to.equal('UPLOAD_URL_INVALID');
   });
 });

@@ -24,6 +24,11 @@ export class MemoryUploadUrlRepository implements UploadUrlRepository {
     return 'claimed';
   }
 
+  async attachResumableUpload(options: { id: string; uploadId: string }): Promise<void> {
+    const row = this.db.uploadUrls.get(options.id);
+    if (row) row.grant.resumableUploadId = options.uploadId;
+  }
+
   async release(id: string): Promise<void> {
     const row = this.db.uploadUrls.get(id);
     if (row) row.usedAt = null;

@@ -2,7 +2,8 @@
  * 0046: signed upload URLs (docs/media.md). `upload_urls` holds each minted URL's grant (the account,
  * its lifetime, size and media type limits, the stored file's name, visibility and expiry) and
  * `used_at`, set by the one upload that claims it: a conditional update, so a URL uploads one file
- * across every process. Rows go with their account (`on delete cascade`); `upload_urls_expires_at`
+ * across every process; `resumable_upload_id`, the tus upload started through it (the only one its later
+ * PATCH and HEAD requests reach). Rows go with their account (`on delete cascade`); `upload_urls_expires_at`
  * serves the purge of expired URLs.
  */
 import type { Kysely } from 'kysely';
@@ -20,6 +21,7 @@ async function createUploadUrls(db: Kysely<any>): Promise<void> {
     .addColumn('file_expires_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('used_at', 'bigint')
+    .addColumn('resumable_upload_id', 'text')
     .execute();
   await db.schema.createIndex('upload_urls_user_id').on('upload_urls').column('user_id').execute();
   await db.schema.createIndex('upload_urls_expires_at').on('upload_urls').column('expires_at').execute();

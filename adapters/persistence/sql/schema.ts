@@ -236,6 +236,8 @@ export interface UploadUrlsTable {
   created_at: Int64;
   /** When the URL was claimed by an upload; null: unused. */
   used_at: NullableInt64;
+  /** The tus upload started through the URL; null: none. */
+  resumable_upload_id: string | null;
 }
 
 export interface SharesTable {

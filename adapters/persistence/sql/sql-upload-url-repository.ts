@@ -14,6 +14,7 @@ function toGrant(row: Selectable<UploadUrlsTable>): UploadUrlGrant {
     isPublic: row.is_public === 1,
     fileExpiresAt: toNullableDate(row.file_expires_at),
     createdAt: toDate(row.created_at),
+    resumableUploadId: row.resumable_upload_id,
   };
 }
 
@@ -39,6 +40,7 @@ export class SqlUploadUrlRepository implements UploadUrlRepository {
         file_expires_at: toNullableMillis(grant.fileExpiresAt),
         created_at: toMillis(grant.createdAt),
         used_at: null,
+        resumable_upload_id: grant.resumableUploadId,
       })
       .execute();
   }
@@ -53,6 +55,10 @@ export class SqlUploadUrlRepository implements UploadUrlRepository {
     if (result.numUpdatedRows > 0n) return 'claimed';
     const row = await this.db.selectFrom('upload_urls').select('id').where('id', '=', options.id).executeTakeFirst();
     return row ? 'used' : 'not_found';
+  }
+
+  async attachResumableUpload(options: { id: string; uploadId: string }): Promise<void> {
+    await this.db.updateTable('upload_urls').set({ resumable_upload_id: options.uploadId }).where('id', '=', options.id).execute();
   }
 
   async release(id: string): Promise<void> {

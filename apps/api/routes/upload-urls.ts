@@ -14,12 +14,14 @@ import { DEFAULT_UPLOAD_PACING, pacedBody, type UploadPacing } from '../../http/
 import { fileJson } from '../presenters.js';
 import { errors, FileBody } from '../schemas.js';
 import { contentLengthOf, timestamp } from './files.js';
+import { append, hasBody, OFFSET_STREAM, parseMetadata, setUploadHeaders, TUS_VERSION, tusPreamble } from './resumable.js';
 
 /** The path prefix of upload URLs: every origin may send to it (the URL is the credential), see apps/api/api-app.ts. */
 export const SIGNED_UPLOAD_PATH = '/uploads/';
 
 const UploadedFile = Type.Object({ file: FileBody, message: Type.String() });
 const SignedUploadParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const TusParams = Type.Object({ id: Type.String({ maxLength: 64 }), upload_id: Type.String({ maxLength: 64 }) });
 const SignedUploadQuery = Type.Object({ signature: Type.Optional(Type.String({ maxLength: 128, description: 'The signature the URL was minted with' })) });
 const UPLOAD_ERRORS: ErrorCode[] = [
   'UPLOAD_URL_INVALID', 'UPLOAD_URL_EXPIRED', 'UPLOAD_URL_USED', 'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'EMPTY_FILE',
@@ -36,7 +38,7 @@ const UPLOAD_ERRORS_TEXT =
  * (multipart/form-data, field `file`) to it uploads one file under the minting account with no other
  * credential. Browsers of any origin may send to it (CORS in apps/api/api-app.ts).
  */
-export function uploadUrlRoutes(hangar: Hangar, options: { uploadPacing?: UploadPacing } = {}): Route[] {
+export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string; uploadPacing?: UploadPacing }): Route[] {
   const pacing = options.uploadPacing ?? DEFAULT_UPLOAD_PACING;
   /** Runs one upload through the URL, aborting it when the client goes away; answers 201 with the File. */
   const uploadThrough = async (ctx: Context, input: Omit<UploadWithUrlInput, 'signal'>): Promise<void> => {
@@ -56,7 +58,96 @@ export function uploadUrlRoutes(hangar: Hangar, options: { uploadPacing?: Upload
     ctx.state.requestBytes = view.file.size;
     ctx.body = { file: fileJson(view), message: 'File uploaded.' };
   };
+  const base = new URL(options.publicApiUrl).pathname.replace(/\/+$/, '');
+  /** tus creation through the URL: 201 with `Location` = `<url path>/<upload_id>?signature=…`. */
+  const startTus = async (ctx: Context, id: string, signature: string | undefined): Promise<void> => {
+    tusPreamble(ctx);
+    const length = ctx.get('Upload-Length');
+    if (!/^[0-9]{1,16}$/.test(length)) {
+      throw new DomainError('VALIDATION_FAILED', 'A tus creation needs Upload-Length (bytes).', [{ in: 'header', path: '/upload-length', message: 'Expected a whole number of bytes' }]);
+    }
+    const metadata = parseMetadata(ctx.get('Upload-Metadata'));
+    const upload = await hangar.startResumableUploadWithUrl.execute({ id, signature, length: Number(length), contentType: metadata.get('filetype'), fileName: metadata.get('filename') });
+    ctx.state.uploadId = upload.id;
+    let current = upload;
+    let fileId: string | undefined;
+    if (ctx.is(OFFSET_STREAM) && hasBody(ctx)) {
+      const outcome = await append(ctx, hangar, pacing, { userId: upload.userId, upload, offset: 0 });
+      current = outcome.upload;
+      fileId = outcome.file?.file.fileId;
+    }
+    ctx.set('Location', `${base}${SIGNED_UPLOAD_PATH}${id}/${upload.id}?signature=${encodeURIComponent(signature ?? '')}`);
+    setUploadHeaders(ctx, current);
+    if (ctx.is(OFFSET_STREAM)) ctx.set('Upload-Offset', String(current.offset));
+    if (fileId) ctx.set('Hangar-File-Id', fileId);
+    ctx.status = 201;
+    ctx.body = '';
+  };
+  /** The minting account of the tus upload reached through the URL. */
+  const ownerOf = async (params: { id: string; upload_id: string }, query: { signature?: string }) =>
+    (await hangar.resumableUploadUrlOwner.execute({ id: params.id, signature: query.signature, uploadId: params.upload_id })).userId;
   return [
+    defineRoute({
+      method: 'PATCH', path: '/uploads/:id/:upload_id', operationId: 'appendToUploadUrlTus', tag: 'files', auth: 'none',
+      errorCodes: ['UPLOAD_URL_INVALID', 'TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED', 'UPLOAD_OFFSET_MISMATCH', 'UPLOAD_LOCKED', 'CONTENT_TYPE_MISMATCH',
+        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORAGE_FULL'],
+      summary: 'tus PATCH of an upload started through a signed upload URL (as `PATCH /files/resumable/{upload_id}`, no credential)',
+      description: 'The `Location` of a tus creation at an upload URL. 403 `UPLOAD_URL_INVALID` once the signing key is rotated; otherwise as `PATCH /files/resumable/{upload_id}`.',
+      params: TusParams,
+      query: SignedUploadQuery,
+      headers: Type.Object({ 'upload-offset': Type.String({ pattern: '^[0-9]{1,16}$', description: 'Bytes already sent' }) }),
+      body: 'binary',
+      responses: { 204: null, ...errors(400, 403, 404, 409, 410, 412, 413, 415, 423, 503, 507) },
+      handler: async ({ ctx, params, query }) => {
+        tusPreamble(ctx);
+        const userId = await ownerOf(params, query);
+        if (!ctx.is(OFFSET_STREAM)) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `Send the bytes as ${OFFSET_STREAM} (tus 1.0.0).`);
+        const outcome = await append(ctx, hangar, pacing, { userId, uploadId: params.upload_id, offset: Number(ctx.get('Upload-Offset')) });
+        ctx.state.uploadId = params.upload_id;
+        setUploadHeaders(ctx, outcome.upload);
+        ctx.set('Upload-Offset', String(outcome.upload.offset));
+        if (outcome.file) {
+          ctx.set('Hangar-File-Id', outcome.file.file.fileId);
+          ctx.state.fileId = outcome.file.file.fileId;
+        }
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/uploads/:id/:upload_id', operationId: 'getUploadUrlTus', tag: 'files', auth: 'none', alsoHead: true,
+      errorCodes: ['UPLOAD_URL_INVALID', 'UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED'],
+      summary: 'tus HEAD (offset) of an upload started through a signed upload URL (no credential)',
+      description: 'HEAD answers 200 with `Upload-Offset`, `Upload-Length`, `Upload-Expires` and `Cache-Control: no-store` (and `Hangar-File-Id` once complete), as tus clients resume.',
+      params: TusParams,
+      query: SignedUploadQuery,
+      responses: { 200: null, ...errors(403, 404, 410) },
+      handler: async ({ ctx, params, query }) => {
+        ctx.set('Tus-Resumable', TUS_VERSION);
+        ctx.set('Cache-Control', 'no-store');
+        const userId = await ownerOf(params, query);
+        const view = await hangar.getResumableUpload.execute({ userId, uploadId: params.upload_id });
+        setUploadHeaders(ctx, view.upload);
+        ctx.set('Upload-Offset', String(view.upload.offset));
+        ctx.set('Upload-Length', String(view.upload.length));
+        if (view.file) ctx.set('Hangar-File-Id', view.file.file.fileId);
+        ctx.status = 200;
+        ctx.body = '';
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/uploads/:id/:upload_id', operationId: 'terminateUploadUrlTus', tag: 'files', auth: 'none',
+      errorCodes: ['UPLOAD_URL_INVALID', 'TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND'],
+      summary: 'tus termination of an upload started through a signed upload URL (no credential); the URL stays used',
+      params: TusParams,
+      query: SignedUploadQuery,
+      responses: { 204: null, ...errors(403, 404, 412) },
+      handler: async ({ ctx, params, query }) => {
+        tusPreamble(ctx);
+        const userId = await ownerOf(params, query);
+        await hangar.terminateResumableUpload.execute({ userId, uploadId: params.upload_id });
+        ctx.status = 204;
+      },
+    }),
     defineRoute({
       method: 'POST', path: '/files/upload-url', operationId: 'createUploadUrl', tag: 'files', auth: { scopes: ['files:write'] },
       errorCodes: ['INVALID_UPLOAD_URL_REQUEST', 'INVALID_FILE_NAME', 'INVALID_EXPIRY'],
@@ -119,15 +210,21 @@ export function uploadUrlRoutes(hangar: Hangar, options: { uploadPacing?: Upload
     defineRoute({
       method: 'POST', path: '/uploads/:id', operationId: 'uploadFormWithUrl', tag: 'files', auth: 'none',
       errorCodes: [...UPLOAD_ERRORS, 'UNSUPPORTED_MEDIA_TYPE'],
-      summary: 'Upload one file from a multipart/form-data body (field `file`, e.g. a plain HTML form) through a signed upload URL',
+      summary: 'Upload one file from a multipart/form-data body (field `file`, e.g. a plain HTML form) through a signed upload URL; or start a tus upload',
       description:
         'The file is the part named `file` (its own `Content-Type` and file name are used); other fields are ignored, and so are parts after it. ' +
+        'With `Tus-Resumable: 1.0.0` this is instead a tus creation (`Upload-Length`, `Upload-Metadata` with `filetype` and `filename`, as `POST /files/resumable`): ' +
+        'it answers 201 with no body and a `Location` under this URL, which takes the upload’s PATCH, HEAD and DELETE with no other credential (`tus-js-client` with `endpoint: upload_url`). ' +
         `415 \`UNSUPPORTED_MEDIA_TYPE\` for a body that is not multipart/form-data, 400 \`VALIDATION_FAILED\` when there is no \`file\` part.\n\n${UPLOAD_ERRORS_TEXT}`,
       params: SignedUploadParams,
       query: SignedUploadQuery,
       body: 'binary',
       responses: { 201: UploadedFile, ...errors(400, 403, 408, 409, 413, 415, 429, 503, 507) },
       handler: async ({ ctx, params, query }) => {
+        if (ctx.get('Tus-Resumable') !== '') {
+          await startTus(ctx, params.id, query.signature);
+          return;
+        }
         const part = await fileFieldOf(ctx, pacedBody(ctx.req, pacing));
         await uploadThrough(ctx, {
           id: params.id,
