@@ -36,6 +36,11 @@ export interface UploadUrlRepository {
   /** The grant with this id, used or not; undefined when there is none. */
   find(id: string): Promise<UploadUrlGrant | undefined>;
   /**
+   * The grant with this id and its account's current signing key (null while it has none), in one
+   * lookup, to check a URL's signature; undefined when there is no such grant.
+   */
+  findWithSigningKey(id: string): Promise<{ grant: UploadUrlGrant; signingKey: string | null } | undefined>;
+  /**
    * Marks the URL used, atomically: of any number of concurrent claims, on any number of processes,
    * exactly one answers `claimed` while the URL is unused; the others `used`.
    */

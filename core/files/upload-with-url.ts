@@ -2,7 +2,7 @@ import type { AbortSignalLike } from '../shared/web-globals.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { FileView } from './file-view.js';
-import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
+import type { UrlSigner } from './signing-keys.js';
 import { tooLarge, type UploadFile } from './upload-file.js';
 import { contentTypeGranted, type UploadUrlGrant, type UploadUrlRepository, uploadUrlPayload } from './upload-urls.js';
 
@@ -35,7 +35,7 @@ export interface UploadWithUrlInput {
  */
 export class UploadWithUrl {
   constructor(
-    private readonly deps: { uploadUrls: UploadUrlRepository; signingKeys: SigningKeyRepository; signer: UrlSigner; uploadFile: UploadFile; clock: Clock },
+    private readonly deps: UploadUrlCheckDeps & { uploadFile: UploadFile },
   ) {}
 
   async execute(input: UploadWithUrlInput): Promise<FileView> {
@@ -65,7 +65,6 @@ export class UploadWithUrl {
 /** What checking an upload URL needs. */
 export interface UploadUrlCheckDeps {
   uploadUrls: UploadUrlRepository;
-  signingKeys: SigningKeyRepository;
   signer: UrlSigner;
   clock: Clock;
 }
@@ -76,11 +75,10 @@ export interface UploadUrlCheckDeps {
  * @throws DomainError UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED (403)
  */
 export async function verifiedGrant(deps: UploadUrlCheckDeps, input: { id: string; signature: string | undefined }, ignoreExpiry = false): Promise<UploadUrlGrant> {
-  const grant = /^[0-9A-Za-z]{1,64}$/.test(input.id) ? await deps.uploadUrls.find(input.id) : undefined;
-  if (!grant || input.signature === undefined) throw invalidUrl();
-  // The account has a key: minting ensured one, so ensure() only reads it here.
-  const key = await deps.signingKeys.ensure({ userId: grant.userId, candidate: deps.signer.newKey() });
-  if (key === undefined || !deps.signer.verify({ key, payload: uploadUrlPayload(grant), signature: input.signature })) throw invalidUrl();
+  const found = /^[0-9A-Za-z]{1,64}$/.test(input.id) ? await deps.uploadUrls.findWithSigningKey(input.id) : undefined;
+  if (!found || found.signingKey === null || input.signature === undefined) throw invalidUrl();
+  const { grant, signingKey } = found;
+  if (!deps.signer.verify({ key: signingKey, payload: uploadUrlPayload(grant), signature: input.signature })) throw invalidUrl();
   if (!ignoreExpiry && deps.clock.now().getTime() >= grant.expiresAt.getTime()) throw new DomainError('UPLOAD_URL_EXPIRED', 'This upload URL has expired: ask for a new one.');
   return grant;
 }

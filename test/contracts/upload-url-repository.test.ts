@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
+import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
 import type { UploadUrlGrant, UploadUrlRepository } from '../../core/files/upload-urls.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { at, givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
@@ -12,9 +13,10 @@ function describeUploadUrlRepositoryContract(name: string, open: () => Promise<O
   describe(`UploadUrlRepository contract: ${name}`, () => {
     let urls: UploadUrlRepository;
     let users: UserRepository;
+    let signingKeys: SigningKeyRepository;
     let close: () => Promise<void>;
     beforeEach(async () => {
-      ({ uploadUrls: urls, users, close } = await open());
+      ({ uploadUrls: urls, users, signingKeys, close } = await open());
     });
     afterEach(() => close());
 
@@ -32,6 +34,10 @@ function describeUploadUrlRepositoryContract(name: string, open: () => Promise<O
       const grant = await givenGrant({ maxSizeBytes: 5_000_000_000, contentTypes: ['image/*', 'application/pdf'], name: 'résumé.pdf', isPublic: false, fileExpiresAt: at(86_400_000) });
       expect(await urls.find(grant.id)).to.deep.equal(grant);
       expect(await urls.find('unknown')).to.equal(undefined);
+      expect(await urls.findWithSigningKey(grant.id)).to.deep.equal({ grant, signingKey: null });
+      expect(await signingKeys.ensure({ userId: grant.userId, candidate: 'key-1' })).to.equal('key-1');
+      expect(await urls.findWithSigningKey(grant.id)).to.deep.equal({ grant, signingKey: 'key-1' });
+      expect(await urls.findWithSigningKey('unknown')).to.equal(undefined);
     });
 
     it('lets exactly one of many concurrent claims through; a released URL can be claimed again', async () => {

@@ -69,6 +69,17 @@ describe('HTTP: signed upload URLs', () => {
     expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
     expect(uploaded.body.file).to.include({ name: 'café.png', size: bytes.byteLength, content_type: 'image/png' });
     expect(await storedSha256(uploaded.body.file.file_id)).to.equal(sha256(bytes));
+    // A form cut off inside its file part: nothing stored, and the URL stays usable.
+    const cutPath = local((await mint()).body.upload_url);
+    const boundary = 'hangar-test-boundary';
+    const head = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="cut.png"\r\ncontent-type: image/png\r\n\r\n`;
+    const truncated = Buffer.concat([Buffer.from(head), Buffer.from(makePng(30, 30))]);
+    const before = (await listed()).length;
+    expectError(await call(server.api, cutPath, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: truncated }), 400, 'UPLOAD_INCOMPLETE');
+    expect((await listed()).length).to.equal(before);
+    const retry = new FormData();
+    retry.append('file', new Blob([bytes], { type: 'image/png' }), 'retry.png');
+    expect((await postForm(cutPath, retry)).status).to.equal(201);
     const noFile = new FormData();
     noFile.append('note', 'x');
     expectError(await postForm(local((await mint()).body.upload_url), noFile), 400, 'VALIDATION_FAILED');

@@ -16,6 +16,11 @@ export class MemoryUploadUrlRepository implements UploadUrlRepository {
     return row && copy(row.grant);
   }
 
+  async findWithSigningKey(id: string): Promise<{ grant: UploadUrlGrant; signingKey: string | null } | undefined> {
+    const row = this.db.uploadUrls.get(id);
+    return row && { grant: copy(row.grant), signingKey: this.db.signingKeys.get(row.grant.userId) ?? null };
+  }
+
   async claim(options: { id: string; now: Date }): Promise<UploadUrlClaim> {
     const row = this.db.uploadUrls.get(options.id);
     if (!row) return 'not_found';

@@ -50,6 +50,17 @@ export class SqlUploadUrlRepository implements UploadUrlRepository {
     return row && toGrant(row);
   }
 
+  async findWithSigningKey(id: string): Promise<{ grant: UploadUrlGrant; signingKey: string | null } | undefined> {
+    const row = await this.db
+      .selectFrom('upload_urls')
+      .innerJoin('users', 'users.id', 'upload_urls.user_id')
+      .selectAll('upload_urls')
+      .select('users.signing_key')
+      .where('upload_urls.id', '=', id)
+      .executeTakeFirst();
+    return row && { grant: toGrant(row), signingKey: row.signing_key };
+  }
+
   async claim(options: { id: string; now: Date }): Promise<UploadUrlClaim> {
     const result = await this.db.updateTable('upload_urls').set({ used_at: toMillis(options.now) }).where('id', '=', options.id).where('used_at', 'is', null).executeTakeFirst();
     if (result.numUpdatedRows > 0n) return 'claimed';

@@ -255,6 +255,7 @@ function fileFieldOf(ctx: Context, body: AsyncIterable<Uint8Array>): Promise<{ s
       return;
     }
     let found = false;
+    let fileStream: Readable | undefined;
     const missing = () => new DomainError('VALIDATION_FAILED', 'The form has no file in a field named `file`.', [{ in: 'body', path: '/file', message: 'Expected a file part named file' }]);
     parser.on('file', (name, stream, info) => {
       if (found || name !== 'file') {
@@ -262,16 +263,26 @@ function fileFieldOf(ctx: Context, body: AsyncIterable<Uint8Array>): Promise<{ s
         return;
       }
       found = true;
+      fileStream = stream;
+      // The error may come before the upload reads the stream (the whole body already parsed): the reader
+      // still sees it (a destroyed stream's iterator throws it); this listener keeps it from being unhandled.
+      stream.on('error', () => undefined);
       resolve({ stream, mimeType: info.mimeType, filename: info.filename || undefined });
     });
-    parser.on('error', () => {
-      if (!found) reject(new DomainError('VALIDATION_FAILED', 'The multipart/form-data body is malformed.'));
+    // After the file part started, a failure (a cut or trickling body, a malformed end) ends its stream with
+    // the error, so the upload reading it stops (UPLOAD_INCOMPLETE, or the source's own DomainError).
+    parser.on('error', (error: Error) => {
+      if (!found) reject(error instanceof DomainError ? error : new DomainError('VALIDATION_FAILED', 'The multipart/form-data body is malformed.'));
+      else if (!fileStream!.readableEnded) fileStream!.destroy(error);
     });
     parser.on('close', () => {
       if (!found) reject(missing());
     });
     const source = Readable.from(body);
-    source.on('error', (error) => parser.destroy(error));
+    source.on('error', (error) => {
+      if (fileStream && !fileStream.readableEnded) fileStream.destroy(error);
+      parser.destroy(error);
+    });
     source.pipe(parser);
   });
 }
