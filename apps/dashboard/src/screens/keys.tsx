@@ -209,7 +209,7 @@ function UploadUrlExample() {
     <details class="card">
       <summary>Uploads from your users’ browsers, without sharing a key</summary>
       <p class="muted">Each URL uploads one file, expires (1 minute to 1 day) and stops working when you rotate your signing key in Settings.</p>
-      <pre>
+      <pre class="code-example">
         <code>{code}</code>
       </pre>
     </details>
