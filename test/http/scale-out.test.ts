@@ -355,6 +355,13 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expect(statuses.filter((status) => status === 201), JSON.stringify(statuses)).to.have.length(1);
     for (const answer of answers.filter((a) => a.status !== 201)) expectError(answer, 409, 'UPLOAD_URL_USED');
     expect((await call(servers[1].api, '/files', { apiKey })).body.files).to.have.length(1);
+    // The bundled server (npm start) reads a plain HTML form's multipart body too.
+    const form = new FormData();
+    form.append('file', new Blob([makePng(20, 20)], { type: 'image/png' }), 'form.png');
+    const formUrl = new URL((await call(servers[0].api, '/files/upload-url', { method: 'POST', apiKey, json: {} })).body.upload_url);
+    const sent = await call(servers[1].api, `${formUrl.pathname}${formUrl.search}`, { method: 'POST', body: form });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    expect(sent.body.file.name).to.equal('form.png');
   });
 });
 
