@@ -32,7 +32,7 @@ export interface HangarRuntimeOptions {
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'requestPasswordReset' | 'resendConfirmation'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation'
 >;
 
 /**
@@ -119,6 +119,7 @@ export class HangarRuntime {
     this.sweeping ??= Promise.all([
       this.run('expire-files', () => this.hangar.expireFiles.execute()),
       this.run('expire-resumable-uploads', () => this.hangar.expireResumableUploads.execute()),
+      this.run('expire-upload-urls', () => this.hangar.expireUploadUrls.execute()),
     ]).finally(() => {
       this.sweeping = undefined;
     });

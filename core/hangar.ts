@@ -50,10 +50,15 @@ import { UpdateFile } from './files/update-file.js';
 import { CreateSignedUrl } from './files/create-signed-url.js';
 import { ReadSignedFile } from './files/read-signed-file.js';
 import { RotateSigningKey } from './files/rotate-signing-key.js';
+import { CreateUploadUrl } from './files/create-upload-url.js';
+import { UploadWithUrl } from './files/upload-with-url.js';
+import { ResumableUploadUrlOwner, StartResumableUploadWithUrl } from './files/start-resumable-upload-with-url.js';
+import type { UploadUrlRepository } from './files/upload-urls.js';
 import { ExpireFiles } from './files/expire-files.js';
 import { AppendToResumableUpload } from './files/append-to-resumable-upload.js';
 import { CreateResumableUpload } from './files/create-resumable-upload.js';
 import { ExpireResumableUploads } from './files/expire-resumable-uploads.js';
+import { ExpireUploadUrls } from './files/expire-upload-urls.js';
 import { GetResumableUpload } from './files/get-resumable-upload.js';
 import type { PartialBlobStore } from './files/partial-blob-store.js';
 import type { ResumableUploadRepository } from './files/resumable-upload-repository.js';
@@ -175,6 +180,8 @@ export interface HangarPorts {
   images: ImageTransformer;
   /** Each account's key for signed URLs (docs/private-files.md); usually the repositories' `signingKeys`. */
   signingKeys: SigningKeyRepository;
+  /** Signed upload URLs (docs/media.md); usually the repositories' `uploadUrls`. */
+  uploadUrls: UploadUrlRepository;
   /** Share links of files (docs/private-files.md). */
   shares: ShareRepository;
   /** HMAC of signed URLs (adapters/crypto/node-hmac-url-signer.ts). */
@@ -302,6 +309,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     },
     onBackgroundError: options.onBackgroundError,
   });
+  const uploadFile = new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits });
   // The relying party of passkeys is the API's origin, where the dashboard is served.
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
@@ -313,6 +321,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
   const deleteAccount = new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs });
   const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
+  const createResumableUpload = new CreateResumableUpload(resumable);
   return {
     /** The service's rate limits, for the delivery's own counts (slow request bodies: apps/http/upload-pacing.ts). */
     rateLimits: limits as Pick<RateLimits, 'slowBodyStarted' | 'slowBodyEnded'>,
@@ -323,7 +332,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     activity,
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     expireResumableUploads: new ExpireResumableUploads({ uploads: ports.resumableUploads, partials: ports.partialBlobs, clock }),
-    createResumableUpload: new CreateResumableUpload(resumable),
+    expireUploadUrls: new ExpireUploadUrls({ uploadUrls: ports.uploadUrls, clock }),
+    createResumableUpload,
     appendToResumableUpload: new AppendToResumableUpload(resumable),
     getResumableUpload: new GetResumableUpload(resumable),
     terminateResumableUpload: new TerminateResumableUpload(resumable),
@@ -364,7 +374,11 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     createApiKey: new CreateApiKey({ apiKeys, users, ids, digest, clock, maxPerAccount: options.apiKeysPerAccount }),
     listApiKeys: new ListApiKeys({ apiKeys, clock }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
-    uploadFile: new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits }),
+    uploadFile,
+    createUploadUrl: new CreateUploadUrl({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, ids, clock, publicApiUrl: options.publicApiUrl }),
+    uploadWithUrl: new UploadWithUrl({ uploadUrls: ports.uploadUrls, signer: ports.urlSigner, uploadFile, clock }),
+    startResumableUploadWithUrl: new StartResumableUploadWithUrl({ uploadUrls: ports.uploadUrls, signer: ports.urlSigner, createResumableUpload, clock }),
+    resumableUploadUrlOwner: new ResumableUploadUrlOwner({ uploadUrls: ports.uploadUrls, signer: ports.urlSigner, clock }),
     listFiles: new ListFiles({ files, addresses, options }),
     getFile: new GetFile({ files, addresses }),
     deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),

@@ -64,6 +64,7 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     domains: repos.domains,
     imageVariants: repos.imageVariants,
     signingKeys: repos.signingKeys,
+    uploadUrls: repos.uploadUrls,
     shares: repos.shares,
     passkeys: repos.passkeys,
     passkeyChallenges: repos.passkeyChallenges,

@@ -10,6 +10,7 @@ import type { FileRepository } from '../../core/files/file-repository.js';
 import type { ResumableUploadRepository } from '../../core/files/resumable-upload-repository.js';
 import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
+import type { UploadUrlRepository } from '../../core/files/upload-urls.js';
 import type { ShareRepository } from '../../core/shares/share.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { InviteRepository } from '../../core/invites/invite.js';
@@ -36,6 +37,8 @@ export interface Repositories {
   domains: CustomDomainRepository;
   imageVariants: ImageVariantRepository;
   signingKeys: SigningKeyRepository;
+  /** Signed upload URLs (docs/media.md). */
+  uploadUrls: UploadUrlRepository;
   shares: ShareRepository;
   passkeys: PasskeyRepository;
   passkeyChallenges: PasskeyChallengeRepository;

@@ -20,6 +20,7 @@ import { passkeyRoutes } from './routes/passkeys.js';
 import { accountSecurityRoutes } from './routes/account-security.js';
 import { ssoRoutes } from './routes/sso.js';
 import { fileRoutes } from './routes/files.js';
+import { SIGNED_UPLOAD_PATH, uploadUrlRoutes } from './routes/upload-urls.js';
 import { type ReferenceOptions, referenceRoutes } from './routes/reference.js';
 import { contentRoutes } from '../content/content-app.js';
 import { settingsRoutes } from './routes/settings.js';
@@ -77,6 +78,21 @@ function corsFor(origins: readonly string[]) {
 }
 
 /**
+ * CORS for signed upload URLs ({@link SIGNED_UPLOAD_PATH}, docs/media.md): the URL itself is the
+ * credential and the browser that sends to it runs on the app's own origin, unknown here, so every
+ * origin may send (`Access-Control-Allow-Origin: *`, no credentials) and read the answer.
+ */
+function anyOriginCors() {
+  return cors({
+    origin: '*',
+    allowMethods: ['PUT', 'POST', 'PATCH', 'HEAD', 'DELETE'],
+    allowHeaders: ['Content-Type', 'X-File-Name', 'X-Request-Id', ...TUS_REQUEST_HEADERS],
+    exposeHeaders: ['X-Request-Id', 'Retry-After', ...TUS_EXPOSED_HEADERS],
+    maxAge: 600,
+  });
+}
+
+/**
  * The API never answers on the content origin: a request whose `Host` is the content server's
  * public host (as a misrouting proxy would send) is 404, so no API page or token ever lives on the
  * origin that serves user files.
@@ -98,7 +114,7 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'> & { logger?: Logger }): Route[] {
   const routes: Route[] = [];
   routes.push(
-    ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl, logger: options.logger }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar),
+    ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl, logger: options.logger }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...uploadUrlRoutes(hangar, { publicApiUrl: options.publicApiUrl }),
     ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
     ...adminRoutes(hangar, { instance: options.instance, build: options.operational?.build }),
     ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
@@ -115,7 +131,9 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   app.use(jsonBodyMiddleware());
   app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(securityHeaders());
-  app.use(corsFor(options.corsOrigins ?? []));
+  const listedCors = corsFor(options.corsOrigins ?? []);
+  const uploadCors = anyOriginCors();
+  app.use((ctx, next) => (ctx.path.startsWith(SIGNED_UPLOAD_PATH) ? uploadCors(ctx, next) : listedCors(ctx, next)));
   app.use(clientAddressMiddleware(options.trustProxyHops ?? 0));
   app.use(activityMiddleware(hangar.activity));
   app.use(errorsMiddleware(options.logger));

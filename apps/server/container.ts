@@ -90,6 +90,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ImageVariantRepository).toResolvedValue((r: Repos) => r.imageVariants, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
   bind(Tokens.SigningKeyRepository).toResolvedValue((r: Repos) => r.signingKeys, [RootTokens.Repositories]);
+  bind(Tokens.UploadUrlRepository).toResolvedValue((r: Repos) => r.uploadUrls, [RootTokens.Repositories]);
   bind(Tokens.ShareRepository).toResolvedValue((r: Repos) => r.shares, [RootTokens.Repositories]);
   bind(Tokens.PasskeyRepository).toResolvedValue((r: Repos) => r.passkeys, [RootTokens.Repositories]);
   bind(Tokens.PasskeyChallengeRepository).toResolvedValue((r: Repos) => r.passkeyChallenges, [RootTokens.Repositories]);
@@ -381,6 +382,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           domains: Tokens.CustomDomainRepository,
           imageVariants: Tokens.ImageVariantRepository,
           signingKeys: Tokens.SigningKeyRepository,
+          uploadUrls: Tokens.UploadUrlRepository,
           shares: Tokens.ShareRepository,
           passkeys: Tokens.PasskeyRepository,
           passkeyChallenges: Tokens.PasskeyChallengeRepository,

@@ -6,6 +6,7 @@ import type { MfaRepository } from '../../core/accounts/mfa-repository.js';
 import type { SecretBox, Totp } from '../../core/accounts/totp.js';
 import type { TokenSigner } from '../../core/accounts/token-signer.js';
 import type { SigningKeyRepository, UrlSigner } from '../../core/files/signing-keys.js';
+import type { UploadUrlRepository } from '../../core/files/upload-urls.js';
 import type { ShareRepository } from '../../core/shares/share.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
@@ -75,6 +76,7 @@ export const Tokens = {
   PasswordHasher: Symbol('PasswordHasher') as ServiceIdentifier<PasswordHasher>,
   TokenSigner: Symbol('TokenSigner') as ServiceIdentifier<TokenSigner>,
   SigningKeyRepository: Symbol('SigningKeyRepository') as ServiceIdentifier<SigningKeyRepository>,
+  UploadUrlRepository: Symbol('UploadUrlRepository') as ServiceIdentifier<UploadUrlRepository>,
   UrlSigner: Symbol('UrlSigner') as ServiceIdentifier<UrlSigner>,
   ShareRepository: Symbol('ShareRepository') as ServiceIdentifier<ShareRepository>,
   PasskeyRepository: Symbol('PasskeyRepository') as ServiceIdentifier<PasskeyRepository>,

@@ -35,6 +35,8 @@ export interface UploadFileInput {
   body: AsyncIterable<Uint8Array>;
   /** Aborted when the client goes away. */
   signal?: AbortSignalLike;
+  /** A lower size limit than the account's, in bytes (a signed upload URL's `max_size_bytes`, docs/media.md). */
+  maxBytes?: number;
 }
 
 export interface UploadFileDeps {
@@ -86,7 +88,8 @@ export class UploadFile {
     const contentType = this.contentTypes.checkUpload(input.contentType);
     const name = parseFileName(input.fileName);
     const expiresAt = this.expiryOf(input);
-    const { standing, uploadLimitBytes } = await this.deps.accounts.view(input.userId);
+    const { standing, uploadLimitBytes: accountLimitBytes } = await this.deps.accounts.view(input.userId);
+    const uploadLimitBytes = input.maxBytes === undefined ? accountLimitBytes : Math.min(accountLimitBytes, input.maxBytes);
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
     const nowMs = this.deps.clock.now().getTime();

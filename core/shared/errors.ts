@@ -115,6 +115,14 @@ export type ErrorCode =
   | 'SIGNED_URL_EXPIRED'
   /** 403: the signed URL was altered, its signing key rotated, or it is not a signed URL at all (docs/private-files.md). */
   | 'SIGNED_URL_INVALID'
+  /** 400: `POST /files/upload-url` asked for a lifetime outside 60–86400 s, a size under 1 byte or a malformed media type (docs/media.md). */
+  | 'INVALID_UPLOAD_URL_REQUEST'
+  /** 403: the upload URL was altered, revoked by a signing key rotation, or never issued (docs/media.md). */
+  | 'UPLOAD_URL_INVALID'
+  /** 403: the upload URL's lifetime has passed (docs/media.md). */
+  | 'UPLOAD_URL_EXPIRED'
+  /** 409: the upload URL has already uploaded its one file (docs/media.md). */
+  | 'UPLOAD_URL_USED'
   /** 404: no such share link (unknown, revoked, or its file deleted) (docs/private-files.md). */
   | 'SHARE_NOT_FOUND'
   /** 410: the share link expired, or its last allowed download was served (docs/private-files.md). */

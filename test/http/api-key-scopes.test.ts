@@ -48,6 +48,7 @@ const TABLE: { route: string; needs: Needs; request: RequestOf }[] = [
   { route: 'GET /files/:id/shares', needs: 'files:read', request: async (f) => ({ method: 'GET', path: `/files/${f.fileId}/shares` }) },
   { route: 'POST /files', needs: 'files:write', request: async () => ({ method: 'POST', path: '/files', headers: { 'content-type': 'text/plain' }, body: 'scoped upload' }) },
   { route: 'POST /files/resumable', needs: 'files:write', request: async () => ({ method: 'POST', path: '/files/resumable', headers: TUS_CREATION }) },
+  { route: 'POST /files/upload-url', needs: 'files:write', request: async () => ({ method: 'POST', path: '/files/upload-url', json: { expires_in: 600 } }) },
   {
     route: 'PATCH /files/resumable/:upload_id',
     needs: 'files:write',

@@ -83,6 +83,26 @@ describe('HTTP: signed URLs and share links made with an API key end with the ke
     expect((await call(server.api, `/files/${fileId}`, { apiKey: account.apiKey })).status).to.equal(200);
   });
 
+  it('refuses a signed upload URL (403 UPLOAD_URL_INVALID, nothing stored) once the API key that minted it is revoked; one a session minted stays', async () => {
+    const minter = await newKey();
+    const byKey = await call(server.api, '/files/upload-url', { method: 'POST', apiKey: minter.key, json: { expires_in: 600 } });
+    const bySession = await call(server.api, '/files/upload-url', { method: 'POST', token: account.accessToken, json: { expires_in: 600 } });
+    expect([byKey.status, bySession.status]).to.deep.equal([201, 201]);
+    const local = (url: string) => url.replace('http://api.hangar.test', server.api);
+    const filesBefore = (await call(server.api, '/files?limit=100', { apiKey: account.apiKey })).body.total;
+    expect((await call(server.api, `/auth/api-keys/${minter.id}`, { method: 'DELETE', token: account.accessToken })).status).to.equal(204);
+    expectError(await call(local(byKey.body.upload_url), '', { method: 'PUT', headers: { 'content-type': 'image/png' }, body: makePng() }), 403, 'UPLOAD_URL_INVALID');
+    expect((await call(server.api, '/files?limit=100', { apiKey: account.apiKey })).body.total).to.equal(filesBefore);
+    expect((await call(local(bySession.body.upload_url), '', { method: 'PUT', headers: { 'content-type': 'image/png' }, body: makePng() })).status).to.equal(201);
+  });
+
+  it('mints an upload URL with an expiring key that expires no later than the key', async () => {
+    const minter = await newKey({ expires_at: new Date(clock.now().getTime() + 120_000).toISOString() });
+    const minted = await call(server.api, '/files/upload-url', { method: 'POST', apiKey: minter.key, json: { expires_in: 3_600 } });
+    expect(minted.status, JSON.stringify(minted.body)).to.equal(201);
+    expect(Date.parse(minted.body.expires_at)).to.be.at.most(clock.now().getTime() + 120_000);
+  });
+
   it('removes a share link (404) once the API key that made it is revoked; a share made with a session stays', async () => {
     const fileId = await privateFile();
     const minter = await newKey();

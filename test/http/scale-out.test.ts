@@ -361,6 +361,29 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expect(statuses.filter((status) => status === 410)).to.have.length(19);
     expect((await call(b.api, `/files/${uploaded.body.file.file_id}/shares`, { apiKey })).body.shares[0].downloads).to.equal(5);
   });
+
+  it('stores exactly one file from a signed upload URL raced on both processes; the others answer 409 UPLOAD_URL_USED', async () => {
+    const { apiKey } = await anAccount(servers[0], shared, 'upload-url-race@example.com');
+    const minted = await call(servers[0].api, '/files/upload-url', { method: 'POST', apiKey, json: { expires_in: 600 } });
+    expect(minted.status, JSON.stringify(minted.body)).to.equal(201);
+    const { pathname, search } = new URL(minted.body.upload_url);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        call(servers[i % 2].api, `${pathname}${search}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: randomFileOf(20_000, 'image/png', 80 + i) }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 201), JSON.stringify(statuses)).to.have.length(1);
+    for (const answer of answers.filter((a) => a.status !== 201)) expectError(answer, 409, 'UPLOAD_URL_USED');
+    expect((await call(servers[1].api, '/files', { apiKey })).body.files).to.have.length(1);
+    // The bundled server (npm start) reads a plain HTML form's multipart body too.
+    const form = new FormData();
+    form.append('file', new Blob([makePng(20, 20)], { type: 'image/png' }), 'form.png');
+    const formUrl = new URL((await call(servers[0].api, '/files/upload-url', { method: 'POST', apiKey, json: {} })).body.upload_url);
+    const sent = await call(servers[1].api, `${formUrl.pathname}${formUrl.search}`, { method: 'POST', body: form });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    expect(sent.body.file.name).to.equal('form.png');
+  });
 });
 
 const postgresRun = httpTestDatabase() === 'postgres';

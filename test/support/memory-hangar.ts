@@ -160,6 +160,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     rateLimiter: FlexibleRateLimiter.memory(),
     images: new SharpImageTransformer(),
     signingKeys: repos.signingKeys,
+    uploadUrls: repos.uploadUrls,
     shares: repos.shares,
     urlSigner: new NodeHmacUrlSigner(),
     passkeys: repos.passkeys,

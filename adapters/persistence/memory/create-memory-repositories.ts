@@ -7,6 +7,7 @@ import { MemoryPlanOverrideStore } from './memory-plan-override-store.js';
 import { MemoryOidcFlowRepository, MemoryOidcIdentityRepository } from './memory-oidc-repositories.js';
 import { MemoryShareRepository } from './memory-share-repository.js';
 import { MemorySigningKeyRepository } from './memory-signing-key-repository.js';
+import { MemoryUploadUrlRepository } from './memory-upload-url-repository.js';
 import { MemoryPasskeyRepository } from './memory-passkey-repository.js';
 import { MemoryPasskeyChallengeRepository } from './memory-passkey-challenge-repository.js';
 import { MemoryResumableUploadRepository } from './memory-resumable-upload-repository.js';
@@ -43,6 +44,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     domains: new MemoryCustomDomainRepository(db),
     imageVariants: new MemoryImageVariantRepository(db),
     signingKeys: new MemorySigningKeyRepository(db),
+    uploadUrls: new MemoryUploadUrlRepository(db),
     shares: new MemoryShareRepository(db),
     webhooks: new MemoryWebhookRepository(),
     passkeys: new MemoryPasskeyRepository(db),

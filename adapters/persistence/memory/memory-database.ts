@@ -10,6 +10,7 @@ import type { ResumableUpload } from '../../../core/files/resumable-upload-repos
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
 import type { Share } from '../../../core/shares/share.js';
+import type { UploadUrlGrant } from '../../../core/files/upload-urls.js';
 import type { Passkey } from '../../../core/passkeys/passkey.js';
 import type { PasskeyChallenge } from '../../../core/passkeys/passkey-challenge-repository.js';
 import type { Invite } from '../../../core/invites/invite.js';
@@ -112,6 +113,8 @@ export class MemoryDatabase {
   readonly signInCodes = new Map<string, SignInCode>();
   /** `invites` by id. */
   readonly invites = new Map<string, Invite>();
+  /** `upload_urls` by id, with when each was claimed (null: unused); removed with their user. */
+  readonly uploadUrls = new Map<string, { grant: UploadUrlGrant; usedAt: Date | null }>();
 
   /** The key of a row of {@link oidcIdentities}. */
   static oidcKey(issuer: string, subject: string): string {
@@ -128,10 +131,13 @@ export class MemoryDatabase {
     return this.users.has(userId);
   }
 
-  /** Removes the shares made with the API key `apiKeyId` (the schema's cascade, migration 0043). */
+  /** Removes the shares and upload URLs made with the API key `apiKeyId` (the schema's cascades, migrations 0043 and 0046). */
   deleteSharesOfApiKey(apiKeyId: string): void {
     for (const [id, share] of this.shares) {
       if (share.apiKeyId === apiKeyId) this.shares.delete(id);
+    }
+    for (const [id, row] of this.uploadUrls) {
+      if (row.grant.apiKeyId === apiKeyId) this.uploadUrls.delete(id);
     }
   }
 
@@ -184,6 +190,9 @@ export class MemoryDatabase {
       this.imageVariants.delete(id);
     }
     this.accountTotals.delete(userId);
+    for (const [id, row] of this.uploadUrls) {
+      if (row.grant.userId === userId) this.uploadUrls.delete(id);
+    }
     for (const [id, upload] of this.resumableUploads) {
       if (upload.userId === userId) this.resumableUploads.delete(id);
     }

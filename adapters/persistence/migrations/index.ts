@@ -54,6 +54,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0043_hardening', () => import('./0043_hardening.js')],
   ['0044_webhooks', () => import('./0044_webhooks.js')],
   ['0045_admin_console', () => import('./0045_admin_console.js')],
+  ['0046_signed_uploads_and_media', () => import('./0046_signed_uploads_and_media.js')],
 ];
 
 /** A migration's name and how to load its module. */

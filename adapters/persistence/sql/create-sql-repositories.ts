@@ -8,6 +8,7 @@ import { SqlPlanOverrideStore } from './sql-plan-override-store.js';
 import { SqlOidcFlowRepository, SqlOidcIdentityRepository } from './sql-oidc-repositories.js';
 import { SqlShareRepository } from './sql-share-repository.js';
 import { SqlSigningKeyRepository } from './sql-signing-key-repository.js';
+import { SqlUploadUrlRepository } from './sql-upload-url-repository.js';
 import { SqlPasskeyRepository } from './sql-passkey-repository.js';
 import { SqlPasskeyChallengeRepository } from './sql-passkey-challenge-repository.js';
 import { SqlResumableUploadRepository } from './sql-resumable-upload-repository.js';
@@ -57,6 +58,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     domains: new SqlCustomDomainRepository(executor),
     imageVariants: new SqlImageVariantRepository(db),
     signingKeys: new SqlSigningKeyRepository(db),
+    uploadUrls: new SqlUploadUrlRepository(db),
     shares: new SqlShareRepository(db),
     passkeys: new SqlPasskeyRepository(db),
     passkeyChallenges: new SqlPasskeyChallengeRepository(db),

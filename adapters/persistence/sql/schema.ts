@@ -261,6 +261,26 @@ export interface ImageVariantsTable {
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
  */
 /** `shares`: share links of files (migration 0014, docs/private-files.md); rows go with their file and user. */
+/** Signed upload URLs (migration 0046, docs/media.md); rows go with their user (`on delete cascade`). */
+export interface UploadUrlsTable {
+  id: string;
+  user_id: string;
+  expires_at: Int64;
+  max_size_bytes: NullableInt64;
+  /** JSON array of media types; null: any. */
+  content_types: string | null;
+  name: string | null;
+  is_public: Flag;
+  file_expires_at: NullableInt64;
+  created_at: Int64;
+  /** When the URL was claimed by an upload; null: unused. */
+  used_at: NullableInt64;
+  /** The tus upload started through the URL; null: none. */
+  resumable_upload_id: string | null;
+  /** The API key that minted the URL (revoking it deletes the row); null: a session did. */
+  api_key_id: string | null;
+}
+
 export interface SharesTable {
   id: string;
   user_id: string;
@@ -323,6 +343,7 @@ export interface HangarDatabase {
   custom_domains: CustomDomainsTable;
   image_variants: ImageVariantsTable;
   shares: SharesTable;
+  upload_urls: UploadUrlsTable;
   mail_outbox: MailOutboxTable;
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;

@@ -34,8 +34,9 @@ export class SqlInstanceStatistics implements InstanceStatistics {
       this.db
         .selectFrom('files')
         .where('created_at', '>=', toMillis(options.since))
-        .select((eb) => [sql<number>`floor(created_at / ${DAY_MS})`.as('bucket'), eb.fn.countAll().as('files')])
-        .groupBy(sql`floor(created_at / ${DAY_MS})`)
+        // The day length as a literal, not a parameter: Postgres matches the select's expression with the group's by its text.
+        .select((eb) => [sql<number>`floor(created_at / ${sql.lit(DAY_MS)})`.as('bucket'), eb.fn.countAll().as('files')])
+        .groupBy(sql`floor(created_at / ${sql.lit(DAY_MS)})`)
         .execute(),
       this.db
         .selectFrom('account_totals')

@@ -224,13 +224,13 @@ export function fileRoutes(hangar: Hangar): Route[] {
 }
 
 /** Declared body length in bytes, or undefined for a chunked body. */
-function contentLengthOf(ctx: Context): number | undefined {
+export function contentLengthOf(ctx: Context): number | undefined {
   const header = ctx.get('Content-Length');
   return /^\d+$/.test(header) ? Number(header) : undefined;
 }
 
 /** Parses an ISO 8601 value of the query (spec 4.9), a header or the body. @throws DomainError VALIDATION_FAILED */
-function timestamp(name: string, value: string | undefined, where: 'query' | 'header' | 'body' = 'query'): Date | undefined {
+export function timestamp(name: string, value: string | undefined, where: 'query' | 'header' | 'body' = 'query'): Date | undefined {
   if (value === undefined) return undefined;
   const date = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime())) {

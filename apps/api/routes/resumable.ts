@@ -13,7 +13,7 @@ export const TUS_VERSION = '1.0.0';
 /** The tus extensions implemented (`Tus-Extension`). */
 export const TUS_EXTENSIONS = 'creation,creation-with-upload,termination,expiration';
 /** The media type of a PATCH body (tus 1.0.0 §PATCH). */
-const OFFSET_STREAM = 'application/offset+octet-stream';
+export const OFFSET_STREAM = 'application/offset+octet-stream';
 /** Headers a browser page may read from tus answers (CORS `Access-Control-Expose-Headers`). */
 export const TUS_EXPOSED_HEADERS = ['Upload-Offset', 'Location', 'Upload-Length', 'Tus-Resumable', 'Tus-Version', 'Tus-Extension', 'Tus-Max-Size', 'Hangar-File-Id', 'Upload-Expires', 'Upload-Metadata'];
 /** Request headers a browser page may send to tus routes (CORS `Access-Control-Allow-Headers`). */
@@ -216,7 +216,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
  * One PATCH body through the use case, paced as every body is (pacedRequestBody; a stalled body
  * keeps what arrived), aborted when the client goes away before the end of its body.
  */
-async function append(
+export async function append(
   ctx: Context,
   hangar: Hangar,
   target: { userId: string; offset: number } & ({ uploadId: string } | { upload: ResumableUpload }),
@@ -242,7 +242,7 @@ async function append(
 }
 
 /** `Tus-Resumable` on the answer, and the request's checked (tus 1.0.0: 412 with `Tus-Version` when unsupported). */
-function tusPreamble(ctx: Context): void {
+export function tusPreamble(ctx: Context): void {
   ctx.set('Tus-Resumable', TUS_VERSION);
   const version = ctx.get('Tus-Resumable');
   if (version !== TUS_VERSION) {
@@ -251,12 +251,14 @@ function tusPreamble(ctx: Context): void {
   }
 }
 
-function setUploadHeaders(ctx: Context, upload: ResumableUpload): void {
+/** `Upload-Expires` while the upload is unfinished. */
+export function setUploadHeaders(ctx: Context, upload: ResumableUpload): void {
   // RFC 9110 §5.6.7 IMF-fixdate, as tus requires for Upload-Expires.
   if (upload.status === 'uploading') ctx.set('Upload-Expires', upload.expiresAt.toUTCString());
 }
 
-function hasBody(ctx: Context): boolean {
+/** Whether the request carries a body (a Content-Length above 0, or chunked). */
+export function hasBody(ctx: Context): boolean {
   const length = ctx.get('Content-Length');
   return length === '' ? ctx.get('Transfer-Encoding') !== '' : length.trim() !== '0';
 }

@@ -164,6 +164,7 @@ export function KeysScreen() {
         </div>
       )}
       {list.data && <Pager page={page} limit={PAGE_SIZE} total={list.data.total} onPage={setPage} />}
+      <UploadUrlExample />
       {revoking && (
         <ConfirmDialog
           title="Revoke key"
@@ -185,3 +186,33 @@ export function KeysScreen() {
     </section>
   );
 }
+
+/**
+ * How an app lets its users' browsers upload without a key (docs/media.md, "Signed upload URLs"): its
+ * server mints a single-use URL with the key, the browser sends the file to that URL.
+ */
+function UploadUrlExample() {
+  const api = location.origin;
+  const code = [
+    '// Your server: mint a single-use upload URL with your key (the key never reaches the browser)',
+    `const minted = await fetch('${api}/files/upload-url', { method: 'POST',`,
+    "  headers: { 'x-api-key': process.env.HANGAR_KEY, 'content-type': 'application/json' },",
+    "  body: JSON.stringify({ expires_in: 600, max_size_bytes: 10_000_000, content_types: ['image/*'] }) });",
+    'const { upload_url } = await minted.json(); // hand upload_url to the browser',
+    '// The browser: send the file straight to Hangar, no credential',
+    "const sent = await fetch(upload_url, { method: 'PUT', body: file,",
+    "  headers: { 'content-type': file.type, 'x-file-name': encodeURIComponent(file.name) } });",
+    'const { file: stored } = await sent.json(); // the File: stored.file_id, stored.public_url',
+    '// Large files: tus-js-client with { endpoint: upload_url }; plain HTML forms: POST multipart to it',
+  ].join('\n');
+  return (
+    <details class="card">
+      <summary>Uploads from your users’ browsers, without sharing a key</summary>
+      <p class="muted">Each URL uploads one file, expires (1 minute to 1 day) and stops working when you rotate your signing key in Settings.</p>
+      <pre class="code-example">
+        <code>{code}</code>
+      </pre>
+    </details>
+  );
+}
+
