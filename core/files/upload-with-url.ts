@@ -1,5 +1,7 @@
 import type { AbortSignalLike } from '../shared/web-globals.js';
+import type { UserRepository } from '../accounts/user-repository.js';
 import type { Clock } from '../shared/clock.js';
+import { servesFilesOf } from './serving-owner.js';
 import { DomainError } from '../shared/errors.js';
 import type { FileView } from './file-view.js';
 import type { UrlSigner } from './signing-keys.js';
@@ -65,14 +67,17 @@ export class UploadWithUrl {
 /** What checking an upload URL needs. */
 export interface UploadUrlCheckDeps {
   uploadUrls: UploadUrlRepository;
+  /** The minting account, read to refuse a suspended one (docs/admin.md, "Suspension"). */
+  users: Pick<UserRepository, 'findById'>;
   signer: UrlSigner;
   clock: Clock;
 }
 
 /**
  * The grant of an upload URL whose signature holds under the account's current signing key and,
- * unless `ignoreExpiry` (a tus upload already started through it goes on), whose lifetime has not passed.
- * @throws DomainError UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED (403)
+ * unless `ignoreExpiry` (a tus upload already started through it goes on), whose lifetime has not passed,
+ * of an account that is not suspended.
+ * @throws DomainError UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED, ACCOUNT_SUSPENDED (403)
  */
 export async function verifiedGrant(deps: UploadUrlCheckDeps, input: { id: string; signature: string | undefined }, ignoreExpiry = false): Promise<UploadUrlGrant> {
   const found = /^[0-9A-Za-z]{1,64}$/.test(input.id) ? await deps.uploadUrls.findWithSigningKey(input.id) : undefined;
@@ -80,6 +85,9 @@ export async function verifiedGrant(deps: UploadUrlCheckDeps, input: { id: strin
   const { grant, signingKey } = found;
   if (!deps.signer.verify({ key: signingKey, payload: uploadUrlPayload(grant), signature: input.signature })) throw invalidUrl();
   if (!ignoreExpiry && deps.clock.now().getTime() >= grant.expiresAt.getTime()) throw new DomainError('UPLOAD_URL_EXPIRED', 'This upload URL has expired: ask for a new one.');
+  if (!(await servesFilesOf(deps.users, grant.userId))) {
+    throw new DomainError('ACCOUNT_SUSPENDED', 'The account this upload URL belongs to is suspended by an administrator.');
+  }
   return grant;
 }
 

@@ -133,6 +133,7 @@ describe('HTTP: the admin API', function () {
     const file = (await upload(server, account.apiKey, new TextEncoder().encode('public words'), { contentType: 'text/plain', name: 'p.txt' })).body.file;
     const signed = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey: account.apiKey, json: { expires_in: 600 } })).body.signed_url;
     const share = (await call(server.api, `/files/${file.file_id}/shares`, { method: 'POST', apiKey: account.apiKey, json: {} })).body.url;
+    const uploadUrl = (await call(server.api, '/files/upload-url', { method: 'POST', token: account.accessToken, json: { expires_in: 600 } })).body.upload_url.replace('http://api.hangar.test', server.api);
     const served = async () => [
       (await fetch(local(file.public_url))).status,
       (await fetch(local(signed))).status,
@@ -148,6 +149,8 @@ describe('HTTP: the admin API', function () {
     expectError(await call(server.api, '/files', { apiKey: account.apiKey }), 403, 'ACCOUNT_SUSPENDED');
     expectError(await call(server.api, '/profile', { token: account.accessToken }), 403, 'ACCOUNT_SUSPENDED');
     expect(await served()).to.deep.equal([404, 404, 404]);
+    // An upload URL the account minted before takes nothing while it is suspended.
+    expectError(await call(uploadUrl, '', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'uploaded while suspended' }), 403, 'ACCOUNT_SUSPENDED');
     // A wrong password still answers as a wrong password: suspension is told only to the owner.
     expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'wrong horse' } }), 401, 'INVALID_CREDENTIALS');
 
@@ -156,6 +159,7 @@ describe('HTTP: the admin API', function () {
     expect((await call(server.api, '/files', { apiKey: account.apiKey })).status).to.equal(200);
     expect((await call(server.api, '/profile', { token: account.accessToken })).status).to.equal(200);
     expect(await served()).to.deep.equal([200, 200, 200]);
+    expect((await call(uploadUrl, '', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'uploaded when reinstated' })).status).to.equal(201);
   });
 
   it("never answers a private file's name, id or bytes on any admin route (the no-content promise)", async () => {
