@@ -13,9 +13,10 @@ export function escapeHtml(text: string): string {
 export function formatBytes(bytes: number): string {
   if (bytes < 1000) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
   const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
-  let value = bytes;
-  let unit = -1;
-  while (value >= 1000 && unit < units.length - 1) {
+  let value = bytes / 1000;
+  let unit = 0;
+  // 999.5 and up would round to "1000": the next unit says it better.
+  while (value >= 999.5 && unit < units.length - 1) {
     value /= 1000;
     unit++;
   }
