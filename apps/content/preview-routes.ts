@@ -44,7 +44,10 @@ function describe({ file, base }: FilePreview) {
     base,
     viewUrl: `${base}/v/${id}`,
     rawUrl: `${base}/m/${id}`,
-    downloadUrl: `${base}/d/${id}`,
+    // The page's own image, player and links are relative: the page may be asked on any of the
+    // content server's hosts, and its CSP allows media from that origin only ('self').
+    rawPath: `/m/${id}`,
+    downloadPath: `/d/${id}`,
     oembedUrl: `${base}/oembed?url=${encodeURIComponent(`${base}/v/${id}`)}&format=json`,
     secure: base.startsWith('https://'),
   };
@@ -86,9 +89,9 @@ function previewPage(preview: FilePreview): string {
   );
   if (p.kind === 'image') tags.push(meta('name', 'twitter:image', p.rawUrl), meta('name', 'twitter:image:alt', p.name));
   const media =
-    p.kind === 'image' ? `<img src="${escapeHtml(p.rawUrl)}" alt="${escapeHtml(p.name)}">`
-    : p.kind === 'video' ? `<video src="${escapeHtml(p.rawUrl)}" controls preload="metadata"></video>`
-    : p.kind === 'audio' ? `<audio src="${escapeHtml(p.rawUrl)}" controls preload="metadata"></audio>`
+    p.kind === 'image' ? `<img src="${escapeHtml(p.rawPath)}" alt="${escapeHtml(p.name)}">`
+    : p.kind === 'video' ? `<video src="${escapeHtml(p.rawPath)}" controls preload="metadata"></video>`
+    : p.kind === 'audio' ? `<audio src="${escapeHtml(p.rawPath)}" controls preload="metadata"></audio>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -100,7 +103,7 @@ ${tags.join('\n')}
 </head><body><main>
 <h1>${escapeHtml(p.name)}</h1>
 ${media}
-<p>${escapeHtml(p.description)} · <a href="${escapeHtml(p.rawUrl)}">Open</a> · <a href="${escapeHtml(p.downloadUrl)}" download>Download</a></p>
+<p>${escapeHtml(p.description)} · <a href="${escapeHtml(p.rawPath)}">Open</a> · <a href="${escapeHtml(p.downloadPath)}" download>Download</a></p>
 </main></body></html>
 `;
 }

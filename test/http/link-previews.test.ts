@@ -69,6 +69,8 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
     expect(og.twitterCard).to.equal('summary_large_image');
     expect(og.twitterImage?.[0]?.url).to.equal(file.public_url);
     expect(og.ogVideo).to.equal(undefined);
+    // People opening the page see the image from the host they asked, which the CSP's 'self' allows.
+    expect(answer.text).to.include(`<img src="/m/${file.file_id}" alt="holiday.png">`);
 
     const discovery = oembedLink(answer.text);
     expect(discovery).to.equal(`http://cdn.hangar.test/oembed?url=${encodeURIComponent(file.view_url)}&format=json`);
