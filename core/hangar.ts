@@ -40,6 +40,7 @@ import { BulkDeleteFiles } from './files/bulk-delete-files.js';
 import { CheckStorage } from './files/check-storage.js';
 import { DeleteFile } from './files/delete-file.js';
 import type { FileOptions } from './files/file-options.js';
+import { PreviewPublicFile } from './files/preview-public-file.js';
 import type { FileRepository } from './files/file-repository.js';
 import { FileAddresses } from './files/file-view.js';
 import { GetFile } from './files/get-file.js';
@@ -288,10 +289,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const mfaCodes = new MfaCodes({ mfa, totp, box, digest, limits, clock });
   const gate = new RegistrationGate({ invites: ports.invites, digest, clock, plans, mode: options.registration ?? 'open' });
   const oidcFlows = ports.oidcFlows;
-  const readPublicFile = new ReadPublicFile({
-    files, users, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts,
-    contentHosts: [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])],
-  });
+  const contentHosts = [parseUrl(options.publicContentUrl).hostname, 'localhost', '127.0.0.1', '[::1]', '::1', ...(options.contentHosts ?? [])];
+  const readPublicFile = new ReadPublicFile({ files, users, blobs, meter: usageMeter, directory, clock, counts: fileReadCounts, contentHosts });
   // The slots of image transformations: the public and signed addresses' (IMAGE_CONCURRENCY), and
   // the owner's thumbnails, one at a time beside them, queued up to 10 s (a page of tiles at once).
   const imageSlots = {
@@ -384,6 +383,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),
     bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts, failpoints }),
     readPublicFile,
+    previewPublicFile: new PreviewPublicFile({ readPublicFile, contentHosts, publicContentUrl: options.publicContentUrl }),
     readOwnFile: new ReadOwnFile({ files, blobs, clock }),
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage,

@@ -70,6 +70,7 @@ export function fileJson({ file, urls }: FileView) {
     default_url: urls.defaultUrl,
     default_download_url: urls.defaultDownloadUrl,
     public_download_url: urls.publicDownloadUrl,
+    view_url: urls.viewUrl,
     created_at: toIso(file.createdAt),
     is_public: file.isPublic,
     expires_at: file.expiresAt ? toIso(file.expiresAt) : null,
@@ -129,9 +130,9 @@ function sameRecord(a: StoredFile, b: StoredFile): boolean {
   );
 }
 
-/** The four addresses are the same. */
+/** The five addresses are the same. */
 function sameUrls(a: FileUrls, b: FileUrls): boolean {
-  return a.publicUrl === b.publicUrl && a.publicDownloadUrl === b.publicDownloadUrl && a.defaultUrl === b.defaultUrl && a.defaultDownloadUrl === b.defaultDownloadUrl;
+  return a.publicUrl === b.publicUrl && a.publicDownloadUrl === b.publicDownloadUrl && a.defaultUrl === b.defaultUrl && a.defaultDownloadUrl === b.defaultDownloadUrl && a.viewUrl === b.viewUrl;
 }
 
 /**

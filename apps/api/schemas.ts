@@ -78,6 +78,7 @@ export const FileBody = Type.Object({
   default_url: Nullable(Type.String()),
   default_download_url: Nullable(Type.String()),
   public_download_url: Nullable(Type.String()),
+  view_url: Nullable(Type.String({ description: 'The link preview page (`{base}/v/<file_id>`): OpenGraph/Twitter card tags and oEmbed discovery for chats; null for a private file' })),
   created_at: Nullable(Timestamp),
   is_public: Type.Union([Type.Boolean(), Type.Null()]),
   expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted automatically; null: never' }),
@@ -90,6 +91,7 @@ export const FileBody = Type.Object({
     name: 'cat.png', content_type: 'image/png', size: 48213,
     public_url: 'https://cdn.example.com/m/aB3dE5gH7j', default_url: 'https://cdn.example.com/m/aB3dE5gH7j',
     default_download_url: 'https://cdn.example.com/d/aB3dE5gH7j', public_download_url: 'https://cdn.example.com/d/aB3dE5gH7j',
+    view_url: 'https://cdn.example.com/v/aB3dE5gH7j',
     created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null, view_count: 0, download_count: 0,
   }],
 });

@@ -19,10 +19,12 @@ import { contentDisposition } from './http-range.js';
 import type { PublicImage } from '../../core/images/transform-public-image.js';
 import { signedContentRoutes } from './signed-routes.js';
 import { shareContentRoutes } from './share-routes.js';
+import { previewRoutes } from './preview-routes.js';
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
- * `/d/:file_id` (download, `Content-Disposition: attachment`), plus `/healthz`, `/readyz` and `/version`.
+ * `/d/:file_id` (download, `Content-Disposition: attachment`), the link preview page `/v/:file_id`
+ * and `/oembed` (preview-routes.ts), plus `/healthz`, `/readyz` and `/version`.
  * Serves byte ranges (206/416, RFC 9110 §14), a strong ETag from the SHA-256, 304 on
  * `If-None-Match`/`If-Modified-Since` (§13.1), `Last-Modified`, long-lived `Cache-Control`, `nosniff`.
  * Private and missing files are both 404 FILE_NOT_FOUND. Bodies are streamed, never buffered.
@@ -126,6 +128,7 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
       params: ContentParams, headers: ContentHeaders, responses: contentResponses,
       handler: ({ ctx, params }) => servePublic(ctx, hangar, params.id, 'attachment'),
     }),
+    ...previewRoutes(hangar),
     ...signedContentRoutes(hangar),
     ...shareContentRoutes(hangar),
   ];

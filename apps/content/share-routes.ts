@@ -6,16 +6,13 @@ import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
 import { ErrorBody } from '../api/schemas.js';
 import { renderPage } from '../api/pages.js';
+import { escapeHtml as escape } from '../http/html.js';
 import { BINARY, defineRoute, HTML, type Route } from '../http/route.js';
 import { serveFile } from './serve-file.js';
 
 const ShareParams = Type.Object({ id: Type.String({ description: 'The share id', maxLength: 64 }) });
 /** Largest form body of the password form, in bytes (a password is at most 1 KiB, percent-encoded up to 9 KiB). */
 const FORM_LIMIT_BYTES = 16 * 1024;
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** An error of a share link as a small page (the link is opened in a browser). */
 function errorPage(ctx: Context, error: DomainError): void {

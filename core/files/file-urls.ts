@@ -1,6 +1,6 @@
 import type { StoredFile } from './stored-file.js';
 
-/** The four addresses of a file (spec 2.4); all null for a private file, which has no public address. */
+/** The five addresses of a file (spec 2.4); all null for a private file, which has no public address. */
 export interface FileUrls {
   /** `{base}/m/<file_id>`: view (inline). */
   publicUrl: string | null;
@@ -10,6 +10,8 @@ export interface FileUrls {
   defaultUrl: string | null;
   /** `{cdn_url}/d/<file_id>`. */
   defaultDownloadUrl: string | null;
+  /** `{base}/v/<file_id>`: the link preview page (OpenGraph and oEmbed, docs/media.md). */
+  viewUrl: string | null;
 }
 
 /**
@@ -17,11 +19,12 @@ export interface FileUrls {
  * domain, else {cdn_url}); `defaultBase` is always {cdn_url}.
  */
 export function fileUrls(file: StoredFile, bases: { publicUrlBase: string; defaultBase: string }): FileUrls {
-  if (!file.isPublic) return { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null };
+  if (!file.isPublic) return { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null, viewUrl: null };
   return {
     publicUrl: `${bases.publicUrlBase}/m/${file.fileId}`,
     publicDownloadUrl: `${bases.publicUrlBase}/d/${file.fileId}`,
     defaultUrl: `${bases.defaultBase}/m/${file.fileId}`,
     defaultDownloadUrl: `${bases.defaultBase}/d/${file.fileId}`,
+    viewUrl: `${bases.publicUrlBase}/v/${file.fileId}`,
   };
 }

@@ -45,7 +45,8 @@ export class ReadPublicFile {
 
   /** @param input.host the request's `Host`, lower-case, without port; omitted for the content URL */
   /** @param input.kind what the read counts as in the file's counts (FileReadCounts); default `view` */
-  async execute(input: { fileId: string; host?: string; kind?: ReadKind }): Promise<PublicFile> {
+  /** @param input.count false: find the file without counting a read (the link preview page, which serves no bytes); default true */
+  async execute(input: { fileId: string; host?: string; kind?: ReadKind; count?: boolean }): Promise<PublicFile> {
     const onCustomHost = input.host !== undefined && !this.contentHosts.has(input.host);
     const [file, domain] = await Promise.all([
       isFileId(input.fileId) ? this.deps.files.findByFileId(input.fileId) : undefined,
@@ -54,8 +55,10 @@ export class ReadPublicFile {
     if (!file || !file.isPublic || hasExpired(file, this.deps.clock.now())) throw fileNotFound();
     if (onCustomHost && (!domain || !isVerified(domain) || domain.userId !== file.userId)) throw fileNotFound();
     if (!(await servesFilesOf(this.deps.users, file.userId))) throw fileNotFound();
-    this.deps.meter.recordRead(file.userId);
-    this.deps.counts?.record(file.fileId, input.kind ?? 'view');
+    if (input.count !== false) {
+      this.deps.meter.recordRead(file.userId);
+      this.deps.counts?.record(file.fileId, input.kind ?? 'view');
+    }
     return {
       file,
       open: async (range, options) => {

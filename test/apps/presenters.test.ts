@@ -32,6 +32,7 @@ function view(overrides: Partial<StoredFile> = {}, urls: Partial<FileUrls> = {})
       publicDownloadUrl: 'https://files.example.com/d/Ab3dE6gH1k',
       defaultUrl: 'http://localhost:3001/m/Ab3dE6gH1k',
       defaultDownloadUrl: 'http://localhost:3001/d/Ab3dE6gH1k',
+      viewUrl: 'https://files.example.com/v/Ab3dE6gH1k',
       ...urls,
     },
   };
@@ -99,7 +100,7 @@ describe('fileJsonText', () => {
       expect(fileJsonText(now), member).to.equal(expected(now));
     }
     fileJsonText(file);
-    const hidden = changed(file, { isPublic: false }, { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null });
+    const hidden = changed(file, { isPublic: false }, { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null, viewUrl: null });
     expect(fileJsonText(hidden)).to.equal(expected(hidden));
   });
 

@@ -165,6 +165,7 @@ describe('Public addresses with a custom domain', () => {
       publicDownloadUrl: `https://files.example.com/d/${id}`,
       defaultUrl: `http://cdn.test/m/${id}`,
       defaultDownloadUrl: `http://cdn.test/d/${id}`,
+      viewUrl: `https://files.example.com/v/${id}`,
     };
     expect(uploaded.urls).to.deep.equal(custom);
     expect((await hangar.getFile.execute({ userId: alice.userId, fileId: id })).urls).to.deep.equal(custom);
@@ -175,6 +176,7 @@ describe('Public addresses with a custom domain', () => {
       publicDownloadUrl: `https://files.example.com/d/${before.fileId}`,
       defaultUrl: `http://cdn.test/m/${before.fileId}`,
       defaultDownloadUrl: `http://cdn.test/d/${before.fileId}`,
+      viewUrl: `https://files.example.com/v/${before.fileId}`,
     });
   });
 
@@ -182,7 +184,7 @@ describe('Public addresses with a custom domain', () => {
     const { hangar, alice, upload } = await withAlice();
     await hangar.updateSettings.execute({ userId: alice.userId, customDomain: 'files.example.com', refreshCustomDomain: true });
     const hidden = await upload(alice.userId, { isPublic: false });
-    const nulls = { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null };
+    const nulls = { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null, viewUrl: null };
     expect(hidden.urls).to.deep.equal(nulls);
     expect((await hangar.getFile.execute({ userId: alice.userId, fileId: hidden.file.fileId })).urls).to.deep.equal(nulls);
   });

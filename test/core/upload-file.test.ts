@@ -119,7 +119,7 @@ describe('UploadFile', () => {
       expect(await repos.files.findByFileId(file.fileId)).to.deep.equal(file);
     });
 
-    it('builds the addresses {cdn_url}/m/<file_id> and {cdn_url}/d/<file_id>', async () => {
+    it('builds the addresses {cdn_url}/m/<file_id>, {cdn_url}/d/<file_id> and {cdn_url}/v/<file_id>', async () => {
       const { upload, alice } = await withAlice();
       const { file, urls } = await upload(alice.userId);
       expect(urls).to.deep.equal({
@@ -127,6 +127,7 @@ describe('UploadFile', () => {
         publicDownloadUrl: `http://cdn.test/d/${file.fileId}`,
         defaultUrl: `http://cdn.test/m/${file.fileId}`,
         defaultDownloadUrl: `http://cdn.test/d/${file.fileId}`,
+        viewUrl: `http://cdn.test/v/${file.fileId}`,
       });
     });
 
@@ -139,7 +140,7 @@ describe('UploadFile', () => {
       const { hangar, upload, alice } = await withAlice();
       const { file, urls } = await upload(alice.userId, { isPublic: false });
       expect(file.isPublic).to.equal(false);
-      expect(urls).to.deep.equal({ publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null });
+      expect(urls).to.deep.equal({ publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null, viewUrl: null });
       await expectDomainError(hangar.readPublicFile.execute({ fileId: file.fileId }), 'FILE_NOT_FOUND');
       expect((await hangar.getFile.execute({ userId: alice.userId, fileId: file.fileId })).file.size).to.equal(16);
     });

@@ -138,8 +138,9 @@ describe('HTTP: the admin API', function () {
       (await fetch(local(file.public_url))).status,
       (await fetch(local(signed))).status,
       (await fetch(`${local(share)}/download`)).status,
+      (await fetch(local(file.view_url))).status,
     ];
-    expect(await served()).to.deep.equal([200, 200, 200]);
+    expect(await served()).to.deep.equal([200, 200, 200, 200]);
 
     const suspended = await call(server.api, `/admin/users/${account.userId}`, { method: 'PATCH', apiKey: root.adminKey, json: { status: 'suspended' } });
     expect(suspended.body).to.include({ status: 'suspended' });
@@ -148,7 +149,7 @@ describe('HTTP: the admin API', function () {
     expectError(await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: refreshToken } }), 403, 'ACCOUNT_SUSPENDED');
     expectError(await call(server.api, '/files', { apiKey: account.apiKey }), 403, 'ACCOUNT_SUSPENDED');
     expectError(await call(server.api, '/profile', { token: account.accessToken }), 403, 'ACCOUNT_SUSPENDED');
-    expect(await served()).to.deep.equal([404, 404, 404]);
+    expect(await served()).to.deep.equal([404, 404, 404, 404]);
     // An upload URL the account minted before takes nothing while it is suspended.
     expectError(await call(uploadUrl, '', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'uploaded while suspended' }), 403, 'ACCOUNT_SUSPENDED');
     // A wrong password still answers as a wrong password: suspension is told only to the owner.
@@ -158,7 +159,7 @@ describe('HTTP: the admin API', function () {
     expect((await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'correct horse' } })).status).to.equal(200);
     expect((await call(server.api, '/files', { apiKey: account.apiKey })).status).to.equal(200);
     expect((await call(server.api, '/profile', { token: account.accessToken })).status).to.equal(200);
-    expect(await served()).to.deep.equal([200, 200, 200]);
+    expect(await served()).to.deep.equal([200, 200, 200, 200]);
     expect((await call(uploadUrl, '', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'uploaded when reinstated' })).status).to.equal(201);
   });
 

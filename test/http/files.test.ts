@@ -33,13 +33,14 @@ describe('HTTP: files and the content server', () => {
     expect(result.status, JSON.stringify(result.body)).to.equal(201);
     const file = result.body.file;
     expect(result.body.message).to.be.a('string');
-    expect(file).to.have.keys('id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'public_url', 'default_url', 'default_download_url', 'public_download_url', 'created_at', 'is_public', 'expires_at', 'view_count', 'download_count');
+    expect(file).to.have.keys('id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'public_url', 'default_url', 'default_download_url', 'public_download_url', 'view_url', 'created_at', 'is_public', 'expires_at', 'view_count', 'download_count');
     expect(file).to.include({ user_id: userId, name: 'pixel.png', content_type: 'image/png', size: png.length, is_public: true });
     expect(file.file_id).to.match(/^[0-9A-Za-z]{10}$/);
     expect(file.public_url).to.equal(`http://cdn.hangar.test/m/${file.file_id}`);
     expect(file.default_url).to.equal(file.public_url);
     expect(file.public_download_url).to.equal(`http://cdn.hangar.test/d/${file.file_id}`);
     expect(file.default_download_url).to.equal(file.public_download_url);
+    expect(file.view_url).to.equal(`http://cdn.hangar.test/v/${file.file_id}`);
     expect(file.created_at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const view = await fetchBytes(local(file.public_url));

@@ -11,6 +11,7 @@ export interface HangarFile {
   default_url: string | null;
   default_download_url: string | null;
   public_download_url: string | null;
+  view_url: string | null;
   created_at: string | null;
   is_public: boolean | null;
   /** When the file is deleted automatically; null: never. */

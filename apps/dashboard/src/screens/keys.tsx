@@ -7,12 +7,16 @@ import { KeyExpiry, KeyScopeFields, scopeFieldsOf, scopesText } from './key-scop
 
 const PAGE_SIZE = 20;
 
+/** The link ShareX copies after an upload: the preview page (`view_url`, a card in chats) or the raw file (`public_url`). */
+export type SharexLink = 'view' | 'raw';
+
 /**
  * A ShareX custom uploader (`.sxcu`, ShareX 13+) for `key`: the raw file as the body of
- * POST {base}/files?deletionUrl=true, its name in x-file-name; from the answer the view address, a
- * thumbnail of it (`w=256&h=256&fit=inside`, docs/images.md) and the signed deletion link (`deletion_url`).
+ * POST {base}/files?deletionUrl=true, its name in x-file-name; from the answer the address `link`
+ * chooses (docs/media.md, "Link previews"), a thumbnail of the view address (`w=256&h=256&fit=inside`,
+ * docs/images.md) and the signed deletion link (`deletion_url`).
  */
-export function sharexConfig(base: string, key: string): string {
+export function sharexConfig(base: string, key: string, link: SharexLink = 'view'): string {
   return JSON.stringify(
     {
       Version: '15.0.0',
@@ -22,7 +26,7 @@ export function sharexConfig(base: string, key: string): string {
       RequestURL: `${base}/files?deletionUrl=true`,
       Headers: { 'X-Api-Key': key, 'x-file-name': '{filename}' },
       Body: 'Binary',
-      URL: '{json:file.public_url}',
+      URL: link === 'view' ? '{json:file.view_url}' : '{json:file.public_url}',
       ThumbnailURL: '{json:file.public_url}?w=256&h=256&fit=inside',
       DeletionURL: '{json:deletion_url}',
       ErrorMessage: '{json:message}',
@@ -40,11 +44,12 @@ export function curlCommand(base: string, key: string): string {
 function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: () => void }) {
   const base = location.origin;
   const [href, setHref] = useState<string>();
+  const [link, setLink] = useState<SharexLink>('view');
   useEffect(() => {
-    const url = URL.createObjectURL(new Blob([sharexConfig(base, apiKey.key)], { type: 'application/json' }));
+    const url = URL.createObjectURL(new Blob([sharexConfig(base, apiKey.key, link)], { type: 'application/json' }));
     setHref(url);
     return () => URL.revokeObjectURL(url);
-  }, [apiKey.key]);
+  }, [apiKey.key, link]);
   const curl = curlCommand(base, apiKey.key);
   return (
     <div class="card new-key" aria-labelledby="new-key-title">
@@ -63,6 +68,13 @@ function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: 
         <CopyButton text={curl} label="Copy command" />
       </div>
       <h3>ShareX</h3>
+      <label>
+        Link ShareX copies{' '}
+        <select value={link} onChange={(event) => setLink((event.currentTarget as HTMLSelectElement).value as SharexLink)}>
+          <option value="view">Preview page (chats show a card)</option>
+          <option value="raw">Raw file</option>
+        </select>
+      </label>
       <p>
         {href && (
           <a class="button secondary" href={href} download={`hangar-${apiKey.name.replace(/[^\w.-]+/g, '-') || 'key'}.sxcu`}>
