@@ -8,7 +8,7 @@ import type { PasskeyRepository } from '../passkeys/passkey.js';
 import type { Clock } from '../shared/clock.js';
 import { type PageRequest, type Paged, toWindow } from '../shared/pagination.js';
 import type { AdminActor, AdminAuditEntry, AdminAuditLog, AdminTrail } from './admin-audit.js';
-import { type AccountRef, accountOf, keepAnAdmin } from './admin-target.js';
+import { type AccountRef, accountOf, lastAdmin } from './admin-target.js';
 import type { DeleteAccount } from './delete-account.js';
 
 /**
@@ -76,16 +76,21 @@ export class ResendAccountConfirmation {
 
 /**
  * Deletes an account and everything of it, as `users delete` does (DeleteAccount: files, blobs,
- * uploads, logs, keys, sessions), after the last-admin rule. Audited (the entry keeps the e-mail).
+ * uploads, logs, keys, sessions). The account is suspended first, in one transaction with the
+ * last-admin rule (UserRepository.applyAdminChanges), so the rule holds across processes; a deletion
+ * that fails half-way leaves it suspended. Audited (the entry keeps the e-mail).
  * @returns how many files were deleted
  * @throws DomainError USER_NOT_FOUND (404), LAST_ADMIN (409)
  */
 export class RemoveAccount {
-  constructor(private readonly deps: { users: UserRepository; deleteAccount: DeleteAccount; trail: AdminTrail }) {}
+  constructor(private readonly deps: { users: UserRepository; deleteAccount: DeleteAccount; trail: AdminTrail; clock: Clock }) {}
 
   async execute(input: { actor: AdminActor; account: AccountRef }): Promise<{ deletedFiles: number }> {
     const user = await accountOf(this.deps.users, input.account);
-    await keepAnAdmin(this.deps.users, user);
+    // Suspended first, atomically with the last-admin rule: two administrators deleting each other
+    // at the same moment cannot both pass it, and nothing new arrives while the account is deleted.
+    const outcome = user.suspendedAt !== null ? 'applied' : await this.deps.users.applyAdminChanges({ userId: user.id, changes: { suspendedAt: this.deps.clock.now() }, keepAnAdmin: true, at: this.deps.clock.now() });
+    if (outcome === 'last_admin') lastAdmin(user);
     const result = await this.deps.deleteAccount.execute({ email: user.email });
     await this.deps.trail.record({ actor: input.actor, action: 'delete_account', target: user, before: { files: result.deletedFiles }, tellAccount: false });
     return result;

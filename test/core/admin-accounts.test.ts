@@ -26,6 +26,24 @@ describe('Administration of accounts (core)', () => {
     expect((await world.repos.users.findById(other.userId))?.role).to.equal('user');
   });
 
+  it('deletes only one of two administrators deleting each other at the same moment, and applies a refused change not in part', async () => {
+    const world = createMemoryHangar({ adminEmails: ['boss@example.com', 'deputy@example.com'] });
+    const { hangar } = world;
+    await world.registerConfirmed('boss@example.com');
+    await world.registerConfirmed('deputy@example.com');
+    const results = await Promise.allSettled([
+      hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email: 'boss@example.com' } }),
+      hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email: 'deputy@example.com' } }),
+    ]);
+    expect(results.map((r) => r.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason.code).to.equal('LAST_ADMIN');
+    const survivor = (await world.repos.users.findByEmail('boss@example.com')) ?? (await world.repos.users.findByEmail('deputy@example.com'));
+    expect(survivor).to.deep.include({ role: 'admin', suspendedAt: null });
+    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email: survivor!.email }, changes: { fileCountLimit: 3, role: 'user' } }), 'LAST_ADMIN');
+    expect(await world.repos.users.findByEmail(survivor!.email)).to.deep.include({ role: 'admin', fileCountLimit: null });
+  });
+
   it('refuses to take away the last active administrator: demotion, suspension, deletion', async () => {
     const world = createMemoryHangar({ adminEmails: ['boss@example.com'] });
     const { hangar } = world;

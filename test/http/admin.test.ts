@@ -105,7 +105,9 @@ describe('HTTP: the admin API', function () {
     expectError(await patch(root.userId, { role: 'user' }), 409, 'LAST_ADMIN');
     expectError(await patch(root.userId, { status: 'suspended' }), 409, 'LAST_ADMIN');
     expectError(await call(server.api, `/admin/users/${root.userId}`, { method: 'DELETE', token: root.accessToken }), 409, 'LAST_ADMIN');
-    expect((await call(server.api, `/admin/users/${root.userId}`, { token: root.accessToken })).body).to.include({ role: 'admin', status: 'active' });
+    // A refused change is refused whole: its other fields are not applied either.
+    expectError(await patch(root.userId, { file_count_limit: 3, storage_limit_bytes: 5, role: 'user' }), 409, 'LAST_ADMIN');
+    expect((await call(server.api, `/admin/users/${root.userId}`, { token: root.accessToken })).body).to.include({ role: 'admin', status: 'active', file_count_limit: null, storage_limit_bytes: null });
 
     const second = await fresh();
     expect((await patch(second.userId, { role: 'admin' })).body).to.include({ role: 'admin' });
