@@ -338,7 +338,7 @@ const ADMIN_COMMANDS: readonly Command[] = withAdminState([
   {
     name: 'stats',
     args: [],
-    summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads per day for 30 days, the 10 largest accounts.',
+    summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads and their bytes per day for 30 days, the 10 largest accounts.',
     prepare: () => async (hangar) => json(statsJson(await hangar.getInstanceStats.execute())),
   },
   {

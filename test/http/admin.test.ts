@@ -296,7 +296,8 @@ describe('HTTP: the admin API', function () {
     expect(stats.files).to.equal(accounts.reduce((sum, a) => sum + a.files_count, 0));
     expect(stats.bytes).to.equal(accounts.reduce((sum, a) => sum + a.storage_bytes, 0));
     expect(stats.uploads_per_day).to.have.length(30);
-    expect(stats.uploads_per_day.at(-1)).to.deep.equal({ day: new Date().toISOString().slice(0, 10), files: stats.files });
+    expect(stats.uploads_per_day.at(-1)).to.deep.equal({ day: new Date().toISOString().slice(0, 10), files: stats.files, bytes: stats.bytes });
+    expect(stats.uploads_per_day[0]).to.deep.include({ files: 0, bytes: 0 });
     expect(stats.top_accounts[0].storage_bytes).to.equal(Math.max(...accounts.map((a) => a.storage_bytes)));
     expect(stats.instance).to.include({ database: process.env.HANGAR_TEST_DB === 'postgres' ? 'postgres' : 'sqlite', registration: 'open' });
     expect(stats.version).to.be.a('string');

@@ -22,7 +22,10 @@ const StatsBody = Type.Object({
   accounts: Type.Object({ total: Type.Integer(), active: Type.Integer(), suspended: Type.Integer(), unconfirmed: Type.Integer(), admins: Type.Integer() }),
   files: Type.Integer(),
   bytes: Type.Integer(),
-  uploads_per_day: Type.Array(Type.Object({ day: Type.String({ description: 'UTC day, YYYY-MM-DD' }), files: Type.Integer() }), { description: 'Files stored now, by day of upload, the last 30 days' }),
+  uploads_per_day: Type.Array(
+    Type.Object({ day: Type.String({ description: 'UTC day, YYYY-MM-DD' }), files: Type.Integer(), bytes: Type.Integer({ description: 'Bytes of those files' }) }),
+    { description: 'Files stored now, by day of upload, and their bytes, the last 30 days' },
+  ),
   top_accounts: Type.Array(Type.Object({ id: Type.String(), email: Type.String(), storage_bytes: Type.Integer(), files_count: Type.Integer() })),
   instance: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'Database and blob store kinds, registration mode, default plan, public URLs' }),
   version: Type.String(),
