@@ -313,4 +313,31 @@ describe('HTTP: the admin API', function () {
     const audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
     expect(audit.entries[0]).to.deep.include({ action: 'delete_account', target: { id: account.userId, email: 'leaving@example.com' } });
   });
+
+  it('deletes an account of more than 100 files in the background: 202, suspended at once, its file count falling until 404', async () => {
+    const account = await signUpWithKey(server, 'large@example.com');
+    expect((await call(server.api, `/admin/users/${account.userId}`, { method: 'PATCH', token: root.accessToken, json: { file_count_limit: 1000 } })).status).to.equal(200);
+    const files = 130;
+    for (let i = 0; i < files; i++) {
+      const uploaded = await upload(server, account.apiKey, new TextEncoder().encode(`file ${i}`), { contentType: 'text/plain' });
+      expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
+    }
+    const started = await call(server.api, `/admin/users/${account.userId}`, { method: 'DELETE', token: root.accessToken });
+    expect(started.status, JSON.stringify(started.body)).to.equal(202);
+    expect(started.body).to.deep.equal({ state: 'deleting', files_remaining: files });
+    expect(started.headers.get('location')).to.equal(`/admin/users/${account.userId}`);
+    expectError(await call(server.api, '/files', { apiKey: account.apiKey }), 403, 'ACCOUNT_SUSPENDED');
+    const seen: number[] = [];
+    for (let polls = 0; ; polls++) {
+      const page = await call(server.api, `/admin/users/${account.userId}`, { token: root.accessToken });
+      if (page.status === 404) break;
+      expect(page.body).to.include({ status: 'suspended' });
+      seen.push(page.body.files_count);
+      expect(polls, 'still there after 20 s').to.be.below(1000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect([...seen].sort((a, b) => b - a), 'the file count only falls').to.deep.equal(seen);
+    const audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
+    expect(audit.entries[0]).to.deep.include({ action: 'delete_account', before: { files: files } });
+  });
 });

@@ -209,7 +209,13 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
   const u = user.data;
   const run = async (action: AccountAction) => {
     try {
-      await action.run();
+      const answer = (await action.run()) as { state?: string; files_remaining?: number } | undefined;
+      if (answer?.state === 'deleting') {
+        // A large account is deleted in the background (202): its page shows the files left until it is gone.
+        setNotice({ kind: 'success', text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. Reload this page to follow; it is gone once done.` });
+        user.reload();
+        return;
+      }
       setNotice({ kind: 'success', text: `${action.label}: done.` });
       if (action.label === 'Delete account') onBack();
       else user.reload();
