@@ -35,7 +35,8 @@ export function toUser(row: Selectable<UsersTable>): User {
 
 /**
  * {@link UserRepository} over the `users` table (SQLite or Postgres through Kysely). Every write
- * is one statement; `claimEmailSlot` is a conditional UPDATE, so two processes never both claim.
+ * is one statement but `applyAdminChanges` (one transaction, see there); `claimEmailSlot` is a
+ * conditional UPDATE, so two processes never both claim.
  * `delete` removes the row and leaves the rest to the schema's ON DELETE CASCADE foreign keys
  * (SQLite needs `foreign_keys=ON`, which openSqliteDatabase sets). Updates of an unknown user id
  * change nothing. Driver errors (database down, disk full) reject as they are.
