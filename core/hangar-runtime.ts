@@ -32,7 +32,7 @@ export interface HangarRuntimeOptions {
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation' | 'removeAccount'
 >;
 
 /**
@@ -84,6 +84,8 @@ export class HangarRuntime {
   async stop(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearRepeatingTimer(timer);
     this.started = false;
+    // Background account deletions stop between two steps (the account stays suspended; deleting it again resumes).
+    await this.hangar.removeAccount.stop();
     await Promise.all([this.sweeping, this.maintaining, this.syncing]);
     // Each flush writes what was buffered when it started (FlushQueue): the second takes what a
     // response finishing during the first recorded.

@@ -126,9 +126,9 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'users confirm',
     args: ['<email>'],
-    summary: 'Marks the e-mail address confirmed, so the account can log in.',
+    summary: 'Marks the e-mail address confirmed, so the account can log in. Audited.',
     prepare: ([email]) => async (hangar) => {
-      const { user } = await hangar.confirmAccount.execute({ email });
+      const { user } = await hangar.confirmAccount.execute({ email, actor: CLI_ACTOR });
       return `${user.email}: e-mail address confirmed (${user.emailConfirmedAt?.toISOString()})`;
     },
   },
@@ -147,20 +147,20 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'users set-plan',
     args: ['<email>', '<plan>'],
-    summary: 'Moves the account to another plan (from PLANS_FILE); this lifts its trial end.',
+    summary: 'Moves the account to another plan (from PLANS_FILE); this lifts its trial end. Audited.',
     prepare: ([email, planName]) => async (hangar) => {
-      const { user, standing } = await hangar.changePlan.execute({ email, planName });
+      const { user, standing } = await hangar.changePlan.execute({ email, planName, actor: CLI_ACTOR });
       return `${user.email}: plan is now "${standing.plan.name}" (trial end lifted)`;
     },
   },
   {
     name: 'users set-access-until',
     args: ['<email>', '<ISO date|none>'],
-    summary: 'Paid access until then (a future date lifts the trial end); "none" clears it.',
+    summary: 'Paid access until then (a future date lifts the trial end); "none" clears it. Audited.',
     prepare: ([email, value]) => {
       const accessUntil = isoDateOrNone('access_until', value);
       return async (hangar) => {
-        const { user, standing } = await hangar.setSubscription.execute({ email, accessUntil });
+        const { user, standing } = await hangar.setSubscription.execute({ email, accessUntil, actor: CLI_ACTOR });
         return `${user.email}: access_until ${accessUntil === null ? 'cleared' : `is now ${accessUntil.toISOString()}`} (status ${standing.status})`;
       };
     },
@@ -168,11 +168,11 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'users set-canceled-at',
     args: ['<email>', '<ISO date|none>'],
-    summary: 'When the paid subscription was canceled (access runs until access_until); "none" clears it.',
+    summary: 'When the paid subscription was canceled (access runs until access_until); "none" clears it. Audited.',
     prepare: ([email, value]) => {
       const subscriptionCanceledAt = isoDateOrNone('subscription_canceled_at', value);
       return async (hangar) => {
-        const { user, standing } = await hangar.setSubscription.execute({ email, subscriptionCanceledAt });
+        const { user, standing } = await hangar.setSubscription.execute({ email, subscriptionCanceledAt, actor: CLI_ACTOR });
         const change = subscriptionCanceledAt === null ? 'cleared' : `is now ${subscriptionCanceledAt.toISOString()}`;
         return `${user.email}: subscription_canceled_at ${change} (status ${standing.status})`;
       };
@@ -338,7 +338,7 @@ const ADMIN_COMMANDS: readonly Command[] = withAdminState([
   {
     name: 'stats',
     args: [],
-    summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads per day for 30 days, the 10 largest accounts.',
+    summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads and their bytes per day for 30 days, the 10 largest accounts.',
     prepare: () => async (hangar) => json(statsJson(await hangar.getInstanceStats.execute())),
   },
   {

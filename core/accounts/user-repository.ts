@@ -2,6 +2,22 @@ import type { Paged, Window } from '../shared/pagination.js';
 import type { OneTimeTokenPurpose } from './one-time-token-repository.js';
 import type { Role, User } from './user.js';
 
+/** Fields {@link UserRepository.applyAdminChanges} sets on an account; an absent field stays as it is. */
+export interface AdminAccountChanges {
+  planName?: string;
+  /** Set with `planName` (null lifts the trial). */
+  trialEndsAt?: Date | null;
+  role?: Role;
+  /** A date suspends the account from then; null reinstates it. */
+  suspendedAt?: Date | null;
+  /** Bytes; null: the service default. */
+  maxUploadSizeBytes?: number | null;
+  /** Bytes; null: the plan's. */
+  storageLimitBytes?: number | null;
+  /** null: the plan's. */
+  fileCountLimit?: number | null;
+}
+
 /** Port: persistence of users. "Not found" is `undefined`. */
 export interface UserRepository {
   /**
@@ -30,6 +46,15 @@ export interface UserRepository {
   setLimits(options: { userId: string; storageLimitBytes?: number | null; fileCountLimit?: number | null; at: Date }): Promise<void>;
   /** How many accounts are administrators that are not suspended (the last-admin rule, docs/admin.md). */
   countActiveAdmins(): Promise<number>;
+  /**
+   * Applies every field of `changes` to one account at once, with `updatedAt`, as one transaction:
+   * all of them or none. With `keepAnAdmin`, the change is refused (nothing written) when the account
+   * is an active administrator (role admin, not suspended) and no other one is left; the check and
+   * the write are atomic across processes, so two administrators demoting or suspending each other at
+   * the same moment cannot both succeed (the last-admin rule, docs/admin.md).
+   * @returns 'applied'; 'last_admin' when refused by the rule; 'not_found' when there is no such account
+   */
+  applyAdminChanges(options: { userId: string; changes: AdminAccountChanges; keepAnAdmin: boolean; at: Date }): Promise<'applied' | 'last_admin' | 'not_found'>;
   /** Every account, oldest first (created_at, then id, ascending): for administration. */
   list(options: { window: Window }): Promise<Paged<User>>;
   /**

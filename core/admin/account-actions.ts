@@ -8,8 +8,12 @@ import type { PasskeyRepository } from '../passkeys/passkey.js';
 import type { Clock } from '../shared/clock.js';
 import { type PageRequest, type Paged, toWindow } from '../shared/pagination.js';
 import type { AdminActor, AdminAuditEntry, AdminAuditLog, AdminTrail } from './admin-audit.js';
-import { type AccountRef, accountOf, keepAnAdmin } from './admin-target.js';
-import type { DeleteAccount } from './delete-account.js';
+import { type AccountRef, accountOf, lastAdmin } from './admin-target.js';
+import { DELETE_BATCH, type DeleteAccount } from './delete-account.js';
+import type { User } from '../accounts/user.js';
+import type { FileRepository } from '../files/file-repository.js';
+import { BackgroundWork } from '../shared/background-work.js';
+import { DomainError } from '../shared/errors.js';
 
 /**
  * Ends every session of an account (`POST /admin/users/:id/revoke-sessions`, `users revoke-sessions`):
@@ -74,21 +78,78 @@ export class ResendAccountConfirmation {
   }
 }
 
+/** What {@link RemoveAccount.start} did: deleted at once, or started in the background. */
+export type RemoveAccountOutcome = { state: 'deleted'; deletedFiles: number } | { state: 'deleting'; filesRemaining: number };
+
 /**
  * Deletes an account and everything of it, as `users delete` does (DeleteAccount: files, blobs,
- * uploads, logs, keys, sessions), after the last-admin rule. Audited (the entry keeps the e-mail).
- * @returns how many files were deleted
+ * uploads, logs, keys, sessions, in short steps). The account is suspended first, in one
+ * transaction with the last-admin rule (UserRepository.applyAdminChanges), so the rule holds across
+ * processes and nothing new arrives while it is deleted; a deletion that stops half-way leaves it
+ * suspended, and deleting it again resumes. Audited once the account is gone (the entry keeps the
+ * e-mail and the number of files deleted by that call).
  * @throws DomainError USER_NOT_FOUND (404), LAST_ADMIN (409)
  */
 export class RemoveAccount {
-  constructor(private readonly deps: { users: UserRepository; deleteAccount: DeleteAccount; trail: AdminTrail }) {}
+  private readonly running: BackgroundWork;
+  /** Account ids being deleted in the background by this process (a second DELETE answers their progress). */
+  private readonly inProgress = new Set<string>();
+  private stopping = false;
 
+  constructor(private readonly deps: { users: UserRepository; files: FileRepository; deleteAccount: DeleteAccount; trail: AdminTrail; clock: Clock; onBackgroundError?: (error: unknown) => void }) {
+    this.running = new BackgroundWork(deps.onBackgroundError);
+  }
+
+  /** Deletes the account while the caller waits (`users delete`). @returns how many files were deleted */
   async execute(input: { actor: AdminActor; account: AccountRef }): Promise<{ deletedFiles: number }> {
-    const user = await accountOf(this.deps.users, input.account);
-    await keepAnAdmin(this.deps.users, user);
+    const user = await this.suspended(input.account);
     const result = await this.deps.deleteAccount.execute({ email: user.email });
     await this.deps.trail.record({ actor: input.actor, action: 'delete_account', target: user, before: { files: result.deletedFiles }, tellAccount: false });
-    return result;
+    return { deletedFiles: result.deletedFiles };
+  }
+
+  /**
+   * Deletes the account (`DELETE /admin/users/:id`): at once when it holds at most one step of files
+   * (DELETE_BATCH, 100), else in the background on this process, in the same short steps, the
+   * caller answered with the files left; the progress is the account's file count (`GET
+   * /admin/users/:id`) until it is gone (404). The background deletion stops between steps when
+   * the process stops ({@link stop}); the account then stays suspended until deleted again.
+   */
+  async start(input: { actor: AdminActor; account: AccountRef }): Promise<RemoveAccountOutcome> {
+    const user = await this.suspended(input.account);
+    const { total } = await this.deps.files.list({ userId: user.id, filter: {}, window: { offset: 0, limit: 1 } });
+    if (total <= DELETE_BATCH) {
+      const result = await this.deps.deleteAccount.execute({ email: user.email });
+      await this.deps.trail.record({ actor: input.actor, action: 'delete_account', target: user, before: { files: result.deletedFiles }, tellAccount: false });
+      return { state: 'deleted', deletedFiles: result.deletedFiles };
+    }
+    if (!this.inProgress.has(user.id)) {
+      this.inProgress.add(user.id);
+      this.running.start(
+        (async () => {
+          const result = await this.deps.deleteAccount.execute({ email: user.email, shouldStop: () => this.stopping });
+          if (result.finished) await this.deps.trail.record({ actor: input.actor, action: 'delete_account', target: user, before: { files: result.deletedFiles }, tellAccount: false });
+        })().finally(() => this.inProgress.delete(user.id)),
+      );
+    }
+    return { state: 'deleting', filesRemaining: total };
+  }
+
+  /** Stops the background deletions between two steps and resolves once they have. Never rejects. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.running.settled();
+  }
+
+  /** The account, suspended (atomically with the last-admin rule) unless it already was. @throws USER_NOT_FOUND, LAST_ADMIN */
+  private async suspended(account: AccountRef): Promise<User> {
+    const user = await accountOf(this.deps.users, account);
+    if (user.suspendedAt !== null) return user;
+    const now = this.deps.clock.now();
+    const outcome = await this.deps.users.applyAdminChanges({ userId: user.id, changes: { suspendedAt: now }, keepAnAdmin: true, at: now });
+    if (outcome === 'last_admin') lastAdmin(user);
+    if (outcome === 'not_found') throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
+    return user;
   }
 }
 

@@ -21,13 +21,11 @@ export function isActiveAdmin(user: Pick<User, 'role' | 'suspendedAt'>): boolean
 }
 
 /**
- * The last-admin rule (docs/admin.md): an action that takes `user` out of the active
- * administrators (demotion, suspension, deletion) is refused when no other one is left.
- * @throws DomainError LAST_ADMIN (409)
+ * Refuses an action on `user` by the last-admin rule (docs/admin.md): taking the last active
+ * administrator out (demotion, suspension, deletion). The check itself is the repository's
+ * (UserRepository.applyAdminChanges with `keepAnAdmin`), atomic with the change.
+ * @throws DomainError LAST_ADMIN (409), always
  */
-export async function keepAnAdmin(users: UserRepository, user: User): Promise<void> {
-  if (!isActiveAdmin(user)) return;
-  if ((await users.countActiveAdmins()) <= 1) {
-    throw new DomainError('LAST_ADMIN', `${user.email} is the last active administrator: promote another account first.`);
-  }
+export function lastAdmin(user: Pick<User, 'email'>): never {
+  throw new DomainError('LAST_ADMIN', `${user.email} is the last active administrator: promote another account first.`);
 }

@@ -8,7 +8,7 @@ import type { ResumableUploadRepository } from '../files/resumable-upload-reposi
 import { findAccount } from './find-account.js';
 
 /** Files deleted per step when an account is removed. */
-const DELETE_BATCH = 100;
+export const DELETE_BATCH = 100;
 
 /**
  * Deletes an account (`users delete`): its files first (records, then blobs, in batches of 100),
@@ -16,17 +16,19 @@ const DELETE_BATCH = 100;
  * upload, which the account's row would otherwise leave behind), its activity log (in short steps:
  * an account that has made millions of requests would otherwise leave them all to the cascade of
  * one statement, which the database's statement timeout can cut off), then the account with its
- * keys, sessions, tokens and usage.
- * @returns how many files were deleted
+ * keys, sessions, tokens and usage. With `shouldStop`, asked before each step of files, it stops
+ * there when that answers true (a stopping process): what is left stays, and a later call resumes.
+ * @returns how many files were deleted, and whether the account is gone (`finished`; false only when stopped)
  * @throws DomainError USER_NOT_FOUND (404)
  */
 export class DeleteAccount {
   constructor(private readonly deps: { users: UserRepository; files: FileRepository; blobs: BlobStore; uploads: ResumableUploadRepository; partials: PartialBlobStore; logs: ActivityLogRepository }) {}
 
-  async execute(input: { email: string }): Promise<{ deletedFiles: number }> {
+  async execute(input: { email: string; shouldStop?: () => boolean }): Promise<{ deletedFiles: number; finished: boolean }> {
     const user = await findAccount(this.deps.users, input.email);
     let deletedFiles = 0;
     for (;;) {
+      if (input.shouldStop?.()) return { deletedFiles, finished: false };
       const page = await this.deps.files.list({ userId: user.id, filter: {}, window: { offset: 0, limit: DELETE_BATCH } });
       if (page.items.length === 0) break;
       deletedFiles += (await deleteFiles(this.deps, user.id, page.items.map((f) => f.fileId), { reason: 'account_deleted' })).length;
@@ -41,6 +43,6 @@ export class DeleteAccount {
     }
     await this.deps.logs.deleteForAccount(user.id);
     await this.deps.users.delete(user.id);
-    return { deletedFiles };
+    return { deletedFiles, finished: true };
   }
 }

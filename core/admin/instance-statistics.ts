@@ -16,8 +16,11 @@ export interface InstanceCounts {
   /** Files stored, and their bytes (the accounts' totals). */
   files: number;
   bytes: number;
-  /** Files stored now by UTC day of upload, oldest first, one entry per day from `since` (zeros included). */
-  uploadsPerDay: { day: string; files: number }[];
+  /**
+   * Files stored now by UTC day of upload (`day`, YYYY-MM-DD), oldest first, one entry per day from
+   * `since` (zeros included), with their bytes (`bytes`, the files' sizes).
+   */
+  uploadsPerDay: { day: string; files: number; bytes: number }[];
   /** The accounts storing the most bytes, most first (ties by id). */
   topAccounts: { id: string; email: string; storageBytes: number; filesCount: number }[];
 }
@@ -48,10 +51,11 @@ export class GetInstanceStats {
     const since = new Date(today - (STATS_DAYS - 1) * DAY_MS);
     const counts = await this.deps.statistics.counts({ since, top: STATS_TOP_ACCOUNTS });
     // Every day of the window, in order, zeros where nothing was uploaded.
-    const byDay = new Map(counts.uploadsPerDay.map((d) => [d.day, d.files]));
+    const byDay = new Map(counts.uploadsPerDay.map((d) => [d.day, d]));
     const uploadsPerDay = Array.from({ length: STATS_DAYS }, (_, i) => {
       const day = new Date(since.getTime() + i * DAY_MS).toISOString().slice(0, 10);
-      return { day, files: byDay.get(day) ?? 0 };
+      const counted = byDay.get(day);
+      return { day, files: counted?.files ?? 0, bytes: counted?.bytes ?? 0 };
     });
     return { ...counts, uploadsPerDay };
   }

@@ -5,7 +5,7 @@ import type { PlanCatalog } from '../plans/plan.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { AdminAction, AdminActor, AdminTrail } from './admin-audit.js';
-import { type AccountRef, accountOf, keepAnAdmin } from './admin-target.js';
+import { type AccountRef, accountOf, lastAdmin } from './admin-target.js';
 
 /** The status of an account as administrators set it. */
 export type AccountStatus = 'active' | 'suspended';
@@ -26,12 +26,14 @@ export interface AccountChanges {
 
 /**
  * Changes an account as an administrator (`PATCH /admin/users/:id`; the CLI's `users promote`,
- * `demote`, `suspend`, `reinstate`): plan, status, role and limits, in that order, then records one
+ * `demote`, `suspend`, `reinstate`): plan, status, role and limits, then records one
  * audit entry with the changed fields before and after (action `promote`/`demote`, `suspend`/
  * `reinstate` when that is the only change, else `update_account`) and tells the account's activity
  * log. Fields that already hold the asked value are no change; with no change nothing is recorded.
+ * Every field is written in one transaction (UserRepository.applyAdminChanges): all or nothing.
  * Suspension ends no session and deletes nothing: the account's credentials and files stop working
- * until it is reinstated (docs/admin.md). The last-admin rule is checked before anything is written.
+ * until it is reinstated (docs/admin.md). The last-admin rule is checked in that same transaction,
+ * atomically across processes.
  * @returns the account after the change
  * @throws DomainError USER_NOT_FOUND (404), PLAN_NOT_FOUND (400), VALIDATION_FAILED (400) for a limit
  *   that is not a whole number in range or an unknown role or status, LAST_ADMIN (409)
@@ -60,15 +62,23 @@ export class UpdateAccount {
     const storage = changes.storageLimitBytes !== undefined && note('storage_limit_bytes', user.storageLimitBytes, changes.storageLimitBytes);
     const count = changes.fileCountLimit !== undefined && note('file_count_limit', user.fileCountLimit, changes.fileCountLimit);
     if (Object.keys(after).length === 0) return user;
-    if ((status && changes.status === 'suspended') || (role && changes.role === 'user')) await keepAnAdmin(users, user);
     const at = this.deps.clock.now();
-    if (plan) await users.setPlan({ userId: user.id, planName: changes.plan!, trialEndsAt: null, at });
-    if (status) await users.setSuspended({ userId: user.id, suspendedAt: changes.status === 'suspended' ? at : null, at });
-    if (role) await users.setRole({ userId: user.id, role: changes.role!, at });
-    if (upload) await users.setMaxUploadSize({ userId: user.id, maxUploadSizeBytes: changes.maxUploadSizeBytes!, at });
-    if (storage || count) {
-      await users.setLimits({ userId: user.id, storageLimitBytes: storage ? changes.storageLimitBytes : undefined, fileCountLimit: count ? changes.fileCountLimit : undefined, at });
-    }
+    const outcome = await users.applyAdminChanges({
+      userId: user.id,
+      at,
+      // Taking the account out of the active administrators: refused, atomically, when it is the last one.
+      keepAnAdmin: (status && changes.status === 'suspended') || (role && changes.role === 'user'),
+      changes: {
+        ...(plan && { planName: changes.plan!, trialEndsAt: null }),
+        ...(status && { suspendedAt: changes.status === 'suspended' ? at : null }),
+        ...(role && { role: changes.role! }),
+        ...(upload && { maxUploadSizeBytes: changes.maxUploadSizeBytes! }),
+        ...(storage && { storageLimitBytes: changes.storageLimitBytes! }),
+        ...(count && { fileCountLimit: changes.fileCountLimit! }),
+      },
+    });
+    if (outcome === 'last_admin') lastAdmin(user);
+    if (outcome === 'not_found') throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
     await this.deps.trail.record({ actor: input.actor, action: actionOf(after), target: user, before, after });
     return (await users.findById(user.id)) ?? user;
   }

@@ -255,6 +255,24 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
       }
       expect(JSON.parse(await cliOk(['users', 'show', 'bob@example.com'])).subscription.access_until).to.equal('2031-01-01T00:30:00.000Z');
     });
+
+    it('records confirm, set-plan, set-access-until and set-canceled-at in the audit log as the CLI, and refusals or no-ops not', async () => {
+      await cliOk(['users', 'confirm', 'bob@example.com']);
+      type Entry = { actor: { id: string | null; email: string }; action: string; target: { email: string } | null; before: Record<string, unknown> | null; after: Record<string, unknown> | null };
+      const { entries } = JSON.parse(await cliOk(['audit', 'list', '--limit', '100'])) as { entries: Entry[] };
+      const on = (email: string, action: string) => entries.filter((e) => e.target?.email === email && e.action === action);
+      const confirmed = on('bob@example.com', 'confirm_account');
+      expect(confirmed).to.have.length(1);
+      expect(confirmed[0]).to.deep.include({ actor: { id: null, email: 'cli' }, before: { email_confirmed: false }, after: { email_confirmed: true } });
+      const alice = on('alice@example.com', 'update_account');
+      expect(alice.map((e) => e.after)).to.deep.include({ plan: 'pro', trial_ends_at: null });
+      expect(alice.map((e) => e.after)).to.deep.include({ subscription_canceled_at: '2025-06-01T00:00:00.000Z' });
+      expect(alice.map((e) => e.before)).to.deep.include({ subscription_canceled_at: '2025-06-01T00:00:00.000Z' });
+      expect(alice.every((e) => e.actor.email === 'cli')).to.equal(true);
+      expect(entries.filter((e) => e.after?.plan === 'gold')).to.deep.equal([]);
+      // Of bob's set-access-until commands only the valid one changed the account.
+      expect(on('bob@example.com', 'update_account').map((e) => e.after)).to.deep.equal([{ access_until: '2031-01-01T00:30:00.000Z' }]);
+    });
   });
 
   describe('users delete', () => {

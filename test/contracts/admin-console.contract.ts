@@ -150,7 +150,7 @@ export function describeAdminConsoleContract(name: string, open: () => Promise<O
     });
     afterEach(async () => repos.close?.());
 
-    it('counts accounts by status, files and bytes, files by upload day from a day on, and the largest accounts', async () => {
+    it('counts accounts by status, files and bytes, files and their bytes by upload day from a day on, and the largest accounts', async () => {
       const ada = await givenUser(repos.users, { emailConfirmedAt: at(0), role: 'admin' });
       const bob = await givenUser(repos.users, { emailConfirmedAt: at(0), suspendedAt: at(0) });
       await givenUser(repos.users, { emailConfirmedAt: null });
@@ -161,7 +161,7 @@ export function describeAdminConsoleContract(name: string, open: () => Promise<O
       const counts = await repos.instanceStatistics.counts({ since: new Date(Date.UTC(2025, 2, 1)), top: 2 });
       expect(counts.accounts).to.deep.equal({ total: 3, active: 2, suspended: 1, unconfirmed: 1, admins: 1 });
       expect(counts).to.deep.include({ files: 4, bytes: 651 });
-      expect(counts.uploadsPerDay).to.deep.equal([{ day: '2025-03-01', files: 1 }, { day: '2025-03-03', files: 2 }]);
+      expect(counts.uploadsPerDay).to.deep.equal([{ day: '2025-03-01', files: 1, bytes: 100 }, { day: '2025-03-03', files: 2, bytes: 550 }]);
       expect(counts.topAccounts).to.deep.equal([
         { id: bob.id, email: bob.email, storageBytes: 501, filesCount: 2 },
         { id: ada.id, email: ada.email, storageBytes: 150, filesCount: 2 },

@@ -182,6 +182,56 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect((await users.findById(ada.id))?.role).to.equal('user');
     });
 
+    it('applies every administrator change at once, and answers not_found for an unknown account', async () => {
+      const user = aUser({ trialEndsAt: at(DAY) });
+      await users.create(user);
+      const changes = { planName: 'pro', trialEndsAt: null, role: 'admin' as const, suspendedAt: at(MINUTE), maxUploadSizeBytes: 2 ** 33, storageLimitBytes: 2 ** 40, fileCountLimit: 9 };
+      expect(await users.applyAdminChanges({ userId: user.id, changes, keepAnAdmin: true, at: at(MINUTE) })).to.equal('applied');
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, ...changes, updatedAt: at(MINUTE) });
+      expect(await users.applyAdminChanges({ userId: user.id, changes: { storageLimitBytes: null }, keepAnAdmin: false, at: at(2 * MINUTE) })).to.equal('applied');
+      expect(await users.findById(user.id)).to.deep.equal({ ...user, ...changes, storageLimitBytes: null, updatedAt: at(2 * MINUTE) });
+      const unknown = '00000000-0000-4000-8000-000000000000';
+      expect(await users.applyAdminChanges({ userId: unknown, changes: { role: 'admin' }, keepAnAdmin: false, at: at(MINUTE) })).to.equal('not_found');
+      expect(await users.findById(unknown)).to.equal(undefined);
+    });
+
+    it('refuses, writing nothing, to take the last active administrator out, and lets a non-admin or another admin go', async () => {
+      const ada = aUser();
+      const bob = aUser();
+      await users.create(ada);
+      await users.create(bob);
+      await users.setRole({ userId: ada.id, role: 'admin', at: at(MINUTE) });
+      expect(await users.applyAdminChanges({ userId: ada.id, changes: { role: 'user', planName: 'pro' }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal('last_admin');
+      expect(await users.applyAdminChanges({ userId: ada.id, changes: { suspendedAt: at(2 * MINUTE) }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal('last_admin');
+      expect(await users.findById(ada.id)).to.deep.equal({ ...ada, role: 'admin', updatedAt: at(MINUTE) });
+      expect(await users.applyAdminChanges({ userId: bob.id, changes: { suspendedAt: at(2 * MINUTE) }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal('applied');
+      await users.setRole({ userId: bob.id, role: 'admin', at: at(3 * MINUTE) });
+      // bob is a suspended admin: ada is still the last active one.
+      expect(await users.applyAdminChanges({ userId: ada.id, changes: { role: 'user' }, keepAnAdmin: true, at: at(4 * MINUTE) })).to.equal('last_admin');
+      await users.setSuspended({ userId: bob.id, suspendedAt: null, at: at(4 * MINUTE) });
+      expect(await users.applyAdminChanges({ userId: ada.id, changes: { role: 'user' }, keepAnAdmin: true, at: at(5 * MINUTE) })).to.equal('applied');
+      expect(await users.countActiveAdmins()).to.equal(1);
+    });
+
+    it('lets exactly one of two administrators demoting or suspending each other at the same moment through', async () => {
+      for (let round = 0; round < 5; round++) {
+        const ada = aUser();
+        const bob = aUser();
+        await users.create(ada);
+        await users.create(bob);
+        await users.setRole({ userId: ada.id, role: 'admin', at: at(MINUTE) });
+        await users.setRole({ userId: bob.id, role: 'admin', at: at(MINUTE) });
+        const outcomes = await Promise.all([
+          users.applyAdminChanges({ userId: ada.id, changes: { role: 'user' }, keepAnAdmin: true, at: at(2 * MINUTE) }),
+          users.applyAdminChanges({ userId: bob.id, changes: round % 2 ? { suspendedAt: at(2 * MINUTE) } : { role: 'user' }, keepAnAdmin: true, at: at(2 * MINUTE) }),
+        ]);
+        expect(outcomes.sort()).to.deep.equal(['applied', 'last_admin']);
+        expect(await users.countActiveAdmins()).to.equal(1);
+        await users.delete(ada.id);
+        await users.delete(bob.id);
+      }
+    });
+
     it('suspends an account and reinstates it, keeping everything else', async () => {
       const user = aUser();
       await users.create(user);

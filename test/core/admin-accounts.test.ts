@@ -26,6 +26,45 @@ describe('Administration of accounts (core)', () => {
     expect((await world.repos.users.findById(other.userId))?.role).to.equal('user');
   });
 
+  it('deletes only one of two administrators deleting each other at the same moment, and applies a refused change not in part', async () => {
+    const world = createMemoryHangar({ adminEmails: ['boss@example.com', 'deputy@example.com'] });
+    const { hangar } = world;
+    await world.registerConfirmed('boss@example.com');
+    await world.registerConfirmed('deputy@example.com');
+    const results = await Promise.allSettled([
+      hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email: 'boss@example.com' } }),
+      hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email: 'deputy@example.com' } }),
+    ]);
+    expect(results.map((r) => r.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason.code).to.equal('LAST_ADMIN');
+    const survivor = (await world.repos.users.findByEmail('boss@example.com')) ?? (await world.repos.users.findByEmail('deputy@example.com'));
+    expect(survivor).to.deep.include({ role: 'admin', suspendedAt: null });
+    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email: survivor!.email }, changes: { fileCountLimit: 3, role: 'user' } }), 'LAST_ADMIN');
+    expect(await world.repos.users.findByEmail(survivor!.email)).to.deep.include({ role: 'admin', fileCountLimit: null });
+  });
+
+  it('deletes a large account in the background, stops between steps when the process stops, and resumes when asked again', async () => {
+    const world = createMemoryHangar();
+    const { hangar } = world;
+    const small = await world.registerConfirmed('small@example.com');
+    await world.upload(small.userId, { size: 3 });
+    expect(await hangar.removeAccount.start({ actor: CLI_ACTOR, account: { email: 'small@example.com' } })).to.deep.equal({ state: 'deleted', deletedFiles: 1 });
+    const large = await world.registerConfirmed('large@example.com');
+    await hangar.changePlan.execute({ email: 'large@example.com', planName: 'pro' });
+    for (let i = 0; i < 110; i++) await world.upload(large.userId, { size: 3 });
+    expect(await hangar.removeAccount.start({ actor: CLI_ACTOR, account: { email: 'large@example.com' } })).to.deep.equal({ state: 'deleting', filesRemaining: 110 });
+    await hangar.removeAccount.stop();
+    const left = await world.repos.users.findByEmail('large@example.com');
+    expect(left?.suspendedAt).to.not.equal(null);
+    expect(await world.blobs.liveKeys()).to.have.length.above(0);
+    expect((await hangar.listAdminAudit.execute({ page: 1, limit: 10, targetId: large.userId })).items.map((e) => e.action)).to.not.include('delete_account');
+    const resumed = await hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email: 'large@example.com' } });
+    expect(resumed.deletedFiles).to.be.above(0);
+    expect(await world.repos.users.findByEmail('large@example.com')).to.equal(undefined);
+    expect(await world.blobs.liveKeys()).to.deep.equal([]);
+  });
+
   it('refuses to take away the last active administrator: demotion, suspension, deletion', async () => {
     const world = createMemoryHangar({ adminEmails: ['boss@example.com'] });
     const { hangar } = world;

@@ -165,7 +165,7 @@ describe('Administration', () => {
 
     it('removes the account’s files, records and blobs, and reports how many', async () => {
       const { hangar, alice, alicesFiles, repos, blobs } = await withAliceToDelete();
-      expect(await hangar.deleteAccount.execute({ email: alice.email })).to.deep.equal({ deletedFiles: 2 });
+      expect(await hangar.deleteAccount.execute({ email: alice.email })).to.deep.equal({ deletedFiles: 2, finished: true });
       for (const file of alicesFiles) {
         expect(await repos.files.findByFileId(file.fileId)).to.equal(undefined);
         expect(await blobs.get(file.blobKey)).to.equal(undefined);
@@ -232,14 +232,14 @@ describe('Administration', () => {
       await world.hangar.changePlan.execute({ email: alice.email, planName: 'pro' });
       for (let i = 0; i < 105; i++) await world.upload(alice.userId, { size: 3 });
       expect(await world.blobs.liveKeys()).to.have.length(105);
-      expect(await world.hangar.deleteAccount.execute({ email: alice.email })).to.deep.equal({ deletedFiles: 105 });
+      expect(await world.hangar.deleteAccount.execute({ email: alice.email })).to.deep.equal({ deletedFiles: 105, finished: true });
       expect(await world.blobs.liveKeys()).to.deep.equal([]);
     });
 
     it('deletes an account whose trial has ended (administration is not a user write)', async () => {
       const { hangar, alice, clock, blobs } = await withAliceToDelete();
       clock.advance(30 * DAY_MS);
-      expect(await hangar.deleteAccount.execute({ email: alice.email })).to.deep.equal({ deletedFiles: 2 });
+      expect(await hangar.deleteAccount.execute({ email: alice.email })).to.deep.equal({ deletedFiles: 2, finished: true });
       expect((await blobs.liveKeys()).filter((key) => key.startsWith(`${alice.userId}/`))).to.deep.equal([]);
     });
 

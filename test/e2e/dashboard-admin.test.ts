@@ -144,7 +144,8 @@ describe('Dashboard in a real browser: the Admin section', function () {
     await page.getByRole('navigation', { name: 'Admin' }).getByRole('button', { name: 'Audit' }).click();
     await page.getByRole('cell', { name: 'reinstate', exact: true }).waitFor();
     await page.getByRole('navigation', { name: 'Admin' }).getByRole('button', { name: 'Instance' }).click();
-    await heading(/Files uploaded per day/, 3).waitFor();
+    await heading(/Files and bytes uploaded per day/, 3).waitFor();
+    await page.getByRole('columnheader', { name: 'Bytes' }).waitFor();
     await page.setViewportSize(PHONE);
     for (const tab of ['Users', 'Invites', 'Plans', 'Instance', 'Audit']) {
       await page.getByRole('navigation', { name: 'Admin' }).getByRole('button', { name: tab }).click();

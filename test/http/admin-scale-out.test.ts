@@ -112,4 +112,31 @@ describe(`HTTP: administrators' changes across two server processes (${httpTestD
     expect(set.status, JSON.stringify(set.body)).to.equal(200);
     await within(VISIBLE_WITHIN_MS + 500, 'the plan', async () => (await profile()).file_count_limit === 7);
   });
+
+  it('keeps one active administrator when two administrators demote or suspend each other through two processes at the same moment', async () => {
+    const [a, b] = servers;
+    const login = async (email: string) => (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session as { access_token: string };
+    const root = (await login('root@example.com')).access_token;
+    const deputy = (await login('deputy@example.com')).access_token;
+    const ids = (await call(a.api, '/admin/users?limit=100', { token: root })).body.users as { id: string; email: string }[];
+    const rootId = ids.find((u) => u.email === 'root@example.com')!.id;
+    const deputyId = ids.find((u) => u.email === 'deputy@example.com')!.id;
+    const patch = (server: ServerProcess, token: string, id: string, json: unknown) => call(server.api, `/admin/users/${id}`, { method: 'PATCH', token, json });
+    const activeAdmins = async (token: string) => {
+      const listed = (await call(a.api, '/admin/users?limit=100', { token })).body.users as { role: string; status: string }[];
+      return listed.filter((u) => u.role === 'admin' && u.status === 'active').length;
+    };
+    for (const [rootDoes, deputyDoes] of [[{ role: 'user' }, { role: 'user' }], [{ status: 'suspended' }, { status: 'suspended' }], [{ role: 'user' }, { status: 'suspended' }], [{ status: 'suspended' }, { role: 'user' }]]) {
+      expect((await patch(a, root, deputyId, { role: 'admin', status: 'active' })).status).to.equal(200);
+      expect(await activeAdmins(root)).to.equal(2);
+      const [byRoot, byDeputy] = await Promise.all([patch(a, root, deputyId, rootDoes), patch(b, deputy, rootId, deputyDoes)]);
+      // Exactly one goes through. The other is refused by the last-admin rule when both passed the
+      // admin check together, or by that check when the first change was already in.
+      expect([byRoot.status, byDeputy.status].filter((status) => status === 200), JSON.stringify([byRoot.body, byDeputy.body])).to.have.length(1);
+      const [refused, survivor, other] = byRoot.status === 200 ? [byDeputy, root, deputyId] : [byRoot, deputy, rootId];
+      expect(`${refused.status} ${refused.body.code}`).to.be.oneOf(['409 LAST_ADMIN', '403 ADMIN_REQUIRED', '403 ACCOUNT_SUSPENDED']);
+      expect(await activeAdmins(survivor)).to.equal(1);
+      expect((await patch(a, survivor, other, { role: 'admin', status: 'active' })).status).to.equal(200);
+    }
+  });
 });

@@ -105,7 +105,9 @@ describe('HTTP: the admin API', function () {
     expectError(await patch(root.userId, { role: 'user' }), 409, 'LAST_ADMIN');
     expectError(await patch(root.userId, { status: 'suspended' }), 409, 'LAST_ADMIN');
     expectError(await call(server.api, `/admin/users/${root.userId}`, { method: 'DELETE', token: root.accessToken }), 409, 'LAST_ADMIN');
-    expect((await call(server.api, `/admin/users/${root.userId}`, { token: root.accessToken })).body).to.include({ role: 'admin', status: 'active' });
+    // A refused change is refused whole: its other fields are not applied either.
+    expectError(await patch(root.userId, { file_count_limit: 3, storage_limit_bytes: 5, role: 'user' }), 409, 'LAST_ADMIN');
+    expect((await call(server.api, `/admin/users/${root.userId}`, { token: root.accessToken })).body).to.include({ role: 'admin', status: 'active', file_count_limit: null, storage_limit_bytes: null });
 
     const second = await fresh();
     expect((await patch(second.userId, { role: 'admin' })).body).to.include({ role: 'admin' });
@@ -295,7 +297,8 @@ describe('HTTP: the admin API', function () {
     expect(stats.files).to.equal(accounts.reduce((sum, a) => sum + a.files_count, 0));
     expect(stats.bytes).to.equal(accounts.reduce((sum, a) => sum + a.storage_bytes, 0));
     expect(stats.uploads_per_day).to.have.length(30);
-    expect(stats.uploads_per_day.at(-1)).to.deep.equal({ day: new Date().toISOString().slice(0, 10), files: stats.files });
+    expect(stats.uploads_per_day.at(-1)).to.deep.equal({ day: new Date().toISOString().slice(0, 10), files: stats.files, bytes: stats.bytes });
+    expect(stats.uploads_per_day[0]).to.deep.include({ files: 0, bytes: 0 });
     expect(stats.top_accounts[0].storage_bytes).to.equal(Math.max(...accounts.map((a) => a.storage_bytes)));
     expect(stats.instance).to.include({ database: process.env.HANGAR_TEST_DB === 'postgres' ? 'postgres' : 'sqlite', registration: 'open' });
     expect(stats.version).to.be.a('string');
@@ -310,5 +313,32 @@ describe('HTTP: the admin API', function () {
     expectError(await call(server.api, '/files', { apiKey: account.apiKey }), 401, 'UNAUTHORIZED');
     const audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
     expect(audit.entries[0]).to.deep.include({ action: 'delete_account', target: { id: account.userId, email: 'leaving@example.com' } });
+  });
+
+  it('deletes an account of more than 100 files in the background: 202, suspended at once, its file count falling until 404', async () => {
+    const account = await signUpWithKey(server, 'large@example.com');
+    expect((await call(server.api, `/admin/users/${account.userId}`, { method: 'PATCH', token: root.accessToken, json: { file_count_limit: 1000 } })).status).to.equal(200);
+    const files = 130;
+    for (let i = 0; i < files; i++) {
+      const uploaded = await upload(server, account.apiKey, new TextEncoder().encode(`file ${i}`), { contentType: 'text/plain' });
+      expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
+    }
+    const started = await call(server.api, `/admin/users/${account.userId}`, { method: 'DELETE', token: root.accessToken });
+    expect(started.status, JSON.stringify(started.body)).to.equal(202);
+    expect(started.body).to.deep.equal({ state: 'deleting', files_remaining: files });
+    expect(started.headers.get('location')).to.equal(`/admin/users/${account.userId}`);
+    expectError(await call(server.api, '/files', { apiKey: account.apiKey }), 403, 'ACCOUNT_SUSPENDED');
+    const seen: number[] = [];
+    for (let polls = 0; ; polls++) {
+      const page = await call(server.api, `/admin/users/${account.userId}`, { token: root.accessToken });
+      if (page.status === 404) break;
+      expect(page.body).to.include({ status: 'suspended' });
+      seen.push(page.body.files_count);
+      expect(polls, 'still there after 20 s').to.be.below(1000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect([...seen].sort((a, b) => b - a), 'the file count only falls').to.deep.equal(seen);
+    const audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
+    expect(audit.entries[0]).to.deep.include({ action: 'delete_account', before: { files: files } });
   });
 });

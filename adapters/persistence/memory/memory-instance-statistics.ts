@@ -10,13 +10,14 @@ export class MemoryInstanceStatistics implements InstanceStatistics {
   async counts(options: { since: Date; top: number }): Promise<InstanceCounts> {
     const users = [...this.db.users.values()];
     const totals = [...this.db.accountTotals.entries()];
-    const days = new Map<string, number>();
+    const days = new Map<string, { files: number; bytes: number }>();
     const sinceDay = Math.floor(options.since.getTime() / DAY_MS);
     for (const row of this.db.files.values()) {
       const day = Math.floor(row.file.createdAt.getTime() / DAY_MS);
       if (day < sinceDay) continue;
       const key = new Date(day * DAY_MS).toISOString().slice(0, 10);
-      days.set(key, (days.get(key) ?? 0) + 1);
+      const counted = days.get(key) ?? { files: 0, bytes: 0 };
+      days.set(key, { files: counted.files + 1, bytes: counted.bytes + row.file.size });
     }
     const top = totals
       .filter(([id]) => this.db.users.has(id))
@@ -33,7 +34,7 @@ export class MemoryInstanceStatistics implements InstanceStatistics {
       },
       files: totals.reduce((sum, [, t]) => sum + t.filesCount, 0),
       bytes: totals.reduce((sum, [, t]) => sum + t.storageBytes, 0),
-      uploadsPerDay: [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, files]) => ({ day, files })),
+      uploadsPerDay: [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counted]) => ({ day, ...counted })),
       topAccounts: top,
     };
   }

@@ -1,6 +1,6 @@
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
 import type { Role, User } from '../../../core/accounts/user.js';
-import type { UserRepository } from '../../../core/accounts/user-repository.js';
+import type { AdminAccountChanges, UserRepository } from '../../../core/accounts/user-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { copyDate, copyNullableDate } from './copy-date.js';
 import { MemoryDatabase } from './memory-database.js';
@@ -126,6 +126,27 @@ export class MemoryUserRepository implements UserRepository {
     let count = 0;
     for (const user of this.db.users.values()) if (user.role === 'admin' && user.suspendedAt === null) count++;
     return count;
+  }
+
+  /** Synchronous between its reads and writes, so atomic within the one process that holds the map. */
+  async applyAdminChanges(options: { userId: string; changes: AdminAccountChanges; keepAnAdmin: boolean; at: Date }): Promise<'applied' | 'last_admin' | 'not_found'> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return 'not_found';
+    if (options.keepAnAdmin && user.role === 'admin' && user.suspendedAt === null) {
+      let others = 0;
+      for (const other of this.db.users.values()) if (other.id !== user.id && other.role === 'admin' && other.suspendedAt === null) others++;
+      if (others === 0) return 'last_admin';
+    }
+    const c = options.changes;
+    if (c.planName !== undefined) user.planName = c.planName;
+    if (c.trialEndsAt !== undefined) user.trialEndsAt = copyNullableDate(c.trialEndsAt);
+    if (c.role !== undefined) user.role = c.role;
+    if (c.suspendedAt !== undefined) user.suspendedAt = copyNullableDate(c.suspendedAt);
+    if (c.maxUploadSizeBytes !== undefined) user.maxUploadSizeBytes = c.maxUploadSizeBytes;
+    if (c.storageLimitBytes !== undefined) user.storageLimitBytes = c.storageLimitBytes;
+    if (c.fileCountLimit !== undefined) user.fileCountLimit = c.fileCountLimit;
+    user.updatedAt = copyDate(options.at);
+    return 'applied';
   }
 
   async list(options: { window: Window }): Promise<Paged<User>> {

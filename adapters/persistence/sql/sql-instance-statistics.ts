@@ -9,7 +9,8 @@ const DAY_MS = 86_400_000;
 /**
  * {@link InstanceStatistics} over `users`, `account_totals` (one row per account, kept with every
  * file change) and, for the uploads per day, the files created since `since` grouped by UTC day
- * (one aggregate over the recent rows of `files`; an admin's page, never a per-request path).
+ * with their bytes (one aggregate over the recent rows of `files`; an admin's page, never a
+ * per-request path).
  */
 export class SqlInstanceStatistics implements InstanceStatistics {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
@@ -35,7 +36,11 @@ export class SqlInstanceStatistics implements InstanceStatistics {
         .selectFrom('files')
         .where('created_at', '>=', toMillis(options.since))
         // The day length as a literal, not a parameter: Postgres matches the select's expression with the group's by its text.
-        .select((eb) => [sql<number>`floor(created_at / ${sql.lit(DAY_MS)})`.as('bucket'), eb.fn.countAll().as('files')])
+        .select((eb) => [
+          sql<number>`floor(created_at / ${sql.lit(DAY_MS)})`.as('bucket'),
+          eb.fn.countAll().as('files'),
+          eb.fn.coalesce(eb.fn.sum('size'), sql<number>`0`).as('bytes'),
+        ])
         .groupBy(sql`floor(created_at / ${sql.lit(DAY_MS)})`)
         .execute(),
       this.db
@@ -55,7 +60,7 @@ export class SqlInstanceStatistics implements InstanceStatistics {
       files: toNumber(totals.files),
       bytes: toNumber(totals.bytes),
       uploadsPerDay: days
-        .map((d) => ({ day: new Date(toNumber(d.bucket) * DAY_MS).toISOString().slice(0, 10), files: toNumber(d.files as number) }))
+        .map((d) => ({ day: new Date(toNumber(d.bucket) * DAY_MS).toISOString().slice(0, 10), files: toNumber(d.files as number), bytes: toNumber(d.bytes) }))
         .sort((a, b) => (a.day < b.day ? -1 : 1)),
       topAccounts: top.map((row) => ({ id: row.id, email: row.email, storageBytes: toNumber(row.storage_bytes), filesCount: toNumber(row.files_count) })),
     };

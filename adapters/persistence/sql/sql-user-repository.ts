@@ -1,7 +1,8 @@
 import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
 import type { Role, User } from '../../../core/accounts/user.js';
-import type { UserRepository } from '../../../core/accounts/user-repository.js';
+import type { AdminAccountChanges, UserRepository } from '../../../core/accounts/user-repository.js';
+import { isPostgres } from './dialect.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
 import type { HangarDatabase, UsersTable } from './schema.js';
@@ -34,7 +35,8 @@ export function toUser(row: Selectable<UsersTable>): User {
 
 /**
  * {@link UserRepository} over the `users` table (SQLite or Postgres through Kysely). Every write
- * is one statement; `claimEmailSlot` is a conditional UPDATE, so two processes never both claim.
+ * is one statement but `applyAdminChanges` (one transaction, see there); `claimEmailSlot` is a
+ * conditional UPDATE, so two processes never both claim.
  * `delete` removes the row and leaves the rest to the schema's ON DELETE CASCADE foreign keys
  * (SQLite needs `foreign_keys=ON`, which openSqliteDatabase sets). Updates of an unknown user id
  * change nothing. Driver errors (database down, disk full) reject as they are.
@@ -161,6 +163,39 @@ export class SqlUserRepository implements UserRepository {
       .where('suspended_at', 'is', null)
       .executeTakeFirstOrThrow();
     return toNumber(row.total);
+  }
+
+  /**
+   * One transaction. With `keepAnAdmin` it first reads the active administrators' rows, ordered by
+   * id and locked (Postgres `FOR UPDATE`, so two such transactions take turns and the second one
+   * re-reads the rows the first changed; on SQLite the transaction holds the write lock from its
+   * `BEGIN IMMEDIATE`), then writes every field in one UPDATE.
+   */
+  async applyAdminChanges(options: { userId: string; changes: AdminAccountChanges; keepAnAdmin: boolean; at: Date }): Promise<'applied' | 'last_admin' | 'not_found'> {
+    const c = options.changes;
+    const set: Updateable<UsersTable> = { updated_at: toMillis(options.at) };
+    if (c.planName !== undefined) set.plan_name = c.planName;
+    if (c.trialEndsAt !== undefined) set.trial_ends_at = toNullableMillis(c.trialEndsAt);
+    if (c.role !== undefined) set.role = c.role;
+    if (c.suspendedAt !== undefined) set.suspended_at = toNullableMillis(c.suspendedAt);
+    if (c.maxUploadSizeBytes !== undefined) set.max_upload_size_bytes = c.maxUploadSizeBytes;
+    if (c.storageLimitBytes !== undefined) set.storage_limit_bytes = c.storageLimitBytes;
+    if (c.fileCountLimit !== undefined) set.file_count_limit = c.fileCountLimit;
+    return this.db.transaction().execute(async (trx) => {
+      if (options.keepAnAdmin) {
+        const admins = await trx
+          .selectFrom('users')
+          .select('id')
+          .where('role', '=', 'admin')
+          .where('suspended_at', 'is', null)
+          .orderBy('id')
+          .$call((query) => (isPostgres(trx) ? query.forUpdate() : query))
+          .execute();
+        if (admins.some((row) => row.id === options.userId) && admins.length <= 1) return 'last_admin';
+      }
+      const result = await trx.updateTable('users').set(set).where('id', '=', options.userId).executeTakeFirst();
+      return (result.numUpdatedRows ?? 0n) > 0n ? 'applied' : 'not_found';
+    });
   }
 
   async list(options: { window: Window }): Promise<Paged<User>> {

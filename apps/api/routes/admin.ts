@@ -22,7 +22,10 @@ const StatsBody = Type.Object({
   accounts: Type.Object({ total: Type.Integer(), active: Type.Integer(), suspended: Type.Integer(), unconfirmed: Type.Integer(), admins: Type.Integer() }),
   files: Type.Integer(),
   bytes: Type.Integer(),
-  uploads_per_day: Type.Array(Type.Object({ day: Type.String({ description: 'UTC day, YYYY-MM-DD' }), files: Type.Integer() }), { description: 'Files stored now, by day of upload, the last 30 days' }),
+  uploads_per_day: Type.Array(
+    Type.Object({ day: Type.String({ description: 'UTC day, YYYY-MM-DD' }), files: Type.Integer(), bytes: Type.Integer({ description: 'Bytes of those files' }) }),
+    { description: 'Files stored now, by day of upload, and their bytes, the last 30 days' },
+  ),
   top_accounts: Type.Array(Type.Object({ id: Type.String(), email: Type.String(), storage_bytes: Type.Integer(), files_count: Type.Integer() })),
   instance: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'Database and blob store kinds, registration mode, default plan, public URLs' }),
   version: Type.String(),
@@ -138,13 +141,26 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
     defineRoute({
       method: 'DELETE', path: '/admin/users/:id', operationId: 'adminDeleteUser', tag: 'admin', auth: ADMIN_AUTH,
       summary: 'Delete an account with its files, blobs, keys and sessions, as the CLI does',
-      description: 'The answer comes once everything is deleted. The last active administrator cannot be deleted (409 `LAST_ADMIN`).',
+      description:
+        'The account is suspended first. An account of at most 100 files is deleted before the answer (200 `{ deleted_files }`); a larger one is deleted in the background ' +
+        '(202 `{ state: "deleting", files_remaining }`, `Location` its admin page): poll `GET /admin/users/:id`, whose `files_count` falls until it answers 404. ' +
+        'If the server stops meanwhile, the account stays suspended and `DELETE` again resumes. The last active administrator cannot be deleted (409 `LAST_ADMIN`).',
       errorCodes: [...ADMIN_ERRORS, 'LAST_ADMIN'],
       params: UserParams,
-      responses: { 200: Type.Object({ deleted_files: Type.Integer() }), ...errors(401, 403, 404, 409) },
+      responses: {
+        200: Type.Object({ deleted_files: Type.Integer() }),
+        202: Type.Object({ state: Type.Literal('deleting'), files_remaining: Type.Integer({ description: 'Files left when the deletion started' }) }),
+        ...errors(401, 403, 404, 409),
+      },
       handler: async ({ ctx, params, admin }) => {
-        const { deletedFiles } = await hangar.removeAccount.execute({ actor: admin, account: { id: params.id } });
-        ctx.body = { deleted_files: deletedFiles };
+        const outcome = await hangar.removeAccount.start({ actor: admin, account: { id: params.id } });
+        if (outcome.state === 'deleted') {
+          ctx.body = { deleted_files: outcome.deletedFiles };
+          return;
+        }
+        ctx.status = 202;
+        ctx.set('location', `/admin/users/${params.id}`);
+        ctx.body = { state: 'deleting', files_remaining: outcome.filesRemaining };
       },
     }),
     defineRoute({

@@ -69,7 +69,7 @@ interface AdminStats {
   accounts: { total: number; active: number; suspended: number; unconfirmed: number; admins: number };
   files: number;
   bytes: number;
-  uploads_per_day: { day: string; files: number }[];
+  uploads_per_day: { day: string; files: number; bytes: number }[];
   top_accounts: { id: string; email: string; storage_bytes: number; files_count: number }[];
   instance: Record<string, string> | null;
   version: string;
@@ -209,7 +209,13 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
   const u = user.data;
   const run = async (action: AccountAction) => {
     try {
-      await action.run();
+      const answer = (await action.run()) as { state?: string; files_remaining?: number } | undefined;
+      if (answer?.state === 'deleting') {
+        // A large account is deleted in the background (202): its page shows the files left until it is gone.
+        setNotice({ kind: 'success', text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. Reload this page to follow; it is gone once done.` });
+        user.reload();
+        return;
+      }
       setNotice({ kind: 'success', text: `${action.label}: done.` });
       if (action.label === 'Delete account') onBack();
       else user.reload();
@@ -574,6 +580,7 @@ function InstancePart() {
   const stats = useLoad(() => api<AdminStats>('/admin/stats'), []);
   const s = stats.data;
   const most = s ? Math.max(1, ...s.uploads_per_day.map((d) => d.files)) : 1;
+  const mostBytes = s ? Math.max(1, ...s.uploads_per_day.map((d) => d.bytes)) : 1;
   return (
     <div>
       <h2>Instance</h2>
@@ -599,12 +606,13 @@ function InstancePart() {
               </Fragment>
             ))}
           </dl>
-          <h3 id="uploads-chart">Files uploaded per day, last 30 days (of the files still stored)</h3>
+          <h3 id="uploads-chart">Files and bytes uploaded per day, last 30 days (of the files still stored)</h3>
           <table class="chart" aria-labelledby="uploads-chart">
             <thead>
               <tr>
                 <th scope="col">Day</th>
                 <th scope="col">Files</th>
+                <th scope="col">Bytes</th>
               </tr>
             </thead>
             <tbody>
@@ -614,6 +622,10 @@ function InstancePart() {
                   <td>
                     <meter class="chart-bar" min={0} max={most} value={d.files} aria-hidden="true" />
                     {formatCount(d.files)}
+                  </td>
+                  <td>
+                    <meter class="chart-bar" min={0} max={mostBytes} value={d.bytes} aria-hidden="true" />
+                    {formatBytes(d.bytes)}
                   </td>
                 </tr>
               ))}
