@@ -4,7 +4,7 @@ import { type Kysely } from 'kysely';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
- * 0005: listings of large accounts (bench/README.md, "list").
+ * 0005: listings of large accounts (measured with the list bench of the time, kept in git history).
  * - `account_totals.changes`, a counter raised by every insert and delete of the account's files. A
  *   process keeps the exact totals of filtered listings it counted, each with the counter it was
  *   counted at, and counts again only when the counter has moved (SqlFileRepository): the counter

@@ -13,7 +13,7 @@ import { type Kysely, sql } from 'kysely';
  * inlined, so Postgres parsed and planned its body again for every insert statement: that, not
  * the grams, was most of what the index cost per upload. A PL/pgSQL function is compiled once per
  * connection, and this body has no query in it, only expressions, so a call costs a few tens of µs
- * whether it comes from an insert or a query (measured in bench/README.md, "The gram index's
+ * whether it comes from an insert or a query (measured with the bench of the time, kept in git history: "The gram index's
  * function").
  */
 
