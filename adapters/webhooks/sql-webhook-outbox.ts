@@ -1,3 +1,4 @@
+import { type FileRow, fileRow } from '../persistence/sql/file-rows.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -233,22 +234,8 @@ function escapeHtml(text: string): string {
 
 /** A snapshot's file columns (migration 0044) as a StoredFile. */
 function fileOf(row: Record<string, unknown>): StoredFile {
-  const n = (value: unknown) => Number(value);
-  return {
-    id: String(row.id),
-    userId: String(row.user_id),
-    fileId: String(row.file_id),
-    name: row.name === null || row.name === undefined ? null : String(row.name),
-    contentType: String(row.content_type),
-    size: n(row.size),
-    sha256: String(row.sha256),
-    isPublic: n(row.is_public) === 1 || row.is_public === true,
-    createdAt: new Date(n(row.created_at)),
-    blobKey: String(row.blob_key),
-    expiresAt: row.expires_at === null || row.expires_at === undefined ? null : new Date(n(row.expires_at)),
-    viewCount: n(row.view_count ?? 0),
-    downloadCount: n(row.download_count ?? 0),
-  };
+  // The trigger's snapshot holds the FILE_COLUMNS of the row as the table stores them.
+  return fileRow.read(row as unknown as FileRow);
 }
 
 /** A snapshot's share columns as a Share; the password hash is never in the snapshot, only whether there is one. */
