@@ -92,7 +92,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const blobs = await container.getAsync(Tokens.BlobStore);
     closers.push({ name: 'blob store', close: async () => blobs.close?.() });
     const hangar = await container.getAsync(Tokens.Hangar);
-    const files = await container.getAsync(Tokens.FileRepository);
+    const { files } = await container.getAsync(Tokens.Repositories);
     const databaseName = config.database.kind === 'sqlite' ? config.database.path : redactPostgresUrl(config.database.url);
     await print(process.stdout, await invocation.work(hangar, { env: process.env, blobs, files, progress: process.stderr, databaseName }));
     status = Exit.ok;

@@ -6,13 +6,11 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { EMAIL_MIN_INTERVAL_MS, REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/accounts/account-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
+import type { HangarOptions } from '../../core/hangar.js';
 import {
-  absoluteHttpUrl,
-  baseUrl,
   ConfigError,
   DEFAULT_DATABASE_POOL_SIZE,
   type Env,
-  type FailpointSetting,
   readVariable,
   type VariableName,
   type VariableValue,
@@ -80,120 +78,6 @@ export type EdgeConfig =
 /** The HS256 key: given (at least 32 UTF-8 bytes), or generated once and kept in the database (a file under DATA_DIR is adopted). */
 export type JwtSecretConfig = { kind: 'value'; value: string } | { kind: 'file'; path: string };
 
-/** The whole configuration of a Hangar process, read once from the environment by `loadConfig`; each field names its variable in the table (apps/server/config-variables.ts). */
-export interface Config {
-  host: string;
-  /**
-   * Server processes (`WORKERS`): 1 runs the service in this process; more make this process the
-   * primary of a `node:cluster` that forks that many workers sharing both ports (apps/server/supervisor.ts).
-   */
-  workers: number;
-  /** V8's old-generation growing factor − 1, in percent (`HEAP_GROWING_PERCENT`; 0: V8's own; apps/server/heap-growth.ts). */
-  heapGrowingPercent: number;
-  /** TCP ports; 0 picks a free one (tests). */
-  port: number;
-  contentPort: number;
-  /** {base_url}, no trailing slash. */
-  publicApiUrl: string;
-  /** {cdn_url}, no trailing slash. */
-  publicContentUrl: string;
-  dataDir: string;
-  database: DatabaseConfig;
-  blobs: BlobStoreConfig;
-  mail: MailConfig;
-  /** Custom hostnames (`EDGE_PROVIDER` and the CLOUDFLARE_* variables). */
-  edge: EdgeConfig;
-  /** Sender of every e-mail (`MAIL_FROM`). */
-  mailFrom: string;
-  jwtSecret: JwtSecretConfig;
-  allowedRedirectUrls: string[];
-  /** Who may create an account (`REGISTRATION`): `open`, `invite` (with an invite from `cli invites create`) or `closed`. */
-  registration: 'open' | 'invite' | 'closed';
-  /**
-   * Single sign-on through an OpenID provider (`OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`,
-   * `OIDC_NAME`); null when OIDC_ISSUER is not set. `allowHttp`: the issuer is plain HTTP (on the loopback interface).
-   */
-  oidc: { issuer: string; clientId: string; clientSecret: string; displayName: string; allowHttp: boolean } | null;
-  allowedContentTypes: string[];
-  /** Extra hostnames the content server answers as itself (`CONTENT_HOSTS`), lower case. */
-  contentHosts: string[];
-  /** Bytes. */
-  defaultMaxUploadSizeBytes: number;
-  /** The plans on offer (from `PLANS_FILE`, or one built from TRIAL_DAYS & co.). */
-  plans: Plan[];
-  /** Plan of new accounts (`DEFAULT_PLAN`). */
-  defaultPlan: string;
-  /** Days activity log entries are kept (`LOG_RETENTION_DAYS`). */
-  logRetentionDays: number;
-  /** Webhooks (docs/webhooks.md): WEBHOOKS_PER_ACCOUNT, WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOW_HTTP. */
-  webhooks: { maxPerAccount: number; allowPrivateNetworks: boolean; allowHttp: boolean };
-  /** Days administrator audit entries are kept (`ADMIN_AUDIT_RETENTION_DAYS`). */
-  adminAuditRetentionDays: number;
-  /** Normalised addresses promoted to administrators when they confirm (`ADMIN_EMAILS`). */
-  adminEmails: string[];
-  /** Seconds between runs of the expiry sweep (`EXPIRY_SWEEP_INTERVAL_SECONDS`, docs/private-files.md). */
-  expirySweepIntervalSeconds: number;
-  /** Hours after its creation an unfinished resumable upload is removed (`RESUMABLE_UPLOAD_EXPIRY_HOURS`, docs/api.md, "Resumable uploads"). */
-  resumableUploadExpiryHours: number;
-  /** Unfinished resumable uploads one account may have at once (`RESUMABLE_UPLOADS_PER_ACCOUNT`). */
-  resumableUploadsPerAccount: number;
-  /** Live API keys one account may hold (`API_KEYS_PER_ACCOUNT`, docs/api-keys.md). */
-  apiKeysPerAccount: number;
-  /** Image transformations (docs/images.md): IMAGE_CONCURRENCY, IMAGE_QUEUE_TIMEOUT_MS (ms), IMAGE_MAX_INPUT_PIXELS (px). */
-  images: {
-    concurrency: number;
-    queueTimeoutMs: number;
-    maxInputPixels: number;
-    /** Stored variants per file (`IMAGE_MAX_VARIANTS_PER_FILE`). */
-    maxVariantsPerFile: number;
-    /** Sizes (px) unsigned `w`/`h` are snapped up to (`IMAGE_SIZE_LADDER`), ascending. */
-    sizeLadder: number[];
-  };
-  /** argon2id memory cost in KiB (`PASSWORD_HASH_MEMORY_KIB`). */
-  passwordHashMemoryKib: number;
-  /** Failpoints armed by `HANGAR_FAILPOINTS` (tests only; empty in production). */
-  failpoints: FailpointSetting[];
-  /** Least time between two e-mails to one address, in ms (not an environment variable; embedding hosts and tests may lower it). */
-  emailMinIntervalMs: number;
-  /** argon2 hashes running at once in this process (`PASSWORD_HASH_CONCURRENCY`, default: the CPUs shared out among the workers); the rest wait. */
-  passwordHashConcurrency: number;
-  /**
-   * Reverse proxies in front of the API that append the client's address to `X-Forwarded-For`
-   * (`TRUST_PROXY`: 0 = none, the socket's address is the client's).
-   */
-  trustProxyHops: number;
-  /** Origins allowed to call the API from browsers (`CORS_ORIGINS`; none by default). */
-  corsOrigins: string[];
-  /** The RATE_LIMIT_* variables (core/shared/rate-limits.ts; 0 turns one off). */
-  rateLimits: {
-    loginFreeFailuresPerAccount: number;
-    loginFreeFailuresPerClient: number;
-    loginMaxDelaySeconds: number;
-    registrationsPerClientPerHour: number;
-    passwordResetsPerClientPerHour: number;
-    emailRequestsPerAddressPerHour: number;
-    uploadsPerAccountPerMinute: number;
-    imageTransformsPerClientPerMinute: number;
-    slowBodiesPerClient: number;
-  };
-  /**
-   * How slowly an upload body may arrive before 408 (apps/http/upload-pacing.ts): UPLOAD_IDLE_TIMEOUT_SECONDS
-   * (ms here), UPLOAD_MIN_BYTES_PER_SECOND over UPLOAD_MIN_RATE_WINDOW_SECONDS (ms here); 0 turns a rule off.
-   */
-  uploadPacing: { idleTimeoutMs: number; minBytesPerSecond: number; windowMs: number; slowAfterMs: number };
-  /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
-  refreshTokenReuseIntervalMs: number;
-  /** Days a session may go unused before it ends by itself (`SESSION_IDLE_DAYS`). */
-  sessionIdleDays: number;
-  /** Prometheus metrics (`METRICS_PORT`, `METRICS_HOST`): off (null) unless METRICS_PORT is set; 0 picks a free port (tests). */
-  metrics: null | { host: string; port: number };
-  /**
-   * The log (`LOG_LEVEL`, `LOG_FORMAT`): lowest level written, and `json` lines, `pretty` lines for
-   * a person, or `auto`: pretty when stdout is a terminal, else JSON.
-   */
-  log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'json' | 'pretty' | 'auto' };
-}
-
 /** One plan as written in `PLANS_FILE` (snake_case, like the API); its rules are the core's `Plan`. */
 const PlanFileEntry = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64 }),
@@ -232,20 +116,133 @@ export function withEnvFile(env: Env, cwd: string = process.cwd()): Env {
 }
 
 /**
- * Parses the configuration from environment variables. Every variable, its parser, default and
+ * The whole configuration of a Hangar process, read once from the environment by `loadConfig`: the
+ * type of what it returns, each field's type the one its variable's schema decodes to (the table,
+ * apps/server/config-variables.ts). `core` is the core's options (HangarOptions, core/hangar.ts),
+ * handed to `createHangar` as they are; the other fields are the adapters' and the delivery's.
+ */
+export type Config = ReturnType<typeof loadConfig>;
+
+/**
+ * Parses the configuration from environment variables. Every variable, its schema, default and
  * meaning is a row of the configuration table (apps/server/config-variables.ts), from which the
- * table of docs/configuration.md is rendered. The only place that reads `process.env` is apps/server/main.ts,
- * which passes it here.
+ * table of docs/configuration.md is rendered; this function says only where each value goes and
+ * what one variable's value means for another's. The only place that reads `process.env` is
+ * apps/server/main.ts (and the CLI's), which passes it here.
  * @throws ConfigError naming the first invalid variable
  */
-export function loadConfig(env: Env): Config {
+export function loadConfig(env: Env) {
   const read: Read = (name) => readVariable(env, name);
   const port = read('PORT');
   const contentPort = read('CONTENT_PORT');
   const publicApiUrl = read('PUBLIC_API_URL') ?? `http://localhost:${port}`;
   const publicContentUrl = read('PUBLIC_CONTENT_URL') ?? `http://localhost:${contentPort}`;
   const dataDir = path.resolve(read('DATA_DIR'));
-  const secret = read('JWT_SECRET');
+  const database = databaseOf(read, dataDir);
+  const workers = workersOf(read('WORKERS'), database);
+  const metricsPort = read('METRICS_PORT');
+  return {
+    /**
+     * Server processes (`WORKERS`): 1 runs the service in this process; more make this process the
+     * primary of a `node:cluster` that forks that many workers sharing both ports (apps/server/supervisor.ts).
+     */
+    workers,
+    /** V8's old-generation growing factor − 1, in percent (0: V8's own; apps/server/heap-growth.ts). */
+    heapGrowingPercent: read('HEAP_GROWING_PERCENT'),
+    host: read('HOST'),
+    /** TCP ports; 0 picks a free one (tests). */
+    port,
+    contentPort,
+    dataDir,
+    database,
+    blobs: blobStoreOf(read('BLOB_STORE_URL') ?? `file:${path.join(dataDir, 'blobs')}`, read),
+    mail: mailOf(read('MAIL_URL') ?? `file:${path.join(dataDir, 'outbox')}`),
+    /** Sender of every e-mail. */
+    mailFrom: read('MAIL_FROM'),
+    edge: edgeOf(read, publicContentUrl),
+    jwtSecret: jwtSecretOf(read('JWT_SECRET'), dataDir),
+    /** Single sign-on: the options of the OpenID provider (adapters/sso/openid-client-provider.ts); null when OIDC_ISSUER is not set. */
+    oidc: oidcOf(read, publicApiUrl),
+    /** The options of the password hasher (adapters/crypto/argon2-password-hasher.ts): memory in KiB; hashes at once in this process, by default the CPUs shared out among the workers. */
+    passwordHasher: { memoryCost: read('PASSWORD_HASH_MEMORY_KIB'), concurrency: read('PASSWORD_HASH_CONCURRENCY') ?? Math.ceil(availableParallelism() / workers) },
+    /** The options of the image transformer (adapters/images/sharp-image-transformer.ts): largest source in px. */
+    imageTransformer: { maxInputPixels: read('IMAGE_MAX_INPUT_PIXELS') },
+    /** The options of the webhook address policy (adapters/webhooks/public-addresses.ts). */
+    webhookTargets: { allowPrivateNetworks: read('WEBHOOK_ALLOW_PRIVATE_NETWORKS') },
+    /** Failpoints armed by `HANGAR_FAILPOINTS` (tests only; empty in production). */
+    failpoints: read('HANGAR_FAILPOINTS'),
+    expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
+    /** Reverse proxies in front of the API that append the client's address to `X-Forwarded-For` (0: none, the socket's address is the client's). */
+    trustProxyHops: read('TRUST_PROXY'),
+    /** Origins allowed to call the API from browsers (none by default). */
+    corsOrigins: read('CORS_ORIGINS'),
+    /** How slowly a request body may arrive before 408 (apps/http/upload-pacing.ts), in ms; 0 turns a rule off. */
+    uploadPacing: {
+      idleTimeoutMs: 1000 * read('UPLOAD_IDLE_TIMEOUT_SECONDS'),
+      minBytesPerSecond: read('UPLOAD_MIN_BYTES_PER_SECOND'),
+      windowMs: 1000 * read('UPLOAD_MIN_RATE_WINDOW_SECONDS'),
+      slowAfterMs: 1000 * read('SLOW_BODY_AFTER_SECONDS'),
+    },
+    /** Prometheus metrics: off (null) unless METRICS_PORT is set; port 0 picks a free one (tests). */
+    metrics: metricsPort === undefined ? null : { host: read('METRICS_HOST'), port: metricsPort },
+    /** The log: lowest level written, and `json` lines, `pretty` lines for a person, or `auto` (pretty when stdout is a terminal). */
+    log: { level: read('LOG_LEVEL'), format: read('LOG_FORMAT') },
+    /** The core's options, as `createHangar` takes them (core/hangar.ts; apps/server/container.ts adds only `onBackgroundError`). */
+    core: {
+      /** {base_url} and {cdn_url}, no trailing slash. */
+      publicApiUrl,
+      publicContentUrl,
+      allowedRedirectUrls: read('ALLOWED_REDIRECT_URLS') ?? [publicApiUrl],
+      allowedContentTypes: read('ALLOWED_CONTENT_TYPES'),
+      /** Extra hostnames the content server answers as itself, lower case. */
+      contentHosts: read('CONTENT_HOSTS'),
+      defaultMaxUploadSizeBytes: read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'),
+      /** Least time between two e-mails to one address, in ms (not an environment variable; embedding hosts and tests may lower it). */
+      emailMinIntervalMs: EMAIL_MIN_INTERVAL_MS,
+      /** A rotated refresh token presented again within this many ms is a concurrent refresh, not theft (not an environment variable). */
+      refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
+      sessionIdleDays: read('SESSION_IDLE_DAYS'),
+      registration: read('REGISTRATION'),
+      /** The RATE_LIMIT_* variables and SLOW_BODIES_PER_CLIENT (core/shared/rate-limits.ts; 0 turns one off). */
+      rateLimits: {
+        loginFreeFailuresPerAccount: read('RATE_LIMIT_LOGIN_FREE_FAILURES'),
+        loginFreeFailuresPerClient: read('RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES'),
+        loginMaxDelaySeconds: read('RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS'),
+        registrationsPerClientPerHour: read('RATE_LIMIT_REGISTER_PER_HOUR'),
+        passwordResetsPerClientPerHour: read('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR'),
+        emailRequestsPerAddressPerHour: read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'),
+        uploadsPerAccountPerMinute: read('RATE_LIMIT_UPLOADS_PER_MINUTE'),
+        imageTransformsPerClientPerMinute: read('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE'),
+        slowBodiesPerClient: read('SLOW_BODIES_PER_CLIENT'),
+      },
+      /** The plans on offer (from `PLANS_FILE`, or one built from TRIAL_DAYS & co.) and the plan of new accounts. */
+      ...plansOf(read),
+      logRetentionDays: read('LOG_RETENTION_DAYS'),
+      adminAuditRetentionDays: read('ADMIN_AUDIT_RETENTION_DAYS'),
+      /** Normalised (lower-case) addresses promoted to administrators when they confirm. */
+      adminEmails: read('ADMIN_EMAILS'),
+      resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
+      resumableUploadsPerAccount: read('RESUMABLE_UPLOADS_PER_ACCOUNT'),
+      apiKeysPerAccount: read('API_KEYS_PER_ACCOUNT'),
+      /** Image transformations (docs/images.md): slots (IMAGE_CONCURRENCY), wait in ms, stored variants per file, the size ladder in px (ascending). */
+      images: {
+        concurrency: read('IMAGE_CONCURRENCY'),
+        queueTimeoutMs: read('IMAGE_QUEUE_TIMEOUT_MS'),
+        maxVariantsPerFile: read('IMAGE_MAX_VARIANTS_PER_FILE'),
+        sizeLadder: read('IMAGE_SIZE_LADDER'),
+      },
+      /** Webhooks (docs/webhooks.md): endpoints per account, and whether http:// URLs are accepted. */
+      webhooks: { maxPerAccount: read('WEBHOOKS_PER_ACCOUNT'), allowHttp: read('WEBHOOK_ALLOW_HTTP') },
+    } satisfies HangarOptions,
+  };
+}
+
+/**
+ * DATABASE_URL (default: `sqlite:$DATA_DIR/hangar.db`) with the variables that go with its kind:
+ * DATABASE_POOL_SIZE, DATABASE_LISTEN_URL and DATABASE_GROUP_COMMIT for Postgres (the last two are
+ * refused with SQLite), SQLITE_FAST_PATH and SQLITE_CACHE_BYTES for SQLite (ignored with Postgres).
+ */
+function databaseOf(read: Read, dataDir: string): DatabaseConfig {
   const database = parseDatabaseUrl(read('DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'hangar.db')}`, { name: 'DATABASE_URL', poolSize: read('DATABASE_POOL_SIZE') });
   const listenUrl = read('DATABASE_LISTEN_URL');
   if (listenUrl !== undefined) {
@@ -262,74 +259,12 @@ export function loadConfig(env: Env): Config {
   if (database.kind === 'sqlite' && sqliteFastPath !== undefined) database.fastPath = sqliteFastPath;
   const sqliteCacheBytes = read('SQLITE_CACHE_BYTES');
   if (database.kind === 'sqlite' && sqliteCacheBytes !== undefined) database.cacheBytes = sqliteCacheBytes;
-  const workers = workersOf(read('WORKERS'), database);
-  const metricsPort = read('METRICS_PORT');
-  return {
-    workers,
-    heapGrowingPercent: read('HEAP_GROWING_PERCENT'),
-    host: read('HOST'),
-    port,
-    contentPort,
-    publicApiUrl,
-    publicContentUrl,
-    dataDir,
-    database,
-    blobs: blobStoreOf(read('BLOB_STORE_URL') ?? `file:${path.join(dataDir, 'blobs')}`, read),
-    mail: mailOf(read('MAIL_URL') ?? `file:${path.join(dataDir, 'outbox')}`),
-    edge: edgeOf(read, publicContentUrl),
-    mailFrom: read('MAIL_FROM'),
-    jwtSecret: secret !== undefined ? { kind: 'value', value: secret } : { kind: 'file', path: path.join(dataDir, 'jwt-secret') },
-    allowedRedirectUrls: read('ALLOWED_REDIRECT_URLS') ?? [publicApiUrl],
-    registration: read('REGISTRATION'),
-    oidc: oidcOf(read),
-    allowedContentTypes: read('ALLOWED_CONTENT_TYPES'),
-    contentHosts: (read('CONTENT_HOSTS') ?? []).map((host) => host.toLowerCase()),
-    defaultMaxUploadSizeBytes: read('DEFAULT_MAX_UPLOAD_SIZE_BYTES'),
-    ...plansOf(read),
-    logRetentionDays: read('LOG_RETENTION_DAYS'),
-    webhooks: { maxPerAccount: read('WEBHOOKS_PER_ACCOUNT'), allowPrivateNetworks: read('WEBHOOK_ALLOW_PRIVATE_NETWORKS'), allowHttp: read('WEBHOOK_ALLOW_HTTP') },
-    adminAuditRetentionDays: read('ADMIN_AUDIT_RETENTION_DAYS'),
-    adminEmails: (read('ADMIN_EMAILS') ?? []).map((email) => email.trim().toLowerCase()),
-    expirySweepIntervalSeconds: read('EXPIRY_SWEEP_INTERVAL_SECONDS'),
-    resumableUploadExpiryHours: read('RESUMABLE_UPLOAD_EXPIRY_HOURS'),
-    resumableUploadsPerAccount: read('RESUMABLE_UPLOADS_PER_ACCOUNT'),
-    apiKeysPerAccount: read('API_KEYS_PER_ACCOUNT'),
-    images: {
-      concurrency: read('IMAGE_CONCURRENCY'),
-      queueTimeoutMs: read('IMAGE_QUEUE_TIMEOUT_MS'),
-      maxInputPixels: read('IMAGE_MAX_INPUT_PIXELS'),
-      maxVariantsPerFile: read('IMAGE_MAX_VARIANTS_PER_FILE'),
-      sizeLadder: read('IMAGE_SIZE_LADDER'),
-    },
-    passwordHashMemoryKib: read('PASSWORD_HASH_MEMORY_KIB'),
-    failpoints: read('HANGAR_FAILPOINTS'),
-    emailMinIntervalMs: EMAIL_MIN_INTERVAL_MS,
-    // The CPUs shared out among the workers: each process hashes on its own share.
-    passwordHashConcurrency: read('PASSWORD_HASH_CONCURRENCY') ?? Math.ceil(availableParallelism() / workers),
-    trustProxyHops: read('TRUST_PROXY'),
-    corsOrigins: read('CORS_ORIGINS') ?? [],
-    rateLimits: {
-      loginFreeFailuresPerAccount: read('RATE_LIMIT_LOGIN_FREE_FAILURES'),
-      loginFreeFailuresPerClient: read('RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES'),
-      loginMaxDelaySeconds: read('RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS'),
-      registrationsPerClientPerHour: read('RATE_LIMIT_REGISTER_PER_HOUR'),
-      passwordResetsPerClientPerHour: read('RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR'),
-      emailRequestsPerAddressPerHour: read('RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR'),
-      uploadsPerAccountPerMinute: read('RATE_LIMIT_UPLOADS_PER_MINUTE'),
-      imageTransformsPerClientPerMinute: read('RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE'),
-      slowBodiesPerClient: read('SLOW_BODIES_PER_CLIENT'),
-    },
-    uploadPacing: {
-      idleTimeoutMs: 1000 * read('UPLOAD_IDLE_TIMEOUT_SECONDS'),
-      minBytesPerSecond: read('UPLOAD_MIN_BYTES_PER_SECOND'),
-      windowMs: 1000 * read('UPLOAD_MIN_RATE_WINDOW_SECONDS'),
-      slowAfterMs: 1000 * read('SLOW_BODY_AFTER_SECONDS'),
-    },
-    refreshTokenReuseIntervalMs: REFRESH_TOKEN_REUSE_INTERVAL_MS,
-    sessionIdleDays: read('SESSION_IDLE_DAYS'),
-    metrics: metricsPort === undefined ? null : { host: read('METRICS_HOST'), port: metricsPort },
-    log: { level: read('LOG_LEVEL'), format: read('LOG_FORMAT') },
-  };
+  return database;
+}
+
+/** JWT_SECRET when set, else the key generated once and kept in the database (a file `$DATA_DIR/jwt-secret` is adopted). */
+function jwtSecretOf(secret: string | undefined, dataDir: string): JwtSecretConfig {
+  return secret !== undefined ? { kind: 'value', value: secret } : { kind: 'file', path: path.join(dataDir, 'jwt-secret') };
 }
 
 /**
@@ -349,9 +284,9 @@ function workersOf(value: number | 'auto', database: DatabaseConfig): number {
 
 /**
  * Single sign-on: OIDC_ISSUER turns it on and then needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET;
- * OIDC_NAME names the button (default: the issuer's host name).
+ * OIDC_NAME names the button (default: the issuer's host name); the callback is `{PUBLIC_API_URL}/auth/oidc/callback`.
  */
-function oidcOf(read: Read): Config['oidc'] {
+function oidcOf(read: Read, publicApiUrl: string) {
   const issuer = read('OIDC_ISSUER');
   if (issuer === undefined) {
     for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) {
@@ -365,7 +300,14 @@ function oidcOf(read: Read): Config['oidc'] {
     return value;
   };
   const url = new URL(issuer);
-  return { issuer, clientId: required('OIDC_CLIENT_ID'), clientSecret: required('OIDC_CLIENT_SECRET'), displayName: read('OIDC_NAME') ?? url.hostname, allowHttp: url.protocol === 'http:' };
+  return {
+    issuer,
+    clientId: required('OIDC_CLIENT_ID'),
+    clientSecret: required('OIDC_CLIENT_SECRET'),
+    displayName: read('OIDC_NAME') ?? url.hostname,
+    redirectUri: `${publicApiUrl}/auth/oidc/callback`,
+    allowHttp: url.protocol === 'http:',
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Container, ContainerModule } from 'inversify';
-import { createHangar, type HangarOptions } from '../../core/hangar.js';
+import { createHangar } from '../../core/hangar.js';
 import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import type { OidcProvider } from '../../core/sso/oidc-provider.js';
@@ -29,12 +29,11 @@ import { loadJwtSecret, loadServiceKey, TOTP_KEY_NAME } from './jwt-secret.js';
 import { NodeSecretBox } from '../../adapters/crypto/node-secret-box.js';
 import { OtplibTotp } from '../../adapters/crypto/otplib-totp.js';
 import { namedDependencies } from './named-dependencies.js';
-import { Tokens } from './tokens.js';
+import { token, Tokens } from './tokens.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
-import type { ServiceIdentifier } from 'inversify';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
 import { InstrumentedBlobStore } from '../../adapters/metrics/instrumented-blob-store.js';
 import type { HangarMetrics } from './metrics.js';
@@ -51,15 +50,14 @@ export type { OpenDatabase } from './database.js';
 /** Extra tokens of the composition root (not core ports). */
 export const RootTokens = {
   /** The process's Prometheus metrics, when METRICS_PORT turns them on. */
-  Metrics: Symbol('Metrics') as ServiceIdentifier<{ metrics?: HangarMetrics }>,
-  Database: Symbol('Database') as ServiceIdentifier<OpenDatabase>,
-  Repositories: Symbol('Repositories') as ServiceIdentifier<ReturnType<typeof createSqlRepositories>>,
-  MailQueue: Symbol('MailQueue') as ServiceIdentifier<SqlMailOutbox>,
+  Metrics: token<{ metrics?: HangarMetrics }>('Metrics'),
+  Database: token<OpenDatabase>('Database'),
+  MailQueue: token<SqlMailOutbox>('MailQueue'),
   /** The webhook delivery worker (started by apps/server/start.ts). */
-  WebhookOutbox: Symbol('WebhookOutbox') as ServiceIdentifier<SqlWebhookOutbox>,
-  Process: Symbol('Process') as ServiceIdentifier<ProcessRole>,
+  WebhookOutbox: token<SqlWebhookOutbox>('WebhookOutbox'),
+  Process: token<ProcessRole>('Process'),
   /** The OpenID provider of single sign-on; `provider` absent when OIDC_ISSUER is not set. */
-  Sso: Symbol('Sso') as ServiceIdentifier<{ provider?: OidcProvider }>,
+  Sso: token<{ provider?: OidcProvider }>('Sso'),
 };
 
 /** Where this process stands: alone, or one worker of a `node:cluster` (WORKERS > 1; apps/server/supervisor.ts). */
@@ -67,7 +65,7 @@ export interface ProcessRole {
   clusterWorker: boolean;
 }
 
-/** Persistence: the database chosen by DATABASE_URL and the repositories over it. */
+/** Persistence: the database chosen by DATABASE_URL and the repositories over it (one object: the core takes them as they are). */
 export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Database)
     .toResolvedValue(
@@ -76,34 +74,8 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
       [Tokens.Config, Tokens.Logger, RootTokens.Metrics],
     )
     .inSingletonScope();
-  bind(RootTokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open), [RootTokens.Database]).inSingletonScope();
-  bind(Tokens.UserRepository).toResolvedValue((r: Repos) => r.users, [RootTokens.Repositories]);
-  bind(Tokens.OneTimeTokenRepository).toResolvedValue((r: Repos) => r.tokens, [RootTokens.Repositories]);
-  bind(Tokens.SessionRepository).toResolvedValue((r: Repos) => r.sessions, [RootTokens.Repositories]);
-  bind(Tokens.MfaRepository).toResolvedValue((r: Repos) => r.mfa, [RootTokens.Repositories]);
-  bind(Tokens.ApiKeyRepository).toResolvedValue((r: Repos) => r.apiKeys, [RootTokens.Repositories]);
-  bind(Tokens.FileRepository).toResolvedValue((r: Repos) => r.files, [RootTokens.Repositories]);
-  bind(Tokens.ResumableUploadRepository).toResolvedValue((r: Repos) => r.resumableUploads, [RootTokens.Repositories]);
-  bind(Tokens.UsageRepository).toResolvedValue((r: Repos) => r.usage, [RootTokens.Repositories]);
-  bind(Tokens.ActivityLogRepository).toResolvedValue((r: Repos) => r.logs, [RootTokens.Repositories]);
-  bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
-  bind(Tokens.ImageVariantRepository).toResolvedValue((r: Repos) => r.imageVariants, [RootTokens.Repositories]);
-  bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
-  bind(Tokens.SigningKeyRepository).toResolvedValue((r: Repos) => r.signingKeys, [RootTokens.Repositories]);
-  bind(Tokens.UploadUrlRepository).toResolvedValue((r: Repos) => r.uploadUrls, [RootTokens.Repositories]);
-  bind(Tokens.ShareRepository).toResolvedValue((r: Repos) => r.shares, [RootTokens.Repositories]);
-  bind(Tokens.PasskeyRepository).toResolvedValue((r: Repos) => r.passkeys, [RootTokens.Repositories]);
-  bind(Tokens.PasskeyChallengeRepository).toResolvedValue((r: Repos) => r.passkeyChallenges, [RootTokens.Repositories]);
-  bind(Tokens.InviteRepository).toResolvedValue((r: Repos) => r.invites, [RootTokens.Repositories]);
-  bind(Tokens.AccountDirectory).toResolvedValue((r: Repos) => r.accountDirectory, [RootTokens.Repositories]);
-  bind(Tokens.AdminAuditLog).toResolvedValue((r: Repos) => r.adminAudit, [RootTokens.Repositories]);
-  bind(Tokens.InstanceStatistics).toResolvedValue((r: Repos) => r.instanceStatistics, [RootTokens.Repositories]);
-  bind(Tokens.PlanOverrideStore).toResolvedValue((r: Repos) => r.planOverrides, [RootTokens.Repositories]);
-  bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
-  bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
-  bind(Tokens.WebhookRepository).toResolvedValue((r: Repos) => r.webhooks, [RootTokens.Repositories]);
+  bind(Tokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open), [RootTokens.Database]).inSingletonScope();
 });
-type Repos = ReturnType<typeof createSqlRepositories>;
 
 /** Blobs: the store chosen by BLOB_STORE_URL. */
 export const blobsModule = new ContainerModule(({ bind }) => {
@@ -188,7 +160,7 @@ export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobS
 export const imagesModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ImageTransformer)
     .toResolvedValue((config: Config, { metrics }: { metrics?: HangarMetrics }): ImageTransformer => {
-      const sharp = new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels });
+      const sharp = new SharpImageTransformer(config.imageTransformer);
       if (!metrics) return sharp;
       return {
         // A getter: reading the version loads sharp, which waits for the first image request.
@@ -235,13 +207,13 @@ export const mailModule = new ContainerModule(({ bind }) => {
  * sending through node:http(s) pinned to the checked address, payloads rendered by the API's presenters.
  */
 export const webhooksModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.WebhookTargets).toResolvedValue((config: Config) => new PublicAddressPolicy({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.WebhookTargets).toResolvedValue((config: Config) => new PublicAddressPolicy(config.webhookTargets), [Tokens.Config]).inSingletonScope();
   bind(RootTokens.WebhookOutbox)
     .toResolvedValue(
       (config: Config, logger: Logger, open: OpenDatabase, targets: WebhookTargets, mailer: Mailer, hangar: Hangar, { metrics }: { metrics?: HangarMetrics }) =>
         new SqlWebhookOutbox({
           db: open.db,
-          sender: new HttpWebhookSender({ policy: targets as PublicAddressPolicy, allowHttp: config.webhooks.allowHttp }),
+          sender: new HttpWebhookSender({ policy: targets as PublicAddressPolicy, allowHttp: config.core.webhooks.allowHttp }),
           render: async (event) => webhookPayloadJson(await hangar.viewWebhookEvent.execute(event)),
           mailer,
           logger,
@@ -271,7 +243,7 @@ export const edgeModule = new ContainerModule(({ bind }) => {
 
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher({ memoryCost: config.passwordHashMemoryKib, concurrency: config.passwordHashConcurrency }), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher(config.passwordHasher), [Tokens.Config]).inSingletonScope();
   bind(Tokens.UrlSigner).toConstantValue(new NodeHmacUrlSigner());
   bind(Tokens.WebAuthnVerifier).toConstantValue(new SimpleWebAuthnVerifier());
   bind(Tokens.TokenSigner)
@@ -305,23 +277,14 @@ export const rateLimitsModule = new ContainerModule(({ bind }) => {
 
 /**
  * Single sign-on: the OpenID provider of OIDC_ISSUER through openid-client, loaded only when
- * configured; its callback is `{PUBLIC_API_URL}/auth/oidc/callback`.
+ * configured; its callback is `{PUBLIC_API_URL}/auth/oidc/callback` (config.oidc.redirectUri).
  */
 export const ssoModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Sso)
     .toResolvedValue(async (config: Config): Promise<{ provider?: OidcProvider }> => {
       if (!config.oidc) return {};
       const { OpenIdClientProvider } = await import('../../adapters/sso/openid-client-provider.js');
-      return {
-        provider: new OpenIdClientProvider({
-          issuer: config.oidc.issuer,
-          clientId: config.oidc.clientId,
-          clientSecret: config.oidc.clientSecret,
-          displayName: config.oidc.displayName,
-          redirectUri: `${config.publicApiUrl}/auth/oidc/callback`,
-          allowHttp: config.oidc.allowHttp,
-        }),
-      };
+      return { provider: new OpenIdClientProvider(config.oidc) };
     }, [Tokens.Config])
     .inSingletonScope();
 });
@@ -333,74 +296,26 @@ export const failpointsModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
 });
 
-/** The core: every use case wired to the ports above. */
+/**
+ * The core: every use case wired to the ports above, with the core's options as the configuration
+ * holds them (`config.core`) and background failures logged.
+ */
 export const coreModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.HangarOptions).toResolvedValue((config: Config, logger: Logger): HangarOptions => ({
-    publicApiUrl: config.publicApiUrl,
-    publicContentUrl: config.publicContentUrl,
-    allowedRedirectUrls: config.allowedRedirectUrls,
-    allowedContentTypes: config.allowedContentTypes,
-    contentHosts: config.contentHosts,
-    defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
-    emailMinIntervalMs: config.emailMinIntervalMs,
-    refreshTokenReuseIntervalMs: config.refreshTokenReuseIntervalMs,
-    sessionIdleDays: config.sessionIdleDays,
-    registration: config.registration,
-    rateLimits: config.rateLimits,
-    plans: config.plans,
-    defaultPlan: config.defaultPlan,
-    logRetentionDays: config.logRetentionDays,
-    adminAuditRetentionDays: config.adminAuditRetentionDays,
-    adminEmails: config.adminEmails,
-    resumableUploadExpiryHours: config.resumableUploadExpiryHours,
-    resumableUploadsPerAccount: config.resumableUploadsPerAccount,
-    apiKeysPerAccount: config.apiKeysPerAccount,
-    images: {
-      concurrency: config.images.concurrency,
-      queueTimeoutMs: config.images.queueTimeoutMs,
-      maxVariantsPerFile: config.images.maxVariantsPerFile,
-      sizeLadder: config.images.sizeLadder,
-    },
-    onBackgroundError: (error: unknown) => logger.error('background_work_failed', { error: error instanceof Error ? error : String(error) }),
-    webhooks: { maxPerAccount: config.webhooks.maxPerAccount, allowHttp: config.webhooks.allowHttp },
-  }), [Tokens.Config, Tokens.Logger]);
   bind(Tokens.Hangar)
     .toResolvedValue(
       ...namedDependencies(
         {
-          options: Tokens.HangarOptions,
-          users: Tokens.UserRepository,
-          tokens: Tokens.OneTimeTokenRepository,
-          sessions: Tokens.SessionRepository,
-          mfa: Tokens.MfaRepository,
+          config: Tokens.Config,
+          logger: Tokens.Logger,
+          repositories: Tokens.Repositories,
           totp: Tokens.Totp,
           secretBox: Tokens.SecretBox,
-          apiKeys: Tokens.ApiKeyRepository,
-          files: Tokens.FileRepository,
-          usage: Tokens.UsageRepository,
-          logs: Tokens.ActivityLogRepository,
-          domains: Tokens.CustomDomainRepository,
-          imageVariants: Tokens.ImageVariantRepository,
-          signingKeys: Tokens.SigningKeyRepository,
-          uploadUrls: Tokens.UploadUrlRepository,
-          shares: Tokens.ShareRepository,
-          passkeys: Tokens.PasskeyRepository,
-          passkeyChallenges: Tokens.PasskeyChallengeRepository,
           webauthn: Tokens.WebAuthnVerifier,
-          invites: Tokens.InviteRepository,
-          accountDirectory: Tokens.AccountDirectory,
-          adminAudit: Tokens.AdminAuditLog,
-          instanceStatistics: Tokens.InstanceStatistics,
-          planOverrides: Tokens.PlanOverrideStore,
-          oidcIdentities: Tokens.OidcIdentityRepository,
-          oidcFlows: Tokens.OidcFlowRepository,
-          webhooks: Tokens.WebhookRepository,
           webhookTargets: Tokens.WebhookTargets,
           sso: RootTokens.Sso,
           edge: Tokens.EdgeProvider,
           blobs: Tokens.BlobStore,
           partialBlobs: Tokens.PartialBlobStore,
-          resumableUploads: Tokens.ResumableUploadRepository,
           mailer: Tokens.Mailer,
           passwords: Tokens.PasswordHasher,
           signer: Tokens.TokenSigner,
@@ -408,17 +323,16 @@ export const coreModule = new ContainerModule(({ bind }) => {
           ids: Tokens.IdGenerator,
           digest: Tokens.SecretDigest,
           clock: Tokens.Clock,
-          databaseProbe: Tokens.DatabaseProbe,
           failpoints: Tokens.Failpoints,
           images: Tokens.ImageTransformer,
           sniffer: Tokens.ContentSniffer,
           rateLimiter: Tokens.RateLimiter,
           database: RootTokens.Database,
         },
-        ({ options, databaseProbe, database, sso, ...ports }) =>
+        ({ config, logger, repositories: { probe, ...repositories }, database, sso, ...ports }) =>
           createHangar(
-            { ...ports, oidc: sso.provider, probes: [databaseProbe, { name: 'blob_store', check: () => ports.blobs.ping() }], changes: database.changes },
-            options,
+            { ...repositories, ...ports, oidc: sso.provider, probes: [probe, { name: 'blob_store', check: () => ports.blobs.ping() }], changes: database.changes },
+            { ...config.core, onBackgroundError: (error) => logger.error('background_work_failed', { error: error instanceof Error ? error : String(error) }) },
           ),
       ),
     )

@@ -7,7 +7,7 @@ export type ResolvedDependencies<T extends Record<string, ServiceIdentifier<unkn
 
 /**
  * Arguments of inversify's `toResolvedValue` for a factory that takes its dependencies by name:
- * `tokens` names each dependency's token (`{ users: Tokens.UserRepository, … }`), and `build` receives
+ * `tokens` names each dependency's token (`{ blobs: Tokens.BlobStore, … }`), and `build` receives
  * one object with the resolved values under those names, instead of a positional parameter list
  * matched by hand to an array of tokens.
  * @returns `[factory, tokens in order]`, to spread into `toResolvedValue(...)`

@@ -44,7 +44,7 @@ export function startLines(config: Config, api: string, content: string, metrics
   const target = config.edge.cnameTarget;
   const routing = routingRecordType(target);
   return [
-    `hangar: API on ${bound(api, config.publicApiUrl)}, content on ${bound(content, config.publicContentUrl)}`,
+    `hangar: API on ${bound(api, config.core.publicApiUrl)}, content on ${bound(content, config.core.publicContentUrl)}`,
     `hangar: database ${config.database.kind}, blobs ${config.blobs.kind}, mail ${config.mail.kind}${config.mail.kind === 'file' ? ` (${config.mail.directory})` : ''}`,
     ...(metrics ? [`hangar: metrics on ${metrics}/metrics${interfacesOf(metrics) === '' ? '' : ` (${interfacesOf(metrics)})`}`] : []),
     ...(routing === 'CNAME'

@@ -87,21 +87,21 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const mail = await container.getAsync(RootTokens.MailQueue);
   const webhooks = await container.getAsync(RootTokens.WebhookOutbox);
   // The plans' limits, where the quota webhook trigger reads them (docs/webhooks.md).
-  await writeWebhookPlanLimits(database.db, { plans: config.plans, defaultPlan: config.defaultPlan });
+  await writeWebhookPlanLimits(database.db, { plans: config.core.plans, defaultPlan: config.core.defaultPlan });
   const blobs = await container.getAsync(Tokens.BlobStore);
   if (metrics && database.postgresPool) metrics.watchPool(database.postgresPool as Parameters<HangarMetrics['watchPool']>[0]);
   metrics?.watchImageSlots(hangar.imageSlots);
   metrics?.watchActivityLog(hangar.activity);
   metrics?.watchWebhookOutbox(webhooks);
 
-  const defaultPlan = config.plans.find((plan) => plan.name === config.defaultPlan)!;
+  const defaultPlan = config.core.plans.find((plan) => plan.name === config.core.defaultPlan)!;
   const operational = { readiness: new Readiness(), build: readBuildInfo() };
   const apiApp = createApiApp(hangar, {
-    allowedContentTypes: config.allowedContentTypes,
-    publicApiUrl: config.publicApiUrl,
-    publicContentUrl: config.publicContentUrl,
+    allowedContentTypes: config.core.allowedContentTypes,
+    publicApiUrl: config.core.publicApiUrl,
+    publicContentUrl: config.core.publicContentUrl,
     defaultPlan,
-    defaultMaxUploadSizeBytes: config.defaultMaxUploadSizeBytes,
+    defaultMaxUploadSizeBytes: config.core.defaultMaxUploadSizeBytes,
     logger,
     operational,
     observer: metrics,
@@ -109,15 +109,15 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     corsOrigins: config.corsOrigins,
     uploadPacing: config.uploadPacing,
     instance: {
-      database: config.database.kind, blob_store: config.blobs.kind, registration: config.registration ?? 'open', default_plan: config.defaultPlan,
-      public_api_url: config.publicApiUrl, public_content_url: config.publicContentUrl,
+      database: config.database.kind, blob_store: config.blobs.kind, registration: config.core.registration ?? 'open', default_plan: config.core.defaultPlan,
+      public_api_url: config.core.publicApiUrl, public_content_url: config.core.publicContentUrl,
     },
   });
   const api = listen(apiApp.callback(), {
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.
     requestTimeout: 0,
   });
-  const hsts = config.publicContentUrl.startsWith('https:');
+  const hsts = config.core.publicContentUrl.startsWith('https:');
   const contentApp = createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts, bodyPacing: config.uploadPacing }).callback();
   const originHeaders = contentOriginHeaders({ hsts });
   const content = listen(publicReadsFirst(hangar, contentApp, { logger, observer: metrics, originHeaders, trustProxyHops: config.trustProxyHops }), {}, originHeaders);

@@ -1,93 +1,60 @@
 import type { Mailer } from '../../core/accounts/mailer.js';
-import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
 import type { PasswordHasher } from '../../core/accounts/password-hasher.js';
-import type { SessionRepository } from '../../core/accounts/session-repository.js';
-import type { MfaRepository } from '../../core/accounts/mfa-repository.js';
 import type { SecretBox, Totp } from '../../core/accounts/totp.js';
 import type { TokenSigner } from '../../core/accounts/token-signer.js';
-import type { SigningKeyRepository, UrlSigner } from '../../core/files/signing-keys.js';
-import type { UploadUrlRepository } from '../../core/files/upload-urls.js';
-import type { ShareRepository } from '../../core/shares/share.js';
-import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
-import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
+import type { UrlSigner } from '../../core/files/signing-keys.js';
 import type { WebAuthnVerifier } from '../../core/passkeys/webauthn-verifier.js';
-import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
-import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
-import type { FileRepository } from '../../core/files/file-repository.js';
 import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
-import type { ResumableUploadRepository } from '../../core/files/resumable-upload-repository.js';
-import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
-import type { UsageRepository } from '../../core/plans/usage-repository.js';
-import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
-import type { Hangar, HangarOptions } from '../../core/hangar.js';
+import type { Hangar } from '../../core/hangar.js';
 import type { Clock } from '../../core/shared/clock.js';
 import type { ContentSniffer } from '../../core/files/content-sniffer.js';
 import type { RateLimiter } from '../../core/shared/rate-limiter.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
-import type { HealthProbe } from '../../core/shared/health.js';
 import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { ServiceIdentifier } from 'inversify';
-import type { InviteRepository } from '../../core/invites/invite.js';
-import type { AccountDirectory } from '../../core/admin/account-directory.js';
-import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
-import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
-import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
-import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
+import type { Repositories } from '../../adapters/persistence/repositories.js';
 import type { Config } from './config.js';
-import type { WebhookRepository, WebhookTargets } from '../../core/webhooks/webhook.js';
+import type { WebhookTargets } from '../../core/webhooks/webhook.js';
 
-/** Container tokens: Symbols named like the interface they stand for. */
+/**
+ * A container token for a value of type `T`: a Symbol with the name of the interface it stands for.
+ * inversify's `ServiceIdentifier<T>` is `string | symbol | Newable<T> | …`, so a Symbol is one as it
+ * is; `T` is what `bind(token).toResolvedValue(…)` and `container.get(token)` check and infer.
+ */
+export function token<T>(name: string): ServiceIdentifier<T> {
+  return Symbol(name);
+}
+
+/**
+ * Container tokens: one per port an adapter family provides, plus the configuration, the core and
+ * the logger. The repositories are one token (`Repositories`): the persistence family builds them
+ * together over one database, and the core takes them as they are.
+ */
 export const Tokens = {
-  Config: Symbol('Config') as ServiceIdentifier<Config>,
-  HangarOptions: Symbol('HangarOptions') as ServiceIdentifier<HangarOptions>,
-  UserRepository: Symbol('UserRepository') as ServiceIdentifier<UserRepository>,
-  OneTimeTokenRepository: Symbol('OneTimeTokenRepository') as ServiceIdentifier<OneTimeTokenRepository>,
-  SessionRepository: Symbol('SessionRepository') as ServiceIdentifier<SessionRepository>,
-  MfaRepository: Symbol('MfaRepository') as ServiceIdentifier<MfaRepository>,
-  Totp: Symbol('Totp') as ServiceIdentifier<Totp>,
-  SecretBox: Symbol('SecretBox') as ServiceIdentifier<SecretBox>,
-  ApiKeyRepository: Symbol('ApiKeyRepository') as ServiceIdentifier<ApiKeyRepository>,
-  FileRepository: Symbol('FileRepository') as ServiceIdentifier<FileRepository>,
-  UsageRepository: Symbol('UsageRepository') as ServiceIdentifier<UsageRepository>,
-  ActivityLogRepository: Symbol('ActivityLogRepository') as ServiceIdentifier<ActivityLogRepository>,
-  CustomDomainRepository: Symbol('CustomDomainRepository') as ServiceIdentifier<CustomDomainRepository>,
-  ImageVariantRepository: Symbol('ImageVariantRepository') as ServiceIdentifier<ImageVariantRepository>,
-  InviteRepository: Symbol('InviteRepository') as ServiceIdentifier<InviteRepository>,
-  AccountDirectory: Symbol('AccountDirectory') as ServiceIdentifier<AccountDirectory>,
-  AdminAuditLog: Symbol('AdminAuditLog') as ServiceIdentifier<AdminAuditLog>,
-  InstanceStatistics: Symbol('InstanceStatistics') as ServiceIdentifier<InstanceStatistics>,
-  PlanOverrideStore: Symbol('PlanOverrideStore') as ServiceIdentifier<PlanOverrideStore>,
-  OidcIdentityRepository: Symbol('OidcIdentityRepository') as ServiceIdentifier<OidcIdentityRepository>,
-  OidcFlowRepository: Symbol('OidcFlowRepository') as ServiceIdentifier<OidcFlowRepository>,
-  WebhookRepository: Symbol('WebhookRepository') as ServiceIdentifier<WebhookRepository>,
-  WebhookTargets: Symbol('WebhookTargets') as ServiceIdentifier<WebhookTargets>,
-  EdgeProvider: Symbol('EdgeProvider') as ServiceIdentifier<EdgeProvider>,
-  DatabaseProbe: Symbol('DatabaseProbe') as ServiceIdentifier<HealthProbe>,
-  BlobStore: Symbol('BlobStore') as ServiceIdentifier<BlobStore>,
-  PartialBlobStore: Symbol('PartialBlobStore') as ServiceIdentifier<PartialBlobStore>,
-  ResumableUploadRepository: Symbol('ResumableUploadRepository') as ServiceIdentifier<ResumableUploadRepository>,
-  ImageTransformer: Symbol('ImageTransformer') as ServiceIdentifier<ImageTransformer>,
-  Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,
-  PasswordHasher: Symbol('PasswordHasher') as ServiceIdentifier<PasswordHasher>,
-  TokenSigner: Symbol('TokenSigner') as ServiceIdentifier<TokenSigner>,
-  SigningKeyRepository: Symbol('SigningKeyRepository') as ServiceIdentifier<SigningKeyRepository>,
-  UploadUrlRepository: Symbol('UploadUrlRepository') as ServiceIdentifier<UploadUrlRepository>,
-  UrlSigner: Symbol('UrlSigner') as ServiceIdentifier<UrlSigner>,
-  ShareRepository: Symbol('ShareRepository') as ServiceIdentifier<ShareRepository>,
-  PasskeyRepository: Symbol('PasskeyRepository') as ServiceIdentifier<PasskeyRepository>,
-  PasskeyChallengeRepository: Symbol('PasskeyChallengeRepository') as ServiceIdentifier<PasskeyChallengeRepository>,
-  WebAuthnVerifier: Symbol('WebAuthnVerifier') as ServiceIdentifier<WebAuthnVerifier>,
-  IdGenerator: Symbol('IdGenerator') as ServiceIdentifier<IdGenerator>,
-  SecretDigest: Symbol('SecretDigest') as ServiceIdentifier<SecretDigest>,
-  Clock: Symbol('Clock') as ServiceIdentifier<Clock>,
-  ContentSniffer: Symbol('ContentSniffer') as ServiceIdentifier<ContentSniffer>,
-  RateLimiter: Symbol('RateLimiter') as ServiceIdentifier<RateLimiter>,
-  Failpoints: Symbol('Failpoints') as ServiceIdentifier<Failpoints>,
-  Hangar: Symbol('Hangar') as ServiceIdentifier<Hangar>,
-  Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
+  Config: token<Config>('Config'),
+  Repositories: token<Repositories>('Repositories'),
+  Totp: token<Totp>('Totp'),
+  SecretBox: token<SecretBox>('SecretBox'),
+  WebhookTargets: token<WebhookTargets>('WebhookTargets'),
+  EdgeProvider: token<EdgeProvider>('EdgeProvider'),
+  BlobStore: token<BlobStore>('BlobStore'),
+  PartialBlobStore: token<PartialBlobStore>('PartialBlobStore'),
+  ImageTransformer: token<ImageTransformer>('ImageTransformer'),
+  Mailer: token<Mailer>('Mailer'),
+  PasswordHasher: token<PasswordHasher>('PasswordHasher'),
+  TokenSigner: token<TokenSigner>('TokenSigner'),
+  UrlSigner: token<UrlSigner>('UrlSigner'),
+  WebAuthnVerifier: token<WebAuthnVerifier>('WebAuthnVerifier'),
+  IdGenerator: token<IdGenerator>('IdGenerator'),
+  SecretDigest: token<SecretDigest>('SecretDigest'),
+  Clock: token<Clock>('Clock'),
+  ContentSniffer: token<ContentSniffer>('ContentSniffer'),
+  RateLimiter: token<RateLimiter>('RateLimiter'),
+  Failpoints: token<Failpoints>('Failpoints'),
+  Hangar: token<Hangar>('Hangar'),
+  Logger: token<Logger>('Logger'),
 };

@@ -18,8 +18,8 @@ describe('configuration: abuse limits, proxies, CORS, hashing', () => {
     const config = loadConfig({});
     expect(config.trustProxyHops).to.equal(0);
     expect(config.corsOrigins).to.deep.equal([]);
-    expect(config.rateLimits).to.deep.equal(DEFAULT_RATE_LIMITS);
-    expect(config.passwordHashConcurrency).to.equal(Math.ceil(availableParallelism() / config.workers));
+    expect(config.core.rateLimits).to.deep.equal(DEFAULT_RATE_LIMITS);
+    expect(config.passwordHasher.concurrency).to.equal(Math.ceil(availableParallelism() / config.workers));
   });
 
   it('reads TRUST_PROXY as false/0, true (1 hop) or a hop count up to 10', () => {
@@ -43,7 +43,7 @@ describe('configuration: abuse limits, proxies, CORS, hashing', () => {
       RATE_LIMIT_REGISTER_PER_HOUR: '1', RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR: '2', RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '3', RATE_LIMIT_UPLOADS_PER_MINUTE: '4',
       RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '5', SLOW_BODIES_PER_CLIENT: '6',
     });
-    expect(config.rateLimits).to.deep.equal({
+    expect(config.core.rateLimits).to.deep.equal({
       loginFreeFailuresPerAccount: 7, loginFreeFailuresPerClient: 0, loginMaxDelaySeconds: 60,
       registrationsPerClientPerHour: 1, passwordResetsPerClientPerHour: 2, emailRequestsPerAddressPerHour: 3, uploadsPerAccountPerMinute: 4,
       imageTransformsPerClientPerMinute: 5, slowBodiesPerClient: 6,
@@ -61,7 +61,7 @@ describe('configuration: abuse limits, proxies, CORS, hashing', () => {
   });
 
   it('reads PASSWORD_HASH_CONCURRENCY as 1–256', () => {
-    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency).to.equal(3);
+    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '3' }).passwordHasher.concurrency).to.equal(3);
     expect(failure({ PASSWORD_HASH_CONCURRENCY: '0' }).variable).to.equal('PASSWORD_HASH_CONCURRENCY');
   });
 });

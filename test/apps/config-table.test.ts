@@ -59,10 +59,10 @@ describe('configuration table (apps/server/config-variables.ts)', () => {
 
   it('hands out list fallbacks that one configuration cannot change for another', () => {
     const first = loadConfig({});
-    first.allowedContentTypes.push('application/x-evil');
-    first.images.sizeLadder.push(9999);
+    first.core.allowedContentTypes.push('application/x-evil');
+    first.core.images.sizeLadder.push(9999);
     const second = loadConfig({});
-    expect(second.allowedContentTypes).to.not.include('application/x-evil');
-    expect(second.images.sizeLadder).to.not.include(9999);
+    expect(second.core.allowedContentTypes).to.not.include('application/x-evil');
+    expect(second.core.images.sizeLadder).to.not.include(9999);
   });
 });

@@ -14,17 +14,19 @@ describe('configuration from the environment', () => {
       host: '0.0.0.0',
       port: 3000,
       contentPort: 3001,
-      publicApiUrl: 'http://localhost:3000',
-      publicContentUrl: 'http://localhost:3001',
       dataDir: data,
       database: { kind: 'sqlite', path: path.join(data, 'hangar.db') },
       blobs: { kind: 'file', directory: path.join(data, 'blobs'), smallBlobMaxBytes: 65536 },
       mail: { kind: 'file', directory: path.join(data, 'outbox') },
       jwtSecret: { kind: 'file', path: path.join(data, 'jwt-secret') },
+    });
+    expect(config.core).to.deep.include({
+      publicApiUrl: 'http://localhost:3000',
+      publicContentUrl: 'http://localhost:3001',
       allowedRedirectUrls: ['http://localhost:3000'],
       defaultMaxUploadSizeBytes: 104857600,
     });
-    expect(config.allowedContentTypes).to.deep.equal([...DEFAULT_ALLOWED_CONTENT_TYPES]);
+    expect(config.core.allowedContentTypes).to.deep.equal([...DEFAULT_ALLOWED_CONTENT_TYPES]);
   });
 
   it('runs WORKERS=auto by default: one process on 1 or 2 CPUs, else one per CPU (at most 8); or WORKERS of them; one for a SQLite database in memory', () => {
@@ -40,19 +42,22 @@ describe('configuration from the environment', () => {
   });
 
   it('shares the CPUs out among the workers for password hashing, unless PASSWORD_HASH_CONCURRENCY says otherwise', () => {
-    expect(loadConfig({ WORKERS: '1' }).passwordHashConcurrency).to.equal(availableParallelism());
-    expect(loadConfig({ WORKERS: String(availableParallelism()) }).passwordHashConcurrency).to.equal(1);
-    expect(loadConfig({ WORKERS: '64' }).passwordHashConcurrency).to.equal(1);
-    expect(loadConfig({ WORKERS: '4', PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency).to.equal(3);
+    expect(loadConfig({ WORKERS: '1' }).passwordHasher.concurrency).to.equal(availableParallelism());
+    expect(loadConfig({ WORKERS: String(availableParallelism()) }).passwordHasher.concurrency).to.equal(1);
+    expect(loadConfig({ WORKERS: '64' }).passwordHasher.concurrency).to.equal(1);
+    expect(loadConfig({ WORKERS: '4', PASSWORD_HASH_CONCURRENCY: '3' }).passwordHasher.concurrency).to.equal(3);
   });
 
   it('reads REGISTRATION (open by default) and turns single sign-on on with OIDC_ISSUER, which needs the client id and secret', () => {
-    expect(loadConfig({}).registration).to.equal('open');
-    expect(loadConfig({ REGISTRATION: 'Invite' }).registration).to.equal('invite');
+    expect(loadConfig({}).core.registration).to.equal('open');
+    expect(loadConfig({ REGISTRATION: 'Invite' }).core.registration).to.equal('invite');
     expect(() => loadConfig({ REGISTRATION: 'friends' })).to.throw(ConfigError, /^REGISTRATION: /);
     expect(loadConfig({}).oidc).to.equal(null);
     const oidc = { OIDC_ISSUER: 'https://login.example.com/realms/x', OIDC_CLIENT_ID: 'hangar', OIDC_CLIENT_SECRET: 'secret' };
-    expect(loadConfig(oidc).oidc).to.deep.equal({ issuer: 'https://login.example.com/realms/x', clientId: 'hangar', clientSecret: 'secret', displayName: 'login.example.com', allowHttp: false });
+    expect(loadConfig(oidc).oidc).to.deep.equal({
+      issuer: 'https://login.example.com/realms/x', clientId: 'hangar', clientSecret: 'secret', displayName: 'login.example.com',
+      redirectUri: 'http://localhost:3000/auth/oidc/callback', allowHttp: false,
+    });
     expect(loadConfig({ ...oidc, OIDC_NAME: 'Example SSO' }).oidc?.displayName).to.equal('Example SSO');
     expect(loadConfig({ ...oidc, OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.allowHttp).to.equal(true);
     expect(() => loadConfig({ ...oidc, OIDC_ISSUER: 'http://login.example.com' })).to.throw(ConfigError, /^OIDC_ISSUER: .*https/);
@@ -65,12 +70,12 @@ describe('configuration from the environment', () => {
       PORT: '8080', CONTENT_PORT: '8081', DATA_DIR: '/srv/hangar', PUBLIC_CONTENT_URL: 'https://cdn.example.com/',
       ALLOWED_CONTENT_TYPES: 'image/png, Image/JPEG', MAIL_URL: 'smtp://u:p@mail.example.com:587', ALLOWED_REDIRECT_URLS: 'https://a.example.com/x,https://b.example.com',
     });
-    expect(config.publicApiUrl).to.equal('http://localhost:8080');
-    expect(config.publicContentUrl).to.equal('https://cdn.example.com');
+    expect(config.core.publicApiUrl).to.equal('http://localhost:8080');
+    expect(config.core.publicContentUrl).to.equal('https://cdn.example.com');
     expect(config.database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar/hangar.db' });
-    expect(config.allowedContentTypes).to.deep.equal(['image/png', 'image/jpeg']);
+    expect(config.core.allowedContentTypes).to.deep.equal(['image/png', 'image/jpeg']);
     expect(config.mail).to.deep.equal({ kind: 'smtp', url: 'smtp://u:p@mail.example.com:587' });
-    expect(config.allowedRedirectUrls).to.deep.equal(['https://a.example.com/x', 'https://b.example.com']);
+    expect(config.core.allowedRedirectUrls).to.deep.equal(['https://a.example.com/x', 'https://b.example.com']);
   });
 
   it('takes a postgres:// or postgresql:// DATABASE_URL as it is, with DATABASE_POOL_SIZE connections (default 10)', () => {
@@ -198,30 +203,34 @@ describe('configuration from the environment', () => {
   }
 
   it('builds the default plan from TRIAL_DAYS, STORAGE_LIMIT_BYTES, FILE_COUNT_LIMIT and MAX_UPLOAD_SIZE_LIMIT_BYTES', () => {
-    expect(loadConfig({}).plans).to.deep.equal([{ name: 'default', trialDays: 14, storageLimitBytes: 1024 ** 3, fileCountLimit: 10000, maxUploadSizeBytes: 1024 ** 3 }]);
+    expect(loadConfig({}).core.plans).to.deep.equal([{ name: 'default', trialDays: 14, storageLimitBytes: 1024 ** 3, fileCountLimit: 10000, maxUploadSizeBytes: 1024 ** 3 }]);
     const config = loadConfig({ TRIAL_DAYS: 'off', STORAGE_LIMIT_BYTES: '500', FILE_COUNT_LIMIT: '3', MAX_UPLOAD_SIZE_LIMIT_BYTES: '100', LOG_RETENTION_DAYS: '7' });
-    expect(config.plans).to.deep.equal([{ name: 'default', trialDays: null, storageLimitBytes: 500, fileCountLimit: 3, maxUploadSizeBytes: 100 }]);
-    expect(config.defaultPlan).to.equal('default');
-    expect(config.logRetentionDays).to.equal(7);
-    expect(loadConfig({ TRIAL_DAYS: '0' }).plans[0].trialDays).to.equal(0);
+    expect(config.core.plans).to.deep.equal([{ name: 'default', trialDays: null, storageLimitBytes: 500, fileCountLimit: 3, maxUploadSizeBytes: 100 }]);
+    expect(config.core.defaultPlan).to.equal('default');
+    expect(config.core.logRetentionDays).to.equal(7);
+    expect(loadConfig({ TRIAL_DAYS: '0' }).core.plans[0].trialDays).to.equal(0);
   });
 
   it('reads the image settings: IMAGE_CONCURRENCY (2), IMAGE_QUEUE_TIMEOUT_MS (2000), IMAGE_MAX_INPUT_PIXELS (40 MP), IMAGE_OPS_LIMIT (unlimited)', () => {
-    expect(loadConfig({}).images).to.deep.include({ concurrency: 2, queueTimeoutMs: 2000, maxInputPixels: 40_000_000 });
-    expect(loadConfig({ IMAGE_CONCURRENCY: '4', IMAGE_QUEUE_TIMEOUT_MS: '0', IMAGE_MAX_INPUT_PIXELS: '1000000' }).images).to.deep.include({ concurrency: 4, queueTimeoutMs: 0, maxInputPixels: 1_000_000 });
-    expect(loadConfig({}).plans[0].imageOpsLimit).to.equal(undefined);
-    expect(loadConfig({ IMAGE_OPS_LIMIT: '500' }).plans[0].imageOpsLimit).to.equal(500);
+    const defaults = loadConfig({});
+    expect(defaults.core.images).to.deep.include({ concurrency: 2, queueTimeoutMs: 2000 });
+    expect(defaults.imageTransformer).to.deep.equal({ maxInputPixels: 40_000_000 });
+    const set = loadConfig({ IMAGE_CONCURRENCY: '4', IMAGE_QUEUE_TIMEOUT_MS: '0', IMAGE_MAX_INPUT_PIXELS: '1000000' });
+    expect(set.core.images).to.deep.include({ concurrency: 4, queueTimeoutMs: 0 });
+    expect(set.imageTransformer).to.deep.equal({ maxInputPixels: 1_000_000 });
+    expect(loadConfig({}).core.plans[0].imageOpsLimit).to.equal(undefined);
+    expect(loadConfig({ IMAGE_OPS_LIMIT: '500' }).core.plans[0].imageOpsLimit).to.equal(500);
     for (const [variable, value] of [['IMAGE_CONCURRENCY', '0'], ['IMAGE_QUEUE_TIMEOUT_MS', '-1'], ['IMAGE_MAX_INPUT_PIXELS', 'lots'], ['IMAGE_OPS_LIMIT', '1.5']]) {
       expect(() => loadConfig({ [variable]: value }), variable).to.throw(ConfigError, new RegExp(`^${variable}:`));
     }
   });
 
   it('reads the variant bounds: IMAGE_MAX_VARIANTS_PER_FILE (20), IMAGE_SIZE_LADDER (16…3840 px), RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE (300)', () => {
-    expect(loadConfig({}).images).to.deep.include({ maxVariantsPerFile: 20, sizeLadder: [16, 32, 64, 128, 256, 320, 480, 640, 768, 1024, 1280, 1536, 1920, 2560, 3840] });
-    expect(loadConfig({}).rateLimits.imageTransformsPerClientPerMinute).to.equal(300);
+    expect(loadConfig({}).core.images).to.deep.include({ maxVariantsPerFile: 20, sizeLadder: [16, 32, 64, 128, 256, 320, 480, 640, 768, 1024, 1280, 1536, 1920, 2560, 3840] });
+    expect(loadConfig({}).core.rateLimits.imageTransformsPerClientPerMinute).to.equal(300);
     const set = loadConfig({ IMAGE_MAX_VARIANTS_PER_FILE: '0', IMAGE_SIZE_LADDER: '400, 100,200,100', RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '0' });
-    expect(set.images).to.deep.include({ maxVariantsPerFile: 0, sizeLadder: [100, 200, 400] });
-    expect(set.rateLimits.imageTransformsPerClientPerMinute).to.equal(0);
+    expect(set.core.images).to.deep.include({ maxVariantsPerFile: 0, sizeLadder: [100, 200, 400] });
+    expect(set.core.rateLimits.imageTransformsPerClientPerMinute).to.equal(0);
     for (const [variable, value] of [['IMAGE_MAX_VARIANTS_PER_FILE', '-1'], ['IMAGE_SIZE_LADDER', '100,4097'], ['IMAGE_SIZE_LADDER', '0'], ['IMAGE_SIZE_LADDER', 'big'], ['RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE', 'x']]) {
       expect(() => loadConfig({ [variable]: value }), `${variable}=${value}`).to.throw(ConfigError, new RegExp(`^${variable}:`));
     }
@@ -237,7 +246,7 @@ describe('configuration from the environment', () => {
       ],
     }));
     try {
-      expect(loadConfig({ PLANS_FILE: file }).plans.map((p) => p.imageOpsLimit)).to.deep.equal([1000, undefined]);
+      expect(loadConfig({ PLANS_FILE: file }).core.plans.map((p) => p.imageOpsLimit)).to.deep.equal([1000, undefined]);
       writeFileSync(file, JSON.stringify({ plans: [{ name: 'x', trial_days: 1, storage_limit_bytes: 1, file_count_limit: 1, max_upload_size_bytes: 1, image_ops_limit: -1 }] }));
       expect(() => loadConfig({ PLANS_FILE: file })).to.throw(ConfigError, /^PLANS_FILE: .*image_ops_limit/);
     } finally {
@@ -256,10 +265,10 @@ describe('configuration from the environment', () => {
     }));
     try {
       const config = loadConfig({ PLANS_FILE: file });
-      expect(config.plans.map((p) => p.name)).to.deep.equal(['trial', 'pro']);
-      expect(config.plans[1]).to.deep.equal({ name: 'pro', trialDays: null, storageLimitBytes: 10 ** 12, fileCountLimit: 10 ** 6, maxUploadSizeBytes: 10 ** 10 });
-      expect(config.defaultPlan).to.equal('trial');
-      expect(loadConfig({ PLANS_FILE: file, DEFAULT_PLAN: 'pro' }).defaultPlan).to.equal('pro');
+      expect(config.core.plans.map((p) => p.name)).to.deep.equal(['trial', 'pro']);
+      expect(config.core.plans[1]).to.deep.equal({ name: 'pro', trialDays: null, storageLimitBytes: 10 ** 12, fileCountLimit: 10 ** 6, maxUploadSizeBytes: 10 ** 10 });
+      expect(config.core.defaultPlan).to.equal('trial');
+      expect(loadConfig({ PLANS_FILE: file, DEFAULT_PLAN: 'pro' }).core.defaultPlan).to.equal('pro');
       expect(() => loadConfig({ PLANS_FILE: file, DEFAULT_PLAN: 'gold' })).to.throw(ConfigError, /^DEFAULT_PLAN: "gold" is not a plan; plans: trial, pro\./);
       writeFileSync(file, JSON.stringify({ plans: [{ name: 'x', trial_days: 1, storage_limit_bytes: -1, file_count_limit: 1, max_upload_size_bytes: 1 }] }));
       expect(() => loadConfig({ PLANS_FILE: file })).to.throw(ConfigError, /^PLANS_FILE: .*storage_limit_bytes/);

@@ -61,7 +61,7 @@ export interface TestServer {
  * instead, which `stop()` drops, unless `env` names a DATABASE_URL itself. With `HANGAR_TEST_BLOBS=s3`
  * the blobs go to a bucket of an s3rver of its own (docs/s3.md), unless `env` names a BLOB_STORE_URL.
  */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: { dataDir?: string; clock?: Clock; logLines?: string[] } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config['core']> = {}, options: { dataDir?: string; clock?: Clock; logLines?: string[] } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(dataDir) : undefined;
@@ -90,7 +90,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     ...env,
   });
   // Tests send several e-mails to one address within a minute; the limit itself has its own test.
-  Object.assign(config, { emailMinIntervalMs: 0 }, overrides);
+  Object.assign(config.core, { emailMinIntervalMs: 0 }, overrides);
   const internalErrors: unknown[] = [];
   // Every entry is kept (tests read the access log); internal errors also fail the test (root hook above).
   // With `logLines`, the production logger (pino, JSON lines) writes there too, as it would on stdout.
