@@ -1,3 +1,5 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -55,6 +57,29 @@ describe('configuration table (apps/server/config-variables.ts)', () => {
     expect(readVariable({}, 'PUBLIC_API_URL')).to.equal(undefined);
     expect(() => readVariable({ IMAGE_CONCURRENCY: '0' }, 'IMAGE_CONCURRENCY')).to.throw(ConfigError, /^IMAGE_CONCURRENCY: must be between 1 and 256/);
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).to.throw(ConfigError, /^LOG_FORMAT: "xml" is not one of json, pretty, auto/);
+  });
+
+  it('reads whole numbers only from digits and true/false only as words, any case (decision 0019)', () => {
+    for (const text of ['1e3', '3.5', '0x10', '-0', '3000abc']) {
+      expect(() => readVariable({ PORT: text }, 'PORT'), text).to.throw(ConfigError, new RegExp(`^PORT: "${text}" is not a whole number\\.$`));
+    }
+    for (const text of ['1', '0', 'yes']) expect(() => readVariable({ S3_IF_NONE_MATCH: text }, 'S3_IF_NONE_MATCH'), text).to.throw(ConfigError, /is neither true nor false/);
+    expect(readVariable({ S3_IF_NONE_MATCH: 'FALSE' }, 'S3_IF_NONE_MATCH')).to.equal(false);
+    expect(readVariable({ WORKERS: 'Auto' }, 'WORKERS')).to.equal('auto');
+    expect(readVariable({ TRUST_PROXY: 'TRUE' }, 'TRUST_PROXY')).to.equal(1);
+    expect(readVariable({ TRIAL_DAYS: 'Off' }, 'TRIAL_DAYS')).to.equal(null);
+    expect(() => readVariable({ WORKERS: 'two' }, 'WORKERS')).to.throw(ConfigError, /^WORKERS: "two" is not auto or a whole number between 1 and 64\.$/);
+    expect(() => readVariable({ TRUST_PROXY: 'yes' }, 'TRUST_PROXY')).to.throw(ConfigError, /^TRUST_PROXY: "yes" is not true, false or a whole number between 0 and 10\.$/);
+    expect(() => readVariable({ MAX_UPLOAD_SIZE_LIMIT_BYTES: '0' }, 'MAX_UPLOAD_SIZE_LIMIT_BYTES')).to.throw(ConfigError, /^MAX_UPLOAD_SIZE_LIMIT_BYTES: must be at least 1\.$/);
+    expect(() => readVariable({ CORS_ORIGINS: 'https://a.example.com, https://b.example.com/x' }, 'CORS_ORIGINS')).to.throw(ConfigError, /^CORS_ORIGINS: "https:\/\/b\.example\.com\/x" is not an origin/);
+  });
+
+  it('has fallbacks that the variables\' own schemas accept', () => {
+    for (const [name, row] of Object.entries(CONFIG_VARIABLES)) {
+      if (!('fallback' in row)) continue;
+      const schema: TSchema = row.schema;
+      expect(() => Value.Encode(schema, row.fallback), name).to.not.throw();
+    }
   });
 
   it('hands out list fallbacks that one configuration cannot change for another', () => {
