@@ -1,4 +1,4 @@
-import { FormatRegistry, KindGuard, type StaticDecode, type TSchema, Type } from '@sinclair/typebox';
+import { FormatRegistry, KindGuard, type StaticDecode, type TInteger, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { SESSION_IDLE_DAYS } from '../../core/accounts/account-options.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../../core/activity/prune-logs.js';
@@ -236,7 +236,7 @@ export const CONFIG_VARIABLES = {
   }),
   WORKERS: withDefault({
     schema: workerCount,
-    fallback: 'auto' as const,
+    fallback: 'auto',
     meaning: 'server processes: `auto` is one per CPU (`os.availableParallelism()`, at most 8) on a machine with more than 2 CPUs and one on a machine with 1 or 2 (where a second worker costs more CPU per request than it gains: decision 0009 in `docs/decisions/`), or a number 1–64. With more than one, `npm start` is a supervisor that forks that many workers sharing both ports (`docs/operations.md`, "Worker processes"); `1` runs the service in the one process',
   }),
   HEAP_GROWING_PERCENT: withDefault({
@@ -388,7 +388,7 @@ export const CONFIG_VARIABLES = {
   }),
   EDGE_PROVIDER: withDefault({
     schema: Type.Union([Type.Literal('mock'), Type.Literal('cloudflare')]),
-    fallback: 'mock' as const,
+    fallback: 'mock',
     meaning: 'where custom hostnames live: `mock` (in-process, `docs/behaviour.md`, "Custom domains") or `cloudflare` (Cloudflare for SaaS)',
   }),
   CLOUDFLARE_API_TOKEN: variable({
@@ -428,7 +428,7 @@ export const CONFIG_VARIABLES = {
   }),
   REGISTRATION: withDefault({
     schema: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')]),
-    fallback: 'open' as const,
+    fallback: 'open',
     meaning: 'who may create an account: `open` (anyone), `invite` (only with a single-use invite link from `npm run cli -- invites create`; the invite\'s plan applies), `closed` (nobody). It covers registration with a password and a first single sign-on alike (`docs/security.md`, "Single sign-on and invites")',
   }),
   OIDC_ISSUER: variable({
@@ -635,12 +635,12 @@ export const CONFIG_VARIABLES = {
   }),
   LOG_LEVEL: withDefault({
     schema: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
-    fallback: 'info' as const,
+    fallback: 'info',
     meaning: 'lowest level logged: `debug`, `info` (one line per request, starts and stops), `warn` (problems the service works around), `error` (bugs and outages); `docs/operations.md`',
   }),
   LOG_FORMAT: withDefault({
     schema: Type.Union([Type.Literal('json'), Type.Literal('pretty'), Type.Literal('auto')]),
-    fallback: 'auto' as const,
+    fallback: 'auto',
     meaning: '`json` (one pino JSON line per entry on stdout), `pretty` (one readable line), or `auto`: pretty when stdout is a terminal, JSON otherwise',
   }),
   METRICS_PORT: variable({
@@ -734,8 +734,8 @@ function valueOfText(schema: TSchema, text: string): unknown {
 }
 
 /** "must be between 1 and 256." for a whole number schema (or "at least" when it has no real upper bound). */
-function rangeProblem(schema: TSchema, text: string): string {
-  const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+function rangeProblem(schema: TInteger, text: string): string {
+  const { minimum, maximum } = schema;
   if (maximum === Number.MAX_SAFE_INTEGER && Number(text) < (minimum ?? 0)) return `must be at least ${minimum}.`;
   return `must be between ${minimum} and ${maximum}.`;
 }
@@ -755,7 +755,7 @@ function problemOf(schema: TSchema, text: string): string {
   if (KindGuard.IsBoolean(schema)) return `"${text}" is neither true nor false.`;
   if (KindGuard.IsUnion(schema) || KindGuard.IsLiteral(schema)) {
     const members = KindGuard.IsUnion(schema) ? schema.anyOf : [schema];
-    const numeric = members.find((member) => KindGuard.IsInteger(member));
+    const numeric = members.find(KindGuard.IsInteger);
     if (numeric !== undefined && /^\d+$/.test(text)) return rangeProblem(numeric, text);
     const words = readings(schema);
     if (members.every((member) => KindGuard.IsLiteral(member))) return `"${text}" is not one of ${words.join(', ')}.`;

@@ -60,6 +60,7 @@ export interface TestServer {
  * With `HANGAR_TEST_DB=postgres` (and TEST_DATABASE_URL) the database is a fresh Postgres schema
  * instead, which `stop()` drops, unless `env` names a DATABASE_URL itself. With `HANGAR_TEST_BLOBS=s3`
  * the blobs go to a bucket of an s3rver of its own (docs/s3.md), unless `env` names a BLOB_STORE_URL.
+ * `overrides` replace core options that no variable sets (`config.core`: e-mail and refresh-token intervals).
  */
 export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config['core']> = {}, options: { dataDir?: string; clock?: Clock; logLines?: string[] } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
