@@ -1,6 +1,6 @@
 import type { AdminAccountView } from '../../core/admin/account-report.js';
 import type { Paged } from '../../core/shared/pagination.js';
-import { accountJson as presentAccount } from '../api/presenters.js';
+import { accountJson as presentAccount } from '../http/presenters/presenters.js';
 
 // Admin views → what the CLI prints. JSON is snake_case with ISO 8601 UTC timestamps, like the API.
 

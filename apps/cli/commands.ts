@@ -18,7 +18,7 @@ import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
 import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
 import { CLI_ACTOR } from '../../core/admin/admin-audit.js';
 import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../core/admin/account-directory.js';
-import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, planJson, statsJson } from '../api/admin-presenters.js';
+import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, planJson, statsJson } from '../http/presenters/admin-presenters.js';
 
 /** An expected refusal of the CLI itself (not of a use case), e.g. `users delete` without `--yes`. Exit 1. */
 export class Refusal extends Error {

@@ -44,7 +44,7 @@ import type { WebhookTargets } from '../../core/webhooks/webhook.js';
 import { HttpWebhookSender } from '../../adapters/webhooks/http-webhook-sender.js';
 import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
 import { SqlWebhookOutbox } from '../../adapters/webhooks/sql-webhook-outbox.js';
-import { webhookPayloadJson } from '../api/presenters.js';
+import { webhookPayloadJson } from '../http/presenters/presenters.js';
 
 export type { OpenDatabase } from './database.js';
 

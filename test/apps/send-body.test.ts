@@ -1,7 +1,7 @@
 import http, { type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { sendBody } from '../../apps/content/send-body.js';
+import { sendBody } from '../../apps/http/send-body.js';
 
 /** A body as a blob store hands it out: `steps` in order (a chunk, or an error to reject with); counts its calls. */
 class ScriptedBody implements AsyncIterator<Uint8Array> {
