@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { type CopiedTable, copyDatabase, DestinationNotEmptyError } from '../../adapters/persistence/sql/copy-database.js';
 import { type Config, ConfigError, parseBlobStoreUrl, parseDatabaseUrl } from '../server/config.js';
-import { openBlobStore } from '../server/container.js';
+import { openBlobStore } from '../../adapters/blobs/open-blob-store.js';
 import { openDatabase } from '../server/database.js';
 import { type BlobCopyProgress, copyBlobs } from '../../adapters/blobs/copy-blobs.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
