@@ -6,7 +6,7 @@ import { accountJson as presentAccount } from '../http/presenters/presenters.js'
 
 /**
  * One account as `users show` prints it: the API's presentation of an account (`accountJson` in
- * apps/api/presenters.ts, the one `GET /profile` shows) with the user's fields at the top level,
+ * apps/http/presenters/presenters.ts, the one `GET /profile` shows) with the user's fields at the top level,
  * and the account's totals:
  * `{ id, email, created_at, email_confirmed_at,
  *    plan: { name, trial_ends_at, trial_active, storage_limit_bytes, file_count_limit, max_upload_size_bytes, image_ops_limit },

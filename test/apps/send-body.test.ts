@@ -41,7 +41,7 @@ interface Received {
 }
 
 /**
- * sendBody (apps/content/send-body.ts) on a real socket: a server whose handler sets the headers and
+ * sendBody (apps/http/send-body.ts) on a real socket: a server whose handler sets the headers and
  * calls sendBody with the scripted body, and a client that reads the whole answer.
  */
 describe('apps: sendBody on a real socket (small bodies, bodies longer than announced, failures, clients gone)', () => {
