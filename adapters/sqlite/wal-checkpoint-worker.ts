@@ -5,7 +5,7 @@
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { parentPort } from 'node:worker_threads';
-import type { CheckpointReply, CheckpointRequest } from './wal-checkpointer.js';
+import type { CheckpointReply, CheckpointRequest } from './wal-checkpoint-messages.js';
 
 /** How long a background write waits for another connection's write lock, in ms (as the service's own connection). */
 const WRITE_BUSY_TIMEOUT_MS = 5000;

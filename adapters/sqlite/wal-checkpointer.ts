@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { CheckpointReply, CheckpointRequest } from './wal-checkpoint-messages.js';
 
 /**
  * Shortest time between the start of two checkpoints of one database file, in ms. Between them
@@ -12,16 +13,6 @@ export const CHECKPOINT_INTERVAL_MS = 250;
  * {@link CHECKPOINT_INTERVAL_MS} lets accumulate. 16,384 pages of 4 KiB = 64 MiB.
  */
 export const SAFETY_NET_AUTOCHECKPOINT_PAGES = 16_384;
-
-/** A message to the worker (wal-checkpoint-worker.ts). */
-export type CheckpointRequest =
-  | { id: number; type: 'checkpoint' | 'close'; path: string }
-  | { id: number; type: 'write'; path: string; statements: readonly { sql: string; parameters: readonly unknown[] }[] };
-
-/** The worker's answer to one {@link CheckpointRequest}: the row of `PRAGMA wal_checkpoint` (zeros for a write or close that succeeded), or the error. */
-export type CheckpointReply =
-  | { id: number; ok: true; busy: boolean; log: number; checkpointed: number }
-  | { id: number; ok: false; code: string | undefined; message: string };
 
 /** Error codes (and their extended codes) after which a checkpoint is simply tried again later. */
 const tryAgain = (code: string | undefined) => code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));

@@ -22,15 +22,34 @@ import { ssoRoutes } from './routes/sso.js';
 import { fileRoutes } from './routes/files.js';
 import { SIGNED_UPLOAD_PATH, uploadUrlRoutes } from './routes/upload-urls.js';
 import { type ReferenceOptions, referenceRoutes } from './routes/reference.js';
-import { contentRoutes } from '../content/content-app.js';
 import { settingsRoutes } from './routes/settings.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { deletionLinkRoutes, sharingRoutes } from './routes/sharing.js';
 import { dashboardStatic } from './dashboard-static.js';
 import { type AdminInstance, adminRoutes } from './routes/admin.js';
 
+/**
+ * What the API's route table needs besides the use cases: what the reference tells (including
+ * `allRoutes`, every route of both servers, which apps/server/route-table.ts assembles), the
+ * instance `GET /admin/stats` describes, and where the SSO routes log.
+ */
+export interface ApiRouteOptions extends ReferenceOptions {
+  /** What `GET /admin/stats` says of the instance: its configuration without secrets (AdminInstance). */
+  instance?: AdminInstance;
+  /** Where the SSO routes log failed sign-ins (default: nowhere). */
+  logger?: Logger;
+}
+
 /** Options of the API app that are not use cases. */
-export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
+export interface ApiAppOptions {
+  /**
+   * The route table (apps/server/route-table.ts): the app serves every route of it that is not
+   * marked `server: 'content'` (those are the content server's, listed for the reference).
+   */
+  routes: readonly Route[];
+  /** {base_url} and {cdn_url}: the API refuses requests whose `Host` is the content origin's. */
+  publicApiUrl: string;
+  publicContentUrl: string;
   /** Where the access log, aborted requests and internal errors go. */
   logger: Logger;
   /** Told about every request (Prometheus metrics), when metrics are on. */
@@ -43,8 +62,6 @@ export interface ApiAppOptions extends Omit<ReferenceOptions, 'allRoutes'> {
   corsOrigins?: readonly string[];
   /** UPLOAD_IDLE_TIMEOUT_SECONDS & co.: how slowly any request body (JSON, upload, tus) may arrive (default DEFAULT_UPLOAD_PACING). */
   uploadPacing?: UploadPacing;
-  /** What `GET /admin/stats` says of the instance: its configuration without secrets (AdminInstance). */
-  instance?: AdminInstance;
 }
 
 /**
@@ -108,25 +125,23 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
 }
 
 /**
- * The whole route table of both servers: the single source for routing, validation, the OpenAPI
- * document and the agent guide. Content routes are served by the content app, listed here for the reference.
+ * The API server's routes, in their order. The reference routes among them document
+ * `options.allRoutes()`: the route table of both servers, which apps/server/route-table.ts
+ * assembles from these and the content server's routes.
  */
-export function apiRoutes(hangar: Hangar, options: Omit<ApiAppOptions, 'logger' | 'observer'> & { logger?: Logger }): Route[] {
-  const routes: Route[] = [];
-  routes.push(
+export function apiRoutes(hangar: Hangar, options: ApiRouteOptions): Route[] {
+  return [
     ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl, logger: options.logger }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...uploadUrlRoutes(hangar, { publicApiUrl: options.publicApiUrl }),
     ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
     ...adminRoutes(hangar, { instance: options.instance, build: options.operational?.build }),
-    ...referenceRoutes(hangar, { ...options, allRoutes: () => routes }),
-    ...contentRoutes(hangar),
-  );
-  return routes;
+    ...referenceRoutes(hangar, options),
+  ];
 }
 
 /** The API server ({base_url}) as a Koa app: errors, request ids, then the route table. */
 export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
-  const routes = buildRoutes(apiRoutes(hangar, options).filter((route) => route.server !== 'content'), hangar);
+  const routes = buildRoutes(options.routes.filter((route) => route.server !== 'content'), hangar);
   app.on('error', streamErrorHandler(options.logger));
   app.use(jsonBodyMiddleware());
   app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));

@@ -8,13 +8,6 @@ import { MAX_PAGE_SIZE } from '../../core/shared/pagination.js';
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds, Z' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const ErrorBody = Type.Object({
-  code: Type.String({ description: 'Stable SCREAMING_SNAKE_CASE code' }),
-  message: Type.String(),
-  request_id: Type.String(),
-  details: Type.Optional(Type.Unknown()),
-}, { $id: 'Error', examples: [{ code: 'FILE_TOO_LARGE', message: "The file is larger than this account's upload limit of 104857600 bytes.", request_id: '5b0e8f3a-1c2d-4e6f-8a9b-0c1d2e3f4a5b', details: { max_upload_size_bytes: 104857600 } }] });
-
 export const UserBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
   email: Type.String(),
@@ -183,6 +176,3 @@ export const Paged = (key: string, item: ReturnType<typeof Type.Object>) =>
     page: Type.Integer(),
     limit: Type.Integer(),
   });
-
-/** Error responses, by status, for a route's `responses`. */
-export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));

@@ -1,12 +1,12 @@
 import type { AdminAccountView } from '../../core/admin/account-report.js';
 import type { Paged } from '../../core/shared/pagination.js';
-import { accountJson as presentAccount } from '../api/presenters.js';
+import { accountJson as presentAccount } from '../http/presenters/presenters.js';
 
 // Admin views → what the CLI prints. JSON is snake_case with ISO 8601 UTC timestamps, like the API.
 
 /**
  * One account as `users show` prints it: the API's presentation of an account (`accountJson` in
- * apps/api/presenters.ts, the one `GET /profile` shows) with the user's fields at the top level,
+ * apps/http/presenters/presenters.ts, the one `GET /profile` shows) with the user's fields at the top level,
  * and the account's totals:
  * `{ id, email, created_at, email_confirmed_at,
  *    plan: { name, trial_ends_at, trial_active, storage_limit_bytes, file_count_limit, max_upload_size_bytes, image_ops_limit },

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
 import { type CopiedTable, copyDatabase, DestinationNotEmptyError } from '../../adapters/persistence/sql/copy-database.js';
 import { type Config, ConfigError, parseBlobStoreUrl, parseDatabaseUrl } from '../server/config.js';
-import { openBlobStore } from '../server/container.js';
+import { openBlobStore } from '../../adapters/blobs/open-blob-store.js';
 import { openDatabase } from '../server/database.js';
 import { type BlobCopyProgress, copyBlobs } from '../../adapters/blobs/copy-blobs.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
@@ -18,7 +18,7 @@ import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
 import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
 import { CLI_ACTOR } from '../../core/admin/admin-audit.js';
 import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../core/admin/account-directory.js';
-import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, planJson, statsJson } from '../api/admin-presenters.js';
+import { accountDetailsJson, accountSummaryJson, auditEntryJson, inviteJson, planJson, statsJson } from '../http/presenters/admin-presenters.js';
 
 /** An expected refusal of the CLI itself (not of a use case), e.g. `users delete` without `--yes`. Exit 1. */
 export class Refusal extends Error {

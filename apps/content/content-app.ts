@@ -1,22 +1,17 @@
-import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
-import { isDomainError } from '../../core/shared/errors.js';
-import { FITS, MAX_IMAGE_SIDE, parseImageRequest, type QueryValues, REQUESTABLE_FORMATS } from '../../core/images/image-params.js';
-import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
+import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
 import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
 import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
-import { DOCUMENTED_AS } from '../http/openapi.js';
-import { BINARY, buildRoutes, defineRoute, type Route } from '../http/route.js';
-import { ErrorBody } from '../api/schemas.js';
+import { buildRoutes, defineRoute, type Route } from '../http/route.js';
 import { operationalRoutes, type OperationalOptions } from '../http/health.js';
 import { clientAddress } from '../http/client-address.js';
 import { bodyPacingMiddleware, DEFAULT_UPLOAD_PACING, type UploadPacing } from '../http/upload-pacing.js';
-import { fileLastModified, notModified, PUBLIC_CACHE_CONTROL, sendStreamed, serveFile } from './serve-file.js';
-import { contentDisposition } from './http-range.js';
-import type { PublicImage } from '../../core/images/transform-public-image.js';
+import { PUBLIC_CACHE_CONTROL, serveFile } from '../http/serve-file.js';
+import { ContentHeaders, ContentParams, contentResponses, ImageQuery, ViewHeaders, viewResponses } from './content-schemas.js';
+import { sendImage } from './send-image.js';
 import { signedContentRoutes } from './signed-routes.js';
 import { shareContentRoutes } from './share-routes.js';
 import { previewRoutes } from './preview-routes.js';
@@ -68,35 +63,6 @@ export function createContentApp(
 export function contentOriginHeaders(options: { hsts?: boolean }): Record<string, string> {
   return { 'X-Content-Type-Options': 'nosniff', ...(options.hsts ? { 'Strict-Transport-Security': 'max-age=31536000' } : {}) };
 }
-
-export const ContentParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
-export const ContentHeaders = Type.Object({
-  range: Type.Optional(Type.String({ description: 'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.1.2)' })),
-  'if-range': Type.Optional(Type.String({ description: 'Apply Range only while this ETag still matches' })),
-  'if-none-match': Type.Optional(Type.String({ description: 'ETags; a match answers 304' })),
-  'if-modified-since': Type.Optional(Type.String({ description: 'HTTP date; not modified since answers 304' })),
-});
-const contentResponses = { 200: BINARY, 206: BINARY, 304: null, 404: ErrorBody, 416: ErrorBody, 503: ErrorBody };
-
-/**
- * Image parameters of the view address (docs/images.md). Taken as text (a repeated one as a list)
- * and checked by the core, so every bad value answers the same INVALID_TRANSFORM; the reference
- * publishes each one's real type and range (`documented`).
- */
-const imageParameter = (description: string, documented: Record<string, unknown>) =>
-  Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, [DOCUMENTED_AS]: documented }));
-export const ImageQuery = Type.Object({
-  w: imageParameter('Width in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
-  h: imageParameter('Height in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
-  fit: imageParameter('With both `w` and `h`: `cover` (default), `contain`, `fill`, `inside` or `outside`.', { type: 'string', enum: [...FITS] }),
-  format: imageParameter('`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.', { type: 'string', enum: [...REQUESTABLE_FORMATS] }),
-  q: imageParameter('Quality 1–100 for WebP, AVIF and JPEG (defaults 80, 50, 80).', { type: 'integer', minimum: 1, maximum: 100 }),
-});
-export const ViewHeaders = Type.Object({
-  ...ContentHeaders.properties,
-  accept: Type.Optional(Type.String({ description: 'With `format=auto`: `image/avif` or `image/webp` listed picks that format' })),
-});
-const viewResponses = { ...contentResponses, 400: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 /**
  * The public addresses of files, as routes (documented in the OpenAPI document under {cdn_url}).
@@ -150,53 +116,4 @@ async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request:
     fileId, host: ctx.hostname.toLowerCase() || undefined, request, accept: ctx.get('Accept') || undefined, client,
   });
   await sendImage(ctx, image, { cacheControl: PUBLIC_CACHE_CONTROL });
-}
-
-/**
- * Answers with a derived image (see serveImage): `cacheControl` and, when given, `disposition`
- * (with the source's name) are set on success only.
- */
-export async function sendImage(ctx: Context, image: PublicImage, options: { cacheControl: string; disposition?: 'inline' | 'attachment' }): Promise<void> {
-  const lastModified = fileLastModified(image.file);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-  if (image.varyAccept) ctx.vary('Accept');
-  const succeed = () => {
-    ctx.set('ETag', image.etag);
-    ctx.set('Last-Modified', lastModified.toUTCString());
-    ctx.set('Cache-Control', options.cacheControl);
-    if (options.disposition) ctx.set('Content-Disposition', contentDisposition(options.disposition, image.file.name ?? image.file.fileId));
-  };
-  if (notModified(ctx.get('If-None-Match'), ctx.get('If-Modified-Since'), image.etag, lastModified)) {
-    succeed();
-    ctx.status = 304;
-    return;
-  }
-  let opened: Awaited<ReturnType<typeof image.open>>;
-  try {
-    opened = await image.open();
-  } catch (error) {
-    if (isDomainError(error, 'IMAGE_BUSY')) ctx.set('Retry-After', String(IMAGE_BUSY_RETRY_AFTER_SECONDS));
-    throw error;
-  }
-  succeed();
-  ctx.status = 200;
-  ctx.type = image.contentType;
-  if (opened.size !== undefined) ctx.length = opened.size;
-  if (ctx.method === 'HEAD') {
-    // A cached image was opened from the store (a file handle): close it unread.
-    closeUnread(opened.body);
-    return;
-  }
-  await sendStreamed(ctx, opened.body, opened.size);
-}
-
-/** Releases what an opened body holds (a file handle, a connection) without reading it. */
-function closeUnread(body: AsyncIterable<Uint8Array>): void {
-  const stream = body as { destroy?: () => void };
-  if (typeof stream.destroy === 'function') {
-    stream.destroy();
-    return;
-  }
-  Promise.resolve(body[Symbol.asyncIterator]().return?.()).catch(() => undefined);
 }

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import type { FilePreview } from '../../core/files/preview-public-file.js';
 import { fileNotFound } from '../../core/files/get-file.js';
-import { ErrorBody } from '../api/schemas.js';
+import { ErrorBody } from '../http/error-body.js';
 import { escapeHtml, formatBytes } from '../http/html.js';
 import { defineRoute, HTML, type Route } from '../http/route.js';
 

@@ -6,11 +6,11 @@ import { CLIENT_CLOSED_STATUS, clientOf, recordRequest, type RequestObserver, wh
 import { ERROR_STATUS } from '../http/error-status.js';
 import { CLIENT_GONE, errorJson, logInternalError, type RequestLabel, requestIdFor, toDomainError } from '../http/errors-middleware.js';
 import { hostHeaders } from '../http/request-guards.js';
-import { sendBody } from './send-body.js';
-import type { RangeResult } from './http-range.js';
+import { sendBody } from '../http/send-body.js';
+import type { RangeResult } from '../http/http-range.js';
 import {
   contentRange, contentTypeHeader, fileEtag, fileHeaders, fileLastModified, notModified, PUBLIC_CACHE_CONTROL, rangeNotSatisfiable, requestedRange, SUCCESS_ONLY_HEADERS, UNSATISFIABLE_DROPPED,
-} from './serve-file.js';
+} from '../http/serve-file.js';
 
 /** Options of {@link publicReadsFirst}. */
 export interface PublicReadsOptions {

@@ -4,11 +4,11 @@ import { readPacedBody } from '../http/upload-pacing.js';
 import type { Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
-import { ErrorBody } from '../api/schemas.js';
-import { renderPage } from '../api/pages.js';
+import { ErrorBody } from '../http/error-body.js';
+import { renderPage } from '../http/pages.js';
 import { escapeHtml as escape } from '../http/html.js';
 import { BINARY, defineRoute, HTML, type Route } from '../http/route.js';
-import { serveFile } from './serve-file.js';
+import { serveFile } from '../http/serve-file.js';
 
 const ShareParams = Type.Object({ id: Type.String({ description: 'The share id', maxLength: 64 }) });
 /** Largest form body of the password form, in bytes (a password is at most 1 KiB, percent-encoded up to 9 KiB). */

@@ -1,21 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../core/hangar.js';
 import type { QueryValues } from '../../core/images/image-params.js';
-import { ErrorBody } from '../api/schemas.js';
+import { ErrorBody } from '../http/error-body.js';
 import { BINARY, defineRoute, type Route } from '../http/route.js';
-import { ContentParams, ImageQuery, sendImage, ViewHeaders } from './content-app.js';
-import { serveFile } from './serve-file.js';
+import { ContentParams, ImageQuery, ViewHeaders } from './content-schemas.js';
+import { sendImage } from './send-image.js';
+import { serveFile } from '../http/serve-file.js';
+
+/** The query of a signed URL: the image parameters and the signed grant (docs/private-files.md). */
+const SignedQuery = Type.Object({
+  ...ImageQuery.properties,
+  expires: Type.Optional(Type.String({ description: 'Unix time in seconds until which the URL works (signed)' })),
+  download: Type.Optional(Type.String({ description: '`1`: served as an attachment (signed)' })),
+  kid: Type.Optional(Type.String({ description: 'Id of the API key that made the URL (signed): the URL works only while that key does' })),
+  signature: Type.Optional(Type.String({ description: 'HMAC-SHA-256 of the grant under the owner’s signing key, base64url' })),
+});
 
 /** The signed URL address of the content server (docs/private-files.md), documented under {cdn_url}. */
 export function signedContentRoutes(hangar: Hangar): Route[] {
-  // Built here, not at module load: content-app.ts (which defines the shared schemas) imports this module.
-  const SignedQuery = Type.Object({
-    ...ImageQuery.properties,
-    expires: Type.Optional(Type.String({ description: 'Unix time in seconds until which the URL works (signed)' })),
-    download: Type.Optional(Type.String({ description: '`1`: served as an attachment (signed)' })),
-    kid: Type.Optional(Type.String({ description: 'Id of the API key that made the URL (signed): the URL works only while that key does' })),
-    signature: Type.Optional(Type.String({ description: 'HMAC-SHA-256 of the grant under the owner’s signing key, base64url' })),
-  });
   return [
     defineRoute({
       method: 'GET', path: '/s/:id', operationId: 'readSignedUrl', tag: 'content', auth: 'none', server: 'content', alsoHead: true,

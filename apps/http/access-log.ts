@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
-import type { Principal } from '../../core/accounts/authenticate.js';
+import type { Principal } from '../../core/accounts/principal.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { peerAddress } from './client-address.js';
 

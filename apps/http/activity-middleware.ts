@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import type { Principal } from '../../core/accounts/authenticate.js';
+import type { Principal } from '../../core/accounts/principal.js';
 import type { ActivityRecorder } from '../../core/activity/activity-recorder.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { ErrorBody as ERROR_SCHEMA } from '../api/schemas.js';
+import { ErrorBody as ERROR_SCHEMA } from './error-body.js';
 import { type Alternatives, ROUTE_TAGS, type Route } from './route.js';
 
 /** An OpenAPI 3.0.3 document (kept loose: it is built here and validated by tests with a real validator). */

@@ -4,8 +4,7 @@ import { createHangar } from '../../core/hangar.js';
 import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import type { OidcProvider } from '../../core/sso/oidc-provider.js';
-import { HOUR_MS } from '../../core/shared/time.js';
-import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
+import { openBlobStore } from '../../adapters/blobs/open-blob-store.js';
 import { LocalDiskPartialBlobStore } from '../../adapters/blobs/local-disk-partial-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
@@ -43,7 +42,7 @@ import type { WebhookTargets } from '../../core/webhooks/webhook.js';
 import { HttpWebhookSender } from '../../adapters/webhooks/http-webhook-sender.js';
 import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
 import { SqlWebhookOutbox } from '../../adapters/webhooks/sql-webhook-outbox.js';
-import { webhookPayloadJson } from '../api/presenters.js';
+import { webhookPayloadJson } from '../http/presenters/presenters.js';
 
 export type { OpenDatabase } from './database.js';
 
@@ -90,41 +89,6 @@ export const blobsModule = new ContainerModule(({ bind }) => {
     .toResolvedValue((config: Config, blobs: BlobStore): Promise<PartialBlobStore> => openPartialBlobStore(config.blobs, blobs), [Tokens.Config, Tokens.BlobStore])
     .inSingletonScope();
 });
-
-/**
- * The blob store a configuration names (BLOB_STORE_URL): the server's, or the target of
- * `blobs copy --to` (apps/cli). GCS and S3 clients are loaded only when chosen. `logger` hears
- * of background failures (the sweep of abandoned temp files).
- */
-export async function openBlobStore(blobs: Config['blobs'], options: { logger: Logger; failpoints?: Failpoints }): Promise<BlobStore> {
-  switch (blobs.kind) {
-    case 'file': {
-      const store = new LocalDiskBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints: options.failpoints ?? NO_FAILPOINTS });
-      // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
-      // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
-      store.sweepTempFiles(HOUR_MS).catch((error: unknown) => options.logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
-      return store;
-    }
-    case 'gcs': {
-      // Loaded only when chosen: the GCS client library takes about half a second to load, on every start.
-      const { GcsBlobStore } = await import('../../adapters/blobs/gcs-blob-store.js');
-      // Credentials: Application Default Credentials, except with an emulator endpoint (none sent).
-      return new GcsBlobStore({
-        bucket: blobs.bucket,
-        prefix: blobs.prefix,
-        apiEndpoint: blobs.apiEndpoint,
-        resumableThresholdBytes: blobs.resumableThresholdBytes,
-      });
-    }
-    case 's3': {
-      // Loaded only when chosen, like the GCS client: the AWS SDK's modules are read on every start otherwise.
-      const { S3BlobStore } = await import('../../adapters/blobs/s3-blob-store.js');
-      // Credentials: the keys from the configuration, else the SDK's default chain.
-      const { kind: _, ...options } = blobs;
-      return new S3BlobStore(options);
-    }
-  }
-}
 
 /**
  * The partial blob store (resumable uploads, docs/api.md, "Resumable uploads") beside the blob store a

@@ -16,6 +16,7 @@ import { HangarMetrics, startMetricsServer } from './metrics.js';
 import { Readiness } from '../http/health.js';
 import { readBuildInfo } from '../http/build-info.js';
 import { Tokens } from './tokens.js';
+import { routeTable } from './route-table.js';
 import { writeWebhookPlanLimits } from '../../adapters/webhooks/webhook-plan-limits.js';
 
 /** A running Hangar: both listeners and how to stop them. */
@@ -96,7 +97,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
 
   const defaultPlan = config.core.plans.find((plan) => plan.name === config.core.defaultPlan)!;
   const operational = { readiness: new Readiness(), build: readBuildInfo() };
-  const apiApp = createApiApp(hangar, {
+  const routes = routeTable(hangar, {
     allowedContentTypes: config.core.allowedContentTypes,
     publicApiUrl: config.core.publicApiUrl,
     publicContentUrl: config.core.publicContentUrl,
@@ -104,14 +105,20 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     defaultMaxUploadSizeBytes: config.core.defaultMaxUploadSizeBytes,
     logger,
     operational,
-    observer: metrics,
-    trustProxyHops: config.trustProxyHops,
-    corsOrigins: config.corsOrigins,
-    uploadPacing: config.uploadPacing,
     instance: {
       database: config.database.kind, blob_store: config.blobs.kind, registration: config.core.registration ?? 'open', default_plan: config.core.defaultPlan,
       public_api_url: config.core.publicApiUrl, public_content_url: config.core.publicContentUrl,
     },
+  });
+  const apiApp = createApiApp(hangar, {
+    routes,
+    publicApiUrl: config.core.publicApiUrl,
+    publicContentUrl: config.core.publicContentUrl,
+    logger,
+    observer: metrics,
+    trustProxyHops: config.trustProxyHops,
+    corsOrigins: config.corsOrigins,
+    uploadPacing: config.uploadPacing,
   });
   const api = listen(apiApp.callback(), {
     // Uploads of large files over slow links may take long: no total request deadline, only idle and header limits.

@@ -1,6 +1,5 @@
 import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
 import { API_KEY_TOUCH_INTERVAL_MS, isApiKeyExpired, looksLikeApiKey } from '../api-keys/api-key.js';
-import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { SecretDigest } from '../shared/ids.js';
@@ -11,11 +10,7 @@ import { SESSION_TOUCH_INTERVAL_MS, type Session, type SessionRepository } from 
 import type { TokenSigner } from './token-signer.js';
 import { requireActive } from './user.js';
 import type { UserRepository } from './user-repository.js';
-
-/** Who is calling, as established by {@link Authenticate}. */
-export type Principal =
-  | { kind: 'session'; userId: string; sessionId: string }
-  | { kind: 'api_key'; userId: string; apiKeyId: string; scopes: readonly ApiKeyScope[] };
+import type { Principal } from './principal.js';
 
 /** The credential headers of a request (spec 5.5), raw. */
 export interface Credentials {

@@ -1,4 +1,4 @@
-import type { Principal } from '../accounts/authenticate.js';
+import type { Principal } from '../accounts/principal.js';
 import type { UserRepository } from '../accounts/user-repository.js';
 import { ADMIN_SCOPE } from '../api-keys/api-key-scopes.js';
 import { DomainError } from '../shared/errors.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fileJson, fileJsonText, filePageJson, KEPT_FILE_TEXTS, ZERO_COUNTS } from '../../apps/api/presenters.js';
+import { fileJson, fileJsonText, filePageJson, KEPT_FILE_TEXTS, ZERO_COUNTS } from '../../apps/http/presenters/presenters.js';
 import type { FileUrls } from '../../core/files/file-urls.js';
 import type { FileView } from '../../core/files/file-view.js';
 import type { StoredFile } from '../../core/files/stored-file.js';

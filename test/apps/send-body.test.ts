@@ -1,7 +1,7 @@
 import http, { type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { sendBody } from '../../apps/content/send-body.js';
+import { sendBody } from '../../apps/http/send-body.js';
 
 /** A body as a blob store hands it out: `steps` in order (a chunk, or an error to reject with); counts its calls. */
 class ScriptedBody implements AsyncIterator<Uint8Array> {
@@ -41,7 +41,7 @@ interface Received {
 }
 
 /**
- * sendBody (apps/content/send-body.ts) on a real socket: a server whose handler sets the headers and
+ * sendBody (apps/http/send-body.ts) on a real socket: a server whose handler sets the headers and
  * calls sendBody with the scripted body, and a client that reads the whole answer.
  */
 describe('apps: sendBody on a real socket (small bodies, bodies longer than announced, failures, clients gone)', () => {

@@ -9,7 +9,7 @@ import { signUpWithKey, startTestServer, type TestServer, upload, localDiskIt } 
 const MiB = 1024 * 1024;
 
 /**
- * The content server's body path (apps/content/send-body.ts) over the local-disk store's borrowed
+ * The content server's body path (apps/http/send-body.ts) over the local-disk store's borrowed
  * chunks: bytes identical whatever the client's pace, ranges, and nothing left open when a client
  * goes away or a blob turns out shorter than its record.
  */

@@ -1,7 +1,7 @@
 import { type TSchema } from '@sinclair/typebox';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { apiRoutes } from '../../apps/api/api-app.js';
+import { routeTable } from '../../apps/server/route-table.js';
 import type { Route } from '../../apps/http/route.js';
 import { makePng, randomFileOf } from '../support/bytes.js';
 import { call, signUpWithKey, startTestServer, type TestServer } from '../support/http-harness.js';
@@ -103,11 +103,11 @@ describe('Security: fuzzing every route from its schemas', function () {
     server = await startTestServer();
     ({ apiKey, accessToken } = await signUpWithKey(server, 'fuzz@example.com'));
     fileId = (await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: makePng() })).body.file.file_id;
-    routes = apiRoutes(server.running.hangar, {
+    routes = routeTable(server.running.hangar, {
       allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
       defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
       defaultMaxUploadSizeBytes: 1,
-    } as Parameters<typeof apiRoutes>[1]);
+    });
   });
   after(async () => {
     await server.stop();

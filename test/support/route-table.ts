@@ -1,5 +1,4 @@
-import { apiRoutes } from '../../apps/api/api-app.js';
-import { contentRoutes } from '../../apps/content/content-app.js';
+import { routeTable } from '../../apps/server/route-table.js';
 import type { Route } from '../../apps/http/route.js';
 import { createMemoryHangar } from './memory-hangar.js';
 
@@ -9,12 +8,9 @@ import { createMemoryHangar } from './memory-hangar.js';
  */
 export function everyRoute(): Route[] {
   const { hangar } = createMemoryHangar();
-  return [
-    ...apiRoutes(hangar, {
-      allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
-      defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
-      defaultMaxUploadSizeBytes: 1,
-    } as Parameters<typeof apiRoutes>[1]),
-    ...contentRoutes(hangar),
-  ];
+  return routeTable(hangar, {
+    allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
+    defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
+    defaultMaxUploadSizeBytes: 1,
+  });
 }

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { toIso } from '../../../core/shared/time.js';
 import { defineRoute, type Route } from '../../http/route.js';
-import { DeviceSessionBody, errors, SessionBody, UserBody } from '../schemas.js';
+import { DeviceSessionBody, SessionBody, UserBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 import { signedIn } from './auth.js';
 
 const Code = Type.String({ minLength: 1, maxLength: 64, description: 'A 6-digit TOTP code, or a recovery code' });

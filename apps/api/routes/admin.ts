@@ -2,10 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { ACCOUNT_SORTS, ACCOUNT_STATUS_FILTERS } from '../../../core/admin/account-directory.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { ADMIN_AUTH, defineRoute, type Route } from '../../http/route.js';
-import { AdminAccountBody, AdminAccountDetailsBody, AdminAuditBody, AdminInviteBody, accountDetailsJson, accountSummaryJson, AdminPlanBody, auditEntryJson, inviteJson, planJson, statsJson } from '../admin-presenters.js';
+import { AdminAccountBody, AdminAccountDetailsBody, AdminAuditBody, AdminInviteBody, accountDetailsJson, accountSummaryJson, AdminPlanBody, auditEntryJson, inviteJson, planJson, statsJson } from '../../http/presenters/admin-presenters.js';
 import { MAX_PLAN_NAME_LENGTH } from '../../../core/plans/plan-overrides.js';
 import { MAX_INVITE_TTL_SECONDS } from '../../../core/admin/invite-actions.js';
-import { errors, Paged, PageQuery } from '../schemas.js';
+import { Paged, PageQuery } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 import { type BuildInfo, readBuildInfo } from '../../http/build-info.js';
 
 /** The instance as `GET /admin/stats` describes it: its configuration, without a secret. */

@@ -3,8 +3,9 @@ import { MAX_API_KEY_NAME_LENGTH } from '../../../core/api-keys/api-key.js';
 import { API_KEY_SCOPES, KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS } from '../../../core/api-keys/api-key-scopes.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { defineRoute, type Route } from '../../http/route.js';
-import { apiKeyJson } from '../presenters.js';
-import { ApiKeyBody, errors, Paged, PageQuery } from '../schemas.js';
+import { apiKeyJson } from '../../http/presenters/presenters.js';
+import { ApiKeyBody, Paged, PageQuery } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 
 /** API key management; session token only (spec 4.5–4.7, 5.6). */
 export function apiKeyRoutes(hangar: Hangar): Route[] {

@@ -4,14 +4,15 @@ import { MAX_BULK_DELETE_IDS } from '../../../core/files/bulk-delete-files.js';
 import type { Hangar } from '../../../core/hangar.js';
 import { DomainError } from '../../../core/shared/errors.js';
 import { Readable } from 'node:stream';
-import { etagMatches } from '../../content/http-range.js';
+import { etagMatches } from '../../http/http-range.js';
 import { headerText } from '../../http/header-text.js';
 import { pacedRequestBody } from '../../http/upload-pacing.js';
 import { BINARY, defineRoute, type Route } from '../../http/route.js';
-import { serveFile } from '../../content/serve-file.js';
+import { serveFile } from '../../http/serve-file.js';
 import { MAX_EXPIRES_IN_SECONDS } from '../../../core/files/file-expiry.js';
-import { fileJson, filePageJson } from '../presenters.js';
-import { errors, FileBody, Paged, PageQuery } from '../schemas.js';
+import { fileJson, filePageJson } from '../../http/presenters/presenters.js';
+import { FileBody, Paged, PageQuery } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 
 const FileIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const OwnContentHeaders = Type.Object({

@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { PASSKEY_NAME_MAX_LENGTH } from '../../../core/passkeys/passkey.js';
 import { defineRoute, type Route } from '../../http/route.js';
-import { passkeyJson, sessionJson, userJson } from '../presenters.js';
-import { errors, PasskeyBody, SessionBody, UserBody } from '../schemas.js';
+import { passkeyJson, sessionJson, userJson } from '../../http/presenters/presenters.js';
+import { PasskeyBody, SessionBody, UserBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 
 const Base64Url = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+={0,2}$' });
 

@@ -10,8 +10,8 @@ import { operationalRoutes, type OperationalOptions, Readiness } from '../../htt
 import { readBuildInfo } from '../../http/build-info.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../http/openapi.js';
 import { defineRoute, HTML, type Route } from '../../http/route.js';
-import { renderPage } from '../pages.js';
-import { errors } from '../schemas.js';
+import { renderPage } from '../../http/pages.js';
+import { errors } from '../../http/error-body.js';
 import { agentGuide, agentGuideText, AgentGuideBody } from '../agent-guide.js';
 
 /** Version of the HTTP interface described by the OpenAPI document and the agent guide. */

@@ -5,8 +5,9 @@ import type { Hangar } from '../../../core/hangar.js';
 import { DomainError } from '../../../core/shared/errors.js';
 import { pacedRequestBody } from '../../http/upload-pacing.js';
 import { defineRoute, type Route } from '../../http/route.js';
-import { fileJson } from '../presenters.js';
-import { errors, FileBody } from '../schemas.js';
+import { fileJson } from '../../http/presenters/presenters.js';
+import { FileBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 
 /** The tus version this server speaks (tus 1.0.0, https://tus.io/protocols/resumable-upload). */
 export const TUS_VERSION = '1.0.0';

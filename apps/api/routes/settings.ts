@@ -2,8 +2,9 @@ import { API_KEY_SCOPES } from '../../../core/api-keys/api-key-scopes.js';
 import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { defineRoute, type Route } from '../../http/route.js';
-import { settingsJson } from '../presenters.js';
-import { errors, SettingsBody } from '../schemas.js';
+import { settingsJson } from '../../http/presenters/presenters.js';
+import { SettingsBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 
 /** Account settings (spec 4.13, 4.14): the upload limit and the custom domain. */
 export function settingsRoutes(hangar: Hangar): Route[] {

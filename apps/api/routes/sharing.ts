@@ -5,11 +5,12 @@ import { SIGNED_URL_MAX_SECONDS } from '../../../core/files/signed-url.js';
 import { MAX_IMAGE_SIDE } from '../../../core/images/image-params.js';
 import type { Context } from 'koa';
 import { defineRoute, HTML, type Route } from '../../http/route.js';
-import { renderPage } from '../pages.js';
-import { errors, MessageBody } from '../schemas.js';
+import { renderPage } from '../../http/pages.js';
+import { MessageBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 import { DomainError, isDomainError } from '../../../core/shared/errors.js';
 import { MAX_SHARE_DOWNLOADS } from '../../../core/shares/share.js';
-import { shareJson } from '../presenters.js';
+import { shareJson } from '../../http/presenters/presenters.js';
 
 export const ShareBody = Type.Object({
   share_id: Type.String(),

@@ -4,8 +4,9 @@ import type { Hangar } from '../../../core/hangar.js';
 import { type DomainError, isDomainError } from '../../../core/shared/errors.js';
 import { SILENT_LOGGER, type Logger } from '../../../core/shared/logger.js';
 import { defineRoute, type Route } from '../../http/route.js';
-import { sessionJson, userJson } from '../presenters.js';
-import { errors, SessionBody, UserBody } from '../schemas.js';
+import { sessionJson, userJson } from '../../http/presenters/presenters.js';
+import { SessionBody, UserBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 
 const Invite = Type.String({ maxLength: 256 });
 

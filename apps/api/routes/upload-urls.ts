@@ -11,8 +11,9 @@ import { DomainError, type ErrorCode } from '../../../core/shared/errors.js';
 import { headerText } from '../../http/header-text.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { pacedRequestBody } from '../../http/upload-pacing.js';
-import { fileJson } from '../presenters.js';
-import { errors, FileBody } from '../schemas.js';
+import { fileJson } from '../../http/presenters/presenters.js';
+import { FileBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 import { contentLengthOf, timestamp } from './files.js';
 import { append, hasBody, OFFSET_STREAM, parseMetadata, setUploadHeaders, TUS_VERSION, tusPreamble } from './resumable.js';
 

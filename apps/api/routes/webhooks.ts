@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENT_TYPES } from '../../../core/webhooks/webhook.js';
 import { defineRoute, type Route } from '../../http/route.js';
-import { webhookDeliveryJson, webhookJson } from '../presenters.js';
-import { errors, FileBody, Paged, PageQuery, SettingsBody } from '../schemas.js';
+import { webhookDeliveryJson, webhookJson } from '../../http/presenters/presenters.js';
+import { FileBody, Paged, PageQuery, SettingsBody } from '../schemas.js';
+import { errors } from '../../http/error-body.js';
 import { ShareBody } from './sharing.js';
 
 const Timestamp = Type.String({ format: 'date-time' });

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { AccountSummary } from '../../core/admin/account-directory.js';
-import type { AdminAuditEntry } from '../../core/admin/admin-audit.js';
-import type { AccountDetails } from '../../core/admin/get-account-details.js';
-import type { InviteView } from '../../core/invites/manage-invites.js';
-import type { InstanceCounts } from '../../core/admin/instance-statistics.js';
-import type { Plan } from '../../core/plans/plan.js';
-import { planFields } from '../../core/plans/plan-overrides.js';
+import type { AccountSummary } from '../../../core/admin/account-directory.js';
+import type { AdminAuditEntry } from '../../../core/admin/admin-audit.js';
+import type { AccountDetails } from '../../../core/admin/get-account-details.js';
+import type { InviteView } from '../../../core/invites/manage-invites.js';
+import type { InstanceCounts } from '../../../core/admin/instance-statistics.js';
+import type { Plan } from '../../../core/plans/plan.js';
+import { planFields } from '../../../core/plans/plan-overrides.js';
 
 // How the admin API and the CLI present accounts and audit entries: one shape for both
 // (docs/admin.md). JSON is snake_case, timestamps ISO 8601 UTC or null, sizes in bytes. Counts

@@ -1,20 +1,20 @@
-import type { Passkey } from '../../core/passkeys/passkey.js';
-import type { SessionTokens } from '../../core/accounts/session-issuer.js';
-import type { User } from '../../core/accounts/user.js';
-import type { ApiKey } from '../../core/api-keys/api-key.js';
+import type { Passkey } from '../../../core/passkeys/passkey.js';
+import type { SessionTokens } from '../../../core/accounts/session-issuer.js';
+import type { User } from '../../../core/accounts/user.js';
+import type { ApiKey } from '../../../core/api-keys/api-key.js';
 import { LRUCache } from 'lru-cache';
-import type { FileView } from '../../core/files/file-view.js';
-import type { FileUrls } from '../../core/files/file-urls.js';
-import { copyStoredFile, type StoredFile } from '../../core/files/stored-file.js';
-import type { Settings } from '../../core/settings/settings.js';
-import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
-import type { AccountView } from '../../core/plans/account-policy.js';
-import type { Usage } from '../../core/plans/get-usage.js';
-import type { Paged } from '../../core/shared/pagination.js';
-import { toIso } from '../../core/shared/time.js';
-import type { ShareView } from '../../core/shares/create-share.js';
-import type { Webhook, WebhookDelivery } from '../../core/webhooks/webhook.js';
-import type { WebhookEventView } from '../../core/webhooks/webhook-event.js';
+import type { FileView } from '../../../core/files/file-view.js';
+import type { FileUrls } from '../../../core/files/file-urls.js';
+import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
+import type { Settings } from '../../../core/settings/settings.js';
+import type { ActivityLogEntry } from '../../../core/activity/activity-log.js';
+import type { AccountView } from '../../../core/plans/account-policy.js';
+import type { Usage } from '../../../core/plans/get-usage.js';
+import type { Paged } from '../../../core/shared/pagination.js';
+import { toIso } from '../../../core/shared/time.js';
+import type { ShareView } from '../../../core/shares/create-share.js';
+import type { Webhook, WebhookDelivery } from '../../../core/webhooks/webhook.js';
+import type { WebhookEventView } from '../../../core/webhooks/webhook-event.js';
 
 // Domain objects → JSON bodies (spec 2). Timestamps: ISO 8601 UTC with milliseconds and Z (toIso
 // where a list has one per item).
