@@ -63,6 +63,7 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     logs: repos.logs,
     domains: repos.domains,
     imageVariants: repos.imageVariants,
+    mediaFacts: repos.mediaFacts,
     signingKeys: repos.signingKeys,
     uploadUrls: repos.uploadUrls,
     shares: repos.shares,

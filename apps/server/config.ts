@@ -149,6 +149,8 @@ export interface Config {
     /** Sizes (px) unsigned `w`/`h` are snapped up to (`IMAGE_SIZE_LADDER`), ascending. */
     sizeLadder: number[];
   };
+  /** Media facts of new uploads computed at once per process (`MEDIA_PROBE_CONCURRENCY`, docs/media.md); 0: none at upload. */
+  mediaProbeConcurrency: number;
   /** argon2id memory cost in KiB (`PASSWORD_HASH_MEMORY_KIB`). */
   passwordHashMemoryKib: number;
   /** Failpoints armed by `HANGAR_FAILPOINTS` (tests only; empty in production). */
@@ -301,6 +303,7 @@ export function loadConfig(env: Env): Config {
       maxVariantsPerFile: read('IMAGE_MAX_VARIANTS_PER_FILE'),
       sizeLadder: read('IMAGE_SIZE_LADDER'),
     },
+    mediaProbeConcurrency: read('MEDIA_PROBE_CONCURRENCY'),
     passwordHashMemoryKib: read('PASSWORD_HASH_MEMORY_KIB'),
     failpoints: read('HANGAR_FAILPOINTS'),
     emailMinIntervalMs: EMAIL_MIN_INTERVAL_MS,

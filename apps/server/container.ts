@@ -17,6 +17,9 @@ import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
 import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
+import { CompositeMediaProber } from '../../adapters/media/composite-media-prober.js';
+import { SharpMediaProber } from '../../adapters/media/sharp-media-prober.js';
+import { MusicMetadataMediaProber } from '../../adapters/media/music-metadata-media-prober.js';
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
@@ -88,6 +91,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ActivityLogRepository).toResolvedValue((r: Repos) => r.logs, [RootTokens.Repositories]);
   bind(Tokens.CustomDomainRepository).toResolvedValue((r: Repos) => r.domains, [RootTokens.Repositories]);
   bind(Tokens.ImageVariantRepository).toResolvedValue((r: Repos) => r.imageVariants, [RootTokens.Repositories]);
+  bind(Tokens.MediaFactsRepository).toResolvedValue((r: Repos) => r.mediaFacts, [RootTokens.Repositories]);
   bind(Tokens.DatabaseProbe).toResolvedValue((r: Repos) => r.probe, [RootTokens.Repositories]);
   bind(Tokens.SigningKeyRepository).toResolvedValue((r: Repos) => r.signingKeys, [RootTokens.Repositories]);
   bind(Tokens.UploadUrlRepository).toResolvedValue((r: Repos) => r.uploadUrls, [RootTokens.Repositories]);
@@ -184,8 +188,17 @@ export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobS
   }
 }
 
-/** Images: sharp (libvips) for transformations on the view address (docs/images.md). */
+/**
+ * Images: sharp (libvips) for transformations on the view address (docs/images.md); media facts
+ * (docs/media.md): sharp for images, music-metadata for audio and video.
+ */
 export const imagesModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.MediaProber)
+    .toResolvedValue(
+      (config: Config) => new CompositeMediaProber([new SharpMediaProber({ maxInputPixels: config.images.maxInputPixels }), new MusicMetadataMediaProber()]),
+      [Tokens.Config],
+    )
+    .inSingletonScope();
   bind(Tokens.ImageTransformer)
     .toResolvedValue((config: Config, { metrics }: { metrics?: HangarMetrics }): ImageTransformer => {
       const sharp = new SharpImageTransformer({ maxInputPixels: config.images.maxInputPixels });
@@ -363,6 +376,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     },
     onBackgroundError: (error: unknown) => logger.error('background_work_failed', { error: error instanceof Error ? error : String(error) }),
     webhooks: { maxPerAccount: config.webhooks.maxPerAccount, allowHttp: config.webhooks.allowHttp },
+    media: { concurrency: config.mediaProbeConcurrency },
   }), [Tokens.Config, Tokens.Logger]);
   bind(Tokens.Hangar)
     .toResolvedValue(
@@ -381,6 +395,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           logs: Tokens.ActivityLogRepository,
           domains: Tokens.CustomDomainRepository,
           imageVariants: Tokens.ImageVariantRepository,
+          mediaFacts: Tokens.MediaFactsRepository,
+          mediaProber: Tokens.MediaProber,
           signingKeys: Tokens.SigningKeyRepository,
           uploadUrls: Tokens.UploadUrlRepository,
           shares: Tokens.ShareRepository,

@@ -15,6 +15,8 @@ import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
+import type { MediaFactsRepository } from '../../core/media/media-facts.js';
+import type { MediaProber } from '../../core/media/media-prober.js';
 import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
@@ -72,6 +74,8 @@ export const Tokens = {
   PartialBlobStore: Symbol('PartialBlobStore') as ServiceIdentifier<PartialBlobStore>,
   ResumableUploadRepository: Symbol('ResumableUploadRepository') as ServiceIdentifier<ResumableUploadRepository>,
   ImageTransformer: Symbol('ImageTransformer') as ServiceIdentifier<ImageTransformer>,
+  MediaFactsRepository: Symbol('MediaFactsRepository') as ServiceIdentifier<MediaFactsRepository>,
+  MediaProber: Symbol('MediaProber') as ServiceIdentifier<MediaProber>,
   Mailer: Symbol('Mailer') as ServiceIdentifier<Mailer>,
   PasswordHasher: Symbol('PasswordHasher') as ServiceIdentifier<PasswordHasher>,
   TokenSigner: Symbol('TokenSigner') as ServiceIdentifier<TokenSigner>,
