@@ -19,12 +19,14 @@ export class MusicMetadataMediaProber implements MediaProber {
     return contentType.startsWith('audio/') || contentType.startsWith('video/');
   }
 
-  /** @throws Error (music-metadata's) when the container is not one it reads, or is cut short */
+  /** @throws Error (music-metadata's, or when it recognises no container) when the bytes are not a container it reads, or are cut short */
   async probe(input: ProbeInput): Promise<MediaFacts> {
     const { parseStream } = await import('music-metadata');
     const stream = Readable.from(await input.read(), { objectMode: false });
     try {
       const { format } = await parseStream(stream, { mimeType: input.contentType, size: input.size }, { duration: true, skipCovers: true });
+      // Bytes in which music-metadata recognises no container give an empty answer rather than an error.
+      if (format.container === undefined && !format.hasAudio && !format.hasVideo) throw new Error(`No ${input.contentType} container recognised.`);
       const video = format.trackInfo.find((track) => track.video?.pixelWidth && track.video.pixelHeight)?.video;
       const duration = format.duration;
       return {
