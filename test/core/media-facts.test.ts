@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DomainError, type MediaFacts, type MediaFactsRepository, type MediaProber, type ProbeInput } from '../../core/index.js';
-import { createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
+import { makePng } from '../support/bytes.js';
+import { bodyOf, createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
 
 const SIZE: MediaFacts = { width: 640, height: 480, durationSeconds: null, thumbhash: 'AAAA' };
 
@@ -69,6 +70,18 @@ describe('media facts (core)', () => {
     await hangar.mediaFactsQueue!.settled();
     expect((await hangar.getFile.execute({ userId, fileId: uploaded.file.fileId })).media).to.deep.equal(SIZE);
     expect(prober.probed).to.deep.equal(['image/png']);
+  });
+
+  it('computes the facts of a resumable upload once its last piece completes it', async () => {
+    const { hangar, registerConfirmed, prober } = world();
+    const { userId } = await registerConfirmed('ada@example.com');
+    const png = makePng(8, 8);
+    const started = await hangar.createResumableUpload.execute({ userId, length: png.length, contentType: 'image/png', fileName: 'tiny.png' });
+    const done = await hangar.appendToResumableUpload.execute({ userId, uploadId: started.id, offset: 0, body: bodyOf(png) });
+    expect(done.file?.media?.width).to.equal(null);
+    await hangar.mediaFactsQueue!.settled();
+    expect(prober.probed).to.deep.equal(['image/png']);
+    expect((await hangar.getFile.execute({ userId, fileId: started.fileId })).media).to.deep.equal(SIZE);
   });
 
   it('reads a listing page’s facts in one call, and records files of other types with every fact null without probing them', async () => {
