@@ -32,7 +32,7 @@ export interface HangarRuntimeOptions {
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation' | 'removeAccount'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'mediaFactsQueue' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation' | 'removeAccount'
 >;
 
 /**
@@ -77,7 +77,7 @@ export class HangarRuntime {
   }
 
   /**
-   * Stops the timers, waits for the maintenance and expiry sweep in flight, writes what the buffers hold, and waits
+   * Stops the timers, waits for the media probes running (those waiting are dropped: the backfill finds them), the maintenance and expiry sweep in flight, writes what the buffers hold, and waits
    * for the e-mails use cases are still preparing (password reset, confirmation) to be handed to
    * the mailer. Never rejects. After it, the host may close the database.
    */
@@ -86,6 +86,8 @@ export class HangarRuntime {
     this.started = false;
     // Background account deletions stop between two steps (the account stays suspended; deleting it again resumes).
     await this.hangar.removeAccount.stop();
+    // Probes still waiting are left to the backfill (docs/media.md); those running finish first.
+    await this.hangar.mediaFactsQueue?.stop();
     await Promise.all([this.sweeping, this.maintaining, this.syncing]);
     // Each flush writes what was buffered when it started (FlushQueue): the second takes what a
     // response finishing during the first recorded.

@@ -1,3 +1,4 @@
+import { DomainError } from './shared/errors.js';
 import { parseUrl } from './shared/web-globals.js';
 import type { AccountOptions } from './accounts/account-options.js';
 import type { CustomDomainRepository } from './domains/custom-domain-repository.js';
@@ -43,6 +44,11 @@ import type { FileOptions } from './files/file-options.js';
 import { PreviewPublicFile } from './files/preview-public-file.js';
 import type { FileRepository } from './files/file-repository.js';
 import { FileAddresses } from './files/file-view.js';
+import type { MediaFactsRepository } from './media/media-facts.js';
+import type { MediaProber } from './media/media-prober.js';
+import { RecordMediaFacts } from './media/record-media-facts.js';
+import { MediaFactsQueue } from './media/media-facts-queue.js';
+import { BackfillMediaFacts } from './media/backfill-media-facts.js';
 import { GetFile } from './files/get-file.js';
 import { ListFiles } from './files/list-files.js';
 import { ReadPublicFile } from './files/read-public-file.js';
@@ -213,6 +219,16 @@ export interface HangarPorts {
   instanceStatistics: InstanceStatistics;
   /** The plans administrators set, shared by every process (docs/admin.md). */
   planOverrides: PlanOverrideStore;
+  /**
+   * Media facts of files (docs/media.md); usually the repositories' `mediaFacts`. Absent: every
+   * File's width, height, duration and thumbhash are null.
+   */
+  mediaFacts?: MediaFactsRepository;
+  /**
+   * Reads the media facts from stored bytes (adapters/media/). Absent: none are computed (the
+   * facts already recorded are still shown), and the backfill answers NOT_IMPLEMENTED.
+   */
+  mediaProber?: MediaProber;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -255,6 +271,8 @@ export type HangarOptions = AccountOptions &
     onBackgroundError?: (error: unknown) => void;
     /** Webhook endpoints per account and the schemes allowed (WEBHOOKS_PER_ACCOUNT, WEBHOOK_ALLOW_HTTP). */
     webhooks?: WebhookOptions;
+    /** The background probes of new uploads (`MEDIA_PROBE_CONCURRENCY`, 0: none; see MediaFactsQueueOptions). */
+    media?: { concurrency?: number; maxPending?: number };
   };
 
 /** Every use case of the core, wired to one set of ports. */
@@ -283,7 +301,10 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const sessionIdleDays = options.sessionIdleDays;
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
   const fileReadCounts = new FileReadCounts({ files });
-  const addresses = new FileAddresses({ domains, options, counts: fileReadCounts });
+  const addresses = new FileAddresses({ domains, options, counts: fileReadCounts, media: ports.mediaFacts });
+  const recordMediaFacts = ports.mediaFacts && ports.mediaProber ? new RecordMediaFacts({ media: ports.mediaFacts, prober: ports.mediaProber, blobs, clock }) : undefined;
+  // MEDIA_PROBE_CONCURRENCY=0: nothing is probed at upload; the backfill still can.
+  const mediaFactsQueue = recordMediaFacts && options.media?.concurrency !== 0 ? new MediaFactsQueue(recordMediaFacts, { ...options.media, onError: options.onBackgroundError }) : undefined;
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits, clock });
   const mfaCodes = new MfaCodes({ mfa, totp, box, digest, limits, clock });
@@ -308,7 +329,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     },
     onBackgroundError: options.onBackgroundError,
   });
-  const uploadFile = new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits });
+  const uploadFile = new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits, media: mediaFactsQueue });
   // The relying party of passkeys is the API's origin, where the dashboard is served.
   const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
@@ -319,7 +340,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const revokeInvite = new RevokeInvite({ invites: ports.invites, clock });
   const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
   const deleteAccount = new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs });
-  const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options };
+  const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options, media: mediaFactsQueue };
   const createResumableUpload = new CreateResumableUpload(resumable);
   return {
     /** The service's rate limits, for the delivery's own counts (slow request bodies: apps/http/upload-pacing.ts). */
@@ -329,6 +350,10 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     usageMeter,
     fileReadCounts,
     activity,
+    /** The background probes of new uploads (docs/media.md); undefined without a media prober. */
+    mediaFactsQueue,
+    /** `hangar files backfill-media`: media facts for the files that have none (docs/media.md). */
+    backfillMediaFacts: new BackfillMediaFacts({ media: ports.mediaFacts ?? NO_MEDIA_FACTS_STORE, record: recordMediaFacts ?? NO_RECORDER }),
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),
     expireResumableUploads: new ExpireResumableUploads({ uploads: ports.resumableUploads, partials: ports.partialBlobs, clock }),
     expireUploadUrls: new ExpireUploadUrls({ uploadUrls: ports.uploadUrls, clock }),
@@ -383,7 +408,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deleteFile: new DeleteFile({ files, blobs, accounts, failpoints }),
     bulkDeleteFiles: new BulkDeleteFiles({ files, blobs, accounts, failpoints }),
     readPublicFile,
-    previewPublicFile: new PreviewPublicFile({ readPublicFile, contentHosts, publicContentUrl: options.publicContentUrl }),
+    previewPublicFile: new PreviewPublicFile({ readPublicFile, contentHosts, publicContentUrl: options.publicContentUrl, media: ports.mediaFacts }),
     readOwnFile: new ReadOwnFile({ files, blobs, clock }),
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage,
@@ -438,3 +463,18 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     viewWebhookEvent: new ViewWebhookEvent({ addresses, getSettings, options }),
   };
 }
+
+/** Where there is no media facts repository: no file lacks facts, since none are kept. */
+const NO_MEDIA_FACTS_STORE: MediaFactsRepository = {
+  save: async () => false,
+  findMany: async () => new Map(),
+  filesWithout: async () => [],
+  countWithout: async () => 0,
+};
+
+/** Where there is no media prober: the backfill is refused. */
+const NO_RECORDER: Pick<RecordMediaFacts, 'execute'> = {
+  execute: async () => {
+    throw new DomainError('NOT_IMPLEMENTED', 'This server computes no media facts: it has no media prober.');
+  },
+};

@@ -37,6 +37,8 @@ export type MemoryPorts = HangarPorts & { changes: ChangeFeed };
  * - single sign-on: off (no `oidc` provider; pass one in `overrides`), invites kept in memory;
  * - passkeys: {@link SimpleWebAuthnVerifier} (@simplewebauthn/server, JavaScript and WebCrypto);
  * - images: {@link UnavailableImageTransformer} (transformations answer NOT_IMPLEMENTED, 501);
+ * - media facts: kept in memory, none computed (no `mediaProber`: every File's width, height, duration
+ *   and thumbhash stay null; pass `mediaProber`, e.g. adapters/media's, in `overrides` to compute them);
  * - mail: {@link MemoryMailer} (messages kept in `mailer.messages`, nothing sent);
  * - custom domains: {@link MockEdgeProvider} with CNAME target `cdn.localhost`;
  * - session tokens: {@link JoseTokenSigner} with a random 32-byte key drawn here (sessions end with the process);
@@ -63,6 +65,7 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     logs: repos.logs,
     domains: repos.domains,
     imageVariants: repos.imageVariants,
+    mediaFacts: repos.mediaFacts,
     signingKeys: repos.signingKeys,
     uploadUrls: repos.uploadUrls,
     shares: repos.shares,

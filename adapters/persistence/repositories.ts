@@ -7,6 +7,7 @@ import type { ActivityLogRepository } from '../../core/activity/activity-log.js'
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
+import type { MediaFactsRepository } from '../../core/media/media-facts.js';
 import type { ResumableUploadRepository } from '../../core/files/resumable-upload-repository.js';
 import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
@@ -31,6 +32,8 @@ export interface Repositories {
   mfa: MfaRepository;
   apiKeys: ApiKeyRepository;
   files: FileRepository;
+  /** Width, height, duration and thumbhash of files (docs/media.md). */
+  mediaFacts: MediaFactsRepository;
   resumableUploads: ResumableUploadRepository;
   usage: UsageRepository;
   logs: ActivityLogRepository;

@@ -75,6 +75,10 @@ export const FileBody = Type.Object({
   created_at: Nullable(Timestamp),
   is_public: Type.Union([Type.Boolean(), Type.Null()]),
   expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted automatically; null: never' }),
+  width: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Pixels, as shown (after the EXIF orientation): images, and videos whose container says; null when unknown or not yet computed (docs/media.md)' }),
+  height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Pixels, as shown (after the EXIF orientation); null when unknown or not yet computed' }),
+  duration_seconds: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'Seconds of audio or video; null when unknown or not yet computed' }),
+  thumbhash: Type.Union([Type.String(), Type.Null()], { description: 'ThumbHash of an image, base64: a placeholder to draw while it loads; null when unknown or not yet computed' }),
   view_count: Type.Integer({ description: 'Reads served inline: the view address, inline signed URLs' }),
   download_count: Type.Integer({ description: 'Reads served as attachments: the download address, download signed URLs, share links' }),
 }, {
@@ -85,7 +89,9 @@ export const FileBody = Type.Object({
     public_url: 'https://cdn.example.com/m/aB3dE5gH7j', default_url: 'https://cdn.example.com/m/aB3dE5gH7j',
     default_download_url: 'https://cdn.example.com/d/aB3dE5gH7j', public_download_url: 'https://cdn.example.com/d/aB3dE5gH7j',
     view_url: 'https://cdn.example.com/v/aB3dE5gH7j',
-    created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null, view_count: 0, download_count: 0,
+    created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null,
+    width: 1200, height: 800, duration_seconds: null, thumbhash: '1QcSHQRnh493V4dIh4eXh1h4kJUI',
+    view_count: 0, download_count: 0,
   }],
 });
 

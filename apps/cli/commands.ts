@@ -13,6 +13,7 @@ import type { FileRepository } from '../../core/files/file-repository.js';
 import { normaliseEmail } from '../../core/accounts/user.js';
 import type { Hangar } from '../../core/hangar.js';
 import type { StorageReport } from '../../core/files/check-storage.js';
+import type { BackfillProgress } from '../../core/media/backfill-media-facts.js';
 import { accountJson, accountPageJson, accountTable, plural } from './account-output.js';
 import { isoDateOrNone, pageOf, UsageError } from './arguments.js';
 import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
@@ -452,6 +453,42 @@ const STORAGE_COMMANDS: readonly Command[] = [
   },
 ];
 
+/** Media facts of stored files (docs/media.md). */
+const MEDIA_COMMANDS: readonly Command[] = [
+  {
+    name: 'files backfill-media',
+    args: [],
+    optionsSynopsis: '[--batch N] [--concurrency N]',
+    options: { batch: { type: 'string' }, concurrency: { type: 'string' } },
+    summary:
+      'Computes the media facts (width, height, duration, thumbhash) of every file that has none yet, in file record order, ' +
+      '--batch files at a time (1-1000, default 100), --concurrency at once (1-16, default 2). Progress on stderr. ' +
+      'Safe to interrupt and run again: a rerun takes up the files still without facts, and does nothing when none are left.',
+    prepare: (_args, values) => {
+      const batchSize = wholeOption(values.batch, '--batch', { min: 1, max: 1000, fallback: 100 });
+      const concurrency = wholeOption(values.concurrency, '--concurrency', { min: 1, max: 16, fallback: 2 });
+      return async (hangar, context) => {
+        const progress = progressLine(context.progress, BACKFILL_PROGRESS);
+        try {
+          const report = await hangar.backfillMediaFacts.execute({ batchSize, concurrency, onProgress: progress.update });
+          progress.end();
+          return `files backfill-media: ${plural(report.done, 'file')} given media facts (${report.failed} unreadable: every fact null)${report.done === 0 ? '; every file already has them' : ''}`;
+        } finally {
+          progress.end();
+        }
+      };
+    },
+  },
+];
+
+/** A whole-number option between `min` and `max`, or `fallback` when absent. @throws UsageError otherwise */
+function wholeOption(value: string | boolean | undefined, name: string, range: { min: number; max: number; fallback: number }): number {
+  if (value === undefined) return range.fallback;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < range.min || Number(text) > range.max) throw new UsageError(`${name} must be a whole number from ${range.min} to ${range.max}, not "${text}".`);
+  return Number(text);
+}
+
 /** Moving blobs between stores. */
 const BLOB_COMMANDS: readonly Command[] = [
   {
@@ -477,7 +514,7 @@ const BLOB_COMMANDS: readonly Command[] = [
           throw error;
         }
         const store = await openBlobStore(target, { logger: createLogger({ level: 'warn', format: 'auto' }, undefined, 2) });
-        const progress = progressLine(context.progress);
+        const progress = progressLine(context.progress, BLOB_COPY_PROGRESS);
         try {
           const report = await copyBlobs({ files: context.files, from: context.blobs, to: store, concurrency: Number(concurrencyText), onProgress: progress.update });
           progress.end();
@@ -502,37 +539,48 @@ const BLOB_COMMANDS: readonly Command[] = [
 
 /**
  * A progress line on `stream`: on a terminal, one line rewritten in place (at most every 100 ms);
- * otherwise (a log file, a pipe) a line at most every 5 s and the last one.
+ * otherwise (a log file, a pipe) a line at most every 5 s and the last one. `text` writes a
+ * progress report; `done` tells the last one, written at once.
  */
-function progressLine(stream: NodeJS.WriteStream): { update: (progress: BlobCopyProgress) => void; end: () => void } {
+function progressLine<P>(stream: NodeJS.WriteStream, format: { text: (progress: P) => string; done: (progress: P) => boolean }): { update: (progress: P) => void; end: () => void } {
   const tty = stream.isTTY === true;
   let last = 0;
-  let pending: BlobCopyProgress | undefined;
+  let pending: P | undefined;
   let ended = false;
-  const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
-  const text = (p: BlobCopyProgress) => {
-    const percent = p.totalBytes > 0 ? Math.floor((100 * p.doneBytes) / p.totalBytes) : p.totalFiles > 0 ? Math.floor((100 * p.doneFiles) / p.totalFiles) : 100;
-    return `blobs copy: ${p.doneFiles}/${p.totalFiles} files, ${gib(p.doneBytes)}/${gib(p.totalBytes)} (${percent}%): ${p.copied} copied, ${p.alreadyThere} already there, ${p.problems} not copied`;
-  };
-  const write = (p: BlobCopyProgress) => {
-    stream.write(tty ? `\r${text(p)}\x1b[K` : `${text(p)}\n`);
+  const write = (p: P) => {
+    stream.write(tty ? `\r${format.text(p)}\x1b[K` : `${format.text(p)}\n`);
     last = Date.now();
     pending = undefined;
   };
   return {
     update: (p) => {
       pending = p;
-      const done = p.doneFiles >= p.totalFiles;
-      if (done || Date.now() - last >= (tty ? 100 : 5_000)) write(p);
+      if (format.done(p) || Date.now() - last >= (tty ? 100 : 5_000)) write(p);
     },
     end: () => {
       if (ended) return;
       ended = true;
-      if (pending) write(pending);
+      if (pending !== undefined) write(pending);
       if (tty) stream.write('\n');
     },
   };
 }
+
+/** `blobs copy`'s progress: files and bytes done of the whole. */
+const BLOB_COPY_PROGRESS = {
+  text: (p: BlobCopyProgress) => {
+    const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+    const percent = p.totalBytes > 0 ? Math.floor((100 * p.doneBytes) / p.totalBytes) : p.totalFiles > 0 ? Math.floor((100 * p.doneFiles) / p.totalFiles) : 100;
+    return `blobs copy: ${p.doneFiles}/${p.totalFiles} files, ${gib(p.doneBytes)}/${gib(p.totalBytes)} (${percent}%): ${p.copied} copied, ${p.alreadyThere} already there, ${p.problems} not copied`;
+  },
+  done: (p: BlobCopyProgress) => p.doneFiles >= p.totalFiles,
+};
+
+/** `files backfill-media`'s progress: files done of those without facts at the start. */
+const BACKFILL_PROGRESS = {
+  text: (p: BackfillProgress) => `files backfill-media: ${p.done}/${p.total} files (${p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100}%), ${p.failed} unreadable`,
+  done: (p: BackfillProgress) => p.done >= p.total,
+};
 
 /** fsck's report for people: one line per finding, then the items (at most 1 000 per list). */
 function storageReportText(report: StorageReport, options: { repair: boolean; graceSeconds: number }): string {
@@ -668,7 +716,7 @@ function refuseBackup(error: unknown): never {
   throw error;
 }
 
-const ALL_COMMANDS: readonly Command[] = [...withAdminState(COMMANDS), ...ADMIN_COMMANDS, ...withAdminState(INVITE_COMMANDS), ...STORAGE_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
+const ALL_COMMANDS: readonly Command[] = [...withAdminState(COMMANDS), ...ADMIN_COMMANDS, ...withAdminState(INVITE_COMMANDS), ...STORAGE_COMMANDS, ...MEDIA_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');

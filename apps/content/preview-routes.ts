@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import type { FilePreview } from '../../core/files/preview-public-file.js';
 import { fileNotFound } from '../../core/files/get-file.js';
+import { DomainError } from '../../core/shared/errors.js';
 import { ErrorBody } from '../http/error-body.js';
 import { escapeHtml, formatBytes } from '../http/html.js';
 import { defineRoute, HTML, type Route } from '../http/route.js';
@@ -32,8 +33,8 @@ function kindOf(contentType: string): PreviewKind {
   return 'link';
 }
 
-/** The addresses and texts a preview is made of, from the file and its base. */
-function describe({ file, base }: FilePreview) {
+/** The addresses and texts a preview is made of, from the file, its base and its media facts. */
+function describe({ file, base, media }: FilePreview) {
   const id = encodeURIComponent(file.fileId);
   const contentType = file.contentType || 'application/octet-stream';
   return {
@@ -50,6 +51,8 @@ function describe({ file, base }: FilePreview) {
     downloadPath: `/d/${id}`,
     oembedUrl: `${base}/oembed?url=${encodeURIComponent(`${base}/v/${id}`)}&format=json`,
     secure: base.startsWith('https://'),
+    // Both sides or neither: a tag or attribute with one side only helps no reader.
+    size: media.width !== null && media.height !== null ? { width: media.width, height: media.height } : undefined,
   };
 }
 
@@ -76,11 +79,13 @@ function previewPage(preview: FilePreview): string {
     tags.push(meta('property', 'og:image', p.rawUrl));
     if (p.secure) tags.push(meta('property', 'og:image:secure_url', p.rawUrl));
     tags.push(meta('property', 'og:image:type', p.contentType), meta('property', 'og:image:alt', p.name));
+    if (p.size) tags.push(meta('property', 'og:image:width', String(p.size.width)), meta('property', 'og:image:height', String(p.size.height)));
   } else if (p.kind === 'video' || p.kind === 'audio') {
     const prefix = p.kind === 'video' ? 'og:video' : 'og:audio';
     tags.push(meta('property', prefix, p.rawUrl));
     if (p.secure) tags.push(meta('property', `${prefix}:secure_url`, p.rawUrl));
     tags.push(meta('property', `${prefix}:type`, p.contentType));
+    if (p.kind === 'video' && p.size) tags.push(meta('property', 'og:video:width', String(p.size.width)), meta('property', 'og:video:height', String(p.size.height)));
   }
   tags.push(
     meta('name', 'twitter:card', p.kind === 'image' ? 'summary_large_image' : 'summary'),
@@ -88,9 +93,11 @@ function previewPage(preview: FilePreview): string {
     meta('name', 'twitter:description', p.description),
   );
   if (p.kind === 'image') tags.push(meta('name', 'twitter:image', p.rawUrl), meta('name', 'twitter:image:alt', p.name));
+  // Known dimensions reserve the element's box before the bytes arrive (no layout shift).
+  const box = p.size ? ` width="${p.size.width}" height="${p.size.height}"` : '';
   const media =
-    p.kind === 'image' ? `<img src="${escapeHtml(p.rawPath)}" alt="${escapeHtml(p.name)}">`
-    : p.kind === 'video' ? `<video src="${escapeHtml(p.rawPath)}" controls preload="metadata"></video>`
+    p.kind === 'image' ? `<img src="${escapeHtml(p.rawPath)}" alt="${escapeHtml(p.name)}"${box}>`
+    : p.kind === 'video' ? `<video src="${escapeHtml(p.rawPath)}" controls preload="metadata"${box}></video>`
     : p.kind === 'audio' ? `<audio src="${escapeHtml(p.rawPath)}" controls preload="metadata"></audio>`
     : '';
   return `<!doctype html>
@@ -110,23 +117,26 @@ ${media}
 
 /**
  * The oEmbed answer for a file (oEmbed 1.0 §2.3.4): `photo` for an image (`url` its raw address),
- * `video` for a video (`html` a `<video>` element), `link` otherwise. `width`/`height` are left out:
- * Hangar does not store media dimensions yet (docs/media.md).
+ * `video` for a video (`html` a `<video>` element), `link` otherwise. `width`/`height` (pixels, as
+ * shown) come from the file's media facts when both are known (docs/media.md), and are left out
+ * otherwise (before its facts are computed, or for a video whose container does not say).
  */
 function oembedJson(preview: FilePreview) {
   const p = describe(preview);
   const common = { version: '1.0' as const, title: p.name, provider_name: 'Hangar', provider_url: p.base, cache_age: PREVIEW_MAX_AGE_SECONDS };
-  if (p.kind === 'image') return { ...common, type: 'photo' as const, url: p.rawUrl };
-  if (p.kind === 'video') return { ...common, type: 'video' as const, html: `<video src="${escapeHtml(p.rawUrl)}" controls preload="metadata"></video>` };
+  const size = p.size ? { width: p.size.width, height: p.size.height } : {};
+  const box = p.size ? ` width="${p.size.width}" height="${p.size.height}"` : '';
+  if (p.kind === 'image') return { ...common, type: 'photo' as const, url: p.rawUrl, ...size };
+  if (p.kind === 'video') return { ...common, type: 'video' as const, html: `<video src="${escapeHtml(p.rawUrl)}" controls preload="metadata"${box}></video>`, ...size };
   return { ...common, type: 'link' as const };
 }
 
 const PreviewParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
 const OEmbedQuery = Type.Object({
   url: Type.String({ description: 'A file’s preview page (`/v/<file_id>`) or view / download address (`/m/…`, `/d/…`) on this server or an account’s custom hostname', maxLength: 2048 }),
-  format: Type.Optional(Type.Literal('json', { description: 'Only `json` is offered' })),
-  maxwidth: Type.Optional(Type.String({ description: 'Accepted and ignored: no sizes are given yet' })),
-  maxheight: Type.Optional(Type.String({ description: 'Accepted and ignored: no sizes are given yet' })),
+  format: Type.Optional(Type.String({ description: 'Only `json` is offered; any other format is 501 `FORMAT_NOT_IMPLEMENTED` (oEmbed 1.0 §2.3.3)', maxLength: 32 })),
+  maxwidth: Type.Optional(Type.String({ description: 'Accepted and ignored: the file is offered at its own size' })),
+  maxheight: Type.Optional(Type.String({ description: 'Accepted and ignored: the file is offered at its own size' })),
 });
 export const OEmbedBody = Type.Object({
   version: Type.Literal('1.0'),
@@ -137,6 +147,8 @@ export const OEmbedBody = Type.Object({
   cache_age: Type.Integer({ description: 'Seconds the answer may be cached' }),
   url: Type.Optional(Type.String({ description: '`photo`: the image’s view address' })),
   html: Type.Optional(Type.String({ description: '`video`: a `<video>` element playing the view address' })),
+  width: Type.Optional(Type.Integer({ description: '`photo`, `video`: pixels, as shown (after the EXIF orientation), when known' })),
+  height: Type.Optional(Type.Integer({ description: '`photo`, `video`: pixels, as shown, when known' })),
 }, { $id: 'OEmbed' });
 
 /** A file id from a preview, view or download address's path, or undefined for any other path. */
@@ -168,7 +180,7 @@ export function previewRoutes(hangar: Hangar): Route[] {
       summary: 'A public file’s link preview page (OpenGraph, Twitter card, oEmbed discovery)',
       description:
         'An HTML page with no script (`Content-Security-Policy` without `script-src`): `og:title` the file’s name, `og:description` its size and type, ' +
-        '`og:image` (images) or `og:video` / `og:audio` with their type, Twitter card tags, and a `<link rel="alternate" type="application/json+oembed">`. ' +
+        '`og:image` (images) or `og:video` / `og:audio` with their type (and `:width` / `:height` when known), Twitter card tags, and a `<link rel="alternate" type="application/json+oembed">`. ' +
         'Private, missing, expired and suspended-account files are 404 as on the view address; reading the page counts no read.',
       errorCodes: ['FILE_NOT_FOUND'],
       params: PreviewParams,
@@ -187,11 +199,14 @@ export function previewRoutes(hangar: Hangar): Route[] {
       summary: 'oEmbed for a public file’s address',
       description:
         'oEmbed 1.0 JSON for `url`, a file’s `/v`, `/m` or `/d` address: `photo` for images, `video` (an HTML `<video>`) for videos, `link` otherwise. ' +
-        'No `width`/`height` yet. A URL that is not a public file’s address on that host is 404 `FILE_NOT_FOUND`.',
-      errorCodes: ['FILE_NOT_FOUND'],
+        '`width`/`height` when the file’s dimensions are known. A URL that is not a public file’s address on that host is 404 `FILE_NOT_FOUND`; ' +
+        'a `format` other than `json` is 501 `FORMAT_NOT_IMPLEMENTED`.',
+      errorCodes: ['FILE_NOT_FOUND', 'FORMAT_NOT_IMPLEMENTED'],
       query: OEmbedQuery,
-      responses: { 200: OEmbedBody, 400: ErrorBody, 404: ErrorBody },
+      responses: { 200: OEmbedBody, 400: ErrorBody, 404: ErrorBody, 501: ErrorBody },
       handler: async ({ ctx, query }) => {
+        // oEmbed 1.0 §2.3.3: a format the provider does not offer is 501 Not Implemented.
+        if (query.format !== undefined && query.format !== 'json') throw new DomainError('FORMAT_NOT_IMPLEMENTED', 'Only format=json is offered.');
         let url: URL;
         try {
           url = new URL(query.url);

@@ -678,6 +678,11 @@ export const CONFIG_VARIABLES = {
     fallback: [...DEFAULT_SIZE_LADDER],
     meaning: 'comma-separated sizes in px (1–4096) that `w` and `h` of image requests are snapped up to (above the largest: the largest), so arbitrary sizes share a few stored variants',
   }),
+  MEDIA_PROBE_CONCURRENCY: withDefault({
+    schema: wholeNumber(0, 64),
+    fallback: 2,
+    meaning: 'new uploads whose media facts (width, height, duration, thumbhash) are computed at once per process, after they are stored (0–64; `0`: none are computed at upload, `hangar files backfill-media` computes them; `docs/media.md`)',
+  }),
   RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: withDefault({
     schema: wholeNumber(0),
     fallback: DEFAULT_RATE_LIMITS.imageTransformsPerClientPerMinute,

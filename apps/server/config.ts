@@ -233,6 +233,8 @@ export function loadConfig(env: Env) {
       },
       /** Webhooks (docs/webhooks.md): endpoints per account, and whether http:// URLs are accepted. */
       webhooks: { maxPerAccount: read('WEBHOOKS_PER_ACCOUNT'), allowHttp: read('WEBHOOK_ALLOW_HTTP') },
+      /** Media facts (docs/media.md): new uploads probed at once per process (MEDIA_PROBE_CONCURRENCY); 0: none at upload. */
+      media: { concurrency: read('MEDIA_PROBE_CONCURRENCY') },
     } satisfies HangarOptions,
   };
 }

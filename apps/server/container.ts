@@ -16,6 +16,9 @@ import { NodeIdGenerator } from '../../adapters/crypto/node-id-generator.js';
 import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
 import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
+import { CompositeMediaProber } from '../../adapters/media/composite-media-prober.js';
+import { SharpMediaProber } from '../../adapters/media/sharp-media-prober.js';
+import { MusicMetadataMediaProber } from '../../adapters/media/music-metadata-media-prober.js';
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.js';
 import { FileOutboxMailer } from '../../adapters/mail/file-outbox-mailer.js';
@@ -120,8 +123,17 @@ export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobS
   }
 }
 
-/** Images: sharp (libvips) for transformations on the view address (docs/images.md). */
+/**
+ * Images: sharp (libvips) for transformations on the view address (docs/images.md); media facts
+ * (docs/media.md): sharp for images, music-metadata for audio and video.
+ */
 export const imagesModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.MediaProber)
+    .toResolvedValue(
+      (config: Config) => new CompositeMediaProber([new SharpMediaProber({ maxInputPixels: config.imageTransformer.maxInputPixels }), new MusicMetadataMediaProber()]),
+      [Tokens.Config],
+    )
+    .inSingletonScope();
   bind(Tokens.ImageTransformer)
     .toResolvedValue((config: Config, { metrics }: { metrics?: HangarMetrics }): ImageTransformer => {
       const sharp = new SharpImageTransformer(config.imageTransformer);
@@ -289,6 +301,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           clock: Tokens.Clock,
           failpoints: Tokens.Failpoints,
           images: Tokens.ImageTransformer,
+          mediaProber: Tokens.MediaProber,
           sniffer: Tokens.ContentSniffer,
           rateLimiter: Tokens.RateLimiter,
           database: RootTokens.Database,

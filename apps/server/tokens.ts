@@ -6,6 +6,7 @@ import type { UrlSigner } from '../../core/files/signing-keys.js';
 import type { WebAuthnVerifier } from '../../core/passkeys/webauthn-verifier.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
+import type { MediaProber } from '../../core/media/media-prober.js';
 import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
 import type { Hangar } from '../../core/hangar.js';
@@ -44,6 +45,7 @@ export const Tokens = {
   BlobStore: token<BlobStore>('BlobStore'),
   PartialBlobStore: token<PartialBlobStore>('PartialBlobStore'),
   ImageTransformer: token<ImageTransformer>('ImageTransformer'),
+  MediaProber: token<MediaProber>('MediaProber'),
   Mailer: token<Mailer>('Mailer'),
   PasswordHasher: token<PasswordHasher>('PasswordHasher'),
   TokenSigner: token<TokenSigner>('TokenSigner'),

@@ -166,7 +166,8 @@ export class AppendToResumableUpload {
       const result = await deps.files.insert(file, limits, { fromUpload: upload.id });
       if (result !== 'inserted') throw quotaError(result, limits);
       inserted = true;
-      const [view] = await deps.addresses.views(upload.userId, [file]);
+      deps.media?.enqueue(file);
+      const [view] = await deps.addresses.views(upload.userId, [file], { fresh: true });
       return view;
     } catch (error) {
       // The partial became the blob: without the record, neither is kept, and the upload ends.

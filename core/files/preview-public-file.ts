@@ -1,5 +1,6 @@
 import type { ReadPublicFile } from './read-public-file.js';
 import type { StoredFile } from './stored-file.js';
+import { type MediaFacts, type MediaFactsRepository, NO_MEDIA_FACTS } from '../media/media-facts.js';
 
 /** What a link preview shows of a public file: its record and the absolute base of its addresses. */
 export interface FilePreview {
@@ -10,6 +11,8 @@ export interface FilePreview {
    * object's `public_url` is built (spec 2.5).
    */
   base: string;
+  /** Its width, height and duration when known (docs/media.md), for `og:image:width` and oEmbed's `width`/`height`. */
+  media: MediaFacts;
 }
 
 /**
@@ -23,8 +26,11 @@ export interface FilePreview {
 export class PreviewPublicFile {
   private readonly contentHosts: ReadonlySet<string>;
 
-  /** @param deps.contentHosts the content server's own hosts, as given to ReadPublicFile; @param deps.publicContentUrl {cdn_url}, without trailing slash */
-  constructor(private readonly deps: { readPublicFile: ReadPublicFile; contentHosts: readonly string[]; publicContentUrl: string }) {
+  /**
+   * @param deps.contentHosts the content server's own hosts, as given to ReadPublicFile; @param deps.publicContentUrl {cdn_url}, without trailing slash
+   * @param deps.media where the file's media facts are read; absent: none are known
+   */
+  constructor(private readonly deps: { readPublicFile: ReadPublicFile; contentHosts: readonly string[]; publicContentUrl: string; media?: MediaFactsRepository }) {
     this.contentHosts = new Set(deps.contentHosts.map((host) => host.toLowerCase()));
   }
 
@@ -32,6 +38,7 @@ export class PreviewPublicFile {
   async execute(input: { fileId: string; host?: string }): Promise<FilePreview> {
     const { file } = await this.deps.readPublicFile.execute({ fileId: input.fileId, host: input.host, count: false });
     const onCustomHost = input.host !== undefined && !this.contentHosts.has(input.host);
-    return { file, base: onCustomHost ? `https://${input.host}` : this.deps.publicContentUrl.replace(/\/+$/, '') };
+    const media = (await this.deps.media?.findMany([file.id]))?.get(file.id) ?? NO_MEDIA_FACTS;
+    return { file, base: onCustomHost ? `https://${input.host}` : this.deps.publicContentUrl.replace(/\/+$/, ''), media };
   }
 }

@@ -8,6 +8,7 @@ import type { ContentSniffer } from './content-sniffer.js';
 import type { FileOptions } from './file-options.js';
 import type { FileRepository } from './file-repository.js';
 import type { FileAddresses } from './file-view.js';
+import type { MediaFactsQueue } from '../media/media-facts-queue.js';
 import type { PartialBlobStore } from './partial-blob-store.js';
 import type { ResumableUpload, ResumableUploadRepository } from './resumable-upload-repository.js';
 
@@ -42,6 +43,8 @@ export interface ResumableUploadDeps {
   clock: Clock;
   limits: RateLimits;
   options: FileOptions & ResumableUploadOptions;
+  /** Computes a completed upload's media facts in the background (docs/media.md); absent: none are computed. */
+  media?: MediaFactsQueue;
 }
 
 /**

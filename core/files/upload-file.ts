@@ -15,6 +15,7 @@ import type { FileOptions } from './file-options.js';
 import { totalsAndNewFileId, type FileRepository, type InsertResult } from './file-repository.js';
 import { KnownTotals } from './known-totals.js';
 import type { FileAddresses, FileView } from './file-view.js';
+import type { MediaFactsQueue } from '../media/media-facts-queue.js';
 import { blobKeyFor, FILE_ID_LENGTH, type StoredFile } from './stored-file.js';
 
 export interface UploadFileInput {
@@ -52,6 +53,8 @@ export interface UploadFileDeps {
   limits: RateLimits;
   /** Crash tests only (docs/reliability.md); none by default. */
   failpoints?: Failpoints;
+  /** Computes the stored file's media facts in the background (docs/media.md); absent: none are computed. */
+  media?: MediaFactsQueue;
 }
 
 /**
@@ -166,7 +169,9 @@ export class UploadFile {
     }
     this.knownTotals.added(input.userId, file.size);
     await (this.deps.failpoints ?? NO_FAILPOINTS).reach('after_record_before_response');
-    const [view] = await this.deps.addresses.views(input.userId, [file]);
+    // The facts are read from the stored blob after the answer (docs/media.md): the answer carries nulls.
+    this.deps.media?.enqueue(file);
+    const [view] = await this.deps.addresses.views(input.userId, [file], { fresh: true });
     return view;
   }
 

@@ -63,6 +63,8 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   /** 501: a method this server implements on no path (TRACE, PROPFIND…; RFC 9110 §15.6.2). */
   | 'NOT_IMPLEMENTED'
+  /** 501: an oEmbed `format` other than `json` (oEmbed 1.0 §2.3.3: 501 Not Implemented). */
+  | 'FORMAT_NOT_IMPLEMENTED'
   /** 400: not a valid HTTP request (malformed request line or header, two `Host` headers: RFC 9112 §3.2). */
   | 'MALFORMED_REQUEST'
   /** 431: the request's headers are larger than the server reads (RFC 6585 §5). */

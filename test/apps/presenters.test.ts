@@ -104,6 +104,16 @@ describe('fileJsonText', () => {
     expect(fileJsonText(hidden)).to.equal(expected(hidden));
   });
 
+  it('gives the new text when a file’s media facts arrive or change (they are computed after the upload)', () => {
+    const before = view({ fileId: 'MediaFact01' });
+    expect(JSON.parse(fileJsonText(before))).to.include({ width: null, height: null, duration_seconds: null, thumbhash: null });
+    const facts = { width: 4032, height: 3024, durationSeconds: null, thumbhash: '1QcSHQRnh493V4dIh4eXh1h4kJUI' };
+    for (const media of [facts, { ...facts, width: 3024, height: 4032 }, { ...facts, durationSeconds: 1.5 }, { ...facts, thumbhash: null }]) {
+      const now: FileView = { ...before, media };
+      expect(fileJsonText(now)).to.equal(expected(now));
+    }
+  });
+
   it('escapes names as JSON.stringify does (quotes, backslashes, control characters, non-ASCII, lone surrogates, no name)', () => {
     for (const name of ['a "quoted" name.png', 'back\\slash', 'tab\there\nline\u0000\u001f', 'café ☕ 😀', 'lone \ud800 surrogate', '\u2028\u2029', null]) {
       const file = view({ name });

@@ -57,6 +57,8 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
     const png = makePng(32, 32);
     const file = (await upload(server, apiKey, png, { name: 'holiday.png' })).body.file;
     expect(file.view_url).to.equal(`http://cdn.hangar.test/v/${file.file_id}`);
+    // Its media facts are computed right after the upload (docs/media.md): the page then gives its size.
+    await server.running.hangar.mediaFactsQueue?.settled();
     const answer = await page(file.view_url);
     expect(answer.status).to.equal(200);
     expect(answer.headers.get('content-type')).to.equal('text/html; charset=utf-8');
@@ -66,11 +68,13 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
     expect(og.ogDescription).to.equal(`${(png.length / 1000).toFixed(1)} kB · image/png`);
     expect(og.ogUrl).to.equal(file.view_url);
     expect(og.ogImage?.[0]).to.include({ url: file.public_url, type: 'image/png' });
+    expect([og.ogImage?.[0]?.width, og.ogImage?.[0]?.height].map(Number)).to.deep.equal([32, 32]);
+    expect(answer.text).to.include('<meta property="og:image:width" content="32">').and.include('<meta property="og:image:height" content="32">');
     expect(og.twitterCard).to.equal('summary_large_image');
     expect(og.twitterImage?.[0]?.url).to.equal(file.public_url);
     expect(og.ogVideo).to.equal(undefined);
     // People opening the page see the image from the host they asked, which the CSP's 'self' allows.
-    expect(answer.text).to.include(`<img src="/m/${file.file_id}" alt="holiday.png">`);
+    expect(answer.text).to.include(`<img src="/m/${file.file_id}" alt="holiday.png" width="32" height="32">`);
 
     const discovery = oembedLink(answer.text);
     expect(discovery).to.equal(`http://cdn.hangar.test/oembed?url=${encodeURIComponent(file.view_url)}&format=json`);
@@ -78,6 +82,7 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
     expect(embed.status).to.equal(200);
     expect(embed.body).to.deep.equal({
       version: '1.0', type: 'photo', title: 'holiday.png', provider_name: 'Hangar', provider_url: 'http://cdn.hangar.test', cache_age: 300, url: file.public_url,
+      width: 32, height: 32,
     });
     // The raw address works as the oEmbed URL too; the image the preview names is the file's bytes.
     expect((await oembed(file.public_url)).body.type).to.equal('photo');
@@ -137,7 +142,8 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
       expectError(await oembed(url), 404, 'FILE_NOT_FOUND');
     }
     expectError(await call(server.content, '/oembed'), 400, 'VALIDATION_FAILED');
-    expectError(await call(server.content, `/oembed?url=${encodeURIComponent(visible.view_url)}&format=xml`), 400, 'VALIDATION_FAILED');
+    // oEmbed 1.0 §2.3.3: a format the provider does not offer is 501 Not Implemented.
+    expectError(await call(server.content, `/oembed?url=${encodeURIComponent(visible.view_url)}&format=xml`), 501, 'FORMAT_NOT_IMPLEMENTED');
 
     const soon = (await upload(server, apiKey, makePng(), { name: 'soon.png' })).body.file;
     const at = new Date(clock.now().getTime() + 60_000).toISOString();

@@ -25,10 +25,11 @@ export const RELAXED_RATE_LIMITS: Record<string, string> = {
 
 /**
  * Statuses a test may provoke on purpose (fault injection: an edge provider down, a blob store
- * unavailable, a full disk). Any other 5xx received through {@link call} fails the test at once:
+ * unavailable, a full disk; 501 for what the server declines to offer, such as an oEmbed format
+ * other than JSON). Any other 5xx received through {@link call} fails the test at once:
  * a 500 is a bug wherever it shows up.
  */
-export const DELIBERATE_SERVER_ERRORS: ReadonlySet<number> = new Set([502, 503, 507]);
+export const DELIBERATE_SERVER_ERRORS: ReadonlySet<number> = new Set([501, 502, 503, 507]);
 
 /**
  * `HANGAR_TEST_BLOBS=s3`: the in-process HTTP suite runs with its blobs on s3rver (see

@@ -146,6 +146,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     usage: repos.usage,
     logs: repos.logs,
     imageVariants: repos.imageVariants,
+    mediaFacts: repos.mediaFacts,
     domains: repos.domains,
     edge: new MockEdgeProvider({ cnameTarget: 'cdn.test' }),
     blobs,

@@ -18,6 +18,7 @@ import { MemoryCustomDomainRepository } from './memory-custom-domain-repository.
 import { MemoryDatabase } from './memory-database.js';
 import { MemoryFileRepository } from './memory-file-repository.js';
 import { MemoryImageVariantRepository } from './memory-image-variant-repository.js';
+import { MemoryMediaFactsRepository } from './memory-media-facts-repository.js';
 import { MemoryHealthProbe } from './memory-health-probe.js';
 import { MemoryMfaRepository } from './memory-mfa-repository.js';
 import { MemoryOneTimeTokenRepository } from './memory-one-time-token-repository.js';
@@ -39,6 +40,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     mfa: new MemoryMfaRepository(db),
     apiKeys: new MemoryApiKeyRepository(db),
     files: new MemoryFileRepository(db),
+    mediaFacts: new MemoryMediaFactsRepository(db),
     usage: new MemoryUsageRepository(db),
     logs: new MemoryActivityLogRepository(db),
     domains: new MemoryCustomDomainRepository(db),

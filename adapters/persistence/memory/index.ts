@@ -17,3 +17,4 @@ export * from './memory-passkey-challenge-repository.js';
 export * from './memory-invite-repository.js';
 export * from './memory-oidc-repositories.js';
 export * from './memory-webhook-repository.js';
+export * from './memory-media-facts-repository.js';

@@ -8,6 +8,7 @@ import type { CustomDomain } from '../../../core/domains/custom-domain.js';
 import type { AccountTotals } from '../../../core/files/file-repository.js';
 import type { ResumableUpload } from '../../../core/files/resumable-upload-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
+import type { MediaFacts, MediaFactsState } from '../../../core/media/media-facts.js';
 import type { PeriodCounts } from '../../../core/plans/usage-repository.js';
 import type { Share } from '../../../core/shares/share.js';
 import type { UploadUrlGrant } from '../../../core/files/upload-urls.js';
@@ -77,6 +78,8 @@ export class MemoryDatabase {
   readonly fileRecordIdByFileId = new Map<string, string>();
   /** `image_variants`: by file record id, then variant name (core/images/image-variant-repository.ts). */
   readonly imageVariants = new Map<string, Map<string, MemoryImageVariantRow>>();
+  /** `file_media` by file record id (migration 0047); removed with their file. */
+  readonly mediaFacts = new Map<string, { facts: MediaFacts; state: MediaFactsState; computedAt: Date }>();
   /** `account_totals` by user id. */
   readonly accountTotals = new Map<string, AccountTotals>();
   /** `resumable_uploads` by upload id. */
@@ -188,6 +191,7 @@ export class MemoryDatabase {
       this.files.delete(id);
       this.fileRecordIdByFileId.delete(row.file.fileId);
       this.imageVariants.delete(id);
+      this.mediaFacts.delete(id);
     }
     this.accountTotals.delete(userId);
     for (const [id, row] of this.uploadUrls) {

@@ -91,6 +91,7 @@ export class MemoryFileRepository implements FileRepository {
       this.db.files.delete(row.file.id);
       this.db.fileRecordIdByFileId.delete(fileId);
       this.db.deleteSharesOf(row.file.id);
+      this.db.mediaFacts.delete(row.file.id);
       deleted.push(row.file);
     }
     const totals = this.db.accountTotals.get(options.userId);

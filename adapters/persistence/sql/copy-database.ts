@@ -16,6 +16,7 @@ const TABLES = [
   { name: 'account_totals', key: ['user_id'] },
   // Stored variants' bytes are in account_totals: copied from the same snapshot, so they match on arrival.
   { name: 'image_variants', key: ['file_record_id', 'variant'] },
+  { name: 'file_media', key: ['file_record_id'] },
   { name: 'usage_periods', key: ['user_id', 'period_start'] },
   { name: 'activity_logs', key: ['id'] },
   // Copied from the same snapshot as `activity_logs`, so it matches them on arrival.

@@ -19,6 +19,7 @@ import { SqlApiKeyRepository } from './sql-api-key-repository.js';
 import { SqlCustomDomainRepository } from './sql-custom-domain-repository.js';
 import { SqlFileRepository, type SqlFileRepositoryOptions } from './sql-file-repository.js';
 import { SqlImageVariantRepository } from './sql-image-variant-repository.js';
+import { SqlMediaFactsRepository } from './sql-media-facts-repository.js';
 import { SqlHealthProbe } from './sql-health-probe.js';
 import { SqlMfaRepository } from './sql-mfa-repository.js';
 import { SqlOneTimeTokenRepository } from './sql-one-time-token-repository.js';
@@ -53,6 +54,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     mfa: new SqlMfaRepository(db),
     apiKeys: new SqlApiKeyRepository(executor),
     files: new SqlFileRepository(executor, options.files),
+    mediaFacts: new SqlMediaFactsRepository(db),
     usage: new SqlUsageRepository(db),
     logs: new SqlActivityLogRepository(executor),
     domains: new SqlCustomDomainRepository(executor),

@@ -256,6 +256,22 @@ export interface ImageVariantsTable {
   created_at: Int64;
 }
 
+/** `file_media` (migration 0047, docs/media.md): media facts of each file, one row per file record; rows go with their file. */
+export interface FileMediaTable {
+  /** `files.id`; the primary key. */
+  file_record_id: string;
+  /** Pixels after the EXIF orientation; null when unknown. */
+  width: number | null;
+  height: number | null;
+  /** Seconds; null when unknown. */
+  duration_seconds: number | null;
+  /** Base64 ThumbHash; null when unknown. */
+  thumbhash: string | null;
+  state: 'probed' | 'failed';
+  /** Unix ms. */
+  computed_at: Int64;
+}
+
 /**
  * The Hangar database as Kysely sees it. One schema serves SQLite and Postgres: timestamps are
  * integers of Unix milliseconds, booleans integers 0/1, columns snake_case.
@@ -342,6 +358,7 @@ export interface HangarDatabase {
   activity_log_totals: ActivityLogTotalsTable;
   custom_domains: CustomDomainsTable;
   image_variants: ImageVariantsTable;
+  file_media: FileMediaTable;
   shares: SharesTable;
   upload_urls: UploadUrlsTable;
   mail_outbox: MailOutboxTable;

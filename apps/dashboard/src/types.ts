@@ -16,6 +16,11 @@ export interface HangarFile {
   is_public: boolean | null;
   /** When the file is deleted automatically; null: never. */
   expires_at?: string | null;
+  /** Media facts (docs/media.md): pixels as shown, seconds, base64 ThumbHash; null when unknown. */
+  width?: number | null;
+  height?: number | null;
+  duration_seconds?: number | null;
+  thumbhash?: string | null;
   view_count?: number;
   download_count?: number;
 }

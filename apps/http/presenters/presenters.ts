@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import type { FileView } from '../../../core/files/file-view.js';
 import type { FileUrls } from '../../../core/files/file-urls.js';
 import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
+import { type MediaFacts, NO_MEDIA_FACTS } from '../../../core/media/media-facts.js';
 import type { Settings } from '../../../core/settings/settings.js';
 import type { ActivityLogEntry } from '../../../core/activity/activity-log.js';
 import type { AccountView } from '../../../core/plans/account-policy.js';
@@ -57,8 +58,8 @@ export function apiKeyJson(apiKey: ApiKey & { expired?: boolean }, extra: { key?
   };
 }
 
-/** File object (spec 2.4). */
-export function fileJson({ file, urls }: FileView) {
+/** File object (spec 2.4), with its media facts (docs/media.md: null when unknown). */
+export function fileJson({ file, urls, media = NO_MEDIA_FACTS }: FileView) {
   return {
     id: file.id,
     user_id: file.userId,
@@ -74,6 +75,10 @@ export function fileJson({ file, urls }: FileView) {
     created_at: toIso(file.createdAt),
     is_public: file.isPublic,
     expires_at: file.expiresAt ? toIso(file.expiresAt) : null,
+    width: media.width,
+    height: media.height,
+    duration_seconds: media.durationSeconds,
+    thumbhash: media.thumbhash,
     view_count: file.viewCount,
     download_count: file.downloadCount,
   };
@@ -86,6 +91,7 @@ export const KEPT_FILE_TEXTS = 2_048;
 interface KeptFileText {
   file: StoredFile;
   urls: FileUrls;
+  media: MediaFacts;
   head: string;
 }
 
@@ -94,20 +100,20 @@ const keptFileTexts = new LRUCache<string, KeptFileText>({ max: KEPT_FILE_TEXTS 
 
 /**
  * `JSON.stringify(fileJson(view))`, the same text, from a kept copy when the file's record (every
- * member but its two read counts) and addresses are those the kept text was written from; only the
+ * member but its two read counts), addresses and media facts are those the kept text was written from; only the
  * counts, the object's last two members, are written anew. A listing is mostly the same files asked
  * again (a dashboard, a client polling, paging back): its body was a fifth of its CPU
  * (decision 0013, docs/decisions/). `test/apps/presenters.test.ts` checks that a change of
  * any member of the record or the addresses gives the new text.
  */
 export function fileJsonText(view: FileView): string {
-  const { file, urls } = view;
+  const { file, urls, media = NO_MEDIA_FACTS } = view;
   let kept = keptFileTexts.get(file.id);
-  if (kept === undefined || !sameRecord(kept.file, file) || !sameUrls(kept.urls, urls)) {
-    const text = JSON.stringify(fileJson({ file: { ...file, viewCount: 0, downloadCount: 0 }, urls }));
+  if (kept === undefined || !sameRecord(kept.file, file) || !sameUrls(kept.urls, urls) || !sameMedia(kept.media, media)) {
+    const text = JSON.stringify(fileJson({ file: { ...file, viewCount: 0, downloadCount: 0 }, urls, media }));
     // Counts last, as fileJson writes them; were they not, the text is written whole each time.
     if (!text.endsWith(ZERO_COUNTS)) return JSON.stringify(fileJson(view));
-    kept = { file: copyStoredFile(file), urls: { ...urls }, head: text.slice(0, text.length - ZERO_COUNTS.length) };
+    kept = { file: copyStoredFile(file), urls: { ...urls }, media: { ...media }, head: text.slice(0, text.length - ZERO_COUNTS.length) };
     keptFileTexts.set(file.id, kept);
   }
   return `${kept.head},"view_count":${jsonNumber(file.viewCount)},"download_count":${jsonNumber(file.downloadCount)}}`;
@@ -128,6 +134,11 @@ function sameRecord(a: StoredFile, b: StoredFile): boolean {
     a.sha256 === b.sha256 && a.isPublic === b.isPublic && a.createdAt.getTime() === b.createdAt.getTime() && a.blobKey === b.blobKey &&
     (a.expiresAt === null ? b.expiresAt === null : b.expiresAt !== null && a.expiresAt.getTime() === b.expiresAt.getTime())
   );
+}
+
+/** The four media facts are the same (a file's facts arrive after its upload). */
+function sameMedia(a: MediaFacts, b: MediaFacts): boolean {
+  return a.width === b.width && a.height === b.height && a.durationSeconds === b.durationSeconds && a.thumbhash === b.thumbhash;
 }
 
 /** The five addresses are the same. */

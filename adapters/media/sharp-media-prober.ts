@@ -1,0 +1,97 @@
+import { createRequire } from 'node:module';
+import type Sharp from 'sharp';
+import { rgbaToThumbHash } from 'thumbhash';
+import type { MediaFacts } from '../../core/media/media-facts.js';
+import type { MediaProber, ProbeInput } from '../../core/media/media-prober.js';
+
+/** Options of {@link SharpMediaProber}. */
+export interface SharpMediaProberOptions {
+  /**
+   * Largest image, in bytes, read whole (sharp holds a streamed input in memory before it decodes
+   * it) to compute its thumbhash. Larger images are read only as far as {@link headBytes}: their
+   * width and height come from the header, their thumbhash stays null. Default 64 MiB, as the
+   * image transformer's ceiling.
+   */
+  maxInputBytes?: number;
+  /** Bytes read from the start of an image over `maxInputBytes` for its header; default 1 MiB (EXIF blocks come before a JPEG's frame header). */
+  headBytes?: number;
+  /** Largest image, in pixels (all pages), decoded for the thumbhash (`IMAGE_MAX_INPUT_PIXELS`); above it only width and height are read. Default 40,000,000. */
+  maxInputPixels?: number;
+  /** Longest one thumbhash's decode may run, in seconds; default 30. */
+  timeoutSeconds?: number;
+}
+
+/** Defaults of {@link SharpMediaProberOptions}. */
+export const SHARP_MEDIA_DEFAULTS = { maxInputBytes: 64 * 1024 * 1024, headBytes: 1024 * 1024, maxInputPixels: 40_000_000, timeoutSeconds: 30 } as const;
+
+/** Image types sharp's prebuilt libvips decodes. SVG is left out: rendering it is not reading a header. */
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/tiff']);
+
+/** The side of the box a thumbhash is computed from; thumbhash takes at most 100 × 100 pixels. */
+const THUMBHASH_BOX = 100;
+
+let library: typeof Sharp | undefined;
+/** sharp, loaded on the first probe (it is the largest native library of the service). */
+function sharpLibrary(): typeof Sharp {
+  return (library ??= createRequire(import.meta.url)('sharp') as typeof Sharp);
+}
+
+/**
+ * A {@link MediaProber} of still and animated images on sharp (libvips): width and height as the
+ * image is shown (after its EXIF orientation: sharp's `autoOrient` dimensions), and a ThumbHash of
+ * the oriented image (first page) scaled to fit 100 × 100 (`thumbhash`'s `rgbaToThumbHash`).
+ *
+ * Memory: sharp collects a streamed input into one buffer before decoding, so an image is read
+ * whole only up to `maxInputBytes`; a larger one is read as its first `headBytes` (a byte range of
+ * the blob), whose header gives the dimensions without decoding. A thumbhash decodes at most
+ * `maxInputPixels` (libvips shrinks a JPEG while decoding it), so a probe holds about its file plus
+ * one decoded image, and the queue's concurrency bounds how many run at once.
+ */
+export class SharpMediaProber implements MediaProber {
+  private readonly options: Required<SharpMediaProberOptions>;
+
+  constructor(options: SharpMediaProberOptions = {}) {
+    this.options = { ...SHARP_MEDIA_DEFAULTS, ...options };
+  }
+
+  handles(contentType: string): boolean {
+    return IMAGE_TYPES.has(contentType);
+  }
+
+  /** @throws Error (sharp's) when the bytes are not an image libvips reads */
+  async probe(input: ProbeInput): Promise<MediaFacts> {
+    const whole = input.size <= this.options.maxInputBytes;
+    const bytes = await collect(whole ? await input.read() : await input.read({ start: 0, end: Math.min(input.size, this.options.headBytes) - 1 }), whole ? this.options.maxInputBytes : this.options.headBytes);
+    const sharp = sharpLibrary();
+    // Only the header is read here (no decode): no pixel limit needed, and a head-only buffer is enough.
+    const metadata = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
+    const width = metadata.autoOrient?.width ?? metadata.width ?? null;
+    const height = metadata.autoOrient?.height ?? metadata.height ?? null;
+    const pixels = (metadata.width ?? 0) * (metadata.pageHeight ?? metadata.height ?? 0);
+    let thumbhash: string | null = null;
+    if (whole && width !== null && height !== null && pixels > 0 && pixels <= this.options.maxInputPixels) {
+      const { data, info } = await sharp(bytes, { limitInputPixels: this.options.maxInputPixels, failOn: 'none', pages: 1 })
+        .autoOrient()
+        .resize(THUMBHASH_BOX, THUMBHASH_BOX, { fit: 'inside' })
+        .ensureAlpha()
+        .raw()
+        .timeout({ seconds: this.options.timeoutSeconds })
+        .toBuffer({ resolveWithObject: true });
+      thumbhash = Buffer.from(rgbaToThumbHash(info.width, info.height, data)).toString('base64');
+    }
+    return { width, height, durationSeconds: null, thumbhash };
+  }
+}
+
+/** The stream's bytes in one Buffer, at most `maxBytes` of them (the rest is not read). */
+async function collect(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    const room = maxBytes - total;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : Buffer.from(chunk));
+    total += Math.min(chunk.length, room);
+    if (total >= maxBytes) break;
+  }
+  return Buffer.concat(chunks, total);
+}

@@ -1,0 +1,83 @@
+import { type Kysely, sql } from 'kysely';
+import type { MediaFacts, MediaFactsRepository, MediaFactsState, MediaSubject } from '../../../core/media/media-facts.js';
+import { toMillis, toNumber } from './rows.js';
+import type { HangarDatabase } from './schema.js';
+
+/** Record ids per statement of {@link SqlMediaFactsRepository.findMany}: far under SQLite's and Postgres's parameter limits. */
+const IDS_PER_READ = 500;
+
+/**
+ * {@link MediaFactsRepository} over `file_media` (migration 0047), on SQLite and Postgres.
+ * `save` is one upsert that inserts only while the file exists (`insert … select … where exists`);
+ * a file deleted at the same moment (its row lock taken by the delete on Postgres) fails the
+ * foreign key, which also answers false. The backfill's walk reads `files` by its primary key with
+ * a `not exists` on `file_media`'s: each batch reads only the files it returns and those it skips.
+ */
+export class SqlMediaFactsRepository implements MediaFactsRepository {
+  constructor(private readonly db: Kysely<HangarDatabase>) {}
+
+  async save(options: { fileRecordId: string; facts: MediaFacts; state: MediaFactsState; computedAt: Date }): Promise<boolean> {
+    const { facts } = options;
+    try {
+      const result = await sql`
+        insert into file_media (file_record_id, width, height, duration_seconds, thumbhash, state, computed_at)
+        select ${options.fileRecordId}, ${facts.width}, ${facts.height}, ${facts.durationSeconds}, ${facts.thumbhash}, ${options.state}, ${toMillis(options.computedAt)}
+        where exists (select 1 from files where id = ${options.fileRecordId})
+        on conflict (file_record_id) do update set
+          width = excluded.width, height = excluded.height, duration_seconds = excluded.duration_seconds,
+          thumbhash = excluded.thumbhash, state = excluded.state, computed_at = excluded.computed_at`.execute(this.db);
+      return Number(result.numAffectedRows ?? 0n) > 0;
+    } catch (error) {
+      if (isForeignKeyViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async findMany(fileRecordIds: readonly string[]): Promise<Map<string, MediaFacts>> {
+    const found = new Map<string, MediaFacts>();
+    for (let start = 0; start < fileRecordIds.length; start += IDS_PER_READ) {
+      const ids = fileRecordIds.slice(start, start + IDS_PER_READ);
+      const rows = await this.db
+        .selectFrom('file_media')
+        .select(['file_record_id', 'width', 'height', 'duration_seconds', 'thumbhash'])
+        .where('file_record_id', 'in', ids)
+        .execute();
+      for (const row of rows) {
+        found.set(row.file_record_id, {
+          width: row.width === null ? null : Number(row.width),
+          height: row.height === null ? null : Number(row.height),
+          durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+          thumbhash: row.thumbhash,
+        });
+      }
+    }
+    return found;
+  }
+
+  async filesWithout(options: { afterId?: string; limit: number }): Promise<MediaSubject[]> {
+    const rows = await this.db
+      .selectFrom('files')
+      .select(['id', 'blob_key', 'content_type', 'size'])
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('file_media').select(sql.lit(1).as('one')).whereRef('file_media.file_record_id', '=', 'files.id'))))
+      .$if(options.afterId !== undefined, (query) => query.where('id', '>', options.afterId!))
+      .orderBy('id')
+      .limit(options.limit)
+      .execute();
+    return rows.map((row) => ({ id: row.id, blobKey: row.blob_key, contentType: row.content_type, size: toNumber(row.size) }));
+  }
+
+  async countWithout(): Promise<number> {
+    const row = await this.db
+      .selectFrom('files')
+      .select((eb) => eb.fn.countAll<number | string>().as('missing'))
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('file_media').select(sql.lit(1).as('one')).whereRef('file_media.file_record_id', '=', 'files.id'))))
+      .executeTakeFirstOrThrow();
+    return toNumber(row.missing);
+  }
+}
+
+/** True for a foreign key failure: Postgres SQLSTATE 23503, SQLite SQLITE_CONSTRAINT_FOREIGNKEY. */
+function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

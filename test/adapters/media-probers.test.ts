@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import sharp from 'sharp';
+import { thumbHashToRGBA } from 'thumbhash';
+import { CompositeMediaProber } from '../../adapters/media/composite-media-prober.js';
+import { MusicMetadataMediaProber } from '../../adapters/media/music-metadata-media-prober.js';
+import { SharpMediaProber } from '../../adapters/media/sharp-media-prober.js';
+import type { ByteRange } from '../../core/files/blob-store.js';
+import type { ProbeInput } from '../../core/media/media-prober.js';
+import { makePdf } from '../support/bytes.js';
+import { exifJpeg, solidPng } from '../support/images.js';
+import { makeWav, streamedWav } from '../support/media.js';
+
+/** A probe input over bytes in memory that records every read (whole or range) and the bytes it handed out. */
+function inputOf(bytes: Uint8Array, contentType: string) {
+  const reads: (ByteRange | undefined)[] = [];
+  let bytesRead = 0;
+  const input: ProbeInput = {
+    contentType,
+    size: bytes.length,
+    read: async (range) => {
+      reads.push(range);
+      const part = range ? bytes.subarray(range.start, range.end + 1) : bytes;
+      return (async function* () {
+        for (let at = 0; at < part.length; at += 16 * 1024) {
+          const chunk = part.subarray(at, at + 16 * 1024);
+          bytesRead += chunk.length;
+          yield chunk;
+        }
+      })();
+    },
+  };
+  return { input, reads, bytesRead: () => bytesRead };
+}
+
+describe('media probers (sharp, music-metadata)', function () {
+  this.timeout(30_000);
+  const images = new SharpMediaProber();
+  const sounds = new MusicMetadataMediaProber();
+  const probers = new CompositeMediaProber([images, sounds]);
+
+  it('gives a JPEG with EXIF orientation 6 its shown size (sides swapped) and a thumbhash of the same aspect', async () => {
+    const jpeg = await exifJpeg(64, 48, 6);
+    expect((await sharp(jpeg).metadata()).orientation).to.equal(6);
+    const facts = await probers.probe(inputOf(jpeg, 'image/jpeg').input);
+    expect(facts).to.include({ width: 48, height: 64, durationSeconds: null });
+    const placeholder = thumbHashToRGBA(Buffer.from(facts.thumbhash!, 'base64'));
+    // The placeholder is drawn upright: taller than wide, as the photo is shown.
+    expect(placeholder.h).to.be.greaterThan(placeholder.w);
+    expect(placeholder.rgba.length).to.equal(placeholder.w * placeholder.h * 4);
+  });
+
+  it('gives a PNG its size and a thumbhash whose colour is the image’s', async () => {
+    const png = await solidPng(300, 100, { r: 200, g: 20, b: 20, alpha: 1 });
+    const facts = await probers.probe(inputOf(png, 'image/png').input);
+    expect(facts).to.include({ width: 300, height: 100, durationSeconds: null });
+    const { w, h, rgba } = thumbHashToRGBA(Buffer.from(facts.thumbhash!, 'base64'));
+    expect(w).to.be.greaterThan(h);
+    const middle = (Math.floor(h / 2) * w + Math.floor(w / 2)) * 4;
+    expect(rgba[middle]!).to.be.greaterThan(150);
+    expect(rgba[middle + 1]!).to.be.lessThan(80);
+  });
+
+  it('reads only the head of an image over its byte ceiling: the size from the header, no thumbhash', async () => {
+    const png = await sharp({ create: { width: 600, height: 400, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+    const small = new SharpMediaProber({ maxInputBytes: 64 * 1024, headBytes: 4 * 1024 });
+    const probe = inputOf(png, 'image/png');
+    expect(png.length).to.be.greaterThan(256 * 1024);
+    expect(await small.probe(probe.input)).to.deep.equal({ width: 600, height: 400, durationSeconds: null, thumbhash: null });
+    expect(probe.reads).to.deep.equal([{ start: 0, end: 4 * 1024 - 1 }]);
+    expect(probe.bytesRead()).to.equal(4 * 1024);
+  });
+
+  it('gives a WAV its duration, and no size or thumbhash', async () => {
+    expect(await probers.probe(inputOf(makeWav(2.5), 'audio/wav').input)).to.deep.equal({ width: null, height: null, durationSeconds: 2.5, thumbhash: null });
+  });
+
+  it('reads a 50 MiB WAV as a stream: memory grows by far less than the file', async () => {
+    const size = 50 * 1024 * 1024;
+    global.gc?.();
+    const before = process.memoryUsage();
+    let peak = 0;
+    const sample = setInterval(() => {
+      const now = process.memoryUsage();
+      peak = Math.max(peak, now.heapUsed + now.arrayBuffers - before.heapUsed - before.arrayBuffers);
+    }, 2);
+    try {
+      const facts = await sounds.probe({ contentType: 'audio/wav', size, read: async () => streamedWav(size) });
+      expect(facts.durationSeconds).to.be.closeTo((size - 44) / (44_100 * 4), 0.001);
+    } finally {
+      clearInterval(sample);
+    }
+    // A reader that gathered the file would hold 50 MiB; this one holds a few chunks.
+    expect(peak).to.be.lessThan(16 * 1024 * 1024);
+  });
+
+  it('handles images, audio and video only; a PDF is no media, and bytes that are not what they claim fail', async () => {
+    expect(probers.handles('application/pdf')).to.equal(false);
+    expect(probers.handles('image/svg+xml')).to.equal(false);
+    expect(probers.handles('video/mp4')).to.equal(true);
+    expect(probers.handles('audio/mpeg')).to.equal(true);
+    await expectRejection(probers.probe(inputOf(makePdf(), 'image/png').input));
+    await expectRejection(probers.probe(inputOf(makePdf(), 'audio/wav').input));
+  });
+});
+
+async function expectRejection(promise: Promise<unknown>): Promise<void> {
+  try {
+    await promise;
+  } catch {
+    return;
+  }
+  expect.fail('expected the probe to fail');
+}
