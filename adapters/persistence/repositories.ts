@@ -1,26 +1,27 @@
-import type { WebhookRepository } from '../../core/webhooks/webhook.js';
+import type { WebhookRepository } from '../../core/webhooks/webhook-repository.js';
 import type { MfaRepository } from '../../core/accounts/mfa-repository.js';
 import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-repository.js';
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
+import type { ActivityLogRepository } from '../../core/activity/activity-log-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { ResumableUploadRepository } from '../../core/files/resumable-upload-repository.js';
 import type { ImageVariantRepository } from '../../core/images/image-variant-repository.js';
-import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
-import type { UploadUrlRepository } from '../../core/files/upload-urls.js';
-import type { ShareRepository } from '../../core/shares/share.js';
+import type { SigningKeyRepository } from '../../core/files/signing-key-repository.js';
+import type { UploadUrlRepository } from '../../core/files/upload-url-repository.js';
+import type { ShareRepository } from '../../core/shares/share-repository.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
-import type { InviteRepository } from '../../core/invites/invite.js';
-import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
+import type { InviteRepository } from '../../core/invites/invite-repository.js';
+import type { OidcFlowRepository } from '../../core/sso/oidc-flow-repository.js';
+import type { OidcIdentityRepository } from '../../core/sso/oidc-identity-repository.js';
 import type { AccountDirectory } from '../../core/admin/account-directory.js';
-import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
+import type { AdminAuditLog } from '../../core/admin/admin-audit-log.js';
 import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
-import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
-import type { HealthProbe } from '../../core/shared/health.js';
-import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
+import type { PlanOverrideStore } from '../../core/plans/plan-override-store.js';
+import type { HealthProbe } from '../../core/shared/health-probe.js';
+import type { PasskeyRepository } from '../../core/passkeys/passkey-repository.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
 
 /** Every repository port over one store, and that store's health probe. */

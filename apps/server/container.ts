@@ -40,7 +40,7 @@ import { InstrumentedBlobStore } from '../../adapters/metrics/instrumented-blob-
 import type { HangarMetrics } from './metrics.js';
 import type { Hangar } from '../../core/hangar.js';
 import type { Mailer } from '../../core/accounts/mailer.js';
-import type { WebhookTargets } from '../../core/webhooks/webhook.js';
+import type { WebhookTargets } from '../../core/webhooks/webhook-targets.js';
 import { HttpWebhookSender } from '../../adapters/webhooks/http-webhook-sender.js';
 import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
 import { SqlWebhookOutbox } from '../../adapters/webhooks/sql-webhook-outbox.js';

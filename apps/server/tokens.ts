@@ -3,12 +3,14 @@ import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-
 import type { PasswordHasher } from '../../core/accounts/password-hasher.js';
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
 import type { MfaRepository } from '../../core/accounts/mfa-repository.js';
-import type { SecretBox, Totp } from '../../core/accounts/totp.js';
+import type { SecretBox } from '../../core/accounts/secret-box.js';
+import type { Totp } from '../../core/accounts/totp.js';
 import type { TokenSigner } from '../../core/accounts/token-signer.js';
-import type { SigningKeyRepository, UrlSigner } from '../../core/files/signing-keys.js';
-import type { UploadUrlRepository } from '../../core/files/upload-urls.js';
-import type { ShareRepository } from '../../core/shares/share.js';
-import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
+import type { SigningKeyRepository } from '../../core/files/signing-key-repository.js';
+import type { UrlSigner } from '../../core/files/url-signer.js';
+import type { UploadUrlRepository } from '../../core/files/upload-url-repository.js';
+import type { ShareRepository } from '../../core/shares/share-repository.js';
+import type { PasskeyRepository } from '../../core/passkeys/passkey-repository.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
 import type { WebAuthnVerifier } from '../../core/passkeys/webauthn-verifier.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
@@ -19,7 +21,7 @@ import type { ImageVariantRepository } from '../../core/images/image-variant-rep
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { PartialBlobStore } from '../../core/files/partial-blob-store.js';
 import type { ResumableUploadRepository } from '../../core/files/resumable-upload-repository.js';
-import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
+import type { ActivityLogRepository } from '../../core/activity/activity-log-repository.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';
 import type { CustomDomainRepository } from '../../core/domains/custom-domain-repository.js';
 import type { EdgeProvider } from '../../core/domains/edge-provider.js';
@@ -28,18 +30,21 @@ import type { Clock } from '../../core/shared/clock.js';
 import type { ContentSniffer } from '../../core/files/content-sniffer.js';
 import type { RateLimiter } from '../../core/shared/rate-limiter.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
-import type { HealthProbe } from '../../core/shared/health.js';
-import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
+import type { HealthProbe } from '../../core/shared/health-probe.js';
+import type { IdGenerator } from '../../core/shared/id-generator.js';
+import type { SecretDigest } from '../../core/shared/secret-digest.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { ServiceIdentifier } from 'inversify';
-import type { InviteRepository } from '../../core/invites/invite.js';
+import type { InviteRepository } from '../../core/invites/invite-repository.js';
 import type { AccountDirectory } from '../../core/admin/account-directory.js';
-import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
+import type { AdminAuditLog } from '../../core/admin/admin-audit-log.js';
 import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
-import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
-import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
+import type { PlanOverrideStore } from '../../core/plans/plan-override-store.js';
+import type { OidcFlowRepository } from '../../core/sso/oidc-flow-repository.js';
+import type { OidcIdentityRepository } from '../../core/sso/oidc-identity-repository.js';
 import type { Config } from './config.js';
-import type { WebhookRepository, WebhookTargets } from '../../core/webhooks/webhook.js';
+import type { WebhookRepository } from '../../core/webhooks/webhook-repository.js';
+import type { WebhookTargets } from '../../core/webhooks/webhook-targets.js';
 
 /** Container tokens: Symbols named like the interface they stand for. */
 export const Tokens = {

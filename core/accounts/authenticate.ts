@@ -3,7 +3,7 @@ import { API_KEY_TOUCH_INTERVAL_MS, isApiKeyExpired, looksLikeApiKey } from '../
 import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { SecretDigest } from '../shared/ids.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { SESSION_IDLE_DAYS } from './account-options.js';
 import { DAY_MS } from '../shared/time.js';

@@ -1,4 +1,5 @@
-import type { OidcFlow, OidcFlowRepository, OidcIdentityLink, OidcIdentityRepository, SignInCode } from '../../../core/sso/oidc-repositories.js';
+import type { OidcFlow, OidcFlowRepository, SignInCode } from '../../../core/sso/oidc-flow-repository.js';
+import type { OidcIdentityLink, OidcIdentityRepository } from '../../../core/sso/oidc-identity-repository.js';
 import { MemoryDatabase } from './memory-database.js';
 
 /** {@link OidcIdentityRepository} held in process memory (a {@link MemoryDatabase}); links go with their account. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { OidcFlow, OidcFlowRepository, OidcIdentityLink, OidcIdentityRepository, SignInCode } from '../../../core/sso/oidc-repositories.js';
+import type { OidcFlow, OidcFlowRepository, SignInCode } from '../../../core/sso/oidc-flow-repository.js';
+import type { OidcIdentityLink, OidcIdentityRepository } from '../../../core/sso/oidc-identity-repository.js';
 import { toDate, toMillis } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 
