@@ -1,7 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { WalIndexHeader } from '../sqlite/wal-index-header.js';
-import { backgroundCheckpoints, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../sqlite/index.js';
+import { WalIndexHeader } from '../persistence/sqlite/wal-index-header.js';
+import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from '../persistence/sqlite/wal-checkpointer.js';
+import { retryWhileBusy, WalFlusher } from '../persistence/sqlite/wal-flusher.js';
 
 /** Size and age of one small blob, as {@link SqliteSmallBlobs} stores them. */
 export interface SmallBlobEntry {
