@@ -5,8 +5,8 @@ import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import type { OidcProvider } from '../../core/sso/oidc-provider.js';
 import { HOUR_MS } from '../../core/shared/time.js';
-import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
-import { LocalDiskPartialBlobStore } from '../../adapters/blobs/local-disk-partial-blob-store.js';
+import { FileAndSqliteBlobStore } from '../../adapters/blobs/file-and-sqlite-blob-store.js';
+import { FilePartialBlobStore } from '../../adapters/blobs/file-partial-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
 import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
@@ -127,7 +127,7 @@ export const blobsModule = new ContainerModule(({ bind }) => {
 export async function openBlobStore(blobs: Config['blobs'], options: { logger: Logger; failpoints?: Failpoints }): Promise<BlobStore> {
   switch (blobs.kind) {
     case 'file': {
-      const store = new LocalDiskBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints: options.failpoints ?? NO_FAILPOINTS });
+      const store = new FileAndSqliteBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints: options.failpoints ?? NO_FAILPOINTS });
       // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
       // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
       store.sweepTempFiles(HOUR_MS).catch((error: unknown) => options.logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
@@ -164,7 +164,7 @@ export async function openBlobStore(blobs: Config['blobs'], options: { logger: L
 export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobStore): Promise<PartialBlobStore> {
   switch (config.kind) {
     case 'file':
-      return new LocalDiskPartialBlobStore({ directory: path.join(config.directory, '.partial'), blobs });
+      return new FilePartialBlobStore({ directory: path.join(config.directory, '.partial'), blobs });
     case 'gcs': {
       const { GcsPartialBlobStore } = await import('../../adapters/blobs/gcs-partial-blob-store.js');
       return new GcsPartialBlobStore({ bucket: config.bucket, prefix: config.prefix, apiEndpoint: config.apiEndpoint, chunkSizeBytes: config.resumableThresholdBytes });
