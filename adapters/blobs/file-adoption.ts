@@ -1,6 +1,6 @@
 /**
  * A blob store on a local file system that can take a complete file as a blob without copying it
- * (TieredBlobStore, LocalFileBlobStore through it): what the local-disk partial blob store uses to
+ * (TieredBlobStore, ShardedFileBlobStore through it): what the local-disk partial blob store uses to
  * finish a resumable upload with a hard link instead of writing every byte a second time.
  */
 export interface FileAdoptingBlobStore {

@@ -3,7 +3,7 @@ import type { BlobStore } from '../../core/files/blob-store.js';
 import { type Failpoints, NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { GcsBlobStoreOptions } from './gcs-blob-store.js';
-import { LocalDiskBlobStore } from './local-disk-blob-store.js';
+import { FileAndSqliteBlobStore } from './file-and-sqlite-blob-store.js';
 import type { S3BlobStoreOptions } from './s3-blob-store.js';
 
 /**
@@ -25,7 +25,7 @@ export type BlobStoreChoice =
 export async function openBlobStore(blobs: BlobStoreChoice, options: { logger: Logger; failpoints?: Failpoints }): Promise<BlobStore> {
   switch (blobs.kind) {
     case 'file': {
-      const store = new LocalDiskBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints: options.failpoints ?? NO_FAILPOINTS });
+      const store = new FileAndSqliteBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints: options.failpoints ?? NO_FAILPOINTS });
       // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
       // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
       store.sweepTempFiles(HOUR_MS).catch((error: unknown) => options.logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));

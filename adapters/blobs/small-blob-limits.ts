@@ -1,5 +1,5 @@
 /**
- * Limits of the local-disk store's small blobs (`LocalDiskBlobStoreOptions.smallBlobMaxBytes`), in
+ * Limits of the local-disk store's small blobs (`FileAndSqliteBlobStoreOptions.smallBlobMaxBytes`), in
  * a module of their own so that the configuration can check them without loading the store.
  */
 

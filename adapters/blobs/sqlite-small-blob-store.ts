@@ -6,13 +6,13 @@ import { assertBlobKey, assertMaxBytes, assertParentKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
 import { alreadyExists, isAlreadyExists, unavailable } from './local-blob-errors.js';
 import { MAX_SMALL_BLOB_MAX_BYTES } from './small-blob-limits.js';
-import { SMALL_BLOB_PAGE, type SmallBlobEntry, SqliteSmallBlobs } from './sqlite-small-blobs.js';
+import { SMALL_BLOB_PAGE, type SmallBlobEntry, SmallBlobDatabase } from './small-blob-database.js';
 
 /** Options of {@link SqliteSmallBlobStore}. */
 export interface SqliteSmallBlobStoreOptions {
   /** The database file; it and its directory are created on first use. */
   path: string;
-  /** Flush every write to disk before it resolves (see SqliteSmallBlobs). Default true; off only for tests. */
+  /** Flush every write to disk before it resolves (see SmallBlobDatabase). Default true; off only for tests. */
   fsync?: boolean;
   /** Crash and fault tests only: `blob_write` before a blob is written, `before_blob_link` before it becomes visible. */
   failpoints?: Failpoints;
@@ -25,9 +25,9 @@ export interface SqliteSmallBlobStoreOptions {
 
 /**
  * A {@link BlobStore} of small blobs, each one row of one SQLite database file
- * ({@link SqliteSmallBlobs}): an insert and a share of one WAL flush instead of the nine
+ * ({@link SmallBlobDatabase}): an insert and a share of one WAL flush instead of the nine
  * file-system calls and two disk flushes of a blob file. The service uses it as the small tier of
- * `LocalDiskBlobStore` (tiered-blob-store.ts), which sends it the bodies of at most
+ * `FileAndSqliteBlobStore` (tiered-blob-store.ts), which sends it the bodies of at most
  * SMALL_BLOB_MAX_BYTES (64 KiB by default) through {@link insert}; `put` serves any other caller,
  * for bodies of at most `maxBlobBytes`. Crash safety is SQLite's: an insert is there whole or not at all.
  * `contentType` is not stored: the file record carries it.
@@ -39,7 +39,7 @@ export class SqliteSmallBlobStore implements BlobStore {
   private readonly maxBlobBytes: number;
   private ready: Promise<void> | undefined;
   /** The database, once opened by ensureReady. */
-  private rows: SqliteSmallBlobs | undefined;
+  private rows: SmallBlobDatabase | undefined;
   private closed = false;
 
   constructor(options: SqliteSmallBlobStoreOptions) {
@@ -211,13 +211,13 @@ export class SqliteSmallBlobStore implements BlobStore {
   }
 
   /** The open database (see {@link ensureReady}). */
-  private async opened(): Promise<SqliteSmallBlobs> {
+  private async opened(): Promise<SmallBlobDatabase> {
     if (this.rows) return this.rows;
     if (this.closed) throw new Error('The blob store is closed.');
     this.ready ??= (async () => {
       try {
         await mkdir(dirname(this.path), { recursive: true });
-        const rows = await SqliteSmallBlobs.open(this.path, { fsync: this.fsync });
+        const rows = await SmallBlobDatabase.open(this.path, { fsync: this.fsync });
         if (this.closed) await rows.close();
         else this.rows = rows;
       } catch (error) {

@@ -2,14 +2,14 @@ import type { BlobEntry, BlobReadOptions, BlobStore, ByteRange } from '../../cor
 import { assertBlobKey, assertMaxBytes, assertParentKey } from './blob-keys.js';
 import { ByteMeter, meteredBody } from './body-meter.js';
 import { unavailable } from './local-blob-errors.js';
-import type { LocalFileBlobStore } from './local-file-blob-store.js';
+import type { ShardedFileBlobStore } from './sharded-file-blob-store.js';
 import { MAX_SMALL_BLOB_MAX_BYTES } from './small-blob-limits.js';
 import { gather, type SqliteSmallBlobStore } from './sqlite-small-blob-store.js';
 
 /** Options of {@link TieredBlobStore}. */
 export interface TieredBlobStoreOptions {
   /** Where blobs larger than `smallBlobMaxBytes` go (and every blob where the small tier is not used). */
-  files: LocalFileBlobStore;
+  files: ShardedFileBlobStore;
   /** Where blobs of at most `smallBlobMaxBytes` go. */
   small: SqliteSmallBlobStore;
   /**
@@ -30,13 +30,13 @@ export interface TieredBlobStoreOptions {
  * A {@link BlobStore} that keeps small blobs in one store and the others in another, chosen by
  * size: `put` gathers the first `smallBlobMaxBytes + 1` bytes in memory, and a body that ends
  * within the limit goes to the small store ({@link SqliteSmallBlobStore.insert}); a longer one
- * goes to the file store ({@link LocalFileBlobStore.write}), the gathered bytes first. The body is
+ * goes to the file store ({@link ShardedFileBlobStore.write}), the gathered bytes first. The body is
  * counted and hashed once, here. Every other operation asks the small store first, then the file
  * store, so blobs written under another limit (or before small blobs existed) read the same; a key
  * is never in both, as each store checks the other just before a blob becomes visible.
  */
 export class TieredBlobStore implements BlobStore {
-  private readonly files: LocalFileBlobStore;
+  private readonly files: ShardedFileBlobStore;
   private readonly small: SqliteSmallBlobStore;
   private readonly smallBlobMaxBytes: number;
   private readonly useSmall: () => Promise<boolean>;
@@ -94,7 +94,7 @@ export class TieredBlobStore implements BlobStore {
   /**
    * Makes the complete, flushed file at `path` (`size` bytes, on this store's file system) the blob
    * `key` without copying it, when it belongs in the file tier (larger than the small-blob limit, or
-   * no small tier); see {@link LocalFileBlobStore.adoptFile}.
+   * no small tier); see {@link ShardedFileBlobStore.adoptFile}.
    * @returns false, changing nothing, when the blob belongs in the small tier or `path` is on another
    *          file system: the caller stores it with `put` instead
    * @throws Error for a taken or invalid key; DomainError BLOB_STORE_UNAVAILABLE when the file system fails
@@ -108,7 +108,7 @@ export class TieredBlobStore implements BlobStore {
 
   /**
    * A small blob as one chunk, else the file read as the file store reads it (see
-   * {@link LocalFileBlobStore.get}, `borrowChunks` included).
+   * {@link ShardedFileBlobStore.get}, `borrowChunks` included).
    * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
    */
   async get(key: string, range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array> | undefined> {
@@ -127,7 +127,7 @@ export class TieredBlobStore implements BlobStore {
 
   /**
    * Removes the blobs under `parent`: the small ones with one range delete, then the files (one
-   * directory read, see {@link LocalFileBlobStore.deleteUnder}).
+   * directory read, see {@link ShardedFileBlobStore.deleteUnder}).
    * @throws DomainError BLOB_STORE_UNAVAILABLE; Error for an invalid key
    */
   async deleteUnder(parent: string): Promise<void> {
@@ -159,7 +159,7 @@ export class TieredBlobStore implements BlobStore {
     return (await small?.stat(key)) ?? this.files.stat(key);
   }
 
-  /** The file store's temp files (see {@link LocalFileBlobStore.sweepTempFiles}). @throws DomainError BLOB_STORE_UNAVAILABLE */
+  /** The file store's temp files (see {@link ShardedFileBlobStore.sweepTempFiles}). @throws DomainError BLOB_STORE_UNAVAILABLE */
   async sweepTempFiles(olderThanMs: number): Promise<number> {
     await this.ensureReady();
     return this.files.sweepTempFiles(olderThanMs);

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { UrlSigner } from '../../core/files/signing-keys.js';
+import type { UrlSigner } from '../../core/files/url-signer.js';
 
 /** Bytes of a new signing key: 256 bits, HMAC-SHA-256's block-size-safe strength (RFC 2104 §3). */
 const KEY_BYTES = 32;

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import type { IdGenerator } from '../../core/shared/ids.js';
+import type { IdGenerator } from '../../core/shared/id-generator.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Largest multiple of 62 that fits a byte: bytes at or above it are discarded, so `byte % 62` is uniform. */

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../core/accounts/totp.js';
+import type { SecretBox } from '../../core/accounts/secret-box.js';
 
 const VERSION = 'v1';
 

@@ -1,5 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { SecretDigest } from '../../core/shared/ids.js';
+import type { SecretDigest } from '../../core/shared/secret-digest.js';
 
 /** {@link SecretDigest} with `node:crypto`: SHA-256 (FIPS 180-4) and `timingSafeEqual`. */
 export class NodeSecretDigest implements SecretDigest {

@@ -38,7 +38,7 @@ const PHC = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]+)\$
 
 /**
  * {@link PasswordHasher} with scrypt (RFC 7914) from `@noble/hashes`, written in JavaScript: no
- * native addon, so it loads in any host (the in-memory kit, `adapters/memory`). A random 16-byte
+ * native addon, so it loads in any host (the in-memory kit, `adapters/memory-ports`). A random 16-byte
  * salt per hash; the output is a PHC string `$scrypt$ln=…,r=…,p=…$salt$hash` (unpadded base64, as
  * passlib writes it) that carries its parameters, so raising the costs later keeps old hashes
  * verifiable. It does not verify the argon2id hashes of {@link Argon2PasswordHasher} (false), so a

@@ -3,7 +3,7 @@ import type { ImageTransform, ImageTransformer, TransformedImage } from '../../c
 
 /**
  * {@link ImageTransformer} of a host without an image library (the in-memory kit,
- * `adapters/memory`): every transformation is refused with NOT_IMPLEMENTED (501), without reading
+ * `adapters/memory-ports`): every transformation is refused with NOT_IMPLEMENTED (501), without reading
  * the source. Files themselves are still served whole; only `w`, `h`, `fit`, `format` and `q`
  * (docs/images.md) and owner thumbnails are unavailable. Returning the original bytes instead was
  * rejected: the port promises the asked format and size, and a derived image is cached under the

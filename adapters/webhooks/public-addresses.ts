@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { DomainError } from '../../core/shared/errors.js';
-import type { WebhookTargets } from '../../core/webhooks/webhook.js';
+import type { WebhookTargets } from '../../core/webhooks/webhook-targets.js';
 
 /**
  * Address ranges a webhook may not reach (docs/webhooks.md "Safe targets"): IANA special-purpose

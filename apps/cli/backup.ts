@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
+import { SMALL_BLOBS_FILE } from '../../adapters/blobs/file-and-sqlite-blob-store.js';
 import type { Config } from '../server/config.js';
 import { readBuildInfo } from '../http/build-info.js';
 import { findHangarDatabase, noDatabaseMessage } from './database-check.js';

@@ -5,7 +5,7 @@ import { NO_FAILPOINTS } from '../../core/shared/failpoints.js';
 import { type Logger, SILENT_LOGGER } from '../../core/shared/logger.js';
 import type { OidcProvider } from '../../core/sso/oidc-provider.js';
 import { openBlobStore } from '../../adapters/blobs/open-blob-store.js';
-import { LocalDiskPartialBlobStore } from '../../adapters/blobs/local-disk-partial-blob-store.js';
+import { FilePartialBlobStore } from '../../adapters/blobs/file-partial-blob-store.js';
 import { Argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.js';
 import { FileTypeContentSniffer } from '../../adapters/content/file-type-content-sniffer.js';
 import { FlexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.js';
@@ -41,7 +41,7 @@ import { InstrumentedBlobStore } from '../../adapters/metrics/instrumented-blob-
 import type { HangarMetrics } from './metrics.js';
 import type { Hangar } from '../../core/hangar.js';
 import type { Mailer } from '../../core/accounts/mailer.js';
-import type { WebhookTargets } from '../../core/webhooks/webhook.js';
+import type { WebhookTargets } from '../../core/webhooks/webhook-targets.js';
 import { HttpWebhookSender } from '../../adapters/webhooks/http-webhook-sender.js';
 import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
 import { SqlWebhookOutbox } from '../../adapters/webhooks/sql-webhook-outbox.js';
@@ -103,7 +103,7 @@ export const blobsModule = new ContainerModule(({ bind }) => {
 export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobStore): Promise<PartialBlobStore> {
   switch (config.kind) {
     case 'file':
-      return new LocalDiskPartialBlobStore({ directory: path.join(config.directory, '.partial'), blobs });
+      return new FilePartialBlobStore({ directory: path.join(config.directory, '.partial'), blobs });
     case 'gcs': {
       const { GcsPartialBlobStore } = await import('../../adapters/blobs/gcs-partial-blob-store.js');
       return new GcsPartialBlobStore({ bucket: config.bucket, prefix: config.prefix, apiEndpoint: config.apiEndpoint, chunkSizeBytes: config.resumableThresholdBytes });

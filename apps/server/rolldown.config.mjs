@@ -19,7 +19,7 @@ export default {
   input: {
     main: 'dist/apps/server/main.js',
     cli: 'dist/apps/cli/main.js',
-    'wal-checkpoint-worker': 'dist/adapters/sqlite/wal-checkpoint-worker.js',
+    'wal-checkpoint-worker': 'dist/adapters/persistence/sqlite/wal-checkpoint-worker.js',
   },
   platform: 'node',
   external: ['better-sqlite3', 'argon2', 'sharp', 'swagger-ui-dist', 'pg', 'nodemailer', '@google-cloud/storage', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', 'cloudflare'],

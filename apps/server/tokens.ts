@@ -1,8 +1,9 @@
 import type { Mailer } from '../../core/accounts/mailer.js';
 import type { PasswordHasher } from '../../core/accounts/password-hasher.js';
-import type { SecretBox, Totp } from '../../core/accounts/totp.js';
+import type { SecretBox } from '../../core/accounts/secret-box.js';
+import type { Totp } from '../../core/accounts/totp.js';
 import type { TokenSigner } from '../../core/accounts/token-signer.js';
-import type { UrlSigner } from '../../core/files/signing-keys.js';
+import type { UrlSigner } from '../../core/files/url-signer.js';
 import type { WebAuthnVerifier } from '../../core/passkeys/webauthn-verifier.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
 import type { ImageTransformer } from '../../core/images/image-transformer.js';
@@ -14,12 +15,13 @@ import type { Clock } from '../../core/shared/clock.js';
 import type { ContentSniffer } from '../../core/files/content-sniffer.js';
 import type { RateLimiter } from '../../core/shared/rate-limiter.js';
 import type { Failpoints } from '../../core/shared/failpoints.js';
-import type { IdGenerator, SecretDigest } from '../../core/shared/ids.js';
+import type { IdGenerator } from '../../core/shared/id-generator.js';
+import type { SecretDigest } from '../../core/shared/secret-digest.js';
 import type { Logger } from '../../core/shared/logger.js';
 import type { ServiceIdentifier } from 'inversify';
 import type { Repositories } from '../../adapters/persistence/repositories.js';
 import type { Config } from './config.js';
-import type { WebhookTargets } from '../../core/webhooks/webhook.js';
+import type { WebhookTargets } from '../../core/webhooks/webhook-targets.js';
 
 /**
  * A container token for a value of type `T`: a Symbol with the name of the interface it stands for.

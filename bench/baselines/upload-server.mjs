@@ -1,5 +1,5 @@
 // Bare upload baseline: node:http streams the body to a temp file, fsyncs it, renames it into
-// place and fsyncs the directory: the durability work of adapters/blobs/local-disk-blob-store.ts.
+// place and fsyncs the directory: the durability work of adapters/blobs/file-and-sqlite-blob-store.ts.
 // Usage: node upload-server.mjs <directory> [port]   (prints "listening <port>")
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';

@@ -2,7 +2,7 @@ import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
 import { API_KEY_TOUCH_INTERVAL_MS, isApiKeyExpired, looksLikeApiKey } from '../api-keys/api-key.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { SecretDigest } from '../shared/ids.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { SESSION_IDLE_DAYS } from './account-options.js';
 import { DAY_MS } from '../shared/time.js';

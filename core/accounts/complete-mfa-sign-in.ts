@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { SecretDigest } from '../shared/ids.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { MfaCodes } from './mfa-codes.js';
 import type { MfaRepository } from './mfa-repository.js';
 import type { SessionDevice, SessionIssuer, SessionTokens } from './session-issuer.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { SecretDigest } from '../shared/ids.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { OneTimeTokenRepository } from './one-time-token-repository.js';
 import type { SessionDevice, SessionIssuer, SessionTokens } from './session-issuer.js';
 import type { UserRepository } from './user-repository.js';

@@ -1,7 +1,8 @@
 import { RECOVERY_CODE_COUNT, RECOVERY_CODE_LENGTH } from './account-options.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import type { MfaCodes } from './mfa-codes.js';
 import type { MfaRepository } from './mfa-repository.js';

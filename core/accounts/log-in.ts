@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import { MFA_TOKEN_TTL_MS, TOKEN_LENGTH } from './account-options.js';
 import type { MfaRepository } from './mfa-repository.js';
 import type { RateLimits } from '../shared/rate-limits.js';

@@ -1,9 +1,10 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { SecretDigest } from '../shared/ids.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import type { MfaRepository, TotpFactor } from './mfa-repository.js';
-import type { SecretBox, Totp } from './totp.js';
+import type { SecretBox } from './secret-box.js';
+import type { Totp } from './totp.js';
 
 /** A TOTP code as typed: 6 digits, spaces allowed between them. */
 const TOTP_CODE = /^\d{6}$/;

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import { type AccountOptions, CONFIRMATION_TOKEN_TTL_MS, EMAIL_MIN_INTERVAL_MS, RESET_TOKEN_TTL_MS, TOKEN_LENGTH } from './account-options.js';
 import type { MailMessage, Mailer } from './mailer.js';
 import type { OneTimeTokenPurpose, OneTimeTokenRepository } from './one-time-token-repository.js';

@@ -5,7 +5,7 @@ import { SESSION_IDLE_DAYS } from './account-options.js';
 import type { MfaRepository } from './mfa-repository.js';
 import type { OneTimeTokenRepository } from './one-time-token-repository.js';
 import type { SessionRepository } from './session-repository.js';
-import type { OidcFlowRepository } from '../sso/oidc-repositories.js';
+import type { OidcFlowRepository } from '../sso/oidc-flow-repository.js';
 
 /**
  * How long a revoked session and a rotated refresh token are kept, in days: while kept, presenting

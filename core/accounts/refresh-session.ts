@@ -1,11 +1,12 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import { REFRESH_TOKEN_REUSE_INTERVAL_MS, TOKEN_LENGTH } from './account-options.js';
 import type { SessionIssuer, SessionTokens } from './session-issuer.js';
 import { isIdle } from './authenticate.js';
 import { SESSION_TOUCH_INTERVAL_MS, type SessionRepository } from './session-repository.js';
-import type { SecretBox } from './totp.js';
+import type { SecretBox } from './secret-box.js';
 import type { ActivityRecorder } from '../activity/activity-recorder.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { PlanCatalog } from '../plans/plan.js';
 import type { RegistrationGate } from '../invites/registration-gate.js';

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import { ACCESS_TOKEN_TTL_SECONDS, TOKEN_LENGTH } from './account-options.js';
 import type { SessionRepository } from './session-repository.js';
 import { requireActive } from './user.js';

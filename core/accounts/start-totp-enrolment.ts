@@ -1,7 +1,8 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { MfaRepository } from './mfa-repository.js';
-import type { SecretBox, Totp } from './totp.js';
+import type { SecretBox } from './secret-box.js';
+import type { Totp } from './totp.js';
 import type { UserRepository } from './user-repository.js';
 
 /** What an enrolment shows once: the secret, and the URI a QR code carries. */

@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.js';
-import type { IdGenerator } from '../shared/ids.js';
-import type { ActivityLogEntry, ActivityLogRepository } from './activity-log.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { ActivityLogEntry } from './activity-log.js';
+import type { ActivityLogRepository } from './activity-log-repository.js';
 
 /** Entries kept in memory before older ones are dropped when the database cannot keep up. */
 const MAX_BUFFERED = 50_000;

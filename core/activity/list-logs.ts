@@ -1,6 +1,7 @@
 import { DomainError } from '../shared/errors.js';
 import { type PageRequest, type Paged, toWindow } from '../shared/pagination.js';
-import type { ActivityKind, ActivityLogEntry, ActivityLogRepository, ActivityPosition } from './activity-log.js';
+import type { ActivityKind, ActivityLogEntry, ActivityPosition } from './activity-log.js';
+import type { ActivityLogRepository } from './activity-log-repository.js';
 
 /** The UUID form of entry ids (lower case, as stored). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

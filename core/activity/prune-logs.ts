@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { DAY_MS } from '../shared/time.js';
-import type { ActivityLogRepository } from './activity-log.js';
+import type { ActivityLogRepository } from './activity-log-repository.js';
 
 /** Deletes activity log entries older than the retention (`LOG_RETENTION_DAYS`, default 30 days). */
 export class PruneLogs {

@@ -1,8 +1,3 @@
-import type { ActivityRecorder } from '../activity/activity-recorder.js';
-import type { Clock } from '../shared/clock.js';
-import type { IdGenerator } from '../shared/ids.js';
-import type { Paged, Window } from '../shared/pagination.js';
-
 /**
  * Who performs an administrator action: an administrator's account (`id`, `email`, and the client
  * address of the request when it came through the API), or the CLI on the server ({@link CLI_ACTOR}).
@@ -53,59 +48,5 @@ export interface AdminAuditEntry {
   after: Record<string, unknown> | null;
 }
 
-/** Port: the audit log of administrator actions (docs/admin.md), kept `ADMIN_AUDIT_RETENTION_DAYS`. */
-export interface AdminAuditLog {
-  /** Stores one entry. */
-  record(entry: AdminAuditEntry): Promise<void>;
-  /** Entries newest first (created_at, then id, descending), all or those of one account (`targetId`). */
-  list(options: { window: Window; targetId?: string }): Promise<Paged<AdminAuditEntry>>;
-  /** Deletes entries created before `before`. @returns how many were deleted */
-  deleteBefore(before: Date): Promise<number>;
-}
-
 /** Default of `ADMIN_AUDIT_RETENTION_DAYS`: days an audit entry is kept. */
 export const DEFAULT_ADMIN_AUDIT_RETENTION_DAYS = 365;
-
-/**
- * Writes what an administrator did: one audit entry, and one entry in the affected account's own
- * activity log (method `ADMIN`, path `/admin/<action>`, metadata `{ by: 'administrator', action }`)
- * so that its owner sees that an administrator acted on it, never which one. Not a use case: shared
- * by the admin use cases.
- */
-export class AdminTrail {
-  constructor(private readonly deps: { audit: AdminAuditLog; activity: ActivityRecorder; ids: IdGenerator; clock: Clock }) {}
-
-  /** @throws what the audit log throws (the action is then reported as failed to the caller; it was done) */
-  async record(options: {
-    actor: AdminActor;
-    action: AdminAction;
-    target?: { id: string; email: string };
-    before?: Record<string, unknown>;
-    after?: Record<string, unknown>;
-    /** Whether the account still exists to be told in its activity log (false after its deletion). */
-    tellAccount?: boolean;
-  }): Promise<void> {
-    const now = this.deps.clock.now();
-    await this.deps.audit.record({
-      id: this.deps.ids.uuid(),
-      createdAt: now,
-      actor: options.actor,
-      action: options.action,
-      targetId: options.target?.id ?? null,
-      targetEmail: options.target?.email ?? null,
-      before: options.before ?? null,
-      after: options.after ?? null,
-    });
-    if (options.target && options.tellAccount !== false) {
-      this.deps.activity.record({
-        userId: options.target.id,
-        method: 'ADMIN',
-        path: `/admin/${options.action}`,
-        statusCode: 200,
-        requestSizeBytes: null,
-        createdAt: now,
-        metadata: { by: 'administrator', action: options.action },
-      });
-    }
-  }
-}

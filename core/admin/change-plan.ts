@@ -1,7 +1,8 @@
 import type { UserRepository } from '../accounts/user-repository.js';
 import type { PlanCatalog } from '../plans/plan.js';
 import type { Clock } from '../shared/clock.js';
-import type { AdminActor, AdminTrail } from './admin-audit.js';
+import type { AdminActor } from './admin-audit.js';
+import type { AdminTrail } from './admin-trail.js';
 import { DomainError } from '../shared/errors.js';
 import type { AccountReport, AdminAccountView } from './account-report.js';
 import { findAccount } from './find-account.js';

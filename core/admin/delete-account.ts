@@ -1,5 +1,5 @@
 import type { UserRepository } from '../accounts/user-repository.js';
-import type { ActivityLogRepository } from '../activity/activity-log.js';
+import type { ActivityLogRepository } from '../activity/activity-log-repository.js';
 import type { BlobStore } from '../files/blob-store.js';
 import { deleteFiles } from '../files/delete-files.js';
 import type { FileRepository } from '../files/file-repository.js';

@@ -3,7 +3,8 @@ import type { AccountPolicy } from '../plans/account-policy.js';
 import type { GetUsage, Usage } from '../plans/get-usage.js';
 import { DomainError } from '../shared/errors.js';
 import type { AccountDirectory, AccountSummary } from './account-directory.js';
-import type { AdminAuditEntry, AdminAuditLog } from './admin-audit.js';
+import type { AdminAuditEntry } from './admin-audit.js';
+import type { AdminAuditLog } from './admin-audit-log.js';
 import { type AccountRef, accountOf } from './admin-target.js';
 import type { UserRepository } from '../accounts/user-repository.js';
 

@@ -1,6 +1,7 @@
 import type { CreateInvite, CreateInviteInput, CreateInviteResult } from '../invites/create-invite.js';
 import type { RevokeInvite } from '../invites/manage-invites.js';
-import type { AdminActor, AdminTrail } from './admin-audit.js';
+import type { AdminActor } from './admin-audit.js';
+import type { AdminTrail } from './admin-trail.js';
 
 /** Longest lifetime of an invite the admin API creates: 365 days, in seconds (as the CLI's `--expires`). */
 export const MAX_INVITE_TTL_SECONDS = 365 * 24 * 3600;

@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { DAY_MS } from '../shared/time.js';
-import type { AdminAuditLog } from './admin-audit.js';
+import type { AdminAuditLog } from './admin-audit-log.js';
 
 /** Deletes audit entries older than the retention (`ADMIN_AUDIT_RETENTION_DAYS`, default 365 days). */
 export class PruneAdminAudit {

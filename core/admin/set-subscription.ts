@@ -1,6 +1,7 @@
 import type { UserRepository } from '../accounts/user-repository.js';
 import type { Clock } from '../shared/clock.js';
-import type { AdminActor, AdminTrail } from './admin-audit.js';
+import type { AdminActor } from './admin-audit.js';
+import type { AdminTrail } from './admin-trail.js';
 import type { AccountReport, AdminAccountView } from './account-report.js';
 import { findAccount } from './find-account.js';
 

@@ -4,7 +4,8 @@ import type { UserRepository } from '../accounts/user-repository.js';
 import type { PlanCatalog } from '../plans/plan.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { AdminAction, AdminActor, AdminTrail } from './admin-audit.js';
+import type { AdminAction, AdminActor } from './admin-audit.js';
+import type { AdminTrail } from './admin-trail.js';
 import { type AccountRef, accountOf, lastAdmin } from './admin-target.js';
 
 /** The status of an account as administrators set it. */

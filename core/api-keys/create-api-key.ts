@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import { DAY_MS } from '../shared/time.js';
 import { API_KEY_MARKER, API_KEY_PREFIX_LENGTH, API_KEY_RANDOM_LENGTH, type ApiKey, DEFAULT_API_KEY_NAME, MAX_API_KEY_NAME_LENGTH } from './api-key.js';
 import { ADMIN_SCOPE, API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, normaliseScopes } from './api-key-scopes.js';

@@ -2,14 +2,14 @@ import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
 import { mintingKey } from '../api-keys/minting-key.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
 import { SECOND_MS } from '../shared/time.js';
 import { checkExpiry } from './file-expiry.js';
 import { parseFileName } from './file-name.js';
-import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
-import {
-  UPLOAD_URL_DEFAULT_SECONDS, UPLOAD_URL_MAX_SECONDS, UPLOAD_URL_MIN_SECONDS, type UploadUrlGrant, type UploadUrlRepository, uploadUrlPayload,
-} from './upload-urls.js';
+import type { SigningKeyRepository } from './signing-key-repository.js';
+import type { UrlSigner } from './url-signer.js';
+import { UPLOAD_URL_DEFAULT_SECONDS, UPLOAD_URL_MAX_SECONDS, UPLOAD_URL_MIN_SECONDS, type UploadUrlGrant, uploadUrlPayload } from './upload-urls.js';
+import type { UploadUrlRepository } from './upload-url-repository.js';
 
 /** Most media types one upload URL may list. */
 export const UPLOAD_URL_MAX_CONTENT_TYPES = 50;

@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.js';
-import type { UploadUrlRepository } from './upload-urls.js';
+import type { UploadUrlRepository } from './upload-url-repository.js';
 
 /**
  * The sweep of signed upload URLs (docs/media.md): the grants whose lifetime has passed are deleted

@@ -11,7 +11,7 @@ import type { FileRepository } from './file-repository.js';
 import { fileNotFound } from './get-file.js';
 import { openBlob, type OwnFile } from './read-own-file.js';
 import { type SignedUrlGrant, signedUrlPayload } from './signed-url.js';
-import type { UrlSigner } from './signing-keys.js';
+import type { UrlSigner } from './url-signer.js';
 import type { FileReadCounts } from './file-read-counts.js';
 import type { ApiKeyRepository } from '../api-keys/api-key-repository.js';
 import { isApiKeyExpired } from '../api-keys/api-key.js';

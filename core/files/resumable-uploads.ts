@@ -1,7 +1,7 @@
 import type { AccountPolicy } from '../plans/account-policy.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import type { BlobStore } from './blob-store.js';
 import type { ContentSniffer } from './content-sniffer.js';

@@ -1,5 +1,6 @@
 import { DomainError } from '../shared/errors.js';
-import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
+import type { SigningKeyRepository } from './signing-key-repository.js';
+import type { UrlSigner } from './url-signer.js';
 
 /**
  * `POST /settings/rotate-signing-key` (docs/private-files.md): gives the account a new signing key, so every

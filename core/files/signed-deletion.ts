@@ -10,7 +10,8 @@ import type { BlobStore } from './blob-store.js';
 import { deleteFiles } from './delete-files.js';
 import type { FileRepository } from './file-repository.js';
 import { fileNotFound } from './get-file.js';
-import type { SigningKeyRepository, UrlSigner } from './signing-keys.js';
+import type { SigningKeyRepository } from './signing-key-repository.js';
+import type { UrlSigner } from './url-signer.js';
 import { isFileId, type StoredFile } from './stored-file.js';
 
 /** An API key id as links carry it: a lower-case UUID. */

@@ -4,7 +4,7 @@ import { requireWriteAccess } from '../plans/account-standing.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { type Failpoints, NO_FAILPOINTS } from '../shared/failpoints.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
 import type { BlobStore } from './blob-store.js';
 import { checkDeclaredContentType, type ContentSniffer, peekHead } from './content-sniffer.js';
 import { ContentTypePolicy } from './content-types.js';

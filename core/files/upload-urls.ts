@@ -32,32 +32,6 @@ export interface UploadUrlGrant {
 /** What {@link UploadUrlRepository.claim} found: the URL is now held by this caller, was already used, or does not exist. */
 export type UploadUrlClaim = 'claimed' | 'used' | 'not_found';
 
-/**
- * Port: the outstanding signed upload URLs. Rows go with their account (deleting the account deletes them).
- */
-export interface UploadUrlRepository {
-  /** Stores a new grant (ids are unique). */
-  insert(grant: UploadUrlGrant): Promise<void>;
-  /** The grant with this id, used or not; undefined when there is none. */
-  find(id: string): Promise<UploadUrlGrant | undefined>;
-  /**
-   * The grant with this id and its account's current signing key (null while it has none), in one
-   * lookup, to check a URL's signature; undefined when there is no such grant.
-   */
-  findWithSigningKey(id: string): Promise<{ grant: UploadUrlGrant; signingKey: string | null } | undefined>;
-  /**
-   * Marks the URL used, atomically: of any number of concurrent claims, on any number of processes,
-   * exactly one answers `claimed` while the URL is unused; the others `used`.
-   */
-  claim(options: { id: string; now: Date }): Promise<UploadUrlClaim>;
-  /** Binds the tus upload started through a claimed URL to it: only that upload is reachable through the URL afterwards. */
-  attachResumableUpload(options: { id: string; uploadId: string }): Promise<void>;
-  /** Makes a claimed URL usable again (its upload failed and stored nothing). */
-  release(id: string): Promise<void>;
-  /** Removes the grants that expired before `before` (used or not). @returns how many */
-  deleteExpired(before: Date): Promise<number>;
-}
-
 /** Shortest and longest lifetime of an upload URL, in seconds (docs/media.md). */
 export const UPLOAD_URL_MIN_SECONDS = 60;
 export const UPLOAD_URL_MAX_SECONDS = 86_400;
@@ -65,7 +39,7 @@ export const UPLOAD_URL_MAX_SECONDS = 86_400;
 export const UPLOAD_URL_DEFAULT_SECONDS = 3_600;
 
 /**
- * The text an upload URL's HMAC covers (under the account's signing key, core/files/signing-keys.ts): a
+ * The text an upload URL's HMAC covers (under the account's signing key, core/files/signing-key-repository.ts): a
  * version tag distinct from download signed URLs' (`hangar-signed-url-v1`), so neither signature opens the other.
  */
 export function uploadUrlPayload(grant: { id: string; userId: string }): string {

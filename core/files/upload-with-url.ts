@@ -4,9 +4,10 @@ import type { Clock } from '../shared/clock.js';
 import { servesFilesOf } from './serving-owner.js';
 import { DomainError } from '../shared/errors.js';
 import type { FileView } from './file-view.js';
-import type { UrlSigner } from './signing-keys.js';
+import type { UrlSigner } from './url-signer.js';
 import { tooLarge, type UploadFile } from './upload-file.js';
-import { contentTypeGranted, type UploadUrlGrant, type UploadUrlRepository, uploadUrlPayload } from './upload-urls.js';
+import { contentTypeGranted, type UploadUrlGrant, uploadUrlPayload } from './upload-urls.js';
+import type { UploadUrlRepository } from './upload-url-repository.js';
 
 /** Input of {@link UploadWithUrl}. */
 export interface UploadWithUrlInput {

@@ -9,7 +9,7 @@ import type { UsageMeter } from '../plans/usage-meter.js';
 import type { UsageRepository } from '../plans/usage-repository.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { fileNotFound } from '../files/get-file.js';
 import { checkSizeLadder, DEFAULT_SIZE_LADDER, type ImageRequest, mimeTypeOf, normaliseImageRequest, snapToLadder, variantName } from './image-params.js';

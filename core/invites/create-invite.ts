@@ -1,9 +1,11 @@
 import { DomainError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { PlanCatalog } from '../plans/plan.js';
 import { TOKEN_LENGTH } from '../accounts/account-options.js';
-import type { Invite, InviteRepository } from './invite.js';
+import type { Invite } from './invite.js';
+import type { InviteRepository } from './invite-repository.js';
 
 /** Lifetime of an invite when none is given: 7 days, in ms. */
 export const DEFAULT_INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,6 +1,7 @@
 import { DomainError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
-import type { Invite, InviteRepository } from './invite.js';
+import type { Invite } from './invite.js';
+import type { InviteRepository } from './invite-repository.js';
 
 /** An invite as administration sees it, with its state at the time of the listing. */
 export interface InviteView extends Invite {

@@ -1,8 +1,9 @@
 import { DomainError } from '../shared/errors.js';
-import type { SecretDigest } from '../shared/ids.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { Clock } from '../shared/clock.js';
 import type { PlanCatalog, Plan } from '../plans/plan.js';
-import type { InviteRepository, RegistrationMode } from './invite.js';
+import type { InviteRepository } from './invite-repository.js';
+import type { RegistrationMode } from './invite.js';
 
 /** What the gate let through: the plan of the new account, and how to give the invite back. */
 export interface RegistrationTicket {

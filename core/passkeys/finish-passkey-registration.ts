@@ -1,9 +1,10 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
 import type { PasskeyChallengeRepository } from './passkey-challenge-repository.js';
 import { passkeyName } from './passkey-name.js';
-import type { Passkey, PasskeyRepository } from './passkey.js';
+import type { Passkey } from './passkey.js';
+import type { PasskeyRepository } from './passkey-repository.js';
 import type { RelyingParty, WebAuthnVerifier } from './webauthn-verifier.js';
 
 /**

@@ -1,6 +1,7 @@
 import { DomainError } from '../shared/errors.js';
 import { passkeyName } from './passkey-name.js';
-import { isPasskeyId, type Passkey, type PasskeyRepository } from './passkey.js';
+import { isPasskeyId, type Passkey } from './passkey.js';
+import type { PasskeyRepository } from './passkey-repository.js';
 
 /** `GET /auth/passkeys`: the account's passkeys, oldest first. */
 export class ListPasskeys {

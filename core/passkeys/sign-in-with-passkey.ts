@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { challengeInvalid } from './finish-passkey-registration.js';
 import type { PasskeyChallengeRepository } from './passkey-challenge-repository.js';
-import type { PasskeyRepository } from './passkey.js';
+import type { PasskeyRepository } from './passkey-repository.js';
 import type { RelyingParty, WebAuthnVerifier } from './webauthn-verifier.js';
 
 /**

@@ -2,7 +2,7 @@ import type { UserRepository } from '../accounts/user-repository.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { PasskeyChallengeRepository } from './passkey-challenge-repository.js';
-import type { PasskeyRepository } from './passkey.js';
+import type { PasskeyRepository } from './passkey-repository.js';
 import { PASSKEY_CHALLENGE_TTL_MS } from './relying-party.js';
 import type { CeremonyOptions, RelyingParty, WebAuthnVerifier } from './webauthn-verifier.js';
 

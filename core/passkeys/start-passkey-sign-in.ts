@@ -3,7 +3,7 @@ import { normaliseEmail } from '../accounts/user.js';
 import type { Clock } from '../shared/clock.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import type { PasskeyChallengeRepository } from './passkey-challenge-repository.js';
-import type { PasskeyRepository } from './passkey.js';
+import type { PasskeyRepository } from './passkey-repository.js';
 import { PASSKEY_CHALLENGE_TTL_MS } from './relying-party.js';
 import type { CeremonyOptions, CredentialDescriptor, RelyingParty, WebAuthnVerifier } from './webauthn-verifier.js';
 

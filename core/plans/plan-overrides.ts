@@ -1,20 +1,9 @@
-import type { AdminActor, AdminTrail } from '../admin/admin-audit.js';
+import type { AdminActor } from '../admin/admin-audit.js';
+import type { AdminTrail } from '../admin/admin-trail.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { Plan, PlanCatalog } from './plan.js';
-
-/** Port: the plans administrators set, shared by every process on the database (docs/admin.md, "Plans"). */
-export interface PlanOverrideStore {
-  /** Every stored plan, by name ascending. */
-  list(): Promise<Plan[]>;
-  /** Stores `plan`, replacing the stored plan of its name. */
-  save(options: { plan: Plan; at: Date }): Promise<void>;
-  /**
-   * A stamp that changes whenever a plan is saved (the number of plans and the last change time):
-   * a process compares it once a second and reloads the plans only when it changed.
-   */
-  stamp(): Promise<string>;
-}
+import type { PlanOverrideStore } from './plan-override-store.js';
 
 /** How often each process checks for plans changed by another one, in ms: a change holds everywhere within this. */
 export const PLAN_SYNC_INTERVAL_MS = 1_000;

@@ -1,5 +1,5 @@
 import { clearTimer, setTimer, type TimerHandle } from './web-globals.js';
-import type { HealthProbe } from './health.js';
+import type { HealthProbe } from './health-probe.js';
 
 /** Health of each dependency, for `GET /healthz`. */
 export interface HealthReport {

@@ -1,7 +1,7 @@
 import { clearTimer, setTimer } from './web-globals.js';
 import type { Clock } from './clock.js';
 import { DomainError } from './errors.js';
-import type { SecretDigest } from './ids.js';
+import type { SecretDigest } from './secret-digest.js';
 import type { RateLimiter, RateRule } from './rate-limiter.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './time.js';
 

@@ -8,8 +8,9 @@ import { fileNotFound } from '../files/get-file.js';
 import { hasExpired, isFileId } from '../files/stored-file.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator } from '../shared/ids.js';
-import { MAX_SHARE_DOWNLOADS, MAX_SHARE_PASSWORD_BYTES, type Share, SHARE_ID_LENGTH, type ShareRepository } from './share.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import { MAX_SHARE_DOWNLOADS, MAX_SHARE_PASSWORD_BYTES, type Share, SHARE_ID_LENGTH } from './share.js';
+import type { ShareRepository } from './share-repository.js';
 
 /** A share with its link. */
 export interface ShareView {

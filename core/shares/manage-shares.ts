@@ -4,7 +4,8 @@ import { fileNotFound } from '../files/get-file.js';
 import { isFileId } from '../files/stored-file.js';
 import { DomainError } from '../shared/errors.js';
 import { type ShareView, shareView } from './create-share.js';
-import { isShareId, type ShareRepository } from './share.js';
+import { isShareId } from './share.js';
+import type { ShareRepository } from './share-repository.js';
 
 /**
  * `GET /files/:id/shares`: the user's share links of one file, newest first, with their download counts.

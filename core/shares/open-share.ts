@@ -11,7 +11,8 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { shareNotFound } from './manage-shares.js';
-import { isShareId, isShareSpent, type Share, type ShareRepository } from './share.js';
+import { isShareId, isShareSpent, type Share } from './share.js';
+import type { ShareRepository } from './share-repository.js';
 
 /** What a share link's page shows. */
 export interface SharePage {

@@ -7,11 +7,13 @@ import type { RegistrationGate } from '../invites/registration-gate.js';
 import { PlanCatalog } from '../plans/plan.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator, SecretDigest } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
+import type { SecretDigest } from '../shared/secret-digest.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { MINUTE_MS } from '../shared/time.js';
 import type { OidcIdentity, OidcProvider } from './oidc-provider.js';
-import type { OidcFlowRepository, OidcIdentityRepository } from './oidc-repositories.js';
+import type { OidcFlowRepository } from './oidc-flow-repository.js';
+import type { OidcIdentityRepository } from './oidc-identity-repository.js';
 
 /** How long a user may take at the provider between the redirect and the callback: 10 minutes, in ms. */
 export const OIDC_FLOW_TTL_MS = 10 * MINUTE_MS;

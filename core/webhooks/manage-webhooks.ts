@@ -1,21 +1,11 @@
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/id-generator.js';
 import { type PageRequest, type Paged, toWindow } from '../shared/pagination.js';
 import { type ParsedUrl, parseUrl } from '../shared/web-globals.js';
-import {
-  DEFAULT_WEBHOOKS_PER_ACCOUNT,
-  MAX_WEBHOOK_DESCRIPTION_LENGTH,
-  MAX_WEBHOOK_URL_LENGTH,
-  PREVIOUS_SECRET_GRACE_MS,
-  type Webhook,
-  type WebhookChanges,
-  type WebhookDelivery,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookEventType,
-  type WebhookRepository,
-  type WebhookTargets,
-} from './webhook.js';
+import { DEFAULT_WEBHOOKS_PER_ACCOUNT, MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, PREVIOUS_SECRET_GRACE_MS, type Webhook, type WebhookChanges, type WebhookDelivery, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook.js';
+import type { WebhookRepository } from './webhook-repository.js';
+import type { WebhookTargets } from './webhook-targets.js';
 
 /** Options of the webhook use cases (configuration: WEBHOOKS_PER_ACCOUNT, WEBHOOK_ALLOW_HTTP). */
 export interface WebhookOptions {

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 import { LookupCache } from '../../adapters/persistence/sqlite/lookup-cache.js';
-import { WalIndexHeader } from '../../adapters/sqlite/wal-index-header.js';
+import { WalIndexHeader } from '../../adapters/persistence/sqlite/wal-index-header.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { aHash, anApiKey, aUser, at } from '../contracts/persistence-fixtures.js';
 

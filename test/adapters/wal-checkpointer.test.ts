@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
-import { backgroundCheckpoints, CHECKPOINT_INTERVAL_MS, SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/sqlite/wal-checkpointer.js';
+import { backgroundCheckpoints, CHECKPOINT_INTERVAL_MS, SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/persistence/sqlite/wal-checkpointer.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
 import { type Kysely, sql } from 'kysely';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';

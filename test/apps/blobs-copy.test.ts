@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
+import { FileAndSqliteBlobStore } from '../../adapters/blobs/file-and-sqlite-blob-store.js';
 import { collect, sha256 } from '../contracts/blob-store.contract.js';
 import { randomFileOf } from '../support/bytes.js';
 import { CLI_MAIN, runCli } from '../support/cli-process.js';
@@ -107,7 +107,7 @@ describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
   it('copies to file:, and refuses to keep a target blob whose bytes differ from the record (exit 1, reported, left alone)', async () => {
     const targetDir = path.join(dir, 'other-blobs');
     const [damagedKey] = uploaded.keys();
-    const store = new LocalDiskBlobStore({ directory: targetDir });
+    const store = new FileAndSqliteBlobStore({ directory: targetDir });
     await store.put({ key: damagedKey, body: (async function* () { yield Buffer.from('not the bytes'); })(), contentType: 'application/zip', maxBytes: 100 });
     await store.close?.();
 
@@ -117,7 +117,7 @@ describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
     expect(result.stdout).to.match(new RegExp(`not copied: 1\\n    file \\w+ \\(blob ${damagedKey}\\): the target holds different bytes`));
     expect(result.stdout).to.contain('problems remain');
 
-    const reopened = new LocalDiskBlobStore({ directory: targetDir });
+    const reopened = new FileAndSqliteBlobStore({ directory: targetDir });
     try {
       expect((await collect((await reopened.get(damagedKey))!)).toString()).to.equal('not the bytes');
       for (const [key, known] of uploaded) {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { ActivityLogEntry, ActivityLogRepository } from '../../core/activity/activity-log.js';
+import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
+import type { ActivityLogRepository } from '../../core/activity/activity-log-repository.js';
 import { aLogEntry, at, givenUser } from './persistence-fixtures.js';
 
 /** What a {@link describeActivityLogRepositoryContract} factory returns: repositories over one empty store. */

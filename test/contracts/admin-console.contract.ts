@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { AccountDirectory } from '../../core/admin/account-directory.js';
-import type { AdminAuditEntry, AdminAuditLog } from '../../core/admin/admin-audit.js';
+import type { AdminAuditEntry } from '../../core/admin/admin-audit.js';
+import type { AdminAuditLog } from '../../core/admin/admin-audit-log.js';
 import type { OpenedRepositories } from './persistence-fixtures.js';
 import { aFile, aRefreshToken, aSession, at, givenUser } from './persistence-fixtures.js';
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { GcsBlobStore, type GcsBlobStoreOptions } from '../../adapters/blobs/gcs-blob-store.js';
-import { LocalDiskBlobStore, type LocalDiskBlobStoreOptions, SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
-import { LocalFileBlobStore } from '../../adapters/blobs/local-file-blob-store.js';
+import { FileAndSqliteBlobStore, type FileAndSqliteBlobStoreOptions, SMALL_BLOBS_FILE } from '../../adapters/blobs/file-and-sqlite-blob-store.js';
+import { ShardedFileBlobStore } from '../../adapters/blobs/sharded-file-blob-store.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
 import { SqliteSmallBlobStore } from '../../adapters/blobs/sqlite-small-blob-store.js';
 import type { BlobStore } from '../../core/files/blob-store.js';
@@ -23,10 +23,10 @@ async function makeTempDirectory(): Promise<string> {
 
 describeBlobStoreContract('MemoryBlobStore', async () => ({ store: new MemoryBlobStore() }));
 
-/** A LocalDiskBlobStore in a new temp directory, closed and removed by `close`. */
-async function localDisk(options: Omit<LocalDiskBlobStoreOptions, 'directory'>) {
+/** A FileAndSqliteBlobStore in a new temp directory, closed and removed by `close`. */
+async function localDisk(options: Omit<FileAndSqliteBlobStoreOptions, 'directory'>) {
   const directory = await makeTempDirectory();
-  const store = new LocalDiskBlobStore({ directory, ...options });
+  const store = new FileAndSqliteBlobStore({ directory, ...options });
   return {
     store,
     close: async () => {
@@ -37,9 +37,9 @@ async function localDisk(options: Omit<LocalDiskBlobStoreOptions, 'directory'>) 
 }
 
 // Blobs up to 64 KiB as rows of small-blobs.db, larger ones as files (the default).
-describeBlobStoreContract('LocalDiskBlobStore', () => localDisk({}));
-describeBlobStoreContract('LocalDiskBlobStore without fsync', () => localDisk({ fsync: false }));
-describeBlobStoreContract('LocalDiskBlobStore with every blob a file (smallBlobMaxBytes 0)', () => localDisk({ smallBlobMaxBytes: 0 }));
+describeBlobStoreContract('FileAndSqliteBlobStore', () => localDisk({}));
+describeBlobStoreContract('FileAndSqliteBlobStore without fsync', () => localDisk({ fsync: false }));
+describeBlobStoreContract('FileAndSqliteBlobStore with every blob a file (smallBlobMaxBytes 0)', () => localDisk({ smallBlobMaxBytes: 0 }));
 
 /** One store of the local disk's two tiers in a new temp directory, closed and removed by `close`. */
 async function inTempDirectory(make: (directory: string) => BlobStore) {
@@ -54,8 +54,8 @@ async function inTempDirectory(make: (directory: string) => BlobStore) {
   };
 }
 
-// Each tier of LocalDiskBlobStore (a TieredBlobStore) on its own.
-describeBlobStoreContract('LocalFileBlobStore', () => inTempDirectory((directory) => new LocalFileBlobStore({ directory })));
+// Each tier of FileAndSqliteBlobStore (a TieredBlobStore) on its own.
+describeBlobStoreContract('ShardedFileBlobStore', () => inTempDirectory((directory) => new ShardedFileBlobStore({ directory })));
 describeBlobStoreContract('SqliteSmallBlobStore (bodies up to 8 MiB)', () =>
   inTempDirectory((directory) => new SqliteSmallBlobStore({ path: join(directory, 'nested', SMALL_BLOBS_FILE), maxBlobBytes: 8 * 1024 * 1024 })),
 );
@@ -139,14 +139,14 @@ describe('SqliteSmallBlobStore read cache (bytes kept while the database is unch
   });
 });
 
-describe('LocalDiskBlobStore', () => {
+describe('FileAndSqliteBlobStore', () => {
   let directory: string;
-  let store: LocalDiskBlobStore;
+  let store: FileAndSqliteBlobStore;
   const tempDirectory = () => join(directory, '.tmp');
 
   beforeEach(async () => {
     directory = await makeTempDirectory();
-    store = new LocalDiskBlobStore({ directory });
+    store = new FileAndSqliteBlobStore({ directory });
   });
 
   afterEach(async () => {
@@ -159,7 +159,7 @@ describe('LocalDiskBlobStore', () => {
 
   it('keeps a blob larger than smallBlobMaxBytes at <directory>/<aa>/<bb>/<key with / as ~>, aa and bb from SHA-256(key)', async () => {
     await store.close();
-    store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 4 });
+    store = new FileAndSqliteBlobStore({ directory, smallBlobMaxBytes: 4 });
     const key = '0f8fad5b-d9cb-469f-a165-70867728950e/aB3dE5gH7jK9';
     await store.put({ key, body: chunked(Buffer.from('sharded')), contentType: 'text/plain', maxBytes: 100 });
     const hash = createHash('sha256').update(key).digest('hex');
@@ -169,7 +169,7 @@ describe('LocalDiskBlobStore', () => {
 
   it('keeps a derived blob <account>/<file>/<name> in its file’s leaf directory, so deleteUnder reads one directory', async () => {
     await store.close();
-    store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 0 });
+    store = new FileAndSqliteBlobStore({ directory, smallBlobMaxBytes: 0 });
     const file = '0f8fad5b-d9cb-469f-a165-70867728950e/aB3dE5gH7jK9';
     await store.put({ key: file, body: chunked(Buffer.from('original')), contentType: 'image/png', maxBytes: 100 });
     await store.put({ key: `${file}/w320-webp`, body: chunked(Buffer.from('thumbnail')), contentType: 'image/webp', maxBytes: 100 });
@@ -181,7 +181,7 @@ describe('LocalDiskBlobStore', () => {
   });
 
   describe('small blobs (rows of small-blobs.db)', () => {
-    const put = (target: LocalDiskBlobStore, key: string, bytes: Buffer) =>
+    const put = (target: FileAndSqliteBlobStore, key: string, bytes: Buffer) =>
       target.put({ key, body: chunked(bytes, [5]), contentType: 'application/octet-stream', maxBytes: 1_000_000 });
     const fileOf = (key: string) => {
       const segments = key.split('/');
@@ -189,7 +189,7 @@ describe('LocalDiskBlobStore', () => {
       return join(directory, hash.slice(0, 2), hash.slice(2, 4), key.replaceAll('/', '~'));
     };
     const exists = (path: string) => stat(path).then(() => true, () => false);
-    const entries = async (target: LocalDiskBlobStore) => {
+    const entries = async (target: FileAndSqliteBlobStore) => {
       const found: Array<{ key: string; size: number }> = [];
       for await (const { key, size } of target.list()) found.push({ key, size });
       return found.sort((a, b) => a.key.localeCompare(b.key));
@@ -197,7 +197,7 @@ describe('LocalDiskBlobStore', () => {
 
     it('keeps a body of up to smallBlobMaxBytes as a row and one byte more as a file, and reads, stats and lists both', async () => {
       await store.close();
-      store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 16 });
+      store = new FileAndSqliteBlobStore({ directory, smallBlobMaxBytes: 16 });
       const atLimit = patternBytes(16, 1);
       const over = patternBytes(17, 2);
       expect(await put(store, 'u/at', atLimit)).to.deep.equal({ size: 16, sha256: sha256(atLimit) });
@@ -216,7 +216,7 @@ describe('LocalDiskBlobStore', () => {
         { key: 'u/over', size: 17 },
       ]);
       // Another store (another connection, as another process) sees them.
-      const other = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 0 });
+      const other = new FileAndSqliteBlobStore({ directory, smallBlobMaxBytes: 0 });
       try {
         expect(await collect((await other.get('u/at'))!)).to.deep.equal(atLimit);
         await other.delete('u/at');
@@ -228,7 +228,7 @@ describe('LocalDiskBlobStore', () => {
     });
 
     it('never keeps one key in both places: a put under a key taken the other way is refused and the blob stays', async () => {
-      const asFile = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 0 });
+      const asFile = new FileAndSqliteBlobStore({ directory, smallBlobMaxBytes: 0 });
       try {
         await put(asFile, 'u/file', Buffer.from('a file'));
         await put(store, 'u/row', Buffer.from('a row'));
@@ -248,7 +248,7 @@ describe('LocalDiskBlobStore', () => {
 
     it('deleteUnder removes the derived rows and files of one file, and nothing of a file whose id only starts alike', async () => {
       await store.close();
-      store = new LocalDiskBlobStore({ directory, smallBlobMaxBytes: 16 });
+      store = new FileAndSqliteBlobStore({ directory, smallBlobMaxBytes: 16 });
       const small = Buffer.from('thumb');
       const large = patternBytes(100, 4);
       await put(store, 'u/f1', large);
@@ -404,7 +404,7 @@ describe('LocalDiskBlobStore', () => {
 
   it('creates its directory on first use', async () => {
     const nested = join(directory, 'not', 'yet');
-    const lazy = new LocalDiskBlobStore({ directory: nested });
+    const lazy = new FileAndSqliteBlobStore({ directory: nested });
     await lazy.ping();
     expect((await stat(join(nested, '.tmp'))).isDirectory()).to.equal(true);
   });
@@ -412,7 +412,7 @@ describe('LocalDiskBlobStore', () => {
   it('answers BLOB_STORE_UNAVAILABLE when its directory cannot be used', async () => {
     const file = join(directory, 'a-file');
     await writeFile(file, 'not a directory');
-    const broken = new LocalDiskBlobStore({ directory: join(file, 'blobs') });
+    const broken = new FileAndSqliteBlobStore({ directory: join(file, 'blobs') });
     for (const attempt of [
       () => broken.ping(),
       () => broken.put({ key: 'u/x', body: chunked(Buffer.from('x')), contentType: 'text/plain', maxBytes: 10 }),

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { FileFilter, FileRepository, QuotaLimits } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
-import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
+import type { SigningKeyRepository } from '../../core/files/signing-key-repository.js';
 import { aFile, aFileId, at, aUser, givenUser, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 
 /** What a {@link describeFileRepositoryContract} factory returns: repositories over one empty store. */

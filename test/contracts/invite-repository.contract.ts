@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import type { Invite, InviteRepository } from '../../core/invites/invite.js';
+import type { Invite } from '../../core/invites/invite.js';
+import type { InviteRepository } from '../../core/invites/invite-repository.js';
 import { aHash, at } from './persistence-fixtures.js';
 import { randomUUID } from 'node:crypto';
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
+import type { OidcFlowRepository } from '../../core/sso/oidc-flow-repository.js';
+import type { OidcIdentityRepository } from '../../core/sso/oidc-identity-repository.js';
 import { aHash, at, givenUser } from './persistence-fixtures.js';
 
 /** What a {@link describeOidcRepositoriesContract} factory returns: the repositories over one empty store. */

@@ -3,8 +3,8 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { LocalDiskBlobStore } from '../../adapters/blobs/local-disk-blob-store.js';
-import { LocalDiskPartialBlobStore } from '../../adapters/blobs/local-disk-partial-blob-store.js';
+import { FileAndSqliteBlobStore } from '../../adapters/blobs/file-and-sqlite-blob-store.js';
+import { FilePartialBlobStore } from '../../adapters/blobs/file-partial-blob-store.js';
 import { MemoryBlobStore } from '../../adapters/blobs/memory-blob-store.js';
 import { MemoryPartialBlobStore } from '../../adapters/blobs/memory-partial-blob-store.js';
 import { chunked, patternBytes } from './blob-store.contract.js';
@@ -18,8 +18,8 @@ describePartialBlobStoreContract('MemoryPartialBlobStore', async () => {
 /** A local-disk partial store over a local-disk blob store in a new temp directory. */
 async function localDisk(fsync: boolean) {
   const directory = await mkdtemp(join(tmpdir(), 'hangar-partials-'));
-  const blobs = new LocalDiskBlobStore({ directory, fsync });
-  const partials = () => new LocalDiskPartialBlobStore({ directory: join(directory, '.partial'), blobs, fsync });
+  const blobs = new FileAndSqliteBlobStore({ directory, fsync });
+  const partials = () => new FilePartialBlobStore({ directory: join(directory, '.partial'), blobs, fsync });
   return {
     directory,
     store: partials(),
@@ -32,10 +32,10 @@ async function localDisk(fsync: boolean) {
   };
 }
 
-describePartialBlobStoreContract('LocalDiskPartialBlobStore', () => localDisk(true));
-describePartialBlobStoreContract('LocalDiskPartialBlobStore without fsync', () => localDisk(false));
+describePartialBlobStoreContract('FilePartialBlobStore', () => localDisk(true));
+describePartialBlobStoreContract('FilePartialBlobStore without fsync', () => localDisk(false));
 
-describe('LocalDiskPartialBlobStore', () => {
+describe('FilePartialBlobStore', () => {
   it('keeps partial blobs out of the blob listing and removes the partial file once complete', async () => {
     const subject = await localDisk(true);
     try {

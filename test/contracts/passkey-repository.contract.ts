@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { Passkey, PasskeyRepository } from '../../core/passkeys/passkey.js';
+import type { Passkey } from '../../core/passkeys/passkey.js';
+import type { PasskeyRepository } from '../../core/passkeys/passkey-repository.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
 import { at, givenUser, T0 } from './persistence-fixtures.js';
 

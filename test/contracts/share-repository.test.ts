@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { FileRepository } from '../../core/files/file-repository.js';
-import type { Share, ShareRepository } from '../../core/shares/share.js';
+import type { Share } from '../../core/shares/share.js';
+import type { ShareRepository } from '../../core/shares/share-repository.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';

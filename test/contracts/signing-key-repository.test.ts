@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
+import type { SigningKeyRepository } from '../../core/files/signing-key-repository.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
-import type { UploadUrlGrant, UploadUrlRepository } from '../../core/files/upload-urls.js';
+import type { SigningKeyRepository } from '../../core/files/signing-key-repository.js';
+import type { UploadUrlGrant } from '../../core/files/upload-urls.js';
+import type { UploadUrlRepository } from '../../core/files/upload-url-repository.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { at, givenUser, onSqlite, openMemory, onPostgres, type OpenedRepositories } from './persistence-fixtures.js';
 

@@ -3,7 +3,7 @@ import type { OneTimeTokenRepository } from '../../core/accounts/one-time-token-
 import type { SessionRepository } from '../../core/accounts/session-repository.js';
 import type { User } from '../../core/accounts/user.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
-import type { ActivityLogRepository } from '../../core/activity/activity-log.js';
+import type { ActivityLogRepository } from '../../core/activity/activity-log-repository.js';
 import type { ApiKeyRepository } from '../../core/api-keys/api-key-repository.js';
 import type { FileRepository } from '../../core/files/file-repository.js';
 import type { UsageRepository } from '../../core/plans/usage-repository.js';

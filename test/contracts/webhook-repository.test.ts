@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import type { Webhook, WebhookRepository } from '../../core/webhooks/webhook.js';
+import type { Webhook } from '../../core/webhooks/webhook.js';
+import type { WebhookRepository } from '../../core/webhooks/webhook-repository.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { at, givenUser, onPostgres, onSqlite, openMemory, type OpenedRepositories, T0 } from './persistence-fixtures.js';
 

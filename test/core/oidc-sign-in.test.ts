@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OpenIdClientProvider } from '../../adapters/sso/openid-client-provider.js';
-import type { OidcFlowRepository } from '../../core/sso/oidc-repositories.js';
+import type { OidcFlowRepository } from '../../core/sso/oidc-flow-repository.js';
 import { createMemoryHangar, expectDomainError, PRO_PLAN, TRIAL_PLAN } from '../support/memory-hangar.js';
 import type { HangarOptions, HangarPorts } from '../../core/index.js';
 import { browseUntil, startTestOidcProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestOidcAccount, type TestOidcProvider } from '../support/oidc-test-provider.js';

@@ -134,7 +134,7 @@ describe('HTTP: content server bodies (borrowed chunks, backpressure, aborts)', 
     const other = randomFileOf(2 * MiB, 'video/mp4', 8);
     const result = await upload(server, apiKey, other, { contentType: 'video/mp4', name: 'damaged.mp4' });
     const damaged = result.body.file.file_id as string;
-    // The blob store's layout (adapters/blobs/local-disk-blob-store.ts): find the blob by its name.
+    // The blob store's layout (adapters/blobs/file-and-sqlite-blob-store.ts): find the blob by its name.
     const blob = await findBlob(path.join(server.dataDir), damaged);
     await truncate(blob, MiB);
     const outcome = await new Promise<{ error?: string; length: number; complete: boolean }>((resolve) => {

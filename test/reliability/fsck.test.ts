@@ -3,7 +3,7 @@ import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { LocalDiskBlobStore, SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
+import { FileAndSqliteBlobStore, SMALL_BLOBS_FILE } from '../../adapters/blobs/file-and-sqlite-blob-store.js';
 import { call, signUpWithKey, startTestServer, type TestServer } from '../support/http-harness.js';
 import { aBody, filesUnder, runCli, serverEnv } from './harness.js';
 
@@ -21,15 +21,15 @@ describe('admin CLI: fsck [--repair] (docs/reliability.md)', function () {
   this.timeout(60_000);
   let dataDir: string;
   let server: TestServer;
-  let blobs: LocalDiskBlobStore;
+  let blobs: FileAndSqliteBlobStore;
   /** The same directory, storing every blob as a file (as a store with SMALL_BLOB_MAX_BYTES=0 did). */
-  let blobFiles: LocalDiskBlobStore;
+  let blobFiles: FileAndSqliteBlobStore;
 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-fsck-'));
     server = await startTestServer({ RATE_LIMIT_UPLOADS_PER_MINUTE: '0' }, {}, { dataDir });
-    blobs = new LocalDiskBlobStore({ directory: path.join(dataDir, 'blobs') });
-    blobFiles = new LocalDiskBlobStore({ directory: path.join(dataDir, 'blobs'), smallBlobMaxBytes: 0 });
+    blobs = new FileAndSqliteBlobStore({ directory: path.join(dataDir, 'blobs') });
+    blobFiles = new FileAndSqliteBlobStore({ directory: path.join(dataDir, 'blobs'), smallBlobMaxBytes: 0 });
   });
   after(async () => {
     await blobs.close();

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { SMALL_BLOBS_FILE } from '../../adapters/blobs/local-disk-blob-store.js';
+import { SMALL_BLOBS_FILE } from '../../adapters/blobs/file-and-sqlite-blob-store.js';
 import { sha256 } from './bytes.js';
 
 /** One thing a local-disk blob store holds: a file (blob or temp file) or a row of small-blobs.db. */

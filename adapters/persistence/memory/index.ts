@@ -15,6 +15,7 @@ export * from './memory-image-variant-repository.js';
 export * from './memory-passkey-repository.js';
 export * from './memory-passkey-challenge-repository.js';
 export * from './memory-invite-repository.js';
-export * from './memory-oidc-repositories.js';
+export * from './memory-oidc-flow-repository.js';
+export * from './memory-oidc-identity-repository.js';
 export * from './memory-webhook-repository.js';
 export * from './memory-media-facts-repository.js';

@@ -1,4 +1,5 @@
-import { type ActivityKind, type ActivityLogEntry, type ActivityLogRepository, type ActivityPosition, READ_METHODS } from '../../../core/activity/activity-log.js';
+import { type ActivityKind, type ActivityLogEntry, type ActivityPosition, READ_METHODS } from '../../../core/activity/activity-log.js';
+import type { ActivityLogRepository } from '../../../core/activity/activity-log-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { copyDate } from './copy-date.js';
 import { MemoryDatabase } from './memory-database.js';

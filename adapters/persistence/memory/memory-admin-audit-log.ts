@@ -1,4 +1,5 @@
-import type { AdminAuditEntry, AdminAuditLog } from '../../../core/admin/admin-audit.js';
+import type { AdminAuditEntry } from '../../../core/admin/admin-audit.js';
+import type { AdminAuditLog } from '../../../core/admin/admin-audit-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { copyDate } from './copy-date.js';
 import { newestFirst } from './newest-first.js';

@@ -15,7 +15,8 @@ import type { UploadUrlGrant } from '../../../core/files/upload-urls.js';
 import type { Passkey } from '../../../core/passkeys/passkey.js';
 import type { PasskeyChallenge } from '../../../core/passkeys/passkey-challenge-repository.js';
 import type { Invite } from '../../../core/invites/invite.js';
-import type { OidcFlow, OidcIdentityLink, SignInCode } from '../../../core/sso/oidc-repositories.js';
+import type { OidcFlow, SignInCode } from '../../../core/sso/oidc-flow-repository.js';
+import type { OidcIdentityLink } from '../../../core/sso/oidc-identity-repository.js';
 
 /** A row of {@link MemoryDatabase.files}. */
 export interface MemoryFileRow {

@@ -1,4 +1,4 @@
-import type { HealthProbe } from '../../../core/shared/health.js';
+import type { HealthProbe } from '../../../core/shared/health-probe.js';
 
 /** The `database` probe of the in-memory repositories: process memory always answers. */
 export class MemoryHealthProbe implements HealthProbe {

@@ -1,4 +1,5 @@
-import type { Invite, InviteRepository } from '../../../core/invites/invite.js';
+import type { Invite } from '../../../core/invites/invite.js';
+import type { InviteRepository } from '../../../core/invites/invite-repository.js';
 import { MemoryDatabase } from './memory-database.js';
 
 function copyInvite(invite: Invite): Invite {

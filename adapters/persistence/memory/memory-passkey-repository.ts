@@ -1,4 +1,5 @@
-import type { Passkey, PasskeyRepository } from '../../../core/passkeys/passkey.js';
+import type { Passkey } from '../../../core/passkeys/passkey.js';
+import type { PasskeyRepository } from '../../../core/passkeys/passkey-repository.js';
 import { copyDate, copyNullableDate } from './copy-date.js';
 import { MemoryDatabase } from './memory-database.js';
 

@@ -1,5 +1,5 @@
 import type { Plan } from '../../../core/plans/plan.js';
-import type { PlanOverrideStore } from '../../../core/plans/plan-overrides.js';
+import type { PlanOverrideStore } from '../../../core/plans/plan-override-store.js';
 
 /** {@link PlanOverrideStore} held in process memory: the test double and the embedding default. */
 export class MemoryPlanOverrideStore implements PlanOverrideStore {

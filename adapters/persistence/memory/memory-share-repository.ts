@@ -1,4 +1,5 @@
-import type { Share, ShareRepository } from '../../../core/shares/share.js';
+import type { Share } from '../../../core/shares/share.js';
+import type { ShareRepository } from '../../../core/shares/share-repository.js';
 import { copyDate, copyNullableDate } from './copy-date.js';
 import { MemoryDatabase } from './memory-database.js';
 

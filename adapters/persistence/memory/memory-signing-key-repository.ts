@@ -1,4 +1,4 @@
-import type { SigningKeyRepository } from '../../../core/files/signing-keys.js';
+import type { SigningKeyRepository } from '../../../core/files/signing-key-repository.js';
 import { MemoryDatabase } from './memory-database.js';
 
 /** {@link SigningKeyRepository} in a {@link MemoryDatabase} (`signingKeys`); synchronous inside, so `ensure` is atomic. */

@@ -1,4 +1,5 @@
-import type { UploadUrlClaim, UploadUrlGrant, UploadUrlRepository } from '../../../core/files/upload-urls.js';
+import type { UploadUrlClaim, UploadUrlGrant } from '../../../core/files/upload-urls.js';
+import type { UploadUrlRepository } from '../../../core/files/upload-url-repository.js';
 import { MemoryDatabase } from './memory-database.js';
 
 /** {@link UploadUrlRepository} in a {@link MemoryDatabase} (`uploadUrls`); synchronous inside, so `claim` is atomic. */

@@ -1,5 +1,6 @@
 import type { Paged, Window } from '../../../core/shared/pagination.js';
-import { type Webhook, type WebhookChanges, type WebhookDelivery, WEBHOOK_TEST_EVENT, type WebhookRepository } from '../../../core/webhooks/webhook.js';
+import { type Webhook, type WebhookChanges, type WebhookDelivery, WEBHOOK_TEST_EVENT } from '../../../core/webhooks/webhook.js';
+import type { WebhookRepository } from '../../../core/webhooks/webhook-repository.js';
 
 /** A stored endpoint with its secrets. */
 interface StoredWebhook {

@@ -17,4 +17,5 @@ export * from './sql-image-variant-repository.js';
 export * from './sql-passkey-repository.js';
 export * from './sql-passkey-challenge-repository.js';
 export * from './sql-invite-repository.js';
-export * from './sql-oidc-repositories.js';
+export * from './sql-oidc-flow-repository.js';
+export * from './sql-oidc-identity-repository.js';

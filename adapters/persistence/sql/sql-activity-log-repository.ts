@@ -1,5 +1,6 @@
 import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
-import type { ActivityKind, ActivityLogEntry, ActivityLogRepository, ActivityPosition } from '../../../core/activity/activity-log.js';
+import type { ActivityKind, ActivityLogEntry, ActivityPosition } from '../../../core/activity/activity-log.js';
+import type { ActivityLogRepository } from '../../../core/activity/activity-log-repository.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { repeatedStatement } from './precompiled-query.js';

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AdminAction, AdminAuditEntry, AdminAuditLog } from '../../../core/admin/admin-audit.js';
+import type { AdminAction, AdminAuditEntry } from '../../../core/admin/admin-audit.js';
+import type { AdminAuditLog } from '../../../core/admin/admin-audit-log.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { toDate, toMillis, toNumber } from './rows.js';
 import type { AdminAuditTable, HangarDatabase } from './schema.js';

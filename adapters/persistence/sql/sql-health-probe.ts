@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { HealthProbe } from '../../../core/shared/health.js';
+import type { HealthProbe } from '../../../core/shared/health-probe.js';
 import type { HangarDatabase } from './schema.js';
 
 /** The `database` probe of `/healthz`: runs `select 1`; rejects with the driver's error when the database does not answer. */

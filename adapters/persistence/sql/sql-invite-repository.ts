@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Invite, InviteRepository } from '../../../core/invites/invite.js';
+import type { Invite } from '../../../core/invites/invite.js';
+import type { InviteRepository } from '../../../core/invites/invite-repository.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis } from './rows.js';
 import type { HangarDatabase, InvitesTable } from './schema.js';
 

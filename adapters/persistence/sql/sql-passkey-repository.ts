@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Passkey, PasskeyRepository } from '../../../core/passkeys/passkey.js';
+import type { Passkey } from '../../../core/passkeys/passkey.js';
+import type { PasskeyRepository } from '../../../core/passkeys/passkey-repository.js';
 import { toDate, toMillis, toNullableDate, toNumber } from './rows.js';
 import type { HangarDatabase, PasskeysTable } from './schema.js';
 

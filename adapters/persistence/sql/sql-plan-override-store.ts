@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Plan } from '../../../core/plans/plan.js';
-import type { PlanOverrideStore } from '../../../core/plans/plan-overrides.js';
+import type { PlanOverrideStore } from '../../../core/plans/plan-override-store.js';
 import { toMillis, toNumber } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Share, ShareRepository } from '../../../core/shares/share.js';
+import type { Share } from '../../../core/shares/share.js';
+import type { ShareRepository } from '../../../core/shares/share-repository.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
 import type { HangarDatabase, SharesTable } from './schema.js';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SigningKeyRepository } from '../../../core/files/signing-keys.js';
+import type { SigningKeyRepository } from '../../../core/files/signing-key-repository.js';
 import type { HangarDatabase } from './schema.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { UploadUrlClaim, UploadUrlGrant, UploadUrlRepository } from '../../../core/files/upload-urls.js';
+import type { UploadUrlClaim, UploadUrlGrant } from '../../../core/files/upload-urls.js';
+import type { UploadUrlRepository } from '../../../core/files/upload-url-repository.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber } from './rows.js';
 import type { HangarDatabase, UploadUrlsTable } from './schema.js';
 

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
-import { type Webhook, type WebhookChanges, type WebhookDelivery, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookRepository } from '../../../core/webhooks/webhook.js';
+import { type Webhook, type WebhookChanges, type WebhookDelivery, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../../../core/webhooks/webhook.js';
+import type { WebhookRepository } from '../../../core/webhooks/webhook-repository.js';
 import { isPostgres } from './dialect.js';
 import { toDate, toMillis, toNullableDate, toNumber } from './rows.js';
 import type { HangarDatabase, WebhookDeliveriesTable, WebhooksTable } from './schema.js';

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { WalIndexHeader } from '../../sqlite/wal-index-header.js';
+import { WalIndexHeader } from './wal-index-header.js';
 
 /** Most entries a {@link LookupCache} holds; when full, it starts again empty. */
 export const LOOKUP_CACHE_ENTRIES = 4096;

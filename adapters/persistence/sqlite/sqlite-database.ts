@@ -20,7 +20,8 @@ import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import type { ChangeFeed } from '../../../core/shared/change-feed.js';
 import { migrateToLatest } from '../sql/migrate.js';
 import type { HangarDatabase } from '../sql/schema.js';
-import { backgroundCheckpoints, BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../../sqlite/index.js';
+import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from './wal-checkpointer.js';
+import { BUSY_TIMEOUT_MS, isBusy, retryWhileBusy, WalFlusher } from './wal-flusher.js';
 
 /** Options of {@link openSqliteDatabase}. */
 export interface SqliteDatabaseOptions {

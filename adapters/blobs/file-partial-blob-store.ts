@@ -9,8 +9,8 @@ import { canAdoptFiles } from './file-adoption.js';
 import { assertLength, tooLong } from './memory-partial-blob-store.js';
 import { writeBuffers } from './write-buffers.js';
 
-/** Options of {@link LocalDiskPartialBlobStore}. */
-export interface LocalDiskPartialBlobStoreOptions {
+/** Options of {@link FilePartialBlobStore}. */
+export interface FilePartialBlobStoreOptions {
   /**
    * Directory of the partial files, created on first use. The server uses `<blob directory>/.partial`
    * (the blob store's listing skips names that are not shards), so partials stay on the blob store's
@@ -52,13 +52,13 @@ const PARTIAL_NAME = /^[0-9a-f-]{36}$/;
  * else streams it into the {@link BlobStore} (`put`, which hashes it and flushes the blob), and then
  * removes it.
  */
-export class LocalDiskPartialBlobStore implements PartialBlobStore {
+export class FilePartialBlobStore implements PartialBlobStore {
   private readonly directory: string;
   private readonly fsync: boolean;
   private readonly runningHashes = new RunningHashes();
   private ready: Promise<void> | undefined;
 
-  constructor(private readonly options: LocalDiskPartialBlobStoreOptions) {
+  constructor(private readonly options: FilePartialBlobStoreOptions) {
     this.directory = resolve(options.directory);
     this.fsync = options.fsync ?? true;
   }

@@ -10,8 +10,8 @@ import { ByteMeter, meteredBody } from './body-meter.js';
 import { alreadyExists, hasCode, isAlreadyExists, unavailable } from './local-blob-errors.js';
 import { writeBuffers } from './write-buffers.js';
 
-/** Options of {@link LocalFileBlobStore}. */
-export interface LocalFileBlobStoreOptions {
+/** Options of {@link ShardedFileBlobStore}. */
+export interface ShardedFileBlobStoreOptions {
   /** Root directory of the store; created (with parents) on first use. */
   directory: string;
   /**
@@ -49,13 +49,13 @@ const WRITE_AT_LEAST_EVERY_MS = 10_000;
  * `put` streams the body to `<directory>/.tmp/<random>` (same file system, so the final link is
  * atomic), counting and hashing as it goes, with backpressure: memory use does not depend on the
  * body's size. The blob appears under its key only once complete (and flushed, when `fsync`).
- * Temp files of a crashed process are removed by {@link LocalFileBlobStore.sweepTempFiles}.
+ * Temp files of a crashed process are removed by {@link ShardedFileBlobStore.sweepTempFiles}.
  * `contentType` is not stored: the file record carries it.
  *
- * The service uses it as the large tier of `LocalDiskBlobStore` (tiered-blob-store.ts), beside the
+ * The service uses it as the large tier of `FileAndSqliteBlobStore` (tiered-blob-store.ts), beside the
  * small blobs' database.
  */
-export class LocalFileBlobStore implements BlobStore {
+export class ShardedFileBlobStore implements BlobStore {
   /** The root directory (absolute). */
   readonly directory: string;
   private readonly tempDirectory: string;
@@ -71,7 +71,7 @@ export class LocalFileBlobStore implements BlobStore {
    */
   private readonly knownShards = new Uint8Array(SHARD_COUNT / 8);
 
-  constructor(options: LocalFileBlobStoreOptions) {
+  constructor(options: ShardedFileBlobStoreOptions) {
     this.directory = resolve(options.directory);
     this.tempDirectory = join(this.directory, TEMP_DIRECTORY);
     this.fsync = options.fsync ?? true;

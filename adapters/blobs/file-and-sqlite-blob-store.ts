@@ -1,13 +1,13 @@
 import { statfs } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Failpoints } from '../../core/shared/failpoints.js';
-import { LocalFileBlobStore } from './local-file-blob-store.js';
+import { ShardedFileBlobStore } from './sharded-file-blob-store.js';
 import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from './small-blob-limits.js';
 import { SqliteSmallBlobStore } from './sqlite-small-blob-store.js';
 import { TieredBlobStore } from './tiered-blob-store.js';
 
-/** Options of {@link LocalDiskBlobStore}. */
-export interface LocalDiskBlobStoreOptions {
+/** Options of {@link FileAndSqliteBlobStore}. */
+export interface FileAndSqliteBlobStoreOptions {
   /** Root directory of the store; created (with parents) on first use. */
   directory: string;
   /**
@@ -19,7 +19,7 @@ export interface LocalDiskBlobStoreOptions {
   failpoints?: Failpoints;
   /**
    * Blobs of at most this many bytes are kept as rows of `<directory>/small-blobs.db` instead of
-   * files (see {@link LocalDiskBlobStore}); 0 stores every blob as a file. Default
+   * files (see {@link FileAndSqliteBlobStore}); 0 stores every blob as a file. Default
    * {@link DEFAULT_SMALL_BLOB_MAX_BYTES} (64 KiB), at most {@link MAX_SMALL_BLOB_MAX_BYTES} (1 MiB):
    * an upload holds up to this many bytes in memory until it knows which way it goes.
    */
@@ -32,7 +32,7 @@ export const SMALL_BLOBS_FILE = 'small-blobs.db';
 /**
  * The service's {@link BlobStore} on a local file system (BLOB_STORE_URL `file:`): a
  * {@link TieredBlobStore} of
- * - a {@link LocalFileBlobStore} in `directory` (one file per blob, sharded `<aa>/<bb>/…`), and
+ * - a {@link ShardedFileBlobStore} in `directory` (one file per blob, sharded `<aa>/<bb>/…`), and
  * - a {@link SqliteSmallBlobStore}, `<directory>/small-blobs.db`, for bodies of at most
  *   `smallBlobMaxBytes` (64 KiB by default): a blob file costs nine file-system calls, two of them
  *   disk flushes, most of a small upload's cost (decision 0005, docs/decisions/); a row costs an
@@ -43,13 +43,13 @@ export const SMALL_BLOBS_FILE = 'small-blobs.db';
  * (https://www.sqlite.org/wal.html), while such a directory may be shared by several (docs/operations.md,
  * "Several processes behind a load balancer").
  */
-export class LocalDiskBlobStore extends TieredBlobStore {
+export class FileAndSqliteBlobStore extends TieredBlobStore {
   /** @throws Error when `smallBlobMaxBytes` is not an integer from 0 to {@link MAX_SMALL_BLOB_MAX_BYTES} */
-  constructor(options: LocalDiskBlobStoreOptions) {
+  constructor(options: FileAndSqliteBlobStoreOptions) {
     const directory = resolve(options.directory);
     const { fsync, failpoints } = options;
     super({
-      files: new LocalFileBlobStore({ directory, fsync, failpoints }),
+      files: new ShardedFileBlobStore({ directory, fsync, failpoints }),
       small: new SqliteSmallBlobStore({ path: join(directory, SMALL_BLOBS_FILE), fsync, failpoints }),
       smallBlobMaxBytes: options.smallBlobMaxBytes ?? DEFAULT_SMALL_BLOB_MAX_BYTES,
       useSmall: async () => !NETWORK_FILE_SYSTEMS.has((await statfs(directory)).type >>> 0),

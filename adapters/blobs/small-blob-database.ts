@@ -1,9 +1,10 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { WalIndexHeader } from '../sqlite/wal-index-header.js';
-import { backgroundCheckpoints, retryWhileBusy, SAFETY_NET_AUTOCHECKPOINT_PAGES, WalFlusher, type WalCheckpoints } from '../sqlite/index.js';
+import { WalIndexHeader } from '../persistence/sqlite/wal-index-header.js';
+import { backgroundCheckpoints, SAFETY_NET_AUTOCHECKPOINT_PAGES, type WalCheckpoints } from '../persistence/sqlite/wal-checkpointer.js';
+import { retryWhileBusy, WalFlusher } from '../persistence/sqlite/wal-flusher.js';
 
-/** Size and age of one small blob, as {@link SqliteSmallBlobs} stores them. */
+/** Size and age of one small blob, as {@link SmallBlobDatabase} stores them. */
 export interface SmallBlobEntry {
   key: string;
   /** Bytes. */
@@ -12,14 +13,14 @@ export interface SmallBlobEntry {
   modifiedAt: number;
 }
 
-/** Bytes of blobs that {@link SqliteSmallBlobs.get} keeps after reading them, at most (keys and overhead counted as {@link CACHE_ENTRY_OVERHEAD} each). */
+/** Bytes of blobs that {@link SmallBlobDatabase.get} keeps after reading them, at most (keys and overhead counted as {@link CACHE_ENTRY_OVERHEAD} each). */
 export const READ_CACHE_BYTES = 2 * 1024 * 1024;
-/** The largest blob (bytes) that {@link SqliteSmallBlobs.get} keeps: the read transaction it saves costs the same for any size, and larger blobs would fill the cache. */
+/** The largest blob (bytes) that {@link SmallBlobDatabase.get} keeps: the read transaction it saves costs the same for any size, and larger blobs would fill the cache. */
 export const READ_CACHE_MAX_BLOB_BYTES = 8 * 1024;
 /** What an entry of the read cache costs besides its bytes (its key, the Buffer object, the LRU's links), in bytes. */
 const CACHE_ENTRY_OVERHEAD = 256;
 
-/** Rows read per statement by {@link SqliteSmallBlobs.page}. */
+/** Rows read per statement by {@link SmallBlobDatabase.page}. */
 export const SMALL_BLOB_PAGE = 500;
 
 /**
@@ -56,7 +57,7 @@ export const SMALL_BLOB_PAGE = 500;
  * they hold (the soak test, test/reliability/soak.test.ts). Without a usable header (a database not
  * in WAL mode, in memory) nothing is kept.
  */
-export class SqliteSmallBlobs {
+export class SmallBlobDatabase {
   private readonly selectBytes: BetterSqlite3.Statement;
   private readonly selectEntry: BetterSqlite3.Statement;
   private readonly selectKey: BetterSqlite3.Statement;
@@ -93,7 +94,7 @@ export class SqliteSmallBlobs {
    * @param options.fsync flush every write to disk before it resolves (see the class)
    * @throws SQLite's error when the file cannot be opened or created (SQLITE_BUSY after 5 s)
    */
-  static async open(path: string, options: { fsync: boolean }): Promise<SqliteSmallBlobs> {
+  static async open(path: string, options: { fsync: boolean }): Promise<SmallBlobDatabase> {
     const database = new BetterSqlite3(path, { timeout: 0 });
     let checkpoints: WalCheckpoints | undefined;
     try {
@@ -108,7 +109,7 @@ export class SqliteSmallBlobs {
       });
       database.pragma(`wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES}`);
       const wal = options.fsync ? new WalFlusher(`${path}-wal`) : undefined;
-      const store = new SqliteSmallBlobs(database, wal, checkpoints);
+      const store = new SmallBlobDatabase(database, wal, checkpoints);
       if (wal) wal.onFlushed = () => checkpoints?.wrote();
       return store;
     } catch (error) {
