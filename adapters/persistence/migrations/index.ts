@@ -55,6 +55,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0044_webhooks', () => import('./0044_webhooks.js')],
   ['0045_admin_console', () => import('./0045_admin_console.js')],
   ['0046_signed_uploads_and_media', () => import('./0046_signed_uploads_and_media.js')],
+  ['0048_image_metadata', () => import('./0048_image_metadata.js')],
 ];
 
 /** A migration's name and how to load its module. */

@@ -80,7 +80,7 @@ export class SqlFileRepository implements FileRepository {
         .innerJoin('users', 'users.id', 'files.user_id')
         .select([
           'files.id', 'files.user_id', 'files.file_id', 'files.name', 'files.content_type', 'files.size', 'files.sha256',
-          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'users.signing_key',
+          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'files.metadata_removed', 'users.signing_key',
         ])
         .where('files.file_id', '=', p.fileId),
     { cacheable: true },
@@ -112,6 +112,7 @@ export class SqlFileRepository implements FileRepository {
     db.insertInto('files').values({
       id: p.id, user_id: p.user_id, file_id: p.file_id, name: p.name, content_type: p.content_type, size: p.size, sha256: p.sha256,
       is_public: p.is_public, created_at: p.created_at, blob_key: p.blob_key, search_text: p.search_text, expires_at: p.expires_at,
+      metadata_removed: p.metadata_removed,
     }),
   );
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
