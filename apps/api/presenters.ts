@@ -74,6 +74,7 @@ export function fileJson({ file, urls }: FileView) {
     created_at: toIso(file.createdAt),
     is_public: file.isPublic,
     expires_at: file.expiresAt ? toIso(file.expiresAt) : null,
+    metadata_removed: file.metadataRemoved ?? [],
     view_count: file.viewCount,
     download_count: file.downloadCount,
   };
@@ -126,7 +127,8 @@ function sameRecord(a: StoredFile, b: StoredFile): boolean {
   return (
     a.id === b.id && a.userId === b.userId && a.fileId === b.fileId && a.name === b.name && a.contentType === b.contentType && a.size === b.size &&
     a.sha256 === b.sha256 && a.isPublic === b.isPublic && a.createdAt.getTime() === b.createdAt.getTime() && a.blobKey === b.blobKey &&
-    (a.expiresAt === null ? b.expiresAt === null : b.expiresAt !== null && a.expiresAt.getTime() === b.expiresAt.getTime())
+    (a.expiresAt === null ? b.expiresAt === null : b.expiresAt !== null && a.expiresAt.getTime() === b.expiresAt.getTime()) &&
+    (a.metadataRemoved ?? []).join() === (b.metadataRemoved ?? []).join()
   );
 }
 
@@ -160,6 +162,7 @@ export function settingsJson(settings: Settings) {
       errors: domain.errors,
     },
     max_upload_size_bytes: settings.maxUploadSizeBytes,
+    image_metadata: settings.imageMetadata,
   };
 }
 

@@ -1,6 +1,7 @@
 import { KEY_SCOPES } from '../../core/api-keys/api-key-scopes.js';
 import { Type } from '@sinclair/typebox';
 import { MAX_PAGE_SIZE } from '../../core/shared/pagination.js';
+import { IMAGE_METADATA_MODES, METADATA_KINDS } from '../../core/files/image-metadata/image-metadata-mode.js';
 
 // Resource and request schemas of the API (spec 2, 4). Request schemas validate at run time;
 // response schemas document (the OpenAPI document) and are checked by the HTTP tests.
@@ -67,6 +68,11 @@ export const ApiKeyBody = Type.Object({
   expired: Type.Boolean({ description: 'True once expires_at has passed (the key answers 401 API_KEY_EXPIRED)' }),
 }, { $id: 'ApiKey' });
 
+/** The account setting of what image uploads keep of their metadata (docs/image-metadata.md). */
+export const ImageMetadataSetting = Type.Union(IMAGE_METADATA_MODES.map((mode) => Type.Literal(mode)), {
+  description: 'What uploads of JPEG, PNG, WebP, HEIF and AVIF images keep of their metadata, removed losslessly (pixels untouched): `strip_location` (default: GPS position removed), `strip_all` (EXIF, XMP, IPTC, comments removed; colour profiles kept), `keep` (stored as uploaded)',
+});
+
 export const FileBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
   user_id: Type.String({ format: 'uuid' }),
@@ -82,6 +88,9 @@ export const FileBody = Type.Object({
   created_at: Nullable(Timestamp),
   is_public: Type.Union([Type.Boolean(), Type.Null()]),
   expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted automatically; null: never' }),
+  metadata_removed: Type.Array(Type.Union(METADATA_KINDS.map((kind) => Type.Literal(kind))), {
+    description: 'What the upload removed from an image, losslessly (the account setting `image_metadata`, docs/image-metadata.md): `location` (GPS position), `exif`, `xmp`, `iptc`, `comment`; empty when nothing',
+  }),
   view_count: Type.Integer({ description: 'Reads served inline: the view address, inline signed URLs' }),
   download_count: Type.Integer({ description: 'Reads served as attachments: the download address, download signed URLs, share links' }),
 }, {
@@ -92,7 +101,7 @@ export const FileBody = Type.Object({
     public_url: 'https://cdn.example.com/m/aB3dE5gH7j', default_url: 'https://cdn.example.com/m/aB3dE5gH7j',
     default_download_url: 'https://cdn.example.com/d/aB3dE5gH7j', public_download_url: 'https://cdn.example.com/d/aB3dE5gH7j',
     view_url: 'https://cdn.example.com/v/aB3dE5gH7j',
-    created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null, view_count: 0, download_count: 0,
+    created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null, metadata_removed: ['location'], view_count: 0, download_count: 0,
   }],
 });
 
@@ -114,6 +123,7 @@ export const SettingsBody = Type.Object({
   public_url_base: Type.String({ description: 'https://<custom domain> once verified, else the content URL' }),
   custom_domain: Type.Union([CustomDomainBody, Type.Null()]),
   max_upload_size_bytes: Type.Integer(),
+  image_metadata: ImageMetadataSetting,
 }, { $id: 'Settings' });
 
 export const UsageBody = Type.Object({

@@ -18,6 +18,8 @@ export interface HangarFile {
   expires_at?: string | null;
   view_count?: number;
   download_count?: number;
+  /** What the upload removed from an image (`location`, `exif`, `xmp`, `iptc`, `comment`). */
+  metadata_removed?: string[];
 }
 
 /** Share link (docs/private-files.md). */
@@ -67,6 +69,8 @@ export interface Settings {
     errors: string[];
   } | null;
   max_upload_size_bytes: number;
+  /** What uploads of images keep of their metadata (docs/image-metadata.md). */
+  image_metadata: 'strip_location' | 'strip_all' | 'keep';
 }
 
 /** Usage object (spec 2.6). */
