@@ -33,7 +33,7 @@ describe('HTTP: files and the content server', () => {
     expect(result.status, JSON.stringify(result.body)).to.equal(201);
     const file = result.body.file;
     expect(result.body.message).to.be.a('string');
-    expect(file).to.have.keys('id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'public_url', 'default_url', 'default_download_url', 'public_download_url', 'view_url', 'created_at', 'is_public', 'expires_at', 'view_count', 'download_count');
+    expect(file).to.have.keys('id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'public_url', 'default_url', 'default_download_url', 'public_download_url', 'view_url', 'created_at', 'is_public', 'expires_at', 'metadata_removed', 'view_count', 'download_count');
     expect(file).to.include({ user_id: userId, name: 'pixel.png', content_type: 'image/png', size: png.length, is_public: true });
     expect(file.file_id).to.match(/^[0-9A-Za-z]{10}$/);
     expect(file.public_url).to.equal(`http://cdn.hangar.test/m/${file.file_id}`);
