@@ -239,7 +239,7 @@ describe('HTTP: files and the content server', () => {
   it('reads and changes max_upload_size_bytes through /settings, and uploads follow it', async () => {
     const account = await signUpWithKey(server, 'settings@example.com');
     const settings = await call(server.api, '/settings', { apiKey: account.apiKey });
-    expect(settings.body).to.deep.equal({ public_url_base: 'http://cdn.hangar.test', custom_domain: null, max_upload_size_bytes: 1024 * 1024 });
+    expect(settings.body).to.deep.equal({ public_url_base: 'http://cdn.hangar.test', custom_domain: null, max_upload_size_bytes: 1024 * 1024, image_metadata: 'strip_location' });
     const patched = await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 100 } });
     expect(patched.status).to.equal(200);
     expect(patched.body.max_upload_size_bytes).to.equal(100);
