@@ -114,6 +114,26 @@ describe('stripImageMetadata', () => {
     expect(Buffer.from(out.bytes).includes('XML:com.adobe.xmp')).to.equal(false);
   });
 
+  it('reads fill bytes before a JPEG marker (T.81 B.1.1.2) and still removes the position after them', async () => {
+    const photo = await gpsPhoto('jpeg', { xmp: false });
+    const filled = Buffer.concat([photo.subarray(0, 2), Buffer.from([0xff, 0xff, 0xff]), photo.subarray(2)]);
+    const out = await strip(filled, 'jpeg', 'strip_location');
+    expect(out.removed).to.deep.equal(['location']);
+    expect(out.bytes.byteLength).to.equal(filled.byteLength);
+    expect(out.bytes.subarray(0, 5).equals(filled.subarray(0, 5))).to.equal(true);
+    expect((await photoFacts(out.bytes, 'jpeg')).hasLocation).to.equal(false);
+  });
+
+  it('keeps an XMP packet well-formed and its length when blanking GPS properties', async () => {
+    const photo = await gpsPhoto('jpeg');
+    const out = await strip(photo, 'jpeg', 'strip_location');
+    const text = out.bytes.toString('latin1');
+    const packet = text.slice(text.indexOf('<x:xmpmeta'), text.indexOf('</x:xmpmeta>') + 12);
+    expect(packet).to.include('xmp:CreatorTool="Hangar fixture"');
+    expect(packet).not.to.match(/GPS/i);
+    expect(packet.match(/<[^>]+>/g)!.map((tag) => tag.split(/[\s>]/)[0])).to.deep.equal(['<x:xmpmeta', '<rdf:RDF', '<rdf:Description', '</rdf:Description', '</rdf:RDF', '</x:xmpmeta']);
+  });
+
   it('leaves other types alone', async () => {
     const photo = await gpsPhoto('jpeg');
     const out = await strip(photo, 'application/octet-stream', 'strip_all');

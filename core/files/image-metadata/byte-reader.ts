@@ -104,3 +104,20 @@ export class ByteReader {
     }
   }
 }
+
+/** The arrays joined into a new one. */
+export function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+/** Emits `held` (bytes read but not yet emitted) and everything after it unchanged: where a parser stops understanding the bytes. */
+export async function* passRest(held: Uint8Array, reader: ByteReader): AsyncGenerator<Uint8Array> {
+  if (held.byteLength > 0) yield held;
+  yield* reader.rest();
+}

@@ -1,4 +1,4 @@
-import type { ByteReader } from './byte-reader.js';
+import { type ByteReader, passRest } from './byte-reader.js';
 import { emptyExif, exifHasLocation, removeExifLocation } from './exif.js';
 import type { ImageMetadataMode, MetadataKind } from './image-metadata-mode.js';
 import { blankXmpLocation, binaryString } from './xmp.js';
@@ -32,13 +32,13 @@ export async function* stripIsobmff(reader: ByteReader, mode: ImageMetadataMode,
   // Top-level boxes up to `meta`, then the file as positions only.
   while (extents === undefined) {
     const header = await reader.read(8);
-    if (header.byteLength < 8) return yield* tail(header, reader);
+    if (header.byteLength < 8) return yield* passRest(header, reader);
     const size = u32(header, 0);
     const type = binaryString(header.subarray(4, 8));
-    if (size < 8 || (type !== 'ftyp' && type !== 'meta' && reader.position === 8)) return yield* tail(header, reader);
+    if (size < 8 || (type !== 'ftyp' && type !== 'meta' && reader.position === 8)) return yield* passRest(header, reader);
     if (type !== 'meta' || size > MAX_META_BYTES) {
       yield header;
-      if (size === 1 || type === 'mdat') return yield* reader.rest();
+      if (type === 'mdat') return yield* reader.rest();
       yield* reader.pass(size - 8);
       continue;
     }
@@ -47,7 +47,7 @@ export async function* stripIsobmff(reader: ByteReader, mode: ImageMetadataMode,
     const meta = new Uint8Array(size);
     meta.set(header);
     meta.set(body, 8);
-    if (body.byteLength < size - 8) return yield* tail(meta.subarray(0, 8 + body.byteLength), reader);
+    if (body.byteLength < size - 8) return yield* passRest(meta.subarray(0, 8 + body.byteLength), reader);
     extents = [];
     for (const item of metadataItems(meta)) {
       if (item.inIdat) {
@@ -232,9 +232,4 @@ function u16(bytes: Uint8Array, at: number): number {
 
 function u32(bytes: Uint8Array, at: number): number {
   return ((bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]) >>> 0;
-}
-
-async function* tail(held: Uint8Array, reader: ByteReader): AsyncGenerator<Uint8Array> {
-  if (held.byteLength > 0) yield held;
-  yield* reader.rest();
 }

@@ -1,4 +1,4 @@
-import type { ByteReader } from './byte-reader.js';
+import { type ByteReader, concat, passRest } from './byte-reader.js';
 import { exifHasLocation, removeExifLocation } from './exif.js';
 import type { ImageMetadataMode, MetadataKind } from './image-metadata-mode.js';
 import { blankXmpLocation, startsWithText, XMP_EXTENSION_NAMESPACE, XMP_JPEG_NAMESPACE, xmpHasLocation } from './xmp.js';
@@ -30,7 +30,7 @@ export async function* stripJpeg(reader: ByteReader, mode: ImageMetadataMode, re
   if (soi.byteLength < 2 || soi[0] !== 0xff || soi[1] !== 0xd8) return yield* reader.rest();
   for (;;) {
     const marker = await reader.read(2);
-    if (marker.byteLength < 2 || marker[0] !== 0xff) return yield* tail(marker, reader);
+    if (marker.byteLength < 2 || marker[0] !== 0xff) return yield* passRest(marker, reader);
     if (marker[1] === 0xff) {
       // A fill byte before a marker (T.81 §B.1.1.2): emit one, look at the next pair.
       yield marker.subarray(0, 1);
@@ -42,11 +42,11 @@ export async function* stripJpeg(reader: ByteReader, mode: ImageMetadataMode, re
       yield marker;
       continue;
     }
-    if (code === EOI) return yield* tail(marker, reader);
+    if (code === EOI) return yield* passRest(marker, reader);
     const lengthBytes = await reader.read(2);
     const length = lengthBytes.byteLength === 2 ? (lengthBytes[0] << 8) | lengthBytes[1] : 0;
-    if (lengthBytes.byteLength < 2 || length < 2) return yield* tail(concat(marker, lengthBytes), reader);
-    if (code === SOS) return yield* tail(concat(marker, lengthBytes), reader);
+    if (lengthBytes.byteLength < 2 || length < 2) return yield* passRest(concat(marker, lengthBytes), reader);
+    if (code === SOS) return yield* passRest(concat(marker, lengthBytes), reader);
     const examined = mode === 'strip_all' ? [APP1, APP3, APP12, APP13, COM].includes(code) : code === APP1;
     if (!examined) {
       yield concat(marker, lengthBytes);
@@ -54,7 +54,7 @@ export async function* stripJpeg(reader: ByteReader, mode: ImageMetadataMode, re
       continue;
     }
     const payload = await reader.read(length - 2);
-    if (payload.byteLength < length - 2) return yield* tail(concat(marker, lengthBytes, payload), reader);
+    if (payload.byteLength < length - 2) return yield* passRest(concat(marker, lengthBytes, payload), reader);
     const keep = mode === 'strip_all' ? dropAll(code, payload, removed) : stripLocation(payload, removed);
     if (keep) yield concat(marker, lengthBytes, payload);
   }
@@ -89,21 +89,4 @@ function stripLocation(payload: Uint8Array, removed: Set<MetadataKind>): boolean
     return false;
   }
   return true;
-}
-
-/** Emits `held` and everything after it unchanged. */
-async function* tail(held: Uint8Array, reader: ByteReader): AsyncGenerator<Uint8Array> {
-  if (held.byteLength > 0) yield held;
-  yield* reader.rest();
-}
-
-/** The arrays joined. */
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }

@@ -1,8 +1,7 @@
-import type { ByteReader } from './byte-reader.js';
+import { type ByteReader, concat, passRest } from './byte-reader.js';
 import { crc32 } from './crc32.js';
 import { exifHasLocation, removeExifLocation, tiffStart } from './exif.js';
 import type { ImageMetadataMode, MetadataKind } from './image-metadata-mode.js';
-import { concat } from './jpeg.js';
 import { blankXmpLocation, binaryString, xmpHasLocation } from './xmp.js';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -28,11 +27,11 @@ export async function* stripPng(reader: ByteReader, mode: ImageMetadataMode, rem
   if (!SIGNATURE.every((byte, i) => signature[i] === byte)) return yield* reader.rest();
   for (;;) {
     const header = await reader.read(8);
-    if (header.byteLength < 8) return yield* tail(header, reader);
+    if (header.byteLength < 8) return yield* passRest(header, reader);
     const length = ((header[0] << 24) | (header[1] << 16) | (header[2] << 8) | header[3]) >>> 0;
     const type = String.fromCharCode(header[4], header[5], header[6], header[7]);
-    if (length > 0x7fffffff) return yield* tail(header, reader);
-    if (type === 'IEND') return yield* tail(header, reader);
+    if (length > 0x7fffffff) return yield* passRest(header, reader);
+    if (type === 'IEND') return yield* passRest(header, reader);
     if (type !== 'eXIf' && !TEXT_CHUNKS.has(type)) {
       yield header;
       yield* reader.pass(length + 4);
@@ -44,7 +43,7 @@ export async function* stripPng(reader: ByteReader, mode: ImageMetadataMode, rem
       continue;
     }
     const rest = await reader.read(length + 4);
-    if (rest.byteLength < length + 4) return yield* tail(concat(header, rest), reader);
+    if (rest.byteLength < length + 4) return yield* passRest(concat(header, rest), reader);
     const chunk = concat(header, rest);
     const data = chunk.subarray(8, 8 + length);
     const keep = type === 'eXIf' ? exifChunk(data, mode, removed) : textChunk(type, data, mode, removed);
@@ -105,9 +104,4 @@ function writeCrc(chunk: Uint8Array): void {
   chunk[at + 1] = (crc >>> 16) & 0xff;
   chunk[at + 2] = (crc >>> 8) & 0xff;
   chunk[at + 3] = crc & 0xff;
-}
-
-async function* tail(held: Uint8Array, reader: ByteReader): AsyncGenerator<Uint8Array> {
-  if (held.byteLength > 0) yield held;
-  yield* reader.rest();
 }

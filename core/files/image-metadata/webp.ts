@@ -1,7 +1,6 @@
-import type { ByteReader } from './byte-reader.js';
+import { type ByteReader, concat, passRest } from './byte-reader.js';
 import { exifHasLocation, removeExifLocation, tiffStart } from './exif.js';
 import type { ImageMetadataMode, MetadataKind } from './image-metadata-mode.js';
-import { concat } from './jpeg.js';
 import { MAX_HELD_CHUNK_BYTES } from './png.js';
 import { blankXmpLocation, xmpHasLocation } from './xmp.js';
 
@@ -30,7 +29,7 @@ export async function* stripWebp(reader: ByteReader, mode: ImageMetadataMode, re
   if (!riff) return yield* reader.rest();
   for (;;) {
     const chunkHeader = await reader.read(8);
-    if (chunkHeader.byteLength < 8) return yield* tail(chunkHeader, reader);
+    if (chunkHeader.byteLength < 8) return yield* passRest(chunkHeader, reader);
     const fourCc = text(chunkHeader, 0);
     const size = (chunkHeader[4] | (chunkHeader[5] << 8) | (chunkHeader[6] << 16) | (chunkHeader[7] << 24)) >>> 0;
     const padded = size + (size & 1);
@@ -53,7 +52,7 @@ export async function* stripWebp(reader: ByteReader, mode: ImageMetadataMode, re
       continue;
     }
     const body = await reader.read(padded);
-    if (body.byteLength < padded) return yield* tail(concat(chunkHeader, body), reader);
+    if (body.byteLength < padded) return yield* passRest(concat(chunkHeader, body), reader);
     const data = body.subarray(0, size);
     if (mode === 'strip_all') {
       removed.add(kind);
@@ -76,9 +75,4 @@ async function* filler(chunkHeader: Uint8Array, reader: ByteReader, padded: numb
 
 function text(bytes: Uint8Array, at: number): string {
   return String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
-}
-
-async function* tail(held: Uint8Array, reader: ByteReader): AsyncGenerator<Uint8Array> {
-  if (held.byteLength > 0) yield held;
-  yield* reader.rest();
 }
