@@ -21,6 +21,43 @@ async function strip(bytes: Uint8Array, format: PhotoFormat | string, mode: Imag
 
 const FORMATS = Object.keys(PHOTO_TYPES) as PhotoFormat[];
 
+/** An ISOBMFF box: 32-bit size, type, payload (a full box's version and flags are part of the payload). */
+function box(type: string, ...payload: Buffer[]): Buffer {
+  const body = Buffer.concat(payload);
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(8 + body.length);
+  head.write(type, 4, 'latin1');
+  return Buffer.concat([head, body]);
+}
+const u16 = (value: number) => Buffer.from([value >> 8, value & 0xff]);
+const u32 = (value: number) => Buffer.from([value >>> 24, (value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff]);
+
+/**
+ * A HEIF file made by hand (ISO/IEC 23008-12): `ftyp`, a `meta` box with one `Exif` item (the EXIF
+ * of a fixture photo, with its GPS IFD), then `mdat`. The item is stored in `idat` (construction
+ * method 1), in `mdat` after `meta` (method 0), or in a `free` box before `meta` (method 0, not covered).
+ */
+async function handMadeHeif(where: 'idat' | 'mdat' | 'before-meta'): Promise<Buffer> {
+  const jpeg = await gpsPhoto('jpeg', { xmp: false });
+  const at = jpeg.indexOf('Exif\0\0', 0, 'latin1');
+  const tiff = jpeg.subarray(at + 6, at - 2 + jpeg.readUInt16BE(at - 2));
+  const item = Buffer.concat([u32(6), Buffer.from('Exif\0\0', 'latin1'), tiff]);
+  const ftyp = box('ftyp', Buffer.from('heic', 'latin1'), u32(0), Buffer.from('mif1heic', 'latin1'));
+  const free = where === 'before-meta' ? box('free', item) : Buffer.alloc(0);
+  const meta = (offset: number) =>
+    box(
+      'meta', u32(0),
+      box('hdlr', u32(0), u32(0), Buffer.from('pict', 'latin1'), Buffer.alloc(12), Buffer.from([0])),
+      box('iinf', u32(0), u16(1), box('infe', Buffer.from([2, 0, 0, 0]), u16(1), u16(0), Buffer.from('Exif', 'latin1'), Buffer.from([0]))),
+      box('iloc', Buffer.from([1, 0, 0, 0]), Buffer.from([0x44, 0x00]), u16(1), u16(1), u16(where === 'idat' ? 1 : 0), u16(0), u16(1), u32(offset), u32(item.length)),
+      ...(where === 'idat' ? [box('idat', item)] : []),
+    );
+  const metaLength = meta(0).length;
+  const offset = where === 'idat' ? 0 : where === 'mdat' ? ftyp.length + metaLength + 8 + 16 : ftyp.length + 8;
+  const mdat = box('mdat', Buffer.alloc(16, 0x5a), where === 'mdat' ? item : Buffer.alloc(0), Buffer.alloc(64, 0x33));
+  return Buffer.concat([ftyp, free, meta(offset), mdat]);
+}
+
 describe('stripImageMetadata', () => {
   for (const format of FORMATS) {
     describe(format, () => {
@@ -132,6 +169,32 @@ describe('stripImageMetadata', () => {
     expect(packet).to.include('xmp:CreatorTool="Hangar fixture"');
     expect(packet).not.to.match(/GPS/i);
     expect(packet.match(/<[^>]+>/g)!.map((tag) => tag.split(/[\s>]/)[0])).to.deep.equal(['<x:xmpmeta', '<rdf:RDF', '<rdf:Description', '</rdf:Description', '</rdf:RDF', '</x:xmpmeta']);
+  });
+
+  for (const where of ['idat', 'mdat'] as const) {
+    it(`edits the EXIF item of a HEIF file stored in ${where} in place, at every chunk boundary`, async () => {
+      const heif = await handMadeHeif(where);
+      expect((await photoFacts(heif, 'avif')).hasLocation).to.equal(true);
+      const located = await strip(heif, 'image/heic', 'strip_location');
+      expect(located.removed).to.deep.equal(['location']);
+      expect(located.bytes.byteLength).to.equal(heif.byteLength);
+      const facts = await photoFacts(located.bytes, 'avif');
+      expect(facts.hasLocation).to.equal(false);
+      expect(facts.exif.Make).to.equal('HangarCam');
+      const bare = await strip(heif, 'image/heic', 'strip_all');
+      expect(bare.removed).to.deep.equal(['location', 'exif']);
+      expect((await photoFacts(bare.bytes, 'avif')).exif).to.deep.equal({});
+      for (let cut = 0; cut <= heif.byteLength; cut++) {
+        if (!(await strip(heif, 'image/heic', 'strip_location', [cut])).bytes.equals(located.bytes)) expect.fail(`cut at ${cut}`);
+      }
+    });
+  }
+
+  it('leaves a HEIF EXIF item stored before the meta box as it is, and does not claim its location removed', async () => {
+    const heif = await handMadeHeif('before-meta');
+    const out = await strip(heif, 'image/heic', 'strip_location');
+    expect(out.bytes.equals(heif)).to.equal(true);
+    expect(out.removed).to.deep.equal([]);
   });
 
   it('leaves other types alone', async () => {
