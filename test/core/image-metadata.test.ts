@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { type ImageMetadataMode, IMAGE_METADATA_MODES, stripImageMetadata } from '../../core/index.js';
-import { gpsPhoto, photoFacts, type PhotoFormat, PHOTO_TYPES, pixelsOf } from '../support/photos.js';
+import { gpsPhoto, photoFacts, type PhotoFormat, PHOTO_TYPES, pixelsOf, pngChunk } from '../support/photos.js';
 
 async function* pieces(bytes: Uint8Array, cuts: number[]): AsyncGenerator<Uint8Array> {
   let at = 0;
@@ -195,6 +195,22 @@ describe('stripImageMetadata', () => {
     const out = await strip(heif, 'image/heic', 'strip_location');
     expect(out.bytes.equals(heif)).to.equal(true);
     expect(out.removed).to.deep.equal([]);
+  });
+
+  it('does not hold a PNG text chunk over 4 MiB: a comment passes with strip_location, XMP is dropped, strip_all drops both', async () => {
+    const photo = await gpsPhoto('png', { xmp: false });
+    const comment = pngChunk('tEXt', Buffer.concat([Buffer.from('Comment\0'), Buffer.alloc(5 * 1024 * 1024, 0x61)]));
+    const xmp = pngChunk('iTXt', Buffer.concat([Buffer.from('XML:com.adobe.xmp\0\0\0\0\0'), Buffer.alloc(5 * 1024 * 1024, 0x20)]));
+    const iend = photo.length - 12;
+    const big = Buffer.concat([photo.subarray(0, iend), comment, xmp, photo.subarray(iend)]);
+    const cuts = Array.from({ length: Math.ceil(big.length / 65536) - 1 }, (_, i) => (i + 1) * 65536);
+    const located = await strip(big, 'png', 'strip_location', cuts);
+    expect(located.removed).to.deep.equal(['location', 'xmp']);
+    expect(located.bytes.includes(comment)).to.equal(true);
+    expect(located.bytes.byteLength).to.equal(big.length - xmp.length);
+    const bare = await strip(big, 'png', 'strip_all', cuts);
+    expect(bare.removed).to.deep.equal(['location', 'exif', 'xmp', 'comment']);
+    expect((await pixelsOf(bare.bytes)).equals(await pixelsOf(photo))).to.equal(true);
   });
 
   it('leaves other types alone', async () => {

@@ -18,8 +18,9 @@ const TEXT_CHUNKS = new Set(['tEXt', 'zTXt', 'iTXt']);
  *   legacy hex "Raw profile type exif/APP1" text chunks cannot be edited without inflating them, so
  *   they are dropped.
  * - `strip_all`: eXIf and every text chunk are dropped.
- * A metadata chunk over {@link MAX_HELD_CHUNK_BYTES} is dropped without being held. Bytes that do
- * not parse as PNG chunks pass unchanged.
+ * A metadata chunk over {@link MAX_HELD_CHUNK_BYTES} is not held: judged by its keyword, it is
+ * dropped unread when it is metadata the mode removes, else passed. Bytes that do not parse as PNG
+ * chunks pass unchanged.
  */
 export async function* stripPng(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array> {
   const signature = await reader.read(8);
@@ -38,8 +39,16 @@ export async function* stripPng(reader: ByteReader, mode: ImageMetadataMode, rem
       continue;
     }
     if (length > MAX_HELD_CHUNK_BYTES) {
-      removed.add(type === 'eXIf' ? 'exif' : 'comment');
-      await reader.skip(length + 4);
+      // Too large to hold: judged by its keyword alone (a text chunk), dropped unread when it is metadata this mode removes.
+      const start = type === 'eXIf' ? new Uint8Array(0) : await reader.read(80);
+      const kind = type === 'eXIf' ? 'exif' : textKind(start);
+      if (mode === 'strip_location' && kind === 'comment') {
+        yield concat(header, start);
+        yield* reader.pass(length + 4 - start.byteLength);
+      } else {
+        removed.add(kind);
+        await reader.skip(length + 4 - start.byteLength);
+      }
       continue;
     }
     const rest = await reader.read(length + 4);
@@ -69,8 +78,7 @@ function exifChunk(data: Uint8Array, mode: ImageMetadataMode, removed: Set<Metad
 
 function textChunk(type: string, data: Uint8Array, mode: ImageMetadataMode, removed: Set<MetadataKind>): Verdict {
   const nul = data.indexOf(0);
-  const keyword = binaryString(data.subarray(0, nul < 0 ? Math.min(data.byteLength, 80) : nul));
-  const kind: MetadataKind = keyword === 'XML:com.adobe.xmp' ? 'xmp' : /^Raw profile type (exif|APP1)$/i.test(keyword) ? 'exif' : /^Raw profile type (iptc|8bim)$/i.test(keyword) ? 'iptc' : 'comment';
+  const kind = textKind(data);
   const xmp = kind === 'xmp' && type === 'iTXt' && nul >= 0 && data[nul + 1] === 0 ? iTxtText(data, nul) : undefined;
   if (mode === 'strip_all') {
     removed.add(kind);
@@ -87,6 +95,15 @@ function textChunk(type: string, data: Uint8Array, mode: ImageMetadataMode, remo
     return 'drop';
   }
   return 'same';
+}
+
+/** What a text chunk holds, from its keyword (the bytes up to the first NUL, at most 79; PNG §11.3.3). */
+function textKind(data: Uint8Array): MetadataKind {
+  const nul = data.indexOf(0);
+  const keyword = binaryString(data.subarray(0, nul < 0 ? Math.min(data.byteLength, 80) : nul));
+  if (keyword === 'XML:com.adobe.xmp') return 'xmp';
+  if (/^Raw profile type (exif|APP1)$/i.test(keyword)) return 'exif';
+  return /^Raw profile type (iptc|8bim)$/i.test(keyword) ? 'iptc' : 'comment';
 }
 
 /** The text of an uncompressed iTXt chunk: after keyword, flags, language tag and translated keyword (PNG §11.3.3.4). */
