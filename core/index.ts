@@ -53,6 +53,7 @@ export * from './media/backfill-media-facts.js';
 export * from './files/bulk-delete-files.js';
 export * from './files/content-types.js';
 export * from './files/content-sniffer.js';
+export * from './files/image-metadata/index.js';
 export * from './files/file-name.js';
 export * from './files/file-options.js';
 export * from './files/file-repository.js';

@@ -1,6 +1,7 @@
 import { KEY_SCOPES } from '../../core/api-keys/api-key-scopes.js';
 import { Type } from '@sinclair/typebox';
 import { MAX_PAGE_SIZE } from '../../core/shared/pagination.js';
+import { IMAGE_METADATA_MODES, METADATA_KINDS } from '../../core/files/image-metadata/image-metadata-mode.js';
 
 // Resource and request schemas of the API (spec 2, 4). Request schemas validate at run time;
 // response schemas document (the OpenAPI document) and are checked by the HTTP tests.
@@ -60,6 +61,11 @@ export const ApiKeyBody = Type.Object({
   expired: Type.Boolean({ description: 'True once expires_at has passed (the key answers 401 API_KEY_EXPIRED)' }),
 }, { $id: 'ApiKey' });
 
+/** The account setting of what image uploads keep of their metadata (docs/image-metadata.md). */
+export const ImageMetadataSetting = Type.Union(IMAGE_METADATA_MODES.map((mode) => Type.Literal(mode)), {
+  description: 'What uploads of JPEG, PNG, WebP, HEIF and AVIF images keep of their metadata, removed losslessly (pixels untouched): `strip_location` (default: GPS position removed), `strip_all` (EXIF, XMP, IPTC, comments removed; colour profiles kept), `keep` (stored as uploaded)',
+});
+
 export const FileBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
   user_id: Type.String({ format: 'uuid' }),
@@ -79,6 +85,9 @@ export const FileBody = Type.Object({
   height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Pixels, as shown (after the EXIF orientation); null when unknown or not yet computed' }),
   duration_seconds: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'Seconds of audio or video; null when unknown or not yet computed' }),
   thumbhash: Type.Union([Type.String(), Type.Null()], { description: 'ThumbHash of an image, base64: a placeholder to draw while it loads; null when unknown or not yet computed' }),
+  metadata_removed: Type.Array(Type.Union(METADATA_KINDS.map((kind) => Type.Literal(kind))), {
+    description: 'What the upload removed from an image, losslessly (the account setting `image_metadata`, docs/image-metadata.md): `location` (GPS position), `exif`, `xmp`, `iptc`, `comment`; empty when nothing',
+  }),
   view_count: Type.Integer({ description: 'Reads served inline: the view address, inline signed URLs' }),
   download_count: Type.Integer({ description: 'Reads served as attachments: the download address, download signed URLs, share links' }),
 }, {
@@ -89,7 +98,7 @@ export const FileBody = Type.Object({
     public_url: 'https://cdn.example.com/m/aB3dE5gH7j', default_url: 'https://cdn.example.com/m/aB3dE5gH7j',
     default_download_url: 'https://cdn.example.com/d/aB3dE5gH7j', public_download_url: 'https://cdn.example.com/d/aB3dE5gH7j',
     view_url: 'https://cdn.example.com/v/aB3dE5gH7j',
-    created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null,
+    created_at: '2026-11-21T12:00:00.000Z', is_public: true, expires_at: null, metadata_removed: ['location'],
     width: 1200, height: 800, duration_seconds: null, thumbhash: '1QcSHQRnh493V4dIh4eXh1h4kJUI',
     view_count: 0, download_count: 0,
   }],
@@ -113,6 +122,7 @@ export const SettingsBody = Type.Object({
   public_url_base: Type.String({ description: 'https://<custom domain> once verified, else the content URL' }),
   custom_domain: Type.Union([CustomDomainBody, Type.Null()]),
   max_upload_size_bytes: Type.Integer(),
+  image_metadata: ImageMetadataSetting,
 }, { $id: 'Settings' });
 
 export const UsageBody = Type.Object({

@@ -1,3 +1,4 @@
+import { DEFAULT_IMAGE_METADATA_MODE } from '../files/image-metadata/image-metadata-mode.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/id-generator.js';
 import type { RateLimits } from '../shared/rate-limits.js';
@@ -83,6 +84,7 @@ export class RegisterAccount {
       passwordHash,
       emailConfirmedAt: null,
       maxUploadSizeBytes: null,
+      imageMetadata: DEFAULT_IMAGE_METADATA_MODE,
       lastEmailSentAt: null,
       lastResetEmailSentAt: null,
       planName: plan.name,

@@ -1,3 +1,4 @@
+import type { ImageMetadataMode } from '../files/image-metadata/image-metadata-mode.js';
 import type { Paged, Window } from '../shared/pagination.js';
 import type { OneTimeTokenPurpose } from './one-time-token-repository.js';
 import type { Role, User } from './user.js';
@@ -34,6 +35,8 @@ export interface UserRepository {
   setPasswordHash(options: { userId: string; passwordHash: string; at: Date }): Promise<void>;
   /** Sets the account's upload limit in bytes (null = service default) and `updatedAt`. */
   setMaxUploadSize(options: { userId: string; maxUploadSizeBytes: number | null; at: Date }): Promise<void>;
+  /** Sets what uploads of images keep of their metadata (docs/image-metadata.md) and `updatedAt`. */
+  setImageMetadata(options: { userId: string; mode: ImageMetadataMode; at: Date }): Promise<void>;
   /** Moves the account to plan `planName` and sets its trial end (null lifts it), and `updatedAt`. */
   setPlan(options: { userId: string; planName: string; trialEndsAt: Date | null; at: Date }): Promise<void>;
   /** Sets the paid-access fields (billing), and `updatedAt`. Absent fields stay as they are. */

@@ -1,3 +1,4 @@
+import type { ImageMetadataMode } from '../files/image-metadata/image-metadata-mode.js';
 import { DomainError } from '../shared/errors.js';
 
 /** An account holder (spec 2.1). `email` is stored normalised (trimmed, lower-case). */
@@ -11,6 +12,8 @@ export interface User {
   emailConfirmedAt: Date | null;
   /** The account's own upload limit in bytes; null means the service default (spec 2.5). */
   maxUploadSizeBytes: number | null;
+  /** What uploads of images keep of their metadata (docs/image-metadata.md); `strip_location` unless the account chose. */
+  imageMetadata: ImageMetadataMode;
   /**
    * When an e-mail with a confirmation link was last sent to this address: the `email_confirmation`
    * slot of the one-per-minute limit (OneTimeLinks). Null when none was sent.

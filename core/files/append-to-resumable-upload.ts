@@ -8,6 +8,11 @@ import type { ResumableUpload } from './resumable-upload-repository.js';
 import { findOwnUpload, requireUnexpired, type ResumableUploadDeps } from './resumable-uploads.js';
 import { blobKeyFor, type StoredFile } from './stored-file.js';
 import { quotaError } from './upload-file.js';
+import type { ImageMetadataMode, MetadataKind } from './image-metadata/image-metadata-mode.js';
+import { stripImageMetadata, stripsMetadataOf } from './image-metadata/strip-image-metadata.js';
+
+/** Last key segment of the blob a completed upload's bytes are received into before its metadata is removed. */
+const UNSTRIPPED_BLOB = 'received';
 
 /** Input of {@link AppendToResumableUpload}: one tus `PATCH`. */
 export interface AppendToResumableUploadInput {
@@ -48,6 +53,9 @@ const LEASE_RENEWAL_MS = 3_000;
  * inserted in the transaction that marks the upload complete and releases its reservation
  * (FileRepository.insert with `fromUpload`). A refusal or failure after the partial became the
  * blob removes the blob and the upload (releasing its reservation): never a blob without its record.
+ * An image upload of an account that removes metadata (docs/image-metadata.md) completes into a blob
+ * beside the file's (`<blob key>/received`), which is rewritten into the file's blob as a stream
+ * (stripImageMetadata) and then removed: size and sha256 are the stored bytes'.
  * A failure of the partial store's `complete` leaves the partial as it was: the client sends the
  * last PATCH again (an empty body at offset == length completes it).
  * @throws DomainError UPLOAD_NOT_FOUND (404), UPLOAD_EXPIRED (410), UPLOAD_OFFSET_MISMATCH (409),
@@ -141,12 +149,17 @@ export class AppendToResumableUpload {
   private async complete(upload: ResumableUpload): Promise<FileView> {
     const { deps } = this;
     const blobKey = blobKeyFor(upload.userId, upload.fileId);
-    const stored = await deps.partials.complete({ state: upload.state as PartialBlobState, key: blobKey });
+    const { user, standing } = await deps.accounts.view(upload.userId);
+    // An image whose metadata goes (docs/image-metadata.md) becomes a blob beside the file's, rewritten into the file's.
+    const stripping = user.imageMetadata !== 'keep' && stripsMetadataOf(upload.contentType);
+    const receivedKey = stripping ? `${blobKey}/${UNSTRIPPED_BLOB}` : blobKey;
+    let stored = await deps.partials.complete({ state: upload.state as PartialBlobState, key: receivedKey });
     let inserted = false;
+    let metadataRemoved: MetadataKind[] = [];
     try {
-      await checkDeclaredContentType(deps.sniffer, upload.contentType, await this.head(blobKey, stored.size));
-      const { standing } = await deps.accounts.view(upload.userId);
+      await checkDeclaredContentType(deps.sniffer, upload.contentType, await this.head(receivedKey, stored.size));
       requireWriteAccess(standing);
+      if (stripping) ({ stored, removed: metadataRemoved } = await this.stripped(receivedKey, blobKey, upload.contentType, user.imageMetadata, stored.size));
       const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
       const file: StoredFile = {
         id: deps.ids.uuid(),
@@ -162,6 +175,7 @@ export class AppendToResumableUpload {
         expiresAt: upload.fileExpiresAt,
         viewCount: 0,
         downloadCount: 0,
+        ...(metadataRemoved.length > 0 ? { metadataRemoved } : {}),
       };
       const result = await deps.files.insert(file, limits, { fromUpload: upload.id });
       if (result !== 'inserted') throw quotaError(result, limits);
@@ -173,6 +187,7 @@ export class AppendToResumableUpload {
       // The partial became the blob: without the record, neither is kept, and the upload ends.
       if (!inserted) {
         await deps.blobs.delete(blobKey).catch(() => undefined);
+        if (stripping) await deps.blobs.delete(receivedKey).catch(() => undefined);
         await deps.uploads.delete({ id: upload.id }).catch(() => undefined);
       }
       throw error;
@@ -189,6 +204,21 @@ export class AppendToResumableUpload {
       filled += Math.min(chunk.length, wanted - filled);
     }
     return head.subarray(0, filled);
+  }
+
+  /**
+   * Rewrites the received blob `from` into the file's blob `to` without the metadata `mode` names
+   * (stripImageMetadata, streamed), then removes `from`. @returns the stored blob's size and sha256, and what was removed
+   * @throws DomainError BLOB_STORE_UNAVAILABLE (503)
+   */
+  private async stripped(from: string, to: string, contentType: string, mode: ImageMetadataMode, size: number) {
+    const source = await this.deps.blobs.get(from);
+    if (!source) throw new DomainError('BLOB_STORE_UNAVAILABLE', 'The received upload could not be read back from the blob store.');
+    const stripped = stripImageMetadata(source, contentType, mode);
+    const stored = await this.deps.blobs.put({ key: to, body: stripped.body, contentType, maxBytes: size });
+    const { removed } = await stripped.outcome;
+    await this.deps.blobs.delete(from).catch(() => undefined);
+    return { stored, removed };
   }
 
   private async fileOf(upload: ResumableUpload): Promise<FileView | undefined> {

@@ -1,3 +1,5 @@
+import type { MetadataKind } from './image-metadata/image-metadata-mode.js';
+
 /** A stored file's record (spec 2.4). Its bytes live in the blob store under `blobKey`. */
 export interface StoredFile {
   /** UUID of the record. */
@@ -23,6 +25,8 @@ export interface StoredFile {
   viewCount: number;
   /** Reads served as attachments (`/d`, download signed URLs, share links), as written so far. */
   downloadCount: number;
+  /** What the upload removed from an image (docs/image-metadata.md); absent or empty when nothing. */
+  metadataRemoved?: readonly MetadataKind[];
 }
 
 /**
@@ -44,6 +48,7 @@ export function copyStoredFile(file: StoredFile): StoredFile {
     expiresAt: file.expiresAt && new Date(file.expiresAt.getTime()),
     viewCount: file.viewCount,
     downloadCount: file.downloadCount,
+    ...(file.metadataRemoved?.length ? { metadataRemoved: [...file.metadataRemoved] } : {}),
   };
 }
 

@@ -16,6 +16,8 @@ import { totalsAndNewFileId, type FileRepository, type InsertResult } from './fi
 import { KnownTotals } from './known-totals.js';
 import type { FileAddresses, FileView } from './file-view.js';
 import type { MediaFactsQueue } from '../media/media-facts-queue.js';
+import { stripImageMetadata, stripsMetadataOf } from './image-metadata/strip-image-metadata.js';
+import type { MetadataKind } from './image-metadata/image-metadata-mode.js';
 import { blobKeyFor, FILE_ID_LENGTH, type StoredFile } from './stored-file.js';
 
 export interface UploadFileInput {
@@ -72,6 +74,9 @@ export interface UploadFileDeps {
  * Before anything is written, the first bytes are peeked (not buffered beyond them) and must carry
  * the signature of the declared type when it has one (checkDeclaredContentType).
  * An expiry (`expiresAt` or `expiresInSeconds`, docs/private-files.md) is checked before anything is read.
+ * A JPEG, PNG, WebP, HEIF or AVIF image loses the metadata the account's `imageMetadata` setting names
+ * while it streams, losslessly (stripImageMetadata, docs/image-metadata.md): the record's size and
+ * sha256 are the stored bytes', its `metadataRemoved` says what went.
  * @throws DomainError CONTENT_TYPE_NOT_ALLOWED, CONTENT_TYPE_MISMATCH, INVALID_FILE_NAME, INVALID_EXPIRY, EMPTY_FILE, UPLOAD_INCOMPLETE (400),
  *         TRIAL_ENDED, STORAGE_LIMIT_REACHED, FILE_COUNT_LIMIT_REACHED (403), FILE_TOO_LARGE (413),
  *         RATE_LIMITED (429), BLOB_STORE_UNAVAILABLE, FILE_ID_COLLISION (503); a DomainError of the body's own source (the HTTP
@@ -91,7 +96,7 @@ export class UploadFile {
     const contentType = this.contentTypes.checkUpload(input.contentType);
     const name = parseFileName(input.fileName);
     const expiresAt = this.expiryOf(input);
-    const { standing, uploadLimitBytes: accountLimitBytes } = await this.deps.accounts.view(input.userId);
+    const { user, standing, uploadLimitBytes: accountLimitBytes } = await this.deps.accounts.view(input.userId);
     const uploadLimitBytes = input.maxBytes === undefined ? accountLimitBytes : Math.min(accountLimitBytes, input.maxBytes);
     requireWriteAccess(standing);
     const limits = { storageLimitBytes: standing.plan.storageLimitBytes, fileCountLimit: standing.plan.fileCountLimit };
@@ -117,9 +122,16 @@ export class UploadFile {
     await checkDeclaredContentType(this.deps.sniffer, contentType, head);
 
     const blobKey = blobKeyFor(input.userId, fileId);
+    // An image loses the metadata the account's setting names as it streams (docs/image-metadata.md):
+    // size and sha256 are then those of the stored bytes, the length check is on the bytes received.
+    const stripping = user.imageMetadata !== 'keep' && stripsMetadataOf(contentType);
+    const stripped = stripping ? stripImageMetadata(body, contentType, user.imageMetadata) : undefined;
     let stored: { size: number; sha256: string };
+    let received: number;
+    let metadataRemoved: MetadataKind[] = [];
     try {
-      stored = await this.deps.blobs.put({ key: blobKey, body, contentType, maxBytes, signal: input.signal });
+      stored = await this.deps.blobs.put({ key: blobKey, body: stripped?.body ?? body, contentType, maxBytes, signal: input.signal });
+      ({ bytesRead: received, removed: metadataRemoved } = stripped ? await stripped.outcome : { bytesRead: stored.size, removed: [] });
     } catch (error) {
       if (error instanceof DomainError && error.code === 'FILE_TOO_LARGE') {
         throw maxBytes < uploadLimitBytes ? quotaError('storage_limit_reached', limits) : tooLarge(uploadLimitBytes);
@@ -129,7 +141,7 @@ export class UploadFile {
       if (!idChecked && (await this.idTakenByAnother(fileId, undefined))) throw fileIdCollision();
       throw new DomainError('UPLOAD_INCOMPLETE', 'The upload was interrupted before the whole body arrived.');
     }
-    const incomplete = input.contentLength !== undefined && stored.size !== input.contentLength;
+    const incomplete = input.contentLength !== undefined && received !== input.contentLength;
     if (stored.size === 0 || incomplete) {
       await this.deps.blobs.delete(blobKey);
       throw stored.size === 0
@@ -151,6 +163,7 @@ export class UploadFile {
       expiresAt,
       viewCount: 0,
       downloadCount: 0,
+      ...(metadataRemoved.length > 0 ? { metadataRemoved } : {}),
     };
     let result: InsertResult;
     try {

@@ -8,11 +8,12 @@ export class GetSettings {
   constructor(private readonly deps: { accounts: AccountPolicy; addresses: FileAddresses; domains: CustomDomainRepository }) {}
 
   async execute(input: { userId: string }): Promise<Settings> {
-    const [{ uploadLimitBytes }, domain] = await Promise.all([this.deps.accounts.view(input.userId), this.deps.domains.findByUser(input.userId)]);
+    const [{ user, uploadLimitBytes }, domain] = await Promise.all([this.deps.accounts.view(input.userId), this.deps.domains.findByUser(input.userId)]);
     return {
       publicUrlBase: this.deps.addresses.baseFor(domain),
       customDomain: domain ?? null,
       maxUploadSizeBytes: uploadLimitBytes,
+      imageMetadata: user.imageMetadata,
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { CustomDomain } from '../domains/custom-domain.js';
+import type { ImageMetadataMode } from '../files/image-metadata/image-metadata-mode.js';
 
 /** The account's settings (spec 2.5). */
 export interface Settings {
@@ -8,4 +9,6 @@ export interface Settings {
   customDomain: CustomDomain | null;
   /** Bytes. */
   maxUploadSizeBytes: number;
+  /** What uploads of images keep of their metadata (docs/image-metadata.md). */
+  imageMetadata: ImageMetadataMode;
 }

@@ -2,6 +2,7 @@ import type { UserRepository } from '../accounts/user-repository.js';
 import type { CustomDomains } from '../domains/custom-domains.js';
 import type { AccountPolicy } from '../plans/account-policy.js';
 import type { Clock } from '../shared/clock.js';
+import { IMAGE_METADATA_MODES, type ImageMetadataMode, isImageMetadataMode } from '../files/image-metadata/image-metadata-mode.js';
 import { DomainError } from '../shared/errors.js';
 import type { GetSettings } from './get-settings.js';
 import type { Settings } from './settings.js';
@@ -15,6 +16,8 @@ export interface SettingsChange {
   customDomain?: string | null;
   /** Re-run validation at the edge provider and store the new statuses. */
   refreshCustomDomain?: boolean;
+  /** What uploads of images keep of their metadata from now on (docs/image-metadata.md); files stored before stay as they are. */
+  imageMetadata?: ImageMetadataMode;
 }
 
 /**
@@ -35,11 +38,17 @@ export class UpdateSettings {
         throw new DomainError('INVALID_SETTINGS', `max_upload_size_bytes must be a whole number from 1 to ${ceiling} (the plan's ceiling).`, { max: ceiling });
       }
     }
+    if (input.imageMetadata !== undefined && !isImageMetadataMode(input.imageMetadata)) {
+      throw new DomainError('INVALID_SETTINGS', `image_metadata must be one of ${IMAGE_METADATA_MODES.join(', ')}.`, { allowed: IMAGE_METADATA_MODES });
+    }
     if (input.customDomain === null) await this.deps.customDomains.remove(input.userId);
     else if (input.customDomain !== undefined) await this.deps.customDomains.set(input.userId, input.customDomain);
     if (input.refreshCustomDomain === true && input.customDomain !== null) await this.deps.customDomains.refresh(input.userId);
     if (size !== undefined) {
       await this.deps.users.setMaxUploadSize({ userId: input.userId, maxUploadSizeBytes: size, at: this.deps.clock.now() });
+    }
+    if (input.imageMetadata !== undefined) {
+      await this.deps.users.setImageMetadata({ userId: input.userId, mode: input.imageMetadata, at: this.deps.clock.now() });
     }
     return this.deps.settings.execute({ userId: input.userId });
   }

@@ -1,3 +1,4 @@
+import { DEFAULT_IMAGE_METADATA_MODE } from '../files/image-metadata/image-metadata-mode.js';
 import { TOKEN_LENGTH } from '../accounts/account-options.js';
 import type { PasswordHasher } from '../accounts/password-hasher.js';
 import type { SessionIssuer, SessionTokens, SessionDevice } from '../accounts/session-issuer.js';
@@ -145,6 +146,7 @@ export class CompleteOidcSignIn {
         passwordHash: await this.deps.passwords.hash(this.deps.ids.base62(TOKEN_LENGTH)),
         emailConfirmedAt: now,
         maxUploadSizeBytes: null,
+        imageMetadata: DEFAULT_IMAGE_METADATA_MODE,
         lastEmailSentAt: null,
         lastResetEmailSentAt: null,
         planName: ticket.plan.name,

@@ -84,6 +84,12 @@ describe('fileJsonText', () => {
       const now = changed(file, { [member]: otherValue(file.file[member]) });
       expect(fileJsonText(now), member).to.equal(expected(now));
     }
+    const stripped = view({ metadataRemoved: ['location'] });
+    fileJsonText(stripped);
+    for (const metadataRemoved of [['location', 'exif'] as const, undefined]) {
+      const now = changed(stripped, { metadataRemoved });
+      expect(fileJsonText(now)).to.equal(expected(now));
+    }
     const expiring = view({ expiresAt: new Date(Date.UTC(2027, 0, 1)) });
     fileJsonText(expiring);
     for (const expiresAt of [new Date(Date.UTC(2027, 0, 2)), null]) {

@@ -181,6 +181,18 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
     });
 
+    it('keeps what an upload removed from an image, read back by file id, in listings and with the signing key', async () => {
+      const file = aFile(userId, { name: 'beach.jpg', contentType: 'image/jpeg', metadataRemoved: ['location', 'xmp'] });
+      expect(await files.insert(file, ROOMY)).to.equal('inserted');
+      expect((await files.findByFileId(file.fileId))?.metadataRemoved).to.deep.equal(['location', 'xmp']);
+      expect((await files.findWithSigningKey(file.fileId))?.file.metadataRemoved).to.deep.equal(['location', 'xmp']);
+      const listed = (await files.list({ userId, filter: {}, window: { offset: 0, limit: 10 } })).items.find((item) => item.fileId === file.fileId);
+      expect(listed?.metadataRemoved).to.deep.equal(['location', 'xmp']);
+      const plain = aFile(userId, { name: 'plain.jpg', metadataRemoved: [] });
+      await files.insert(plain, ROOMY);
+      expect((await files.findByFileId(plain.fileId))?.metadataRemoved).to.equal(undefined);
+    });
+
     it('keeps a file without a name as null', async () => {
       const [file] = await givenFiles(userId, [{ name: null }]);
       expect((await files.findByFileId(file.fileId))?.name).to.equal(null);

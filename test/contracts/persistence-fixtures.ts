@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { OneTimeToken } from '../../core/accounts/one-time-token-repository.js';
 import type { RefreshToken, Session } from '../../core/accounts/session-repository.js';
 import type { User } from '../../core/accounts/user.js';
+import { DEFAULT_IMAGE_METADATA_MODE } from '../../core/files/image-metadata/image-metadata-mode.js';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { ApiKey } from '../../core/api-keys/api-key.js';
@@ -53,6 +54,7 @@ export function aUser(overrides: Partial<User> = {}): User {
     passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
     emailConfirmedAt: null,
     maxUploadSizeBytes: null,
+    imageMetadata: DEFAULT_IMAGE_METADATA_MODE,
     lastEmailSentAt: null,
     lastResetEmailSentAt: null,
     planName: 'default',

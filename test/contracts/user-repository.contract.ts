@@ -130,6 +130,20 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect((await users.findById(user.id))?.maxUploadSizeBytes).to.equal(null);
     });
 
+    it('keeps the image metadata setting: strip_location by default, then as set', async () => {
+      const user = aUser();
+      await users.create(user);
+      expect((await users.findById(user.id))?.imageMetadata).to.equal('strip_location');
+      await users.setImageMetadata({ userId: user.id, mode: 'keep', at: at(MINUTE) });
+      expect((await users.findById(user.id))?.imageMetadata).to.equal('keep');
+      expect((await users.findById(user.id))?.updatedAt).to.deep.equal(at(MINUTE));
+      await users.setImageMetadata({ userId: user.id, mode: 'strip_all', at: at(2 * MINUTE) });
+      expect((await users.findById(user.id))?.imageMetadata).to.equal('strip_all');
+      const chosen = aUser({ imageMetadata: 'strip_all' });
+      await users.create(chosen);
+      expect((await users.findById(chosen.id))?.imageMetadata).to.equal('strip_all');
+    });
+
     it('moves an account to another plan with a new trial end, and lifts the trial with null', async () => {
       const user = aUser({ planName: 'default', trialEndsAt: at(DAY) });
       await users.create(user);

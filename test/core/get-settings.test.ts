@@ -9,6 +9,7 @@ describe('GetSettings', () => {
       publicUrlBase: 'http://cdn.test',
       customDomain: null,
       maxUploadSizeBytes: 1024,
+      imageMetadata: 'strip_location',
     });
   });
 

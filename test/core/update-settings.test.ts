@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import type { ImageMetadataMode } from '../../core/index.js';
 import { createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
+import { gpsPhoto, photoFacts } from '../support/photos.js';
 
 const MIB = 1024 * 1024;
 
@@ -13,7 +15,7 @@ describe('UpdateSettings', () => {
   it('sets the account’s upload size and returns the new settings', async () => {
     const { hangar, repos, alice } = await withAlice();
     const settings = await hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 2048 });
-    expect(settings).to.deep.equal({ publicUrlBase: 'http://cdn.test', customDomain: null, maxUploadSizeBytes: 2048 });
+    expect(settings).to.deep.equal({ publicUrlBase: 'http://cdn.test', customDomain: null, maxUploadSizeBytes: 2048, imageMetadata: 'strip_location' });
     expect((await hangar.getSettings.execute({ userId: alice.userId })).maxUploadSizeBytes).to.equal(2048);
     expect((await repos.users.findById(alice.userId))?.maxUploadSizeBytes).to.equal(2048);
   });
@@ -70,5 +72,28 @@ describe('UpdateSettings', () => {
     const bob = await world.registerConfirmed('bob@example.com');
     await world.hangar.updateSettings.execute({ userId: world.alice.userId, maxUploadSizeBytes: 10 });
     expect((await world.hangar.getSettings.execute({ userId: bob.userId })).maxUploadSizeBytes).to.equal(1024);
+  });
+
+  it('sets image_metadata, and uploads of photos follow it: the file says what was removed', async () => {
+    const { hangar, alice, upload } = await withAlice();
+    await hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: MIB });
+    const photo = await gpsPhoto('jpeg');
+    const send = async () => (await upload(alice.userId, { contentType: 'image/jpeg', body: (async function* () { yield photo; })(), contentLength: photo.length })).file;
+    expect((await send()).metadataRemoved).to.deep.equal(['location']);
+    expect((await hangar.updateSettings.execute({ userId: alice.userId, imageMetadata: 'strip_all' })).imageMetadata).to.equal('strip_all');
+    const bare = await send();
+    expect(bare.metadataRemoved).to.deep.equal(['location', 'exif', 'xmp']);
+    expect(bare.size).to.be.lessThan(photo.length);
+    await hangar.updateSettings.execute({ userId: alice.userId, imageMetadata: 'keep' });
+    const kept = await send();
+    expect(kept.metadataRemoved).to.equal(undefined);
+    expect(kept.size).to.equal(photo.length);
+    expect((await photoFacts(photo, 'jpeg')).hasLocation).to.equal(true);
+  });
+
+  it('refuses an image_metadata value it does not know with INVALID_SETTINGS (a host without the HTTP edge)', async () => {
+    const { hangar, alice } = await withAlice();
+    await expectDomainError(hangar.updateSettings.execute({ userId: alice.userId, imageMetadata: 'nothing' as ImageMetadataMode }), 'INVALID_SETTINGS');
+    expect((await hangar.getSettings.execute({ userId: alice.userId })).imageMetadata).to.equal('strip_location');
   });
 });

@@ -451,6 +451,18 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved: files up to 1 MiB.').waitFor();
 
+    const metadata = page.getByRole('radiogroup', { name: 'Photo metadata' });
+    expect(await metadata.getByRole('radio', { name: /Remove the location/ }).isChecked(), 'the default').to.equal(true);
+    await metadata.getByRole('radio', { name: /Remove all metadata/ }).check();
+    await page.getByText('Saved: Remove all metadata.').waitFor();
+    // Read back from the API: another screen, then Settings again.
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await metadata.getByRole('radio', { name: /Remove all metadata/ }).waitFor();
+    expect(await metadata.getByRole('radio', { name: /Remove all metadata/ }).isChecked(), 'as saved').to.equal(true);
+    await metadata.getByRole('radio', { name: /Remove the location/ }).check();
+    await page.getByText('Saved: Remove the location.').waitFor();
+
     await page.getByLabel('Host name').fill('files.example.com');
     await page.getByRole('button', { name: 'Add domain' }).click();
     await page.getByText('Verification: pending').waitFor();

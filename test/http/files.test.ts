@@ -33,7 +33,7 @@ describe('HTTP: files and the content server', () => {
     expect(result.status, JSON.stringify(result.body)).to.equal(201);
     const file = result.body.file;
     expect(result.body.message).to.be.a('string');
-    expect(file).to.have.keys('id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'public_url', 'default_url', 'default_download_url', 'public_download_url', 'view_url', 'created_at', 'is_public', 'expires_at', 'width', 'height', 'duration_seconds', 'thumbhash', 'view_count', 'download_count');
+    expect(file).to.have.keys('id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'public_url', 'default_url', 'default_download_url', 'public_download_url', 'view_url', 'created_at', 'is_public', 'expires_at', 'width', 'height', 'duration_seconds', 'thumbhash', 'metadata_removed', 'view_count', 'download_count');
     expect(file).to.include({ user_id: userId, name: 'pixel.png', content_type: 'image/png', size: png.length, is_public: true });
     expect(file.file_id).to.match(/^[0-9A-Za-z]{10}$/);
     expect(file.public_url).to.equal(`http://cdn.hangar.test/m/${file.file_id}`);
@@ -239,7 +239,7 @@ describe('HTTP: files and the content server', () => {
   it('reads and changes max_upload_size_bytes through /settings, and uploads follow it', async () => {
     const account = await signUpWithKey(server, 'settings@example.com');
     const settings = await call(server.api, '/settings', { apiKey: account.apiKey });
-    expect(settings.body).to.deep.equal({ public_url_base: 'http://cdn.hangar.test', custom_domain: null, max_upload_size_bytes: 1024 * 1024 });
+    expect(settings.body).to.deep.equal({ public_url_base: 'http://cdn.hangar.test', custom_domain: null, max_upload_size_bytes: 1024 * 1024, image_metadata: 'strip_location' });
     const patched = await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 100 } });
     expect(patched.status).to.equal(200);
     expect(patched.body.max_upload_size_bytes).to.equal(100);

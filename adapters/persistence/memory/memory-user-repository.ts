@@ -1,6 +1,7 @@
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
 import type { Role, User } from '../../../core/accounts/user.js';
 import type { AdminAccountChanges, UserRepository } from '../../../core/accounts/user-repository.js';
+import type { ImageMetadataMode } from '../../../core/files/image-metadata/image-metadata-mode.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { copyDate, copyNullableDate } from './copy-date.js';
 import { MemoryDatabase } from './memory-database.js';
@@ -12,6 +13,7 @@ function copyUser(user: User): User {
     passwordHash: user.passwordHash,
     emailConfirmedAt: copyNullableDate(user.emailConfirmedAt),
     maxUploadSizeBytes: user.maxUploadSizeBytes,
+    imageMetadata: user.imageMetadata,
     lastEmailSentAt: copyNullableDate(user.lastEmailSentAt),
     lastResetEmailSentAt: copyNullableDate(user.lastResetEmailSentAt),
     planName: user.planName,
@@ -81,6 +83,13 @@ export class MemoryUserRepository implements UserRepository {
     const user = this.db.users.get(options.userId);
     if (!user) return;
     user.maxUploadSizeBytes = options.maxUploadSizeBytes;
+    user.updatedAt = copyDate(options.at);
+  }
+
+  async setImageMetadata(options: { userId: string; mode: ImageMetadataMode; at: Date }): Promise<void> {
+    const user = this.db.users.get(options.userId);
+    if (!user) return;
+    user.imageMetadata = options.mode;
     user.updatedAt = copyDate(options.at);
   }
 

@@ -56,6 +56,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0045_admin_console', () => import('./0045_admin_console.js')],
   ['0046_signed_uploads_and_media', () => import('./0046_signed_uploads_and_media.js')],
   ['0047_file_media', () => import('./0047_file_media.js')],
+  ['0048_image_metadata', () => import('./0048_image_metadata.js')],
 ];
 
 /** A migration's name and how to load its module. */

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { METADATA_KINDS, type MetadataKind } from '../../../core/files/image-metadata/image-metadata-mode.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import { fileSearchText } from '../file-search.js';
 import { toDate, toFlag, toMillis, toNullableDate, toNullableMillis, toNumber } from './rows.js';
@@ -8,7 +9,7 @@ import type { FilesTable } from './schema.js';
  * The columns of `files` a {@link StoredFile} is read from: every column but `search_text`, which
  * only serves `q` (and would be one more string per row read).
  */
-export const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at', 'view_count', 'download_count'] as const;
+export const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at', 'view_count', 'download_count', 'metadata_removed'] as const;
 
 /** A row of `files` as read with {@link FILE_COLUMNS}. */
 export type FileRow = Pick<Selectable<FilesTable>, (typeof FILE_COLUMNS)[number]>;
@@ -39,6 +40,8 @@ export const fileRow = {
       expiresAt: toNullableDate(row.expires_at),
       viewCount: toNumber(row.view_count),
       downloadCount: toNumber(row.download_count),
+      // Undefined in a webhook snapshot written by a trigger older than the column (0044).
+      ...(row.metadata_removed ? { metadataRemoved: metadataKinds(row.metadata_removed) } : {}),
     };
   },
   write(file: StoredFile): NewFileRow {
@@ -55,6 +58,12 @@ export const fileRow = {
       blob_key: file.blobKey,
       search_text: fileSearchText(file),
       expires_at: toNullableMillis(file.expiresAt),
+      metadata_removed: file.metadataRemoved?.length ? file.metadataRemoved.join(',') : null,
     };
   },
 };
+
+/** The kinds of a `metadata_removed` comma list, unknown words left out. */
+function metadataKinds(list: string): MetadataKind[] {
+  return list.split(',').filter((kind): kind is MetadataKind => (METADATA_KINDS as readonly string[]).includes(kind));
+}

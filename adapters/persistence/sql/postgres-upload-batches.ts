@@ -31,11 +31,11 @@ export function batchInsert(userId: string, limits: QuotaLimits, files: readonly
   select * from unnest(
     ${column('id')}::text[], ${column('file_id')}::text[], ${column('name')}::text[], ${column('content_type')}::text[],
     ${column('size')}::bigint[], ${column('sha256')}::text[], ${column('is_public')}::integer[], ${column('created_at')}::bigint[],
-    ${column('blob_key')}::text[], ${column('search_text')}::text[], ${column('expires_at')}::bigint[]
-  ) as b (id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at)
+    ${column('blob_key')}::text[], ${column('search_text')}::text[], ${column('expires_at')}::bigint[], ${column('metadata_removed')}::text[]
+  ) as b (id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at, metadata_removed)
 ), inserted as (
-  insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at)
-  select id, ${userId}::text, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at from batch
+  insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at, metadata_removed)
+  select id, ${userId}::text, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at, metadata_removed from batch
   returning user_id, size, is_public
 ), added as (
   select ${userId}::text as user_id, count(*) as files, sum(size)::bigint as bytes, sum(is_public)::bigint as public_files from inserted

@@ -45,6 +45,8 @@ export interface UsersTable {
   storage_limit_bytes: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   /** The account's own file count limit, null = the plan's (migration 0045). */
   file_count_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** What uploads of images keep of their metadata: `strip_location`, `strip_all` or `keep` (migration 0048). */
+  image_metadata: ColumnType<string, string | undefined, string>;
 }
 
 /** `plan_overrides`: plans set by administrators over the plans file (migration 0045). */
@@ -149,6 +151,8 @@ export interface FilesTable {
   /** Reads served inline, and as attachments, as flushed so far (migration 0013). */
   view_count: ColumnType<number | string | bigint, number | undefined, number>;
   download_count: ColumnType<number | string | bigint, number | undefined, number>;
+  /** What the upload removed from an image, a comma list of metadata kinds; null: nothing (migration 0048). */
+  metadata_removed: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `account_totals`: what each account stores, kept exact by every file insert and delete. */

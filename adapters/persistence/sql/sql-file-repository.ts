@@ -80,7 +80,7 @@ export class SqlFileRepository implements FileRepository {
         .innerJoin('users', 'users.id', 'files.user_id')
         .select([
           'files.id', 'files.user_id', 'files.file_id', 'files.name', 'files.content_type', 'files.size', 'files.sha256',
-          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'users.signing_key',
+          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'files.metadata_removed', 'users.signing_key',
         ])
         .where('files.file_id', '=', p.fileId),
     { cacheable: true },
@@ -107,13 +107,32 @@ export class SqlFileRepository implements FileRepository {
         .where(sql<SqlBool>`files_count + reserved_files + 1 <= ${p.fileCountLimit}`)
         .where(sql<SqlBool>`storage_bytes + reserved_bytes + ${p.size} <= ${p.storageLimitBytes}`),
   );
-  /** On every upload, after its quota claim: the row, as {@link fileRow} writes it. */
-  private readonly insertFile = new PrecompiledQuery((db, p: NewFileRow) =>
+  /** On every upload, after its quota claim: the row, as {@link fileRow} writes it, when nothing was removed from it (see {@link insertFile}). */
+  private readonly insertPlainFile = new PrecompiledQuery((db, p: Omit<NewFileRow, 'metadata_removed'>) =>
     db.insertInto('files').values({
       id: p.id, user_id: p.user_id, file_id: p.file_id, name: p.name, content_type: p.content_type, size: p.size, sha256: p.sha256,
       is_public: p.is_public, created_at: p.created_at, blob_key: p.blob_key, search_text: p.search_text, expires_at: p.expires_at,
     }),
   );
+  /** The same with `metadata_removed` (migration 0048). */
+  private readonly insertStrippedFile = new PrecompiledQuery((db, p: NewFileRow) =>
+    db.insertInto('files').values({
+      id: p.id, user_id: p.user_id, file_id: p.file_id, name: p.name, content_type: p.content_type, size: p.size, sha256: p.sha256,
+      is_public: p.is_public, created_at: p.created_at, blob_key: p.blob_key, search_text: p.search_text, expires_at: p.expires_at,
+      metadata_removed: p.metadata_removed,
+    }),
+  );
+  /**
+   * The insert of a file's row: `metadata_removed` is written only when it is not null (its default),
+   * so that a file is inserted the same way on a schema that predates migration 0048 (the upgrade
+   * tests insert files on earlier schemas, then migrate).
+   */
+  private readonly insertFile = {
+    compiled: (db: Kysely<HangarDatabase>, row: NewFileRow) => {
+      const { metadata_removed: removed, ...plain } = row;
+      return removed === null ? this.insertPlainFile.compiled(db, plain) : this.insertStrippedFile.compiled(db, row);
+    },
+  };
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
   private readonly storageTotals = new PrecompiledQuery((db, p: { userId: string }) =>
     db.selectFrom('account_totals').select(['storage_bytes', 'files_count', 'reserved_bytes', 'reserved_files']).where('user_id', '=', p.userId),

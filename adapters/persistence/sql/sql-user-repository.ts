@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { OneTimeTokenPurpose } from '../../../core/accounts/one-time-token-repository.js';
 import type { Role, User } from '../../../core/accounts/user.js';
 import type { AdminAccountChanges, UserRepository } from '../../../core/accounts/user-repository.js';
+import { DEFAULT_IMAGE_METADATA_MODE, type ImageMetadataMode, isImageMetadataMode } from '../../../core/files/image-metadata/image-metadata-mode.js';
 import { isPostgres } from './dialect.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { toDate, toMillis, toNullableDate, toNullableMillis, toNullableNumber, toNumber } from './rows.js';
@@ -17,6 +18,8 @@ export function toUser(row: Selectable<UsersTable>): User {
     passwordHash: row.password_hash,
     emailConfirmedAt: toNullableDate(row.email_confirmed_at),
     maxUploadSizeBytes: toNullableNumber(row.max_upload_size_bytes),
+    // A row read on a schema before migration 0048 (upgrade tests) lacks the column: the default.
+    imageMetadata: isImageMetadataMode(row.image_metadata) ? row.image_metadata : DEFAULT_IMAGE_METADATA_MODE,
     lastEmailSentAt: toNullableDate(row.last_email_sent_at),
     lastResetEmailSentAt: toNullableDate(row.last_reset_email_sent_at),
     planName: row.plan_name,
@@ -78,6 +81,7 @@ export class SqlUserRepository implements UserRepository {
         ...(user.suspendedAt !== null && { suspended_at: toMillis(user.suspendedAt) }),
         ...(user.storageLimitBytes !== null && { storage_limit_bytes: user.storageLimitBytes }),
         ...(user.fileCountLimit !== null && { file_count_limit: user.fileCountLimit }),
+        ...(user.imageMetadata !== DEFAULT_IMAGE_METADATA_MODE && { image_metadata: user.imageMetadata }),
         created_at: toMillis(user.createdAt),
         updated_at: toMillis(user.updatedAt),
       })
@@ -117,6 +121,14 @@ export class SqlUserRepository implements UserRepository {
     await this.db
       .updateTable('users')
       .set({ max_upload_size_bytes: options.maxUploadSizeBytes, updated_at: toMillis(options.at) })
+      .where('id', '=', options.userId)
+      .execute();
+  }
+
+  async setImageMetadata(options: { userId: string; mode: ImageMetadataMode; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ image_metadata: options.mode, updated_at: toMillis(options.at) })
       .where('id', '=', options.userId)
       .execute();
   }

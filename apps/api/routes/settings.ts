@@ -3,10 +3,10 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { settingsJson } from '../../http/presenters/presenters.js';
-import { SettingsBody } from '../schemas.js';
+import { ImageMetadataSetting, SettingsBody } from '../schemas.js';
 import { errors } from '../../http/error-body.js';
 
-/** Account settings (spec 4.13, 4.14): the upload limit and the custom domain. */
+/** Account settings (spec 4.13, 4.14): the upload limit, the custom domain and what image uploads keep of their metadata. */
 export function settingsRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
@@ -24,6 +24,7 @@ export function settingsRoutes(hangar: Hangar): Route[] {
         max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null goes back to the service default' })),
         custom_domain: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Hostname to use (e.g. files.example.com), at most 253 characters; null removes the custom domain. Any string that is not a usable hostname (too long included) is 400 `INVALID_HOSTNAME`.' })),
         refresh_custom_domain: Type.Optional(Type.Boolean({ description: 'Re-run verification and SSL validation at the edge provider' })),
+        image_metadata: Type.Optional(ImageMetadataSetting),
       }, { additionalProperties: false }),
       responses: { 200: SettingsBody, ...errors(400, 401, 409, 502) },
       handler: async ({ ctx, body, principal }) => {
@@ -32,6 +33,7 @@ export function settingsRoutes(hangar: Hangar): Route[] {
           maxUploadSizeBytes: body.max_upload_size_bytes,
           customDomain: body.custom_domain,
           refreshCustomDomain: body.refresh_custom_domain,
+          imageMetadata: body.image_metadata,
         });
         ctx.body = settingsJson(settings);
       },

@@ -23,6 +23,8 @@ export interface HangarFile {
   thumbhash?: string | null;
   view_count?: number;
   download_count?: number;
+  /** What the upload removed from an image (`location`, `exif`, `xmp`, `iptc`, `comment`). */
+  metadata_removed?: string[];
 }
 
 /** Share link (docs/private-files.md). */
@@ -72,6 +74,8 @@ export interface Settings {
     errors: string[];
   } | null;
   max_upload_size_bytes: number;
+  /** What uploads of images keep of their metadata (docs/image-metadata.md). */
+  image_metadata: 'strip_location' | 'strip_all' | 'keep';
 }
 
 /** Usage object (spec 2.6). */

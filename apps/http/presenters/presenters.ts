@@ -79,6 +79,7 @@ export function fileJson({ file, urls, media = NO_MEDIA_FACTS }: FileView) {
     height: media.height,
     duration_seconds: media.durationSeconds,
     thumbhash: media.thumbhash,
+    metadata_removed: file.metadataRemoved ?? [],
     view_count: file.viewCount,
     download_count: file.downloadCount,
   };
@@ -132,7 +133,8 @@ function sameRecord(a: StoredFile, b: StoredFile): boolean {
   return (
     a.id === b.id && a.userId === b.userId && a.fileId === b.fileId && a.name === b.name && a.contentType === b.contentType && a.size === b.size &&
     a.sha256 === b.sha256 && a.isPublic === b.isPublic && a.createdAt.getTime() === b.createdAt.getTime() && a.blobKey === b.blobKey &&
-    (a.expiresAt === null ? b.expiresAt === null : b.expiresAt !== null && a.expiresAt.getTime() === b.expiresAt.getTime())
+    (a.expiresAt === null ? b.expiresAt === null : b.expiresAt !== null && a.expiresAt.getTime() === b.expiresAt.getTime()) &&
+    (a.metadataRemoved ?? []).join() === (b.metadataRemoved ?? []).join()
   );
 }
 
@@ -171,6 +173,7 @@ export function settingsJson(settings: Settings) {
       errors: domain.errors,
     },
     max_upload_size_bytes: settings.maxUploadSizeBytes,
+    image_metadata: settings.imageMetadata,
   };
 }
 

@@ -390,6 +390,12 @@ function FileDetails({ file, onClose, onDeleted, onChanged }: { file: HangarFile
           <dd>
             {formatBytes(file.size)} {file.size !== null && <span class="muted">({file.size.toLocaleString()} bytes)</span>}
           </dd>
+          {file.metadata_removed && file.metadata_removed.length > 0 && (
+            <>
+              <dt>Metadata removed</dt>
+              <dd>{file.metadata_removed.map((kind) => (kind === 'location' ? 'location (GPS)' : kind.toUpperCase())).join(', ')}</dd>
+            </>
+          )}
           <dt>Uploaded</dt>
           <dd>
             {formatDateTime(file.created_at)} <span class="muted">({formatRelative(file.created_at)})</span>

@@ -8,7 +8,7 @@ import { PasskeysSection } from './passkeys.js';
 const MIB = 1024 * 1024;
 const PURPOSE: Record<string, string> = { routing: 'Points the name at Hangar', ownership: 'Proves you own the name', ssl_validation: 'Lets the certificate be issued' };
 
-/** Settings: the upload size limit, the custom domain with its DNS records and statuses, and the passkeys. */
+/** Settings: the upload size limit, what photos keep of their metadata, the custom domain with its DNS records and statuses, and the passkeys. */
 export function SettingsScreen() {
   const settings = useLoad(() => api<Settings>('/settings'), []);
   const profile = useLoad(() => api<Profile>('/profile'), []);
@@ -21,6 +21,7 @@ export function SettingsScreen() {
       {current && (
         <>
           <UploadLimit settings={current} ceiling={profile.data?.plan.max_upload_size_bytes} onSaved={setSaved} />
+          <ImageMetadata settings={current} onSaved={setSaved} />
           <CustomDomain settings={current} onSaved={setSaved} />
         </>
       )}
@@ -69,6 +70,41 @@ function UploadLimit({ settings, ceiling, onSaved }: { settings: Settings; ceili
       </div>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
     </form>
+  );
+}
+
+const IMAGE_METADATA_CHOICES: { value: Settings['image_metadata']; label: string; hint: string }[] = [
+  { value: 'strip_location', label: 'Remove the location', hint: 'GPS position data is removed; camera, date and orientation stay.' },
+  { value: 'strip_all', label: 'Remove all metadata', hint: 'EXIF, XMP, IPTC and comments are removed; colour profiles stay.' },
+  { value: 'keep', label: 'Keep everything', hint: 'Photos are stored exactly as uploaded.' },
+];
+
+/** The `image_metadata` setting: what uploads of JPEG, PNG, WebP, HEIC and AVIF photos keep (pixels are never changed). */
+function ImageMetadata({ settings, onSaved }: { settings: Settings; onSaved: (s: Settings) => void }) {
+  const [message, setMessage] = useState<{ kind: 'success' | 'error'; text: string }>();
+  const choose = async (value: Settings['image_metadata']) => {
+    try {
+      const next = await api<Settings>('/settings', { method: 'PATCH', json: { image_metadata: value } });
+      onSaved(next);
+      setMessage({ kind: 'success', text: `Saved: ${IMAGE_METADATA_CHOICES.find((c) => c.value === next.image_metadata)?.label ?? next.image_metadata}.` });
+    } catch (failure) {
+      setMessage({ kind: 'error', text: messageOf(failure) });
+    }
+  };
+  return (
+    <div class="card" role="radiogroup" aria-labelledby="metadata-title">
+      <h2 id="metadata-title">Photo metadata</h2>
+      <p class="muted">
+        What new uploads of JPEG, PNG, WebP, HEIC and AVIF photos keep. The pixels are never changed; files already stored stay as they are.
+      </p>
+      {IMAGE_METADATA_CHOICES.map((choice) => (
+        <label key={choice.value} class="inline">
+          <input type="radio" name="image_metadata" value={choice.value} checked={settings.image_metadata === choice.value} onChange={() => void choose(choice.value)} />
+          <strong>{choice.label}</strong> <span class="muted small">{choice.hint}</span>
+        </label>
+      ))}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+    </div>
   );
 }
 

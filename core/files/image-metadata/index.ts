@@ -1,0 +1,2 @@
+export * from './image-metadata-mode.js';
+export * from './strip-image-metadata.js';
