@@ -50,7 +50,7 @@ describe('HTTP: media facts on the File object (docs/media.md)', function () {
     const byId = new Map<string, any>(listed.body.files.map((item: any) => [item.file_id, item]));
     for (const file of [png, wav, pdf]) expect(byId.get(file.file_id)).to.deep.equal(file);
     // The members sit before the two read counts, which stay the object's last members.
-    expect(Object.keys(png).slice(-6)).to.deep.equal(['width', 'height', 'duration_seconds', 'thumbhash', 'view_count', 'download_count']);
+    expect(Object.keys(png).slice(-7)).to.deep.equal(['width', 'height', 'duration_seconds', 'thumbhash', 'metadata_removed', 'view_count', 'download_count']);
   });
 
   it('describes the four members in the OpenAPI document’s File schema', async () => {
