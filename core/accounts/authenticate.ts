@@ -14,7 +14,11 @@ import type { UserRepository } from './user-repository.js';
 
 /** Who is calling, as established by {@link Authenticate}. */
 export type Principal =
-  | { kind: 'session'; userId: string; sessionId: string }
+  | {
+      kind: 'session'; userId: string; sessionId: string;
+      /** Whether the session proved a second factor (Session.secondFactorAt); the admin routes ask it of an account with one. */
+      secondFactor: boolean;
+    }
   | { kind: 'api_key'; userId: string; apiKeyId: string; scopes: readonly ApiKeyScope[] };
 
 /** The credential headers of a request (spec 5.5), raw. */
@@ -98,7 +102,7 @@ export class Authenticate {
     if (now.getTime() - session.lastUsedAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) {
       await this.deps.sessions.touch({ sessionId: session.id, at: now, minIntervalMs: SESSION_TOUCH_INTERVAL_MS });
     }
-    return { kind: 'session', userId: claims.userId, sessionId: claims.sessionId };
+    return { kind: 'session', userId: claims.userId, sessionId: claims.sessionId, secondFactor: session.secondFactorAt !== null };
   }
 }
 

@@ -55,6 +55,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0044_webhooks', () => import('./0044_webhooks.js')],
   ['0045_admin_console', () => import('./0045_admin_console.js')],
   ['0046_signed_uploads_and_media', () => import('./0046_signed_uploads_and_media.js')],
+  ['0049_admin_second_factor_and_deletions', () => import('./0049_admin_second_factor_and_deletions.js')],
 ];
 
 /** A migration's name and how to load its module. */

@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, signOut } from '../api.js';
+import { navigate } from '../router.js';
 import { Dialog, messageOf, Notice, Pager, useLoad } from '../components.js';
 import { formatBytes, formatCount, formatDateTime } from '../format.js';
 
@@ -86,9 +87,20 @@ type Tab = (typeof TABS)[number]['id'];
 
 const PAGE_SIZE = 25;
 
-/** The Admin section: a heading, its sub-navigation and the chosen part. */
+/**
+ * The Admin section: a heading, its sub-navigation and the chosen part; or, when the API answers
+ * SECOND_FACTOR_REQUIRED (an administrator with a second factor whose session did not prove it,
+ * docs/admin.md), what to do about it: sign in again with the factor.
+ */
 export function AdminScreen() {
   const [tab, setTab] = useState<Tab>('users');
+  const [needsSecondFactor, setNeedsSecondFactor] = useState(false);
+  useEffect(() => {
+    api('/admin/plans').catch((failure) => {
+      if (failure instanceof ApiError && failure.code === 'SECOND_FACTOR_REQUIRED') setNeedsSecondFactor(true);
+    });
+  }, []);
+  if (needsSecondFactor) return <SignInAgain />;
   return (
     <section aria-labelledby="admin-title">
       <div class="screen-head">
@@ -107,6 +119,30 @@ export function AdminScreen() {
       {tab === 'plans' && <PlansPart />}
       {tab === 'instance' && <InstancePart />}
       {tab === 'audit' && <AuditPart />}
+    </section>
+  );
+}
+
+/** Shown to an administrator whose session did not prove the second factor the account has. */
+function SignInAgain() {
+  return (
+    <section aria-labelledby="admin-title">
+      <div class="screen-head">
+        <h1 id="admin-title">Admin</h1>
+      </div>
+      <Notice kind="warning">
+        Your account has two-factor sign-in, and this session was opened without it (before you turned it on, or by a sign-in that skipped it). Sign in again
+        with your authenticator app or a passkey to use the Admin section.
+      </Notice>
+      <button
+        type="button"
+        onClick={async () => {
+          await signOut();
+          navigate('/signin', true);
+        }}
+      >
+        Sign out and sign in again
+      </button>
     </section>
   );
 }
