@@ -2,7 +2,7 @@ import type { Hangar } from './hangar.js';
 import { isDomainError } from './shared/errors.js';
 import { type Logger, SILENT_LOGGER } from './shared/logger.js';
 import { PLAN_SYNC_INTERVAL_MS } from './plans/plan-overrides.js';
-import { clearRepeatingTimer, setRepeatingTimer, type TimerHandle } from './shared/web-globals.js';
+import { clearRepeatingTimer, clearTimer, setRepeatingTimer, setTimer, type TimerHandle } from './shared/web-globals.js';
 
 /** Options of {@link HangarRuntime}; every interval is in milliseconds. */
 export interface HangarRuntimeOptions {
@@ -16,7 +16,7 @@ export interface HangarRuntimeOptions {
   maintenance?: boolean;
   /** Default 3 600 000 (an hour). */
   maintenanceIntervalMs?: number;
-  /** How often the plans administrators set are checked for changes (docs/admin.md); default PLAN_SYNC_INTERVAL_MS (1 000). */
+  /** How often the plans administrators set are checked whatever the change feed says (docs/admin.md); default PLAN_SYNC_INTERVAL_MS (1 000). */
   planSyncIntervalMs?: number;
   /** How often expired files are looked for (docs/private-files.md); default 30 000. */
   expirySweepIntervalMs?: number;
@@ -28,6 +28,17 @@ export interface HangarRuntimeOptions {
    */
   logger?: Logger;
 }
+
+/**
+ * How often the change feed is asked to catch up for the plans, in ms (SyncPlans.catchUp): a
+ * SQLite feed then reports another process's commit within this; Postgres's is told, so asking is free.
+ */
+export const PLAN_CATCH_UP_MS = 200;
+/**
+ * Least time between the starts of two plan checks set off by the change feed, in ms: on SQLite
+ * every commit is a change that may concern the plans, and a busy server commits thousands a second.
+ */
+export const PLAN_SYNC_SPACING_MS = 50;
 
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
@@ -48,6 +59,11 @@ export class HangarRuntime {
   private sweeping: Promise<unknown> | undefined;
   private maintaining: Promise<void> | undefined;
   private syncing: Promise<void> | undefined;
+  /** A change arrived while a check ran: check once more after it (the running one may have read before the commit). */
+  private syncAgain = false;
+  private lastSyncStart = Number.NEGATIVE_INFINITY;
+  private syncTimer: TimerHandle | undefined;
+  private stopWatching: (() => void) | undefined;
   private started = false;
   private readonly logger: Logger;
 
@@ -66,7 +82,11 @@ export class HangarRuntime {
     if (this.started) throw new Error('HangarRuntime already started.');
     this.started = true;
     this.timers.push(setRepeatingTimer(() => void this.flush(), this.options.flushIntervalMs ?? 2_000));
-    // Plans set by administrators through any process (docs/admin.md): checked every second on every process.
+    // Plans set by administrators through any process (docs/admin.md): checked when the change feed
+    // reports a change that may concern them (within PLAN_CATCH_UP_MS on SQLite, a few ms on
+    // Postgres), and every second besides.
+    this.stopWatching = this.hangar.syncPlans.watch(() => this.plansMayHaveChanged());
+    this.timers.push(setRepeatingTimer(() => void this.hangar.syncPlans.catchUp(), PLAN_CATCH_UP_MS));
     this.timers.push(setRepeatingTimer(() => void this.syncPlans(), this.options.planSyncIntervalMs ?? PLAN_SYNC_INTERVAL_MS));
     void this.syncPlans();
     if (this.options.maintenance ?? true) {
@@ -83,6 +103,10 @@ export class HangarRuntime {
    */
   async stop(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearRepeatingTimer(timer);
+    this.stopWatching?.();
+    this.stopWatching = undefined;
+    clearTimer(this.syncTimer);
+    this.syncTimer = undefined;
     this.started = false;
     // Background account deletions stop between two steps (the account stays suspended; deleting it again resumes).
     await this.hangar.removeAccount.stop();
@@ -100,12 +124,35 @@ export class HangarRuntime {
     return this.run('flush', () => Promise.all([this.hangar.usageMeter.flush(), this.hangar.fileReadCounts.flush(), this.hangar.activity.flush()]));
   }
 
-  /** Loads the plans administrators set when they changed; one check at a time. Never rejects. */
+  /**
+   * Loads the plans administrators set when they changed; one check at a time, and a call during
+   * one makes it check once more after (it may have read before the change). Never rejects.
+   */
   syncPlans(): Promise<void> {
-    this.syncing ??= this.run('sync-plans', () => this.hangar.syncPlans.execute()).finally(() => {
+    if (this.syncing) {
+      this.syncAgain = true;
+      return this.syncing;
+    }
+    this.syncing = (async () => {
+      do {
+        this.syncAgain = false;
+        this.lastSyncStart = Date.now();
+        await this.run('sync-plans', () => this.hangar.syncPlans.execute());
+      } while (this.syncAgain);
+    })().finally(() => {
       this.syncing = undefined;
     });
     return this.syncing;
+  }
+
+  /** A change that may concern the plans: one check within PLAN_SYNC_SPACING_MS of the last start, however many changes arrive. */
+  private plansMayHaveChanged(): void {
+    if (this.syncTimer !== undefined || !this.started) return;
+    const wait = Math.max(0, this.lastSyncStart + PLAN_SYNC_SPACING_MS - Date.now());
+    this.syncTimer = setTimer(() => {
+      this.syncTimer = undefined;
+      void this.syncPlans();
+    }, wait);
   }
 
   /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */

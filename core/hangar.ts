@@ -314,7 +314,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const webhookDeps = { webhooks: ports.webhooks, targets: ports.webhookTargets, ids, clock, options: options.webhooks };
   const trail = new AdminTrail({ audit: ports.adminAudit, activity, ids, clock });
-  const syncPlans = new SyncPlans({ store: ports.planOverrides, plans });
+  const syncPlans = new SyncPlans({ store: ports.planOverrides, plans, changes: ports.changes });
   const createInvite = new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl });
   const revokeInvite = new RevokeInvite({ invites: ports.invites, clock });
   const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });

@@ -128,4 +128,30 @@ describe('Administration of accounts (core)', () => {
     expect(other.plans.defaultPlan.fileCountLimit).to.equal(1);
     expect(await other.syncPlans.execute()).to.equal(false);
   });
+
+  it("reloads the plans on another core's runtime as soon as its change feed reports a plans change, without waiting for the poll", async () => {
+    const world = createMemoryHangar();
+    const { hangar, ports, options } = world;
+    const { createHangar } = await import('../../core/hangar.js');
+    const { HangarRuntime } = await import('../../core/hangar-runtime.js');
+    const { MemoryChangeFeed } = await import('../../adapters/changes/memory-change-feed.js');
+    const changes = new MemoryChangeFeed();
+    const other = createHangar({ ...ports, changes }, options);
+    const runtime = new HangarRuntime(other, { maintenance: false, planSyncIntervalMs: 3_600_000 });
+    runtime.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const name = hangar.plans.defaultPlan.name;
+      await hangar.setPlan.execute({ actor: CLI_ACTOR, plan: { name, trialDays: null, storageLimitBytes: 100, fileCountLimit: 3, maxUploadSizeBytes: 50, imageOpsLimit: null } });
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(other.plans.defaultPlan.fileCountLimit, 'no change reported: the hourly poll has not run').to.not.equal(3);
+      changes.publish({ kind: 'plans' });
+      const start = Date.now();
+      while (other.plans.defaultPlan.fileCountLimit !== 3 && Date.now() - start < 1_000) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(other.plans.defaultPlan.fileCountLimit).to.equal(3);
+      expect(Date.now() - start).to.be.below(500);
+    } finally {
+      await runtime.stop();
+    }
+  });
 });
