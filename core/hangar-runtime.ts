@@ -21,6 +21,12 @@ export interface HangarRuntimeOptions {
   /** How often expired files are looked for (docs/private-files.md); default 30 000. */
   expirySweepIntervalMs?: number;
   /**
+   * How often this process looks for background account deletions no process holds (their process
+   * stopped or died) and resumes them (docs/admin.md); default ACCOUNT_DELETION_SWEEP_MS (5 000).
+   * Every process does, maintenance or not: a lease makes each deletion run on one at a time.
+   */
+  accountDeletionSweepMs?: number;
+  /**
    * Where failures of the background work go (default: nowhere). An outage (a DomainError such as
    * DATABASE_UNAVAILABLE) is a `warn` entry `background_work_deferred` (the buffers keep what
    * failed and the next run retries it); anything else an `error` entry `internal_error`. Both carry
@@ -39,6 +45,8 @@ export const PLAN_CATCH_UP_MS = 200;
  * every commit is a change that may concern the plans, and a busy server commits thousands a second.
  */
 export const PLAN_SYNC_SPACING_MS = 50;
+/** Default of {@link HangarRuntimeOptions.accountDeletionSweepMs}. */
+export const ACCOUNT_DELETION_SWEEP_MS = 5_000;
 
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
@@ -89,6 +97,8 @@ export class HangarRuntime {
     this.timers.push(setRepeatingTimer(() => void this.hangar.syncPlans.catchUp(), PLAN_CATCH_UP_MS));
     this.timers.push(setRepeatingTimer(() => void this.syncPlans(), this.options.planSyncIntervalMs ?? PLAN_SYNC_INTERVAL_MS));
     void this.syncPlans();
+    this.timers.push(setRepeatingTimer(() => void this.resumeDeletions(), this.options.accountDeletionSweepMs ?? ACCOUNT_DELETION_SWEEP_MS));
+    void this.resumeDeletions();
     if (this.options.maintenance ?? true) {
       this.timers.push(setRepeatingTimer(() => void this.maintain(), this.options.maintenanceIntervalMs ?? 60 * 60 * 1000));
       this.timers.push(setRepeatingTimer(() => void this.sweepExpired(), this.options.expirySweepIntervalMs ?? 30_000));
@@ -108,7 +118,8 @@ export class HangarRuntime {
     clearTimer(this.syncTimer);
     this.syncTimer = undefined;
     this.started = false;
-    // Background account deletions stop between two steps (the account stays suspended; deleting it again resumes).
+    // Background account deletions stop between two steps and release their leases (another
+    // process, or this one's next start, resumes them).
     await this.hangar.removeAccount.stop();
     await Promise.all([this.sweeping, this.maintaining, this.syncing]);
     // Each flush writes what was buffered when it started (FlushQueue): the second takes what a
@@ -153,6 +164,11 @@ export class HangarRuntime {
       this.syncTimer = undefined;
       void this.syncPlans();
     }, wait);
+  }
+
+  /** Takes the background account deletions no process holds and resumes them here. Never rejects. */
+  resumeDeletions(): Promise<void> {
+    return this.run('resume-account-deletions', () => this.hangar.removeAccount.resumePending());
   }
 
   /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */

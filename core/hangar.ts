@@ -92,6 +92,7 @@ import { ShowAccount } from './admin/show-account.js';
 import type { AccountDirectory } from './admin/account-directory.js';
 import { type AdminAuditLog, AdminTrail, DEFAULT_ADMIN_AUDIT_RETENTION_DAYS } from './admin/admin-audit.js';
 import { AuthorizeAdmin } from './admin/authorize-admin.js';
+import type { AccountDeletionQueue } from './admin/account-deletion-queue.js';
 import { SearchAccounts } from './admin/search-accounts.js';
 import { GetAccountDetails } from './admin/get-account-details.js';
 import { UpdateAccount } from './admin/update-account.js';
@@ -213,6 +214,8 @@ export interface HangarPorts {
   instanceStatistics: InstanceStatistics;
   /** The plans administrators set, shared by every process (docs/admin.md). */
   planOverrides: PlanOverrideStore;
+  /** The accounts being deleted in the background, with the lease of the process deleting each (docs/admin.md). */
+  accountDeletions: AccountDeletionQueue;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -411,12 +414,12 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deleteAccount,
     authorizeAdmin: new AuthorizeAdmin({ users, mfa: ports.mfa, passkeys: ports.passkeys }),
     searchAccounts: new SearchAccounts({ directory: ports.accountDirectory }),
-    getAccountDetails: new GetAccountDetails({ users, directory: ports.accountDirectory, accounts, usage: getUsage, audit: ports.adminAudit }),
+    getAccountDetails: new GetAccountDetails({ users, directory: ports.accountDirectory, accounts, usage: getUsage, audit: ports.adminAudit, deletions: ports.accountDeletions }),
     updateAccount: new UpdateAccount({ users, plans, trail, clock }),
     revokeAccountSessions: new RevokeAccountSessions({ users, sessions, trail, clock }),
     resetAccountMfa: new ResetAccountMfa({ users, mfa, passkeys: ports.passkeys, sessions, mailer, trail, clock }),
     resendAccountConfirmation: new ResendAccountConfirmation({ users, links, trail }),
-    removeAccount: new RemoveAccount({ users, files, deleteAccount, trail, clock, onBackgroundError: options.onBackgroundError }),
+    removeAccount: new RemoveAccount({ users, files, deleteAccount, deletions: ports.accountDeletions, trail, clock, ids, onBackgroundError: options.onBackgroundError }),
     listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
     getInstanceStats: new GetInstanceStats({ statistics: ports.instanceStatistics, clock }),
     /** The catalogue of plans as it stands (configured, and administrators' once synced). */

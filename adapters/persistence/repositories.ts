@@ -22,6 +22,7 @@ import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
 import type { HealthProbe } from '../../core/shared/health.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
+import type { AccountDeletionQueue } from '../../core/admin/account-deletion-queue.js';
 
 /** Every repository port over one store, and that store's health probe. */
 export interface Repositories {
@@ -55,6 +56,8 @@ export interface Repositories {
   instanceStatistics: InstanceStatistics;
   /** The plans administrators set, shared by every process (docs/admin.md). */
   planOverrides: PlanOverrideStore;
+  /** The accounts being deleted in the background, with their leases (docs/admin.md). */
+  accountDeletions: AccountDeletionQueue;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -99,6 +99,7 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.AdminAuditLog).toResolvedValue((r: Repos) => r.adminAudit, [RootTokens.Repositories]);
   bind(Tokens.InstanceStatistics).toResolvedValue((r: Repos) => r.instanceStatistics, [RootTokens.Repositories]);
   bind(Tokens.PlanOverrideStore).toResolvedValue((r: Repos) => r.planOverrides, [RootTokens.Repositories]);
+  bind(Tokens.AccountDeletionQueue).toResolvedValue((r: Repos) => r.accountDeletions, [RootTokens.Repositories]);
   bind(Tokens.OidcIdentityRepository).toResolvedValue((r: Repos) => r.oidcIdentities, [RootTokens.Repositories]);
   bind(Tokens.OidcFlowRepository).toResolvedValue((r: Repos) => r.oidcFlows, [RootTokens.Repositories]);
   bind(Tokens.WebhookRepository).toResolvedValue((r: Repos) => r.webhooks, [RootTokens.Repositories]);
@@ -392,6 +393,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           adminAudit: Tokens.AdminAuditLog,
           instanceStatistics: Tokens.InstanceStatistics,
           planOverrides: Tokens.PlanOverrideStore,
+          accountDeletions: Tokens.AccountDeletionQueue,
           oidcIdentities: Tokens.OidcIdentityRepository,
           oidcFlows: Tokens.OidcFlowRepository,
           webhooks: Tokens.WebhookRepository,

@@ -37,6 +37,7 @@ import type { AccountDirectory } from '../../core/admin/account-directory.js';
 import type { AdminAuditLog } from '../../core/admin/admin-audit.js';
 import type { InstanceStatistics } from '../../core/admin/instance-statistics.js';
 import type { PlanOverrideStore } from '../../core/plans/plan-overrides.js';
+import type { AccountDeletionQueue } from '../../core/admin/account-deletion-queue.js';
 import type { OidcFlowRepository, OidcIdentityRepository } from '../../core/sso/oidc-repositories.js';
 import type { Config } from './config.js';
 import type { WebhookRepository, WebhookTargets } from '../../core/webhooks/webhook.js';
@@ -62,6 +63,7 @@ export const Tokens = {
   AdminAuditLog: Symbol('AdminAuditLog') as ServiceIdentifier<AdminAuditLog>,
   InstanceStatistics: Symbol('InstanceStatistics') as ServiceIdentifier<InstanceStatistics>,
   PlanOverrideStore: Symbol('PlanOverrideStore') as ServiceIdentifier<PlanOverrideStore>,
+  AccountDeletionQueue: Symbol('AccountDeletionQueue') as ServiceIdentifier<AccountDeletionQueue>,
   OidcIdentityRepository: Symbol('OidcIdentityRepository') as ServiceIdentifier<OidcIdentityRepository>,
   OidcFlowRepository: Symbol('OidcFlowRepository') as ServiceIdentifier<OidcFlowRepository>,
   WebhookRepository: Symbol('WebhookRepository') as ServiceIdentifier<WebhookRepository>,

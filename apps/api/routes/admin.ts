@@ -143,8 +143,8 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
       summary: 'Delete an account with its files, blobs, keys and sessions, as the CLI does',
       description:
         'The account is suspended first. An account of at most 100 files is deleted before the answer (200 `{ deleted_files }`); a larger one is deleted in the background ' +
-        '(202 `{ state: "deleting", files_remaining }`, `Location` its admin page): poll `GET /admin/users/:id`, whose `files_count` falls until it answers 404. ' +
-        'If the server stops meanwhile, the account stays suspended and `DELETE` again resumes. The last active administrator cannot be deleted (409 `LAST_ADMIN`).',
+        '(202 `{ state: "deleting", files_remaining }`, `Location` its admin page): poll `GET /admin/users/:id`, whose `files_count` falls and `deletion.files_deleted` grows until it answers 404. ' +
+        'If the server process running it stops or dies, another one (or the same once restarted) resumes it within seconds; `DELETE` again changes nothing. The last active administrator cannot be deleted (409 `LAST_ADMIN`).',
       errorCodes: [...ADMIN_ERRORS, 'LAST_ADMIN'],
       params: UserParams,
       responses: {
