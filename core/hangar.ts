@@ -419,7 +419,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     revokeAccountSessions: new RevokeAccountSessions({ users, sessions, trail, clock }),
     resetAccountMfa: new ResetAccountMfa({ users, mfa, passkeys: ports.passkeys, sessions, mailer, trail, clock }),
     resendAccountConfirmation: new ResendAccountConfirmation({ users, links, trail }),
-    removeAccount: new RemoveAccount({ users, files, deleteAccount, deletions: ports.accountDeletions, trail, clock, ids, onBackgroundError: options.onBackgroundError }),
+    removeAccount: new RemoveAccount({ users, files, deleteAccount, deletions: ports.accountDeletions, trail, clock, ids, failpoints, onBackgroundError: options.onBackgroundError }),
     listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
     getInstanceStats: new GetInstanceStats({ statistics: ports.instanceStatistics, clock }),
     /** The catalogue of plans as it stands (configured, and administrators' once synced). */

@@ -13,6 +13,7 @@ import { DELETE_BATCH, type DeleteAccount } from './delete-account.js';
 import type { User } from '../accounts/user.js';
 import type { FileRepository } from '../files/file-repository.js';
 import { BackgroundWork } from '../shared/background-work.js';
+import type { Failpoints } from '../shared/failpoints.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { clearRepeatingTimer, setRepeatingTimer } from '../shared/web-globals.js';
 import type { AccountDeletion, AccountDeletionQueue } from './account-deletion-queue.js';
@@ -114,6 +115,8 @@ export class RemoveAccount {
     private readonly deps: {
       users: UserRepository; files: FileRepository; deleteAccount: DeleteAccount; deletions: AccountDeletionQueue; trail: AdminTrail; clock: Clock; ids: IdGenerator;
       leaseMs?: number; onBackgroundError?: (error: unknown) => void;
+      /** Crash tests only: `between_account_deletion_steps` is reached after each step's progress is recorded. */
+      failpoints?: Failpoints;
     },
   ) {
     this.running = new BackgroundWork(deps.onBackgroundError);
@@ -207,6 +210,7 @@ export class RemoveAccount {
               afterStep: async (deleted) => {
                 deletedFiles += deleted;
                 await renew(deleted);
+                await this.deps.failpoints?.reach('between_account_deletion_steps');
               },
             });
             if (!result.finished) {
