@@ -45,6 +45,8 @@ interface AdminAccountDetails extends AdminAccount {
   limits: { storage_limit_bytes: number; file_count_limit: number; upload_limit_bytes: number };
   usage: { period_start: string; period_end: string; origin_reads: number; image_ops: number };
   recent_actions: AuditEntry[];
+  /** A background deletion in progress (resumed by any server process), else null. */
+  deletion: { state: 'deleting'; requested_at: string; files_deleted: number } | null;
 }
 
 interface AdminPlan {
@@ -248,7 +250,7 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
       const answer = (await action.run()) as { state?: string; files_remaining?: number } | undefined;
       if (answer?.state === 'deleting') {
         // A large account is deleted in the background (202): its page shows the files left until it is gone.
-        setNotice({ kind: 'success', text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. Reload this page to follow; it is gone once done.` });
+        setNotice({ kind: 'success', text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. It goes on in the background, on any server process; reload this page to follow.` });
         user.reload();
         return;
       }
@@ -286,6 +288,12 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
       {u && (
         <>
           <h2>{u.email}</h2>
+          {u.deletion && (
+            <Notice kind="warning">
+              Being deleted since {formatDateTime(u.deletion.requested_at)}: {formatCount(u.deletion.files_deleted)} files deleted, {formatCount(u.files_count)} left. It goes on in
+              the background; this account is gone once done.
+            </Notice>
+          )}
           <dl class="facts">
             <dt>Role</dt>
             <dd>{u.role}</dd>
