@@ -30,7 +30,8 @@ export interface HangarRuntimeOptions {
    * Where failures of the background work go (default: nowhere). An outage (a DomainError such as
    * DATABASE_UNAVAILABLE) is a `warn` entry `background_work_deferred` (the buffers keep what
    * failed and the next run retries it); anything else an `error` entry `internal_error`. Both carry
-   * `work`: `flush`, `prune-logs`, `purge-credentials`, `expire-files` or `expire-resumable-uploads`.
+   * `work`: `flush`, `sync-plans`, `resume-account-deletions`, `prune-logs`, `prune-admin-audit`,
+   * `purge-credentials`, `expire-files`, `expire-resumable-uploads` or `expire-upload-urls`.
    */
   logger?: Logger;
 }

@@ -1,6 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AccountDeletion, AccountDeletionQueue } from '../../../core/admin/account-deletion-queue.js';
-import { isPostgres } from './dialect.js';
 import { toDate, toMillis, toNumber } from './rows.js';
 import type { AccountDeletionsTable, HangarDatabase } from './schema.js';
 
@@ -12,11 +11,12 @@ function toDeletion(row: Selectable<AccountDeletionsTable>): AccountDeletion {
 }
 
 /**
- * {@link AccountDeletionQueue} over `account_deletions` (migration 0049). A claim is one UPDATE
- * whose condition repeats the lease test: on SQLite it runs under the write lock; on Postgres the
- * candidate is picked `for update skip locked` and a concurrent claimer that waited on the row
- * re-reads the condition and takes nothing, so one process gets each free deletion. Renewing,
- * releasing and removing are conditional on the owner.
+ * {@link AccountDeletionQueue} over `account_deletions` (migration 0049). A claim reads the oldest
+ * free deletion (through `account_deletions_lease`; a read, so the sweep every process runs every few
+ * seconds writes nothing while there is none), then takes it with an UPDATE whose condition repeats
+ * the lease test: of several processes claiming it at once, one updates the row and the others find
+ * the condition false (SQLite's write lock; Postgres re-reads a row it waited on), so one process
+ * gets each free deletion. Renewing, releasing and removing are conditional on the owner.
  */
 export class SqlAccountDeletionQueue implements AccountDeletionQueue {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
@@ -43,18 +43,19 @@ export class SqlAccountDeletionQueue implements AccountDeletionQueue {
 
   async claim(options: { owner: string; now: Date; until: Date; userId?: string }): Promise<AccountDeletion | undefined> {
     const now = toMillis(options.now);
-    const candidate = this.db
+    const candidate = await this.db
       .selectFrom('account_deletions')
       .select('user_id')
       .where('lease_until', '<=', now)
       .$if(options.userId !== undefined, (query) => query.where('user_id', '=', options.userId!))
       .orderBy('requested_at')
       .limit(1)
-      .$call((query) => (isPostgres(this.db) ? query.forUpdate().skipLocked() : query));
+      .executeTakeFirst();
+    if (!candidate) return undefined;
     const row = await this.db
       .updateTable('account_deletions')
       .set({ lease_owner: options.owner, lease_until: toMillis(options.until) })
-      .where('user_id', '=', (eb) => eb.selectFrom(candidate.as('candidate')).select('candidate.user_id'))
+      .where('user_id', '=', candidate.user_id)
       .where('lease_until', '<=', now)
       .returningAll()
       .executeTakeFirst();
