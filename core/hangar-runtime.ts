@@ -2,7 +2,7 @@ import type { Hangar } from './hangar.js';
 import { isDomainError } from './shared/errors.js';
 import { type Logger, SILENT_LOGGER } from './shared/logger.js';
 import { PLAN_SYNC_INTERVAL_MS } from './plans/plan-overrides.js';
-import { clearRepeatingTimer, setRepeatingTimer, type TimerHandle } from './shared/web-globals.js';
+import { clearRepeatingTimer, clearTimer, setRepeatingTimer, setTimer, type TimerHandle } from './shared/web-globals.js';
 
 /** Options of {@link HangarRuntime}; every interval is in milliseconds. */
 export interface HangarRuntimeOptions {
@@ -16,18 +16,38 @@ export interface HangarRuntimeOptions {
   maintenance?: boolean;
   /** Default 3 600 000 (an hour). */
   maintenanceIntervalMs?: number;
-  /** How often the plans administrators set are checked for changes (docs/admin.md); default PLAN_SYNC_INTERVAL_MS (1 000). */
+  /** How often the plans administrators set are checked whatever the change feed says (docs/admin.md); default PLAN_SYNC_INTERVAL_MS (1 000). */
   planSyncIntervalMs?: number;
   /** How often expired files are looked for (docs/private-files.md); default 30 000. */
   expirySweepIntervalMs?: number;
   /**
+   * How often this process looks for background account deletions no process holds (their process
+   * stopped or died) and resumes them (docs/admin.md); default ACCOUNT_DELETION_SWEEP_MS (5 000).
+   * Every process does, maintenance or not: a lease makes each deletion run on one at a time.
+   */
+  accountDeletionSweepMs?: number;
+  /**
    * Where failures of the background work go (default: nowhere). An outage (a DomainError such as
    * DATABASE_UNAVAILABLE) is a `warn` entry `background_work_deferred` (the buffers keep what
    * failed and the next run retries it); anything else an `error` entry `internal_error`. Both carry
-   * `work`: `flush`, `prune-logs`, `purge-credentials`, `expire-files` or `expire-resumable-uploads`.
+   * `work`: `flush`, `sync-plans`, `resume-account-deletions`, `prune-logs`, `prune-admin-audit`,
+   * `purge-credentials`, `expire-files`, `expire-resumable-uploads` or `expire-upload-urls`.
    */
   logger?: Logger;
 }
+
+/**
+ * How often the change feed is asked to catch up for the plans, in ms (SyncPlans.catchUp): a
+ * SQLite feed then reports another process's commit within this; Postgres's is told, so asking is free (decision 0019).
+ */
+export const PLAN_CATCH_UP_MS = 200;
+/**
+ * Least time between the starts of two plan checks set off by the change feed, in ms: on SQLite
+ * every commit is a change that may concern the plans, and a busy server commits thousands a second.
+ */
+export const PLAN_SYNC_SPACING_MS = 50;
+/** Default of {@link HangarRuntimeOptions.accountDeletionSweepMs}. */
+export const ACCOUNT_DELETION_SWEEP_MS = 5_000;
 
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
@@ -48,6 +68,11 @@ export class HangarRuntime {
   private sweeping: Promise<unknown> | undefined;
   private maintaining: Promise<void> | undefined;
   private syncing: Promise<void> | undefined;
+  /** A change arrived while a check ran: check once more after it (the running one may have read before the commit). */
+  private syncAgain = false;
+  private lastSyncStart = Number.NEGATIVE_INFINITY;
+  private syncTimer: TimerHandle | undefined;
+  private stopWatching: (() => void) | undefined;
   private started = false;
   private readonly logger: Logger;
 
@@ -66,9 +91,15 @@ export class HangarRuntime {
     if (this.started) throw new Error('HangarRuntime already started.');
     this.started = true;
     this.timers.push(setRepeatingTimer(() => void this.flush(), this.options.flushIntervalMs ?? 2_000));
-    // Plans set by administrators through any process (docs/admin.md): checked every second on every process.
+    // Plans set by administrators through any process (docs/admin.md): checked when the change feed
+    // reports a change that may concern them (within PLAN_CATCH_UP_MS on SQLite, a few ms on
+    // Postgres), and every second besides.
+    this.stopWatching = this.hangar.syncPlans.watch(() => this.plansMayHaveChanged());
+    this.timers.push(setRepeatingTimer(() => void this.hangar.syncPlans.catchUp(), PLAN_CATCH_UP_MS));
     this.timers.push(setRepeatingTimer(() => void this.syncPlans(), this.options.planSyncIntervalMs ?? PLAN_SYNC_INTERVAL_MS));
     void this.syncPlans();
+    this.timers.push(setRepeatingTimer(() => void this.resumeDeletions(), this.options.accountDeletionSweepMs ?? ACCOUNT_DELETION_SWEEP_MS));
+    void this.resumeDeletions();
     if (this.options.maintenance ?? true) {
       this.timers.push(setRepeatingTimer(() => void this.maintain(), this.options.maintenanceIntervalMs ?? 60 * 60 * 1000));
       this.timers.push(setRepeatingTimer(() => void this.sweepExpired(), this.options.expirySweepIntervalMs ?? 30_000));
@@ -83,8 +114,13 @@ export class HangarRuntime {
    */
   async stop(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearRepeatingTimer(timer);
+    this.stopWatching?.();
+    this.stopWatching = undefined;
+    clearTimer(this.syncTimer);
+    this.syncTimer = undefined;
     this.started = false;
-    // Background account deletions stop between two steps (the account stays suspended; deleting it again resumes).
+    // Background account deletions stop between two steps and release their leases (another
+    // process, or this one's next start, resumes them).
     await this.hangar.removeAccount.stop();
     // Probes still waiting are left to the backfill (docs/media.md); those running finish first.
     await this.hangar.mediaFactsQueue?.stop();
@@ -102,12 +138,40 @@ export class HangarRuntime {
     return this.run('flush', () => Promise.all([this.hangar.usageMeter.flush(), this.hangar.fileReadCounts.flush(), this.hangar.activity.flush()]));
   }
 
-  /** Loads the plans administrators set when they changed; one check at a time. Never rejects. */
+  /**
+   * Loads the plans administrators set when they changed; one check at a time, and a call during
+   * one makes it check once more after (it may have read before the change). Never rejects.
+   */
   syncPlans(): Promise<void> {
-    this.syncing ??= this.run('sync-plans', () => this.hangar.syncPlans.execute()).finally(() => {
+    if (this.syncing) {
+      this.syncAgain = true;
+      return this.syncing;
+    }
+    this.syncing = (async () => {
+      do {
+        this.syncAgain = false;
+        this.lastSyncStart = Date.now();
+        await this.run('sync-plans', () => this.hangar.syncPlans.execute());
+      } while (this.syncAgain);
+    })().finally(() => {
       this.syncing = undefined;
     });
     return this.syncing;
+  }
+
+  /** A change that may concern the plans: one check within PLAN_SYNC_SPACING_MS of the last start, however many changes arrive. */
+  private plansMayHaveChanged(): void {
+    if (this.syncTimer !== undefined || !this.started) return;
+    const wait = Math.max(0, this.lastSyncStart + PLAN_SYNC_SPACING_MS - Date.now());
+    this.syncTimer = setTimer(() => {
+      this.syncTimer = undefined;
+      void this.syncPlans();
+    }, wait);
+  }
+
+  /** Takes the background account deletions no process holds and resumes them here. Never rejects. */
+  resumeDeletions(): Promise<void> {
+    return this.run('resume-account-deletions', () => this.hangar.removeAccount.resumePending());
   }
 
   /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */

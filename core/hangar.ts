@@ -102,6 +102,7 @@ import type { AdminAuditLog } from './admin/admin-audit-log.js';
 import { AdminTrail } from './admin/admin-trail.js';
 import { DEFAULT_ADMIN_AUDIT_RETENTION_DAYS } from './admin/admin-audit.js';
 import { AuthorizeAdmin } from './admin/authorize-admin.js';
+import type { AccountDeletionQueue } from './admin/account-deletion-queue.js';
 import { SearchAccounts } from './admin/search-accounts.js';
 import { GetAccountDetails } from './admin/get-account-details.js';
 import { UpdateAccount } from './admin/update-account.js';
@@ -237,6 +238,8 @@ export interface HangarPorts {
    * facts already recorded are still shown), and the backfill answers NOT_IMPLEMENTED.
    */
   mediaProber?: MediaProber;
+  /** The accounts being deleted in the background, with the lease of the process deleting each (docs/admin.md). */
+  accountDeletions: AccountDeletionQueue;
   /** Crash and fault tests only (core/shared/failpoints.ts); none armed when absent. */
   failpoints?: Failpoints;
   /**
@@ -343,7 +346,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const webhookDeps = { webhooks: ports.webhooks, targets: ports.webhookTargets, ids, clock, options: options.webhooks };
   const trail = new AdminTrail({ audit: ports.adminAudit, activity, ids, clock });
-  const syncPlans = new SyncPlans({ store: ports.planOverrides, plans });
+  const syncPlans = new SyncPlans({ store: ports.planOverrides, plans, changes: ports.changes });
   const createInvite = new CreateInvite({ invites: ports.invites, plans, ids, digest, clock, publicApiUrl: options.publicApiUrl });
   const revokeInvite = new RevokeInvite({ invites: ports.invites, clock });
   const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
@@ -385,7 +388,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     logIn: new LogIn({ users, passwords, issuer, limits, mfa, ids, digest, clock }),
     completeMfaSignIn: new CompleteMfaSignIn({ users, mfa, codes: mfaCodes, issuer, digest, clock }),
     startTotpEnrolment: new StartTotpEnrolment({ users, mfa, totp, box, clock, issuer: options.totpIssuer ?? 'Hangar' }),
-    confirmTotpEnrolment: new ConfirmTotpEnrolment({ mfa, codes: mfaCodes, limits, ids, digest, clock }),
+    confirmTotpEnrolment: new ConfirmTotpEnrolment({ mfa, passkeys: ports.passkeys, sessions, codes: mfaCodes, limits, ids, digest, clock }),
     disableTotp: new DisableTotp({ mfa, codes: mfaCodes }),
     getMfaStatus: new GetMfaStatus({ mfa }),
     listSessions: new ListSessions({ sessions, clock, sessionIdleDays }),
@@ -396,7 +399,7 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resetPassword: new ResetPassword({ users, tokens, sessions, apiKeys, passwords, digest, clock }),
     startPasskeyRegistration: new StartPasskeyRegistration(passkeyDeps),
-    finishPasskeyRegistration: new FinishPasskeyRegistration({ ...passkeyDeps, ids }),
+    finishPasskeyRegistration: new FinishPasskeyRegistration({ ...passkeyDeps, mfa, sessions, ids }),
     listPasskeys: new ListPasskeys(passkeyDeps),
     renamePasskey: new RenamePasskey(passkeyDeps),
     deletePasskey: new DeletePasskey(passkeyDeps),
@@ -442,14 +445,14 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     changePlan: new ChangePlan({ users, plans, report, trail, clock }),
     setSubscription: new SetSubscription({ users, report, trail, clock }),
     deleteAccount,
-    authorizeAdmin: new AuthorizeAdmin({ users }),
+    authorizeAdmin: new AuthorizeAdmin({ users, mfa: ports.mfa, passkeys: ports.passkeys }),
     searchAccounts: new SearchAccounts({ directory: ports.accountDirectory }),
-    getAccountDetails: new GetAccountDetails({ users, directory: ports.accountDirectory, accounts, usage: getUsage, audit: ports.adminAudit }),
+    getAccountDetails: new GetAccountDetails({ users, directory: ports.accountDirectory, accounts, usage: getUsage, audit: ports.adminAudit, deletions: ports.accountDeletions }),
     updateAccount: new UpdateAccount({ users, plans, trail, clock }),
     revokeAccountSessions: new RevokeAccountSessions({ users, sessions, trail, clock }),
     resetAccountMfa: new ResetAccountMfa({ users, mfa, passkeys: ports.passkeys, sessions, mailer, trail, clock }),
     resendAccountConfirmation: new ResendAccountConfirmation({ users, links, trail }),
-    removeAccount: new RemoveAccount({ users, files, deleteAccount, trail, clock, onBackgroundError: options.onBackgroundError }),
+    removeAccount: new RemoveAccount({ users, files, deleteAccount, deletions: ports.accountDeletions, trail, clock, ids, failpoints, onBackgroundError: options.onBackgroundError }),
     listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
     getInstanceStats: new GetInstanceStats({ statistics: ports.instanceStatistics, clock }),
     /** The catalogue of plans as it stands (configured, and administrators' once synced). */

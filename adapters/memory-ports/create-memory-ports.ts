@@ -78,6 +78,7 @@ export function createMemoryPorts(overrides: Partial<HangarPorts> = {}): MemoryP
     adminAudit: repos.adminAudit,
     instanceStatistics: repos.instanceStatistics,
     planOverrides: repos.planOverrides,
+    accountDeletions: repos.accountDeletions,
     oidcIdentities: repos.oidcIdentities,
     oidcFlows: repos.oidcFlows,
     webhooks: repos.webhooks,

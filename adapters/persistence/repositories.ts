@@ -24,6 +24,7 @@ import type { PlanOverrideStore } from '../../core/plans/plan-override-store.js'
 import type { HealthProbe } from '../../core/shared/health-probe.js';
 import type { PasskeyRepository } from '../../core/passkeys/passkey-repository.js';
 import type { PasskeyChallengeRepository } from '../../core/passkeys/passkey-challenge-repository.js';
+import type { AccountDeletionQueue } from '../../core/admin/account-deletion-queue.js';
 
 /** Every repository port over one store, and that store's health probe. */
 export interface Repositories {
@@ -59,6 +60,8 @@ export interface Repositories {
   instanceStatistics: InstanceStatistics;
   /** The plans administrators set, shared by every process (docs/admin.md). */
   planOverrides: PlanOverrideStore;
+  /** The accounts being deleted in the background, with their leases (docs/admin.md). */
+  accountDeletions: AccountDeletionQueue;
   /** Named `database`. */
   probe: HealthProbe;
 }

@@ -697,7 +697,7 @@ export const CONFIG_VARIABLES = {
     schema: failpoints,
     fallback: [],
     shown: '—',
-    meaning: 'tests only, never in production: comma-separated failpoints; `name` kills the process with SIGKILL when reached, `name=ERRNO` fails there like the system call (e.g. `blob_write=ENOSPC`). Names: `after_blob_before_record`, `after_record_before_response`, `after_records_deleted_before_blobs`, `before_blob_link`, `blob_write` (`docs/reliability.md`)',
+    meaning: 'tests only, never in production: comma-separated failpoints; `name` kills the process with SIGKILL when reached, `name=ERRNO` fails there like the system call (e.g. `blob_write=ENOSPC`). Names: `after_blob_before_record`, `after_record_before_response`, `after_records_deleted_before_blobs`, `before_blob_link`, `blob_write`, `between_account_deletion_steps` (`docs/reliability.md`)',
   }),
 };
 

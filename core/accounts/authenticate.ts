@@ -93,7 +93,7 @@ export class Authenticate {
     if (now.getTime() - session.lastUsedAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) {
       await this.deps.sessions.touch({ sessionId: session.id, at: now, minIntervalMs: SESSION_TOUCH_INTERVAL_MS });
     }
-    return { kind: 'session', userId: claims.userId, sessionId: claims.sessionId };
+    return { kind: 'session', userId: claims.userId, sessionId: claims.sessionId, secondFactor: session.secondFactorAt !== null };
   }
 }
 

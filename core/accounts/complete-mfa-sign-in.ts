@@ -28,7 +28,7 @@ export class CompleteMfaSignIn {
     if (!challenge || !user || !factor || factor.confirmedAt === null) throw invalidToken();
     await this.deps.codes.accept({ factor, code: input.code });
     if (!(await this.deps.mfa.consumeChallenge({ tokenHash, now: this.deps.clock.now() }))) throw invalidToken();
-    return { user, session: await this.deps.issuer.open(user.id, input.device) };
+    return { user, session: await this.deps.issuer.open(user.id, input.device, { secondFactor: true }) };
   }
 }
 

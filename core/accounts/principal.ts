@@ -6,5 +6,9 @@ import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
  * authentication and the scope check (core/api-keys/api-key-scopes.ts) need it.
  */
 export type Principal =
-  | { kind: 'session'; userId: string; sessionId: string }
+  | {
+      kind: 'session'; userId: string; sessionId: string;
+      /** Whether the session proved a second factor (Session.secondFactorAt); the admin routes ask it of an account with one. */
+      secondFactor: boolean;
+    }
   | { kind: 'api_key'; userId: string; apiKeyId: string; scopes: readonly ApiKeyScope[] };

@@ -54,8 +54,13 @@ export interface SessionIssuerDeps {
 export class SessionIssuer {
   constructor(private readonly deps: SessionIssuerDeps) {}
 
-  /** Opens a new session (a new refresh-token family) for `userId`, on `device` when the host knows it. */
-  async open(userId: string, device: SessionDevice = {}): Promise<SessionTokens> {
+  /**
+   * Opens a new session (a new refresh-token family) for `userId`, on `device` when the host knows it.
+   * @param proof.secondFactor true when the sign-in passed a second factor (TOTP or recovery code, a
+   *   passkey): the session is marked so (Session.secondFactorAt), which the admin routes require of
+   *   an account that has a factor (docs/admin.md)
+   */
+  async open(userId: string, device: SessionDevice = {}, proof: { secondFactor?: boolean } = {}): Promise<SessionTokens> {
     await this.requireActive(userId);
     const now = this.deps.clock.now();
     const sessionId = this.deps.ids.uuid();
@@ -65,6 +70,7 @@ export class SessionIssuer {
         id: sessionId, userId, createdAt: now, revokedAt: null, lastUsedAt: now,
         userAgent: device.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null,
         ip: device.ip?.slice(0, 64) || null,
+        secondFactorAt: proof.secondFactor ? now : null,
       },
       refreshToken: { tokenHash: this.deps.digest.sha256(refreshToken), sessionId, createdAt: now, rotatedAt: null },
     });

@@ -18,6 +18,11 @@ export interface Session {
   userAgent: string | null;
   /** The client IP address of the request that opened the session, when known. */
   ip: string | null;
+  /**
+   * When the session proved a second factor (docs/admin.md, "Who may call /admin"): its sign-in
+   * passed a TOTP or recovery code or was a passkey's, or it enrolled a factor itself. Null otherwise.
+   */
+  secondFactorAt: Date | null;
 }
 
 /** Least time between two writes of a session's `lastUsedAt`, in ms: 1 minute (no write per request). */
@@ -69,6 +74,8 @@ export interface SessionRepository {
    * @returns how many sessions were revoked
    */
   revokeIdle(options: { usedBefore: Date; at: Date }): Promise<number>;
+  /** Records that the live session `sessionId` proved a second factor at `at` (idempotent: a later call keeps the first time). */
+  markSecondFactor(options: { sessionId: string; at: Date }): Promise<void>;
   /** Revokes one session (idempotent). */
   revoke(options: { sessionId: string; at: Date }): Promise<void>;
   /** Revokes every live session of the user (password reset). */

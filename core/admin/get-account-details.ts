@@ -5,6 +5,7 @@ import { DomainError } from '../shared/errors.js';
 import type { AccountDirectory, AccountSummary } from './account-directory.js';
 import type { AdminAuditEntry } from './admin-audit.js';
 import type { AdminAuditLog } from './admin-audit-log.js';
+import type { AccountDeletion, AccountDeletionQueue } from './account-deletion-queue.js';
 import { type AccountRef, accountOf } from './admin-target.js';
 import type { UserRepository } from '../accounts/user-repository.js';
 
@@ -19,6 +20,8 @@ export interface AccountDetails {
   uploadLimitBytes: number;
   usage: Usage;
   recentActions: AdminAuditEntry[];
+  /** The background deletion of the account in progress (`DELETE /admin/users/:id`), if any. */
+  deletion: AccountDeletion | undefined;
 }
 
 /**
@@ -26,17 +29,18 @@ export interface AccountDetails {
  * @throws DomainError USER_NOT_FOUND (404)
  */
 export class GetAccountDetails {
-  constructor(private readonly deps: { users: UserRepository; directory: AccountDirectory; accounts: AccountPolicy; usage: GetUsage; audit: AdminAuditLog }) {}
+  constructor(private readonly deps: { users: UserRepository; directory: AccountDirectory; accounts: AccountPolicy; usage: GetUsage; audit: AdminAuditLog; deletions: AccountDeletionQueue }) {}
 
   async execute(input: { account: AccountRef }): Promise<AccountDetails> {
     const user = await accountOf(this.deps.users, input.account);
-    const [summary, view, usage, recent] = await Promise.all([
+    const [summary, view, usage, recent, deletion] = await Promise.all([
       this.deps.directory.summary(user.id),
       this.deps.accounts.view(user.id),
       this.deps.usage.execute({ userId: user.id }),
       this.deps.audit.list({ targetId: user.id, window: { offset: 0, limit: RECENT_ADMIN_ACTIONS } }),
+      this.deps.deletions.find(user.id),
     ]);
     if (!summary) throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
-    return { summary, standing: view.standing, uploadLimitBytes: view.uploadLimitBytes, usage, recentActions: recent.items };
+    return { summary, standing: view.standing, uploadLimitBytes: view.uploadLimitBytes, usage, recentActions: recent.items, deletion };
   }
 }

@@ -55,7 +55,7 @@ export class SignInWithPasskey {
       throw new DomainError('EMAIL_NOT_VERIFIED', 'Confirm your e-mail address with the link we sent before logging in.');
     }
     if (!(await this.deps.passkeys.recordUse({ id: passkey.id, previousCounter: passkey.counter, counter: result.counter, at: now }))) throw counterRegressed();
-    return { user, session: await this.deps.issuer.open(user.id, input.device) };
+    return { user, session: await this.deps.issuer.open(user.id, input.device, { secondFactor: true }) };
   }
 }
 

@@ -1,22 +1,50 @@
 import type { AdminActor } from '../admin/admin-audit.js';
 import type { AdminTrail } from '../admin/admin-trail.js';
+import { type ChangeFeed, NO_OTHER_PROCESSES } from '../shared/change-feed.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { Plan, PlanCatalog } from './plan.js';
 import type { PlanOverrideStore } from './plan-override-store.js';
 
-/** How often each process checks for plans changed by another one, in ms: a change holds everywhere within this. */
+/**
+ * How often each process checks the stored plans whatever the change feed says, in ms: the backstop
+ * for a host whose feed hears no other process (an embedded core on a shared database).
+ */
 export const PLAN_SYNC_INTERVAL_MS = 1_000;
 
 /**
  * Brings this process's {@link PlanCatalog} up to date with the stored plans: reads the store's
  * stamp (one small indexed query) and reloads the plans only when it changed. HangarRuntime runs
- * it every {@link PLAN_SYNC_INTERVAL_MS}.
+ * it when the change feed reports a change that may concern the plans ({@link watch}: Postgres's
+ * `plans` notification a few ms after the commit; SQLite's `everything`, seen by {@link catchUp}
+ * which the runtime calls every PLAN_CATCH_UP_MS), and every {@link PLAN_SYNC_INTERVAL_MS} besides.
  */
 export class SyncPlans {
   private lastStamp: string | undefined;
+  private readonly changes: ChangeFeed;
 
-  constructor(private readonly deps: { store: PlanOverrideStore; plans: PlanCatalog }) {}
+  /** @param deps.changes what other processes commit (default: nothing, for a core alone on its database) */
+  constructor(private readonly deps: { store: PlanOverrideStore; plans: PlanCatalog; changes?: ChangeFeed }) {
+    this.changes = deps.changes ?? NO_OTHER_PROCESSES;
+  }
+
+  /**
+   * Calls `listener` for every change the feed delivers that may concern the plans: `plans`, or
+   * `everything` (a feed that does not itemise, or missed changes). @returns the function that stops it
+   */
+  watch(listener: () => void): () => void {
+    return this.changes.subscribe((change) => {
+      if (change.kind === 'plans' || change.kind === 'everything') listener();
+    });
+  }
+
+  /**
+   * Asks the feed to deliver what was committed since it last looked (ChangeFeed.catchUp): a feed
+   * that is asked rather than told (SQLite's) reports commits through it. Never rejects.
+   */
+  catchUp(): Promise<void> {
+    return this.changes.catchUp() ?? Promise.resolve();
+  }
 
   /** @returns whether the plans were reloaded */
   async execute(): Promise<boolean> {
@@ -36,7 +64,7 @@ export const MAX_PLAN_NAME_LENGTH = 100;
 /**
  * Sets a plan as an administrator (`PUT /admin/plans/:name`, `plans set`): replaces the plan of
  * that name (from the plans file or set before) or adds a new one, stores it for every process
- * (applied here at once, on the others within {@link PLAN_SYNC_INTERVAL_MS}: every account on the
+ * (applied here at once, on the others as soon as the change feed tells them (SyncPlans): every account on the
  * plan gets its limits from then on), and records the change in the audit log with the plan before
  * and after. Trials already running keep their end: a plan's `trialDays` counts from sign-up.
  * @returns the plan as stored

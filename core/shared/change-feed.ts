@@ -9,6 +9,8 @@
  * - `hostname`: a custom domain of `accountId` set, changed (verified) or removed; `hostname` is the
  *   name it had before or after the change (a change of name is two of these).
  * - `file`: a file record updated or deleted (rename, visibility, delete).
+ * - `plans`: a plan set by an administrator (`plan_overrides`): every process reloads the plans
+ *   (SyncPlans); no cached lookup is keyed by it.
  */
 export type Change =
   | { kind: 'account'; accountId: string }
@@ -16,6 +18,7 @@ export type Change =
   | { kind: 'session'; sessionId: string }
   | { kind: 'hostname'; hostname: string; accountId: string }
   | { kind: 'file'; fileId: string }
+  | { kind: 'plans' }
   | { kind: 'everything' };
 
 /** Called with every change a {@link ChangeFeed} delivers; must not throw. */
@@ -55,7 +58,7 @@ export const NO_OTHER_PROCESSES: ChangeFeed = { subscribe: () => () => {}, catch
  * The cache tags a change invalidates (`<kind>:<key>`), for caches that index their entries by the
  * lookup key: `account:<id>`, `api_key:<hash>`, `session:<id>`, `hostname:<name>` and
  * `domain_of:<account id>` (a custom domain looked up by its account), `file:<file id>`.
- * `everything` has no tags: it drops every entry.
+ * `plans` has none (no lookup is keyed by a plan); `everything` has none either: it drops every entry.
  */
 export function changeTags(change: Change): string[] {
   switch (change.kind) {
@@ -69,6 +72,7 @@ export function changeTags(change: Change): string[] {
       return [`hostname:${change.hostname}`, `domain_of:${change.accountId}`];
     case 'file':
       return [`file:${change.fileId}`];
+    case 'plans':
     case 'everything':
       return [];
   }

@@ -213,6 +213,11 @@ export type ErrorCode =
   | 'ADMIN_REQUIRED'
   /** 409: the change would leave the instance without an active administrator (docs/admin.md, "The last admin"). */
   | 'LAST_ADMIN'
+  /**
+   * 403: the administrator has a second factor and this session did not prove one (opened before
+   * the factor was enrolled, or by a sign-in without it): sign in again with it (docs/admin.md).
+   */
+  | 'SECOND_FACTOR_REQUIRED'
   /** 500: a bug; the body never carries internals. */
   | 'INTERNAL_ERROR';
 

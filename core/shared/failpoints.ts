@@ -9,6 +9,8 @@
  * - `before_blob_link`: (local disk) the temp file is written and flushed, not yet linked under its key.
  * - `blob_write`: (local disk) before each write of body bytes to the temp file; the place to inject
  *   ENOSPC or EIO.
+ * - `between_account_deletion_steps`: a background account deletion finished a step of files and
+ *   recorded its progress; the next step has not begun (docs/admin.md).
  */
 export const FAILPOINT_NAMES = [
   'after_blob_before_record',
@@ -16,6 +18,7 @@ export const FAILPOINT_NAMES = [
   'after_records_deleted_before_blobs',
   'before_blob_link',
   'blob_write',
+  'between_account_deletion_steps',
 ] as const;
 
 /** One of {@link FAILPOINT_NAMES}. */

@@ -121,6 +121,12 @@ export function describeChangeFeedContract(name: string, open: () => Promise<Cha
       if (!everything) expect(new Set(received.flatMap((change) => (change.kind === 'file' ? [change.fileId] : []))).size).to.equal(200);
     });
 
+    it('delivers a plan set by an administrator within 1 s', async () => {
+      await settle();
+      await subject.writer.planOverrides.save({ plan: { name: 'team', trialDays: null, storageLimitBytes: 10, fileCountLimit: 1, maxUploadSizeBytes: 10, imageOpsLimit: null }, at: at(0) });
+      await delivered((change) => change.kind === 'plans', 'the plan');
+    });
+
     it('stops calling a listener once it unsubscribed', async () => {
       const user = await givenUser(subject.writer.users);
       const other: Change[] = [];

@@ -52,6 +52,12 @@ function announcing(repos: Repositories, feed: MemoryChangeFeed): Repositories {
         if (before) feed.publish({ kind: 'hostname', hostname: before.hostname, accountId: userId });
       },
     }),
+    planOverrides: override(repos.planOverrides, {
+      save: async (options) => {
+        await repos.planOverrides.save(options);
+        feed.publish({ kind: 'plans' });
+      },
+    }),
     files: override(repos.files, {
       deleteMany: async (options) => {
         const deleted = await repos.files.deleteMany(options);

@@ -92,7 +92,7 @@ export function aToken(userId: string, overrides: Partial<OneTimeToken> = {}): O
 }
 
 export function aSession(userId: string, overrides: Partial<Session> = {}): Session {
-  return { id: randomUUID(), userId, createdAt: T0, revokedAt: null, lastUsedAt: T0, userAgent: null, ip: null, ...overrides };
+  return { id: randomUUID(), userId, createdAt: T0, revokedAt: null, lastUsedAt: T0, userAgent: null, ip: null, secondFactorAt: null, ...overrides };
 }
 
 export function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { SessionRepository } from '../../core/accounts/session-repository.js';
+import type { Session, SessionRepository } from '../../core/accounts/session-repository.js';
 import type { UserRepository } from '../../core/accounts/user-repository.js';
 import { aHash, aRefreshToken, aSession, at, givenUser, T0 } from './persistence-fixtures.js';
 
@@ -28,8 +28,8 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
     });
 
     /** A live session with its first refresh token; returns both. */
-    async function givenSession(owner = userId) {
-      const session = aSession(owner);
+    async function givenSession(owner = userId, overrides: Partial<Session> = {}) {
+      const session = aSession(owner, overrides);
       const refreshToken = aRefreshToken(session.id);
       await sessions.create({ session, refreshToken });
       return { session, refreshToken };
@@ -102,6 +102,20 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       await sessions.revoke({ sessionId: session.id, at: at(1000) });
       await sessions.revoke({ sessionId: session.id, at: at(2000) });
       expect((await sessions.findById(session.id))?.revokedAt).to.deep.equal(at(1000));
+    });
+
+    it('marks a live session as having proved a second factor once, keeping the first time, and never a revoked one', async () => {
+      const { session } = await givenSession();
+      expect((await sessions.findById(session.id))?.secondFactorAt).to.equal(null);
+      await sessions.markSecondFactor({ sessionId: session.id, at: at(1000) });
+      await sessions.markSecondFactor({ sessionId: session.id, at: at(2000) });
+      expect((await sessions.findById(session.id))?.secondFactorAt).to.deep.equal(at(1000));
+      const revoked = await givenSession();
+      await sessions.revoke({ sessionId: revoked.session.id, at: at(500) });
+      await sessions.markSecondFactor({ sessionId: revoked.session.id, at: at(1000) });
+      expect((await sessions.findById(revoked.session.id))?.secondFactorAt).to.equal(null);
+      const opened = await givenSession(userId, { secondFactorAt: at(10) });
+      expect((await sessions.findById(opened.session.id))?.secondFactorAt).to.deep.equal(at(10));
     });
 
     it("revokes every live session of a user, and no other user's", async () => {

@@ -65,6 +65,55 @@ describe('Administration of accounts (core)', () => {
     expect(await world.blobs.liveKeys()).to.deep.equal([]);
   });
 
+  it('resumes a background deletion on another process once the lease of the one that died lapses, and writes one audit entry for every file', async () => {
+    const world = createMemoryHangar();
+    const { hangar, ports, options } = world;
+    const large = await world.registerConfirmed('crashed@example.com');
+    await hangar.changePlan.execute({ email: 'crashed@example.com', planName: 'pro' });
+    for (let i = 0; i < 110; i++) await world.upload(large.userId, { size: 3 });
+    const { ACCOUNT_DELETION_LEASE_MS } = await import('../../core/admin/account-actions.js');
+    // A process recorded the deletion, took its lease and died before its first step.
+    await ports.accountDeletions.request({ userId: large.userId, email: 'crashed@example.com', requestedAt: world.clock.now(), actor: CLI_ACTOR });
+    const now = world.clock.now();
+    expect(await ports.accountDeletions.claim({ owner: 'dead process', now, until: new Date(now.getTime() + ACCOUNT_DELETION_LEASE_MS) })).to.include({ userId: large.userId });
+    expect((await hangar.getAccountDetails.execute({ account: { id: large.userId } })).deletion).to.include({ filesDeleted: 0 });
+
+    const { createHangar } = await import('../../core/hangar.js');
+    const other = createHangar(ports, options);
+    expect(await other.removeAccount.resumePending(), 'while the lease holds').to.equal(0);
+    // A second DELETE meanwhile changes nothing.
+    expect(await other.removeAccount.start({ actor: CLI_ACTOR, account: { id: large.userId } })).to.deep.equal({ state: 'deleting', filesRemaining: 110 });
+    world.clock.advance(ACCOUNT_DELETION_LEASE_MS);
+    expect(await other.removeAccount.resumePending()).to.equal(1);
+    expect(await other.removeAccount.resumePending(), 'taken once').to.equal(0);
+    for (let i = 0; i < 200 && (await world.repos.users.findById(large.userId)); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await world.repos.users.findById(large.userId)).to.equal(undefined);
+    expect(await ports.accountDeletions.find(large.userId)).to.equal(undefined);
+    const entries = (await hangar.listAdminAudit.execute({ page: 1, limit: 10, targetId: large.userId })).items.filter((e) => e.action === 'delete_account');
+    expect(entries).to.have.length(1);
+    expect(entries[0]).to.deep.include({ actor: CLI_ACTOR, before: { files: 110 } });
+  });
+
+  it('lets another process take a background deletion at once when the one running it stops', async () => {
+    const world = createMemoryHangar();
+    const { hangar, ports, options } = world;
+    const large = await world.registerConfirmed('moved@example.com');
+    await hangar.changePlan.execute({ email: 'moved@example.com', planName: 'pro' });
+    for (let i = 0; i < 110; i++) await world.upload(large.userId, { size: 3 });
+    expect((await hangar.removeAccount.start({ actor: CLI_ACTOR, account: { id: large.userId } })).state).to.equal('deleting');
+    await hangar.removeAccount.stop();
+    const { createHangar } = await import('../../core/hangar.js');
+    const other = createHangar(ports, options);
+    expect(await other.removeAccount.resumePending()).to.equal(1);
+    await other.removeAccount.stop().then(() => undefined);
+    // Stopped again before it finished, or finished: either way nothing is lost; a third process finishes.
+    const third = createHangar(ports, options);
+    await third.removeAccount.resumePending();
+    for (let i = 0; i < 200 && (await world.repos.users.findById(large.userId)); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await world.repos.users.findById(large.userId)).to.equal(undefined);
+    expect((await hangar.listAdminAudit.execute({ page: 1, limit: 10, targetId: large.userId })).items.filter((e) => e.action === 'delete_account')).to.have.length(1);
+  });
+
   it('refuses to take away the last active administrator: demotion, suspension, deletion', async () => {
     const world = createMemoryHangar({ adminEmails: ['boss@example.com'] });
     const { hangar } = world;
@@ -127,5 +176,31 @@ describe('Administration of accounts (core)', () => {
     expect(await other.syncPlans.execute()).to.equal(true);
     expect(other.plans.defaultPlan.fileCountLimit).to.equal(1);
     expect(await other.syncPlans.execute()).to.equal(false);
+  });
+
+  it("reloads the plans on another core's runtime as soon as its change feed reports a plans change, without waiting for the poll", async () => {
+    const world = createMemoryHangar();
+    const { hangar, ports, options } = world;
+    const { createHangar } = await import('../../core/hangar.js');
+    const { HangarRuntime } = await import('../../core/hangar-runtime.js');
+    const { MemoryChangeFeed } = await import('../../adapters/changes/memory-change-feed.js');
+    const changes = new MemoryChangeFeed();
+    const other = createHangar({ ...ports, changes }, options);
+    const runtime = new HangarRuntime(other, { maintenance: false, planSyncIntervalMs: 3_600_000 });
+    runtime.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const name = hangar.plans.defaultPlan.name;
+      await hangar.setPlan.execute({ actor: CLI_ACTOR, plan: { name, trialDays: null, storageLimitBytes: 100, fileCountLimit: 3, maxUploadSizeBytes: 50, imageOpsLimit: null } });
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(other.plans.defaultPlan.fileCountLimit, 'no change reported: the hourly poll has not run').to.not.equal(3);
+      changes.publish({ kind: 'plans' });
+      const start = Date.now();
+      while (other.plans.defaultPlan.fileCountLimit !== 3 && Date.now() - start < 1_000) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(other.plans.defaultPlan.fileCountLimit).to.equal(3);
+      expect(Date.now() - start).to.be.below(500);
+    } finally {
+      await runtime.stop();
+    }
   });
 });

@@ -65,7 +65,7 @@ describe('API key scopes and expiry', () => {
   });
 
   describe('authorize', () => {
-    const session: Principal = { kind: 'session', userId: 'u', sessionId: 's' };
+    const session: Principal = { kind: 'session', userId: 'u', sessionId: 's', secondFactor: false };
     const reader: Principal = { kind: 'api_key', userId: 'u', apiKeyId: 'k', scopes: ['files:read'] };
 
     it('lets a session token do everything', () => {

@@ -48,7 +48,7 @@ describe('Authenticate', () => {
     it('accepts Authorization: Bearer <JWT> and names the user and session', async () => {
       const { hangar, alice, sessionId } = await withAlice();
       const principal = await hangar.authenticate.execute({ authorization: `Bearer ${alice.session.accessToken}` });
-      expect(principal).to.deep.equal({ kind: 'session', userId: alice.userId, sessionId });
+      expect(principal).to.deep.equal({ kind: 'session', userId: alice.userId, sessionId, secondFactor: false });
     });
 
     it('accepts the scheme in any case and extra spaces around the token', async () => {

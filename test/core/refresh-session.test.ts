@@ -25,7 +25,7 @@ describe('RefreshSession', () => {
     expect(next.expiresIn).to.equal(3600);
     expect(next.expiresAt).to.equal((START.getTime() + 30 * 60_000) / 1000 + 3600);
     const principal = await hangar.authenticate.execute({ authorization: `Bearer ${next.accessToken}` });
-    expect(principal).to.deep.equal({ kind: 'session', userId: alice.userId, sessionId });
+    expect(principal).to.deep.equal({ kind: 'session', userId: alice.userId, sessionId, secondFactor: false });
   });
 
   it('refuses the old refresh token after rotation, past the reuse interval, with INVALID_REFRESH_TOKEN', async () => {

@@ -6,12 +6,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { OtplibTotp } from '../../adapters/crypto/otplib-totp.js';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 // The Admin section of the dashboard (docs/admin.md) in Debian's headless Chromium against the real
 // server process: shown to administrators only; a user found by search, suspended after typing
-// its e-mail, reinstated; the audit log; every tab axe-clean, at desktop and phone widths.
+// its e-mail, reinstated; the audit log; every tab and a user's page axe-clean, at desktop and
+// phone widths; and the same path with the keyboard alone (Tab, Shift+Tab, Enter, Space and
+// typing), the focus visible on every control it passes.
 
 const CHROMIUM = '/usr/bin/chromium';
 const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
@@ -19,6 +22,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 const PHONE = { width: 390, height: 844 };
 const ROOT = 'root@example.com';
 const MEMBER = 'member.of.the.team@example.com';
+const KEYBOARD_MEMBER = 'reached.by.keyboard@example.com';
 const PASSWORD = 'dashboard secret';
 
 describe('Dashboard in a real browser: the Admin section', function () {
@@ -76,6 +80,7 @@ describe('Dashboard in a real browser: the Admin section', function () {
     });
     await register(ROOT);
     await register(MEMBER);
+    await register(KEYBOARD_MEMBER);
     const login = await (await fetch(`${server.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: MEMBER, password: PASSWORD }) })).json() as { session: { access_token: string } };
     const key = await (await fetch(`${server.api}/auth/api-keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${login.session.access_token}` }, body: '{}' })).json() as { key: string };
     memberKey = key.key;
@@ -147,10 +152,101 @@ describe('Dashboard in a real browser: the Admin section', function () {
     await heading(/Files and bytes uploaded per day/, 3).waitFor();
     await page.getByRole('columnheader', { name: 'Bytes' }).waitFor();
     await page.setViewportSize(PHONE);
-    for (const tab of ['Users', 'Invites', 'Plans', 'Instance', 'Audit']) {
+    for (const [tab, title] of [['Users', 'Users'], ['Invites', 'Invites'], ['Plans', 'Plans'], ['Instance', 'Instance'], ['Audit', 'Audit log']] as const) {
       await page.getByRole('navigation', { name: 'Admin' }).getByRole('button', { name: tab }).click();
+      await heading(title, 2).waitFor();
       await page.waitForTimeout(100);
       expect(await sidewaysAtPhoneWidth(), `${tab} at ${PHONE.width} px`).to.deep.equal([]);
+      await expectAxeClean(`Admin: ${tab} at ${PHONE.width} px`);
     }
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('button', { name: 'Users' }).click();
+    await page.getByRole('button', { name: MEMBER }).click();
+    await heading(MEMBER, 2).waitFor();
+    expect(await sidewaysAtPhoneWidth(), `a user's page at ${PHONE.width} px`).to.deep.equal([]);
+    await expectAxeClean(`Admin: a user's page at ${PHONE.width} px`);
+    await page.getByRole('button', { name: '← All users' }).click();
+  });
+
+  /** What has the focus: its tag, an approximation of its accessible name, and whether the focus is drawn. */
+  const focused = () =>
+    page.evaluate<{ tag: string; name: string; inDialog: boolean; inAdminNav: boolean; drawn: boolean }>(`(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return { tag: 'BODY', name: '', inDialog: false, inAdminNav: false, drawn: true };
+      const style = getComputedStyle(el);
+      const label = el.getAttribute('aria-label') || (el.labels && el.labels[0] ? el.labels[0].childNodes[0].textContent : '') || el.textContent || '';
+      return {
+        tag: el.tagName,
+        name: label.trim(),
+        inDialog: !!el.closest('dialog'),
+        inAdminNav: !!el.closest('nav[aria-label="Admin"]'),
+        drawn: el.matches(':focus-visible') && style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+      };
+    })()`);
+  /** Presses Tab (Shift+Tab when `back`) until `wanted` has the focus; every control passed on the way must show it. */
+  const tabTo = async (what: string, wanted: (f: Awaited<ReturnType<typeof focused>>) => boolean, { back = false } = {}) => {
+    const passed: string[] = [];
+    for (let presses = 0; presses < 80; presses++) {
+      await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+      const f = await focused();
+      passed.push(`${f.tag} "${f.name}"`);
+      expect(f.drawn, `the focus is visible on ${f.tag} "${f.name}"`).to.equal(true);
+      if (wanted(f)) return;
+    }
+    expect.fail(`${what}: not reached with ${back ? 'Shift+Tab' : 'Tab'}; passed ${passed.join(', ')}`);
+  };
+
+  it('is usable with the keyboard alone: reaches Users, opens an account, suspends it after typing its e-mail, and finds it in Audit', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.api}/#/files`);
+    await heading('Files').waitFor();
+    await tabTo('the Admin link', (f) => f.tag === 'A' && f.name === 'Admin');
+    await page.keyboard.press('Enter');
+    await heading('Admin').waitFor();
+    await tabTo('the Users tab', (f) => f.inAdminNav && f.name === 'Users');
+    await page.keyboard.press('Space');
+    await heading('Users', 2).waitFor();
+    await tabTo('the search field', (f) => f.tag === 'INPUT' && f.name === 'Search by e-mail');
+    await page.keyboard.type('reached.by');
+    await page.getByRole('button', { name: KEYBOARD_MEMBER }).waitFor();
+    await tabTo('the account', (f) => f.tag === 'BUTTON' && f.name === KEYBOARD_MEMBER);
+    await page.keyboard.press('Enter');
+    await heading(KEYBOARD_MEMBER, 2).waitFor();
+    await tabTo('Suspend', (f) => f.tag === 'BUTTON' && f.name === 'Suspend' && !f.inDialog);
+    await page.keyboard.press('Space');
+    const dialog = page.getByRole('dialog', { name: 'Suspend?' });
+    await dialog.waitFor();
+    await tabTo('the confirmation field', (f) => f.inDialog && f.tag === 'INPUT');
+    await page.keyboard.type(KEYBOARD_MEMBER);
+    await tabTo("the dialog's Suspend", (f) => f.inDialog && f.tag === 'BUTTON' && f.name === 'Suspend');
+    await page.keyboard.press('Enter');
+    await page.getByText('Suspend: done.').waitFor();
+    await page.getByText(/suspended since/).waitFor();
+    // The focus came back from the dialog to the page: Shift+Tab leads back up to the Admin tabs.
+    expect((await focused()).inDialog).to.equal(false);
+    await tabTo('the Audit tab', (f) => f.inAdminNav && f.name === 'Audit', { back: true });
+    await page.keyboard.press('Enter');
+    await heading('Audit log', 2).waitFor();
+    const row = page.getByRole('row').filter({ hasText: KEYBOARD_MEMBER }).filter({ has: page.getByRole('cell', { name: 'suspend', exact: true }) });
+    await row.first().waitFor();
+    expect(await row.count()).to.equal(1);
+  });
+
+  it('asks an administrator to sign in again when the session predates the second factor the account now has', async () => {
+    // This browser's session of ROOT was opened before; another session turns TOTP on.
+    const json = { 'content-type': 'application/json' };
+    const login = await (await fetch(`${server.api}/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: ROOT, password: PASSWORD }) })).json() as { session: { access_token: string } };
+    const auth = { ...json, authorization: `Bearer ${login.session.access_token}` };
+    const { secret } = await (await fetch(`${server.api}/auth/mfa/totp`, { method: 'POST', headers: auth })).json() as { secret: string };
+    const code = await new OtplibTotp().codeAt({ secret, at: new Date() });
+    expect((await fetch(`${server.api}/auth/mfa/totp/verify`, { method: 'POST', headers: auth, body: JSON.stringify({ code }) })).status).to.equal(200);
+
+    await page.goto(`${server.api}/#/files`);
+    await heading('Files').waitFor();
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Admin' }).click();
+    await page.getByText(/this session was opened without it/).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Admin' }).count(), 'no Admin tabs').to.equal(0);
+    await expectAxeClean('Admin: sign in again');
+    await page.getByRole('button', { name: 'Sign out and sign in again' }).click();
+    await heading('Sign in').waitFor();
   });
 });

@@ -338,7 +338,12 @@ describe('HTTP: the admin API', function () {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect([...seen].sort((a, b) => b - a), 'the file count only falls').to.deep.equal(seen);
-    const audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
+    // The entry is written just after the account is gone: within moments of the 404.
+    let audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
+    for (let polls = 0; audit.entries[0]?.action !== 'delete_account' && polls < 100; polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
+    }
     expect(audit.entries[0]).to.deep.include({ action: 'delete_account', before: { files: files } });
   });
 });

@@ -176,6 +176,7 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
     adminAudit: repos.adminAudit,
     instanceStatistics: repos.instanceStatistics,
     planOverrides: repos.planOverrides,
+    accountDeletions: repos.accountDeletions,
   };
   const ports: HangarPorts = { ...defaults, ...(replacePorts?.(defaults) ?? {}) };
   /** Errors of background work (eager log flushes) reported through `onBackgroundError`. */

@@ -26,6 +26,7 @@ import { MemoryOneTimeTokenRepository } from './memory-one-time-token-repository
 import { MemorySessionRepository } from './memory-session-repository.js';
 import { MemoryUsageRepository } from './memory-usage-repository.js';
 import { MemoryUserRepository } from './memory-user-repository.js';
+import { MemoryAccountDeletionQueue } from './memory-account-deletion-queue.js';
 
 /**
  * A fresh, empty set of in-memory repositories ({@link Repositories}) over one
@@ -58,6 +59,7 @@ export function createMemoryRepositories(db: MemoryDatabase = new MemoryDatabase
     adminAudit: new MemoryAdminAuditLog(),
     instanceStatistics: new MemoryInstanceStatistics(db),
     planOverrides: new MemoryPlanOverrideStore(),
+    accountDeletions: new MemoryAccountDeletionQueue(),
     oidcIdentities: new MemoryOidcIdentityRepository(db),
     oidcFlows: new MemoryOidcFlowRepository(db),
     probe: new MemoryHealthProbe(),

@@ -6,6 +6,7 @@ function copySession(session: Session): Session {
   return {
     id: session.id, userId: session.userId, createdAt: copyDate(session.createdAt), revokedAt: copyNullableDate(session.revokedAt),
     lastUsedAt: copyDate(session.lastUsedAt), userAgent: session.userAgent, ip: session.ip,
+    secondFactorAt: copyNullableDate(session.secondFactorAt),
   };
 }
 
@@ -69,6 +70,11 @@ export class MemorySessionRepository implements SessionRepository {
       }
     }
     return revoked;
+  }
+
+  async markSecondFactor(options: { sessionId: string; at: Date }): Promise<void> {
+    const session = this.db.sessions.get(options.sessionId);
+    if (session && session.revokedAt === null && session.secondFactorAt === null) session.secondFactorAt = copyDate(options.at);
   }
 
   async revoke(options: { sessionId: string; at: Date }): Promise<void> {

@@ -187,7 +187,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   }
 }
 
-/** Whether `value` is a {@link Change} as migration 0010's triggers write them. */
+/** Whether `value` is a {@link Change} as the triggers of migrations 0010 and 0049 write them. */
 function isChange(value: unknown): value is Change {
   if (typeof value !== 'object' || value === null) return false;
   const change = value as Record<string, unknown>;
@@ -203,6 +203,7 @@ function isChange(value: unknown): value is Change {
       return text('hostname') && text('accountId');
     case 'file':
       return text('fileId');
+    case 'plans':
     case 'everything':
       return true;
     default:

@@ -41,6 +41,8 @@ const TABLES = [
   { name: 'invites', key: ['id'] },
   { name: 'admin_audit', key: ['id'] },
   { name: 'plan_overrides', key: ['name'] },
+  // A background deletion in progress resumes on the new database's servers.
+  { name: 'account_deletions', key: ['user_id'] },
   // Outstanding upload URLs keep working (their single-use mark comes along).
   { name: 'upload_urls', key: ['id'] },
   // Last: copied `files` and `shares` rows then find no endpoint on the destination, so its webhook

@@ -28,6 +28,7 @@ import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlUsageRepository } from './sql-usage-repository.js';
 import { SqlUserRepository } from './sql-user-repository.js';
 import { SqlExecutor, type SqlExecutorOptions } from './sql-executor.js';
+import { SqlAccountDeletionQueue } from './sql-account-deletion-queue.js';
 
 /**
  * An open SQL database as its adapter hands it over: the Kysely instance and what the adapter
@@ -71,6 +72,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     adminAudit: new SqlAdminAuditLog(db),
     instanceStatistics: new SqlInstanceStatistics(db),
     planOverrides: new SqlPlanOverrideStore(db),
+    accountDeletions: new SqlAccountDeletionQueue(db),
     oidcIdentities: new SqlOidcIdentityRepository(db),
     oidcFlows: new SqlOidcFlowRepository(db),
     webhooks: new SqlWebhookRepository(db),

@@ -101,6 +101,8 @@ export interface SessionsTable {
   user_agent: ColumnType<string | null, string | null | undefined, string | null>;
   /** The client IP that opened the session (migration 0022). */
   ip: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Unix ms when the session proved a second factor; null when it did not (migration 0049). */
+  second_factor_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
 /** `refresh_tokens`: every refresh token of a session, by SHA-256 (hex). */
@@ -345,7 +347,23 @@ export interface MfaChallengesTable {
   expires_at: Int64;
 }
 
+/** `account_deletions`: accounts being deleted in the background, with the lease of the process deleting each (migration 0049). */
+export interface AccountDeletionsTable {
+  /** Primary key; no foreign key (the row outlives the account until the audit entry is written). */
+  user_id: string;
+  email: string;
+  requested_at: Int64;
+  actor_id: string | null;
+  actor_email: string;
+  actor_client: string | null;
+  files_deleted: ColumnType<number | string | bigint, number | undefined, number>;
+  lease_owner: string | null;
+  /** Unix ms; 0 when no process holds the lease. */
+  lease_until: ColumnType<number | string | bigint, number | undefined, number>;
+}
+
 export interface HangarDatabase {
+  account_deletions: AccountDeletionsTable;
   users: UsersTable;
   admin_audit: AdminAuditTable;
   plan_overrides: PlanOverridesTable;

@@ -9,6 +9,7 @@ function toSession(row: Selectable<SessionsTable>): Session {
   return {
     id: row.id, userId: row.user_id, createdAt: toDate(row.created_at), revokedAt: toNullableDate(row.revoked_at),
     lastUsedAt: toDate(row.last_used_at ?? row.created_at), userAgent: row.user_agent, ip: row.ip,
+    secondFactorAt: toNullableDate(row.second_factor_at),
   };
 }
 
@@ -52,6 +53,7 @@ export class SqlSessionRepository implements SessionRepository {
         .values({
           id: session.id, user_id: session.userId, created_at: toMillis(session.createdAt), revoked_at: toNullableMillis(session.revokedAt),
           last_used_at: toMillis(session.lastUsedAt), user_agent: session.userAgent, ip: session.ip,
+          second_factor_at: toNullableMillis(session.secondFactorAt),
         })
         .execute();
       await trx
@@ -152,6 +154,17 @@ export class SqlSessionRepository implements SessionRepository {
       .where('last_used_at', '<', toMillis(options.usedBefore))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  /** One conditional UPDATE (by primary key); the change feed tells every process's lookup cache. */
+  async markSecondFactor(options: { sessionId: string; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ second_factor_at: toMillis(options.at) })
+      .where('id', '=', options.sessionId)
+      .where('revoked_at', 'is', null)
+      .where('second_factor_at', 'is', null)
+      .execute();
   }
 
   async revoke(options: { sessionId: string; at: Date }): Promise<void> {

@@ -36,7 +36,7 @@ export function accountSecurityRoutes(hangar: Hangar): Route[] {
       body: Type.Object({ code: Code }),
       responses: { 200: Type.Object({ recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10 }) }), ...errors(400, 401, 403, 409, 429) },
       handler: async ({ ctx, body, principal }) => {
-        const { recoveryCodes } = await hangar.confirmTotpEnrolment.execute({ userId: principal.userId, code: body.code });
+        const { recoveryCodes } = await hangar.confirmTotpEnrolment.execute({ userId: principal.userId, code: body.code, sessionId: principal.kind === 'session' ? principal.sessionId : undefined });
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { recovery_codes: recoveryCodes };
       },

@@ -34,7 +34,7 @@ const StatsBody = Type.Object({
 
 const literals = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 const UserParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-const ADMIN_ERRORS = ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED', 'USER_NOT_FOUND'] as const;
+const ADMIN_ERRORS = ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED', 'USER_NOT_FOUND'] as const;
 
 /**
  * The operator console's API (docs/admin.md): accounts and the audit log, for an administrator's
@@ -49,7 +49,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
       summary: 'List accounts with their counts, filtered and sorted',
       description: '`q` matches part of the e-mail address; `status` is `active`, `suspended` or `unconfirmed`; `sort` is one of ' +
         `${ACCOUNT_SORTS.map((s) => `\`${s}\``).join(', ')} (\`-\` for descending; default \`-created\`).`,
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED'],
       query: Type.Object({
         ...PageQuery,
         q: Type.Optional(Type.String({ maxLength: 254 })),
@@ -144,8 +144,8 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
       summary: 'Delete an account with its files, blobs, keys and sessions, as the CLI does',
       description:
         'The account is suspended first. An account of at most 100 files is deleted before the answer (200 `{ deleted_files }`); a larger one is deleted in the background ' +
-        '(202 `{ state: "deleting", files_remaining }`, `Location` its admin page): poll `GET /admin/users/:id`, whose `files_count` falls until it answers 404. ' +
-        'If the server stops meanwhile, the account stays suspended and `DELETE` again resumes. The last active administrator cannot be deleted (409 `LAST_ADMIN`).',
+        '(202 `{ state: "deleting", files_remaining }`, `Location` its admin page): poll `GET /admin/users/:id`, whose `files_count` falls and `deletion.files_deleted` grows until it answers 404. ' +
+        'If the server process running it stops or dies, another one (or the same once restarted) resumes it within seconds; `DELETE` again changes nothing. The last active administrator cannot be deleted (409 `LAST_ADMIN`).',
       errorCodes: [...ADMIN_ERRORS, 'LAST_ADMIN'],
       params: UserParams,
       responses: {
@@ -167,7 +167,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
     defineRoute({
       method: 'GET', path: '/admin/invites', operationId: 'adminListInvites', tag: 'admin', auth: ADMIN_AUTH,
       summary: 'The latest 100 invites, newest first, with their state (the links are not stored, so not shown)',
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED'],
       responses: { 200: Type.Object({ invites: Type.Array(AdminInviteBody) }), ...errors(401, 403) },
       handler: async ({ ctx }) => {
         ctx.body = { invites: (await hangar.listInvites.execute({ limit: 100 })).map(inviteJson) };
@@ -177,7 +177,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
       method: 'POST', path: '/admin/invites', operationId: 'adminCreateInvite', tag: 'admin', auth: ADMIN_AUTH,
       summary: 'Create a single-use invite link for REGISTRATION=invite; the link is shown only here',
       description: '`plan`: the plan the new account gets (default: the default plan); `expires_in`: seconds it stays usable (default 7 days), or null for never.',
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED', 'PLAN_NOT_FOUND', 'INVALID_EXPIRY'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED', 'PLAN_NOT_FOUND', 'INVALID_EXPIRY'],
       body: Type.Object({
         plan: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
         expires_in: Type.Optional(Type.Union([Type.Integer({ minimum: 60, maximum: MAX_INVITE_TTL_SECONDS }), Type.Null()])),
@@ -193,7 +193,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
     defineRoute({
       method: 'DELETE', path: '/admin/invites/:id', operationId: 'adminRevokeInvite', tag: 'admin', auth: ADMIN_AUTH,
       summary: 'Revoke an unused invite: its link stops working',
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED', 'INVITE_NOT_FOUND'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED', 'INVITE_NOT_FOUND'],
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
       responses: { 204: null, ...errors(401, 403, 404) },
       handler: async ({ ctx, params, admin }) => {
@@ -204,7 +204,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
     defineRoute({
       method: 'GET', path: '/admin/plans', operationId: 'adminListPlans', tag: 'admin', auth: ADMIN_AUTH,
       summary: 'The plans on offer: those of the plans file, as administrators changed them, and those they added',
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED'],
       responses: { 200: Type.Object({ plans: Type.Array(AdminPlanBody) }), ...errors(401, 403) },
       handler: async ({ ctx }) => {
         const defaultPlan = hangar.plans.defaultPlan.name;
@@ -216,7 +216,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
       summary: 'Set a plan (replace one of the plans file, or add one): every account on it gets these limits within 1 s on every process',
       description: 'The body is the whole plan, in the names of PLANS_FILE. Kept in the database, over the plans file, so every process agrees. ' +
         'A trial already running keeps its end (`trial_days` counts from sign-up for new accounts).',
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED'],
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: MAX_PLAN_NAME_LENGTH }) }),
       body: Type.Object({
         trial_days: Type.Union([Type.Integer({ minimum: 0, maximum: 36_500 }), Type.Null()]),
@@ -240,7 +240,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
     defineRoute({
       method: 'GET', path: '/admin/stats', operationId: 'adminInstanceStats', tag: 'admin', auth: ADMIN_AUTH,
       summary: 'The instance in counts: accounts by status, files and bytes, uploads per day for 30 days, the 10 largest accounts, configuration and version',
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED'],
       responses: { 200: StatsBody, ...errors(401, 403) },
       handler: async ({ ctx }) => {
         ctx.body = {
@@ -254,7 +254,7 @@ export function adminRoutes(hangar: Hangar, options: { instance?: AdminInstance;
       method: 'GET', path: '/admin/audit', operationId: 'adminListAudit', tag: 'admin', auth: ADMIN_AUTH,
       summary: 'The audit log of administrator actions, newest first',
       description: 'Who, when, what, on which account, from which address, and the changed fields before and after. `user_id` keeps one account\'s entries.',
-      errorCodes: ['ADMIN_REQUIRED', 'ACCOUNT_SUSPENDED'],
+      errorCodes: ['ADMIN_REQUIRED', 'SECOND_FACTOR_REQUIRED', 'ACCOUNT_SUSPENDED'],
       query: Type.Object({ ...PageQuery, user_id: Type.Optional(Type.String({ maxLength: 64 })) }),
       responses: { 200: Paged('entries', AdminAuditBody), ...errors(400, 401, 403) },
       handler: async ({ ctx, query }) => {

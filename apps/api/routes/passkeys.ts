@@ -49,7 +49,7 @@ export function passkeyRoutes(hangar: Hangar): Route[] {
       body: Type.Object({ credential: CredentialBody, name: Type.Optional(Name) }),
       responses: { 201: Type.Object({ passkey: PasskeyBody }), ...errors(400, 401, 403, 409) },
       handler: async ({ ctx, body, principal }) => {
-        const passkey = await hangar.finishPasskeyRegistration.execute({ userId: principal.userId, response: body.credential, name: body.name });
+        const passkey = await hangar.finishPasskeyRegistration.execute({ userId: principal.userId, response: body.credential, name: body.name, sessionId: principal.kind === 'session' ? principal.sessionId : undefined });
         ctx.status = 201;
         ctx.body = { passkey: passkeyJson(passkey) };
       },

@@ -93,6 +93,14 @@ export const AdminAccountDetailsBody = Type.Composite([
       period_start: Type.String({ format: 'date-time' }), period_end: Type.String({ format: 'date-time' }), origin_reads: Type.Integer(), image_ops: Type.Integer(),
     }),
     recent_actions: Type.Array(AdminAuditBody),
+    deletion: Type.Union([
+      Type.Object({
+        state: Type.Literal('deleting'),
+        requested_at: Type.String({ format: 'date-time' }),
+        files_deleted: Type.Integer({ description: 'Files deleted so far; `files_count` is what is left' }),
+      }),
+      Type.Null(),
+    ], { description: 'The background deletion in progress (`DELETE /admin/users/:id` of a large account), resumed by any server process if the one running it stops; null when none' }),
   }),
 ], { $id: 'AdminAccountDetails' });
 
@@ -105,6 +113,9 @@ export function accountDetailsJson(details: AccountDetails) {
     limits: { storage_limit_bytes: standing.plan.storageLimitBytes, file_count_limit: standing.plan.fileCountLimit, upload_limit_bytes: details.uploadLimitBytes },
     usage: { period_start: usage.periodStart.toISOString(), period_end: usage.periodEnd.toISOString(), origin_reads: usage.originReads, image_ops: usage.imageOps },
     recent_actions: details.recentActions.map(auditEntryJson),
+    deletion: details.deletion
+      ? { state: 'deleting' as const, requested_at: details.deletion.requestedAt.toISOString(), files_deleted: details.deletion.filesDeleted }
+      : null,
   };
 }
 

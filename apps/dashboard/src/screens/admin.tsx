@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, signOut } from '../api.js';
+import { navigate } from '../router.js';
 import { Dialog, messageOf, Notice, Pager, useLoad } from '../components.js';
 import { formatBytes, formatCount, formatDateTime } from '../format.js';
 
@@ -44,6 +45,8 @@ interface AdminAccountDetails extends AdminAccount {
   limits: { storage_limit_bytes: number; file_count_limit: number; upload_limit_bytes: number };
   usage: { period_start: string; period_end: string; origin_reads: number; image_ops: number };
   recent_actions: AuditEntry[];
+  /** A background deletion in progress (resumed by any server process), else null. */
+  deletion: { state: 'deleting'; requested_at: string; files_deleted: number } | null;
 }
 
 interface AdminPlan {
@@ -86,9 +89,20 @@ type Tab = (typeof TABS)[number]['id'];
 
 const PAGE_SIZE = 25;
 
-/** The Admin section: a heading, its sub-navigation and the chosen part. */
+/**
+ * The Admin section: a heading, its sub-navigation and the chosen part; or, when the API answers
+ * SECOND_FACTOR_REQUIRED (an administrator with a second factor whose session did not prove it,
+ * docs/admin.md), what to do about it: sign in again with the factor.
+ */
 export function AdminScreen() {
   const [tab, setTab] = useState<Tab>('users');
+  const [needsSecondFactor, setNeedsSecondFactor] = useState(false);
+  useEffect(() => {
+    api('/admin/plans').catch((failure) => {
+      if (failure instanceof ApiError && failure.code === 'SECOND_FACTOR_REQUIRED') setNeedsSecondFactor(true);
+    });
+  }, []);
+  if (needsSecondFactor) return <SignInAgain />;
   return (
     <section aria-labelledby="admin-title">
       <div class="screen-head">
@@ -107,6 +121,30 @@ export function AdminScreen() {
       {tab === 'plans' && <PlansPart />}
       {tab === 'instance' && <InstancePart />}
       {tab === 'audit' && <AuditPart />}
+    </section>
+  );
+}
+
+/** Shown to an administrator whose session did not prove the second factor the account has. */
+function SignInAgain() {
+  return (
+    <section aria-labelledby="admin-title">
+      <div class="screen-head">
+        <h1 id="admin-title">Admin</h1>
+      </div>
+      <Notice kind="warning">
+        Your account has two-factor sign-in, and this session was opened without it (before you turned it on, or by a sign-in that skipped it). Sign in again
+        with your authenticator app or a passkey to use the Admin section.
+      </Notice>
+      <button
+        type="button"
+        onClick={async () => {
+          await signOut();
+          navigate('/signin', true);
+        }}
+      >
+        Sign out and sign in again
+      </button>
     </section>
   );
 }
@@ -212,7 +250,7 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
       const answer = (await action.run()) as { state?: string; files_remaining?: number } | undefined;
       if (answer?.state === 'deleting') {
         // A large account is deleted in the background (202): its page shows the files left until it is gone.
-        setNotice({ kind: 'success', text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. Reload this page to follow; it is gone once done.` });
+        setNotice({ kind: 'success', text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. It goes on in the background, on any server process; reload this page to follow.` });
         user.reload();
         return;
       }
@@ -250,6 +288,12 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
       {u && (
         <>
           <h2>{u.email}</h2>
+          {u.deletion && (
+            <Notice kind="warning">
+              Being deleted since {formatDateTime(u.deletion.requested_at)}: {formatCount(u.deletion.files_deleted)} files deleted, {formatCount(u.files_count)} left. It goes on in
+              the background; this account is gone once done.
+            </Notice>
+          )}
           <dl class="facts">
             <dt>Role</dt>
             <dd>{u.role}</dd>
