@@ -38,7 +38,7 @@ export interface HangarRuntimeOptions {
 
 /**
  * How often the change feed is asked to catch up for the plans, in ms (SyncPlans.catchUp): a
- * SQLite feed then reports another process's commit within this; Postgres's is told, so asking is free (decision 0019).
+ * SQLite feed then reports another process's commit within this; Postgres's is told, so asking is free (decision 0022).
  */
 export const PLAN_CATCH_UP_MS = 200;
 /**

@@ -17,7 +17,7 @@ export interface MediaFactsQueueOptions {
  * its probe finished (usually milliseconds later). At most `concurrency` probes run at once, and at
  * most `maxPending` files wait: memory stays bounded whatever the upload rate. A file that is
  * dropped, or whose probe failed for an outage, or that was still waiting when the process
- * stopped, has no row and is found by the backfill. Why after the upload rather than inside it: decision 0019.
+ * stopped, has no row and is found by the backfill. Why after the upload rather than inside it: decision 0020.
  */
 export class MediaFactsQueue {
   private readonly waiting: MediaSubject[] = [];
