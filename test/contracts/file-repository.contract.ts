@@ -4,6 +4,7 @@ import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { FileFilter, FileRepository, QuotaLimits } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
 import type { SigningKeyRepository } from '../../core/files/signing-keys.js';
+import { mapConcurrently } from '../support/concurrently.js';
 import { aFile, aFileId, at, aUser, givenUser, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 
 /** What a {@link describeFileRepositoryContract} factory returns: repositories over one empty store. */
@@ -473,6 +474,8 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const SIZES = [0, 1, 63, 64, 65, 66, 127, 128, 4095, 4096, 4097, 4224, 1_000_000, 5 * GiB, 2 ** 45];
       /** Content types of the files (`gif`: none). */
       const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
+      /** Listings a check runs at once: the Postgres fixture's pool size (persistence-fixtures.ts). */
+      const LISTING_CONCURRENCY = 4;
 
       /** The total `list` reports for `filter`, and the number of `live` files of `owner` that match it, counted here. */
       async function totalAndBruteForce(live: StoredFile[], filter: FileFilter, owner = userId): Promise<[number, number]> {
@@ -514,11 +517,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         // A content type alone, with visibility, and with every third range (a type no file has too).
         for (const type of [...TYPES, 'image/gif']) filters.push({ type }, { type, isPublic: true }, { type, isPublic: false });
         filters.push(...filters.filter((filter, i) => i % 3 === 0 && filter.type === undefined).map((filter, i) => ({ ...filter, type: TYPES[i % TYPES.length] })));
-        const wrong: string[] = [];
-        for (const filter of filters) {
-          const [total, expected] = await totalAndBruteForce(live, filter);
-          if (total !== expected) wrong.push(`${JSON.stringify(filter)}: total ${total}, expected ${expected}`);
-        }
+        // Independent reads: a few at a time (LISTING_CONCURRENCY), so Postgres's round trips overlap.
+        const totals = await mapConcurrently(filters, LISTING_CONCURRENCY, (filter) => totalAndBruteForce(live, filter));
+        const wrong = filters.flatMap((filter, i) => (totals[i]![0] !== totals[i]![1] ? [`${JSON.stringify(filter)}: total ${totals[i]![0]}, expected ${totals[i]![1]}`] : []));
         expect(wrong, 'range filters whose total differs from a brute-force count').to.deep.equal([]);
       }
 
@@ -563,9 +564,10 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       /** Each page of `filter` at `offsets` (windows of `limit`), as the deep-paging repository answers it, next to the brute-force one. */
       async function pagesAndBruteForce(live: StoredFile[], filter: FileFilter, offsets: number[], limit: number, owner = userId): Promise<string[]> {
         const expected = inListOrder(live, filter, owner);
+        const pages = await mapConcurrently(offsets, LISTING_CONCURRENCY, (offset) => files.list({ userId: owner, filter, window: { offset, limit } }));
         const wrong: string[] = [];
-        for (const offset of offsets) {
-          const page = await files.list({ userId: owner, filter, window: { offset, limit } });
+        for (const [i, offset] of offsets.entries()) {
+          const page = pages[i]!;
           const ids = page.items.map((file) => file.fileId);
           const want = expected.slice(offset, offset + limit);
           if (JSON.stringify(ids) !== JSON.stringify(want) || page.total !== expected.length) {
