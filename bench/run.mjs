@@ -95,6 +95,8 @@ log(`targets: ${TARGET_SET.name}; load average ${os.loadavg().map((value) => val
 // One service for every scenario but startup, started as the README does.
 let service;
 let main;
+/** The service at LOG_LEVEL=warn (no access log) of the log-* scenarios: started at the first, with a DATA_DIR and an account of its own. */
+let quietService;
 const needsService = SCENARIOS.some((scenario) => scenario.id !== 'startup');
 const profileDir = path.join(resultsDir, `${stamp}-profiles`);
 if (needsService) {
@@ -367,9 +369,6 @@ async function read4k() {
   await baseline.stop();
   return measured;
 }
-
-/** The service at LOG_LEVEL=warn (no access log) of the log-* scenarios: started at the first, with a DATA_DIR and an account of its own. */
-let quietService;
 
 /**
  * What the access log costs a 4 KiB upload or read: the bench's service (LOG_LEVEL=info, one
