@@ -52,7 +52,7 @@ export function serviceEnvironment({ dataDir, port, contentPort }) {
     RATE_LIMIT_REGISTER_PER_HOUR: '0',
     RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '0',
     // As `npm start` and the container image run it (decision 0019), unless the caller set it.
-    MALLOC_MMAP_THRESHOLD_: env.MALLOC_MMAP_THRESHOLD_ ?? '1048576',
+    MALLOC_MMAP_THRESHOLD_: env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
   };
 }
 
