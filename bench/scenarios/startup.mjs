@@ -131,7 +131,7 @@ async function countModules(root, item, existing) {
     await stop(bare.child);
   }
   const counts = [];
-  for (const name of await readdir(directory)) counts.push(JSON.parse(await readFile(path.join(directory, name), 'utf8')));
+  for (const name of await readdir(directory)) if (name.endsWith('.json')) counts.push(JSON.parse(await readFile(path.join(directory, name), 'utf8')));
   await rm(directory, { recursive: true, force: true });
   if (item?.fresh) await rm(dataDir, { recursive: true, force: true });
   return item ? counts : counts[0];
