@@ -62,6 +62,8 @@ const SCENARIOS = [
   { id: 'download-big', title: `one ${bigLabel} download from /d/:id`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.9, rssMiB: 64 }, run: downloadBig },
   { id: 'upload-4k', title: `4 KiB uploads, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.upload4k, run: upload4k },
   { id: 'read-4k', title: `4 KiB reads of /m/:id, 64 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.read4k, run: read4k },
+  { id: 'log-upload-4k', title: `4 KiB uploads, LOG_LEVEL=info (the default: an access-log line each) against a service at LOG_LEVEL=warn, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: {}, run: () => accessLogCost('upload') },
+  { id: 'log-read-4k', title: `4 KiB reads of /m/:id, LOG_LEVEL=info against a service at LOG_LEVEL=warn, 64 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: {}, run: () => accessLogCost('read') },
   { id: 'list', title: `GET /files?limit=30&q=${QUERY} (${filesLabel} files), 32 concurrent, ${settings.loadSeconds} s`, unit: 'ms', better: 'lower', target: { maxValue: 25, figure: 'p99' }, run: listFiles },
   { id: 'auth', title: `GET /settings (API key) vs GET /reference/allowed-content-types, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.auth, run: authCost },
   { id: 'startup', title: 'start to first 200 on /healthz, one process, existing DATA_DIR (every case in the notes)', unit: 'ms', better: 'lower', target: { maxValue: 500 }, run: startup },
@@ -93,6 +95,8 @@ log(`targets: ${TARGET_SET.name}; load average ${os.loadavg().map((value) => val
 // One service for every scenario but startup, started as the README does.
 let service;
 let main;
+/** The service at LOG_LEVEL=warn (no access log) of the log-* scenarios: started at the first, with a DATA_DIR and an account of its own. */
+let quietService;
 const needsService = SCENARIOS.some((scenario) => scenario.id !== 'startup');
 const profileDir = path.join(resultsDir, `${stamp}-profiles`);
 if (needsService) {
@@ -366,6 +370,36 @@ async function read4k() {
   return measured;
 }
 
+/**
+ * What the access log costs a 4 KiB upload or read: the bench's service (LOG_LEVEL=info, one
+ * access-log line per request to its stdout, a pipe the bench reads) alternated with a second
+ * service at LOG_LEVEL=warn, started the same way, under the same load. The ratio is info / warn
+ * request rates; the notes give each side's CPU per request and the difference as a share of the
+ * request's CPU (issue 59: worth making cheaper above 5 %).
+ */
+async function accessLogCost(kind) {
+  if (!quietService) {
+    const started = await startService({ dataDir: path.join(work, 'service-log-warn'), env: { LOG_LEVEL: 'warn' } });
+    cleanups.push(() => started.stop());
+    quietService = { ...started, account: await createAccount(started, 'quiet') };
+  }
+  const quiet = quietService;
+  let loads;
+  if (kind === 'upload') {
+    const upload = (target, key) => ({ connections: 32, method: 'POST', bodyBytes: 4096, url: `${target.api}/files`, headers: { 'x-api-key': key, 'content-type': 'image/png', 'x-file-name': 'small.png' } });
+    loads = { baseline: upload(quiet, quiet.account.key), service: upload(service, main.key) };
+  } else {
+    const bytes = withMagic(randomBytes(4096), 'image/png');
+    const read = async (target, key) => ({ connections: 64, url: `${target.content}/m/${(await uploadFile(target, key, bytes, { contentType: 'image/png', name: 'small.png' })).file_id}` });
+    loads = { baseline: await read(quiet, quiet.account.key), service: await read(service, main.key) };
+  }
+  const measured = await alternate({ ...loads, figure: (result) => result.requestsPerSecond, baselinePids: [quiet.pid] });
+  const info = median(measured.runs.serviceCpuUsPerRequest);
+  const warn = median(measured.runs.baselineCpuUsPerRequest);
+  measured.notes.push(`CPU per request: ${info.toFixed(0)} µs at LOG_LEVEL=info, ${warn.toFixed(0)} µs at warn: the access log ${(info - warn).toFixed(0)} µs, ${(((info - warn) / info) * 100).toFixed(1)} % of the request (medians over the pairs)`);
+  return measured;
+}
+
 async function authCost() {
   return alternate({
     baseline: { connections: 32, url: `${service.api}/reference/allowed-content-types` },
@@ -534,9 +568,10 @@ async function startup() {
  * (baseline, service, baseline, service, …) after a warm-up of each; tracks the service's peak RSS.
  * A side given as an array of loads runs them at once (one load client each) and counts them
  * together ({@link loadAll}); `pids` are the service processes whose CPU and memory are counted
- * (default: the bench's service and its workers).
+ * (default: the bench's service and its workers); `baselinePids`, when the baseline is a service
+ * too, the processes whose CPU per request is counted as `runs.baselineCpuUsPerRequest`.
  */
-async function alternate({ baseline, service: serviceLoad, figure, pids = [service.pid] }) {
+async function alternate({ baseline, service: serviceLoad, figure, pids = [service.pid], baselinePids }) {
   await loadAll(baseline, settings.warmupSeconds);
   await loadAll(serviceLoad, settings.warmupSeconds);
   const memory = peakMemoryOfAll(pids);
@@ -544,7 +579,9 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
   const runs = { service: [], baseline: [], serviceCpuUsPerRequest: [] };
   const notes = [];
   for (let pair = 0; pair < settings.loadPairs; pair++) {
+    const baselineCpuBefore = baselinePids ? cpuOfAll(baselinePids) : 0;
     const b = await loadAll(baseline, settings.loadSeconds);
+    if (baselinePids) (runs.baselineCpuUsPerRequest ??= []).push(((cpuOfAll(baselinePids) - baselineCpuBefore) * 1000) / Math.max(1, b.ok + b.non2xx));
     const cpuBefore = cpuOfAll(pids);
     const s = await loadAll(serviceLoad, settings.loadSeconds);
     const cpu = ((cpuOfAll(pids) - cpuBefore) * 1000) / Math.max(1, s.ok + s.non2xx);

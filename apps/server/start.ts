@@ -12,7 +12,7 @@ import type { Logger } from '../../core/shared/logger.js';
 import type { Config } from './config.js';
 import { buildContainer, RootTokens } from './container.js';
 import { createLogger } from './logging.js';
-import { HangarMetrics, startMetricsServer } from './metrics.js';
+import type { HangarMetrics } from './metrics.js';
 import { Readiness } from '../http/health.js';
 import { readBuildInfo } from '../http/build-info.js';
 import { Tokens } from './tokens.js';
@@ -80,7 +80,10 @@ export interface StartOptions {
  */
 export async function startHangar(config: Config, options: StartOptions = {}): Promise<RunningHangar> {
   const logger = options.logger ?? createLogger(config.log);
-  const metrics = config.metrics ? new HangarMetrics() : undefined;
+  // prom-client and its dependencies load only when metrics are on (METRICS_PORT): off, they would
+  // be parsed and kept in every process's heap for nothing (decision 0023).
+  const metricsModule = config.metrics ? await import('./metrics.js') : undefined;
+  const metrics = metricsModule ? new metricsModule.HangarMetrics() : undefined;
   const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false }, logger, metrics);
   if (options.clock) container.rebind(Tokens.Clock).toConstantValue(options.clock);
   const hangar = await container.getAsync(Tokens.Hangar);
@@ -131,8 +134,8 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
   // With workers, the supervisor serves the metrics of all of them; a worker answers its scrapes.
   if (metrics && options.clusterWorker) metrics.answerClusterScrapes();
-  const metricsServer = metrics && config.metrics && !options.clusterWorker
-    ? await startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: () => metrics.registry.metrics() })
+  const metricsServer = metricsModule && metrics && config.metrics && !options.clusterWorker
+    ? await metricsModule.startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: () => metrics.registry.metrics() })
     : undefined;
 
   const runtime = new HangarRuntime(hangar, {

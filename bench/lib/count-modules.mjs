@@ -3,7 +3,7 @@
 // cache misses, node: built-ins left out) and, when the process exits, writes the two counts as
 // JSON to `$HANGAR_BENCH_MODULES_DIR/<pid>.json` (every 50 ms and at exit). node:cluster workers inherit the preload through
 // execArgv, so each process of a WORKERS=N service writes its own file.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
@@ -31,7 +31,12 @@ if (directory) {
     return exported;
   };
   // Written every 50 ms as well as at exit: a process ended by a signal without a handler has no exit event.
-  const write = () => writeFileSync(path.join(directory, `${process.pid}.json`), JSON.stringify({ esm: esm.size, cjs: cjs.size }));
+  // Written beside and renamed into place: a process stopped mid-write leaves the last whole count.
+  const file = path.join(directory, `${process.pid}.json`);
+  const write = () => {
+    writeFileSync(`${file}.partial`, JSON.stringify({ esm: esm.size, cjs: cjs.size }));
+    renameSync(`${file}.partial`, file);
+  };
   setInterval(write, 50).unref();
   process.on('exit', write);
 }

@@ -51,6 +51,8 @@ export function serviceEnvironment({ dataDir, port, contentPort }) {
     RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
     RATE_LIMIT_REGISTER_PER_HOUR: '0',
     RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '0',
+    // As `npm start` and the container image run it (decision 0023), unless the caller set it.
+    MALLOC_MMAP_THRESHOLD_: env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
   };
 }
 

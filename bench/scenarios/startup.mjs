@@ -7,8 +7,9 @@
 // - time: spawn → first 200 on the API's /healthz (median of `runs`, after a warm-up start so the
 //   page cache holds node_modules and dist/, as on any restart);
 // - RSS: the resident memory of each server process (the supervisor and its workers apart) once the
-//   first answer came, and again after 1,000 mixed requests (health, reference, unauthenticated,
-//   unknown paths on both servers; 8 at a time);
+//   first answer came, and again after 1,000 mixed requests (an account registered, confirmed and
+//   logged in, then 4 KiB uploads, reads, listings, settings, and unauthenticated and unknown paths
+//   on both servers; 8 at a time; see mixedRequests);
 // - modules: ES modules and CommonJS files each process loaded (one more start, under
 //   bench/lib/count-modules.mjs, kept out of the timed runs since the counting slows the start).
 import { spawn } from 'node:child_process';
@@ -18,6 +19,8 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createAccount } from '../lib/api.mjs';
+import { withMagic } from '../lib/magic.mjs';
 import { BENCH, ROOT, freePort, memoryOf, processTree, SERVER_MAIN, serviceEnvironment, stop } from '../lib/processes.mjs';
 
 const MiB = 1024 * 1024;
@@ -99,7 +102,7 @@ async function startOnce({ dataDir, workers, nodeArgs = [], env = {} }) {
   });
   await firstAnswer(`http://127.0.0.1:${port}/healthz`, child);
   const ms = performance.now() - started;
-  return { child, ms, rssMiB: rssOfTree(child.pid), api: `http://127.0.0.1:${port}`, content: `http://127.0.0.1:${contentPort}` };
+  return { child, ms, rssMiB: rssOfTree(child.pid), api: `http://127.0.0.1:${port}`, content: `http://127.0.0.1:${contentPort}`, dataDir };
 }
 
 /** The bare node:http server of the bench's baselines, started and polled the same way. */
@@ -128,7 +131,7 @@ async function countModules(root, item, existing) {
     await stop(bare.child);
   }
   const counts = [];
-  for (const name of await readdir(directory)) counts.push(JSON.parse(await readFile(path.join(directory, name), 'utf8')));
+  for (const name of await readdir(directory)) if (name.endsWith('.json')) counts.push(JSON.parse(await readFile(path.join(directory, name), 'utf8')));
   await rm(directory, { recursive: true, force: true });
   if (item?.fresh) await rm(dataDir, { recursive: true, force: true });
   return item ? counts : counts[0];
@@ -139,17 +142,52 @@ function rssOfTree(pid) {
   return processTree(pid).map((one) => (memoryOf(one)?.rss ?? 0) / MiB);
 }
 
-/** `count` GETs, 8 at a time, over health, reference, refused and unknown paths of both servers. */
-async function mixedRequests({ api, content }, count) {
-  const paths = [`${api}/healthz`, `${api}/reference/allowed-content-types`, `${api}/files`, `${api}/settings`, `${api}/no-such-route`, `${content}/healthz`, `${content}/d/unknownfile`, `${api}/openapi.json`];
-  let next = 0;
+/**
+ * `count` requests, 8 at a time, as a service in use gets them: first an account (register, the
+ * confirmation link from the file outbox, log in, an API key: two password hashes), then in turn a
+ * 4 KiB upload with the key, a read of an uploaded file on the content server, a listing of the
+ * account's files, its settings, and unauthenticated requests (health, reference, refused and
+ * unknown paths, the OpenAPI document) on both servers.
+ * @throws when an upload or a listing is not answered 201 / 200
+ */
+async function mixedRequests({ api, content, dataDir }, count) {
+  const service = { api, dataDir };
+  const { key } = await createAccount(service, 'startup');
+  const body = withMagic(Buffer.alloc(4096, 0x61), 'image/png');
+  const files = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const plain = [`${api}/healthz`, `${api}/reference/allowed-content-types`, `${api}/files`, `${api}/no-such-route`, `${content}/healthz`, `${content}/d/unknownfile`, `${api}/openapi.json`];
+  const send = (url, { method = 'GET', headers = {}, payload } = {}) =>
+    new Promise((resolve, reject) => {
+      const request = http.request(url, { method, agent, headers: payload ? { ...headers, 'content-length': payload.length } : headers }, (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode, text: Buffer.concat(chunks).toString() }));
+      });
+      request.on('error', reject);
+      request.end(payload);
+    });
+  const expect = (answer, status, what) => {
+    if (answer.status !== status) throw new Error(`startup scenario: ${what} answered ${answer.status} ${answer.text.slice(0, 200)}`);
+    return answer;
+  };
+  let next = 0;
   const one = async () => {
     while (next < count) {
-      const url = paths[next++ % paths.length];
-      await new Promise((resolve, reject) => {
-        http.get(url, { agent }, (response) => response.resume().on('end', resolve)).on('error', reject);
-      });
+      const i = next++;
+      const kind = i % 8;
+      if (kind === 0 || files.length === 0) {
+        const answer = expect(await send(`${api}/files`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'image/png', 'x-file-name': `startup-${i}.png` }, payload: body }), 201, 'an upload');
+        files.push(JSON.parse(answer.text).file.id);
+      } else if (kind === 1 || kind === 5) {
+        await send(`${content}/m/${files[i % files.length]}`);
+      } else if (kind === 2) {
+        expect(await send(`${api}/files?limit=30`, { headers: { 'x-api-key': key } }), 200, 'a listing');
+      } else if (kind === 3) {
+        await send(`${api}/settings`, { headers: { 'x-api-key': key } });
+      } else {
+        await send(plain[i % plain.length]);
+      }
     }
   };
   await Promise.all(Array.from({ length: 8 }, one));

@@ -4,6 +4,7 @@ import type { UserRepository } from '../../core/accounts/user-repository.js';
 import type { FileFilter, FileRepository, QuotaLimits } from '../../core/files/file-repository.js';
 import type { StoredFile } from '../../core/files/stored-file.js';
 import type { SigningKeyRepository } from '../../core/files/signing-key-repository.js';
+import { mapConcurrently } from '../support/concurrently.js';
 import { aFile, aFileId, at, aUser, givenUser, matchesRangeFilter, T0 } from './persistence-fixtures.js';
 
 /** What a {@link describeFileRepositoryContract} factory returns: repositories over one empty store. */
@@ -398,6 +399,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const inListOrder = (a: StoredFile, b: StoredFile) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
       const filters: FileFilter[] = [{}, { type: 'image/png' }, { isPublic: false }, { createdAfter: at(4000) }, { sizeMin: 30, type: 'text/plain', isPublic: true }];
       const check = async () => {
+        const cases: { q: string; filter: FileFilter; offset: number; limit: number; countLimit: number | undefined; all: StoredFile[] }[] = [];
         for (const q of ['z', 'zz', 'É', 'e', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.', '.pn', 'ézé', 'eze', 'EZE.T', 'zz ', '\u{1F4F7}-z', 'x-r', '00', '', 'nothing', '.png', 'zeta.png', 'top.png', 'ézé.txt', 'ézé.pdf', 'e\u0301ze\u0301']) {
           const needle = fold(q);
           for (const filter of filters) {
@@ -405,16 +407,19 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
               .filter((file) => searchText(file).includes(needle) && matchesRangeFilter(file, userId, filter))
               .sort(inListOrder);
             for (const [offset, limit] of [[0, 3], [2, 10]] as const) {
-              for (const countLimit of [undefined, 2]) {
-                const total = countLimit !== undefined && all.length > countLimit ? { total: countLimit, relation: 'gte' } : { total: all.length, relation: 'eq' };
-                const page = await files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit });
-                expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`).to.deep.equal({
-                  ids: all.slice(offset, offset + limit).map((file) => file.fileId),
-                  ...total,
-                });
-              }
+              for (const countLimit of [undefined, 2]) cases.push({ q, filter, offset, limit, countLimit, all });
             }
           }
+        }
+        // Independent reads, four at a time (Postgres's round trips overlap), checked in order.
+        const pages = await mapConcurrently(cases, 4, ({ q, filter, offset, limit, countLimit }) => files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit }));
+        for (const [i, { q, filter, offset, limit, countLimit, all }] of cases.entries()) {
+          const page = pages[i]!;
+          const total = countLimit !== undefined && all.length > countLimit ? { total: countLimit, relation: 'gte' } : { total: all.length, relation: 'eq' };
+          expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`).to.deep.equal({
+            ids: all.slice(offset, offset + limit).map((file) => file.fileId),
+            ...total,
+          });
         }
       };
       await check();
@@ -485,6 +490,8 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const SIZES = [0, 1, 63, 64, 65, 66, 127, 128, 4095, 4096, 4097, 4224, 1_000_000, 5 * GiB, 2 ** 45];
       /** Content types of the files (`gif`: none). */
       const TYPES = ['image/png', 'image/jpeg', 'application/pdf'];
+      /** Listings a check runs at once: the Postgres fixture's pool size (persistence-fixtures.ts). */
+      const LISTING_CONCURRENCY = 4;
 
       /** The total `list` reports for `filter`, and the number of `live` files of `owner` that match it, counted here. */
       async function totalAndBruteForce(live: StoredFile[], filter: FileFilter, owner = userId): Promise<[number, number]> {
@@ -526,11 +533,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         // A content type alone, with visibility, and with every third range (a type no file has too).
         for (const type of [...TYPES, 'image/gif']) filters.push({ type }, { type, isPublic: true }, { type, isPublic: false });
         filters.push(...filters.filter((filter, i) => i % 3 === 0 && filter.type === undefined).map((filter, i) => ({ ...filter, type: TYPES[i % TYPES.length] })));
-        const wrong: string[] = [];
-        for (const filter of filters) {
-          const [total, expected] = await totalAndBruteForce(live, filter);
-          if (total !== expected) wrong.push(`${JSON.stringify(filter)}: total ${total}, expected ${expected}`);
-        }
+        // Independent reads: a few at a time (LISTING_CONCURRENCY), so Postgres's round trips overlap.
+        const totals = await mapConcurrently(filters, LISTING_CONCURRENCY, (filter) => totalAndBruteForce(live, filter));
+        const wrong = filters.flatMap((filter, i) => (totals[i]![0] !== totals[i]![1] ? [`${JSON.stringify(filter)}: total ${totals[i]![0]}, expected ${totals[i]![1]}`] : []));
         expect(wrong, 'range filters whose total differs from a brute-force count').to.deep.equal([]);
       }
 
@@ -575,9 +580,10 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       /** Each page of `filter` at `offsets` (windows of `limit`), as the deep-paging repository answers it, next to the brute-force one. */
       async function pagesAndBruteForce(live: StoredFile[], filter: FileFilter, offsets: number[], limit: number, owner = userId): Promise<string[]> {
         const expected = inListOrder(live, filter, owner);
+        const pages = await mapConcurrently(offsets, LISTING_CONCURRENCY, (offset) => files.list({ userId: owner, filter, window: { offset, limit } }));
         const wrong: string[] = [];
-        for (const offset of offsets) {
-          const page = await files.list({ userId: owner, filter, window: { offset, limit } });
+        for (const [i, offset] of offsets.entries()) {
+          const page = pages[i]!;
           const ids = page.items.map((file) => file.fileId);
           const want = expected.slice(offset, offset + limit);
           if (JSON.stringify(ids) !== JSON.stringify(want) || page.total !== expected.length) {
@@ -681,18 +687,20 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
             async (specs, doomed, ranges, offsets) => {
               const owner = (await givenUser(users)).id;
               let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic, contentType: spec.contentType })), owner);
+              const before = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner)] as const);
               for (const [i, filter] of ranges.entries()) {
-                const [total, expected] = await totalAndBruteForce(live, filter, owner);
+                const [[total, expected], wrongPages] = before[i]!;
                 expect(total, JSON.stringify(filter)).to.equal(expected);
-                expect(await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner)).to.deep.equal([]);
+                expect(wrongPages).to.deep.equal([]);
               }
               const deleted = live.filter((_, i) => doomed[i]);
               await files.deleteMany({ userId: owner, fileIds: deleted.map((file) => file.fileId) });
               live = live.filter((file) => !deleted.includes(file));
+              const after = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner)] as const);
               for (const [i, filter] of ranges.entries()) {
-                const [total, expected] = await totalAndBruteForce(live, filter, owner);
+                const [[total, expected], wrongPages] = after[i]!;
                 expect(total, `after deleting ${deleted.length}: ${JSON.stringify(filter)}`).to.equal(expected);
-                expect(await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner), `after deleting ${deleted.length}`).to.deep.equal([]);
+                expect(wrongPages, `after deleting ${deleted.length}`).to.deep.equal([]);
               }
             },
           ),

@@ -158,6 +158,14 @@ class FileCheckpoints implements WalCheckpoints {
   }
 }
 
+/**
+ * The checkpoint worker's V8 heap: a young generation of 2 MB instead of V8's default (up to
+ * 3 × 16 MiB, grown while a thread allocates fast). The worker holds a connection, a few prepared
+ * statements and one batch of rows at a time, so a small young generation costs it nothing
+ * measurable, and the thread's resident memory stays a few MiB smaller (decision 0023).
+ */
+const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 2 };
+
 /** The process's one checkpoint worker; replaced by a new one if it dies. */
 class CheckpointWorker {
   private static current: CheckpointWorker | undefined;
@@ -172,7 +180,7 @@ class CheckpointWorker {
   private nextId = 1;
 
   private constructor() {
-    this.worker = new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url));
+    this.worker = new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url), { resourceLimits: WORKER_RESOURCE_LIMITS });
     this.worker.unref();
     this.worker.on('message', (reply: CheckpointReply) => {
       const waiting = this.pending.get(reply.id);
