@@ -214,8 +214,9 @@ export type ErrorCode =
   /** 409: the change would leave the instance without an active administrator (docs/admin.md, "The last admin"). */
   | 'LAST_ADMIN'
   /**
-   * 403: the administrator has a second factor and this session did not prove one (opened before
-   * the factor was enrolled, or by a sign-in without it): sign in again with it (docs/admin.md).
+   * 403: the account has a second factor and this session did not prove one (opened before the
+   * factor was enrolled, or by a sign-in without it): sign in again with it. Asked by the admin
+   * routes (docs/admin.md) and before another factor is added (docs/account-security.md).
    */
   | 'SECOND_FACTOR_REQUIRED'
   /** 500: a bug; the body never carries internals. */

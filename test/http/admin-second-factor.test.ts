@@ -55,6 +55,8 @@ describe('HTTP: the admin routes ask a second factor of an administrator who has
     const refreshed = await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: earlier.refresh_token } });
     expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
     expectError(await adminUsers(refreshed.body.session.access_token), 403, 'SECOND_FACTOR_REQUIRED');
+    // That session cannot add a passkey either: it would be a second factor it never proved.
+    expectError(await call(server.api, '/auth/passkeys/registration/options', { method: 'POST', token: earlier.access_token }), 403, 'SECOND_FACTOR_REQUIRED');
     // A key with the admin scope is not a session: it keeps working.
     expect((await call(server.api, '/admin/users', { apiKey: key.body.key })).status).to.equal(200);
 
@@ -78,9 +80,14 @@ describe('HTTP: the admin routes ask a second factor of an administrator who has
 
     expect((await adminUsers(registering.accessToken)).status, 'the session that registered the passkey').to.equal(200);
     expectError(await adminUsers(earlier), 403, 'SECOND_FACTOR_REQUIRED');
-    // Registering one more factor proves nothing of the one the account has: the session stays refused.
-    await register(earlier);
+    // Nor may that session add a factor of its own (a passkey, or TOTP), which would then pass every
+    // check that asks for one (docs/account-security.md, "Adding a factor"); nothing is stored.
+    expectError(await call(server.api, '/auth/passkeys/registration/options', { method: 'POST', token: earlier }), 403, 'SECOND_FACTOR_REQUIRED');
+    expectError(await call(server.api, '/auth/mfa/totp', { method: 'POST', token: earlier }), 403, 'SECOND_FACTOR_REQUIRED');
+    expect((await call(server.api, '/auth/passkeys', { token: registering.accessToken })).body.passkeys).to.have.length(1);
     expectError(await adminUsers(earlier), 403, 'SECOND_FACTOR_REQUIRED');
+    // The session that proved the factor may add another.
+    await register(registering.accessToken);
     // A password sign-in of a passkey-only account opens a session without a second factor.
     expectError(await adminUsers((await login('passkey-admin@example.com')).body.session.access_token), 403, 'SECOND_FACTOR_REQUIRED');
 

@@ -25,7 +25,7 @@ export function accountSecurityRoutes(hangar: Hangar): Route[] {
       summary: 'Start turning on two-factor sign-in: a new TOTP secret and its otpauth:// URI (for a QR code); confirm with POST /auth/mfa/totp/verify',
       responses: { 200: Type.Object({ secret: Type.String({ description: 'Base32' }), otpauth_uri: Type.String() }), ...errors(401, 403, 409) },
       handler: async ({ ctx, principal }) => {
-        const enrolment = await hangar.startTotpEnrolment.execute({ userId: principal.userId });
+        const enrolment = await hangar.startTotpEnrolment.execute({ userId: principal.userId, secondFactor: principal.kind === 'session' ? principal.secondFactor : undefined });
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { secret: enrolment.secret, otpauth_uri: enrolment.otpauthUri };
       },

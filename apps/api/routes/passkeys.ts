@@ -39,7 +39,7 @@ export function passkeyRoutes(hangar: Hangar): Route[] {
       responses: { 200: OptionsBody('PasskeyCreationOptions', 'PublicKeyCredentialCreationOptionsJSON'), ...errors(401, 403) },
       handler: async ({ ctx, principal }) => {
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = (await hangar.startPasskeyRegistration.execute({ userId: principal.userId })).options;
+        ctx.body = (await hangar.startPasskeyRegistration.execute({ userId: principal.userId, secondFactor: principal.kind === 'session' ? principal.secondFactor : undefined })).options;
       },
     }),
     defineRoute({
