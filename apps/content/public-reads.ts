@@ -89,7 +89,7 @@ async function answer(
   const label: RequestLabel = { requestId, method: req.method!, route: plain.disposition === 'inline' ? '/m/:id' : '/d/:id' };
   const logger = options.logger.enabled('info') ? options.logger : undefined;
   if (logger || options.observer) {
-    const client = clientOf({ get: (name: string) => String(req.headers[name.toLowerCase()] ?? ''), socket: req.socket } as Parameters<typeof clientOf>[0], options.trustProxyHops ?? 0);
+    const client = clientOf({ get: (name: string) => String(req.headers[name.toLowerCase()] ?? ''), socket: req.socket }, options.trustProxyHops ?? 0);
     whenFinished(req, res, ({ durationMs, bytesOut, aborted }) =>
       recordRequest(logger, options.observer, {
         server: 'content', requestId, ...client, method: req.method!, route: label.route, status: aborted ? CLIENT_CLOSED_STATUS : res.statusCode, durationMs, bytesIn: 0, bytesOut,

@@ -141,7 +141,7 @@ export class AppendToResumableUpload {
   private async complete(upload: ResumableUpload): Promise<FileView> {
     const { deps } = this;
     const blobKey = blobKeyFor(upload.userId, upload.fileId);
-    const stored = await deps.partials.complete({ state: upload.state as PartialBlobState, key: blobKey });
+    const stored = await deps.partials.complete({ state: upload.state, key: blobKey });
     let inserted = false;
     try {
       await checkDeclaredContentType(deps.sniffer, upload.contentType, await this.head(blobKey, stored.size));

@@ -116,7 +116,7 @@ describe('migration files (adapters/persistence/migrations)', () => {
 
   if (postgresUrl !== undefined) it(`gives a fresh Postgres schema, at ${LAST_OF_BEC26C8}, exactly the schema bec26c8's migrations gave it`, async function () {
     this.timeout(30_000);
-    const schema = await createTestSchema(postgresUrl!);
+    const schema = await createTestSchema(postgresUrl);
     const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) });
     try {
       await migrateTo(db, LAST_OF_BEC26C8, { migrationTableSchema: schema.schema });

@@ -410,13 +410,13 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(await page.locator('.secret code').nth(1).textContent()).to.include(`X-Api-Key: ${key}`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /ShareX configuration/ }).click()]);
     expect(download.suggestedFilename()).to.equal('hangar-laptop.sxcu');
-    const sxcu = JSON.parse(await readFile((await download.path())!, 'utf8'));
+    const sxcu = JSON.parse(await readFile((await download.path()), 'utf8'));
     expect(sxcu).to.deep.include({ RequestMethod: 'POST', RequestURL: `${server.api}/files?deletionUrl=true`, Body: 'Binary', URL: '{json:file.view_url}' });
     expect(sxcu).to.deep.include({ DeletionURL: '{json:deletion_url}', ThumbnailURL: '{json:file.public_url}?w=256&h=256&fit=inside' });
     expect(sxcu.Headers['X-Api-Key']).to.equal(key);
     await page.getByLabel('Link ShareX copies').selectOption('raw');
     const [raw] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /ShareX configuration/ }).click()]);
-    expect(JSON.parse(await readFile((await raw.path())!, 'utf8')).URL).to.equal('{json:file.public_url}');
+    expect(JSON.parse(await readFile((await raw.path()), 'utf8')).URL).to.equal('{json:file.public_url}');
     expect((await fetch(`${server.api}/files`, { headers: { 'x-api-key': key } })).status).to.equal(200);
     const deletion = await fetch(`${server.api}/files/no-such-file`, { method: 'DELETE', headers: { 'x-api-key': key } });
     expect(deletion.status, 'the key without files:delete may not delete').to.equal(403);

@@ -14,7 +14,7 @@ export function everyRoute(): Route[] {
       allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
       defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
       defaultMaxUploadSizeBytes: 1,
-    } as Parameters<typeof apiRoutes>[1]),
+    }),
     ...contentRoutes(hangar),
   ];
 }

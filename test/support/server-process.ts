@@ -77,8 +77,8 @@ export async function startServerProcess(env: Record<string, string>, { nodeArgs
   const exited = once(child, 'exit');
   exited.then(() => running.delete(child), () => running.delete(child));
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const deadline = Date.now() + 20_000;
   let match: RegExpExecArray | null = null;
   while (!(match = /API on (\S+) .*content on (\S+) /.exec(output))) {

@@ -68,7 +68,7 @@ async function buildDocuments(db: Kysely<any>): Promise<void> {
     for (let start = 0; start < values.length; start += 500) {
       await sql`insert into files_search (rowid, document) values ${sql.join(values.slice(start, start + 500))}`.execute(db);
     }
-    last = rows[rows.length - 1]!.r;
+    last = rows[rows.length - 1].r;
     if (rows.length < BATCH) break;
   }
 }

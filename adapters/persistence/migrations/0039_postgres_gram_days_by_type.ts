@@ -75,7 +75,7 @@ function fileSearchGramsUpTo3(searchText: string): string[] {
   const points = Array.from(searchText);
   const grams = new Set<string>();
   for (let i = 0; i < points.length; i++) {
-    const first = points[i]!;
+    const first = points[i];
     if (first === SEPARATOR) continue;
     grams.add(first);
     const second = points[i + 1];

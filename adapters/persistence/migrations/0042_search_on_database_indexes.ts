@@ -53,7 +53,7 @@ async function refold(db: Kysely<any>, write: (pairs: Array<[string, string]>) =
     const rows = (await query.execute()) as Array<{ id: string; name: string | null; file_id: string }>;
     if (rows.length === 0) return;
     await write(rows.map((row) => [row.id, searchTextOf(row)]));
-    after = rows[rows.length - 1]!.id;
+    after = rows[rows.length - 1].id;
   }
 }
 

@@ -127,7 +127,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
    */
   compiled(db: Kysely<HangarDatabase>, params: Params): CompiledQuery<Row> {
     const { sql, parameters } = this.bind(db, params);
-    return CompiledQuery.raw(sql, parameters) as CompiledQuery<Row>;
+    return CompiledQuery.raw(sql, parameters);
   }
 
   /**
@@ -146,7 +146,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
     const { sql, slots } = (this.compiledOnce ??= this.compile(db, params));
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i]!;
+      const slot = slots[i];
       parameters[i] = 'name' in slot ? params[slot.name] : slot.constant;
     }
     return { sql, parameters };

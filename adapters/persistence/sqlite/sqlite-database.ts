@@ -350,7 +350,7 @@ function directAccess(
         const statement = prepared(sql);
         if (!statement.readonly || !statement.reader || statement.busy) return undefined;
         if (cacheable) return (lookups ??= new LookupCache(database)).read(statement, sql, parameters);
-        return statement.all(parameters as unknown[]);
+        return statement.all(parameters);
       } catch {
         return undefined;
       }
@@ -440,7 +440,7 @@ function reportingWrites(statement: BetterSqlite3.Statement, writes: { happened:
     },
     iterate(parameters) {
       writes.happened = true;
-      return statement.iterate(parameters) as IterableIterator<unknown>;
+      return statement.iterate(parameters);
     },
   };
 }
