@@ -155,7 +155,7 @@ export function prettyLine(line: string): string {
     return line;
   }
   const time = typeof value.time === 'string' ? value.time.slice(11, 23) : '';
-  const parts = [time, LEVEL_LABELS[String(value.level)] ?? String(value.level), String(value.event ?? '')];
+  const parts = [time, LEVEL_LABELS[String(value.level)] ?? String(value.level), (value.event as string | undefined) ?? ''];
   if (typeof value.msg === 'string') parts.push(value.msg);
   let stack = '';
   for (const [key, field] of Object.entries(value)) {

@@ -7,8 +7,6 @@ import { parseEnv } from 'node:util';
 import { EMAIL_MIN_INTERVAL_MS, REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/accounts/account-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
 import {
-  absoluteHttpUrl,
-  baseUrl,
   ConfigError,
   DEFAULT_DATABASE_POOL_SIZE,
   type Env,

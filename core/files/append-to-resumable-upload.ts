@@ -102,7 +102,7 @@ export class AppendToResumableUpload {
    */
   private heartbeat(id: string, owner: string): { readonly lost: boolean; stop(): void } {
     const state = { lost: false, stopped: false };
-    let timer: TimerHandle | undefined;
+    let timer: TimerHandle;
     const schedule = () => {
       timer = setTimer(() => {
         this.deps.uploads.renew({ id, owner, until: this.deps.clock.now().getTime() + UPLOAD_LEASE_MS }).then(

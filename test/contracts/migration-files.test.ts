@@ -13,7 +13,6 @@ import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { dumpPostgresSchema, dumpSqliteSchema } from '../support/schema-dump.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** The repository's root, from dist/test/contracts/. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

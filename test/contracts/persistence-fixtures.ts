@@ -166,7 +166,7 @@ export function aLogEntry(userId: string, overrides: Partial<ActivityLogEntry> =
 
 /** Repositories over a fresh store; `close` releases it (and removes a temporary file). */
 export interface OpenedRepositories extends Repositories {
-  close(): Promise<void>;
+  close: () => Promise<void>;
   /** The SQL database the repositories use (SQLite, Postgres); undefined for the in-memory ones. */
   db?: Kysely<HangarDatabase>;
   /** How the repositories run their statements (with the fast path or lookup cache when on); undefined for the in-memory ones. */

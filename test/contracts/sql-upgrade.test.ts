@@ -13,7 +13,6 @@ import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../adapters/pers
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * The migrations a database is created at: the first, the one that brought private files and

@@ -259,7 +259,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     // The header's account line shows the plan state whole at 1280 px (no "Trial ends in 1…").
     const plan = page.locator('header').getByText('Trial ends in 9 days');
     await plan.waitFor();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs in the page, where the DOM types are
+    // `any`: the function runs in the page, where the DOM types are.
     const cut = await plan.evaluate((element: any) => {
       for (let node = element; node && node.tagName !== 'HEADER'; node = node.parentElement) {
         if (node.scrollWidth > node.clientWidth + 1 && (globalThis as any).getComputedStyle(node).overflowX !== 'visible') return `${node.tagName}.${node.className}: ${node.scrollWidth} > ${node.clientWidth}`;

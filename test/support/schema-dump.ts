@@ -1,7 +1,6 @@
 // What a migrated database's schema is, as text, so two ways of reaching a schema can be compared line by line.
 import { type Kysely, sql } from 'kysely';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * The schema of a SQLite database: every row of `sqlite_master` (tables, indexes, triggers, the

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0032, SQLite only: the substring index of `q`: the contentless FTS5 table `files_search`, the

@@ -26,7 +26,6 @@
 import { type Kysely, sql } from 'kysely';
 
 // Kysely's migrations take Kysely<any>: a migration runs against the schema as it was then.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** Files whose `search_text` is folded again per statement. */
 const BATCH = 1_000;

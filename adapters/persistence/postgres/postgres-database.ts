@@ -80,7 +80,7 @@ export interface PostgresDatabase {
   /** The changes of every process on this database (`LISTEN`, PostgresChangeFeed). */
   changes: ChangeFeed;
   /** Ends every pooled connection; queries in flight finish first. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;

@@ -71,7 +71,7 @@ export interface SqliteDatabase {
    */
   changes: ChangeFeed;
   /** Closes the connection; pending queries finish first. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { logEntryJson, profileJson, usageJson } from '../presenters.js';
-import { errors, LogEntryBody, Paged, PageQuery, ProfileBody, UsageBody } from '../schemas.js';
+import { errors, LogEntryBody, PageQuery, ProfileBody, UsageBody } from '../schemas.js';
 
 /** Usage, activity log and profile of the calling account (spec 4.15–4.17). */
 export function accountRoutes(hangar: Hangar): Route[] {

@@ -102,7 +102,7 @@ export function KeysScreen() {
   const create = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const name = String(new FormData(form).get('name') ?? '').trim();
+    const name = ((new FormData(form).get('name') as string | null) ?? '').trim();
     setError(undefined);
     const fields = scopeFieldsOf(form);
     if (typeof fields === 'string') return setError(fields);
