@@ -59,8 +59,8 @@ describe('migration files (adapters/persistence/migrations)', () => {
   it('exports sqlite(db) and postgres(db) from every file', async () => {
     for (const [name, load] of MIGRATIONS) {
       const migration = await load();
-      expect(migration.sqlite, name).to.be.a('function');
-      expect(migration.postgres, name).to.be.a('function');
+      expect(typeof migration.sqlite, name).to.equal('function');
+      expect(typeof migration.postgres, name).to.equal('function');
     }
   });
 

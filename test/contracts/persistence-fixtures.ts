@@ -21,7 +21,6 @@ import { type Kysely, sql } from 'kysely';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
 import { COPIED_TABLES } from '../../adapters/persistence/sql/copy-database.js';
-import { isPostgres } from '../../adapters/persistence/sql/dialect.js';
 import { createTestSchema, type TestSchema } from '../support/test-database.js';
 
 /** A fixed instant the suites count from, so expectations do not depend on the wall clock. */
