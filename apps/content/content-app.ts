@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import Koa, { type Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import { isDomainError } from '../../core/shared/errors.js';
-import { FITS, MAX_IMAGE_SIDE, parseImageRequest, type QueryValues, REQUESTABLE_FORMATS } from '../../core/images/image-params.js';
+import { FITS, MAX_IMAGE_SIDE, parseImageRequest, REQUESTABLE_FORMATS } from '../../core/images/image-params.js';
 import { IMAGE_BUSY_RETRY_AFTER_SECONDS } from '../../core/images/transform-slots.js';
 import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
 import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';

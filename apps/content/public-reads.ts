@@ -51,11 +51,16 @@ const NOT_PLAIN = ['content-length', 'transfer-encoding'] as const;
  * that a plain read does not have): about a third of a small read's CPU (decision 0011,
  * docs/decisions/).
  */
-export function publicReadsFirst(hangar: Hangar, app: RequestListener, options: PublicReadsOptions): RequestListener {
+export function publicReadsFirst(
+  hangar: Hangar,
+  app: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+  options: PublicReadsOptions,
+): RequestListener {
   const origin = Object.entries(options.originHeaders).flat();
   return (req, res) => {
     const plain = plainRead(req);
-    if (!plain) return app(req, res);
+    // Koa's callback answers every error itself: its promise never rejects.
+    if (!plain) return void app(req, res);
     answer(hangar, options, origin, req, res, plain).catch((error: unknown) => {
       // Not expected (answer handles its own failures): a bug, logged as the app logs one; the connection is cut.
       logInternalError(options.logger, { requestId: null, method: req.method ?? null, route: null }, error);

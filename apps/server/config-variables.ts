@@ -696,7 +696,7 @@ export function readVariable<K extends VariableName>(env: Env, name: K): Variabl
   const parsed = value === undefined || value === '' ? undefined : row.parse(value, name);
   const result = parsed === undefined ? row.fallback : parsed;
   // A fresh copy of a list fallback, so that no configuration shares (and may change) another's.
-  return (Array.isArray(result) ? [...result] : result) as VariableValue<K>;
+  return (Array.isArray(result) ? [...(result as unknown[])] : result) as VariableValue<K>;
 }
 
 /** The "default" cell of one row of docs/configuration.md. */

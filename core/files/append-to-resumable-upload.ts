@@ -3,7 +3,6 @@ import { DomainError } from '../shared/errors.js';
 import { type AbortSignalLike, clearTimer, setTimer, type TimerHandle } from '../shared/web-globals.js';
 import { checkDeclaredContentType } from './content-sniffer.js';
 import type { FileView } from './file-view.js';
-import type { PartialBlobState } from './partial-blob-store.js';
 import type { ResumableUpload } from './resumable-upload-repository.js';
 import { findOwnUpload, requireUnexpired, type ResumableUploadDeps } from './resumable-uploads.js';
 import { blobKeyFor, type StoredFile } from './stored-file.js';

@@ -229,7 +229,7 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
 }
 
 /** One suite per dialect: `open` gives an empty database (and the schema of Kysely's migration table on Postgres). */
-function describeUpgrades(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
+function describeUpgrades(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close: () => Promise<void> }>): void {
   describe(`upgrading a database that holds data to the latest migration (${dialect})`, function () {
     this.timeout(30_000);
     for (const start of STARTS) {

@@ -1,4 +1,3 @@
-import { type TSchema } from '@sinclair/typebox';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { apiRoutes } from '../../apps/api/api-app.js';

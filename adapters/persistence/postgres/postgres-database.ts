@@ -250,12 +250,12 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
 function preparedReads(pool: pg.Pool, names: StatementNames): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
   return async (sql, parameters) => {
     try {
-      return (await pool.query({ name: names.of(sql), text: sql, values: parameters as unknown[] })).rows;
+      return (await pool.query<Record<string, unknown>>({ name: names.of(sql), text: sql, values: parameters as unknown[] })).rows;
     } catch (error) {
       if (!planResultChanged(error)) throw translateDatabaseError(error);
       names.rename(sql);
       try {
-        return (await pool.query({ text: sql, values: parameters as unknown[] })).rows;
+        return (await pool.query<Record<string, unknown>>({ text: sql, values: parameters as unknown[] })).rows;
       } catch (again) {
         throw translateDatabaseError(again);
       }

@@ -17,6 +17,7 @@ export type LeasedTable = 'mail_outbox' | 'webhook_deliveries';
  * Used by SqlMailOutbox and SqlWebhookOutbox.
  * @param options.columns the columns the claim returns (trusted identifiers, never user input)
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- one statement for either outbox table, whose rows the caller types (Row)
 export async function claimDueRow<Row>(options: { db: Kysely<any>; table: LeasedTable; owner: string; leaseMs: number; now: () => number; columns: readonly string[] }): Promise<Row | undefined> {
   const { db, owner, leaseMs } = options;
   const table = sql.table(options.table);

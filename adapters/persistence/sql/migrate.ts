@@ -1,9 +1,8 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was then, not the current HangarDatabase */
 import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from 'kysely';
 import { MIGRATIONS, type MigrationEntry } from '../migrations/index.js';
 import { isPostgres } from './dialect.js';
 import type { HangarDatabase } from './schema.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was then, not the current HangarDatabase */
 
 /**
  * Hands Kysely's {@link Migrator} the frozen migration files listed in

@@ -108,7 +108,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
           ? `${kind}:${String(params[invalidatedBy.key])}`
           : (rows: readonly unknown[]) => {
               const value = (rows[0] as Record<string, unknown> | undefined)?.[invalidatedBy.column];
-              return value === undefined || value === null ? undefined : `${kind}:${String(value as string | number)}`;
+              return value === undefined || value === null ? undefined : `${kind}:${value as string | number}`;
             };
       return (await cache.load({ key, tag, kind, read: () => this.read(executor, sql, parameters) })) as Row[];
     }
