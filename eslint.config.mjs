@@ -1,7 +1,7 @@
 // ESLint (flat config), run by `npm run lint` and by `npm test` before the tests: typescript-eslint's
 // type-checked recommended rules on the TypeScript of core/, adapters/, apps/ (the dashboard too) and
 // test/, ESLint's recommended rules on the JavaScript (scripts/, bench/, bin/), and the import
-// boundaries of the hexagon (docs/architecture.md, "Code style"). A rule turned off or down says why.
+// boundaries of the hexagon (docs/tests.md, "Code style: lint and format"). A rule turned off or down says why.
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import js from '@eslint/js';
@@ -29,7 +29,7 @@ const { default: tseslint } = await import('typescript-eslint');
  */
 const SIBLING_APPS_APART = false;
 
-const ARCHITECTURE = 'docs/architecture.md, "Code style"';
+const ARCHITECTURE = 'docs/tests.md, "Code style: lint and format"';
 
 /** A relative specifier that climbs out of its folder into a top-level folder named one of `names`. */
 const into = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})(/|$)`, message: `${message} (${ARCHITECTURE})` });
