@@ -1,4 +1,4 @@
-// ESLint (flat config), run by `npm run lint` and by `npm test` before the tests: typescript-eslint's
+// ESLint (flat config), run by `npm run lint` (and by .ci/run before `npm test`): typescript-eslint's
 // type-checked recommended rules on the TypeScript of core/, adapters/, apps/ (the dashboard too) and
 // test/, ESLint's recommended rules on the JavaScript (scripts/, bench/, bin/), and the import
 // boundaries of the hexagon (docs/tests.md, "Code style: lint and format"). A rule turned off or down says why.
