@@ -45,8 +45,14 @@ const boundaries = {
     ],
   },
   adapters: { paths: [INVERSIFY], patterns: [into(['apps'], 'adapters/ import core/, never apps/')] },
-  api: { paths: [INVERSIFY], patterns: SIBLING_APPS_APART ? [into(['content'], 'apps/api does not import apps/content: what they share goes to apps/http')] : [] },
-  content: { paths: [INVERSIFY], patterns: SIBLING_APPS_APART ? [into(['api'], 'apps/content does not import apps/api: what they share goes to apps/http')] : [] },
+  api: {
+    paths: [INVERSIFY],
+    patterns: SIBLING_APPS_APART ? [into(['content'], 'apps/api does not import apps/content: what they share goes to apps/http')] : [],
+  },
+  content: {
+    paths: [INVERSIFY],
+    patterns: SIBLING_APPS_APART ? [into(['api'], 'apps/content does not import apps/api: what they share goes to apps/http')] : [],
+  },
   otherApps: { paths: [INVERSIFY] },
 };
 
@@ -149,5 +155,9 @@ export default defineConfig(
   { files: ['adapters/**/*.ts'], rules: { 'no-restricted-imports': ['error', boundaries.adapters] } },
   { files: ['apps/api/**/*.ts'], rules: { 'no-restricted-imports': ['error', boundaries.api] } },
   { files: ['apps/content/**/*.ts'], rules: { 'no-restricted-imports': ['error', boundaries.content] } },
-  { files: ['apps/*/**/*.ts'], ignores: ['apps/server/**', 'apps/api/**', 'apps/content/**'], rules: { 'no-restricted-imports': ['error', boundaries.otherApps] } },
+  {
+    files: ['apps/*/**/*.ts'],
+    ignores: ['apps/server/**', 'apps/api/**', 'apps/content/**'],
+    rules: { 'no-restricted-imports': ['error', boundaries.otherApps] },
+  },
 );
