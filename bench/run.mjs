@@ -5,13 +5,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
 import { measureStartup, RSS_TARGET_MIB } from './scenarios/startup.mjs';
-import { BENCH, ROOT, cpuTimeOf, freePort, memoryOf, peakMemoryTracker, processTree, runClient, SERVER_MAIN, serviceEnvironment, startBaseline, startService, stop } from './lib/processes.mjs';
+import { BENCH, ROOT, cpuTimeOf, freePort, memoryOf, peakMemoryTracker, processTree, runClient, serviceEnvironment, startBaseline, startService } from './lib/processes.mjs';
 import { withMagic } from './lib/magic.mjs';
 import { thumbnails } from './scenarios/thumbnails.mjs';
 import { format, GiB, median, MiB, table } from './lib/stats.mjs';
@@ -660,24 +659,6 @@ function expect201(result, what) {
 function expectBytes(result, what) {
   if (result.status !== 200 || result.bytes !== settings.bigBytes) throw new Error(`${what}: ${result.status}, ${result.bytes} bytes`);
   return result;
-}
-
-/** Polls `url` every 5 ms until it answers 200 (or anything, with `anyStatus`); rejects if `child` exits first. */
-async function firstAnswer(url, child, anyStatus = false) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before answering`);
-    const answered = await new Promise((resolve) => {
-      const request = http.get(url, { agent: false }, (response) => {
-        response.resume();
-        resolve(anyStatus || response.statusCode === 200);
-      });
-      request.on('error', () => resolve(false));
-    });
-    if (answered) return;
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** The verdict of one scenario against its target. */

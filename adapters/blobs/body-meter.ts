@@ -102,6 +102,7 @@ export async function* meteredBody(body: AsyncIterable<Uint8Array>, meter: ByteM
         ? await new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
             next.then(resolve, reject);
             // The body may have aborted the signal itself while producing this chunk, before we listen.
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason is passed on as the aborter gave it
             if (signal.aborted) reject(signal.reason);
             else failCurrentWait = reject;
           })

@@ -218,6 +218,7 @@ class EarlyFlusher {
   /** Waits for the background flush, then flushes the file. @throws the first flush error */
   async finish(): Promise<void> {
     await this.settle();
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the flush's own error, rethrown as it was caught
     if (this.failure !== undefined) throw this.failure;
     await this.handle.sync();
   }

@@ -125,7 +125,7 @@ export class GcsBlobStore implements BlobStore {
         await deadline(file.delete({ ignoreNotFound: true, timeout: this.timeoutMs } as object), this.timeoutMs, 'clean up').catch(() => undefined);
       }
       if (signal?.aborted || error instanceof DomainError || watched.threw(error)) throw error;
-      if (preconditionFailed) throw new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`);
+      if (preconditionFailed) throw new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`, { cause: error });
       throw unavailable('store a blob', error);
     }
   }

@@ -60,12 +60,12 @@ export class MemoryPartialBlobStore implements PartialBlobStore {
     if (partial.size !== partial.length) throw new Error(`The partial blob holds ${partial.size} of ${partial.length} bytes: not complete.`);
     const chunks = partial.chunks;
     const stored = await this.blobs.put({ key: options.key, body: (async function* () { yield* chunks; })(), contentType: partial.contentType, maxBytes: partial.length });
-    this.partials.delete(String(options.state.id));
+    this.partials.delete(options.state.id as string);
     return stored;
   }
 
   async abort(state: PartialBlobState): Promise<void> {
-    this.partials.delete(String(state.id));
+    this.partials.delete(state.id as string);
   }
 
   /** Test helper: how many partial blobs are held. */
@@ -74,7 +74,7 @@ export class MemoryPartialBlobStore implements PartialBlobStore {
   }
 
   private find(state: PartialBlobState): MemoryPartial {
-    const partial = this.partials.get(String(state.id));
+    const partial = this.partials.get(state.id as string);
     if (!partial) throw new DomainError('BLOB_STORE_UNAVAILABLE', 'The partial blob is gone (a memory store keeps partial blobs only in the process that created them).');
     return partial;
   }

@@ -85,7 +85,7 @@ export class SqliteSmallBlobStore implements BlobStore {
   async insert(options: { key: string; chunks: Uint8Array[]; size: number; taken?: (key: string) => Promise<boolean> }): Promise<void> {
     const { key, chunks, size } = options;
     const rows = await this.opened();
-    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
     try {
       await this.failpoints.reach('blob_write');
       if (await options.taken?.(key)) throw alreadyExists(key);
@@ -176,7 +176,7 @@ export class SqliteSmallBlobStore implements BlobStore {
       }
       for (const entry of page) yield { key: entry.key, size: entry.size, modifiedAt: new Date(entry.modifiedAt) };
       if (page.length < SMALL_BLOB_PAGE) return;
-      after = page[page.length - 1]!.key;
+      after = page[page.length - 1].key;
     }
   }
 

@@ -34,8 +34,8 @@ export class NodeIdGenerator implements IdGenerator {
     // 48-bit big-endian milliseconds: the high 16 bits, then the low 32.
     bytes.writeUInt16BE(Math.floor(ms / 2 ** 32) & 0xffff, 0);
     bytes.writeUInt32BE(ms % 2 ** 32, 2);
-    bytes[6] = 0x70 | (bytes[6]! & 0x0f); // version 7
-    bytes[8] = 0x80 | (bytes[8]! & 0x3f); // variant 10
+    bytes[6] = 0x70 | (bytes[6] & 0x0f); // version 7
+    bytes[8] = 0x80 | (bytes[8] & 0x3f); // variant 10
     const hex = bytes.toString('hex');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
@@ -51,7 +51,7 @@ export class NodeIdGenerator implements IdGenerator {
   /** The pool's next unused byte. */
   private randomByte(): number {
     if (this.poolOffset >= this.pool.length) this.refill();
-    return this.pool[this.poolOffset++]!;
+    return this.pool[this.poolOffset++];
   }
 
   private refill(): void {

@@ -109,7 +109,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
           // The counter rule belongs to the core (SignInWithPasskey), which refuses a regression with
           // its own error code; 0 keeps the library's copy of that check from answering first.
           counter: 0,
-          transports: input.credential.transports as AuthenticatorTransport[],
+          transports: input.credential.transports,
         },
         requireUserVerification: true,
       });

@@ -224,8 +224,10 @@ function toEdgeProviderError(what: string, retries: number, error: unknown): Dom
     const cause = error.cause instanceof Error ? (error.cause.cause instanceof Error ? error.cause.cause.message : error.cause.message) : error.message;
     message = `Cloudflare could not be reached to ${what} (${cause}${tried}); try again later.`;
   } else if (error instanceof APIError && error.status !== undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- the cloudflare package types an APIError's fields as any
     const errors = cloudflareErrors(error);
     const reasons = errors.map((one) => `${one.code} ${one.message}`).join('; ') || 'no error in the body';
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- the cloudflare package types an APIError's fields as any
     details = { provider: 'cloudflare', status: error.status, errors };
     if (error.status === 401 || error.status === 403) {
       message = `Cloudflare refused the API token when asked to ${what} (HTTP ${error.status}: ${reasons}); check the token and its zone permissions.`;
@@ -249,6 +251,7 @@ function cloudflareErrors(error: APIError): Array<{ code: number; message: strin
 
 /** True when `error` is a Cloudflare answer carrying error `code`. */
 function hasCode(error: unknown, code: number): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- the cloudflare package types an APIError's fields as any
   return error instanceof APIError && error.status !== undefined && cloudflareErrors(error).some((one) => one.code === code);
 }
 

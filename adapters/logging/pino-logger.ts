@@ -55,7 +55,7 @@ export class PinoLogger implements Logger {
 
   constructor(options: PinoLoggerOptions = {}) {
     const destination = options.destination ?? stdout();
-    const stream: DestinationStream = options.format === 'pretty' ? { write: (line: string) => destination.write(prettyLine(line)) } : (destination as DestinationStream);
+    const stream: DestinationStream = options.format === 'pretty' ? { write: (line: string) => destination.write(prettyLine(line)) } : (destination);
     const settings = (paths: string[]): pino.LoggerOptions => ({
       level: options.level ?? 'info',
       base: { pid: process.pid, ...options.base },
@@ -155,13 +155,13 @@ export function prettyLine(line: string): string {
     return line;
   }
   const time = typeof value.time === 'string' ? value.time.slice(11, 23) : '';
-  const parts = [time, LEVEL_LABELS[String(value.level)] ?? String(value.level), String(value.event ?? '')];
+  const parts = [time, LEVEL_LABELS[String(value.level)] ?? String(value.level), (value.event as string | undefined) ?? ''];
   if (typeof value.msg === 'string') parts.push(value.msg);
   let stack = '';
   for (const [key, field] of Object.entries(value)) {
     if (SHOWN_APART.has(key)) continue;
     if (key === 'error' && typeof field === 'object' && field !== null && 'stack' in field) {
-      const { stack: trace, ...rest } = field as { stack: unknown };
+      const { stack: trace, ...rest } = field;
       stack = `\n${String(trace)}`;
       parts.push(`error=${JSON.stringify(rest)}`);
       continue;

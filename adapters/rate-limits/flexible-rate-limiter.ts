@@ -51,6 +51,7 @@ export class FlexibleRateLimiter implements RateLimiter {
     await new Promise<void>((resolve, reject) => {
       // The first limiter creates the table (CREATE TABLE IF NOT EXISTS) and sweeps expired rows.
       new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName, keyPrefix: 'setup', points: 1, duration: 1 }, (error?: unknown) =>
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error is passed on as it came
         error ? reject(error) : resolve(),
       );
     });

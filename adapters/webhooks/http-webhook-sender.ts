@@ -41,7 +41,7 @@ export class HttpWebhookSender implements WebhookSender {
     try {
       [address] = (await this.options.policy.resolve(url.hostname)) as [{ address: string; family: 4 | 6 }];
     } catch (error) {
-      throw new Error(error instanceof DomainError ? `refused: ${error.message}` : String(error));
+      throw new Error(error instanceof DomainError ? `refused: ${error.message}` : String(error), { cause: error });
     }
     const pinned: LookupFunction = (_hostname, options, callback) => {
       if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);

@@ -27,7 +27,7 @@ for (const [address, prefix] of BLOCKED_V6) blocked.addSubnet(address, prefix, '
 
 /** The eight 16-bit groups of an IPv6 literal (with `::` and a dotted IPv4 tail expanded). */
 function ipv6Groups(address: string): number[] {
-  let text = address.split('%')[0]!.toLowerCase();
+  let text = address.split('%')[0].toLowerCase();
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (dotted) {
     const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
@@ -46,7 +46,7 @@ function embeddedV4(address: string): string | undefined {
   const groups = ipv6Groups(address);
   if (groups.length !== 8 || groups.slice(0, 5).some((group) => group !== 0) || (groups[5] !== 0 && groups[5] !== 0xffff)) return undefined;
   if (groups[5] === 0 && groups[6] === 0) return undefined; // :: and ::1 are IPv6's own.
-  const [high, low] = [groups[6]!, groups[7]!];
+  const [high, low] = [groups[6], groups[7]];
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 

@@ -143,11 +143,9 @@ export class SqlWebhookOutbox {
     await this.db.deleteFrom('webhook_deliveries').where((eb) => eb.or([eb('sent_at', '<', this.now() - DELIVERED_RETENTION_MS), eb('failed_at', '<', this.now() - DELIVERED_RETENTION_MS)])).execute();
     await this.db
       .deleteFrom('webhooks')
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('users').select('users.id').whereRef('users.id', '=', 'webhooks.user_id'))),
-      )
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.webhook_id', '=', 'webhooks.id').where('webhook_deliveries.sent_at', 'is', null).where('webhook_deliveries.failed_at', 'is', null))),
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('users').select('users.id').whereRef('users.id', '=', 'webhooks.user_id'))))
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.webhook_id', '=', 'webhooks.id').where('webhook_deliveries.sent_at', 'is', null).where('webhook_deliveries.failed_at', 'is', null))),
       )
       .execute();
   }
@@ -247,7 +245,7 @@ function shareOf(row: Record<string, unknown>): Share {
     fileId: String(row.file_id),
     fileRecordId: String(row.file_record_id),
     // The snapshot never carries the minting key (webhook payloads do not show it).
-    apiKeyId: row.api_key_id === null || row.api_key_id === undefined ? null : String(row.api_key_id),
+    apiKeyId: row.api_key_id === null || row.api_key_id === undefined ? null : (row.api_key_id as string),
     passwordHash: row.has_password === 1 || row.has_password === true ? '(not in the snapshot)' : null,
     expiresAt: row.expires_at === null || row.expires_at === undefined ? null : new Date(Number(row.expires_at)),
     maxDownloads: nullable(row.max_downloads),
@@ -265,7 +263,7 @@ function parseEvent(row: ClaimedDelivery): WebhookEvent {
     case 'file.updated':
       return { ...base, type: row.event_type, file: fileOf(snapshot) };
     case 'file.deleted':
-      return { ...base, type: 'file.deleted', file: fileOf(snapshot), reason: String(snapshot.reason ?? 'deleted') as FileDeletionReason };
+      return { ...base, type: 'file.deleted', file: fileOf(snapshot), reason: (snapshot.reason as FileDeletionReason | undefined) ?? 'deleted' };
     case 'share.created':
     case 'share.revoked':
     case 'share.exhausted':

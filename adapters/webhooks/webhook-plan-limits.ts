@@ -15,6 +15,7 @@ export interface PlanLimits {
  * row. Run at every start (the plans come from the configuration, which the database cannot read):
  * rows are upserted, then plans no longer configured removed, so processes starting at once agree.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- webhook_plan_limits is read only by SQL triggers, so HangarDatabase does not declare it
 export async function writeWebhookPlanLimits(db: Kysely<any>, options: { plans: readonly PlanLimits[]; defaultPlan: string }): Promise<void> {
   const fallback = options.plans.find((plan) => plan.name === options.defaultPlan);
   const rows = [...options.plans, ...(fallback ? [{ ...fallback, name: '' }] : [])];

@@ -777,7 +777,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   const words = command.name.split(' ').length;
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv.slice(words), options: command.options ?? {}, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({ args: argv.slice(words), options: command.options ?? {}, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), synopsis(command));
   }

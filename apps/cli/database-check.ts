@@ -51,7 +51,7 @@ export async function findHangarDatabase(database: Config['database']): Promise<
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(`cannot connect to Postgres at ${where}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cannot connect to Postgres at ${where}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   try {
     const table = await client.query<{ present: boolean }>(`select to_regclass($1) is not null as present`, [MIGRATION_TABLE]);

@@ -82,7 +82,7 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
       params: ContentParams, query: ImageQuery, headers: ViewHeaders, responses: viewResponses,
       responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {
-        const request = parseImageRequest(query as QueryValues);
+        const request = parseImageRequest(query);
         if (request) await serveImage(ctx, hangar, params.id, request, clientAddress(ctx, options.trustProxyHops ?? 0));
         else await servePublic(ctx, hangar, params.id, 'inline');
       },

@@ -26,7 +26,7 @@ export const PREVIEW_CSP =
 type PreviewKind = 'image' | 'video' | 'audio' | 'link';
 
 function kindOf(contentType: string): PreviewKind {
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const type = contentType.split(';')[0].trim().toLowerCase();
   if (type.startsWith('image/')) return 'image';
   if (type.startsWith('video/')) return 'video';
   if (type.startsWith('audio/')) return 'audio';
@@ -156,7 +156,7 @@ function fileIdOf(url: URL): string | undefined {
   const match = /^\/(?:v|m|d)\/([^/]+)$/.exec(url.pathname);
   if (!match) return undefined;
   try {
-    return decodeURIComponent(match[1]!);
+    return decodeURIComponent(match[1]);
   } catch {
     return undefined;
   }

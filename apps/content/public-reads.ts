@@ -51,11 +51,16 @@ const NOT_PLAIN = ['content-length', 'transfer-encoding'] as const;
  * that a plain read does not have): about a third of a small read's CPU (decision 0011,
  * docs/decisions/).
  */
-export function publicReadsFirst(hangar: Hangar, app: RequestListener, options: PublicReadsOptions): RequestListener {
+export function publicReadsFirst(
+  hangar: Hangar,
+  app: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+  options: PublicReadsOptions,
+): RequestListener {
   const origin = Object.entries(options.originHeaders).flat();
   return (req, res) => {
     const plain = plainRead(req);
-    if (!plain) return app(req, res);
+    // Koa's callback answers every error itself: its promise never rejects.
+    if (!plain) return void app(req, res);
     answer(hangar, options, origin, req, res, plain).catch((error: unknown) => {
       // Not expected (answer handles its own failures): a bug, logged as the app logs one; the connection is cut.
       logInternalError(options.logger, { requestId: null, method: req.method ?? null, route: null }, error);
@@ -89,7 +94,7 @@ async function answer(
   const label: RequestLabel = { requestId, method: req.method!, route: plain.disposition === 'inline' ? '/m/:id' : '/d/:id' };
   const logger = options.logger.enabled('info') ? options.logger : undefined;
   if (logger || options.observer) {
-    const client = clientOf({ get: (name: string) => String(req.headers[name.toLowerCase()] ?? ''), socket: req.socket } as Parameters<typeof clientOf>[0], options.trustProxyHops ?? 0);
+    const client = clientOf({ get: (name: string) => String(req.headers[name.toLowerCase()] ?? ''), socket: req.socket }, options.trustProxyHops ?? 0);
     whenFinished(req, res, ({ durationMs, bytesOut, aborted }) =>
       recordRequest(logger, options.observer, {
         server: 'content', requestId, ...client, method: req.method!, route: label.route, status: aborted ? CLIENT_CLOSED_STATUS : res.statusCode, durationMs, bytesIn: 0, bytesOut,

@@ -32,7 +32,7 @@ export function signedContentRoutes(hangar: Hangar): Route[] {
       responses: { 200: BINARY, 206: BINARY, 304: null, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 422: ErrorBody, 503: ErrorBody },
       responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {
-        const read = await hangar.readSignedFile.execute({ fileId: params.id, query: query as QueryValues, accept: ctx.get('Accept') || undefined });
+        const read = await hangar.readSignedFile.execute({ fileId: params.id, query: query, accept: ctx.get('Accept') || undefined });
         // Cached by the browser no longer than the URL works.
         const cacheControl = `private, max-age=${Math.max(0, Math.floor((read.expiresAt.getTime() - Date.now()) / 1000))}`;
         if (read.kind === 'image') await sendImage(ctx, read.image, { cacheControl, disposition: read.disposition });

@@ -112,6 +112,7 @@ export function clientOf(ctx: Pick<Context, 'get' | 'socket'>, trustProxyHops: n
  */
 export function countReceivedBytes(req: IncomingMessage): () => number {
   let received = 0;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the stream's own push, called below with the stream as `this`
   const push = req.push;
   req.push = function countedPush(this: IncomingMessage, chunk: unknown, encoding?: BufferEncoding): boolean {
     if (chunk !== null && chunk !== undefined) received += typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : (chunk as Uint8Array).byteLength;

@@ -12,7 +12,7 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
  */
 export function headerText(value: string | undefined): string | undefined {
   // Only bytes 0x80–0xFF may start a multi-byte sequence; a character above 0xFF did not come from the wire.
-  if (value === undefined || !/[\x80-\xff]/.test(value) || /[^\x00-\xff]/.test(value)) return value;
+  if (value === undefined || !/[\x80-\xff]/.test(value) || /[\u0100-\uffff]/.test(value)) return value;
   try {
     return STRICT_UTF8.decode(Buffer.from(value, 'latin1'));
   } catch {

@@ -186,7 +186,7 @@ export function buildRoutes(routes: readonly Route[], hangar: Pick<Hangar, 'auth
         }
         body = validate('body', route.body as TSchema, check.body(), await readJson(ctx), false);
       }
-      await route.handler({ ctx, params, query, body, principal, admin } as RouteInput<unknown, unknown, unknown> as never);
+      await route.handler({ ctx, params, query, body, principal, admin } as RouteInput<unknown, unknown, unknown>);
     });
   }
   const methods = new Set(routes.map((route) => route.method));

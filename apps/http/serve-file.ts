@@ -27,7 +27,7 @@ const SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self' data:; style
 export interface ServableFile {
   file: StoredFile;
   /** Opens the bytes, whole or an inclusive range already checked against `file.size` (BlobStore.get's rules). */
-  open(range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array>>;
+  open: (range?: ByteRange, options?: BlobReadOptions) => Promise<AsyncIterable<Uint8Array>>;
 }
 
 /** How {@link serveFile} answers. */

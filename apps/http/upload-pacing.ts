@@ -125,6 +125,7 @@ function nextWithin<T>(iterator: AsyncIterator<T>, ms: number): Promise<Iterator
   next.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const idle = new Promise<never>((_, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- IDLE is a sentinel the caller compares against, not an error to report
     timer = setTimeout(() => reject(IDLE), ms);
   });
   return Promise.race([next, idle]).finally(() => clearTimeout(timer));

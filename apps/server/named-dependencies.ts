@@ -19,6 +19,6 @@ export function namedDependencies<T extends Record<string, ServiceIdentifier<unk
   const names = Object.keys(tokens) as (keyof T & string)[];
   return [
     (...values: unknown[]) => build(Object.fromEntries(names.map((name, at) => [name, values[at]])) as ResolvedDependencies<T>),
-    names.map((name) => tokens[name]!),
+    names.map((name) => tokens[name]),
   ];
 }

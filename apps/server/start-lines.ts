@@ -1,6 +1,5 @@
 import { routingRecordType } from '../../core/domains/custom-domain.js';
 import type { Config } from './config.js';
-import type { RunningHangar } from './start.js';
 
 /**
  * Which interfaces a listen address (`http://0.0.0.0:3000`, `http://[::]:3000`, `http://127.0.0.1:3000`)
@@ -36,7 +35,7 @@ function bound(address: string, publicUrl: string): string {
  * point at one: users are told to create an A/AAAA record instead). Printed by apps/server/main.ts
  * (one process) or apps/server/supervisor.ts (WORKERS > 1); the tests and `npm run bench` find the
  * addresses in the first one (`API on <address> … content on <address> `).
- * @param api the API server's bound address, as {@link RunningHangar.apiListen} gives it
+ * @param api the API server's bound address, as `RunningHangar.apiListen` (start.ts) gives it
  * @param content the content server's, likewise
  * @param metrics where `GET /metrics` answers, when served
  */

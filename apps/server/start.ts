@@ -172,7 +172,12 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
 }
 
 /** An HTTP server for `handler`; what Node refuses before the app sees it is answered in the error format, with `clientErrorHeaders`. */
-function listen(handler: http.RequestListener, options: http.ServerOptions, clientErrorHeaders: Record<string, string> = {}): http.Server {
+function listen(
+  handler: (request: http.IncomingMessage, response: http.ServerResponse) => void | Promise<void>,
+  options: http.ServerOptions,
+  clientErrorHeaders: Record<string, string> = {},
+): http.Server {
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- Koa's callback and publicReadsFirst answer every error themselves: their promise never rejects
   const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: 5_000, ...options }, handler);
   server.setTimeout(IDLE_TIMEOUT_MS);
   answerClientErrors(server, clientErrorHeaders);

@@ -13,7 +13,6 @@
 // - modules: ES modules and CommonJS files each process loaded (one more start, under
 //   bench/lib/count-modules.mjs, kept out of the timed runs since the counting slows the start).
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';

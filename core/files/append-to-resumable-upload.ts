@@ -3,7 +3,6 @@ import { DomainError } from '../shared/errors.js';
 import { type AbortSignalLike, clearTimer, setTimer, type TimerHandle } from '../shared/web-globals.js';
 import { checkDeclaredContentType } from './content-sniffer.js';
 import type { FileView } from './file-view.js';
-import type { PartialBlobState } from './partial-blob-store.js';
 import type { ResumableUpload } from './resumable-upload-repository.js';
 import { findOwnUpload, requireUnexpired, type ResumableUploadDeps } from './resumable-uploads.js';
 import { blobKeyFor, type StoredFile } from './stored-file.js';
@@ -110,7 +109,7 @@ export class AppendToResumableUpload {
    */
   private heartbeat(id: string, owner: string): { readonly lost: boolean; stop(): void } {
     const state = { lost: false, stopped: false };
-    let timer: TimerHandle | undefined;
+    let timer: TimerHandle;
     const schedule = () => {
       timer = setTimer(() => {
         this.deps.uploads.renew({ id, owner, until: this.deps.clock.now().getTime() + UPLOAD_LEASE_MS }).then(
@@ -153,7 +152,7 @@ export class AppendToResumableUpload {
     // An image whose metadata goes (docs/image-metadata.md) becomes a blob beside the file's, rewritten into the file's.
     const stripping = user.imageMetadata !== 'keep' && stripsMetadataOf(upload.contentType);
     const receivedKey = stripping ? `${blobKey}/${UNSTRIPPED_BLOB}` : blobKey;
-    let stored = await deps.partials.complete({ state: upload.state as PartialBlobState, key: receivedKey });
+    let stored = await deps.partials.complete({ state: upload.state, key: receivedKey });
     let inserted = false;
     let metadataRemoved: MetadataKind[] = [];
     try {

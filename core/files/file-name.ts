@@ -17,7 +17,7 @@ export function parseFileName(header: string | undefined): string | null {
       throw new DomainError('INVALID_FILE_NAME', 'x-file-name has a percent escape that is not valid UTF-8.');
     }
   }
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what the name loses
   name = name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
   if ([...name].length > MAX_FILE_NAME_LENGTH) {
     throw new DomainError('INVALID_FILE_NAME', `The file name must be at most ${MAX_FILE_NAME_LENGTH} characters long.`);
@@ -33,7 +33,7 @@ export function parseFileName(header: string | undefined): string | null {
  */
 export function cleanFileName(value: string | null): string | null {
   if (value === null) return null;
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what the name loses
   const name = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
   if ([...name].length > MAX_FILE_NAME_LENGTH) {
     throw new DomainError('INVALID_FILE_NAME', `The file name must be at most ${MAX_FILE_NAME_LENGTH} characters long.`);

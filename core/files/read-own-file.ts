@@ -13,7 +13,7 @@ export interface OwnFile {
    * {@link BlobStore.get} does (`options.borrowChunks`: chunks are only lent, see {@link BlobReadOptions}).
    * @throws DomainError FILE_NOT_FOUND when the blob has gone, BLOB_STORE_UNAVAILABLE
    */
-  open(range?: ByteRange, options?: BlobReadOptions): Promise<AsyncIterable<Uint8Array>>;
+  open: (range?: ByteRange, options?: BlobReadOptions) => Promise<AsyncIterable<Uint8Array>>;
 }
 
 /**

@@ -263,7 +263,7 @@ export class RateLimits {
     const { limiter } = this.deps;
     return {
       failed: once(() =>
-        Promise.all(claims.map((claim) => (claim.kind === 'gated' ? limiter.block({ rule: claim.scope.delay, key: claim.scope.key, seconds: claim.delaySeconds }) : undefined))),
+        Promise.all(claims.flatMap((claim) => (claim.kind === 'gated' ? [limiter.block({ rule: claim.scope.delay, key: claim.scope.key, seconds: claim.delaySeconds })] : []))),
       ),
       succeeded: once(() =>
         Promise.all(

@@ -50,9 +50,9 @@ export class ViewWebhookEvent {
     switch (event.type) {
       case 'file.created':
       case 'file.updated':
-        return { ...base, kind: 'file', file: (await this.deps.addresses.views(event.userId, [event.file]))[0]! };
+        return { ...base, kind: 'file', file: (await this.deps.addresses.views(event.userId, [event.file]))[0] };
       case 'file.deleted':
-        return { ...base, kind: 'file', file: (await this.deps.addresses.views(event.userId, [event.file]))[0]!, reason: event.reason };
+        return { ...base, kind: 'file', file: (await this.deps.addresses.views(event.userId, [event.file]))[0], reason: event.reason };
       case 'share.created':
       case 'share.revoked':
       case 'share.exhausted':

@@ -159,7 +159,7 @@ for (const fastPath of [true, false]) describe(`PrecompiledQuery (SQLite, fast p
       const alwaysBusy: DirectTransaction = (() => {
         calls += 1;
         return DIRECT_BUSY;
-      }) as DirectTransaction;
+      });
       const started = Date.now();
       const viaKysely = await new SqlExecutor(db, { direct: { read: () => undefined, transaction: alwaysBusy } }).transaction(function* () {
         const result = yield sql`select 'kysely' as n`.compile(db);

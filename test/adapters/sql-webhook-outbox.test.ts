@@ -139,9 +139,9 @@ function describeOutbox(name: string, open: () => Promise<Opened>): void {
       for (const file of files.slice(0, 3)) await opened.repos.files.insert(file, ROOMY);
       await outbox().drain();
       expect(receiver.received.map((r) => [r.payload.type, r.payload.data])).to.deep.equal([['quota.warning', { resource: 'storage', used: 850, limit: 1000 }]]);
-      await opened.repos.files.deleteMany({ userId, fileIds: [files[2]!.fileId] });
-      await opened.repos.files.insert(files[2]!, ROOMY);
-      await opened.repos.files.insert(files[3]!, ROOMY);
+      await opened.repos.files.deleteMany({ userId, fileIds: [files[2].fileId] });
+      await opened.repos.files.insert(files[2], ROOMY);
+      await opened.repos.files.insert(files[3], ROOMY);
       await outbox().drain();
       // 850 again after falling to 700 is a new crossing; 1000 reaches the limit. One drain's deliveries
       // may arrive in any order (per-endpoint ordering is not promised: docs/webhooks.md).

@@ -42,10 +42,10 @@ describe('SQLite trigram index of q (files_trigram, migration 0042)', function (
     // Holes in the rowids of `files`, which VACUUM may close by renumbering.
     await repositories.files.deleteMany({ userId: user.id, fileIds: stored.filter((_, i) => i % 3 === 0).map((file) => file.fileId) });
     const live = stored.filter((_, i) => i % 3 !== 0);
-    await repositories.files.update({ userId: user.id, fileId: live[0]!.fileId, changes: { name: 'Résumé.pdf' } });
+    await repositories.files.update({ userId: user.id, fileId: live[0].fileId, changes: { name: 'Résumé.pdf' } });
     await sql`vacuum`.execute(database.db);
     const expected = (needle: string, names: (file: (typeof stored)[number]) => string) => live.filter((file) => names(file).includes(needle)).map((file) => file.fileId).sort();
-    const nameNow = (file: (typeof stored)[number]) => (file.fileId === live[0]!.fileId ? 'resume.pdf' : file.name!);
+    const nameNow = (file: (typeof stored)[number]) => (file.fileId === live[0].fileId ? 'resume.pdf' : file.name!);
     for (const needle of ['holiday', 'invoice', 'resume', 'y-1', '.pdf']) {
       expect(await indexed(needle), needle).to.deep.equal(expected(needle, nameNow));
       const page = await repositories.files.list({ userId: user.id, filter: { q: needle }, window: { offset: 0, limit: 100 } });
@@ -54,11 +54,11 @@ describe('SQLite trigram index of q (files_trigram, migration 0042)', function (
     // A file added after the VACUUM is found too, and one deleted after it is not.
     const late = aFile(user.id, { name: 'holiday-late.jpg', fileId: 'file999999' });
     expect(await repositories.files.insert(late, ROOMY)).to.equal('inserted');
-    await repositories.files.deleteMany({ userId: user.id, fileIds: [live[1]!.fileId] });
+    await repositories.files.deleteMany({ userId: user.id, fileIds: [live[1].fileId] });
     const now = [...live.filter((file) => file !== live[1]), late];
     expect(await indexed('holiday')).to.deep.equal(now.filter((file) => file.name!.includes('holiday') && file !== live[0]).map((file) => file.fileId).sort());
     const { rows } = await sql<{ keys: number; files: number }>`select (select count(*) from files_trigram_keys) as keys, (select count(*) from files) as files`.execute(database.db);
-    expect(rows[0]!.keys).to.equal(rows[0]!.files);
+    expect(rows[0].keys).to.equal(rows[0].files);
   });
 
   it('drops the index entries of an account deleted with its files (foreign-key cascade), keeping the others', async () => {
@@ -68,6 +68,6 @@ describe('SQLite trigram index of q (files_trigram, migration 0042)', function (
     await sql`delete from users where id = ${gone.id}`.execute(database.db);
     expect(await indexed('holiday')).to.deep.equal(['file000002']);
     const { rows } = await sql<{ keys: number }>`select count(*) as keys from files_trigram_keys`.execute(database.db);
-    expect(rows[0]!.keys).to.equal(1);
+    expect(rows[0].keys).to.equal(1);
   });
 });

@@ -89,7 +89,7 @@ describe('the page cache of the service’s SQLite connection', () => {
     const database = await openSqliteDatabase({ path: path.join(directory, 'hangar.db'), ...options });
     try {
       const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(database.db);
-      return -rows[0]!.cache_size;
+      return -rows[0].cache_size;
     } finally {
       await database.close();
     }

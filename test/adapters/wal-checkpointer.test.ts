@@ -86,13 +86,13 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS * 2));
     await checkpoints.close();
     expect(failures).to.have.length(1);
-    expect(failures[0]!.message).to.include(missing);
+    expect(failures[0].message).to.include(missing);
     expect(await exists(missing), 'the checkpointer creates no database').to.equal(false);
   });
 
   describe('batch writes on the worker’s connection (the activity log’s)', () => {
     /** `PRAGMA data_version` of the service's connection: it changes only when *another* connection commits. */
-    const dataVersion = async (db: Kysely<HangarDatabase>) => (await sql<{ data_version: number }>`pragma data_version`.execute(db)).rows[0]!.data_version;
+    const dataVersion = async (db: Kysely<HangarDatabase>) => (await sql<{ data_version: number }>`pragma data_version`.execute(db)).rows[0].data_version;
     const entries = (userId: string, count: number, from = 0): ActivityLogEntry[] =>
       Array.from({ length: count }, (_, i) => ({
         id: `log-${from + i}`, userId, method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null,

@@ -13,7 +13,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 /** An environment that records every variable name looked up in it. */
 function recording(values: Record<string, string>): { env: Record<string, string | undefined>; read: Set<string> } {
   const read = new Set<string>();
-  const env = new Proxy(values as Record<string, string | undefined>, {
+  const env = new Proxy(values, {
     get(target, name) {
       if (typeof name === 'string') read.add(name);
       return target[name as string];

@@ -87,9 +87,9 @@ describe('admin CLI: db copy', function () {
       expect(await rowCounts(opened.db)).to.deep.equal(sourceCounts);
       // The trigram index of `q` (migration 0042) is filled by the copy's own triggers, one entry per file.
       const { rows } = await sql<{ keys: number; files: number }>`select (select count(*) from files_trigram_keys) as keys, (select count(*) from files) as files`.execute(opened.db);
-      expect(rows[0]!.keys).to.equal(sourceCounts.files);
+      expect(rows[0].keys).to.equal(sourceCounts.files);
       const found = await sql<{ n: number }>`select count(*) as n from files_trigram where files_trigram match '".png"'`.execute(opened.db);
-      expect(found.rows[0]!.n).to.equal(sourceCounts.files);
+      expect(found.rows[0].n).to.equal(sourceCounts.files);
     } finally {
       await opened.close();
     }

@@ -31,7 +31,7 @@ async function hostProject(): Promise<{ dir: string; write(file: string, text: s
         await run(process.execPath, [TSC, '-p', dir], { cwd: dir });
       } catch (error) {
         const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-        throw new Error(`tsc failed in the host project:\n${stdout ?? ''}${stderr ?? ''}`);
+        throw new Error(`tsc failed in the host project:\n${stdout ?? ''}${stderr ?? ''}`, { cause: error });
       }
     },
     node: async (file) => (await run(process.execPath, [path.join(dir, file)], { cwd: dir, timeout: 30_000 })).stdout,

@@ -90,15 +90,15 @@ describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', fu
       // with both cores busy elsewhere V8 ran them less often per byte (1 in two uploads, 4 in
       // seven). The default setting then gets as many uploads, and must run at most 2 in all.
       const [control, set] = servers;
-      const controlBefore = markCompacts(control!);
+      const controlBefore = markCompacts(control);
       let uploads = 0;
-      while (uploads < 2 || (markCompacts(control!) - controlBefore < 4 && uploads < MAX_CONTROL_UPLOADS)) {
-        expect(await uploadStream(control!.api, keys[0]!.apiKey, UPLOAD_BYTES)).to.equal(201);
+      while (uploads < 2 || (markCompacts(control) - controlBefore < 4 && uploads < MAX_CONTROL_UPLOADS)) {
+        expect(await uploadStream(control.api, keys[0].apiKey, UPLOAD_BYTES)).to.equal(201);
         uploads++;
       }
-      const setBefore = markCompacts(set!);
-      for (let upload = 0; upload < uploads; upload++) expect(await uploadStream(set!.api, keys[1]!.apiKey, UPLOAD_BYTES)).to.equal(201);
-      const counts = [markCompacts(control!) - controlBefore, markCompacts(set!) - setBefore];
+      const setBefore = markCompacts(set);
+      for (let upload = 0; upload < uploads; upload++) expect(await uploadStream(set.api, keys[1].apiKey, UPLOAD_BYTES)).to.equal(201);
+      const counts = [markCompacts(control) - controlBefore, markCompacts(set) - setBefore];
       expect(counts[0], `full collections with HEAP_GROWING_PERCENT=1 (the control) in ${uploads} uploads: ${counts.join(', ')}`).to.be.at.least(4);
       expect(counts[1], `full collections with the default in ${uploads} uploads: ${counts.join(', ')}`).to.be.at.most(2);
     } finally {

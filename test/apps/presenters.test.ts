@@ -52,7 +52,7 @@ function otherValue(value: unknown): unknown {
   if (typeof value === 'number') return value + 1;
   if (typeof value === 'boolean') return !value;
   if (value === null) return new Date(Date.UTC(2027, 0, 1));
-  throw new Error(`no other value for ${String(value)}`);
+  throw new Error(`no other value for ${JSON.stringify(value)}`);
 }
 
 describe('fileJsonText', () => {

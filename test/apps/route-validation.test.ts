@@ -9,7 +9,7 @@ function inputSchemas(): Array<[string, TSchema]> {
   const schemas: Array<[string, TSchema]> = [];
   for (const route of everyRoute()) {
     for (const part of ['query', 'params', 'headers'] as const) {
-      const schema = route[part] as TSchema | undefined;
+      const schema = route[part];
       if (schema) schemas.push([`${route.method} ${route.path} ${part}`, schema]);
     }
   }

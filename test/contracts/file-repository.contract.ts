@@ -76,12 +76,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       expect(await total()).to.equal(2);
       expect(await writer.insert(aFile(userId, { name: 'cat-3.png' }), ROOMY)).to.equal('inserted');
       expect(await total()).to.equal(3);
-      await writer.deleteMany({ userId, fileIds: [cat1!.fileId] });
+      await writer.deleteMany({ userId, fileIds: [cat1.fileId] });
       expect(await total()).to.equal(2);
       // One in, one out: the same count of files, and still counted anew.
       expect(await writer.insert(aFile(userId, { name: 'dog-2.png' }), ROOMY)).to.equal('inserted');
       const [cat2] = (await files.list({ userId, filter: { q: 'cat-2' }, window: { offset: 0, limit: 1 } })).items;
-      await writer.deleteMany({ userId, fileIds: [cat2!.fileId] });
+      await writer.deleteMany({ userId, fileIds: [cat2.fileId] });
       expect(await total()).to.equal(1);
       expect((await files.list({ userId: otherUserId, filter: { q: 'cat-', sizeMin: 0 }, window: { offset: 0, limit: 1 } })).total).to.equal(1);
     });
@@ -112,33 +112,33 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         const now = { ...file, ...changes };
         return `${now.fileId} ${now.name} ${now.isPublic} ${now.viewCount} ${now.expiresAt?.getTime() ?? '-'}`;
       };
-      expect((await expectSame())[0]).to.deep.equal({ total: 2, files: [line(fern!), line(lake!)] });
+      expect((await expectSame())[0]).to.deep.equal({ total: 2, files: [line(fern), line(lake)] });
 
       const [newest] = [aFile(userId, { name: 'pine-new.png', createdAt: at(5) })];
-      expect(await writer.insert(newest!, ROOMY)).to.equal('inserted');
+      expect(await writer.insert(newest, ROOMY)).to.equal('inserted');
       let now = await expectSame();
-      expect(now[0]).to.deep.equal({ total: 3, files: [line(newest!), line(fern!)] });
-      expect(now[1]).to.deep.equal({ total: 2, files: [line(newest!), line(lake!)] });
-      expect(now[2]!.total).to.equal(4);
+      expect(now[0]).to.deep.equal({ total: 3, files: [line(newest), line(fern)] });
+      expect(now[1]).to.deep.equal({ total: 2, files: [line(newest), line(lake)] });
+      expect(now[2].total).to.equal(4);
 
-      await writer.update({ userId, fileId: newest!.fileId, changes: { name: 'birch.png' } });
+      await writer.update({ userId, fileId: newest.fileId, changes: { name: 'birch.png' } });
       now = await expectSame();
-      expect(now[0]).to.deep.equal({ total: 2, files: [line(fern!), line(lake!)] });
-      expect(now[2]!.files[0]).to.equal(line(newest!, { name: 'birch.png' }));
+      expect(now[0]).to.deep.equal({ total: 2, files: [line(fern), line(lake)] });
+      expect(now[2].files[0]).to.equal(line(newest, { name: 'birch.png' }));
 
-      await writer.update({ userId, fileId: fern!.fileId, changes: { isPublic: true, expiresAt: at(9) } });
+      await writer.update({ userId, fileId: fern.fileId, changes: { isPublic: true, expiresAt: at(9) } });
       now = await expectSame();
-      expect(now[1]).to.deep.equal({ total: 2, files: [line(fern!, { isPublic: true, expiresAt: at(9) }), line(lake!)] });
+      expect(now[1]).to.deep.equal({ total: 2, files: [line(fern, { isPublic: true, expiresAt: at(9) }), line(lake)] });
 
       // Read counts change no total and no order, and still show.
-      await writer.addReadCounts([{ fileId: lake!.fileId, views: 3, downloads: 0 }]);
+      await writer.addReadCounts([{ fileId: lake.fileId, views: 3, downloads: 0 }]);
       now = await expectSame();
-      expect(now[0]!.files[1]).to.equal(line(lake!, { viewCount: 3 }));
+      expect(now[0].files[1]).to.equal(line(lake, { viewCount: 3 }));
 
-      await writer.deleteMany({ userId, fileIds: [fern!.fileId] });
+      await writer.deleteMany({ userId, fileIds: [fern.fileId] });
       now = await expectSame();
-      expect(now[0]).to.deep.equal({ total: 1, files: [line(lake!, { viewCount: 3 })] });
-      expect(now[3]!.total).to.equal(3);
+      expect(now[0]).to.deep.equal({ total: 1, files: [line(lake, { viewCount: 3 })] });
+      expect(now[3].total).to.equal(3);
     });
 
     it('answers pages of several accounts asked at once, each its own, the first time and again', async () => {
@@ -163,7 +163,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       for (let round = 0; round < 3; round++) {
         expect((await Promise.all(asks.map((ask) => files.list(ask)))).map(names), `round ${round}`).to.deep.equal(expected);
       }
-      await (other ?? files).addReadCounts([{ fileId: (await files.list(asks[0]!)).items[0]!.fileId, views: 2, downloads: 5 }]);
+      await (other ?? files).addReadCounts([{ fileId: (await files.list(asks[0])).items[0].fileId, views: 2, downloads: 5 }]);
       const again = await Promise.all(asks.map((ask) => files.list(ask)));
       expect(again.map(names)).to.deep.equal(expected);
       expect(again.map((page) => page.items.map((file) => [file.viewCount, file.downloadCount]))).to.deep.equal([[[2, 5]], [[0, 0]], [[0, 0]], [[0, 0]], [[0, 0]]]);
@@ -423,11 +423,11 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         }
       };
       await check();
-      const renamed = await files.update({ userId, fileId: current[0]!.fileId, changes: { name: 'yy.png' } });
-      const hidden = await files.update({ userId, fileId: current[5]!.fileId, changes: { name: 'x-ray', isPublic: false } });
-      const unnamed = await files.update({ userId, fileId: current[9]!.fileId, changes: { name: null } });
-      await files.deleteMany({ userId, fileIds: [current[6]!.fileId] });
-      current = current.map((file) => [renamed!, hidden!, unnamed!].find((changed) => changed.fileId === file.fileId) ?? file).filter((file) => file.fileId !== current[6]!.fileId);
+      const renamed = await files.update({ userId, fileId: current[0].fileId, changes: { name: 'yy.png' } });
+      const hidden = await files.update({ userId, fileId: current[5].fileId, changes: { name: 'x-ray', isPublic: false } });
+      const unnamed = await files.update({ userId, fileId: current[9].fileId, changes: { name: null } });
+      await files.deleteMany({ userId, fileIds: [current[6].fileId] });
+      current = current.map((file) => [renamed!, hidden!, unnamed!].find((changed) => changed.fileId === file.fileId) ?? file).filter((file) => file.fileId !== current[6].fileId);
       await check();
     });
 
@@ -548,11 +548,11 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       /** One file per interesting time and per interesting size, in both visibilities, plus a second account's. */
       async function givenEdgeFiles(): Promise<StoredFile[]> {
         const overrides: Partial<StoredFile>[] = [];
-        TIMES.forEach((ms, i) => overrides.push({ createdAt: new Date(ms), size: SIZES[i % SIZES.length]!, isPublic: i % 2 === 0, contentType: TYPES[i % 3] }));
-        SIZES.forEach((size, i) => overrides.push({ size, createdAt: new Date(TIMES[(i * 5) % TIMES.length]!), isPublic: i % 3 !== 0, contentType: TYPES[(i + 1) % 3] }));
+        TIMES.forEach((ms, i) => overrides.push({ createdAt: new Date(ms), size: SIZES[i % SIZES.length], isPublic: i % 2 === 0, contentType: TYPES[i % 3] }));
+        SIZES.forEach((size, i) => overrides.push({ size, createdAt: new Date(TIMES[(i * 5) % TIMES.length]), isPublic: i % 3 !== 0, contentType: TYPES[(i + 1) % 3] }));
         // Several files in one hour and one size class, so a cut bucket holds files on both sides of the cut.
         for (let i = 0; i < 4; i++) overrides.push({ createdAt: new Date(DAY0 + HOUR + i), size: 4096 + i, isPublic: true, contentType: TYPES[i % 2] });
-        await insertAll(TIMES.map((ms, i) => ({ createdAt: new Date(ms), size: SIZES[i]! })), otherUserId);
+        await insertAll(TIMES.map((ms, i) => ({ createdAt: new Date(ms), size: SIZES[i] })), otherUserId);
         return insertAll(overrides);
       }
 
@@ -633,7 +633,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
       it('keeps range totals exact through single deletes and bulk deletes', async () => {
         let live = await givenEdgeFiles();
-        for (const victim of [live[0]!, live[TIMES.length + 1]!, live[live.length - 1]!]) {
+        for (const victim of [live[0], live[TIMES.length + 1], live[live.length - 1]]) {
           expect(await files.deleteMany({ userId, fileIds: [victim.fileId] })).to.have.length(1);
           live = live.filter((file) => file !== victim);
         }
@@ -641,7 +641,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         // A bulk delete of every other file, with an unknown id and one named twice.
         const doomed = live.filter((_, i) => i % 2 === 1);
         const ids = doomed.map((file) => file.fileId);
-        expect(await files.deleteMany({ userId, fileIds: [...ids, ids[0]!, aFileId()] })).to.have.length(doomed.length);
+        expect(await files.deleteMany({ userId, fileIds: [...ids, ids[0], aFileId()] })).to.have.length(doomed.length);
         live = live.filter((file) => !doomed.includes(file));
         await expectExactRangeTotals(live);
         // Emptied, then filled again: the rows left at 0 count nothing.
@@ -889,11 +889,11 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       it('refuses only the one of simultaneous inserts whose file id is taken, and stores the others', async () => {
         const [existing] = await givenFiles(userId, [{ size: 1 }]);
         const batch = Array.from({ length: 9 }, (_, i) => aFile(userId, { size: 10, name: `file ${i}.pdf` }));
-        const clash = aFile(userId, { fileId: existing!.fileId, size: 1000 });
+        const clash = aFile(userId, { fileId: existing.fileId, size: 1000 });
         const settled = await Promise.allSettled([...batch.slice(0, 4), clash, ...batch.slice(4)].map((file) => files.insert(file, ROOMY)));
         expect(settled.map((s) => s.status)).to.deep.equal([...Array(4).fill('fulfilled'), 'rejected', ...Array(5).fill('fulfilled')]);
         for (const file of batch) expect(await files.findByFileId(file.fileId)).to.deep.equal(file);
-        expect(await files.findByFileId(existing!.fileId)).to.deep.equal(existing);
+        expect(await files.findByFileId(existing.fileId)).to.deep.equal(existing);
         expect(await files.totals(userId)).to.deep.equal({ storageBytes: 91, filesCount: 10 });
       });
 
@@ -904,7 +904,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
           [0, 1].map((j) =>
             aFile(userId, {
               name,
-              contentType: types[(i + j) % types.length]!,
+              contentType: types[(i + j) % types.length],
               size: 100 * i + j,
               isPublic: j === 0,
               createdAt: at((i * 7 + j * 3) * 5 * HOUR),
@@ -960,29 +960,29 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       it('changes only the members given and returns the record as it is now; the next lookup, here or through another process, sees it', async () => {
         const [file] = await givenFiles(userId, [{ name: 'old.png', isPublic: true }]);
         const reader = other ?? files;
-        expect((await reader.findByFileId(file!.fileId))!.isPublic).to.equal(true);
+        expect((await reader.findByFileId(file.fileId))!.isPublic).to.equal(true);
         const expiresAt = at(86_400_000);
-        const updated = await files.update({ userId, fileId: file!.fileId, changes: { isPublic: false, expiresAt } });
+        const updated = await files.update({ userId, fileId: file.fileId, changes: { isPublic: false, expiresAt } });
         expect(updated).to.deep.equal({ ...file, isPublic: false, expiresAt });
-        expect(await reader.findByFileId(file!.fileId)).to.deep.equal(updated);
-        const renamed = await files.update({ userId, fileId: file!.fileId, changes: { name: null, expiresAt: null } });
+        expect(await reader.findByFileId(file.fileId)).to.deep.equal(updated);
+        const renamed = await files.update({ userId, fileId: file.fileId, changes: { name: null, expiresAt: null } });
         expect(renamed).to.deep.equal({ ...file, isPublic: false, name: null, expiresAt: null });
-        expect(await files.findByFileId(file!.fileId)).to.deep.equal(renamed);
+        expect(await files.findByFileId(file.fileId)).to.deep.equal(renamed);
       });
 
       it('answers undefined and changes nothing for another account’s file or an unknown id', async () => {
         const [theirs] = await givenFiles(otherUserId, [{ isPublic: true }]);
-        expect(await files.update({ userId, fileId: theirs!.fileId, changes: { isPublic: false } })).to.equal(undefined);
+        expect(await files.update({ userId, fileId: theirs.fileId, changes: { isPublic: false } })).to.equal(undefined);
         expect(await files.update({ userId, fileId: aFileId(), changes: { isPublic: false } })).to.equal(undefined);
-        expect(await files.findByFileId(theirs!.fileId)).to.deep.equal(theirs);
+        expect(await files.findByFileId(theirs.fileId)).to.deep.equal(theirs);
       });
 
       it('finds a renamed file by its new name only', async () => {
         const [file] = await givenFiles(userId, [{ name: 'holiday.png' }]);
-        expect(await found({ q: 'holiday' })).to.deep.equal([file!.fileId]);
-        await files.update({ userId, fileId: file!.fileId, changes: { name: 'work.png' } });
+        expect(await found({ q: 'holiday' })).to.deep.equal([file.fileId]);
+        await files.update({ userId, fileId: file.fileId, changes: { name: 'work.png' } });
         expect(await found({ q: 'holiday' })).to.deep.equal([]);
-        expect(await found({ q: 'work' })).to.deep.equal([file!.fileId]);
+        expect(await found({ q: 'work' })).to.deep.equal([file.fileId]);
       });
 
       it('keeps every total by visibility exact (alone, with a content type, a time or a size range) and the account totals unchanged', async () => {
@@ -1008,14 +1008,14 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         // Twice, so that totals kept from the first answer must be counted again.
         const current = created.map((file) => ({ ...file }));
         for (const [index, isPublic] of [[0, false], [2, true], [1, false], [1, false]] as const) {
-          await files.update({ userId, fileId: current[index]!.fileId, changes: { isPublic } });
-          current[index]!.isPublic = isPublic;
+          await files.update({ userId, fileId: current[index].fileId, changes: { isPublic } });
+          current[index].isPublic = isPublic;
           await check(current);
         }
         expect(await files.totals(userId)).to.deep.equal({ storageBytes: 2040, filesCount: 3 });
         // Deleting after a change subtracts from the right visibility.
-        await files.deleteMany({ userId, fileIds: [current[1]!.fileId] });
-        await check([current[0]!, current[2]!]);
+        await files.deleteMany({ userId, fileIds: [current[1].fileId] });
+        await check([current[0], current[2]]);
       });
     });
 
@@ -1024,32 +1024,32 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const [soon, later, , notYet] = await givenFiles(userId, [{ expiresAt: t(1) }, { expiresAt: t(2) }, { expiresAt: null }, { expiresAt: t(5) }]);
       const [theirs] = await givenFiles(otherUserId, [{ expiresAt: t(1.5) }]);
       expect((await files.findExpired({ now: t(0.5), limit: 10 })).map((f) => f.fileId)).to.deep.equal([]);
-      expect((await files.findExpired({ now: t(2), limit: 10 })).map((f) => f.fileId)).to.deep.equal([soon!.fileId, theirs!.fileId, later!.fileId]);
-      expect((await files.findExpired({ now: t(2), limit: 2 })).map((f) => f.fileId)).to.deep.equal([soon!.fileId, theirs!.fileId]);
+      expect((await files.findExpired({ now: t(2), limit: 10 })).map((f) => f.fileId)).to.deep.equal([soon.fileId, theirs.fileId, later.fileId]);
+      expect((await files.findExpired({ now: t(2), limit: 2 })).map((f) => f.fileId)).to.deep.equal([soon.fileId, theirs.fileId]);
       expect(await files.findExpired({ now: t(9), limit: 10 })).to.deep.include(notYet);
-      await files.update({ userId, fileId: notYet!.fileId, changes: { expiresAt: null } });
-      expect((await files.findExpired({ now: t(9), limit: 10 })).map((f) => f.fileId)).to.not.include(notYet!.fileId);
+      await files.update({ userId, fileId: notYet.fileId, changes: { expiresAt: null } });
+      expect((await files.findExpired({ now: t(9), limit: 10 })).map((f) => f.fileId)).to.not.include(notYet.fileId);
     });
 
     it('adds read counts to the files named, skips unknown ids, and keeps them through other changes', async () => {
       const [a, b] = await givenFiles(userId, [{}, {}]);
-      await files.addReadCounts([{ fileId: a!.fileId, views: 3, downloads: 1 }, { fileId: aFileId(), views: 5, downloads: 5 }, { fileId: b!.fileId, views: 0, downloads: 2 }]);
-      await files.addReadCounts([{ fileId: a!.fileId, views: 1, downloads: 0 }]);
-      expect(await (other ?? files).findByFileId(a!.fileId)).to.include({ viewCount: 4, downloadCount: 1 });
-      expect(await files.findByFileId(b!.fileId)).to.include({ viewCount: 0, downloadCount: 2 });
-      expect((await files.update({ userId, fileId: a!.fileId, changes: { name: 'x' } }))!).to.include({ viewCount: 4, downloadCount: 1 });
+      await files.addReadCounts([{ fileId: a.fileId, views: 3, downloads: 1 }, { fileId: aFileId(), views: 5, downloads: 5 }, { fileId: b.fileId, views: 0, downloads: 2 }]);
+      await files.addReadCounts([{ fileId: a.fileId, views: 1, downloads: 0 }]);
+      expect(await (other ?? files).findByFileId(a.fileId)).to.include({ viewCount: 4, downloadCount: 1 });
+      expect(await files.findByFileId(b.fileId)).to.include({ viewCount: 0, downloadCount: 2 });
+      expect((await files.update({ userId, fileId: a.fileId, changes: { name: 'x' } }))!).to.include({ viewCount: 4, downloadCount: 1 });
       expect((await files.list({ userId, filter: {}, window: { offset: 0, limit: 10 } })).items.map((f) => f.viewCount).sort()).to.deep.equal([0, 4]);
       await files.addReadCounts([]);
     });
 
     it('finds a file with its owner’s signing key in one lookup: null before the first, the new one after a replace', async () => {
       const [file] = await givenFiles(userId, [{}]);
-      expect(await files.findWithSigningKey(file!.fileId)).to.deep.equal({ file, signingKey: null });
+      expect(await files.findWithSigningKey(file.fileId)).to.deep.equal({ file, signingKey: null });
       expect(await signingKeys.ensure({ userId, candidate: 'first-key' })).to.equal('first-key');
       expect(await signingKeys.ensure({ userId, candidate: 'second-key' })).to.equal('first-key');
-      expect(await (other ?? files).findWithSigningKey(file!.fileId)).to.deep.equal({ file, signingKey: 'first-key' });
+      expect(await (other ?? files).findWithSigningKey(file.fileId)).to.deep.equal({ file, signingKey: 'first-key' });
       expect(await signingKeys.replace({ userId, key: 'rotated' })).to.equal(true);
-      expect(await (other ?? files).findWithSigningKey(file!.fileId)).to.deep.equal({ file, signingKey: 'rotated' });
+      expect(await (other ?? files).findWithSigningKey(file.fileId)).to.deep.equal({ file, signingKey: 'rotated' });
       expect(await files.findWithSigningKey(aFileId())).to.equal(undefined);
       expect(await signingKeys.ensure({ userId: '00000000-0000-4000-8000-000000000000', candidate: 'x' })).to.equal(undefined);
       expect(await signingKeys.replace({ userId: '00000000-0000-4000-8000-000000000000', key: 'x' })).to.equal(false);

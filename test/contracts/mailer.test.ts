@@ -14,7 +14,6 @@ import type { Kysely } from 'kysely';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 import { SmtpMailer } from '../../adapters/mail/smtp-mailer.js';
 import { FakeSmtpServer, parseMail } from '../support/fake-smtp-server.js';
-import { FixedClock } from '../support/fixed-clock.js';
 import { describeMailerContract, sampleMessage } from './mailer.contract.js';
 
 /** Reads an outbox back: the visible `*.json` files, sorted by name (time). */

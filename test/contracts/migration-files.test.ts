@@ -13,7 +13,6 @@ import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { dumpPostgresSchema, dumpSqliteSchema } from '../support/schema-dump.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** The repository's root, from dist/test/contracts/. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -60,8 +59,8 @@ describe('migration files (adapters/persistence/migrations)', () => {
   it('exports sqlite(db) and postgres(db) from every file', async () => {
     for (const [name, load] of MIGRATIONS) {
       const migration = await load();
-      expect(migration.sqlite, name).to.be.a('function');
-      expect(migration.postgres, name).to.be.a('function');
+      expect(typeof migration.sqlite, name).to.equal('function');
+      expect(typeof migration.postgres, name).to.equal('function');
     }
   });
 
@@ -116,7 +115,7 @@ describe('migration files (adapters/persistence/migrations)', () => {
 
   if (postgresUrl !== undefined) it(`gives a fresh Postgres schema, at ${LAST_OF_BEC26C8}, exactly the schema bec26c8's migrations gave it`, async function () {
     this.timeout(30_000);
-    const schema = await createTestSchema(postgresUrl!);
+    const schema = await createTestSchema(postgresUrl);
     const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) });
     try {
       await migrateTo(db, LAST_OF_BEC26C8, { migrationTableSchema: schema.schema });

@@ -61,7 +61,7 @@ describe('FilePartialBlobStore', () => {
       const bytes = patternBytes(300_000);
       const state = await subject.store.create({ key: 'acc/file2', length: bytes.length, contentType: 'application/octet-stream' });
       const [partial] = await readdir(join(subject.directory, '.partial'));
-      const { ino } = await stat(join(subject.directory, '.partial', partial!));
+      const { ino } = await stat(join(subject.directory, '.partial', partial));
       const first = await subject.store.append({ state, offset: 0, body: chunked(bytes.subarray(0, 123_457)) });
       const rest = await subject.store.append({ state: first.state, offset: first.offset, body: chunked(bytes.subarray(first.offset)) });
       const stored = await subject.store.complete({ state: rest.state, key: 'acc/file2' });
@@ -69,7 +69,7 @@ describe('FilePartialBlobStore', () => {
       const files: string[] = [];
       for (const entry of await readdir(subject.directory, { recursive: true })) if (String(entry).endsWith('acc~file2')) files.push(String(entry));
       expect(files).to.have.length(1);
-      expect((await stat(join(subject.directory, files[0]!))).ino, 'same inode: linked, not copied').to.equal(ino);
+      expect((await stat(join(subject.directory, files[0]))).ino, 'same inode: linked, not copied').to.equal(ino);
     } finally {
       await subject.close();
     }

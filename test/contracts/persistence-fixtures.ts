@@ -22,7 +22,6 @@ import { type Kysely, sql } from 'kysely';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres-database.js';
 import { COPIED_TABLES } from '../../adapters/persistence/sql/copy-database.js';
-import { isPostgres } from '../../adapters/persistence/sql/dialect.js';
 import { createTestSchema, type TestSchema } from '../support/test-database.js';
 
 /** A fixed instant the suites count from, so expectations do not depend on the wall clock. */
@@ -168,7 +167,7 @@ export function aLogEntry(userId: string, overrides: Partial<ActivityLogEntry> =
 
 /** Repositories over a fresh store; `close` releases it (and removes a temporary file). */
 export interface OpenedRepositories extends Repositories {
-  close(): Promise<void>;
+  close: () => Promise<void>;
   /** The SQL database the repositories use (SQLite, Postgres); undefined for the in-memory ones. */
   db?: Kysely<HangarDatabase>;
   /** How the repositories run their statements (with the fast path or lookup cache when on); undefined for the in-memory ones. */

@@ -166,7 +166,7 @@ if (url !== undefined) {
         const created = track(0, sql`create table grouped (n int)`.execute(db));
         await until(() => flushes.length === 1);
         expect(settled.has(0)).to.equal(false);
-        flushes[0]!();
+        flushes[0]();
         await created;
 
         const first = track(1, sql`insert into grouped values (1)`.execute(db));
@@ -175,7 +175,7 @@ if (url !== undefined) {
         const more = [2, 3, 4].map((n) => track(n, sql`insert into grouped values (${n})`.execute(db)));
         let visible = 0;
         for (let tries = 0; visible < 4 && tries < 1_000; tries++) {
-          visible = (await pool.query<{ n: number }>('select count(*)::int as n from grouped')).rows[0]!.n;
+          visible = (await pool.query<{ n: number }>('select count(*)::int as n from grouped')).rows[0].n;
         }
         expect(visible).to.equal(4);
         // Committed is not yet answered: wait until every insert's connection is back in the pool
@@ -183,11 +183,11 @@ if (url !== undefined) {
         await until(() => pool.idleCount === pool.totalCount && pool.waitingCount === 0);
         await new Promise((resolve) => setTimeout(resolve, 20));
         expect([...settled]).to.deep.equal([0]);
-        flushes[1]!();
+        flushes[1]();
         await first;
         await until(() => flushes.length === 3);
         expect([...settled].sort()).to.deep.equal([0, 1]);
-        flushes[2]!();
+        flushes[2]();
         await Promise.all(more);
         expect(flushes).to.have.length(3);
 
@@ -204,13 +204,13 @@ if (url !== undefined) {
         const committed = track(6, db.transaction().execute((trx) => sql`insert into grouped values (6)`.execute(trx)));
         await until(() => flushes.length === 4);
         expect(settled.has(6)).to.equal(false);
-        flushes[3]!();
+        flushes[3]();
         await committed;
         // So does a `with` whose CTE writes.
         const withInsert = track(7, sql`with added as (insert into grouped values (7) returning n) select n from added`.execute(db));
         await until(() => flushes.length === 5);
         expect(settled.has(7)).to.equal(false);
-        flushes[4]!();
+        flushes[4]();
         await withInsert;
       } finally {
         for (const flush of flushes) flush();

@@ -44,7 +44,7 @@ function workerLimiter(worker: Worker): RateLimiter {
     const call = typeof message?.hangarTest === 'number' ? pending.get(message.hangarTest) : undefined;
     if (!call) return;
     pending.delete(message.hangarTest as number);
-    if (message.error !== undefined) call.reject(new Error(String(message.error)));
+    if (message.error !== undefined) call.reject(new Error(message.error as string));
     else call.resolve((message.result ?? undefined) as never);
   });
   const run = (method: keyof RateLimiter, options: unknown): Promise<never> =>

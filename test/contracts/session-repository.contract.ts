@@ -166,8 +166,8 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       expect(await sessions.findById(live.session.id)).to.deep.equal(live.session);
       // Rotated before the cutoff: now unknown (refused, no longer reported as reuse); after it: still reported.
       for (const tokenHash of chain.slice(0, 3)) expect((await sessions.rotate({ tokenHash, next: next(at(6000)), now: at(6000) })).kind).to.equal('invalid');
-      expect(await sessions.rotate({ tokenHash: chain[3]!, next: next(at(6000)), now: at(6000) })).to.deep.equal({ kind: 'reused', session: live.session, rotatedAt: at(5000), sealedSuccessor: null });
-      expect((await sessions.rotate({ tokenHash: chain[4]!, next: next(at(6000)), now: at(6000) })).kind).to.equal('rotated');
+      expect(await sessions.rotate({ tokenHash: chain[3], next: next(at(6000)), now: at(6000) })).to.deep.equal({ kind: 'reused', session: live.session, rotatedAt: at(5000), sealedSuccessor: null });
+      expect((await sessions.rotate({ tokenHash: chain[4], next: next(at(6000)), now: at(6000) })).kind).to.equal('rotated');
       expect(await sessions.purge({ before: at(3000) })).to.deep.equal({ sessions: 0, refreshTokens: 0 });
     });
 

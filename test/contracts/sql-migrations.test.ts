@@ -209,7 +209,7 @@ function describeSearchOnDatabaseIndexes(dialect: string, open: () => Promise<{ 
       for (const points of texts.map((text) => Array.from(text))) for (let i = 0; i + 3 <= points.length; i += 2) needles.add(points.slice(i, i + 3).join(''));
       for (const needle of needles) {
         const folded = fileSearchNeedle(needle);
-        const expected = stored.filter((_, i) => folded !== undefined && texts[i]!.includes(folded)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((file) => file.fileId);
+        const expected = stored.filter((_, i) => folded !== undefined && texts[i].includes(folded)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((file) => file.fileId);
         const page = await files.list({ userId: ada, filter: { q: needle }, window: { offset: 0, limit: 100 } });
         expect(page.items.map((file) => file.fileId), JSON.stringify(needle)).to.deep.equal(expected);
         expect(page.total, JSON.stringify(needle)).to.equal(expected.length);
@@ -246,7 +246,7 @@ async function expectCoveringListIndexesKeepPages(
   const { files: before } = createSqlRepositories(db, { files: { singleStatementInsert: false } });
   // Ties in upload time (every third file shares its neighbour's), sizes on both sides of each bound.
   const stored = Array.from({ length: 240 }, (_, i) =>
-    aFile(ada, { name: i % 5 === 0 ? `cat-${i}.png` : `file-${i}.bin`, size: (i * 7919) % 5_000, createdAt: new Date(T0.getTime() + Math.floor(i / 3) * 1000), isPublic: i % 4 !== 0, contentType: TYPES[i % 3]! }),
+    aFile(ada, { name: i % 5 === 0 ? `cat-${i}.png` : `file-${i}.bin`, size: (i * 7919) % 5_000, createdAt: new Date(T0.getTime() + Math.floor(i / 3) * 1000), isPublic: i % 4 !== 0, contentType: TYPES[i % 3] }),
   );
   for (const file of stored) expect(await before.insert(file, { storageLimitBytes: Number.MAX_SAFE_INTEGER, fileCountLimit: 1_000 })).to.equal('inserted');
 
@@ -306,7 +306,7 @@ if (postgresUrl !== undefined) describe('0037_postgres_covering_list_index on a 
   this.timeout(60_000);
 
   it('replaces the list-order index by one that covers visibility, size and content type, and every page and total is still the brute-force page', async () => {
-    const schema = await createTestSchema(postgresUrl!);
+    const schema = await createTestSchema(postgresUrl);
     const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
     try {
       await expectCoveringListIndexesKeepPages(
@@ -315,7 +315,7 @@ if (postgresUrl !== undefined) describe('0037_postgres_covering_list_index on a 
         async () => {
           const indexes = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'files' and indexname like 'files_user_id_created_at_id%'`.execute(db);
           expect(indexes.rows.map((row) => row.indexname)).to.deep.equal(['files_user_id_created_at_id_covering']);
-          expect(indexes.rows[0]!.indexdef).to.match(/\(user_id, created_at, id\) INCLUDE \(is_public, size, content_type\)$/);
+          expect(indexes.rows[0].indexdef).to.match(/\(user_id, created_at, id\) INCLUDE \(is_public, size, content_type\)$/);
         },
         schema.schema,
       );

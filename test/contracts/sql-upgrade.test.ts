@@ -13,7 +13,6 @@ import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../adapters/pers
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * The migrations a database is created at: the first, the one that brought private files and
@@ -52,8 +51,8 @@ const FILES: OldFile[] = [
 ];
 
 const KEY = { id: '20000000-0000-4000-8000-000000000001', userId: ADA.id, name: 'deploy bot', prefix: 'hgr_abcd', hash: createHash('sha256').update('hgr_abcd-the-rest-of-the-key').digest('hex'), createdAt: T0 - HOUR };
-const SHARE = { id: 'aaaaaaaaaaaaaaaaaaaaa1', fileRecordId: FILES[0]!.id, fileId: FILES[0]!.fileId, passwordHash: 'share-hash', expiresAt: T0 + 30 * DAY, maxDownloads: 10, downloads: 3, createdAt: T0 + 3 * HOUR };
-const VARIANT = { fileRecordId: FILES[0]!.id, variant: 'w200', size: 321, createdAt: T0 + 4 * HOUR };
+const SHARE = { id: 'aaaaaaaaaaaaaaaaaaaaa1', fileRecordId: FILES[0].id, fileId: FILES[0].fileId, passwordHash: 'share-hash', expiresAt: T0 + 30 * DAY, maxDownloads: 10, downloads: 3, createdAt: T0 + 3 * HOUR };
+const VARIANT = { fileRecordId: FILES[0].id, variant: 'w200', size: 321, createdAt: T0 + 4 * HOUR };
 const USAGE = { periodStart: Date.UTC(2025, 2, 1), originReads: 17, imageOps: 2 };
 
 /** The schema has migration `name` (from `start` on). */
@@ -230,7 +229,7 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
 }
 
 /** One suite per dialect: `open` gives an empty database (and the schema of Kysely's migration table on Postgres). */
-function describeUpgrades(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close(): Promise<void> }>): void {
+function describeUpgrades(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close: () => Promise<void> }>): void {
   describe(`upgrading a database that holds data to the latest migration (${dialect})`, function () {
     this.timeout(30_000);
     for (const start of STARTS) {

@@ -53,7 +53,7 @@ describe('ListFiles', () => {
     const list = (filter: FileFilter, page = 1) => world.hangar.listFiles.execute({ userId: alice.userId, filter, page, limit: 100 });
     const cats = await list({ q: 'cat-' });
     expect({ total: cats.total, relation: cats.totalRelation }).to.deep.equal({ total: FILE_TOTAL_COUNT_LIMIT, relation: 'gte' });
-    expect(cats.items[0]!.file.name).to.equal(`cat-${FILE_TOTAL_COUNT_LIMIT}.png`);
+    expect(cats.items[0].file.name).to.equal(`cat-${FILE_TOTAL_COUNT_LIMIT}.png`);
     // Pages past the bound still list the matches.
     expect((await list({ q: 'cat-' }, 101)).items.map((view) => view.file.name)).to.deep.equal(['cat-0.png']);
     const dogs = await list({ q: 'dog.png' });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { collect, createMemoryHangar, expectDomainError, pattern, signedPattern } from '../support/memory-hangar.js';
+import { collect, createMemoryHangar, expectDomainError, signedPattern } from '../support/memory-hangar.js';
 
 async function withFile() {
   const world = createMemoryHangar();

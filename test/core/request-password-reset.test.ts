@@ -48,6 +48,7 @@ describe('RequestPasswordReset', () => {
   });
 
   it('answers an account holder before the link is created and mailed, as fast as anyone (no address oracle by timing)', async () => {
+    // eslint-disable-next-line prefer-const -- assigned once, after the double that reads it is made
     let held: ReturnType<typeof gate> | undefined;
     let claims = 0;
     const world = createMemoryHangar({}, (ports) => ({

@@ -8,7 +8,6 @@ import {
   collect,
   createMemoryHangar,
   expectDomainError,
-  pattern,
   signedPattern,
   START,
   untouchableBody,

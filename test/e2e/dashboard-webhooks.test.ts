@@ -109,8 +109,8 @@ describe('Dashboard in a real browser: webhooks', function () {
 
     await fetch(`${server.api}/files`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'text/plain', 'x-file-name': 'hi.txt' }, body: 'hi' });
     const [created] = await receiver.waitFor(1, { type: 'file.created' });
-    WebhookReceiver.verify(created!, secret);
-    expect(created!.payload.data.name).to.equal('hi.txt');
+    WebhookReceiver.verify(created, secret);
+    expect(created.payload.data.name).to.equal('hi.txt');
   });
 
   it('sends a test event, shows it in the delivery log, and sends it again with Retry', async () => {
@@ -128,7 +128,7 @@ describe('Dashboard in a real browser: webhooks', function () {
     await expectAccessible('Webhooks (delivery log)');
     await testRow.getByRole('button', { name: 'Retry' }).click();
     const again = await receiver.waitFor(2, { type: 'webhook.test' });
-    expect(again[1]!.headers['webhook-id']).to.equal(tested!.headers['webhook-id']);
+    expect(again[1].headers['webhook-id']).to.equal(tested.headers['webhook-id']);
   });
 
   it('turns an endpoint off and deletes it after confirmation', async () => {

@@ -259,7 +259,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     // The header's account line shows the plan state whole at 1280 px (no "Trial ends in 1…").
     const plan = page.locator('header').getByText('Trial ends in 9 days');
     await plan.waitFor();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs in the page, where the DOM types are
+    // `any`: the function runs in the page, where the DOM types are.
     const cut = await plan.evaluate((element: any) => {
       for (let node = element; node && node.tagName !== 'HEADER'; node = node.parentElement) {
         if (node.scrollWidth > node.clientWidth + 1 && (globalThis as any).getComputedStyle(node).overflowX !== 'visible') return `${node.tagName}.${node.className}: ${node.scrollWidth} > ${node.clientWidth}`;
@@ -410,13 +410,13 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(await page.locator('.secret code').nth(1).textContent()).to.include(`X-Api-Key: ${key}`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /ShareX configuration/ }).click()]);
     expect(download.suggestedFilename()).to.equal('hangar-laptop.sxcu');
-    const sxcu = JSON.parse(await readFile((await download.path())!, 'utf8'));
+    const sxcu = JSON.parse(await readFile((await download.path()), 'utf8'));
     expect(sxcu).to.deep.include({ RequestMethod: 'POST', RequestURL: `${server.api}/files?deletionUrl=true`, Body: 'Binary', URL: '{json:file.view_url}' });
     expect(sxcu).to.deep.include({ DeletionURL: '{json:deletion_url}', ThumbnailURL: '{json:file.public_url}?w=256&h=256&fit=inside' });
     expect(sxcu.Headers['X-Api-Key']).to.equal(key);
     await page.getByLabel('Link ShareX copies').selectOption('raw');
     const [raw] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /ShareX configuration/ }).click()]);
-    expect(JSON.parse(await readFile((await raw.path())!, 'utf8')).URL).to.equal('{json:file.public_url}');
+    expect(JSON.parse(await readFile((await raw.path()), 'utf8')).URL).to.equal('{json:file.public_url}');
     expect((await fetch(`${server.api}/files`, { headers: { 'x-api-key': key } })).status).to.equal(200);
     const deletion = await fetch(`${server.api}/files/no-such-file`, { method: 'DELETE', headers: { 'x-api-key': key } });
     expect(deletion.status, 'the key without files:delete may not delete').to.equal(403);

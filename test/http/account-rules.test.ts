@@ -53,7 +53,7 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
           headers: { 'x-api-key': apiKey, 'content-type': 'video/mp4' },
           body: ReadableStream.from((async function* () { yield randomFileOf(1250, 'video/mp4', i + 1); })()),
           duplex: 'half',
-        } as RequestInit);
+        });
       const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => chunked(i)));
       const bodies = await Promise.all(responses.map((r) => r.json() as Promise<any>));
       expect(responses.filter((r) => r.status === 201)).to.have.length(8);

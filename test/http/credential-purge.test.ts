@@ -38,7 +38,7 @@ describe('HTTP: spent credentials purged when the server starts', () => {
       const { db, close } = await openSqliteDatabase({ path: path.join(dataDir, 'hangar.db') });
       const revoked = await db.selectFrom('sessions').select('id').where('user_id', '=', gone.userId).where('revoked_at', 'is not', null).execute();
       expect(revoked).to.have.length(1);
-      await db.updateTable('sessions').set({ revoked_at: Date.now() - (CREDENTIAL_RETENTION_DAYS + 1) * DAY }).where('id', '=', revoked[0]!.id).execute();
+      await db.updateTable('sessions').set({ revoked_at: Date.now() - (CREDENTIAL_RETENTION_DAYS + 1) * DAY }).where('id', '=', revoked[0].id).execute();
       const all = (await db.selectFrom('sessions').select('id').execute()).length;
       await close();
 
@@ -47,7 +47,7 @@ describe('HTTP: spent credentials purged when the server starts', () => {
         const { db: reopened, close: closeAgain } = await openSqliteDatabase({ path: path.join(dataDir, 'hangar.db') });
         try {
           const deadline = Date.now() + 5_000;
-          const count = async () => (await reopened.selectFrom('sessions').select('id').where('id', '=', revoked[0]!.id).execute()).length;
+          const count = async () => (await reopened.selectFrom('sessions').select('id').where('id', '=', revoked[0].id).execute()).length;
           while ((await count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
           expect(await count(), 'the old session is purged').to.equal(0);
           expect((await reopened.selectFrom('sessions').select('id').execute()).length, 'every other session is kept').to.equal(all - 1);

@@ -133,7 +133,7 @@ describe('HTTP: files and the content server', () => {
       headers: { 'x-api-key': apiKey, 'content-type': 'video/mp4' },
       body: ReadableStream.from(chunks()),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(streamed.status).to.equal(413);
     expect(((await streamed.json()) as any).code).to.equal('FILE_TOO_LARGE');
     expect((await call(server.api, '/files', { apiKey })).body.total).to.equal(before);

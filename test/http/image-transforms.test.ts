@@ -4,7 +4,7 @@ import http from 'node:http';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../support/bytes.js';
-import { call, expectError, signUpWithKey, startTestServer, type TestServer, upload, localDiskIt } from '../support/http-harness.js';
+import { call, signUpWithKey, startTestServer, type TestServer, upload, localDiskIt } from '../support/http-harness.js';
 import { corruptPng, describeImage, exifJpeg, pngBomb, solidPng } from '../support/images.js';
 import { checkResponse } from '../support/openapi-check.js';
 

@@ -29,7 +29,7 @@ async function crawl(html: string) {
 function oembedLink(html: string): string {
   const match = /<link rel="alternate" type="application\/json\+oembed" href="([^"]+)"/.exec(html);
   expect(match, 'the page has an oEmbed discovery link').to.not.equal(null);
-  return match![1]!.replace(/&#38;/g, '&');
+  return match![1].replace(/&#38;/g, '&');
 }
 
 describe('HTTP: link previews (/v/:id and /oembed)', function () {
@@ -86,7 +86,7 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
     });
     // The raw address works as the oEmbed URL too; the image the preview names is the file's bytes.
     expect((await oembed(file.public_url)).body.type).to.equal('photo');
-    expect(Buffer.from(await (await fetch(local(og.ogImage![0]!.url))).arrayBuffer()).equals(Buffer.from(png))).to.equal(true);
+    expect(Buffer.from(await (await fetch(local(og.ogImage![0].url))).arrayBuffer()).equals(Buffer.from(png))).to.equal(true);
   });
 
   it('shows a video with og:video and its type, and oEmbed video with a <video> element; any other file as a link', async () => {

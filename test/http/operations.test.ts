@@ -69,7 +69,7 @@ describe('HTTP: version and readiness', () => {
       const socket = connect(Number(new URL(server.api).port), '127.0.0.1');
       await once(socket, 'connect');
       let received = '';
-      socket.on('data', (chunk) => (received += chunk));
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
       socket.write(`POST /files HTTP/1.1\r\nhost: api.hangar.test\r\ncontent-type: image/png\r\nx-api-key: ${apiKey}\r\ncontent-length: ${png.length}\r\n\r\n`);
       socket.write(png.subarray(0, 100));
       await new Promise((resolve) => setTimeout(resolve, 100));

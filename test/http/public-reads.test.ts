@@ -36,8 +36,9 @@ function request(base: string, method: string, pathname: string, headers: Record
   });
 }
 
-async function listen(listener: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer(listener);
+async function listen(listener: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
+  // Koa's callback answers every error itself: its promise never rejects.
+  const server = http.createServer((req, res) => void listener(req, res));
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
@@ -96,7 +97,8 @@ describe('HTTP: plain public reads answered before the content app', function ()
     const counter = { appCalls: 0 };
     const first = publicReadsFirst(hangar, (req, res) => {
       counter.appCalls += 1;
-      behind(req, res);
+      // Koa's callback answers every error itself: its promise never rejects.
+      void behind(req, res);
     }, { logger: firstLog, originHeaders: contentOriginHeaders({ hsts }) });
     const [appServer, firstServer] = await Promise.all([listen(alone), listen(first)]);
     opened.push(appServer, firstServer);

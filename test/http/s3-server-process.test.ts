@@ -73,7 +73,7 @@ describe('the server as its own process with BLOB_STORE_URL=s3://… (s3rver)', 
       headers: { 'x-api-key': key, 'content-type': 'video/mp4', 'x-file-name': 'big.mp4', 'content-length': String(UPLOAD_MIB * MiB) },
       body,
       duplex: 'half',
-    } as RequestInit);
+    });
     const result = (await uploaded.json()) as any;
     expect(uploaded.status, JSON.stringify(result)).to.equal(201);
     const afterUpload = await server.memory();

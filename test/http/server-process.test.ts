@@ -63,7 +63,7 @@ describe('the server as its own process (npm start)', function () {
       headers: { 'x-api-key': key, 'content-type': 'video/mp4', 'x-file-name': 'big.mp4', 'content-length': String(UPLOAD_MIB * MiB) },
       body,
       duplex: 'half',
-    } as RequestInit);
+    });
     const result = (await uploaded.json()) as any;
     expect(uploaded.status, JSON.stringify(result)).to.equal(201);
     expect(result.file.size).to.equal(UPLOAD_MIB * MiB);

@@ -31,7 +31,7 @@ function slowUpload(server: TestServer, apiKey: string, options: { declared: num
     };
     socket.setEncoding('utf8');
     socket.on('data', (chunk) => {
-      received += chunk;
+      received += chunk.toString();
       const at = received.indexOf('\r\n\r\n');
       const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? Number.NaN);
       if (at >= 0 && received.length - at - 4 >= length) finish();
@@ -128,7 +128,7 @@ function trickle(
     };
     socket.setEncoding('utf8');
     socket.on('data', (chunk) => {
-      received += chunk;
+      received += chunk.toString();
       const at = received.indexOf('\r\n\r\n');
       const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? Number.NaN);
       if (at >= 0 && received.length - at - 4 >= length) finish();

@@ -97,7 +97,7 @@ describe('HTTP: signed upload URLs', () => {
         controller.close();
       },
     });
-    const cut = await fetch(`${server.api}${path}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: chunked, duplex: 'half' } as RequestInit);
+    const cut = await fetch(`${server.api}${path}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: chunked, duplex: 'half' });
     expect(cut.status).to.equal(413);
     expect(((await cut.json()) as { code: string }).code).to.equal('FILE_TOO_LARGE');
     // The account's sniffing applies: PNG declared, not PNG sent.

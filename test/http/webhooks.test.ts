@@ -38,27 +38,27 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       expect(uploaded.status).to.equal(201);
       const fileId = uploaded.body.file.file_id;
       const [createdEvent] = await receiver.waitFor(1, { type: 'file.created' });
-      const verified = WebhookReceiver.verify(createdEvent!, webhook.secret) as { type: string; data: Record<string, unknown> };
+      const verified = WebhookReceiver.verify(createdEvent, webhook.secret) as { type: string; data: Record<string, unknown> };
       expect(verified.type).to.equal('file.created');
       // `data` is the File the API returns.
       const got = await call(server.api, `/files/${fileId}`, { apiKey: alice.apiKey });
       const { view_count: _v, download_count: _d, ...expected } = got.body;
       expect(verified.data).to.deep.include(expected);
-      expect(createdEvent!.headers['webhook-id']).to.match(/^msg_/);
+      expect(createdEvent.headers['webhook-id']).to.match(/^msg_/);
 
       expect((await call(server.api, `/files/${fileId}`, { method: 'PATCH', apiKey: alice.apiKey, json: { name: 'b.txt' } })).status).to.equal(200);
       const [updated] = await receiver.waitFor(1, { type: 'file.updated' });
-      expect(updated!.payload.data.name).to.equal('b.txt');
+      expect(updated.payload.data.name).to.equal('b.txt');
 
       expect((await call(server.api, `/files/${fileId}`, { method: 'DELETE', apiKey: alice.apiKey })).status).to.equal(204);
       const [deleted] = await receiver.waitFor(1, { type: 'file.deleted' });
-      expect(deleted!.payload.data).to.include({ file_id: fileId, reason: 'deleted' });
-      WebhookReceiver.verify(deleted!, webhook.secret);
+      expect(deleted.payload.data).to.include({ file_id: fileId, reason: 'deleted' });
+      WebhookReceiver.verify(deleted, webhook.secret);
 
       const second = await upload(server, alice.apiKey, new TextEncoder().encode('bulk'), { contentType: 'text/plain' });
       expect((await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey: alice.apiKey, json: { ids: [second.body.file.file_id] } })).body.deleted).to.equal(1);
       const deletions = await receiver.waitFor(2, { type: 'file.deleted' });
-      expect(deletions[1]!.payload.data).to.include({ file_id: second.body.file.file_id, reason: 'bulk_deleted' });
+      expect(deletions[1].payload.data).to.include({ file_id: second.body.file.file_id, reason: 'bulk_deleted' });
 
       const log = await call(server.api, `/webhooks/${webhook.id}/deliveries`, { token: alice.accessToken });
       expect(log.status).to.equal(200);
@@ -74,7 +74,7 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       const share = await call(server.api, `/files/${file.body.file.file_id}/shares`, { method: 'POST', apiKey: bob.apiKey, json: {} });
       expect(share.status).to.equal(201);
       const [shared] = await receiver.waitFor(1, { type: 'share.created' });
-      expect(shared!.payload.data).to.include({ share_id: share.body.share_id, file_id: file.body.file.file_id, has_password: false });
+      expect(shared.payload.data).to.include({ share_id: share.body.share_id, file_id: file.body.file.file_id, has_password: false });
       expect(receiver.received.map((r) => r.payload.type)).to.deep.equal(['share.created']);
 
       const rotated = await call(server.api, `/webhooks/${id}/rotate-secret`, { method: 'POST', token: bob.accessToken });
@@ -84,9 +84,9 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       const test = await call(server.api, `/webhooks/${id}/test`, { method: 'POST', token: bob.accessToken });
       expect(test.status).to.equal(202);
       const [tested] = await receiver.waitFor(1, { type: 'webhook.test' });
-      expect(tested!.headers['webhook-id']).to.equal(test.body.delivery_id);
-      WebhookReceiver.verify(tested!, newSecret);
-      WebhookReceiver.verify(tested!, oldSecret);
+      expect(tested.headers['webhook-id']).to.equal(test.body.delivery_id);
+      WebhookReceiver.verify(tested, newSecret);
+      WebhookReceiver.verify(tested, oldSecret);
     });
 
     it('sends share.exhausted at a link’s last allowed download, share.revoked, custom_domain.active, and file.created for a resumable upload', async () => {
@@ -101,15 +101,15 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       expect(download.status).to.equal(200);
       await download.arrayBuffer();
       const [exhausted] = await receiver.waitFor(1, { type: 'share.exhausted' });
-      expect(exhausted!.payload.data).to.include({ share_id: share.share_id, downloads: 1, max_downloads: 1 });
+      expect(exhausted.payload.data).to.include({ share_id: share.share_id, downloads: 1, max_downloads: 1 });
       expect((await call(server.api, `/shares/${share.share_id}`, { method: 'DELETE', apiKey: ivy.apiKey })).status).to.equal(204);
       const [revoked] = await receiver.waitFor(1, { type: 'share.revoked' });
-      expect(revoked!.payload.data.share_id).to.equal(share.share_id);
+      expect(revoked.payload.data.share_id).to.equal(share.share_id);
 
       expect((await call(server.api, '/settings', { method: 'PATCH', apiKey: ivy.apiKey, json: { custom_domain: 'hooks.example.com' } })).status).to.equal(200);
       expect((await call(server.api, '/settings', { method: 'PATCH', apiKey: ivy.apiKey, json: { refresh_custom_domain: true } })).status).to.equal(200);
       const [active] = await receiver.waitFor(1, { type: 'custom_domain.active' });
-      expect(active!.payload.data.custom_domain).to.include({ hostname: 'hooks.example.com', verification_status: 'active', ssl_status: 'active' });
+      expect(active.payload.data.custom_domain).to.include({ hostname: 'hooks.example.com', verification_status: 'active', ssl_status: 'active' });
 
       const tus = { 'tus-resumable': '1.0.0' };
       const created = await call(server.api, '/files/resumable', { method: 'POST', apiKey: ivy.apiKey, headers: { ...tus, 'upload-length': '4', 'upload-metadata': `filename ${btoa('r.txt')},filetype ${btoa('text/plain')}` } });
@@ -131,14 +131,14 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       const attempts = await receiver.waitFor(2, { type: 'webhook.test', timeoutMs: 15_000 });
       expect(attempts.map((a) => a.status)).to.deep.equal([500, 204]);
       expect(attempts.map((a) => a.headers['webhook-id'])).to.deep.equal([test.body.delivery_id, test.body.delivery_id]);
-      expect(attempts[0]!.body).to.equal(attempts[1]!.body);
+      expect(attempts[0].body).to.equal(attempts[1].body);
       const log = await call(server.api, `/webhooks/${webhook.id}/deliveries`, { token: carol.accessToken });
       expect(log.body.deliveries[0]).to.include({ state: 'delivered', attempts: 2, last_status: 204 });
 
       const retried = await call(server.api, `/webhooks/${webhook.id}/deliveries/${test.body.delivery_id}/retry`, { method: 'POST', token: carol.accessToken });
       expect(retried.status).to.equal(202);
       const again = await receiver.waitFor(3, { type: 'webhook.test' });
-      expect(again[2]!.headers['webhook-id']).to.equal(test.body.delivery_id);
+      expect(again[2].headers['webhook-id']).to.equal(test.body.delivery_id);
     });
 
     it('refuses the endpoint beyond WEBHOOKS_PER_ACCOUNT, and one account never sees another’s endpoints', async () => {

@@ -120,8 +120,8 @@ describe('faults of the outside world: a clean answer and nothing changed (docs/
   it('answers 503 DATABASE_UNAVAILABLE when Postgres cannot be reached, changes nothing, and recovers when it is back', async function () {
     const url = testDatabaseUrl();
     if (url === undefined) this.skip();
-    const schema = await createTestSchema(url!);
-    const target = new URL(url!);
+    const schema = await createTestSchema(url);
+    const target = new URL(url);
     const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
     try {
       const proxied = new URL(schema.url);

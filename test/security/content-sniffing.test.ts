@@ -51,7 +51,7 @@ describe('Security: the declared Content-Type must match the file’s content', 
         yield png.subarray(64);
       })()),
       duplex: 'half',
-    } as RequestInit);
+    });
     const body = (await response.json()) as any;
     expect(response.status, JSON.stringify(body)).to.equal(201);
     expect(body.file.size).to.equal(png.length);

@@ -25,7 +25,7 @@ function raw(base: string, bytes: string): Promise<string> {
     const socket = net.connect(Number(port), hostname);
     let received = '';
     socket.setEncoding('latin1');
-    socket.on('data', (chunk) => (received += chunk));
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
     socket.on('close', () => resolve(received));
     socket.on('error', () => undefined);
     socket.setTimeout(3000, () => socket.destroy());

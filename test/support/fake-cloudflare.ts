@@ -240,7 +240,7 @@ export class FakeCloudflare {
     }
     const method = input?.ssl?.method ?? 'http';
     if (method !== 'http' && method !== 'txt') {
-      this.reply(response, 400, envelope(null, [{ code: 1413, message: `Invalid ssl method: ${String(method)}` }]));
+      this.reply(response, 400, envelope(null, [{ code: 1413, message: `Invalid ssl method: ${JSON.stringify(method)}` }]));
       return;
     }
     if (this.hostnames.has(hostname.toLowerCase())) {

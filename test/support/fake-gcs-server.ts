@@ -208,7 +208,7 @@ export class FakeGcsServer {
       if (!this.preconditionHolds(bucket, name, query)) return preconditionFailed(response);
       const id = randomBytes(16).toString('hex');
       const path = join(this.directory, `upload-${id}`);
-      const contentType = String(request.headers['x-upload-content-type'] ?? metadata.contentType ?? 'application/octet-stream');
+      const contentType = String((request.headers['x-upload-content-type'] as string | undefined) ?? (metadata.contentType as string | undefined) ?? 'application/octet-stream');
       this.sessions.set(id, { id, bucket, name, contentType, query, path, committed: 0, md5: createHash('md5'), crc32c: 0 });
       const location = `${this.url}/upload/storage/v1/b/${encodeURIComponent(bucket)}/o?uploadType=resumable&name=${encodeURIComponent(name)}&upload_id=${id}`;
       response.writeHead(200, { location, 'content-length': '0' }).end();
@@ -228,7 +228,7 @@ export class FakeGcsServer {
       if (!parts || parts.length !== 2) return sendError(response, 400, 'invalid', 'Invalid multipart request.');
       const metadata = JSON.parse(parts[0].body.toString('utf8')) as Record<string, unknown>;
       name ??= metadata.name as string | undefined;
-      contentType = String(metadata.contentType ?? parts[1].headers['content-type'] ?? 'application/octet-stream');
+      contentType = String((metadata.contentType as string | undefined) ?? parts[1].headers['content-type'] ?? 'application/octet-stream');
       data = parts[1].body;
     }
     if (!name) return sendError(response, 400, 'required', 'Required parameter: name');

@@ -171,7 +171,7 @@ export async function outbox(server: TestServer, to: string, atLeast = 1, timeou
   const dir = path.join(server.dataDir, 'outbox');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    let messages: any[] = [];
+    let messages: any[];
     try {
       const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
       messages = await Promise.all(names.map(async (n) => JSON.parse(await readFile(path.join(dir, n), 'utf8'))));

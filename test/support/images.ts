@@ -71,9 +71,9 @@ function pngFile(width: number, height: number, idat: Buffer): Buffer {
 export async function describeImage(bytes: Uint8Array): Promise<{ format: string; width: number; height: number; pages: number; orientation?: number; exif: boolean; xmp: boolean; icc: boolean }> {
   const meta = await sharp(bytes, { animated: true }).metadata();
   return {
-    format: meta.format!,
-    width: meta.width!,
-    height: meta.pageHeight ?? meta.height!,
+    format: meta.format,
+    width: meta.width,
+    height: meta.pageHeight ?? meta.height,
     pages: meta.pages ?? 1,
     orientation: meta.orientation,
     exif: meta.exif !== undefined,

@@ -1,7 +1,6 @@
 // What a migrated database's schema is, as text, so two ways of reaching a schema can be compared line by line.
 import { type Kysely, sql } from 'kysely';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * The schema of a SQLite database: every row of `sqlite_master` (tables, indexes, triggers, the
@@ -25,7 +24,7 @@ export async function dumpSqliteSchema(db: Kysely<any>): Promise<string[]> {
 export async function dumpPostgresSchema(db: Kysely<any>): Promise<string[]> {
   const lines: string[] = [];
   const { rows: current } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const schema = current[0]!.schema;
+  const schema = current[0].schema;
   const { rows: trigram } = await sql<{ schema: string }>`
     select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'
   `.execute(db);

@@ -58,7 +58,7 @@ export async function startServerProcesses(envs: Record<string, string>[]): Prom
   const results = await Promise.allSettled(envs.map((env) => startServerProcess(env)));
   const failure = results.find((result) => result.status === 'rejected');
   if (!failure) return results.map((result) => (result as PromiseFulfilledResult<ServerProcess>).value);
-  await Promise.all(results.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)));
+  await Promise.all(results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop()] : [])));
   throw failure.reason;
 }
 
@@ -77,10 +77,10 @@ export async function startServerProcess(env: Record<string, string>, { nodeArgs
   const exited = once(child, 'exit');
   exited.then(() => running.delete(child), () => running.delete(child));
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const deadline = Date.now() + 20_000;
-  let match: RegExpExecArray | null = null;
+  let match: RegExpExecArray | null;
   while (!(match = /API on (\S+) .*content on (\S+) /.exec(output))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -10,6 +10,7 @@ export class TcpProxy {
   private constructor(private readonly server: net.Server, readonly port: number) {}
 
   static async start(host: string, port: number): Promise<TcpProxy> {
+    // eslint-disable-next-line prefer-const -- assigned once, after the server whose handler reads it is made
     let proxy: TcpProxy | undefined;
     const server = net.createServer((client) => {
       if (!proxy!.available) return void client.destroy();

@@ -64,7 +64,7 @@ export interface TestSchema {
   /** TEST_DATABASE_URL with `options=-c search_path=<schema>`: what DATABASE_URL is set to. */
   url: string;
   /** Drops the schema with everything in it. */
-  drop(): Promise<void>;
+  drop: () => Promise<void>;
 }
 
 let extensionsInstalled = false;
@@ -112,7 +112,7 @@ export interface ServerDatabase {
   /** `DATABASE_URL` for the server's environment. */
   env: { DATABASE_URL: string };
   /** Removes the database: drops the Postgres schema; nothing for SQLite (its file lives in a directory the caller removes). */
-  drop(): Promise<void>;
+  drop: () => Promise<void>;
 }
 
 /**

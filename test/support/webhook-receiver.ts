@@ -76,9 +76,9 @@ export class WebhookReceiver {
   /** Verifies `received` with the standardwebhooks package and `secret`; returns the parsed payload. @throws WebhookVerificationError */
   static verify(received: ReceivedWebhook, secret: string): unknown {
     return new Webhook(secret).verify(received.body, {
-      'webhook-id': received.headers['webhook-id']!,
-      'webhook-timestamp': received.headers['webhook-timestamp']!,
-      'webhook-signature': received.headers['webhook-signature']!,
+      'webhook-id': received.headers['webhook-id'],
+      'webhook-timestamp': received.headers['webhook-timestamp'],
+      'webhook-signature': received.headers['webhook-signature'],
     });
   }
 

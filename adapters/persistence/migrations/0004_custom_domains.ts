@@ -1,7 +1,6 @@
 import { type Kysely } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0004: custom domains (spec 2.5, 4.14), one row per account. `hostname` is unique across accounts

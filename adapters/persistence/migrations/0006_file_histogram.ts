@@ -1,7 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0006: `file_histogram`, per account the number of files in each bucket of upload time (UTC `day`

@@ -1,7 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0007: `file_histogram` also by content type. The table is rebuilt with `content_type` in its key,

@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0008: `activity_log_totals`, per account the number of its `activity_logs` entries, kept exact by

@@ -1,7 +1,6 @@
 import { type Kysely } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** 0016: `users.last_reset_email_sent_at`, the password reset e-mail's own one-per-minute slot, apart from the confirmation e-mail's (`last_email_sent_at`). */
 

@@ -1,7 +1,6 @@
 import { type Kysely } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0029: single sign-on (OIDC). `oidc_identities` links an account to a person at an OpenID

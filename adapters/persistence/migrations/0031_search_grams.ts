@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0031 (Postgres only; SQLite gets nothing: it has no GIN): an index for `q` needles of one or two

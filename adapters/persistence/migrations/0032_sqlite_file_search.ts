@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0032, SQLite only: the substring index of `q`: the contentless FTS5 table `files_search`, the
@@ -68,7 +67,7 @@ async function buildDocuments(db: Kysely<any>): Promise<void> {
     for (let start = 0; start < values.length; start += 500) {
       await sql`insert into files_search (rowid, document) values ${sql.join(values.slice(start, start + 500))}`.execute(db);
     }
-    last = rows[rows.length - 1]!.r;
+    last = rows[rows.length - 1].r;
     if (rows.length < BATCH) break;
   }
 }

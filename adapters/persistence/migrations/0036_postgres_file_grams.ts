@@ -1,7 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0036, Postgres only (SQLite's FTS index of 0032 holds the same counts): per-account gram counts
@@ -113,7 +112,7 @@ function fileSearchGramsUpTo3(searchText: string): string[] {
   const points = Array.from(searchText);
   const grams = new Set<string>();
   for (let i = 0; i < points.length; i++) {
-    const first = points[i]!;
+    const first = points[i];
     if (first === SEPARATOR) continue;
     grams.add(first);
     const second = points[i + 1];

@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0038, Postgres only (SQLite gets nothing): `hangar_upload_claimed(claimed)`, which the one-statement

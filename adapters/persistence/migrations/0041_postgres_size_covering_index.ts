@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * 0041, Postgres only (SQLite's 0035 did the like): the size index also holds, after its key

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * Every migration of the SQL databases, in the order they run (by name), as frozen files of this

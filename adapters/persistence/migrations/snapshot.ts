@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * The schema that migrations 0001 to {@link SNAPSHOT_THROUGH} give a fresh database, in one step:

@@ -80,7 +80,7 @@ export interface PostgresDatabase {
   /** The changes of every process on this database (`LISTEN`, PostgresChangeFeed). */
   changes: ChangeFeed;
   /** Ends every pooled connection; queries in flight finish first. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -250,12 +250,12 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
 function preparedReads(pool: pg.Pool, names: StatementNames): (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> {
   return async (sql, parameters) => {
     try {
-      return (await pool.query({ name: names.of(sql), text: sql, values: parameters as unknown[] })).rows;
+      return (await pool.query<Record<string, unknown>>({ name: names.of(sql), text: sql, values: parameters as unknown[] })).rows;
     } catch (error) {
       if (!planResultChanged(error)) throw translateDatabaseError(error);
       names.rename(sql);
       try {
-        return (await pool.query({ text: sql, values: parameters as unknown[] })).rows;
+        return (await pool.query<Record<string, unknown>>({ text: sql, values: parameters as unknown[] })).rows;
       } catch (again) {
         throw translateDatabaseError(again);
       }

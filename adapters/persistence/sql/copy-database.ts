@@ -128,7 +128,7 @@ export async function copyDatabase(options: {
         for (;;) {
           const batch = await readBatch(from, table.name, table.key, last, batchSize);
           if (batch.length === 0) break;
-          await to.insertInto(table.name).values(batch as never).execute();
+          await to.insertInto(table.name).values(batch).execute();
           rows += batch.length;
           const end = batch[batch.length - 1];
           last = table.key.map((column) => end[column]);

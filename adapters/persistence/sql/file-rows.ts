@@ -25,7 +25,7 @@ export type NewFileRow = Required<Omit<Insertable<FilesTable>, 'view_count' | 'd
  * (`addReadCounts`), so `write` leaves them to the column defaults.
  */
 export const fileRow = {
-  read(row: FileRow): StoredFile {
+  read: (row: FileRow): StoredFile => {
     return {
       id: row.id,
       userId: row.user_id,
@@ -44,7 +44,7 @@ export const fileRow = {
       ...(row.metadata_removed ? { metadataRemoved: metadataKinds(row.metadata_removed) } : {}),
     };
   },
-  write(file: StoredFile): NewFileRow {
+  write: (file: StoredFile): NewFileRow => {
     return {
       id: file.id,
       user_id: file.userId,

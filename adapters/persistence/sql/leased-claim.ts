@@ -4,6 +4,10 @@ import { isPostgres } from './dialect.js';
 /** The outbox tables that share the claim's columns (`next_attempt_at`, `claimed_by`, `claimed_until`, `attempts`, `sent_at`, `failed_at`). */
 export type LeasedTable = 'mail_outbox' | 'webhook_deliveries';
 
+/** A database with either outbox table: one statement serves both, and the caller types the rows (Row). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the two tables' columns differ; Kysely cannot express "either"
+type EitherOutbox = Kysely<any>;
+
 /**
  * Claims the oldest due row of an outbox table for `owner`, with a lease of `leaseMs` from `now`
  * (Unix ms), and counts the attempt; undefined when no row is due. Due: not sent, not failed,
@@ -17,7 +21,7 @@ export type LeasedTable = 'mail_outbox' | 'webhook_deliveries';
  * Used by SqlMailOutbox and SqlWebhookOutbox.
  * @param options.columns the columns the claim returns (trusted identifiers, never user input)
  */
-export async function claimDueRow<Row>(options: { db: Kysely<any>; table: LeasedTable; owner: string; leaseMs: number; now: () => number; columns: readonly string[] }): Promise<Row | undefined> {
+export async function claimDueRow<Row>(options: { db: EitherOutbox; table: LeasedTable; owner: string; leaseMs: number; now: () => number; columns: readonly string[] }): Promise<Row | undefined> {
   const { db, owner, leaseMs } = options;
   const table = sql.table(options.table);
   const skipLocked = isPostgres(db) ? sql` for update skip locked` : sql``;

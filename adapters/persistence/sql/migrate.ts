@@ -1,11 +1,8 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was then, not the current HangarDatabase */
 import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from 'kysely';
 import { MIGRATIONS, type MigrationEntry } from '../migrations/index.js';
 import { isPostgres } from './dialect.js';
 import type { HangarDatabase } from './schema.js';
-
-// Kysely's Migration interface takes Kysely<any>: a migration runs against the schema as it was
-// then, not the current HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * Hands Kysely's {@link Migrator} the frozen migration files listed in
@@ -137,6 +134,7 @@ function migrator(db: Kysely<HangarDatabase>, provider: MigrationProvider, optio
 /** The names run, or the error described as {@link migrateToLatest} says. */
 function outcome({ error, results }: MigrationResultSet): string[] {
   if (error !== undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown non-Error (a string, most often) is shown as String() gives it
     const reason = error instanceof Error ? error.message : String(error);
     const failed = results?.find((result) => result.status === 'Error');
     throw new Error(

@@ -190,7 +190,7 @@ export class PostgresUploadBatches {
   /** Writes `batch` and answers each of its uploads; never rejects. */
   private async write(lane: Lane, batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
-      await this.alone(batch[0]!, lane.limits);
+      await this.alone(batch[0], lane.limits);
       return;
     }
     try {

@@ -108,7 +108,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
           ? `${kind}:${String(params[invalidatedBy.key])}`
           : (rows: readonly unknown[]) => {
               const value = (rows[0] as Record<string, unknown> | undefined)?.[invalidatedBy.column];
-              return value === undefined || value === null ? undefined : `${kind}:${String(value)}`;
+              return value === undefined || value === null ? undefined : `${kind}:${value as string | number}`;
             };
       return (await cache.load({ key, tag, kind, read: () => this.read(executor, sql, parameters) })) as Row[];
     }
@@ -127,7 +127,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
    */
   compiled(db: Kysely<HangarDatabase>, params: Params): CompiledQuery<Row> {
     const { sql, parameters } = this.bind(db, params);
-    return CompiledQuery.raw(sql, parameters) as CompiledQuery<Row>;
+    return CompiledQuery.raw(sql, parameters);
   }
 
   /**
@@ -146,7 +146,7 @@ export class PrecompiledQuery<Row, Params extends QueryParameters> {
     const { sql, slots } = (this.compiledOnce ??= this.compile(db, params));
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i]!;
+      const slot = slots[i];
       parameters[i] = 'name' in slot ? params[slot.name] : slot.constant;
     }
     return { sql, parameters };

@@ -160,7 +160,7 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
       page.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.window.limit).offset(options.window.offset).execute(),
       kind === 'all'
         ? this.db.selectFrom('activity_log_totals').select('entries').where('user_id', '=', options.userId).executeTakeFirst().then((row) => (row ? toNumber(row.entries) : 0))
-        : query.select((eb) => eb.fn.countAll().as('entries')).executeTakeFirst().then((row) => (row ? toNumber(row.entries as number | string | bigint) : 0)),
+        : query.select((eb) => eb.fn.countAll().as('entries')).executeTakeFirst().then((row) => (row ? toNumber(row.entries) : 0)),
     ]);
     return { items: rows.map(toEntry), total };
   }

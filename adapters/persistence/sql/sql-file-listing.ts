@@ -83,7 +83,7 @@ function matching(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay 
       .where(sql<SqlBool>`files_trigram match ${phrase}`)
       .whereRef('files_trigram_keys.key', '=', 'files_trigram.rowid')
       .whereRef('files.id', '=', 'files_trigram_keys.file_record_id')
-      .where((eb) => eb.and(conditions(eb as unknown as ExpressionBuilder<HangarDatabase, 'files'>, listing, way))) as unknown as SelectQueryBuilder<HangarDatabase, 'files', object>;
+      .where((eb) => eb.and(conditions(eb as unknown as ExpressionBuilder<HangarDatabase, 'files'>, listing, way)));
   }
   return db.selectFrom('files').where((eb) => eb.and(conditions(eb, listing, way)));
 }
@@ -142,8 +142,8 @@ async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promi
 async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', window: Window, matches?: number): Promise<StoredFile[]> {
   const fromEnd = matches !== undefined && window.offset > matches - window.offset - window.limit;
   const direction = fromEnd ? 'asc' : 'desc';
-  const limit = fromEnd ? Math.min(window.limit, matches! - window.offset) : window.limit;
-  const offset = fromEnd ? Math.max(0, matches! - window.offset - window.limit) : window.offset;
+  const limit = fromEnd ? Math.min(window.limit, matches - window.offset) : window.limit;
+  const offset = fromEnd ? Math.max(0, matches - window.offset - window.limit) : window.offset;
   const inOrder = <Q extends { orderBy(column: 'files.created_at' | 'files.id', direction: 'asc' | 'desc'): Q }>(query: Q): Q =>
     query.orderBy('files.created_at', direction).orderBy('files.id', direction);
   const columns = FILE_COLUMNS.map((column) => `files.${column}` as const);

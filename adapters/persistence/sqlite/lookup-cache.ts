@@ -77,7 +77,7 @@ export class LookupCache {
     const key = parameters.length === 1 && typeof parameters[0] === 'string' ? parameters[0] : JSON.stringify(parameters);
     const cached = this.bySql.get(sql)?.get(key);
     if (cached) return cached;
-    const rows = statement.all(parameters as unknown[]);
+    const rows = statement.all(parameters);
     if (this.entries >= this.maxEntries) this.clear();
     let forSql = this.bySql.get(sql);
     if (!forSql) this.bySql.set(sql, (forSql = new Map<string, unknown[]>()));

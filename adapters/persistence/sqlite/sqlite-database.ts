@@ -72,7 +72,7 @@ export interface SqliteDatabase {
    */
   changes: ChangeFeed;
   /** Closes the connection; pending queries finish first. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 
@@ -351,7 +351,7 @@ function directAccess(
         const statement = prepared(sql);
         if (!statement.readonly || !statement.reader || statement.busy) return undefined;
         if (cacheable) return (lookups ??= new LookupCache(database)).read(statement, sql, parameters);
-        return statement.all(parameters as unknown[]);
+        return statement.all(parameters);
       } catch {
         return undefined;
       }
@@ -441,7 +441,7 @@ function reportingWrites(statement: BetterSqlite3.Statement, writes: { happened:
     },
     iterate(parameters) {
       writes.happened = true;
-      return statement.iterate(parameters) as IterableIterator<unknown>;
+      return statement.iterate(parameters);
     },
   };
 }

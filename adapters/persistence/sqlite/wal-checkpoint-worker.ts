@@ -44,7 +44,7 @@ function write(path: string, statements: readonly { sql: string; parameters: rea
       for (const { sql, parameters } of statements) {
         let statement = file.statements.get(sql);
         if (!statement) file.statements.set(sql, (statement = file.database.prepare(sql)));
-        statement.run(parameters as unknown[]);
+        statement.run(parameters);
       }
     })
     .immediate();
@@ -79,7 +79,7 @@ function handle(request: CheckpointRequest): CheckpointReply {
     // PASSIVE: copies every frame that no reader still needs, without waiting for readers or the
     // writer (https://www.sqlite.org/pragma.html#pragma_wal_checkpoint).
     const [row] = connection(request.path).database.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
-    return { id: request.id, ok: true, busy: row!.busy !== 0, log: row!.log, checkpointed: row!.checkpointed };
+    return { id: request.id, ok: true, busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return { id: request.id, ok: false, code: typeof code === 'string' ? code : undefined, message: error instanceof Error ? error.message : String(error) };

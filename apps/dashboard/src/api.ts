@@ -109,7 +109,7 @@ export function refreshSession(): Promise<boolean> {
 
 async function withLock<T>(work: () => Promise<T>): Promise<T> {
   const locks = (navigator as Navigator & { locks?: LockManager }).locks;
-  return locks ? (locks.request('hangar-refresh', work) as Promise<T>) : work();
+  return locks ? (locks.request('hangar-refresh', work)) : work();
 }
 
 // Another tab signed out (or in): follow it.

@@ -48,7 +48,11 @@ export function App() {
       navigate('/files', true);
       setReady(true);
     } else {
-      restoreSession().finally(() => setReady(true));
+      // A failed restore leaves the visitor signed out, on the sign-in screen.
+      restoreSession().then(
+        () => setReady(true),
+        () => setReady(true),
+      );
     }
     return off;
   }, []);

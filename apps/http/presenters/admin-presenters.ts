@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { AccountSummary } from '../../../core/admin/account-directory.js';
 import type { AdminAuditEntry } from '../../../core/admin/admin-audit.js';
 import type { AccountDetails } from '../../../core/admin/get-account-details.js';
@@ -162,13 +162,6 @@ export const AdminPlanBody = Type.Object({
 
 /** One plan as `GET /admin/plans` and `plans list` show it (the names of PLANS_FILE, in snake_case). */
 export function planJson(plan: Plan, defaultPlan: string) {
-  return { ...(planFields(plan) as ReturnType<typeof planShape>), default: plan.name === defaultPlan };
+  return { ...(planFields(plan) as Omit<Static<typeof AdminPlanBody>, 'default'>), default: plan.name === defaultPlan };
 }
 
-/** The shape of planFields, typed. */
-function planShape(plan: Plan) {
-  return {
-    name: plan.name, trial_days: plan.trialDays, storage_limit_bytes: plan.storageLimitBytes, file_count_limit: plan.fileCountLimit,
-    max_upload_size_bytes: plan.maxUploadSizeBytes, image_ops_limit: plan.imageOpsLimit ?? null,
-  };
-}

@@ -52,7 +52,7 @@ export function ActivityScreen() {
           type="checkbox"
           checked={withReads}
           onChange={(event) => {
-            setWithReads((event.currentTarget as HTMLInputElement).checked);
+            setWithReads((event.currentTarget).checked);
             setCursors([]);
           }}
         />

@@ -163,11 +163,11 @@ function UsersPart() {
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
           Search by e-mail
-          <input type="search" value={query} onInput={(e) => { setQuery((e.currentTarget as HTMLInputElement).value); setPage(1); }} />
+          <input type="search" value={query} onInput={(e) => { setQuery((e.currentTarget).value); setPage(1); }} />
         </label>
         <label>
           Status
-          <select value={status} onChange={(e) => { setStatus((e.currentTarget as HTMLSelectElement).value); setPage(1); }}>
+          <select value={status} onChange={(e) => { setStatus((e.currentTarget).value); setPage(1); }}>
             <option value="">Any</option>
             <option value="active">Active</option>
             <option value="suspended">Suspended</option>
@@ -176,7 +176,7 @@ function UsersPart() {
         </label>
         <label>
           Sort by
-          <select value={sort} onChange={(e) => { setSort((e.currentTarget as HTMLSelectElement).value); setPage(1); }}>
+          <select value={sort} onChange={(e) => { setSort((e.currentTarget).value); setPage(1); }}>
             <option value="-created">Newest</option>
             <option value="created">Oldest</option>
             <option value="email">E-mail</option>
@@ -358,7 +358,7 @@ function TypedConfirm({ email, action, onClose, onConfirm }: { email: string; ac
         <p>{action.confirm}</p>
         <label>
           Type <strong>{email}</strong> to confirm
-          <input type="text" autoComplete="off" value={typed} onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)} />
+          <input type="text" autoComplete="off" value={typed} onInput={(e) => setTyped((e.currentTarget).value)} />
         </label>
         <div class="actions">
           <button type="button" class="secondary" onClick={onClose}>
@@ -390,7 +390,7 @@ function LimitsForm({ account, plans, onSave }: { account: AdminAccountDetails; 
       <h3>Plan and limits</h3>
       <label>
         Plan
-        <select value={plan} onChange={(e) => setPlan((e.currentTarget as HTMLSelectElement).value)}>
+        <select value={plan} onChange={(e) => setPlan((e.currentTarget).value)}>
           {!plans.some((p) => p.name === plan) && <option value={plan}>{plan || 'default'}</option>}
           {plans.map((p) => (
             <option key={p.name} value={p.name}>
@@ -401,11 +401,11 @@ function LimitsForm({ account, plans, onSave }: { account: AdminAccountDetails; 
       </label>
       <label>
         Own storage limit in bytes (empty: the plan’s)
-        <input type="number" min={0} inputMode="numeric" value={storage} onInput={(e) => setStorage((e.currentTarget as HTMLInputElement).value)} />
+        <input type="number" min={0} inputMode="numeric" value={storage} onInput={(e) => setStorage((e.currentTarget).value)} />
       </label>
       <label>
         Own file count limit (empty: the plan’s)
-        <input type="number" min={0} inputMode="numeric" value={files} onInput={(e) => setFiles((e.currentTarget as HTMLInputElement).value)} />
+        <input type="number" min={0} inputMode="numeric" value={files} onInput={(e) => setFiles((e.currentTarget).value)} />
       </label>
       <div class="actions">
         <button type="submit">Save plan and limits</button>
@@ -578,7 +578,7 @@ function PlanDialog({ plan, onClose, onSaved }: { plan: AdminPlan; onClose: () =
   const field = (key: keyof typeof values, label: string) => (
     <label>
       {label}
-      <input type="number" min={0} inputMode="numeric" value={values[key]} onInput={(e) => setValues({ ...values, [key]: (e.currentTarget as HTMLInputElement).value })} />
+      <input type="number" min={0} inputMode="numeric" value={values[key]} onInput={(e) => setValues({ ...values, [key]: (e.currentTarget).value })} />
     </label>
   );
   return (

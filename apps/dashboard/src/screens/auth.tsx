@@ -25,7 +25,7 @@ function AuthCard({ title, children, footer }: { title: string; children: Compon
 
 function formValues(event: Event): Record<string, string> {
   event.preventDefault();
-  return Object.fromEntries([...new FormData(event.currentTarget as HTMLFormElement)].map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries([...new FormData(event.currentTarget as HTMLFormElement)].map(([k, v]) => [k, v as string]));
 }
 
 /** The service mails at most one e-mail of a kind to an address per minute (EMAIL_MIN_INTERVAL_MS). */

@@ -70,7 +70,7 @@ function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: 
       <h3>ShareX</h3>
       <label>
         Link ShareX copies{' '}
-        <select value={link} onChange={(event) => setLink((event.currentTarget as HTMLSelectElement).value as SharexLink)}>
+        <select value={link} onChange={(event) => setLink((event.currentTarget).value as SharexLink)}>
           <option value="view">Preview page (chats show a card)</option>
           <option value="raw">Raw file</option>
         </select>
@@ -102,7 +102,7 @@ export function KeysScreen() {
   const create = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const name = String(new FormData(form).get('name') ?? '').trim();
+    const name = ((new FormData(form).get('name') as string | null) ?? '').trim();
     setError(undefined);
     const fields = scopeFieldsOf(form);
     if (typeof fields === 'string') return setError(fields);

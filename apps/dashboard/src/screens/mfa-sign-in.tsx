@@ -13,7 +13,7 @@ export function MfaStep({ mfaToken, onRestart }: { mfaToken: string; onRestart: 
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const code = String(new FormData(event.currentTarget as HTMLFormElement).get('code') ?? '').trim();
+    const code = ((new FormData(event.currentTarget as HTMLFormElement).get('code') as string | null) ?? '').trim();
     setBusy(true);
     setError(undefined);
     try {

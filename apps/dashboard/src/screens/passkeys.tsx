@@ -24,7 +24,7 @@ function PasskeyRow({ passkey, onChanged, onDelete }: { passkey: Passkey; onChan
   const [error, setError] = useState<string>();
   const save = async (event: Event) => {
     event.preventDefault();
-    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name') ?? '').trim();
+    const name = ((new FormData(event.currentTarget as HTMLFormElement).get('name') as string | null) ?? '').trim();
     try {
       await api(`/auth/passkeys/${encodeURIComponent(passkey.id)}`, { method: 'PATCH', json: { name } });
       setEditing(false);
@@ -80,7 +80,7 @@ export function PasskeysSection() {
   const add = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const name = String(new FormData(form).get('name') ?? '').trim();
+    const name = ((new FormData(form).get('name') as string | null) ?? '').trim();
     setBusy(true);
     setError(undefined);
     setNews(undefined);

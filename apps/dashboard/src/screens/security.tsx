@@ -58,7 +58,7 @@ function TwoFactor() {
   };
   const codeOf = (event: Event) => {
     event.preventDefault();
-    return String(new FormData(event.currentTarget as HTMLFormElement).get('code') ?? '').trim();
+    return ((new FormData(event.currentTarget as HTMLFormElement).get('code') as string | null) ?? '').trim();
   };
   const start = () => run(async () => setEnrolment(await api('/auth/mfa/totp', { method: 'POST' })));
   const confirm = (event: Event) => {

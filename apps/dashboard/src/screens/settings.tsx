@@ -61,7 +61,7 @@ function UploadLimit({ settings, ceiling, onSaved }: { settings: Settings; ceili
       <div class="inline-form">
         <label>
           Size in MiB
-          <input type="number" min="0.01" step="any" inputMode="decimal" value={value} onInput={(e) => setValue((e.currentTarget as HTMLInputElement).value)} required />
+          <input type="number" min="0.01" step="any" inputMode="decimal" value={value} onInput={(e) => setValue((e.currentTarget).value)} required />
         </label>
         <button type="submit">Save</button>
         <button type="button" class="secondary" onClick={() => void save({ max_upload_size_bytes: null })}>
@@ -204,7 +204,7 @@ function CustomDomain({ settings, onSaved }: { settings: Settings; onSaved: (s: 
         >
           <label class="grow">
             Host name
-            <input value={hostname} onInput={(e) => setHostname((e.currentTarget as HTMLInputElement).value)} placeholder="files.example.com" autocomplete="off" required />
+            <input value={hostname} onInput={(e) => setHostname((e.currentTarget).value)} placeholder="files.example.com" autocomplete="off" required />
           </label>
           <button type="submit" disabled={busy}>
             Add domain

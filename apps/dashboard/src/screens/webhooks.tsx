@@ -131,9 +131,9 @@ export function WebhooksScreen() {
     const data = new FormData(form);
     const events = data.getAll('events').map(String);
     if (events.length === 0) return setError('Tick at least one event.');
-    const description = String(data.get('description') ?? '').trim();
+    const description = ((data.get('description') as string | null) ?? '').trim();
     return act(async () => {
-      const { webhook } = await api<{ webhook: Webhook & { secret: string } }>('/webhooks', { method: 'POST', json: { url: String(data.get('url') ?? '').trim(), events, ...(description ? { description } : {}) } });
+      const { webhook } = await api<{ webhook: Webhook & { secret: string } }>('/webhooks', { method: 'POST', json: { url: ((data.get('url') as string | null) ?? '').trim(), events, ...(description ? { description } : {}) } });
       setFresh(webhook);
       form.reset();
       list.reload();
