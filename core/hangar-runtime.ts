@@ -10,8 +10,9 @@ export interface HangarRuntimeOptions {
   flushIntervalMs?: number;
   /**
    * Runs the maintenance: pruning old activity log entries and purging spent credentials at start
-   * and every `maintenanceIntervalMs`, and deleting expired files every `expirySweepIntervalMs`.
-   * Default true. Of several processes sharing one database, one is enough (the others: false).
+   * and every `maintenanceIntervalMs`, deleting expired files every `expirySweepIntervalMs`, and
+   * catching up media facts every `mediaCatchUpIntervalMs`. Default true. Of several processes
+   * sharing one database, one is enough (the others: false).
    */
   maintenance?: boolean;
   /** Default 3 600 000 (an hour). */
@@ -20,6 +21,11 @@ export interface HangarRuntimeOptions {
   planSyncIntervalMs?: number;
   /** How often expired files are looked for (docs/private-files.md); default 30 000. */
   expirySweepIntervalMs?: number;
+  /**
+   * How often a small batch of files left without media facts is probed (CatchUpMediaFacts,
+   * docs/media.md); default MEDIA_CATCH_UP_INTERVAL_MS (60 000). With maintenance only.
+   */
+  mediaCatchUpIntervalMs?: number;
   /**
    * How often this process looks for background account deletions no process holds (their process
    * stopped or died) and resumes them (docs/admin.md); default ACCOUNT_DELETION_SWEEP_MS (5 000).
@@ -31,7 +37,8 @@ export interface HangarRuntimeOptions {
    * DATABASE_UNAVAILABLE) is a `warn` entry `background_work_deferred` (the buffers keep what
    * failed and the next run retries it); anything else an `error` entry `internal_error`. Both carry
    * `work`: `flush`, `sync-plans`, `resume-account-deletions`, `prune-logs`, `prune-admin-audit`,
-   * `purge-credentials`, `expire-files`, `expire-resumable-uploads` or `expire-upload-urls`.
+   * `purge-credentials`, `expire-files`, `expire-resumable-uploads`, `expire-upload-urls` or
+   * `catch-up-media-facts`.
    */
   logger?: Logger;
 }
@@ -48,17 +55,19 @@ export const PLAN_CATCH_UP_MS = 200;
 export const PLAN_SYNC_SPACING_MS = 50;
 /** Default of {@link HangarRuntimeOptions.accountDeletionSweepMs}. */
 export const ACCOUNT_DELETION_SWEEP_MS = 5_000;
+/** Default of {@link HangarRuntimeOptions.mediaCatchUpIntervalMs}: with 20 files a run, at most 28,800 files a day, one probe at a time. */
+export const MEDIA_CATCH_UP_INTERVAL_MS = 60_000;
 
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'mediaFactsQueue' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation' | 'removeAccount'
+  'usageMeter' | 'fileReadCounts' | 'activity' | 'mediaFactsQueue' | 'catchUpMediaFacts' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation' | 'removeAccount'
 >;
 
 /**
  * The background work of a running core, started and stopped in one place: the periodic flushes
  * of the buffered counters and log entries, the maintenance (log pruning, credential purge,
- * expired files), and at stop the last flush and the e-mails still being prepared. A host calls
+ * expired files, media facts left missing), and at stop the last flush and the e-mails still being prepared. A host calls
  * {@link start} once the core is built and awaits {@link stop} before it closes the ports (the
  * database). Timers do not keep a Node.js process alive by themselves. Never throws from a timer:
  * failures go to the logger.
@@ -67,6 +76,7 @@ export class HangarRuntime {
   private readonly timers: TimerHandle[] = [];
   private sweeping: Promise<unknown> | undefined;
   private maintaining: Promise<void> | undefined;
+  private catchingUp: Promise<void> | undefined;
   private syncing: Promise<void> | undefined;
   /** A change arrived while a check ran: check once more after it (the running one may have read before the commit). */
   private syncAgain = false;
@@ -74,6 +84,8 @@ export class HangarRuntime {
   private syncTimer: TimerHandle | undefined;
   private stopWatching: (() => void) | undefined;
   private started = false;
+  /** Aborted by {@link stop}: a media catch-up in flight ends after its current file. */
+  private readonly stopping = { aborted: false };
   private readonly logger: Logger;
 
   constructor(
@@ -90,6 +102,7 @@ export class HangarRuntime {
   start(): void {
     if (this.started) throw new Error('HangarRuntime already started.');
     this.started = true;
+    this.stopping.aborted = false;
     this.timers.push(setRepeatingTimer(() => void this.flush(), this.options.flushIntervalMs ?? 2_000));
     // Plans set by administrators through any process (docs/admin.md): checked when the change feed
     // reports a change that may concern them (within PLAN_CATCH_UP_MS on SQLite, a few ms on
@@ -103,12 +116,13 @@ export class HangarRuntime {
     if (this.options.maintenance ?? true) {
       this.timers.push(setRepeatingTimer(() => void this.maintain(), this.options.maintenanceIntervalMs ?? 60 * 60 * 1000));
       this.timers.push(setRepeatingTimer(() => void this.sweepExpired(), this.options.expirySweepIntervalMs ?? 30_000));
+      if (this.hangar.catchUpMediaFacts) this.timers.push(setRepeatingTimer(() => void this.catchUpMediaFacts(), this.options.mediaCatchUpIntervalMs ?? MEDIA_CATCH_UP_INTERVAL_MS));
       void this.maintain();
     }
   }
 
   /**
-   * Stops the timers, waits for the media probes running (those waiting are dropped: the backfill finds them), the maintenance and expiry sweep in flight, writes what the buffers hold, and waits
+   * Stops the timers, waits for the media probes running (those waiting are dropped: the catch-up finds them), the maintenance, expiry sweep and media catch-up in flight, writes what the buffers hold, and waits
    * for the e-mails use cases are still preparing (password reset, confirmation) to be handed to
    * the mailer. Never rejects. After it, the host may close the database.
    */
@@ -119,12 +133,13 @@ export class HangarRuntime {
     clearTimer(this.syncTimer);
     this.syncTimer = undefined;
     this.started = false;
+    this.stopping.aborted = true;
     // Background account deletions stop between two steps and release their leases (another
     // process, or this one's next start, resumes them).
     await this.hangar.removeAccount.stop();
-    // Probes still waiting are left to the backfill (docs/media.md); those running finish first.
+    // Probes still waiting are left to the catch-up (docs/media.md); those running finish first.
     await this.hangar.mediaFactsQueue?.stop();
-    await Promise.all([this.sweeping, this.maintaining, this.syncing]);
+    await Promise.all([this.sweeping, this.maintaining, this.syncing, this.catchingUp]);
     // Each flush writes what was buffered when it started (FlushQueue): the second takes what a
     // response finishing during the first recorded.
     await this.flush();
@@ -192,6 +207,19 @@ export class HangarRuntime {
       this.sweeping = undefined;
     });
     return this.sweeping;
+  }
+
+  /**
+   * Probes a small batch of the files left without media facts (CatchUpMediaFacts); one run at a
+   * time (a call during one joins it); nothing without a media prober. Never rejects.
+   */
+  catchUpMediaFacts(): Promise<void> {
+    const catchUp = this.hangar.catchUpMediaFacts;
+    if (!catchUp) return Promise.resolve();
+    this.catchingUp ??= this.run('catch-up-media-facts', () => catchUp.execute({ signal: this.stopping })).finally(() => {
+      this.catchingUp = undefined;
+    });
+    return this.catchingUp;
   }
 
   private async run(work: string, task: () => Promise<unknown>): Promise<void> {

@@ -50,6 +50,7 @@ import type { MediaProber } from './media/media-prober.js';
 import { RecordMediaFacts } from './media/record-media-facts.js';
 import { MediaFactsQueue } from './media/media-facts-queue.js';
 import { BackfillMediaFacts } from './media/backfill-media-facts.js';
+import { CatchUpMediaFacts, type CatchUpMediaFactsOptions } from './media/catch-up-media-facts.js';
 import { GetFile } from './files/get-file.js';
 import { ListFiles } from './files/list-files.js';
 import { ReadPublicFile } from './files/read-public-file.js';
@@ -282,8 +283,12 @@ export type HangarOptions = AccountOptions &
     onBackgroundError?: (error: unknown) => void;
     /** Webhook endpoints per account and the schemes allowed (WEBHOOKS_PER_ACCOUNT, WEBHOOK_ALLOW_HTTP). */
     webhooks?: WebhookOptions;
-    /** The background probes of new uploads (`MEDIA_PROBE_CONCURRENCY`, 0: none; see MediaFactsQueueOptions). */
-    media?: { concurrency?: number; maxPending?: number };
+    /**
+     * The background probes of new uploads (`MEDIA_PROBE_CONCURRENCY`, 0: none, and no catch-up
+     * either; see MediaFactsQueueOptions), and the runtime's catch-up of files left without facts
+     * (`catchUp`: see CatchUpMediaFactsOptions).
+     */
+    media?: { concurrency?: number; maxPending?: number; catchUp?: CatchUpMediaFactsOptions };
   };
 
 /** Every use case of the core, wired to one set of ports. */
@@ -316,6 +321,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const recordMediaFacts = ports.mediaFacts && ports.mediaProber ? new RecordMediaFacts({ media: ports.mediaFacts, prober: ports.mediaProber, blobs, clock }) : undefined;
   // MEDIA_PROBE_CONCURRENCY=0: nothing is probed at upload; the backfill still can.
   const mediaFactsQueue = recordMediaFacts && options.media?.concurrency !== 0 ? new MediaFactsQueue(recordMediaFacts, { ...options.media, onError: options.onBackgroundError }) : undefined;
+  // Files left without facts are caught up by the runtime's maintenance, where uploads are probed at all.
+  const catchUpMediaFacts = mediaFactsQueue && recordMediaFacts && ports.mediaFacts ? new CatchUpMediaFacts({ media: ports.mediaFacts, record: recordMediaFacts, clock }, options.media?.catchUp) : undefined;
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits, clock });
   const mfaCodes = new MfaCodes({ mfa, totp, box, digest, limits, clock });
@@ -363,6 +370,8 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     activity,
     /** The background probes of new uploads (docs/media.md); undefined without a media prober. */
     mediaFactsQueue,
+    /** The runtime's catch-up of files left without media facts (docs/media.md); undefined without a media prober or with probing off. */
+    catchUpMediaFacts,
     /** `hangar files backfill-media`: media facts for the files that have none (docs/media.md). */
     backfillMediaFacts: new BackfillMediaFacts({ media: ports.mediaFacts ?? NO_MEDIA_FACTS_STORE, record: recordMediaFacts ?? NO_RECORDER }),
     expireFiles: new ExpireFiles({ files, blobs, activity, clock }),

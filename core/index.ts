@@ -50,6 +50,7 @@ export * from './media/media-prober.js';
 export * from './media/record-media-facts.js';
 export * from './media/media-facts-queue.js';
 export * from './media/backfill-media-facts.js';
+export * from './media/catch-up-media-facts.js';
 export * from './files/bulk-delete-files.js';
 export * from './files/content-types.js';
 export * from './files/content-sniffer.js';

@@ -6,7 +6,8 @@ import type { MediaProber, ProbeInput } from '../../core/media/media-prober.js';
  * A {@link MediaProber} of audio and video on music-metadata (a maintained parser of containers:
  * MP3, WAV, FLAC, Ogg, MP4/M4A/MOV, Matroska/WebM, AIFF, ASF…): the duration in seconds, and the
  * width and height of a video track where the container states them (Matroska and WebM do; MP4
- * through music-metadata does not, so those stay null). Covers are skipped.
+ * through music-metadata does not: MP4 and MOV video go to IsobmffVideoMediaProber first, so here
+ * they are M4A audio). Covers are skipped.
  *
  * Memory: the blob is read as a stream (`parseStream`) and the parser keeps only the tokens it is
  * reading; what it passes over (an MP4's `mdat`, a WAV's samples) is read and dropped, never

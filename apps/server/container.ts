@@ -18,6 +18,7 @@ import { SystemClock } from '../../adapters/crypto/system-clock.js';
 import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
 import { CompositeMediaProber } from '../../adapters/media/composite-media-prober.js';
 import { SharpMediaProber } from '../../adapters/media/sharp-media-prober.js';
+import { IsobmffVideoMediaProber } from '../../adapters/media/isobmff-video-media-prober.js';
 import { MusicMetadataMediaProber } from '../../adapters/media/music-metadata-media-prober.js';
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
 import { ProcessFailpoints } from '../../adapters/failpoints/process-failpoints.js';
@@ -125,12 +126,12 @@ export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobS
 
 /**
  * Images: sharp (libvips) for transformations on the view address (docs/images.md); media facts
- * (docs/media.md): sharp for images, music-metadata for audio and video.
+ * (docs/media.md): sharp for images, a reader of the ISOBMFF boxes for MP4/MOV video, music-metadata for other audio and video.
  */
 export const imagesModule = new ContainerModule(({ bind }) => {
   bind(Tokens.MediaProber)
     .toResolvedValue(
-      (config: Config) => new CompositeMediaProber([new SharpMediaProber({ maxInputPixels: config.imageTransformer.maxInputPixels }), new MusicMetadataMediaProber()]),
+      (config: Config) => new CompositeMediaProber([new SharpMediaProber({ maxInputPixels: config.imageTransformer.maxInputPixels }), new IsobmffVideoMediaProber(), new MusicMetadataMediaProber()]),
       [Tokens.Config],
     )
     .inSingletonScope();

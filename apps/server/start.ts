@@ -66,7 +66,8 @@ export interface StartOptions {
   clusterWorker?: boolean;
   /**
    * Runs the hourly maintenance (pruning old activity log entries, purging spent credentials), at
-   * start and every hour. Default true; of a cluster's workers only the first does it.
+   * start and every hour, the expiry sweep and the minutely catch-up of media facts left missing
+   * (docs/media.md). Default true; of a cluster's workers only the first does it.
    */
   maintenance?: boolean;
   /** The clock of the core (default: the system clock); tests pass a controllable one. */

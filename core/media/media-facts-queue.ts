@@ -5,9 +5,9 @@ import type { RecordMediaFacts } from './record-media-facts.js';
 export interface MediaFactsQueueOptions {
   /** Files probed at once in this process (`MEDIA_PROBE_CONCURRENCY`); default 2. Each image probe holds up to the prober's byte ceiling in memory. */
   concurrency?: number;
-  /** Files waiting at most; more are dropped (the backfill, `hangar files backfill-media`, computes them later). Default 10,000. */
+  /** Files waiting at most; more are dropped (the runtime's catch-up, or the backfill `hangar files backfill-media`, computes them later). Default 10,000. */
   maxPending?: number;
-  /** Told about each failure (a store out of reach); the file keeps null facts until the backfill. */
+  /** Told about each failure (a store out of reach); the file keeps null facts until the runtime's catch-up (CatchUpMediaFacts) or the backfill. */
   onError?: (error: unknown) => void;
 }
 
@@ -17,7 +17,8 @@ export interface MediaFactsQueueOptions {
  * its probe finished (usually milliseconds later). At most `concurrency` probes run at once, and at
  * most `maxPending` files wait: memory stays bounded whatever the upload rate. A file that is
  * dropped, or whose probe failed for an outage, or that was still waiting when the process
- * stopped, has no row and is found by the backfill. Why after the upload rather than inside it: decision 0020.
+ * stopped, has no row and is found by the runtime's catch-up (CatchUpMediaFacts) or the backfill.
+ * Why after the upload rather than inside it: decision 0020.
  */
 export class MediaFactsQueue {
   private readonly waiting: MediaSubject[] = [];
@@ -57,7 +58,7 @@ export class MediaFactsQueue {
     while (this.running.size > 0) await Promise.all(this.running);
   }
 
-  /** Stops taking files, forgets those waiting (the backfill finds them) and waits for the probes running. Never rejects. */
+  /** Stops taking files, forgets those waiting (the catch-up and the backfill find them) and waits for the probes running. Never rejects. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.waiting.length = 0;

@@ -46,9 +46,10 @@ export interface MediaFactsRepository {
   /**
    * Up to `limit` files of any account that have no row yet, in ascending order of record id,
    * after `afterId` (from the start when absent): the backfill walks them in bounded memory, and a
-   * rerun starts again where rows are still missing.
+   * rerun starts again where rows are still missing. With `createdBefore`, only files created
+   * strictly before it (the runtime's catch-up leaves the files just uploaded to the upload's own probe).
    */
-  filesWithout(options: { afterId?: string; limit: number }): Promise<MediaSubject[]>;
+  filesWithout(options: { afterId?: string; limit: number; createdBefore?: Date }): Promise<MediaSubject[]>;
   /** How many files have no row (counted whole: the backfill's total, read once per run). */
   countWithout(): Promise<number>;
 }

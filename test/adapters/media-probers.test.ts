@@ -2,13 +2,14 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import { thumbHashToRGBA } from 'thumbhash';
 import { CompositeMediaProber } from '../../adapters/media/composite-media-prober.js';
+import { IsobmffVideoMediaProber } from '../../adapters/media/isobmff-video-media-prober.js';
 import { MusicMetadataMediaProber } from '../../adapters/media/music-metadata-media-prober.js';
 import { SharpMediaProber } from '../../adapters/media/sharp-media-prober.js';
 import type { ByteRange } from '../../core/files/blob-store.js';
 import type { ProbeInput } from '../../core/media/media-prober.js';
 import { makePdf } from '../support/bytes.js';
 import { exifJpeg, solidPng } from '../support/images.js';
-import { makeWav, streamedWav } from '../support/media.js';
+import { isoBox, makeMp4, makeWav, streamedWav } from '../support/media.js';
 
 /** A probe input over bytes in memory that records every read (whole or range) and the bytes it handed out. */
 function inputOf(bytes: Uint8Array, contentType: string) {
@@ -32,11 +33,12 @@ function inputOf(bytes: Uint8Array, contentType: string) {
   return { input, reads, bytesRead: () => bytesRead };
 }
 
-describe('media probers (sharp, music-metadata)', function () {
+describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
   this.timeout(30_000);
   const images = new SharpMediaProber();
+  const videos = new IsobmffVideoMediaProber();
   const sounds = new MusicMetadataMediaProber();
-  const probers = new CompositeMediaProber([images, sounds]);
+  const probers = new CompositeMediaProber([images, videos, sounds]);
 
   it('gives a JPEG with EXIF orientation 6 its shown size (sides swapped) and a thumbhash of the same aspect', async () => {
     const jpeg = await exifJpeg(64, 48, 6);
@@ -91,6 +93,49 @@ describe('media probers (sharp, music-metadata)', function () {
     }
     // A reader that gathered the file would hold 50 MiB; this one holds a few chunks.
     expect(peak).to.be.lessThan(16 * 1024 * 1024);
+  });
+
+  it('gives a landscape MP4 its size and its duration, with no audio track', async () => {
+    const mp4 = makeMp4({ video: { width: 1920, height: 1080 }, duration: { units: 12_500, timescale: 1_000 } });
+    expect(await probers.probe(inputOf(mp4, 'video/mp4').input)).to.deep.equal({ width: 1920, height: 1080, durationSeconds: 12.5, thumbhash: null });
+  });
+
+  it('swaps the sides of a video turned a quarter by its track matrix (90° and 270°), not of one turned 180°', async () => {
+    const size = { width: 1920, height: 1080 };
+    const duration = { units: 3 * 600, timescale: 600 };
+    expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 90 }, audio: true, duration }), 'video/mp4').input)).to.include({ width: 1080, height: 1920, durationSeconds: 3 });
+    expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 270 }, duration, brand: 'qt  ' }), 'video/quicktime').input)).to.include({ width: 1080, height: 1920 });
+    expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 180 }, duration }), 'video/mp4').input)).to.include({ width: 1920, height: 1080 });
+  });
+
+  it('jumps over the mdat of a phone recording (moov last) by byte ranges: a few KiB read of 16 MiB', async () => {
+    const mov = makeMp4({ video: { width: 3840, height: 2160, rotation: 90 }, audio: true, duration: { units: 7_000, timescale: 600 }, mdatBytes: 16 * 1024 * 1024, moovLast: true, brand: 'qt  ', sampleTableBytes: 512 * 1024 });
+    const probe = inputOf(mov, 'video/quicktime');
+    const facts = await probers.probe(probe.input);
+    expect(facts.width).to.equal(2160);
+    expect(facts.height).to.equal(3840);
+    expect(facts.durationSeconds).to.be.closeTo(7_000 / 600, 1e-9);
+    // The mdat and each track's half-MiB sample table are skipped by opening a range after them.
+    expect(probe.bytesRead()).to.be.lessThan(256 * 1024);
+    expect(probe.reads.length).to.be.within(2, 6);
+    expect(probe.reads.every((range) => range !== undefined && range.end === mov.length - 1)).to.equal(true);
+  });
+
+  it('reads version 1 boxes (64-bit durations) and a 64-bit mdat size', async () => {
+    const mp4 = makeMp4({ video: { width: 640, height: 360 }, duration: { units: 90_000 * 4, timescale: 90_000 }, long: true, moovLast: true, mdatBytes: 100_000 });
+    expect(await videos.probe(inputOf(mp4, 'video/mp4').input)).to.deep.equal({ width: 640, height: 360, durationSeconds: 4, thumbhash: null });
+  });
+
+  it('gives an MP4 of sound only its duration and no size', async () => {
+    const mp4 = makeMp4({ audio: true, duration: { units: 44_100 * 2, timescale: 44_100 } });
+    expect(await probers.probe(inputOf(mp4, 'video/mp4').input)).to.deep.equal({ width: null, height: null, durationSeconds: 2, thumbhash: null });
+  });
+
+  it('fails on bytes that are not an MP4, on an MP4 without a moov and on a box whose size overruns the file', async () => {
+    await expectRejection(videos.probe(inputOf(makePdf(), 'video/mp4').input));
+    await expectRejection(videos.probe(inputOf(Buffer.concat([isoBox('ftyp', [Buffer.from('isom\0\0\0\0', 'latin1')]), isoBox('mdat', [Buffer.alloc(100)])]), 'video/mp4').input));
+    const cut = makeMp4({ video: { width: 640, height: 360 }, duration: { units: 1, timescale: 1 } });
+    await expectRejection(videos.probe(inputOf(cut.subarray(0, 200), 'video/mp4').input));
   });
 
   it('handles images, audio and video only; a PDF is no media, and bytes that are not what they claim fail', async () => {

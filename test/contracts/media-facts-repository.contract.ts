@@ -89,5 +89,15 @@ export function describeMediaFactsRepositoryContract(name: string, makeSubject: 
       expect(rest.map((file) => file.id)).to.deep.equal([ids[5], ids[6]]);
       expect(await media.filesWithout({ afterId: ids[6], limit: 3 })).to.deep.equal([]);
     });
+
+    it('walks only the files created before a moment when asked (the runtime’s catch-up skips fresh uploads)', async () => {
+      const old = await stored({ contentType: 'image/png', createdAt: at(10) });
+      const fresh = await stored({ contentType: 'image/png', createdAt: at(20) });
+      const done = await stored({ contentType: 'image/png', createdAt: at(5) });
+      await media.save({ fileRecordId: done.id, facts: PHOTO, state: 'probed', computedAt: at(6) });
+      expect((await media.filesWithout({ limit: 10, createdBefore: at(20) })).map((file) => file.id)).to.deep.equal([old.id]);
+      expect((await media.filesWithout({ limit: 10, createdBefore: at(10) })).map((file) => file.id)).to.deep.equal([]);
+      expect((await media.filesWithout({ limit: 10, createdBefore: at(21) })).map((file) => file.id).sort()).to.deep.equal([old.id, fresh.id].sort());
+    });
   });
 }

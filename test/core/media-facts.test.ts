@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { DomainError, type MediaFacts, type MediaFactsRepository, type MediaProber, type ProbeInput } from '../../core/index.js';
+import { MemoryLogger } from '../../adapters/logging/memory-logger.js';
+import { type CatchUpMediaFactsOptions, DomainError, HangarRuntime, MEDIA_CATCH_UP_DEFAULTS, type MediaFacts, type MediaFactsRepository, type MediaProber, type ProbeInput } from '../../core/index.js';
 import { makePng } from '../support/bytes.js';
 import { bodyOf, createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
 
@@ -48,7 +49,7 @@ class CountingMediaFacts implements MediaFactsRepository {
   }
 }
 
-function world(options: { concurrency?: number; maxPending?: number } = {}) {
+function world(options: { concurrency?: number; maxPending?: number; catchUp?: CatchUpMediaFactsOptions } = {}) {
   const prober = new FakeProber();
   let counting: CountingMediaFacts | undefined;
   const made = createMemoryHangar({ media: options }, (defaults) => {
@@ -156,5 +157,81 @@ describe('media facts (core)', () => {
     await upload(userId, { contentType: 'image/png', size: 100 });
     expect(hangar.mediaFactsQueue).to.equal(undefined);
     await expectDomainError(hangar.backfillMediaFacts.execute(), 'NOT_IMPLEMENTED');
+  });
+});
+
+describe('media facts left missing (the runtime’s catch-up)', () => {
+  const OLD_ENOUGH = MEDIA_CATCH_UP_DEFAULTS.minAgeMs + 1_000;
+
+  it('gives facts to files dropped from a full queue once they are five minutes old, a batch a run, without the CLI', async () => {
+    // maxPending 0: every upload is dropped from the queue, as when it is full.
+    const { hangar, registerConfirmed, upload, prober, clock } = world({ concurrency: 1, maxPending: 0, catchUp: { batchSize: 2 } });
+    const { userId } = await registerConfirmed('ada@example.com');
+    const uploaded = [];
+    for (let i = 0; i < 3; i++) uploaded.push(await upload(userId, { contentType: 'image/png', size: 100 + i }));
+    expect(hangar.mediaFactsQueue!.dropped).to.equal(3);
+    const runtime = new HangarRuntime(hangar, { maintenance: false });
+    const known = async () => {
+      const page = await hangar.listFiles.execute({ userId, filter: {}, page: 1, limit: 10 });
+      return page.items.filter((view) => view.media?.width !== null).length;
+    };
+
+    // Just uploaded: left to the upload's own probe.
+    await runtime.catchUpMediaFacts();
+    expect(prober.probed).to.deep.equal([]);
+    clock.advance(OLD_ENOUGH);
+    await runtime.catchUpMediaFacts();
+    expect(await known()).to.equal(2);
+    await runtime.catchUpMediaFacts();
+    expect(await known()).to.equal(3);
+    expect((await hangar.getFile.execute({ userId, fileId: uploaded[2]!.file.fileId })).media).to.deep.equal(SIZE);
+    // Nothing left: runs probe nothing more.
+    await runtime.catchUpMediaFacts();
+    await runtime.catchUpMediaFacts();
+    expect(prober.probed).to.have.length(3);
+    expect(await hangar.backfillMediaFacts.execute()).to.deep.equal({ done: 0, total: 0, failed: 0 });
+  });
+
+  it('moves past a file whose store was out of reach, logs it deferred, and tries it again on the next pass', async () => {
+    const { hangar, registerConfirmed, upload, prober, clock, media } = world({ concurrency: 1, maxPending: 0, catchUp: { batchSize: 1 } });
+    const { userId } = await registerConfirmed('ada@example.com');
+    await upload(userId, { contentType: 'image/png', size: 100 });
+    await upload(userId, { contentType: 'image/png', size: 101 });
+    clock.advance(OLD_ENOUGH);
+    const logger = new MemoryLogger();
+    const runtime = new HangarRuntime(hangar, { maintenance: false, logger });
+    prober.failure = new DomainError('BLOB_STORE_UNAVAILABLE', 'The blob store did not answer.');
+    await runtime.catchUpMediaFacts();
+    expect(logger.entries.map(({ event, fields }) => [event, fields.work, fields.code])).to.deep.equal([['background_work_deferred', 'catch-up-media-facts', 'BLOB_STORE_UNAVAILABLE']]);
+    prober.failure = undefined;
+    await runtime.catchUpMediaFacts(); // the second file: the first does not hold it up
+    expect(await media.countWithout()).to.equal(1);
+    await runtime.catchUpMediaFacts(); // the end of the walk
+    await runtime.catchUpMediaFacts(); // the next pass takes the first file again
+    expect(await media.countWithout()).to.equal(0);
+    expect(prober.probed).to.have.length(3);
+  });
+
+  it('runs on the maintenance process’s timer, and not on a process without maintenance', async () => {
+    const { hangar, registerConfirmed, upload, prober, clock, media } = world({ concurrency: 1, maxPending: 0 });
+    const { userId } = await registerConfirmed('ada@example.com');
+    await upload(userId, { contentType: 'image/png', size: 100 });
+    clock.advance(OLD_ENOUGH);
+    const quiet = new HangarRuntime(hangar, { maintenance: false, mediaCatchUpIntervalMs: 5, planSyncIntervalMs: 3_600_000 });
+    quiet.start();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await quiet.stop();
+    expect(prober.probed).to.deep.equal([]);
+    const busy = new HangarRuntime(hangar, { maintenance: true, mediaCatchUpIntervalMs: 5, planSyncIntervalMs: 3_600_000 });
+    busy.start();
+    for (let waited = 0; prober.probed.length === 0 && waited < 2_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    await busy.stop();
+    expect(prober.probed).to.deep.equal(['image/png']);
+    expect(await media.countWithout()).to.equal(0);
+  });
+
+  it('has no catch-up where uploads are not probed (MEDIA_PROBE_CONCURRENCY=0): the CLI remains', async () => {
+    const { hangar } = world({ concurrency: 0 });
+    expect(hangar.catchUpMediaFacts).to.equal(undefined);
   });
 });

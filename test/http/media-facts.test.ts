@@ -3,7 +3,7 @@ import { thumbHashToRGBA } from 'thumbhash';
 import { makePdf } from '../support/bytes.js';
 import { call, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 import { exifJpeg, solidPng } from '../support/images.js';
-import { makeWav } from '../support/media.js';
+import { makeMp4, makeWav } from '../support/media.js';
 
 describe('HTTP: media facts on the File object (docs/media.md)', function () {
   this.timeout(60_000);
@@ -51,6 +51,14 @@ describe('HTTP: media facts on the File object (docs/media.md)', function () {
     for (const file of [png, wav, pdf]) expect(byId.get(file.file_id)).to.deep.equal(file);
     // The members sit before the two read counts, which stay the object's last members.
     expect(Object.keys(png).slice(-7)).to.deep.equal(['width', 'height', 'duration_seconds', 'thumbhash', 'metadata_removed', 'view_count', 'download_count']);
+  });
+
+  it('gives an MP4 and a phone’s MOV (moov after the samples, turned 90° for portrait) their shown size and duration', async () => {
+    const mp4 = (await stored(makeMp4({ video: { width: 1280, height: 720 }, duration: { units: 5_000, timescale: 1_000 } }), 'video/mp4', 'clip.mp4')).file;
+    expect(mp4).to.include({ width: 1280, height: 720, duration_seconds: 5, thumbhash: null });
+    const mov = makeMp4({ video: { width: 1920, height: 1080, rotation: 90 }, audio: true, duration: { units: 1_800, timescale: 600 }, moovLast: true, brand: 'qt  ', mdatBytes: 256 * 1024 });
+    const portrait = (await stored(mov, 'video/quicktime', 'IMG_0001.MOV')).file;
+    expect(portrait).to.include({ width: 1080, height: 1920, duration_seconds: 3, thumbhash: null });
   });
 
   it('describes the four members in the OpenAPI document’s File schema', async () => {

@@ -54,12 +54,13 @@ export class SqlMediaFactsRepository implements MediaFactsRepository {
     return found;
   }
 
-  async filesWithout(options: { afterId?: string; limit: number }): Promise<MediaSubject[]> {
+  async filesWithout(options: { afterId?: string; limit: number; createdBefore?: Date }): Promise<MediaSubject[]> {
     const rows = await this.db
       .selectFrom('files')
       .select(['id', 'blob_key', 'content_type', 'size'])
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('file_media').select(sql.lit(1).as('one')).whereRef('file_media.file_record_id', '=', 'files.id'))))
       .$if(options.afterId !== undefined, (query) => query.where('id', '>', options.afterId!))
+      .$if(options.createdBefore !== undefined, (query) => query.where('created_at', '<', toMillis(options.createdBefore!)))
       .orderBy('id')
       .limit(options.limit)
       .execute();
