@@ -81,7 +81,7 @@ export class HangarRuntime {
   /** A change arrived while a check ran: check once more after it (the running one may have read before the commit). */
   private syncAgain = false;
   private lastSyncStart = Number.NEGATIVE_INFINITY;
-  private syncTimer: TimerHandle | undefined;
+  private syncTimer?: TimerHandle;
   private stopWatching: (() => void) | undefined;
   private started = false;
   /** Aborted by {@link stop}: a media catch-up in flight ends after its current file. */

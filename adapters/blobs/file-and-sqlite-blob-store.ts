@@ -2,7 +2,7 @@ import { statfs } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Failpoints } from '../../core/shared/failpoints.js';
 import { ShardedFileBlobStore } from './sharded-file-blob-store.js';
-import { DEFAULT_SMALL_BLOB_MAX_BYTES, MAX_SMALL_BLOB_MAX_BYTES } from './small-blob-limits.js';
+import { DEFAULT_SMALL_BLOB_MAX_BYTES } from './small-blob-limits.js';
 import { SqliteSmallBlobStore } from './sqlite-small-blob-store.js';
 import { TieredBlobStore } from './tiered-blob-store.js';
 
@@ -20,7 +20,7 @@ export interface FileAndSqliteBlobStoreOptions {
   /**
    * Blobs of at most this many bytes are kept as rows of `<directory>/small-blobs.db` instead of
    * files (see {@link FileAndSqliteBlobStore}); 0 stores every blob as a file. Default
-   * {@link DEFAULT_SMALL_BLOB_MAX_BYTES} (64 KiB), at most {@link MAX_SMALL_BLOB_MAX_BYTES} (1 MiB):
+   * {@link DEFAULT_SMALL_BLOB_MAX_BYTES} (64 KiB), at most `MAX_SMALL_BLOB_MAX_BYTES` (small-blob-limits.ts) (1 MiB):
    * an upload holds up to this many bytes in memory until it knows which way it goes.
    */
   smallBlobMaxBytes?: number;
@@ -44,7 +44,7 @@ export const SMALL_BLOBS_FILE = 'small-blobs.db';
  * "Several processes behind a load balancer").
  */
 export class FileAndSqliteBlobStore extends TieredBlobStore {
-  /** @throws Error when `smallBlobMaxBytes` is not an integer from 0 to {@link MAX_SMALL_BLOB_MAX_BYTES} */
+  /** @throws Error when `smallBlobMaxBytes` is not an integer from 0 to `MAX_SMALL_BLOB_MAX_BYTES` (small-blob-limits.ts) */
   constructor(options: FileAndSqliteBlobStoreOptions) {
     const directory = resolve(options.directory);
     const { fsync, failpoints } = options;

@@ -166,7 +166,7 @@ class MovieWalker {
       const body = await this.leaf(box);
       const long = body[0] === 1;
       // Flag 0x000001: track_enabled (§8.3.2.3).
-      track.enabled = (body[3]! & 1) === 1;
+      track.enabled = (body[3] & 1) === 1;
       const matrixAt = long ? 52 : 40;
       track.quarterTurn = quarterTurn(body, matrixAt);
       track.width = u32(body, matrixAt + 36) / 65_536;
@@ -254,7 +254,9 @@ class BoxCursor {
 
   /** Up to `length` bytes from the position (fewer only at the end of the file), the position advanced past them. */
   async read(length: number): Promise<Uint8Array> {
-    while (this.pending.length < length && (await this.receive())) {}
+    while (this.pending.length < length && (await this.receive())) {
+      // Each receive appends a chunk to `pending`; the loop's test does the work.
+    }
     const bytes = this.pending.subarray(0, Math.min(length, this.pending.length));
     this.pending = this.pending.subarray(bytes.length);
     this.position += bytes.length;
@@ -321,7 +323,7 @@ function quarterTurn(body: Uint8Array, offset: number): boolean {
 }
 
 function u32(bytes: Uint8Array, offset: number): number {
-  return ((bytes[offset]! << 24) >>> 0) + (bytes[offset + 1]! << 16) + (bytes[offset + 2]! << 8) + bytes[offset + 3]!;
+  return ((bytes[offset] << 24) >>> 0) + (bytes[offset + 1] << 16) + (bytes[offset + 2] << 8) + bytes[offset + 3];
 }
 
 function i32(bytes: Uint8Array, offset: number): number {

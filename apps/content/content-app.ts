@@ -1,6 +1,6 @@
 import Koa, { type Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
-import { parseImageRequest, type QueryValues } from '../../core/images/image-params.js';
+import { parseImageRequest } from '../../core/images/image-params.js';
 import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
 import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
 import type { Logger } from '../../core/shared/logger.js';

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../core/hangar.js';
-import type { QueryValues } from '../../core/images/image-params.js';
 import { ErrorBody } from '../http/error-body.js';
 import { BINARY, defineRoute, type Route } from '../http/route.js';
 import { ContentParams, ImageQuery, ViewHeaders } from './content-schemas.js';

@@ -796,11 +796,12 @@ export function readVariable<K extends VariableName>(env: Env, name: K): Variabl
   const items = KindGuard.IsArray(row.schema) && text !== undefined ? commaItems(text) : [];
   if (text === undefined || text === '' || items === undefined) {
     // A fresh copy of a list fallback, so that no configuration shares (and may change) another's.
-    return (Array.isArray(row.fallback) ? [...row.fallback] : row.fallback) as VariableValue<K>;
+    const fallback = row.fallback;
+    return (Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback) as VariableValue<K>;
   }
   const value = checkedValue(row.schema, text, name);
   try {
-    return Value.Decode(row.schema, value) as VariableValue<K>;
+    return Value.Decode<TSchema, VariableValue<K>>(row.schema, value);
   } catch (error) {
     throw new ConfigError(name, error instanceof Error ? error.message : String(error));
   }

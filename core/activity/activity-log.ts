@@ -1,4 +1,3 @@
-import type { Paged, Window } from '../shared/pagination.js';
 
 /** One logged API request of an account (spec 2.7). */
 export interface ActivityLogEntry {

@@ -128,7 +128,7 @@ export class UploadFile {
     const stripped = stripping ? stripImageMetadata(body, contentType, user.imageMetadata) : undefined;
     let stored: { size: number; sha256: string };
     let received: number;
-    let metadataRemoved: MetadataKind[] = [];
+    let metadataRemoved: MetadataKind[];
     try {
       stored = await this.deps.blobs.put({ key: blobKey, body: stripped?.body ?? body, contentType, maxBytes, signal: input.signal });
       ({ bytesRead: received, removed: metadataRemoved } = stripped ? await stripped.outcome : { bytesRead: stored.size, removed: [] });

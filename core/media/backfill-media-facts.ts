@@ -32,7 +32,7 @@ export class BackfillMediaFacts {
       let next = 0;
       const worker = async () => {
         while (next < batch.length) {
-          const file = batch[next++]!;
+          const file = batch[next++];
           const outcome = await this.deps.record.execute({ file });
           progress.done += 1;
           if (outcome === 'failed') progress.failed += 1;
@@ -41,7 +41,7 @@ export class BackfillMediaFacts {
       await Promise.all(Array.from({ length: Math.min(concurrency, batch.length) }, worker));
       // Files uploaded during the run are probed by the upload's own queue, or by this walk: the total grows to count them.
       progress.total = Math.max(progress.total, progress.done);
-      afterId = batch[batch.length - 1]!.id;
+      afterId = batch[batch.length - 1].id;
       input.onProgress?.({ ...progress });
     }
     return progress;

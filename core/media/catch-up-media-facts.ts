@@ -49,7 +49,7 @@ export class CatchUpMediaFacts {
     const createdBefore = new Date(this.deps.clock.now().getTime() - this.minAgeMs);
     const batch = await this.deps.media.filesWithout({ afterId: this.afterId, limit: this.batchSize, createdBefore });
     // A short batch is the end of the walk: the next run starts from the beginning again.
-    this.afterId = batch.length < this.batchSize ? undefined : batch[batch.length - 1]!.id;
+    this.afterId = batch.length < this.batchSize ? undefined : batch[batch.length - 1].id;
     let done = 0;
     for (const file of batch) {
       if (input.signal?.aborted) {

@@ -1,5 +1,3 @@
-import type { Paged, Window } from '../shared/pagination.js';
-import type { ParsedUrl } from '../shared/web-globals.js';
 
 /**
  * The events an endpoint may subscribe to (docs/webhooks.md). `webhook.test` is sent only by

@@ -414,7 +414,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         // Independent reads, four at a time (Postgres's round trips overlap), checked in order.
         const pages = await mapConcurrently(cases, 4, ({ q, filter, offset, limit, countLimit }) => files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit }));
         for (const [i, { q, filter, offset, limit, countLimit, all }] of cases.entries()) {
-          const page = pages[i]!;
+          const page = pages[i];
           const total = countLimit !== undefined && all.length > countLimit ? { total: countLimit, relation: 'gte' } : { total: all.length, relation: 'eq' };
           expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`).to.deep.equal({
             ids: all.slice(offset, offset + limit).map((file) => file.fileId),
@@ -535,7 +535,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         filters.push(...filters.filter((filter, i) => i % 3 === 0 && filter.type === undefined).map((filter, i) => ({ ...filter, type: TYPES[i % TYPES.length] })));
         // Independent reads: a few at a time (LISTING_CONCURRENCY), so Postgres's round trips overlap.
         const totals = await mapConcurrently(filters, LISTING_CONCURRENCY, (filter) => totalAndBruteForce(live, filter));
-        const wrong = filters.flatMap((filter, i) => (totals[i]![0] !== totals[i]![1] ? [`${JSON.stringify(filter)}: total ${totals[i]![0]}, expected ${totals[i]![1]}`] : []));
+        const wrong = filters.flatMap((filter, i) => (totals[i][0] !== totals[i][1] ? [`${JSON.stringify(filter)}: total ${totals[i][0]}, expected ${totals[i][1]}`] : []));
         expect(wrong, 'range filters whose total differs from a brute-force count').to.deep.equal([]);
       }
 
@@ -583,7 +583,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         const pages = await mapConcurrently(offsets, LISTING_CONCURRENCY, (offset) => files.list({ userId: owner, filter, window: { offset, limit } }));
         const wrong: string[] = [];
         for (const [i, offset] of offsets.entries()) {
-          const page = pages[i]!;
+          const page = pages[i];
           const ids = page.items.map((file) => file.fileId);
           const want = expected.slice(offset, offset + limit);
           if (JSON.stringify(ids) !== JSON.stringify(want) || page.total !== expected.length) {
@@ -687,18 +687,18 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
             async (specs, doomed, ranges, offsets) => {
               const owner = (await givenUser(users)).id;
               let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic, contentType: spec.contentType })), owner);
-              const before = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner)] as const);
+              const before = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]], 3, owner)] as const);
               for (const [i, filter] of ranges.entries()) {
-                const [[total, expected], wrongPages] = before[i]!;
+                const [[total, expected], wrongPages] = before[i];
                 expect(total, JSON.stringify(filter)).to.equal(expected);
                 expect(wrongPages).to.deep.equal([]);
               }
               const deleted = live.filter((_, i) => doomed[i]);
               await files.deleteMany({ userId: owner, fileIds: deleted.map((file) => file.fileId) });
               live = live.filter((file) => !deleted.includes(file));
-              const after = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]!], 3, owner)] as const);
+              const after = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]], 3, owner)] as const);
               for (const [i, filter] of ranges.entries()) {
-                const [[total, expected], wrongPages] = after[i]!;
+                const [[total, expected], wrongPages] = after[i];
                 expect(total, `after deleting ${deleted.length}: ${JSON.stringify(filter)}`).to.equal(expected);
                 expect(wrongPages, `after deleting ${deleted.length}`).to.deep.equal([]);
               }

@@ -11,7 +11,7 @@ async function* pieces(bytes: Uint8Array, cuts: number[]): AsyncGenerator<Uint8A
 }
 
 /** Runs the transform over `bytes` cut at `cuts`; the stored bytes and the outcome. */
-async function strip(bytes: Uint8Array, format: PhotoFormat | string, mode: ImageMetadataMode, cuts: number[] = []) {
+async function strip(bytes: Uint8Array, format: string, mode: ImageMetadataMode, cuts: number[] = []) {
   const type = format in PHOTO_TYPES ? PHOTO_TYPES[format as PhotoFormat] : format;
   const result = stripImageMetadata(pieces(bytes, cuts), type, mode);
   const parts: Uint8Array[] = [];

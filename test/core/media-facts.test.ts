@@ -184,7 +184,7 @@ describe('media facts left missing (the runtime’s catch-up)', () => {
     expect(await known()).to.equal(2);
     await runtime.catchUpMediaFacts();
     expect(await known()).to.equal(3);
-    expect((await hangar.getFile.execute({ userId, fileId: uploaded[2]!.file.fileId })).media).to.deep.equal(SIZE);
+    expect((await hangar.getFile.execute({ userId, fileId: uploaded[2].file.fileId })).media).to.deep.equal(SIZE);
     // Nothing left: runs probe nothing more.
     await runtime.catchUpMediaFacts();
     await runtime.catchUpMediaFacts();

@@ -81,7 +81,7 @@ describe('the server as its own process: photo metadata removed while a large up
       headers: { 'x-api-key': key, 'content-type': 'image/jpeg', 'x-file-name': 'big.jpg', 'content-length': String(jpeg.length) },
       body: jpeg.body,
       duplex: 'half',
-    } as RequestInit);
+    });
     const result = (await response.json()) as any;
     expect(response.status, JSON.stringify(result)).to.equal(201);
     return result.file;

@@ -15,7 +15,7 @@ export async function mapConcurrently<T, R>(items: readonly T[], limit: number, 
     while (next < items.length && !failed) {
       const index = next++;
       try {
-        results[index] = await task(items[index]!, index);
+        results[index] = await task(items[index], index);
       } catch (error) {
         failed = true;
         throw error;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 
 /**
  * 0047: media facts of files (issue #63, docs/media.md). `file_media` holds one row per file record

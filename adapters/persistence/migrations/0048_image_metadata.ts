@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 
 /**
  * 0048: image metadata removal (issue #63, docs/image-metadata.md). `users.image_metadata` is the

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 
 /**
  * 0049: what the operator console (docs/admin.md) needs to hold across processes and restarts.

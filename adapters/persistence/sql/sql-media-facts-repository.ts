@@ -58,7 +58,7 @@ export class SqlMediaFactsRepository implements MediaFactsRepository {
     const rows = await this.db
       .selectFrom('files')
       .select(['id', 'blob_key', 'content_type', 'size'])
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('file_media').select(sql.lit(1).as('one')).whereRef('file_media.file_record_id', '=', 'files.id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('file_media').select(sql.lit(1).as('one')).whereRef('file_media.file_record_id', '=', 'files.id'))))
       .$if(options.afterId !== undefined, (query) => query.where('id', '>', options.afterId!))
       .$if(options.createdBefore !== undefined, (query) => query.where('created_at', '<', toMillis(options.createdBefore!)))
       .orderBy('id')
@@ -71,7 +71,7 @@ export class SqlMediaFactsRepository implements MediaFactsRepository {
     const row = await this.db
       .selectFrom('files')
       .select((eb) => eb.fn.countAll<number | string>().as('missing'))
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('file_media').select(sql.lit(1).as('one')).whereRef('file_media.file_record_id', '=', 'files.id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('file_media').select(sql.lit(1).as('one')).whereRef('file_media.file_record_id', '=', 'files.id'))))
       .executeTakeFirstOrThrow();
     return toNumber(row.missing);
   }

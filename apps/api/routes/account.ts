@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Hangar } from '../../../core/hangar.js';
 import { defineRoute, type Route } from '../../http/route.js';
 import { logEntryJson, profileJson, usageJson } from '../../http/presenters/presenters.js';
-import { LogEntryBody, Paged, PageQuery, ProfileBody, UsageBody } from '../schemas.js';
+import { LogEntryBody, PageQuery, ProfileBody, UsageBody } from '../schemas.js';
 import { errors } from '../../http/error-body.js';
 
 /** Usage, activity log and profile of the calling account (spec 4.15–4.17). */

@@ -72,7 +72,7 @@ export class ByteReader {
   }
 
   /** Yields the next `n` bytes as they arrive (fewer when the body ends first), holding none of them. */
-  async *pass(n: number): AsyncGenerator<Uint8Array> {
+  async *pass(n: number): AsyncGenerator<Uint8Array, void> {
     let left = n;
     while (left > 0) {
       if (this.available === 0) await this.fill(1);
@@ -92,7 +92,7 @@ export class ByteReader {
   }
 
   /** Yields everything left in the body, as it arrives. */
-  async *rest(): AsyncGenerator<Uint8Array> {
+  async *rest(): AsyncGenerator<Uint8Array, void> {
     yield* this.pass(Number.POSITIVE_INFINITY);
   }
 
@@ -117,7 +117,7 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
 }
 
 /** Emits `held` (bytes read but not yet emitted) and everything after it unchanged: where a parser stops understanding the bytes. */
-export async function* passRest(held: Uint8Array, reader: ByteReader): AsyncGenerator<Uint8Array> {
+export async function* passRest(held: Uint8Array, reader: ByteReader): AsyncGenerator<Uint8Array, void> {
   if (held.byteLength > 0) yield held;
   yield* reader.rest();
 }

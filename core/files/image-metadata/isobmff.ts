@@ -27,7 +27,7 @@ interface ItemExtent {
  * `idat` (method 1), each of at most {@link MAX_META_BYTES}. Anything else (an item before the
  * `meta` box, several extents, a larger item) passes unchanged and is not reported as removed.
  */
-export async function* stripIsobmff(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array> {
+export async function* stripIsobmff(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array, void> {
   let extents: ItemExtent[] | undefined;
   // Top-level boxes up to `meta`, then the file as positions only.
   while (extents === undefined) {

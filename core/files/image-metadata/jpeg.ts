@@ -24,7 +24,7 @@ const EOI = 0xd9;
  * Only the first image is rewritten: images after its end (a multi-picture file's secondary images,
  * behind the first image's scan) pass unchanged. Bytes that do not parse as JPEG structure pass unchanged.
  */
-export async function* stripJpeg(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array> {
+export async function* stripJpeg(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array, void> {
   const soi = await reader.read(2);
   yield soi;
   if (soi.byteLength < 2 || soi[0] !== 0xff || soi[1] !== 0xd8) return yield* reader.rest();

@@ -22,7 +22,7 @@ const TEXT_CHUNKS = new Set(['tEXt', 'zTXt', 'iTXt']);
  * dropped unread when it is metadata the mode removes, else passed. Bytes that do not parse as PNG
  * chunks pass unchanged.
  */
-export async function* stripPng(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array> {
+export async function* stripPng(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array, void> {
   const signature = await reader.read(8);
   yield signature;
   if (!SIGNATURE.every((byte, i) => signature[i] === byte)) return yield* reader.rest();

@@ -17,7 +17,7 @@ export interface StrippedImage {
   outcome: Promise<{ removed: MetadataKind[]; bytesRead: number }>;
 }
 
-type Stripper = (reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>) => AsyncGenerator<Uint8Array>;
+type Stripper = (reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>) => AsyncGenerator<Uint8Array, void>;
 
 /** The rewriter of each media type (lower-case, no parameters). */
 const STRIPPERS: ReadonlyMap<string, Stripper> = new Map([
@@ -52,7 +52,7 @@ export function stripImageMetadata(body: AsyncIterable<Uint8Array>, mediaType: s
   let settle!: (value: { removed: MetadataKind[]; bytesRead: number }) => void;
   const outcome = new Promise<{ removed: MetadataKind[]; bytesRead: number }>((resolve) => (settle = resolve));
   const removed = new Set<MetadataKind>();
-  async function* stripped(): AsyncGenerator<Uint8Array> {
+  async function* stripped(): AsyncGenerator<Uint8Array, void> {
     const reader = new ByteReader(body);
     try {
       yield* mode === 'keep' || stripper === undefined ? reader.rest() : stripper(reader, mode, removed);

@@ -22,7 +22,7 @@ const XMP_FLAG = 0x04;
  * A metadata chunk over {@link MAX_HELD_CHUNK_BYTES} is replaced by the filler without being held.
  * Bytes that do not parse as RIFF chunks pass unchanged.
  */
-export async function* stripWebp(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array> {
+export async function* stripWebp(reader: ByteReader, mode: ImageMetadataMode, removed: Set<MetadataKind>): AsyncGenerator<Uint8Array, void> {
   const header = await reader.read(12);
   yield header;
   const riff = header.byteLength === 12 && text(header, 0) === 'RIFF' && text(header, 8) === 'WEBP';
@@ -67,7 +67,7 @@ export async function* stripWebp(reader: ByteReader, mode: ImageMetadataMode, re
 }
 
 /** Emits a filler chunk in place of the next `padded` bytes, which are read and dropped as they arrive. */
-async function* filler(chunkHeader: Uint8Array, reader: ByteReader, padded: number): AsyncGenerator<Uint8Array> {
+async function* filler(chunkHeader: Uint8Array, reader: ByteReader, padded: number): AsyncGenerator<Uint8Array, void> {
   chunkHeader.set(FILLER, 0);
   yield chunkHeader;
   for await (const chunk of reader.pass(padded)) yield new Uint8Array(chunk.byteLength);
