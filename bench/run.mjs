@@ -10,14 +10,29 @@ import path from 'node:path';
 import pg from 'pg';
 import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
 import { measureStartup, RSS_TARGET_MIB } from './scenarios/startup.mjs';
-import { BENCH, ROOT, cpuTimeOf, freePort, memoryOf, peakMemoryTracker, processTree, runClient, serviceEnvironment, startBaseline, startService } from './lib/processes.mjs';
+import {
+  BENCH,
+  ROOT,
+  cpuTimeOf,
+  freePort,
+  memoryOf,
+  peakMemoryTracker,
+  processTree,
+  runClient,
+  serviceEnvironment,
+  startBaseline,
+  startService,
+} from './lib/processes.mjs';
 import { withMagic } from './lib/magic.mjs';
 import { thumbnails } from './scenarios/thumbnails.mjs';
 import { format, GiB, median, MiB, table } from './lib/stats.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const profile = args.includes('--profile');
 const keep = args.includes('--keep');
 /** Blobs on S3: an s3rver process started by the bench (bench/README.md, "S3"). */
@@ -35,11 +50,58 @@ if (override('pairs')) settings.loadPairs = settings.bigPairs = Number(override(
 const bigLabel = settings.bigBytes >= GiB ? `${settings.bigBytes / GiB} GiB` : `${settings.bigBytes / MiB} MiB`;
 const filesLabel = settings.listFiles.toLocaleString('en-US');
 /** Words the seeded file names are made of; the list scenario searches for one of them (1 file in WORDS.length). */
-const WORDS = ['harbor', 'meadow', 'granite', 'lantern', 'orchid', 'compass', 'velvet', 'thistle', 'quarry', 'saffron',
-  'glacier', 'pepper', 'falcon', 'marble', 'juniper', 'canyon', 'ember', 'walnut', 'cobalt', 'tundra',
-  'willow', 'basalt', 'citrus', 'drizzle', 'fjord', 'gazebo', 'hazel', 'ivory', 'jasmine', 'kelp',
-  'lagoon', 'mosaic', 'nectar', 'oyster', 'pumice', 'quill', 'raven', 'sorrel', 'topaz', 'umber',
-  'vortex', 'wombat', 'yarrow', 'zephyr', 'bramble', 'cricket', 'dune', 'estuary', 'fennel', 'geyser'];
+const WORDS = [
+  'harbor',
+  'meadow',
+  'granite',
+  'lantern',
+  'orchid',
+  'compass',
+  'velvet',
+  'thistle',
+  'quarry',
+  'saffron',
+  'glacier',
+  'pepper',
+  'falcon',
+  'marble',
+  'juniper',
+  'canyon',
+  'ember',
+  'walnut',
+  'cobalt',
+  'tundra',
+  'willow',
+  'basalt',
+  'citrus',
+  'drizzle',
+  'fjord',
+  'gazebo',
+  'hazel',
+  'ivory',
+  'jasmine',
+  'kelp',
+  'lagoon',
+  'mosaic',
+  'nectar',
+  'oyster',
+  'pumice',
+  'quill',
+  'raven',
+  'sorrel',
+  'topaz',
+  'umber',
+  'vortex',
+  'wombat',
+  'yarrow',
+  'zephyr',
+  'bramble',
+  'cricket',
+  'dune',
+  'estuary',
+  'fennel',
+  'geyser',
+];
 const QUERY = 'saffron';
 
 /** Postgres (`DATABASE_URL=postgres://…`) is judged by issue 21's targets, SQLite by issue 8's (bench/README.md, "Scenarios and targets"). */
@@ -57,22 +119,124 @@ const twoProcesses = args.includes('--two-processes') || (onPostgres && !args.in
 
 const SCENARIOS = [
   { id: 'upload-big', title: `one ${bigLabel} upload, API key auth`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.8, rssMiB: 64 }, run: uploadBig },
-  { id: 'upload-resumable', title: `one ${bigLabel} resumable upload (tus, PATCHes of 16 MiB), API key auth`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.7, rssMiB: 64 }, run: uploadResumable },
+  {
+    id: 'upload-resumable',
+    title: `one ${bigLabel} resumable upload (tus, PATCHes of 16 MiB), API key auth`,
+    unit: 'MiB/s',
+    better: 'higher',
+    target: { ratio: 0.7, rssMiB: 64 },
+    run: uploadResumable,
+  },
   { id: 'download-big', title: `one ${bigLabel} download from /d/:id`, unit: 'MiB/s', better: 'higher', target: { ratio: 0.9, rssMiB: 64 }, run: downloadBig },
-  { id: 'upload-4k', title: `4 KiB uploads, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.upload4k, run: upload4k },
-  { id: 'read-4k', title: `4 KiB reads of /m/:id, 64 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.read4k, run: read4k },
-  { id: 'log-upload-4k', title: `4 KiB uploads, LOG_LEVEL=info (the default: an access-log line each) against a service at LOG_LEVEL=warn, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: {}, run: () => accessLogCost('upload') },
-  { id: 'log-read-4k', title: `4 KiB reads of /m/:id, LOG_LEVEL=info against a service at LOG_LEVEL=warn, 64 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: {}, run: () => accessLogCost('read') },
-  { id: 'list', title: `GET /files?limit=30&q=${QUERY} (${filesLabel} files), 32 concurrent, ${settings.loadSeconds} s`, unit: 'ms', better: 'lower', target: { maxValue: 25, figure: 'p99' }, run: listFiles },
-  { id: 'auth', title: `GET /settings (API key) vs GET /reference/allowed-content-types, 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.auth, run: authCost },
-  { id: 'startup', title: 'start to first 200 on /healthz, one process, existing DATA_DIR (every case in the notes)', unit: 'ms', better: 'lower', target: { maxValue: 500 }, run: startup },
-  { id: 'thumbnails-cold', title: '12 MP JPEG → 320 px WebP on /m/:id, new variants (computed)', unit: 'thumbnails/s', better: 'higher', target: {}, run: () => thumbnailFigures('cold') },
-  { id: 'thumbnails-cached', title: '12 MP JPEG → 320 px WebP on /m/:id, one variant again (cached)', unit: 'thumbnails/s', better: 'higher', target: {}, run: () => thumbnailFigures('cached') },
+  {
+    id: 'upload-4k',
+    title: `4 KiB uploads, 32 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: TARGET_SET.upload4k,
+    run: upload4k,
+  },
+  {
+    id: 'read-4k',
+    title: `4 KiB reads of /m/:id, 64 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: TARGET_SET.read4k,
+    run: read4k,
+  },
+  {
+    id: 'log-upload-4k',
+    title: `4 KiB uploads, LOG_LEVEL=info (the default: an access-log line each) against a service at LOG_LEVEL=warn, 32 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: {},
+    run: () => accessLogCost('upload'),
+  },
+  {
+    id: 'log-read-4k',
+    title: `4 KiB reads of /m/:id, LOG_LEVEL=info against a service at LOG_LEVEL=warn, 64 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: {},
+    run: () => accessLogCost('read'),
+  },
+  {
+    id: 'list',
+    title: `GET /files?limit=30&q=${QUERY} (${filesLabel} files), 32 concurrent, ${settings.loadSeconds} s`,
+    unit: 'ms',
+    better: 'lower',
+    target: { maxValue: 25, figure: 'p99' },
+    run: listFiles,
+  },
+  {
+    id: 'auth',
+    title: `GET /settings (API key) vs GET /reference/allowed-content-types, 32 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: TARGET_SET.auth,
+    run: authCost,
+  },
+  {
+    id: 'startup',
+    title: 'start to first 200 on /healthz, one process, existing DATA_DIR (every case in the notes)',
+    unit: 'ms',
+    better: 'lower',
+    target: { maxValue: 500 },
+    run: startup,
+  },
+  {
+    id: 'thumbnails-cold',
+    title: '12 MP JPEG → 320 px WebP on /m/:id, new variants (computed)',
+    unit: 'thumbnails/s',
+    better: 'higher',
+    target: {},
+    run: () => thumbnailFigures('cold'),
+  },
+  {
+    id: 'thumbnails-cached',
+    title: '12 MP JPEG → 320 px WebP on /m/:id, one variant again (cached)',
+    unit: 'thumbnails/s',
+    better: 'higher',
+    target: {},
+    run: () => thumbnailFigures('cached'),
+  },
   // --two-processes: the same request ratios, the load split over two processes (twoProcessScenario).
-  { id: 'two-upload-4k', two: true, title: `two processes: 4 KiB uploads, 2 × 16 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.upload4k, run: () => twoProcessScenario('upload-4k') },
-  { id: 'two-read-4k', two: true, title: `two processes: 4 KiB reads of /m/:id, 2 × 32 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.read4k, run: () => twoProcessScenario('read-4k') },
-  { id: 'two-list', two: true, title: `two processes: GET /files?limit=30&q=${QUERY} (${filesLabel} files), 2 × 16 concurrent, ${settings.loadSeconds} s`, unit: 'ms', better: 'lower', target: { maxValue: 25, figure: 'p99' }, run: () => twoProcessScenario('list') },
-  { id: 'two-auth', two: true, title: `two processes: GET /settings (API key) vs GET /reference/allowed-content-types, 2 × 16 concurrent, ${settings.loadSeconds} s`, unit: 'req/s', better: 'higher', target: TARGET_SET.auth, run: () => twoProcessScenario('auth') },
+  {
+    id: 'two-upload-4k',
+    two: true,
+    title: `two processes: 4 KiB uploads, 2 × 16 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: TARGET_SET.upload4k,
+    run: () => twoProcessScenario('upload-4k'),
+  },
+  {
+    id: 'two-read-4k',
+    two: true,
+    title: `two processes: 4 KiB reads of /m/:id, 2 × 32 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: TARGET_SET.read4k,
+    run: () => twoProcessScenario('read-4k'),
+  },
+  {
+    id: 'two-list',
+    two: true,
+    title: `two processes: GET /files?limit=30&q=${QUERY} (${filesLabel} files), 2 × 16 concurrent, ${settings.loadSeconds} s`,
+    unit: 'ms',
+    better: 'lower',
+    target: { maxValue: 25, figure: 'p99' },
+    run: () => twoProcessScenario('list'),
+  },
+  {
+    id: 'two-auth',
+    two: true,
+    title: `two processes: GET /settings (API key) vs GET /reference/allowed-content-types, 2 × 16 concurrent, ${settings.loadSeconds} s`,
+    unit: 'req/s',
+    better: 'higher',
+    target: TARGET_SET.auth,
+    run: () => twoProcessScenario('auth'),
+  },
 ].filter((scenario) => (only ? only.includes(scenario.id) : !scenario.two || twoProcesses));
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -88,8 +252,15 @@ process.on('SIGINT', async () => {
 const log = (text) => process.stdout.write(`${text}\n`);
 if (withS3rver) await startS3rver();
 log(`hangar bench (${settings.mode}): ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / GiB).toFixed(0)} GiB, node ${process.version}`);
-log(`database ${process.env.DATABASE_URL ? process.env.DATABASE_URL.split(':')[0] : 'sqlite (embedded)'}, blobs ${process.env.BLOB_STORE_URL ?? 'file (embedded)'}, work directory ${work}`);
-log(`targets: ${TARGET_SET.name}; load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}`);
+log(
+  `database ${process.env.DATABASE_URL ? process.env.DATABASE_URL.split(':')[0] : 'sqlite (embedded)'}, blobs ${process.env.BLOB_STORE_URL ?? 'file (embedded)'}, work directory ${work}`,
+);
+log(
+  `targets: ${TARGET_SET.name}; load average ${os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}`,
+);
 
 // One service for every scenario but startup, started as the README does.
 let service;
@@ -104,7 +275,9 @@ if (needsService) {
   cleanups.push(() => service.stop());
   service.processes = processTree(service.pid).length;
   service.startRss = treeRss(service.pid);
-  log(`service pid ${service.pid} (${service.processes === 1 ? 'one process' : `a supervisor and ${service.processes - 1} workers: WORKERS`}): API ${service.api}, content ${service.content}; resident memory ${(service.startRss / MiB).toFixed(0)} MiB`);
+  log(
+    `service pid ${service.pid} (${service.processes === 1 ? 'one process' : `a supervisor and ${service.processes - 1} workers: WORKERS`}): API ${service.api}, content ${service.content}; resident memory ${(service.startRss / MiB).toFixed(0)} MiB`,
+  );
   main = await createAccount(service, 'main');
 }
 
@@ -136,7 +309,9 @@ if (SCENARIOS.some((scenario) => scenario.id === 'list' || scenario.id === 'two-
     } finally {
       await client.end();
     }
-    log(`vacuumed and analyzed files in ${((performance.now() - started) / 1000).toFixed(1)} s (Postgres statistics and GIN pending lists, as autovacuum would within a minute)`);
+    log(
+      `vacuumed and analyzed files in ${((performance.now() - started) / 1000).toFixed(1)} s (Postgres statistics and GIN pending lists, as autovacuum would within a minute)`,
+    );
   } else {
     // SQLite indexes names for q in the background (FileSearchIndexer, every 200 ms): wait until it
     // has caught up with the seeding, as it has on a store in use.
@@ -175,7 +350,14 @@ const rows = results.map((r) => [
   r.rss ? `${(r.rss.growth / MiB).toFixed(1)} MiB` : '—',
 ]);
 log(`\n${table(['scenario', 'service', 'baseline', 'ratio', `target: ${TARGET_SET.name}`, 'result', 'peak RSS growth'], rows)}`);
-log(`\nload average at the end ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}${service ? `; service resident memory ${((service.endRss ?? treeRss(service.pid)) / MiB).toFixed(0)} MiB at the end (${(service.startRss / MiB).toFixed(0)} MiB after start)` : ''}`);
+log(
+  `\nload average at the end ${os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(
+      ' ',
+    )}${service ? `; service resident memory ${((service.endRss ?? treeRss(service.pid)) / MiB).toFixed(0)} MiB at the end (${(service.startRss / MiB).toFixed(0)} MiB after start)` : ''}`,
+);
 const notes = results.filter((r) => r.notes?.length).map((r) => `- ${r.id}: ${r.notes.join('; ')}`);
 if (notes.length) log(`\n${notes.join('\n')}`);
 
@@ -185,13 +367,20 @@ const report = {
   timestamp: new Date().toISOString(),
   mode: settings.mode,
   settings,
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}` },
+  machine: {
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model,
+    memoryBytes: os.totalmem(),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  },
   database: process.env.DATABASE_URL ? process.env.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : 'sqlite (embedded)',
   serviceProcesses: service?.processes,
   targetSet: TARGET_SET.name,
   loadAverageAtEnd: os.loadavg(),
   blobStore: process.env.BLOB_STORE_URL ?? 'file (embedded)',
-  statistic: 'each figure is the median of its runs; service and baseline runs alternate (baseline, service, baseline, service, …); ratio = median over the pairs of service run / the baseline run before it',
+  statistic:
+    'each figure is the median of its runs; service and baseline runs alternate (baseline, service, baseline, service, …); ratio = median over the pairs of service run / the baseline run before it',
   scenarios: results,
 };
 await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
@@ -278,7 +467,12 @@ async function uploadResumable() {
   const baseline = await startBaseline('upload-server.mjs', directory);
   cleanups.push(() => baseline.stop());
   const serviceUpload = async (bytes) => {
-    const result = await runClient('tus-upload.mjs', { url: `${service.api}/files/resumable`, bytes, contentType: 'video/mp4', headers: { 'x-api-key': main.key } });
+    const result = await runClient('tus-upload.mjs', {
+      url: `${service.api}/files/resumable`,
+      bytes,
+      contentType: 'video/mp4',
+      headers: { 'x-api-key': main.key },
+    });
     if (result.status !== 204 || result.bytes !== bytes || !result.fileId) throw new Error(`resumable upload: ${JSON.stringify(result)}`);
     return result;
   };
@@ -385,17 +579,28 @@ async function accessLogCost(kind) {
   const quiet = quietService;
   let loads;
   if (kind === 'upload') {
-    const upload = (target, key) => ({ connections: 32, method: 'POST', bodyBytes: 4096, url: `${target.api}/files`, headers: { 'x-api-key': key, 'content-type': 'image/png', 'x-file-name': 'small.png' } });
+    const upload = (target, key) => ({
+      connections: 32,
+      method: 'POST',
+      bodyBytes: 4096,
+      url: `${target.api}/files`,
+      headers: { 'x-api-key': key, 'content-type': 'image/png', 'x-file-name': 'small.png' },
+    });
     loads = { baseline: upload(quiet, quiet.account.key), service: upload(service, main.key) };
   } else {
     const bytes = withMagic(randomBytes(4096), 'image/png');
-    const read = async (target, key) => ({ connections: 64, url: `${target.content}/m/${(await uploadFile(target, key, bytes, { contentType: 'image/png', name: 'small.png' })).file_id}` });
+    const read = async (target, key) => ({
+      connections: 64,
+      url: `${target.content}/m/${(await uploadFile(target, key, bytes, { contentType: 'image/png', name: 'small.png' })).file_id}`,
+    });
     loads = { baseline: await read(quiet, quiet.account.key), service: await read(service, main.key) };
   }
   const measured = await alternate({ ...loads, figure: (result) => result.requestsPerSecond, baselinePids: [quiet.pid] });
   const info = median(measured.runs.serviceCpuUsPerRequest);
   const warn = median(measured.runs.baselineCpuUsPerRequest);
-  measured.notes.push(`CPU per request: ${info.toFixed(0)} µs at LOG_LEVEL=info, ${warn.toFixed(0)} µs at warn: the access log ${(info - warn).toFixed(0)} µs, ${(((info - warn) / info) * 100).toFixed(1)} % of the request (medians over the pairs)`);
+  measured.notes.push(
+    `CPU per request: ${info.toFixed(0)} µs at LOG_LEVEL=info, ${warn.toFixed(0)} µs at warn: the access log ${(info - warn).toFixed(0)} µs, ${(((info - warn) / info) * 100).toFixed(1)} % of the request (medians over the pairs)`,
+  );
   return measured;
 }
 
@@ -427,9 +632,15 @@ async function listFiles() {
     runs.service.push(result.latencyMs.p99);
     runs.requestsPerSecond.push(result.requestsPerSecond);
     runs.serviceCpuUsPerRequest.push(cpu);
-    log(`  run ${run + 1}: p99 ${result.latencyMs.p99} ms, p50 ${result.latencyMs.p50} ms, ${result.requestsPerSecond.toFixed(0)} req/s, ${cpu.toFixed(0)} µs CPU per request${problems(result)}`);
+    log(
+      `  run ${run + 1}: p99 ${result.latencyMs.p99} ms, p50 ${result.latencyMs.p50} ms, ${result.requestsPerSecond.toFixed(0)} req/s, ${cpu.toFixed(0)} µs CPU per request${problems(result)}`,
+    );
   }
-  return { runs, rss: memory.end(), notes: [`seeded through POST /files at ${rate.toFixed(0)} files/s; ${expected} files match q=${QUERY}; ${median(runs.requestsPerSecond).toFixed(0)} req/s`] };
+  return {
+    runs,
+    rss: memory.end(),
+    notes: [`seeded through POST /files at ${rate.toFixed(0)} files/s; ${expected} files match q=${QUERY}; ${median(runs.requestsPerSecond).toFixed(0)} req/s`],
+  };
 }
 
 /**
@@ -485,7 +696,11 @@ async function twoProcessScenario(kind) {
     let baselineUrl;
     if (kind === 'upload-4k') {
       const load = { connections: 16, method: 'POST', bodyBytes: 4096 };
-      serviceLoads = both((one) => ({ ...load, url: `${one.api}/files`, headers: { 'x-api-key': main.key, 'content-type': 'image/png', 'x-file-name': 'small.png' } }));
+      serviceLoads = both((one) => ({
+        ...load,
+        url: `${one.api}/files`,
+        headers: { 'x-api-key': main.key, 'content-type': 'image/png', 'x-file-name': 'small.png' },
+      }));
       baselineUrl = (base) => ({ ...load, url: `${base}/` });
     } else {
       const bytes = withMagic(randomBytes(4096), 'image/png');
@@ -500,7 +715,12 @@ async function twoProcessScenario(kind) {
       cleanups.push(() => one.stop());
       baselines.push(one);
     }
-    const measured = await alternate({ baseline: baselines.map((one) => baselineUrl(one.url)), service: serviceLoads, figure: (result) => result.requestsPerSecond, pids });
+    const measured = await alternate({
+      baseline: baselines.map((one) => baselineUrl(one.url)),
+      service: serviceLoads,
+      figure: (result) => result.requestsPerSecond,
+      pids,
+    });
     for (const one of baselines) await one.stop();
     return measured;
   }
@@ -529,7 +749,9 @@ async function twoProcessScenario(kind) {
     runs.service.push(result.latencyMs.p99);
     runs.requestsPerSecond.push(result.requestsPerSecond);
     runs.serviceCpuUsPerRequest.push(cpu);
-    log(`  run ${run + 1}: p99 ${result.latencyMs.p99} ms (clients ${result.clients.map((c) => c.p99).join(', ')}), p50 ${result.latencyMs.p50} ms, ${result.requestsPerSecond.toFixed(0)} req/s, ${cpu.toFixed(0)} µs CPU per request${problems(result)}`);
+    log(
+      `  run ${run + 1}: p99 ${result.latencyMs.p99} ms (clients ${result.clients.map((c) => c.p99).join(', ')}), p50 ${result.latencyMs.p50} ms, ${result.requestsPerSecond.toFixed(0)} req/s, ${cpu.toFixed(0)} µs CPU per request${problems(result)}`,
+    );
   }
   return { runs, rss: memory.end(), notes: [`${median(runs.requestsPerSecond).toFixed(0)} req/s over both processes`] };
 }
@@ -541,7 +763,12 @@ async function thumbnailFigures(which) {
   const perSecond = which === 'cold' ? measured.coldPerSecond : measured.cachedPerSecond;
   return {
     runs: { service: [perSecond] },
-    notes: which === 'cold' ? [`${measured.cold} thumbnails computed, ${measured.cached} served from the cache; source ${(measured.sourceBytes / MiB).toFixed(1)} MiB, thumbnail ${(measured.thumbnailBytes / 1024).toFixed(0)} KiB`] : [],
+    notes:
+      which === 'cold'
+        ? [
+            `${measured.cold} thumbnails computed, ${measured.cached} served from the cache; source ${(measured.sourceBytes / MiB).toFixed(1)} MiB, thumbnail ${(measured.thumbnailBytes / 1024).toFixed(0)} KiB`,
+          ]
+        : [],
   };
 }
 
@@ -587,7 +814,9 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
     runs.baseline.push(figure(b));
     runs.service.push(figure(s));
     runs.serviceCpuUsPerRequest.push(cpu);
-    log(`  pair ${pair + 1}: baseline ${b.requestsPerSecond.toFixed(0)} req/s (p99 ${b.latencyMs.p99} ms)${problems(b)}, service ${s.requestsPerSecond.toFixed(0)} req/s (p99 ${s.latencyMs.p99} ms, ${cpu.toFixed(0)} µs CPU per request)${problems(s)}`);
+    log(
+      `  pair ${pair + 1}: baseline ${b.requestsPerSecond.toFixed(0)} req/s (p99 ${b.latencyMs.p99} ms)${problems(b)}, service ${s.requestsPerSecond.toFixed(0)} req/s (p99 ${s.latencyMs.p99} ms, ${cpu.toFixed(0)} µs CPU per request)${problems(s)}`,
+    );
     if (problems(b) || problems(s)) notes.push(`pair ${pair + 1}: baseline${problems(b) || ' ok'}, service${problems(s) || ' ok'}`);
   }
   return { runs, rss: memory.end(), notes };
@@ -604,7 +833,11 @@ async function loadAll(loads, duration) {
   const sum = (field) => results.reduce((total, r) => total + (r[field] ?? 0), 0);
   const worst = (field) => Math.max(...results.map((r) => r.latencyMs[field]));
   return {
-    requestsPerSecond: sum('requestsPerSecond'), ok: sum('ok'), non2xx: sum('non2xx'), errors: sum('errors'), timeouts: sum('timeouts'),
+    requestsPerSecond: sum('requestsPerSecond'),
+    ok: sum('ok'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
     latencyMs: { p50: worst('p50'), p90: worst('p90'), p99: worst('p99'), max: worst('max') },
     clients: results.map((r) => ({ requestsPerSecond: r.requestsPerSecond, p99: r.latencyMs.p99 })),
   };
@@ -706,7 +939,9 @@ async function deleteBenchAccounts() {
   log(`deleting the bench's accounts (${createdAccounts.length}); the machine is busy until this process exits`);
   for (const email of createdAccounts) {
     const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/cli/main.js'), 'users', 'delete', email, '--yes'], {
-      cwd: ROOT, env: serviceEnvironment({ dataDir: path.join(work, 'service'), port: 0, contentPort: 0 }), stdio: 'inherit',
+      cwd: ROOT,
+      env: serviceEnvironment({ dataDir: path.join(work, 'service'), port: 0, contentPort: 0 }),
+      stdio: 'inherit',
     });
     await once(child, 'exit');
   }
@@ -721,7 +956,11 @@ async function deleteBenchAccounts() {
 async function startS3rver() {
   const port = await freePort();
   const directory = path.join(work, 's3rver');
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/s3rver/bin/s3rver.js'), '-d', directory, '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', 'hangar-bench'], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/s3rver/bin/s3rver.js'), '-d', directory, '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', 'hangar-bench'],
+    { stdio: 'ignore' },
+  );
   cleanups.push(async () => {
     child.kill();
     await once(child, 'exit').catch(() => undefined);

@@ -61,7 +61,21 @@ export const MEDIA_CATCH_UP_INTERVAL_MS = 60_000;
 /** The parts of {@link Hangar} whose work runs in the background. */
 export type BackgroundHangar = Pick<
   Hangar,
-  'usageMeter' | 'fileReadCounts' | 'activity' | 'mediaFactsQueue' | 'catchUpMediaFacts' | 'syncPlans' | 'pruneLogs' | 'pruneAdminAudit' | 'purgeCredentials' | 'expireFiles' | 'expireResumableUploads' | 'expireUploadUrls' | 'requestPasswordReset' | 'resendConfirmation' | 'removeAccount'
+  | 'usageMeter'
+  | 'fileReadCounts'
+  | 'activity'
+  | 'mediaFactsQueue'
+  | 'catchUpMediaFacts'
+  | 'syncPlans'
+  | 'pruneLogs'
+  | 'pruneAdminAudit'
+  | 'purgeCredentials'
+  | 'expireFiles'
+  | 'expireResumableUploads'
+  | 'expireUploadUrls'
+  | 'requestPasswordReset'
+  | 'resendConfirmation'
+  | 'removeAccount'
 >;
 
 /**
@@ -116,7 +130,8 @@ export class HangarRuntime {
     if (this.options.maintenance ?? true) {
       this.timers.push(setRepeatingTimer(() => void this.maintain(), this.options.maintenanceIntervalMs ?? 60 * 60 * 1000));
       this.timers.push(setRepeatingTimer(() => void this.sweepExpired(), this.options.expirySweepIntervalMs ?? 30_000));
-      if (this.hangar.catchUpMediaFacts) this.timers.push(setRepeatingTimer(() => void this.catchUpMediaFacts(), this.options.mediaCatchUpIntervalMs ?? MEDIA_CATCH_UP_INTERVAL_MS));
+      if (this.hangar.catchUpMediaFacts)
+        this.timers.push(setRepeatingTimer(() => void this.catchUpMediaFacts(), this.options.mediaCatchUpIntervalMs ?? MEDIA_CATCH_UP_INTERVAL_MS));
       void this.maintain();
     }
   }
@@ -191,7 +206,11 @@ export class HangarRuntime {
 
   /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */
   maintain(): Promise<void> {
-    this.maintaining ??= Promise.all([this.run('prune-logs', () => this.hangar.pruneLogs.execute()), this.run('prune-admin-audit', () => this.hangar.pruneAdminAudit.execute()), this.run('purge-credentials', () => this.hangar.purgeCredentials.execute())]).then(() => {
+    this.maintaining ??= Promise.all([
+      this.run('prune-logs', () => this.hangar.pruneLogs.execute()),
+      this.run('prune-admin-audit', () => this.hangar.pruneAdminAudit.execute()),
+      this.run('purge-credentials', () => this.hangar.purgeCredentials.execute()),
+    ]).then(() => {
       this.maintaining = undefined;
     });
     return this.maintaining;

@@ -152,7 +152,16 @@ import { BeginOidcSignIn, CompleteOidcSignIn, ExchangeSignInCode, GetSignInProvi
 import type { WebhookRepository } from './webhooks/webhook-repository.js';
 import type { WebhookTargets } from './webhooks/webhook-targets.js';
 import {
-  CreateWebhook, DeleteWebhook, GetWebhook, ListWebhookDeliveries, ListWebhooks, RetryWebhookDelivery, RotateWebhookSecret, SendTestWebhook, UpdateWebhook, type WebhookOptions,
+  CreateWebhook,
+  DeleteWebhook,
+  GetWebhook,
+  ListWebhookDeliveries,
+  ListWebhooks,
+  RetryWebhookDelivery,
+  RotateWebhookSecret,
+  SendTestWebhook,
+  UpdateWebhook,
+  type WebhookOptions,
 } from './webhooks/manage-webhooks.js';
 import { ViewWebhookEvent } from './webhooks/webhook-event.js';
 
@@ -318,11 +327,18 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const links = new OneTimeLinks({ users, tokens, mailer, ids, digest, clock, options });
   const fileReadCounts = new FileReadCounts({ files });
   const addresses = new FileAddresses({ domains, options, counts: fileReadCounts, media: ports.mediaFacts });
-  const recordMediaFacts = ports.mediaFacts && ports.mediaProber ? new RecordMediaFacts({ media: ports.mediaFacts, prober: ports.mediaProber, blobs, clock }) : undefined;
+  const recordMediaFacts =
+    ports.mediaFacts && ports.mediaProber ? new RecordMediaFacts({ media: ports.mediaFacts, prober: ports.mediaProber, blobs, clock }) : undefined;
   // MEDIA_PROBE_CONCURRENCY=0: nothing is probed at upload; the backfill still can.
-  const mediaFactsQueue = recordMediaFacts && options.media?.concurrency !== 0 ? new MediaFactsQueue(recordMediaFacts, { ...options.media, onError: options.onBackgroundError }) : undefined;
+  const mediaFactsQueue =
+    recordMediaFacts && options.media?.concurrency !== 0
+      ? new MediaFactsQueue(recordMediaFacts, { ...options.media, onError: options.onBackgroundError })
+      : undefined;
   // Files left without facts are caught up by the runtime's maintenance, where uploads are probed at all.
-  const catchUpMediaFacts = mediaFactsQueue && recordMediaFacts && ports.mediaFacts ? new CatchUpMediaFacts({ media: ports.mediaFacts, record: recordMediaFacts, clock }, options.media?.catchUp) : undefined;
+  const catchUpMediaFacts =
+    mediaFactsQueue && recordMediaFacts && ports.mediaFacts
+      ? new CatchUpMediaFacts({ media: ports.mediaFacts, record: recordMediaFacts, clock }, options.media?.catchUp)
+      : undefined;
   const getSettings = new GetSettings({ accounts, addresses, domains });
   const limits = new RateLimits({ limiter: ports.rateLimiter, digest, options: options.rateLimits, clock });
   const mfaCodes = new MfaCodes({ mfa, totp, box, digest, limits, clock });
@@ -337,7 +353,17 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     thumbnails: new TransformSlots({ concurrency: 1, queueTimeoutMs: 10_000 }),
   };
   const transformPublicImage = new TransformPublicImage({
-    readPublicFile, files, blobs, variants: ports.imageVariants, transformer: ports.images, accounts, usage, meter: usageMeter, limits, ids, clock,
+    readPublicFile,
+    files,
+    blobs,
+    variants: ports.imageVariants,
+    transformer: ports.images,
+    accounts,
+    usage,
+    meter: usageMeter,
+    limits,
+    ids,
+    clock,
     slots: imageSlots.public,
     options: {
       maxVariantsPerFile: options.images?.maxVariantsPerFile,
@@ -347,9 +373,28 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     },
     onBackgroundError: options.onBackgroundError,
   });
-  const uploadFile = new UploadFile({ accounts, files, blobs, addresses, ids, clock, options, failpoints, sniffer: ports.sniffer, limits, media: mediaFactsQueue });
+  const uploadFile = new UploadFile({
+    accounts,
+    files,
+    blobs,
+    addresses,
+    ids,
+    clock,
+    options,
+    failpoints,
+    sniffer: ports.sniffer,
+    limits,
+    media: mediaFactsQueue,
+  });
   // The relying party of passkeys is the API's origin, where the dashboard is served.
-  const passkeyDeps = { users, passkeys: ports.passkeys, challenges: ports.passkeyChallenges, verifier: ports.webauthn, clock, rp: relyingPartyOf(options.publicApiUrl) };
+  const passkeyDeps = {
+    users,
+    passkeys: ports.passkeys,
+    challenges: ports.passkeyChallenges,
+    verifier: ports.webauthn,
+    clock,
+    rp: relyingPartyOf(options.publicApiUrl),
+  };
   const activity = new ActivityRecorder({ logs, ids, clock, onError: options.onBackgroundError });
   const webhookDeps = { webhooks: ports.webhooks, targets: ports.webhookTargets, ids, clock, options: options.webhooks };
   const trail = new AdminTrail({ audit: ports.adminAudit, activity, ids, clock });
@@ -358,7 +403,20 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
   const revokeInvite = new RevokeInvite({ invites: ports.invites, clock });
   const getUsage = new GetUsage({ accounts, files, usage, meter: usageMeter, clock });
   const deleteAccount = new DeleteAccount({ users, files, blobs, uploads: ports.resumableUploads, partials: ports.partialBlobs, logs });
-  const resumable = { accounts, files, uploads: ports.resumableUploads, partials: ports.partialBlobs, blobs, addresses, sniffer: ports.sniffer, ids, clock, limits, options, media: mediaFactsQueue };
+  const resumable = {
+    accounts,
+    files,
+    uploads: ports.resumableUploads,
+    partials: ports.partialBlobs,
+    blobs,
+    addresses,
+    sniffer: ports.sniffer,
+    ids,
+    clock,
+    limits,
+    options,
+    media: mediaFactsQueue,
+  };
   const createResumableUpload = new CreateResumableUpload(resumable);
   return {
     /** The service's rate limits, for the delivery's own counts (slow request bodies: apps/http/upload-pacing.ts). */
@@ -382,7 +440,15 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getResumableUpload: new GetResumableUpload(resumable),
     terminateResumableUpload: new TerminateResumableUpload(resumable),
     pruneLogs: new PruneLogs({ logs, clock, retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS }),
-    purgeCredentials: new PurgeCredentials({ tokens, sessions, mfa, passkeyChallenges: ports.passkeyChallenges, oidcFlows: ports.oidcFlows, clock, sessionIdleDays }),
+    purgeCredentials: new PurgeCredentials({
+      tokens,
+      sessions,
+      mfa,
+      passkeyChallenges: ports.passkeyChallenges,
+      oidcFlows: ports.oidcFlows,
+      clock,
+      sessionIdleDays,
+    }),
     registerAccount: new RegisterAccount({ users, links, passwords, ids, clock, plans, options, limits, gate }),
     createInvite,
     listInvites: new ListInvites({ invites: ports.invites, clock }),
@@ -391,7 +457,17 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     withdrawInvite: new WithdrawInvite({ revokeInvite, trail }),
     getSignInProviders: new GetSignInProviders({ provider: ports.oidc, gate }),
     beginOidcSignIn: new BeginOidcSignIn({ provider: ports.oidc, flows: oidcFlows, digest, clock, limits }),
-    completeOidcSignIn: new CompleteOidcSignIn({ provider: ports.oidc, flows: oidcFlows, identities: ports.oidcIdentities, users, passwords, gate, ids, digest, clock }),
+    completeOidcSignIn: new CompleteOidcSignIn({
+      provider: ports.oidc,
+      flows: oidcFlows,
+      identities: ports.oidcIdentities,
+      users,
+      passwords,
+      gate,
+      ids,
+      digest,
+      clock,
+    }),
     exchangeSignInCode: new ExchangeSignInCode({ flows: oidcFlows, users, issuer, digest, clock }),
     confirmEmail: new ConfirmEmail({ users, tokens, issuer, digest, clock, adminEmails: options.adminEmails }),
     logIn: new LogIn({ users, passwords, issuer, limits, mfa, ids, digest, clock }),
@@ -402,7 +478,17 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     getMfaStatus: new GetMfaStatus({ mfa }),
     listSessions: new ListSessions({ sessions, clock, sessionIdleDays }),
     endSession: new EndSession({ sessions, clock }),
-    refreshSession: new RefreshSession({ sessions, issuer, ids, digest, clock, box, activity, reuseIntervalMs: options.refreshTokenReuseIntervalMs, sessionIdleDays }),
+    refreshSession: new RefreshSession({
+      sessions,
+      issuer,
+      ids,
+      digest,
+      clock,
+      box,
+      activity,
+      reuseIntervalMs: options.refreshTokenReuseIntervalMs,
+      sessionIdleDays,
+    }),
     logOut: new LogOut({ sessions, clock }),
     requestPasswordReset: new RequestPasswordReset({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
     resendConfirmation: new ResendConfirmation({ users, links, options, limits, onBackgroundError: options.onBackgroundError }),
@@ -419,9 +505,23 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     listApiKeys: new ListApiKeys({ apiKeys, clock }),
     revokeApiKey: new RevokeApiKey({ apiKeys }),
     uploadFile,
-    createUploadUrl: new CreateUploadUrl({ uploadUrls: ports.uploadUrls, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, ids, clock, publicApiUrl: options.publicApiUrl }),
+    createUploadUrl: new CreateUploadUrl({
+      uploadUrls: ports.uploadUrls,
+      signingKeys: ports.signingKeys,
+      signer: ports.urlSigner,
+      apiKeys,
+      ids,
+      clock,
+      publicApiUrl: options.publicApiUrl,
+    }),
     uploadWithUrl: new UploadWithUrl({ uploadUrls: ports.uploadUrls, users, signer: ports.urlSigner, uploadFile, clock }),
-    startResumableUploadWithUrl: new StartResumableUploadWithUrl({ uploadUrls: ports.uploadUrls, users, signer: ports.urlSigner, createResumableUpload, clock }),
+    startResumableUploadWithUrl: new StartResumableUploadWithUrl({
+      uploadUrls: ports.uploadUrls,
+      users,
+      signer: ports.urlSigner,
+      createResumableUpload,
+      clock,
+    }),
     resumableUploadUrlOwner: new ResumableUploadUrlOwner({ uploadUrls: ports.uploadUrls, users, signer: ports.urlSigner, clock }),
     listFiles: new ListFiles({ files, addresses, options }),
     getFile: new GetFile({ files, addresses }),
@@ -432,10 +532,36 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     readOwnFile: new ReadOwnFile({ files, blobs, clock }),
     updateFile: new UpdateFile({ files, accounts, addresses, clock }),
     transformPublicImage,
-    getOwnerThumbnail: new GetOwnerThumbnail({ files, blobs, transformer: ports.images, onBackgroundError: options.onBackgroundError, slots: imageSlots.thumbnails }),
+    getOwnerThumbnail: new GetOwnerThumbnail({
+      files,
+      blobs,
+      transformer: ports.images,
+      onBackgroundError: options.onBackgroundError,
+      slots: imageSlots.thumbnails,
+    }),
     createSignedUrl: new CreateSignedUrl({ files, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, clock, options }),
-    readSignedFile: new ReadSignedFile({ files, users, blobs, signer: ports.urlSigner, apiKeys, meter: usageMeter, counts: fileReadCounts, images: transformPublicImage, clock }),
-    signedDeletion: new SignedDeletion({ files, blobs, accounts, signingKeys: ports.signingKeys, signer: ports.urlSigner, apiKeys, clock, options, failpoints }),
+    readSignedFile: new ReadSignedFile({
+      files,
+      users,
+      blobs,
+      signer: ports.urlSigner,
+      apiKeys,
+      meter: usageMeter,
+      counts: fileReadCounts,
+      images: transformPublicImage,
+      clock,
+    }),
+    signedDeletion: new SignedDeletion({
+      files,
+      blobs,
+      accounts,
+      signingKeys: ports.signingKeys,
+      signer: ports.urlSigner,
+      apiKeys,
+      clock,
+      options,
+      failpoints,
+    }),
     rotateSigningKey: new RotateSigningKey({ signingKeys: ports.signingKeys, signer: ports.urlSigner }),
     createShare: new CreateShare({ files, shares: ports.shares, apiKeys, passwords, ids, clock, options }),
     listShares: new ListShares({ files, shares: ports.shares, options }),
@@ -456,19 +582,40 @@ export function createHangar(ports: HangarPorts, options: HangarOptions) {
     deleteAccount,
     authorizeAdmin: new AuthorizeAdmin({ users, mfa: ports.mfa, passkeys: ports.passkeys }),
     searchAccounts: new SearchAccounts({ directory: ports.accountDirectory }),
-    getAccountDetails: new GetAccountDetails({ users, directory: ports.accountDirectory, accounts, usage: getUsage, audit: ports.adminAudit, deletions: ports.accountDeletions }),
+    getAccountDetails: new GetAccountDetails({
+      users,
+      directory: ports.accountDirectory,
+      accounts,
+      usage: getUsage,
+      audit: ports.adminAudit,
+      deletions: ports.accountDeletions,
+    }),
     updateAccount: new UpdateAccount({ users, plans, trail, clock }),
     revokeAccountSessions: new RevokeAccountSessions({ users, sessions, trail, clock }),
     resetAccountMfa: new ResetAccountMfa({ users, mfa, passkeys: ports.passkeys, sessions, mailer, trail, clock }),
     resendAccountConfirmation: new ResendAccountConfirmation({ users, links, trail }),
-    removeAccount: new RemoveAccount({ users, files, deleteAccount, deletions: ports.accountDeletions, trail, clock, ids, failpoints, onBackgroundError: options.onBackgroundError }),
+    removeAccount: new RemoveAccount({
+      users,
+      files,
+      deleteAccount,
+      deletions: ports.accountDeletions,
+      trail,
+      clock,
+      ids,
+      failpoints,
+      onBackgroundError: options.onBackgroundError,
+    }),
     listAdminAudit: new ListAdminAudit({ audit: ports.adminAudit }),
     getInstanceStats: new GetInstanceStats({ statistics: ports.instanceStatistics, clock }),
     /** The catalogue of plans as it stands (configured, and administrators' once synced). */
     plans,
     syncPlans,
     setPlan: new SetPlan({ store: ports.planOverrides, plans, sync: syncPlans, trail, clock }),
-    pruneAdminAudit: new PruneAdminAudit({ audit: ports.adminAudit, clock, retentionDays: options.adminAuditRetentionDays ?? DEFAULT_ADMIN_AUDIT_RETENTION_DAYS }),
+    pruneAdminAudit: new PruneAdminAudit({
+      audit: ports.adminAudit,
+      clock,
+      retentionDays: options.adminAuditRetentionDays ?? DEFAULT_ADMIN_AUDIT_RETENTION_DAYS,
+    }),
     checkStorage: new CheckStorage({ files, blobs, clock }),
     checkHealth: new CheckHealth({ probes: ports.probes }),
     createWebhook: new CreateWebhook(webhookDeps),

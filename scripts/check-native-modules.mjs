@@ -62,7 +62,10 @@ export function checkNativeModules(root) {
       `  npm rebuild ${wrongAbi.join(' ')}`,
     );
   }
-  if (missing.length > 0) lines.push(`hangar: ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not installed in ${root}; run npm ci (or npm ci --omit=dev on a built release) there.`);
+  if (missing.length > 0)
+    lines.push(
+      `hangar: ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not installed in ${root}; run npm ci (or npm ci --omit=dev on a built release) there.`,
+    );
   return { ok: false, message: `${lines.join('\n')}\n` };
 }
 

@@ -38,7 +38,9 @@ for (const { file, render } of targets) {
   const wanted = render(current);
   if (current === wanted) continue;
   if (process.argv.includes('--check')) {
-    process.stderr.write(`${path.relative(root, file)} is not what the configuration table (apps/server/config-variables.ts) says: run node scripts/config-docs.mjs\n`);
+    process.stderr.write(
+      `${path.relative(root, file)} is not what the configuration table (apps/server/config-variables.ts) says: run node scripts/config-docs.mjs\n`,
+    );
     stale = true;
   } else {
     writeFileSync(file, wanted);

@@ -61,13 +61,19 @@ export function ensureBuilt() {
   const canBuild = existsSync(path.join(root, 'node_modules', 'typescript', 'package.json'));
   if (!canBuild) {
     if (built === undefined) {
-      process.stderr.write('hangar: there is no build in dist/. Build it where the development dependencies are installed (npm ci && npm run build), then copy dist/ here, or install them here.\n');
+      process.stderr.write(
+        'hangar: there is no build in dist/. Build it where the development dependencies are installed (npm ci && npm run build), then copy dist/ here, or install them here.\n',
+      );
       return 1;
     }
-    process.stderr.write('hangar: the sources are newer than the build in dist/, and the development dependencies are not installed to rebuild it: running the build as it is.\n');
+    process.stderr.write(
+      'hangar: the sources are newer than the build in dist/, and the development dependencies are not installed to rebuild it: running the build as it is.\n',
+    );
     return 0;
   }
-  process.stderr.write(built === undefined ? 'hangar: building (npm run build), once\n' : 'hangar: sources changed since the last build; building (npm run build)\n');
+  process.stderr.write(
+    built === undefined ? 'hangar: building (npm run build), once\n' : 'hangar: sources changed since the last build; building (npm run build)\n',
+  );
   const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (result.status !== 0) {
     process.stderr.write(`hangar: the build failed (exit ${result.status ?? result.signal}); run npm run build to see why.\n`);

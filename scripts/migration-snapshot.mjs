@@ -41,10 +41,29 @@ const admin = new pg.Client({ connectionString: postgresConnectionString(url) })
 await admin.connect();
 await admin.query(`drop schema if exists ${SCHEMA} cascade`);
 await admin.query(`create schema ${SCHEMA}`);
-const pgdb = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: postgresConnectionString(url, { schema: SCHEMA }), max: 1 }) }) });
+const pgdb = new Kysely({
+  dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: postgresConnectionString(url, { schema: SCHEMA }), max: 1 }) }),
+});
 await migrateToLatest(pgdb, undefined, { migrationTableSchema: SCHEMA, snapshot: false });
 await pgdb.destroy();
-const dump = execFileSync('pg_dump', ['--schema-only', '--no-owner', '--no-privileges', '--no-comments', '--no-publications', '--no-security-labels', '--no-tablespaces', '--no-table-access-method', `--schema=${SCHEMA}`, '--exclude-table', `${SCHEMA}.kysely_migration*`, url.replace(/\?.*$/, '')], { encoding: 'utf8' });
+const dump = execFileSync(
+  'pg_dump',
+  [
+    '--schema-only',
+    '--no-owner',
+    '--no-privileges',
+    '--no-comments',
+    '--no-publications',
+    '--no-security-labels',
+    '--no-tablespaces',
+    '--no-table-access-method',
+    `--schema=${SCHEMA}`,
+    '--exclude-table',
+    `${SCHEMA}.kysely_migration*`,
+    url.replace(/\?.*$/, ''),
+  ],
+  { encoding: 'utf8' },
+);
 await admin.query(`drop schema ${SCHEMA} cascade`);
 await admin.end();
 const postgresStatements = splitStatements(dump)

@@ -82,7 +82,12 @@ if (existsSync(modules) || lstatSync(modules, { throwIfNoEntry: false })) {
 }
 if (!lstatSync(modules, { throwIfNoEntry: false })) symlinkSync(wantedModules, modules, 'dir');
 process.stderr.write(`test-run: building and testing in ${path.relative(root, tree)}/ (${copied} files updated); this checkout's dist/ is left alone\n`);
-const run = (shell) => spawnSync('sh', ['-c', shell], { cwd: tree, stdio: 'inherit', env: { ...process.env, PATH: `${path.join(modules, '.bin')}${path.delimiter}${process.env.PATH}` } });
+const run = (shell) =>
+  spawnSync('sh', ['-c', shell], {
+    cwd: tree,
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${path.join(modules, '.bin')}${path.delimiter}${process.env.PATH}` },
+  });
 const built = run('npm run -s build');
 if (built.status !== 0) process.exit(built.status ?? 1);
 const tested = run(command);

@@ -66,7 +66,14 @@ export class AlignedPartialUpload<S extends AlignedState> {
     const { createSHA256 } = await import('hash-wasm');
     const hasher = await createSHA256();
     hasher.init();
-    return { length: options.length, contentType: options.contentType, sent: 0, hash: Buffer.from(hasher.save()).toString('base64'), tail: null, previousTail: null };
+    return {
+      length: options.length,
+      contentType: options.contentType,
+      sent: 0,
+      hash: Buffer.from(hasher.save()).toString('base64'),
+      tail: null,
+      previousTail: null,
+    };
   }
 
   /**

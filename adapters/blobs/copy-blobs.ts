@@ -74,7 +74,8 @@ export async function copyBlobs(options: {
 
   const problem = (file: StoredFile, reason: BlobCopyProblem['reason'], detail?: string) => {
     report.problems += 1;
-    if (report.problemItems.length < PROBLEM_LIST_LIMIT) report.problemItems.push({ fileId: file.fileId, blobKey: file.blobKey, reason, ...(detail ? { detail } : {}) });
+    if (report.problemItems.length < PROBLEM_LIST_LIMIT)
+      report.problemItems.push({ fileId: file.fileId, blobKey: file.blobKey, reason, ...(detail ? { detail } : {}) });
   };
 
   const copyOne = async (file: StoredFile): Promise<void> => {
@@ -83,7 +84,12 @@ export async function copyBlobs(options: {
       if (existing !== undefined) {
         const found = existing.size === file.size ? await digestOf(to, file.blobKey) : undefined;
         if (found && found.size === file.size && found.sha256 === file.sha256) report.alreadyThere += 1;
-        else problem(file, 'the target holds different bytes', `target ${existing.size} bytes${found ? `, SHA-256 ${found.sha256}` : ''}; record ${file.size} bytes, SHA-256 ${file.sha256}`);
+        else
+          problem(
+            file,
+            'the target holds different bytes',
+            `target ${existing.size} bytes${found ? `, SHA-256 ${found.sha256}` : ''}; record ${file.size} bytes, SHA-256 ${file.sha256}`,
+          );
         return;
       }
       const body = await from.get(file.blobKey);
@@ -91,7 +97,11 @@ export async function copyBlobs(options: {
       const stored = await to.put({ key: file.blobKey, body, contentType: file.contentType, maxBytes: file.size });
       if (stored.size !== file.size || stored.sha256 !== file.sha256) {
         await to.delete(file.blobKey);
-        return problem(file, 'the source bytes differ from the record', `source ${stored.size} bytes, SHA-256 ${stored.sha256}; record ${file.size} bytes, SHA-256 ${file.sha256}`);
+        return problem(
+          file,
+          'the source bytes differ from the record',
+          `source ${stored.size} bytes, SHA-256 ${stored.sha256}; record ${file.size} bytes, SHA-256 ${file.sha256}`,
+        );
       }
       report.copied += 1;
     } catch (error) {
@@ -108,9 +118,11 @@ export async function copyBlobs(options: {
 
   for await (const page of pages(files)) {
     let next = 0;
-    await Promise.all(Array.from({ length: Math.min(concurrency, page.length) }, async () => {
-      while (next < page.length) await copyOne(page[next++]);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, page.length) }, async () => {
+        while (next < page.length) await copyOne(page[next++]);
+      }),
+    );
   }
   return report;
 }

@@ -111,7 +111,8 @@ export class FilePartialBlobStore implements PartialBlobStore {
       } catch (error) {
         // A body that ended early (cut, timed out, aborted) keeps what arrived: written and flushed below.
         // A refusal or a failed write is thrown, and the caller keeps its offset.
-        const refused = error instanceof DomainError && (error.code === 'FILE_TOO_LARGE' || error.code === 'BLOB_STORE_UNAVAILABLE' || error.code === 'STORAGE_FULL');
+        const refused =
+          error instanceof DomainError && (error.code === 'FILE_TOO_LARGE' || error.code === 'BLOB_STORE_UNAVAILABLE' || error.code === 'STORAGE_FULL');
         try {
           if (refused) await writer.settle();
           else await writer.drain();
@@ -200,14 +201,17 @@ class EarlyFlusher {
     this.unflushed += bytes;
     if (this.unflushed < EARLY_FLUSH_BYTES || this.inFlight) return;
     this.unflushed = 0;
-    this.inFlight = this.handle.datasync().then(
-      () => undefined,
-      (error: unknown) => {
-        this.failure ??= error;
-      },
-    ).finally(() => {
-      this.inFlight = undefined;
-    });
+    this.inFlight = this.handle
+      .datasync()
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.failure ??= error;
+        },
+      )
+      .finally(() => {
+        this.inFlight = undefined;
+      });
   }
 
   /** Waits for the background flush, if one runs; never throws. */
@@ -283,7 +287,7 @@ class PositionedWriter {
 
 /** The file's first `length` bytes in chunks of {@link READ_CHUNK_BYTES}, each a new buffer (`put` may keep them). */
 async function* readAll(handle: FileHandle, length: number): AsyncGenerator<Uint8Array> {
-  for (let position = 0; position < length; ) {
+  for (let position = 0; position < length;) {
     const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, length - position));
     const { bytesRead } = await fileSystem('read a partial blob', () => handle.read(buffer, 0, buffer.length, position));
     if (bytesRead === 0) throw new DomainError('BLOB_STORE_UNAVAILABLE', 'The partial blob ended before its length.');

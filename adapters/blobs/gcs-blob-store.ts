@@ -103,7 +103,13 @@ export class GcsBlobStore implements BlobStore {
    *         `signal` aborts; Error when an object already exists under `key` or for an invalid key or `maxBytes`
    *         (bugs in the caller). Nothing is left behind on failure.
    */
-  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+  async put(options: {
+    key: string;
+    body: AsyncIterable<Uint8Array>;
+    contentType: string;
+    maxBytes: number;
+    signal?: AbortSignal;
+  }): Promise<{ size: number; sha256: string }> {
     const { key, signal } = options;
     assertBlobKey(key);
     assertMaxBytes(options.maxBytes);
@@ -125,7 +131,8 @@ export class GcsBlobStore implements BlobStore {
         await deadline(file.delete({ ignoreNotFound: true, timeout: this.timeoutMs } as object), this.timeoutMs, 'clean up').catch(() => undefined);
       }
       if (signal?.aborted || error instanceof DomainError || watched.threw(error)) throw error;
-      if (preconditionFailed) throw new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`, { cause: error });
+      if (preconditionFailed)
+        throw new Error(`A blob already exists under ${key}; blobs are never replaced (the caller must use a fresh key).`, { cause: error });
       throw unavailable('store a blob', error);
     }
   }
@@ -301,7 +308,10 @@ class GcsSink extends Writable {
       // Retries included: the library's retry window is four request timeouts.
       timeoutMs * 5,
       'store a blob',
-    ).then(() => callback(), (error: Error) => callback(error));
+    ).then(
+      () => callback(),
+      (error: Error) => callback(error),
+    );
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -327,16 +337,19 @@ class GcsSink extends Writable {
     upload.on('progress', touch);
     upload.on('drain', touch);
     upload.on('uri', touch);
-    this.watchdog = setInterval(() => {
-      // Waiting on GCS: a write it has not taken yet, or the end it has not confirmed. Not: waiting on the body.
-      const nowWaiting = upload.writableLength > 0 || (upload.writableEnded && !upload.writableFinished);
-      if (nowWaiting && !waiting) touch();
-      waiting = nowWaiting;
-      if (waiting && Date.now() - lastActivity > timeoutMs) {
-        this.stopWatchdog();
-        upload.destroy(unavailable('store a blob', new Error(`GCS stalled for ${timeoutMs} ms`)));
-      }
-    }, Math.max(10, Math.min(1_000, timeoutMs / 5)));
+    this.watchdog = setInterval(
+      () => {
+        // Waiting on GCS: a write it has not taken yet, or the end it has not confirmed. Not: waiting on the body.
+        const nowWaiting = upload.writableLength > 0 || (upload.writableEnded && !upload.writableFinished);
+        if (nowWaiting && !waiting) touch();
+        waiting = nowWaiting;
+        if (waiting && Date.now() - lastActivity > timeoutMs) {
+          this.stopWatchdog();
+          upload.destroy(unavailable('store a blob', new Error(`GCS stalled for ${timeoutMs} ms`)));
+        }
+      },
+      Math.max(10, Math.min(1_000, timeoutMs / 5)),
+    );
     this.watchdog.unref();
     upload.once('finish', () => this.stopWatchdog());
   }

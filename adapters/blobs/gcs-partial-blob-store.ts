@@ -58,7 +58,9 @@ export class GcsPartialBlobStore implements PartialBlobStore {
   constructor(options: GcsPartialBlobStoreOptions) {
     this.prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    const storage = options.storage ?? new Storage({ ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint, projectId: 'hangar-emulator' } : {}), timeout: this.timeoutMs });
+    const storage =
+      options.storage ??
+      new Storage({ ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint, projectId: 'hangar-emulator' } : {}), timeout: this.timeoutMs });
     this.bucket = storage.bucket(options.bucket);
     const chunk = Math.max(1, Math.ceil((options.chunkSizeBytes ?? 8 * 1024 * 1024) / GCS_CHUNK_GRANULARITY)) * GCS_CHUNK_GRANULARITY;
     this.upload = new AlignedPartialUpload<GcsPartialState>({
@@ -70,10 +72,15 @@ export class GcsPartialBlobStore implements PartialBlobStore {
         send: async ({ state, start, bytes }) => {
           const end = start + bytes.length;
           const response = await this.session(state, 'PUT', { 'content-range': `bytes ${start}-${end - 1}/*` }, bytes);
-          if (response.status !== 308 || persistedOf(response) !== end) throw unavailable('store part of an upload', new Error(`GCS answered ${response.status} ${response.headers.get('range') ?? ''} for bytes ${start}-${end - 1}`));
+          if (response.status !== 308 || persistedOf(response) !== end)
+            throw unavailable(
+              'store part of an upload',
+              new Error(`GCS answered ${response.status} ${response.headers.get('range') ?? ''} for bytes ${start}-${end - 1}`),
+            );
           return state;
         },
-        writeTail: ({ name, bytes }) => this.call('store an upload tail', () => this.bucket.file(name).save(bytes, { resumable: false, contentType: 'application/octet-stream' })),
+        writeTail: ({ name, bytes }) =>
+          this.call('store an upload tail', () => this.bucket.file(name).save(bytes, { resumable: false, contentType: 'application/octet-stream' })),
         readTail: async (name) => (await this.call('read an upload tail', () => this.bucket.file(name).download()))[0],
         deleteTail: (name) => this.call('delete an upload tail', () => this.bucket.file(name).delete({ ignoreNotFound: true })).then(() => undefined),
       },
@@ -87,7 +94,12 @@ export class GcsPartialBlobStore implements PartialBlobStore {
     const [session] = await this.call('start an upload', () =>
       this.bucket.file(object).createResumableUpload({ metadata: { contentType: options.contentType }, preconditionOpts: { ifGenerationMatch: 0 } }),
     );
-    const state: GcsPartialState = { ...(await AlignedPartialUpload.initialState(options)), session, object, tails: this.objectName(`.partial/${randomUUID()}`) };
+    const state: GcsPartialState = {
+      ...(await AlignedPartialUpload.initialState(options)),
+      session,
+      object,
+      tails: this.objectName(`.partial/${randomUUID()}`),
+    };
     return state as unknown as PartialBlobState;
   }
 
@@ -102,8 +114,14 @@ export class GcsPartialBlobStore implements PartialBlobStore {
     const state = this.stateOf(options.state);
     if (this.objectName(options.key) !== state.object) throw new Error(`This partial blob becomes ${state.object}, not ${options.key}.`);
     const { bytes, sha256 } = await this.upload.finalBytes(state);
-    const response = await this.session(state, 'PUT', { 'content-range': bytes.length === 0 ? `bytes */${state.length}` : `bytes ${state.sent}-${state.length - 1}/${state.length}` }, bytes);
-    if (response.status !== 200 && response.status !== 201) throw unavailable('finish an upload', new Error(`GCS answered ${response.status} to the final chunk`));
+    const response = await this.session(
+      state,
+      'PUT',
+      { 'content-range': bytes.length === 0 ? `bytes */${state.length}` : `bytes ${state.sent}-${state.length - 1}/${state.length}` },
+      bytes,
+    );
+    if (response.status !== 200 && response.status !== 201)
+      throw unavailable('finish an upload', new Error(`GCS answered ${response.status} to the final chunk`));
     await this.deleteTails(state);
     return { size: state.length, sha256 };
   }
@@ -112,7 +130,8 @@ export class GcsPartialBlobStore implements PartialBlobStore {
   async abort(state: PartialBlobState): Promise<void> {
     const gcs = this.stateOf(state);
     const response = await this.session(gcs, 'DELETE', {});
-    if (response.status !== 499 && response.status !== 404 && response.status !== 410 && !response.ok) throw unavailable('cancel an upload', new Error(`GCS answered ${response.status}`));
+    if (response.status !== 499 && response.status !== 404 && response.status !== 410 && !response.ok)
+      throw unavailable('cancel an upload', new Error(`GCS answered ${response.status}`));
     await this.deleteTails(gcs);
   }
 

@@ -20,7 +20,13 @@ export class MemoryBlobStore implements BlobStore {
    * @throws DomainError FILE_TOO_LARGE past `maxBytes`; the body's own error; an abort error when `signal` aborts;
    *         Error for an invalid key or `maxBytes` (a bug in the caller)
    */
-  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+  async put(options: {
+    key: string;
+    body: AsyncIterable<Uint8Array>;
+    contentType: string;
+    maxBytes: number;
+    signal?: AbortSignal;
+  }): Promise<{ size: number; sha256: string }> {
     assertBlobKey(options.key);
     assertMaxBytes(options.maxBytes);
     options.signal?.throwIfAborted();

@@ -59,7 +59,14 @@ export class MemoryPartialBlobStore implements PartialBlobStore {
     const partial = this.find(options.state);
     if (partial.size !== partial.length) throw new Error(`The partial blob holds ${partial.size} of ${partial.length} bytes: not complete.`);
     const chunks = partial.chunks;
-    const stored = await this.blobs.put({ key: options.key, body: (async function* () { yield* chunks; })(), contentType: partial.contentType, maxBytes: partial.length });
+    const stored = await this.blobs.put({
+      key: options.key,
+      body: (async function* () {
+        yield* chunks;
+      })(),
+      contentType: partial.contentType,
+      maxBytes: partial.length,
+    });
     this.partials.delete(options.state.id as string);
     return stored;
   }
@@ -75,7 +82,8 @@ export class MemoryPartialBlobStore implements PartialBlobStore {
 
   private find(state: PartialBlobState): MemoryPartial {
     const partial = this.partials.get(state.id as string);
-    if (!partial) throw new DomainError('BLOB_STORE_UNAVAILABLE', 'The partial blob is gone (a memory store keeps partial blobs only in the process that created them).');
+    if (!partial)
+      throw new DomainError('BLOB_STORE_UNAVAILABLE', 'The partial blob is gone (a memory store keeps partial blobs only in the process that created them).');
     return partial;
   }
 

@@ -25,10 +25,16 @@ export type BlobStoreChoice =
 export async function openBlobStore(blobs: BlobStoreChoice, options: { logger: Logger; failpoints?: Failpoints }): Promise<BlobStore> {
   switch (blobs.kind) {
     case 'file': {
-      const store = new FileAndSqliteBlobStore({ directory: blobs.directory, smallBlobMaxBytes: blobs.smallBlobMaxBytes, failpoints: options.failpoints ?? NO_FAILPOINTS });
+      const store = new FileAndSqliteBlobStore({
+        directory: blobs.directory,
+        smallBlobMaxBytes: blobs.smallBlobMaxBytes,
+        failpoints: options.failpoints ?? NO_FAILPOINTS,
+      });
       // Temp files of uploads cut off by a crash. An upload in flight touches its temp file at
       // least every IDLE_TIMEOUT (2 min) or is dropped, so an hour-old one is abandoned.
-      store.sweepTempFiles(HOUR_MS).catch((error: unknown) => options.logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
+      store
+        .sweepTempFiles(HOUR_MS)
+        .catch((error: unknown) => options.logger.error('temp_sweep_failed', { error: error instanceof Error ? error : String(error) }));
       return store;
     }
     case 'gcs': {

@@ -119,7 +119,8 @@ export class S3BlobStore implements BlobStore {
     this.bucket = options.bucket;
     this.prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
     this.partSize = options.partSizeBytes ?? S3_DEFAULTS.partSizeBytes;
-    if (!Number.isSafeInteger(this.partSize) || this.partSize < S3_MIN_PART_SIZE_BYTES) throw new Error(`partSizeBytes must be an integer of at least ${S3_MIN_PART_SIZE_BYTES}.`);
+    if (!Number.isSafeInteger(this.partSize) || this.partSize < S3_MIN_PART_SIZE_BYTES)
+      throw new Error(`partSizeBytes must be an integer of at least ${S3_MIN_PART_SIZE_BYTES}.`);
     this.queueSize = options.queueSize ?? S3_DEFAULTS.queueSize;
     if (!Number.isSafeInteger(this.queueSize) || this.queueSize < 1) throw new Error('queueSize must be a positive integer.');
     this.ifNoneMatch = options.ifNoneMatch ?? true;
@@ -163,7 +164,13 @@ export class S3BlobStore implements BlobStore {
    *         error; `signal.reason` when `signal` aborts; Error when an object already exists under `key` or for an
    *         invalid key or `maxBytes` (bugs in the caller). Nothing is left behind on failure.
    */
-  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+  async put(options: {
+    key: string;
+    body: AsyncIterable<Uint8Array>;
+    contentType: string;
+    maxBytes: number;
+    signal?: AbortSignal;
+  }): Promise<{ size: number; sha256: string }> {
     const { key, signal } = options;
     assertBlobKey(key);
     assertMaxBytes(options.maxBytes);
@@ -295,7 +302,9 @@ export class S3BlobStore implements BlobStore {
   async stat(key: string): Promise<BlobEntry | undefined> {
     assertBlobKey(key);
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectName(key) }), { abortSignal: AbortSignal.timeout(this.callDeadlineMs()) });
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectName(key) }), {
+        abortSignal: AbortSignal.timeout(this.callDeadlineMs()),
+      });
       return { key, size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0) };
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -338,7 +347,12 @@ export class S3BlobStore implements BlobStore {
       let page;
       try {
         page = await this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: LIST_PAGE_SIZE, ...(prefix ? { Prefix: prefix } : {}), ...(token ? { ContinuationToken: token } : {}) }),
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            MaxKeys: LIST_PAGE_SIZE,
+            ...(prefix ? { Prefix: prefix } : {}),
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
           { abortSignal: AbortSignal.timeout(this.callDeadlineMs()) },
         );
       } catch (error) {

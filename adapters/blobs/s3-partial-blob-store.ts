@@ -83,7 +83,8 @@ export class S3PartialBlobStore implements PartialBlobStore {
     this.bucket = options.bucket;
     this.prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
     this.partSize = options.partSizeBytes ?? 8 * 1024 * 1024;
-    if (!Number.isSafeInteger(this.partSize) || this.partSize < S3_LIMITS.minPartSizeBytes) throw new Error(`partSizeBytes must be an integer of at least ${S3_LIMITS.minPartSizeBytes}.`);
+    if (!Number.isSafeInteger(this.partSize) || this.partSize < S3_LIMITS.minPartSizeBytes)
+      throw new Error(`partSizeBytes must be an integer of at least ${S3_LIMITS.minPartSizeBytes}.`);
     this.ifNoneMatch = options.ifNoneMatch ?? true;
     const timeoutMs = options.timeoutMs ?? 30_000;
     const config: S3ClientConfig = {
@@ -107,7 +108,9 @@ export class S3PartialBlobStore implements PartialBlobStore {
       throw new DomainError('FILE_TOO_LARGE', `A resumable upload on this store holds at most ${S3_LIMITS.maxParts * this.partSize} bytes.`);
     }
     const object = this.objectName(options.key);
-    const created = await this.call('start an upload', () => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: object, ContentType: options.contentType })));
+    const created = await this.call('start an upload', () =>
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: object, ContentType: options.contentType })),
+    );
     if (!created.UploadId) throw unavailable('start an upload', new Error('no UploadId in the answer'));
     const state: S3PartialState = {
       ...(await AlignedPartialUpload.initialState(options)),
@@ -180,7 +183,9 @@ export class S3PartialBlobStore implements PartialBlobStore {
             return { ...state, parts };
           },
           writeTail: async ({ name, bytes }) => {
-            await this.call('store an upload tail', () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: bytes, ContentLength: bytes.length })));
+            await this.call('store an upload tail', () =>
+              this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: bytes, ContentLength: bytes.length })),
+            );
           },
           readTail: async (name) => {
             const answer = await this.call('read an upload tail', () => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: name })));
@@ -198,7 +203,16 @@ export class S3PartialBlobStore implements PartialBlobStore {
 
   private async uploadPart(state: S3PartialState, number: number, bytes: Buffer): Promise<string> {
     const answer = await this.call('store part of an upload', () =>
-      this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: state.object, UploadId: state.uploadId, PartNumber: number, Body: bytes, ContentLength: bytes.length })),
+      this.client.send(
+        new UploadPartCommand({
+          Bucket: this.bucket,
+          Key: state.object,
+          UploadId: state.uploadId,
+          PartNumber: number,
+          Body: bytes,
+          ContentLength: bytes.length,
+        }),
+      ),
     );
     if (!answer.ETag) throw unavailable('store part of an upload', new Error('no ETag in the answer'));
     return answer.ETag;
@@ -207,7 +221,9 @@ export class S3PartialBlobStore implements PartialBlobStore {
   private async deleteTails(state: S3PartialState): Promise<void> {
     let token: string | undefined;
     do {
-      const page = await this.call('list upload tails', () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${state.tails}/`, ContinuationToken: token })));
+      const page = await this.call('list upload tails', () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${state.tails}/`, ContinuationToken: token })),
+      );
       for (const object of page.Contents ?? []) {
         if (object.Key) await this.call('delete an upload tail', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: object.Key })));
       }

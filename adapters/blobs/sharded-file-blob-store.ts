@@ -83,7 +83,13 @@ export class ShardedFileBlobStore implements BlobStore {
    *         the file system fails; the body's own error; an AbortError when `signal` aborts;
    *         Error for an invalid key or `maxBytes` (a bug in the caller). Nothing is left behind on failure.
    */
-  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+  async put(options: {
+    key: string;
+    body: AsyncIterable<Uint8Array>;
+    contentType: string;
+    maxBytes: number;
+    signal?: AbortSignal;
+  }): Promise<{ size: number; sha256: string }> {
     const { key, signal } = options;
     assertBlobKey(key);
     assertMaxBytes(options.maxBytes);
@@ -358,7 +364,9 @@ export class ShardedFileBlobStore implements BlobStore {
   private locate(key: string): { path: string; shard: number } {
     const segments = key.split('/');
     // Derived blobs shard with their file: hash only the first two segments.
-    const hash = createHash('sha256').update(segments.length > 2 ? segments.slice(0, 2).join('/') : key).digest('hex');
+    const hash = createHash('sha256')
+      .update(segments.length > 2 ? segments.slice(0, 2).join('/') : key)
+      .digest('hex');
     return { path: join(this.directory, hash.slice(0, 2), hash.slice(2, 4), key.replaceAll('/', '~')), shard: Number.parseInt(hash.slice(0, 4), 16) };
   }
 
@@ -424,7 +432,12 @@ class FileChunks implements AsyncIterableIterator<Uint8Array> {
   /** @throws DomainError BLOB_STORE_UNAVAILABLE when reading fails (the handle is closed then) */
   next(): Promise<IteratorResult<Uint8Array>> {
     const previous = this.current;
-    const step = previous ? previous.then(() => this.read(), () => this.read()) : this.read();
+    const step = previous
+      ? previous.then(
+          () => this.read(),
+          () => this.read(),
+        )
+      : this.read();
     const current = step.finally(() => {
       if (this.current === current) this.current = undefined;
     });

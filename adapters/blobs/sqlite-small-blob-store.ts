@@ -56,7 +56,13 @@ export class SqliteSmallBlobStore implements BlobStore {
    *         taken or invalid key, an invalid `maxBytes`, or a body longer than `maxBlobBytes` (this
    *         store is for small blobs). Nothing is stored on failure.
    */
-  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+  async put(options: {
+    key: string;
+    body: AsyncIterable<Uint8Array>;
+    contentType: string;
+    maxBytes: number;
+    signal?: AbortSignal;
+  }): Promise<{ size: number; sha256: string }> {
     const { key, signal } = options;
     assertBlobKey(key);
     assertMaxBytes(options.maxBytes);
@@ -167,7 +173,7 @@ export class SqliteSmallBlobStore implements BlobStore {
   /** Every row, in key order, {@link SMALL_BLOB_PAGE} at a time. @throws DomainError BLOB_STORE_UNAVAILABLE */
   async *list(): AsyncIterable<BlobEntry> {
     const rows = await this.opened();
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       let page: SmallBlobEntry[];
       try {
         page = rows.page(after);

@@ -62,7 +62,13 @@ export class TieredBlobStore implements BlobStore {
    *         STORAGE_FULL when a store fails; the body's own error; an AbortError when `signal` aborts;
    *         Error for a taken or invalid key or `maxBytes` (a bug in the caller). Nothing is left behind on failure.
    */
-  async put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<{ size: number; sha256: string }> {
+  async put(options: {
+    key: string;
+    body: AsyncIterable<Uint8Array>;
+    contentType: string;
+    maxBytes: number;
+    signal?: AbortSignal;
+  }): Promise<{ size: number; sha256: string }> {
     const { key, signal } = options;
     assertBlobKey(key);
     assertMaxBytes(options.maxBytes);

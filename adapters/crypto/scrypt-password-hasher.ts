@@ -56,7 +56,9 @@ export class ScryptPasswordHasher implements PasswordHasher {
     this.blockSize = options.blockSize ?? 8;
     this.parallelism = options.parallelism ?? 3;
     if (!validCosts(this.logN, this.blockSize, this.parallelism)) {
-      throw new Error(`scrypt costs out of range: logN ${this.logN} (1–${MAX_LOG_N}), r ${this.blockSize} (1–${MAX_BLOCK_SIZE}), p ${this.parallelism} (1–${MAX_PARALLELISM}).`);
+      throw new Error(
+        `scrypt costs out of range: logN ${this.logN} (1–${MAX_LOG_N}), r ${this.blockSize} (1–${MAX_BLOCK_SIZE}), p ${this.parallelism} (1–${MAX_PARALLELISM}).`,
+      );
     }
     this.slots = new Semaphore(options.concurrency ?? 1);
   }

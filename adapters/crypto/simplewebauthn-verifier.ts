@@ -26,7 +26,12 @@ function simpleWebAuthn(): Promise<typeof import('@simplewebauthn/server')> {
  * and the UV flag. Library errors (malformed or forged responses) become `{ verified: false, reason }`.
  */
 export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
-  async creationOptions(input: { rp: RelyingParty; user: { id: string; name: string }; exclude: CredentialDescriptor[]; timeoutMs: number }): Promise<CeremonyOptions> {
+  async creationOptions(input: {
+    rp: RelyingParty;
+    user: { id: string; name: string };
+    exclude: CredentialDescriptor[];
+    timeoutMs: number;
+  }): Promise<CeremonyOptions> {
     const { generateRegistrationOptions } = await simpleWebAuthn();
     const options = await generateRegistrationOptions({
       rpName: input.rp.name,

@@ -105,7 +105,10 @@ function hostnameOf(providerId: string): string | undefined {
 
 function failOnOutage(hostname: string): void {
   if (hostname.split('.')[0] === OUTAGE_LABEL) {
-    throw new DomainError('EDGE_PROVIDER_ERROR', `The edge provider could not be reached for ${hostname} (mock outage: the hostname starts with "${OUTAGE_LABEL}").`);
+    throw new DomainError(
+      'EDGE_PROVIDER_ERROR',
+      `The edge provider could not be reached for ${hostname} (mock outage: the hostname starts with "${OUTAGE_LABEL}").`,
+    );
   }
 }
 

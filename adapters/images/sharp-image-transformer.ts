@@ -72,9 +72,7 @@ export class SharpImageTransformer implements ImageTransformer {
     const { width, height, fit, format, quality } = options.transform;
     const animated = format === 'webp' || format === 'gif';
     const sharp = sharpLibrary();
-    let pipeline = sharp(input, { limitInputPixels: this.maxInputPixels, failOn: 'error', animated })
-      .timeout({ seconds: this.timeoutSeconds })
-      .autoOrient();
+    let pipeline = sharp(input, { limitInputPixels: this.maxInputPixels, failOn: 'error', animated }).timeout({ seconds: this.timeoutSeconds }).autoOrient();
     if (width !== undefined || height !== undefined) pipeline = pipeline.resize({ width, height, fit, withoutEnlargement: true });
     switch (format) {
       case 'webp':
@@ -108,7 +106,9 @@ export class SharpImageTransformer implements ImageTransformer {
     for await (const chunk of source) {
       size += chunk.length;
       if (size > this.maxInputBytes) {
-        throw new DomainError('IMAGE_TOO_LARGE', `Images larger than ${this.maxInputBytes} bytes are not transformed.`, { max_input_bytes: this.maxInputBytes });
+        throw new DomainError('IMAGE_TOO_LARGE', `Images larger than ${this.maxInputBytes} bytes are not transformed.`, {
+          max_input_bytes: this.maxInputBytes,
+        });
       }
       chunks.push(chunk);
     }
@@ -119,7 +119,9 @@ export class SharpImageTransformer implements ImageTransformer {
     const message = error instanceof Error ? error.message : String(error);
     let refusal: DomainError;
     if (/pixel limit/i.test(message)) {
-      refusal = new DomainError('IMAGE_TOO_LARGE', `Images of more than ${this.maxInputPixels} pixels are not transformed.`, { max_input_pixels: this.maxInputPixels });
+      refusal = new DomainError('IMAGE_TOO_LARGE', `Images of more than ${this.maxInputPixels} pixels are not transformed.`, {
+        max_input_pixels: this.maxInputPixels,
+      });
     } else if (/timeout/i.test(message)) {
       refusal = new DomainError('IMAGE_UNREADABLE', `The image took longer than ${this.timeoutSeconds} s to transform.`);
     } else {

@@ -14,6 +14,9 @@ export class UnavailableImageTransformer implements ImageTransformer {
 
   /** @throws DomainError NOT_IMPLEMENTED (501), always */
   async transform(_options: { source: AsyncIterable<Uint8Array>; transform: ImageTransform }): Promise<TransformedImage> {
-    throw new DomainError('NOT_IMPLEMENTED', 'Image transformations are not available on this server (no image library is configured); ask for the file without transform parameters.');
+    throw new DomainError(
+      'NOT_IMPLEMENTED',
+      'Image transformations are not available on this server (no image library is configured); ask for the file without transform parameters.',
+    );
   }
 }

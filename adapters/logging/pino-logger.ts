@@ -21,7 +21,21 @@ export interface PinoLoggerOptions {
  * Field names whose values never reach the log, at the top level or one object down: a caller
  * should not pass them at all (entries carry ids and kinds, not credentials), this is the net under it.
  */
-const SECRET_FIELDS = ['password', 'new_password', 'token', 'access_token', 'refresh_token', 'authorization', 'cookie', 'x-api-key', 'api_key', 'key', 'secret', 'sig', 'signature'];
+const SECRET_FIELDS = [
+  'password',
+  'new_password',
+  'token',
+  'access_token',
+  'refresh_token',
+  'authorization',
+  'cookie',
+  'x-api-key',
+  'api_key',
+  'key',
+  'secret',
+  'sig',
+  'signature',
+];
 const TOP_LEVEL_PATHS = SECRET_FIELDS.map((name) => `["${name}"]`);
 const REDACT_PATHS = [...TOP_LEVEL_PATHS, ...SECRET_FIELDS.map((name) => `*["${name}"]`)];
 
@@ -55,7 +69,7 @@ export class PinoLogger implements Logger {
 
   constructor(options: PinoLoggerOptions = {}) {
     const destination = options.destination ?? stdout();
-    const stream: DestinationStream = options.format === 'pretty' ? { write: (line: string) => destination.write(prettyLine(line)) } : (destination);
+    const stream: DestinationStream = options.format === 'pretty' ? { write: (line: string) => destination.write(prettyLine(line)) } : destination;
     const settings = (paths: string[]): pino.LoggerOptions => ({
       level: options.level ?? 'info',
       base: { pid: process.pid, ...options.base },

@@ -82,7 +82,10 @@ export class SqlMailOutbox implements Mailer {
       now: this.now,
       deliverOne: () => this.deliverOne(),
       prune: async () => {
-        await this.db.deleteFrom('mail_outbox').where('sent_at', '<', this.now() - SENT_RETENTION_MS).execute();
+        await this.db
+          .deleteFrom('mail_outbox')
+          .where('sent_at', '<', this.now() - SENT_RETENTION_MS)
+          .execute();
       },
       // The database is away: the rows wait; the next turn tries again.
       onError: (error) => this.logger.warn('mail_outbox_unavailable', { error: error instanceof Error ? error.message : String(error) }),
@@ -94,7 +97,21 @@ export class SqlMailOutbox implements Mailer {
     const now = this.now();
     await this.db
       .insertInto('mail_outbox')
-      .values({ id: this.nextId(now), recipient: message.to, subject: message.subject, text_body: message.text, html_body: message.html, created_at: now, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_until: null, last_error: null, sent_at: null, failed_at: null })
+      .values({
+        id: this.nextId(now),
+        recipient: message.to,
+        subject: message.subject,
+        text_body: message.text,
+        html_body: message.html,
+        created_at: now,
+        attempts: 0,
+        next_attempt_at: now,
+        claimed_by: null,
+        claimed_until: null,
+        last_error: null,
+        sent_at: null,
+        failed_at: null,
+      })
       .execute();
     if (this.loop.started) this.loop.kick();
   }
@@ -129,7 +146,12 @@ export class SqlMailOutbox implements Mailer {
 
   /** Messages not yet sent nor given up (waiting, or being delivered). */
   async pending(): Promise<number> {
-    const row = await this.db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<number | string>().as('n')).where('sent_at', 'is', null).where('failed_at', 'is', null).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('mail_outbox')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('sent_at', 'is', null)
+      .where('failed_at', 'is', null)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -146,7 +168,9 @@ export class SqlMailOutbox implements Mailer {
       const retryAt = this.now() + Math.min(this.retryDelayMs * 2 ** (attempts - 1), 60 * 60 * 1000);
       await this.db
         .updateTable('mail_outbox')
-        .set(givenUp ? { claimed_until: null, last_error: reason, failed_at: this.now() } : { claimed_until: null, last_error: reason, next_attempt_at: retryAt })
+        .set(
+          givenUp ? { claimed_until: null, last_error: reason, failed_at: this.now() } : { claimed_until: null, last_error: reason, next_attempt_at: retryAt },
+        )
         .where('id', '=', row.id)
         .where('claimed_by', '=', this.owner)
         .execute();
@@ -154,12 +178,24 @@ export class SqlMailOutbox implements Mailer {
       else this.logger.warn('mail_retry', { subject: row.subject, attempts, retry_in_ms: retryAt - this.now(), error: reason });
       return true;
     }
-    await this.db.updateTable('mail_outbox').set({ sent_at: this.now(), claimed_until: null }).where('id', '=', row.id).where('claimed_by', '=', this.owner).execute();
+    await this.db
+      .updateTable('mail_outbox')
+      .set({ sent_at: this.now(), claimed_until: null })
+      .where('id', '=', row.id)
+      .where('claimed_by', '=', this.owner)
+      .execute();
     return true;
   }
 
   /** The oldest due message, claimed for this process (claimDueRow), or undefined when none is due. */
   private async claim(): Promise<ClaimedRow | undefined> {
-    return claimDueRow<ClaimedRow>({ db: this.db, table: 'mail_outbox', owner: this.owner, leaseMs: this.leaseMs, now: this.now, columns: ['id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts'] });
+    return claimDueRow<ClaimedRow>({
+      db: this.db,
+      table: 'mail_outbox',
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      now: this.now,
+      columns: ['id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts'],
+    });
   }
 }

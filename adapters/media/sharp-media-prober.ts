@@ -61,7 +61,10 @@ export class SharpMediaProber implements MediaProber {
   /** @throws Error (sharp's) when the bytes are not an image libvips reads */
   async probe(input: ProbeInput): Promise<MediaFacts> {
     const whole = input.size <= this.options.maxInputBytes;
-    const bytes = await collect(whole ? await input.read() : await input.read({ start: 0, end: Math.min(input.size, this.options.headBytes) - 1 }), whole ? this.options.maxInputBytes : this.options.headBytes);
+    const bytes = await collect(
+      whole ? await input.read() : await input.read({ start: 0, end: Math.min(input.size, this.options.headBytes) - 1 }),
+      whole ? this.options.maxInputBytes : this.options.headBytes,
+    );
     const sharp = sharpLibrary();
     // Only the header is read here (no decode): no pixel limit needed, and a head-only buffer is enough.
     const metadata = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();

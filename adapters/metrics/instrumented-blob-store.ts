@@ -15,7 +15,10 @@ export class InstrumentedBlobStore implements BlobStore {
   /** The inner store's {@link FileAdoptingBlobStore.adoptFile} when it has one, timed as a `put`. */
   readonly adoptFile?: FileAdoptingBlobStore['adoptFile'];
 
-  constructor(private readonly inner: BlobStore, private readonly observe: BlobOperationObserver) {
+  constructor(
+    private readonly inner: BlobStore,
+    private readonly observe: BlobOperationObserver,
+  ) {
     if (inner.sweepTempFiles) this.sweepTempFiles = (olderThanMs) => inner.sweepTempFiles!(olderThanMs);
     if (canAdoptFiles(inner)) this.adoptFile = (options) => this.timed('put', () => inner.adoptFile(options));
     if (inner.close) this.close = () => inner.close!();

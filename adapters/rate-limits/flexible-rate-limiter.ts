@@ -1,4 +1,11 @@
-import { RateLimiterCluster, RateLimiterClusterMaster, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterCluster,
+  RateLimiterClusterMaster,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { RateCount, RateLimiter, RateRule } from '../../core/shared/rate-limiter.js';
 
 /** Builds the `rate-limiter-flexible` limiter of one rule (its counters live under `keyPrefix` = the rule's name). */
@@ -58,8 +65,14 @@ export class FlexibleRateLimiter implements RateLimiter {
     return new FlexibleRateLimiter(
       (rule) =>
         new RateLimiterPostgres({
-          storeClient: pool, storeType: 'pool', tableName, tableCreated: true, clearExpiredByTimeout: false,
-          keyPrefix: rule.name, points: rule.points, duration: rule.durationSeconds,
+          storeClient: pool,
+          storeType: 'pool',
+          tableName,
+          tableCreated: true,
+          clearExpiredByTimeout: false,
+          keyPrefix: rule.name,
+          points: rule.points,
+          duration: rule.durationSeconds,
           insuranceLimiter: new RateLimiterMemory({ keyPrefix: rule.name, points: rule.points, duration: rule.durationSeconds }),
         }),
     );

@@ -57,7 +57,12 @@ export class HttpWebhookSender implements WebhookSender {
           host: hostname,
           port: url.port === '' ? undefined : Number(url.port),
           path: `${url.pathname}${url.search}`,
-          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(request.body)), 'user-agent': this.options.userAgent ?? 'Hangar-Webhooks/1', ...request.headers },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(request.body)),
+            'user-agent': this.options.userAgent ?? 'Hangar-Webhooks/1',
+            ...request.headers,
+          },
           lookup: pinned,
           agent: false,
         },

@@ -12,13 +12,35 @@ import type { WebhookTargets } from '../../core/webhooks/webhook-targets.js';
  * discard-only, and the translation prefixes (NAT64, 6to4, Teredo) that would tunnel to one of these.
  */
 const BLOCKED_V4 = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const;
 const BLOCKED_V6 = [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['2002::', 16],
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ] as const;
 
 const blocked = new BlockList();
@@ -33,7 +55,7 @@ function ipv6Groups(address: string): number[] {
     const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
     text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined];
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
   const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
   const first = parse(head);
   if (tail === undefined) return first;
@@ -87,7 +109,9 @@ export class PublicAddressPolicy implements WebhookTargets {
 
   constructor(options: PublicAddressPolicyOptions = {}) {
     this.allowPrivate = options.allowPrivateNetworks ?? false;
-    this.resolver = options.resolve ?? (async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
+    this.resolver =
+      options.resolve ??
+      (async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
   }
 
   /**
@@ -110,7 +134,11 @@ export class PublicAddressPolicy implements WebhookTargets {
     if (!this.allowPrivate) {
       const refused = addresses.find((a) => !isPublicAddress(a.address));
       if (refused) {
-        throw new DomainError('WEBHOOK_URL_REFUSED', `The host ${host} resolves to ${refused.address}, which is not a public address; webhooks go to public addresses only.`, { reason: 'non_public_address', address: refused.address });
+        throw new DomainError(
+          'WEBHOOK_URL_REFUSED',
+          `The host ${host} resolves to ${refused.address}, which is not a public address; webhooks go to public addresses only.`,
+          { reason: 'non_public_address', address: refused.address },
+        );
       }
     }
     return addresses;

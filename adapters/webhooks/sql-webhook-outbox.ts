@@ -140,22 +140,45 @@ export class SqlWebhookOutbox {
    * of theirs is pending (their last events, such as `account_deleted` file deletions, are out).
    */
   private async prune(): Promise<void> {
-    await this.db.deleteFrom('webhook_deliveries').where((eb) => eb.or([eb('sent_at', '<', this.now() - DELIVERED_RETENTION_MS), eb('failed_at', '<', this.now() - DELIVERED_RETENTION_MS)])).execute();
+    await this.db
+      .deleteFrom('webhook_deliveries')
+      .where((eb) => eb.or([eb('sent_at', '<', this.now() - DELIVERED_RETENTION_MS), eb('failed_at', '<', this.now() - DELIVERED_RETENTION_MS)]))
+      .execute();
     await this.db
       .deleteFrom('webhooks')
       .where((eb) => eb.not(eb.exists(eb.selectFrom('users').select('users.id').whereRef('users.id', '=', 'webhooks.user_id'))))
       .where((eb) =>
-        eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.webhook_id', '=', 'webhooks.id').where('webhook_deliveries.sent_at', 'is', null).where('webhook_deliveries.failed_at', 'is', null))),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('webhook_deliveries')
+              .select('webhook_deliveries.id')
+              .whereRef('webhook_deliveries.webhook_id', '=', 'webhooks.id')
+              .where('webhook_deliveries.sent_at', 'is', null)
+              .where('webhook_deliveries.failed_at', 'is', null),
+          ),
+        ),
       )
       .execute();
   }
 
   /** Claims and attempts one due delivery. @returns false when none was due */
   private async deliverOne(): Promise<boolean> {
-    const row = await claimDueRow<ClaimedDelivery>({ db: this.db, table: 'webhook_deliveries', owner: this.owner, leaseMs: this.leaseMs, now: this.now, columns: ['id', 'webhook_id', 'user_id', 'event_type', 'snapshot', 'created_at', 'attempts'] });
+    const row = await claimDueRow<ClaimedDelivery>({
+      db: this.db,
+      table: 'webhook_deliveries',
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      now: this.now,
+      columns: ['id', 'webhook_id', 'user_id', 'event_type', 'snapshot', 'created_at', 'attempts'],
+    });
     if (!row) return false;
     const attempts = Number(row.attempts);
-    const endpoint = await this.db.selectFrom('webhooks').select(['url', 'secret', 'previous_secret', 'previous_secret_until', 'enabled']).where('id', '=', row.webhook_id).executeTakeFirst();
+    const endpoint = await this.db
+      .selectFrom('webhooks')
+      .select(['url', 'secret', 'previous_secret', 'previous_secret_until', 'enabled'])
+      .where('id', '=', row.webhook_id)
+      .executeTakeFirst();
     if (!endpoint || (Number(endpoint.enabled) !== 1 && row.event_type !== 'webhook.test')) {
       await this.finish(row, { failed_at: this.now(), last_error: 'the endpoint is disabled' });
       return true;
@@ -181,16 +204,35 @@ export class SqlWebhookOutbox {
     const givenUp = attempts > this.delays.length;
     const delay = this.delays[Math.min(attempts, this.delays.length) - 1] ?? 0;
     const retryAt = now + Math.round(delay * (1 - this.jitter + 2 * this.jitter * Math.random()));
-    await this.finish(row, givenUp ? { failed_at: now, last_status: status, last_error: failure, duration_ms: durationMs } : { next_attempt_at: retryAt, last_status: status, last_error: failure, duration_ms: durationMs });
+    await this.finish(
+      row,
+      givenUp
+        ? { failed_at: now, last_status: status, last_error: failure, duration_ms: durationMs }
+        : { next_attempt_at: retryAt, last_status: status, last_error: failure, duration_ms: durationMs },
+    );
     this.options.onOutcome?.(givenUp ? 'failed' : 'retry');
-    this.logger.warn(givenUp ? 'webhook_failed' : 'webhook_retry', { webhook_id: row.webhook_id, delivery_id: row.id, attempts, error: failure, ...(givenUp ? {} : { retry_in_ms: retryAt - now }) });
+    this.logger.warn(givenUp ? 'webhook_failed' : 'webhook_retry', {
+      webhook_id: row.webhook_id,
+      delivery_id: row.id,
+      attempts,
+      error: failure,
+      ...(givenUp ? {} : { retry_in_ms: retryAt - now }),
+    });
     await this.noteFailure(row, now);
     return true;
   }
 
   /** Records an attempt's end, if this process still holds the row's claim. */
-  private async finish(row: ClaimedDelivery, changes: { sent_at?: number; failed_at?: number; next_attempt_at?: number; last_status?: number | null; last_error: string | null; duration_ms?: number }): Promise<void> {
-    await this.db.updateTable('webhook_deliveries').set({ ...changes, claimed_until: null }).where('id', '=', row.id).where('claimed_by', '=', this.owner).execute();
+  private async finish(
+    row: ClaimedDelivery,
+    changes: { sent_at?: number; failed_at?: number; next_attempt_at?: number; last_status?: number | null; last_error: string | null; duration_ms?: number },
+  ): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ ...changes, claimed_until: null })
+      .where('id', '=', row.id)
+      .where('claimed_by', '=', this.owner)
+      .execute();
   }
 
   /** Starts or extends the endpoint's failure streak; past {@link WEBHOOK_DISABLE_AFTER_MS} turns it off and mails its owner. */
@@ -209,15 +251,25 @@ export class SqlWebhookOutbox {
     const owner = await this.db.selectFrom('users').select('email').where('id', '=', row.user_id).executeTakeFirst();
     if (owner && this.options.mailer) {
       const text = `Hangar could not deliver to your webhook ${disabled.url} for 5 days, so it has been turned off.\n\nFix the endpoint, then turn it on again in the dashboard (Webhooks) or with PATCH /webhooks/${row.webhook_id} {"enabled": true}.`;
-      await this.options.mailer.send({ to: owner.email, subject: 'Your Hangar webhook was turned off', text, html: `<p>${escapeHtml(text).replaceAll('\n\n', '</p><p>')}</p>` });
+      await this.options.mailer.send({
+        to: owner.email,
+        subject: 'Your Hangar webhook was turned off',
+        text,
+        html: `<p>${escapeHtml(text).replaceAll('\n\n', '</p><p>')}</p>`,
+      });
     }
   }
 
   /** The Standard Webhooks headers of one attempt (signed now; `body` exactly as sent). */
-  private sign(id: string, body: string, endpoint: { secret: string; previous_secret: string | null; previous_secret_until: number | string | bigint | null }): Record<string, string> {
+  private sign(
+    id: string,
+    body: string,
+    endpoint: { secret: string; previous_secret: string | null; previous_secret_until: number | string | bigint | null },
+  ): Record<string, string> {
     const at = new Date(this.now());
     const secrets = [endpoint.secret];
-    if (endpoint.previous_secret !== null && endpoint.previous_secret_until !== null && Number(endpoint.previous_secret_until) > at.getTime()) secrets.push(endpoint.previous_secret);
+    if (endpoint.previous_secret !== null && endpoint.previous_secret_until !== null && Number(endpoint.previous_secret_until) > at.getTime())
+      secrets.push(endpoint.previous_secret);
     return {
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
@@ -273,7 +325,11 @@ function parseEvent(row: ClaimedDelivery): WebhookEvent {
       return { ...base, type: row.event_type };
     case 'quota.warning':
     case 'quota.reached':
-      return { ...base, type: row.event_type, quota: { resource: snapshot.resource === 'files' ? 'files' : 'storage', used: Number(snapshot.used), limit: Number(snapshot.limit) } };
+      return {
+        ...base,
+        type: row.event_type,
+        quota: { resource: snapshot.resource === 'files' ? 'files' : 'storage', used: Number(snapshot.used), limit: Number(snapshot.limit) },
+      };
     case 'webhook.test':
       return { ...base, type: 'webhook.test', webhookId: row.webhook_id };
     default:

@@ -11,7 +11,15 @@ import type { Route } from '../http/route.js';
 /** Bump when a field of the guide changes meaning or disappears (adding fields keeps the version). */
 export const AGENT_GUIDE_SCHEMA_VERSION = 1;
 
-const Step = Type.Object({ step: Type.Integer(), title: Type.String(), method: Type.String(), url: Type.String(), headers: Type.Record(Type.String(), Type.String()), body: Type.Optional(Type.Unknown()), then: Type.String() });
+const Step = Type.Object({
+  step: Type.Integer(),
+  title: Type.String(),
+  method: Type.String(),
+  url: Type.String(),
+  headers: Type.Record(Type.String(), Type.String()),
+  body: Type.Optional(Type.Unknown()),
+  then: Type.String(),
+});
 
 /** The discovery payload for automated agents (GET /reference/for-agents). */
 export const AgentGuideBody = Type.Object({
@@ -23,11 +31,22 @@ export const AgentGuideBody = Type.Object({
   docs_url: Type.String(),
   authentication: Type.Object({
     summary: Type.String(),
-    session_token: Type.Object({ obtain: Type.String(), passkey: Type.Optional(Type.String()), header: Type.String(), lifetime_seconds: Type.Integer(), refresh: Type.String(), two_factor: Type.String(), devices: Type.String() }),
+    session_token: Type.Object({
+      obtain: Type.String(),
+      passkey: Type.Optional(Type.String()),
+      header: Type.String(),
+      lifetime_seconds: Type.Integer(),
+      refresh: Type.String(),
+      two_factor: Type.String(),
+      devices: Type.String(),
+    }),
     api_key: Type.Object({
-      obtain: Type.String(), headers: Type.Array(Type.String()), form: Type.String(),
+      obtain: Type.String(),
+      headers: Type.Array(Type.String()),
+      form: Type.String(),
       scopes: Type.Object({ available: Type.Array(Type.String()), default: Type.String(), rule: Type.String() }),
-      expiry: Type.String(), guessing: Type.String(),
+      expiry: Type.String(),
+      guessing: Type.String(),
     }),
     jwt_only_endpoints: Type.Array(Type.String()),
     no_auth_endpoints: Type.Array(Type.String()),
@@ -49,10 +68,18 @@ export const AgentGuideBody = Type.Object({
   }),
   allowed_content_types: Type.Array(Type.String()),
   errors: Type.Object({ shape: Type.Unknown(), codes: Type.Record(Type.String(), Type.Integer()) }),
-  endpoints: Type.Array(Type.Object({
-    method: Type.String(), path: Type.String(), server: Type.String(), auth: Type.String(), summary: Type.String(),
-    errors: Type.Optional(Type.Array(Type.String(), { description: 'Error codes this endpoint may answer, besides UNAUTHORIZED, VALIDATION_FAILED and outages (503)' })),
-  })),
+  endpoints: Type.Array(
+    Type.Object({
+      method: Type.String(),
+      path: Type.String(),
+      server: Type.String(),
+      auth: Type.String(),
+      summary: Type.String(),
+      errors: Type.Optional(
+        Type.Array(Type.String(), { description: 'Error codes this endpoint may answer, besides UNAUTHORIZED, VALIDATION_FAILED and outages (503)' }),
+      ),
+    }),
+  ),
 });
 export type AgentGuide = Static<typeof AgentGuideBody>;
 
@@ -88,10 +115,13 @@ export function agentGuide(options: {
     openapi_url: `${base}/reference/openapi.json`,
     docs_url: `${base}/docs`,
     authentication: {
-      summary: 'Two credentials: a session token (JWT) from login, and API keys for scripts. Send either as `Authorization: Bearer <token>`; an API key may instead go in `X-Api-Key`.',
+      summary:
+        'Two credentials: a session token (JWT) from login, and API keys for scripts. Send either as `Authorization: Bearer <token>`; an API key may instead go in `X-Api-Key`.',
       session_token: {
-        obtain: 'POST /auth/login { email, password } → session.access_token (after the e-mail address is confirmed); in a browser, single sign-on when GET /auth/providers shows `oidc`: GET /auth/oidc/start → the provider → /#/sso?code=… → POST /auth/oidc/exchange { code } → the same answer as login',
-        passkey: 'in a browser, instead of the password: POST /auth/passkeys/authentication/options → navigator.credentials.get() → POST /auth/passkeys/authentication/verify { credential } → the same answer as login (register passkeys first with POST /auth/passkeys/registration/options and /verify)',
+        obtain:
+          'POST /auth/login { email, password } → session.access_token (after the e-mail address is confirmed); in a browser, single sign-on when GET /auth/providers shows `oidc`: GET /auth/oidc/start → the provider → /#/sso?code=… → POST /auth/oidc/exchange { code } → the same answer as login',
+        passkey:
+          'in a browser, instead of the password: POST /auth/passkeys/authentication/options → navigator.credentials.get() → POST /auth/passkeys/authentication/verify { credential } → the same answer as login (register passkeys first with POST /auth/passkeys/registration/options and /verify)',
         header: 'Authorization: Bearer <access_token>',
         lifetime_seconds: 3600,
         refresh: 'POST /auth/refresh { refresh_token } → a new session; the old refresh token stops working',
@@ -100,7 +130,7 @@ export function agentGuide(options: {
           'POST /auth/mfa/verify { mfa_token, code } (the 6-digit code of the authenticator app, or one of the recovery codes) within 5 minutes answers like a login. ' +
           'Turn it on with POST /auth/mfa/totp (→ secret, otpauth_uri) and POST /auth/mfa/totp/verify { code } (→ 10 recovery codes, shown once); off with DELETE /auth/mfa/totp { code }.',
         devices:
-          'GET /auth/sessions lists the signed-in devices (id = the access token\'s sid claim, current marks yours); DELETE /auth/sessions/:id signs one out. ' +
+          "GET /auth/sessions lists the signed-in devices (id = the access token's sid claim, current marks yours); DELETE /auth/sessions/:id signs one out. " +
           'A session unused for SESSION_IDLE_DAYS (default 30) ends by itself: log in again.',
       },
       api_key: {
@@ -113,19 +143,78 @@ export function agentGuide(options: {
           rule: 'Each endpoint below names the scopes a key needs; a key without one answers 403 INSUFFICIENT_SCOPE (details.missing_scopes). Changing settings and rotating the signing key need every scope. Key management and logout need a session token (403 JWT_REQUIRED).',
         },
         expiry: `Optional expires_at (ISO 8601, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days away); from then on the key answers 401 API_KEY_EXPIRED. Without it the key never expires.`,
-        guessing: 'Unknown API keys from one client address are throttled like failed logins: past the free failures, 429 RATE_LIMITED with Retry-After for every API key from that address while the delay runs.',
+        guessing:
+          'Unknown API keys from one client address are throttled like failed logins: past the free failures, 429 RATE_LIMITED with Retry-After for every API key from that address while the delay runs.',
       },
       jwt_only_endpoints: documented.filter((r) => r.auth === 'jwt').map(endpoint),
       no_auth_endpoints: documented.filter((r) => r.auth === 'none').map(endpoint),
     },
     quick_start: [
-      { step: 1, title: 'Register', method: 'POST', url: `${base}/auth/register`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: 'at least 6 characters' }, then: 'A confirmation link is e-mailed to the address. When GET /auth/providers says registration is `invite`, add `invite` (the token of an invite link); `closed` refuses with 403 REGISTRATION_CLOSED.' },
-      { step: 2, title: 'Confirm the e-mail address', method: 'GET', url: `${base}/auth/confirm?token=<token from the e-mail>`, headers: {}, then: 'Answers 302; the address is confirmed.' },
-      { step: 3, title: 'Log in', method: 'POST', url: `${base}/auth/login`, headers: { 'content-type': 'application/json' }, body: { email: 'you@example.com', password: '…' }, then: 'Keep session.access_token (a JWT, valid 1 hour).' },
-      { step: 4, title: 'Create an API key', method: 'POST', url: `${base}/auth/api-keys`, headers: { authorization: 'Bearer <access_token>', 'content-type': 'application/json' }, body: { name: 'my agent' }, then: 'Keep `key`: it is shown only once.' },
-      { step: 5, title: 'Upload a file', method: 'POST', url: `${base}/files`, headers: { authorization: 'Bearer <API key>', 'content-type': '<one of allowed_content_types>', 'x-file-name': '<name, percent-encoded if not ASCII>' }, body: '<the raw file bytes as the request body (not multipart)>', then: 'Answers 201 { file, message }.' },
-      { step: 6, title: 'Use the public address', method: 'GET', url: `${options.publicContentUrl}/m/<file.file_id>`, headers: {}, then: 'file.public_url (view) and file.public_download_url (download) serve the bytes to anyone; private uploads (?isPublic=false) have no public address: their owner reads them with GET /files/<file_id>/content (API key or session token) or hands out POST /files/<file_id>/signed-url.' },
-      { step: 7, title: 'Large files: resumable upload (tus 1.0.0)', method: 'POST', url: `${base}/files/resumable`, headers: { authorization: 'Bearer <API key>', 'tus-resumable': '1.0.0', 'upload-length': '<bytes>', 'upload-metadata': 'filetype <base64 type>,filename <base64 name>' }, then: 'Answers 201 with Location (the upload URL). Send the bytes with PATCH <Location> (content-type application/offset+octet-stream, upload-offset), resume after HEAD <Location> (upload-offset), or use any tus client. The last PATCH carries Hangar-File-Id; GET <Location> then answers the File. Quotas and the type allowlist are checked at creation.' },
+      {
+        step: 1,
+        title: 'Register',
+        method: 'POST',
+        url: `${base}/auth/register`,
+        headers: { 'content-type': 'application/json' },
+        body: { email: 'you@example.com', password: 'at least 6 characters' },
+        then: 'A confirmation link is e-mailed to the address. When GET /auth/providers says registration is `invite`, add `invite` (the token of an invite link); `closed` refuses with 403 REGISTRATION_CLOSED.',
+      },
+      {
+        step: 2,
+        title: 'Confirm the e-mail address',
+        method: 'GET',
+        url: `${base}/auth/confirm?token=<token from the e-mail>`,
+        headers: {},
+        then: 'Answers 302; the address is confirmed.',
+      },
+      {
+        step: 3,
+        title: 'Log in',
+        method: 'POST',
+        url: `${base}/auth/login`,
+        headers: { 'content-type': 'application/json' },
+        body: { email: 'you@example.com', password: '…' },
+        then: 'Keep session.access_token (a JWT, valid 1 hour).',
+      },
+      {
+        step: 4,
+        title: 'Create an API key',
+        method: 'POST',
+        url: `${base}/auth/api-keys`,
+        headers: { authorization: 'Bearer <access_token>', 'content-type': 'application/json' },
+        body: { name: 'my agent' },
+        then: 'Keep `key`: it is shown only once.',
+      },
+      {
+        step: 5,
+        title: 'Upload a file',
+        method: 'POST',
+        url: `${base}/files`,
+        headers: { authorization: 'Bearer <API key>', 'content-type': '<one of allowed_content_types>', 'x-file-name': '<name, percent-encoded if not ASCII>' },
+        body: '<the raw file bytes as the request body (not multipart)>',
+        then: 'Answers 201 { file, message }.',
+      },
+      {
+        step: 6,
+        title: 'Use the public address',
+        method: 'GET',
+        url: `${options.publicContentUrl}/m/<file.file_id>`,
+        headers: {},
+        then: 'file.public_url (view) and file.public_download_url (download) serve the bytes to anyone; private uploads (?isPublic=false) have no public address: their owner reads them with GET /files/<file_id>/content (API key or session token) or hands out POST /files/<file_id>/signed-url.',
+      },
+      {
+        step: 7,
+        title: 'Large files: resumable upload (tus 1.0.0)',
+        method: 'POST',
+        url: `${base}/files/resumable`,
+        headers: {
+          authorization: 'Bearer <API key>',
+          'tus-resumable': '1.0.0',
+          'upload-length': '<bytes>',
+          'upload-metadata': 'filetype <base64 type>,filename <base64 name>',
+        },
+        then: 'Answers 201 with Location (the upload URL). Send the bytes with PATCH <Location> (content-type application/offset+octet-stream, upload-offset), resume after HEAD <Location> (upload-offset), or use any tus client. The last PATCH carries Hangar-File-Id; GET <Location> then answers the File. Quotas and the type allowlist are checked at creation.',
+      },
     ],
     limits: {
       new_account_plan: {
@@ -146,10 +235,22 @@ export function agentGuide(options: {
     },
     allowed_content_types: [...options.allowedContentTypes],
     errors: {
-      shape: { code: 'SCREAMING_SNAKE_CASE, stable', message: 'a sentence for people', request_id: 'also in the X-Request-Id header', details: 'optional: validation problems, limits' },
+      shape: {
+        code: 'SCREAMING_SNAKE_CASE, stable',
+        message: 'a sentence for people',
+        request_id: 'also in the X-Request-Id header',
+        details: 'optional: validation problems, limits',
+      },
       codes: { ...options.errorStatus },
     },
-    endpoints: documented.map((r) => ({ method: r.method, path: r.path, server: r.server === 'content' ? 'content_url' : 'base_url', auth: r.auth === 'none' ? 'none' : r.auth === 'jwt' ? 'session token only' : `API key with ${r.auth.scopes.join(' + ')}, or session token`, summary: r.summary, ...(r.errorCodes ? { errors: [...r.errorCodes] } : {}) })),
+    endpoints: documented.map((r) => ({
+      method: r.method,
+      path: r.path,
+      server: r.server === 'content' ? 'content_url' : 'base_url',
+      auth: r.auth === 'none' ? 'none' : r.auth === 'jwt' ? 'session token only' : `API key with ${r.auth.scopes.join(' + ')}, or session token`,
+      summary: r.summary,
+      ...(r.errorCodes ? { errors: [...r.errorCodes] } : {}),
+    })),
   };
 }
 
@@ -177,7 +278,10 @@ export function agentGuideText(guide: AgentGuide): string {
     `- No credentials: ${guide.authentication.no_auth_endpoints.join(', ')}.`,
     '',
     '## Quick start',
-    ...guide.quick_start.map((s) => `${s.step}. ${s.title}: ${s.method} ${s.url}${s.body === undefined ? '' : ` with ${typeof s.body === 'string' ? s.body : `JSON ${JSON.stringify(s.body)}`}`}. ${s.then}`),
+    ...guide.quick_start.map(
+      (s) =>
+        `${s.step}. ${s.title}: ${s.method} ${s.url}${s.body === undefined ? '' : ` with ${typeof s.body === 'string' ? s.body : `JSON ${JSON.stringify(s.body)}`}`}. ${s.then}`,
+    ),
     '',
     '## Limits for new accounts',
     `- Plan "${guide.limits.new_account_plan.name}": trial ${guide.limits.new_account_plan.trial_days === null ? 'without end' : `${guide.limits.new_account_plan.trial_days} days`}, storage ${guide.limits.new_account_plan.storage_limit_bytes} bytes, ${guide.limits.new_account_plan.file_count_limit} files, upload size up to ${guide.limits.new_account_plan.max_upload_size_bytes_ceiling} bytes (default ${guide.limits.default_max_upload_size_bytes}).`,
@@ -191,7 +295,10 @@ export function agentGuideText(guide: AgentGuide): string {
     ...Object.entries(guide.errors.codes).map(([code, status]) => `- ${code}: ${status}`),
     '',
     '## Endpoints',
-    ...guide.endpoints.map((e) => `- ${e.method} ${e.server === 'content_url' ? '{content_url}' : ''}${e.path} (${e.auth}): ${e.summary}${e.errors ? ` Errors: ${e.errors.join(', ')}.` : ''}`),
+    ...guide.endpoints.map(
+      (e) =>
+        `- ${e.method} ${e.server === 'content_url' ? '{content_url}' : ''}${e.path} (${e.auth}): ${e.summary}${e.errors ? ` Errors: ${e.errors.join(', ')}.` : ''}`,
+    ),
     '',
   ];
   return lines.join('\n');

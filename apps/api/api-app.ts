@@ -71,7 +71,10 @@ export interface ApiAppOptions {
  */
 function securityHeaders() {
   return helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'self'"] } },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'self'"] },
+    },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
   });
@@ -131,8 +134,19 @@ function refuseContentHost(publicApiUrl: string, publicContentUrl: string) {
  */
 export function apiRoutes(hangar: Hangar, options: ApiRouteOptions): Route[] {
   return [
-    ...authRoutes(hangar), ...passkeyRoutes(hangar), ...accountSecurityRoutes(hangar), ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl, logger: options.logger }), ...apiKeyRoutes(hangar), ...fileRoutes(hangar), ...uploadUrlRoutes(hangar, { publicApiUrl: options.publicApiUrl }),
-    ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }), ...sharingRoutes(hangar), ...deletionLinkRoutes(hangar), ...settingsRoutes(hangar), ...accountRoutes(hangar), ...webhookRoutes(hangar),
+    ...authRoutes(hangar),
+    ...passkeyRoutes(hangar),
+    ...accountSecurityRoutes(hangar),
+    ...ssoRoutes(hangar, { publicApiUrl: options.publicApiUrl, logger: options.logger }),
+    ...apiKeyRoutes(hangar),
+    ...fileRoutes(hangar),
+    ...uploadUrlRoutes(hangar, { publicApiUrl: options.publicApiUrl }),
+    ...resumableRoutes(hangar, { publicApiUrl: options.publicApiUrl, maxSizeBytes: options.defaultPlan.maxUploadSizeBytes }),
+    ...sharingRoutes(hangar),
+    ...deletionLinkRoutes(hangar),
+    ...settingsRoutes(hangar),
+    ...accountRoutes(hangar),
+    ...webhookRoutes(hangar),
     ...adminRoutes(hangar, { instance: options.instance, build: options.operational?.build }),
     ...referenceRoutes(hangar, options),
   ];
@@ -141,7 +155,10 @@ export function apiRoutes(hangar: Hangar, options: ApiRouteOptions): Route[] {
 /** The API server ({base_url}) as a Koa app: errors, request ids, then the route table. */
 export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   const app = new Koa({ proxy: false });
-  const routes = buildRoutes(options.routes.filter((route) => route.server !== 'content'), hangar);
+  const routes = buildRoutes(
+    options.routes.filter((route) => route.server !== 'content'),
+    hangar,
+  );
   app.on('error', streamErrorHandler(options.logger));
   app.use(jsonBodyMiddleware());
   app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));
@@ -154,7 +171,9 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
   app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
   app.use(refuseContentHost(options.publicApiUrl, options.publicContentUrl));
-  app.use(bodyPacingMiddleware({ pacing: options.uploadPacing ?? DEFAULT_UPLOAD_PACING, limits: hangar.rateLimits, trustProxyHops: options.trustProxyHops ?? 0 }));
+  app.use(
+    bodyPacingMiddleware({ pacing: options.uploadPacing ?? DEFAULT_UPLOAD_PACING, limits: hangar.rateLimits, trustProxyHops: options.trustProxyHops ?? 0 }),
+  );
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     await next();

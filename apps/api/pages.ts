@@ -6,7 +6,11 @@ import { renderPage } from '../http/pages.js';
 
 /** Page shown after confirmation when no `redirect_to` was given. */
 export function confirmedPage(ctx: Context): void {
-  renderPage(ctx, { status: 200, title: 'E-mail address confirmed', body: '<p>Your e-mail address is confirmed. You can now log in with <code>POST /auth/login</code>.</p>' });
+  renderPage(ctx, {
+    status: 200,
+    title: 'E-mail address confirmed',
+    body: '<p>Your e-mail address is confirmed. You can now log in with <code>POST /auth/login</code>.</p>',
+  });
 }
 
 /** Page for a confirmation or reset link that cannot be used. */

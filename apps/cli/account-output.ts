@@ -53,7 +53,9 @@ export function accountTable(page: Paged<AdminAccountView>, request: { page: num
       .join('  ')
       .trimEnd();
   const last = first + page.items.length - 1;
-  return [line(COLUMNS), ...rows.map(line), '', `${first}-${last} of ${plural(page.total, 'account')} (page ${request.page}, limit ${request.limit}).`].join('\n');
+  return [line(COLUMNS), ...rows.map(line), '', `${first}-${last} of ${plural(page.total, 'account')} (page ${request.page}, limit ${request.limit}).`].join(
+    '\n',
+  );
 }
 
 /** `1 file`, `3 files`. */

@@ -3,7 +3,10 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/shared/pagination.j
 /** Wrong command line: unknown command or option, missing or extra argument, a value that does not parse. Exit 64 (EX_USAGE). */
 export class UsageError extends Error {
   /** `usageLine`: the synopsis of the command concerned, shown under the message. */
-  constructor(message: string, readonly usageLine?: string) {
+  constructor(
+    message: string,
+    readonly usageLine?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }
@@ -54,7 +57,9 @@ export function isoDateOrNone(what: string, value: string): Date | null {
     Number(offsetHours) <= 23 &&
     Number(offsetMinutes) <= 59;
   if (!valid) {
-    throw new UsageError(`${what} must be an ISO 8601 date such as 2030-01-31 or 2030-01-31T12:00:00Z (a time needs Z or an offset), or "none"; got "${value}".`);
+    throw new UsageError(
+      `${what} must be an ISO 8601 date such as 2030-01-31 or 2030-01-31T12:00:00Z (a time needs Z or an offset), or "none"; got "${value}".`,
+    );
   }
   return date;
 }

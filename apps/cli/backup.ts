@@ -32,10 +32,14 @@ const MANIFEST = 'manifest.json';
 
 function embeddedOnly(config: Config): { database: string; blobs: string; smallBlobs: string } {
   if (config.database.kind !== 'sqlite' || config.database.path === ':memory:') {
-    throw new BackupRefusal('backup and restore handle a SQLite database (DATABASE_URL=sqlite:…); for Postgres use pg_dump and pg_restore (docs/operations.md, "Backups").');
+    throw new BackupRefusal(
+      'backup and restore handle a SQLite database (DATABASE_URL=sqlite:…); for Postgres use pg_dump and pg_restore (docs/operations.md, "Backups").',
+    );
   }
   if (config.blobs.kind !== 'file') {
-    throw new BackupRefusal('backup and restore handle blobs on local disk (BLOB_STORE_URL=file:…); for an object store use the bucket\'s versioning or replication (docs/operations.md, "Backups").');
+    throw new BackupRefusal(
+      'backup and restore handle blobs on local disk (BLOB_STORE_URL=file:…); for an object store use the bucket\'s versioning or replication (docs/operations.md, "Backups").',
+    );
   }
   return { database: config.database.path, blobs: config.blobs.directory, smallBlobs: path.join(config.blobs.directory, SMALL_BLOBS_FILE) };
 }
@@ -157,7 +161,13 @@ export async function backup(config: Config, dir: string, options: { allowEmpty?
   }
   const entries: BackupEntry[] = [];
   for (const file of files) entries.push({ path: file, size: (await stat(path.join(dir, file))).size, sha256: await sha256Of(path.join(dir, file)) });
-  const manifest: BackupManifest = { format: 'hangar-backup-1', hangar_version: readBuildInfo().version, started_at: startedAt, finished_at: new Date().toISOString(), files: entries };
+  const manifest: BackupManifest = {
+    format: 'hangar-backup-1',
+    hangar_version: readBuildInfo().version,
+    started_at: startedAt,
+    finished_at: new Date().toISOString(),
+    files: entries,
+  };
   await writeFile(path.join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   return { manifest, contents: contentsOf(path.join(dir, 'hangar.db')), database: places.database };
 }
@@ -185,13 +195,17 @@ export async function restore(config: Config, dir: string): Promise<BackupManife
     }
   }
   if (existsSync(places.database)) throw new BackupRefusal(`${places.database} exists; restore into an empty DATA_DIR.`);
-  if (existsSync(places.blobs) && (await readdir(places.blobs)).length > 0) throw new BackupRefusal(`${places.blobs} is not empty; restore into an empty DATA_DIR.`);
+  if (existsSync(places.blobs) && (await readdir(places.blobs)).length > 0)
+    throw new BackupRefusal(`${places.blobs} is not empty; restore into an empty DATA_DIR.`);
   for (const entry of manifest.files) {
-    const target = entry.path === 'hangar.db'
-      ? places.database
-      : entry.path === 'jwt-secret'
-        ? (config.jwtSecret.kind === 'file' ? config.jwtSecret.path : undefined)
-        : path.join(places.blobs, path.relative('blobs', entry.path));
+    const target =
+      entry.path === 'hangar.db'
+        ? places.database
+        : entry.path === 'jwt-secret'
+          ? config.jwtSecret.kind === 'file'
+            ? config.jwtSecret.path
+            : undefined
+          : path.join(places.blobs, path.relative('blobs', entry.path));
     if (target === undefined) continue;
     await mkdir(path.dirname(target), { recursive: true });
     await copyFile(path.join(dir, entry.path), target);

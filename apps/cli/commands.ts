@@ -100,7 +100,8 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'init',
     args: [],
-    summary: 'Creates the database (and DATA_DIR) the configuration names, or brings an existing one up to date; the only command that creates one. The server does it too at its first start.',
+    summary:
+      'Creates the database (and DATA_DIR) the configuration names, or brings an existing one up to date; the only command that creates one. The server does it too at its first start.',
     createsDatabase: true,
     prepare: () => async (_hangar, context) => `Hangar database ready at ${context.databaseName}.`,
   },
@@ -122,37 +123,47 @@ const COMMANDS: readonly Command[] = [
     name: 'users show',
     args: ['<email>'],
     summary: 'One account as JSON: plan and trial, subscription, stored bytes and files.',
-    prepare: ([email]) => async (hangar) => json(accountJson(await hangar.showAccount.execute({ email }))),
+    prepare:
+      ([email]) =>
+      async (hangar) =>
+        json(accountJson(await hangar.showAccount.execute({ email }))),
   },
   {
     name: 'users confirm',
     args: ['<email>'],
     summary: 'Marks the e-mail address confirmed, so the account can log in. Audited.',
-    prepare: ([email]) => async (hangar) => {
-      const { user } = await hangar.confirmAccount.execute({ email, actor: CLI_ACTOR });
-      return `${user.email}: e-mail address confirmed (${user.emailConfirmedAt?.toISOString()})`;
-    },
+    prepare:
+      ([email]) =>
+      async (hangar) => {
+        const { user } = await hangar.confirmAccount.execute({ email, actor: CLI_ACTOR });
+        return `${user.email}: e-mail address confirmed (${user.emailConfirmedAt?.toISOString()})`;
+      },
   },
   {
     name: 'users reset-mfa',
     args: ['<email>'],
-    summary: 'Turns two-factor sign-in off (TOTP with its recovery codes, and every passkey), ends every session and mails the owner, for an owner who lost them; check who asks first. Audited.',
-    prepare: ([email]) => async (hangar) => {
-      const { totpRemoved, passkeysRemoved } = await hangar.resetAccountMfa.execute({ actor: CLI_ACTOR, account: { email } });
-      const address = normaliseEmail(email);
-      return totpRemoved || passkeysRemoved > 0
-        ? `${address}: two-factor sign-in turned off (${totpRemoved ? 'TOTP and recovery codes' : 'no TOTP'}, ${plural(passkeysRemoved, 'passkey')} removed); sessions ended`
-        : `${address}: two-factor sign-in was not on; sessions ended`;
-    },
+    summary:
+      'Turns two-factor sign-in off (TOTP with its recovery codes, and every passkey), ends every session and mails the owner, for an owner who lost them; check who asks first. Audited.',
+    prepare:
+      ([email]) =>
+      async (hangar) => {
+        const { totpRemoved, passkeysRemoved } = await hangar.resetAccountMfa.execute({ actor: CLI_ACTOR, account: { email } });
+        const address = normaliseEmail(email);
+        return totpRemoved || passkeysRemoved > 0
+          ? `${address}: two-factor sign-in turned off (${totpRemoved ? 'TOTP and recovery codes' : 'no TOTP'}, ${plural(passkeysRemoved, 'passkey')} removed); sessions ended`
+          : `${address}: two-factor sign-in was not on; sessions ended`;
+      },
   },
   {
     name: 'users set-plan',
     args: ['<email>', '<plan>'],
     summary: 'Moves the account to another plan (from PLANS_FILE); this lifts its trial end. Audited.',
-    prepare: ([email, planName]) => async (hangar) => {
-      const { user, standing } = await hangar.changePlan.execute({ email, planName, actor: CLI_ACTOR });
-      return `${user.email}: plan is now "${standing.plan.name}" (trial end lifted)`;
-    },
+    prepare:
+      ([email, planName]) =>
+      async (hangar) => {
+        const { user, standing } = await hangar.changePlan.execute({ email, planName, actor: CLI_ACTOR });
+        return `${user.email}: plan is now "${standing.plan.name}" (trial end lifted)`;
+      },
   },
   {
     name: 'users set-access-until',
@@ -185,16 +196,18 @@ const COMMANDS: readonly Command[] = [
     optionsSynopsis: '[--yes]',
     options: { yes: { type: 'boolean' } },
     summary: 'Deletes the account with its API keys, sessions, logs and files (blobs included); refuses without --yes.',
-    prepare: ([email], values) => async (hangar) => {
-      if (!values.yes) {
-        const { user, totals } = await hangar.showAccount.execute({ email });
-        throw new Refusal(
-          `This would delete ${user.email} with ${plural(totals.filesCount, 'file')} (${totals.storageBytes} bytes) and cannot be undone; add --yes to delete it.`,
-        );
-      }
-      const { deletedFiles } = await hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email } });
-      return `${normaliseEmail(email)}: account deleted, ${plural(deletedFiles, 'file')} removed`;
-    },
+    prepare:
+      ([email], values) =>
+      async (hangar) => {
+        if (!values.yes) {
+          const { user, totals } = await hangar.showAccount.execute({ email });
+          throw new Refusal(
+            `This would delete ${user.email} with ${plural(totals.filesCount, 'file')} (${totals.storageBytes} bytes) and cannot be undone; add --yes to delete it.`,
+          );
+        }
+        const { deletedFiles } = await hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { email } });
+        return `${normaliseEmail(email)}: account deleted, ${plural(deletedFiles, 'file')} removed`;
+      },
   },
 ];
 
@@ -233,40 +246,64 @@ function limitOf(option: string, value: string | boolean | undefined, min: numbe
 const ADMIN_COMMANDS: readonly Command[] = withAdminState([
   ...(
     [
-      ['promote', { role: 'admin' }, 'Makes the account an administrator (the /admin routes and the dashboard\'s Admin section). Audited.'],
+      ['promote', { role: 'admin' }, "Makes the account an administrator (the /admin routes and the dashboard's Admin section). Audited."],
       ['demote', { role: 'user' }, 'Makes the administrator an ordinary account again; refused for the last active administrator. Audited.'],
-      ['suspend', { status: 'suspended' }, 'Suspends the account: sign-in, refresh and API keys answer 403 and its files are not served, on every process within 1 s; nothing is deleted. Audited.'],
+      [
+        'suspend',
+        { status: 'suspended' },
+        'Suspends the account: sign-in, refresh and API keys answer 403 and its files are not served, on every process within 1 s; nothing is deleted. Audited.',
+      ],
       ['reinstate', { status: 'active' }, 'Ends a suspension: the account and its files work again. Audited.'],
     ] as const
   ).map(([word, changes, summary]): Command => ({
     name: `users ${word}`,
     args: ['<email>'],
     summary,
-    prepare: ([email]) => async (hangar) => {
-      const user = await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email }, changes });
-      return `${user.email}: role ${user.role}, ${user.suspendedAt === null ? 'active' : `suspended since ${user.suspendedAt.toISOString()}`}`;
-    },
+    prepare:
+      ([email]) =>
+      async (hangar) => {
+        const user = await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email }, changes });
+        return `${user.email}: role ${user.role}, ${user.suspendedAt === null ? 'active' : `suspended since ${user.suspendedAt.toISOString()}`}`;
+      },
   })),
   {
     name: 'users inspect',
     args: ['<email>'],
     summary: 'One account as GET /admin/users/:id shows it (JSON): role, status, counts, limits, usage of the period, recent administrator actions.',
-    prepare: ([email]) => async (hangar) => json(accountDetailsJson(await hangar.getAccountDetails.execute({ account: { email } }))),
+    prepare:
+      ([email]) =>
+      async (hangar) =>
+        json(accountDetailsJson(await hangar.getAccountDetails.execute({ account: { email } }))),
   },
   {
     name: 'users search',
     args: [],
     optionsSynopsis: '[--q TEXT] [--status active|suspended|unconfirmed] [--plan NAME] [--sort -created] [--page N] [--limit N]',
-    options: { q: { type: 'string' }, status: { type: 'string' }, plan: { type: 'string' }, sort: { type: 'string' }, page: { type: 'string' }, limit: { type: 'string' } },
+    options: {
+      q: { type: 'string' },
+      status: { type: 'string' },
+      plan: { type: 'string' },
+      sort: { type: 'string' },
+      page: { type: 'string' },
+      limit: { type: 'string' },
+    },
     summary: 'Accounts as GET /admin/users lists them (JSON { users, total, page, limit }), filtered and sorted.',
     prepare: (_args, values) => {
       const request = pageOf({ page: values.page as string | undefined, limit: values.limit as string | undefined });
       const status = values.status as string | undefined;
-      if (status !== undefined && !(ACCOUNT_STATUS_FILTERS as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${ACCOUNT_STATUS_FILTERS.join(', ')}.`);
+      if (status !== undefined && !(ACCOUNT_STATUS_FILTERS as readonly string[]).includes(status))
+        throw new UsageError(`--status must be one of ${ACCOUNT_STATUS_FILTERS.join(', ')}.`);
       const sort = values.sort as string | undefined;
-      if (sort !== undefined && !(ACCOUNT_SORTS as readonly string[]).includes(sort)) throw new UsageError(`--sort must be one of ${ACCOUNT_SORTS.join(', ')}.`);
+      if (sort !== undefined && !(ACCOUNT_SORTS as readonly string[]).includes(sort))
+        throw new UsageError(`--sort must be one of ${ACCOUNT_SORTS.join(', ')}.`);
       return async (hangar) => {
-        const page = await hangar.searchAccounts.execute({ ...request, query: values.q as string | undefined, status: status as never, plan: values.plan as string | undefined, sort: sort as never });
+        const page = await hangar.searchAccounts.execute({
+          ...request,
+          query: values.q as string | undefined,
+          status: status as never,
+          plan: values.plan as string | undefined,
+          sort: sort as never,
+        });
         return json({ users: page.items.map(accountSummaryJson), total: page.total, page: request.page, limit: request.limit });
       };
     },
@@ -276,7 +313,7 @@ const ADMIN_COMMANDS: readonly Command[] = withAdminState([
     args: ['<email>'],
     optionsSynopsis: '[--storage-bytes N|none] [--files N|none] [--max-upload-bytes N|none]',
     options: { 'storage-bytes': { type: 'string' }, files: { type: 'string' }, 'max-upload-bytes': { type: 'string' } },
-    summary: 'The account\'s own limits over its plan\'s ("none": the plan\'s, or the service default for uploads). Audited.',
+    summary: "The account's own limits over its plan's (\"none\": the plan's, or the service default for uploads). Audited.",
     prepare: ([email], values) => {
       const changes = {
         storageLimitBytes: limitOf('storage-bytes', values['storage-bytes'], 0),
@@ -293,31 +330,41 @@ const ADMIN_COMMANDS: readonly Command[] = withAdminState([
     name: 'users revoke-sessions',
     args: ['<email>'],
     summary: 'Ends every session of the account (its API keys keep working). Audited.',
-    prepare: ([email]) => async (hangar) => {
-      await hangar.revokeAccountSessions.execute({ actor: CLI_ACTOR, account: { email } });
-      return `${normaliseEmail(email)}: every session ended`;
-    },
+    prepare:
+      ([email]) =>
+      async (hangar) => {
+        await hangar.revokeAccountSessions.execute({ actor: CLI_ACTOR, account: { email } });
+        return `${normaliseEmail(email)}: every session ended`;
+      },
   },
   {
     name: 'users resend-confirmation',
     args: ['<email>'],
     summary: 'Sends the confirmation e-mail again (at most one a minute per address). Audited when sent.',
-    prepare: ([email]) => async (hangar) => {
-      const { sent } = await hangar.resendAccountConfirmation.execute({ actor: CLI_ACTOR, account: { email } });
-      return `${normaliseEmail(email)}: ${sent ? 'confirmation e-mail sent' : 'not sent (already confirmed, or one was sent less than a minute ago)'}`;
-    },
+    prepare:
+      ([email]) =>
+      async (hangar) => {
+        const { sent } = await hangar.resendAccountConfirmation.execute({ actor: CLI_ACTOR, account: { email } });
+        return `${normaliseEmail(email)}: ${sent ? 'confirmation e-mail sent' : 'not sent (already confirmed, or one was sent less than a minute ago)'}`;
+      },
   },
   {
     name: 'plans list',
     args: [],
-    summary: 'The plans on offer as GET /admin/plans shows them (JSON): the plans file\'s, as administrators changed them, and those they added.',
+    summary: "The plans on offer as GET /admin/plans shows them (JSON): the plans file's, as administrators changed them, and those they added.",
     prepare: () => async (hangar) => json({ plans: hangar.plans.all().map((plan) => planJson(plan, hangar.plans.defaultPlan.name)) }),
   },
   {
     name: 'plans set',
     args: ['<name>'],
     optionsSynopsis: '--storage-bytes N --files N --max-upload-bytes N [--trial-days N|none] [--image-ops N|none]',
-    options: { 'storage-bytes': { type: 'string' }, files: { type: 'string' }, 'max-upload-bytes': { type: 'string' }, 'trial-days': { type: 'string' }, 'image-ops': { type: 'string' } },
+    options: {
+      'storage-bytes': { type: 'string' },
+      files: { type: 'string' },
+      'max-upload-bytes': { type: 'string' },
+      'trial-days': { type: 'string' },
+      'image-ops': { type: 'string' },
+    },
     summary: 'Sets a plan (replaces one of the plans file or adds one) for every process within 1 s, as PUT /admin/plans/:name. Audited.',
     prepare: ([name], values) => {
       const required = (option: string, min: number) => {
@@ -339,7 +386,8 @@ const ADMIN_COMMANDS: readonly Command[] = withAdminState([
   {
     name: 'stats',
     args: [],
-    summary: 'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads and their bytes per day for 30 days, the 10 largest accounts.',
+    summary:
+      'The instance in counts as GET /admin/stats shows them (JSON): accounts by status, files, bytes, uploads and their bytes per day for 30 days, the 10 largest accounts.',
     prepare: () => async (hangar) => json(statsJson(await hangar.getInstanceStats.execute())),
   },
   {
@@ -389,7 +437,8 @@ const INVITE_COMMANDS: readonly Command[] = [
     args: [],
     optionsSynopsis: '[--plan NAME] [--expires 7d|12h|30m|never] [--json]',
     options: { plan: { type: 'string' }, expires: { type: 'string' }, json: { type: 'boolean' } },
-    summary: 'Prints a single-use invite link to the dashboard\'s registration (for REGISTRATION=invite); the account gets the plan (default: DEFAULT_PLAN). Expires in 7 days by default.',
+    summary:
+      "Prints a single-use invite link to the dashboard's registration (for REGISTRATION=invite); the account gets the plan (default: DEFAULT_PLAN). Expires in 7 days by default.",
     prepare: (_args, values) => {
       const ttlMs = inviteLifetimeOf(values.expires as string | undefined);
       const planName = values.plan as string | undefined;
@@ -418,10 +467,12 @@ const INVITE_COMMANDS: readonly Command[] = [
     name: 'invites revoke',
     args: ['<id>'],
     summary: 'Revokes an unused invite: its link stops working.',
-    prepare: ([id]) => async (hangar) => {
-      await hangar.withdrawInvite.execute({ actor: CLI_ACTOR, id });
-      return `invite ${id} revoked`;
-    },
+    prepare:
+      ([id]) =>
+      async (hangar) => {
+        await hangar.withdrawInvite.execute({ actor: CLI_ACTOR, id });
+        return `invite ${id} revoked`;
+      },
   },
 ];
 
@@ -485,7 +536,8 @@ const MEDIA_COMMANDS: readonly Command[] = [
 function wholeOption(value: string | boolean | undefined, name: string, range: { min: number; max: number; fallback: number }): number {
   if (value === undefined) return range.fallback;
   const text = String(value);
-  if (!/^\d+$/.test(text) || Number(text) < range.min || Number(text) > range.max) throw new UsageError(`${name} must be a whole number from ${range.min} to ${range.max}, not "${text}".`);
+  if (!/^\d+$/.test(text) || Number(text) < range.min || Number(text) > range.max)
+    throw new UsageError(`${name} must be a whole number from ${range.min} to ${range.max}, not "${text}".`);
   return Number(text);
 }
 
@@ -497,14 +549,15 @@ const BLOB_COMMANDS: readonly Command[] = [
     optionsSynopsis: '--to <s3://bucket/prefix|gs://bucket/prefix|file:dir> [--concurrency N]',
     options: { to: { type: 'string' }, concurrency: { type: 'string' } },
     summary:
-      'Copies the blob of every file record from the configured store (BLOB_STORE_URL) to another, verifying each copy\'s size and SHA-256 ' +
+      "Copies the blob of every file record from the configured store (BLOB_STORE_URL) to another, verifying each copy's size and SHA-256 " +
       'against the record; the target is configured by the same variables (S3_*, AWS_*, GCS_*). Resumable: blobs already in the target are read back ' +
       'and kept when they match. Progress on stderr. Then switch BLOB_STORE_URL (docs/s3.md). Exit 1 when a blob could not be copied.',
     prepare: (_args, values) => {
       const to = values.to;
       if (typeof to !== 'string' || to === '') throw new UsageError('--to <s3://bucket/prefix|gs://bucket/prefix|file:dir> is required.');
       const concurrencyText = (values.concurrency as string | undefined) ?? '4';
-      if (!/^\d+$/.test(concurrencyText) || Number(concurrencyText) < 1 || Number(concurrencyText) > 64) throw new UsageError(`--concurrency must be a whole number from 1 to 64, not "${concurrencyText}".`);
+      if (!/^\d+$/.test(concurrencyText) || Number(concurrencyText) < 1 || Number(concurrencyText) > 64)
+        throw new UsageError(`--concurrency must be a whole number from 1 to 64, not "${concurrencyText}".`);
       return async (_hangar, context) => {
         let target: Config['blobs'];
         try {
@@ -516,7 +569,13 @@ const BLOB_COMMANDS: readonly Command[] = [
         const store = await openBlobStore(target, { logger: createLogger({ level: 'warn', format: 'auto' }, undefined, 2) });
         const progress = progressLine(context.progress, BLOB_COPY_PROGRESS);
         try {
-          const report = await copyBlobs({ files: context.files, from: context.blobs, to: store, concurrency: Number(concurrencyText), onProgress: progress.update });
+          const report = await copyBlobs({
+            files: context.files,
+            from: context.blobs,
+            to: store,
+            concurrency: Number(concurrencyText),
+            onProgress: progress.update,
+          });
           progress.end();
           const lines = [
             `blobs copy: ${plural(report.totalFiles, 'file record')} (${report.totalBytes} bytes) to ${to}`,
@@ -524,7 +583,9 @@ const BLOB_COMMANDS: readonly Command[] = [
             `  already in the target, verified: ${report.alreadyThere}`,
             `  not copied: ${report.problems}`,
             ...report.problemItems.map((p) => `    file ${p.fileId} (blob ${p.blobKey}): ${p.reason}${p.detail ? ` (${p.detail})` : ''}`),
-            report.problems === 0 ? `blobs copy: done; every blob is in the target: set BLOB_STORE_URL=${to}` : 'blobs copy: problems remain; run again once they are dealt with',
+            report.problems === 0
+              ? `blobs copy: done; every blob is in the target: set BLOB_STORE_URL=${to}`
+              : 'blobs copy: problems remain; run again once they are dealt with',
           ];
           if (report.problems > 0) throw new ProblemsFound(lines.join('\n'));
           return lines.join('\n');
@@ -542,7 +603,10 @@ const BLOB_COMMANDS: readonly Command[] = [
  * otherwise (a log file, a pipe) a line at most every 5 s and the last one. `text` writes a
  * progress report; `done` tells the last one, written at once.
  */
-function progressLine<P>(stream: NodeJS.WriteStream, format: { text: (progress: P) => string; done: (progress: P) => boolean }): { update: (progress: P) => void; end: () => void } {
+function progressLine<P>(
+  stream: NodeJS.WriteStream,
+  format: { text: (progress: P) => string; done: (progress: P) => boolean },
+): { update: (progress: P) => void; end: () => void } {
   const tty = stream.isTTY === true;
   let last = 0;
   let pending: P | undefined;
@@ -578,7 +642,8 @@ const BLOB_COPY_PROGRESS = {
 
 /** `files backfill-media`'s progress: files done of those without facts at the start. */
 const BACKFILL_PROGRESS = {
-  text: (p: BackfillProgress) => `files backfill-media: ${p.done}/${p.total} files (${p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100}%), ${p.failed} unreadable`,
+  text: (p: BackfillProgress) =>
+    `files backfill-media: ${p.done}/${p.total} files (${p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100}%), ${p.failed} unreadable`,
   done: (p: BackfillProgress) => p.done >= p.total,
 };
 
@@ -611,7 +676,8 @@ const DB_COMMANDS: readonly Command[] = [
     args: [],
     optionsSynopsis: '--from <sqlite:path|postgres://…> --to <sqlite:path|postgres://…>',
     options: { from: { type: 'string' }, to: { type: 'string' } },
-    summary: 'Copies every account, key, session, file record, log and total into an empty database (migrated first), e.g. SQLite to Postgres; reports rows per table. Blobs stay where they are.',
+    summary:
+      'Copies every account, key, session, file record, log and total into an empty database (migrated first), e.g. SQLite to Postgres; reports rows per table. Blobs stay where they are.',
     prepare: (_args, values) => {
       const from = databaseOption('from', values.from);
       const to = databaseOption('to', values.to);
@@ -701,7 +767,8 @@ const BACKUP_COMMANDS: readonly Command[] = [
     args: ['<dir>'],
     // Into an empty DATA_DIR by design: restore() refuses one that holds a database or blobs.
     createsDatabase: true,
-    summary: 'Restores a backup into the configured DATA_DIR (database and blob directory must not exist yet), after checking every file against manifest.json. Then start the servers and run fsck.',
+    summary:
+      'Restores a backup into the configured DATA_DIR (database and blob directory must not exist yet), after checking every file against manifest.json. Then start the servers and run fsck.',
     prepare: ([dir]) => ({
       configured: async (config) => {
         const manifest = await restore(config, path.resolve(dir)).catch(refuseBackup);
@@ -716,7 +783,16 @@ function refuseBackup(error: unknown): never {
   throw error;
 }
 
-const ALL_COMMANDS: readonly Command[] = [...withAdminState(COMMANDS), ...ADMIN_COMMANDS, ...withAdminState(INVITE_COMMANDS), ...STORAGE_COMMANDS, ...MEDIA_COMMANDS, ...BLOB_COMMANDS, ...DB_COMMANDS, ...BACKUP_COMMANDS];
+const ALL_COMMANDS: readonly Command[] = [
+  ...withAdminState(COMMANDS),
+  ...ADMIN_COMMANDS,
+  ...withAdminState(INVITE_COMMANDS),
+  ...STORAGE_COMMANDS,
+  ...MEDIA_COMMANDS,
+  ...BLOB_COMMANDS,
+  ...DB_COMMANDS,
+  ...BACKUP_COMMANDS,
+];
 
 function synopsis(command: Command): string {
   return [command.name, ...command.args, command.optionsSynopsis].filter((part) => part !== undefined).join(' ');
@@ -782,15 +858,18 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     throw new UsageError(error instanceof Error ? error.message : String(error), synopsis(command));
   }
   if (parsed.positionals.length !== command.args.length) {
-    const problem = parsed.positionals.length < command.args.length
-      ? `missing ${command.args.slice(parsed.positionals.length).join(' ')}`
-      : `unexpected argument "${parsed.positionals[command.args.length]}"`;
+    const problem =
+      parsed.positionals.length < command.args.length
+        ? `missing ${command.args.slice(parsed.positionals.length).join(' ')}`
+        : `unexpected argument "${parsed.positionals[command.args.length]}"`;
     throw new UsageError(`${command.name}: ${problem}.`, synopsis(command));
   }
   try {
     const work = command.prepare(parsed.positionals, parsed.values);
     if (typeof work === 'function') return { kind: 'run', name: command.name, work, createsDatabase: command.createsDatabase === true };
-    return 'configured' in work ? { kind: 'configured', name: command.name, run: work.configured } : { kind: 'standalone', name: command.name, run: work.standalone };
+    return 'configured' in work
+      ? { kind: 'configured', name: command.name, run: work.configured }
+      : { kind: 'standalone', name: command.name, run: work.standalone };
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${command.name}: ${error.message}`, synopsis(command));
     throw error;

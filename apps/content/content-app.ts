@@ -49,7 +49,9 @@ export function createContentApp(
   app.use(accessLogMiddleware(options.logger, { server: 'content', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(errorsMiddleware(options.logger));
   app.use(singleHostMiddleware());
-  app.use(bodyPacingMiddleware({ pacing: options.bodyPacing ?? DEFAULT_UPLOAD_PACING, limits: hangar.rateLimits, trustProxyHops: options.trustProxyHops ?? 0 }));
+  app.use(
+    bodyPacingMiddleware({ pacing: options.bodyPacing ?? DEFAULT_UPLOAD_PACING, limits: hangar.rateLimits, trustProxyHops: options.trustProxyHops ?? 0 }),
+  );
   app.use(allowedMethodsMiddleware(routes));
   app.use(routes.middleware);
   return app;
@@ -71,7 +73,13 @@ export function contentOriginHeaders(options: { hsts?: boolean }): Record<string
 export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number } = {}): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/m/:id', operationId: 'viewFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
+      method: 'GET',
+      path: '/m/:id',
+      operationId: 'viewFile',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
+      alsoHead: true,
       summary: 'A public file, inline (view address)',
       description:
         'Byte ranges, strong ETag (the SHA-256), 304 on If-None-Match/If-Modified-Since, cached for a year (files never change). Private and missing files are 404.\n\n' +
@@ -79,7 +87,10 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
         'Invalid values are 400 `INVALID_TRANSFORM`; parameters on a non-image file 400 `NOT_AN_IMAGE`; the plan’s limit 403 `IMAGE_OPS_LIMIT_REACHED`; ' +
         'an undecodable or oversized image 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`; busy 503 `IMAGE_BUSY` with `Retry-After`. ' +
         '`w` and `h` are snapped up to the size ladder (`IMAGE_SIZE_LADDER`). A variant not yet stored counts toward the client address’s limit (`RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE`): past it 429 `RATE_LIMITED` with `Retry-After`.',
-      params: ContentParams, query: ImageQuery, headers: ViewHeaders, responses: viewResponses,
+      params: ContentParams,
+      query: ImageQuery,
+      headers: ViewHeaders,
+      responses: viewResponses,
       responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {
         const request = parseImageRequest(query);
@@ -88,10 +99,18 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
       },
     }),
     defineRoute({
-      method: 'GET', path: '/d/:id', operationId: 'downloadFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
+      method: 'GET',
+      path: '/d/:id',
+      operationId: 'downloadFile',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
+      alsoHead: true,
       summary: 'A public file, as an attachment (download address)',
       description: 'Same as the view address, with `Content-Disposition: attachment` and the file’s name (RFC 6266).',
-      params: ContentParams, headers: ContentHeaders, responses: contentResponses,
+      params: ContentParams,
+      headers: ContentHeaders,
+      responses: contentResponses,
       handler: ({ ctx, params }) => servePublic(ctx, hangar, params.id, 'attachment'),
     }),
     ...previewRoutes(hangar),
@@ -102,7 +121,11 @@ export function contentRoutes(hangar: Hangar, options: { trustProxyHops?: number
 
 /** A public file at `/m` or `/d` (ReadPublicFile decides whether this host serves it). */
 async function servePublic(ctx: Context, hangar: Hangar, fileId: string, disposition: 'inline' | 'attachment'): Promise<void> {
-  const servable = await hangar.readPublicFile.execute({ fileId, host: ctx.hostname.toLowerCase() || undefined, kind: disposition === 'attachment' ? 'download' : 'view' });
+  const servable = await hangar.readPublicFile.execute({
+    fileId,
+    host: ctx.hostname.toLowerCase() || undefined,
+    kind: disposition === 'attachment' ? 'download' : 'view',
+  });
   await serveFile(ctx, servable, { disposition, cacheControl: PUBLIC_CACHE_CONTROL });
 }
 
@@ -111,9 +134,19 @@ async function servePublic(ctx: Context, hangar: Hangar, fileId: string, disposi
  * otherwise the cached or freshly computed bytes, whole (Range is ignored, RFC 9110 §14.2). Caching
  * headers are set only on success, so an error (403, 503…) is never cached for a year.
  */
-async function serveImage(ctx: Context, hangar: Hangar, fileId: string, request: NonNullable<ReturnType<typeof parseImageRequest>>, client: string): Promise<void> {
+async function serveImage(
+  ctx: Context,
+  hangar: Hangar,
+  fileId: string,
+  request: NonNullable<ReturnType<typeof parseImageRequest>>,
+  client: string,
+): Promise<void> {
   const image = await hangar.transformPublicImage.execute({
-    fileId, host: ctx.hostname.toLowerCase() || undefined, request, accept: ctx.get('Accept') || undefined, client,
+    fileId,
+    host: ctx.hostname.toLowerCase() || undefined,
+    request,
+    accept: ctx.get('Accept') || undefined,
+    client,
   });
   await sendImage(ctx, image, { cacheControl: PUBLIC_CACHE_CONTROL });
 }

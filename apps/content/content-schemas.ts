@@ -31,7 +31,10 @@ export const ImageQuery = Type.Object({
   w: imageParameter('Width in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
   h: imageParameter('Height in px, 1–4096. Image files only.', { type: 'integer', minimum: 1, maximum: MAX_IMAGE_SIDE }),
   fit: imageParameter('With both `w` and `h`: `cover` (default), `contain`, `fill`, `inside` or `outside`.', { type: 'string', enum: [...FITS] }),
-  format: imageParameter('`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.', { type: 'string', enum: [...REQUESTABLE_FORMATS] }),
+  format: imageParameter(
+    '`webp`, `avif`, `jpeg`, `png`, or `auto` (AVIF or WebP when `Accept` lists it; the response then has `Vary: Accept`). Default: the source’s format.',
+    { type: 'string', enum: [...REQUESTABLE_FORMATS] },
+  ),
   q: imageParameter('Quality 1–100 for WebP, AVIF and JPEG (defaults 80, 50, 80).', { type: 'integer', minimum: 1, maximum: 100 }),
 });
 /** {@link ContentHeaders} and `Accept`, which picks the format of `format=auto`. */

@@ -85,7 +85,8 @@ function previewPage(preview: FilePreview): string {
     tags.push(meta('property', prefix, p.rawUrl));
     if (p.secure) tags.push(meta('property', `${prefix}:secure_url`, p.rawUrl));
     tags.push(meta('property', `${prefix}:type`, p.contentType));
-    if (p.kind === 'video' && p.size) tags.push(meta('property', 'og:video:width', String(p.size.width)), meta('property', 'og:video:height', String(p.size.height)));
+    if (p.kind === 'video' && p.size)
+      tags.push(meta('property', 'og:video:width', String(p.size.width)), meta('property', 'og:video:height', String(p.size.height)));
   }
   tags.push(
     meta('name', 'twitter:card', p.kind === 'image' ? 'summary_large_image' : 'summary'),
@@ -96,10 +97,13 @@ function previewPage(preview: FilePreview): string {
   // Known dimensions reserve the element's box before the bytes arrive (no layout shift).
   const box = p.size ? ` width="${p.size.width}" height="${p.size.height}"` : '';
   const media =
-    p.kind === 'image' ? `<img src="${escapeHtml(p.rawPath)}" alt="${escapeHtml(p.name)}"${box}>`
-    : p.kind === 'video' ? `<video src="${escapeHtml(p.rawPath)}" controls preload="metadata"${box}></video>`
-    : p.kind === 'audio' ? `<audio src="${escapeHtml(p.rawPath)}" controls preload="metadata"></audio>`
-    : '';
+    p.kind === 'image'
+      ? `<img src="${escapeHtml(p.rawPath)}" alt="${escapeHtml(p.name)}"${box}>`
+      : p.kind === 'video'
+        ? `<video src="${escapeHtml(p.rawPath)}" controls preload="metadata"${box}></video>`
+        : p.kind === 'audio'
+          ? `<audio src="${escapeHtml(p.rawPath)}" controls preload="metadata"></audio>`
+          : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(p.name)}</title>
@@ -127,29 +131,40 @@ function oembedJson(preview: FilePreview) {
   const size = p.size ? { width: p.size.width, height: p.size.height } : {};
   const box = p.size ? ` width="${p.size.width}" height="${p.size.height}"` : '';
   if (p.kind === 'image') return { ...common, type: 'photo' as const, url: p.rawUrl, ...size };
-  if (p.kind === 'video') return { ...common, type: 'video' as const, html: `<video src="${escapeHtml(p.rawUrl)}" controls preload="metadata"${box}></video>`, ...size };
+  if (p.kind === 'video')
+    return { ...common, type: 'video' as const, html: `<video src="${escapeHtml(p.rawUrl)}" controls preload="metadata"${box}></video>`, ...size };
   return { ...common, type: 'link' as const };
 }
 
 const PreviewParams = Type.Object({ id: Type.String({ description: 'The file’s `file_id`', maxLength: 64 }) });
 const OEmbedQuery = Type.Object({
-  url: Type.String({ description: 'A file’s preview page (`/v/<file_id>`) or view / download address (`/m/…`, `/d/…`) on this server or an account’s custom hostname', maxLength: 2048 }),
-  format: Type.Optional(Type.String({ description: 'Only `json` is offered; any other format is 501 `FORMAT_NOT_IMPLEMENTED` (oEmbed 1.0 §2.3.3)', maxLength: 32 })),
+  url: Type.String({
+    description: 'A file’s preview page (`/v/<file_id>`) or view / download address (`/m/…`, `/d/…`) on this server or an account’s custom hostname',
+    maxLength: 2048,
+  }),
+  format: Type.Optional(
+    Type.String({ description: 'Only `json` is offered; any other format is 501 `FORMAT_NOT_IMPLEMENTED` (oEmbed 1.0 §2.3.3)', maxLength: 32 }),
+  ),
   maxwidth: Type.Optional(Type.String({ description: 'Accepted and ignored: the file is offered at its own size' })),
   maxheight: Type.Optional(Type.String({ description: 'Accepted and ignored: the file is offered at its own size' })),
 });
-export const OEmbedBody = Type.Object({
-  version: Type.Literal('1.0'),
-  type: Type.Union([Type.Literal('photo'), Type.Literal('video'), Type.Literal('link')], { description: '`photo` for images, `video` for videos, `link` for any other file' }),
-  title: Type.String({ description: 'The file’s name (its `file_id` when it has none)' }),
-  provider_name: Type.String(),
-  provider_url: Type.String(),
-  cache_age: Type.Integer({ description: 'Seconds the answer may be cached' }),
-  url: Type.Optional(Type.String({ description: '`photo`: the image’s view address' })),
-  html: Type.Optional(Type.String({ description: '`video`: a `<video>` element playing the view address' })),
-  width: Type.Optional(Type.Integer({ description: '`photo`, `video`: pixels, as shown (after the EXIF orientation), when known' })),
-  height: Type.Optional(Type.Integer({ description: '`photo`, `video`: pixels, as shown, when known' })),
-}, { $id: 'OEmbed' });
+export const OEmbedBody = Type.Object(
+  {
+    version: Type.Literal('1.0'),
+    type: Type.Union([Type.Literal('photo'), Type.Literal('video'), Type.Literal('link')], {
+      description: '`photo` for images, `video` for videos, `link` for any other file',
+    }),
+    title: Type.String({ description: 'The file’s name (its `file_id` when it has none)' }),
+    provider_name: Type.String(),
+    provider_url: Type.String(),
+    cache_age: Type.Integer({ description: 'Seconds the answer may be cached' }),
+    url: Type.Optional(Type.String({ description: '`photo`: the image’s view address' })),
+    html: Type.Optional(Type.String({ description: '`video`: a `<video>` element playing the view address' })),
+    width: Type.Optional(Type.Integer({ description: '`photo`, `video`: pixels, as shown (after the EXIF orientation), when known' })),
+    height: Type.Optional(Type.Integer({ description: '`photo`, `video`: pixels, as shown, when known' })),
+  },
+  { $id: 'OEmbed' },
+);
 
 /** A file id from a preview, view or download address's path, or undefined for any other path. */
 function fileIdOf(url: URL): string | undefined {
@@ -176,7 +191,13 @@ function previewHeaders(ctx: Context): void {
 export function previewRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/v/:id', operationId: 'previewFile', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
+      method: 'GET',
+      path: '/v/:id',
+      operationId: 'previewFile',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
+      alsoHead: true,
       summary: 'A public file’s link preview page (OpenGraph, Twitter card, oEmbed discovery)',
       description:
         'An HTML page with no script (`Content-Security-Policy` without `script-src`): `og:title` the file’s name, `og:description` its size and type, ' +
@@ -195,7 +216,12 @@ export function previewRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/oembed', operationId: 'oembed', tag: 'content', auth: 'none', server: 'content',
+      method: 'GET',
+      path: '/oembed',
+      operationId: 'oembed',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
       summary: 'oEmbed for a public file’s address',
       description:
         'oEmbed 1.0 JSON for `url`, a file’s `/v`, `/m` or `/d` address: `photo` for images, `video` (an HTML `<video>`) for videos, `link` otherwise. ' +

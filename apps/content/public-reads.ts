@@ -9,7 +9,17 @@ import { hostHeaders } from '../http/request-guards.js';
 import { sendBody } from '../http/send-body.js';
 import type { RangeResult } from '../http/http-range.js';
 import {
-  contentRange, contentTypeHeader, fileEtag, fileHeaders, fileLastModified, notModified, PUBLIC_CACHE_CONTROL, rangeNotSatisfiable, requestedRange, SUCCESS_ONLY_HEADERS, UNSATISFIABLE_DROPPED,
+  contentRange,
+  contentTypeHeader,
+  fileEtag,
+  fileHeaders,
+  fileLastModified,
+  notModified,
+  PUBLIC_CACHE_CONTROL,
+  rangeNotSatisfiable,
+  requestedRange,
+  SUCCESS_ONLY_HEADERS,
+  UNSATISFIABLE_DROPPED,
 } from '../http/serve-file.js';
 
 /** Options of {@link publicReadsFirst}. */
@@ -97,14 +107,28 @@ async function answer(
     const client = clientOf({ get: (name: string) => String(req.headers[name.toLowerCase()] ?? ''), socket: req.socket }, options.trustProxyHops ?? 0);
     whenFinished(req, res, ({ durationMs, bytesOut, aborted }) =>
       recordRequest(logger, options.observer, {
-        server: 'content', requestId, ...client, method: req.method!, route: label.route, status: aborted ? CLIENT_CLOSED_STATUS : res.statusCode, durationMs, bytesIn: 0, bytesOut,
-        principal: undefined, aborted,
-      }));
+        server: 'content',
+        requestId,
+        ...client,
+        method: req.method!,
+        route: label.route,
+        status: aborted ? CLIENT_CLOSED_STATUS : res.statusCode,
+        durationMs,
+        bytesIn: 0,
+        bytesOut,
+        principal: undefined,
+        aborted,
+      }),
+    );
   }
 
   let found: PublicFile;
   try {
-    found = await hangar.readPublicFile.execute({ fileId: plain.fileId, host: plain.host || undefined, kind: plain.disposition === 'attachment' ? 'download' : 'view' });
+    found = await hangar.readPublicFile.execute({
+      fileId: plain.fileId,
+      host: plain.host || undefined,
+      kind: plain.disposition === 'attachment' ? 'download' : 'view',
+    });
   } catch (error) {
     return answerError(options.logger, origin, res, label, error);
   }
@@ -117,7 +141,13 @@ async function answer(
   const current = notModified(req.headers['if-none-match'], req.headers['if-modified-since'], etag, fileLastModified(file));
   const range: RangeResult = current ? { kind: 'none' } : requestedRange(req.headers['if-range'] as string | undefined, req.headers.range, etag, file.size);
   if (range.kind === 'unsatisfiable') {
-    return answerError(options.logger, [...without(headers, UNSATISFIED), 'Content-Range', contentRange(undefined, file.size)], res, label, rangeNotSatisfiable(file.size));
+    return answerError(
+      options.logger,
+      [...without(headers, UNSATISFIED), 'Content-Range', contentRange(undefined, file.size)],
+      res,
+      label,
+      rangeNotSatisfiable(file.size),
+    );
   }
   const length = range.kind === 'range' ? range.range.end - range.range.start + 1 : file.size;
   // A 304 carries the file's headers but no Content-Type or Content-Length, as Koa answers one.
@@ -191,9 +221,12 @@ function answerError(logger: Logger, headers: string[], res: ServerResponse, lab
   const body = JSON.stringify(errorJson(domain, label.requestId!));
   res.writeHead(ERROR_STATUS[domain.code], [
     ...headers,
-    'X-Request-Id', label.requestId!,
-    'Content-Type', 'application/json; charset=utf-8',
-    'Content-Length', String(Buffer.byteLength(body)),
+    'X-Request-Id',
+    label.requestId!,
+    'Content-Type',
+    'application/json; charset=utf-8',
+    'Content-Length',
+    String(Buffer.byteLength(body)),
   ]);
   res.end(label.method === 'HEAD' ? undefined : body);
 }

@@ -47,7 +47,12 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
   };
   return [
     defineRoute({
-      method: 'GET', path: '/share/:id', operationId: 'viewShare', tag: 'content', auth: 'none', server: 'content',
+      method: 'GET',
+      path: '/share/:id',
+      operationId: 'viewShare',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
       summary: 'A share link’s page: the file’s name and size, and a download link or a password form',
       description: 'A page that needs no script. Unknown or revoked links are 404, expired or used-up ones 410 (`SHARE_EXPIRED`), both as pages.',
       errorCodes: ['SHARE_NOT_FOUND', 'SHARE_EXPIRED'],
@@ -63,7 +68,12 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/share/:id/download', operationId: 'downloadShare', tag: 'content', auth: 'none', server: 'content',
+      method: 'GET',
+      path: '/share/:id/download',
+      operationId: 'downloadShare',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
       summary: 'The shared file (links without a password); each request counts as one download',
       description:
         'Streams the file as an attachment (Range and ETag as on the download address). Each request counts against `max_downloads`: of concurrent requests for the last ones, exactly as many succeed.\n\n' +
@@ -74,7 +84,12 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
       handler: ({ ctx, params }) => send(ctx, params.id, undefined),
     }),
     defineRoute({
-      method: 'POST', path: '/share/:id/download', operationId: 'downloadShareWithPassword', tag: 'content', auth: 'none', server: 'content',
+      method: 'POST',
+      path: '/share/:id/download',
+      operationId: 'downloadShareWithPassword',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
       summary: 'The shared file, for the password form (`application/x-www-form-urlencoded`, field `password`)',
       description:
         'Streams the file as an attachment when the password is right. A wrong password shows the page again (403) with the form; attempts are limited ' +

@@ -19,15 +19,32 @@ const SignedQuery = Type.Object({
 export function signedContentRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/s/:id', operationId: 'readSignedUrl', tag: 'content', auth: 'none', server: 'content', alsoHead: true,
-      errorCodes: ['SIGNED_URL_INVALID', 'SIGNED_URL_EXPIRED', 'FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE', 'IMAGE_OPS_LIMIT_REACHED', 'IMAGE_UNREADABLE', 'IMAGE_TOO_LARGE', 'IMAGE_BUSY'],
+      method: 'GET',
+      path: '/s/:id',
+      operationId: 'readSignedUrl',
+      tag: 'content',
+      auth: 'none',
+      server: 'content',
+      alsoHead: true,
+      errorCodes: [
+        'SIGNED_URL_INVALID',
+        'SIGNED_URL_EXPIRED',
+        'FILE_NOT_FOUND',
+        'RANGE_NOT_SATISFIABLE',
+        'IMAGE_OPS_LIMIT_REACHED',
+        'IMAGE_UNREADABLE',
+        'IMAGE_TOO_LARGE',
+        'IMAGE_BUSY',
+      ],
       summary: 'A file through a signed URL (private or public), until the URL expires',
       description:
         'The address `POST /files/{id}/signed-url` returns; use it exactly as given. Byte ranges, strong ETag and 304 as on the download address; ' +
         '`Cache-Control: private, max-age=<seconds until expiry>`. With a granted transform, the image at exactly the granted size.\n\n' +
         'Errors: 403 `SIGNED_URL_INVALID` (altered, not signed, revoked by rotating the signing key, or made with an API key that was revoked or expired since), 403 `SIGNED_URL_EXPIRED`; ' +
         '404 `FILE_NOT_FOUND` (deleted or expired file); 416 `RANGE_NOT_SATISFIABLE`; with a transform, 403 `IMAGE_OPS_LIMIT_REACHED`, 422 `IMAGE_UNREADABLE` / `IMAGE_TOO_LARGE`, 503 `IMAGE_BUSY`.',
-      params: ContentParams, query: SignedQuery, headers: ViewHeaders,
+      params: ContentParams,
+      query: SignedQuery,
+      headers: ViewHeaders,
       responses: { 200: BINARY, 206: BINARY, 304: null, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 422: ErrorBody, 503: ErrorBody },
       responseHeaders: { 503: { 'Retry-After': 'With IMAGE_BUSY: whole seconds to wait before asking again.' } },
       handler: async ({ ctx, params, query }) => {

@@ -157,9 +157,17 @@ export function accessLogMiddleware(logger: Logger, options: { server: 'api' | '
       if (upload) observer.uploadsInFlight(-1);
       const counted = ctx.state.requestBytes as number | undefined;
       recordRequest(logging ? logger : undefined, observer, {
-        server, requestId: ctx.state.requestId ?? null, ...client, method: ctx.method, route: (ctx.state.route as string | undefined) ?? null,
-        status: aborted ? CLIENT_CLOSED_STATUS : ctx.status, durationMs, bytesIn: counted ?? received(), bytesOut,
-        principal: ctx.state.principal as Principal | undefined, aborted,
+        server,
+        requestId: ctx.state.requestId ?? null,
+        ...client,
+        method: ctx.method,
+        route: (ctx.state.route as string | undefined) ?? null,
+        status: aborted ? CLIENT_CLOSED_STATUS : ctx.status,
+        durationMs,
+        bytesIn: counted ?? received(),
+        bytesOut,
+        principal: ctx.state.principal as Principal | undefined,
+        aborted,
       });
     };
     // A response sent is written at once (the app is done by then); a connection closed early is

@@ -17,7 +17,11 @@ export function clientAddress(ctx: Pick<Context, 'get' | 'socket'>, trustProxyHo
 export function peerAddress(ctx: Pick<Context, 'get' | 'socket'>, trustProxyHops: number): string {
   const address = ctx.socket.remoteAddress ?? '';
   if (trustProxyHops === 0) return address;
-  const hops = ctx.get('X-Forwarded-For').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const hops = ctx
+    .get('X-Forwarded-For')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   return hops.length === 0 ? address : hops[Math.max(0, hops.length - trustProxyHops)];
 }
 
@@ -31,7 +35,10 @@ export function normaliseAddress(raw: string): string {
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
   const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /**

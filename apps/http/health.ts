@@ -8,7 +8,11 @@ const Checks = Type.Record(Type.String(), Type.String(), { description: 'Each de
 /** `GET /healthz`, on both servers: 200 when the database and blob store answer, 503 otherwise. */
 export function healthRoute(hangar: Pick<Hangar, 'checkHealth'>): Route {
   return defineRoute({
-    method: 'GET', path: '/healthz', operationId: 'health', tag: 'reference', auth: 'none',
+    method: 'GET',
+    path: '/healthz',
+    operationId: 'health',
+    tag: 'reference',
+    auth: 'none',
     summary: 'Health of the database and the blob store',
     responses: {
       200: Type.Object({ status: Type.Literal('ok'), checks: Checks }),
@@ -49,9 +53,14 @@ export class Readiness {
  */
 export function readinessRoute(hangar: Pick<Hangar, 'checkHealth'>, readiness: Readiness): Route {
   return defineRoute({
-    method: 'GET', path: '/readyz', operationId: 'readiness', tag: 'reference', auth: 'none',
+    method: 'GET',
+    path: '/readyz',
+    operationId: 'readiness',
+    tag: 'reference',
+    auth: 'none',
     summary: 'Readiness: migrated, dependencies answering, not shutting down',
-    description: '200 once the database is migrated and the database and the blob store answer; 503 `unavailable` when one of them does not, and 503 `draining` from the start of a shutdown while requests in flight finish. `/healthz` is the liveness check.',
+    description:
+      '200 once the database is migrated and the database and the blob store answer; 503 `unavailable` when one of them does not, and 503 `draining` from the start of a shutdown while requests in flight finish. `/healthz` is the liveness check.',
     responses: {
       200: Type.Object({ status: Type.Literal('ready'), checks: Checks }),
       503: Type.Object({ status: Type.Union([Type.Literal('unavailable'), Type.Literal('draining')]), checks: Checks }),
@@ -75,7 +84,11 @@ export function readinessRoute(hangar: Pick<Hangar, 'checkHealth'>, readiness: R
 /** `GET /version`, on both servers: the version and the commit this build was made from. */
 export function versionRoute(build: BuildInfo): Route {
   return defineRoute({
-    method: 'GET', path: '/version', operationId: 'version', tag: 'reference', auth: 'none',
+    method: 'GET',
+    path: '/version',
+    operationId: 'version',
+    tag: 'reference',
+    auth: 'none',
     summary: 'Version and commit of this build',
     responses: {
       200: Type.Object({

@@ -40,7 +40,10 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
  * removed, and other non-ASCII characters, `"`, `/` and `\` (path separators) become `_`.
  */
 export function contentDisposition(type: 'inline' | 'attachment', name: string): string {
-  const fallback = name.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["\\/]/g, '_');
+  const fallback = name
+    .replace(/[\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/[^\x20-\x7e]/g, '_')
+    .replace(/["\\/]/g, '_');
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }

@@ -100,7 +100,12 @@ export function toOpenApiSchema(schema: TSchema | Json, components: Json, top = 
 }
 
 const SECURITY_SCHEMES = {
-  bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token (`access_token` from POST /auth/login), as `Authorization: Bearer <JWT>`.' },
+  bearerJwt: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Session token (`access_token` from POST /auth/login), as `Authorization: Bearer <JWT>`.',
+  },
   bearerApiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'hgr_ API key', description: 'API key as `Authorization: Bearer hgr_…`.' },
   apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'API key in the `X-Api-Key` header.' },
 };
@@ -144,7 +149,8 @@ function implicitHeaders(status: number, schema: unknown): Record<string, string
   if (status === 429) return { 'Retry-After': 'Whole seconds to wait before trying again.' };
   if (status === 304) return { ETag: 'The strong validator of the bytes the client holds.' };
   if (binary && status === 200) return { ETag: 'Strong validator of the bytes (their SHA-256, quoted), for If-None-Match and If-Range.' };
-  if (binary && status === 206) return { ETag: 'Strong validator of the whole file’s bytes.', 'Content-Range': 'The part sent: `bytes <first>-<last>/<size>`.' };
+  if (binary && status === 206)
+    return { ETag: 'Strong validator of the whole file’s bytes.', 'Content-Range': 'The part sent: `bytes <first>-<last>/<size>`.' };
   return {};
 }
 
@@ -164,7 +170,10 @@ function responseBodyOf(status: number, schema: TSchema | null | { html: true } 
   if (schema === null) return { description };
   if ('alternatives' in (schema as Json)) {
     const alternatives = (schema as Alternatives).alternatives;
-    return { description, content: Object.fromEntries(Object.entries(alternatives).map(([type, s]) => [type, { schema: toOpenApiSchema(s, components, false) }])) };
+    return {
+      description,
+      content: Object.fromEntries(Object.entries(alternatives).map(([type, s]) => [type, { schema: toOpenApiSchema(s, components, false) }])),
+    };
   }
   if ('html' in (schema as Json) && (schema as Json).html === true) return { description, content: { 'text/html': { schema: { type: 'string' } } } };
   if ((schema as Json).format === 'binary') return { description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } };
@@ -202,9 +211,24 @@ const PARSER_REFUSALS = {
 };
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 302: 'Found (redirect)', 304: 'Not Modified',
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large',
-  415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable', 507: 'Insufficient Storage',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  206: 'Partial Content',
+  302: 'Found (redirect)',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  429: 'Too Many Requests',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 /**
@@ -230,7 +254,10 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
         ...parametersOf('header', route.headers, components),
       ],
       responses: Object.fromEntries(
-        Object.entries({ ...implicitResponses(route), ...route.responses }).map(([status, schema]) => [status, responseOf(Number(status), schema, components, route.responseHeaders?.[Number(status)])]),
+        Object.entries({ ...implicitResponses(route), ...route.responses }).map(([status, schema]) => [
+          status,
+          responseOf(Number(status), schema, components, route.responseHeaders?.[Number(status)]),
+        ]),
       ),
     };
     if (route.body === 'binary') {

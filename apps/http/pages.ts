@@ -23,8 +23,12 @@ export function renderPage(ctx: Context, options: { status: number; title: strin
   ctx.body = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)} · Hangar</title>${options.head ?? ''}
-${options.full ? '' : `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1d1d1f}
-input,button{font:inherit;padding:.5rem;margin:.25rem 0;width:100%;box-sizing:border-box}#status{min-height:1.5em}</style>`}
+${
+  options.full
+    ? ''
+    : `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1d1d1f}
+input,button{font:inherit;padding:.5rem;margin:.25rem 0;width:100%;box-sizing:border-box}#status{min-height:1.5em}</style>`
+}
 </head><body>${options.full ? '' : `<h1>${escapeHtml(options.title)}</h1>`}
 ${options.body}
 ${options.script ? `<script nonce="${nonce}">${options.script}</script>` : ''}

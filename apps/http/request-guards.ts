@@ -93,7 +93,9 @@ export function answerClientErrors(server: Server, extraHeaders: Record<string, 
       ...extraHeaders,
       Connection: 'close',
     };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
   });
 }

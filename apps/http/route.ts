@@ -91,12 +91,15 @@ export interface Route<P extends TSchema = TSchema, Q extends TSchema = TSchema,
  */
 export const ROUTE_TAGS = {
   auth: 'Registration, e-mail confirmation, login, sessions and password reset. No credentials needed except to log out.',
-  'api-keys': 'API keys for scripts and tools: created, listed and revoked with a session token only; a key is shown once. A key holds scopes (files:read, files:write, files:delete, account:read, webhooks:manage; all by default) and may expire.',
+  'api-keys':
+    'API keys for scripts and tools: created, listed and revoked with a session token only; a key is shown once. A key holds scopes (files:read, files:write, files:delete, account:read, webhooks:manage; all by default) and may expire.',
   files: 'Upload (the raw bytes as the body), list with filters, get and delete files. API key or session token.',
-  webhooks: 'Webhook endpoints: Hangar POSTs signed events (Standard Webhooks) when files, shares or the custom domain change. Session token, or an API key with `webhooks:manage`.',
+  webhooks:
+    'Webhook endpoints: Hangar POSTs signed events (Standard Webhooks) when files, shares or the custom domain change. Session token, or an API key with `webhooks:manage`.',
   settings: 'Account settings: the largest upload and the custom domain for public addresses.',
   account: 'The account as a whole: profile and plan, usage in the billing period, and the activity log.',
-  admin: 'The operator console (docs/admin.md): accounts, audit log. An administrator\'s session token, or an administrator\'s API key with the `admin` scope. Counts only: no route here returns a file\'s name, bytes or thumbnail.',
+  admin:
+    "The operator console (docs/admin.md): accounts, audit log. An administrator's session token, or an administrator's API key with the `admin` scope. Counts only: no route here returns a file's name, bytes or thumbnail.",
   reference: 'This document, the agent guide, allowed content types, the browsable docs and the health check. No credentials.',
   content: 'The public addresses of files on the content server ({cdn_url}): view (with image transformations) and download.',
 } as const;
@@ -256,7 +259,9 @@ function compileOnUse(schema: TSchema): () => Compiled {
  * validating such input needs no conversion.
  */
 export function keepsStringInput(schema: TSchema): boolean {
-  return schema.type === 'object' && schema.patternProperties === undefined && Object.values((schema.properties ?? {}) as Record<string, TSchema>).every(keepsText);
+  return (
+    schema.type === 'object' && schema.patternProperties === undefined && Object.values((schema.properties ?? {}) as Record<string, TSchema>).every(keepsText)
+  );
 }
 
 /**
@@ -270,7 +275,10 @@ function keepsText(schema: TSchema): boolean {
   if (schema.type === 'string') return true;
   const members = schema.anyOf as TSchema[] | undefined;
   if (!Array.isArray(members)) return false;
-  return members.some((m) => m.type === 'string') && members.every((m) => m.type === 'string' || (m.type === 'array' && (m.items as TSchema | undefined)?.type === 'string'));
+  return (
+    members.some((m) => m.type === 'string') &&
+    members.every((m) => m.type === 'string' || (m.type === 'array' && (m.items as TSchema | undefined)?.type === 'string'))
+  );
 }
 
 /** True for an object with no own enumerable property (`{}`, as a request without a query string parses). */

@@ -19,7 +19,12 @@ import type { ServerResponse } from 'node:http';
  * for a whole one.
  * @param expectedBytes the body's length in bytes as announced, or undefined when none was (chunked encoding)
  */
-export async function sendBody(res: ServerResponse, chunks: AsyncIterator<Uint8Array>, first: IteratorResult<Uint8Array>, expectedBytes?: number): Promise<void> {
+export async function sendBody(
+  res: ServerResponse,
+  chunks: AsyncIterator<Uint8Array>,
+  first: IteratorResult<Uint8Array>,
+  expectedBytes?: number,
+): Promise<void> {
   // One `close` listener for the whole body, failing whichever wait is current (as meteredBody
   // does: racing every wait against one long-lived promise would pile up reactions on it).
   let gone: Error | undefined;
@@ -43,7 +48,7 @@ export async function sendBody(res: ServerResponse, chunks: AsyncIterator<Uint8A
   let previousReleased: Promise<void> | undefined;
   try {
     if (res.destroyed) throw clientGone();
-    for (let result = first; !result.done; ) {
+    for (let result = first; !result.done;) {
       const chunk = result.value;
       sent += chunk.length;
       if (expectedBytes !== undefined && sent > expectedBytes) throw lengthMismatch(expectedBytes, 'more');

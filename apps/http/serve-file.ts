@@ -14,8 +14,16 @@ export const PUBLIC_CACHE_CONTROL = 'public, max-age=31536000, immutable';
  * `Content-Security-Policy: sandbox` so an uploaded SVG or HTML file cannot act on the origin that serves it.
  */
 const ACTIVE_TYPES = new Set([
-  'image/svg+xml', 'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml',
-  'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/pdf+xml',
+  'image/svg+xml',
+  'text/html',
+  'application/xhtml+xml',
+  'text/xml',
+  'application/xml',
+  'text/javascript',
+  'application/javascript',
+  'application/ecmascript',
+  'text/ecmascript',
+  'application/pdf+xml',
   // A PDF may carry scripts and forms that a browser's viewer runs on the origin that serves it.
   'application/pdf',
 ]);
@@ -59,12 +67,18 @@ export function fileLastModified(file: StoredFile): Date {
  */
 export function fileHeaders(file: StoredFile, options: ServeFileOptions): string[] {
   const headers = [
-    'ETag', fileEtag(file),
-    'Last-Modified', fileLastModified(file).toUTCString(),
-    'Cache-Control', options.cacheControl,
-    'X-Content-Type-Options', 'nosniff',
-    'Accept-Ranges', 'bytes',
-    'Content-Disposition', contentDisposition(options.disposition, file.name ?? file.fileId),
+    'ETag',
+    fileEtag(file),
+    'Last-Modified',
+    fileLastModified(file).toUTCString(),
+    'Cache-Control',
+    options.cacheControl,
+    'X-Content-Type-Options',
+    'nosniff',
+    'Accept-Ranges',
+    'bytes',
+    'Content-Disposition',
+    contentDisposition(options.disposition, file.name ?? file.fileId),
   ];
   if (options.sandboxAll || ACTIVE_TYPES.has(file.contentType)) headers.push('Content-Security-Policy', SANDBOX_POLICY);
   headers.push('Cross-Origin-Resource-Policy', 'cross-origin');

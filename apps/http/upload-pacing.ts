@@ -143,7 +143,11 @@ interface BodyPacing {
  * counts in `limits` (RateLimits.slowBodyStarted / slowBodyEnded), shared by every process that
  * shares the rate limits. Goes before the routes.
  */
-export function bodyPacingMiddleware(options: { pacing: UploadPacing; limits?: Pick<RateLimits, 'slowBodyStarted' | 'slowBodyEnded'>; trustProxyHops: number }) {
+export function bodyPacingMiddleware(options: {
+  pacing: UploadPacing;
+  limits?: Pick<RateLimits, 'slowBodyStarted' | 'slowBodyEnded'>;
+  trustProxyHops: number;
+}) {
   const { pacing, limits, trustProxyHops } = options;
   return async (ctx: Context, next: Next): Promise<void> => {
     const state: BodyPacing = { pacing };

@@ -33,7 +33,10 @@ import { DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth.js';
 
 /** A configuration variable with an invalid value; the message names the variable. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -232,17 +235,20 @@ export const CONFIG_VARIABLES = {
   ENV_FILE: variable({
     schema: text,
     shown: '`.env` (when present)',
-    meaning: 'a file of `NAME=value` lines read at start by the server and the CLI (dotenv syntax, as Node\'s `util.parseEnv` reads it); a variable set in the environment wins over the file. When set, the file must exist. `.env.example` and this table are generated from the configuration table in `apps/server/config-variables.ts` (`node scripts/config-docs.mjs`)',
+    meaning:
+      "a file of `NAME=value` lines read at start by the server and the CLI (dotenv syntax, as Node's `util.parseEnv` reads it); a variable set in the environment wins over the file. When set, the file must exist. `.env.example` and this table are generated from the configuration table in `apps/server/config-variables.ts` (`node scripts/config-docs.mjs`)",
   }),
   WORKERS: withDefault({
     schema: workerCount,
     fallback: 'auto',
-    meaning: 'server processes: `auto` is one per CPU (`os.availableParallelism()`, at most 8) on a machine with more than 2 CPUs and one on a machine with 1 or 2 (where a second worker costs more CPU per request than it gains: decision 0009 in `docs/decisions/`), or a number 1–64. With more than one, `npm start` is a supervisor that forks that many workers sharing both ports (`docs/operations.md`, "Worker processes"); `1` runs the service in the one process',
+    meaning:
+      'server processes: `auto` is one per CPU (`os.availableParallelism()`, at most 8) on a machine with more than 2 CPUs and one on a machine with 1 or 2 (where a second worker costs more CPU per request than it gains: decision 0009 in `docs/decisions/`), or a number 1–64. With more than one, `npm start` is a supervisor that forks that many workers sharing both ports (`docs/operations.md`, "Worker processes"); `1` runs the service in the one process',
   }),
   HEAP_GROWING_PERCENT: withDefault({
     schema: wholeNumber(0, 400),
     fallback: DEFAULT_HEAP_GROWING_PERCENT,
-    meaning: 'how far V8\'s old generation may grow past the live heap before the next full garbage collection starts, in percent (200: to 3 × the live heap); `0` leaves V8\'s own heuristic, which after an idle spell runs a full collection every 32 MB of a large upload (apps/server/heap-growth.ts; decision 0008 in `docs/decisions/`)',
+    meaning:
+      "how far V8's old generation may grow past the live heap before the next full garbage collection starts, in percent (200: to 3 × the live heap); `0` leaves V8's own heuristic, which after an idle spell runs a full collection every 32 MB of a large upload (apps/server/heap-growth.ts; decision 0008 in `docs/decisions/`)",
   }),
   HOST: withDefault({
     schema: text,
@@ -277,52 +283,62 @@ export const CONFIG_VARIABLES = {
   DATABASE_URL: variable({
     schema: text,
     shown: '`sqlite:$DATA_DIR/hangar.db`',
-    meaning: '`sqlite:<path>`, or a libpq URL `postgres://user:password@host:5432/database` (`postgresql://` too). Its query parameters are node-postgres\'s: `sslmode` with libpq\'s meaning (`disable`; `require` encrypts without checking the certificate; `verify-ca` with `sslrootcert=<file>`; `verify-full`), `sslrootcert`, `sslcert`, `sslkey`, `application_name`, and `options=-c%20search_path%3D<schema>` to keep the tables in a schema other than `public` (it must exist). Migrations run at start, under an advisory lock, so processes may start together',
+    meaning:
+      "`sqlite:<path>`, or a libpq URL `postgres://user:password@host:5432/database` (`postgresql://` too). Its query parameters are node-postgres's: `sslmode` with libpq's meaning (`disable`; `require` encrypts without checking the certificate; `verify-ca` with `sslrootcert=<file>`; `verify-full`), `sslrootcert`, `sslcert`, `sslkey`, `application_name`, and `options=-c%20search_path%3D<schema>` to keep the tables in a schema other than `public` (it must exist). Migrations run at start, under an advisory lock, so processes may start together",
   }),
   DATABASE_POOL_SIZE: withDefault({
     schema: wholeNumber(1, 1000),
     fallback: DEFAULT_DATABASE_POOL_SIZE,
-    meaning: 'Postgres connections per process (1–1000); several processes share the server\'s `max_connections` (100 by default), so keep processes × (pool size + 1) below it (the +1 is the change feed\'s connection; `docs/scale-out.md`, "Pool sizing")',
+    meaning:
+      'Postgres connections per process (1–1000); several processes share the server\'s `max_connections` (100 by default), so keep processes × (pool size + 1) below it (the +1 is the change feed\'s connection; `docs/scale-out.md`, "Pool sizing")',
   }),
   DATABASE_LISTEN_URL: variable({
     schema: text,
     shown: '`DATABASE_URL`',
-    meaning: 'Postgres only: where the change feed `LISTEN`s (a session of its own). Set it when `DATABASE_URL` goes through a transaction-mode pooler such as PgBouncer (`docs/scale-out.md`)',
+    meaning:
+      'Postgres only: where the change feed `LISTEN`s (a session of its own). Set it when `DATABASE_URL` goes through a transaction-mode pooler such as PgBouncer (`docs/scale-out.md`)',
   }),
   DATABASE_GROUP_COMMIT: variable({
     schema: trueOrFalse,
     shown: '`true`',
-    meaning: 'Postgres only: sessions start with `synchronous_commit=off` (sent as the `options` startup parameter) and every write waits for one synchronous flush shared with the writes committed before it, as durable as synchronous commits (`docs/reliability.md`). `false`: plain synchronous commits and no `options` parameter, for a pooler that refuses it (PgBouncer unless `ignore_startup_parameters` lists `options`; with it listed, commits stay synchronous and group commit only adds its flush)',
+    meaning:
+      'Postgres only: sessions start with `synchronous_commit=off` (sent as the `options` startup parameter) and every write waits for one synchronous flush shared with the writes committed before it, as durable as synchronous commits (`docs/reliability.md`). `false`: plain synchronous commits and no `options` parameter, for a pooler that refuses it (PgBouncer unless `ignore_startup_parameters` lists `options`; with it listed, commits stay synchronous and group commit only adds its flush)',
   }),
   SQLITE_FAST_PATH: variable({
     schema: trueOrFalse,
     shown: '`true`',
-    meaning: 'SQLite only: lookups, upload transactions and activity-log batches run on the connection directly, and repeated lookups are answered from a cache checked against every commit (`docs/architecture.md`, "The SQLite fast path"). `false`: every statement goes through Kysely; the same answers, slower (for diagnosis)',
+    meaning:
+      'SQLite only: lookups, upload transactions and activity-log batches run on the connection directly, and repeated lookups are answered from a cache checked against every commit (`docs/architecture.md`, "The SQLite fast path"). `false`: every statement goes through Kysely; the same answers, slower (for diagnosis)',
   }),
   SQLITE_CACHE_BYTES: variable({
     schema: wholeNumber(0, 2 ** 40),
     shown: '`67108864` (64 MiB)',
-    meaning: 'SQLite only: the page cache of each process\'s connection (SQLite\'s `cache_size`), filled only as pages are read, so a database smaller than it never fills it. A search that reads thousands of rows of a large database finds them there when asked again instead of reading each page from the file system. Each worker process (`WORKERS`) has its own. `0`: the SQLite build\'s default (better-sqlite3\'s: 16,000 KiB)',
+    meaning:
+      "SQLite only: the page cache of each process's connection (SQLite's `cache_size`), filled only as pages are read, so a database smaller than it never fills it. A search that reads thousands of rows of a large database finds them there when asked again instead of reading each page from the file system. Each worker process (`WORKERS`) has its own. `0`: the SQLite build's default (better-sqlite3's: 16,000 KiB)",
   }),
   BLOB_STORE_URL: variable({
     schema: text,
     shown: '`file:$DATA_DIR/blobs`',
-    meaning: '`file:<dir>`, `s3://<bucket>/<optional prefix>` for S3-compatible storage (`docs/storage.md`, `docs/s3.md`), or `gs://<bucket>/<optional prefix>` for Google Cloud Storage (objects `<prefix>/<account id>/<file id>`; the bucket must exist). GCS credentials are Google\'s Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, `gcloud auth application-default login`, or the metadata server on Google Cloud); the account needs `storage.objects.create/get/delete` and `storage.buckets.get` (health check) on the bucket',
+    meaning:
+      "`file:<dir>`, `s3://<bucket>/<optional prefix>` for S3-compatible storage (`docs/storage.md`, `docs/s3.md`), or `gs://<bucket>/<optional prefix>` for Google Cloud Storage (objects `<prefix>/<account id>/<file id>`; the bucket must exist). GCS credentials are Google's Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, `gcloud auth application-default login`, or the metadata server on Google Cloud); the account needs `storage.objects.create/get/delete` and `storage.buckets.get` (health check) on the bucket",
   }),
   SMALL_BLOB_MAX_BYTES: withDefault({
     schema: wholeNumber(0, MAX_SMALL_BLOB_MAX_BYTES),
     fallback: DEFAULT_SMALL_BLOB_MAX_BYTES,
-    meaning: 'with `file:` blobs: contents of at most this many bytes (0–1,048,576) are kept as rows of one SQLite database, `<blob dir>/small-blobs.db`, instead of one file each: a file costs nine file-system calls and two disk flushes to store durably, a row one insert and a share of one flush (decision 0005 in `docs/decisions/`). `0`: every blob a file. Either way every blob, stored under any earlier setting, stays readable. Not used (every blob a file) when the directory is on a network file system (NFS, SMB, FUSE, 9p, Ceph…), where SQLite\'s WAL is unsafe',
+    meaning:
+      "with `file:` blobs: contents of at most this many bytes (0–1,048,576) are kept as rows of one SQLite database, `<blob dir>/small-blobs.db`, instead of one file each: a file costs nine file-system calls and two disk flushes to store durably, a row one insert and a share of one flush (decision 0005 in `docs/decisions/`). `0`: every blob a file. Either way every blob, stored under any earlier setting, stays readable. Not used (every blob a file) when the directory is on a network file system (NFS, SMB, FUSE, 9p, Ceph…), where SQLite's WAL is unsafe",
   }),
   GCS_API_ENDPOINT: variable({
     schema: baseUrl,
     shown: '— (`https://storage.googleapis.com`)',
-    meaning: 'with `gs://`: base URL of the GCS JSON API, for an emulator or the test fake; with it set no credentials are sent (the client library\'s rule for custom endpoints)',
+    meaning:
+      "with `gs://`: base URL of the GCS JSON API, for an emulator or the test fake; with it set no credentials are sent (the client library's rule for custom endpoints)",
   }),
   GCS_RESUMABLE_THRESHOLD_BYTES: variable({
     schema: wholeNumber(1),
     shown: '`8388608` (8 MiB)',
-    meaning: 'with `gs://`: bodies that end before this size go in one request (retried whole); longer ones as a resumable upload in chunks of this size rounded up to 256 KiB (each chunk retried). Also about what one upload holds in memory, and the chunk size of resumable (tus) uploads on GCS',
+    meaning:
+      'with `gs://`: bodies that end before this size go in one request (retried whole); longer ones as a resumable upload in chunks of this size rounded up to 256 KiB (each chunk retried). Also about what one upload holds in memory, and the chunk size of resumable (tus) uploads on GCS',
   }),
   S3_ENDPOINT: variable({
     schema: baseUrl,
@@ -332,7 +348,7 @@ export const CONFIG_VARIABLES = {
   S3_REGION: withDefault({
     schema: text,
     fallback: S3_LIMITS.defaultRegion,
-    meaning: 'with `s3://`: the bucket\'s region; `auto` for R2',
+    meaning: "with `s3://`: the bucket's region; `auto` for R2",
   }),
   S3_FORCE_PATH_STYLE: withDefault({
     schema: trueOrFalse,
@@ -342,7 +358,8 @@ export const CONFIG_VARIABLES = {
   AWS_ACCESS_KEY_ID: variable({
     schema: text,
     shown: '—',
-    meaning: 'with `s3://`: the access key id of static keys (with `AWS_SECRET_ACCESS_KEY`: both or neither); without them the AWS SDK\'s default chain (profiles, SSO, web identity, ECS/EC2 roles)',
+    meaning:
+      "with `s3://`: the access key id of static keys (with `AWS_SECRET_ACCESS_KEY`: both or neither); without them the AWS SDK's default chain (profiles, SSO, web identity, ECS/EC2 roles)",
   }),
   AWS_SECRET_ACCESS_KEY: variable({
     schema: text,
@@ -358,7 +375,8 @@ export const CONFIG_VARIABLES = {
     schema: wholeNumber(S3_LIMITS.minPartSizeBytes, S3_LIMITS.maxPartSizeBytes),
     fallback: S3_LIMITS.defaultPartSizeBytes,
     note: ' (5 MiB)',
-    meaning: 'with `s3://`: bodies up to this size go as one PutObject, longer ones as a multipart upload in parts of this size (5 MiB–5 GiB; larger when an upload\'s size limit needs more than 10,000 parts)',
+    meaning:
+      "with `s3://`: bodies up to this size go as one PutObject, longer ones as a multipart upload in parts of this size (5 MiB–5 GiB; larger when an upload's size limit needs more than 10,000 parts)",
   }),
   S3_UPLOAD_QUEUE_SIZE: withDefault({
     schema: wholeNumber(1, 64),
@@ -368,7 +386,8 @@ export const CONFIG_VARIABLES = {
   S3_IF_NONE_MATCH: withDefault({
     schema: trueOrFalse,
     fallback: true,
-    meaning: 'with `s3://`: creates carry `If-None-Match: *` so the store refuses to overwrite; `false` for stores that lack it (a HeadObject check instead; `docs/s3.md` says how to tell)',
+    meaning:
+      'with `s3://`: creates carry `If-None-Match: *` so the store refuses to overwrite; `false` for stores that lack it (a HeadObject check instead; `docs/s3.md` says how to tell)',
   }),
   MAIL_URL: variable({
     schema: text,
@@ -384,7 +403,8 @@ export const CONFIG_VARIABLES = {
     schema: listOf(lowerCase),
     fallback: [],
     shown: '—',
-    meaning: 'comma-separated extra hostnames the content server answers as itself (besides the host of `PUBLIC_CONTENT_URL` and loopback names), e.g. the name a reverse proxy sends',
+    meaning:
+      'comma-separated extra hostnames the content server answers as itself (besides the host of `PUBLIC_CONTENT_URL` and loopback names), e.g. the name a reverse proxy sends',
   }),
   EDGE_PROVIDER: withDefault({
     schema: Type.Union([Type.Literal('mock'), Type.Literal('cloudflare')]),
@@ -394,7 +414,7 @@ export const CONFIG_VARIABLES = {
   CLOUDFLARE_API_TOKEN: variable({
     schema: text,
     shown: '—',
-    meaning: 'with `cloudflare`: an API token allowed to edit the zone\'s custom hostnames (SSL and Certificates: Edit)',
+    meaning: "with `cloudflare`: an API token allowed to edit the zone's custom hostnames (SSL and Certificates: Edit)",
   }),
   CLOUDFLARE_ZONE_ID: variable({
     schema: text,
@@ -409,46 +429,50 @@ export const CONFIG_VARIABLES = {
   CUSTOM_DOMAIN_CNAME_TARGET: variable({
     schema: text,
     shown: '`CLOUDFLARE_FALLBACK_ORIGIN`; for `mock`, the host of `PUBLIC_CONTENT_URL`',
-    meaning: 'what account holders point their CNAME at (required with `cloudflare`, one of the two); an IP address makes it an A/AAAA record instead, with a warning at start',
+    meaning:
+      'what account holders point their CNAME at (required with `cloudflare`, one of the two); an IP address makes it an A/AAAA record instead, with a warning at start',
   }),
   CLOUDFLARE_FALLBACK_ORIGIN: variable({
     schema: text,
     shown: '—',
-    meaning: 'the zone\'s fallback origin, used as the CNAME target when `CUSTOM_DOMAIN_CNAME_TARGET` is unset',
+    meaning: "the zone's fallback origin, used as the CNAME target when `CUSTOM_DOMAIN_CNAME_TARGET` is unset",
   }),
   JWT_SECRET: variable({
     schema: Type.String({ format: 'hs256-key' }),
     shown: 'generated once, kept in the database (`service_secrets`), shared by every process on it',
-    meaning: 'HS256 key for session tokens; its UTF-8 bytes, at least 32 bytes. A key an older release kept in `$DATA_DIR/jwt-secret` is adopted (`docs/scale-out.md`)',
+    meaning:
+      'HS256 key for session tokens; its UTF-8 bytes, at least 32 bytes. A key an older release kept in `$DATA_DIR/jwt-secret` is adopted (`docs/scale-out.md`)',
   }),
   ALLOWED_REDIRECT_URLS: variable({
     schema: listOf(httpUrlText),
     shown: '`PUBLIC_API_URL`',
-    meaning: 'comma-separated URLs a `redirect_to` may point under (same origin, path under the entry\'s path; anything else is 400 `INVALID_REDIRECT_URL`)',
+    meaning: "comma-separated URLs a `redirect_to` may point under (same origin, path under the entry's path; anything else is 400 `INVALID_REDIRECT_URL`)",
   }),
   REGISTRATION: withDefault({
     schema: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')]),
     fallback: 'open',
-    meaning: 'who may create an account: `open` (anyone), `invite` (only with a single-use invite link from `npm run cli -- invites create`; the invite\'s plan applies), `closed` (nobody). It covers registration with a password and a first single sign-on alike (`docs/security.md`, "Single sign-on and invites")',
+    meaning:
+      'who may create an account: `open` (anyone), `invite` (only with a single-use invite link from `npm run cli -- invites create`; the invite\'s plan applies), `closed` (nobody). It covers registration with a password and a first single sign-on alike (`docs/security.md`, "Single sign-on and invites")',
   }),
   OIDC_ISSUER: variable({
     schema: oidcIssuer,
     shown: '— (off)',
-    meaning: 'single sign-on: the issuer URL of an OpenID Connect provider (its discovery document is read under it); turns on "Sign in with …". Register `$PUBLIC_API_URL/auth/oidc/callback` as the redirect URI at the provider. https only, except on localhost',
+    meaning:
+      'single sign-on: the issuer URL of an OpenID Connect provider (its discovery document is read under it); turns on "Sign in with …". Register `$PUBLIC_API_URL/auth/oidc/callback` as the redirect URI at the provider. https only, except on localhost',
   }),
   OIDC_CLIENT_ID: variable({
     schema: text,
     shown: '—',
-    meaning: 'with `OIDC_ISSUER`: Hangar\'s client id at the provider (required)',
+    meaning: "with `OIDC_ISSUER`: Hangar's client id at the provider (required)",
   }),
   OIDC_CLIENT_SECRET: variable({
     schema: text,
     shown: '—',
-    meaning: 'with `OIDC_ISSUER`: the client\'s secret (required), sent with HTTP Basic authentication to the token endpoint',
+    meaning: "with `OIDC_ISSUER`: the client's secret (required), sent with HTTP Basic authentication to the token endpoint",
   }),
   OIDC_NAME: variable({
     schema: Type.String({ maxLength: 64 }),
-    shown: 'the issuer\'s host name',
+    shown: "the issuer's host name",
     meaning: 'with `OIDC_ISSUER`: the provider\'s name on the button, "Sign in with <name>" (at most 64 characters)',
   }),
   ALLOWED_CONTENT_TYPES: withDefault({
@@ -461,17 +485,19 @@ export const CONFIG_VARIABLES = {
     schema: wholeNumber(1),
     fallback: DEFAULT_MAX_UPLOAD_SIZE_BYTES,
     note: ' (100 MiB)',
-    meaning: 'an account\'s `max_upload_size_bytes` until it sets its own',
+    meaning: "an account's `max_upload_size_bytes` until it sets its own",
   }),
   UPLOAD_IDLE_TIMEOUT_SECONDS: withDefault({
     schema: wholeNumber(0, 86_400),
     fallback: DEFAULT_UPLOAD_PACING.idleTimeoutMs / 1000,
-    meaning: 'a request body (upload, tus PATCH, JSON, form) that sends nothing for this long is answered 408 `REQUEST_TIMEOUT`, and what an upload sent is removed; `0` turns this off',
+    meaning:
+      'a request body (upload, tus PATCH, JSON, form) that sends nothing for this long is answered 408 `REQUEST_TIMEOUT`, and what an upload sent is removed; `0` turns this off',
   }),
   UPLOAD_MIN_BYTES_PER_SECOND: withDefault({
     schema: wholeNumber(0, 1_000_000_000),
     fallback: DEFAULT_UPLOAD_PACING.minBytesPerSecond,
-    meaning: 'a request body (upload, tus PATCH, JSON, form) that averages less than this over `UPLOAD_MIN_RATE_WINDOW_SECONDS` of waiting for the client is answered 408 `REQUEST_TIMEOUT` (time the server spends storing is not counted); `0` turns this off',
+    meaning:
+      'a request body (upload, tus PATCH, JSON, form) that averages less than this over `UPLOAD_MIN_RATE_WINDOW_SECONDS` of waiting for the client is answered 408 `REQUEST_TIMEOUT` (time the server spends storing is not counted); `0` turns this off',
   }),
   UPLOAD_MIN_RATE_WINDOW_SECONDS: withDefault({
     schema: wholeNumber(1, 86_400),
@@ -486,16 +512,18 @@ export const CONFIG_VARIABLES = {
   SLOW_BODIES_PER_CLIENT: withDefault({
     schema: wholeNumber(0, 1_000_000),
     fallback: DEFAULT_RATE_LIMITS.slowBodiesPerClient!,
-    meaning: 'slow request bodies one client address (after `TRUST_PROXY`) may send at once, counted across processes; the next is answered 429 `TOO_MANY_SLOW_BODIES`; `0` turns the cap off',
+    meaning:
+      'slow request bodies one client address (after `TRUST_PROXY`) may send at once, counted across processes; the next is answered 429 `TOO_MANY_SLOW_BODIES`; `0` turns the cap off',
   }),
   PLANS_FILE: variable({
     schema: text,
     shown: 'unset: one built-in plan named `default`, from the four variables below',
-    meaning: 'JSON file of the plans on offer (format below); when set, `TRIAL_DAYS`, `STORAGE_LIMIT_BYTES`, `FILE_COUNT_LIMIT` and `MAX_UPLOAD_SIZE_LIMIT_BYTES` are ignored',
+    meaning:
+      'JSON file of the plans on offer (format below); when set, `TRIAL_DAYS`, `STORAGE_LIMIT_BYTES`, `FILE_COUNT_LIMIT` and `MAX_UPLOAD_SIZE_LIMIT_BYTES` are ignored',
   }),
   DEFAULT_PLAN: variable({
     schema: text,
-    shown: 'the file\'s `default_plan`, else its first plan (`default` without a file)',
+    shown: "the file's `default_plan`, else its first plan (`default` without a file)",
     meaning: 'name of the plan new accounts get; must be one of the plans',
   }),
   TRIAL_DAYS: withDefault({
@@ -518,7 +546,7 @@ export const CONFIG_VARIABLES = {
     schema: wholeNumber(1),
     fallback: GiB,
     note: ' (1 GiB)',
-    meaning: 'built-in plan\'s ceiling: the highest `max_upload_size_bytes` an account may set (above it `PATCH /settings` answers 400)',
+    meaning: "built-in plan's ceiling: the highest `max_upload_size_bytes` an account may set (above it `PATCH /settings` answers 400)",
   }),
   ADMIN_EMAILS: withDefault({
     schema: listOf(lowerCase),
@@ -544,7 +572,8 @@ export const CONFIG_VARIABLES = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: withDefault({
     schema: trueOrFalse,
     fallback: false,
-    meaning: '`true` lets webhooks go to loopback, private, link-local and other non-public addresses (a LAN, tests); by default they are refused at creation and at each delivery (`docs/webhooks.md`)',
+    meaning:
+      '`true` lets webhooks go to loopback, private, link-local and other non-public addresses (a LAN, tests); by default they are refused at creation and at each delivery (`docs/webhooks.md`)',
   }),
   WEBHOOK_ALLOW_HTTP: withDefault({
     schema: trueOrFalse,
@@ -559,54 +588,63 @@ export const CONFIG_VARIABLES = {
   RESUMABLE_UPLOAD_EXPIRY_HOURS: withDefault({
     schema: wholeNumber(1, 24 * 30),
     fallback: 24,
-    meaning: 'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (`docs/api.md`, "Resumable uploads")',
+    meaning:
+      'hours (1–720) after its creation an unfinished resumable (tus) upload is removed with its bytes and reservation, by the expiry sweep (`docs/api.md`, "Resumable uploads")',
   }),
   RESUMABLE_UPLOADS_PER_ACCOUNT: withDefault({
     schema: wholeNumber(1, 1_000_000),
     fallback: DEFAULT_RESUMABLE_UPLOADS_PER_ACCOUNT,
-    meaning: 'unfinished resumable (tus) uploads one account may have at once; the next creation is refused with 403 `RESUMABLE_UPLOAD_LIMIT_REACHED` until one completes, is terminated or expires',
+    meaning:
+      'unfinished resumable (tus) uploads one account may have at once; the next creation is refused with 403 `RESUMABLE_UPLOAD_LIMIT_REACHED` until one completes, is terminated or expires',
   }),
   API_KEYS_PER_ACCOUNT: withDefault({
     schema: wholeNumber(1, 1_000_000),
     fallback: DEFAULT_API_KEYS_PER_ACCOUNT,
-    meaning: 'API keys (not expired) one account may hold; the next is refused with 403 `API_KEY_LIMIT_REACHED` until one is revoked or expires (`docs/api-keys.md`)',
+    meaning:
+      'API keys (not expired) one account may hold; the next is refused with 403 `API_KEY_LIMIT_REACHED` until one is revoked or expires (`docs/api-keys.md`)',
   }),
   SESSION_IDLE_DAYS: withDefault({
     schema: wholeNumber(1, 3650),
     fallback: SESSION_IDLE_DAYS,
-    meaning: 'a session (a signed-in device) unused for longer than this many days ends by itself: its refresh token and access tokens are refused; 1–3650 (docs/account-security.md)',
+    meaning:
+      'a session (a signed-in device) unused for longer than this many days ends by itself: its refresh token and access tokens are refused; 1–3650 (docs/account-security.md)',
   }),
   PASSWORD_HASH_MEMORY_KIB: withDefault({
     schema: wholeNumber(1024),
     fallback: 19_456,
-    meaning: 'argon2id memory cost in KiB (OWASP\'s minimum; tests use 1024)',
+    meaning: "argon2id memory cost in KiB (OWASP's minimum; tests use 1024)",
   }),
   PASSWORD_HASH_CONCURRENCY: variable({
     schema: wholeNumber(1, 256),
     shown: 'CPUs ÷ `WORKERS` (rounded up)',
-    meaning: 'argon2 hashes (register, login, reset) running at once per process; the rest wait. Memory for hashing stays below this × `PASSWORD_HASH_MEMORY_KIB`',
+    meaning:
+      'argon2 hashes (register, login, reset) running at once per process; the rest wait. Memory for hashing stays below this × `PASSWORD_HASH_MEMORY_KIB`',
   }),
   TRUST_PROXY: withDefault({
     schema: proxyHops,
     fallback: 0,
     shown: '`false`',
-    meaning: 'reverse proxies in front of the API that append the client\'s address to `X-Forwarded-For`: `false`/`0` none (the socket\'s address is the client\'s; `X-Forwarded-For` is ignored), `true` one, or a number up to 10; the client is that many entries from the right. Used by rate limits (the content server\'s image rate limit too) and the activity log\'s `ip`',
+    meaning:
+      "reverse proxies in front of the API that append the client's address to `X-Forwarded-For`: `false`/`0` none (the socket's address is the client's; `X-Forwarded-For` is ignored), `true` one, or a number up to 10; the client is that many entries from the right. Used by rate limits (the content server's image rate limit too) and the activity log's `ip`",
   }),
   CORS_ORIGINS: withDefault({
     schema: listOf(origin),
     fallback: [],
     shown: '— (none)',
-    meaning: 'comma-separated origins (`https://app.example.com`) whose pages may call the API from a browser: answered with that origin in `Access-Control-Allow-Origin` (never `*`, no credentials); other origins get no CORS headers',
+    meaning:
+      'comma-separated origins (`https://app.example.com`) whose pages may call the API from a browser: answered with that origin in `Access-Control-Allow-Origin` (never `*`, no credentials); other origins get no CORS headers',
   }),
   RATE_LIMIT_LOGIN_FREE_FAILURES: withDefault({
     schema: wholeNumber(0),
     fallback: DEFAULT_RATE_LIMITS.loginFreeFailuresPerAccount,
-    meaning: 'failed logins per (e-mail address, client address) before delays start: from that failure on, each makes the next attempt wait 1 s, 2 s, 4 s… (429 `RATE_LIMITED` with `Retry-After`). Attempts are counted before the password is checked, so simultaneous attempts get no more checks than sequential ones; `0` turns this off',
+    meaning:
+      'failed logins per (e-mail address, client address) before delays start: from that failure on, each makes the next attempt wait 1 s, 2 s, 4 s… (429 `RATE_LIMITED` with `Retry-After`). Attempts are counted before the password is checked, so simultaneous attempts get no more checks than sequential ones; `0` turns this off',
   }),
   RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: withDefault({
     schema: wholeNumber(0),
     fallback: DEFAULT_RATE_LIMITS.loginFreeFailuresPerClient,
-    meaning: 'failed logins per client address, all accounts together, before delays start; also the requests with unknown API keys per client address (counted apart, `docs/api-keys.md`)',
+    meaning:
+      'failed logins per client address, all accounts together, before delays start; also the requests with unknown API keys per client address (counted apart, `docs/api-keys.md`)',
   }),
   RATE_LIMIT_LOGIN_MAX_DELAY_SECONDS: withDefault({
     schema: wholeNumber(1, 86_400),
@@ -636,7 +674,8 @@ export const CONFIG_VARIABLES = {
   LOG_LEVEL: withDefault({
     schema: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
     fallback: 'info',
-    meaning: 'lowest level logged: `debug`, `info` (one line per request, starts and stops), `warn` (problems the service works around), `error` (bugs and outages); `docs/operations.md`',
+    meaning:
+      'lowest level logged: `debug`, `info` (one line per request, starts and stops), `warn` (problems the service works around), `error` (bugs and outages); `docs/operations.md`',
   }),
   LOG_FORMAT: withDefault({
     schema: Type.Union([Type.Literal('json'), Type.Literal('pretty'), Type.Literal('auto')]),
@@ -646,7 +685,8 @@ export const CONFIG_VARIABLES = {
   METRICS_PORT: variable({
     schema: port,
     shown: '— (off)',
-    meaning: 'port of a separate listener answering `GET /metrics` in Prometheus text format (requests by route and status, durations, bytes, uploads in flight, blob-store operations, image transforms, rate-limit refusals, Postgres pool, event-loop lag, process metrics; `docs/operations.md`). With workers, the supervisor answers with the sum of all of them',
+    meaning:
+      'port of a separate listener answering `GET /metrics` in Prometheus text format (requests by route and status, durations, bytes, uploads in flight, blob-store operations, image transforms, rate-limit refusals, Postgres pool, event-loop lag, process metrics; `docs/operations.md`). With workers, the supervisor answers with the sum of all of them',
   }),
   METRICS_HOST: withDefault({
     schema: text,
@@ -666,27 +706,32 @@ export const CONFIG_VARIABLES = {
   IMAGE_MAX_INPUT_PIXELS: withDefault({
     schema: wholeNumber(1, 1_000_000_000),
     fallback: 40_000_000,
-    meaning: 'largest source image (width × height, all frames) that is decoded; above it 422 `IMAGE_TOO_LARGE`, read from the header, so decompression bombs cost nothing',
+    meaning:
+      'largest source image (width × height, all frames) that is decoded; above it 422 `IMAGE_TOO_LARGE`, read from the header, so decompression bombs cost nothing',
   }),
   IMAGE_MAX_VARIANTS_PER_FILE: withDefault({
     schema: wholeNumber(0, 10_000),
     fallback: DEFAULT_MAX_VARIANTS_PER_FILE,
-    meaning: 'transformed variants of one file kept in the blob store (0–10,000; counted in the owner\'s `storage_bytes`); a new variant beyond it is computed and served on each request but not stored (`docs/images.md`, "Bounds")',
+    meaning:
+      'transformed variants of one file kept in the blob store (0–10,000; counted in the owner\'s `storage_bytes`); a new variant beyond it is computed and served on each request but not stored (`docs/images.md`, "Bounds")',
   }),
   IMAGE_SIZE_LADDER: withDefault({
     schema: sizeLadder,
     fallback: [...DEFAULT_SIZE_LADDER],
-    meaning: 'comma-separated sizes in px (1–4096) that `w` and `h` of image requests are snapped up to (above the largest: the largest), so arbitrary sizes share a few stored variants',
+    meaning:
+      'comma-separated sizes in px (1–4096) that `w` and `h` of image requests are snapped up to (above the largest: the largest), so arbitrary sizes share a few stored variants',
   }),
   MEDIA_PROBE_CONCURRENCY: withDefault({
     schema: wholeNumber(0, 64),
     fallback: 2,
-    meaning: 'new uploads whose media facts (width, height, duration, thumbhash) are computed at once per process, after they are stored (0–64; `0`: none are computed at upload, `hangar files backfill-media` computes them; `docs/media.md`)',
+    meaning:
+      'new uploads whose media facts (width, height, duration, thumbhash) are computed at once per process, after they are stored (0–64; `0`: none are computed at upload, `hangar files backfill-media` computes them; `docs/media.md`)',
   }),
   RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: withDefault({
     schema: wholeNumber(0),
     fallback: DEFAULT_RATE_LIMITS.imageTransformsPerClientPerMinute,
-    meaning: 'requests per client address per minute for image variants not yet stored (computed ones); past it 429 `RATE_LIMITED` with `Retry-After`; stored variants and originals are never limited',
+    meaning:
+      'requests per client address per minute for image variants not yet stored (computed ones); past it 429 `RATE_LIMITED` with `Retry-After`; stored variants and originals are never limited',
   }),
   IMAGE_OPS_LIMIT: variable({
     schema: wholeNumber(0),
@@ -697,7 +742,8 @@ export const CONFIG_VARIABLES = {
     schema: failpoints,
     fallback: [],
     shown: '—',
-    meaning: 'tests only, never in production: comma-separated failpoints; `name` kills the process with SIGKILL when reached, `name=ERRNO` fails there like the system call (e.g. `blob_write=ENOSPC`). Names: `after_blob_before_record`, `after_record_before_response`, `after_records_deleted_before_blobs`, `before_blob_link`, `blob_write`, `between_account_deletion_steps` (`docs/reliability.md`)',
+    meaning:
+      'tests only, never in production: comma-separated failpoints; `name` kills the process with SIGKILL when reached, `name=ERRNO` fails there like the system call (e.g. `blob_write=ENOSPC`). Names: `after_blob_before_record`, `after_record_before_response`, `after_records_deleted_before_blobs`, `before_blob_link`, `blob_write`, `between_account_deletion_steps` (`docs/reliability.md`)',
   }),
 };
 
@@ -705,16 +751,22 @@ export const CONFIG_VARIABLES = {
 export type VariableName = keyof typeof CONFIG_VARIABLES;
 
 /** What `readVariable` gives for `K`: its schema's decoded type, or undefined too when unset and without a fallback. */
-export type VariableValue<K extends VariableName> = (typeof CONFIG_VARIABLES)[K] extends ConfigVariableWithDefault<infer S>
-  ? StaticDecode<S>
-  : (typeof CONFIG_VARIABLES)[K] extends ConfigVariable<infer S> ? StaticDecode<S> | undefined : never;
+export type VariableValue<K extends VariableName> =
+  (typeof CONFIG_VARIABLES)[K] extends ConfigVariableWithDefault<infer S>
+    ? StaticDecode<S>
+    : (typeof CONFIG_VARIABLES)[K] extends ConfigVariable<infer S>
+      ? StaticDecode<S> | undefined
+      : never;
 
 /** Environment variables by name, as `process.env` holds them. */
 export type Env = Record<string, string | undefined>;
 
 /** Comma-separated items, trimmed; none (only commas and spaces) counts as unset. */
 export function commaItems(value: string | undefined): string[] | undefined {
-  const items = value?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = value
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   return items && items.length > 0 ? items : undefined;
 }
 

@@ -7,14 +7,7 @@ import { parseEnv } from 'node:util';
 import { EMAIL_MIN_INTERVAL_MS, REFRESH_TOKEN_REUSE_INTERVAL_MS } from '../../core/accounts/account-options.js';
 import { BUILT_IN_PLAN_NAME, type Plan } from '../../core/plans/plan.js';
 import type { HangarOptions } from '../../core/hangar.js';
-import {
-  ConfigError,
-  DEFAULT_DATABASE_POOL_SIZE,
-  type Env,
-  readVariable,
-  type VariableName,
-  type VariableValue,
-} from './config-variables.js';
+import { ConfigError, DEFAULT_DATABASE_POOL_SIZE, type Env, readVariable, type VariableName, type VariableValue } from './config-variables.js';
 
 export { ConfigError, type Env } from './config-variables.js';
 
@@ -55,41 +48,45 @@ export type BlobStoreConfig =
   | { kind: 'file'; directory: string; smallBlobMaxBytes: number }
   | { kind: 'gcs'; bucket: string; prefix: string; apiEndpoint?: string; resumableThresholdBytes?: number }
   | {
-    kind: 's3';
-    bucket: string;
-    prefix: string;
-    endpoint?: string;
-    region: string;
-    forcePathStyle: boolean;
-    credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-    partSizeBytes: number;
-    queueSize: number;
-    ifNoneMatch: boolean;
-  };
+      kind: 's3';
+      bucket: string;
+      prefix: string;
+      endpoint?: string;
+      region: string;
+      forcePathStyle: boolean;
+      credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+      partSizeBytes: number;
+      queueSize: number;
+      ifNoneMatch: boolean;
+    };
 
 /** How e-mail leaves: a directory of JSON files, or SMTP. */
 export type MailConfig = { kind: 'file'; directory: string } | { kind: 'smtp'; url: string };
 
 /** Where custom hostnames are managed: the in-process mock, or Cloudflare for SaaS. */
-export type EdgeConfig =
-  | { kind: 'mock'; cnameTarget: string }
-  | { kind: 'cloudflare'; apiToken: string; zoneId: string; baseUrl: string; cnameTarget: string };
+export type EdgeConfig = { kind: 'mock'; cnameTarget: string } | { kind: 'cloudflare'; apiToken: string; zoneId: string; baseUrl: string; cnameTarget: string };
 
 /** The HS256 key: given (at least 32 UTF-8 bytes), or generated once and kept in the database (a file under DATA_DIR is adopted). */
 export type JwtSecretConfig = { kind: 'value'; value: string } | { kind: 'file'; path: string };
 
 /** One plan as written in `PLANS_FILE` (snake_case, like the API); its rules are the core's `Plan`. */
-const PlanFileEntry = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 64 }),
-  trial_days: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-  storage_limit_bytes: Type.Integer({ minimum: 0 }),
-  file_count_limit: Type.Integer({ minimum: 0 }),
-  max_upload_size_bytes: Type.Integer({ minimum: 1 }),
-  /** Image transformations per billing period; absent or null: unlimited (docs/images.md). */
-  image_ops_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
-}, { additionalProperties: false });
+const PlanFileEntry = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64 }),
+    trial_days: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    storage_limit_bytes: Type.Integer({ minimum: 0 }),
+    file_count_limit: Type.Integer({ minimum: 0 }),
+    max_upload_size_bytes: Type.Integer({ minimum: 1 }),
+    /** Image transformations per billing period; absent or null: unlimited (docs/images.md). */
+    image_ops_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 /** `PLANS_FILE`: `{ "plans": [ … ], "default_plan"?: "name" }`. */
-const PlansFile = Type.Object({ plans: Type.Array(PlanFileEntry, { minItems: 1 }), default_plan: Type.Optional(Type.String()) }, { additionalProperties: false });
+const PlansFile = Type.Object(
+  { plans: Type.Array(PlanFileEntry, { minItems: 1 }), default_plan: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 /** Reads one variable of the table from `env`. */
 type Read = <K extends VariableName>(name: K) => VariableValue<K>;
@@ -164,7 +161,10 @@ export function loadConfig(env: Env) {
     /** Single sign-on: the options of the OpenID provider (adapters/sso/openid-client-provider.ts); null when OIDC_ISSUER is not set. */
     oidc: oidcOf(read, publicApiUrl),
     /** The options of the password hasher (adapters/crypto/argon2-password-hasher.ts): memory in KiB; hashes at once in this process, by default the CPUs shared out among the workers. */
-    passwordHasher: { memoryCost: read('PASSWORD_HASH_MEMORY_KIB'), concurrency: read('PASSWORD_HASH_CONCURRENCY') ?? Math.ceil(availableParallelism() / workers) },
+    passwordHasher: {
+      memoryCost: read('PASSWORD_HASH_MEMORY_KIB'),
+      concurrency: read('PASSWORD_HASH_CONCURRENCY') ?? Math.ceil(availableParallelism() / workers),
+    },
     /** The options of the image transformer (adapters/images/sharp-image-transformer.ts): largest source in px. */
     imageTransformer: { maxInputPixels: read('IMAGE_MAX_INPUT_PIXELS') },
     /** The options of the webhook address policy (adapters/webhooks/public-addresses.ts). */
@@ -245,11 +245,15 @@ export function loadConfig(env: Env) {
  * refused with SQLite), SQLITE_FAST_PATH and SQLITE_CACHE_BYTES for SQLite (ignored with Postgres).
  */
 function databaseOf(read: Read, dataDir: string): DatabaseConfig {
-  const database = parseDatabaseUrl(read('DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'hangar.db')}`, { name: 'DATABASE_URL', poolSize: read('DATABASE_POOL_SIZE') });
+  const database = parseDatabaseUrl(read('DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'hangar.db')}`, {
+    name: 'DATABASE_URL',
+    poolSize: read('DATABASE_POOL_SIZE'),
+  });
   const listenUrl = read('DATABASE_LISTEN_URL');
   if (listenUrl !== undefined) {
     const listen = parseDatabaseUrl(listenUrl, { name: 'DATABASE_LISTEN_URL' });
-    if (database.kind !== 'postgres' || listen.kind !== 'postgres') throw new ConfigError('DATABASE_LISTEN_URL', 'is for Postgres only: set it to a postgres:// URL of the database DATABASE_URL names.');
+    if (database.kind !== 'postgres' || listen.kind !== 'postgres')
+      throw new ConfigError('DATABASE_LISTEN_URL', 'is for Postgres only: set it to a postgres:// URL of the database DATABASE_URL names.');
     database.listenUrl = listen.url;
   }
   const groupCommit = read('DATABASE_GROUP_COMMIT');
@@ -327,7 +331,8 @@ function edgeOf(read: Read, publicContentUrl: string): EdgeConfig {
   };
   const apiToken = required('CLOUDFLARE_API_TOKEN');
   const zoneId = required('CLOUDFLARE_ZONE_ID');
-  if (target === undefined) throw new ConfigError('CUSTOM_DOMAIN_CNAME_TARGET', 'is required when EDGE_PROVIDER=cloudflare (or set CLOUDFLARE_FALLBACK_ORIGIN).');
+  if (target === undefined)
+    throw new ConfigError('CUSTOM_DOMAIN_CNAME_TARGET', 'is required when EDGE_PROVIDER=cloudflare (or set CLOUDFLARE_FALLBACK_ORIGIN).');
   return { kind: 'cloudflare', apiToken, zoneId, baseUrl: read('CLOUDFLARE_API_BASE_URL'), cnameTarget: target };
 }
 
@@ -362,14 +367,16 @@ function plansOf(read: Read): { plans: Plan[]; defaultPlan: string } {
     fileDefault = body.default_plan ?? plans[0].name;
   } else {
     const imageOpsLimit = read('IMAGE_OPS_LIMIT');
-    plans = [{
-      name: BUILT_IN_PLAN_NAME,
-      trialDays: read('TRIAL_DAYS'),
-      storageLimitBytes: read('STORAGE_LIMIT_BYTES'),
-      fileCountLimit: read('FILE_COUNT_LIMIT'),
-      maxUploadSizeBytes: read('MAX_UPLOAD_SIZE_LIMIT_BYTES'),
-      ...(imageOpsLimit === undefined ? {} : { imageOpsLimit }),
-    }];
+    plans = [
+      {
+        name: BUILT_IN_PLAN_NAME,
+        trialDays: read('TRIAL_DAYS'),
+        storageLimitBytes: read('STORAGE_LIMIT_BYTES'),
+        fileCountLimit: read('FILE_COUNT_LIMIT'),
+        maxUploadSizeBytes: read('MAX_UPLOAD_SIZE_LIMIT_BYTES'),
+        ...(imageOpsLimit === undefined ? {} : { imageOpsLimit }),
+      },
+    ];
     fileDefault = BUILT_IN_PLAN_NAME;
   }
   const defaultPlan = read('DEFAULT_PLAN') ?? fileDefault;
@@ -452,7 +459,10 @@ function blobStoreOf(url: string, read: Read): BlobStoreConfig {
     };
   }
   if (url.startsWith('s3://')) return s3StoreOf(url, read);
-  throw new ConfigError('BLOB_STORE_URL', `unsupported "${url.split(':')[0]}:"; use file:<directory>, gs://<bucket>/<optional prefix> or s3://<bucket>/<optional prefix>.`);
+  throw new ConfigError(
+    'BLOB_STORE_URL',
+    `unsupported "${url.split(':')[0]}:"; use file:<directory>, gs://<bucket>/<optional prefix> or s3://<bucket>/<optional prefix>.`,
+  );
 }
 
 /**
@@ -472,7 +482,10 @@ function s3StoreOf(url: string, read: Read): BlobStoreConfig {
   const accessKeyId = read('AWS_ACCESS_KEY_ID');
   const secretAccessKey = read('AWS_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    throw new ConfigError(accessKeyId === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY', 'set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither (the SDK\'s default credential chain).');
+    throw new ConfigError(
+      accessKeyId === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY',
+      "set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither (the SDK's default credential chain).",
+    );
   }
   const sessionToken = read('AWS_SESSION_TOKEN');
   return {

@@ -77,20 +77,28 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
       [Tokens.Config, Tokens.Logger, RootTokens.Metrics],
     )
     .inSingletonScope();
-  bind(Tokens.Repositories).toResolvedValue((open: OpenDatabase) => createSqlRepositories(open), [RootTokens.Database]).inSingletonScope();
+  bind(Tokens.Repositories)
+    .toResolvedValue((open: OpenDatabase) => createSqlRepositories(open), [RootTokens.Database])
+    .inSingletonScope();
 });
 
 /** Blobs: the store chosen by BLOB_STORE_URL. */
 export const blobsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.BlobStore)
-    .toResolvedValue(async (config: Config, failpoints: Failpoints, logger: Logger, { metrics }: { metrics?: HangarMetrics }): Promise<BlobStore> => {
-      const store = await openBlobStore(config.blobs, { failpoints, logger });
-      return metrics ? new InstrumentedBlobStore(store, (operation, seconds, failed) => metrics.blobOperation(operation, seconds, failed)) : store;
-    }, [Tokens.Config, Tokens.Failpoints, Tokens.Logger, RootTokens.Metrics])
+    .toResolvedValue(
+      async (config: Config, failpoints: Failpoints, logger: Logger, { metrics }: { metrics?: HangarMetrics }): Promise<BlobStore> => {
+        const store = await openBlobStore(config.blobs, { failpoints, logger });
+        return metrics ? new InstrumentedBlobStore(store, (operation, seconds, failed) => metrics.blobOperation(operation, seconds, failed)) : store;
+      },
+      [Tokens.Config, Tokens.Failpoints, Tokens.Logger, RootTokens.Metrics],
+    )
     .inSingletonScope();
   // Partial blobs of resumable uploads, beside the blob store (openPartialBlobStore).
   bind(Tokens.PartialBlobStore)
-    .toResolvedValue((config: Config, blobs: BlobStore): Promise<PartialBlobStore> => openPartialBlobStore(config.blobs, blobs), [Tokens.Config, Tokens.BlobStore])
+    .toResolvedValue(
+      (config: Config, blobs: BlobStore): Promise<PartialBlobStore> => openPartialBlobStore(config.blobs, blobs),
+      [Tokens.Config, Tokens.BlobStore],
+    )
     .inSingletonScope();
 });
 
@@ -107,7 +115,12 @@ export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobS
       return new FilePartialBlobStore({ directory: path.join(config.directory, '.partial'), blobs });
     case 'gcs': {
       const { GcsPartialBlobStore } = await import('../../adapters/blobs/gcs-partial-blob-store.js');
-      return new GcsPartialBlobStore({ bucket: config.bucket, prefix: config.prefix, apiEndpoint: config.apiEndpoint, chunkSizeBytes: config.resumableThresholdBytes });
+      return new GcsPartialBlobStore({
+        bucket: config.bucket,
+        prefix: config.prefix,
+        apiEndpoint: config.apiEndpoint,
+        chunkSizeBytes: config.resumableThresholdBytes,
+      });
     }
     case 's3': {
       const { S3PartialBlobStore } = await import('../../adapters/blobs/s3-partial-blob-store.js');
@@ -131,32 +144,40 @@ export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobS
 export const imagesModule = new ContainerModule(({ bind }) => {
   bind(Tokens.MediaProber)
     .toResolvedValue(
-      (config: Config) => new CompositeMediaProber([new SharpMediaProber({ maxInputPixels: config.imageTransformer.maxInputPixels }), new IsobmffVideoMediaProber(), new MusicMetadataMediaProber()]),
+      (config: Config) =>
+        new CompositeMediaProber([
+          new SharpMediaProber({ maxInputPixels: config.imageTransformer.maxInputPixels }),
+          new IsobmffVideoMediaProber(),
+          new MusicMetadataMediaProber(),
+        ]),
       [Tokens.Config],
     )
     .inSingletonScope();
   bind(Tokens.ImageTransformer)
-    .toResolvedValue((config: Config, { metrics }: { metrics?: HangarMetrics }): ImageTransformer => {
-      const sharp = new SharpImageTransformer(config.imageTransformer);
-      if (!metrics) return sharp;
-      return {
-        // A getter: reading the version loads sharp, which waits for the first image request.
-        get version() {
-          return sharp.version;
-        },
-        transform: async (options) => {
-          const started = performance.now();
-          try {
-            const result = await sharp.transform(options);
-            metrics.imageTransform((performance.now() - started) / 1000, false);
-            return result;
-          } catch (error) {
-            metrics.imageTransform((performance.now() - started) / 1000, true);
-            throw error;
-          }
-        },
-      };
-    }, [Tokens.Config, RootTokens.Metrics])
+    .toResolvedValue(
+      (config: Config, { metrics }: { metrics?: HangarMetrics }): ImageTransformer => {
+        const sharp = new SharpImageTransformer(config.imageTransformer);
+        if (!metrics) return sharp;
+        return {
+          // A getter: reading the version loads sharp, which waits for the first image request.
+          get version() {
+            return sharp.version;
+          },
+          transform: async (options) => {
+            const started = performance.now();
+            try {
+              const result = await sharp.transform(options);
+              metrics.imageTransform((performance.now() - started) / 1000, false);
+              return result;
+            } catch (error) {
+              metrics.imageTransform((performance.now() - started) / 1000, true);
+              throw error;
+            }
+          },
+        };
+      },
+      [Tokens.Config, RootTokens.Metrics],
+    )
     .inSingletonScope();
 });
 
@@ -166,14 +187,18 @@ export const imagesModule = new ContainerModule(({ bind }) => {
  */
 export const mailModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.MailQueue)
-    .toResolvedValue(async (config: Config, logger: Logger, open: OpenDatabase) => {
-      // Loaded only when chosen, like the GCS and Cloudflare clients: a file outbox never reads nodemailer's modules.
-      const mail = config.mail;
-      const transport = mail.kind === 'smtp'
-        ? new (await import('../../adapters/mail/smtp-mailer.js')).SmtpMailer({ url: mail.url, from: config.mailFrom })
-        : new FileOutboxMailer({ directory: mail.directory });
-      return new SqlMailOutbox({ db: open.db, transport, logger });
-    }, [Tokens.Config, Tokens.Logger, RootTokens.Database])
+    .toResolvedValue(
+      async (config: Config, logger: Logger, open: OpenDatabase) => {
+        // Loaded only when chosen, like the GCS and Cloudflare clients: a file outbox never reads nodemailer's modules.
+        const mail = config.mail;
+        const transport =
+          mail.kind === 'smtp'
+            ? new (await import('../../adapters/mail/smtp-mailer.js')).SmtpMailer({ url: mail.url, from: config.mailFrom })
+            : new FileOutboxMailer({ directory: mail.directory });
+        return new SqlMailOutbox({ db: open.db, transport, logger });
+      },
+      [Tokens.Config, Tokens.Logger, RootTokens.Database],
+    )
     .inSingletonScope();
   bind(Tokens.Mailer).toResolvedValue((queue: SqlMailOutbox) => queue, [RootTokens.MailQueue]);
 });
@@ -184,7 +209,9 @@ export const mailModule = new ContainerModule(({ bind }) => {
  * sending through node:http(s) pinned to the checked address, payloads rendered by the API's presenters.
  */
 export const webhooksModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.WebhookTargets).toResolvedValue((config: Config) => new PublicAddressPolicy(config.webhookTargets), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.WebhookTargets)
+    .toResolvedValue((config: Config) => new PublicAddressPolicy(config.webhookTargets), [Tokens.Config])
+    .inSingletonScope();
   bind(RootTokens.WebhookOutbox)
     .toResolvedValue(
       (config: Config, logger: Logger, open: OpenDatabase, targets: WebhookTargets, mailer: Mailer, hangar: Hangar, { metrics }: { metrics?: HangarMetrics }) =>
@@ -204,31 +231,48 @@ export const webhooksModule = new ContainerModule(({ bind }) => {
 /** Custom hostnames: the provider chosen by EDGE_PROVIDER. */
 export const edgeModule = new ContainerModule(({ bind }) => {
   bind(Tokens.EdgeProvider)
-    .toResolvedValue(async (config: Config): Promise<EdgeProvider> => {
-      switch (config.edge.kind) {
-        case 'mock':
-          return new MockEdgeProvider({ cnameTarget: config.edge.cnameTarget });
-        case 'cloudflare': {
-          // Loaded only when chosen: the Cloudflare SDK takes about a second to load, on every start.
-          const { CloudflareEdgeProvider } = await import('../../adapters/edge/cloudflare-edge-provider.js');
-          return new CloudflareEdgeProvider({ apiToken: config.edge.apiToken, zoneId: config.edge.zoneId, baseUrl: config.edge.baseUrl, cnameTarget: config.edge.cnameTarget });
+    .toResolvedValue(
+      async (config: Config): Promise<EdgeProvider> => {
+        switch (config.edge.kind) {
+          case 'mock':
+            return new MockEdgeProvider({ cnameTarget: config.edge.cnameTarget });
+          case 'cloudflare': {
+            // Loaded only when chosen: the Cloudflare SDK takes about a second to load, on every start.
+            const { CloudflareEdgeProvider } = await import('../../adapters/edge/cloudflare-edge-provider.js');
+            return new CloudflareEdgeProvider({
+              apiToken: config.edge.apiToken,
+              zoneId: config.edge.zoneId,
+              baseUrl: config.edge.baseUrl,
+              cnameTarget: config.edge.cnameTarget,
+            });
+          }
         }
-      }
-    }, [Tokens.Config])
+      },
+      [Tokens.Config],
+    )
     .inSingletonScope();
 });
 
 /** Crypto and time: argon2id, HS256 JWTs, CSPRNG ids, SHA-256, the system clock. */
 export const cryptoModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.PasswordHasher).toResolvedValue((config: Config) => new Argon2PasswordHasher(config.passwordHasher), [Tokens.Config]).inSingletonScope();
+  bind(Tokens.PasswordHasher)
+    .toResolvedValue((config: Config) => new Argon2PasswordHasher(config.passwordHasher), [Tokens.Config])
+    .inSingletonScope();
   bind(Tokens.UrlSigner).toConstantValue(new NodeHmacUrlSigner());
   bind(Tokens.WebAuthnVerifier).toConstantValue(new SimpleWebAuthnVerifier());
   bind(Tokens.TokenSigner)
-    .toResolvedValue(async (config: Config, open: OpenDatabase) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret, new SqlServiceSecrets(open.db)) }), [Tokens.Config, RootTokens.Database])
+    .toResolvedValue(
+      async (config: Config, open: OpenDatabase) => new JoseTokenSigner({ secret: await loadJwtSecret(config.jwtSecret, new SqlServiceSecrets(open.db)) }),
+      [Tokens.Config, RootTokens.Database],
+    )
     .inSingletonScope();
   // TOTP secrets are sealed with a key of their own kept in service_secrets, not JWT_SECRET: setting or changing that must not lock out every enrolled account.
   bind(Tokens.SecretBox)
-    .toResolvedValue(async (open: OpenDatabase) => new NodeSecretBox({ keyMaterial: await loadServiceKey(TOTP_KEY_NAME, new SqlServiceSecrets(open.db)), purpose: 'hangar totp secrets' }), [RootTokens.Database])
+    .toResolvedValue(
+      async (open: OpenDatabase) =>
+        new NodeSecretBox({ keyMaterial: await loadServiceKey(TOTP_KEY_NAME, new SqlServiceSecrets(open.db)), purpose: 'hangar totp secrets' }),
+      [RootTokens.Database],
+    )
     .inSingletonScope();
   bind(Tokens.Totp).toConstantValue(new OtplibTotp());
   bind(Tokens.IdGenerator).toConstantValue(new NodeIdGenerator());
@@ -245,10 +289,13 @@ export const cryptoModule = new ContainerModule(({ bind }) => {
  */
 export const rateLimitsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.RateLimiter)
-    .toResolvedValue(async (open: OpenDatabase, role: ProcessRole) => {
-      if (open.postgresPool) return FlexibleRateLimiter.postgres(open.postgresPool);
-      return role.clusterWorker ? FlexibleRateLimiter.cluster() : FlexibleRateLimiter.memory();
-    }, [RootTokens.Database, RootTokens.Process])
+    .toResolvedValue(
+      async (open: OpenDatabase, role: ProcessRole) => {
+        if (open.postgresPool) return FlexibleRateLimiter.postgres(open.postgresPool);
+        return role.clusterWorker ? FlexibleRateLimiter.cluster() : FlexibleRateLimiter.memory();
+      },
+      [RootTokens.Database, RootTokens.Process],
+    )
     .inSingletonScope();
 });
 
@@ -258,18 +305,24 @@ export const rateLimitsModule = new ContainerModule(({ bind }) => {
  */
 export const ssoModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Sso)
-    .toResolvedValue(async (config: Config): Promise<{ provider?: OidcProvider }> => {
-      if (!config.oidc) return {};
-      const { OpenIdClientProvider } = await import('../../adapters/sso/openid-client-provider.js');
-      return { provider: new OpenIdClientProvider(config.oidc) };
-    }, [Tokens.Config])
+    .toResolvedValue(
+      async (config: Config): Promise<{ provider?: OidcProvider }> => {
+        if (!config.oidc) return {};
+        const { OpenIdClientProvider } = await import('../../adapters/sso/openid-client-provider.js');
+        return { provider: new OpenIdClientProvider(config.oidc) };
+      },
+      [Tokens.Config],
+    )
     .inSingletonScope();
 });
 
 /** Failpoints: none in production; the ones HANGAR_FAILPOINTS arms in crash and fault tests. */
 export const failpointsModule = new ContainerModule(({ bind }) => {
   bind(Tokens.Failpoints)
-    .toResolvedValue((config: Config): Failpoints => (config.failpoints.length === 0 ? NO_FAILPOINTS : new ProcessFailpoints({ armed: config.failpoints })), [Tokens.Config])
+    .toResolvedValue(
+      (config: Config): Failpoints => (config.failpoints.length === 0 ? NO_FAILPOINTS : new ProcessFailpoints({ armed: config.failpoints })),
+      [Tokens.Config],
+    )
     .inSingletonScope();
 });
 
@@ -309,7 +362,13 @@ export const coreModule = new ContainerModule(({ bind }) => {
         },
         ({ config, logger, repositories: { probe, ...repositories }, database, sso, ...ports }) =>
           createHangar(
-            { ...repositories, ...ports, oidc: sso.provider, probes: [probe, { name: 'blob_store', check: () => ports.blobs.ping() }], changes: database.changes },
+            {
+              ...repositories,
+              ...ports,
+              oidc: sso.provider,
+              probes: [probe, { name: 'blob_store', check: () => ports.blobs.ping() }],
+              changes: database.changes,
+            },
             { ...config.core, onBackgroundError: (error) => logger.error('background_work_failed', { error: error instanceof Error ? error : String(error) }) },
           ),
       ),
@@ -323,12 +382,29 @@ export const coreModule = new ContainerModule(({ bind }) => {
  * every adapter's messages go (default: none written); with `metrics`, the blob store and the image
  * transformer report their operations' durations there.
  */
-export function buildContainer(config: Config, role: ProcessRole = { clusterWorker: false }, logger: Logger = SILENT_LOGGER, metrics?: HangarMetrics): Container {
+export function buildContainer(
+  config: Config,
+  role: ProcessRole = { clusterWorker: false },
+  logger: Logger = SILENT_LOGGER,
+  metrics?: HangarMetrics,
+): Container {
   const container = new Container();
   container.bind(RootTokens.Metrics).toConstantValue({ metrics });
   container.bind(Tokens.Config).toConstantValue(config);
   container.bind(Tokens.Logger).toConstantValue(logger);
   container.bind(RootTokens.Process).toConstantValue(role);
-  container.load(persistenceModule, blobsModule, mailModule, webhooksModule, edgeModule, cryptoModule, failpointsModule, imagesModule, rateLimitsModule, ssoModule, coreModule);
+  container.load(
+    persistenceModule,
+    blobsModule,
+    mailModule,
+    webhooksModule,
+    edgeModule,
+    cryptoModule,
+    failpointsModule,
+    imagesModule,
+    rateLimitsModule,
+    ssoModule,
+    coreModule,
+  );
   return container;
 }

@@ -23,7 +23,11 @@ export interface OpenDatabase extends SqlDatabaseHandle {
  * query's duration (ms) and failure (metrics).
  * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
  */
-export async function openDatabase(database: Config['database'], logger: Logger, onQuery?: (durationMs: number, failed: boolean) => void): Promise<OpenDatabase> {
+export async function openDatabase(
+  database: Config['database'],
+  logger: Logger,
+  onQuery?: (durationMs: number, failed: boolean) => void,
+): Promise<OpenDatabase> {
   const warn = (event: string, fields: Record<string, unknown>) => logger.warn(event, fields);
   switch (database.kind) {
     case 'sqlite':
@@ -32,7 +36,11 @@ export async function openDatabase(database: Config['database'], logger: Logger,
         fastPath: database.fastPath,
         cacheBytes: database.cacheBytes,
         onQuery,
-        onCheckpointWorkerFailed: (error) => warn('checkpoint_worker_failed', { error: error.message, action: "the service's own connection checkpoints and writes batches again, on the event loop" }),
+        onCheckpointWorkerFailed: (error) =>
+          warn('checkpoint_worker_failed', {
+            error: error.message,
+            action: "the service's own connection checkpoints and writes batches again, on the event loop",
+          }),
       });
     case 'postgres': {
       // Loaded only when chosen, like the GCS and Cloudflare clients: a SQLite start never reads node-postgres's modules.

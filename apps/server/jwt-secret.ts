@@ -27,7 +27,8 @@ export async function loadJwtSecret(config: Config['jwtSecret'], keeper: SecretK
     throw new Error(`${config.path}: the JWT secret kept there is shorter than 32 bytes; delete the file or set JWT_SECRET.`);
   }
   const secret = await keeper.keep(JWT_SECRET_NAME, { value: earlier ?? randomBytes(48).toString('base64url'), createdAt: Date.now() });
-  if (Buffer.byteLength(secret) < 32) throw new Error(`The JWT secret kept in the database (service_secrets) is shorter than 32 bytes; delete that row or set JWT_SECRET.`);
+  if (Buffer.byteLength(secret) < 32)
+    throw new Error(`The JWT secret kept in the database (service_secrets) is shorter than 32 bytes; delete that row or set JWT_SECRET.`);
   return new TextEncoder().encode(secret);
 }
 

@@ -30,17 +30,66 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
  */
 export class HangarMetrics {
   readonly registry = new client.Registry();
-  private readonly requests = new client.Counter({ name: 'hangar_http_requests_total', help: 'HTTP requests answered, by server, method, route template and status', labelNames: ['server', 'method', 'route', 'status'] as const, registers: [this.registry] });
-  private readonly durations = new client.Histogram({ name: 'hangar_http_request_duration_seconds', help: 'Time from the first middleware to the last byte handed to the socket', labelNames: ['server', 'method', 'route', 'status'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
-  private readonly bytesIn = new client.Counter({ name: 'hangar_http_request_body_bytes_total', help: 'Request body bytes read (uploads: bytes stored)', labelNames: ['server'] as const, registers: [this.registry] });
-  private readonly bytesOut = new client.Counter({ name: 'hangar_http_response_bytes_total', help: 'Response bytes written to sockets, headers included', labelNames: ['server'] as const, registers: [this.registry] });
+  private readonly requests = new client.Counter({
+    name: 'hangar_http_requests_total',
+    help: 'HTTP requests answered, by server, method, route template and status',
+    labelNames: ['server', 'method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly durations = new client.Histogram({
+    name: 'hangar_http_request_duration_seconds',
+    help: 'Time from the first middleware to the last byte handed to the socket',
+    labelNames: ['server', 'method', 'route', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly bytesIn = new client.Counter({
+    name: 'hangar_http_request_body_bytes_total',
+    help: 'Request body bytes read (uploads: bytes stored)',
+    labelNames: ['server'] as const,
+    registers: [this.registry],
+  });
+  private readonly bytesOut = new client.Counter({
+    name: 'hangar_http_response_bytes_total',
+    help: 'Response bytes written to sockets, headers included',
+    labelNames: ['server'] as const,
+    registers: [this.registry],
+  });
   private readonly uploads = new client.Gauge({ name: 'hangar_uploads_in_flight', help: 'Uploads (POST /files) being received', registers: [this.registry] });
-  private readonly rateLimited = new client.Counter({ name: 'hangar_rate_limited_total', help: 'Requests refused with 429 (rate limits)', labelNames: ['route'] as const, registers: [this.registry] });
-  private readonly blobOperations = new client.Histogram({ name: 'hangar_blob_store_operation_seconds', help: 'Blob store operations (get: until the body is ready to read)', labelNames: ['operation', 'outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
-  private readonly databaseQueries = new client.Histogram({ name: 'hangar_database_query_seconds', help: 'Database queries run through the query builder (SQLite reads served from the lookup caches are not queries)', labelNames: ['outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
-  private readonly imageTransforms = new client.Histogram({ name: 'hangar_image_transform_seconds', help: 'Image transformations computed', labelNames: ['outcome'] as const, buckets: DURATION_BUCKETS, registers: [this.registry] });
+  private readonly rateLimited = new client.Counter({
+    name: 'hangar_rate_limited_total',
+    help: 'Requests refused with 429 (rate limits)',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+  private readonly blobOperations = new client.Histogram({
+    name: 'hangar_blob_store_operation_seconds',
+    help: 'Blob store operations (get: until the body is ready to read)',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly databaseQueries = new client.Histogram({
+    name: 'hangar_database_query_seconds',
+    help: 'Database queries run through the query builder (SQLite reads served from the lookup caches are not queries)',
+    labelNames: ['outcome'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly imageTransforms = new client.Histogram({
+    name: 'hangar_image_transform_seconds',
+    help: 'Image transformations computed',
+    labelNames: ['outcome'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
 
-  private readonly webhookDeliveries = new client.Counter({ name: 'hangar_webhook_deliveries_total', help: 'Webhook delivery attempts of this process, by outcome (delivered: a 2xx; retry: failed, tried again later; failed: given up)', labelNames: ['outcome'] as const, registers: [this.registry] });
+  private readonly webhookDeliveries = new client.Counter({
+    name: 'hangar_webhook_deliveries_total',
+    help: 'Webhook delivery attempts of this process, by outcome (delivered: a 2xx; retry: failed, tried again later; failed: given up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
 
   constructor() {
     client.collectDefaultMetrics({ register: this.registry });
@@ -178,7 +227,8 @@ export async function startMetricsServer(options: { host: string; port: number; 
     }
     options.scrape().then(
       (text) => res.writeHead(200, { 'content-type': client.Registry.PROMETHEUS_CONTENT_TYPE }).end(text),
-      (error: unknown) => res.writeHead(503, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
+      (error: unknown) =>
+        res.writeHead(503, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
     );
   });
   server.listen(options.port, options.host);

@@ -22,7 +22,18 @@ export default {
     'wal-checkpoint-worker': 'dist/adapters/persistence/sqlite/wal-checkpoint-worker.js',
   },
   platform: 'node',
-  external: ['better-sqlite3', 'argon2', 'sharp', 'swagger-ui-dist', 'pg', 'nodemailer', '@google-cloud/storage', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', 'cloudflare'],
+  external: [
+    'better-sqlite3',
+    'argon2',
+    'sharp',
+    'swagger-ui-dist',
+    'pg',
+    'nodemailer',
+    '@google-cloud/storage',
+    '@aws-sdk/client-s3',
+    '@aws-sdk/lib-storage',
+    'cloudflare',
+  ],
   // depd (a dependency of Koa's) builds its deprecation wrappers with eval, by design.
   checks: { eval: false },
   output: {

@@ -48,6 +48,8 @@ export function startLines(config: Config, api: string, content: string, metrics
     ...(metrics ? [`hangar: metrics on ${metrics}/metrics${interfacesOf(metrics) === '' ? '' : ` (${interfacesOf(metrics)})`}`] : []),
     ...(routing === 'CNAME'
       ? []
-      : [`hangar: warning: the custom-domain target ${target} (CUSTOM_DOMAIN_CNAME_TARGET, else the host of PUBLIC_CONTENT_URL) is an IP address; a CNAME cannot point at an address, so users are told to create an ${routing} record to it, which breaks if it changes: set CUSTOM_DOMAIN_CNAME_TARGET to a host name`]),
+      : [
+          `hangar: warning: the custom-domain target ${target} (CUSTOM_DOMAIN_CNAME_TARGET, else the host of PUBLIC_CONTENT_URL) is an IP address; a CNAME cannot point at an address, so users are told to create an ${routing} record to it, which breaks if it changes: set CUSTOM_DOMAIN_CNAME_TARGET to a host name`,
+        ]),
   ];
 }

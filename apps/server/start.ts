@@ -110,8 +110,12 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     logger,
     operational,
     instance: {
-      database: config.database.kind, blob_store: config.blobs.kind, registration: config.core.registration ?? 'open', default_plan: config.core.defaultPlan,
-      public_api_url: config.core.publicApiUrl, public_content_url: config.core.publicContentUrl,
+      database: config.database.kind,
+      blob_store: config.blobs.kind,
+      registration: config.core.registration ?? 'open',
+      default_plan: config.core.defaultPlan,
+      public_api_url: config.core.publicApiUrl,
+      public_content_url: config.core.publicContentUrl,
     },
   });
   const apiApp = createApiApp(hangar, {
@@ -129,15 +133,27 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
     requestTimeout: 0,
   });
   const hsts = config.core.publicContentUrl.startsWith('https:');
-  const contentApp = createContentApp(hangar, { logger, operational, observer: metrics, trustProxyHops: config.trustProxyHops, hsts, bodyPacing: config.uploadPacing }).callback();
+  const contentApp = createContentApp(hangar, {
+    logger,
+    operational,
+    observer: metrics,
+    trustProxyHops: config.trustProxyHops,
+    hsts,
+    bodyPacing: config.uploadPacing,
+  }).callback();
   const originHeaders = contentOriginHeaders({ hsts });
-  const content = listen(publicReadsFirst(hangar, contentApp, { logger, observer: metrics, originHeaders, trustProxyHops: config.trustProxyHops }), {}, originHeaders);
+  const content = listen(
+    publicReadsFirst(hangar, contentApp, { logger, observer: metrics, originHeaders, trustProxyHops: config.trustProxyHops }),
+    {},
+    originHeaders,
+  );
   await Promise.all([start(api, config.host, config.port), start(content, config.host, config.contentPort)]);
   // With workers, the supervisor serves the metrics of all of them; a worker answers its scrapes.
   if (metrics && options.clusterWorker) metrics.answerClusterScrapes();
-  const metricsServer = metricsModule && metrics && config.metrics && !options.clusterWorker
-    ? await metricsModule.startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: () => metrics.registry.metrics() })
-    : undefined;
+  const metricsServer =
+    metricsModule && metrics && config.metrics && !options.clusterWorker
+      ? await metricsModule.startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: () => metrics.registry.metrics() })
+      : undefined;
 
   const runtime = new HangarRuntime(hangar, {
     flushIntervalMs: FLUSH_INTERVAL_MS,

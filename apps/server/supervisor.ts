@@ -100,7 +100,9 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
     throw error;
   }
   const metricsServer = config.metrics
-    ? await (await import('./metrics.js')).startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: (await import('./metrics.js')).clusterScrape() })
+    ? await (
+        await import('./metrics.js')
+      ).startMetricsServer({ host: config.metrics.host, port: config.metrics.port, scrape: (await import('./metrics.js')).clusterScrape() })
     : undefined;
   for (const line of startLines(config, ready.api, ready.content, metricsServer?.address)) out('started', line);
   out('started', `hangar: ${config.workers} worker processes (WORKERS), supervisor pid ${process.pid}`);
@@ -152,7 +154,12 @@ function closeUntakenConnectionsOnExit(worker: Worker): void {
   const send = child.send.bind(child) as (...args: unknown[]) => boolean;
   (child as { send: unknown }).send = (message: unknown, handle?: unknown, ...rest: unknown[]): boolean => {
     const internal = message as { cmd?: unknown; act?: unknown; seq?: unknown } | null;
-    if (internal?.cmd === 'NODE_CLUSTER' && internal.act === 'newconn' && typeof internal.seq === 'number' && typeof (handle as ConnectionHandle | undefined)?.close === 'function') {
+    if (
+      internal?.cmd === 'NODE_CLUSTER' &&
+      internal.act === 'newconn' &&
+      typeof internal.seq === 'number' &&
+      typeof (handle as ConnectionHandle | undefined)?.close === 'function'
+    ) {
       untaken.set(internal.seq, handle as ConnectionHandle);
     }
     return send(message, handle, ...rest);

@@ -10,12 +10,14 @@ const { bodyBytes, ...options } = JSON.parse(process.argv[2]);
 if (bodyBytes) options.body = withMagic(randomBytes(bodyBytes), options.headers?.['content-type']);
 const result = await autocannon(options);
 const ok = result['2xx'];
-process.stdout.write(`${JSON.stringify({
-  requestsPerSecond: ok / result.duration,
-  ok,
-  non2xx: result.non2xx,
-  errors: result.errors,
-  timeouts: result.timeouts,
-  durationSeconds: result.duration,
-  latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.mean },
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    requestsPerSecond: ok / result.duration,
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationSeconds: result.duration,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.mean },
+  })}\n`,
+);

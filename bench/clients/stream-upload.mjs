@@ -32,7 +32,11 @@ request.on('response', (response) => {
   response.on('end', () => {
     const seconds = (performance.now() - started) / 1000;
     let answer;
-    try { answer = JSON.parse(body); } catch { answer = body.slice(0, 500); }
+    try {
+      answer = JSON.parse(body);
+    } catch {
+      answer = body.slice(0, 500);
+    }
     process.stdout.write(`${JSON.stringify({ status: response.statusCode, bytes: sent, seconds, bytesPerSecond: sent / seconds, answer })}\n`);
   });
 });

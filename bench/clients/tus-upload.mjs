@@ -62,13 +62,20 @@ try {
   while (offset < bytes) {
     const length = Math.min(chunkBytes, bytes - offset);
     patchStarted = performance.now();
-    last = await send(location, 'PATCH', { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', 'content-length': String(length) }, streamPart(offset, length));
+    last = await send(
+      location,
+      'PATCH',
+      { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', 'content-length': String(length) },
+      streamPart(offset, length),
+    );
     patches += 1;
     if (last.status !== 204) throw new Error(`PATCH at ${offset} answered ${last.status}: ${last.body.slice(0, 300)}`);
     offset = Number(last.headers['upload-offset']);
   }
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ status: last.status, bytes: offset, seconds, bytesPerSecond: offset / seconds, fileId: last.headers['hangar-file-id'], patches, lastPatchSeconds: (performance.now() - patchStarted) / 1000 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ status: last.status, bytes: offset, seconds, bytesPerSecond: offset / seconds, fileId: last.headers['hangar-file-id'], patches, lastPatchSeconds: (performance.now() - patchStarted) / 1000 })}\n`,
+  );
 } catch (error) {
   process.stdout.write(`${JSON.stringify({ error: String(error) })}\n`);
   process.exitCode = 1;

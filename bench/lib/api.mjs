@@ -18,7 +18,11 @@ export async function call(base, pathname, { method = 'GET', json, headers = {},
   });
   const text = await response.text();
   let parsed;
-  try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
   return { status: response.status, body: parsed, headers: response.headers };
 }
 
@@ -31,7 +35,10 @@ function expectStatus(result, status, what) {
 async function confirmationLink(outbox, email, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const names = (await readdir(outbox).catch(() => [])).filter((name) => name.endsWith('.json')).sort().reverse();
+    const names = (await readdir(outbox).catch(() => []))
+      .filter((name) => name.endsWith('.json'))
+      .sort()
+      .reverse();
     for (const name of names) {
       const message = JSON.parse(await readFile(path.join(outbox, name), 'utf8'));
       const link = message.to === email && /https?:\/\/\S+\/auth\/confirm\?token=[0-9A-Za-z]+/.exec(message.text)?.[0];
@@ -60,13 +67,21 @@ export async function createAccount(service, label, { maxUploadBytes = 2 * GiB }
     'create API key',
   );
   const key = created.key;
-  expectStatus(await call(service.api, '/settings', { method: 'PATCH', json: { max_upload_size_bytes: maxUploadBytes }, headers: { 'x-api-key': key } }), 200, 'raise upload limit');
+  expectStatus(
+    await call(service.api, '/settings', { method: 'PATCH', json: { max_upload_size_bytes: maxUploadBytes }, headers: { 'x-api-key': key } }),
+    200,
+    'raise upload limit',
+  );
   return { email, jwt, key };
 }
 
 /** Uploads `bytes` (a Buffer) with the API key. @returns the File object */
 export async function uploadFile(service, key, bytes, { contentType = 'image/png', name = 'bench.png' } = {}) {
-  const result = await call(service.api, '/files', { method: 'POST', body: bytes, headers: { 'x-api-key': key, 'content-type': contentType, 'x-file-name': name } });
+  const result = await call(service.api, '/files', {
+    method: 'POST',
+    body: bytes,
+    headers: { 'x-api-key': key, 'content-type': contentType, 'x-file-name': name },
+  });
   return expectStatus(result, 201, 'upload').file;
 }
 

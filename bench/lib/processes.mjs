@@ -310,13 +310,14 @@ export function peakMemoryTracker(pid) {
   let timer;
   let pids = [pid];
   let method = 'VmHWM after clear_refs';
-  const sum = (field) => pids.reduce((total, one) => {
-    try {
-      return total + memoryOf(one)[field];
-    } catch {
-      return total; // it ended meanwhile
-    }
-  }, 0);
+  const sum = (field) =>
+    pids.reduce((total, one) => {
+      try {
+        return total + memoryOf(one)[field];
+      } catch {
+        return total; // it ended meanwhile
+      }
+    }, 0);
   return {
     start() {
       pids = processTree(pid);

@@ -80,8 +80,17 @@ export async function measureStartup({ runs = 3, work, requests = 1000, log = ()
     const bareMedianMs = median(bareMs);
     const workerRss = item.workers > 1 ? rssAfterRequestsMiB.slice(1).concat(rssAfterStartMiB.slice(1)) : rssAfterRequestsMiB.concat(rssAfterStartMiB);
     cases.push({
-      ...item, ms, bareMs, medianMs, bareMedianMs, ratio: medianMs / bareMedianMs,
-      rssAfterStartMiB, rssAfterRequestsMiB, bareRssMiB, modules, bareModules,
+      ...item,
+      ms,
+      bareMs,
+      medianMs,
+      bareMedianMs,
+      ratio: medianMs / bareMedianMs,
+      rssAfterStartMiB,
+      rssAfterRequestsMiB,
+      bareRssMiB,
+      modules,
+      bareModules,
       pass: medianMs <= item.targetMs && workerRss.every((rss) => rss <= RSS_TARGET_MIB),
     });
   }
@@ -155,7 +164,15 @@ async function mixedRequests({ api, content, dataDir }, count) {
   const body = withMagic(Buffer.alloc(4096, 0x61), 'image/png');
   const files = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const plain = [`${api}/healthz`, `${api}/reference/allowed-content-types`, `${api}/files`, `${api}/no-such-route`, `${content}/healthz`, `${content}/d/unknownfile`, `${api}/openapi.json`];
+  const plain = [
+    `${api}/healthz`,
+    `${api}/reference/allowed-content-types`,
+    `${api}/files`,
+    `${api}/no-such-route`,
+    `${content}/healthz`,
+    `${content}/d/unknownfile`,
+    `${api}/openapi.json`,
+  ];
   const send = (url, { method = 'GET', headers = {}, payload } = {}) =>
     new Promise((resolve, reject) => {
       const request = http.request(url, { method, agent, headers: payload ? { ...headers, 'content-length': payload.length } : headers }, (response) => {
@@ -176,7 +193,15 @@ async function mixedRequests({ api, content, dataDir }, count) {
       const i = next++;
       const kind = i % 8;
       if (kind === 0 || files.length === 0) {
-        const answer = expect(await send(`${api}/files`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'image/png', 'x-file-name': `startup-${i}.png` }, payload: body }), 201, 'an upload');
+        const answer = expect(
+          await send(`${api}/files`, {
+            method: 'POST',
+            headers: { 'x-api-key': key, 'content-type': 'image/png', 'x-file-name': `startup-${i}.png` },
+            payload: body,
+          }),
+          201,
+          'an upload',
+        );
         files.push(JSON.parse(answer.text).file.id);
       } else if (kind === 1 || kind === 5) {
         await send(`${content}/m/${files[i % files.length]}`);
@@ -219,11 +244,15 @@ function median(values) {
 
 /** One line per case, for the terminal. */
 export function startupTable({ cases }) {
-  const rows = ['case            service   bare   ratio  target  RSS/process after start → after 1,000 requests (MiB)   modules esm+cjs per process (bare)   pass'];
+  const rows = [
+    'case            service   bare   ratio  target  RSS/process after start → after 1,000 requests (MiB)   modules esm+cjs per process (bare)   pass',
+  ];
   for (const c of cases) {
     const rss = c.rssAfterStartMiB.map((start, i) => `${start.toFixed(0)}→${(c.rssAfterRequestsMiB[i] ?? 0).toFixed(0)}`).join(', ');
     const modules = c.modules.map((m) => `${m.esm}+${m.cjs}`).join(', ');
-    rows.push(`${c.id.padEnd(14)} ${c.medianMs.toFixed(0).padStart(6)} ms ${c.bareMedianMs.toFixed(0).padStart(4)} ms ${c.ratio.toFixed(1).padStart(6)}× ${String(c.targetMs).padStart(5)} ms  ${rss.padEnd(50)} ${modules} (${c.bareModules.esm}+${c.bareModules.cjs})  ${c.pass ? 'pass' : 'FAIL'}`);
+    rows.push(
+      `${c.id.padEnd(14)} ${c.medianMs.toFixed(0).padStart(6)} ms ${c.bareMedianMs.toFixed(0).padStart(4)} ms ${c.ratio.toFixed(1).padStart(6)}× ${String(c.targetMs).padStart(5)} ms  ${rss.padEnd(50)} ${modules} (${c.bareModules.esm}+${c.bareModules.cjs})  ${c.pass ? 'pass' : 'FAIL'}`,
+    );
   }
   return rows.join('\n');
 }

@@ -12,11 +12,17 @@ const HEIGHT = 3000;
  * @returns Buffer
  */
 export async function twelveMegapixelJpeg() {
-  const coarse = await sharp({ create: { width: 400, height: 300, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
-  const grain = await sharp({ create: { width: WIDTH, height: HEIGHT, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 6 } } }).raw().toBuffer();
+  const coarse = await sharp({ create: { width: 400, height: 300, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } } })
+    .png()
+    .toBuffer();
+  const grain = await sharp({ create: { width: WIDTH, height: HEIGHT, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 6 } } })
+    .raw()
+    .toBuffer();
   const smooth = await sharp(coarse).resize(WIDTH, HEIGHT, { kernel: 'cubic' }).raw().toBuffer();
   for (let i = 0; i < smooth.length; i++) smooth[i] = Math.max(0, Math.min(255, smooth[i] + grain[i] - 128));
-  return sharp(smooth, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(smooth, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 /**

@@ -33,50 +33,82 @@ if (process.argv[2] === '--serve') {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   const now = Date.now();
-  db.prepare(`insert into users (id, email, password_hash, email_confirmed_at, created_at, updated_at, plan_name) values ('u1', 'floor@example.com', 'x', ?, ?, ?, 'default')`).run(now, now, now);
-  db.prepare(`insert into api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at) values ('k1', 'u1', 'bench', 'hk_aaaa', ?, ?, ?)`).run(createHash('sha256').update(KEY).digest('hex'), now, now);
+  db.prepare(
+    `insert into users (id, email, password_hash, email_confirmed_at, created_at, updated_at, plan_name) values ('u1', 'floor@example.com', 'x', ?, ?, ?, 'default')`,
+  ).run(now, now, now);
+  db.prepare(`insert into api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at) values ('k1', 'u1', 'bench', 'hk_aaaa', ?, ?, ?)`).run(
+    createHash('sha256').update(KEY).digest('hex'),
+    now,
+    now,
+  );
   const keyByHash = db.prepare('select * from "api_keys" where "key_hash" = ?');
   const userById = db.prepare('select * from "users" where "id" = ?');
   const domainByUser = db.prepare('select * from "custom_domains" where "user_id" = ?');
   // As the service writes them: 500-row INSERT statements, prepared once, in one transaction per batch.
-  const insertLogs = db.prepare(`insert into activity_logs (id, user_id, method, path, status_code, request_size_bytes, created_at, metadata) values ${Array(500).fill('(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+  const insertLogs = db.prepare(
+    `insert into activity_logs (id, user_id, method, path, status_code, request_size_bytes, created_at, metadata) values ${Array(500).fill('(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  );
   const writeLogs = db.transaction((entries) => {
-    for (let start = 0; start < entries.length; start += 500) insertLogs.run(entries.slice(start, start + 500).flatMap((e) => [e.id, e.userId, e.method, e.path, e.status, null, e.at, e.metadata]));
+    for (let start = 0; start < entries.length; start += 500)
+      insertLogs.run(entries.slice(start, start + 500).flatMap((e) => [e.id, e.userId, e.method, e.path, e.status, null, e.at, e.metadata]));
   });
   const without = new Set((process.env.FLOOR_WITHOUT ?? '').split(',').filter(Boolean));
   const fixedKey = keyByHash.get(createHash('sha256').update(KEY).digest('hex'));
   const fixedUser = userById.get('u1');
   let logs = [];
-  const reference = JSON.stringify({ content_types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'video/mp4', 'audio/mpeg', 'text/plain'] });
+  const reference = JSON.stringify({
+    content_types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'video/mp4', 'audio/mpeg', 'text/plain'],
+  });
   const send = (res, status, body) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   };
-  http.createServer((req, res) => {
-    if (req.url === '/reference') return send(res, 200, reference);
-    const started = performance.now();
-    const key = req.headers['x-api-key'];
-    const hash = without.has('hash') ? undefined : createHash('sha256').update(String(key)).digest('hex');
-    const apiKey = without.has('lookups') ? (key === KEY ? fixedKey : undefined) : typeof key === 'string' ? keyByHash.get(hash) : undefined;
-    if (!apiKey) return send(res, 401, '{"code":"UNAUTHORIZED"}');
-    const user = without.has('lookups') ? fixedUser : userById.get(apiKey.user_id);
-    const domain = without.has('lookups') ? undefined : domainByUser.get(apiKey.user_id);
-    const body = JSON.stringify({ public_url_base: domain ? `https://${domain.hostname}` : 'http://127.0.0.1/', custom_domain: null, max_upload_size_bytes: user.max_upload_size_bytes ?? 104857600 });
-    send(res, 200, body);
-    if (without.has('log')) return;
-    logs.push({ id: randomUUID(), userId: user.id, method: req.method, path: '/settings', status: 200, at: Date.now(),
-      metadata: JSON.stringify({ auth: 'api_key', api_key_id: apiKey.id, duration_ms: Math.round((performance.now() - started) * 10) / 10, user_agent: req.headers['user-agent'] ?? null, ip: req.socket.remoteAddress }) });
-    if (logs.length >= 1000) {
-      const batch = logs;
-      logs = [];
-      if (!without.has('log-writes')) setImmediate(() => writeLogs(batch));
-    }
-  }).listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
+  http
+    .createServer((req, res) => {
+      if (req.url === '/reference') return send(res, 200, reference);
+      const started = performance.now();
+      const key = req.headers['x-api-key'];
+      const hash = without.has('hash') ? undefined : createHash('sha256').update(String(key)).digest('hex');
+      const apiKey = without.has('lookups') ? (key === KEY ? fixedKey : undefined) : typeof key === 'string' ? keyByHash.get(hash) : undefined;
+      if (!apiKey) return send(res, 401, '{"code":"UNAUTHORIZED"}');
+      const user = without.has('lookups') ? fixedUser : userById.get(apiKey.user_id);
+      const domain = without.has('lookups') ? undefined : domainByUser.get(apiKey.user_id);
+      const body = JSON.stringify({
+        public_url_base: domain ? `https://${domain.hostname}` : 'http://127.0.0.1/',
+        custom_domain: null,
+        max_upload_size_bytes: user.max_upload_size_bytes ?? 104857600,
+      });
+      send(res, 200, body);
+      if (without.has('log')) return;
+      logs.push({
+        id: randomUUID(),
+        userId: user.id,
+        method: req.method,
+        path: '/settings',
+        status: 200,
+        at: Date.now(),
+        metadata: JSON.stringify({
+          auth: 'api_key',
+          api_key_id: apiKey.id,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          user_agent: req.headers['user-agent'] ?? null,
+          ip: req.socket.remoteAddress,
+        }),
+      });
+      if (logs.length >= 1000) {
+        const batch = logs;
+        logs = [];
+        if (!without.has('log-writes')) setImmediate(() => writeLogs(batch));
+      }
+    })
+    .listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
 } else {
   const [seconds = '10', pairs = '3'] = process.argv.slice(2);
   const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-auth-floor-'));
   const port = await freePort();
-  const server = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', path.join(work, 'floor.db'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', path.join(work, 'floor.db'), String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await once(server.stdout, 'data');
   const base = `http://127.0.0.1:${port}`;
   const load = async (url, headers = {}) => {
@@ -91,7 +123,9 @@ if (process.argv[2] === '--serve') {
       const baseline = await load(`${base}/reference`);
       const settings = await load(`${base}/settings`, { 'x-api-key': KEY });
       runs.push({ baseline, settings, ratio: settings.rate / baseline.rate });
-      console.log(`pair ${pair + 1}: /reference ${baseline.rate.toFixed(0)} req/s (${baseline.cpuUs.toFixed(0)} µs CPU), /settings ${settings.rate.toFixed(0)} req/s (${settings.cpuUs.toFixed(0)} µs CPU), ratio ${(settings.rate / baseline.rate).toFixed(2)}`);
+      console.log(
+        `pair ${pair + 1}: /reference ${baseline.rate.toFixed(0)} req/s (${baseline.cpuUs.toFixed(0)} µs CPU), /settings ${settings.rate.toFixed(0)} req/s (${settings.cpuUs.toFixed(0)} µs CPU), ratio ${(settings.rate / baseline.rate).toFixed(2)}`,
+      );
     }
     console.log(`bare floor: median ratio ${median(runs.map((run) => run.ratio)).toFixed(2)}`);
   } finally {

@@ -29,8 +29,17 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const logger = new PinoLogger({ level: 'info' });
 const silent = new PinoLogger({ level: 'warn' });
 const request = (i) => ({
-  server: 'api', method: 'POST', route: '/files', status: 201, durationMs: 3.2, bytesIn: 4096, bytesOut: 412,
-  requestId: `req_${i.toString(36).padStart(12, '0')}`, clientIp: '127.0.0.1', userAgent: 'autocannon/8', aborted: false,
+  server: 'api',
+  method: 'POST',
+  route: '/files',
+  status: 201,
+  durationMs: 3.2,
+  bytesIn: 4096,
+  bytesOut: 412,
+  requestId: `req_${i.toString(36).padStart(12, '0')}`,
+  clientIp: '127.0.0.1',
+  userAgent: 'autocannon/8',
+  aborted: false,
   principal: { kind: 'api_key', userId: 'usr_0123456789abcdef' },
 });
 const chunk = new Uint8Array(4096);

@@ -41,7 +41,11 @@ export const CASES = [
   ['deep: isPublic=false, page 3,000', { isPublic: false }, 89_970],
   ['deep: type=image/png, page 5,000', { type: 'image/png' }, 149_970],
   ['deep: createdBefore=first year, page 10,000', { createdBefore: new Date(1731464000000) }, 299_970],
-  ['deep: type=image/jpeg&createdAfter=second year&isPublic=true, page 1,000', { type: 'image/jpeg', createdAfter: new Date(1731464000000), isPublic: true }, 29_970],
+  [
+    'deep: type=image/jpeg&createdAfter=second year&isPublic=true, page 1,000',
+    { type: 'image/jpeg', createdAfter: new Date(1731464000000), isPublic: true },
+    29_970,
+  ],
   ['deep: sizeMin=1000000, page 3,000 (not placed: skipped either way)', { sizeMin: 1_000_000 }, 89_970],
   // `q` with more candidates or other filters (SQLite's search index, 2026-11-26).
   ['q=holiday (7 characters, ~5 %)', { q: 'holiday' }],

@@ -66,7 +66,6 @@ insert into account_totals (user_id, storage_bytes, files_count, public_files_co
 select user_id, sum(size), count(*), count(*) filter (where is_public = 1) from files group by user_id;
 `;
 
-
 const connectionString = postgresConnectionString(url, { schema });
 
 async function run(sql) {
@@ -85,7 +84,10 @@ const POOL_SIZE = 4;
 /** A Kysely over `schema` whose statements (SQL and parameters) are pushed to `log` while it is set. */
 function openDb(log) {
   const pool = new pg.Pool({ connectionString, max: POOL_SIZE });
-  const db = new Kysely({ dialect: new PostgresDialect({ pool }), log: (event) => log.current?.push({ sql: event.query.sql, parameters: event.query.parameters }) });
+  const db = new Kysely({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => log.current?.push({ sql: event.query.sql, parameters: event.query.parameters }),
+  });
   return Object.assign(db, { pool });
 }
 
@@ -114,7 +116,9 @@ if (command === 'drop') {
   console.log('migrated:', (await migrateToLatest(db, undefined, { migrationTableSchema: schema })).length, 'migrations');
   const client = new pg.Client({ connectionString });
   await client.connect();
-  const { rows: [index] } = await client.query("select indexdef from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'");
+  const {
+    rows: [index],
+  } = await client.query("select indexdef from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'");
   let started = performance.now();
   if (index) await client.query('drop index files_search_text_trgm');
   await client.query(GENERATOR);
@@ -131,12 +135,16 @@ if (command === 'drop') {
   await warmSessions(db);
   const client = new pg.Client({ connectionString });
   await client.connect();
-  const load = (await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ');
+  const load = (await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   console.log(`load average at start: ${load}`);
   const rows = [];
   const chosen = CASES.filter(([name]) => only === undefined || name.includes(only));
   for (const [name, filter, offset = 0] of chosen) {
-    const list = () => new SqlFileRepository(new SqlExecutor(db)).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
+    const list = () =>
+      new SqlFileRepository(new SqlExecutor(db)).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];
     let total;
     for (let i = 0; i < RUNS + 5; i++) {
@@ -162,8 +170,14 @@ if (command === 'drop') {
       console.log('```');
     }
   }
-  console.log(`\nload average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
-  for (const row of rows) console.log(`| ${row.name} | ${row.total.toLocaleString('en')} | ${row.median.toFixed(1)} / ${row.p95.toFixed(1)} / ${row.p99.toFixed(1)} |`);
+  console.log(
+    `\nload average at end: ${(await import('node:os'))
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}\n`,
+  );
+  for (const row of rows)
+    console.log(`| ${row.name} | ${row.total.toLocaleString('en')} | ${row.median.toFixed(1)} / ${row.p95.toFixed(1)} / ${row.p99.toFixed(1)} |`);
   await client.end();
   await db.destroy();
 }

@@ -21,7 +21,11 @@ const profiles = path.join(work, 'profiles');
 // NO_CPU_PROF=1: without the profiler (its sampling costs CPU too), for the per-thread figures alone.
 const profiling = !process.env.NO_CPU_PROF;
 // One process (WORKERS=1) unless WORKERS is set: the profile and the thread figures are of one event loop.
-const service = await startService({ dataDir: path.join(work, 'service'), nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [], env: { WORKERS: process.env.WORKERS ?? '1' } });
+const service = await startService({
+  dataDir: path.join(work, 'service'),
+  nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [],
+  env: { WORKERS: process.env.WORKERS ?? '1' },
+});
 try {
   const account = await createAccount(service, 'profile');
   const WORDS = ['harbor', 'meadow', 'granite', 'lantern', 'orchid', 'compass', 'velvet', 'thistle', 'quarry', 'saffron'];
@@ -53,7 +57,9 @@ try {
   const perRequest = ((cpuTimeOf(service.pid) - cpu) * 1000) / requests;
   // Postgres on this machine: its processes' CPU over the same time (0 on SQLite, or a remote server).
   const databasePerRequest = ((cpuTimeOfCommand('postgres') - databaseCpu) * 1000) / requests;
-  console.log(`${endpoint}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${perRequest.toFixed(0)} µs CPU per request, ${result.non2xx} non-2xx`);
+  console.log(
+    `${endpoint}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${perRequest.toFixed(0)} µs CPU per request, ${result.non2xx} non-2xx`,
+  );
   if (databasePerRequest > 0) console.log(`  postgres processes: ${databasePerRequest.toFixed(0)} µs CPU per request`);
   // Where that CPU went, thread by thread (µs per request, user + system).
   for (const pid of pids) {
@@ -69,5 +75,11 @@ try {
   await service.stop();
 }
 const [file] = profiling ? await readdir(profiles) : [];
-if (file) console.log(execFileSync(process.execPath, [path.join(BENCH, 'tools/profile-summary.mjs'), path.join(profiles, file), '45', '', `--last=${seconds}`], { encoding: 'utf8' }));
-if (!process.env.KEEP_PROFILE) await rm(work, { recursive: true, force: true }); else console.log(work);
+if (file)
+  console.log(
+    execFileSync(process.execPath, [path.join(BENCH, 'tools/profile-summary.mjs'), path.join(profiles, file), '45', '', `--last=${seconds}`], {
+      encoding: 'utf8',
+    }),
+  );
+if (!process.env.KEEP_PROFILE) await rm(work, { recursive: true, force: true });
+else console.log(work);

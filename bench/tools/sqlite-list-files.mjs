@@ -50,9 +50,60 @@ function seeded(seed) {
 
 const md5 = (text) => createHash('md5').update(text).digest('hex');
 const TYPES = ['image/png', 'image/jpeg', 'image/jpeg', 'image/png', 'application/pdf', 'video/mp4', 'image/webp', 'audio/mpeg', 'text/plain', 'image/gif'];
-const EXTENSIONS = { 'image/png': '.png', 'image/jpeg': '.jpg', 'application/pdf': '.pdf', 'video/mp4': '.mp4', 'image/webp': '.webp', 'audio/mpeg': '.mp3', 'text/plain': '.txt', 'image/gif': '.gif' };
-const FIRST = ['holiday', 'invoice', 'cat', 'dog', 'report', 'screenshot', 'IMG', 'DSC', 'scan', 'receipt', 'Paris', 'Berlin', 'family', 'meeting', 'draft', 'final', 'Résumé', 'logo', 'banner', 'podcast'];
-const SECOND = ['2019', '2020', '2021', '2022', '2023', '2024', 'summer', 'winter', 'v2', 'copy', 'edited', 'small', 'large', 'export', 'backup', 'new', 'old', 'raw', 'web', 'print'];
+const EXTENSIONS = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'application/pdf': '.pdf',
+  'video/mp4': '.mp4',
+  'image/webp': '.webp',
+  'audio/mpeg': '.mp3',
+  'text/plain': '.txt',
+  'image/gif': '.gif',
+};
+const FIRST = [
+  'holiday',
+  'invoice',
+  'cat',
+  'dog',
+  'report',
+  'screenshot',
+  'IMG',
+  'DSC',
+  'scan',
+  'receipt',
+  'Paris',
+  'Berlin',
+  'family',
+  'meeting',
+  'draft',
+  'final',
+  'Résumé',
+  'logo',
+  'banner',
+  'podcast',
+];
+const SECOND = [
+  '2019',
+  '2020',
+  '2021',
+  '2022',
+  '2023',
+  '2024',
+  'summer',
+  'winter',
+  'v2',
+  'copy',
+  'edited',
+  'small',
+  'large',
+  'export',
+  'backup',
+  'new',
+  'old',
+  'raw',
+  'web',
+  'print',
+];
 
 if (command === 'generate') {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
@@ -60,13 +111,18 @@ if (command === 'generate') {
   const raw = new BetterSqlite3(file);
   const started = performance.now();
   const random = seeded(42);
-  const insertUser = raw.prepare("insert into users (id, email, password_hash, created_at, updated_at, plan_name) values (?, ?, 'x', 1700000000000, 1700000000000, 'default')");
+  const insertUser = raw.prepare(
+    "insert into users (id, email, password_hash, created_at, updated_at, plan_name) values (?, ?, 'x', 1700000000000, 1700000000000, 'default')",
+  );
   const insertFile = raw.prepare(`insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text)
     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   raw.transaction(() => {
     insertUser.run(BIG, 'big@example.com');
     insertUser.run(OTHER, 'other@example.com');
-    for (const [userId, count, n] of [[BIG, FILES, 1], [OTHER, FILES / 5, 2]]) {
+    for (const [userId, count, n] of [
+      [BIG, FILES, 1],
+      [OTHER, FILES / 5, 2],
+    ]) {
       for (let g = 1; g <= count; g++) {
         const fileId = md5(`${n}:${g}`).slice(0, 10);
         const drawn = TYPES[Math.floor(random() * 10)];
@@ -75,7 +131,19 @@ if (command === 'generate') {
         const size = Math.round(Math.exp(random() * Math.log(100_000_000 / 1024)) * 1024);
         const isPublic = random() < 0.9 ? 1 : 0;
         const createdAt = 1_700_000_000_000 + g * 63_000 + Math.round(random() * 1000);
-        insertFile.run(md5(`id${g}${n}`), userId, fileId, name, type, size, md5(`sha${g}`), isPublic, createdAt, `${userId}/${fileId}`, fileSearchText({ name, fileId }));
+        insertFile.run(
+          md5(`id${g}${n}`),
+          userId,
+          fileId,
+          name,
+          type,
+          size,
+          md5(`sha${g}`),
+          isPublic,
+          createdAt,
+          `${userId}/${fileId}`,
+          fileSearchText({ name, fileId }),
+        );
       }
     }
     raw.exec(`insert into account_totals (user_id, storage_bytes, files_count, public_files_count)
@@ -89,8 +157,15 @@ if (command === 'generate') {
   // The same repository over plain Kysely, to capture the SQL of each statement for EXPLAIN QUERY PLAN.
   const raw = new BetterSqlite3(file, { readonly: true });
   const log = {};
-  const logged = new Kysely({ dialect: new SqliteDialect({ database: raw }), log: (event) => log.current?.push({ sql: event.query.sql, parameters: event.query.parameters }) });
-  console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  const logged = new Kysely({
+    dialect: new SqliteDialect({ database: raw }),
+    log: (event) => log.current?.push({ sql: event.query.sql, parameters: event.query.parameters }),
+  });
+  console.log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const rows = [];
   for (const [name, filter, offset = 0] of CASES.filter(([name]) => only === undefined || name.includes(only))) {
     const list = (executor) => new SqlFileRepository(executor).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
@@ -118,8 +193,13 @@ if (command === 'generate') {
       console.log('```');
     }
   }
-  console.log(`\nload average at end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
-  for (const row of rows) console.log(`| ${row.name} | ${row.total.toLocaleString('en')} | ${row.median.toFixed(1)} / ${row.p95.toFixed(1)} / ${row.p99.toFixed(1)} |`);
+  console.log(
+    `\nload average at end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}\n`,
+  );
+  for (const row of rows)
+    console.log(`| ${row.name} | ${row.total.toLocaleString('en')} | ${row.median.toFixed(1)} / ${row.p95.toFixed(1)} / ${row.p99.toFixed(1)} |`);
   await logged.destroy();
   await opened.close();
 }

@@ -29,7 +29,11 @@ try {
   const file = await uploadFile(service, account.key, withMagic(Buffer.alloc(4096, 1), 'image/png'));
   const kinds = {
     'upload-4k (POST /files)': () => uploadFile(service, account.key, withMagic(Buffer.alloc(4096, 2), 'image/png')),
-    'read-4k (GET /m/:id)': () => fetch(`${service.content}/m/${file.file_id}`).then(async (r) => { await r.arrayBuffer(); if (r.status !== 200) throw new Error(`read: ${r.status}`); }),
+    'read-4k (GET /m/:id)': () =>
+      fetch(`${service.content}/m/${file.file_id}`).then(async (r) => {
+        await r.arrayBuffer();
+        if (r.status !== 200) throw new Error(`read: ${r.status}`);
+      }),
     'auth (GET /settings)': () => call(service.api, '/settings', { headers: { 'x-api-key': account.key } }),
     'list (GET /files?q=)': () => call(service.api, '/files?limit=30&q=bench', { headers: { 'x-api-key': account.key } }),
   };
@@ -40,12 +44,14 @@ try {
     // CONCURRENCY (default 1): requests in flight at once, as a loaded service sees them.
     const concurrency = Number(process.env.CONCURRENCY ?? 1);
     let sent = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (sent < n) {
-        sent += 1;
-        await send();
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (sent < n) {
+          sent += 1;
+          await send();
+        }
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const lines = await statementsSince(before);
     console.log(`${name}: ${(lines.length / n).toFixed(2)} statements per request`);

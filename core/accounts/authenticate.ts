@@ -39,7 +39,13 @@ export interface Credentials {
 export class Authenticate {
   constructor(
     private readonly deps: {
-      apiKeys: ApiKeyRepository; sessions: SessionRepository; users: UserRepository; signer: TokenSigner; digest: SecretDigest; clock: Clock; limits: RateLimits;
+      apiKeys: ApiKeyRepository;
+      sessions: SessionRepository;
+      users: UserRepository;
+      signer: TokenSigner;
+      digest: SecretDigest;
+      clock: Clock;
+      limits: RateLimits;
       /** Default {@link SESSION_IDLE_DAYS}. */
       sessionIdleDays?: number;
     },
@@ -64,11 +70,11 @@ export class Authenticate {
   private async byApiKey(key: string, client: string | undefined): Promise<Principal> {
     const { limits } = this.deps;
     const keyHash = this.deps.digest.sha256(key);
-    const [wait, apiKey] = await Promise.all([
-      limits.apiKeyWait(client),
-      looksLikeApiKey(key) ? this.deps.apiKeys.findByHash(keyHash) : undefined,
-    ]);
-    if (wait > 0) throw new DomainError('RATE_LIMITED', `Too many unknown API keys from this address: wait before trying again. Retry in ${wait} s.`, { retry_after_seconds: wait });
+    const [wait, apiKey] = await Promise.all([limits.apiKeyWait(client), looksLikeApiKey(key) ? this.deps.apiKeys.findByHash(keyHash) : undefined]);
+    if (wait > 0)
+      throw new DomainError('RATE_LIMITED', `Too many unknown API keys from this address: wait before trying again. Retry in ${wait} s.`, {
+        retry_after_seconds: wait,
+      });
     if (!apiKey || !this.deps.digest.equals(apiKey.keyHash, keyHash)) {
       await limits.apiKeyFailed(client);
       throw unauthorized();

@@ -40,7 +40,8 @@ export class ConfirmEmail {
     await this.deps.users.markEmailConfirmed({ userId: used.userId, at: now });
     if (this.deps.adminEmails?.length) {
       const user = await this.deps.users.findById(used.userId);
-      if (user && user.role !== 'admin' && this.deps.adminEmails.includes(user.email)) await this.deps.users.setRole({ userId: user.id, role: 'admin', at: now });
+      if (user && user.role !== 'admin' && this.deps.adminEmails.includes(user.email))
+        await this.deps.users.setRole({ userId: user.id, role: 'admin', at: now });
     }
     return { userId: used.userId, redirectTo: used.redirectTo, session: await this.deps.issuer.open(used.userId, input.device) };
   }

@@ -23,7 +23,16 @@ import type { SessionRepository } from './session-repository.js';
  */
 export class ConfirmTotpEnrolment {
   constructor(
-    private readonly deps: { mfa: MfaRepository; passkeys: PasskeyRepository; sessions: SessionRepository; codes: MfaCodes; limits: RateLimits; ids: IdGenerator; digest: SecretDigest; clock: Clock },
+    private readonly deps: {
+      mfa: MfaRepository;
+      passkeys: PasskeyRepository;
+      sessions: SessionRepository;
+      codes: MfaCodes;
+      limits: RateLimits;
+      ids: IdGenerator;
+      digest: SecretDigest;
+      clock: Clock;
+    },
   ) {}
 
   /**

@@ -26,8 +26,7 @@ export interface LogInDeps {
  * CompleteMfaSignIn exchanges for one together with a code (docs/account-security.md).
  */
 export type LogInResult =
-  | { user: User; session: SessionTokens; mfaToken?: undefined }
-  | { user: User; session?: undefined; mfaToken: string; mfaTokenExpiresAt: Date };
+  { user: User; session: SessionTokens; mfaToken?: undefined } | { user: User; session?: undefined; mfaToken: string; mfaTokenExpiresAt: Date };
 
 /**
  * Logs in with e-mail and password (spec 4.3). An unknown address and a wrong password take the

@@ -46,7 +46,10 @@ export class OneTimeLinks {
   }): Promise<boolean> {
     const { user, purpose } = options;
     const now = this.deps.clock.now();
-    if (!(await this.deps.users.claimEmailSlot({ userId: user.id, purpose, now, minIntervalMs: this.deps.options.emailMinIntervalMs ?? EMAIL_MIN_INTERVAL_MS }))) return false;
+    if (
+      !(await this.deps.users.claimEmailSlot({ userId: user.id, purpose, now, minIntervalMs: this.deps.options.emailMinIntervalMs ?? EMAIL_MIN_INTERVAL_MS }))
+    )
+      return false;
     const token = this.deps.ids.base62(TOKEN_LENGTH);
     const { path, ttlMs } = PATHS[purpose];
     await this.deps.tokens.create({

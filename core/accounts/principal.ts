@@ -7,7 +7,9 @@ import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
  */
 export type Principal =
   | {
-      kind: 'session'; userId: string; sessionId: string;
+      kind: 'session';
+      userId: string;
+      sessionId: string;
       /** Whether the session proved a second factor (Session.secondFactorAt); the admin routes ask it of an account with one. */
       secondFactor: boolean;
     }

@@ -41,7 +41,16 @@ export interface PurgedCredentials {
  */
 export class PurgeCredentials {
   constructor(
-    private readonly deps: { tokens: OneTimeTokenRepository; sessions: SessionRepository; mfa: MfaRepository; passkeyChallenges: PasskeyChallengeRepository; oidcFlows?: OidcFlowRepository; clock: Clock; retentionDays?: number; sessionIdleDays?: number },
+    private readonly deps: {
+      tokens: OneTimeTokenRepository;
+      sessions: SessionRepository;
+      mfa: MfaRepository;
+      passkeyChallenges: PasskeyChallengeRepository;
+      oidcFlows?: OidcFlowRepository;
+      clock: Clock;
+      retentionDays?: number;
+      sessionIdleDays?: number;
+    },
   ) {}
 
   /** @returns how many one-time tokens, sessions, refresh tokens and pending sign-ins and passkey challenges were removed, and idle sessions ended */
@@ -49,7 +58,10 @@ export class PurgeCredentials {
     const now = this.deps.clock.now();
     const before = new Date(now.getTime() - (this.deps.retentionDays ?? CREDENTIAL_RETENTION_DAYS) * DAY_MS);
     const oneTimeTokens = await this.deps.tokens.deleteExpired({ now });
-    const idleSessions = await this.deps.sessions.revokeIdle({ usedBefore: new Date(now.getTime() - (this.deps.sessionIdleDays ?? SESSION_IDLE_DAYS) * DAY_MS), at: now });
+    const idleSessions = await this.deps.sessions.revokeIdle({
+      usedBefore: new Date(now.getTime() - (this.deps.sessionIdleDays ?? SESSION_IDLE_DAYS) * DAY_MS),
+      at: now,
+    });
     const { sessions, refreshTokens } = await this.deps.sessions.purge({ before });
     const mfaChallenges = await this.deps.mfa.deleteExpiredChallenges({ now });
     const passkeyChallenges = await this.deps.passkeyChallenges.deleteExpired({ now });

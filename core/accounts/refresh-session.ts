@@ -60,7 +60,8 @@ export class RefreshSession {
       const concurrent = now.getTime() - result.rotatedAt.getTime() < (this.deps.reuseIntervalMs ?? REFRESH_TOKEN_REUSE_INTERVAL_MS);
       const opened = concurrent && result.sealedSuccessor !== null ? this.deps.box.open(result.sealedSuccessor) : undefined;
       const successor = opened?.startsWith(SUCCESSOR_LABEL) ? opened.slice(SUCCESSOR_LABEL.length) : undefined;
-      if (successor !== undefined) return this.deps.issuer.tokens({ userId: result.session.userId, sessionId: result.session.id, refreshToken: successor, now });
+      if (successor !== undefined)
+        return this.deps.issuer.tokens({ userId: result.session.userId, sessionId: result.session.id, refreshToken: successor, now });
       if (!concurrent) {
         await this.deps.sessions.revoke({ sessionId: result.session.id, at: now });
         this.deps.activity?.record({

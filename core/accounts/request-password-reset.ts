@@ -23,7 +23,15 @@ export class RequestPasswordReset {
   /** Links being created and mailed (see `execute`). */
   private readonly sending: BackgroundWork;
 
-  constructor(private readonly deps: { users: UserRepository; links: OneTimeLinks; options: AccountOptions; limits: RateLimits; onBackgroundError?: (error: unknown) => void }) {
+  constructor(
+    private readonly deps: {
+      users: UserRepository;
+      links: OneTimeLinks;
+      options: AccountOptions;
+      limits: RateLimits;
+      onBackgroundError?: (error: unknown) => void;
+    },
+  ) {
     this.redirects = new RedirectPolicy(deps.options.allowedRedirectUrls);
     this.sending = new BackgroundWork(deps.onBackgroundError);
   }

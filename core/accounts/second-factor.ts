@@ -18,7 +18,10 @@ export async function hasSecondFactor(deps: { mfa: MfaRepository; passkeys: Pass
  * that had a factor already and that did not prove it stays unmarked: enrolling one more factor is
  * no proof of the factors the account had (docs/admin.md, "Who may call /admin").
  */
-export async function markEnrollingSession(deps: { sessions: SessionRepository }, options: { sessionId?: string; hadFactor: boolean; at: Date }): Promise<void> {
+export async function markEnrollingSession(
+  deps: { sessions: SessionRepository },
+  options: { sessionId?: string; hadFactor: boolean; at: Date },
+): Promise<void> {
   if (options.sessionId === undefined || options.hadFactor) return;
   await deps.sessions.markSecondFactor({ sessionId: options.sessionId, at: options.at });
 }

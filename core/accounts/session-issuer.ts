@@ -67,7 +67,11 @@ export class SessionIssuer {
     const refreshToken = this.deps.ids.base62(TOKEN_LENGTH);
     await this.deps.sessions.create({
       session: {
-        id: sessionId, userId, createdAt: now, revokedAt: null, lastUsedAt: now,
+        id: sessionId,
+        userId,
+        createdAt: now,
+        revokedAt: null,
+        lastUsedAt: now,
         userAgent: device.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null,
         ip: device.ip?.slice(0, 64) || null,
         secondFactorAt: proof.secondFactor ? now : null,

@@ -39,9 +39,7 @@ export interface RefreshToken {
 
 /** Outcome of {@link SessionRepository.rotate}. */
 export type RotationResult =
-  | { kind: 'rotated'; session: Session }
-  | { kind: 'reused'; session: Session; rotatedAt: Date; sealedSuccessor: string | null }
-  | { kind: 'invalid' };
+  { kind: 'rotated'; session: Session } | { kind: 'reused'; session: Session; rotatedAt: Date; sealedSuccessor: string | null } | { kind: 'invalid' };
 
 /** Port: sessions and their refresh tokens. */
 export interface SessionRepository {

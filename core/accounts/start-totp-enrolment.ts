@@ -24,14 +24,27 @@ export interface TotpEnrolment {
  */
 export class StartTotpEnrolment {
   /** @param deps.passkeys absent: passkeys are not offered (only TOTP is a second factor) */
-  constructor(private readonly deps: { users: UserRepository; mfa: MfaRepository; passkeys?: PasskeyRepository; totp: Totp; box: SecretBox; clock: Clock; issuer: string }) {}
+  constructor(
+    private readonly deps: {
+      users: UserRepository;
+      mfa: MfaRepository;
+      passkeys?: PasskeyRepository;
+      totp: Totp;
+      box: SecretBox;
+      clock: Clock;
+      issuer: string;
+    },
+  ) {}
 
   /** @param input.secondFactor as for StartPasskeyRegistration: whether the session proved a second factor; absent: the caller vouches */
   async execute(input: { userId: string; secondFactor?: boolean }): Promise<TotpEnrolment> {
     const user = await this.deps.users.findById(input.userId);
     if (!user) throw new DomainError('UNAUTHORIZED', 'A valid API key or session token is required.');
     if (input.secondFactor === false && this.deps.passkeys && (await this.deps.passkeys.listForUser(user.id)).length > 0) {
-      throw new DomainError('SECOND_FACTOR_REQUIRED', 'This session did not prove the account\'s second factor: sign in again with a passkey to turn on two-factor sign-in.');
+      throw new DomainError(
+        'SECOND_FACTOR_REQUIRED',
+        "This session did not prove the account's second factor: sign in again with a passkey to turn on two-factor sign-in.",
+      );
     }
     const secret = await this.deps.totp.newSecret();
     const saved = await this.deps.mfa.savePendingTotp({ userId: user.id, sealedSecret: this.deps.box.seal(secret), createdAt: this.deps.clock.now() });

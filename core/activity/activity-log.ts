@@ -1,4 +1,3 @@
-
 /** One logged API request of an account (spec 2.7). */
 export interface ActivityLogEntry {
   /** UUID. */

@@ -30,9 +30,7 @@ export class ActivityRecorder {
     return this.buffer.length;
   }
 
-  constructor(
-    private readonly deps: { logs: ActivityLogRepository; ids: IdGenerator; clock: Clock; onError?: (error: unknown) => void },
-  ) {}
+  constructor(private readonly deps: { logs: ActivityLogRepository; ids: IdGenerator; clock: Clock; onError?: (error: unknown) => void }) {}
 
   /**
    * Records one request; `createdAt` defaults to now. Called for every authenticated request: the

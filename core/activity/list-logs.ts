@@ -14,7 +14,8 @@ export function encodeActivityCursor(position: ActivityPosition): string {
 /** The position in a cursor from {@link encodeActivityCursor}. @throws DomainError INVALID_CURSOR (400) for anything else */
 export function decodeActivityCursor(cursor: string): ActivityPosition {
   const match = /^(\d{1,15})\.(.+)$/.exec(cursor);
-  if (!match || !UUID.test(match[2])) throw new DomainError('INVALID_CURSOR', 'This cursor is not one this list handed out: use next_cursor from the previous page.');
+  if (!match || !UUID.test(match[2]))
+    throw new DomainError('INVALID_CURSOR', 'This cursor is not one this list handed out: use next_cursor from the previous page.');
   return { createdAt: new Date(Number(match[1])), id: match[2] };
 }
 
@@ -39,7 +40,12 @@ export class ListLogs {
     const before = input.before === undefined ? undefined : decodeActivityCursor(input.before);
     const window = toWindow(input);
     // One more than asked, to know whether a next page exists without counting.
-    const found = await this.deps.logs.list({ userId: input.userId, window: { offset: window.offset, limit: window.limit + 1 }, kind: input.kind ?? 'all', before });
+    const found = await this.deps.logs.list({
+      userId: input.userId,
+      window: { offset: window.offset, limit: window.limit + 1 },
+      kind: input.kind ?? 'all',
+      before,
+    });
     const items = found.items.slice(0, window.limit);
     const last = items[items.length - 1];
     const nextCursor = found.items.length > window.limit && last ? encodeActivityCursor(last) : null;

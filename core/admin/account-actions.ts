@@ -46,7 +46,17 @@ export class RevokeAccountSessions {
  * @throws DomainError USER_NOT_FOUND (404)
  */
 export class ResetAccountMfa {
-  constructor(private readonly deps: { users: UserRepository; mfa: MfaRepository; passkeys: PasskeyRepository; sessions: SessionRepository; mailer: Mailer; trail: AdminTrail; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      users: UserRepository;
+      mfa: MfaRepository;
+      passkeys: PasskeyRepository;
+      sessions: SessionRepository;
+      mailer: Mailer;
+      trail: AdminTrail;
+      clock: Clock;
+    },
+  ) {}
 
   async execute(input: { actor: AdminActor; account: AccountRef }): Promise<{ totpRemoved: boolean; passkeysRemoved: number }> {
     const user = await accountOf(this.deps.users, input.account);
@@ -59,8 +69,11 @@ export class ResetAccountMfa {
     await this.deps.sessions.revokeAllForUser({ userId: user.id, at: this.deps.clock.now() });
     await this.deps.mailer.send(mfaResetEmail(user.email));
     await this.deps.trail.record({
-      actor: input.actor, action: 'reset_mfa', target: user,
-      before: { totp: totpRemoved, passkeys: passkeysRemoved }, after: { totp: false, passkeys: 0 },
+      actor: input.actor,
+      action: 'reset_mfa',
+      target: user,
+      before: { totp: totpRemoved, passkeys: passkeysRemoved },
+      after: { totp: false, passkeys: 0 },
     });
     return { totpRemoved, passkeysRemoved };
   }
@@ -115,8 +128,15 @@ export class RemoveAccount {
   /** @param deps.leaseMs default {@link ACCOUNT_DELETION_LEASE_MS} */
   constructor(
     private readonly deps: {
-      users: UserRepository; files: FileRepository; deleteAccount: DeleteAccount; deletions: AccountDeletionQueue; trail: AdminTrail; clock: Clock; ids: IdGenerator;
-      leaseMs?: number; onBackgroundError?: (error: unknown) => void;
+      users: UserRepository;
+      files: FileRepository;
+      deleteAccount: DeleteAccount;
+      deletions: AccountDeletionQueue;
+      trail: AdminTrail;
+      clock: Clock;
+      ids: IdGenerator;
+      leaseMs?: number;
+      onBackgroundError?: (error: unknown) => void;
       /** Crash tests only: `between_account_deletion_steps` is reached after each step's progress is recorded. */
       failpoints?: Failpoints;
     },
@@ -223,7 +243,13 @@ export class RemoveAccount {
           // Gone (here, or by a run that died before it could remove the record): one entry, by whoever removes the record.
           if (await deletions.remove(ours)) {
             const target = { id: deletion.userId, email: deletion.email };
-            await this.deps.trail.record({ actor: deletion.actor, action: 'delete_account', target, before: { files: deletion.filesDeleted + deletedFiles }, tellAccount: false });
+            await this.deps.trail.record({
+              actor: deletion.actor,
+              action: 'delete_account',
+              target,
+              before: { files: deletion.filesDeleted + deletedFiles },
+              tellAccount: false,
+            });
           }
         } catch (error) {
           // Free it for the next sweep (of any process) rather than after the lease lapses.

@@ -35,10 +35,11 @@ export class AuthorizeAdmin {
       });
     }
     if (input.principal.kind === 'session' && !input.principal.secondFactor && (await hasSecondFactor(this.deps, user.id))) {
-      throw new DomainError('SECOND_FACTOR_REQUIRED', 'This account has two-factor sign-in and this session did not pass it: sign out and sign in again with your second factor.');
+      throw new DomainError(
+        'SECOND_FACTOR_REQUIRED',
+        'This account has two-factor sign-in and this session did not pass it: sign out and sign in again with your second factor.',
+      );
     }
     return { id: user.id, email: user.email, client: input.client ?? null };
   }
-
-
 }

@@ -21,13 +21,18 @@ export class ChangePlan {
     const user = await findAccount(this.deps.users, input.email);
     const plan = this.deps.plans.find(input.planName);
     if (!plan) {
-      const names = this.deps.plans.all().map((p) => p.name).join(', ');
+      const names = this.deps.plans
+        .all()
+        .map((p) => p.name)
+        .join(', ');
       throw new DomainError('PLAN_NOT_FOUND', `No plan named "${input.planName}". Plans: ${names}.`);
     }
     await this.deps.users.setPlan({ userId: user.id, planName: plan.name, trialEndsAt: null, at: this.deps.clock.now() });
     if (input.actor && (user.planName !== plan.name || user.trialEndsAt !== null)) {
       await this.deps.trail.record({
-        actor: input.actor, action: 'update_account', target: user,
+        actor: input.actor,
+        action: 'update_account',
+        target: user,
         before: { plan: user.planName, trial_ends_at: user.trialEndsAt?.toISOString() ?? null },
         after: { plan: plan.name, trial_ends_at: null },
       });

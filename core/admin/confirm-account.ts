@@ -18,7 +18,13 @@ export class ConfirmAccount {
     const user = await findAccount(this.deps.users, input.email);
     await this.deps.users.markEmailConfirmed({ userId: user.id, at: this.deps.clock.now() });
     if (input.actor && user.emailConfirmedAt === null) {
-      await this.deps.trail.record({ actor: input.actor, action: 'confirm_account', target: user, before: { email_confirmed: false }, after: { email_confirmed: true } });
+      await this.deps.trail.record({
+        actor: input.actor,
+        action: 'confirm_account',
+        target: user,
+        before: { email_confirmed: false },
+        after: { email_confirmed: true },
+      });
     }
     return this.deps.report.of(user.id);
   }

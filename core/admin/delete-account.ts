@@ -25,7 +25,16 @@ export const DELETE_BATCH = 100;
  * @throws DomainError USER_NOT_FOUND (404)
  */
 export class DeleteAccount {
-  constructor(private readonly deps: { users: UserRepository; files: FileRepository; blobs: BlobStore; uploads: ResumableUploadRepository; partials: PartialBlobStore; logs: ActivityLogRepository }) {}
+  constructor(
+    private readonly deps: {
+      users: UserRepository;
+      files: FileRepository;
+      blobs: BlobStore;
+      uploads: ResumableUploadRepository;
+      partials: PartialBlobStore;
+      logs: ActivityLogRepository;
+    },
+  ) {}
 
   async execute(
     input: ({ email: string } | { account: AccountRef }) & { shouldStop?: () => boolean; afterStep?: (deletedFiles: number) => Promise<void> },
@@ -36,7 +45,14 @@ export class DeleteAccount {
       if (input.shouldStop?.()) return { deletedFiles, finished: false };
       const page = await this.deps.files.list({ userId: user.id, filter: {}, window: { offset: 0, limit: DELETE_BATCH } });
       if (page.items.length === 0) break;
-      const deleted = (await deleteFiles(this.deps, user.id, page.items.map((f) => f.fileId), { reason: 'account_deleted' })).length;
+      const deleted = (
+        await deleteFiles(
+          this.deps,
+          user.id,
+          page.items.map((f) => f.fileId),
+          { reason: 'account_deleted' },
+        )
+      ).length;
       deletedFiles += deleted;
       await input.afterStep?.(deleted);
     }

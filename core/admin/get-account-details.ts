@@ -29,7 +29,16 @@ export interface AccountDetails {
  * @throws DomainError USER_NOT_FOUND (404)
  */
 export class GetAccountDetails {
-  constructor(private readonly deps: { users: UserRepository; directory: AccountDirectory; accounts: AccountPolicy; usage: GetUsage; audit: AdminAuditLog; deletions: AccountDeletionQueue }) {}
+  constructor(
+    private readonly deps: {
+      users: UserRepository;
+      directory: AccountDirectory;
+      accounts: AccountPolicy;
+      usage: GetUsage;
+      audit: AdminAuditLog;
+      deletions: AccountDeletionQueue;
+    },
+  ) {}
 
   async execute(input: { account: AccountRef }): Promise<AccountDetails> {
     const user = await accountOf(this.deps.users, input.account);

@@ -18,7 +18,8 @@ export class IssueInvite {
     const created = await this.deps.createInvite.execute({ planName: input.planName, ttlMs: input.ttlMs });
     const { invite } = created;
     await this.deps.trail.record({
-      actor: input.actor, action: 'create_invite',
+      actor: input.actor,
+      action: 'create_invite',
       after: { invite_id: invite.id, plan: invite.planName, expires_at: invite.expiresAt?.toISOString() ?? null },
     });
     return created;
@@ -35,6 +36,11 @@ export class WithdrawInvite {
 
   async execute(input: { actor: AdminActor; id: string }): Promise<void> {
     await this.deps.revokeInvite.execute({ id: input.id });
-    await this.deps.trail.record({ actor: input.actor, action: 'revoke_invite', before: { invite_id: input.id, state: 'usable' }, after: { invite_id: input.id, state: 'revoked' } });
+    await this.deps.trail.record({
+      actor: input.actor,
+      action: 'revoke_invite',
+      before: { invite_id: input.id, state: 'usable' },
+      after: { invite_id: input.id, state: 'revoked' },
+    });
   }
 }

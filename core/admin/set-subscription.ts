@@ -33,7 +33,8 @@ export class SetSubscription {
       subscriptionCanceledAt: input.subscriptionCanceledAt,
       at: this.deps.clock.now(),
     });
-    if (input.actor && Object.keys(after).length > 0) await this.deps.trail.record({ actor: input.actor, action: 'update_account', target: user, before, after });
+    if (input.actor && Object.keys(after).length > 0)
+      await this.deps.trail.record({ actor: input.actor, action: 'update_account', target: user, before, after });
     return this.deps.report.of(user.id);
   }
 }

@@ -96,7 +96,13 @@ function actionOf(after: Record<string, unknown>): AdminAction {
 /** @throws DomainError PLAN_NOT_FOUND, VALIDATION_FAILED */
 function check(changes: AccountChanges, plans: PlanCatalog): void {
   if (changes.plan !== undefined && !plans.find(changes.plan)) {
-    throw new DomainError('PLAN_NOT_FOUND', `No plan named "${changes.plan}". Plans: ${plans.all().map((p) => p.name).join(', ')}.`);
+    throw new DomainError(
+      'PLAN_NOT_FOUND',
+      `No plan named "${changes.plan}". Plans: ${plans
+        .all()
+        .map((p) => p.name)
+        .join(', ')}.`,
+    );
   }
   if (changes.status !== undefined && changes.status !== 'active' && changes.status !== 'suspended') invalid('status', 'Expected "active" or "suspended"');
   if (changes.role !== undefined && !(ROLES as readonly string[]).includes(changes.role)) invalid('role', `Expected one of ${ROLES.join(', ')}`);

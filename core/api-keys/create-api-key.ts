@@ -38,7 +38,9 @@ export interface CreateApiKeyInput {
  */
 export class CreateApiKey {
   /** @param deps.maxPerAccount live (unexpired) keys one account may hold (`API_KEYS_PER_ACCOUNT`); default {@link DEFAULT_API_KEYS_PER_ACCOUNT} */
-  constructor(private readonly deps: { apiKeys: ApiKeyRepository; users: UserRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock; maxPerAccount?: number }) {}
+  constructor(
+    private readonly deps: { apiKeys: ApiKeyRepository; users: UserRepository; ids: IdGenerator; digest: SecretDigest; clock: Clock; maxPerAccount?: number },
+  ) {}
 
   async execute(input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
     if (input.name !== undefined && input.name.length > MAX_API_KEY_NAME_LENGTH) {
@@ -69,7 +71,9 @@ export class CreateApiKey {
     };
     const max = this.deps.maxPerAccount ?? DEFAULT_API_KEYS_PER_ACCOUNT;
     if (!(await this.deps.apiKeys.createWithin(apiKey, { maxPerUser: max, now }))) {
-      throw new DomainError('API_KEY_LIMIT_REACHED', `This account already holds ${max} API keys: revoke one before creating another.`, { api_keys_per_account: max });
+      throw new DomainError('API_KEY_LIMIT_REACHED', `This account already holds ${max} API keys: revoke one before creating another.`, {
+        api_keys_per_account: max,
+      });
     }
     return { apiKey, key };
   }
@@ -78,14 +82,18 @@ export class CreateApiKey {
 function checkExpiry(expiresAt: Date, now: Date): void {
   const at = expiresAt.getTime();
   if (Number.isNaN(at)) {
-    throw new DomainError('VALIDATION_FAILED', 'expires_at must be an ISO 8601 date and time, such as 2030-01-31T12:00:00Z.', [{ path: '/expires_at', message: 'Expected an ISO 8601 date-time' }]);
+    throw new DomainError('VALIDATION_FAILED', 'expires_at must be an ISO 8601 date and time, such as 2030-01-31T12:00:00Z.', [
+      { path: '/expires_at', message: 'Expected an ISO 8601 date-time' },
+    ]);
   }
   if (at <= now.getTime()) {
     throw new DomainError('VALIDATION_FAILED', 'expires_at must be in the future.', [{ path: '/expires_at', message: 'Expected an instant after now' }]);
   }
   if (at > now.getTime() + MAX_API_KEY_LIFETIME_DAYS * DAY_MS) {
-    throw new DomainError('VALIDATION_FAILED', `expires_at must be at most ${MAX_API_KEY_LIFETIME_DAYS} days from now; leave it out for a key that does not expire.`, [
-      { path: '/expires_at', message: `Expected at most ${MAX_API_KEY_LIFETIME_DAYS} days from now` },
-    ]);
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `expires_at must be at most ${MAX_API_KEY_LIFETIME_DAYS} days from now; leave it out for a key that does not expire.`,
+      [{ path: '/expires_at', message: `Expected at most ${MAX_API_KEY_LIFETIME_DAYS} days from now` }],
+    );
   }
 }

@@ -22,4 +22,3 @@ export async function mintingKey(apiKeys: ApiKeyRepository, options: { apiKeyId:
   if (isApiKeyExpired(key, options.now)) throw new DomainError('API_KEY_EXPIRED', `This API key expired at ${key.expiresAt!.toISOString()}; create a new one.`);
   return { id: key.id, expiresAt: key.expiresAt };
 }
-

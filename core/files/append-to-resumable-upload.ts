@@ -198,10 +198,11 @@ export class AppendToResumableUpload {
     const body = wanted > 0 ? await this.deps.blobs.get(key, { start: 0, end: wanted - 1 }) : undefined;
     const head = new Uint8Array(wanted);
     let filled = 0;
-    if (body) for await (const chunk of body) {
-      head.set(chunk.subarray(0, wanted - filled), filled);
-      filled += Math.min(chunk.length, wanted - filled);
-    }
+    if (body)
+      for await (const chunk of body) {
+        head.set(chunk.subarray(0, wanted - filled), filled);
+        filled += Math.min(chunk.length, wanted - filled);
+      }
     return head.subarray(0, filled);
   }
 

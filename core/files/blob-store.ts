@@ -55,7 +55,13 @@ export interface BlobStore {
    * @throws DomainError FILE_TOO_LARGE (413) past `maxBytes`; BLOB_STORE_UNAVAILABLE (503) when the store fails;
    *         the body's own error when reading the body fails
    */
-  put(options: { key: string; body: AsyncIterable<Uint8Array>; contentType: string; maxBytes: number; signal?: AbortSignalLike }): Promise<{ size: number; sha256: string }>;
+  put(options: {
+    key: string;
+    body: AsyncIterable<Uint8Array>;
+    contentType: string;
+    maxBytes: number;
+    signal?: AbortSignalLike;
+  }): Promise<{ size: number; sha256: string }>;
   /**
    * Opens the blob for reading, whole or one inclusive byte range (already checked against the size).
    * The body holds what the store opened (a file handle, a connection) until it is read to the end,

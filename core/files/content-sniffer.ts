@@ -36,10 +36,17 @@ const SAME_SIGNATURE: readonly (readonly string[])[] = [
   ['image/png', 'image/apng'],
   ['image/bmp', 'image/x-bmp', 'image/x-ms-bmp'],
   [
-    'application/zip', 'application/epub+zip', 'application/java-archive', 'application/vnd.android.package-archive', 'application/x-xpinstall',
-    'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    'application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/vnd.oasis.opendocument.text',
-    'application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.oasis.opendocument.presentation',
+    'application/zip',
+    'application/epub+zip',
+    'application/java-archive',
+    'application/vnd.android.package-archive',
+    'application/x-xpinstall',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    'application/vnd.oasis.opendocument.text',
+    'application/vnd.oasis.opendocument.spreadsheet',
+    'application/vnd.oasis.opendocument.presentation',
   ],
 ];
 const GROUP_OF = new Map<string, readonly string[]>(SAME_SIGNATURE.flatMap((group) => group.map((type) => [type, group] as const)));

@@ -55,7 +55,15 @@ export interface UploadUrl {
  */
 export class CreateUploadUrl {
   constructor(
-    private readonly deps: { uploadUrls: UploadUrlRepository; signingKeys: SigningKeyRepository; signer: UrlSigner; apiKeys: ApiKeyRepository; ids: IdGenerator; clock: Clock; publicApiUrl: string },
+    private readonly deps: {
+      uploadUrls: UploadUrlRepository;
+      signingKeys: SigningKeyRepository;
+      signer: UrlSigner;
+      apiKeys: ApiKeyRepository;
+      ids: IdGenerator;
+      clock: Clock;
+      publicApiUrl: string;
+    },
   ) {}
 
   async execute(input: CreateUploadUrlInput): Promise<UploadUrl> {
@@ -67,7 +75,10 @@ export class CreateUploadUrl {
       throw invalid('max_size_bytes must be a whole number of bytes, at least 1.');
     }
     const contentTypes = input.contentTypes === undefined ? null : input.contentTypes.map((type) => type.trim().toLowerCase());
-    if (contentTypes !== null && (contentTypes.length === 0 || contentTypes.length > UPLOAD_URL_MAX_CONTENT_TYPES || contentTypes.some((type) => !MEDIA_TYPE.test(type)))) {
+    if (
+      contentTypes !== null &&
+      (contentTypes.length === 0 || contentTypes.length > UPLOAD_URL_MAX_CONTENT_TYPES || contentTypes.some((type) => !MEDIA_TYPE.test(type)))
+    ) {
       throw invalid(`content_types must list 1 to ${UPLOAD_URL_MAX_CONTENT_TYPES} media types such as image/png or image/*.`);
     }
     const name = input.name === undefined ? null : parseFileName(encodeURIComponent(input.name));

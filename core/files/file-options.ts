@@ -15,4 +15,3 @@ export interface FileOptions {
 
 /** Default of `DEFAULT_MAX_UPLOAD_SIZE_BYTES`: 100 MiB. */
 export const DEFAULT_MAX_UPLOAD_SIZE_BYTES = 100 * 1024 * 1024;
-

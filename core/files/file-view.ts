@@ -23,7 +23,14 @@ export class FileAddresses {
    * @param deps.counts reads not yet written are added to the files' counts (FileReadCounts.withPending)
    * @param deps.media where the files' media facts are read (one read per call); absent: every fact null
    */
-  constructor(private readonly deps: { domains: CustomDomainRepository; options: Pick<FileOptions, 'publicContentUrl'>; counts?: FileReadCounts; media?: MediaFactsRepository }) {}
+  constructor(
+    private readonly deps: {
+      domains: CustomDomainRepository;
+      options: Pick<FileOptions, 'publicContentUrl'>;
+      counts?: FileReadCounts;
+      media?: MediaFactsRepository;
+    },
+  ) {}
 
   /** The public URL base for an account with `domain` (spec 2.5 `public_url_base`). */
   baseFor(domain: CustomDomain | undefined): string {
@@ -37,9 +44,10 @@ export class FileAddresses {
    */
   async views(userId: string, files: StoredFile[], options: { fresh?: boolean } = {}): Promise<FileView[]> {
     const media = this.deps.media;
-    const [domain, facts] = files.length === 0
-      ? [undefined, undefined]
-      : await Promise.all([this.deps.domains.findByUser(userId), media && !options.fresh ? media.findMany(files.map((file) => file.id)) : undefined]);
+    const [domain, facts] =
+      files.length === 0
+        ? [undefined, undefined]
+        : await Promise.all([this.deps.domains.findByUser(userId), media && !options.fresh ? media.findMany(files.map((file) => file.id)) : undefined]);
     const bases = { publicUrlBase: this.baseFor(domain), defaultBase: this.deps.options.publicContentUrl };
     const counts = this.deps.counts;
     return files.map((file) => ({ file: counts ? counts.withPending(file) : file, urls: fileUrls(file, bases), media: facts?.get(file.id) ?? NO_MEDIA_FACTS }));

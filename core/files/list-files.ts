@@ -36,6 +36,10 @@ export class ListFiles {
     }
     if (filter.q !== undefined && filter.q.trim() === '') delete filter.q;
     const page = await this.deps.files.list({ userId: input.userId, filter, window: toWindow(input), countLimit: FILE_TOTAL_COUNT_LIMIT });
-    return { items: await this.deps.addresses.views(input.userId, page.items), ...(page.totalRelation && { totalRelation: page.totalRelation }), total: page.total };
+    return {
+      items: await this.deps.addresses.views(input.userId, page.items),
+      ...(page.totalRelation && { totalRelation: page.totalRelation }),
+      total: page.total,
+    };
   }
 }

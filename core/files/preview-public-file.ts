@@ -30,7 +30,9 @@ export class PreviewPublicFile {
    * @param deps.contentHosts the content server's own hosts, as given to ReadPublicFile; @param deps.publicContentUrl {cdn_url}, without trailing slash
    * @param deps.media where the file's media facts are read; absent: none are known
    */
-  constructor(private readonly deps: { readPublicFile: ReadPublicFile; contentHosts: readonly string[]; publicContentUrl: string; media?: MediaFactsRepository }) {
+  constructor(
+    private readonly deps: { readPublicFile: ReadPublicFile; contentHosts: readonly string[]; publicContentUrl: string; media?: MediaFactsRepository },
+  ) {
     this.contentHosts = new Set(deps.contentHosts.map((host) => host.toLowerCase()));
   }
 

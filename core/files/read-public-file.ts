@@ -35,7 +35,13 @@ export class ReadPublicFile {
 
   constructor(
     private readonly deps: {
-      files: FileRepository; users: Pick<UserRepository, 'findById'>; blobs: BlobStore; meter: UsageMeter; directory: HostnameDirectory; clock: Clock; contentHosts: readonly string[];
+      files: FileRepository;
+      users: Pick<UserRepository, 'findById'>;
+      blobs: BlobStore;
+      meter: UsageMeter;
+      directory: HostnameDirectory;
+      clock: Clock;
+      contentHosts: readonly string[];
       /** The files' read counts (`view_count`, `download_count`); not counted when absent. */
       counts?: FileReadCounts;
     },

@@ -20,8 +20,7 @@ import { hasExpired, isFileId } from './stored-file.js';
 
 /** What a valid signed URL serves: the file itself, or its granted transformation. */
 export type SignedRead = { disposition: 'inline' | 'attachment'; expiresAt: Date } & (
-  | { kind: 'file'; file: OwnFile['file']; open: OwnFile['open'] }
-  | { kind: 'image'; image: PublicImage }
+  { kind: 'file'; file: OwnFile['file']; open: OwnFile['open'] } | { kind: 'image'; image: PublicImage }
 );
 
 /**
@@ -70,7 +69,9 @@ export class ReadSignedFile {
     if (grant.apiKeyId !== undefined && (!minter || minter.userId !== file.userId || isApiKeyExpired(minter, now))) throw invalid();
     const expiresAt = new Date(grant.expires * SECOND_MS);
     if (expiresAt.getTime() <= now.getTime()) {
-      throw new DomainError('SIGNED_URL_EXPIRED', `This signed URL expired at ${expiresAt.toISOString()}; ask its owner for a new one.`, { expired_at: expiresAt.toISOString() });
+      throw new DomainError('SIGNED_URL_EXPIRED', `This signed URL expired at ${expiresAt.toISOString()}; ask its owner for a new one.`, {
+        expired_at: expiresAt.toISOString(),
+      });
     }
     if (hasExpired(file, now) || !(await servesFilesOf(this.deps.users, file.userId))) throw fileNotFound();
     this.deps.meter.recordRead(file.userId);

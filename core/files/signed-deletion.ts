@@ -37,8 +37,15 @@ function deletionPayload(fileId: string, apiKeyId: string | undefined): string {
 export class SignedDeletion {
   constructor(
     private readonly deps: {
-      files: FileRepository; blobs: BlobStore; accounts: AccountPolicy; signingKeys: SigningKeyRepository; signer: UrlSigner;
-      apiKeys: ApiKeyRepository; clock: Clock; options: { publicApiUrl: string }; failpoints?: Failpoints;
+      files: FileRepository;
+      blobs: BlobStore;
+      accounts: AccountPolicy;
+      signingKeys: SigningKeyRepository;
+      signer: UrlSigner;
+      apiKeys: ApiKeyRepository;
+      clock: Clock;
+      options: { publicApiUrl: string };
+      failpoints?: Failpoints;
     },
   ) {}
 
@@ -47,7 +54,10 @@ export class SignedDeletion {
    * @throws DomainError FILE_NOT_FOUND (404); UNAUTHORIZED / API_KEY_EXPIRED (401) when that key stopped working meanwhile
    */
   async link(input: { userId: string; fileId: string; apiKeyId?: string }): Promise<string> {
-    const minter = input.apiKeyId === undefined ? undefined : await mintingKey(this.deps.apiKeys, { apiKeyId: input.apiKeyId, userId: input.userId, now: this.deps.clock.now() });
+    const minter =
+      input.apiKeyId === undefined
+        ? undefined
+        : await mintingKey(this.deps.apiKeys, { apiKeyId: input.apiKeyId, userId: input.userId, now: this.deps.clock.now() });
     const key = await this.deps.signingKeys.ensure({ userId: input.userId, candidate: this.deps.signer.newKey() });
     if (key === undefined) throw fileNotFound();
     const signature = this.deps.signer.sign({ key, payload: deletionPayload(input.fileId, minter?.id) });
@@ -66,10 +76,14 @@ export class SignedDeletion {
     ]);
     if (!found) throw fileNotFound();
     const { file, signingKey } = found;
-    const signed = signingKey !== null && input.signature !== undefined && this.deps.signer.verify({ key: signingKey, payload: deletionPayload(file.fileId, input.kid), signature: input.signature });
+    const signed =
+      signingKey !== null &&
+      input.signature !== undefined &&
+      this.deps.signer.verify({ key: signingKey, payload: deletionPayload(file.fileId, input.kid), signature: input.signature });
     // Made with an API key: only while that key is the owner's and has not expired (revoked: gone).
     const keyHolds = input.kid === undefined || (minter !== undefined && minter.userId === file.userId && !isApiKeyExpired(minter, this.deps.clock.now()));
-    if (!signed || !keyHolds) throw new DomainError('SIGNED_URL_INVALID', 'This deletion link is not valid: it was changed, or its owner (or the API key that made it) revoked it.');
+    if (!signed || !keyHolds)
+      throw new DomainError('SIGNED_URL_INVALID', 'This deletion link is not valid: it was changed, or its owner (or the API key that made it) revoked it.');
     return file;
   }
 

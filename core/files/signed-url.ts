@@ -29,7 +29,16 @@ export interface SignedUrlGrant {
  */
 export function signedUrlPayload(grant: SignedUrlGrant): string {
   const t = grant.transform ?? {};
-  const members = [grant.fileId, String(grant.expires), grant.download ? '1' : '0', t.width ?? '', t.height ?? '', t.fit ?? '', t.format ?? '', t.quality ?? ''];
+  const members = [
+    grant.fileId,
+    String(grant.expires),
+    grant.download ? '1' : '0',
+    t.width ?? '',
+    t.height ?? '',
+    t.fit ?? '',
+    t.format ?? '',
+    t.quality ?? '',
+  ];
   if (grant.apiKeyId === undefined) return ['hangar-signed-url-v1', ...members].join('\n');
   return ['hangar-signed-url-v2', ...members, grant.apiKeyId].join('\n');
 }
@@ -38,8 +47,15 @@ export function signedUrlPayload(grant: SignedUrlGrant): string {
 export function signedUrlQuery(grant: SignedUrlGrant, signature: string): string {
   const t = grant.transform;
   const pairs: [string, string | number | undefined][] = [
-    ['expires', grant.expires], ['download', grant.download ? 1 : undefined],
-    ['w', t?.width], ['h', t?.height], ['fit', t?.fit], ['format', t?.format], ['q', t?.quality], ['kid', grant.apiKeyId], ['signature', signature],
+    ['expires', grant.expires],
+    ['download', grant.download ? 1 : undefined],
+    ['w', t?.width],
+    ['h', t?.height],
+    ['fit', t?.fit],
+    ['format', t?.format],
+    ['q', t?.quality],
+    ['kid', grant.apiKeyId],
+    ['signature', signature],
   ];
   return pairs.flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${encodeURIComponent(String(value))}`])).join('&');
 }

@@ -210,13 +210,18 @@ export class UploadFile {
 
 /** The refusal of an upload whose unchecked random file id was taken (503 FILE_ID_COLLISION): nothing was stored. */
 function fileIdCollision(): DomainError {
-  return new DomainError('FILE_ID_COLLISION', 'The random file id drawn for this upload is already taken by another file; nothing was stored: send the upload again.');
+  return new DomainError(
+    'FILE_ID_COLLISION',
+    'The random file id drawn for this upload is already taken by another file; nothing was stored: send the upload again.',
+  );
 }
 
 /** The refusal of an upload that a plan's limit refused (403 FILE_COUNT_LIMIT_REACHED or STORAGE_LIMIT_REACHED). */
 export function quotaError(result: Exclude<InsertResult, 'inserted'>, limits: { storageLimitBytes: number; fileCountLimit: number }): DomainError {
   return result === 'file_count_limit_reached'
-    ? new DomainError('FILE_COUNT_LIMIT_REACHED', `This account already holds the ${limits.fileCountLimit} files its plan allows.`, { file_count_limit: limits.fileCountLimit })
+    ? new DomainError('FILE_COUNT_LIMIT_REACHED', `This account already holds the ${limits.fileCountLimit} files its plan allows.`, {
+        file_count_limit: limits.fileCountLimit,
+      })
     : new DomainError('STORAGE_LIMIT_REACHED', `This upload would take the account past its plan's storage limit of ${limits.storageLimitBytes} bytes.`, {
         storage_limit_bytes: limits.storageLimitBytes,
       });

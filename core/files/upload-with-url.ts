@@ -37,9 +37,7 @@ export interface UploadWithUrlInput {
  *         and every error of {@link UploadFile}
  */
 export class UploadWithUrl {
-  constructor(
-    private readonly deps: UploadUrlCheckDeps & { uploadFile: UploadFile },
-  ) {}
+  constructor(private readonly deps: UploadUrlCheckDeps & { uploadFile: UploadFile }) {}
 
   async execute(input: UploadWithUrlInput): Promise<FileView> {
     const grant = await verifiedGrant(this.deps, input);
@@ -80,12 +78,17 @@ export interface UploadUrlCheckDeps {
  * of an account that is not suspended.
  * @throws DomainError UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED, ACCOUNT_SUSPENDED (403)
  */
-export async function verifiedGrant(deps: UploadUrlCheckDeps, input: { id: string; signature: string | undefined }, ignoreExpiry = false): Promise<UploadUrlGrant> {
+export async function verifiedGrant(
+  deps: UploadUrlCheckDeps,
+  input: { id: string; signature: string | undefined },
+  ignoreExpiry = false,
+): Promise<UploadUrlGrant> {
   const found = /^[0-9A-Za-z]{1,64}$/.test(input.id) ? await deps.uploadUrls.findWithSigningKey(input.id) : undefined;
   if (!found || found.signingKey === null || input.signature === undefined) throw invalidUrl();
   const { grant, signingKey } = found;
   if (!deps.signer.verify({ key: signingKey, payload: uploadUrlPayload(grant), signature: input.signature })) throw invalidUrl();
-  if (!ignoreExpiry && deps.clock.now().getTime() >= grant.expiresAt.getTime()) throw new DomainError('UPLOAD_URL_EXPIRED', 'This upload URL has expired: ask for a new one.');
+  if (!ignoreExpiry && deps.clock.now().getTime() >= grant.expiresAt.getTime())
+    throw new DomainError('UPLOAD_URL_EXPIRED', 'This upload URL has expired: ask for a new one.');
   if (!(await servesFilesOf(deps.users, grant.userId))) {
     throw new DomainError('ACCOUNT_SUSPENDED', 'The account this upload URL belongs to is suspended by an administrator.');
   }
@@ -99,9 +102,13 @@ export async function verifiedGrant(deps: UploadUrlCheckDeps, input: { id: strin
 export function checkGrantLimits(grant: UploadUrlGrant, rawContentType: string | undefined, length: number | undefined): void {
   const contentType = (rawContentType ?? '').split(';')[0].trim().toLowerCase();
   if (!contentTypeGranted(grant.contentTypes, contentType)) {
-    throw new DomainError('CONTENT_TYPE_NOT_ALLOWED', `This upload URL accepts ${grant.contentTypes!.join(', ')}, not ${contentType || 'a file without a type'}.`, {
-      allowed: grant.contentTypes,
-    });
+    throw new DomainError(
+      'CONTENT_TYPE_NOT_ALLOWED',
+      `This upload URL accepts ${grant.contentTypes!.join(', ')}, not ${contentType || 'a file without a type'}.`,
+      {
+        allowed: grant.contentTypes,
+      },
+    );
   }
   if (grant.maxSizeBytes !== null && length !== undefined && length > grant.maxSizeBytes) throw tooLargeForUrl(grant.maxSizeBytes);
 }

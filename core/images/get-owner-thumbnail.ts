@@ -33,12 +33,24 @@ export interface OwnerThumbnail {
  * @throws DomainError FILE_NOT_FOUND (404, also for another account's file), NOT_AN_IMAGE (400)
  */
 export class GetOwnerThumbnail {
-  constructor(private readonly deps: { files: FileRepository; blobs: BlobStore; transformer: ImageTransformer; slots: TransformSlots; onBackgroundError?: (error: unknown) => void }) {}
+  constructor(
+    private readonly deps: {
+      files: FileRepository;
+      blobs: BlobStore;
+      transformer: ImageTransformer;
+      slots: TransformSlots;
+      onBackgroundError?: (error: unknown) => void;
+    },
+  ) {}
 
   async execute(input: { userId: string; fileId: string }): Promise<OwnerThumbnail> {
     const file = await this.deps.files.findByFileId(input.fileId);
     if (!file || file.userId !== input.userId) throw fileNotFound();
-    const { transform } = normaliseImageRequest({ width: OWNER_THUMBNAIL_SIDE, height: OWNER_THUMBNAIL_SIDE, fit: 'cover', format: 'webp' }, file.contentType, undefined);
+    const { transform } = normaliseImageRequest(
+      { width: OWNER_THUMBNAIL_SIDE, height: OWNER_THUMBNAIL_SIDE, fit: 'cover', format: 'webp' },
+      file.contentType,
+      undefined,
+    );
     const name = variantName(transform, this.deps.transformer.version);
     const key = `${file.blobKey}/${name}`;
     return {

@@ -98,7 +98,8 @@ export const DEFAULT_SIZE_LADDER: readonly number[] = [16, 32, 64, 128, 256, 320
 export function checkSizeLadder(steps: readonly number[]): number[] {
   if (steps.length === 0) throw new Error('The image size ladder needs at least one size.');
   for (const step of steps) {
-    if (!Number.isInteger(step) || step < 1 || step > MAX_IMAGE_SIDE) throw new Error(`Image size ladder step ${step} is not a whole number from 1 to ${MAX_IMAGE_SIDE}.`);
+    if (!Number.isInteger(step) || step < 1 || step > MAX_IMAGE_SIDE)
+      throw new Error(`Image size ladder step ${step} is not a whole number from 1 to ${MAX_IMAGE_SIDE}.`);
   }
   return [...new Set(steps)].sort((a, b) => a - b);
 }
@@ -129,7 +130,11 @@ export function isTransformableType(contentType: string): boolean {
  * @returns the transform and whether it depended on `Accept` (the response then varies on it)
  * @throws DomainError NOT_AN_IMAGE (400) when `contentType` is not transformable
  */
-export function normaliseImageRequest(request: ImageRequest, contentType: string, accept: string | undefined): { transform: ImageTransform; negotiated: boolean } {
+export function normaliseImageRequest(
+  request: ImageRequest,
+  contentType: string,
+  accept: string | undefined,
+): { transform: ImageTransform; negotiated: boolean } {
   const source = SOURCE_FORMATS.get(contentType);
   if (source === undefined) {
     throw new DomainError('NOT_AN_IMAGE', `Image parameters apply to JPEG, PNG, WebP, AVIF, GIF and TIFF files; this file is ${contentType}.`, {

@@ -114,7 +114,8 @@ export class TransformPublicImage {
   ) {
     const options = deps.options ?? {};
     this.maxVariantsPerFile = options.maxVariantsPerFile ?? DEFAULT_MAX_VARIANTS_PER_FILE;
-    if (!Number.isInteger(this.maxVariantsPerFile) || this.maxVariantsPerFile < 0) throw new Error('The number of stored variants per file must be a whole number of 0 or more.');
+    if (!Number.isInteger(this.maxVariantsPerFile) || this.maxVariantsPerFile < 0)
+      throw new Error('The number of stored variants per file must be a whole number of 0 or more.');
     this.ladder = checkSizeLadder(options.sizeLadder ?? DEFAULT_SIZE_LADDER);
     this.leaseMs = options.claimLeaseMs ?? (options.queueTimeoutMs ?? 2_000) + 60_000;
     this.waitMs = options.claimWaitMs ?? 30_000;
@@ -170,7 +171,13 @@ export class TransformPublicImage {
     };
   }
 
-  private produceShared(file: StoredFile, key: string, variant: VariantKey, transform: ImageTransform, openSource: () => Promise<AsyncIterable<Uint8Array>>): Promise<Produced> {
+  private produceShared(
+    file: StoredFile,
+    key: string,
+    variant: VariantKey,
+    transform: ImageTransform,
+    openSource: () => Promise<AsyncIterable<Uint8Array>>,
+  ): Promise<Produced> {
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = this.produce(file, key, variant, transform, openSource).finally(() => this.inFlight.delete(key));
@@ -185,12 +192,24 @@ export class TransformPublicImage {
    * when the file's variants are at their cap.
    * @throws DomainError IMAGE_BUSY (503) when the other process has not stored it in time; FILE_NOT_FOUND when the file was deleted
    */
-  private async produce(file: StoredFile, key: string, variant: VariantKey, transform: ImageTransform, openSource: () => Promise<AsyncIterable<Uint8Array>>): Promise<Produced> {
+  private async produce(
+    file: StoredFile,
+    key: string,
+    variant: VariantKey,
+    transform: ImageTransform,
+    openSource: () => Promise<AsyncIterable<Uint8Array>>,
+  ): Promise<Produced> {
     let waited = 0;
     let delay = 20;
     for (;;) {
       const token = this.deps.ids.uuid();
-      const claim = await this.deps.variants.claim({ ...variant, token, now: this.deps.clock.now(), leaseMs: this.leaseMs, maxPerFile: this.maxVariantsPerFile });
+      const claim = await this.deps.variants.claim({
+        ...variant,
+        token,
+        now: this.deps.clock.now(),
+        leaseMs: this.leaseMs,
+        maxPerFile: this.maxVariantsPerFile,
+      });
       switch (claim) {
         case 'gone':
           throw fileNotFound();
@@ -210,7 +229,13 @@ export class TransformPublicImage {
   }
 
   /** Computes the claimed variant, stores it and records it; the claim is released when that fails. */
-  private async computeAndStore(file: StoredFile, key: string, claim: VariantKey & { token: string }, transform: ImageTransform, openSource: () => Promise<AsyncIterable<Uint8Array>>): Promise<Uint8Array> {
+  private async computeAndStore(
+    file: StoredFile,
+    key: string,
+    claim: VariantKey & { token: string },
+    transform: ImageTransform,
+    openSource: () => Promise<AsyncIterable<Uint8Array>>,
+  ): Promise<Uint8Array> {
     let image: { bytes: Uint8Array; contentType: string; storageLimitBytes: number };
     try {
       image = await this.compute(file, transform, openSource);
@@ -223,13 +248,20 @@ export class TransformPublicImage {
   }
 
   /** Computes a variant under the slots and the plan's limit, and counts it in `image_ops`. */
-  private async compute(file: StoredFile, transform: ImageTransform, openSource: () => Promise<AsyncIterable<Uint8Array>>): Promise<{ bytes: Uint8Array; contentType: string; storageLimitBytes: number }> {
+  private async compute(
+    file: StoredFile,
+    transform: ImageTransform,
+    openSource: () => Promise<AsyncIterable<Uint8Array>>,
+  ): Promise<{ bytes: Uint8Array; contentType: string; storageLimitBytes: number }> {
     const { taken, storageLimitBytes } = await this.takeUnderLimit(file.userId);
     let image: { bytes: Uint8Array; contentType: string };
     try {
       image = await this.deps.slots.run(async () => this.deps.transformer.transform({ source: await openSource(), transform }));
     } catch (error) {
-      if (taken) await this.deps.usage.add([{ userId: file.userId, periodStart: taken.periodStart, originReads: 0, imageOps: -1 }]).catch((refund: unknown) => this.deps.onBackgroundError?.(refund));
+      if (taken)
+        await this.deps.usage
+          .add([{ userId: file.userId, periodStart: taken.periodStart, originReads: 0, imageOps: -1 }])
+          .catch((refund: unknown) => this.deps.onBackgroundError?.(refund));
       throw error;
     }
     if (!taken) this.deps.meter.recordImageOp(file.userId);
@@ -252,10 +284,14 @@ export class TransformPublicImage {
     const period = billingPeriodAt(user.createdAt, this.deps.clock.now());
     const pending = this.deps.meter.pendingFor(userId, period).imageOps;
     if (!(await this.deps.usage.takeImageOp({ userId, periodStart: period.start, limit, pending }))) {
-      throw new DomainError('IMAGE_OPS_LIMIT_REACHED', `This account's plan allows ${limit} image transformations per billing period; they are used up until ${period.end.toISOString()}. Original files are still served.`, {
-        image_ops_limit: limit,
-        period_end: period.end.toISOString(),
-      });
+      throw new DomainError(
+        'IMAGE_OPS_LIMIT_REACHED',
+        `This account's plan allows ${limit} image transformations per billing period; they are used up until ${period.end.toISOString()}. Original files are still served.`,
+        {
+          image_ops_limit: limit,
+          period_end: period.end.toISOString(),
+        },
+      );
     }
     return { taken: { periodStart: period.start }, storageLimitBytes };
   }
@@ -266,7 +302,12 @@ export class TransformPublicImage {
    * (left by a process that died before recording it) is recorded as it is. A variant past the
    * owner's storage limit, or whose file was deleted meanwhile, is removed again.
    */
-  private async store(file: StoredFile, key: string, claim: VariantKey & { token: string }, image: { bytes: Uint8Array; contentType: string; storageLimitBytes: number }): Promise<void> {
+  private async store(
+    file: StoredFile,
+    key: string,
+    claim: VariantKey & { token: string },
+    image: { bytes: Uint8Array; contentType: string; storageLimitBytes: number },
+  ): Promise<void> {
     try {
       let sizeBytes = image.bytes.length;
       try {

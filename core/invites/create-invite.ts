@@ -30,7 +30,9 @@ export interface CreateInviteResult {
  * @throws DomainError PLAN_NOT_FOUND (400) for an unknown plan, INVALID_EXPIRY (400) for a lifetime that is not positive
  */
 export class CreateInvite {
-  constructor(private readonly deps: { invites: InviteRepository; plans: PlanCatalog; ids: IdGenerator; digest: SecretDigest; clock: Clock; publicApiUrl: string }) {}
+  constructor(
+    private readonly deps: { invites: InviteRepository; plans: PlanCatalog; ids: IdGenerator; digest: SecretDigest; clock: Clock; publicApiUrl: string },
+  ) {}
 
   async execute(input: CreateInviteInput = {}): Promise<CreateInviteResult> {
     if (input.planName !== undefined && !this.deps.plans.find(input.planName)) {

@@ -21,7 +21,9 @@ export interface BackfillProgress {
 export class BackfillMediaFacts {
   constructor(private readonly deps: { media: MediaFactsRepository; record: Pick<RecordMediaFacts, 'execute'> }) {}
 
-  async execute(input: { batchSize?: number; concurrency?: number; onProgress?: (progress: BackfillProgress) => void; signal?: { readonly aborted: boolean } } = {}): Promise<BackfillProgress> {
+  async execute(
+    input: { batchSize?: number; concurrency?: number; onProgress?: (progress: BackfillProgress) => void; signal?: { readonly aborted: boolean } } = {},
+  ): Promise<BackfillProgress> {
     const batchSize = Math.max(1, input.batchSize ?? 100);
     const concurrency = Math.max(1, input.concurrency ?? 2);
     const progress: BackfillProgress = { done: 0, total: await this.deps.media.countWithout(), failed: 0 };

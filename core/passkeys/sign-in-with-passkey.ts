@@ -45,8 +45,14 @@ export class SignInWithPasskey {
     if (!(await this.deps.challenges.take({ challenge: read.challenge, ceremony: 'authentication', now }))) throw challengeInvalid();
     const passkey = await this.deps.passkeys.findByCredentialId(read.credentialId);
     const user = passkey && (await this.deps.users.findById(passkey.userId));
-    if (!passkey || !user) throw new DomainError('PASSKEY_NOT_RECOGNISED', 'This passkey is not registered with this service. Sign in with your password, or use another passkey.');
-    const result = await this.deps.verifier.verifyAuthentication({ rp: this.deps.rp, response: input.response, challenge: read.challenge, credential: passkey });
+    if (!passkey || !user)
+      throw new DomainError('PASSKEY_NOT_RECOGNISED', 'This passkey is not registered with this service. Sign in with your password, or use another passkey.');
+    const result = await this.deps.verifier.verifyAuthentication({
+      rp: this.deps.rp,
+      response: input.response,
+      challenge: read.challenge,
+      credential: passkey,
+    });
     if (!result.verified) throw new DomainError('PASSKEY_REJECTED', `The passkey's answer could not be verified: ${result.reason}`);
     if (!result.userVerified) throw new DomainError('PASSKEY_REJECTED', 'The authenticator did not verify the user (PIN or biometrics); Hangar requires it.');
     const keepsCounter = passkey.counter > 0 || result.counter > 0;
@@ -60,5 +66,8 @@ export class SignInWithPasskey {
 }
 
 function counterRegressed(): DomainError {
-  return new DomainError('PASSKEY_COUNTER_REGRESSED', 'This passkey answered with a signature counter that did not increase, as a copied authenticator would; it was refused. Sign in another way and check your passkeys.');
+  return new DomainError(
+    'PASSKEY_COUNTER_REGRESSED',
+    'This passkey answered with a signature counter that did not increase, as a copied authenticator would; it was refused. Sign in another way and check your passkeys.',
+  );
 }

@@ -43,7 +43,7 @@ export class StartPasskeyRegistration {
     if (input.secondFactor === false) {
       const totp = await this.deps.mfa?.findTotp(user.id);
       if (existing.length > 0 || (totp !== undefined && totp.confirmedAt !== null)) {
-        throw new DomainError('SECOND_FACTOR_REQUIRED', 'This session did not prove the account\'s second factor: sign in again with it to add a passkey.');
+        throw new DomainError('SECOND_FACTOR_REQUIRED', "This session did not prove the account's second factor: sign in again with it to add a passkey.");
       }
     }
     const ceremony = await this.deps.verifier.creationOptions({

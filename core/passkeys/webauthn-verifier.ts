@@ -60,7 +60,12 @@ export interface FailedVerification {
  */
 export interface WebAuthnVerifier {
   /** Options to create a discoverable passkey that requires user verification; a fresh random challenge. `timeoutMs` in ms. */
-  creationOptions(input: { rp: RelyingParty; user: { id: string; name: string }; exclude: CredentialDescriptor[]; timeoutMs: number }): Promise<CeremonyOptions>;
+  creationOptions(input: {
+    rp: RelyingParty;
+    user: { id: string; name: string };
+    exclude: CredentialDescriptor[];
+    timeoutMs: number;
+  }): Promise<CeremonyOptions>;
   /** Options to sign in, with `allow` empty for discoverable credentials; user verification required. `timeoutMs` in ms. */
   requestOptions(input: { rp: RelyingParty; allow: CredentialDescriptor[]; timeoutMs: number }): Promise<CeremonyOptions>;
   /**
@@ -75,5 +80,10 @@ export interface WebAuthnVerifier {
    * and the stored credential's public key. It does not judge the signature counter: the core
    * does (see SignInWithPasskey).
    */
-  verifyAuthentication(input: { rp: RelyingParty; response: unknown; challenge: string; credential: Pick<Passkey, 'credentialId' | 'publicKey' | 'transports'> }): Promise<VerifiedAuthentication | FailedVerification>;
+  verifyAuthentication(input: {
+    rp: RelyingParty;
+    response: unknown;
+    challenge: string;
+    credential: Pick<Passkey, 'credentialId' | 'publicKey' | 'transports'>;
+  }): Promise<VerifiedAuthentication | FailedVerification>;
 }

@@ -18,9 +18,7 @@ export interface AccountView {
  * Not a use case.
  */
 export class AccountPolicy {
-  constructor(
-    private readonly deps: { users: UserRepository; plans: PlanCatalog; clock: Clock; options: { defaultMaxUploadSizeBytes: number } },
-  ) {}
+  constructor(private readonly deps: { users: UserRepository; plans: PlanCatalog; clock: Clock; options: { defaultMaxUploadSizeBytes: number } }) {}
 
   /** @throws DomainError UNAUTHORIZED (401) when the account no longer exists */
   async view(userId: string): Promise<AccountView> {

@@ -32,7 +32,12 @@ export class GetUsage {
     const period = billingPeriodAt(user.createdAt, this.deps.clock.now());
     const [totals, counts] = await Promise.all([
       this.deps.files.totals(input.userId),
-      this.deps.meter.countsFor(input.userId, period, () => this.deps.usage.get({ userId: input.userId, periodStart: period.start }), (counts) => counts),
+      this.deps.meter.countsFor(
+        input.userId,
+        period,
+        () => this.deps.usage.get({ userId: input.userId, periodStart: period.start }),
+        (counts) => counts,
+      ),
     ]);
     return {
       storageBytes: totals.storageBytes,

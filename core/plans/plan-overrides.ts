@@ -86,8 +86,12 @@ export class SetPlan {
 /** A plan's fields as the audit log and the API show them (snake_case). */
 export function planFields(plan: Plan): Record<string, unknown> {
   return {
-    name: plan.name, trial_days: plan.trialDays, storage_limit_bytes: plan.storageLimitBytes, file_count_limit: plan.fileCountLimit,
-    max_upload_size_bytes: plan.maxUploadSizeBytes, image_ops_limit: plan.imageOpsLimit ?? null,
+    name: plan.name,
+    trial_days: plan.trialDays,
+    storage_limit_bytes: plan.storageLimitBytes,
+    file_count_limit: plan.fileCountLimit,
+    max_upload_size_bytes: plan.maxUploadSizeBytes,
+    image_ops_limit: plan.imageOpsLimit ?? null,
   };
 }
 
@@ -97,7 +101,8 @@ function checked(plan: Plan): Plan {
   if (name === '' || name.length > MAX_PLAN_NAME_LENGTH) invalid('name', `Expected 1 to ${MAX_PLAN_NAME_LENGTH} characters`);
   const whole = (value: number | null | undefined, field: string, min: number, nullable: boolean) => {
     if ((value === null || value === undefined) && nullable) return;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > MAX_LIMIT) invalid(field, `Expected a whole number from ${min}${nullable ? ', or null' : ''}`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > MAX_LIMIT)
+      invalid(field, `Expected a whole number from ${min}${nullable ? ', or null' : ''}`);
   };
   whole(plan.trialDays, 'trial_days', 0, true);
   whole(plan.storageLimitBytes, 'storage_limit_bytes', 0, false);

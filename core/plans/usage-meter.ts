@@ -60,7 +60,12 @@ export class UsageMeter {
    * the pending ones are read (nothing is recorded in between), and its result is returned.
    * @throws what `readStored` or `use` throws
    */
-  async countsFor<T>(userId: string, period: { start: Date; end: Date }, readStored: () => Promise<PeriodCounts>, use: (counts: PeriodCounts) => T): Promise<T> {
+  async countsFor<T>(
+    userId: string,
+    period: { start: Date; end: Date },
+    readStored: () => Promise<PeriodCounts>,
+    use: (counts: PeriodCounts) => T,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const writes = this.writesDone;
       const stored = await readStored();

@@ -26,9 +26,7 @@ export interface SettingsChange {
  * @throws DomainError INVALID_SETTINGS, INVALID_HOSTNAME, NO_CUSTOM_DOMAIN (400), HOSTNAME_TAKEN (409), EDGE_PROVIDER_ERROR (502)
  */
 export class UpdateSettings {
-  constructor(
-    private readonly deps: { users: UserRepository; accounts: AccountPolicy; customDomains: CustomDomains; settings: GetSettings; clock: Clock },
-  ) {}
+  constructor(private readonly deps: { users: UserRepository; accounts: AccountPolicy; customDomains: CustomDomains; settings: GetSettings; clock: Clock }) {}
 
   async execute(input: SettingsChange): Promise<Settings> {
     const size = input.maxUploadSizeBytes;

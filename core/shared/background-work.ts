@@ -11,7 +11,10 @@ export class BackgroundWork {
   /** Tracks `work` until it settles. */
   start(work: Promise<unknown>): void {
     const tracked: Promise<void> = work
-      .then(() => undefined, (error: unknown) => this.onError?.(error))
+      .then(
+        () => undefined,
+        (error: unknown) => this.onError?.(error),
+      )
       .finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
   }

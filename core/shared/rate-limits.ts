@@ -162,9 +162,20 @@ export class RateLimits {
   /** Per client address: when (Unix ms) it last sent this process an unknown API key; its wait is then always read. */
   private readonly apiKeySuspects = new Map<string, number>();
   private readonly rules: Record<
-    | 'loginFailuresPair' | 'loginFailuresClient' | 'loginDelayPair' | 'loginDelayClient' | 'loginStrikesPair' | 'loginStrikesClient'
-    | 'apiKeyFailures' | 'apiKeyDelay' | 'apiKeyStrikes'
-    | 'registrations' | 'resets' | 'emailRequests' | 'uploads' | 'imageTransforms',
+    | 'loginFailuresPair'
+    | 'loginFailuresClient'
+    | 'loginDelayPair'
+    | 'loginDelayClient'
+    | 'loginStrikesPair'
+    | 'loginStrikesClient'
+    | 'apiKeyFailures'
+    | 'apiKeyDelay'
+    | 'apiKeyStrikes'
+    | 'registrations'
+    | 'resets'
+    | 'emailRequests'
+    | 'uploads'
+    | 'imageTransforms',
     RateRule
   >;
 
@@ -263,7 +274,11 @@ export class RateLimits {
     const { limiter } = this.deps;
     return {
       failed: once(() =>
-        Promise.all(claims.flatMap((claim) => (claim.kind === 'gated' ? [limiter.block({ rule: claim.scope.delay, key: claim.scope.key, seconds: claim.delaySeconds })] : []))),
+        Promise.all(
+          claims.flatMap((claim) =>
+            claim.kind === 'gated' ? [limiter.block({ rule: claim.scope.delay, key: claim.scope.key, seconds: claim.delaySeconds })] : [],
+          ),
+        ),
       ),
       succeeded: once(() =>
         Promise.all(
@@ -334,11 +349,25 @@ export class RateLimits {
     const scopes: LoginScope[] = [];
     if (this.options.loginFreeFailuresPerAccount > 0) {
       const r = this.rules;
-      scopes.push({ key: this.pairKey(subject), free: this.options.loginFreeFailuresPerAccount, failures: r.loginFailuresPair, delay: r.loginDelayPair, strikes: r.loginStrikesPair, forgetOnSuccess: true });
+      scopes.push({
+        key: this.pairKey(subject),
+        free: this.options.loginFreeFailuresPerAccount,
+        failures: r.loginFailuresPair,
+        delay: r.loginDelayPair,
+        strikes: r.loginStrikesPair,
+        forgetOnSuccess: true,
+      });
     }
     if (subject.client !== undefined && this.options.loginFreeFailuresPerClient > 0) {
       const r = this.rules;
-      scopes.push({ key: subject.client, free: this.options.loginFreeFailuresPerClient, failures: r.loginFailuresClient, delay: r.loginDelayClient, strikes: r.loginStrikesClient, forgetOnSuccess: false });
+      scopes.push({
+        key: subject.client,
+        free: this.options.loginFreeFailuresPerClient,
+        failures: r.loginFailuresClient,
+        delay: r.loginDelayClient,
+        strikes: r.loginStrikesClient,
+        forgetOnSuccess: false,
+      });
     }
     return scopes;
   }
@@ -388,7 +417,14 @@ export class RateLimits {
   private apiKeyScope(client: string | undefined): LoginScope | undefined {
     if (client === undefined || this.options.loginFreeFailuresPerClient <= 0) return undefined;
     const r = this.rules;
-    return { key: client, free: this.options.loginFreeFailuresPerClient, failures: r.apiKeyFailures, delay: r.apiKeyDelay, strikes: r.apiKeyStrikes, forgetOnSuccess: false };
+    return {
+      key: client,
+      free: this.options.loginFreeFailuresPerClient,
+      failures: r.apiKeyFailures,
+      delay: r.apiKeyDelay,
+      strikes: r.apiKeyStrikes,
+      forgetOnSuccess: false,
+    };
   }
 
   /**
@@ -450,7 +486,11 @@ export class RateLimits {
    */
   async sharePasswordAttempt(subject: { shareId: string; client?: string }): Promise<void> {
     await this.count([
-      { rule: SHARE_PASSWORD_RULES.pair, key: subject.client === undefined ? undefined : `${subject.shareId}\n${subject.client}`, limit: SHARE_PASSWORD_RULES.pair.points },
+      {
+        rule: SHARE_PASSWORD_RULES.pair,
+        key: subject.client === undefined ? undefined : `${subject.shareId}\n${subject.client}`,
+        limit: SHARE_PASSWORD_RULES.pair.points,
+      },
       { rule: SHARE_PASSWORD_RULES.share, key: subject.shareId, limit: SHARE_PASSWORD_RULES.share.points },
     ]);
   }
@@ -506,7 +546,9 @@ export class RateLimits {
     const count = await this.deps.limiter.consume({ rule, key: client }).catch(() => undefined);
     if (count === undefined || count.consumed <= cap) return;
     await this.deps.limiter.reward({ rule, key: client }).catch(() => undefined);
-    throw new DomainError('TOO_MANY_SLOW_BODIES', `This address already sends ${cap} request bodies slowly at once: finish one first.`, { slow_bodies_per_client: cap });
+    throw new DomainError('TOO_MANY_SLOW_BODIES', `This address already sends ${cap} request bodies slowly at once: finish one first.`, {
+      slow_bodies_per_client: cap,
+    });
   }
 
   /** Gives back the place {@link slowBodyStarted} took. Never rejects. */

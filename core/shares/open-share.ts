@@ -23,7 +23,10 @@ export interface SharePage {
 }
 
 /** Finds a live share and its file. @throws SHARE_NOT_FOUND (404), SHARE_EXPIRED (410) */
-async function liveShare(deps: { files: FileRepository; users: Pick<UserRepository, 'findById'>; shares: ShareRepository; clock: Clock }, shareId: string): Promise<{ share: Share; file: StoredFile }> {
+async function liveShare(
+  deps: { files: FileRepository; users: Pick<UserRepository, 'findById'>; shares: ShareRepository; clock: Clock },
+  shareId: string,
+): Promise<{ share: Share; file: StoredFile }> {
   const share = isShareId(shareId) ? await deps.shares.findById(shareId) : undefined;
   if (!share) throw shareNotFound();
   const file = await deps.files.findByFileId(share.fileId);
@@ -61,8 +64,15 @@ export class ViewShare {
 export class DownloadShare {
   constructor(
     private readonly deps: {
-      files: FileRepository; users: Pick<UserRepository, 'findById'>; shares: ShareRepository; blobs: BlobStore; passwords: PasswordHasher; limits: RateLimits;
-      meter: UsageMeter; counts: FileReadCounts; clock: Clock;
+      files: FileRepository;
+      users: Pick<UserRepository, 'findById'>;
+      shares: ShareRepository;
+      blobs: BlobStore;
+      passwords: PasswordHasher;
+      limits: RateLimits;
+      meter: UsageMeter;
+      counts: FileReadCounts;
+      clock: Clock;
     },
   ) {}
 

@@ -106,10 +106,17 @@ export class CompleteOidcSignIn {
     const now = this.deps.clock.now();
     const flow = input.state === '' ? undefined : await this.deps.flows.consumeFlow({ stateHash: this.deps.digest.sha256(input.state), now });
     if (!flow) throw new DomainError('OIDC_STATE_INVALID', 'This sign-in expired or was already used. Start again.');
-    const identity = await provider.complete({ callbackUrl: input.callbackUrl, secrets: { state: input.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier } });
+    const identity = await provider.complete({
+      callbackUrl: input.callbackUrl,
+      secrets: { state: input.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier },
+    });
     const userId = await this.accountOf(identity, flow.inviteHash ?? undefined);
     const code = this.deps.ids.base62(TOKEN_LENGTH);
-    await this.deps.flows.createCode({ codeHash: this.deps.digest.sha256(code), userId, expiresAt: new Date(this.deps.clock.now().getTime() + SIGN_IN_CODE_TTL_MS) });
+    await this.deps.flows.createCode({
+      codeHash: this.deps.digest.sha256(code),
+      userId,
+      expiresAt: new Date(this.deps.clock.now().getTime() + SIGN_IN_CODE_TTL_MS),
+    });
     return { code, userId };
   }
 
@@ -118,13 +125,19 @@ export class CompleteOidcSignIn {
     const linked = await this.deps.identities.find({ issuer, subject });
     if (linked) return linked.userId;
     if (identity.email === undefined || !identity.emailVerified) {
-      throw new DomainError('OIDC_EMAIL_UNVERIFIED', 'The identity provider did not confirm that your e-mail address is verified, so no account can be matched or created. Verify it with the provider and try again.');
+      throw new DomainError(
+        'OIDC_EMAIL_UNVERIFIED',
+        'The identity provider did not confirm that your e-mail address is verified, so no account can be matched or created. Verify it with the provider and try again.',
+      );
     }
     const email = normaliseEmail(identity.email);
     let user = await this.deps.users.findByEmail(email);
     if (!user) user = await this.createAccount(email, inviteHash);
     if (user.emailConfirmedAt === null) {
-      throw new DomainError('EMAIL_NOT_VERIFIED', 'An account with this address is waiting for its e-mail confirmation: confirm it with the link we sent, then sign in again.');
+      throw new DomainError(
+        'EMAIL_NOT_VERIFIED',
+        'An account with this address is waiting for its e-mail confirmation: confirm it with the link we sent, then sign in again.',
+      );
     }
     const created = await this.deps.identities.create({ issuer, subject, userId: user.id, email, createdAt: this.deps.clock.now() });
     if (created) return user.id;

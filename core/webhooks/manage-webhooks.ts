@@ -3,7 +3,17 @@ import { DomainError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/id-generator.js';
 import { type PageRequest, type Paged, toWindow } from '../shared/pagination.js';
 import { type ParsedUrl, parseUrl } from '../shared/web-globals.js';
-import { DEFAULT_WEBHOOKS_PER_ACCOUNT, MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, PREVIOUS_SECRET_GRACE_MS, type Webhook, type WebhookChanges, type WebhookDelivery, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook.js';
+import {
+  DEFAULT_WEBHOOKS_PER_ACCOUNT,
+  MAX_WEBHOOK_DESCRIPTION_LENGTH,
+  MAX_WEBHOOK_URL_LENGTH,
+  PREVIOUS_SECRET_GRACE_MS,
+  type Webhook,
+  type WebhookChanges,
+  type WebhookDelivery,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from './webhook.js';
 import type { WebhookRepository } from './webhook-repository.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
@@ -63,7 +73,9 @@ async function checkUrl(deps: WebhookDeps, input: string): Promise<string> {
   }
   const allowHttp = deps.options?.allowHttp ?? false;
   if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) {
-    throw new DomainError('WEBHOOK_URL_REFUSED', allowHttp ? 'A webhook URL must start with https:// or http://.' : 'A webhook URL must start with https://.', { reason: 'scheme' });
+    throw new DomainError('WEBHOOK_URL_REFUSED', allowHttp ? 'A webhook URL must start with https:// or http://.' : 'A webhook URL must start with https://.', {
+      reason: 'scheme',
+    });
   }
   if (url.username !== '' || url.password !== '') throw invalid('The URL must not carry a user name or password.');
   if (url.hash !== '') throw invalid('The URL must not have a fragment (#…).');
@@ -78,9 +90,12 @@ async function checkUrl(deps: WebhookDeps, input: string): Promise<string> {
 function normaliseEvents(events: readonly string[]): WebhookEventType[] {
   const unknown = events.find((event) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event));
   if (unknown !== undefined) {
-    throw new DomainError('VALIDATION_FAILED', `Unknown event ${JSON.stringify(unknown)}; events are ${WEBHOOK_EVENT_TYPES.join(', ')}.`, [{ path: '/events', message: 'Expected known event types' }]);
+    throw new DomainError('VALIDATION_FAILED', `Unknown event ${JSON.stringify(unknown)}; events are ${WEBHOOK_EVENT_TYPES.join(', ')}.`, [
+      { path: '/events', message: 'Expected known event types' },
+    ]);
   }
-  if (events.length === 0) throw new DomainError('VALIDATION_FAILED', 'A webhook needs at least one event.', [{ path: '/events', message: 'Expected at least one event' }]);
+  if (events.length === 0)
+    throw new DomainError('VALIDATION_FAILED', 'A webhook needs at least one event.', [{ path: '/events', message: 'Expected at least one event' }]);
   return WEBHOOK_EVENT_TYPES.filter((event) => events.includes(event));
 }
 
@@ -88,7 +103,9 @@ function normaliseEvents(events: readonly string[]): WebhookEventType[] {
 function checkDescription(description: string | null | undefined): string | null {
   const text = description?.trim() ?? '';
   if (text.length > MAX_WEBHOOK_DESCRIPTION_LENGTH) {
-    throw new DomainError('VALIDATION_FAILED', `A description has at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters.`, [{ path: '/description', message: 'Too long' }]);
+    throw new DomainError('VALIDATION_FAILED', `A description has at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters.`, [
+      { path: '/description', message: 'Too long' },
+    ]);
   }
   return text === '' ? null : text;
 }
@@ -105,7 +122,17 @@ export class CreateWebhook {
     const description = checkDescription(input.description);
     const url = await checkUrl(this.deps, input.url);
     const now = this.deps.clock.now();
-    const webhook: Webhook = { id: `wh_${this.deps.ids.uuid().replaceAll('-', '')}`, userId: input.userId, url, events, description, enabled: true, disabledReason: null, createdAt: now, updatedAt: now };
+    const webhook: Webhook = {
+      id: `wh_${this.deps.ids.uuid().replaceAll('-', '')}`,
+      userId: input.userId,
+      url,
+      events,
+      description,
+      enabled: true,
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     const secret = newSecret(this.deps.ids);
     const max = this.deps.options?.maxPerAccount ?? DEFAULT_WEBHOOKS_PER_ACCOUNT;
     if ((await this.deps.webhooks.create({ webhook, secret, max })) === 'limit_reached') {
@@ -142,7 +169,14 @@ export class GetWebhook {
 export class UpdateWebhook {
   constructor(private readonly deps: WebhookDeps) {}
 
-  async execute(input: { userId: string; id: string; url?: string; events?: readonly string[]; description?: string | null; enabled?: boolean }): Promise<Webhook> {
+  async execute(input: {
+    userId: string;
+    id: string;
+    url?: string;
+    events?: readonly string[];
+    description?: string | null;
+    enabled?: boolean;
+  }): Promise<Webhook> {
     const changes: WebhookChanges = {};
     if (input.events !== undefined) changes.events = normaliseEvents(input.events);
     if (input.description !== undefined) changes.description = checkDescription(input.description);
@@ -175,7 +209,13 @@ export class RotateWebhookSecret {
   async execute(input: { userId: string; id: string }): Promise<CreatedWebhook> {
     const now = this.deps.clock.now();
     const secret = newSecret(this.deps.ids);
-    const rotated = await this.deps.webhooks.rotateSecret({ userId: input.userId, id: input.id, secret, previousUntil: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), at: now });
+    const rotated = await this.deps.webhooks.rotateSecret({
+      userId: input.userId,
+      id: input.id,
+      secret,
+      previousUntil: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS),
+      at: now,
+    });
     const webhook = rotated ? await this.deps.webhooks.find(input) : undefined;
     if (!webhook) throw webhookNotFound();
     return { webhook, secret };
@@ -223,7 +263,12 @@ export class RetryWebhookDelivery {
 
   async execute(input: { userId: string; id: string; deliveryId: string }): Promise<WebhookDelivery> {
     if (!(await this.deps.webhooks.find(input))) throw webhookNotFound();
-    const delivery = await this.deps.webhooks.retryDelivery({ userId: input.userId, webhookId: input.id, deliveryId: input.deliveryId, at: this.deps.clock.now() });
+    const delivery = await this.deps.webhooks.retryDelivery({
+      userId: input.userId,
+      webhookId: input.id,
+      deliveryId: input.deliveryId,
+      at: this.deps.clock.now(),
+    });
     if (!delivery) throw new DomainError('WEBHOOK_DELIVERY_NOT_FOUND', 'This webhook has no delivery with this id.');
     return delivery;
   }

@@ -1,4 +1,3 @@
-
 /**
  * The events an endpoint may subscribe to (docs/webhooks.md). `webhook.test` is sent only by
  * `POST /webhooks/:id/test`, whatever the endpoint's subscriptions.

@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { GatheredOutput, PIPE_BUF } from '../../adapters/logging/gathered-output.js';
 
 /** An output that records each write(2) as the bytes it took; `take` decides how many it takes (or throws). */
-function recorder(take: (length: number, call: number) => number = (length) => length): { writes: Buffer[]; writeSync: (buffer: Buffer, offset: number, length: number) => number } {
+function recorder(take: (length: number, call: number) => number = (length) => length): {
+  writes: Buffer[];
+  writeSync: (buffer: Buffer, offset: number, length: number) => number;
+} {
   const writes: Buffer[] = [];
   return {
     writes,
@@ -22,7 +25,10 @@ function errno(code: string): NodeJS.ErrnoException {
 
 /** Lines of varied lengths, some with characters of 2 to 4 UTF-8 bytes. */
 function someLines(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `${JSON.stringify({ n: i, route: '/m/:id', pad: 'x'.repeat((i * 37) % 300), name: i % 5 === 0 ? 'café ☕ 😀' : 'plain' })}\n`);
+  return Array.from(
+    { length: count },
+    (_, i) => `${JSON.stringify({ n: i, route: '/m/:id', pad: 'x'.repeat((i * 37) % 300), name: i % 5 === 0 ? 'café ☕ 😀' : 'plain' })}\n`,
+  );
 }
 
 describe('Adapter: GatheredOutput (the log lines of stdout)', () => {

@@ -68,7 +68,7 @@ describe('listing-plan: how SQLite answers a filtered listing', () => {
       expect(chooseCountWay({ ...bounded, countLimit: undefined, needleMatches: 10, matches: 10 }, sampleSize)).to.equal('index');
     });
 
-    it('walks when the listing\'s range holds fewer files than the sample: no more to pass', () => {
+    it("walks when the listing's range holds fewer files than the sample: no more to pass", () => {
       expect(chooseCountWay({ ...bounded, sampled: 400, needleMatches: 0, matches: 0 }, sampleSize)).to.equal('list-order');
     });
   });

@@ -134,7 +134,11 @@ describe('SQLite lookup cache', () => {
       expect(reads).to.equal(3);
       expect(cache.read(statement, 'q', ['c'])).to.deep.equal([{ read: 3 }]);
       expect(cache.read(statement, 'q', ['a'])).to.deep.equal([{ read: 4 }]);
-      const failing = { all: () => { throw new Error('disk I/O error'); } } as unknown as BetterSqlite3.Statement;
+      const failing = {
+        all: () => {
+          throw new Error('disk I/O error');
+        },
+      } as unknown as BetterSqlite3.Statement;
       expect(() => cache.read(failing, 'f', ['a'])).to.throw('disk I/O error');
       expect(cache.read(statement, 'f', ['a'])).to.deep.equal([{ read: 5 }]);
     });
@@ -170,7 +174,10 @@ describe('SQLite lookup cache', () => {
         expect(header!.changed()).to.equal(false);
         // Another process, through its own mapping of the -shm file.
         const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-        execFileSync(process.execPath, ['-e', `const D = require(${JSON.stringify(driver)}); const d = new D(${JSON.stringify(file)}); d.prepare('insert into t default values').run(); d.close();`]);
+        execFileSync(process.execPath, [
+          '-e',
+          `const D = require(${JSON.stringify(driver)}); const d = new D(${JSON.stringify(file)}); d.prepare('insert into t default values').run(); d.close();`,
+        ]);
         expect(header!.changed()).to.equal(true);
         expect(header!.changed()).to.equal(false);
         expect(connection.prepare('select count(*) as n from t').get()).to.deep.equal({ n: 3 });

@@ -63,7 +63,9 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
   });
 
   it('reads only the head of an image over its byte ceiling: the size from the header, no thumbhash', async () => {
-    const png = await sharp({ create: { width: 600, height: 400, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 600, height: 400, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+      .png()
+      .toBuffer();
     const small = new SharpMediaProber({ maxInputBytes: 64 * 1024, headBytes: 4 * 1024 });
     const probe = inputOf(png, 'image/png');
     expect(png.length).to.be.greaterThan(256 * 1024);
@@ -103,13 +105,28 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
   it('swaps the sides of a video turned a quarter by its track matrix (90° and 270°), not of one turned 180°', async () => {
     const size = { width: 1920, height: 1080 };
     const duration = { units: 3 * 600, timescale: 600 };
-    expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 90 }, audio: true, duration }), 'video/mp4').input)).to.include({ width: 1080, height: 1920, durationSeconds: 3 });
-    expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 270 }, duration, brand: 'qt  ' }), 'video/quicktime').input)).to.include({ width: 1080, height: 1920 });
+    expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 90 }, audio: true, duration }), 'video/mp4').input)).to.include({
+      width: 1080,
+      height: 1920,
+      durationSeconds: 3,
+    });
+    expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 270 }, duration, brand: 'qt  ' }), 'video/quicktime').input)).to.include({
+      width: 1080,
+      height: 1920,
+    });
     expect(await probers.probe(inputOf(makeMp4({ video: { ...size, rotation: 180 }, duration }), 'video/mp4').input)).to.include({ width: 1920, height: 1080 });
   });
 
   it('jumps over the mdat of a phone recording (moov last) by byte ranges: a few KiB read of 16 MiB', async () => {
-    const mov = makeMp4({ video: { width: 3840, height: 2160, rotation: 90 }, audio: true, duration: { units: 7_000, timescale: 600 }, mdatBytes: 16 * 1024 * 1024, moovLast: true, brand: 'qt  ', sampleTableBytes: 512 * 1024 });
+    const mov = makeMp4({
+      video: { width: 3840, height: 2160, rotation: 90 },
+      audio: true,
+      duration: { units: 7_000, timescale: 600 },
+      mdatBytes: 16 * 1024 * 1024,
+      moovLast: true,
+      brand: 'qt  ',
+      sampleTableBytes: 512 * 1024,
+    });
     const probe = inputOf(mov, 'video/quicktime');
     const facts = await probers.probe(probe.input);
     expect(facts.width).to.equal(2160);
@@ -122,7 +139,13 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
   });
 
   it('reads version 1 boxes (64-bit durations) and a 64-bit mdat size', async () => {
-    const mp4 = makeMp4({ video: { width: 640, height: 360 }, duration: { units: 90_000 * 4, timescale: 90_000 }, long: true, moovLast: true, mdatBytes: 100_000 });
+    const mp4 = makeMp4({
+      video: { width: 640, height: 360 },
+      duration: { units: 90_000 * 4, timescale: 90_000 },
+      long: true,
+      moovLast: true,
+      mdatBytes: 100_000,
+    });
     expect(await videos.probe(inputOf(mp4, 'video/mp4').input)).to.deep.equal({ width: 640, height: 360, durationSeconds: 4, thumbhash: null });
   });
 
@@ -133,7 +156,9 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
 
   it('fails on bytes that are not an MP4, on an MP4 without a moov and on a box whose size overruns the file', async () => {
     await expectRejection(videos.probe(inputOf(makePdf(), 'video/mp4').input));
-    await expectRejection(videos.probe(inputOf(Buffer.concat([isoBox('ftyp', [Buffer.from('isom\0\0\0\0', 'latin1')]), isoBox('mdat', [Buffer.alloc(100)])]), 'video/mp4').input));
+    await expectRejection(
+      videos.probe(inputOf(Buffer.concat([isoBox('ftyp', [Buffer.from('isom\0\0\0\0', 'latin1')]), isoBox('mdat', [Buffer.alloc(100)])]), 'video/mp4').input),
+    );
     const cut = makeMp4({ video: { width: 640, height: 360 }, duration: { units: 1, timescale: 1 } });
     await expectRejection(videos.probe(inputOf(cut.subarray(0, 200), 'video/mp4').input));
   });

@@ -41,7 +41,12 @@ describe('Adapter: PinoLogger', () => {
 
   it('replaces credentials passed by mistake, at the top level and one object down', () => {
     const { logger, lines } = capture();
-    logger.info('oops', { password: 'hunter2-secret', headers: { authorization: 'Bearer eyJ-secret', 'x-api-key': 'hgr_secret' }, sig: 'abc-secret', token: 't-secret' });
+    logger.info('oops', {
+      password: 'hunter2-secret',
+      headers: { authorization: 'Bearer eyJ-secret', 'x-api-key': 'hgr_secret' },
+      sig: 'abc-secret',
+      token: 't-secret',
+    });
     expect(lines[0]).not.to.match(/secret/);
     expect(JSON.parse(lines[0]).headers.authorization).to.equal('[redacted]');
   });

@@ -57,7 +57,7 @@ describe('PostgresLookupCache', () => {
     changes.publish({ kind: 'api_key', keyHash: 'h7' });
     await load();
     expect(reads, 'read again once its hash was announced').to.equal(2);
-    const missing = () => cache.load({ key: 'key by id 8', kind: 'api_key', tag: () => undefined, read: async () => (reads += 1, []) });
+    const missing = () => cache.load({ key: 'key by id 8', kind: 'api_key', tag: () => undefined, read: async () => ((reads += 1), []) });
     await missing();
     await missing();
     expect(reads, 'rows without a tag are not kept').to.equal(4);

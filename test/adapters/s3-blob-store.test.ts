@@ -23,7 +23,15 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
   };
   const make = (options: Partial<S3BlobStoreOptions> = {}) => {
     const store = new S3BlobStore({
-      bucket, prefix: 'pre/fix', endpoint: fake.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, partSizeBytes: PART, queueSize: 2, timeoutMs: 5_000, ...options,
+      bucket,
+      prefix: 'pre/fix',
+      endpoint: fake.url,
+      forcePathStyle: true,
+      credentials: S3RVER_CREDENTIALS,
+      partSizeBytes: PART,
+      queueSize: 2,
+      timeoutMs: 5_000,
+      ...options,
     });
     stores.push(store);
     return store;
@@ -68,7 +76,11 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
     const bytes = patternBytes(2 * PART + 100, 6);
     const maxBytes = 10_000 * (PART + MiB);
     expect((await store.put({ key: 'u/huge-limit', body: chunked(bytes, [65_536]), contentType: 'application/zip', maxBytes })).sha256).to.equal(sha256(bytes));
-    expect(ops('UploadPart').map((r) => Number(r.headers['content-length'])).sort((a, b) => b - a)).to.deep.equal([PART + MiB, bytes.length - PART - MiB]);
+    expect(
+      ops('UploadPart')
+        .map((r) => Number(r.headers['content-length']))
+        .sort((a, b) => b - a),
+    ).to.deep.equal([PART + MiB, bytes.length - PART - MiB]);
   });
 
   it('retries 503 SlowDown and 500 InternalError on a PutObject, a part, a read and a delete, and succeeds', async function () {
@@ -122,7 +134,9 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
       throw failure;
     }
     expect(await rejectionOf(put(store, 'u/failed', failing()))).to.equal(failure);
-    const tooLarge = await rejectionOf(store.put({ key: 'u/over', body: chunked(patternBytes(3 * PART), [65_536]), contentType: 'application/octet-stream', maxBytes: 2 * PART + 1 }));
+    const tooLarge = await rejectionOf(
+      store.put({ key: 'u/over', body: chunked(patternBytes(3 * PART), [65_536]), contentType: 'application/octet-stream', maxBytes: 2 * PART + 1 }),
+    );
     expect((tooLarge as DomainError).code).to.equal('FILE_TOO_LARGE');
     const controller = new AbortController();
     async function* stalled() {
@@ -147,7 +161,9 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
         controller.abort(new Error('the request closed'));
       }
     }
-    const error = await rejectionOf(store.put({ key: 'u/over', body: body(), contentType: 'application/octet-stream', maxBytes: 1_000_000, signal: controller.signal }));
+    const error = await rejectionOf(
+      store.put({ key: 'u/over', body: body(), contentType: 'application/octet-stream', maxBytes: 1_000_000, signal: controller.signal }),
+    );
     expect((error as DomainError).code).to.equal('FILE_TOO_LARGE');
     expect(fake.objectKeys(bucket)).to.deep.equal([]);
   });
@@ -183,7 +199,12 @@ describe('S3BlobStore (fake S3: faults, multipart, conditional creates)', () => 
       ['stat', () => store.stat('u/x')],
       ['delete', () => store.delete('u/x')],
       ['deleteUnder', () => store.deleteUnder('u/x')],
-      ['list', async () => { for await (const entry of store.list()) void entry; }],
+      [
+        'list',
+        async () => {
+          for await (const entry of store.list()) void entry;
+        },
+      ],
       ['ping', () => store.ping()],
     ] as const) {
       const started = Date.now();
@@ -284,10 +305,20 @@ describe('S3BlobStore (s3rver: multipart uploads on a real S3-compatible server)
   it('stores a multipart body, reads it whole and by range, lists and deletes it, and aborts a failed one leaving nothing', async function () {
     this.timeout(30_000);
     const server = await startS3TestServer(['hangar-mpu']);
-    const store = new S3BlobStore({ bucket: 'hangar-mpu', prefix: 'p', endpoint: server.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, ifNoneMatch: false, partSizeBytes: PART });
+    const store = new S3BlobStore({
+      bucket: 'hangar-mpu',
+      prefix: 'p',
+      endpoint: server.url,
+      forcePathStyle: true,
+      credentials: S3RVER_CREDENTIALS,
+      ifNoneMatch: false,
+      partSizeBytes: PART,
+    });
     try {
       const bytes = patternBytes(2 * PART + 4321, 4);
-      expect((await store.put({ key: 'u/big', body: chunked(bytes, [65_536]), contentType: 'application/zip', maxBytes: bytes.length })).sha256).to.equal(sha256(bytes));
+      expect((await store.put({ key: 'u/big', body: chunked(bytes, [65_536]), contentType: 'application/zip', maxBytes: bytes.length })).sha256).to.equal(
+        sha256(bytes),
+      );
       expect(sha256(await collect((await store.get('u/big'))!))).to.equal(sha256(bytes));
       const range = { start: PART - 10, end: PART + 10 };
       expect((await collect((await store.get('u/big', range))!)).equals(bytes.subarray(range.start, range.end + 1))).to.equal(true);

@@ -24,12 +24,20 @@ describe('SharpImageTransformer', () => {
   const images = new SharpImageTransformer();
 
   it('names its version from sharp and libvips, in key-safe characters', () => {
-    expect(images.version).to.match(/^s\d+_\d+_\d+v\d+_\d+_\d+/).and.match(/^[0-9A-Za-z_]+$/);
+    expect(images.version)
+      .to.match(/^s\d+_\d+_\d+v\d+_\d+_\d+/)
+      .and.match(/^[0-9A-Za-z_]+$/);
   });
 
   it('encodes each output format with its MIME type and reports the size of one frame', async () => {
     const source = await solidPng(60, 40);
-    for (const [format, detected] of [['webp', 'webp'], ['avif', 'heif'], ['jpeg', 'jpeg'], ['png', 'png'], ['gif', 'gif']] as const) {
+    for (const [format, detected] of [
+      ['webp', 'webp'],
+      ['avif', 'heif'],
+      ['jpeg', 'jpeg'],
+      ['png', 'png'],
+      ['gif', 'gif'],
+    ] as const) {
       const out = await images.transform({ source: once(source), transform: transform({ width: 30, format }) });
       expect(out.contentType, format).to.equal(`image/${format}`);
       expect({ width: out.width, height: out.height }, format).to.deep.equal({ width: 30, height: 20 });
@@ -98,7 +106,12 @@ describe('SharpImageTransformer', () => {
   });
 
   it('strips EXIF, XMP and ICC metadata from a photo that has them all', async () => {
-    const photo = await sharp(await exifJpeg(50, 50, 3)).withMetadata({ orientation: 3 }).withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>').withIccProfile('p3').jpeg().toBuffer();
+    const photo = await sharp(await exifJpeg(50, 50, 3))
+      .withMetadata({ orientation: 3 })
+      .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>')
+      .withIccProfile('p3')
+      .jpeg()
+      .toBuffer();
     expect(await describeImage(photo)).to.include({ exif: true, xmp: true, icc: true });
     const out = await images.transform({ source: once(photo), transform: transform({ width: 20, format: 'jpeg' }) });
     expect(await describeImage(out.bytes)).to.include({ exif: false, xmp: false, icc: false, orientation: undefined });

@@ -57,7 +57,15 @@ function describeOutbox(name: string, open: () => Promise<Opened>): void {
 
     function outbox(options: Partial<SqlWebhookOutboxOptions> = {}, db = opened.db): SqlWebhookOutbox {
       const policy = new PublicAddressPolicy({ allowPrivateNetworks: true });
-      const made = new SqlWebhookOutbox({ db, sender: new HttpWebhookSender({ policy, allowHttp: true }), render, retryDelaysMs: [50, 50], jitter: 0, pollMs: 20, ...options });
+      const made = new SqlWebhookOutbox({
+        db,
+        sender: new HttpWebhookSender({ policy, allowHttp: true }),
+        render,
+        retryDelaysMs: [50, 50],
+        jitter: 0,
+        pollMs: 20,
+        ...options,
+      });
       outboxes.push(made);
       return made;
     }
@@ -66,7 +74,17 @@ function describeOutbox(name: string, open: () => Promise<Opened>): void {
       const user = await givenUser(opened.repos.users);
       serial += 1;
       const now = new Date();
-      const webhook: Webhook = { id: `wh_test${serial}`, userId: user.id, url: receiver.url(), events, description: null, enabled: true, disabledReason: null, createdAt: now, updatedAt: now };
+      const webhook: Webhook = {
+        id: `wh_test${serial}`,
+        userId: user.id,
+        url: receiver.url(),
+        events,
+        description: null,
+        enabled: true,
+        disabledReason: null,
+        createdAt: now,
+        updatedAt: now,
+      };
       expect(await opened.repos.webhooks.create({ webhook, secret: SECRET, max: 10 })).to.equal('created');
       return { userId: user.id, webhook };
     }
@@ -119,7 +137,11 @@ function describeOutbox(name: string, open: () => Promise<Opened>): void {
     it('marks a delivery failed after its last attempt, and turns off an endpoint failing for 5 days and mails its owner', async () => {
       const { userId, webhook } = await givenEndpoint(['file.created']);
       receiver.script = [500, 500, 500];
-      await opened.db.updateTable('webhooks').set({ failing_since: Date.now() - WEBHOOK_DISABLE_AFTER_MS - 1 }).where('id', '=', webhook.id).execute();
+      await opened.db
+        .updateTable('webhooks')
+        .set({ failing_since: Date.now() - WEBHOOK_DISABLE_AFTER_MS - 1 })
+        .where('id', '=', webhook.id)
+        .execute();
       await opened.repos.files.insert(aFile(userId), ROOMY);
       const mailer = new MemoryMailer();
       const box = outbox({ mailer });
@@ -133,12 +155,20 @@ function describeOutbox(name: string, open: () => Promise<Opened>): void {
     });
 
     it('sends quota.warning when use passes 80 % of the plan and quota.reached at 100 %, once per crossing', async () => {
-      await writeWebhookPlanLimits(opened.db, { plans: [{ name: 'small', storageLimitBytes: 1000, fileCountLimit: 100 }, { name: 'tiny', storageLimitBytes: 10, fileCountLimit: 1 }], defaultPlan: 'small' });
+      await writeWebhookPlanLimits(opened.db, {
+        plans: [
+          { name: 'small', storageLimitBytes: 1000, fileCountLimit: 100 },
+          { name: 'tiny', storageLimitBytes: 10, fileCountLimit: 1 },
+        ],
+        defaultPlan: 'small',
+      });
       const { userId } = await givenEndpoint(['quota.warning', 'quota.reached']);
       const files = [aFile(userId, { size: 500 }), aFile(userId, { size: 200 }), aFile(userId, { size: 150 }), aFile(userId, { size: 150 })];
       for (const file of files.slice(0, 3)) await opened.repos.files.insert(file, ROOMY);
       await outbox().drain();
-      expect(receiver.received.map((r) => [r.payload.type, r.payload.data])).to.deep.equal([['quota.warning', { resource: 'storage', used: 850, limit: 1000 }]]);
+      expect(receiver.received.map((r) => [r.payload.type, r.payload.data])).to.deep.equal([
+        ['quota.warning', { resource: 'storage', used: 850, limit: 1000 }],
+      ]);
       await opened.repos.files.deleteMany({ userId, fileIds: [files[2].fileId] });
       await opened.repos.files.insert(files[2], ROOMY);
       await opened.repos.files.insert(files[3], ROOMY);
@@ -147,14 +177,24 @@ function describeOutbox(name: string, open: () => Promise<Opened>): void {
       // may arrive in any order (per-endpoint ordering is not promised: docs/webhooks.md).
       const sent = receiver.received.map((r) => [r.payload.type, r.payload.data.used]);
       expect(sent).to.have.length(3);
-      expect(sent.slice(1)).to.have.deep.members([['quota.warning', 850], ['quota.reached', 1000]]);
+      expect(sent.slice(1)).to.have.deep.members([
+        ['quota.warning', 850],
+        ['quota.reached', 1000],
+      ]);
     });
 
     it('delivers a delivery claimed by a process that died (its lease lapses), never losing it', async () => {
       const { userId, webhook } = await givenEndpoint(['file.created']);
       await opened.repos.files.insert(aFile(userId), ROOMY);
       // A process claims the row, then dies without recording anything.
-      const claimed = await claimDueRow<{ id: string }>({ db: opened.db, table: 'webhook_deliveries', owner: 'dead-process', leaseMs: 200, now: Date.now, columns: ['id'] });
+      const claimed = await claimDueRow<{ id: string }>({
+        db: opened.db,
+        table: 'webhook_deliveries',
+        owner: 'dead-process',
+        leaseMs: 200,
+        now: Date.now,
+        columns: ['id'],
+      });
       expect(claimed).to.not.equal(undefined);
       await outbox().drain();
       expect(receiver.received).to.deep.equal([]);
@@ -208,10 +248,25 @@ if (postgresUrl !== undefined) {
         const repos = createSqlRepositories(first);
         const user = await givenUser(repos.users);
         const now = new Date();
-        await repos.webhooks.create({ webhook: { id: 'wh_pg', userId: user.id, url: receiver.url(), events: ['file.created'], description: null, enabled: true, disabledReason: null, createdAt: now, updatedAt: now }, secret: SECRET, max: 10 });
+        await repos.webhooks.create({
+          webhook: {
+            id: 'wh_pg',
+            userId: user.id,
+            url: receiver.url(),
+            events: ['file.created'],
+            description: null,
+            enabled: true,
+            disabledReason: null,
+            createdAt: now,
+            updatedAt: now,
+          },
+          secret: SECRET,
+          max: 10,
+        });
         for (let i = 0; i < 60; i++) await repos.files.insert(aFile(user.id), ROOMY);
         const policy = new PublicAddressPolicy({ allowPrivateNetworks: true });
-        const make = (db: Kysely<HangarDatabase>) => new SqlWebhookOutbox({ db, sender: new HttpWebhookSender({ policy, allowHttp: true }), render, pollMs: 10 });
+        const make = (db: Kysely<HangarDatabase>) =>
+          new SqlWebhookOutbox({ db, sender: new HttpWebhookSender({ policy, allowHttp: true }), render, pollMs: 10 });
         const [a, b] = [make(first.db), make(second.db)];
         await Promise.all([a.drain(), b.drain(), a.drain(), b.drain()]);
         const ids = receiver.received.map((r) => r.headers['webhook-id']);

@@ -44,7 +44,11 @@ describe('SQLite trigram index of q (files_trigram, migration 0042)', function (
     const live = stored.filter((_, i) => i % 3 !== 0);
     await repositories.files.update({ userId: user.id, fileId: live[0].fileId, changes: { name: 'Résumé.pdf' } });
     await sql`vacuum`.execute(database.db);
-    const expected = (needle: string, names: (file: (typeof stored)[number]) => string) => live.filter((file) => names(file).includes(needle)).map((file) => file.fileId).sort();
+    const expected = (needle: string, names: (file: (typeof stored)[number]) => string) =>
+      live
+        .filter((file) => names(file).includes(needle))
+        .map((file) => file.fileId)
+        .sort();
     const nameNow = (file: (typeof stored)[number]) => (file.fileId === live[0].fileId ? 'resume.pdf' : file.name!);
     for (const needle of ['holiday', 'invoice', 'resume', 'y-1', '.pdf']) {
       expect(await indexed(needle), needle).to.deep.equal(expected(needle, nameNow));
@@ -56,8 +60,16 @@ describe('SQLite trigram index of q (files_trigram, migration 0042)', function (
     expect(await repositories.files.insert(late, ROOMY)).to.equal('inserted');
     await repositories.files.deleteMany({ userId: user.id, fileIds: [live[1].fileId] });
     const now = [...live.filter((file) => file !== live[1]), late];
-    expect(await indexed('holiday')).to.deep.equal(now.filter((file) => file.name!.includes('holiday') && file !== live[0]).map((file) => file.fileId).sort());
-    const { rows } = await sql<{ keys: number; files: number }>`select (select count(*) from files_trigram_keys) as keys, (select count(*) from files) as files`.execute(database.db);
+    expect(await indexed('holiday')).to.deep.equal(
+      now
+        .filter((file) => file.name!.includes('holiday') && file !== live[0])
+        .map((file) => file.fileId)
+        .sort(),
+    );
+    const { rows } = await sql<{
+      keys: number;
+      files: number;
+    }>`select (select count(*) from files_trigram_keys) as keys, (select count(*) from files) as files`.execute(database.db);
     expect(rows[0].keys).to.equal(rows[0].files);
   });
 

@@ -11,7 +11,11 @@ import { type Kysely, sql } from 'kysely';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 
-const exists = (file: string) => stat(file).then(() => true, () => false);
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
 
 /** Users as seen in a copy of the database file alone: what checkpoints have put there, without the WAL. */
 async function usersInDatabaseFile(databasePath: string, directory: string): Promise<number> {
@@ -95,8 +99,14 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     const dataVersion = async (db: Kysely<HangarDatabase>) => (await sql<{ data_version: number }>`pragma data_version`.execute(db)).rows[0].data_version;
     const entries = (userId: string, count: number, from = 0): ActivityLogEntry[] =>
       Array.from({ length: count }, (_, i) => ({
-        id: `log-${from + i}`, userId, method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null,
-        createdAt: new Date(1_700_000_000_000 + from + i), metadata: { n: from + i },
+        id: `log-${from + i}`,
+        userId,
+        method: 'GET',
+        path: '/settings',
+        statusCode: 200,
+        requestSizeBytes: null,
+        createdAt: new Date(1_700_000_000_000 + from + i),
+        metadata: { n: from + i },
       }));
 
     it('writes an activity-log batch on another connection than the service’s, and the service reads it at once', async () => {
@@ -110,7 +120,14 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
         expect(await dataVersion(database.db), 'data_version: committed by another connection').to.not.equal(before);
         const page = await logs.list({ userId: user.id, window: { offset: 0, limit: 5 } });
         expect(page.total).to.equal(1234);
-        expect(page.items[0]).to.deep.include({ id: 'log-1233', method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null, metadata: { n: 1233 } });
+        expect(page.items[0]).to.deep.include({
+          id: 'log-1233',
+          method: 'GET',
+          path: '/settings',
+          statusCode: 200,
+          requestSizeBytes: null,
+          metadata: { n: 1233 },
+        });
       } finally {
         await database.close();
       }
@@ -123,7 +140,10 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
         const user = aUser();
         await users.create(user);
         await logs.insertMany(entries(user.id, 10));
-        const error = await logs.insertMany([...entries(user.id, 20, 10), ...entries(user.id, 1, 5)]).then(() => undefined, (e: unknown) => e as { code?: string });
+        const error = await logs.insertMany([...entries(user.id, 20, 10), ...entries(user.id, 1, 5)]).then(
+          () => undefined,
+          (e: unknown) => e as { code?: string },
+        );
         expect(error?.code).to.match(/^SQLITE_CONSTRAINT/);
         await logs.insertMany([...entries('no-such-user', 3, 100), ...entries(user.id, 2, 200)]);
         expect((await logs.list({ userId: user.id, window: { offset: 0, limit: 1 } })).total).to.equal(12);
@@ -136,7 +156,10 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
       const missing = path.join(directory, 'gone.db');
       const failures: Error[] = [];
       const checkpoints = backgroundCheckpoints(missing, (e) => failures.push(e));
-      const error = await checkpoints.write([{ sql: 'select 1', parameters: [] }])!.then(() => undefined, (e: unknown) => e as { code?: string });
+      const error = await checkpoints.write([{ sql: 'select 1', parameters: [] }])!.then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      );
       expect(error?.code).to.equal('SQLITE_CANTOPEN');
       await checkpoints.close();
       expect(checkpoints.write([{ sql: 'select 1', parameters: [] }]), 'a write after close: the caller writes itself').to.equal(undefined);

@@ -44,8 +44,13 @@ describe('Access log: client, user agent, request id, and the truth about aborte
   it('logs a tus PATCH cut by the client as 499 with the bytes the upload kept, once they are kept', async () => {
     const length = 4 * 1024 * 1024;
     const created = await call(server.api, '/files/resumable', {
-      method: 'POST', apiKey,
-      headers: { 'tus-resumable': '1.0.0', 'upload-length': String(length), 'upload-metadata': `filetype ${Buffer.from('video/mp4').toString('base64')},filename ${Buffer.from('cut.mp4').toString('base64')}` },
+      method: 'POST',
+      apiKey,
+      headers: {
+        'tus-resumable': '1.0.0',
+        'upload-length': String(length),
+        'upload-metadata': `filetype ${Buffer.from('video/mp4').toString('base64')},filename ${Buffer.from('cut.mp4').toString('base64')}`,
+      },
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const location = new URL(created.headers.get('location')!, server.api).pathname;
@@ -67,7 +72,15 @@ describe('Access log: client, user agent, request id, and the truth about aborte
     const head = await fetch(`${server.api}${location}`, { method: 'HEAD', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0' } });
     const kept = Number(head.headers.get('upload-offset'));
     expect(kept, 'the server kept what arrived').to.be.above(0).and.at.most(sent);
-    expect(entry).to.include({ status: 499, aborted: true, bytes_in: kept, route: '/files/resumable/:upload_id', method: 'PATCH', user_agent: 'tus-js-client/4', credential: 'api_key' });
+    expect(entry).to.include({
+      status: 499,
+      aborted: true,
+      bytes_in: kept,
+      route: '/files/resumable/:upload_id',
+      method: 'PATCH',
+      user_agent: 'tus-js-client/4',
+      credential: 'api_key',
+    });
     expect(server.internalErrors).to.deep.equal([]);
   });
 
@@ -75,7 +88,9 @@ describe('Access log: client, user agent, request id, and the truth about aborte
     const { port } = new URL(server.api);
     const socket = connect(Number(port), '127.0.0.1');
     await once(socket, 'connect');
-    socket.write('POST /auth/login HTTP/1.1\r\nhost: api.hangar.test\r\ncontent-type: application/json\r\ncontent-length: 1000\r\nx-request-id: log-cut-login\r\n\r\n');
+    socket.write(
+      'POST /auth/login HTTP/1.1\r\nhost: api.hangar.test\r\ncontent-type: application/json\r\ncontent-length: 1000\r\nx-request-id: log-cut-login\r\n\r\n',
+    );
     await new Promise<void>((resolve) => socket.write('{"email":"a@example.com","password":"', () => resolve()));
     await new Promise((resolve) => setTimeout(resolve, 200));
     socket.destroy();

@@ -11,7 +11,6 @@ import { FakeS3Server, operationOf } from '../support/fake-s3-server.js';
 import { signUpWithKey, startTestServer, upload } from '../support/http-harness.js';
 import { S3RVER_CREDENTIALS } from '../support/s3-test-server.js';
 
-
 const MiB = 1024 * 1024;
 
 describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
@@ -39,7 +38,11 @@ describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     // Small blobs (rows of small-blobs.db), files, and one of several parts (a multipart upload in the target).
-    const server = await startTestServer({ DATABASE_URL: env.DATABASE_URL, BLOB_STORE_URL: env.BLOB_STORE_URL, DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(16 * MiB) }, {}, { dataDir });
+    const server = await startTestServer(
+      { DATABASE_URL: env.DATABASE_URL, BLOB_STORE_URL: env.BLOB_STORE_URL, DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(16 * MiB) },
+      {},
+      { dataDir },
+    );
     try {
       const { apiKey, userId } = await signUpWithKey(server, 'copy@example.com');
       const sizes = [...Array.from({ length: 12 }, (_, i) => 1_000 + i * 20_000), 300_000, 11 * MiB + 3];
@@ -64,7 +67,10 @@ describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
     const target = `s3://${bucket}/moved`;
     // The 6th create hangs: the first run is killed there, with 5 objects stored and one in flight.
     fake.hang((r) => (operationOf(r) === 'PutObject' || operationOf(r) === 'CreateMultipartUpload') && fake.objectKeys(bucket).length >= 5);
-    const first = spawn(process.execPath, [CLI_MAIN, 'blobs', 'copy', '--to', target, '--concurrency', '1'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const first = spawn(process.execPath, [CLI_MAIN, 'blobs', 'copy', '--to', target, '--concurrency', '1'], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
     const deadline = Date.now() + 30_000;
     while (!(fake.objectKeys(bucket).length === 5 && fake.requests.length > 0 && hungCreates(fake) > 0)) {
@@ -83,7 +89,9 @@ describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
     expect(resumed.stdout).to.contain('already in the target, verified: 5');
     expect(resumed.stdout).to.contain(`set BLOB_STORE_URL=${target}`);
     // Not a terminal: progress as whole lines on stderr, the last one at 100 %.
-    expect(resumed.stderr.trim().split('\n').pop()).to.match(new RegExp(`^blobs copy: ${uploaded.size}/${uploaded.size} files, .* \\(100%\\): ${uploaded.size - 5} copied, 5 already there, 0 not copied$`));
+    expect(resumed.stderr.trim().split('\n').pop()).to.match(
+      new RegExp(`^blobs copy: ${uploaded.size}/${uploaded.size} files, .* \\(100%\\): ${uploaded.size - 5} copied, 5 already there, 0 not copied$`),
+    );
 
     expect(fake.objectKeys(bucket)).to.deep.equal([...uploaded.keys()].map((key) => `moved/${key}`).sort());
     for (const [key, known] of uploaded) {
@@ -91,7 +99,10 @@ describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
       expect({ sha256: sha256(object.bytes), size: object.bytes.length }, key).to.deep.equal(known);
       expect(object.contentType).to.equal('application/zip');
     }
-    expect(fake.requests.filter((r) => operationOf(r) === 'CompleteMultipartUpload'), 'the large blob went as a multipart upload').to.have.length(1);
+    expect(
+      fake.requests.filter((r) => operationOf(r) === 'CompleteMultipartUpload'),
+      'the large blob went as a multipart upload',
+    ).to.have.length(1);
 
     // Switched over: fsck on the S3 store finds every record's blob.
     const fsck = await runCli(['fsck', '--grace-seconds', '0', '--json'], { ...env, BLOB_STORE_URL: target });
@@ -108,7 +119,14 @@ describe('admin CLI: blobs copy --to (docs/s3.md)', function () {
     const targetDir = path.join(dir, 'other-blobs');
     const [damagedKey] = uploaded.keys();
     const store = new FileAndSqliteBlobStore({ directory: targetDir });
-    await store.put({ key: damagedKey, body: (async function* () { yield Buffer.from('not the bytes'); })(), contentType: 'application/zip', maxBytes: 100 });
+    await store.put({
+      key: damagedKey,
+      body: (async function* () {
+        yield Buffer.from('not the bytes');
+      })(),
+      contentType: 'application/zip',
+      maxBytes: 100,
+    });
     await store.close?.();
 
     const result = await runCli(['blobs', 'copy', '--to', `file:${targetDir}`], env);

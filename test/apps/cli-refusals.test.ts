@@ -104,7 +104,11 @@ describe('admin CLI: refuses a database that is not a Hangar instance, and an em
     const target = path.join(dir, 'bk-used');
     const result = await cli(['backup', target], { DATA_DIR: dataDir });
     expect(result.code, result.stderr).to.equal(0);
-    expect(result.stdout).to.match(new RegExp(`^Backed up 1 account and 2 files \\(${sizes.reduce((a, b) => a + b)} bytes of file contents\\) from ${path.join(dataDir, 'hangar.db').replace(/[.]/g, '\\.')}\\ninto ${target.replace(/[.]/g, '\\.')}: \\d+ backup files, \\d+ bytes;`));
+    expect(result.stdout).to.match(
+      new RegExp(
+        `^Backed up 1 account and 2 files \\(${sizes.reduce((a, b) => a + b)} bytes of file contents\\) from ${path.join(dataDir, 'hangar.db').replace(/[.]/g, '\\.')}\\ninto ${target.replace(/[.]/g, '\\.')}: \\d+ backup files, \\d+ bytes;`,
+      ),
+    );
   });
 
   const url = testDatabaseUrl();
@@ -113,7 +117,9 @@ describe('admin CLI: refuses a database that is not a Hangar instance, and an em
     try {
       const refused = await cli(['users', 'list'], { DATABASE_URL: schema.url });
       expect(refused.code, refused.stderr).to.equal(1);
-      expect(refused.stderr).to.match(/^hangar: no Hangar database at postgres:\/\/.* \(its search_path holds no Hangar tables\); set DATA_DIR or DATABASE_URL/);
+      expect(refused.stderr).to.match(
+        /^hangar: no Hangar database at postgres:\/\/.* \(its search_path holds no Hangar tables\); set DATA_DIR or DATABASE_URL/,
+      );
       const init = await cli(['init'], { DATABASE_URL: schema.url, DATA_DIR: path.join(dir, 'pg-data') });
       expect(init.code, init.stderr).to.equal(0);
       const listed = await cli(['users', 'list'], { DATABASE_URL: schema.url, DATA_DIR: path.join(dir, 'pg-data') });

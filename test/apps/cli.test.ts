@@ -78,8 +78,16 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
       const outputs = await Promise.all(argLists.map((args) => cliOk(args)));
       for (const [i, args] of argLists.entries()) {
         const stdout = outputs[i];
-        for (const command of ['users list', 'users show <email>', 'users confirm <email>', 'users reset-mfa <email>', 'users set-plan <email> <plan>',
-          'users set-access-until <email> <ISO date|none>', 'users set-canceled-at <email> <ISO date|none>', 'users delete <email> [--yes]']) {
+        for (const command of [
+          'users list',
+          'users show <email>',
+          'users confirm <email>',
+          'users reset-mfa <email>',
+          'users set-plan <email> <plan>',
+          'users set-access-until <email> <ISO date|none>',
+          'users set-canceled-at <email> <ISO date|none>',
+          'users delete <email> [--yes]',
+        ]) {
           expect(stdout, args.join(' ')).to.include(command);
         }
       }
@@ -87,8 +95,16 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
 
     it('exits 64 for an unknown command, an unknown option, a missing or extra argument', async () => {
       // Independent refusals that change nothing: started together.
-      const argLists = [['frobnicate'], ['users', 'frobnicate'], ['users'], ['users', 'list', '--bogus'], ['users', 'show'],
-        ['users', 'set-plan', 'alice@example.com'], ['users', 'show', 'a@example.com', 'b@example.com'], ['users', 'list', '--limit', '0']];
+      const argLists = [
+        ['frobnicate'],
+        ['users', 'frobnicate'],
+        ['users'],
+        ['users', 'list', '--bogus'],
+        ['users', 'show'],
+        ['users', 'set-plan', 'alice@example.com'],
+        ['users', 'show', 'a@example.com', 'b@example.com'],
+        ['users', 'list', '--limit', '0'],
+      ];
       const results = await Promise.all(argLists.map((args) => cli(args)));
       for (const [i, args] of argLists.entries()) {
         const result = results[i];
@@ -169,8 +185,13 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
       expect(shown.email_confirmed_at).to.match(/Z$/);
       expect(Date.parse(shown.plan.trial_ends_at) - Date.parse(shown.created_at)).to.equal(14 * DAY_MS);
       expect(shown.plan).to.deep.equal({
-        name: 'trial', trial_ends_at: shown.plan.trial_ends_at, trial_active: true,
-        storage_limit_bytes: 10_000_000, file_count_limit: 50, max_upload_size_bytes: 5_000_000, image_ops_limit: null,
+        name: 'trial',
+        trial_ends_at: shown.plan.trial_ends_at,
+        trial_active: true,
+        storage_limit_bytes: 10_000_000,
+        file_count_limit: 50,
+        max_upload_size_bytes: 5_000_000,
+        image_ops_limit: null,
       });
       expect(shown.subscription).to.deep.equal({ status: 'trialing', access_until: null, subscription_canceled_at: null });
       expect(shown.totals).to.deep.equal({ storage_bytes: alice.png.length, files_count: 1 });
@@ -206,8 +227,13 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
       expect(await cliOk(['users', 'set-plan', 'alice@example.com', 'pro'])).to.equal('alice@example.com: plan is now "pro" (trial end lifted)\n');
       const body = await profile(alice.accessToken);
       expect(body.plan).to.deep.equal({
-        name: 'pro', trial_ends_at: null, trial_active: false,
-        storage_limit_bytes: 100_000_000, file_count_limit: 500, max_upload_size_bytes: 50_000_000, image_ops_limit: null,
+        name: 'pro',
+        trial_ends_at: null,
+        trial_active: false,
+        storage_limit_bytes: 100_000_000,
+        file_count_limit: 500,
+        max_upload_size_bytes: 50_000_000,
+        image_ops_limit: null,
       });
       expect(body.subscription.status).to.equal('free');
     });
@@ -223,28 +249,33 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
     it('set-access-until gives paid access (status active); set-canceled-at marks it canceled; none clears both', async () => {
       const until = new Date(Date.now() + 30 * DAY_MS);
       until.setUTCMilliseconds(0);
-      expect(await cliOk(['users', 'set-access-until', 'alice@example.com', until.toISOString()]))
-        .to.equal(`alice@example.com: access_until is now ${until.toISOString()} (status active)\n`);
+      expect(await cliOk(['users', 'set-access-until', 'alice@example.com', until.toISOString()])).to.equal(
+        `alice@example.com: access_until is now ${until.toISOString()} (status active)\n`,
+      );
       let body = await profile(alice.accessToken);
       expect(body.access_until).to.equal(until.toISOString());
       expect(body.subscription).to.deep.equal({ status: 'active', access_until: until.toISOString(), subscription_canceled_at: null });
 
-      expect(await cliOk(['users', 'set-canceled-at', 'alice@example.com', '2025-06-01']))
-        .to.equal('alice@example.com: subscription_canceled_at is now 2025-06-01T00:00:00.000Z (status canceled)\n');
+      expect(await cliOk(['users', 'set-canceled-at', 'alice@example.com', '2025-06-01'])).to.equal(
+        'alice@example.com: subscription_canceled_at is now 2025-06-01T00:00:00.000Z (status canceled)\n',
+      );
       body = await profile(alice.accessToken);
       expect(body.subscription).to.include({ status: 'canceled', subscription_canceled_at: '2025-06-01T00:00:00.000Z' });
       expect(body.subscription_canceled_at).to.equal('2025-06-01T00:00:00.000Z');
 
       expect(await cliOk(['users', 'set-access-until', 'alice@example.com', 'none'])).to.equal('alice@example.com: access_until cleared (status free)\n');
-      expect(await cliOk(['users', 'set-canceled-at', 'alice@example.com', 'none'])).to.equal('alice@example.com: subscription_canceled_at cleared (status free)\n');
+      expect(await cliOk(['users', 'set-canceled-at', 'alice@example.com', 'none'])).to.equal(
+        'alice@example.com: subscription_canceled_at cleared (status free)\n',
+      );
       body = await profile(alice.accessToken);
       expect(body.access_until).to.equal(null);
       expect(body.subscription).to.deep.equal({ status: 'free', access_until: null, subscription_canceled_at: null });
     });
 
     it('accepts dates with an offset, and refuses anything else with exit 64 before touching the account', async () => {
-      expect(await cliOk(['users', 'set-access-until', 'bob@example.com', '2031-01-01T02:30:00+02:00']))
-        .to.equal('bob@example.com: access_until is now 2031-01-01T00:30:00.000Z (status active)\n');
+      expect(await cliOk(['users', 'set-access-until', 'bob@example.com', '2031-01-01T02:30:00+02:00'])).to.equal(
+        'bob@example.com: access_until is now 2031-01-01T00:30:00.000Z (status active)\n',
+      );
       // Refusals that must not touch the account (checked below): started together.
       const values = ['tomorrow', '2031-02-30', '2031-01-01T10:00', '31/01/2031', '2031-13-01', ''];
       const results = await Promise.all(values.map((value) => cli(['users', 'set-access-until', 'bob@example.com', value])));
@@ -258,7 +289,13 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
 
     it('records confirm, set-plan, set-access-until and set-canceled-at in the audit log as the CLI, and refusals or no-ops not', async () => {
       await cliOk(['users', 'confirm', 'bob@example.com']);
-      type Entry = { actor: { id: string | null; email: string }; action: string; target: { email: string } | null; before: Record<string, unknown> | null; after: Record<string, unknown> | null };
+      type Entry = {
+        actor: { id: string | null; email: string };
+        action: string;
+        target: { email: string } | null;
+        before: Record<string, unknown> | null;
+        after: Record<string, unknown> | null;
+      };
       const { entries } = JSON.parse(await cliOk(['audit', 'list', '--limit', '100'])) as { entries: Entry[] };
       const on = (email: string, action: string) => entries.filter((e) => e.target?.email === email && e.action === action);
       const confirmed = on('bob@example.com', 'confirm_account');

@@ -46,8 +46,14 @@ describe('configuration table (apps/server/config-variables.ts)', () => {
       read.forEach((name) => seen.add(name));
     }
     const table = Object.keys(CONFIG_VARIABLES);
-    expect([...seen].filter((name) => !table.includes(name)), 'read but not in the table').to.deep.equal([]);
-    expect(table.filter((name) => !seen.has(name)), 'in the table but never read').to.deep.equal([]);
+    expect(
+      [...seen].filter((name) => !table.includes(name)),
+      'read but not in the table',
+    ).to.deep.equal([]);
+    expect(
+      table.filter((name) => !seen.has(name)),
+      'in the table but never read',
+    ).to.deep.equal([]);
   });
 
   it('gives each variable its fallback when unset or blank, and names the variable when its text is invalid', () => {
@@ -63,18 +69,28 @@ describe('configuration table (apps/server/config-variables.ts)', () => {
     for (const text of ['1e3', '3.5', '0x10', '-0', '3000abc']) {
       expect(() => readVariable({ PORT: text }, 'PORT'), text).to.throw(ConfigError, new RegExp(`^PORT: "${text}" is not a whole number\\.$`));
     }
-    for (const text of ['1', '0', 'yes']) expect(() => readVariable({ S3_IF_NONE_MATCH: text }, 'S3_IF_NONE_MATCH'), text).to.throw(ConfigError, /is neither true nor false/);
+    for (const text of ['1', '0', 'yes'])
+      expect(() => readVariable({ S3_IF_NONE_MATCH: text }, 'S3_IF_NONE_MATCH'), text).to.throw(ConfigError, /is neither true nor false/);
     expect(readVariable({ S3_IF_NONE_MATCH: 'FALSE' }, 'S3_IF_NONE_MATCH')).to.equal(false);
     expect(readVariable({ WORKERS: 'Auto' }, 'WORKERS')).to.equal('auto');
     expect(readVariable({ TRUST_PROXY: 'TRUE' }, 'TRUST_PROXY')).to.equal(1);
     expect(readVariable({ TRIAL_DAYS: 'Off' }, 'TRIAL_DAYS')).to.equal(null);
     expect(() => readVariable({ WORKERS: 'two' }, 'WORKERS')).to.throw(ConfigError, /^WORKERS: "two" is not auto or a whole number between 1 and 64\.$/);
-    expect(() => readVariable({ TRUST_PROXY: 'yes' }, 'TRUST_PROXY')).to.throw(ConfigError, /^TRUST_PROXY: "yes" is not true, false or a whole number between 0 and 10\.$/);
-    expect(() => readVariable({ MAX_UPLOAD_SIZE_LIMIT_BYTES: '0' }, 'MAX_UPLOAD_SIZE_LIMIT_BYTES')).to.throw(ConfigError, /^MAX_UPLOAD_SIZE_LIMIT_BYTES: must be at least 1\.$/);
-    expect(() => readVariable({ CORS_ORIGINS: 'https://a.example.com, https://b.example.com/x' }, 'CORS_ORIGINS')).to.throw(ConfigError, /^CORS_ORIGINS: "https:\/\/b\.example\.com\/x" is not an origin/);
+    expect(() => readVariable({ TRUST_PROXY: 'yes' }, 'TRUST_PROXY')).to.throw(
+      ConfigError,
+      /^TRUST_PROXY: "yes" is not true, false or a whole number between 0 and 10\.$/,
+    );
+    expect(() => readVariable({ MAX_UPLOAD_SIZE_LIMIT_BYTES: '0' }, 'MAX_UPLOAD_SIZE_LIMIT_BYTES')).to.throw(
+      ConfigError,
+      /^MAX_UPLOAD_SIZE_LIMIT_BYTES: must be at least 1\.$/,
+    );
+    expect(() => readVariable({ CORS_ORIGINS: 'https://a.example.com, https://b.example.com/x' }, 'CORS_ORIGINS')).to.throw(
+      ConfigError,
+      /^CORS_ORIGINS: "https:\/\/b\.example\.com\/x" is not an origin/,
+    );
   });
 
-  it('has fallbacks that the variables\' own schemas accept', () => {
+  it("has fallbacks that the variables' own schemas accept", () => {
     for (const [name, row] of Object.entries(CONFIG_VARIABLES)) {
       if (!('fallback' in row)) continue;
       const schema: TSchema = row.schema;

@@ -55,8 +55,12 @@ describe('configuration from the environment', () => {
     expect(loadConfig({}).oidc).to.equal(null);
     const oidc = { OIDC_ISSUER: 'https://login.example.com/realms/x', OIDC_CLIENT_ID: 'hangar', OIDC_CLIENT_SECRET: 'secret' };
     expect(loadConfig(oidc).oidc).to.deep.equal({
-      issuer: 'https://login.example.com/realms/x', clientId: 'hangar', clientSecret: 'secret', displayName: 'login.example.com',
-      redirectUri: 'http://localhost:3000/auth/oidc/callback', allowHttp: false,
+      issuer: 'https://login.example.com/realms/x',
+      clientId: 'hangar',
+      clientSecret: 'secret',
+      displayName: 'login.example.com',
+      redirectUri: 'http://localhost:3000/auth/oidc/callback',
+      allowHttp: false,
     });
     expect(loadConfig({ ...oidc, OIDC_NAME: 'Example SSO' }).oidc?.displayName).to.equal('Example SSO');
     expect(loadConfig({ ...oidc, OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.allowHttp).to.equal(true);
@@ -67,8 +71,13 @@ describe('configuration from the environment', () => {
 
   it('derives addresses from PORT/CONTENT_PORT and DATA_DIR, and reads lists and URLs', () => {
     const config = loadConfig({
-      PORT: '8080', CONTENT_PORT: '8081', DATA_DIR: '/srv/hangar', PUBLIC_CONTENT_URL: 'https://cdn.example.com/',
-      ALLOWED_CONTENT_TYPES: 'image/png, Image/JPEG', MAIL_URL: 'smtp://u:p@mail.example.com:587', ALLOWED_REDIRECT_URLS: 'https://a.example.com/x,https://b.example.com',
+      PORT: '8080',
+      CONTENT_PORT: '8081',
+      DATA_DIR: '/srv/hangar',
+      PUBLIC_CONTENT_URL: 'https://cdn.example.com/',
+      ALLOWED_CONTENT_TYPES: 'image/png, Image/JPEG',
+      MAIL_URL: 'smtp://u:p@mail.example.com:587',
+      ALLOWED_REDIRECT_URLS: 'https://a.example.com/x,https://b.example.com',
     });
     expect(config.core.publicApiUrl).to.equal('http://localhost:8080');
     expect(config.core.publicContentUrl).to.equal('https://cdn.example.com');
@@ -81,35 +90,63 @@ describe('configuration from the environment', () => {
   it('takes a postgres:// or postgresql:// DATABASE_URL as it is, with DATABASE_POOL_SIZE connections (default 10)', () => {
     const url = 'postgres://hangar:s3cret@db.internal:5432/hangar?sslmode=require';
     expect(loadConfig({ DATABASE_URL: url }).database).to.deep.equal({ kind: 'postgres', url, poolSize: 10 });
-    expect(loadConfig({ DATABASE_URL: 'postgresql://db/hangar', DATABASE_POOL_SIZE: '25' }).database).to.deep.equal({ kind: 'postgres', url: 'postgresql://db/hangar', poolSize: 25 });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/hangar', DATABASE_POOL_SIZE: '25' }).database).to.deep.equal({
+      kind: 'postgres',
+      url: 'postgresql://db/hangar',
+      poolSize: 25,
+    });
     // A Unix socket: libpq's empty host with a host parameter.
     expect(loadConfig({ DATABASE_URL: 'postgres://hangar@/hangar?host=/run/postgresql' }).database.kind).to.equal('postgres');
   });
 
   it('turns the SQLite fast path off with SQLITE_FAST_PATH=false (on unless set), and refuses another value', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db' });
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_FAST_PATH: 'false' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', fastPath: false });
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_FAST_PATH: 'TRUE' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', fastPath: true });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_FAST_PATH: 'false' }).database).to.deep.equal({
+      kind: 'sqlite',
+      path: '/srv/hangar.db',
+      fastPath: false,
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_FAST_PATH: 'TRUE' }).database).to.deep.equal({
+      kind: 'sqlite',
+      path: '/srv/hangar.db',
+      fastPath: true,
+    });
     expect(() => loadConfig({ SQLITE_FAST_PATH: 'off' })).to.throw(ConfigError, /^SQLITE_FAST_PATH: "off" is neither true nor false/);
   });
 
   it('sizes the SQLite page cache with SQLITE_CACHE_BYTES (64 MiB unless set), and refuses what is not a whole number of bytes', () => {
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_CACHE_BYTES: '268435456' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', cacheBytes: 268435456 });
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_CACHE_BYTES: '0' }).database).to.deep.equal({ kind: 'sqlite', path: '/srv/hangar.db', cacheBytes: 0 });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_CACHE_BYTES: '268435456' }).database).to.deep.equal({
+      kind: 'sqlite',
+      path: '/srv/hangar.db',
+      cacheBytes: 268435456,
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/hangar.db', SQLITE_CACHE_BYTES: '0' }).database).to.deep.equal({
+      kind: 'sqlite',
+      path: '/srv/hangar.db',
+      cacheBytes: 0,
+    });
     expect(() => loadConfig({ SQLITE_CACHE_BYTES: '64MB' })).to.throw(ConfigError, /^SQLITE_CACHE_BYTES: "64MB" is not a whole number/);
   });
 
   it('takes DATABASE_LISTEN_URL, where the change feed listens, for Postgres only', () => {
     const listenUrl = 'postgres://hangar:s3cret@db.internal:5432/hangar';
     expect(loadConfig({ DATABASE_URL: 'postgres://hangar:s3cret@pgbouncer:6432/hangar', DATABASE_LISTEN_URL: listenUrl }).database).to.deep.equal({
-      kind: 'postgres', url: 'postgres://hangar:s3cret@pgbouncer:6432/hangar', poolSize: 10, listenUrl,
+      kind: 'postgres',
+      url: 'postgres://hangar:s3cret@pgbouncer:6432/hangar',
+      poolSize: 10,
+      listenUrl,
     });
     expect(() => loadConfig({ DATABASE_LISTEN_URL: listenUrl })).to.throw(ConfigError, /^DATABASE_LISTEN_URL: is for Postgres only/);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_LISTEN_URL: 'mysql://x' })).to.throw(ConfigError, /^DATABASE_LISTEN_URL: /);
   });
 
   it('takes DATABASE_GROUP_COMMIT for Postgres only', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_GROUP_COMMIT: 'false' }).database).to.deep.equal({ kind: 'postgres', url: 'postgres://db/hangar', poolSize: 10, groupCommit: false });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_GROUP_COMMIT: 'false' }).database).to.deep.equal({
+      kind: 'postgres',
+      url: 'postgres://db/hangar',
+      poolSize: 10,
+      groupCommit: false,
+    });
     expect(loadConfig({ DATABASE_URL: 'postgres://db/hangar' }).database).to.deep.equal({ kind: 'postgres', url: 'postgres://db/hangar', poolSize: 10 });
     expect(() => loadConfig({ DATABASE_GROUP_COMMIT: 'false' })).to.throw(ConfigError, /^DATABASE_GROUP_COMMIT: is for Postgres only/);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/hangar', DATABASE_GROUP_COMMIT: 'off' })).to.throw(ConfigError, /^DATABASE_GROUP_COMMIT: /);
@@ -137,11 +174,22 @@ describe('configuration from the environment', () => {
   });
 
   for (const [variable, value] of [
-    ['PORT', 'abc'], ['CONTENT_PORT', '70000'], ['PUBLIC_API_URL', 'not a url'], ['DATABASE_URL', 'mysql://x'], ['BLOB_STORE_URL', 'azure://container'],
+    ['PORT', 'abc'],
+    ['CONTENT_PORT', '70000'],
+    ['PUBLIC_API_URL', 'not a url'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['BLOB_STORE_URL', 'azure://container'],
     ['DATABASE_POOL_SIZE', '0'],
-    ['MAIL_URL', 'pigeon://x'], ['JWT_SECRET', 'too-short'], ['ALLOWED_REDIRECT_URLS', 'ftp://x'], ['ALLOWED_CONTENT_TYPES', 'png'],
-    ['DEFAULT_MAX_UPLOAD_SIZE_BYTES', '-1'], ['TRIAL_DAYS', 'soon'], ['STORAGE_LIMIT_BYTES', '1GB'], ['FILE_COUNT_LIMIT', '-5'],
-    ['MAX_UPLOAD_SIZE_LIMIT_BYTES', '0'], ['LOG_RETENTION_DAYS', '0'],
+    ['MAIL_URL', 'pigeon://x'],
+    ['JWT_SECRET', 'too-short'],
+    ['ALLOWED_REDIRECT_URLS', 'ftp://x'],
+    ['ALLOWED_CONTENT_TYPES', 'png'],
+    ['DEFAULT_MAX_UPLOAD_SIZE_BYTES', '-1'],
+    ['TRIAL_DAYS', 'soon'],
+    ['STORAGE_LIMIT_BYTES', '1GB'],
+    ['FILE_COUNT_LIMIT', '-5'],
+    ['MAX_UPLOAD_SIZE_LIMIT_BYTES', '0'],
+    ['LOG_RETENTION_DAYS', '0'],
   ] as const) {
     it(`refuses ${variable}=${value} with an error naming ${variable}`, () => {
       expect(() => loadConfig({ [variable]: value })).to.throw(ConfigError, new RegExp(`^${variable}:`));
@@ -151,27 +199,61 @@ describe('configuration from the environment', () => {
   it('reads BLOB_STORE_URL=gs://bucket/prefix as a GCS store, with GCS_API_ENDPOINT and GCS_RESUMABLE_THRESHOLD_BYTES when given', () => {
     expect(loadConfig({ BLOB_STORE_URL: 'gs://my-bucket' }).blobs).to.deep.equal({ kind: 'gcs', bucket: 'my-bucket', prefix: '' });
     expect(loadConfig({ BLOB_STORE_URL: 'gs://my.bucket_1/hangar/prod/' }).blobs).to.deep.equal({ kind: 'gcs', bucket: 'my.bucket_1', prefix: 'hangar/prod' });
-    expect(loadConfig({ BLOB_STORE_URL: 'gs://b-1/p', GCS_API_ENDPOINT: 'http://127.0.0.1:4443/', GCS_RESUMABLE_THRESHOLD_BYTES: '1048576' }).blobs).to.deep.equal({
-      kind: 'gcs', bucket: 'b-1', prefix: 'p', apiEndpoint: 'http://127.0.0.1:4443', resumableThresholdBytes: 1048576,
+    expect(
+      loadConfig({ BLOB_STORE_URL: 'gs://b-1/p', GCS_API_ENDPOINT: 'http://127.0.0.1:4443/', GCS_RESUMABLE_THRESHOLD_BYTES: '1048576' }).blobs,
+    ).to.deep.equal({
+      kind: 'gcs',
+      bucket: 'b-1',
+      prefix: 'p',
+      apiEndpoint: 'http://127.0.0.1:4443',
+      resumableThresholdBytes: 1048576,
     });
   });
 
   it('reads BLOB_STORE_URL=s3://bucket/prefix as an S3 store, with the S3_* variables and the AWS keys when given', () => {
     expect(loadConfig({ BLOB_STORE_URL: 's3://my-bucket' }).blobs).to.deep.equal({
-      kind: 's3', bucket: 'my-bucket', prefix: '', region: 'us-east-1', forcePathStyle: false, partSizeBytes: 5 * 1024 * 1024, queueSize: 2, ifNoneMatch: true,
+      kind: 's3',
+      bucket: 'my-bucket',
+      prefix: '',
+      region: 'us-east-1',
+      forcePathStyle: false,
+      partSizeBytes: 5 * 1024 * 1024,
+      queueSize: 2,
+      ifNoneMatch: true,
     });
-    expect(loadConfig({
-      BLOB_STORE_URL: 's3://Hangar_Files/prod/blobs/', S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_REGION: 'auto', S3_FORCE_PATH_STYLE: 'TRUE',
-      S3_PART_SIZE_BYTES: String(16 * 1024 * 1024), S3_UPLOAD_QUEUE_SIZE: '2', S3_IF_NONE_MATCH: 'false',
-      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token',
-    }).blobs).to.deep.equal({
-      kind: 's3', bucket: 'Hangar_Files', prefix: 'prod/blobs', endpoint: 'http://127.0.0.1:9000', region: 'auto', forcePathStyle: true,
-      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' }, partSizeBytes: 16 * 1024 * 1024, queueSize: 2, ifNoneMatch: false,
+    expect(
+      loadConfig({
+        BLOB_STORE_URL: 's3://Hangar_Files/prod/blobs/',
+        S3_ENDPOINT: 'http://127.0.0.1:9000/',
+        S3_REGION: 'auto',
+        S3_FORCE_PATH_STYLE: 'TRUE',
+        S3_PART_SIZE_BYTES: String(16 * 1024 * 1024),
+        S3_UPLOAD_QUEUE_SIZE: '2',
+        S3_IF_NONE_MATCH: 'false',
+        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        AWS_SESSION_TOKEN: 'token',
+      }).blobs,
+    ).to.deep.equal({
+      kind: 's3',
+      bucket: 'Hangar_Files',
+      prefix: 'prod/blobs',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'auto',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' },
+      partSizeBytes: 16 * 1024 * 1024,
+      queueSize: 2,
+      ifNoneMatch: false,
     });
   });
 
   it('keeps blobs of up to SMALL_BLOB_MAX_BYTES (default 64 KiB, 0 = none, at most 1 MiB) in small-blobs.db with file: blobs', () => {
-    expect(loadConfig({ BLOB_STORE_URL: 'file:/srv/blobs', SMALL_BLOB_MAX_BYTES: '0' }).blobs).to.deep.equal({ kind: 'file', directory: '/srv/blobs', smallBlobMaxBytes: 0 });
+    expect(loadConfig({ BLOB_STORE_URL: 'file:/srv/blobs', SMALL_BLOB_MAX_BYTES: '0' }).blobs).to.deep.equal({
+      kind: 'file',
+      directory: '/srv/blobs',
+      smallBlobMaxBytes: 0,
+    });
     expect(loadConfig({ SMALL_BLOB_MAX_BYTES: '1048576' }).blobs).to.include({ smallBlobMaxBytes: 1048576 });
   });
 
@@ -203,8 +285,16 @@ describe('configuration from the environment', () => {
   }
 
   it('builds the default plan from TRIAL_DAYS, STORAGE_LIMIT_BYTES, FILE_COUNT_LIMIT and MAX_UPLOAD_SIZE_LIMIT_BYTES', () => {
-    expect(loadConfig({}).core.plans).to.deep.equal([{ name: 'default', trialDays: 14, storageLimitBytes: 1024 ** 3, fileCountLimit: 10000, maxUploadSizeBytes: 1024 ** 3 }]);
-    const config = loadConfig({ TRIAL_DAYS: 'off', STORAGE_LIMIT_BYTES: '500', FILE_COUNT_LIMIT: '3', MAX_UPLOAD_SIZE_LIMIT_BYTES: '100', LOG_RETENTION_DAYS: '7' });
+    expect(loadConfig({}).core.plans).to.deep.equal([
+      { name: 'default', trialDays: 14, storageLimitBytes: 1024 ** 3, fileCountLimit: 10000, maxUploadSizeBytes: 1024 ** 3 },
+    ]);
+    const config = loadConfig({
+      TRIAL_DAYS: 'off',
+      STORAGE_LIMIT_BYTES: '500',
+      FILE_COUNT_LIMIT: '3',
+      MAX_UPLOAD_SIZE_LIMIT_BYTES: '100',
+      LOG_RETENTION_DAYS: '7',
+    });
     expect(config.core.plans).to.deep.equal([{ name: 'default', trialDays: null, storageLimitBytes: 500, fileCountLimit: 3, maxUploadSizeBytes: 100 }]);
     expect(config.core.defaultPlan).to.equal('default');
     expect(config.core.logRetentionDays).to.equal(7);
@@ -220,18 +310,32 @@ describe('configuration from the environment', () => {
     expect(set.imageTransformer).to.deep.equal({ maxInputPixels: 1_000_000 });
     expect(loadConfig({}).core.plans[0].imageOpsLimit).to.equal(undefined);
     expect(loadConfig({ IMAGE_OPS_LIMIT: '500' }).core.plans[0].imageOpsLimit).to.equal(500);
-    for (const [variable, value] of [['IMAGE_CONCURRENCY', '0'], ['IMAGE_QUEUE_TIMEOUT_MS', '-1'], ['IMAGE_MAX_INPUT_PIXELS', 'lots'], ['IMAGE_OPS_LIMIT', '1.5']]) {
+    for (const [variable, value] of [
+      ['IMAGE_CONCURRENCY', '0'],
+      ['IMAGE_QUEUE_TIMEOUT_MS', '-1'],
+      ['IMAGE_MAX_INPUT_PIXELS', 'lots'],
+      ['IMAGE_OPS_LIMIT', '1.5'],
+    ]) {
       expect(() => loadConfig({ [variable]: value }), variable).to.throw(ConfigError, new RegExp(`^${variable}:`));
     }
   });
 
   it('reads the variant bounds: IMAGE_MAX_VARIANTS_PER_FILE (20), IMAGE_SIZE_LADDER (16…3840 px), RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE (300)', () => {
-    expect(loadConfig({}).core.images).to.deep.include({ maxVariantsPerFile: 20, sizeLadder: [16, 32, 64, 128, 256, 320, 480, 640, 768, 1024, 1280, 1536, 1920, 2560, 3840] });
+    expect(loadConfig({}).core.images).to.deep.include({
+      maxVariantsPerFile: 20,
+      sizeLadder: [16, 32, 64, 128, 256, 320, 480, 640, 768, 1024, 1280, 1536, 1920, 2560, 3840],
+    });
     expect(loadConfig({}).core.rateLimits.imageTransformsPerClientPerMinute).to.equal(300);
     const set = loadConfig({ IMAGE_MAX_VARIANTS_PER_FILE: '0', IMAGE_SIZE_LADDER: '400, 100,200,100', RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '0' });
     expect(set.core.images).to.deep.include({ maxVariantsPerFile: 0, sizeLadder: [100, 200, 400] });
     expect(set.core.rateLimits.imageTransformsPerClientPerMinute).to.equal(0);
-    for (const [variable, value] of [['IMAGE_MAX_VARIANTS_PER_FILE', '-1'], ['IMAGE_SIZE_LADDER', '100,4097'], ['IMAGE_SIZE_LADDER', '0'], ['IMAGE_SIZE_LADDER', 'big'], ['RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE', 'x']]) {
+    for (const [variable, value] of [
+      ['IMAGE_MAX_VARIANTS_PER_FILE', '-1'],
+      ['IMAGE_SIZE_LADDER', '100,4097'],
+      ['IMAGE_SIZE_LADDER', '0'],
+      ['IMAGE_SIZE_LADDER', 'big'],
+      ['RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE', 'x'],
+    ]) {
       expect(() => loadConfig({ [variable]: value }), `${variable}=${value}`).to.throw(ConfigError, new RegExp(`^${variable}:`));
     }
   });
@@ -239,15 +343,21 @@ describe('configuration from the environment', () => {
   it('reads image_ops_limit per plan from PLANS_FILE (absent or null: unlimited)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hangar-plans-'));
     const file = path.join(dir, 'plans.json');
-    writeFileSync(file, JSON.stringify({
-      plans: [
-        { name: 'free', trial_days: null, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100, image_ops_limit: 1000 },
-        { name: 'pro', trial_days: null, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100, image_ops_limit: null },
-      ],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        plans: [
+          { name: 'free', trial_days: null, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100, image_ops_limit: 1000 },
+          { name: 'pro', trial_days: null, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100, image_ops_limit: null },
+        ],
+      }),
+    );
     try {
       expect(loadConfig({ PLANS_FILE: file }).core.plans.map((p) => p.imageOpsLimit)).to.deep.equal([1000, undefined]);
-      writeFileSync(file, JSON.stringify({ plans: [{ name: 'x', trial_days: 1, storage_limit_bytes: 1, file_count_limit: 1, max_upload_size_bytes: 1, image_ops_limit: -1 }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({ plans: [{ name: 'x', trial_days: 1, storage_limit_bytes: 1, file_count_limit: 1, max_upload_size_bytes: 1, image_ops_limit: -1 }] }),
+      );
       expect(() => loadConfig({ PLANS_FILE: file })).to.throw(ConfigError, /^PLANS_FILE: .*image_ops_limit/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -257,16 +367,25 @@ describe('configuration from the environment', () => {
   it('reads plans from PLANS_FILE and gives new accounts DEFAULT_PLAN, else the file’s default_plan, else its first', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hangar-plans-'));
     const file = path.join(dir, 'plans.json');
-    writeFileSync(file, JSON.stringify({
-      plans: [
-        { name: 'trial', trial_days: 14, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100 },
-        { name: 'pro', trial_days: null, storage_limit_bytes: 10 ** 12, file_count_limit: 10 ** 6, max_upload_size_bytes: 10 ** 10 },
-      ],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        plans: [
+          { name: 'trial', trial_days: 14, storage_limit_bytes: 1000, file_count_limit: 10, max_upload_size_bytes: 100 },
+          { name: 'pro', trial_days: null, storage_limit_bytes: 10 ** 12, file_count_limit: 10 ** 6, max_upload_size_bytes: 10 ** 10 },
+        ],
+      }),
+    );
     try {
       const config = loadConfig({ PLANS_FILE: file });
       expect(config.core.plans.map((p) => p.name)).to.deep.equal(['trial', 'pro']);
-      expect(config.core.plans[1]).to.deep.equal({ name: 'pro', trialDays: null, storageLimitBytes: 10 ** 12, fileCountLimit: 10 ** 6, maxUploadSizeBytes: 10 ** 10 });
+      expect(config.core.plans[1]).to.deep.equal({
+        name: 'pro',
+        trialDays: null,
+        storageLimitBytes: 10 ** 12,
+        fileCountLimit: 10 ** 6,
+        maxUploadSizeBytes: 10 ** 10,
+      });
       expect(config.core.defaultPlan).to.equal('trial');
       expect(loadConfig({ PLANS_FILE: file, DEFAULT_PLAN: 'pro' }).core.defaultPlan).to.equal('pro');
       expect(() => loadConfig({ PLANS_FILE: file, DEFAULT_PLAN: 'gold' })).to.throw(ConfigError, /^DEFAULT_PLAN: "gold" is not a plan; plans: trial, pro\./);

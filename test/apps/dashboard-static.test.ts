@@ -115,7 +115,9 @@ describe('Dashboard static files', () => {
     expect(br.headers['content-encoding']).to.equal('br');
     expect(br.headers.vary).to.match(/accept-encoding/i);
     expect(br.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
-    expect(Number(br.headers['content-length'])).to.equal(br.body.length).and.be.below(BUNDLE.length / 4);
+    expect(Number(br.headers['content-length']))
+      .to.equal(br.body.length)
+      .and.be.below(BUNDLE.length / 4);
     expect(brotliDecompressSync(br.body).toString()).to.equal(BUNDLE);
 
     const gz = await raw(url, { 'accept-encoding': 'gzip' });
@@ -132,7 +134,10 @@ describe('Dashboard static files', () => {
     const etags = new Set([br.headers.etag, gz.headers.etag, plain.headers.etag]);
     expect(etags.size, 'one strong ETag per representation').to.equal(3);
     expect((await raw(url, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag as string })).status).to.equal(304);
-    expect((await raw(url, { 'accept-encoding': 'gzip', 'if-none-match': br.headers.etag as string })).status, 'the brotli ETag does not validate the gzip copy').to.equal(200);
+    expect(
+      (await raw(url, { 'accept-encoding': 'gzip', 'if-none-match': br.headers.etag as string })).status,
+      'the brotli ETag does not validate the gzip copy',
+    ).to.equal(200);
 
     const index = await raw(`${base}/`, { 'accept-encoding': 'br' });
     expect(index.headers['cache-control']).to.equal('no-cache');
@@ -147,7 +152,16 @@ describe('Dashboard static files', () => {
   });
 
   it('refuses path traversal and hidden or missing files, leaving them to the API (404)', async () => {
-    for (const probe of ['/assets/../secret.txt', '/assets/..%2fsecret.txt', '/assets/%2e%2e/secret.txt', '/assets/.hidden', '/assets/nope-123.js', '/assets/', '/secret.txt', '/assets/a/../../secret.txt']) {
+    for (const probe of [
+      '/assets/../secret.txt',
+      '/assets/..%2fsecret.txt',
+      '/assets/%2e%2e/secret.txt',
+      '/assets/.hidden',
+      '/assets/nope-123.js',
+      '/assets/',
+      '/secret.txt',
+      '/assets/a/../../secret.txt',
+    ]) {
       const response = await fetch(base + probe);
       expect(response.status, probe).to.equal(404);
       expect(await response.text(), probe).not.to.include('not for you');

@@ -68,7 +68,19 @@ describe('admin CLI: db copy', function () {
     const opened = await openSqliteDatabase({ path: source });
     sourceCounts = await rowCounts(opened.db);
     await opened.close();
-    for (const table of ['users', 'api_keys', 'sessions', 'refresh_tokens', 'files', 'account_totals', 'usage_periods', 'activity_logs', 'activity_log_totals', 'one_time_tokens', 'service_secrets']) {
+    for (const table of [
+      'users',
+      'api_keys',
+      'sessions',
+      'refresh_tokens',
+      'files',
+      'account_totals',
+      'usage_periods',
+      'activity_logs',
+      'activity_log_totals',
+      'one_time_tokens',
+      'service_secrets',
+    ]) {
       expect(sourceCounts[table], table).to.be.above(0);
     }
   });
@@ -86,7 +98,10 @@ describe('admin CLI: db copy', function () {
     try {
       expect(await rowCounts(opened.db)).to.deep.equal(sourceCounts);
       // The trigram index of `q` (migration 0042) is filled by the copy's own triggers, one entry per file.
-      const { rows } = await sql<{ keys: number; files: number }>`select (select count(*) from files_trigram_keys) as keys, (select count(*) from files) as files`.execute(opened.db);
+      const { rows } = await sql<{
+        keys: number;
+        files: number;
+      }>`select (select count(*) from files_trigram_keys) as keys, (select count(*) from files) as files`.execute(opened.db);
       expect(rows[0].keys).to.equal(sourceCounts.files);
       const found = await sql<{ n: number }>`select count(*) as n from files_trigram where files_trigram match '".png"'`.execute(opened.db);
       expect(found.rows[0].n).to.equal(sourceCounts.files);
@@ -148,7 +163,13 @@ describe('admin CLI: db copy', function () {
           expect((await call(server.api, '/files?isPublic=true', { token: login.body.session.access_token })).body.total).to.equal(1);
           // `q` short (walked) and long (the trigram index), with characters no file id holds, so a random id
           // cannot match them.
-          for (const [q, total] of [['e.p', 1], ['p', 2], ['.png', 2], ['@example', 1], ['@z', 0]] as const) {
+          for (const [q, total] of [
+            ['e.p', 1],
+            ['p', 2],
+            ['.png', 2],
+            ['@example', 1],
+            ['@z', 0],
+          ] as const) {
             expect((await call(server.api, `/files?q=${encodeURIComponent(q)}`, { token: login.body.session.access_token })).body.total, q).to.equal(total);
           }
           // Range totals counted over the copied files.

@@ -16,7 +16,13 @@ const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
  * A host project in a temporary directory, as a user who installed Hangar would have it:
  * `node_modules/hangar` (this repository, built) and `@types/node`, ESM, strict, `nodenext`.
  */
-async function hostProject(): Promise<{ dir: string; write(file: string, text: string): Promise<void>; tsc(tsconfig: object): Promise<void>; node(file: string): Promise<string>; remove(): Promise<void> }> {
+async function hostProject(): Promise<{
+  dir: string;
+  write(file: string, text: string): Promise<void>;
+  tsc(tsconfig: object): Promise<void>;
+  node(file: string): Promise<string>;
+  remove(): Promise<void>;
+}> {
   const dir = await mkdtemp(path.join(tmpdir(), 'hangar-host-'));
   await mkdir(path.join(dir, 'node_modules/@types'), { recursive: true });
   await symlink(ROOT, path.join(dir, 'node_modules/hangar'), 'dir');
@@ -39,7 +45,15 @@ async function hostProject(): Promise<{ dir: string; write(file: string, text: s
   };
 }
 
-const HOST_OPTIONS = { target: 'es2023', lib: ['es2023'], module: 'nodenext', moduleResolution: 'nodenext', strict: true, types: ['node'], skipLibCheck: false };
+const HOST_OPTIONS = {
+  target: 'es2023',
+  lib: ['es2023'],
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  strict: true,
+  types: ['node'],
+  skipLibCheck: false,
+};
 
 /** Runs `script` (an ES module) in a new Node process started in the repository; resolves with its stdout. */
 async function inChild(script: string): Promise<string> {
@@ -85,7 +99,9 @@ describe('Embedding kit', function () {
   it('would notice a native addon: the same probe sees argon2 when a host hashes with its hasher', async () => {
     // The hasher imports argon2 on its first hash (a server that never hashes never loads it), so the host hashes once.
     const hasher = JSON.stringify(path.join(ROOT, 'dist/adapters/crypto/argon2-password-hasher.js'));
-    const seen = JSON.parse(await inChild(addonProbe(`const { Argon2PasswordHasher } = await import(${hasher}); await new Argon2PasswordHasher({ memoryCost: 1024 }).hash('x');`)));
+    const seen = JSON.parse(
+      await inChild(addonProbe(`const { Argon2PasswordHasher } = await import(${hasher}); await new Argon2PasswordHasher({ memoryCost: 1024 }).hash('x');`)),
+    );
     expect(seen.dlopened.join(' ')).to.match(/argon2/);
     expect(seen.required.join(' ')).to.match(/argon2/);
   });
@@ -93,7 +109,10 @@ describe('Embedding kit', function () {
   it('compiles the core sources inside a host project typed with @types/node', async () => {
     const host = await hostProject();
     try {
-      await host.write('host.ts', `import { parseUrl } from '${path.join(ROOT, 'core/shared/web-globals.js')}';\nexport const u: URL = new URL(parseUrl('http://x.test/').href);\n`);
+      await host.write(
+        'host.ts',
+        `import { parseUrl } from '${path.join(ROOT, 'core/shared/web-globals.js')}';\nexport const u: URL = new URL(parseUrl('http://x.test/').href);\n`,
+      );
       await host.tsc({ compilerOptions: { ...HOST_OPTIONS, noEmit: true }, include: ['host.ts', path.join(ROOT, 'core/**/*.ts')] });
     } finally {
       await host.remove();

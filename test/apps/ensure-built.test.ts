@@ -22,10 +22,18 @@ async function tree(options: { devDependencies: boolean }): Promise<string> {
   await mkdir(path.join(dir, 'scripts'));
   for (const script of ['ensure-built.mjs', 'check-native-modules.mjs']) await copyFile(path.join(ROOT, 'scripts', script), path.join(dir, 'scripts', script));
   await mkdir(path.join(dir, 'node_modules'));
-  for (const module of ['better-sqlite3', 'argon2']) await symlink(await realpath(path.join(ROOT, 'node_modules', module)), path.join(dir, 'node_modules', module));
+  for (const module of ['better-sqlite3', 'argon2'])
+    await symlink(await realpath(path.join(ROOT, 'node_modules', module)), path.join(dir, 'node_modules', module));
   await mkdir(path.join(dir, 'core'));
   await writeFile(path.join(dir, 'core', 'thing.ts'), 'export const a = 1;\n');
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 't', private: true, scripts: { build: 'node -e "require(\'fs\').writeFileSync(\'built-again\', \'\'); require(\'fs\').writeFileSync(\'dist/build-info.json\', \'{}\')"' } }));
+  await writeFile(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 't',
+      private: true,
+      scripts: { build: "node -e \"require('fs').writeFileSync('built-again', ''); require('fs').writeFileSync('dist/build-info.json', '{}')\"" },
+    }),
+  );
   if (options.devDependencies) {
     await mkdir(path.join(dir, 'node_modules', 'typescript'), { recursive: true });
     await writeFile(path.join(dir, 'node_modules', 'typescript', 'package.json'), '{}');

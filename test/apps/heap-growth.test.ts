@@ -73,7 +73,16 @@ describe('V8 heap growth (HEAP_GROWING_PERCENT, apps/server/heap-growth.ts)', fu
         dirs.push(dataDir);
         // Room for every upload the test may make (16 warm-ups of 128 MiB, then 12 of 512 MiB each
         // on both servers): past LARGE_UPLOADS' 4 GiB a slow run's control would be refused (403).
-        const env = { ...LARGE_UPLOADS, STORAGE_LIMIT_BYTES: String(8 * 1024 * MiB), HEAP_GROWING_PERCENT: percent, HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024' };
+        const env = {
+          ...LARGE_UPLOADS,
+          STORAGE_LIMIT_BYTES: String(8 * 1024 * MiB),
+          HEAP_GROWING_PERCENT: percent,
+          HOST: '127.0.0.1',
+          PORT: '0',
+          CONTENT_PORT: '0',
+          DATA_DIR: dataDir,
+          PASSWORD_HASH_MEMORY_KIB: '1024',
+        };
         servers.push(await startServerProcess(env, { nodeArgs: ['--trace-gc'] }));
       }
       const keys = await Promise.all(servers.map((server, i) => signUpWithKey({ api: server.api, dataDir: dirs[i] }, `heap-${i}@example.com`)));

@@ -85,8 +85,14 @@ function importsOf(file: string): Edge[] {
         break;
       case 'NewExpression':
         // new URL('./worker.js', import.meta.url): a module started as a worker thread (other URLs name data, not modules).
-        if (n.callee?.type === 'Identifier' && n.callee.name === 'URL' && n.arguments?.[0]?.type === 'Literal' && String(n.arguments[0].value).endsWith('.js')
-          && n.arguments[1]?.type === 'MemberExpression' && n.arguments[1].object?.type === 'MetaProperty') {
+        if (
+          n.callee?.type === 'Identifier' &&
+          n.callee.name === 'URL' &&
+          n.arguments?.[0]?.type === 'Literal' &&
+          String(n.arguments[0].value).endsWith('.js') &&
+          n.arguments[1]?.type === 'MemberExpression' &&
+          n.arguments[1].object?.type === 'MetaProperty'
+        ) {
           add(n.arguments[0].value, n.start);
         }
         break;
@@ -169,7 +175,10 @@ describe('Import boundaries: layers, apps and cycles', function () {
     expect(graph.size).to.be.greaterThan(300);
     expect(graph.get('apps/server/start.ts')!.map(({ to }) => to)).to.include('apps/api/api-app.ts');
     const targets = [...graph.values()].flat().map(({ to }) => to);
-    expect(targets.some((to) => to.endsWith('/wal-checkpoint-worker.ts')), 'the WAL worker, started by new URL(…, import.meta.url)').to.equal(true);
+    expect(
+      targets.some((to) => to.endsWith('/wal-checkpoint-worker.ts')),
+      'the WAL worker, started by new URL(…, import.meta.url)',
+    ).to.equal(true);
   });
 
   it('puts every file of core, adapters and apps in a part with rules', () => {
@@ -195,7 +204,13 @@ describe('Import boundaries: layers, apps and cycles', function () {
 
   it('reports a cycle and a sibling-app import when a graph has them (the checks can fail)', () => {
     const made = new Map<string, Edge[]>([
-      ['apps/api/a.ts', [{ to: 'apps/content/b.ts', line: 3 }, { to: 'apps/http/d.ts', line: 4 }]],
+      [
+        'apps/api/a.ts',
+        [
+          { to: 'apps/content/b.ts', line: 3 },
+          { to: 'apps/http/d.ts', line: 4 },
+        ],
+      ],
       ['apps/content/b.ts', [{ to: 'apps/content/c.ts', line: 1 }]],
       ['apps/content/c.ts', [{ to: 'apps/content/b.ts', line: 2 }]],
       ['apps/http/d.ts', []],

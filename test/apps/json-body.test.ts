@@ -125,7 +125,13 @@ describe('jsonBodyMiddleware', () => {
   it('gives a body with characters outside ASCII its length in UTF-8 bytes', async () => {
     const response = await fetch(`${converted.base}/object`);
     const bytes = Buffer.from(await response.arrayBuffer());
-    expect(Number(response.headers.get('content-length'))).to.equal(bytes.length).and.to.be.greaterThan(bytes.toString('utf8').length);
-    expect(JSON.parse(bytes.toString('utf8'))).to.deep.equal({ files: [{ name: 'café ☕ "quoted" \\ \u0001 😀', size: 4096 }], total: 1, total_relation: 'eq' });
+    expect(Number(response.headers.get('content-length')))
+      .to.equal(bytes.length)
+      .and.to.be.greaterThan(bytes.toString('utf8').length);
+    expect(JSON.parse(bytes.toString('utf8'))).to.deep.equal({
+      files: [{ name: 'café ☕ "quoted" \\ \u0001 😀', size: 4096 }],
+      total: 1,
+      total_relation: 'eq',
+    });
   });
 });

@@ -69,7 +69,9 @@ describe('the generated JWT secret (kept in the database, shared by every proces
     const pools = await Promise.all([0, 1].map(() => openPostgresDatabase({ url: url!, poolSize: 4, schema: schema.schema })));
     try {
       const secrets = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => loadJwtSecret({ kind: 'file', path: path.join(dir, `pg-${i}`, 'jwt-secret') }, new SqlServiceSecrets(pools[i % 2].db))),
+        Array.from({ length: 8 }, (_, i) =>
+          loadJwtSecret({ kind: 'file', path: path.join(dir, `pg-${i}`, 'jwt-secret') }, new SqlServiceSecrets(pools[i % 2].db)),
+        ),
       );
       expect(new Set(secrets.map(text)).size).to.equal(1);
     } finally {

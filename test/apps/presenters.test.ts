@@ -70,7 +70,10 @@ describe('fileJsonText', () => {
   it('writes the current read counts of a file asked again', () => {
     const file = view();
     fileJsonText(file);
-    for (const counts of [{ viewCount: 0, downloadCount: 0 }, { viewCount: 1_234_567_890_123, downloadCount: 9 }]) {
+    for (const counts of [
+      { viewCount: 0, downloadCount: 0 },
+      { viewCount: 1_234_567_890_123, downloadCount: 9 },
+    ]) {
       const now = changed(file, counts);
       expect(fileJsonText(now)).to.equal(expected(now));
       expect(JSON.parse(fileJsonText(now))).to.include({ view_count: counts.viewCount, download_count: counts.downloadCount });
@@ -139,7 +142,8 @@ describe('fileJsonText', () => {
   it('stays exact for files beyond the number it keeps', () => {
     const files = Array.from({ length: KEPT_FILE_TEXTS + 10 }, () => view());
     for (const file of files) fileJsonText(file);
-    for (const file of [files[0], files[files.length - 1]]) expect(fileJsonText(changed(file, { viewCount: 42 }))).to.equal(expected(changed(file, { viewCount: 42 })));
+    for (const file of [files[0], files[files.length - 1]])
+      expect(fileJsonText(changed(file, { viewCount: 42 }))).to.equal(expected(changed(file, { viewCount: 42 })));
   });
 });
 

@@ -13,7 +13,13 @@ import { everyRoute } from '../support/route-table.js';
 /** Every route of both servers as the table holds them, each answering which route ran and with what parameters (no schemas, no credentials). */
 function markedRoutes(): Route[] {
   return everyRoute().map(({ method, path, operationId, tag, summary }) => ({
-    method, path, operationId, tag, summary, auth: 'none', responses: {},
+    method,
+    path,
+    operationId,
+    tag,
+    summary,
+    auth: 'none',
+    responses: {},
     handler: async ({ ctx }) => {
       ctx.body = { ran: `${method} ${path}`, params: ctx.params };
     },
@@ -60,7 +66,10 @@ describe('Route table: routes grouped by their first path segment', () => {
     grouped = await serve(table.middleware, table.methods);
     // What the table was before: one @koa/router holding every route, in the same order.
     const router = new Router();
-    for (const route of routes) router.register(route.path, [route.method], (ctx) => route.handler({ ctx, params: {}, query: undefined, body: undefined, principal: undefined as never, admin: undefined as never }));
+    for (const route of routes)
+      router.register(route.path, [route.method], (ctx) =>
+        route.handler({ ctx, params: {}, query: undefined, body: undefined, principal: undefined as never, admin: undefined as never }),
+      );
     single = await serve(router.routes(), new Set(routes.map((route) => route.method)));
   });
 
@@ -69,10 +78,26 @@ describe('Route table: routes grouped by their first path segment', () => {
   });
 
   it('answers every request as one router over all the routes does: the same route, parameters, 404, 405 with Allow, 501 and OPTIONS', async () => {
-    const targets = new Set<string>(['/', '*', '//', '/nothing', '/nothing/here', '//files', '/%66iles', '/files;x', '/files?limit=1', '/files/', '/FILES', '/Files/AbCdEfGhIj/Delete', '/settings//', '/auth/api-keys/x/y']);
+    const targets = new Set<string>([
+      '/',
+      '*',
+      '//',
+      '/nothing',
+      '/nothing/here',
+      '//files',
+      '/%66iles',
+      '/files;x',
+      '/files?limit=1',
+      '/files/',
+      '/FILES',
+      '/Files/AbCdEfGhIj/Delete',
+      '/settings//',
+      '/auth/api-keys/x/y',
+    ]);
     for (const route of routes) {
       const filled = route.path.replace(/:[A-Za-z_]+/g, 'AbCdEfGhIj');
-      for (const target of [filled, `${filled}/`, filled.toUpperCase(), `${filled}/extra`, filled.replace(/^\/[^/]+/, (first) => `${first}x`), `/x${filled}`]) targets.add(target);
+      for (const target of [filled, `${filled}/`, filled.toUpperCase(), `${filled}/extra`, filled.replace(/^\/[^/]+/, (first) => `${first}x`), `/x${filled}`])
+        targets.add(target);
     }
     const methods = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS', 'PUT', 'PROPFIND'];
     let compared = 0;
@@ -99,8 +124,26 @@ describe('Route table: routes grouped by their first path segment', () => {
   it('keeps one router when a route’s first segment is a parameter, which any path may match', async () => {
     const table = buildRoutes(
       [
-        { method: 'GET', path: '/:anything', operationId: 'any', tag: 'reference', summary: 'any', auth: 'none', responses: {}, handler: async ({ ctx }) => void (ctx.body = { ran: 'any' }) },
-        { method: 'GET', path: '/files/:id', operationId: 'file', tag: 'files', summary: 'file', auth: 'none', responses: {}, handler: async ({ ctx }) => void (ctx.body = { ran: 'file' }) },
+        {
+          method: 'GET',
+          path: '/:anything',
+          operationId: 'any',
+          tag: 'reference',
+          summary: 'any',
+          auth: 'none',
+          responses: {},
+          handler: async ({ ctx }) => void (ctx.body = { ran: 'any' }),
+        },
+        {
+          method: 'GET',
+          path: '/files/:id',
+          operationId: 'file',
+          tag: 'files',
+          summary: 'file',
+          auth: 'none',
+          responses: {},
+          handler: async ({ ctx }) => void (ctx.body = { ran: 'file' }),
+        },
       ],
       createMemoryHangar().hangar,
     );

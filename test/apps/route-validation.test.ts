@@ -25,7 +25,10 @@ describe('Route validation: conversion of string input', () => {
       if (!keepsStringInput(schema)) continue;
       skipped++;
       const keys = Object.keys((schema.properties ?? {}) as Record<string, unknown>);
-      for (const values of [['5', 'true', '-1.5e3', '', 'x y'], [['a', 'b'], ['7'], []]] as const) {
+      for (const values of [
+        ['5', 'true', '-1.5e3', '', 'x y'],
+        [['a', 'b'], ['7'], []],
+      ] as const) {
         const input: Record<string, unknown> = Object.fromEntries(keys.map((key, i) => [key, structuredClone(values[i % values.length])]));
         input.unknown_extra = 'kept';
         expect(Value.Convert(schema, structuredClone(input)), name).to.deep.equal(input);

@@ -13,7 +13,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
  * checkout keeps its dist/ (issue #61: the in-place build emptied dist/apps/bundle/ under it).
  * A checkout of its own whose `build` script writes a marker into dist/, as the real one would.
  */
-describe('npm test: builds in a tree of its own, never in the checkout\'s dist/ (scripts/test-run.mjs)', function () {
+describe("npm test: builds in a tree of its own, never in the checkout's dist/ (scripts/test-run.mjs)", function () {
   this.timeout(30_000);
   let dir: string;
   before(async () => {
@@ -30,8 +30,13 @@ describe('npm test: builds in a tree of its own, never in the checkout\'s dist/ 
     await writeFile(
       path.join(dir, 'package.json'),
       JSON.stringify({
-        name: 't', private: true, type: 'module',
-        scripts: { build: 'node -e "const fs=require(\'fs\'); fs.rmSync(\'dist\',{recursive:true,force:true}); fs.mkdirSync(\'dist\'); fs.writeFileSync(\'dist/built-from\', fs.readFileSync(\'core/a.ts\'))"' },
+        name: 't',
+        private: true,
+        type: 'module',
+        scripts: {
+          build:
+            "node -e \"const fs=require('fs'); fs.rmSync('dist',{recursive:true,force:true}); fs.mkdirSync('dist'); fs.writeFileSync('dist/built-from', fs.readFileSync('core/a.ts'))\"",
+        },
       }),
     );
   });
@@ -39,7 +44,7 @@ describe('npm test: builds in a tree of its own, never in the checkout\'s dist/ 
 
   const run = (command: string) => spawnSync(process.execPath, [path.join(dir, 'scripts', 'test-run.mjs'), command], { cwd: dir, encoding: 'utf8' });
 
-  it('builds into .test-run/dist and runs the command there, leaving the checkout\'s dist/ as it was', async () => {
+  it("builds into .test-run/dist and runs the command there, leaving the checkout's dist/ as it was", async () => {
     const result = run('cat dist/built-from > ran-in-tree');
     expect(result.status, result.stderr).to.equal(0);
     expect(await readFile(path.join(dir, 'dist', 'apps', 'bundle', 'main.js'), 'utf8')).to.equal('// the running server\n');
@@ -48,7 +53,7 @@ describe('npm test: builds in a tree of its own, never in the checkout\'s dist/ 
     expect(existsSync(path.join(dir, '.test-run', 'bench', 'results')), 'results are not copied').to.equal(false);
   });
 
-  it('follows the checkout on the next run: changed files copied, removed ones gone; the exit status is the command\'s', async () => {
+  it("follows the checkout on the next run: changed files copied, removed ones gone; the exit status is the command's", async () => {
     await writeFile(path.join(dir, 'core', 'a.ts'), 'export const a = 2;\n');
     await writeFile(path.join(dir, 'core', 'b.ts'), 'export const b = 1;\n');
     expect(run('true').status).to.equal(0);

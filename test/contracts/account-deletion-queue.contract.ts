@@ -25,12 +25,15 @@ export function describeAccountDeletionQueueContract(name: string, makeSubject: 
       await close?.();
     });
 
-    const requested = (userId: string = randomUUID(), requestedAt = at(0)) => queue.request({ userId, email: `${userId}@example.com`, requestedAt, actor: ADMIN });
+    const requested = (userId: string = randomUUID(), requestedAt = at(0)) =>
+      queue.request({ userId, email: `${userId}@example.com`, requestedAt, actor: ADMIN });
 
     it('records a deletion once: a second request keeps the first, with who asked and no file deleted yet', async () => {
       const first = await requested('u1', at(0));
       expect(first).to.deep.equal({ userId: 'u1', email: 'u1@example.com', requestedAt: at(0), actor: ADMIN, filesDeleted: 0 });
-      expect(await queue.request({ userId: 'u1', email: 'other@example.com', requestedAt: at(5), actor: { id: null, email: 'cli', client: null } })).to.deep.equal(first);
+      expect(
+        await queue.request({ userId: 'u1', email: 'other@example.com', requestedAt: at(5), actor: { id: null, email: 'cli', client: null } }),
+      ).to.deep.equal(first);
       expect(await queue.find('u1')).to.deep.equal(first);
       expect(await queue.find('nobody')).to.equal(undefined);
     });

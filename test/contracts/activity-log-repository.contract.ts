@@ -49,7 +49,15 @@ export function describeActivityLogRepositoryContract(name: string, makeSubject:
         statusCode: 413,
         requestSizeBytes: 6 * 1024 ** 3,
         createdAt: at(1234),
-        metadata: { auth: 'api_key', api_key_id: 'k-1', file_id: 'AbCdE12345', duration_ms: 12.5, user_agent: 'curl/8 «ü»', ip: '::1', nested: { ok: true, list: [1, null, 'x'] } },
+        metadata: {
+          auth: 'api_key',
+          api_key_id: 'k-1',
+          file_id: 'AbCdE12345',
+          duration_ms: 12.5,
+          user_agent: 'curl/8 «ü»',
+          ip: '::1',
+          nested: { ok: true, list: [1, null, 'x'] },
+        },
       });
       await logs.insertMany([entry]);
       expect(await logs.list({ userId, window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [entry], total: 1 });
@@ -203,7 +211,10 @@ export function describeActivityLogRepositoryContract(name: string, makeSubject:
       await logs.insertMany(kept);
       expect(await logs.deleteForAccount(userId)).to.equal(6001);
       expect(await logs.list({ userId, window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [], total: 0 });
-      expect(await logs.list({ userId: otherUserId, window: { offset: 0, limit: 10 } })).to.deep.equal({ items: [...kept].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()), total: 2 });
+      expect(await logs.list({ userId: otherUserId, window: { offset: 0, limit: 10 } })).to.deep.equal({
+        items: [...kept].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()),
+        total: 2,
+      });
       expect(await logs.deleteForAccount(userId)).to.equal(0);
       expect(await logs.deleteForAccount(UNKNOWN_USER)).to.equal(0);
       await logs.insertMany([aLogEntry(userId)]);

@@ -71,7 +71,7 @@ export function describeAdminConsoleContract(name: string, open: () => Promise<O
       expect(await audit.list({ window: WINDOW })).to.deep.equal({ items: [recent], total: 1 });
     });
 
-    it("outlives the account it is about", async () => {
+    it('outlives the account it is about', async () => {
       const user = await givenUser(repos.users);
       const entry = anEntry({ targetId: user.id, targetEmail: user.email });
       await audit.record(entry);
@@ -117,7 +117,11 @@ export function describeAdminConsoleContract(name: string, open: () => Promise<O
       expect(await emails({ query: '%', sort, window: WINDOW })).to.deep.equal([]);
       expect(await emails({ status: 'suspended', sort, window: WINDOW })).to.deep.equal([bob.email]);
       expect(await emails({ status: 'unconfirmed', sort, window: WINDOW })).to.deep.equal([cy.email]);
-      expect(await emails({ status: 'active', query: 'example.com', sort, window: WINDOW })).to.deep.equal(['ada_l@example.com', 'adaxl@example.com', 'cy@example.com']);
+      expect(await emails({ status: 'active', query: 'example.com', sort, window: WINDOW })).to.deep.equal([
+        'ada_l@example.com',
+        'adaxl@example.com',
+        'cy@example.com',
+      ]);
       expect(await emails({ plan: 'pro', sort, window: WINDOW })).to.deep.equal([ada.email]);
       expect(await emails({ role: 'admin', sort, window: WINDOW })).to.deep.equal([bob.email]);
       expect((await directory.search({ query: 'example', sort, window: { offset: 1, limit: 2 } })).total).to.equal(4);
@@ -132,7 +136,8 @@ export function describeAdminConsoleContract(name: string, open: () => Promise<O
       await repos.files.insert(aFile(c.id, { size: 500 }), LIMITS);
       const session = aSession(b.id, { lastUsedAt: at(9 * MINUTE) });
       await repos.sessions.create({ session, refreshToken: aRefreshToken(session.id) });
-      const ids = async (sort: Parameters<AccountDirectory['search']>[0]['sort'], window = WINDOW) => (await directory.search({ sort, window })).items.map((s) => s.user.id.slice(-1));
+      const ids = async (sort: Parameters<AccountDirectory['search']>[0]['sort'], window = WINDOW) =>
+        (await directory.search({ sort, window })).items.map((s) => s.user.id.slice(-1));
       expect(await ids('created')).to.deep.equal(['a', 'b', 'c']);
       expect(await ids('-created')).to.deep.equal(['c', 'b', 'a']);
       expect(await ids('email')).to.deep.equal(['b', 'c', 'a']);
@@ -162,7 +167,10 @@ export function describeAdminConsoleContract(name: string, open: () => Promise<O
       const counts = await repos.instanceStatistics.counts({ since: new Date(Date.UTC(2025, 2, 1)), top: 2 });
       expect(counts.accounts).to.deep.equal({ total: 3, active: 2, suspended: 1, unconfirmed: 1, admins: 1 });
       expect(counts).to.deep.include({ files: 4, bytes: 651 });
-      expect(counts.uploadsPerDay).to.deep.equal([{ day: '2025-03-01', files: 1, bytes: 100 }, { day: '2025-03-03', files: 2, bytes: 550 }]);
+      expect(counts.uploadsPerDay).to.deep.equal([
+        { day: '2025-03-01', files: 1, bytes: 100 },
+        { day: '2025-03-03', files: 2, bytes: 550 },
+      ]);
       expect(counts.topAccounts).to.deep.equal([
         { id: bob.id, email: bob.email, storageBytes: 501, filesCount: 2 },
         { id: ada.id, email: ada.email, storageBytes: 150, filesCount: 2 },

@@ -42,7 +42,7 @@ export function describeApiKeyRepositoryContract(name: string, makeSubject: () =
       expect(await apiKeys.findByHash(key.keyHash)).to.deep.equal(key);
     });
 
-    it('keeps a key\'s scopes and expiry, found by hash and listed', async () => {
+    it("keeps a key's scopes and expiry, found by hash and listed", async () => {
       const key = anApiKey(userId, { scopes: ['files:read', 'account:read'], expiresAt: at(90_000) });
       await apiKeys.create(key);
       expect(await apiKeys.findByHash(key.keyHash)).to.deep.include({ scopes: ['files:read', 'account:read'], expiresAt: at(90_000) });
@@ -97,7 +97,10 @@ export function describeApiKeyRepositoryContract(name: string, makeSubject: () =
     });
 
     it('pages through the list: the window picks the items, the total counts them all', async () => {
-      const keys = await givenKeys(userId, [0, 1, 2, 3, 4].map((i) => ({ createdAt: at(i * 1000) })));
+      const keys = await givenKeys(
+        userId,
+        [0, 1, 2, 3, 4].map((i) => ({ createdAt: at(i * 1000) })),
+      );
       const newestFirst = [...keys].reverse().map((key) => key.id);
       const second = await apiKeys.list({ userId, window: { offset: 2, limit: 2 } });
       expect(second.total).to.equal(5);

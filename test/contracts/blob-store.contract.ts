@@ -148,7 +148,9 @@ export function describeBlobStoreContract(name: string, makeSubject: () => Promi
           const result = await iterator.next();
           if (previous) {
             const { chunk, at } = previous;
-            expect(Buffer.from(chunk).equals(expected.subarray(at, at + chunk.length)), `the chunk at ${at} changed before the next-but-one next()`).to.equal(true);
+            expect(Buffer.from(chunk).equals(expected.subarray(at, at + chunk.length)), `the chunk at ${at} changed before the next-but-one next()`).to.equal(
+              true,
+            );
             copies.push(Buffer.from(chunk));
           }
           if (result.done) break;
@@ -405,7 +407,14 @@ export function describeBlobStoreContract(name: string, makeSubject: () => Promi
 
     describe('deleteUnder (derived blobs go with their file)', () => {
       it('removes every blob under a key and keeps the key itself, its neighbours and other accounts', async () => {
-        for (const key of ['acct/file1', 'acct/file1/w320-webp', 'acct/file1/w64-png', 'acct/file10/w320-webp', 'acct/file2/w320-webp', 'other/file1/w320-webp']) {
+        for (const key of [
+          'acct/file1',
+          'acct/file1/w320-webp',
+          'acct/file1/w64-png',
+          'acct/file10/w320-webp',
+          'acct/file2/w320-webp',
+          'other/file1/w320-webp',
+        ]) {
           await put(key, chunked(Buffer.from(key)));
         }
         await store.deleteUnder('acct/file1');

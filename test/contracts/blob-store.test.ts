@@ -175,7 +175,10 @@ describe('FileAndSqliteBlobStore', () => {
     await store.put({ key: `${file}/w320-webp`, body: chunked(Buffer.from('thumbnail')), contentType: 'image/webp', maxBytes: 100 });
     const hash = createHash('sha256').update(file).digest('hex');
     const leaf = join(directory, hash.slice(0, 2), hash.slice(2, 4));
-    expect((await readdir(leaf)).sort()).to.deep.equal(['0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9', '0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9~w320-webp']);
+    expect((await readdir(leaf)).sort()).to.deep.equal([
+      '0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9',
+      '0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9~w320-webp',
+    ]);
     await store.deleteUnder(file);
     expect(await readdir(leaf)).to.deep.equal(['0f8fad5b-d9cb-469f-a165-70867728950e~aB3dE5gH7jK9']);
   });
@@ -188,7 +191,11 @@ describe('FileAndSqliteBlobStore', () => {
       const hash = createHash('sha256').update(segments.slice(0, 2).join('/')).digest('hex');
       return join(directory, hash.slice(0, 2), hash.slice(2, 4), key.replaceAll('/', '~'));
     };
-    const exists = (path: string) => stat(path).then(() => true, () => false);
+    const exists = (path: string) =>
+      stat(path).then(
+        () => true,
+        () => false,
+      );
     const entries = async (target: FileAndSqliteBlobStore) => {
       const found: Array<{ key: string; size: number }> = [];
       for await (const { key, size } of target.list()) found.push({ key, size });
@@ -438,17 +445,42 @@ describeBlobStoreContract('GcsBlobStore (fake GCS JSON API)', async () => {
 describeBlobStoreContract('S3BlobStore (s3rver, a real S3-compatible server; no If-None-Match, so HeadObject before each create)', async () => {
   const server = await startS3TestServer(['hangar-contract']);
   const store = new S3BlobStore({
-    bucket: 'hangar-contract', prefix: 'blobs', endpoint: server.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, ifNoneMatch: false, timeoutMs: 5_000,
+    bucket: 'hangar-contract',
+    prefix: 'blobs',
+    endpoint: server.url,
+    forcePathStyle: true,
+    credentials: S3RVER_CREDENTIALS,
+    ifNoneMatch: false,
+    timeoutMs: 5_000,
   });
-  return { store, close: async () => { await store.close(); await server.close(); } };
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await server.close();
+    },
+  };
 });
 
 describeBlobStoreContract('S3BlobStore (fake S3 with If-None-Match)', async () => {
   const fake = await new FakeS3Server(['hangar-contract']).start();
   // Pages of 50, so listing 120 blobs takes several ListObjectsV2 requests.
   fake.listPageLimit = 50;
-  const store = new S3BlobStore({ bucket: 'hangar-contract', prefix: 'blobs', endpoint: fake.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, timeoutMs: 5_000 });
-  return { store, close: async () => { await store.close(); await fake.close(); } };
+  const store = new S3BlobStore({
+    bucket: 'hangar-contract',
+    prefix: 'blobs',
+    endpoint: fake.url,
+    forcePathStyle: true,
+    credentials: S3RVER_CREDENTIALS,
+    timeoutMs: 5_000,
+  });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await fake.close();
+    },
+  };
 });
 
 describe('GcsBlobStore', () => {
@@ -461,7 +493,15 @@ describe('GcsBlobStore', () => {
     if (request.host !== '127.0.0.1') foreignHosts.push(request.host);
   };
   const make = (options: Partial<GcsBlobStoreOptions> = {}) =>
-    new GcsBlobStore({ bucket, prefix: 'pre/fix', apiEndpoint: fake.url, resumableThresholdBytes: 256 * 1024, timeoutMs: 5_000, retry: { maxDelayMs: 1_000 }, ...options });
+    new GcsBlobStore({
+      bucket,
+      prefix: 'pre/fix',
+      apiEndpoint: fake.url,
+      resumableThresholdBytes: 256 * 1024,
+      timeoutMs: 5_000,
+      retry: { maxDelayMs: 1_000 },
+      ...options,
+    });
   const put = (store: GcsBlobStore, key: string, body: AsyncIterable<Uint8Array>, signal?: AbortSignal) =>
     store.put({ key, body, contentType: 'application/octet-stream', maxBytes: 100 * 1024 * 1024, signal });
   const read = async (store: GcsBlobStore, key: string) => collect((await store.get(key))!);

@@ -123,7 +123,10 @@ export function describeChangeFeedContract(name: string, open: () => Promise<Cha
 
     it('delivers a plan set by an administrator within 1 s', async () => {
       await settle();
-      await subject.writer.planOverrides.save({ plan: { name: 'team', trialDays: null, storageLimitBytes: 10, fileCountLimit: 1, maxUploadSizeBytes: 10, imageOpsLimit: null }, at: at(0) });
+      await subject.writer.planOverrides.save({
+        plan: { name: 'team', trialDays: null, storageLimitBytes: 10, fileCountLimit: 1, maxUploadSizeBytes: 10, imageOpsLimit: null },
+        at: at(0),
+      });
       await delivered((change) => change.kind === 'plans', 'the plan');
     });
 

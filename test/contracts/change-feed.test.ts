@@ -43,7 +43,8 @@ function announcing(repos: Repositories, feed: MemoryChangeFeed): Repositories {
       save: async (domain) => {
         const before = await repos.domains.findByUser(domain.userId);
         const saved = await repos.domains.save(domain);
-        for (const hostname of new Set([before?.hostname, domain.hostname])) if (hostname) feed.publish({ kind: 'hostname', hostname, accountId: domain.userId });
+        for (const hostname of new Set([before?.hostname, domain.hostname]))
+          if (hostname) feed.publish({ kind: 'hostname', hostname, accountId: domain.userId });
         return saved;
       },
       delete: async (userId) => {

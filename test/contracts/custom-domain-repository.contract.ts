@@ -75,14 +75,14 @@ export function describeCustomDomainRepositoryContract(name: string, makeSubject
       expect(await domains.findByUser(alice)).to.deep.equal(domain);
     });
 
-    it('replaces the account\'s domain on a second save with new statuses', async () => {
+    it("replaces the account's domain on a second save with new statuses", async () => {
       await domains.save(aCustomDomain(alice));
       const refreshed = aCustomDomain(alice, { verificationStatus: 'active', sslStatus: 'active', dnsRecords: [], errors: [], updatedAt: at(60_000) });
       expect(await domains.save(refreshed)).to.equal('saved');
       expect(await domains.findByUser(alice)).to.deep.equal(refreshed);
     });
 
-    it('replaces the account\'s hostname: the old one is free again', async () => {
+    it("replaces the account's hostname: the old one is free again", async () => {
       await domains.save(aCustomDomain(alice, { hostname: 'old.example.com' }));
       expect(await domains.save(aCustomDomain(alice, { hostname: 'new.example.com' }))).to.equal('saved');
       expect(await domains.findByHostname('old.example.com')).to.equal(undefined);
@@ -99,7 +99,7 @@ export function describeCustomDomainRepositoryContract(name: string, makeSubject
       expect(await domains.findByHostname('files.example.com')).to.deep.equal(alices);
     });
 
-    it('keeps an account\'s existing domain when its change to a taken hostname is refused', async () => {
+    it("keeps an account's existing domain when its change to a taken hostname is refused", async () => {
       await domains.save(aCustomDomain(alice, { hostname: 'alice.example.com' }));
       const bobs = aCustomDomain(bob, { hostname: 'bob.example.com' });
       await domains.save(bobs);
@@ -120,7 +120,7 @@ export function describeCustomDomainRepositoryContract(name: string, makeSubject
       expect(await domains.findByUser(loser)).to.equal(undefined);
     });
 
-    it('deletes the account\'s domain, freeing its hostname; deleting again is no error', async () => {
+    it("deletes the account's domain, freeing its hostname; deleting again is no error", async () => {
       await domains.save(aCustomDomain(alice));
       await domains.save(aCustomDomain(bob, { hostname: 'bob.example.com' }));
       await domains.delete(alice);

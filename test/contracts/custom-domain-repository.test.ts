@@ -50,7 +50,10 @@ describe('SqlCustomDomainRepository on one SQLite file shared by two connections
   it('rejects a domain of an unknown account with the driver error, not taken', async () => {
     const error = await createSqlRepositories(first)
       .domains.save(aCustomDomain('00000000-0000-4000-8000-000000000000'))
-      .then(() => undefined, (reason: unknown) => reason);
+      .then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
     expect(error).to.be.instanceOf(Error);
     expect((error as { code?: string }).code).to.equal('SQLITE_CONSTRAINT_FOREIGNKEY');
   });

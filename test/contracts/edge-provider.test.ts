@@ -51,7 +51,10 @@ describe('MockEdgeProvider', () => {
     const one = await edge.create({ hostname: 'files.example.com' });
     const other = await new MockEdgeProvider({ cnameTarget: CNAME_TARGET }).create({ hostname: 'files.example.com' });
     expect(other.hostname).to.deep.equal(one.hostname);
-    expect(one.hostname.validationRecords.map((record) => record.name)).to.deep.equal(['_cf-custom-hostname.files.example.com', '_acme-challenge.files.example.com']);
+    expect(one.hostname.validationRecords.map((record) => record.name)).to.deep.equal([
+      '_cf-custom-hostname.files.example.com',
+      '_acme-challenge.files.example.com',
+    ]);
   });
 
   it('takes the hostname from an id of an earlier process: pending on get, active on refresh', async () => {
@@ -111,7 +114,12 @@ describe('CloudflareEdgeProvider against the local fake API', () => {
   it("ignores the client's environment variables (other credentials, base URL): only its options count", async () => {
     const names = ['CLOUDFLARE_API_KEY', 'CLOUDFLARE_EMAIL', 'CLOUDFLARE_BASE_URL', 'CLOUDFLARE_API_TOKEN'] as const;
     const saved = names.map((name) => process.env[name]);
-    Object.assign(process.env, { CLOUDFLARE_API_KEY: 'env-key', CLOUDFLARE_EMAIL: 'env@example.com', CLOUDFLARE_BASE_URL: 'http://127.0.0.1:9/client/v4', CLOUDFLARE_API_TOKEN: 'env-token' });
+    Object.assign(process.env, {
+      CLOUDFLARE_API_KEY: 'env-key',
+      CLOUDFLARE_EMAIL: 'env@example.com',
+      CLOUDFLARE_BASE_URL: 'http://127.0.0.1:9/client/v4',
+      CLOUDFLARE_API_TOKEN: 'env-token',
+    });
     try {
       await provider().create({ hostname: 'files.example.com' });
     } finally {
@@ -128,7 +136,12 @@ describe('CloudflareEdgeProvider against the local fake API', () => {
     expect(hostname.providerId).to.equal(stored.id);
     expect(hostname.validationRecords).to.deep.equal([
       { type: 'TXT', name: '_cf-custom-hostname.files.example.com', value: stored.ownership_verification.value, purpose: 'ownership' },
-      { type: 'TXT', name: '_acme-challenge.files.example.com', value: (stored.ssl.validation_records![0] as { txt_value: string }).txt_value, purpose: 'ssl_validation' },
+      {
+        type: 'TXT',
+        name: '_acme-challenge.files.example.com',
+        value: (stored.ssl.validation_records![0] as { txt_value: string }).txt_value,
+        purpose: 'ssl_validation',
+      },
     ]);
   });
 
@@ -145,7 +158,10 @@ describe('CloudflareEdgeProvider against the local fake API', () => {
   it('refreshes with PATCH and the same ssl object; until the DNS is done it reports pending_validation and why', async () => {
     const edge = provider();
     const { hostname } = await edge.create({ hostname: 'files.example.com' });
-    fake.setErrors('files.example.com', { verification: ['custom hostname does not CNAME to this zone.'], ssl: ['TXT record not found at _acme-challenge.files.example.com'] });
+    fake.setErrors('files.example.com', {
+      verification: ['custom hostname does not CNAME to this zone.'],
+      ssl: ['TXT record not found at _acme-challenge.files.example.com'],
+    });
     const refreshed = await edge.refresh({ providerId: hostname.providerId });
     const request = fake.requests[1];
     expect(request.method).to.equal('PATCH');
@@ -226,7 +242,9 @@ describe('CloudflareEdgeProvider against the local fake API', () => {
     const baseUrl = fake.baseUrl;
     await fake.close();
     const error = await expectDomainError(
-      new CloudflareEdgeProvider({ apiToken: 'secret-token-xyz', zoneId: 'z', baseUrl, cnameTarget: CNAME_TARGET, retries: 0 }).get({ providerId: UNKNOWN_CLOUDFLARE_ID }),
+      new CloudflareEdgeProvider({ apiToken: 'secret-token-xyz', zoneId: 'z', baseUrl, cnameTarget: CNAME_TARGET, retries: 0 }).get({
+        providerId: UNKNOWN_CLOUDFLARE_ID,
+      }),
       'EDGE_PROVIDER_ERROR',
     );
     expect(error.message).to.contain('could not be reached').and.not.contain('secret-token-xyz');

@@ -98,10 +98,15 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const filters: FileFilter[] = [{ q: 'pine-' }, { q: 'pine-', isPublic: true }, { type: 'application/pdf' }, { sizeMin: 0, sizeMax: 10_000 }];
       /** What each filter answers for page 1 of 2: ids and names in list order, view counts, and the total. */
       const pages = async (repository: FileRepository) =>
-        Promise.all(filters.map(async (filter) => {
-          const page = await repository.list({ userId, filter, window: { offset: 0, limit: 2 } });
-          return { total: page.total, files: page.items.map((file) => `${file.fileId} ${file.name} ${file.isPublic} ${file.viewCount} ${file.expiresAt?.getTime() ?? '-'}`) };
-        }));
+        Promise.all(
+          filters.map(async (filter) => {
+            const page = await repository.list({ userId, filter, window: { offset: 0, limit: 2 } });
+            return {
+              total: page.total,
+              files: page.items.map((file) => `${file.fileId} ${file.name} ${file.isPublic} ${file.viewCount} ${file.expiresAt?.getTime() ?? '-'}`),
+            };
+          }),
+        );
       const expectSame = async () => {
         const first = await pages(files);
         expect(await pages(files), 'asked again').to.deep.equal(first);
@@ -143,8 +148,15 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
     it('answers pages of several accounts asked at once, each its own, the first time and again', async () => {
       // Fixed file ids: q matches file ids too, and a random one holds "ash" about one time in 4,000.
-      await givenFiles(userId, [{ name: 'elm-1.png', fileId: 'file000001', createdAt: at(1) }, { name: 'elm-2.png', fileId: 'file000002', createdAt: at(2) }, { name: 'ash.png', fileId: 'file000003', createdAt: at(3) }]);
-      await givenFiles(otherUserId, [{ name: 'elm-9.png', fileId: 'file000004', createdAt: at(4) }, { name: 'ash-9.png', fileId: 'file000005', createdAt: at(5) }]);
+      await givenFiles(userId, [
+        { name: 'elm-1.png', fileId: 'file000001', createdAt: at(1) },
+        { name: 'elm-2.png', fileId: 'file000002', createdAt: at(2) },
+        { name: 'ash.png', fileId: 'file000003', createdAt: at(3) },
+      ]);
+      await givenFiles(otherUserId, [
+        { name: 'elm-9.png', fileId: 'file000004', createdAt: at(4) },
+        { name: 'ash-9.png', fileId: 'file000005', createdAt: at(5) },
+      ]);
       const asks = [
         { userId, filter: { q: 'elm-' }, window: { offset: 0, limit: 1 } },
         { userId, filter: { q: 'elm-' }, window: { offset: 1, limit: 1 } },
@@ -166,7 +178,13 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       await (other ?? files).addReadCounts([{ fileId: (await files.list(asks[0])).items[0].fileId, views: 2, downloads: 5 }]);
       const again = await Promise.all(asks.map((ask) => files.list(ask)));
       expect(again.map(names)).to.deep.equal(expected);
-      expect(again.map((page) => page.items.map((file) => [file.viewCount, file.downloadCount]))).to.deep.equal([[[2, 5]], [[0, 0]], [[0, 0]], [[0, 0]], [[0, 0]]]);
+      expect(again.map((page) => page.items.map((file) => [file.viewCount, file.downloadCount]))).to.deep.equal([
+        [[2, 5]],
+        [[0, 0]],
+        [[0, 0]],
+        [[0, 0]],
+        [[0, 0]],
+      ]);
       // A new file of one account, asked together with the other's pages.
       expect(await (other ?? files).insert(aFile(userId, { name: 'elm-3.png', createdAt: at(6) }), ROOMY)).to.equal('inserted');
       expect((await Promise.all(asks.map((ask) => files.list(ask)))).map(names)).to.deep.equal([
@@ -227,7 +245,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     it('pages through searches and filters asked in turn, each page by its own values and window', async () => {
       const created = await givenFiles(
         userId,
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => ({ name: `${i % 2 ? 'odd' : 'even'}-${i}.txt`, size: i * 10, contentType: i < 5 ? 'text/plain' : 'image/png', createdAt: at(i * 1000) })),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => ({
+          name: `${i % 2 ? 'odd' : 'even'}-${i}.txt`,
+          size: i * 10,
+          contentType: i < 5 ? 'text/plain' : 'image/png',
+          createdAt: at(i * 1000),
+        })),
       );
       const expected = (keep: (file: StoredFile) => boolean, offset: number, limit: number) => {
         const all = [...created].reverse().filter(keep);
@@ -238,11 +261,20 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         return { ids: page.items.map((file) => file.fileId), total: page.total };
       };
       // The same filters with other values and windows, and other filters in between.
-      for (const [offset, limit] of [[0, 2], [2, 2], [4, 3], [1, 10]] as const) {
+      for (const [offset, limit] of [
+        [0, 2],
+        [2, 2],
+        [4, 3],
+        [1, 10],
+      ] as const) {
         expect(await asked({ q: 'odd-' }, offset, limit)).to.deep.equal(expected((f) => f.name!.startsWith('odd-'), offset, limit));
         expect(await asked({ q: 'even-' }, offset, limit)).to.deep.equal(expected((f) => f.name!.startsWith('even-'), offset, limit));
-        expect(await asked({ q: 'odd-', type: 'image/png' }, offset, limit)).to.deep.equal(expected((f) => f.name!.startsWith('odd-') && f.contentType === 'image/png', offset, limit));
-        expect(await asked({ sizeMin: offset * 10, sizeMax: 70 }, offset, limit)).to.deep.equal(expected((f) => f.size >= offset * 10 && f.size <= 70, offset, limit));
+        expect(await asked({ q: 'odd-', type: 'image/png' }, offset, limit)).to.deep.equal(
+          expected((f) => f.name!.startsWith('odd-') && f.contentType === 'image/png', offset, limit),
+        );
+        expect(await asked({ sizeMin: offset * 10, sizeMax: 70 }, offset, limit)).to.deep.equal(
+          expected((f) => f.size >= offset * 10 && f.size <= 70, offset, limit),
+        );
         expect(await asked({ type: 'text/plain' }, offset, limit)).to.deep.equal(expected((f) => f.contentType === 'text/plain', offset, limit));
       }
     });
@@ -259,7 +291,10 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('pages through the list: the window picks the items, the total counts every match', async () => {
-      const created = await givenFiles(userId, [0, 1, 2, 3, 4, 5, 6].map((i) => ({ createdAt: at(i * 1000) })));
+      const created = await givenFiles(
+        userId,
+        [0, 1, 2, 3, 4, 5, 6].map((i) => ({ createdAt: at(i * 1000) })),
+      );
       const newestFirst = [...created].reverse().map((file) => file.fileId);
       const second = await files.list({ userId, filter: {}, window: { offset: 3, limit: 3 } });
       expect(second.total).to.equal(7);
@@ -287,7 +322,10 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
     it('counts a search only up to countLimit: more matches answer the bound with gte, fewer the exact total with eq', async () => {
       // Fixed file ids: a random one holds "cat" or "dog" about one time in 4,000 (q matches file ids too).
-      await givenFiles(userId, ['cat-1.png', 'cat-2.png', 'cat-3.png', 'cat-4.png', 'dog.png'].map((name, i) => ({ name, fileId: `file00000${i}` })));
+      await givenFiles(
+        userId,
+        ['cat-1.png', 'cat-2.png', 'cat-3.png', 'cat-4.png', 'dog.png'].map((name, i) => ({ name, fileId: `file00000${i}` })),
+      );
       const list = (filter: FileFilter, countLimit?: number) => files.list({ userId, filter, window: { offset: 0, limit: 2 }, countLimit });
       const many = await list({ q: 'cat' }, 3);
       expect({ total: many.total, relation: many.totalRelation }).to.deep.equal({ total: 3, relation: 'gte' });
@@ -308,13 +346,20 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('finds files whose file id contains q, whatever the case, even without a name', async () => {
-      const [file] = await givenFiles(userId, [{ fileId: 'AbCdE12345', name: null }, { fileId: 'zzzzz99999', name: 'other.txt' }]);
+      const [file] = await givenFiles(userId, [
+        { fileId: 'AbCdE12345', name: null },
+        { fileId: 'zzzzz99999', name: 'other.txt' },
+      ]);
       expect(await found({ q: 'bcde1' })).to.deep.equal([file.fileId]);
       expect(await found({ q: 'ABCDE12345' })).to.deep.equal([file.fileId]);
     });
 
     it('matches names beyond ASCII without regard to case or accents: "resume", "résumé" and "RÉSUMÉ" find "Résumé.pdf" and "resume-plain.pdf"', async () => {
-      const [resume, plain] = await givenFiles(userId, [{ name: 'Résumé.pdf', fileId: 'file000001', createdAt: at(1) }, { name: 'resume-plain.pdf', fileId: 'file000002', createdAt: at(2) }, { name: 'Straße.txt', fileId: 'file000003', createdAt: at(3) }]);
+      const [resume, plain] = await givenFiles(userId, [
+        { name: 'Résumé.pdf', fileId: 'file000001', createdAt: at(1) },
+        { name: 'resume-plain.pdf', fileId: 'file000002', createdAt: at(2) },
+        { name: 'Straße.txt', fileId: 'file000003', createdAt: at(3) },
+      ]);
       for (const q of ['resume', 'résumé', 'RÉSUMÉ', 'Resumé', 'ésu']) expect(await found({ q }), q).to.deep.equal([plain.fileId, resume.fileId]);
       expect(await found({ q: 'sumé.pdf' })).to.deep.equal([resume.fileId]);
       expect(await found({ q: 'STRASSE' })).to.deep.equal([]);
@@ -394,29 +439,74 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       );
       await givenFiles(otherUserId, [{ name: 'zz-theirs.png' }, { name: 'é-theirs' }]);
       // The fold every adapter shares (file-search.ts), written out: accents and case ignored.
-      const fold = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().normalize('NFC');
+      const fold = (text: string) =>
+        text
+          .normalize('NFD')
+          .replace(/[\u0300-\u036f]/g, '')
+          .toLowerCase()
+          .normalize('NFC');
       const searchText = (file: StoredFile) => fold(`${file.name ?? ''}\n${file.fileId}`);
       const inListOrder = (a: StoredFile, b: StoredFile) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
-      const filters: FileFilter[] = [{}, { type: 'image/png' }, { isPublic: false }, { createdAfter: at(4000) }, { sizeMin: 30, type: 'text/plain', isPublic: true }];
+      const filters: FileFilter[] = [
+        {},
+        { type: 'image/png' },
+        { isPublic: false },
+        { createdAfter: at(4000) },
+        { sizeMin: 30, type: 'text/plain', isPublic: true },
+      ];
       const check = async () => {
         const cases: { q: string; filter: FileFilter; offset: number; limit: number; countLimit: number | undefined; all: StoredFile[] }[] = [];
-        for (const q of ['z', 'zz', 'É', 'e', 'x', 'q', '-', '\u{1F4F7}', 'zq', 'y', '.', '.pn', 'ézé', 'eze', 'EZE.T', 'zz ', '\u{1F4F7}-z', 'x-r', '00', '', 'nothing', '.png', 'zeta.png', 'top.png', 'ézé.txt', 'ézé.pdf', 'e\u0301ze\u0301']) {
+        for (const q of [
+          'z',
+          'zz',
+          'É',
+          'e',
+          'x',
+          'q',
+          '-',
+          '\u{1F4F7}',
+          'zq',
+          'y',
+          '.',
+          '.pn',
+          'ézé',
+          'eze',
+          'EZE.T',
+          'zz ',
+          '\u{1F4F7}-z',
+          'x-r',
+          '00',
+          '',
+          'nothing',
+          '.png',
+          'zeta.png',
+          'top.png',
+          'ézé.txt',
+          'ézé.pdf',
+          'e\u0301ze\u0301',
+        ]) {
           const needle = fold(q);
           for (const filter of filters) {
-            const all = current
-              .filter((file) => searchText(file).includes(needle) && matchesRangeFilter(file, userId, filter))
-              .sort(inListOrder);
-            for (const [offset, limit] of [[0, 3], [2, 10]] as const) {
+            const all = current.filter((file) => searchText(file).includes(needle) && matchesRangeFilter(file, userId, filter)).sort(inListOrder);
+            for (const [offset, limit] of [
+              [0, 3],
+              [2, 10],
+            ] as const) {
               for (const countLimit of [undefined, 2]) cases.push({ q, filter, offset, limit, countLimit, all });
             }
           }
         }
         // Independent reads, four at a time (Postgres's round trips overlap), checked in order.
-        const pages = await mapConcurrently(cases, 4, ({ q, filter, offset, limit, countLimit }) => files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit }));
+        const pages = await mapConcurrently(cases, 4, ({ q, filter, offset, limit, countLimit }) =>
+          files.list({ userId, filter: { ...filter, q }, window: { offset, limit }, countLimit }),
+        );
         for (const [i, { q, filter, offset, limit, countLimit, all }] of cases.entries()) {
           const page = pages[i];
           const total = countLimit !== undefined && all.length > countLimit ? { total: countLimit, relation: 'gte' } : { total: all.length, relation: 'eq' };
-          expect({ ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' }, `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`).to.deep.equal({
+          expect(
+            { ids: page.items.map((file) => file.fileId), total: page.total, relation: page.totalRelation ?? 'eq' },
+            `${q} ${JSON.stringify(filter)} ${offset} ${countLimit}`,
+          ).to.deep.equal({
             ids: all.slice(offset, offset + limit).map((file) => file.fileId),
             ...total,
           });
@@ -427,7 +517,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       const hidden = await files.update({ userId, fileId: current[5].fileId, changes: { name: 'x-ray', isPublic: false } });
       const unnamed = await files.update({ userId, fileId: current[9].fileId, changes: { name: null } });
       await files.deleteMany({ userId, fileIds: [current[6].fileId] });
-      current = current.map((file) => [renamed!, hidden!, unnamed!].find((changed) => changed.fileId === file.fileId) ?? file).filter((file) => file.fileId !== current[6].fileId);
+      current = current
+        .map((file) => [renamed!, hidden!, unnamed!].find((changed) => changed.fileId === file.fileId) ?? file)
+        .filter((file) => file.fileId !== current[6].fileId);
       await check();
     });
 
@@ -532,10 +624,14 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         ];
         // A content type alone, with visibility, and with every third range (a type no file has too).
         for (const type of [...TYPES, 'image/gif']) filters.push({ type }, { type, isPublic: true }, { type, isPublic: false });
-        filters.push(...filters.filter((filter, i) => i % 3 === 0 && filter.type === undefined).map((filter, i) => ({ ...filter, type: TYPES[i % TYPES.length] })));
+        filters.push(
+          ...filters.filter((filter, i) => i % 3 === 0 && filter.type === undefined).map((filter, i) => ({ ...filter, type: TYPES[i % TYPES.length] })),
+        );
         // Independent reads: a few at a time (LISTING_CONCURRENCY), so Postgres's round trips overlap.
         const totals = await mapConcurrently(filters, LISTING_CONCURRENCY, (filter) => totalAndBruteForce(live, filter));
-        const wrong = filters.flatMap((filter, i) => (totals[i][0] !== totals[i][1] ? [`${JSON.stringify(filter)}: total ${totals[i][0]}, expected ${totals[i][1]}`] : []));
+        const wrong = filters.flatMap((filter, i) =>
+          totals[i][0] !== totals[i][1] ? [`${JSON.stringify(filter)}: total ${totals[i][0]}, expected ${totals[i][1]}`] : [],
+        );
         expect(wrong, 'range filters whose total differs from a brute-force count').to.deep.equal([]);
       }
 
@@ -549,10 +645,15 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       async function givenEdgeFiles(): Promise<StoredFile[]> {
         const overrides: Partial<StoredFile>[] = [];
         TIMES.forEach((ms, i) => overrides.push({ createdAt: new Date(ms), size: SIZES[i % SIZES.length], isPublic: i % 2 === 0, contentType: TYPES[i % 3] }));
-        SIZES.forEach((size, i) => overrides.push({ size, createdAt: new Date(TIMES[(i * 5) % TIMES.length]), isPublic: i % 3 !== 0, contentType: TYPES[(i + 1) % 3] }));
+        SIZES.forEach((size, i) =>
+          overrides.push({ size, createdAt: new Date(TIMES[(i * 5) % TIMES.length]), isPublic: i % 3 !== 0, contentType: TYPES[(i + 1) % 3] }),
+        );
         // Several files in one hour and one size class, so a cut bucket holds files on both sides of the cut.
         for (let i = 0; i < 4; i++) overrides.push({ createdAt: new Date(DAY0 + HOUR + i), size: 4096 + i, isPublic: true, contentType: TYPES[i % 2] });
-        await insertAll(TIMES.map((ms, i) => ({ createdAt: new Date(ms), size: SIZES[i] })), otherUserId);
+        await insertAll(
+          TIMES.map((ms, i) => ({ createdAt: new Date(ms), size: SIZES[i] })),
+          otherUserId,
+        );
         return insertAll(overrides);
       }
 
@@ -587,7 +688,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
           const ids = page.items.map((file) => file.fileId);
           const want = expected.slice(offset, offset + limit);
           if (JSON.stringify(ids) !== JSON.stringify(want) || page.total !== expected.length) {
-            wrong.push(`${JSON.stringify(filter)} at ${offset}: ${JSON.stringify(ids)} of ${page.total}, expected ${JSON.stringify(want)} of ${expected.length}`);
+            wrong.push(
+              `${JSON.stringify(filter)} at ${offset}: ${JSON.stringify(ids)} of ${page.total}, expected ${JSON.stringify(want)} of ${expected.length}`,
+            );
           }
         }
         return wrong;
@@ -619,7 +722,15 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         for (const filter of filters) {
           const count = inListOrder(live, filter).length;
           const offsets = Array.from({ length: count + 3 }, (_, i) => i);
-          wrong.push(...(await pagesAndBruteForce(live, filter, offsets, 2)), ...(await pagesAndBruteForce(live, filter, [1, count - 1, count, count + 100].filter((o) => o >= 0), 30)));
+          wrong.push(
+            ...(await pagesAndBruteForce(live, filter, offsets, 2)),
+            ...(await pagesAndBruteForce(
+              live,
+              filter,
+              [1, count - 1, count, count + 100].filter((o) => o >= 0),
+              30,
+            )),
+          );
         }
         expect(wrong, 'pages that differ from the brute-force list').to.deep.equal([]);
         // The other account's pages are its own: the same as its first page of 100 (not sought) cut into windows.
@@ -674,8 +785,14 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         const bound = fc.option(fc.oneof(offset, fc.integer({ min: -5 * DAY, max: 5 * DAY })), { nil: undefined });
         const sizeBound = fc.option(fc.oneof(size, fc.integer({ min: 0, max: 2 ** 41 })), { nil: undefined });
         const aRange = fc.oneof(
-          fc.record({ from: bound, to: bound, isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({ ...timeFilter(r.from === undefined ? undefined : DAY0 + r.from, r.to === undefined ? undefined : DAY0 + r.to), isPublic: r.isPublic, type: r.type })),
-          fc.record({ from: sizeBound, to: sizeBound, isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({ ...sizeFilter(r.from, r.to), isPublic: r.isPublic, type: r.type })),
+          fc.record({ from: bound, to: bound, isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({
+            ...timeFilter(r.from === undefined ? undefined : DAY0 + r.from, r.to === undefined ? undefined : DAY0 + r.to),
+            isPublic: r.isPublic,
+            type: r.type,
+          })),
+          fc
+            .record({ from: sizeBound, to: sizeBound, isPublic: fc.option(fc.boolean(), { nil: undefined }), type })
+            .map((r) => ({ ...sizeFilter(r.from, r.to), isPublic: r.isPublic, type: r.type })),
           fc.record({ isPublic: fc.option(fc.boolean(), { nil: undefined }), type }).map((r) => ({ isPublic: r.isPublic, type: r.type })),
         );
         await fc.assert(
@@ -686,8 +803,15 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
             fc.array(fc.nat(26), { minLength: 8, maxLength: 8 }),
             async (specs, doomed, ranges, offsets) => {
               const owner = (await givenUser(users)).id;
-              let live = await insertAll(specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic, contentType: spec.contentType })), owner);
-              const before = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]], 3, owner)] as const);
+              let live = await insertAll(
+                specs.map((spec) => ({ createdAt: new Date(DAY0 + spec.offset), size: spec.size, isPublic: spec.isPublic, contentType: spec.contentType })),
+                owner,
+              );
+              const before = await mapConcurrently(
+                ranges,
+                LISTING_CONCURRENCY,
+                async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]], 3, owner)] as const,
+              );
               for (const [i, filter] of ranges.entries()) {
                 const [[total, expected], wrongPages] = before[i];
                 expect(total, JSON.stringify(filter)).to.equal(expected);
@@ -696,7 +820,11 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
               const deleted = live.filter((_, i) => doomed[i]);
               await files.deleteMany({ userId: owner, fileIds: deleted.map((file) => file.fileId) });
               live = live.filter((file) => !deleted.includes(file));
-              const after = await mapConcurrently(ranges, LISTING_CONCURRENCY, async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]], 3, owner)] as const);
+              const after = await mapConcurrently(
+                ranges,
+                LISTING_CONCURRENCY,
+                async (filter, i) => [await totalAndBruteForce(live, filter, owner), await pagesAndBruteForce(live, filter, [offsets[i]], 3, owner)] as const,
+              );
               for (const [i, filter] of ranges.entries()) {
                 const [[total, expected], wrongPages] = after[i];
                 expect(total, `after deleting ${deleted.length}: ${JSON.stringify(filter)}`).to.equal(expected);
@@ -872,9 +1000,7 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
       it('answers simultaneous inserts of two accounts each under its own limits: 5 of 20 for one, all 20 for the other', async () => {
         const tight = { storageLimitBytes: GiB, fileCountLimit: 5 };
-        const results = await Promise.all(
-          Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? tryInsert(tight, 3) : tryInsert(ROOMY, 4, otherUserId))),
-        );
+        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? tryInsert(tight, 3) : tryInsert(ROOMY, 4, otherUserId))));
         const mine = results.filter((_, i) => i % 2 === 0);
         const theirs = results.filter((_, i) => i % 2 === 1);
         expect(mine.filter((r) => r.result === 'inserted')).to.have.length(5);
@@ -883,7 +1009,9 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         for (const { result, file } of results) expect(await files.findByFileId(file.fileId), result).to.deep.equal(result === 'inserted' ? file : undefined);
         expect(await files.totals(userId)).to.deep.equal({ storageBytes: 15, filesCount: 5 });
         expect(await files.totals(otherUserId)).to.deep.equal({ storageBytes: 80, filesCount: 20 });
-        expect((await files.list({ userId: otherUserId, filter: { type: 'application/pdf', sizeMin: 4 }, window: { offset: 0, limit: 1 } })).total).to.equal(20);
+        expect((await files.list({ userId: otherUserId, filter: { type: 'application/pdf', sizeMin: 4 }, window: { offset: 0, limit: 1 } })).total).to.equal(
+          20,
+        );
       });
 
       it('refuses only the one of simultaneous inserts whose file id is taken, and stores the others', async () => {
@@ -898,7 +1026,16 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       });
 
       it('stores every field of simultaneous inserts as given, and counts them in every filtered total', async () => {
-        const names = ['plain.png', 'quote " and \\ backslash.png', "it's {a},b.jpg", 'NULL', 'ünïcødé 日本 🎉.gif', ' spaced  .txt', '{"json":[1,2]}.json', 'tab\there.png'];
+        const names = [
+          'plain.png',
+          'quote " and \\ backslash.png',
+          "it's {a},b.jpg",
+          'NULL',
+          'ünïcødé 日本 🎉.gif',
+          ' spaced  .txt',
+          '{"json":[1,2]}.json',
+          'tab\there.png',
+        ];
         const types = ['image/png', 'image/jpeg', 'text/plain'];
         const created = names.flatMap((name, i) =>
           [0, 1].map((j) =>
@@ -940,8 +1077,14 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
     it('scans every record of every account in ascending id order, page by page, with nothing repeated or missed', async () => {
       const created = [
-        ...(await givenFiles(userId, Array.from({ length: 7 }, () => ({})))),
-        ...(await givenFiles(otherUserId, Array.from({ length: 4 }, () => ({})))),
+        ...(await givenFiles(
+          userId,
+          Array.from({ length: 7 }, () => ({})),
+        )),
+        ...(await givenFiles(
+          otherUserId,
+          Array.from({ length: 4 }, () => ({})),
+        )),
       ];
       const seen: StoredFile[] = [];
       let afterId: string | undefined;
@@ -992,9 +1135,15 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
           { isPublic: false, contentType: 'application/pdf', size: 30, createdAt: at(86_400_000) },
         ]);
         const filters: FileFilter[] = [
-          { isPublic: true }, { isPublic: false }, { isPublic: true, type: 'image/png' }, { isPublic: false, type: 'image/png' },
-          { isPublic: false, createdAfter: T0 }, { isPublic: true, createdAfter: T0, createdBefore: at(7_200_000) },
-          { isPublic: false, sizeMin: 5, sizeMax: 5000 }, { isPublic: true, sizeMin: 1000 }, { isPublic: false, q: 'report' },
+          { isPublic: true },
+          { isPublic: false },
+          { isPublic: true, type: 'image/png' },
+          { isPublic: false, type: 'image/png' },
+          { isPublic: false, createdAfter: T0 },
+          { isPublic: true, createdAfter: T0, createdBefore: at(7_200_000) },
+          { isPublic: false, sizeMin: 5, sizeMax: 5000 },
+          { isPublic: true, sizeMin: 1000 },
+          { isPublic: false, q: 'report' },
         ];
         const check = async (current: StoredFile[]) => {
           for (const filter of filters) {
@@ -1007,7 +1156,12 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
         await check(created);
         // Twice, so that totals kept from the first answer must be counted again.
         const current = created.map((file) => ({ ...file }));
-        for (const [index, isPublic] of [[0, false], [2, true], [1, false], [1, false]] as const) {
+        for (const [index, isPublic] of [
+          [0, false],
+          [2, true],
+          [1, false],
+          [1, false],
+        ] as const) {
           await files.update({ userId, fileId: current[index].fileId, changes: { isPublic } });
           current[index].isPublic = isPublic;
           await check(current);
@@ -1033,7 +1187,11 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
 
     it('adds read counts to the files named, skips unknown ids, and keeps them through other changes', async () => {
       const [a, b] = await givenFiles(userId, [{}, {}]);
-      await files.addReadCounts([{ fileId: a.fileId, views: 3, downloads: 1 }, { fileId: aFileId(), views: 5, downloads: 5 }, { fileId: b.fileId, views: 0, downloads: 2 }]);
+      await files.addReadCounts([
+        { fileId: a.fileId, views: 3, downloads: 1 },
+        { fileId: aFileId(), views: 5, downloads: 5 },
+        { fileId: b.fileId, views: 0, downloads: 2 },
+      ]);
       await files.addReadCounts([{ fileId: a.fileId, views: 1, downloads: 0 }]);
       expect(await (other ?? files).findByFileId(a.fileId)).to.include({ viewCount: 4, downloadCount: 1 });
       expect(await files.findByFileId(b.fileId)).to.include({ viewCount: 0, downloadCount: 2 });

@@ -105,7 +105,17 @@ export function describeImageVariantRepositoryContract(name: string, makeSubject
     });
 
     it('answers gone for a file that does not exist', async () => {
-      expect(await variants.claim({ fileRecordId: '00000000-0000-4000-8000-000000000000', userId, variant: 'w128', token: 'a', now: T0, leaseMs: LEASE_MS, maxPerFile: 20 })).to.equal('gone');
+      expect(
+        await variants.claim({
+          fileRecordId: '00000000-0000-4000-8000-000000000000',
+          userId,
+          variant: 'w128',
+          token: 'a',
+          now: T0,
+          leaseMs: LEASE_MS,
+          maxPerFile: 20,
+        }),
+      ).to.equal('gone');
     });
 
     it('forgets a stored variant and subtracts its bytes', async () => {

@@ -13,7 +13,17 @@ export interface InviteRepositorySubject {
 const HOUR = 3600_000;
 
 function anInvite(overrides: Partial<Invite> = {}): Invite {
-  return { id: randomUUID(), tokenHash: aHash(), planName: null, createdAt: at(0), expiresAt: at(HOUR), usedAt: null, usedBy: null, revokedAt: null, ...overrides };
+  return {
+    id: randomUUID(),
+    tokenHash: aHash(),
+    planName: null,
+    createdAt: at(0),
+    expiresAt: at(HOUR),
+    usedAt: null,
+    usedBy: null,
+    revokedAt: null,
+    ...overrides,
+  };
 }
 
 /** The behaviour every {@link InviteRepository} adapter must have; `makeSubject` is called once per test. */
@@ -41,7 +51,9 @@ export function describeInviteRepositoryContract(name: string, makeSubject: () =
     it('lets only one of many simultaneous claims through', async () => {
       const invite = anInvite();
       await invites.create(invite);
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => invites.claim({ tokenHash: invite.tokenHash, userId: `user-${i}`, now: at(1000) })));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => invites.claim({ tokenHash: invite.tokenHash, userId: `user-${i}`, now: at(1000) })),
+      );
       expect(results.filter((r) => r !== undefined)).to.have.length(1);
     });
 

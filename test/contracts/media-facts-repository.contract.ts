@@ -84,7 +84,12 @@ export function describeMediaFactsRepositoryContract(name: string, makeSubject: 
       const first = await media.filesWithout({ limit: 3 });
       expect(first.map((file) => file.id)).to.deep.equal([ids[0], ids[2], ids[3]]);
       const byId = new Map(all.map((file) => [file.id, file]));
-      expect(first[0]).to.deep.equal({ id: ids[0], blobKey: byId.get(ids[0])!.blobKey, contentType: byId.get(ids[0])!.contentType, size: byId.get(ids[0])!.size });
+      expect(first[0]).to.deep.equal({
+        id: ids[0],
+        blobKey: byId.get(ids[0])!.blobKey,
+        contentType: byId.get(ids[0])!.contentType,
+        size: byId.get(ids[0])!.size,
+      });
       const rest = await media.filesWithout({ afterId: first[2].id, limit: 3 });
       expect(rest.map((file) => file.id)).to.deep.equal([ids[5], ids[6]]);
       expect(await media.filesWithout({ afterId: ids[6], limit: 3 })).to.deep.equal([]);

@@ -63,7 +63,7 @@ export function describeMfaRepositoryContract(name: string, makeSubject: () => P
       expect(await mfa.claimTimeStep({ userId, timeStep: 1 })).to.equal(false);
     });
 
-    it('uses each recovery code once, of simultaneous uses exactly one, and only the account\'s own', async () => {
+    it("uses each recovery code once, of simultaneous uses exactly one, and only the account's own", async () => {
       const [first, second] = await confirmed();
       const other = (await givenUser(subject.users, { email: 'other@example.com' })).id;
       expect(await mfa.useRecoveryCode({ userId: other, codeHash: first, at: at(5) })).to.equal(false);

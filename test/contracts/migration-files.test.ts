@@ -13,7 +13,6 @@ import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { dumpPostgresSchema, dumpSqliteSchema } from '../support/schema-dump.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
-
 /** The repository's root, from dist/test/contracts/. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const FOLDER = path.join(ROOT, 'adapters/persistence/migrations');
@@ -43,9 +42,44 @@ describe('migration files (adapters/persistence/migrations)', () => {
     for (const name of migrationFiles()) expect(name).to.match(/^\d{4}_[a-z0-9]+(_[a-z0-9]+)*$/);
     // Numbers never released stay unused, so no name recorded by an earlier release changes.
     const released = MIGRATIONS.map(([name]) => name).filter((name) => name <= LAST_OF_BEC26C8);
-    expect(released.map((name) => name.slice(0, 4))).to.deep.equal(
-      ['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0016', '0017', '0018', '0019', '0021', '0022', '0023', '0024', '0025', '0029', '0030', '0031', '0032', '0033', '0034', '0035', '0036', '0037', '0038', '0039', '0040', '0041'],
-    );
+    expect(released.map((name) => name.slice(0, 4))).to.deep.equal([
+      '0001',
+      '0002',
+      '0003',
+      '0004',
+      '0005',
+      '0006',
+      '0007',
+      '0008',
+      '0009',
+      '0010',
+      '0011',
+      '0012',
+      '0013',
+      '0014',
+      '0016',
+      '0017',
+      '0018',
+      '0019',
+      '0021',
+      '0022',
+      '0023',
+      '0024',
+      '0025',
+      '0029',
+      '0030',
+      '0031',
+      '0032',
+      '0033',
+      '0034',
+      '0035',
+      '0036',
+      '0037',
+      '0038',
+      '0039',
+      '0040',
+      '0041',
+    ]);
   });
 
   it('imports nothing but kysely and Node built-ins in any file (the snapshot too), so no change to the application changes a migration', () => {
@@ -84,7 +118,15 @@ describe('migration files (adapters/persistence/migrations)', () => {
       const db = new Kysely<HangarDatabase>({ dialect: new SqliteDialect({ database }) });
       try {
         expect(await migrateToLatest(db, undefined, { snapshot })).to.deep.equal([...MIGRATION_NAMES]);
-        expect((await db.selectFrom('kysely_migration' as any).select('name').orderBy('name').execute()).map((row: any) => row.name)).to.deep.equal([...MIGRATION_NAMES]);
+        expect(
+          (
+            await db
+              .selectFrom('kysely_migration' as any)
+              .select('name')
+              .orderBy('name')
+              .execute()
+          ).map((row: any) => row.name),
+        ).to.deep.equal([...MIGRATION_NAMES]);
         dumps.push(await dumpSqliteSchema(db));
       } finally {
         await db.destroy();
@@ -95,34 +137,44 @@ describe('migration files (adapters/persistence/migrations)', () => {
 
   // Registered only where a Postgres database is configured (testDatabaseUrl prints the one line saying so otherwise).
   const postgresUrl = testDatabaseUrl();
-  if (postgresUrl !== undefined) it('creates a fresh Postgres schema from the snapshot with the same schema and the same recorded migrations as the history gives', async function () {
-    this.timeout(30_000);
-    const dumps: string[][] = [];
-    for (const snapshot of [true, false]) {
+  if (postgresUrl !== undefined)
+    it('creates a fresh Postgres schema from the snapshot with the same schema and the same recorded migrations as the history gives', async function () {
+      this.timeout(30_000);
+      const dumps: string[][] = [];
+      for (const snapshot of [true, false]) {
+        const schema = await createTestSchema(postgresUrl);
+        const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) });
+        try {
+          expect(await migrateToLatest(db, undefined, { migrationTableSchema: schema.schema, snapshot })).to.deep.equal([...MIGRATION_NAMES]);
+          expect(
+            (
+              await db
+                .selectFrom('kysely_migration' as any)
+                .select('name')
+                .orderBy('name')
+                .execute()
+            ).map((row: any) => row.name),
+          ).to.deep.equal([...MIGRATION_NAMES]);
+          dumps.push(await dumpPostgresSchema(db));
+        } finally {
+          await db.destroy();
+          await schema.drop();
+        }
+      }
+      expect(dumps[0]).to.deep.equal(dumps[1]);
+    });
+
+  if (postgresUrl !== undefined)
+    it(`gives a fresh Postgres schema, at ${LAST_OF_BEC26C8}, exactly the schema bec26c8's migrations gave it`, async function () {
+      this.timeout(30_000);
       const schema = await createTestSchema(postgresUrl);
       const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) });
       try {
-        expect(await migrateToLatest(db, undefined, { migrationTableSchema: schema.schema, snapshot })).to.deep.equal([...MIGRATION_NAMES]);
-        expect((await db.selectFrom('kysely_migration' as any).select('name').orderBy('name').execute()).map((row: any) => row.name)).to.deep.equal([...MIGRATION_NAMES]);
-        dumps.push(await dumpPostgresSchema(db));
+        await migrateTo(db, LAST_OF_BEC26C8, { migrationTableSchema: schema.schema });
+        expect((await dumpPostgresSchema(db)).join('\n') + '\n').to.equal(readFileSync(path.join(FIXTURES, 'schema-0041.postgres.txt'), 'utf8'));
       } finally {
         await db.destroy();
         await schema.drop();
       }
-    }
-    expect(dumps[0]).to.deep.equal(dumps[1]);
-  });
-
-  if (postgresUrl !== undefined) it(`gives a fresh Postgres schema, at ${LAST_OF_BEC26C8}, exactly the schema bec26c8's migrations gave it`, async function () {
-    this.timeout(30_000);
-    const schema = await createTestSchema(postgresUrl);
-    const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) });
-    try {
-      await migrateTo(db, LAST_OF_BEC26C8, { migrationTableSchema: schema.schema });
-      expect((await dumpPostgresSchema(db)).join('\n') + '\n').to.equal(readFileSync(path.join(FIXTURES, 'schema-0041.postgres.txt'), 'utf8'));
-    } finally {
-      await db.destroy();
-      await schema.drop();
-    }
-  });
+    });
 });

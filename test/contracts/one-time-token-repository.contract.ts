@@ -52,7 +52,10 @@ export function describeOneTimeTokenRepositoryContract(name: string, makeSubject
       await tokens.create(lastMoment);
       expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: expired.tokenHash, now: at(DAY) })).to.equal(undefined);
       expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: expired.tokenHash, now: at(2 * DAY) })).to.equal(undefined);
-      expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: lastMoment.tokenHash, now: at(DAY - 1) })).to.deep.equal({ userId, redirectTo: null });
+      expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: lastMoment.tokenHash, now: at(DAY - 1) })).to.deep.equal({
+        userId,
+        redirectTo: null,
+      });
     });
 
     it('deletes every token expired at now, of every user and purpose, and keeps those still valid', async () => {
@@ -66,7 +69,10 @@ export function describeOneTimeTokenRepositoryContract(name: string, makeSubject
       expect(await tokens.consume({ purpose: 'password_reset', tokenHash: valid.tokenHash, now: at(DAY) })).to.deep.equal({ userId, redirectTo: null });
       // The deleted ones are gone, not only refused: the same hash can be issued again.
       await tokens.create(aToken(userId, { tokenHash: expiringNow.tokenHash, expiresAt: at(3 * DAY) }));
-      expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: expiringNow.tokenHash, now: at(2 * DAY) })).to.deep.equal({ userId, redirectTo: null });
+      expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: expiringNow.tokenHash, now: at(2 * DAY) })).to.deep.equal({
+        userId,
+        redirectTo: null,
+      });
     });
 
     it('refuses a token presented for another purpose, and leaves it usable for its own', async () => {
@@ -101,7 +107,10 @@ export function describeOneTimeTokenRepositoryContract(name: string, makeSubject
       expect(await tokens.consume({ purpose: 'password_reset', tokenHash: resetA.tokenHash, now: T0 })).to.equal(undefined);
       expect(await tokens.consume({ purpose: 'password_reset', tokenHash: resetB.tokenHash, now: T0 })).to.equal(undefined);
       expect(await tokens.consume({ purpose: 'email_confirmation', tokenHash: confirmation.tokenHash, now: T0 })).to.deep.equal({ userId, redirectTo: null });
-      expect(await tokens.consume({ purpose: 'password_reset', tokenHash: othersReset.tokenHash, now: T0 })).to.deep.equal({ userId: otherUserId, redirectTo: null });
+      expect(await tokens.consume({ purpose: 'password_reset', tokenHash: othersReset.tokenHash, now: T0 })).to.deep.equal({
+        userId: otherUserId,
+        redirectTo: null,
+      });
     });
 
     it('stores a copy: changing the token after create changes nothing stored', async () => {

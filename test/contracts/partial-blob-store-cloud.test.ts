@@ -31,7 +31,15 @@ describePartialBlobStoreContract('GcsPartialBlobStore (fake GCS JSON API)', gcs)
 describePartialBlobStoreContract('S3PartialBlobStore (fake S3)', s3);
 describePartialBlobStoreContract('S3PartialBlobStore (s3rver, a real S3-compatible server; no If-None-Match)', async () => {
   const server = await startS3TestServer(['hangar-partials']);
-  const options = { bucket: 'hangar-partials', prefix: 'blobs', endpoint: server.url, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, ifNoneMatch: false, timeoutMs: 5_000 };
+  const options = {
+    bucket: 'hangar-partials',
+    prefix: 'blobs',
+    endpoint: server.url,
+    forcePathStyle: true,
+    credentials: S3RVER_CREDENTIALS,
+    ifNoneMatch: false,
+    timeoutMs: 5_000,
+  };
   const partials = () => new S3PartialBlobStore({ ...options, partSizeBytes: 5 * MIB });
   return { store: partials(), blobs: new S3BlobStore(options), reopen: async () => partials(), close: () => server.close() };
 });

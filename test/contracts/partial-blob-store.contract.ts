@@ -32,7 +32,11 @@ async function* cutAfter(bytes: Uint8Array, chunkSize: number): AsyncGenerator<U
  * `makeSubject` is called before each test. `crossProcess: false` (the memory store, whose state
  * lives in one process) leaves out the test that continues an upload in a second instance.
  */
-export function describePartialBlobStoreContract(name: string, makeSubject: () => Promise<PartialBlobStoreSubject>, options: { crossProcess: boolean } = { crossProcess: true }): void {
+export function describePartialBlobStoreContract(
+  name: string,
+  makeSubject: () => Promise<PartialBlobStoreSubject>,
+  options: { crossProcess: boolean } = { crossProcess: true },
+): void {
   describe(`PartialBlobStore contract: ${name}`, () => {
     let subject: PartialBlobStoreSubject;
     let store: PartialBlobStore;
@@ -58,7 +62,9 @@ export function describePartialBlobStoreContract(name: string, makeSubject: () =
       for (const end of [1024 * 1024, 2 * 1024 * 1024, bytes.length]) {
         const result = await store.append({ state, offset, body: chunked(bytes.subarray(offset, end), [65_536, 1000]) });
         expect(result.interruptedBy).to.equal(undefined);
-        expect(result.offset).to.be.at.most(end).and.at.least(end - (subject.alignment ?? 0));
+        expect(result.offset)
+          .to.be.at.most(end)
+          .and.at.least(end - (subject.alignment ?? 0));
         ({ state, offset } = result);
         if (end === bytes.length) expect(offset).to.equal(bytes.length);
       }
@@ -73,7 +79,9 @@ export function describePartialBlobStoreContract(name: string, makeSubject: () =
       let state = await store.create({ key: 'acc/partial2', length: bytes.length, contentType: 'application/octet-stream' });
       const cut = await store.append({ state, offset: 0, body: cutAfter(bytes.subarray(0, 400_000), 50_000) });
       expect(cut.interruptedBy).to.be.instanceOf(Error);
-      expect(cut.offset).to.be.at.most(400_000).and.at.least(400_000 - (subject.alignment ?? 0));
+      expect(cut.offset)
+        .to.be.at.most(400_000)
+        .and.at.least(400_000 - (subject.alignment ?? 0));
       state = cut.state;
       const rest = await store.append({ state, offset: cut.offset, body: chunked(bytes.subarray(cut.offset), [70_000]) });
       expect(rest.offset).to.equal(bytes.length);
@@ -123,17 +131,18 @@ export function describePartialBlobStoreContract(name: string, makeSubject: () =
       await rejectionOf(store.complete({ state: result.state, key: 'acc/partial6' }));
     });
 
-    if (options.crossProcess) it('continues an upload from its stored state in another instance (another process, a restart)', async () => {
-      const bytes = patternBytes(700_000, 11);
-      const state = await store.create({ key: 'acc/partial7', length: bytes.length, contentType: 'application/octet-stream' });
-      const first = await store.append({ state, offset: 0, body: chunked(bytes.subarray(0, 300_000), [100_000]) });
-      const persisted = JSON.parse(JSON.stringify(first.state));
-      const other = await subject.reopen!();
-      const rest = await other.append({ state: persisted, offset: first.offset, body: chunked(bytes.subarray(first.offset), [100_000]) });
-      expect(rest.offset).to.equal(bytes.length);
-      const stored = await other.complete({ state: JSON.parse(JSON.stringify(rest.state)), key: 'acc/partial7' });
-      expect(stored.sha256).to.equal(sha256(bytes));
-      expect((await read('acc/partial7'))!.equals(bytes)).to.equal(true);
-    });
+    if (options.crossProcess)
+      it('continues an upload from its stored state in another instance (another process, a restart)', async () => {
+        const bytes = patternBytes(700_000, 11);
+        const state = await store.create({ key: 'acc/partial7', length: bytes.length, contentType: 'application/octet-stream' });
+        const first = await store.append({ state, offset: 0, body: chunked(bytes.subarray(0, 300_000), [100_000]) });
+        const persisted = JSON.parse(JSON.stringify(first.state));
+        const other = await subject.reopen!();
+        const rest = await other.append({ state: persisted, offset: first.offset, body: chunked(bytes.subarray(first.offset), [100_000]) });
+        expect(rest.offset).to.equal(bytes.length);
+        const stored = await other.complete({ state: JSON.parse(JSON.stringify(rest.state)), key: 'acc/partial7' });
+        expect(stored.sha256).to.equal(sha256(bytes));
+        expect((await read('acc/partial7'))!.equals(bytes)).to.equal(true);
+      });
   });
 }

@@ -10,10 +10,14 @@ import { MemoryPartialBlobStore } from '../../adapters/blobs/memory-partial-blob
 import { chunked, patternBytes } from './blob-store.contract.js';
 import { describePartialBlobStoreContract } from './partial-blob-store.contract.js';
 
-describePartialBlobStoreContract('MemoryPartialBlobStore', async () => {
-  const blobs = new MemoryBlobStore();
-  return { store: new MemoryPartialBlobStore(blobs), blobs };
-}, { crossProcess: false });
+describePartialBlobStoreContract(
+  'MemoryPartialBlobStore',
+  async () => {
+    const blobs = new MemoryBlobStore();
+    return { store: new MemoryPartialBlobStore(blobs), blobs };
+  },
+  { crossProcess: false },
+);
 
 /** A local-disk partial store over a local-disk blob store in a new temp directory. */
 async function localDisk(fsync: boolean) {
@@ -102,7 +106,11 @@ describe('FilePartialBlobStore', () => {
       const rest = await subject.store.append({ state: first.state, offset: first.offset, body: chunked(bytes.subarray(first.offset)) });
       const stored = await subject.store.complete({ state: rest.state, key: 'acc/file4' });
       expect(stored.sha256).to.equal(createHash('sha256').update(bytes).digest('hex'));
-      expect(stored.sha256).to.not.equal(createHash('sha256').update(Buffer.concat([other.subarray(0, 150_000), bytes.subarray(150_000)])).digest('hex'));
+      expect(stored.sha256).to.not.equal(
+        createHash('sha256')
+          .update(Buffer.concat([other.subarray(0, 150_000), bytes.subarray(150_000)]))
+          .digest('hex'),
+      );
     } finally {
       await subject.close();
     }

@@ -62,7 +62,7 @@ export function describePasskeyRepositoryContract(name: string, makeSubject: () 
       expect(await passkeys.listForUser(other)).to.deep.equal([]);
     });
 
-    it('lists an account\'s passkeys oldest first, and only its own', async () => {
+    it("lists an account's passkeys oldest first, and only its own", async () => {
       const other = (await givenUser(users)).id;
       const second = aPasskey(userId, { name: 'Phone', createdAt: at(2000) });
       const first = aPasskey(userId, { name: 'Laptop', createdAt: at(1000) });
@@ -93,7 +93,7 @@ export function describePasskeyRepositoryContract(name: string, makeSubject: () 
       expect(await passkeys.recordUse({ id: randomUUID(), previousCounter: 0, counter: 1, at: at(3000) })).to.equal(false);
     });
 
-    it('removes an account\'s passkeys and challenges with the account', async () => {
+    it("removes an account's passkeys and challenges with the account", async () => {
       const passkey = aPasskey(userId);
       await passkeys.insert(passkey);
       await challenges.create({ challenge: 'c-user', ceremony: 'registration', userId, expiresAt: at(60_000), createdAt: T0 });

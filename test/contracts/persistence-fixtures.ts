@@ -260,9 +260,7 @@ export function onPostgres(url: string, register: (open: () => Promise<OpenedRep
 }
 
 function onPostgresWith(url: string, fastPaths: boolean, register: (open: () => Promise<OpenedRepositories>) => void): void {
-  const name = fastPaths
-    ? 'lookup cache on, upload in one statement'
-    : 'lookup cache off, upload as a transaction script';
+  const name = fastPaths ? 'lookup cache on, upload in one statement' : 'lookup cache off, upload as a transaction script';
   describe(`on a fresh Postgres schema (${name})`, function () {
     let schema: TestSchema | undefined;
     let database: PostgresDatabase | undefined;

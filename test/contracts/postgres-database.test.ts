@@ -16,14 +16,20 @@ const MIGRATION_LOCK_KEY = '79445323366738';
 
 describe('postgresConnectionString', () => {
   it('gives sslmode its libpq meaning unless the URL chooses otherwise', () => {
-    expect(postgresConnectionString('postgres://u:p@db:5432/hangar?sslmode=require')).to.equal('postgres://u:p@db:5432/hangar?sslmode=require&uselibpqcompat=true');
-    expect(postgresConnectionString('postgres://db/hangar?sslmode=require&uselibpqcompat=false')).to.equal('postgres://db/hangar?sslmode=require&uselibpqcompat=false');
+    expect(postgresConnectionString('postgres://u:p@db:5432/hangar?sslmode=require')).to.equal(
+      'postgres://u:p@db:5432/hangar?sslmode=require&uselibpqcompat=true',
+    );
+    expect(postgresConnectionString('postgres://db/hangar?sslmode=require&uselibpqcompat=false')).to.equal(
+      'postgres://db/hangar?sslmode=require&uselibpqcompat=false',
+    );
     expect(postgresConnectionString('postgresql://db/hangar')).to.equal('postgresql://db/hangar');
   });
 
   it('puts a schema on the search_path through the options parameter, after options already given', () => {
     expect(postgresConnectionString('postgres://db/hangar', { schema: 'tenant_1' })).to.equal('postgres://db/hangar?options=-c+search_path%3Dtenant_1');
-    expect(postgresConnectionString('postgres://db/hangar?options=-c%20jit%3Doff', { schema: 's' })).to.equal('postgres://db/hangar?options=-c+jit%3Doff+-c+search_path%3Ds');
+    expect(postgresConnectionString('postgres://db/hangar?options=-c%20jit%3Doff', { schema: 's' })).to.equal(
+      'postgres://db/hangar?options=-c+jit%3Doff+-c+search_path%3Ds',
+    );
     expect(() => postgresConnectionString('postgres://db/hangar', { schema: 'x; drop table users' })).to.throw('Invalid Postgres schema name');
   });
 
@@ -195,13 +201,19 @@ if (url !== undefined) {
         await sql`select n from grouped`.execute(db);
         await sql`with recent as materialized (select n from grouped) select count(*) from recent`.execute(db);
         await db.transaction().execute((trx) => sql`with recent as (select n from grouped where n > 0) select n from recent`.execute(trx));
-        await db.transaction().execute(async (trx) => {
-          await sql`insert into grouped values (5)`.execute(trx);
-          throw new Error('roll back');
-        }).catch(() => undefined);
+        await db
+          .transaction()
+          .execute(async (trx) => {
+            await sql`insert into grouped values (5)`.execute(trx);
+            throw new Error('roll back');
+          })
+          .catch(() => undefined);
         expect(flushes).to.have.length(3);
         // A committed transaction that wrote waits for one.
-        const committed = track(6, db.transaction().execute((trx) => sql`insert into grouped values (6)`.execute(trx)));
+        const committed = track(
+          6,
+          db.transaction().execute((trx) => sql`insert into grouped values (6)`.execute(trx)),
+        );
         await until(() => flushes.length === 4);
         expect(settled.has(6)).to.equal(false);
         flushes[3]();
@@ -218,7 +230,7 @@ if (url !== undefined) {
       }
     });
 
-    it('answers a write whose durability flush fails with the flush\'s error, and flushes again for the next write', async () => {
+    it("answers a write whose durability flush fails with the flush's error, and flushes again for the next write", async () => {
       const pool = new pg.Pool({ connectionString: schema.url, max: 2 });
       let failures = 1;
       let flushed = 0;
@@ -229,7 +241,12 @@ if (url !== undefined) {
         }),
       });
       try {
-        expect(await sql`create table flushed (n int)`.execute(db).then(() => 'answered', (error: Error) => error.message)).to.equal('the flush failed');
+        expect(
+          await sql`create table flushed (n int)`.execute(db).then(
+            () => 'answered',
+            (error: Error) => error.message,
+          ),
+        ).to.equal('the flush failed');
         await sql`insert into flushed values (1)`.execute(db);
         expect(flushed).to.equal(2);
         expect((await sql<{ n: number }>`select count(*)::int as n from flushed`.execute(db)).rows[0]?.n).to.equal(1);
@@ -253,7 +270,7 @@ if (url !== undefined) {
       }
     });
 
-    it('runs the upload\'s statement, precompiled lookups and activity-log batches prepared, once per connection, listing statements unprepared, and keeps working when the schema changes', async () => {
+    it("runs the upload's statement, precompiled lookups and activity-log batches prepared, once per connection, listing statements unprepared, and keeps working when the schema changes", async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1, lookupCache: false });
       try {
         const repos = createSqlRepositories(database);
@@ -261,11 +278,23 @@ if (url !== undefined) {
         const limits = { storageLimitBytes: 2 ** 30, fileCountLimit: 10 };
         for (let i = 0; i < 2; i++) expect(await repos.files.insert(aFile(user.id), limits)).to.equal('inserted');
         await repos.files.totals(user.id);
-        const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((row) => row.statement);
+        const prepared = async () =>
+          (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((row) => row.statement);
         expect(await prepared()).to.include(POSTGRES_BATCH_INSERT_SQL);
         expect((await prepared()).some((statement) => statement.includes('from "account_totals"'))).to.equal(true);
         // The activity log's batches too: a few texts (one per batch size), written again and again.
-        await repos.logs.insertMany([{ id: crypto.randomUUID(), userId: user.id, method: 'GET', path: '/settings', statusCode: 200, requestSizeBytes: null, createdAt: new Date(), metadata: {} }]);
+        await repos.logs.insertMany([
+          {
+            id: crypto.randomUUID(),
+            userId: user.id,
+            method: 'GET',
+            path: '/settings',
+            statusCode: 200,
+            requestSizeBytes: null,
+            createdAt: new Date(),
+            metadata: {},
+          },
+        ]);
         expect((await prepared()).some((statement) => statement.includes('insert into activity_logs'))).to.equal(true);
         expect((await prepared()).some((statement) => statement.includes('insert into activity_log_totals'))).to.equal(true);
         // A search's count and pages are planned for their values each time (a rare needle and a common one want different plans).
@@ -281,7 +310,7 @@ if (url !== undefined) {
       }
     });
 
-    it('writes nothing of a refused one-statement upload (record, totals), and writes the record before it waits for the account\'s totals row', async () => {
+    it("writes nothing of a refused one-statement upload (record, totals), and writes the record before it waits for the account's totals row", async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 2, lookupCache: false });
       try {
         const repos = createSqlRepositories(database);
@@ -316,7 +345,9 @@ if (url !== undefined) {
           while (!blocked && Date.now() < deadline) {
             // (A transaction keeps its first view of pg_stat_activity unless told to clear it.)
             await holder.query('select pg_stat_clear_snapshot()');
-            const { rows } = await holder.query("select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'with batch as%'");
+            const { rows } = await holder.query(
+              "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'with batch as%'",
+            );
             blocked = rows.length > 0;
             if (!blocked) await new Promise((resolve) => setTimeout(resolve, 20));
           }
@@ -329,7 +360,10 @@ if (url !== undefined) {
                values ($1, $2, $3, null, 'image/png', 1, 'x', 1, 1, 'k', '')`,
               [crypto.randomUUID(), user.id, waiting.fileId],
             )
-            .then(() => 'inserted', (error: { code?: string }) => error.code);
+            .then(
+              () => 'inserted',
+              (error: { code?: string }) => error.code,
+            );
           expect(probe, "the upload's record is written while it waits (lock_not_available)").to.equal('55P03');
           await holder.query('rollback to savepoint probe');
           await holder.query('commit');
@@ -364,7 +398,10 @@ if (url !== undefined) {
         await holder.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
         const started = Date.now();
         let failure: unknown;
-        await openPostgresDatabase({ url: schema.url, poolSize: 1, migrationLockTimeoutMs: 300 }).then((db) => db.close(), (error) => (failure = error));
+        await openPostgresDatabase({ url: schema.url, poolSize: 1, migrationLockTimeoutMs: 300 }).then(
+          (db) => db.close(),
+          (error) => (failure = error),
+        );
         expect(String(failure)).to.match(/lock timeout/);
         expect(Date.now() - started).to.be.below(5_000);
         await holder.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
@@ -390,7 +427,9 @@ if (url !== undefined) {
 
     it('fails at once, without the password in the message, when nothing listens at the address', async () => {
       let failure: unknown;
-      await openPostgresDatabase({ url: 'postgres://hangar:s3cret@127.0.0.1:1/hangar', poolSize: 1, connectTimeoutMs: 2_000 }).catch((error) => (failure = error));
+      await openPostgresDatabase({ url: 'postgres://hangar:s3cret@127.0.0.1:1/hangar', poolSize: 1, connectTimeoutMs: 2_000 }).catch(
+        (error) => (failure = error),
+      );
       expect(String(failure)).to.include('Postgres at postgres://hangar:***@127.0.0.1:1/hangar');
       expect(String(failure)).not.to.include('s3cret');
     });
@@ -420,7 +459,9 @@ if (url !== undefined) {
     it('indexes search_text with pg_trgm, and the q filter uses that index', async function () {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
       try {
-        const { rows } = await sql<{ available: boolean }>`select exists (select 1 from pg_available_extensions where name = 'pg_trgm') as available`.execute(database.db);
+        const { rows } = await sql<{ available: boolean }>`select exists (select 1 from pg_available_extensions where name = 'pg_trgm') as available`.execute(
+          database.db,
+        );
         if (!rows[0].available) {
           // The migration must then have gone on without it (see 0042_search_on_database_indexes.ts).
           const index = await sql`select 1 from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'`.execute(database.db);
@@ -451,11 +492,21 @@ if (url !== undefined) {
     it('keeps no search structure of its own after 0042: no gram or histogram table, no gram function, the trigram index on search_text alone', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 1 });
       try {
-        const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and (table_name like 'file_gram%' or table_name = 'file_histogram')`.execute(database.db);
+        const tables = await sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = current_schema() and (table_name like 'file_gram%' or table_name = 'file_histogram')`.execute(
+          database.db,
+        );
         expect(tables.rows).to.deep.equal([]);
-        const functions = await sql<{ name: string }>`select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = current_schema() and (p.proname like 'hangar_search%' or p.proname like 'hangar_file_grams%')`.execute(database.db);
+        const functions = await sql<{
+          name: string;
+        }>`select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = current_schema() and (p.proname like 'hangar_search%' or p.proname like 'hangar_file_grams%')`.execute(
+          database.db,
+        );
         expect(functions.rows).to.deep.equal([]);
-        const index = await sql<{ definition: string }>`select indexdef as definition from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'`.execute(database.db);
+        const index = await sql<{
+          definition: string;
+        }>`select indexdef as definition from pg_indexes where schemaname = current_schema() and indexname = 'files_search_text_trgm'`.execute(database.db);
         expect(index.rows[0]?.definition).to.match(/USING gin \(search_text [\w.]*gin_trgm_ops\)$/);
       } finally {
         await database.close();

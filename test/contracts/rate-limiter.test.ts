@@ -27,11 +27,13 @@ describeRateLimiterContract('rate-limiter-flexible, cluster (two worker processe
     limiter,
     other,
     close: async () => {
-      await Promise.all(workers.map(async (worker) => {
-        const exited = once(worker, 'exit');
-        worker.kill();
-        await exited;
-      }));
+      await Promise.all(
+        workers.map(async (worker) => {
+          const exited = once(worker, 'exit');
+          worker.kill();
+          await exited;
+        }),
+      );
     },
   };
 });

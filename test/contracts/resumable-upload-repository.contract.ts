@@ -58,7 +58,12 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
     it('reserves the length and one file, which the totals report and plain inserts respect', async () => {
       await s.subject.create(anUpload(userId, { length: 6000 }), LIMITS);
       expect(await s.files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0, reservedBytes: 6000, reservedFiles: 1 });
-      expect((await s.files.totalsAndFileIdTaken(userId, 'AAAAAAAAAA')).totals).to.deep.equal({ storageBytes: 0, filesCount: 0, reservedBytes: 6000, reservedFiles: 1 });
+      expect((await s.files.totalsAndFileIdTaken(userId, 'AAAAAAAAAA')).totals).to.deep.equal({
+        storageBytes: 0,
+        filesCount: 0,
+        reservedBytes: 6000,
+        reservedFiles: 1,
+      });
       expect(await s.files.insert(aFile(userId, { size: 5000 }), LIMITS)).to.equal('storage_limit_reached');
       expect(await s.files.insert(aFile(userId, { size: 4000 }), LIMITS)).to.equal('inserted');
       expect(await s.subject.create(anUpload(userId, { length: 1 }), LIMITS)).to.equal('storage_limit_reached');
@@ -97,7 +102,9 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
 
     it('of parallel creations against a nearly full quota, exactly those that fit are stored', async () => {
       await s.files.insert(aFile(userId, { size: 7000 }), LIMITS);
-      const results = await Promise.all(Array.from({ length: 8 }, () => s.subject.create(anUpload(userId, { length: 1000 }), { ...LIMITS, fileCountLimit: 100 })));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => s.subject.create(anUpload(userId, { length: 1000 }), { ...LIMITS, fileCountLimit: 100 })),
+      );
       expect(results.filter((r) => r === 'inserted')).to.have.length(3);
       expect((await s.files.totals(userId)).reservedBytes).to.equal(3000);
     });
@@ -116,7 +123,9 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       expect(await s.subject.advance({ id: upload.id, owner: 'a', offset: 500, state: {} })).to.equal(false);
       expect(await s.subject.advance({ id: upload.id, owner: 'b', offset: 500, state: { file: 'y' } })).to.equal(true);
       await s.subject.unlock({ id: upload.id, owner: 'b' });
-      expect(await s.subject.find(upload.id)).to.include({ offset: 500 }).and.to.have.deep.property('state', { file: 'y' });
+      expect(await s.subject.find(upload.id))
+        .to.include({ offset: 500 })
+        .and.to.have.deep.property('state', { file: 'y' });
       expect(await s.subject.lock({ id: upload.id, offset: 500, owner: 'c', now: 3000, until: 4000 })).to.equal(true);
     });
 
@@ -127,7 +136,9 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       expect(await s.subject.advance({ id: upload.id, owner: 'a', offset: 100, state: { n: 1 } })).to.equal(true);
       expect(await s.subject.lock({ id: upload.id, offset: 100, owner: 'b', now: 1500, until: 2500 }), 'still leased after a plain advance').to.equal(false);
       expect(await s.subject.advance({ id: upload.id, owner: 'a', offset: 300, state: { n: 2 }, release: true })).to.equal(true);
-      expect(await s.subject.find(upload.id)).to.include({ offset: 300 }).and.to.have.deep.property('state', { n: 2 });
+      expect(await s.subject.find(upload.id))
+        .to.include({ offset: 300 })
+        .and.to.have.deep.property('state', { n: 2 });
       // Released: another request takes it at once, long before the lease's time, and the old owner can no longer write.
       expect(await s.subject.lock({ id: upload.id, offset: 300, owner: 'b', now: 1500, until: 2500 })).to.equal(true);
       expect(await s.subject.advance({ id: upload.id, owner: 'a', offset: 400, state: {}, release: true })).to.equal(false);

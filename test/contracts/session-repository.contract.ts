@@ -60,7 +60,12 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       const { session, refreshToken } = await givenSession();
       await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(1000) });
       const attempt = next(at(2000));
-      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: attempt, now: at(2000) })).to.deep.equal({ kind: 'reused', session, rotatedAt: at(1000), sealedSuccessor: null });
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: attempt, now: at(2000) })).to.deep.equal({
+        kind: 'reused',
+        session,
+        rotatedAt: at(1000),
+        sealedSuccessor: null,
+      });
       expect(await sessions.rotate({ tokenHash: attempt.tokenHash, next: next(), now: at(3000) })).to.deep.equal({ kind: 'invalid' });
     });
 
@@ -80,7 +85,11 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
 
     it('rotates a token for exactly one of several simultaneous refreshes; the rest see reuse, with the winner’s sealed successor', async () => {
       const { refreshToken } = await givenSession();
-      const results = await Promise.all(['one', 'two', 'three', 'four'].map((sealed) => sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), sealedSuccessor: sealed, now: at(1000) })));
+      const results = await Promise.all(
+        ['one', 'two', 'three', 'four'].map((sealed) =>
+          sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), sealedSuccessor: sealed, now: at(1000) }),
+        ),
+      );
       expect(results.filter((result) => result.kind === 'rotated')).to.have.length(1);
       const reused = results.filter((result) => result.kind === 'reused');
       expect(reused).to.have.length(3);
@@ -93,8 +102,14 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       const second = next();
       await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: second, sealedSuccessor: 'sealed second', now: at(1000) });
       await sessions.rotate({ tokenHash: second.tokenHash, next: next(), sealedSuccessor: 'sealed third', now: at(2000) });
-      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(3000) })).to.deep.include({ kind: 'reused', sealedSuccessor: 'sealed second' });
-      expect(await sessions.rotate({ tokenHash: second.tokenHash, next: next(), now: at(3000) })).to.deep.include({ kind: 'reused', sealedSuccessor: 'sealed third' });
+      expect(await sessions.rotate({ tokenHash: refreshToken.tokenHash, next: next(), now: at(3000) })).to.deep.include({
+        kind: 'reused',
+        sealedSuccessor: 'sealed second',
+      });
+      expect(await sessions.rotate({ tokenHash: second.tokenHash, next: next(), now: at(3000) })).to.deep.include({
+        kind: 'reused',
+        sealedSuccessor: 'sealed third',
+      });
     });
 
     it('revokes a session once: a second revoke keeps the first time', async () => {
@@ -160,13 +175,19 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
 
       for (const old of revoked) {
         expect(await sessions.findById(old.session.id)).to.equal(undefined);
-        for (const tokenHash of [old.refreshToken.tokenHash, old.current.tokenHash]) expect((await sessions.rotate({ tokenHash, next: next(at(6000)), now: at(6000) })).kind).to.equal('invalid');
+        for (const tokenHash of [old.refreshToken.tokenHash, old.current.tokenHash])
+          expect((await sessions.rotate({ tokenHash, next: next(at(6000)), now: at(6000) })).kind).to.equal('invalid');
       }
       expect((await sessions.findById(recent.session.id))?.revokedAt).to.deep.equal(at(4000));
       expect(await sessions.findById(live.session.id)).to.deep.equal(live.session);
       // Rotated before the cutoff: now unknown (refused, no longer reported as reuse); after it: still reported.
       for (const tokenHash of chain.slice(0, 3)) expect((await sessions.rotate({ tokenHash, next: next(at(6000)), now: at(6000) })).kind).to.equal('invalid');
-      expect(await sessions.rotate({ tokenHash: chain[3], next: next(at(6000)), now: at(6000) })).to.deep.equal({ kind: 'reused', session: live.session, rotatedAt: at(5000), sealedSuccessor: null });
+      expect(await sessions.rotate({ tokenHash: chain[3], next: next(at(6000)), now: at(6000) })).to.deep.equal({
+        kind: 'reused',
+        session: live.session,
+        rotatedAt: at(5000),
+        sealedSuccessor: null,
+      });
       expect((await sessions.rotate({ tokenHash: chain[4], next: next(at(6000)), now: at(6000) })).kind).to.equal('rotated');
       expect(await sessions.purge({ before: at(3000) })).to.deep.equal({ sessions: 0, refreshTokens: 0 });
     });
@@ -200,7 +221,7 @@ export function describeSessionRepositoryContract(name: string, makeSubject: () 
       expect((await sessions.findById(session.id))!.lastUsedAt).to.deep.equal(at(60_000));
     });
 
-    it('lists a user\'s live sessions used since a time, most recently used first, without revoked or other users\' ones', async () => {
+    it("lists a user's live sessions used since a time, most recently used first, without revoked or other users' ones", async () => {
       const old = await givenSession();
       const recent = await givenSession();
       const revoked = await givenSession();

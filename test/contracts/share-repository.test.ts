@@ -30,8 +30,17 @@ function describeShareRepositoryContract(name: string, open: () => Promise<Opene
       await files.insert(file, ROOMY);
       serial += 1;
       const share: Share = {
-        id: `s${String(serial).padStart(21, '0')}`, userId, fileId: file.fileId, fileRecordId: file.id, passwordHash: null,
-        expiresAt: null, maxDownloads: null, downloads: 0, createdAt: at(serial), apiKeyId: null, ...overrides,
+        id: `s${String(serial).padStart(21, '0')}`,
+        userId,
+        fileId: file.fileId,
+        fileRecordId: file.id,
+        passwordHash: null,
+        expiresAt: null,
+        maxDownloads: null,
+        downloads: 0,
+        createdAt: at(serial),
+        apiKeyId: null,
+        ...overrides,
       };
       await shares.insert(share);
       return share;

@@ -13,7 +13,6 @@ import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../adapters/pers
 import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
 import { createTestSchema, testDatabaseUrl } from '../support/test-database.js';
 
-
 /**
  * The migrations a database is created at: the first, the one that brought private files and
  * expiry, the one before the search indexes of SQLite, and the last one before the migrations
@@ -25,8 +24,20 @@ const T0 = Date.UTC(2025, 2, 1, 12);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-const ADA = { id: '00000000-0000-4000-8000-0000000000a1', email: 'ada@example.com', passwordHash: '$argon2id$v=19$m=1024,t=2,p=1$YWRh$aGFzaA', confirmedAt: T0 - DAY, createdAt: T0 - 2 * DAY };
-const BOB = { id: '00000000-0000-4000-8000-0000000000b2', email: 'bob@example.com', passwordHash: '$argon2id$v=19$m=1024,t=2,p=1$Ym9i$aGFzaA', confirmedAt: null, createdAt: T0 - DAY };
+const ADA = {
+  id: '00000000-0000-4000-8000-0000000000a1',
+  email: 'ada@example.com',
+  passwordHash: '$argon2id$v=19$m=1024,t=2,p=1$YWRh$aGFzaA',
+  confirmedAt: T0 - DAY,
+  createdAt: T0 - 2 * DAY,
+};
+const BOB = {
+  id: '00000000-0000-4000-8000-0000000000b2',
+  email: 'bob@example.com',
+  passwordHash: '$argon2id$v=19$m=1024,t=2,p=1$Ym9i$aGFzaA',
+  confirmedAt: null,
+  createdAt: T0 - DAY,
+};
 
 /** A file as the test writes it; `expiresAt` only where the schema has expiry (0013). File ids are digits, so no needle below matches one. */
 interface OldFile {
@@ -42,16 +53,92 @@ interface OldFile {
 }
 
 const FILES: OldFile[] = [
-  { id: '10000000-0000-4000-8000-000000000001', userId: ADA.id, fileId: '0000000001', name: 'Holiday Photo.PNG', contentType: 'image/png', size: 1_000, isPublic: true, createdAt: T0, expiresAt: null },
-  { id: '10000000-0000-4000-8000-000000000002', userId: ADA.id, fileId: '0000000002', name: 'Secret Plans.pdf', contentType: 'application/pdf', size: 70_000, isPublic: false, createdAt: T0 + HOUR, expiresAt: null },
-  { id: '10000000-0000-4000-8000-000000000003', userId: ADA.id, fileId: '0000000003', name: 'Résumé draft.txt', contentType: 'text/plain', size: 12, isPublic: true, createdAt: T0 + 2 * HOUR, expiresAt: T0 + 400 * DAY },
-  { id: '10000000-0000-4000-8000-000000000004', userId: ADA.id, fileId: '0000000004', name: 'holiday-notes.txt', contentType: 'text/plain', size: 5_000_000, isPublic: false, createdAt: T0 + DAY, expiresAt: null },
-  { id: '10000000-0000-4000-8000-000000000005', userId: ADA.id, fileId: '0000000005', name: null, contentType: 'application/octet-stream', size: 0, isPublic: true, createdAt: T0 + 2 * DAY, expiresAt: null },
-  { id: '10000000-0000-4000-8000-000000000006', userId: BOB.id, fileId: '0000000006', name: 'Bob HOLIDAY.png', contentType: 'image/png', size: 64, isPublic: true, createdAt: T0 + 3 * HOUR, expiresAt: null },
+  {
+    id: '10000000-0000-4000-8000-000000000001',
+    userId: ADA.id,
+    fileId: '0000000001',
+    name: 'Holiday Photo.PNG',
+    contentType: 'image/png',
+    size: 1_000,
+    isPublic: true,
+    createdAt: T0,
+    expiresAt: null,
+  },
+  {
+    id: '10000000-0000-4000-8000-000000000002',
+    userId: ADA.id,
+    fileId: '0000000002',
+    name: 'Secret Plans.pdf',
+    contentType: 'application/pdf',
+    size: 70_000,
+    isPublic: false,
+    createdAt: T0 + HOUR,
+    expiresAt: null,
+  },
+  {
+    id: '10000000-0000-4000-8000-000000000003',
+    userId: ADA.id,
+    fileId: '0000000003',
+    name: 'Résumé draft.txt',
+    contentType: 'text/plain',
+    size: 12,
+    isPublic: true,
+    createdAt: T0 + 2 * HOUR,
+    expiresAt: T0 + 400 * DAY,
+  },
+  {
+    id: '10000000-0000-4000-8000-000000000004',
+    userId: ADA.id,
+    fileId: '0000000004',
+    name: 'holiday-notes.txt',
+    contentType: 'text/plain',
+    size: 5_000_000,
+    isPublic: false,
+    createdAt: T0 + DAY,
+    expiresAt: null,
+  },
+  {
+    id: '10000000-0000-4000-8000-000000000005',
+    userId: ADA.id,
+    fileId: '0000000005',
+    name: null,
+    contentType: 'application/octet-stream',
+    size: 0,
+    isPublic: true,
+    createdAt: T0 + 2 * DAY,
+    expiresAt: null,
+  },
+  {
+    id: '10000000-0000-4000-8000-000000000006',
+    userId: BOB.id,
+    fileId: '0000000006',
+    name: 'Bob HOLIDAY.png',
+    contentType: 'image/png',
+    size: 64,
+    isPublic: true,
+    createdAt: T0 + 3 * HOUR,
+    expiresAt: null,
+  },
 ];
 
-const KEY = { id: '20000000-0000-4000-8000-000000000001', userId: ADA.id, name: 'deploy bot', prefix: 'hgr_abcd', hash: createHash('sha256').update('hgr_abcd-the-rest-of-the-key').digest('hex'), createdAt: T0 - HOUR };
-const SHARE = { id: 'aaaaaaaaaaaaaaaaaaaaa1', fileRecordId: FILES[0].id, fileId: FILES[0].fileId, passwordHash: 'share-hash', expiresAt: T0 + 30 * DAY, maxDownloads: 10, downloads: 3, createdAt: T0 + 3 * HOUR };
+const KEY = {
+  id: '20000000-0000-4000-8000-000000000001',
+  userId: ADA.id,
+  name: 'deploy bot',
+  prefix: 'hgr_abcd',
+  hash: createHash('sha256').update('hgr_abcd-the-rest-of-the-key').digest('hex'),
+  createdAt: T0 - HOUR,
+};
+const SHARE = {
+  id: 'aaaaaaaaaaaaaaaaaaaaa1',
+  fileRecordId: FILES[0].id,
+  fileId: FILES[0].fileId,
+  passwordHash: 'share-hash',
+  expiresAt: T0 + 30 * DAY,
+  maxDownloads: 10,
+  downloads: 3,
+  createdAt: T0 + 3 * HOUR,
+};
 const VARIANT = { fileRecordId: FILES[0].id, variant: 'w200', size: 321, createdAt: T0 + 4 * HOUR };
 const USAGE = { periodStart: Date.UTC(2025, 2, 1), originReads: 17, imageOps: 2 };
 
@@ -68,7 +155,11 @@ function histogramBuckets(file: OldFile): Array<[string, number]> {
   const floorDiv = (value: number, width: number) => (value - (((value % width) + width) % width)) / width;
   const e = file.size === 0 ? 0 : Math.floor(Math.log2(file.size));
   const sizeClass = file.size < 64 ? file.size : 32 * (e - 5) + Math.floor(file.size / 2 ** (e - 5));
-  return [['day', floorDiv(file.createdAt, DAY)], ['hour', floorDiv(file.createdAt, HOUR)], ['size', sizeClass]];
+  return [
+    ['day', floorDiv(file.createdAt, DAY)],
+    ['hour', floorDiv(file.createdAt, HOUR)],
+    ['size', sizeClass],
+  ];
 }
 
 /**
@@ -79,7 +170,9 @@ async function fillAsOf(db: Kysely<any>, start: string): Promise<void> {
   for (const user of [ADA, BOB]) {
     if (since(start, '0002_account_rules')) {
       await sql`insert into users (id, email, password_hash, email_confirmed_at, max_upload_size_bytes, last_email_sent_at, created_at, updated_at, plan_name, trial_ends_at)
-        values (${user.id}, ${user.email}, ${user.passwordHash}, ${user.confirmedAt}, ${null}, ${null}, ${user.createdAt}, ${user.createdAt}, ${'pro'}, ${T0 + 14 * DAY})`.execute(db);
+        values (${user.id}, ${user.email}, ${user.passwordHash}, ${user.confirmedAt}, ${null}, ${null}, ${user.createdAt}, ${user.createdAt}, ${'pro'}, ${T0 + 14 * DAY})`.execute(
+        db,
+      );
       await sql`insert into account_totals (user_id, storage_bytes, files_count) values (${user.id}, 0, 0)`.execute(db);
     } else {
       await sql`insert into users (id, email, password_hash, email_confirmed_at, max_upload_size_bytes, last_email_sent_at, created_at, updated_at)
@@ -88,23 +181,41 @@ async function fillAsOf(db: Kysely<any>, start: string): Promise<void> {
   }
   if (since(start, '0025_api_key_scopes')) {
     await sql`insert into api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at, scopes, expires_at)
-      values (${KEY.id}, ${KEY.userId}, ${KEY.name}, ${KEY.prefix}, ${KEY.hash}, ${KEY.createdAt}, ${null}, ${'files:read account:read'}, ${T0 + 90 * DAY})`.execute(db);
+      values (${KEY.id}, ${KEY.userId}, ${KEY.name}, ${KEY.prefix}, ${KEY.hash}, ${KEY.createdAt}, ${null}, ${'files:read account:read'}, ${T0 + 90 * DAY})`.execute(
+      db,
+    );
   } else {
     await sql`insert into api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at)
       values (${KEY.id}, ${KEY.userId}, ${KEY.name}, ${KEY.prefix}, ${KEY.hash}, ${KEY.createdAt}, ${null})`.execute(db);
   }
   for (const file of FILES) {
-    const common = [file.id, file.userId, file.fileId, file.name, file.contentType, file.size, sha256Of(file), file.isPublic ? 1 : 0, file.createdAt, blobKeyOf(file), searchText(file)];
+    const common = [
+      file.id,
+      file.userId,
+      file.fileId,
+      file.name,
+      file.contentType,
+      file.size,
+      sha256Of(file),
+      file.isPublic ? 1 : 0,
+      file.createdAt,
+      blobKeyOf(file),
+      searchText(file),
+    ];
     if (since(start, '0013_private_files')) {
       await sql`insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text, expires_at)
         values (${sql.join(common)}, ${file.expiresAt})`.execute(db);
     } else {
-      await sql`insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text) values (${sql.join(common)})`.execute(db);
+      await sql`insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text) values (${sql.join(common)})`.execute(
+        db,
+      );
     }
     if (since(start, '0002_account_rules')) {
       const publicFiles = since(start, '0003_list_indexes') ? sql`, public_files_count = public_files_count + ${file.isPublic ? 1 : 0}` : sql``;
       const changes = since(start, '0005_listing_speed') ? sql`, changes = changes + 1` : sql``;
-      await sql`update account_totals set storage_bytes = storage_bytes + ${file.size}, files_count = files_count + 1${publicFiles}${changes} where user_id = ${file.userId}`.execute(db);
+      await sql`update account_totals set storage_bytes = storage_bytes + ${file.size}, files_count = files_count + 1${publicFiles}${changes} where user_id = ${file.userId}`.execute(
+        db,
+      );
     }
     if (since(start, '0007_file_histogram_by_type')) {
       for (const [dimension, bucket] of histogramBuckets(file)) {
@@ -116,7 +227,9 @@ async function fillAsOf(db: Kysely<any>, start: string): Promise<void> {
     }
   }
   if (since(start, '0002_account_rules')) {
-    await sql`insert into usage_periods (user_id, period_start, origin_reads, image_ops) values (${ADA.id}, ${USAGE.periodStart}, ${USAGE.originReads}, ${USAGE.imageOps})`.execute(db);
+    await sql`insert into usage_periods (user_id, period_start, origin_reads, image_ops) values (${ADA.id}, ${USAGE.periodStart}, ${USAGE.originReads}, ${USAGE.imageOps})`.execute(
+      db,
+    );
   }
   if (since(start, '0012_image_variants')) {
     await sql`insert into image_variants (file_record_id, variant, user_id, state, claim_token, claimed_until, size, created_at)
@@ -125,7 +238,9 @@ async function fillAsOf(db: Kysely<any>, start: string): Promise<void> {
   }
   if (since(start, '0014_shares')) {
     await sql`insert into shares (id, user_id, file_id, file_record_id, password_hash, expires_at, max_downloads, downloads, created_at)
-      values (${SHARE.id}, ${ADA.id}, ${SHARE.fileId}, ${SHARE.fileRecordId}, ${SHARE.passwordHash}, ${SHARE.expiresAt}, ${SHARE.maxDownloads}, ${SHARE.downloads}, ${SHARE.createdAt})`.execute(db);
+      values (${SHARE.id}, ${ADA.id}, ${SHARE.fileId}, ${SHARE.fileRecordId}, ${SHARE.passwordHash}, ${SHARE.expiresAt}, ${SHARE.maxDownloads}, ${SHARE.downloads}, ${SHARE.createdAt})`.execute(
+      db,
+    );
   }
 }
 
@@ -176,7 +291,10 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
   for (const file of FILES) expect(await files.findByFileId(file.fileId), file.fileId).to.deep.equal(expectedFile(file, start));
   const variantBytes = since(start, '0012_image_variants') ? VARIANT.size : 0;
   const adaFiles = FILES.filter((file) => file.userId === ADA.id);
-  expect(await files.totals(ADA.id)).to.deep.equal({ storageBytes: adaFiles.reduce((sum, file) => sum + file.size, 0) + variantBytes, filesCount: adaFiles.length });
+  expect(await files.totals(ADA.id)).to.deep.equal({
+    storageBytes: adaFiles.reduce((sum, file) => sum + file.size, 0) + variantBytes,
+    filesCount: adaFiles.length,
+  });
   expect(await files.totals(BOB.id)).to.deep.equal({ storageBytes: 64, filesCount: 1 });
 
   const filters: Array<[string, FileFilter, (file: OldFile) => boolean]> = [
@@ -185,7 +303,11 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
     ['private', { isPublic: false }, (file) => !file.isPublic],
     ['one type', { type: 'text/plain' }, (file) => file.contentType === 'text/plain'],
     ['a size range', { sizeMin: 64, sizeMax: 100_000 }, (file) => file.size >= 64 && file.size <= 100_000],
-    ['an upload-time range', { createdAfter: new Date(T0 + HOUR), createdBefore: new Date(T0 + DAY) }, (file) => file.createdAt >= T0 + HOUR && file.createdAt <= T0 + DAY],
+    [
+      'an upload-time range',
+      { createdAfter: new Date(T0 + HOUR), createdBefore: new Date(T0 + DAY) },
+      (file) => file.createdAt >= T0 + HOUR && file.createdAt <= T0 + DAY,
+    ],
     ['q in another case', { q: 'HOLIDAY' }, (file) => /holiday/i.test(file.name ?? '')],
     ['q of two characters', { q: 'Pd' }, (file) => /pd/i.test(file.name ?? '')],
     ['q with an accent, upper case', { q: 'RÉSUMÉ' }, (file) => (file.name ?? '').toLowerCase().includes('résumé')],
@@ -200,13 +322,19 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
         .sort((a, b) => b.createdAt - a.createdAt)
         .map((file) => file.fileId);
       const page = await files.list({ userId, filter, window: { offset: 0, limit: 50 } });
-      expect(page.items.map((file) => file.fileId), `${userId}: ${what}`).to.deep.equal(expected);
+      expect(
+        page.items.map((file) => file.fileId),
+        `${userId}: ${what}`,
+      ).to.deep.equal(expected);
       expect(page.total, `${userId}: ${what} (total)`).to.equal(expected.length);
     }
   }
 
   if (since(start, '0002_account_rules')) {
-    expect(await usage.get({ userId: ADA.id, periodStart: new Date(USAGE.periodStart) })).to.deep.equal({ originReads: USAGE.originReads, imageOps: USAGE.imageOps });
+    expect(await usage.get({ userId: ADA.id, periodStart: new Date(USAGE.periodStart) })).to.deep.equal({
+      originReads: USAGE.originReads,
+      imageOps: USAGE.imageOps,
+    });
   }
   expect(await imageVariants.list({ fileRecordId: VARIANT.fileRecordId })).to.deep.equal(
     since(start, '0012_image_variants') ? [{ variant: VARIANT.variant, state: 'stored', sizeBytes: VARIANT.size }] : [],
@@ -229,7 +357,10 @@ async function expectEverythingReadable(db: Kysely<HangarDatabase>, start: strin
 }
 
 /** One suite per dialect: `open` gives an empty database (and the schema of Kysely's migration table on Postgres). */
-function describeUpgrades(dialect: string, open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close: () => Promise<void> }>): void {
+function describeUpgrades(
+  dialect: string,
+  open: () => Promise<{ db: Kysely<HangarDatabase>; migrationTableSchema?: string; close: () => Promise<void> }>,
+): void {
   describe(`upgrading a database that holds data to the latest migration (${dialect})`, function () {
     this.timeout(30_000);
     for (const start of STARTS) {

@@ -24,15 +24,31 @@ function describeUploadUrlRepositoryContract(name: string, open: () => Promise<O
     async function givenGrant(overrides: Partial<UploadUrlGrant> = {}): Promise<UploadUrlGrant> {
       serial += 1;
       const grant: UploadUrlGrant = {
-        id: `u${String(serial).padStart(21, '0')}`, userId: (await givenUser(users)).id, expiresAt: at(3_600_000), maxSizeBytes: null,
-        contentTypes: null, name: null, isPublic: true, fileExpiresAt: null, createdAt: at(0), resumableUploadId: null, apiKeyId: null, ...overrides,
+        id: `u${String(serial).padStart(21, '0')}`,
+        userId: (await givenUser(users)).id,
+        expiresAt: at(3_600_000),
+        maxSizeBytes: null,
+        contentTypes: null,
+        name: null,
+        isPublic: true,
+        fileExpiresAt: null,
+        createdAt: at(0),
+        resumableUploadId: null,
+        apiKeyId: null,
+        ...overrides,
       };
       await urls.insert(grant);
       return grant;
     }
 
     it('stores a grant and finds it with every field intact', async () => {
-      const grant = await givenGrant({ maxSizeBytes: 5_000_000_000, contentTypes: ['image/*', 'application/pdf'], name: 'résumé.pdf', isPublic: false, fileExpiresAt: at(86_400_000) });
+      const grant = await givenGrant({
+        maxSizeBytes: 5_000_000_000,
+        contentTypes: ['image/*', 'application/pdf'],
+        name: 'résumé.pdf',
+        isPublic: false,
+        fileExpiresAt: at(86_400_000),
+      });
       expect(await urls.find(grant.id)).to.deep.equal(grant);
       expect(await urls.find('unknown')).to.equal(undefined);
       expect(await urls.findWithSigningKey(grant.id)).to.deep.equal({ grant, signingKey: null });

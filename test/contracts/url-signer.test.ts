@@ -20,7 +20,8 @@ describe('NodeHmacUrlSigner', () => {
     expect(signer.verify({ key, payload: 'b', signature })).to.equal(false);
     expect(signer.verify({ key: signer.newKey(), payload: 'a', signature })).to.equal(false);
     expect(signer.verify({ key, payload: 'a', signature: (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1) })).to.equal(false);
-    for (const bad of ['', 'short', `${signature}=`, `${signature}A`, signature.slice(0, 42) + '!']) expect(signer.verify({ key, payload: 'a', signature: bad })).to.equal(false);
+    for (const bad of ['', 'short', `${signature}=`, `${signature}A`, signature.slice(0, 42) + '!'])
+      expect(signer.verify({ key, payload: 'a', signature: bad })).to.equal(false);
   });
 
   it('accepts only the canonical spelling: the three other last characters that decode to the same bytes are refused', () => {

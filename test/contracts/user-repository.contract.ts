@@ -199,10 +199,20 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
     it('applies every administrator change at once, and answers not_found for an unknown account', async () => {
       const user = aUser({ trialEndsAt: at(DAY) });
       await users.create(user);
-      const changes = { planName: 'pro', trialEndsAt: null, role: 'admin' as const, suspendedAt: at(MINUTE), maxUploadSizeBytes: 2 ** 33, storageLimitBytes: 2 ** 40, fileCountLimit: 9 };
+      const changes = {
+        planName: 'pro',
+        trialEndsAt: null,
+        role: 'admin' as const,
+        suspendedAt: at(MINUTE),
+        maxUploadSizeBytes: 2 ** 33,
+        storageLimitBytes: 2 ** 40,
+        fileCountLimit: 9,
+      };
       expect(await users.applyAdminChanges({ userId: user.id, changes, keepAnAdmin: true, at: at(MINUTE) })).to.equal('applied');
       expect(await users.findById(user.id)).to.deep.equal({ ...user, ...changes, updatedAt: at(MINUTE) });
-      expect(await users.applyAdminChanges({ userId: user.id, changes: { storageLimitBytes: null }, keepAnAdmin: false, at: at(2 * MINUTE) })).to.equal('applied');
+      expect(await users.applyAdminChanges({ userId: user.id, changes: { storageLimitBytes: null }, keepAnAdmin: false, at: at(2 * MINUTE) })).to.equal(
+        'applied',
+      );
       expect(await users.findById(user.id)).to.deep.equal({ ...user, ...changes, storageLimitBytes: null, updatedAt: at(2 * MINUTE) });
       const unknown = '00000000-0000-4000-8000-000000000000';
       expect(await users.applyAdminChanges({ userId: unknown, changes: { role: 'admin' }, keepAnAdmin: false, at: at(MINUTE) })).to.equal('not_found');
@@ -215,10 +225,16 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       await users.create(ada);
       await users.create(bob);
       await users.setRole({ userId: ada.id, role: 'admin', at: at(MINUTE) });
-      expect(await users.applyAdminChanges({ userId: ada.id, changes: { role: 'user', planName: 'pro' }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal('last_admin');
-      expect(await users.applyAdminChanges({ userId: ada.id, changes: { suspendedAt: at(2 * MINUTE) }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal('last_admin');
+      expect(await users.applyAdminChanges({ userId: ada.id, changes: { role: 'user', planName: 'pro' }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal(
+        'last_admin',
+      );
+      expect(await users.applyAdminChanges({ userId: ada.id, changes: { suspendedAt: at(2 * MINUTE) }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal(
+        'last_admin',
+      );
       expect(await users.findById(ada.id)).to.deep.equal({ ...ada, role: 'admin', updatedAt: at(MINUTE) });
-      expect(await users.applyAdminChanges({ userId: bob.id, changes: { suspendedAt: at(2 * MINUTE) }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal('applied');
+      expect(await users.applyAdminChanges({ userId: bob.id, changes: { suspendedAt: at(2 * MINUTE) }, keepAnAdmin: true, at: at(2 * MINUTE) })).to.equal(
+        'applied',
+      );
       await users.setRole({ userId: bob.id, role: 'admin', at: at(3 * MINUTE) });
       // bob is a suspended admin: ada is still the last active one.
       expect(await users.applyAdminChanges({ userId: ada.id, changes: { role: 'user' }, keepAnAdmin: true, at: at(4 * MINUTE) })).to.equal('last_admin');
@@ -237,7 +253,12 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
         await users.setRole({ userId: bob.id, role: 'admin', at: at(MINUTE) });
         const outcomes = await Promise.all([
           users.applyAdminChanges({ userId: ada.id, changes: { role: 'user' }, keepAnAdmin: true, at: at(2 * MINUTE) }),
-          users.applyAdminChanges({ userId: bob.id, changes: round % 2 ? { suspendedAt: at(2 * MINUTE) } : { role: 'user' }, keepAnAdmin: true, at: at(2 * MINUTE) }),
+          users.applyAdminChanges({
+            userId: bob.id,
+            changes: round % 2 ? { suspendedAt: at(2 * MINUTE) } : { role: 'user' },
+            keepAnAdmin: true,
+            at: at(2 * MINUTE),
+          }),
         ]);
         expect(outcomes.sort()).to.deep.equal(['applied', 'last_admin']);
         expect(await users.countActiveAdmins()).to.equal(1);
@@ -347,7 +368,9 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect(await apiKeys.findByHash(goneRows.key.keyHash)).to.equal(undefined);
       expect(await apiKeys.list({ userId: gone.id, window })).to.deep.equal({ items: [], total: 0 });
       expect(await sessions.findById(goneRows.session.id)).to.equal(undefined);
-      expect(await sessions.rotate({ tokenHash: goneRows.refreshToken.tokenHash, next: { tokenHash: aHash(), createdAt: now, rotatedAt: null }, now })).to.deep.equal({ kind: 'invalid' });
+      expect(
+        await sessions.rotate({ tokenHash: goneRows.refreshToken.tokenHash, next: { tokenHash: aHash(), createdAt: now, rotatedAt: null }, now }),
+      ).to.deep.equal({ kind: 'invalid' });
       expect(await tokens.consume({ purpose: 'password_reset', tokenHash: goneRows.token.tokenHash, now })).to.equal(undefined);
       expect(await files.findByFileId(goneRows.file.fileId)).to.equal(undefined);
       expect(await files.list({ userId: gone.id, filter: {}, window })).to.deep.equal({ items: [], total: 0 });
@@ -362,8 +385,13 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
       expect(await files.totals(kept.id)).to.deep.equal({ storageBytes: 321, filesCount: 1 });
       expect(await usage.get({ userId: kept.id, periodStart: T0 })).to.deep.equal({ originReads: 5, imageOps: 2 });
       expect(await logs.list({ userId: kept.id, window })).to.deep.equal({ items: [keptRows.entry], total: 1 });
-      expect((await sessions.rotate({ tokenHash: keptRows.refreshToken.tokenHash, next: { tokenHash: aHash(), createdAt: now, rotatedAt: null }, now })).kind).to.equal('rotated');
-      expect(await tokens.consume({ purpose: 'password_reset', tokenHash: keptRows.token.tokenHash, now })).to.deep.equal({ userId: kept.id, redirectTo: null });
+      expect(
+        (await sessions.rotate({ tokenHash: keptRows.refreshToken.tokenHash, next: { tokenHash: aHash(), createdAt: now, rotatedAt: null }, now })).kind,
+      ).to.equal('rotated');
+      expect(await tokens.consume({ purpose: 'password_reset', tokenHash: keptRows.token.tokenHash, now })).to.deep.equal({
+        userId: kept.id,
+        redirectTo: null,
+      });
     });
 
     it('claims an e-mail slot, refuses another within the interval, and allows one once it has passed', async () => {
@@ -400,12 +428,16 @@ export function describeUserRepositoryContract(name: string, makeSubject: () => 
     it('grants one e-mail slot to several simultaneous claims', async () => {
       const user = aUser();
       await users.create(user);
-      const claims = await Promise.all([1, 2, 3, 4, 5].map(() => users.claimEmailSlot({ userId: user.id, purpose: 'password_reset', now: T0, minIntervalMs: MINUTE })));
+      const claims = await Promise.all(
+        [1, 2, 3, 4, 5].map(() => users.claimEmailSlot({ userId: user.id, purpose: 'password_reset', now: T0, minIntervalMs: MINUTE })),
+      );
       expect(claims.filter(Boolean)).to.have.length(1);
     });
 
     it('does not claim an e-mail slot for an unknown account', async () => {
-      expect(await users.claimEmailSlot({ userId: '00000000-0000-4000-8000-000000000000', purpose: 'email_confirmation', now: T0, minIntervalMs: MINUTE })).to.equal(false);
+      expect(
+        await users.claimEmailSlot({ userId: '00000000-0000-4000-8000-000000000000', purpose: 'email_confirmation', now: T0, minIntervalMs: MINUTE }),
+      ).to.equal(false);
     });
 
     it('hands out copies: changing a stored, returned or listed user changes nothing stored', async () => {

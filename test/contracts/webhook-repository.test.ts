@@ -10,8 +10,16 @@ let serial = 0;
 function aWebhook(userId: string, overrides: Partial<Webhook> = {}): Webhook {
   serial += 1;
   return {
-    id: `wh_${String(serial).padStart(32, '0')}`, userId, url: `https://hooks.example.com/${serial}`, events: ['file.created'], description: null,
-    enabled: true, disabledReason: null, createdAt: at(serial), updatedAt: at(serial), ...overrides,
+    id: `wh_${String(serial).padStart(32, '0')}`,
+    userId,
+    url: `https://hooks.example.com/${serial}`,
+    events: ['file.created'],
+    description: null,
+    enabled: true,
+    disabledReason: null,
+    createdAt: at(serial),
+    updatedAt: at(serial),
+    ...overrides,
   };
 }
 
@@ -53,7 +61,12 @@ function describeWebhookRepositoryContract(name: string, open: () => Promise<Ope
       const dave = (await givenUser(repos.users)).id;
       const webhook = aWebhook(dave);
       await webhooks.create({ webhook, secret: 'whsec_x', max: 10 });
-      const changed = await webhooks.update({ userId: dave, id: webhook.id, changes: { events: ['file.deleted', 'quota.warning'], enabled: false }, at: at(9_999) });
+      const changed = await webhooks.update({
+        userId: dave,
+        id: webhook.id,
+        changes: { events: ['file.deleted', 'quota.warning'], enabled: false },
+        at: at(9_999),
+      });
       expect(changed).to.deep.equal({ ...webhook, events: ['file.deleted', 'quota.warning'], enabled: false, updatedAt: at(9_999) });
       await webhooks.enqueueTest({ userId: dave, webhookId: webhook.id, deliveryId: 'msg_1', at: T0 });
       expect(await webhooks.delete({ userId: dave, id: webhook.id })).to.equal(true);
@@ -68,7 +81,20 @@ function describeWebhookRepositoryContract(name: string, open: () => Promise<Ope
       for (let i = 1; i <= 3; i++) await webhooks.enqueueTest({ userId: erin, webhookId: webhook.id, deliveryId: `msg_${i}`, at: at(i * 1000) });
       const page = await webhooks.listDeliveries({ userId: erin, webhookId: webhook.id, window: { offset: 1, limit: 1 } });
       expect(page.total).to.equal(3);
-      expect(page.items).to.deep.equal([{ id: 'msg_2', webhookId: webhook.id, eventType: 'webhook.test', createdAt: at(2000), attempts: 0, state: 'pending', lastStatus: null, lastError: null, durationMs: null, nextAttemptAt: at(2000) }]);
+      expect(page.items).to.deep.equal([
+        {
+          id: 'msg_2',
+          webhookId: webhook.id,
+          eventType: 'webhook.test',
+          createdAt: at(2000),
+          attempts: 0,
+          state: 'pending',
+          lastStatus: null,
+          lastError: null,
+          durationMs: null,
+          nextAttemptAt: at(2000),
+        },
+      ]);
       const retried = await webhooks.retryDelivery({ userId: erin, webhookId: webhook.id, deliveryId: 'msg_1', at: at(50_000) });
       expect(retried).to.include({ id: 'msg_1', state: 'pending' });
       expect(retried!.nextAttemptAt).to.deep.equal(at(50_000));

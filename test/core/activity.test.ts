@@ -67,7 +67,10 @@ describe('Activity log', () => {
     record(alice.userId, 7);
     await hangar.activity.flush();
     const second = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 2, before: first.nextCursor! });
-    expect(second.items.map((e) => e.path), 'no row of the first page again').to.deep.equal(['/files/3', '/files/2']);
+    expect(
+      second.items.map((e) => e.path),
+      'no row of the first page again',
+    ).to.deep.equal(['/files/3', '/files/2']);
     const third = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 2, before: second.nextCursor! });
     expect(third.items.map((e) => e.path)).to.deep.equal(['/files/1']);
     expect(third.nextCursor).to.equal(null);
@@ -76,7 +79,13 @@ describe('Activity log', () => {
 
   it('lists the account actions alone with kind "actions" (no reads), and refuses a cursor it did not hand out', async () => {
     const { hangar, alice, clock, record } = await withAccounts();
-    for (const [n, method] of [[1, 'POST'], [2, 'GET'], [3, 'DELETE'], [4, 'HEAD'], [5, 'PATCH']] as const) {
+    for (const [n, method] of [
+      [1, 'POST'],
+      [2, 'GET'],
+      [3, 'DELETE'],
+      [4, 'HEAD'],
+      [5, 'PATCH'],
+    ] as const) {
       clock.advance(1000);
       record(alice.userId, n, { method });
     }
@@ -84,7 +93,10 @@ describe('Activity log', () => {
     const actions = await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30, kind: 'actions' });
     expect(actions.items.map((e) => e.method)).to.deep.equal(['PATCH', 'DELETE', 'POST']);
     expect(actions.total).to.equal(3);
-    expect((await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30, kind: 'reads' })).items.map((e) => e.method)).to.deep.equal(['HEAD', 'GET']);
+    expect((await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30, kind: 'reads' })).items.map((e) => e.method)).to.deep.equal([
+      'HEAD',
+      'GET',
+    ]);
     for (const cursor of ['', 'abc', '123.not-a-uuid', '12.00000000-0000-4000-8000-00000000000A', `${'9'.repeat(16)}.00000000-0000-4000-8000-00000000000a`]) {
       await expectDomainError(hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30, before: cursor }), 'INVALID_CURSOR');
     }

@@ -40,7 +40,10 @@ describe('Administration of accounts (core)', () => {
     expect(refused.reason.code).to.equal('LAST_ADMIN');
     const survivor = (await world.repos.users.findByEmail('boss@example.com')) ?? (await world.repos.users.findByEmail('deputy@example.com'));
     expect(survivor).to.deep.include({ role: 'admin', suspendedAt: null });
-    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email: survivor!.email }, changes: { fileCountLimit: 3, role: 'user' } }), 'LAST_ADMIN');
+    await rejectsWith(
+      hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { email: survivor!.email }, changes: { fileCountLimit: 3, role: 'user' } }),
+      'LAST_ADMIN',
+    );
     expect(await world.repos.users.findByEmail(survivor!.email)).to.deep.include({ role: 'admin', fileCountLimit: null });
   });
 
@@ -49,11 +52,17 @@ describe('Administration of accounts (core)', () => {
     const { hangar } = world;
     const small = await world.registerConfirmed('small@example.com');
     await world.upload(small.userId, { size: 3 });
-    expect(await hangar.removeAccount.start({ actor: CLI_ACTOR, account: { email: 'small@example.com' } })).to.deep.equal({ state: 'deleted', deletedFiles: 1 });
+    expect(await hangar.removeAccount.start({ actor: CLI_ACTOR, account: { email: 'small@example.com' } })).to.deep.equal({
+      state: 'deleted',
+      deletedFiles: 1,
+    });
     const large = await world.registerConfirmed('large@example.com');
     await hangar.changePlan.execute({ email: 'large@example.com', planName: 'pro' });
     for (let i = 0; i < 110; i++) await world.upload(large.userId, { size: 3 });
-    expect(await hangar.removeAccount.start({ actor: CLI_ACTOR, account: { email: 'large@example.com' } })).to.deep.equal({ state: 'deleting', filesRemaining: 110 });
+    expect(await hangar.removeAccount.start({ actor: CLI_ACTOR, account: { email: 'large@example.com' } })).to.deep.equal({
+      state: 'deleting',
+      filesRemaining: 110,
+    });
     await hangar.removeAccount.stop();
     const left = await world.repos.users.findByEmail('large@example.com');
     expect(left?.suspendedAt).to.not.equal(null);
@@ -75,7 +84,9 @@ describe('Administration of accounts (core)', () => {
     // A process recorded the deletion, took its lease and died before its first step.
     await ports.accountDeletions.request({ userId: large.userId, email: 'crashed@example.com', requestedAt: world.clock.now(), actor: CLI_ACTOR });
     const now = world.clock.now();
-    expect(await ports.accountDeletions.claim({ owner: 'dead process', now, until: new Date(now.getTime() + ACCOUNT_DELETION_LEASE_MS) })).to.include({ userId: large.userId });
+    expect(await ports.accountDeletions.claim({ owner: 'dead process', now, until: new Date(now.getTime() + ACCOUNT_DELETION_LEASE_MS) })).to.include({
+      userId: large.userId,
+    });
     expect((await hangar.getAccountDetails.execute({ account: { id: large.userId } })).deletion).to.include({ filesDeleted: 0 });
 
     const { createHangar } = await import('../../core/hangar.js');
@@ -111,7 +122,9 @@ describe('Administration of accounts (core)', () => {
     await third.removeAccount.resumePending();
     for (let i = 0; i < 200 && (await world.repos.users.findById(large.userId)); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await world.repos.users.findById(large.userId)).to.equal(undefined);
-    expect((await hangar.listAdminAudit.execute({ page: 1, limit: 10, targetId: large.userId })).items.filter((e) => e.action === 'delete_account')).to.have.length(1);
+    expect(
+      (await hangar.listAdminAudit.execute({ page: 1, limit: 10, targetId: large.userId })).items.filter((e) => e.action === 'delete_account'),
+    ).to.have.length(1);
   });
 
   it('refuses to take away the last active administrator: demotion, suspension, deletion', async () => {
@@ -155,7 +168,10 @@ describe('Administration of accounts (core)', () => {
     const { hangar } = world;
     const user = await world.registerConfirmed('same@example.com');
     await hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: user.userId }, changes: { status: 'active', role: 'user' } });
-    await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: user.userId }, changes: { fileCountLimit: 1.5, status: 'suspended' } }), 'VALIDATION_FAILED');
+    await rejectsWith(
+      hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: user.userId }, changes: { fileCountLimit: 1.5, status: 'suspended' } }),
+      'VALIDATION_FAILED',
+    );
     await rejectsWith(hangar.updateAccount.execute({ actor: CLI_ACTOR, account: { id: user.userId }, changes: { plan: 'nope' } }), 'PLAN_NOT_FOUND');
     expect((await world.repos.users.findById(user.userId))?.suspendedAt).to.equal(null);
     expect((await hangar.listAdminAudit.execute({ page: 1, limit: 10 })).total).to.equal(0);
@@ -166,7 +182,10 @@ describe('Administration of accounts (core)', () => {
     const { hangar, ports, options } = world;
     const user = await world.registerConfirmed('planned@example.com');
     const name = hangar.plans.defaultPlan.name;
-    await hangar.setPlan.execute({ actor: CLI_ACTOR, plan: { name, trialDays: null, storageLimitBytes: 100, fileCountLimit: 1, maxUploadSizeBytes: 50, imageOpsLimit: null } });
+    await hangar.setPlan.execute({
+      actor: CLI_ACTOR,
+      plan: { name, trialDays: null, storageLimitBytes: 100, fileCountLimit: 1, maxUploadSizeBytes: 50, imageOpsLimit: null },
+    });
     await world.upload(user.userId, { size: 10, contentType: 'text/plain' });
     await rejectsWith(world.upload(user.userId, { size: 10, contentType: 'text/plain' }), 'FILE_COUNT_LIMIT_REACHED');
     // Another core on the same store (another process) sees the plan once it syncs.
@@ -191,7 +210,10 @@ describe('Administration of accounts (core)', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const name = hangar.plans.defaultPlan.name;
-      await hangar.setPlan.execute({ actor: CLI_ACTOR, plan: { name, trialDays: null, storageLimitBytes: 100, fileCountLimit: 3, maxUploadSizeBytes: 50, imageOpsLimit: null } });
+      await hangar.setPlan.execute({
+        actor: CLI_ACTOR,
+        plan: { name, trialDays: null, storageLimitBytes: 100, fileCountLimit: 3, maxUploadSizeBytes: 50, imageOpsLimit: null },
+      });
       await new Promise((resolve) => setTimeout(resolve, 120));
       expect(other.plans.defaultPlan.fileCountLimit, 'no change reported: the hourly poll has not run').to.not.equal(3);
       changes.publish({ kind: 'plans' });

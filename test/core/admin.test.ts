@@ -184,7 +184,10 @@ describe('Administration', () => {
       await expectDomainError(hangar.logIn.execute({ email: alice.email, password: alice.password }), 'INVALID_CREDENTIALS');
       await expectDomainError(hangar.showAccount.execute({ email: alice.email }), 'USER_NOT_FOUND');
       await expectDomainError(hangar.getProfile.execute({ userId: alice.userId }), 'UNAUTHORIZED');
-      expect((await hangar.listAccounts.execute({ page: 1, limit: 30 })).items.map((a) => a.user.email)).to.deep.equal(['bob@example.com', 'carol@example.com']);
+      expect((await hangar.listAccounts.execute({ page: 1, limit: 30 })).items.map((a) => a.user.email)).to.deep.equal([
+        'bob@example.com',
+        'carol@example.com',
+      ]);
     });
 
     it('removes the account’s activity log and usage rows', async () => {
@@ -207,7 +210,15 @@ describe('Administration', () => {
         }),
       }));
       const alice = await world.registerConfirmed('alice@example.com');
-      for (let i = 0; i < 3; i++) world.hangar.activity.record({ userId: alice.userId, method: 'GET', path: '/files', statusCode: 200, requestSizeBytes: null, metadata: { auth: 'jwt' } });
+      for (let i = 0; i < 3; i++)
+        world.hangar.activity.record({
+          userId: alice.userId,
+          method: 'GET',
+          path: '/files',
+          statusCode: 200,
+          requestSizeBytes: null,
+          metadata: { auth: 'jwt' },
+        });
       await world.hangar.activity.flush();
       expect((await world.hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 30 })).total).to.equal(3);
       await world.hangar.deleteAccount.execute({ email: alice.email });

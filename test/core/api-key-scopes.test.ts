@@ -30,7 +30,10 @@ describe('API key scopes and expiry', () => {
 
     it('refuses an unknown scope and an empty list, storing nothing', async () => {
       const { hangar, alice } = await withAlice();
-      const unknown = await expectDomainError(hangar.createApiKey.execute({ userId: alice.userId, scopes: ['files:read', 'files:admin'] }), 'VALIDATION_FAILED');
+      const unknown = await expectDomainError(
+        hangar.createApiKey.execute({ userId: alice.userId, scopes: ['files:read', 'files:admin'] }),
+        'VALIDATION_FAILED',
+      );
       expect(unknown.message).to.include('"files:admin"');
       // The admin scope is known, but only an administrator may hold it (docs/admin.md).
       await expectDomainError(hangar.createApiKey.execute({ userId: alice.userId, scopes: ['files:read', 'admin'] }), 'ADMIN_REQUIRED');
@@ -75,9 +78,15 @@ describe('API key scopes and expiry', () => {
     it('lets a key act within its scopes and refuses outside them, naming the missing scopes', async () => {
       authorize(reader, ['files:read']);
       authorize(reader, []);
-      const refused = await expectDomainError(Promise.resolve().then(() => authorize(reader, ['files:read', 'files:write', 'files:delete'])), 'INSUFFICIENT_SCOPE');
+      const refused = await expectDomainError(
+        Promise.resolve().then(() => authorize(reader, ['files:read', 'files:write', 'files:delete'])),
+        'INSUFFICIENT_SCOPE',
+      );
       expect(refused.message).to.include('files:write, files:delete');
-      expect(refused.details).to.deep.equal({ required_scopes: ['files:read', 'files:write', 'files:delete'], missing_scopes: ['files:write', 'files:delete'] });
+      expect(refused.details).to.deep.equal({
+        required_scopes: ['files:read', 'files:write', 'files:delete'],
+        missing_scopes: ['files:write', 'files:delete'],
+      });
     });
   });
 

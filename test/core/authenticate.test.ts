@@ -91,7 +91,11 @@ describe('Authenticate', () => {
     it('refuses a valid JWT whose session does not exist', async () => {
       const { hangar, alice } = await withAlice();
       const signer = new JoseTokenSigner({ secret: TEST_SECRET });
-      const { token } = await signer.sign({ claims: { userId: alice.userId, sessionId: '00000000-0000-4000-8000-000000000000' }, now: START, ttlSeconds: 3600 });
+      const { token } = await signer.sign({
+        claims: { userId: alice.userId, sessionId: '00000000-0000-4000-8000-000000000000' },
+        now: START,
+        ttlSeconds: 3600,
+      });
       await expectDomainError(hangar.authenticate.execute({ authorization: `Bearer ${token}` }), 'UNAUTHORIZED');
     });
 
@@ -107,12 +111,22 @@ describe('Authenticate', () => {
   describe('API keys', () => {
     it('accepts Authorization: Bearer <API key>', async () => {
       const { hangar, alice, apiKey, key } = await withAlice();
-      expect(await hangar.authenticate.execute({ authorization: `Bearer ${key}` })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id, scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'] });
+      expect(await hangar.authenticate.execute({ authorization: `Bearer ${key}` })).to.deep.equal({
+        kind: 'api_key',
+        userId: alice.userId,
+        apiKeyId: apiKey.id,
+        scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'],
+      });
     });
 
     it('accepts X-Api-Key: <API key>', async () => {
       const { hangar, alice, apiKey, key } = await withAlice();
-      expect(await hangar.authenticate.execute({ apiKey: key })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id, scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'] });
+      expect(await hangar.authenticate.execute({ apiKey: key })).to.deep.equal({
+        kind: 'api_key',
+        userId: alice.userId,
+        apiKeyId: apiKey.id,
+        scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'],
+      });
     });
 
     it('refuses a well-formed but unknown key with UNAUTHORIZED', async () => {
@@ -208,7 +222,9 @@ describe('Authenticate', () => {
     it('refuses an API key principal with JWT_REQUIRED', async () => {
       const { hangar, key } = await withAlice();
       const principal = await hangar.authenticate.execute({ apiKey: key });
-      expect(() => requireSession(principal)).to.throw().with.property('code', 'JWT_REQUIRED');
+      expect(() => requireSession(principal))
+        .to.throw()
+        .with.property('code', 'JWT_REQUIRED');
     });
 
     it('passes a session principal through', async () => {

@@ -9,13 +9,25 @@ const period = (created: string, now: string) => {
 
 describe('billingPeriodAt', () => {
   it('starts at 00:00 UTC of the creation day and lasts one month', () => {
-    expect(period('2025-03-01T12:00:00.000Z', '2025-03-01T12:00:00.000Z')).to.deep.equal({ start: '2025-03-01T00:00:00.000Z', end: '2025-04-01T00:00:00.000Z' });
-    expect(period('2025-03-01T23:59:59.999Z', '2025-03-10T00:00:00.000Z')).to.deep.equal({ start: '2025-03-01T00:00:00.000Z', end: '2025-04-01T00:00:00.000Z' });
+    expect(period('2025-03-01T12:00:00.000Z', '2025-03-01T12:00:00.000Z')).to.deep.equal({
+      start: '2025-03-01T00:00:00.000Z',
+      end: '2025-04-01T00:00:00.000Z',
+    });
+    expect(period('2025-03-01T23:59:59.999Z', '2025-03-10T00:00:00.000Z')).to.deep.equal({
+      start: '2025-03-01T00:00:00.000Z',
+      end: '2025-04-01T00:00:00.000Z',
+    });
   });
 
   it('rolls over exactly at period_end: the last millisecond is in the old period, period_end in the new', () => {
-    expect(period('2025-03-15T08:00:00.000Z', '2025-04-14T23:59:59.999Z')).to.deep.equal({ start: '2025-03-15T00:00:00.000Z', end: '2025-04-15T00:00:00.000Z' });
-    expect(period('2025-03-15T08:00:00.000Z', '2025-04-15T00:00:00.000Z')).to.deep.equal({ start: '2025-04-15T00:00:00.000Z', end: '2025-05-15T00:00:00.000Z' });
+    expect(period('2025-03-15T08:00:00.000Z', '2025-04-14T23:59:59.999Z')).to.deep.equal({
+      start: '2025-03-15T00:00:00.000Z',
+      end: '2025-04-15T00:00:00.000Z',
+    });
+    expect(period('2025-03-15T08:00:00.000Z', '2025-04-15T00:00:00.000Z')).to.deep.equal({
+      start: '2025-04-15T00:00:00.000Z',
+      end: '2025-05-15T00:00:00.000Z',
+    });
   });
 
   it('clamps to the month’s last day and comes back: created Jan 31 (leap year) → Feb 29 → Mar 31 → Apr 30 → May 31', () => {
@@ -28,18 +40,36 @@ describe('billingPeriodAt', () => {
   });
 
   it('clamps to Feb 28 in a common year: created 2025-01-31 → Feb 28 → Mar 31', () => {
-    expect(period('2025-01-31T00:00:00.000Z', '2025-02-28T00:00:00.000Z')).to.deep.equal({ start: '2025-02-28T00:00:00.000Z', end: '2025-03-31T00:00:00.000Z' });
-    expect(period('2025-01-31T00:00:00.000Z', '2025-02-27T23:59:59.999Z')).to.deep.equal({ start: '2025-01-31T00:00:00.000Z', end: '2025-02-28T00:00:00.000Z' });
+    expect(period('2025-01-31T00:00:00.000Z', '2025-02-28T00:00:00.000Z')).to.deep.equal({
+      start: '2025-02-28T00:00:00.000Z',
+      end: '2025-03-31T00:00:00.000Z',
+    });
+    expect(period('2025-01-31T00:00:00.000Z', '2025-02-27T23:59:59.999Z')).to.deep.equal({
+      start: '2025-01-31T00:00:00.000Z',
+      end: '2025-02-28T00:00:00.000Z',
+    });
   });
 
   it('crosses the year: created Dec 31 → Jan 31 → Feb 28', () => {
-    expect(period('2024-12-31T10:00:00.000Z', '2025-01-15T00:00:00.000Z')).to.deep.equal({ start: '2024-12-31T00:00:00.000Z', end: '2025-01-31T00:00:00.000Z' });
-    expect(period('2024-12-31T10:00:00.000Z', '2025-02-01T00:00:00.000Z')).to.deep.equal({ start: '2025-01-31T00:00:00.000Z', end: '2025-02-28T00:00:00.000Z' });
+    expect(period('2024-12-31T10:00:00.000Z', '2025-01-15T00:00:00.000Z')).to.deep.equal({
+      start: '2024-12-31T00:00:00.000Z',
+      end: '2025-01-31T00:00:00.000Z',
+    });
+    expect(period('2024-12-31T10:00:00.000Z', '2025-02-01T00:00:00.000Z')).to.deep.equal({
+      start: '2025-01-31T00:00:00.000Z',
+      end: '2025-02-28T00:00:00.000Z',
+    });
   });
 
   it('keeps a Feb 29 anchor on the 29th in later months and on the 28th in common-year Februaries', () => {
-    expect(period('2024-02-29T00:00:00.000Z', '2024-03-29T00:00:00.000Z')).to.deep.equal({ start: '2024-03-29T00:00:00.000Z', end: '2024-04-29T00:00:00.000Z' });
-    expect(period('2024-02-29T00:00:00.000Z', '2025-02-28T00:00:00.000Z')).to.deep.equal({ start: '2025-02-28T00:00:00.000Z', end: '2025-03-29T00:00:00.000Z' });
+    expect(period('2024-02-29T00:00:00.000Z', '2024-03-29T00:00:00.000Z')).to.deep.equal({
+      start: '2024-03-29T00:00:00.000Z',
+      end: '2024-04-29T00:00:00.000Z',
+    });
+    expect(period('2024-02-29T00:00:00.000Z', '2025-02-28T00:00:00.000Z')).to.deep.equal({
+      start: '2025-02-28T00:00:00.000Z',
+      end: '2025-03-29T00:00:00.000Z',
+    });
   });
 
   it('always contains the instant, starts on the anchor day (or the month’s last day), and chains periods, every 7 hours over three years', () => {

@@ -61,7 +61,12 @@ describe('CreateApiKey', () => {
   it('creates a key that authenticates as its owner', async () => {
     const { hangar, alice } = await withAlice();
     const { apiKey, key } = await hangar.createApiKey.execute({ userId: alice.userId });
-    expect(await hangar.authenticate.execute({ apiKey: key })).to.deep.equal({ kind: 'api_key', userId: alice.userId, apiKeyId: apiKey.id, scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'] });
+    expect(await hangar.authenticate.execute({ apiKey: key })).to.deep.equal({
+      kind: 'api_key',
+      userId: alice.userId,
+      apiKeyId: apiKey.id,
+      scopes: ['files:read', 'files:write', 'files:delete', 'account:read', 'webhooks:manage'],
+    });
   });
 
   it('refuses a name longer than 100 characters with VALIDATION_FAILED and creates no key', async () => {

@@ -38,7 +38,10 @@ describe('UpdateSettings with a custom domain', () => {
   it('changes neither the size nor the domain when max_upload_size_bytes is invalid in the same call', async () => {
     const { hangar, edge, repos, alice } = await withAlice();
     await hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 2048 });
-    await expectDomainError(hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 0, customDomain: 'files.example.com' }), 'INVALID_SETTINGS');
+    await expectDomainError(
+      hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 0, customDomain: 'files.example.com' }),
+      'INVALID_SETTINGS',
+    );
     expect(edge.calls).to.deep.equal([]);
     expect(await repos.domains.findByUser(alice.userId)).to.equal(undefined);
     expect((await repos.users.findById(alice.userId))?.maxUploadSizeBytes).to.equal(2048);
@@ -52,7 +55,10 @@ describe('UpdateSettings with a custom domain', () => {
       'EDGE_PROVIDER_ERROR',
     );
     edge.failNext('create');
-    await expectDomainError(hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 4096, customDomain: 'files.example.com' }), 'EDGE_PROVIDER_ERROR');
+    await expectDomainError(
+      hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 4096, customDomain: 'files.example.com' }),
+      'EDGE_PROVIDER_ERROR',
+    );
     expect(edge.argsOf('create')).to.deep.equal(['edge-error.example.com', 'files.example.com']);
     expect(await repos.domains.findByUser(alice.userId)).to.equal(undefined);
     expect((await repos.users.findById(alice.userId))?.maxUploadSizeBytes).to.equal(2048);
@@ -60,7 +66,10 @@ describe('UpdateSettings with a custom domain', () => {
 
   it('changes neither the size nor the domain when the hostname is invalid (INVALID_HOSTNAME)', async () => {
     const { hangar, edge, repos, alice } = await withAlice();
-    await expectDomainError(hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 4096, customDomain: 'https://files.example.com' }), 'INVALID_HOSTNAME');
+    await expectDomainError(
+      hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: 4096, customDomain: 'https://files.example.com' }),
+      'INVALID_HOSTNAME',
+    );
     expect(edge.calls).to.deep.equal([]);
     expect(await repos.domains.findByUser(alice.userId)).to.equal(undefined);
     expect((await repos.users.findById(alice.userId))?.maxUploadSizeBytes).to.equal(null);
@@ -137,7 +146,9 @@ describe('UpdateSettings with a custom domain', () => {
       await expectDomainError(hangar.updateSettings.execute({ userId: alice.userId, customDomain: hostname }), 'INVALID_HOSTNAME');
     }
     expect(edge.calls).to.deep.equal([]);
-    expect((await hangar.updateSettings.execute({ userId: alice.userId, customDomain: 'files.hangar.example' })).customDomain?.hostname).to.equal('files.hangar.example');
+    expect((await hangar.updateSettings.execute({ userId: alice.userId, customDomain: 'files.hangar.example' })).customDomain?.hostname).to.equal(
+      'files.hangar.example',
+    );
   });
 });
 

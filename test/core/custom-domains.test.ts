@@ -106,7 +106,10 @@ describe('CustomDomains', () => {
       expect(returned).to.deep.equal(expected);
     });
 
-    for (const [target, type] of [['203.0.113.7', 'A'], ['2001:db8::7', 'AAAA']] as const) {
+    for (const [target, type] of [
+      ['203.0.113.7', 'A'],
+      ['2001:db8::7', 'AAAA'],
+    ] as const) {
       it(`asks for an ${type} record to ${target} when that is the edge's target (a CNAME cannot point at an address)`, async () => {
         const { customDomains } = createDomainsWorld(START, target);
         const domain = await customDomains.set('alice', 'files.example.com');

@@ -8,7 +8,9 @@ async function twoDevices() {
   const world = createMemoryHangar();
   const alice = await world.registerConfirmed('alice@example.com');
   // The confirmation link's session is not one of the two devices.
-  await world.hangar.logOut.execute({ sessionId: ((await world.hangar.authenticate.execute({ authorization: `Bearer ${alice.session.accessToken}` })) as { sessionId: string }).sessionId });
+  await world.hangar.logOut.execute({
+    sessionId: ((await world.hangar.authenticate.execute({ authorization: `Bearer ${alice.session.accessToken}` })) as { sessionId: string }).sessionId,
+  });
   const sign = async (userAgent: string, ip: string) => {
     const { session } = await passwordSignIn(world.hangar, { email: alice.email, password: DEFAULT_PASSWORD, device: { userAgent, ip } });
     const principal = await world.hangar.authenticate.execute({ authorization: `Bearer ${session.accessToken}` });

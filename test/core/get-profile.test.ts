@@ -11,7 +11,15 @@ async function withAlice(...args: Parameters<typeof createMemoryHangar>) {
   /** The standing fields GET /profile shows. */
   const standing = async () => {
     const { standing: s } = await profile();
-    return { plan: s.plan.name, trialEndsAt: s.trialEndsAt, trialActive: s.trialActive, status: s.status, accessUntil: s.accessUntil, subscriptionCanceledAt: s.subscriptionCanceledAt, canWrite: s.canWrite };
+    return {
+      plan: s.plan.name,
+      trialEndsAt: s.trialEndsAt,
+      trialActive: s.trialActive,
+      status: s.status,
+      accessUntil: s.accessUntil,
+      subscriptionCanceledAt: s.subscriptionCanceledAt,
+      canWrite: s.canWrite,
+    };
   };
   return { ...world, alice, profile, standing };
 }
@@ -54,7 +62,15 @@ describe('GetProfile', () => {
   it('is free, with no trial end, on a plan without trial', async () => {
     const { standing, clock } = await withAlice(withTrialPlan({ trialDays: null }));
     clock.advance(1000 * DAY_MS);
-    expect(await standing()).to.deep.equal({ plan: 'trial', trialEndsAt: null, trialActive: false, status: 'free', accessUntil: null, subscriptionCanceledAt: null, canWrite: true });
+    expect(await standing()).to.deep.equal({
+      plan: 'trial',
+      trialEndsAt: null,
+      trialActive: false,
+      status: 'free',
+      accessUntil: null,
+      subscriptionCanceledAt: null,
+      canWrite: true,
+    });
   });
 
   it('is free on the new plan after a plan change lifted the trial end', async () => {
@@ -75,12 +91,36 @@ describe('GetProfile', () => {
     const canceledAt = new Date(TRIAL_END.getTime() + 3 * DAY_MS);
     clock.set(new Date(TRIAL_END.getTime() + DAY_MS));
     await hangar.setSubscription.execute({ email: alice.email, accessUntil });
-    expect(await standing()).to.deep.equal({ plan: 'trial', trialEndsAt: TRIAL_END, trialActive: false, status: 'active', accessUntil, subscriptionCanceledAt: null, canWrite: true });
+    expect(await standing()).to.deep.equal({
+      plan: 'trial',
+      trialEndsAt: TRIAL_END,
+      trialActive: false,
+      status: 'active',
+      accessUntil,
+      subscriptionCanceledAt: null,
+      canWrite: true,
+    });
     clock.set(canceledAt);
     await hangar.setSubscription.execute({ email: alice.email, subscriptionCanceledAt: canceledAt });
-    expect(await standing()).to.deep.equal({ plan: 'trial', trialEndsAt: TRIAL_END, trialActive: false, status: 'canceled', accessUntil, subscriptionCanceledAt: canceledAt, canWrite: true });
+    expect(await standing()).to.deep.equal({
+      plan: 'trial',
+      trialEndsAt: TRIAL_END,
+      trialActive: false,
+      status: 'canceled',
+      accessUntil,
+      subscriptionCanceledAt: canceledAt,
+      canWrite: true,
+    });
     clock.set(accessUntil);
-    expect(await standing()).to.deep.equal({ plan: 'trial', trialEndsAt: TRIAL_END, trialActive: false, status: 'expired', accessUntil, subscriptionCanceledAt: canceledAt, canWrite: false });
+    expect(await standing()).to.deep.equal({
+      plan: 'trial',
+      trialEndsAt: TRIAL_END,
+      trialActive: false,
+      status: 'expired',
+      accessUntil,
+      subscriptionCanceledAt: canceledAt,
+      canWrite: false,
+    });
   });
 
   it('is active during the trial when access is paid for', async () => {

@@ -12,7 +12,11 @@ const START = new Date('2025-03-01T12:00:00.000Z');
 async function withDomains() {
   const world = createMemoryHangar();
   const { hangar, registerConfirmed, upload } = world;
-  const [alice, bob, carol] = [await registerConfirmed('alice@example.com'), await registerConfirmed('bob@example.com'), await registerConfirmed('carol@example.com')];
+  const [alice, bob, carol] = [
+    await registerConfirmed('alice@example.com'),
+    await registerConfirmed('bob@example.com'),
+    await registerConfirmed('carol@example.com'),
+  ];
   await hangar.updateSettings.execute({ userId: alice.userId, customDomain: 'files.example.com', refreshCustomDomain: true });
   await hangar.updateSettings.execute({ userId: carol.userId, customDomain: 'pending.example.com' });
   const files = {

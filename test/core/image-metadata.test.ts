@@ -46,10 +46,22 @@ async function handMadeHeif(where: 'idat' | 'mdat' | 'before-meta'): Promise<Buf
   const free = where === 'before-meta' ? box('free', item) : Buffer.alloc(0);
   const meta = (offset: number) =>
     box(
-      'meta', u32(0),
+      'meta',
+      u32(0),
       box('hdlr', u32(0), u32(0), Buffer.from('pict', 'latin1'), Buffer.alloc(12), Buffer.from([0])),
       box('iinf', u32(0), u16(1), box('infe', Buffer.from([2, 0, 0, 0]), u16(1), u16(0), Buffer.from('Exif', 'latin1'), Buffer.from([0]))),
-      box('iloc', Buffer.from([1, 0, 0, 0]), Buffer.from([0x44, 0x00]), u16(1), u16(1), u16(where === 'idat' ? 1 : 0), u16(0), u16(1), u32(offset), u32(item.length)),
+      box(
+        'iloc',
+        Buffer.from([1, 0, 0, 0]),
+        Buffer.from([0x44, 0x00]),
+        u16(1),
+        u16(1),
+        u16(where === 'idat' ? 1 : 0),
+        u16(0),
+        u16(1),
+        u32(offset),
+        u32(item.length),
+      ),
       ...(where === 'idat' ? [box('idat', item)] : []),
     );
   const metaLength = meta(0).length;
@@ -114,7 +126,12 @@ describe('stripImageMetadata', () => {
             if (!out.bytes.equals(whole.bytes)) expect.fail(`${mode}: cut at ${cut} changed the output`);
             expect(out.removed).to.deep.equal(whole.removed);
           }
-          const bytewise = await strip(photo, format, mode, Array.from({ length: photo.byteLength }, (_, i) => i));
+          const bytewise = await strip(
+            photo,
+            format,
+            mode,
+            Array.from({ length: photo.byteLength }, (_, i) => i),
+          );
           expect(bytewise.bytes.equals(whole.bytes)).to.equal(true);
         }
       });
@@ -168,7 +185,14 @@ describe('stripImageMetadata', () => {
     const packet = text.slice(text.indexOf('<x:xmpmeta'), text.indexOf('</x:xmpmeta>') + 12);
     expect(packet).to.include('xmp:CreatorTool="Hangar fixture"');
     expect(packet).not.to.match(/GPS/i);
-    expect(packet.match(/<[^>]+>/g)!.map((tag) => tag.split(/[\s>]/)[0])).to.deep.equal(['<x:xmpmeta', '<rdf:RDF', '<rdf:Description', '</rdf:Description', '</rdf:RDF', '</x:xmpmeta']);
+    expect(packet.match(/<[^>]+>/g)!.map((tag) => tag.split(/[\s>]/)[0])).to.deep.equal([
+      '<x:xmpmeta',
+      '<rdf:RDF',
+      '<rdf:Description',
+      '</rdf:Description',
+      '</rdf:RDF',
+      '</x:xmpmeta',
+    ]);
   });
 
   for (const where of ['idat', 'mdat'] as const) {

@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import { MemoryLogger } from '../../adapters/logging/memory-logger.js';
-import { type CatchUpMediaFactsOptions, DomainError, HangarRuntime, MEDIA_CATCH_UP_DEFAULTS, type MediaFacts, type MediaFactsRepository, type MediaProber, type ProbeInput } from '../../core/index.js';
+import {
+  type CatchUpMediaFactsOptions,
+  DomainError,
+  HangarRuntime,
+  MEDIA_CATCH_UP_DEFAULTS,
+  type MediaFacts,
+  type MediaFactsRepository,
+  type MediaProber,
+  type ProbeInput,
+} from '../../core/index.js';
 import { makePng } from '../support/bytes.js';
 import { bodyOf, createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
 
@@ -130,7 +139,11 @@ describe('media facts (core)', () => {
     const progress: unknown[] = [];
     const report = await hangar.backfillMediaFacts.execute({ batchSize: 2, onProgress: (p) => progress.push(p) });
     expect(report).to.deep.equal({ done: 5, total: 5, failed: 0 });
-    expect(progress).to.deep.equal([{ done: 2, total: 5, failed: 0 }, { done: 4, total: 5, failed: 0 }, { done: 5, total: 5, failed: 0 }]);
+    expect(progress).to.deep.equal([
+      { done: 2, total: 5, failed: 0 },
+      { done: 4, total: 5, failed: 0 },
+      { done: 5, total: 5, failed: 0 },
+    ]);
     const page = await hangar.listFiles.execute({ userId, filter: {}, page: 1, limit: 10 });
     expect(page.items.map((view) => view.media)).to.deep.equal(Array(5).fill(SIZE));
     expect(await hangar.backfillMediaFacts.execute()).to.deep.equal({ done: 0, total: 0, failed: 0 });
@@ -202,7 +215,9 @@ describe('media facts left missing (the runtime’s catch-up)', () => {
     const runtime = new HangarRuntime(hangar, { maintenance: false, logger });
     prober.failure = new DomainError('BLOB_STORE_UNAVAILABLE', 'The blob store did not answer.');
     await runtime.catchUpMediaFacts();
-    expect(logger.entries.map(({ event, fields }) => [event, fields.work, fields.code])).to.deep.equal([['background_work_deferred', 'catch-up-media-facts', 'BLOB_STORE_UNAVAILABLE']]);
+    expect(logger.entries.map(({ event, fields }) => [event, fields.work, fields.code])).to.deep.equal([
+      ['background_work_deferred', 'catch-up-media-facts', 'BLOB_STORE_UNAVAILABLE'],
+    ]);
     prober.failure = undefined;
     await runtime.catchUpMediaFacts(); // the second file: the first does not hold it up
     expect(await media.countWithout()).to.equal(1);

@@ -3,7 +3,14 @@ import { OpenIdClientProvider } from '../../adapters/sso/openid-client-provider.
 import type { OidcFlowRepository } from '../../core/sso/oidc-flow-repository.js';
 import { createMemoryHangar, expectDomainError, PRO_PLAN, TRIAL_PLAN } from '../support/memory-hangar.js';
 import type { HangarOptions, HangarPorts } from '../../core/index.js';
-import { browseUntil, startTestOidcProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestOidcAccount, type TestOidcProvider } from '../support/oidc-test-provider.js';
+import {
+  browseUntil,
+  startTestOidcProvider,
+  TEST_CLIENT_ID,
+  TEST_CLIENT_SECRET,
+  type TestOidcAccount,
+  type TestOidcProvider,
+} from '../support/oidc-test-provider.js';
 
 const CALLBACK = 'http://api.test/auth/oidc/callback';
 
@@ -20,7 +27,14 @@ describe('OIDC sign-in (against a real OpenID provider)', function () {
   });
 
   function world(options: Partial<HangarOptions> = {}, ports: (defaults: HangarPorts) => Partial<HangarPorts> = () => ({})) {
-    const oidc = new OpenIdClientProvider({ issuer: idp.issuer, clientId: TEST_CLIENT_ID, clientSecret: TEST_CLIENT_SECRET, redirectUri: CALLBACK, displayName: 'Test IdP', allowHttp: true });
+    const oidc = new OpenIdClientProvider({
+      issuer: idp.issuer,
+      clientId: TEST_CLIENT_ID,
+      clientSecret: TEST_CLIENT_SECRET,
+      redirectUri: CALLBACK,
+      displayName: 'Test IdP',
+      allowHttp: true,
+    });
     return createMemoryHangar(options, (defaults) => ({ oidc, ...ports(defaults) }));
   }
 
@@ -157,7 +171,15 @@ describe('OIDC sign-in (against a real OpenID provider)', function () {
   });
 
   it('answers OIDC_PROVIDER_ERROR when the provider cannot be reached, and stores no flow', async () => {
-    const oidc = new OpenIdClientProvider({ issuer: 'http://127.0.0.1:9', clientId: TEST_CLIENT_ID, clientSecret: TEST_CLIENT_SECRET, redirectUri: CALLBACK, displayName: 'Down', allowHttp: true, timeoutSeconds: 2 });
+    const oidc = new OpenIdClientProvider({
+      issuer: 'http://127.0.0.1:9',
+      clientId: TEST_CLIENT_ID,
+      clientSecret: TEST_CLIENT_SECRET,
+      redirectUri: CALLBACK,
+      displayName: 'Down',
+      allowHttp: true,
+      timeoutSeconds: 2,
+    });
     const w = createMemoryHangar({}, () => ({ oidc }));
     await expectDomainError(w.hangar.beginOidcSignIn.execute(), 'OIDC_PROVIDER_ERROR');
     expect(await w.repos.oidcFlows.deleteExpired({ now: new Date(8.64e15) })).to.equal(0);

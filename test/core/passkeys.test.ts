@@ -56,7 +56,10 @@ describe('Passkeys', () => {
       const { alice, hangar, clock } = await withAlice();
       const { challenge } = await hangar.startPasskeyRegistration.execute({ userId: alice.userId });
       clock.advance(5 * 60_000);
-      await expectDomainError(hangar.finishPasskeyRegistration.execute({ userId: alice.userId, response: { credentialId: 'cred-1', key: 'k', counter: 0, challenge } }), 'PASSKEY_CHALLENGE_INVALID');
+      await expectDomainError(
+        hangar.finishPasskeyRegistration.execute({ userId: alice.userId, response: { credentialId: 'cred-1', key: 'k', counter: 0, challenge } }),
+        'PASSKEY_CHALLENGE_INVALID',
+      );
     });
 
     it('refuses a forged response and one without user verification, storing nothing', async () => {
@@ -77,7 +80,7 @@ describe('Passkeys', () => {
   });
 
   describe('sign-in', () => {
-    it('opens a session for the passkey\'s account, with no password and no second factor', async () => {
+    it("opens a session for the passkey's account, with no password and no second factor", async () => {
       const { alice, register, signIn, hangar, clock } = await withAlice();
       await register(alice.userId);
       clock.advance(1000);
@@ -88,7 +91,7 @@ describe('Passkeys', () => {
       expect((await hangar.listPasskeys.execute({ userId: alice.userId }))[0].lastUsedAt).to.deep.equal(clock.now());
     });
 
-    it('limits the options to the account\'s passkeys when an e-mail is given, and to none for an unknown address', async () => {
+    it("limits the options to the account's passkeys when an e-mail is given, and to none for an unknown address", async () => {
       const { alice, register, verifier, hangar } = await withAlice();
       await register(alice.userId);
       await hangar.startPasskeySignIn.execute({ email: ' Alice@Example.com ' });
@@ -111,9 +114,15 @@ describe('Passkeys', () => {
       await register(alice.userId);
       const { challenge } = await hangar.startPasskeySignIn.execute({});
       clock.advance(5 * 60_000);
-      await expectDomainError(hangar.signInWithPasskey.execute({ response: { credentialId: 'cred-1', key: 'key-1', counter: 0, challenge } }), 'PASSKEY_CHALLENGE_INVALID');
+      await expectDomainError(
+        hangar.signInWithPasskey.execute({ response: { credentialId: 'cred-1', key: 'key-1', counter: 0, challenge } }),
+        'PASSKEY_CHALLENGE_INVALID',
+      );
       const registration = await hangar.startPasskeyRegistration.execute({ userId: alice.userId });
-      await expectDomainError(hangar.signInWithPasskey.execute({ response: { credentialId: 'cred-1', key: 'key-1', counter: 0, challenge: registration.challenge } }), 'PASSKEY_CHALLENGE_INVALID');
+      await expectDomainError(
+        hangar.signInWithPasskey.execute({ response: { credentialId: 'cred-1', key: 'key-1', counter: 0, challenge: registration.challenge } }),
+        'PASSKEY_CHALLENGE_INVALID',
+      );
     });
 
     it('refuses an unknown credential, and a deleted passkey', async () => {
@@ -152,8 +161,15 @@ describe('Passkeys', () => {
       await world.hangar.registerAccount.execute({ email: 'carol@example.com', password: DEFAULT_PASSWORD });
       const carol = (await world.repos.users.findByEmail('carol@example.com'))!;
       await world.repos.passkeys.insert({
-        id: '00000000-0000-4000-8000-000000000001', userId: carol.id, name: 'Carol', credentialId: 'cred-carol', publicKey: 'key-carol',
-        counter: 0, transports: [], createdAt: world.clock.now(), lastUsedAt: null,
+        id: '00000000-0000-4000-8000-000000000001',
+        userId: carol.id,
+        name: 'Carol',
+        credentialId: 'cred-carol',
+        publicKey: 'key-carol',
+        counter: 0,
+        transports: [],
+        createdAt: world.clock.now(),
+        lastUsedAt: null,
       });
       await expectDomainError(world.signIn({ credentialId: 'cred-carol', key: 'key-carol' }), 'EMAIL_NOT_VERIFIED');
     });
@@ -167,7 +183,7 @@ describe('Passkeys', () => {
   });
 
   describe('management', () => {
-    it('renames and deletes only the account\'s own passkeys', async () => {
+    it("renames and deletes only the account's own passkeys", async () => {
       const { alice, register, hangar, registerConfirmed } = await withAlice();
       const bob = await registerConfirmed('bob@example.com');
       const passkey = await register(alice.userId);

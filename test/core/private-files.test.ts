@@ -23,7 +23,13 @@ describe('ReadOwnFile', () => {
     await expectDomainError(hangar.readOwnFile.execute({ userId: bob.userId, fileId: hidden.fileId }), 'FILE_NOT_FOUND');
     await expectDomainError(hangar.readOwnFile.execute({ userId: alice.userId, fileId: bobs.fileId }), 'FILE_NOT_FOUND');
     await expectDomainError(hangar.readOwnFile.execute({ userId: alice.userId, fileId: 'AAAAAAAAAA' }), 'FILE_NOT_FOUND');
-    const brief = await hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body: signedBytes('text/plain', 5), expiresInSeconds: 60 });
+    const brief = await hangar.uploadFile.execute({
+      userId: alice.userId,
+      contentType: 'text/plain',
+      fileName: undefined,
+      body: signedBytes('text/plain', 5),
+      expiresInSeconds: 60,
+    });
     clock.advance(60_000);
     await expectDomainError(hangar.readOwnFile.execute({ userId: alice.userId, fileId: brief.file.fileId }), 'FILE_NOT_FOUND');
   });
@@ -32,7 +38,13 @@ describe('ReadOwnFile', () => {
 describe('Expired files before the sweep', () => {
   it('are no longer served at the public addresses, nor through signed URLs, from their expiry on', async () => {
     const { hangar, clock, alice } = await world();
-    const brief = await hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body: signedBytes('text/plain', 5), expiresInSeconds: 60 });
+    const brief = await hangar.uploadFile.execute({
+      userId: alice.userId,
+      contentType: 'text/plain',
+      fileName: undefined,
+      body: signedBytes('text/plain', 5),
+      expiresInSeconds: 60,
+    });
     const signed = await hangar.createSignedUrl.execute({ userId: alice.userId, fileId: brief.file.fileId, expiresInSeconds: 3600 });
     await hangar.readPublicFile.execute({ fileId: brief.file.fileId });
     clock.advance(60_000);
@@ -57,8 +69,14 @@ describe('UpdateFile', () => {
   it('refuses nothing to change, a long name, a past or a too distant expiry, and another account’s file, changing nothing', async () => {
     const { hangar, repos, clock, alice, bob, shown } = await world();
     await expectDomainError(hangar.updateFile.execute({ userId: alice.userId, fileId: shown.fileId }), 'VALIDATION_FAILED');
-    await expectDomainError(hangar.updateFile.execute({ userId: alice.userId, fileId: shown.fileId, isPublic: false, name: 'x'.repeat(256) }), 'INVALID_FILE_NAME');
-    await expectDomainError(hangar.updateFile.execute({ userId: alice.userId, fileId: shown.fileId, isPublic: false, expiresAt: clock.now() }), 'INVALID_EXPIRY');
+    await expectDomainError(
+      hangar.updateFile.execute({ userId: alice.userId, fileId: shown.fileId, isPublic: false, name: 'x'.repeat(256) }),
+      'INVALID_FILE_NAME',
+    );
+    await expectDomainError(
+      hangar.updateFile.execute({ userId: alice.userId, fileId: shown.fileId, isPublic: false, expiresAt: clock.now() }),
+      'INVALID_EXPIRY',
+    );
     await expectDomainError(
       hangar.updateFile.execute({ userId: alice.userId, fileId: shown.fileId, expiresAt: new Date(clock.now().getTime() + 101 * 365 * 24 * HOUR) }),
       'INVALID_EXPIRY',
@@ -92,26 +110,55 @@ describe('Signed URLs (CreateSignedUrl, ReadSignedFile, RotateSigningKey)', () =
     const { hangar, alice, bob, hidden, bobs } = await world();
     const signed = await hangar.createSignedUrl.execute({ userId: alice.userId, fileId: hidden.fileId, expiresInSeconds: 60 });
     const query = queryOf(signed.url);
-    for (const altered of [{ ...query, download: '1' }, { ...query, expires: String(Number(query.expires) + 1) }, { ...query, w: '5' }, { ...query, signature: 'x' }]) {
+    for (const altered of [
+      { ...query, download: '1' },
+      { ...query, expires: String(Number(query.expires) + 1) },
+      { ...query, w: '5' },
+      { ...query, signature: 'x' },
+    ]) {
       await expectDomainError(hangar.readSignedFile.execute({ fileId: hidden.fileId, query: altered }), 'SIGNED_URL_INVALID');
     }
     // Bob's own key does not make Alice's signature valid for his file.
     await hangar.createSignedUrl.execute({ userId: bob.userId, fileId: bobs.fileId, expiresInSeconds: 60 });
     await expectDomainError(hangar.readSignedFile.execute({ fileId: bobs.fileId, query }), 'SIGNED_URL_INVALID');
     for (const seconds of [0, 604_801, 1.5]) {
-      await expectDomainError(hangar.createSignedUrl.execute({ userId: alice.userId, fileId: hidden.fileId, expiresInSeconds: seconds }), 'INVALID_SIGNED_URL_REQUEST');
+      await expectDomainError(
+        hangar.createSignedUrl.execute({ userId: alice.userId, fileId: hidden.fileId, expiresInSeconds: seconds }),
+        'INVALID_SIGNED_URL_REQUEST',
+      );
     }
     await expectDomainError(hangar.createSignedUrl.execute({ userId: bob.userId, fileId: hidden.fileId, expiresInSeconds: 60 }), 'FILE_NOT_FOUND');
-    await expectDomainError(hangar.createSignedUrl.execute({ userId: alice.userId, fileId: hidden.fileId, expiresInSeconds: 60, transform: { width: 10 } }), 'NOT_AN_IMAGE');
+    await expectDomainError(
+      hangar.createSignedUrl.execute({ userId: alice.userId, fileId: hidden.fileId, expiresInSeconds: 60, transform: { width: 10 } }),
+      'NOT_AN_IMAGE',
+    );
   });
 });
 
 describe('ExpireFiles', () => {
   it('deletes due files of every account (record, blob, storage) and logs each; keeps the rest', async () => {
     const { hangar, repos, blobs, clock, alice, bob, shown, totals } = await world();
-    const due = await hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body: signedBytes('text/plain', 7), expiresInSeconds: 10 });
-    const bobsDue = await hangar.uploadFile.execute({ userId: bob.userId, contentType: 'text/plain', fileName: undefined, body: signedBytes('text/plain', 8), expiresAt: new Date(clock.now().getTime() + 5_000) });
-    const later = await hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body: signedBytes('text/plain', 9), expiresInSeconds: 3600 });
+    const due = await hangar.uploadFile.execute({
+      userId: alice.userId,
+      contentType: 'text/plain',
+      fileName: undefined,
+      body: signedBytes('text/plain', 7),
+      expiresInSeconds: 10,
+    });
+    const bobsDue = await hangar.uploadFile.execute({
+      userId: bob.userId,
+      contentType: 'text/plain',
+      fileName: undefined,
+      body: signedBytes('text/plain', 8),
+      expiresAt: new Date(clock.now().getTime() + 5_000),
+    });
+    const later = await hangar.uploadFile.execute({
+      userId: alice.userId,
+      contentType: 'text/plain',
+      fileName: undefined,
+      body: signedBytes('text/plain', 9),
+      expiresInSeconds: 3600,
+    });
     expect(await hangar.expireFiles.execute()).to.equal(0);
     const before = await totals(alice.userId);
     clock.advance(10_000);

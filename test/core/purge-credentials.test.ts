@@ -14,7 +14,15 @@ describe('PurgeCredentials', () => {
     world.clock.advance(24 * HOUR + 1000);
     await world.hangar.registerAccount.execute({ email: 'new@example.com', password: DEFAULT_PASSWORD });
 
-    expect(await world.hangar.purgeCredentials.execute()).to.deep.equal({ oneTimeTokens: 1, sessions: 0, refreshTokens: 0, idleSessions: 0, mfaChallenges: 0, passkeyChallenges: 0, oidcFlows: 0 });
+    expect(await world.hangar.purgeCredentials.execute()).to.deep.equal({
+      oneTimeTokens: 1,
+      sessions: 0,
+      refreshTokens: 0,
+      idleSessions: 0,
+      mfaChallenges: 0,
+      passkeyChallenges: 0,
+      oidcFlows: 0,
+    });
 
     await expectDomainError(world.hangar.confirmEmail.execute({ token: expired }), 'INVALID_TOKEN');
     await world.hangar.confirmEmail.execute({ token: world.lastToken('new@example.com', 'confirm') });
@@ -36,12 +44,28 @@ describe('PurgeCredentials', () => {
     await hangar.logOut.execute({ sessionId: principal.sessionId });
 
     clock.advance(RETENTION - 1000);
-    expect(await hangar.purgeCredentials.execute(), 'nothing is old enough yet').to.deep.equal({ oneTimeTokens: 0, sessions: 0, refreshTokens: 0, idleSessions: 0, mfaChallenges: 0, passkeyChallenges: 0, oidcFlows: 0 });
+    expect(await hangar.purgeCredentials.execute(), 'nothing is old enough yet').to.deep.equal({
+      oneTimeTokens: 0,
+      sessions: 0,
+      refreshTokens: 0,
+      idleSessions: 0,
+      mfaChallenges: 0,
+      passkeyChallenges: 0,
+      oidcFlows: 0,
+    });
     await expectDomainError(hangar.refreshSession.execute({ refreshToken: loggedOut.refreshToken }), 'INVALID_REFRESH_TOKEN');
 
     clock.advance(2000);
     // The logged-out session with its token, and the first token of the kept session (rotated away).
-    expect(await hangar.purgeCredentials.execute()).to.deep.equal({ oneTimeTokens: 0, sessions: 1, refreshTokens: 2, idleSessions: 0, mfaChallenges: 0, passkeyChallenges: 0, oidcFlows: 0 });
+    expect(await hangar.purgeCredentials.execute()).to.deep.equal({
+      oneTimeTokens: 0,
+      sessions: 1,
+      refreshTokens: 2,
+      idleSessions: 0,
+      mfaChallenges: 0,
+      passkeyChallenges: 0,
+      oidcFlows: 0,
+    });
 
     // The current tokens of live sessions work, however old.
     const again = await hangar.refreshSession.execute({ refreshToken: rotated.refreshToken });

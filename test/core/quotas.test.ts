@@ -1,14 +1,6 @@
 import { expect } from 'chai';
 import type { FileRepository, InsertResult, QuotaLimits, StoredFile } from '../../core/index.js';
-import {
-  brokenBody,
-  bytes,
-  createMemoryHangar,
-  expectDomainError,
-  settle,
-  untouchableBody,
-  withTrialPlan,
-} from '../support/memory-hangar.js';
+import { brokenBody, bytes, createMemoryHangar, expectDomainError, settle, untouchableBody, withTrialPlan } from '../support/memory-hangar.js';
 
 /**
  * A FileRepository that holds every insert until `expected` inserts are waiting, then lets them
@@ -75,7 +67,10 @@ describe('Quotas', () => {
       for (let i = 0; i < 10; i++) await upload(alice.userId, { size: 10 });
       const putsBefore = blobs.putKeys.length;
       const body = untouchableBody();
-      const error = await expectDomainError(hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body }), 'FILE_COUNT_LIMIT_REACHED');
+      const error = await expectDomainError(
+        hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body }),
+        'FILE_COUNT_LIMIT_REACHED',
+      );
       expect(error.details).to.deep.equal({ file_count_limit: 10 });
       expect(body.touched).to.equal(false);
       expect(blobs.putKeys).to.have.length(putsBefore);
@@ -128,7 +123,10 @@ describe('Quotas', () => {
       await upload(alice.userId, { size: 500 });
       const putsBefore = blobs.putKeys.length;
       const body = untouchableBody();
-      const error = await expectDomainError(hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body }), 'STORAGE_LIMIT_REACHED');
+      const error = await expectDomainError(
+        hangar.uploadFile.execute({ userId: alice.userId, contentType: 'text/plain', fileName: undefined, body }),
+        'STORAGE_LIMIT_REACHED',
+      );
       expect(error.details).to.deep.equal({ storage_limit_bytes: 2500 });
       expect(body.touched).to.equal(false);
       expect(blobs.putKeys).to.have.length(putsBefore);

@@ -197,7 +197,12 @@ describe('LogIn under the login limits', () => {
     const codes = async (email: string) => {
       const seen: string[] = [];
       for (let i = 0; i < 4; i++) {
-        seen.push(await world.hangar.logIn.execute({ email, password: 'wrong password', client: '203.0.113.5' }).then(() => 'OK', (e: { code: string }) => e.code));
+        seen.push(
+          await world.hangar.logIn.execute({ email, password: 'wrong password', client: '203.0.113.5' }).then(
+            () => 'OK',
+            (e: { code: string }) => e.code,
+          ),
+        );
       }
       return seen;
     };
@@ -208,7 +213,8 @@ describe('LogIn under the login limits', () => {
   it('refuses even the right password while the delay runs, and accepts it from the owner’s own address', async () => {
     const world = createMemoryHangar({ rateLimits: { loginFreeFailuresPerAccount: 1 } });
     await world.registerConfirmed('owner@example.com');
-    for (let i = 0; i < 1; i++) await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: 'guess', client: '203.0.113.5' }), 'INVALID_CREDENTIALS');
+    for (let i = 0; i < 1; i++)
+      await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: 'guess', client: '203.0.113.5' }), 'INVALID_CREDENTIALS');
     await expectDomainError(world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '203.0.113.5' }), 'RATE_LIMITED');
     await world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '198.51.100.2' });
   });
@@ -228,9 +234,10 @@ describe('LogIn under the login limits', () => {
     checks = 0;
     const codes = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        world.hangar.logIn
-          .execute({ email: 'owner@example.com', password: i === 36 ? DEFAULT_PASSWORD : `guess ${i}`, client: '203.0.113.5' })
-          .then(() => 'OK', (error: { code: string }) => error.code),
+        world.hangar.logIn.execute({ email: 'owner@example.com', password: i === 36 ? DEFAULT_PASSWORD : `guess ${i}`, client: '203.0.113.5' }).then(
+          () => 'OK',
+          (error: { code: string }) => error.code,
+        ),
       ),
     );
     expect(checks).to.be.at.most(5);
@@ -244,7 +251,10 @@ describe('LogIn under the login limits', () => {
     await world.registerConfirmed('owner@example.com');
     const codes = await Promise.all(
       Array.from({ length: 20 }, () =>
-        world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '203.0.113.8' }).then(() => 'OK', (error: { code: string }) => error.code),
+        world.hangar.logIn.execute({ email: 'owner@example.com', password: DEFAULT_PASSWORD, client: '203.0.113.8' }).then(
+          () => 'OK',
+          (error: { code: string }) => error.code,
+        ),
       ),
     );
     expect(codes).to.deep.equal(Array.from({ length: 20 }, () => 'OK'));

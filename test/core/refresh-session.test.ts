@@ -90,7 +90,11 @@ describe('RefreshSession', () => {
     await hangar.activity.flush();
     const logged = (await hangar.listLogs.execute({ userId: alice.userId, page: 1, limit: 10 })).items;
     expect(logged.map((entry) => [entry.method, entry.path, entry.statusCode, entry.metadata.reason, entry.metadata.session_id])).to.deep.include([
-      'POST', '/auth/refresh', 401, 'refresh_token_reuse', sessionId,
+      'POST',
+      '/auth/refresh',
+      401,
+      'refresh_token_reuse',
+      sessionId,
     ]);
   });
 

@@ -82,7 +82,8 @@ describe('RequestPasswordReset', () => {
     let failing = false;
     const world = createMemoryHangar({}, (ports) => ({
       tokens: overriding(ports.tokens, {
-        create: async (token: Parameters<OneTimeTokenRepository['create']>[0]) => (failing ? Promise.reject(new Error('database down')) : ports.tokens.create(token)),
+        create: async (token: Parameters<OneTimeTokenRepository['create']>[0]) =>
+          failing ? Promise.reject(new Error('database down')) : ports.tokens.create(token),
       }),
     }));
     await world.registerConfirmed('alice@example.com');

@@ -40,7 +40,10 @@ describe('ResetPassword', () => {
 
   it('revokes every API key of the account with revokeApiKeys, and no other account’s', async () => {
     const { hangar, token, alice, registerConfirmed } = await withResetLink();
-    const keys = [await hangar.createApiKey.execute({ userId: alice.userId, name: 'ci' }), await hangar.createApiKey.execute({ userId: alice.userId, name: 'sharex' })];
+    const keys = [
+      await hangar.createApiKey.execute({ userId: alice.userId, name: 'ci' }),
+      await hangar.createApiKey.execute({ userId: alice.userId, name: 'sharex' }),
+    ];
     const bob = await registerConfirmed('bob@example.com');
     const bobs = await hangar.createApiKey.execute({ userId: bob.userId, name: 'ci' });
     expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password', revokeApiKeys: true })).to.include({ revokedApiKeys: 2 });
@@ -92,7 +95,10 @@ describe('ResetPassword', () => {
 
   it('returns the redirect_to given with the request', async () => {
     const { hangar, token } = await withResetLink('http://app.test/welcome/reset-done');
-    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password' })).to.deep.equal({ redirectTo: 'http://app.test/welcome/reset-done', revokedApiKeys: 0 });
+    expect(await hangar.resetPassword.execute({ token, password: 'brand-new-password' })).to.deep.equal({
+      redirectTo: 'http://app.test/welcome/reset-done',
+      revokedApiKeys: 0,
+    });
   });
 
   it('returns a null redirect when none was given', async () => {

@@ -9,7 +9,9 @@ async function* bodyOf(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8A
 /** A world whose partial blobs can be counted. */
 function aWorld() {
   let partials: MemoryPartialBlobStore | undefined;
-  const world = createMemoryHangar({ resumableUploadExpiryHours: 1 }, (defaults) => ({ partialBlobs: (partials = new MemoryPartialBlobStore(defaults.blobs)) }));
+  const world = createMemoryHangar({ resumableUploadExpiryHours: 1 }, (defaults) => ({
+    partialBlobs: (partials = new MemoryPartialBlobStore(defaults.blobs)),
+  }));
   return { ...world, partials: partials! };
 }
 
@@ -20,7 +22,10 @@ describe('resumable uploads (core, in-memory adapters)', () => {
     const upload = await world.hangar.createResumableUpload.execute({ userId, length: 12, contentType: 'text/plain', fileName: 'notes.txt' });
     expect(await world.repos.files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0, reservedBytes: 12, reservedFiles: 1 });
     await world.hangar.appendToResumableUpload.execute({ userId, uploadId: upload.id, offset: 0, body: bodyOf('hello ') });
-    await expectDomainError(world.hangar.appendToResumableUpload.execute({ userId, uploadId: upload.id, offset: 0, body: bodyOf('x') }), 'UPLOAD_OFFSET_MISMATCH');
+    await expectDomainError(
+      world.hangar.appendToResumableUpload.execute({ userId, uploadId: upload.id, offset: 0, body: bodyOf('x') }),
+      'UPLOAD_OFFSET_MISMATCH',
+    );
     const middle = await world.hangar.appendToResumableUpload.execute({ userId, uploadId: upload.id, offset: 6, body: bodyOf('wor') });
     expect(middle.file).to.equal(undefined);
     expect((await world.hangar.listFiles.execute({ userId, page: 1, limit: 10, filter: {} })).items).to.deep.equal([]);
@@ -35,7 +40,10 @@ describe('resumable uploads (core, in-memory adapters)', () => {
     const world = aWorld();
     const { userId } = await world.registerConfirmed('tus@example.com');
     const upload = await world.hangar.createResumableUpload.execute({ userId, length: 64, contentType: 'image/png', fileName: 'not.png' });
-    await expectDomainError(world.hangar.appendToResumableUpload.execute({ userId, uploadId: upload.id, offset: 0, body: bodyOf('x'.repeat(64)) }), 'CONTENT_TYPE_MISMATCH');
+    await expectDomainError(
+      world.hangar.appendToResumableUpload.execute({ userId, uploadId: upload.id, offset: 0, body: bodyOf('x'.repeat(64)) }),
+      'CONTENT_TYPE_MISMATCH',
+    );
     expect(await world.repos.files.totals(userId)).to.deep.equal({ storageBytes: 0, filesCount: 0 });
     expect(await world.blobs.liveKeys()).to.deep.equal([]);
     expect(world.partials.count).to.equal(0);
@@ -62,7 +70,10 @@ describe('resumable uploads (core, in-memory adapters)', () => {
     const alice = await world.registerConfirmed('alice@example.com');
     const bob = await world.registerConfirmed('bob@example.com');
     const upload = await world.hangar.createResumableUpload.execute({ userId: alice.userId, length: 10, contentType: 'text/plain', fileName: undefined });
-    await expectDomainError(world.hangar.appendToResumableUpload.execute({ userId: bob.userId, uploadId: upload.id, offset: 0, body: bodyOf('0123456789') }), 'UPLOAD_NOT_FOUND');
+    await expectDomainError(
+      world.hangar.appendToResumableUpload.execute({ userId: bob.userId, uploadId: upload.id, offset: 0, body: bodyOf('0123456789') }),
+      'UPLOAD_NOT_FOUND',
+    );
     await expectDomainError(world.hangar.terminateResumableUpload.execute({ userId: bob.userId, uploadId: upload.id }), 'UPLOAD_NOT_FOUND');
   });
 

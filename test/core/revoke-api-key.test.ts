@@ -23,7 +23,8 @@ class StrictUuidApiKeyRepository implements ApiKeyRepository {
   }
   async delete(options: Parameters<ApiKeyRepository['delete']>[0]) {
     this.deleteCalls++;
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(options.id)) throw new Error(`invalid input syntax for type uuid: "${options.id}"`);
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(options.id))
+      throw new Error(`invalid input syntax for type uuid: "${options.id}"`);
     return this.inner.delete(options);
   }
   deleteAllForUser(...args: Parameters<ApiKeyRepository['deleteAllForUser']>) {

@@ -38,7 +38,7 @@ describe('TOTP two-factor sign-in', () => {
     const alice = await world.registerConfirmed('alice@example.com');
     const { secret } = await world.hangar.startTotpEnrolment.execute({ userId: alice.userId });
     expect((await world.hangar.logIn.execute({ email: alice.email, password: DEFAULT_PASSWORD })).session).to.not.equal(undefined);
-    const wrong = (await totp.codeAt({ secret, at: new Date(world.clock.now().getTime() + 10 * STEP_MS) }));
+    const wrong = await totp.codeAt({ secret, at: new Date(world.clock.now().getTime() + 10 * STEP_MS) });
     await expectDomainError(world.hangar.confirmTotpEnrolment.execute({ userId: alice.userId, code: wrong }), 'INVALID_MFA_CODE');
     expect(await world.hangar.getMfaStatus.execute({ userId: alice.userId })).to.deep.equal({ totp: 'pending', recoveryCodesLeft: 0 });
   });
@@ -100,10 +100,14 @@ describe('TOTP two-factor sign-in', () => {
   it('a wrong code leaves the mfa_token usable; after 5 wrong codes the account is rate-limited, even with the right one', async () => {
     const { hangar, logIn, codeNow, clock } = await enrolled();
     const token = await logIn();
-    await expectDomainError(hangar.completeMfaSignIn.execute({ mfaToken: token, code: '000000' === (await codeNow()) ? '111111' : '000000' }), 'INVALID_MFA_CODE');
+    await expectDomainError(
+      hangar.completeMfaSignIn.execute({ mfaToken: token, code: '000000' === (await codeNow()) ? '111111' : '000000' }),
+      'INVALID_MFA_CODE',
+    );
     await hangar.completeMfaSignIn.execute({ mfaToken: token, code: await codeNow() });
     // The right code gave its point back: one wrong code counted so far, four more reach the limit.
-    for (let i = 0; i < 4; i++) await expectDomainError(hangar.completeMfaSignIn.execute({ mfaToken: await logIn(), code: `wrong-recovery-code-${i}` }), 'INVALID_MFA_CODE');
+    for (let i = 0; i < 4; i++)
+      await expectDomainError(hangar.completeMfaSignIn.execute({ mfaToken: await logIn(), code: `wrong-recovery-code-${i}` }), 'INVALID_MFA_CODE');
     clock.advance(STEP_MS);
     const limited = await expectDomainError(hangar.completeMfaSignIn.execute({ mfaToken: await logIn(), code: await codeNow() }), 'RATE_LIMITED');
     expect((limited.details as { retry_after_seconds: number }).retry_after_seconds).to.be.greaterThan(0);

@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
-import { createHangar, type HangarOptions, type ImageRequest, type ImageTransform, type ImageTransformer, normaliseImageRequest, parseImageRequest, TransformSlots } from '../../core/index.js';
+import {
+  createHangar,
+  type HangarOptions,
+  type ImageRequest,
+  type ImageTransform,
+  type ImageTransformer,
+  normaliseImageRequest,
+  parseImageRequest,
+  TransformSlots,
+} from '../../core/index.js';
 import { animatedGif, corruptPng, describeImage, exifJpeg, pixelAt, pngBomb, solidPng } from '../support/images.js';
 import { bodyOf, collect, createMemoryHangar, expectDomainError, gate, MIB, settle, withTrialPlan } from '../support/memory-hangar.js';
 
@@ -19,10 +28,23 @@ class CountingTransformer implements ImageTransformer {
   }
 }
 
-async function world(options: { imageOpsLimit?: number | null; storageLimitBytes?: number; images?: HangarOptions['images']; rateLimits?: HangarOptions['rateLimits']; transformer?: ImageTransformer } = {}) {
+async function world(
+  options: {
+    imageOpsLimit?: number | null;
+    storageLimitBytes?: number;
+    images?: HangarOptions['images'];
+    rateLimits?: HangarOptions['rateLimits'];
+    transformer?: ImageTransformer;
+  } = {},
+) {
   const transformer = options.transformer ?? new CountingTransformer();
   const w = createMemoryHangar(
-    { defaultMaxUploadSizeBytes: MIB, ...withTrialPlan({ storageLimitBytes: options.storageLimitBytes ?? 10 * MIB, imageOpsLimit: options.imageOpsLimit }), images: options.images, rateLimits: options.rateLimits },
+    {
+      defaultMaxUploadSizeBytes: MIB,
+      ...withTrialPlan({ storageLimitBytes: options.storageLimitBytes ?? 10 * MIB, imageOpsLimit: options.imageOpsLimit }),
+      images: options.images,
+      rateLimits: options.rateLimits,
+    },
     () => ({ images: transformer }),
   );
   const alice = await w.registerConfirmed('alice@example.com');
@@ -44,7 +66,11 @@ async function world(options: { imageOpsLimit?: number | null; storageLimitBytes
 describe('Image parameters (parseImageRequest, normaliseImageRequest)', () => {
   it('reads w, h, fit, format and q, and ignores other parameters', () => {
     expect(parseImageRequest({ w: '320', h: '200', fit: 'contain', format: 'webp', q: '70', v: 'cache-buster' })).to.deep.equal({
-      width: 320, height: 200, fit: 'contain', format: 'webp', quality: 70,
+      width: 320,
+      height: 200,
+      fit: 'contain',
+      format: 'webp',
+      quality: 70,
     });
   });
 
@@ -54,12 +80,24 @@ describe('Image parameters (parseImageRequest, normaliseImageRequest)', () => {
   });
 
   for (const [query, parameter] of [
-    [{ w: '0' }, 'w'], [{ w: '4097' }, 'w'], [{ h: '-5' }, 'h'], [{ w: '12.5' }, 'w'], [{ w: '' }, 'w'], [{ w: 'abc' }, 'w'],
-    [{ fit: 'stretch' }, 'fit'], [{ format: 'gif' }, 'format'], [{ format: 'WEBP' }, 'format'], [{ q: '0' }, 'q'], [{ q: '101' }, 'q'],
+    [{ w: '0' }, 'w'],
+    [{ w: '4097' }, 'w'],
+    [{ h: '-5' }, 'h'],
+    [{ w: '12.5' }, 'w'],
+    [{ w: '' }, 'w'],
+    [{ w: 'abc' }, 'w'],
+    [{ fit: 'stretch' }, 'fit'],
+    [{ format: 'gif' }, 'format'],
+    [{ format: 'WEBP' }, 'format'],
+    [{ q: '0' }, 'q'],
+    [{ q: '101' }, 'q'],
     [{ w: ['10', '20'] }, 'w'],
   ] as const) {
     it(`refuses ${JSON.stringify(query)} with INVALID_TRANSFORM naming ${parameter}`, async () => {
-      const error = await expectDomainError(Promise.resolve().then(() => parseImageRequest(query)), 'INVALID_TRANSFORM');
+      const error = await expectDomainError(
+        Promise.resolve().then(() => parseImageRequest(query)),
+        'INVALID_TRANSFORM',
+      );
       expect((error.details as { parameter: string }).parameter).to.equal(parameter);
     });
   }
@@ -80,7 +118,8 @@ describe('Image parameters (parseImageRequest, normaliseImageRequest)', () => {
 
   it('keeps the source format when none is asked, and gives equal requests one normal form', () => {
     expect(normaliseImageRequest({ width: 100 }, 'image/png', undefined)).to.deep.equal({
-      transform: { width: 100, height: undefined, fit: 'cover', format: 'png', quality: undefined }, negotiated: false,
+      transform: { width: 100, height: undefined, fit: 'cover', format: 'png', quality: undefined },
+      negotiated: false,
     });
     const a = normaliseImageRequest({ width: 100, fit: 'contain', format: 'webp' }, 'image/jpeg', undefined);
     const b = normaliseImageRequest({ width: 100, format: 'webp', quality: 80 }, 'image/jpeg', undefined);
@@ -89,7 +128,10 @@ describe('Image parameters (parseImageRequest, normaliseImageRequest)', () => {
 
   it('refuses parameters on a file that is not a raster image with NOT_AN_IMAGE', async () => {
     for (const type of ['text/plain', 'image/svg+xml', 'application/pdf']) {
-      await expectDomainError(Promise.resolve().then(() => normaliseImageRequest({ width: 10 }, type, undefined)), 'NOT_AN_IMAGE');
+      await expectDomainError(
+        Promise.resolve().then(() => normaliseImageRequest({ width: 10 }, type, undefined)),
+        'NOT_AN_IMAGE',
+      );
     }
   });
 });
@@ -104,7 +146,16 @@ describe('TransformPublicImage', function () {
     const file = await w.uploadImage(source);
     const { image, bytes } = await w.fetchVariant(file.fileId, { width: 24, format: 'webp' });
     expect(image.contentType).to.equal('image/webp');
-    expect(await describeImage(bytes)).to.deep.equal({ format: 'webp', width: 24, height: 32, pages: 1, orientation: undefined, exif: false, xmp: false, icc: false });
+    expect(await describeImage(bytes)).to.deep.equal({
+      format: 'webp',
+      width: 24,
+      height: 32,
+      pages: 1,
+      orientation: undefined,
+      exif: false,
+      xmp: false,
+      icc: false,
+    });
     // Shown upright, the stored left half (red) is on top: orientation 6 turns the image 90° clockwise.
     const [r, , b] = await pixelAt(bytes, 12, 4);
     expect(r).to.be.above(150);
@@ -163,7 +214,9 @@ describe('TransformPublicImage', function () {
     const file = await w.uploadImage(await exifJpeg());
     const a = await w.hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 32, format: 'webp' } });
     const b = await w.hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 32, format: 'png' } });
-    expect(a.etag).to.match(/^"[0-9a-f]{64}-[0-9A-Za-z_-]+"$/).and.contain(file.sha256);
+    expect(a.etag)
+      .to.match(/^"[0-9a-f]{64}-[0-9A-Za-z_-]+"$/)
+      .and.contain(file.sha256);
     expect(a.etag).to.not.equal(b.etag);
     expect(a.varyAccept).to.equal(false);
     const auto = await w.hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 32, format: 'auto' }, accept: 'image/webp' });
@@ -325,13 +378,17 @@ describe('TransformSlots', () => {
     let running = 0;
     let peak = 0;
     const order: number[] = [];
-    await Promise.all(Array.from({ length: 6 }, (_, i) => slots.run(async () => {
-      running += 1;
-      peak = Math.max(peak, running);
-      order.push(i);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      running -= 1;
-    })));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        slots.run(async () => {
+          running += 1;
+          peak = Math.max(peak, running);
+          order.push(i);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          running -= 1;
+        }),
+      ),
+    );
     expect(peak).to.equal(2);
     expect(order).to.deep.equal([0, 1, 2, 3, 4, 5]);
     expect(slots.active).to.equal(0);
@@ -342,7 +399,10 @@ describe('TransformSlots', () => {
     const held = gate();
     const running = slots.run(() => held.promise);
     const waiting = slots.run(async () => 'second');
-    await expectDomainError(slots.run(async () => 'third'), 'IMAGE_BUSY');
+    await expectDomainError(
+      slots.run(async () => 'third'),
+      'IMAGE_BUSY',
+    );
     held.open();
     await running;
     expect(await waiting).to.equal('second');
@@ -350,7 +410,8 @@ describe('TransformSlots', () => {
 });
 
 describe('TransformPublicImage: variants bounded (size ladder, per-file cap, storage, rate limit) and claimed once across processes', () => {
-  const variantKeys = (w: Awaited<ReturnType<typeof world>>, blobKey: string) => w.blobs.liveKeys().then((keys) => keys.filter((key) => key.startsWith(`${blobKey}/`)));
+  const variantKeys = (w: Awaited<ReturnType<typeof world>>, blobKey: string) =>
+    w.blobs.liveKeys().then((keys) => keys.filter((key) => key.startsWith(`${blobKey}/`)));
 
   it('snaps w and h of an unsigned request up to the size ladder, so nearby sizes share one stored variant; exactSize keeps them', async () => {
     const w = await world();
@@ -428,7 +489,9 @@ describe('TransformPublicImage: variants bounded (size ladder, per-file cap, sto
     const held = gate();
     w.transformer.hold = held.promise;
     const ask = (hangar: typeof w.hangar) =>
-      hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 128, format: 'webp' } }).then(async (image) => collect((await image.open()).body));
+      hangar.transformPublicImage
+        .execute({ fileId: file.fileId, request: { width: 128, format: 'webp' } })
+        .then(async (image) => collect((await image.open()).body));
     const results = Array.from({ length: 10 }, (_, i) => ask(i % 2 ? other : w.hangar));
     await new Promise((resolve) => setTimeout(resolve, 50));
     held.open();
@@ -442,7 +505,11 @@ describe('TransformPublicImage: variants bounded (size ladder, per-file cap, sto
   it('takes over the claim of a process that died once its lease expired; until then waits, then answers IMAGE_BUSY', async () => {
     const w = await world({ images: { claimWaitMs: 100 } });
     const file = await w.uploadImage(await exifJpeg(200, 200, 1));
-    const name = (await w.hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 64, format: 'png' } })).etag.split('-').slice(1).join('-').replace(/"$/, '');
+    const name = (await w.hangar.transformPublicImage.execute({ fileId: file.fileId, request: { width: 64, format: 'png' } })).etag
+      .split('-')
+      .slice(1)
+      .join('-')
+      .replace(/"$/, '');
     const dead = { fileRecordId: file.id, userId: w.alice.userId, variant: name, token: 'dead process', now: w.clock.now(), leaseMs: 62_000, maxPerFile: 20 };
     expect(await w.ports.imageVariants.claim(dead)).to.equal('claimed');
     await expectDomainError(w.fetchVariant(file.fileId, { width: 64, format: 'png' }), 'IMAGE_BUSY');

@@ -78,7 +78,16 @@ describe('UpdateSettings', () => {
     const { hangar, alice, upload } = await withAlice();
     await hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: MIB });
     const photo = await gpsPhoto('jpeg');
-    const send = async () => (await upload(alice.userId, { contentType: 'image/jpeg', body: (async function* () { yield photo; })(), contentLength: photo.length })).file;
+    const send = async () =>
+      (
+        await upload(alice.userId, {
+          contentType: 'image/jpeg',
+          body: (async function* () {
+            yield photo;
+          })(),
+          contentLength: photo.length,
+        })
+      ).file;
     expect((await send()).metadataRemoved).to.deep.equal(['location']);
     expect((await hangar.updateSettings.execute({ userId: alice.userId, imageMetadata: 'strip_all' })).imageMetadata).to.equal('strip_all');
     const bare = await send();

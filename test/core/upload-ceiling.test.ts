@@ -14,7 +14,10 @@ describe('Upload size ceiling from the plan', () => {
   it('follows a plan change: the pro ceiling (10 MiB) is allowed after changePlan, not before', async () => {
     const world = createMemoryHangar();
     const alice = await world.registerConfirmed('alice@example.com');
-    const before = await expectDomainError(world.hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: PRO_PLAN.maxUploadSizeBytes }), 'INVALID_SETTINGS');
+    const before = await expectDomainError(
+      world.hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: PRO_PLAN.maxUploadSizeBytes }),
+      'INVALID_SETTINGS',
+    );
     expect(before.details).to.deep.equal({ max: MIB });
     await world.hangar.changePlan.execute({ email: alice.email, planName: 'pro' });
     const settings = await world.hangar.updateSettings.execute({ userId: alice.userId, maxUploadSizeBytes: PRO_PLAN.maxUploadSizeBytes });

@@ -73,7 +73,10 @@ class FailingInsertFileRepository extends DelegatingFileRepository {
 
 /** A FileRepository that reports each read of the totals before an upload's body (`totalsAndFileIdTaken`). */
 class CountingFileRepository extends DelegatingFileRepository {
-  constructor(inner: FileRepository, private readonly onRead: () => void) {
+  constructor(
+    inner: FileRepository,
+    private readonly onRead: () => void,
+  ) {
     super(inner);
   }
   override totalsAndFileIdTaken(userId: string, fileId: string) {
@@ -221,7 +224,10 @@ describe('UploadFile', () => {
       it(`refuses Content-Type ${JSON.stringify(contentType)} with CONTENT_TYPE_NOT_ALLOWED before reading the body, storing nothing`, async () => {
         const { hangar, alice, expectNothingStored } = await withAlice();
         const body = untouchableBody();
-        const error = await expectDomainError(hangar.uploadFile.execute({ userId: alice.userId, contentType, fileName: 'x', body }), 'CONTENT_TYPE_NOT_ALLOWED');
+        const error = await expectDomainError(
+          hangar.uploadFile.execute({ userId: alice.userId, contentType, fileName: 'x', body }),
+          'CONTENT_TYPE_NOT_ALLOWED',
+        );
         expect(error.details).to.have.property('allowed').that.includes('image/png');
         expect(body.touched).to.equal(false);
         await expectNothingStored();
@@ -372,7 +378,9 @@ describe('UploadFile', () => {
     /** Process A is `world.hangar`; process B is another core on the same repositories and blobs. */
     function twoProcesses(plan: Parameters<typeof withTrialPlan>[0]) {
       let reads = 0;
-      const world = createMemoryHangar({ ...withTrialPlan(plan), defaultMaxUploadSizeBytes: 1000 }, (ports) => ({ files: new CountingFileRepository(ports.files, () => reads++) }));
+      const world = createMemoryHangar({ ...withTrialPlan(plan), defaultMaxUploadSizeBytes: 1000 }, (ports) => ({
+        files: new CountingFileRepository(ports.files, () => reads++),
+      }));
       const other = createHangar(world.ports, world.options);
       const uploadThrough = (hangar: Hangar, userId: string, input: { size?: number; body?: AsyncIterable<Uint8Array> }) =>
         hangar.uploadFile.execute({ userId, contentType: 'text/plain', fileName: undefined, body: input.body ?? bytes(input.size ?? 10) });

@@ -14,17 +14,35 @@ async function world(options: { maxPerAccount?: number; allowHttp?: boolean } = 
 describe('Webhooks (core use cases)', () => {
   it('creates an enabled endpoint with its events in the canonical order and a whsec_ secret', async () => {
     const { hangar, alice } = await world();
-    const { webhook, secret } = await hangar.createWebhook.execute({ userId: alice.userId, url: PUBLIC_URL, events: ['file.deleted', 'file.created', 'file.created'], description: '  mine  ' });
+    const { webhook, secret } = await hangar.createWebhook.execute({
+      userId: alice.userId,
+      url: PUBLIC_URL,
+      events: ['file.deleted', 'file.created', 'file.created'],
+      description: '  mine  ',
+    });
     expect(secret).to.match(/^whsec_[0-9A-Za-z]{44}$/);
     expect(Buffer.from(secret.slice(6), 'base64')).to.have.length(33);
-    expect(webhook).to.deep.include({ userId: alice.userId, url: PUBLIC_URL, events: ['file.created', 'file.deleted'], description: 'mine', enabled: true, disabledReason: null, createdAt: START });
+    expect(webhook).to.deep.include({
+      userId: alice.userId,
+      url: PUBLIC_URL,
+      events: ['file.created', 'file.deleted'],
+      description: 'mine',
+      enabled: true,
+      disabledReason: null,
+      createdAt: START,
+    });
     expect(await hangar.listWebhooks.execute({ userId: alice.userId })).to.deep.equal([webhook]);
   });
 
   it('refuses a non-https URL, credentials, a fragment, a private address, unknown or no events, and a long description, storing nothing', async () => {
     const { hangar, alice } = await world();
     const attempt = (input: { url?: string; events?: string[]; description?: string }) =>
-      hangar.createWebhook.execute({ userId: alice.userId, url: input.url ?? PUBLIC_URL, events: input.events ?? ['file.created'], description: input.description });
+      hangar.createWebhook.execute({
+        userId: alice.userId,
+        url: input.url ?? PUBLIC_URL,
+        events: input.events ?? ['file.created'],
+        description: input.description,
+      });
     await expectDomainError(attempt({ url: 'http://93.184.215.14/hooks' }), 'WEBHOOK_URL_REFUSED');
     await expectDomainError(attempt({ url: 'https://user:pw@93.184.215.14/' }), 'VALIDATION_FAILED');
     await expectDomainError(attempt({ url: 'https://93.184.215.14/#x' }), 'VALIDATION_FAILED');
@@ -39,7 +57,9 @@ describe('Webhooks (core use cases)', () => {
 
   it('accepts http:// when the service allows it', async () => {
     const { hangar, alice } = await world({ allowHttp: true });
-    expect((await hangar.createWebhook.execute({ userId: alice.userId, url: 'http://93.184.215.14/hooks', events: ['file.created'] })).webhook.url).to.equal('http://93.184.215.14/hooks');
+    expect((await hangar.createWebhook.execute({ userId: alice.userId, url: 'http://93.184.215.14/hooks', events: ['file.created'] })).webhook.url).to.equal(
+      'http://93.184.215.14/hooks',
+    );
   });
 
   it('refuses the endpoint past the account’s cap with WEBHOOK_LIMIT_REACHED; another account is not counted', async () => {
@@ -66,14 +86,25 @@ describe('Webhooks (core use cases)', () => {
   it('changes URL, events and state, rotates the secret, and queues a test delivery that shows in the log', async () => {
     const { hangar, alice } = await world();
     const { webhook, secret } = await hangar.createWebhook.execute({ userId: alice.userId, url: PUBLIC_URL, events: ['file.created'] });
-    const changed = await hangar.updateWebhook.execute({ userId: alice.userId, id: webhook.id, url: 'https://1.1.1.1/h', events: ['share.created'], enabled: false });
+    const changed = await hangar.updateWebhook.execute({
+      userId: alice.userId,
+      id: webhook.id,
+      url: 'https://1.1.1.1/h',
+      events: ['share.created'],
+      enabled: false,
+    });
     expect(changed).to.deep.include({ url: 'https://1.1.1.1/h', events: ['share.created'], enabled: false });
     await expectDomainError(hangar.updateWebhook.execute({ userId: alice.userId, id: webhook.id, url: 'https://10.0.0.1/' }), 'WEBHOOK_URL_REFUSED');
     const rotated = await hangar.rotateWebhookSecret.execute({ userId: alice.userId, id: webhook.id });
-    expect(rotated.secret).to.match(/^whsec_/).and.not.equal(secret);
+    expect(rotated.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(secret);
     const { deliveryId } = await hangar.sendTestWebhook.execute({ userId: alice.userId, id: webhook.id });
     const log = await hangar.listWebhookDeliveries.execute({ userId: alice.userId, id: webhook.id, page: 1, limit: 10 });
     expect(log.items.map((d) => [d.id, d.eventType, d.state])).to.deep.equal([[deliveryId, 'webhook.test', 'pending']]);
-    await expectDomainError(hangar.retryWebhookDelivery.execute({ userId: alice.userId, id: webhook.id, deliveryId: 'msg_unknown' }), 'WEBHOOK_DELIVERY_NOT_FOUND');
+    await expectDomainError(
+      hangar.retryWebhookDelivery.execute({ userId: alice.userId, id: webhook.id, deliveryId: 'msg_unknown' }),
+      'WEBHOOK_DELIVERY_NOT_FOUND',
+    );
   });
 });

@@ -45,7 +45,11 @@ describe('Dashboard in a real browser: the Admin section', function () {
     await heading('Files').waitFor();
   };
   const register = async (email: string) => {
-    const registered = await fetch(`${server.api}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const registered = await fetch(`${server.api}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
     expect(registered.status).to.equal(201);
     await fetch(`${server.api}/auth/confirm?token=${await mailedToken({ dataDir }, email, '/auth/confirm')}`, { redirect: 'manual' });
   };
@@ -54,7 +58,9 @@ describe('Dashboard in a real browser: the Admin section', function () {
     const violations = await page.evaluate<{ id: string; impact: string; help: string; nodes: string[] }[]>(`
       window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })
         .then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`);
-    expect(violations, `axe-core on ${where}:\n${violations.map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.join(', ')}`).join('\n')}`).to.deep.equal([]);
+    expect(violations, `axe-core on ${where}:\n${violations.map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.join(', ')}`).join('\n')}`).to.deep.equal(
+      [],
+    );
   };
   const sidewaysAtPhoneWidth = () =>
     page.evaluate<string[]>(`(() => {
@@ -74,15 +80,32 @@ describe('Dashboard in a real browser: the Admin section', function () {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-admin-'));
     const [port, contentPort] = [await freePort(), await freePort()];
     server = await startServerProcess({
-      DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: String(contentPort),
-      PUBLIC_API_URL: `http://127.0.0.1:${port}`, PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`, PASSWORD_HASH_MEMORY_KIB: '1024',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONTENT_PORT: String(contentPort),
+      PUBLIC_API_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
       ADMIN_EMAILS: ROOT,
     });
     await register(ROOT);
     await register(MEMBER);
     await register(KEYBOARD_MEMBER);
-    const login = await (await fetch(`${server.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: MEMBER, password: PASSWORD }) })).json() as { session: { access_token: string } };
-    const key = await (await fetch(`${server.api}/auth/api-keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${login.session.access_token}` }, body: '{}' })).json() as { key: string };
+    const login = (await (
+      await fetch(`${server.api}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: MEMBER, password: PASSWORD }),
+      })
+    ).json()) as { session: { access_token: string } };
+    const key = (await (
+      await fetch(`${server.api}/auth/api-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${login.session.access_token}` },
+        body: '{}',
+      })
+    ).json()) as { key: string };
     memberKey = key.key;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, userAgent: 'HangarE2E/1.0 (Chromium)' });
@@ -141,7 +164,13 @@ describe('Dashboard in a real browser: the Admin section', function () {
 
   it('shows invites, plans, the instance and the audit log, each axe-clean, and fits a phone', async () => {
     await page.getByRole('button', { name: '← All users' }).click();
-    for (const [tab, title] of [['Invites', 'Invites'], ['Plans', 'Plans'], ['Instance', 'Instance'], ['Audit', 'Audit log'], ['Users', 'Users']] as const) {
+    for (const [tab, title] of [
+      ['Invites', 'Invites'],
+      ['Plans', 'Plans'],
+      ['Instance', 'Instance'],
+      ['Audit', 'Audit log'],
+      ['Users', 'Users'],
+    ] as const) {
       await page.getByRole('navigation', { name: 'Admin' }).getByRole('button', { name: tab }).click();
       await heading(title, 2).waitFor();
       await expectAxeClean(`Admin: ${tab}`);
@@ -152,7 +181,13 @@ describe('Dashboard in a real browser: the Admin section', function () {
     await heading(/Files and bytes uploaded per day/, 3).waitFor();
     await page.getByRole('columnheader', { name: 'Bytes' }).waitFor();
     await page.setViewportSize(PHONE);
-    for (const [tab, title] of [['Users', 'Users'], ['Invites', 'Invites'], ['Plans', 'Plans'], ['Instance', 'Instance'], ['Audit', 'Audit log']] as const) {
+    for (const [tab, title] of [
+      ['Users', 'Users'],
+      ['Invites', 'Invites'],
+      ['Plans', 'Plans'],
+      ['Instance', 'Instance'],
+      ['Audit', 'Audit log'],
+    ] as const) {
       await page.getByRole('navigation', { name: 'Admin' }).getByRole('button', { name: tab }).click();
       await heading(title, 2).waitFor();
       await page.waitForTimeout(100);
@@ -226,7 +261,10 @@ describe('Dashboard in a real browser: the Admin section', function () {
     await tabTo('the Audit tab', (f) => f.inAdminNav && f.name === 'Audit', { back: true });
     await page.keyboard.press('Enter');
     await heading('Audit log', 2).waitFor();
-    const row = page.getByRole('row').filter({ hasText: KEYBOARD_MEMBER }).filter({ has: page.getByRole('cell', { name: 'suspend', exact: true }) });
+    const row = page
+      .getByRole('row')
+      .filter({ hasText: KEYBOARD_MEMBER })
+      .filter({ has: page.getByRole('cell', { name: 'suspend', exact: true }) });
     await row.first().waitFor();
     expect(await row.count()).to.equal(1);
   });
@@ -234,9 +272,11 @@ describe('Dashboard in a real browser: the Admin section', function () {
   it('asks an administrator to sign in again when the session predates the second factor the account now has', async () => {
     // This browser's session of ROOT was opened before; another session turns TOTP on.
     const json = { 'content-type': 'application/json' };
-    const login = await (await fetch(`${server.api}/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: ROOT, password: PASSWORD }) })).json() as { session: { access_token: string } };
+    const login = (await (
+      await fetch(`${server.api}/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: ROOT, password: PASSWORD }) })
+    ).json()) as { session: { access_token: string } };
     const auth = { ...json, authorization: `Bearer ${login.session.access_token}` };
-    const { secret } = await (await fetch(`${server.api}/auth/mfa/totp`, { method: 'POST', headers: auth })).json() as { secret: string };
+    const { secret } = (await (await fetch(`${server.api}/auth/mfa/totp`, { method: 'POST', headers: auth })).json()) as { secret: string };
     const code = await new OtplibTotp().codeAt({ secret, at: new Date() });
     expect((await fetch(`${server.api}/auth/mfa/totp/verify`, { method: 'POST', headers: auth, body: JSON.stringify({ code }) })).status).to.equal(200);
 

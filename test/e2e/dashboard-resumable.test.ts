@@ -44,12 +44,19 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
   /** Upload-Offset of every PATCH the page sent, in order. */
   const patches: number[] = [];
 
-  const json = async (pathname: string, init: { method?: string; body?: unknown; token?: string; key?: string } = {}): Promise<{ status: number; body: any }> => {
+  const json = async (
+    pathname: string,
+    init: { method?: string; body?: unknown; token?: string; key?: string } = {},
+  ): Promise<{ status: number; body: any }> => {
     const headers: Record<string, string> = {};
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.key) headers['x-api-key'] = init.key;
-    const response = await fetch(server.api + pathname, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    const response = await fetch(server.api + pathname, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
     return { status: response.status, body: response.status === 204 ? undefined : await response.json() };
   };
 
@@ -58,7 +65,9 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
     const violations = await page.evaluate<{ id: string; impact: string; help: string; nodes: string[] }[]>(`
       window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })
         .then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`);
-    expect(violations, `axe-core on ${screen}:\n${violations.map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.join(', ')}`).join('\n')}`).to.deep.equal([]);
+    expect(violations, `axe-core on ${screen}:\n${violations.map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.join(', ')}`).join('\n')}`).to.deep.equal(
+      [],
+    );
   };
 
   /** Upload speed of the page, bytes per second (Chrome DevTools network emulation), so that a pause lands midway. */
@@ -96,11 +105,18 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
     await writeFile(filePath, bytes);
     const [port, contentPort] = [await freePort(), await freePort()];
     server = await startServerProcess({
-      DATA_DIR: path.join(dataDir, 'data'), HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: String(contentPort),
-      PUBLIC_API_URL: `http://127.0.0.1:${port}`, PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`, PASSWORD_HASH_MEMORY_KIB: '1024',
+      DATA_DIR: path.join(dataDir, 'data'),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONTENT_PORT: String(contentPort),
+      PUBLIC_API_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
     });
     expect((await json('/auth/register', { method: 'POST', body: { email: EMAIL, password: PASSWORD } })).status).to.equal(201);
-    await fetch(`${server.api}/auth/confirm?token=${await mailedToken({ dataDir: path.join(dataDir, 'data') }, EMAIL, '/auth/confirm')}`, { redirect: 'manual' });
+    await fetch(`${server.api}/auth/confirm?token=${await mailedToken({ dataDir: path.join(dataDir, 'data') }, EMAIL, '/auth/confirm')}`, {
+      redirect: 'manual',
+    });
     const login = (await json('/auth/login', { method: 'POST', body: { email: EMAIL, password: PASSWORD } })).body;
     apiKey = (await json('/auth/api-keys', { method: 'POST', token: login.session.access_token, body: { name: 'e2e' } })).body.key;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
@@ -111,7 +127,8 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     page.on('request', (request) => {
-      if (request.method() === 'PATCH' && new URL(request.url()).pathname.startsWith('/files/resumable/')) patches.push(Number(request.headers()['upload-offset']));
+      if (request.method() === 'PATCH' && new URL(request.url()).pathname.startsWith('/files/resumable/'))
+        patches.push(Number(request.headers()['upload-offset']));
     });
   });
 
@@ -150,7 +167,10 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
     await expectAccessible('Files with an unfinished upload from before a reload');
     const sentBeforeReload = patches.length;
     await page.locator('input[type=file]').setInputFiles(filePath);
-    await page.getByRole('list', { name: 'Uploads' }).getByText(/^Uploaded/).waitFor({ timeout: 90_000 });
+    await page
+      .getByRole('list', { name: 'Uploads' })
+      .getByText(/^Uploaded/)
+      .waitFor({ timeout: 90_000 });
     expect(patches[sentBeforeReload], 'after the reload the upload continues, not from zero').to.be.greaterThan(0.3 * SIZE);
     expect(await unfinished.count()).to.equal(0);
 

@@ -50,10 +50,19 @@ describe('Dashboard in a real browser: two-factor sign-in and signed-in devices'
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-security-'));
     const [port, contentPort] = [await freePort(), await freePort()];
     server = await startServerProcess({
-      DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: String(contentPort),
-      PUBLIC_API_URL: `http://127.0.0.1:${port}`, PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`, PASSWORD_HASH_MEMORY_KIB: '1024',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONTENT_PORT: String(contentPort),
+      PUBLIC_API_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
     });
-    const register = await fetch(`${server.api}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    const register = await fetch(`${server.api}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
     expect(register.status).to.equal(201);
     await fetch(`${server.api}/auth/confirm?token=${await mailedToken({ dataDir }, EMAIL, '/auth/confirm')}`, { redirect: 'manual' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
@@ -108,15 +117,29 @@ describe('Dashboard in a real browser: two-factor sign-in and signed-in devices'
 
   it('lists the signed-in devices with this one marked, and signs another one out', async () => {
     // Another device: a session opened through the API with a recovery code.
-    const login = await (await fetch(`${server.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'OtherDevice/2.0' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) })).json() as { mfa_token: string };
-    const other = await (await fetch(`${server.api}/auth/mfa/verify`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'OtherDevice/2.0' }, body: JSON.stringify({ mfa_token: login.mfa_token, code: recoveryCodes[0] }) })).json() as { session: { access_token: string } };
+    const login = (await (
+      await fetch(`${server.api}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'OtherDevice/2.0' },
+        body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+      })
+    ).json()) as { mfa_token: string };
+    const other = (await (
+      await fetch(`${server.api}/auth/mfa/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'OtherDevice/2.0' },
+        body: JSON.stringify({ mfa_token: login.mfa_token, code: recoveryCodes[0] }),
+      })
+    ).json()) as { session: { access_token: string } };
     await page.goto(`${server.api}/#/security`);
     await heading('Security').waitFor();
     const table = page.getByTestId('sessions');
     await table.getByText('OtherDevice/2.0').waitFor();
     const current = table.locator('tr[data-current="true"]');
     expect(await current.count()).to.equal(1);
-    expect(await current.textContent()).to.contain('HangarE2E/1.0').and.contain('this device');
+    expect(await current.textContent())
+      .to.contain('HangarE2E/1.0')
+      .and.contain('this device');
     await table.locator('tr', { hasText: 'OtherDevice/2.0' }).getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Sign out' }).click();
     await table.getByText('OtherDevice/2.0').waitFor({ state: 'detached' });
@@ -128,7 +151,13 @@ describe('Dashboard in a real browser: two-factor sign-in and signed-in devices'
     await page.getByLabel('Current code (or a recovery code) to turn it off').fill(recoveryCodes[1]);
     await page.getByRole('button', { name: 'Turn off' }).click();
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).waitFor();
-    const login = await (await fetch(`${server.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) })).json();
+    const login = await (
+      await fetch(`${server.api}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+      })
+    ).json();
     expect(login).to.have.property('session');
   });
 });

@@ -28,12 +28,19 @@ describe('Dashboard in a real browser: private files, signed links and share lin
   let apiKey: string;
   const pageErrors: string[] = [];
 
-  const json = async (pathname: string, init: { method?: string; body?: unknown; token?: string; key?: string } = {}): Promise<{ status: number; body: any }> => {
+  const json = async (
+    pathname: string,
+    init: { method?: string; body?: unknown; token?: string; key?: string } = {},
+  ): Promise<{ status: number; body: any }> => {
     const headers: Record<string, string> = {};
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.key) headers['x-api-key'] = init.key;
-    const response = await fetch(server.api + pathname, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    const response = await fetch(server.api + pathname, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
     return { status: response.status, body: response.status === 204 ? undefined : await response.json() };
   };
 
@@ -46,8 +53,13 @@ describe('Dashboard in a real browser: private files, signed links and share lin
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-sharing-'));
     const [port, contentPort] = [await freePort(), await freePort()];
     server = await startServerProcess({
-      DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: String(contentPort),
-      PUBLIC_API_URL: `http://127.0.0.1:${port}`, PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`, PASSWORD_HASH_MEMORY_KIB: '1024',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONTENT_PORT: String(contentPort),
+      PUBLIC_API_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
     });
     // The account is made through the API; the dashboard then starts from its refresh token.
     expect((await json('/auth/register', { method: 'POST', body: { email: EMAIL, password: PASSWORD } })).status).to.equal(201);
@@ -72,7 +84,11 @@ describe('Dashboard in a real browser: private files, signed links and share lin
   });
 
   const upload = async (bytes: Uint8Array, name: string, query = '') => {
-    const response = await fetch(`${server.api}/files${query}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'image/png', 'x-file-name': name }, body: bytes });
+    const response = await fetch(`${server.api}/files${query}`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'image/png', 'x-file-name': name },
+      body: bytes,
+    });
     return ((await response.json()) as { file: any }).file;
   };
   /** Closes the details left open by the test before (a reload would race the session refresh). */

@@ -31,12 +31,19 @@ describe('Dashboard in a real browser: webhooks', function () {
   let apiKey: string;
   const pageErrors: string[] = [];
 
-  const json = async (pathname: string, init: { method?: string; body?: unknown; token?: string; key?: string } = {}): Promise<{ status: number; body: any }> => {
+  const json = async (
+    pathname: string,
+    init: { method?: string; body?: unknown; token?: string; key?: string } = {},
+  ): Promise<{ status: number; body: any }> => {
     const headers: Record<string, string> = {};
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.key) headers['x-api-key'] = init.key;
-    const response = await fetch(server.api + pathname, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    const response = await fetch(server.api + pathname, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
     return { status: response.status, body: response.status === 204 ? undefined : await response.json() };
   };
 
@@ -59,9 +66,15 @@ describe('Dashboard in a real browser: webhooks', function () {
     receiver = await WebhookReceiver.start();
     const [port, contentPort] = [await freePort(), await freePort()];
     server = await startServerProcess({
-      DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: String(contentPort),
-      PUBLIC_API_URL: `http://127.0.0.1:${port}`, PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`, PASSWORD_HASH_MEMORY_KIB: '1024',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONTENT_PORT: String(contentPort),
+      PUBLIC_API_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_CONTENT_URL: `http://127.0.0.1:${contentPort}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
     });
     expect((await json('/auth/register', { method: 'POST', body: { email: EMAIL, password: PASSWORD } })).status).to.equal(201);
     await fetch(`${server.api}/auth/confirm?token=${await mailedToken({ dataDir }, EMAIL, '/auth/confirm')}`, { redirect: 'manual' });
@@ -104,8 +117,14 @@ describe('Dashboard in a real browser: webhooks', function () {
     await expectAccessible('Webhooks (new secret)');
     await page.getByRole('button', { name: 'I have saved the secret' }).click();
     await page.getByTestId('webhook-secret').waitFor({ state: 'detached' });
-    const row = page.getByTestId('webhooks').getByRole('row').filter({ hasText: receiver.url('/dash') });
-    expect(await row.textContent()).to.include('file.created, file.deleted, share.created').and.include('my app').and.include('on');
+    const row = page
+      .getByTestId('webhooks')
+      .getByRole('row')
+      .filter({ hasText: receiver.url('/dash') });
+    expect(await row.textContent())
+      .to.include('file.created, file.deleted, share.created')
+      .and.include('my app')
+      .and.include('on');
 
     await fetch(`${server.api}/files`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'text/plain', 'x-file-name': 'hi.txt' }, body: 'hi' });
     const [created] = await receiver.waitFor(1, { type: 'file.created' });
@@ -114,7 +133,10 @@ describe('Dashboard in a real browser: webhooks', function () {
   });
 
   it('sends a test event, shows it in the delivery log, and sends it again with Retry', async () => {
-    const row = page.getByTestId('webhooks').getByRole('row').filter({ hasText: receiver.url('/dash') });
+    const row = page
+      .getByTestId('webhooks')
+      .getByRole('row')
+      .filter({ hasText: receiver.url('/dash') });
     await row.getByRole('button', { name: 'Send test' }).click();
     await page.getByText(`A test event is on its way to ${receiver.url('/dash')}.`).waitFor();
     const [tested] = await receiver.waitFor(1, { type: 'webhook.test' });
@@ -124,7 +146,9 @@ describe('Dashboard in a real browser: webhooks', function () {
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.waitForTimeout(150);
     }
-    expect(await testRow.textContent()).to.include('delivered').and.include('204');
+    expect(await testRow.textContent())
+      .to.include('delivered')
+      .and.include('204');
     await expectAccessible('Webhooks (delivery log)');
     await testRow.getByRole('button', { name: 'Retry' }).click();
     const again = await receiver.waitFor(2, { type: 'webhook.test' });
@@ -132,7 +156,10 @@ describe('Dashboard in a real browser: webhooks', function () {
   });
 
   it('turns an endpoint off and deletes it after confirmation', async () => {
-    const row = page.getByTestId('webhooks').getByRole('row').filter({ hasText: receiver.url('/dash') });
+    const row = page
+      .getByTestId('webhooks')
+      .getByRole('row')
+      .filter({ hasText: receiver.url('/dash') });
     await row.getByRole('button', { name: 'Turn off' }).click();
     await row.getByRole('button', { name: 'Turn on' }).waitFor();
     expect((await json('/webhooks', { key: apiKey })).body.webhooks[0].enabled).to.equal(false);

@@ -53,7 +53,9 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     const violations = await page.evaluate<{ id: string; impact: string; help: string; nodes: string[] }[]>(`
       window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })
         .then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`);
-    expect(violations, `axe-core on ${screen}:\n${violations.map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.join(', ')}`).join('\n')}`).to.deep.equal([]);
+    expect(violations, `axe-core on ${screen}:\n${violations.map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.join(', ')}`).join('\n')}`).to.deep.equal(
+      [],
+    );
   };
 
   /**
@@ -106,7 +108,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
 
   /** Waits up to 2 s for `condition` (evaluated in Node, so the page's CSP allows it) to hold. */
   const until = async (condition: () => Promise<boolean>) => {
-    for (const deadline = Date.now() + 2000; !(await condition()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 25));
+    for (const deadline = Date.now() + 2000; !(await condition()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 25));
   };
 
   /** Runs `check` at a phone's size, then goes back to the desktop size. */
@@ -172,7 +174,11 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(index.status).to.equal(200);
     expect(index.headers.get('cache-control')).to.equal('no-cache');
     const csp = index.headers.get('content-security-policy') ?? '';
-    expect(csp).to.include("default-src 'self'").and.include("script-src 'self'").and.include(`img-src 'self' ${server.content}`).and.include("connect-src 'self'");
+    expect(csp)
+      .to.include("default-src 'self'")
+      .and.include("script-src 'self'")
+      .and.include(`img-src 'self' ${server.content}`)
+      .and.include("connect-src 'self'");
     expect(csp).not.to.include('unsafe-inline');
     const html = await index.text();
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
@@ -217,7 +223,11 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
     expect(await page.evaluate<string | null>("localStorage.getItem('hangar.refresh_token')")).to.equal(null);
-    const refreshed = await fetch(`${server.api}/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refreshToken }) });
+    const refreshed = await fetch(`${server.api}/auth/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: refreshToken }),
+    });
     expect(refreshed.status, 'the signed-out session is revoked').to.equal(401);
 
     await page.getByLabel('E-mail address').focus();
@@ -262,7 +272,8 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     // `any`: the function runs in the page, where the DOM types are.
     const cut = await plan.evaluate((element: any) => {
       for (let node = element; node && node.tagName !== 'HEADER'; node = node.parentElement) {
-        if (node.scrollWidth > node.clientWidth + 1 && (globalThis as any).getComputedStyle(node).overflowX !== 'visible') return `${node.tagName}.${node.className}: ${node.scrollWidth} > ${node.clientWidth}`;
+        if (node.scrollWidth > node.clientWidth + 1 && (globalThis as any).getComputedStyle(node).overflowX !== 'visible')
+          return `${node.tagName}.${node.className}: ${node.scrollWidth} > ${node.clientWidth}`;
       }
       return '';
     });
@@ -272,7 +283,9 @@ describe('Dashboard in a real browser (register → files → keys → domain �
   it('uploads two files through the file input with progress, refuses a disallowed type, and shows them in the grid', async () => {
     await page.getByRole('link', { name: 'Files' }).click();
     await heading('Files').waitFor();
-    const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: '#2f5bd3' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: '#2f5bd3' } })
+      .png()
+      .toBuffer();
     const text = Buffer.alloc(3 * 1024 * 1024, 'hangar dashboard e2e\n');
     await page.locator('input[type=file]').setInputFiles([
       { name: 'blue.png', mimeType: 'image/png', buffer: png },
@@ -291,7 +304,14 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(await cards.count()).to.equal(2);
     const thumbnail = cards.filter({ hasText: 'blue.png' }).locator('img.thumb');
     await thumbnail.waitFor();
-    await page.waitForFunction((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; }, await thumbnail.elementHandle(), { timeout: 10_000 });
+    await page.waitForFunction(
+      (img) => {
+        const image = img as unknown as { complete: boolean; naturalWidth: number };
+        return image.complete && image.naturalWidth > 0;
+      },
+      await thumbnail.elementHandle(),
+      { timeout: 10_000 },
+    );
     expect(await cards.filter({ hasText: 'notes.txt' }).textContent()).to.include('3 MiB');
     await shot('files-grid');
     await expectAccessible('files (grid)');
@@ -309,7 +329,13 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       else await page.reload();
       const thumbnail = page.locator('.file-card').filter({ hasText: 'blue.png' }).locator('img.thumb');
       await thumbnail.waitFor();
-      await page.waitForFunction((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; }, await thumbnail.elementHandle());
+      await page.waitForFunction(
+        (img) => {
+          const image = img as unknown as { complete: boolean; naturalWidth: number };
+          return image.complete && image.naturalWidth > 0;
+        },
+        await thumbnail.elementHandle(),
+      );
     }
     expect(await readUsage()).to.deep.equal(before);
     await page.getByRole('link', { name: 'Files' }).click();
@@ -358,7 +384,9 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.getByLabel('Uploaded from').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('1 file', { exact: true }).waitFor();
-    expect(await page.locator('table.file-table tbody').textContent()).to.include('blue.png').and.not.include('notes.txt');
+    expect(await page.locator('table.file-table tbody').textContent())
+      .to.include('blue.png')
+      .and.not.include('notes.txt');
     await page.getByLabel('Max size (MiB)').fill('0.001');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No file matches these filters.').waitFor();
@@ -377,7 +405,10 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await until(async () => (await page.evaluate<string | null | undefined>("document.activeElement?.getAttribute('aria-label')")) === 'Details of blue.png');
-    expect(await page.evaluate<string | null | undefined>("document.activeElement?.getAttribute('aria-label')"), 'focus returns to the button that opened the dialog').to.equal('Details of blue.png');
+    expect(
+      await page.evaluate<string | null | undefined>("document.activeElement?.getAttribute('aria-label')"),
+      'focus returns to the button that opened the dialog',
+    ).to.equal('Details of blue.png');
   });
 
   it('fits a phone-sized screen: a compact header, the grid and the list with every "Copy link" on screen', async () => {
@@ -385,7 +416,10 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       await page.locator('.file-card').first().waitFor();
       const header = await page.locator('header.topbar').boundingBox();
       expect(header!.height, 'a compact header').to.be.at.most(96);
-      expect(await page.locator('nav.main-nav').evaluate((nav) => nav.scrollWidth <= nav.clientWidth), 'the navigation shows every screen, no sideways scrolling').to.equal(true);
+      expect(
+        await page.locator('nav.main-nav').evaluate((nav) => nav.scrollWidth <= nav.clientWidth),
+        'the navigation shows every screen, no sideways scrolling',
+      ).to.equal(true);
       await expectFitsPhone('files (grid)');
       await shot('phone-files');
       await page.getByRole('button', { name: 'List' }).click();
@@ -410,13 +444,13 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     expect(await page.locator('.secret code').nth(1).textContent()).to.include(`X-Api-Key: ${key}`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /ShareX configuration/ }).click()]);
     expect(download.suggestedFilename()).to.equal('hangar-laptop.sxcu');
-    const sxcu = JSON.parse(await readFile((await download.path()), 'utf8'));
+    const sxcu = JSON.parse(await readFile(await download.path(), 'utf8'));
     expect(sxcu).to.deep.include({ RequestMethod: 'POST', RequestURL: `${server.api}/files?deletionUrl=true`, Body: 'Binary', URL: '{json:file.view_url}' });
     expect(sxcu).to.deep.include({ DeletionURL: '{json:deletion_url}', ThumbnailURL: '{json:file.public_url}?w=256&h=256&fit=inside' });
     expect(sxcu.Headers['X-Api-Key']).to.equal(key);
     await page.getByLabel('Link ShareX copies').selectOption('raw');
     const [raw] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /ShareX configuration/ }).click()]);
-    expect(JSON.parse(await readFile((await raw.path()), 'utf8')).URL).to.equal('{json:file.public_url}');
+    expect(JSON.parse(await readFile(await raw.path(), 'utf8')).URL).to.equal('{json:file.public_url}');
     expect((await fetch(`${server.api}/files`, { headers: { 'x-api-key': key } })).status).to.equal(200);
     const deletion = await fetch(`${server.api}/files/no-such-file`, { method: 'DELETE', headers: { 'x-api-key': key } });
     expect(deletion.status, 'the key without files:delete may not delete').to.equal(403);
@@ -424,7 +458,11 @@ describe('Dashboard in a real browser (register → files → keys → domain �
 
     await page.getByRole('button', { name: 'I have saved the key' }).click();
     const row = page.getByRole('row').filter({ hasText: 'laptop' });
-    expect(await row.textContent()).to.include(key.slice(0, 12)).and.include('now').and.include('files:read, files:write, account:read').and.include('in 7 days');
+    expect(await row.textContent())
+      .to.include(key.slice(0, 12))
+      .and.include('now')
+      .and.include('files:read, files:write, account:read')
+      .and.include('in 7 days');
     await expectAccessible('API keys');
     await atPhoneSize(async () => {
       await expectFitsPhone('API keys');
@@ -467,7 +505,9 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     await page.getByRole('button', { name: 'Add domain' }).click();
     await page.getByText('Verification: pending').waitFor();
     const records = page.getByRole('table', { name: 'DNS records to create' });
-    expect(await records.textContent()).to.include('CNAME').and.include('cdn.hangar.test');
+    expect(await records.textContent())
+      .to.include('CNAME')
+      .and.include('cdn.hangar.test');
     await shot('domain-pending');
     await expectAccessible('settings');
     await atPhoneSize(async () => {
@@ -513,10 +553,17 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       await new Promise((r) => setTimeout(r, 500));
       await page.getByRole('button', { name: 'Refresh' }).click();
     }
-    expect(await uploadRow.textContent()).to.include('201').and.include('Dashboard session');
-    expect(await signInRow.textContent(), 'a sign-in is an account action').to.include('POST').and.include('200');
+    expect(await uploadRow.textContent())
+      .to.include('201')
+      .and.include('Dashboard session');
+    expect(await signInRow.textContent(), 'a sign-in is an account action')
+      .to.include('POST')
+      .and.include('200');
     const methods = await page.locator('table.log-table tbody td:nth-child(2)').allTextContents();
-    expect(methods.filter((method) => method === 'GET'), 'the dashboard’s own page loads are not listed by default').to.deep.equal([]);
+    expect(
+      methods.filter((method) => method === 'GET'),
+      'the dashboard’s own page loads are not listed by default',
+    ).to.deep.equal([]);
     await shot('activity');
     await expectAccessible('activity');
     await atPhoneSize(async () => {
@@ -540,7 +587,10 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       for (let polls = 0; polls < 150 && (await rowsText()) === shown; polls += 1) await new Promise((r) => setTimeout(r, 100));
     }
     await keyRow.first().waitFor();
-    expect(await keyRow.first().textContent(), 'the request made with the later revoked key').to.include('GET').and.include('/files').and.include('200');
+    expect(await keyRow.first().textContent(), 'the request made with the later revoked key')
+      .to.include('GET')
+      .and.include('/files')
+      .and.include('200');
   });
 
   it('uploads a file dropped on the drop zone, as private: its tile shows a drawn padlock', async () => {
@@ -618,8 +668,13 @@ describe('Dashboard in a real browser (register → files → keys → domain �
     // Its status first: a refusal then says which one (once, in CI, the notice never came).
     const answer = await answered.catch(async (error: Error) => {
       await shot('forgot-password-no-answer');
-      const typed = await page.getByLabel('E-mail address').inputValue().catch(() => '(no e-mail box)');
-      throw new Error(`${error.message}\nat ${page.url()}, e-mail box holds ${JSON.stringify(typed)}, showing: ${(await page.locator('body').innerText()).slice(0, 500)}`);
+      const typed = await page
+        .getByLabel('E-mail address')
+        .inputValue()
+        .catch(() => '(no e-mail box)');
+      throw new Error(
+        `${error.message}\nat ${page.url()}, e-mail box holds ${JSON.stringify(typed)}, showing: ${(await page.locator('body').innerText()).slice(0, 500)}`,
+      );
     });
     expect(answer.status(), await answer.text()).to.equal(200);
     await page.getByText('If an account exists for this address').waitFor();
@@ -653,7 +708,11 @@ describe('Dashboard in a real browser (register → files → keys → domain �
 
   it('offers an unconfirmed account a new confirmation e-mail at sign-in, and says a request within the minute must wait', async () => {
     const unconfirmed = 'dash-unconfirmed@example.com';
-    const registered = await fetch(`${server.api}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: unconfirmed, password: PASSWORD }) });
+    const registered = await fetch(`${server.api}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: unconfirmed, password: PASSWORD }),
+    });
     expect(registered.status).to.equal(201);
     const first = await mailedToken({ dataDir }, unconfirmed, '/auth/confirm');
     await page.getByLabel('E-mail address').fill(unconfirmed);

@@ -56,7 +56,14 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
     cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
     ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     }));
   });
 
@@ -76,7 +83,11 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
   const credentials = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
 
   it('adds a passkey in the Passkeys section of the settings, held by the authenticator as a discoverable credential', async () => {
-    const registered = await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: 'passkey walkthrough' }) });
+    const registered = await fetch(`${base}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: 'passkey walkthrough' }),
+    });
     expect(registered.status).to.equal(201);
     await page.goto(`${base}/auth/confirm?token=${await mailedToken({ dataDir }, EMAIL, '/auth/confirm')}`);
     await heading('Files').waitFor();

@@ -51,7 +51,11 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
         fetch(`${server.api}/files`, {
           method: 'POST',
           headers: { 'x-api-key': apiKey, 'content-type': 'video/mp4' },
-          body: ReadableStream.from((async function* () { yield randomFileOf(1250, 'video/mp4', i + 1); })()),
+          body: ReadableStream.from(
+            (async function* () {
+              yield randomFileOf(1250, 'video/mp4', i + 1);
+            })(),
+          ),
           duplex: 'half',
         });
       const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => chunked(i)));
@@ -201,7 +205,12 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
       await logsOf(server, account.apiKey, 7);
       const actions = await call(server.api, '/logs?kind=actions&limit=100', { apiKey: account.apiKey });
       expect(actions.status).to.equal(200);
-      expect(actions.body.logs.map((l: any) => `${l.method} ${l.path}`)).to.deep.equal([`DELETE /files/${file.file_id}`, 'POST /files', 'POST /auth/api-keys', 'POST /auth/login']);
+      expect(actions.body.logs.map((l: any) => `${l.method} ${l.path}`)).to.deep.equal([
+        `DELETE /files/${file.file_id}`,
+        'POST /files',
+        'POST /auth/api-keys',
+        'POST /auth/login',
+      ]);
       expect(actions.body.total).to.equal(4);
       expect(actions.body.next_cursor).to.equal(null);
       const reads = (await call(server.api, '/logs?kind=reads&limit=100', { apiKey: account.apiKey })).body;
@@ -227,7 +236,13 @@ describe('HTTP: plans, quotas, usage, activity log and profile', function () {
       expect(profile.status).to.equal(200);
       expect(profile.body.user).to.include({ id: userId, email: 'profile@example.com' });
       expect(profile.body.user.email_confirmed_at).to.match(/Z$/);
-      expect(profile.body.plan).to.include({ name: 'default', trial_active: true, storage_limit_bytes: 1024 ** 3, file_count_limit: 10000, max_upload_size_bytes: 1024 ** 3 });
+      expect(profile.body.plan).to.include({
+        name: 'default',
+        trial_active: true,
+        storage_limit_bytes: 1024 ** 3,
+        file_count_limit: 10000,
+        max_upload_size_bytes: 1024 ** 3,
+      });
       const trialDays = (Date.parse(profile.body.plan.trial_ends_at) - Date.parse(profile.body.user.created_at)) / 86_400_000;
       expect(trialDays).to.equal(14);
       expect(profile.body.subscription).to.deep.equal({ status: 'trialing', subscription_canceled_at: null, access_until: null });

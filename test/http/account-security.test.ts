@@ -49,21 +49,42 @@ describe('HTTP: two-factor sign-in (TOTP) and device sessions', () => {
     expect(done.body).to.have.keys('user', 'session');
     expect((await call(server.api, '/settings', { token: done.body.session.access_token })).status).to.equal(200);
     // The same code again (replay), and the used mfa_token again.
-    expectError(await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: (await login('alice@example.com')).body.mfa_token, code } }), 400, 'INVALID_MFA_CODE');
-    expectError(await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: first.body.mfa_token, code: alice.recoveryCodes[0] } }), 401, 'INVALID_MFA_TOKEN');
+    expectError(
+      await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: (await login('alice@example.com')).body.mfa_token, code } }),
+      400,
+      'INVALID_MFA_CODE',
+    );
+    expectError(
+      await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: first.body.mfa_token, code: alice.recoveryCodes[0] } }),
+      401,
+      'INVALID_MFA_TOKEN',
+    );
   });
 
   it('accepts a recovery code once, refuses an expired mfa_token, and turns off only with a current code', async () => {
     const bob = await enrolled('bob@example.com');
     const token = (await login('bob@example.com')).body.mfa_token;
     expect((await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: token, code: bob.recoveryCodes[3] } })).status).to.equal(200);
-    expectError(await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: (await login('bob@example.com')).body.mfa_token, code: bob.recoveryCodes[3] } }), 400, 'INVALID_MFA_CODE');
+    expectError(
+      await call(server.api, '/auth/mfa/verify', {
+        method: 'POST',
+        json: { mfa_token: (await login('bob@example.com')).body.mfa_token, code: bob.recoveryCodes[3] },
+      }),
+      400,
+      'INVALID_MFA_CODE',
+    );
     const stale = (await login('bob@example.com')).body.mfa_token;
     clock.advance(5 * 60_000);
-    expectError(await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: stale, code: await codeNow(bob.secret) } }), 401, 'INVALID_MFA_TOKEN');
+    expectError(
+      await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: stale, code: await codeNow(bob.secret) } }),
+      401,
+      'INVALID_MFA_TOKEN',
+    );
     expectError(await call(server.api, '/auth/mfa/totp', { method: 'DELETE', token: bob.accessToken, json: { code: '123' } }), 400, 'INVALID_MFA_CODE');
     expectError(await call(server.api, '/auth/mfa/totp', { method: 'POST', token: bob.accessToken }), 409, 'MFA_ALREADY_ENABLED');
-    expect((await call(server.api, '/auth/mfa/totp', { method: 'DELETE', token: bob.accessToken, json: { code: await codeNow(bob.secret) } })).status).to.equal(204);
+    expect((await call(server.api, '/auth/mfa/totp', { method: 'DELETE', token: bob.accessToken, json: { code: await codeNow(bob.secret) } })).status).to.equal(
+      204,
+    );
     const plain = await login('bob@example.com');
     expect(plain.body).to.have.keys('user', 'session');
   });
@@ -71,9 +92,19 @@ describe('HTTP: two-factor sign-in (TOTP) and device sessions', () => {
   it('rate-limits codes per account: 429 after 5 wrong ones, whatever the mfa_token', async () => {
     const carol = await enrolled('carol@example.com');
     for (let i = 0; i < 5; i++) {
-      expectError(await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: (await login('carol@example.com')).body.mfa_token, code: `nope-${i}` } }), 400, 'INVALID_MFA_CODE');
+      expectError(
+        await call(server.api, '/auth/mfa/verify', {
+          method: 'POST',
+          json: { mfa_token: (await login('carol@example.com')).body.mfa_token, code: `nope-${i}` },
+        }),
+        400,
+        'INVALID_MFA_CODE',
+      );
     }
-    const limited = await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: (await login('carol@example.com')).body.mfa_token, code: await codeNow(carol.secret) } });
+    const limited = await call(server.api, '/auth/mfa/verify', {
+      method: 'POST',
+      json: { mfa_token: (await login('carol@example.com')).body.mfa_token, code: await codeNow(carol.secret) },
+    });
     expectError(limited, 429, 'RATE_LIMITED');
   });
 
@@ -82,14 +113,23 @@ describe('HTTP: two-factor sign-in (TOTP) and device sessions', () => {
     const phone = (await login('dave@example.com', { 'user-agent': 'Phone/1.0' })).body.session;
     const list = await call(server.api, '/auth/sessions', { token: dave.accessToken });
     expect(list.status).to.equal(200);
-    const sessions = list.body.sessions as { id: string; user_agent: string | null; ip: string | null; current: boolean; created_at: string; last_used_at: string }[];
+    const sessions = list.body.sessions as {
+      id: string;
+      user_agent: string | null;
+      ip: string | null;
+      current: boolean;
+      created_at: string;
+      last_used_at: string;
+    }[];
     const mine = sessions.filter((s) => s.current);
     expect(mine).to.have.length(1);
     const phoneSession = sessions.find((s) => s.user_agent === 'Phone/1.0');
     expect(phoneSession, JSON.stringify(sessions)).to.not.equal(undefined);
     expect(phoneSession!.ip).to.match(/127\.0\.0\.1|::1/);
     expect(phoneSession!.current).to.equal(false);
-    expect((await call(server.api, '/auth/sessions', { token: phone.access_token })).body.sessions.find((s: { current: boolean }) => s.current).id).to.equal(phoneSession!.id);
+    expect((await call(server.api, '/auth/sessions', { token: phone.access_token })).body.sessions.find((s: { current: boolean }) => s.current).id).to.equal(
+      phoneSession!.id,
+    );
 
     expect((await call(server.api, `/auth/sessions/${phoneSession!.id}`, { method: 'DELETE', token: dave.accessToken })).status).to.equal(204);
     expectError(await call(server.api, '/settings', { token: phone.access_token }), 401, 'UNAUTHORIZED');

@@ -41,7 +41,11 @@ describe(`HTTP: a background account deletion survives the death of its server p
     const confirm = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     expect((await call(server.api, `/auth/confirm?token=${confirm}`)).status).to.equal(302);
     const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
-    const key = await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: { name: 'k', ...(scopes && { scopes }) } });
+    const key = await call(server.api, '/auth/api-keys', {
+      method: 'POST',
+      token: login.body.session.access_token,
+      json: { name: 'k', ...(scopes && { scopes }) },
+    });
     expect(key.status, JSON.stringify(key.body)).to.equal(201);
     return { userId: login.body.user.id, apiKey: key.body.key };
   }
@@ -62,10 +66,17 @@ describe(`HTTP: a background account deletion survives the death of its server p
     const root = await anAccount(dying, 'root@example.com', ['admin']);
     const member = await anAccount(dying, 'large@example.com');
     for (let i = 0; i < FILES; i += 25) {
-      await Promise.all(Array.from({ length: Math.min(25, FILES - i) }, async (_, j) => {
-        const uploaded = await call(dying.api, '/files', { method: 'POST', apiKey: member.apiKey, headers: { 'content-type': 'text/plain' }, body: `file ${i + j}` });
-        expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(25, FILES - i) }, async (_, j) => {
+          const uploaded = await call(dying.api, '/files', {
+            method: 'POST',
+            apiKey: member.apiKey,
+            headers: { 'content-type': 'text/plain' },
+            body: `file ${i + j}`,
+          });
+          expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
+        }),
+      );
     }
 
     const exited = once(dying.child, 'exit');
@@ -95,8 +106,13 @@ describe(`HTTP: a background account deletion survives the death of its server p
     }
     expect(last.status, 'the account is gone').to.equal(404);
     // The entry is written just after the account is gone: within moments of the 404.
-    const deleted = async () => ((await call(restarted.api, `/admin/audit?user_id=${member.userId}`, { apiKey: root.apiKey })).body.entries as { action: string; before: { files: number } }[])
-      .filter((entry) => entry.action === 'delete_account');
+    const deleted = async () =>
+      (
+        (await call(restarted.api, `/admin/audit?user_id=${member.userId}`, { apiKey: root.apiKey })).body.entries as {
+          action: string;
+          before: { files: number };
+        }[]
+      ).filter((entry) => entry.action === 'delete_account');
     let entries = await deleted();
     for (let polls = 0; entries.length === 0 && polls < 100; polls++) {
       await new Promise((resolve) => setTimeout(resolve, 20));

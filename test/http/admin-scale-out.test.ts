@@ -92,7 +92,8 @@ describe(`HTTP: administrators' changes across two server processes (${httpTestD
   it("refuses a demoted administrator's admin key on the other process within 1 s", async () => {
     const [a, b] = servers;
     const deputy = await anAccount(a, 'deputy@example.com', ['admin']);
-    const rootToken = (await call(a.api, '/auth/login', { method: 'POST', json: { email: 'root@example.com', password: PASSWORD } })).body.session.access_token as string;
+    const rootToken = (await call(a.api, '/auth/login', { method: 'POST', json: { email: 'root@example.com', password: PASSWORD } })).body.session
+      .access_token as string;
     for (let i = 0; i < 3; i++) expect((await call(b.api, '/admin/users', { apiKey: deputy.apiKey })).status).to.equal(200);
     expect((await call(a.api, `/admin/users/${deputy.userId}`, { method: 'PATCH', token: rootToken, json: { role: 'user' } })).status).to.equal(200);
     await within(VISIBLE_WITHIN_MS, 'the demotion', async () => (await call(b.api, '/admin/users', { apiKey: deputy.apiKey })).status === 403);
@@ -101,19 +102,24 @@ describe(`HTTP: administrators' changes across two server processes (${httpTestD
 
   it('applies a plan set through one process to the accounts on it on the other process within 1 s', async () => {
     const [a, b] = servers;
-    const root = (await call(a.api, '/auth/login', { method: 'POST', json: { email: 'root@example.com', password: PASSWORD } })).body.session.access_token as string;
+    const root = (await call(a.api, '/auth/login', { method: 'POST', json: { email: 'root@example.com', password: PASSWORD } })).body.session
+      .access_token as string;
     const planner = await anAccount(a, 'planner@example.com');
     const profile = async () => (await call(b.api, '/profile', { apiKey: planner.apiKey })).body.plan as { name: string; file_count_limit: number };
     const before = await profile();
     for (let i = 0; i < 3; i++) expect((await profile()).file_count_limit).to.not.equal(7);
     const set = await call(a.api, `/admin/plans/${before.name}`, {
-      method: 'PUT', token: root, json: { trial_days: null, storage_limit_bytes: 10 ** 9, file_count_limit: 7, max_upload_size_bytes: 10 ** 6 },
+      method: 'PUT',
+      token: root,
+      json: { trial_days: null, storage_limit_bytes: 10 ** 9, file_count_limit: 7, max_upload_size_bytes: 10 ** 6 },
     });
     expect(set.status, JSON.stringify(set.body)).to.equal(200);
     await within(VISIBLE_WITHIN_MS, 'the plan', async () => (await profile()).file_count_limit === 7);
     // And again, once b has the plan cached from the first change.
     const again = await call(a.api, `/admin/plans/${before.name}`, {
-      method: 'PUT', token: root, json: { trial_days: null, storage_limit_bytes: 10 ** 9, file_count_limit: 8, max_upload_size_bytes: 10 ** 6 },
+      method: 'PUT',
+      token: root,
+      json: { trial_days: null, storage_limit_bytes: 10 ** 9, file_count_limit: 8, max_upload_size_bytes: 10 ** 6 },
     });
     expect(again.status, JSON.stringify(again.body)).to.equal(200);
     await within(VISIBLE_WITHIN_MS, 'the plan changed again', async () => (await profile()).file_count_limit === 8);
@@ -121,7 +127,8 @@ describe(`HTTP: administrators' changes across two server processes (${httpTestD
 
   it('keeps one active administrator when two administrators demote or suspend each other through two processes at the same moment', async () => {
     const [a, b] = servers;
-    const login = async (email: string) => (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session as { access_token: string };
+    const login = async (email: string) =>
+      (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session as { access_token: string };
     const root = (await login('root@example.com')).access_token;
     const deputy = (await login('deputy@example.com')).access_token;
     const ids = (await call(a.api, '/admin/users?limit=100', { token: root })).body.users as { id: string; email: string }[];
@@ -132,13 +139,21 @@ describe(`HTTP: administrators' changes across two server processes (${httpTestD
       const listed = (await call(a.api, '/admin/users?limit=100', { token })).body.users as { role: string; status: string }[];
       return listed.filter((u) => u.role === 'admin' && u.status === 'active').length;
     };
-    for (const [rootDoes, deputyDoes] of [[{ role: 'user' }, { role: 'user' }], [{ status: 'suspended' }, { status: 'suspended' }], [{ role: 'user' }, { status: 'suspended' }], [{ status: 'suspended' }, { role: 'user' }]]) {
+    for (const [rootDoes, deputyDoes] of [
+      [{ role: 'user' }, { role: 'user' }],
+      [{ status: 'suspended' }, { status: 'suspended' }],
+      [{ role: 'user' }, { status: 'suspended' }],
+      [{ status: 'suspended' }, { role: 'user' }],
+    ]) {
       expect((await patch(a, root, deputyId, { role: 'admin', status: 'active' })).status).to.equal(200);
       expect(await activeAdmins(root)).to.equal(2);
       const [byRoot, byDeputy] = await Promise.all([patch(a, root, deputyId, rootDoes), patch(b, deputy, rootId, deputyDoes)]);
       // Exactly one goes through. The other is refused by the last-admin rule when both passed the
       // admin check together, or by that check when the first change was already in.
-      expect([byRoot.status, byDeputy.status].filter((status) => status === 200), JSON.stringify([byRoot.body, byDeputy.body])).to.have.length(1);
+      expect(
+        [byRoot.status, byDeputy.status].filter((status) => status === 200),
+        JSON.stringify([byRoot.body, byDeputy.body]),
+      ).to.have.length(1);
       const [refused, survivor, other] = byRoot.status === 200 ? [byDeputy, root, deputyId] : [byRoot, deputy, rootId];
       expect(`${refused.status} ${refused.body.code}`).to.be.oneOf(['409 LAST_ADMIN', '403 ADMIN_REQUIRED', '403 ACCOUNT_SUSPENDED']);
       expect(await activeAdmins(survivor)).to.equal(1);

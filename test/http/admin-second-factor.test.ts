@@ -42,7 +42,11 @@ describe('HTTP: the admin routes ask a second factor of an administrator who has
 
     const started = await call(server.api, '/auth/mfa/totp', { method: 'POST', token: enrolling.accessToken });
     const secret = started.body.secret as string;
-    const confirmed = await call(server.api, '/auth/mfa/totp/verify', { method: 'POST', token: enrolling.accessToken, json: { code: await totp.codeAt({ secret, at: clock.now() }) } });
+    const confirmed = await call(server.api, '/auth/mfa/totp/verify', {
+      method: 'POST',
+      token: enrolling.accessToken,
+      json: { code: await totp.codeAt({ secret, at: clock.now() }) },
+    });
     expect(confirmed.status).to.equal(200);
     clock.advance(STEP_MS);
 
@@ -61,7 +65,10 @@ describe('HTTP: the admin routes ask a second factor of an administrator who has
     expect((await call(server.api, '/admin/users', { apiKey: key.body.key })).status).to.equal(200);
 
     const first = await login('totp-admin@example.com');
-    const done = await call(server.api, '/auth/mfa/verify', { method: 'POST', json: { mfa_token: first.body.mfa_token, code: await totp.codeAt({ secret, at: clock.now() }) } });
+    const done = await call(server.api, '/auth/mfa/verify', {
+      method: 'POST',
+      json: { mfa_token: first.body.mfa_token, code: await totp.codeAt({ secret, at: clock.now() }) },
+    });
     expect(done.status).to.equal(200);
     expect((await adminUsers(done.body.session.access_token)).status, 'a sign-in with the code').to.equal(200);
   });
@@ -92,7 +99,10 @@ describe('HTTP: the admin routes ask a second factor of an administrator who has
     expectError(await adminUsers((await login('passkey-admin@example.com')).body.session.access_token), 403, 'SECOND_FACTOR_REQUIRED');
 
     const options = await call(server.api, '/auth/passkeys/authentication/options', { method: 'POST', json: {} });
-    const signedIn = await call(server.api, '/auth/passkeys/authentication/verify', { method: 'POST', json: { credential: authenticator.get(credential, options.body) } });
+    const signedIn = await call(server.api, '/auth/passkeys/authentication/verify', {
+      method: 'POST',
+      json: { credential: authenticator.get(credential, options.body) },
+    });
     expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
     expect((await adminUsers(signedIn.body.session.access_token)).status, 'a passkey sign-in').to.equal(200);
   });

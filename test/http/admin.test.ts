@@ -30,7 +30,11 @@ describe('HTTP: the admin API', function () {
     const o = await signUpWithKey(server, 'owner@example.com');
     const fileText = 'the owner and nobody else reads this sentence';
     const fileName = 'diary-of-the-owner.txt';
-    const uploaded = await upload(server, o.apiKey, new TextEncoder().encode(fileText), { contentType: 'text/plain', name: fileName, query: '?isPublic=false' });
+    const uploaded = await upload(server, o.apiKey, new TextEncoder().encode(fileText), {
+      contentType: 'text/plain',
+      name: fileName,
+      query: '?isPublic=false',
+    });
     expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
     owner = { ...o, fileId: uploaded.body.file.file_id, fileName, fileText };
   });
@@ -44,7 +48,10 @@ describe('HTTP: the admin API', function () {
     { route: 'GET /admin/users', request: async () => ({ method: 'GET', path: '/admin/users' }) },
     { route: 'GET /admin/users/:id', request: async () => ({ method: 'GET', path: `/admin/users/${owner.userId}` }) },
     { route: 'PATCH /admin/users/:id', request: async () => ({ method: 'PATCH', path: `/admin/users/${owner.userId}`, json: { file_count_limit: 50 } }) },
-    { route: 'POST /admin/users/:id/revoke-sessions', request: async () => ({ method: 'POST', path: `/admin/users/${(await fresh()).userId}/revoke-sessions` }) },
+    {
+      route: 'POST /admin/users/:id/revoke-sessions',
+      request: async () => ({ method: 'POST', path: `/admin/users/${(await fresh()).userId}/revoke-sessions` }),
+    },
     { route: 'POST /admin/users/:id/reset-mfa', request: async () => ({ method: 'POST', path: `/admin/users/${(await fresh()).userId}/reset-mfa` }) },
     { route: 'POST /admin/users/:id/resend-confirmation', request: async () => ({ method: 'POST', path: `/admin/users/${owner.userId}/resend-confirmation` }) },
     { route: 'DELETE /admin/users/:id', request: async () => ({ method: 'DELETE', path: `/admin/users/${(await fresh()).userId}` }) },
@@ -54,7 +61,14 @@ describe('HTTP: the admin API', function () {
     { route: 'DELETE /admin/invites/:id', request: async () => ({ method: 'DELETE', path: `/admin/invites/${await freshInvite()}` }) },
     { route: 'GET /admin/stats', request: async () => ({ method: 'GET', path: '/admin/stats' }) },
     { route: 'GET /admin/plans', request: async () => ({ method: 'GET', path: '/admin/plans' }) },
-    { route: 'PUT /admin/plans/:name', request: async () => ({ method: 'PUT', path: '/admin/plans/scratch', json: { trial_days: null, storage_limit_bytes: 10, file_count_limit: 1, max_upload_size_bytes: 10 } }) },
+    {
+      route: 'PUT /admin/plans/:name',
+      request: async () => ({
+        method: 'PUT',
+        path: '/admin/plans/scratch',
+        json: { trial_days: null, storage_limit_bytes: 10, file_count_limit: 1, max_upload_size_bytes: 10 },
+      }),
+    },
   ];
   const freshInvite = async () => (await call(server.api, '/admin/invites', { method: 'POST', token: root.accessToken, json: {} })).body.id as string;
   let freshCount = 0;
@@ -107,7 +121,12 @@ describe('HTTP: the admin API', function () {
     expectError(await call(server.api, `/admin/users/${root.userId}`, { method: 'DELETE', token: root.accessToken }), 409, 'LAST_ADMIN');
     // A refused change is refused whole: its other fields are not applied either.
     expectError(await patch(root.userId, { file_count_limit: 3, storage_limit_bytes: 5, role: 'user' }), 409, 'LAST_ADMIN');
-    expect((await call(server.api, `/admin/users/${root.userId}`, { token: root.accessToken })).body).to.include({ role: 'admin', status: 'active', file_count_limit: null, storage_limit_bytes: null });
+    expect((await call(server.api, `/admin/users/${root.userId}`, { token: root.accessToken })).body).to.include({
+      role: 'admin',
+      status: 'active',
+      file_count_limit: null,
+      storage_limit_bytes: null,
+    });
 
     const second = await fresh();
     expect((await patch(second.userId, { role: 'admin' })).body).to.include({ role: 'admin' });
@@ -133,9 +152,12 @@ describe('HTTP: the admin API', function () {
     const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'correct horse' } });
     const refreshToken = login.body.session.refresh_token;
     const file = (await upload(server, account.apiKey, new TextEncoder().encode('public words'), { contentType: 'text/plain', name: 'p.txt' })).body.file;
-    const signed = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey: account.apiKey, json: { expires_in: 600 } })).body.signed_url;
+    const signed = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey: account.apiKey, json: { expires_in: 600 } })).body
+      .signed_url;
     const share = (await call(server.api, `/files/${file.file_id}/shares`, { method: 'POST', apiKey: account.apiKey, json: {} })).body.url;
-    const uploadUrl = (await call(server.api, '/files/upload-url', { method: 'POST', token: account.accessToken, json: { expires_in: 600 } })).body.upload_url.replace('http://api.hangar.test', server.api);
+    const uploadUrl = (
+      await call(server.api, '/files/upload-url', { method: 'POST', token: account.accessToken, json: { expires_in: 600 } })
+    ).body.upload_url.replace('http://api.hangar.test', server.api);
     const served = async () => [
       (await fetch(local(file.public_url))).status,
       (await fetch(local(signed))).status,
@@ -153,7 +175,11 @@ describe('HTTP: the admin API', function () {
     expectError(await call(server.api, '/profile', { token: account.accessToken }), 403, 'ACCOUNT_SUSPENDED');
     expect(await served()).to.deep.equal([404, 404, 404, 404]);
     // An upload URL the account minted before takes nothing while it is suspended.
-    expectError(await call(uploadUrl, '', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'uploaded while suspended' }), 403, 'ACCOUNT_SUSPENDED');
+    expectError(
+      await call(uploadUrl, '', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'uploaded while suspended' }),
+      403,
+      'ACCOUNT_SUSPENDED',
+    );
     // A wrong password still answers as a wrong password: suspension is told only to the owner.
     expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'wrong horse' } }), 401, 'INVALID_CREDENTIALS');
 
@@ -237,7 +263,11 @@ describe('HTTP: the admin API', function () {
     const deadline = Date.now() + 5000;
     let byAdmin: { path: string; metadata: Record<string, unknown> }[] = [];
     while (Date.now() < deadline) {
-      const logs = (await call(server.api, '/logs?limit=100', { apiKey: account.apiKey })).body.logs as { method: string; path: string; metadata: Record<string, unknown> }[];
+      const logs = (await call(server.api, '/logs?limit=100', { apiKey: account.apiKey })).body.logs as {
+        method: string;
+        path: string;
+        metadata: Record<string, unknown>;
+      }[];
       byAdmin = logs.filter((entry) => entry.method === 'ADMIN');
       if (byAdmin.length === 4) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -266,7 +296,11 @@ describe('HTTP: the admin API', function () {
   });
 
   it('sets a plan: every account on it gets the new limits at once, and the change is audited with the plan before and after', async () => {
-    const plans = (await call(server.api, '/admin/plans', { token: root.accessToken })).body.plans as { name: string; default: boolean; file_count_limit: number }[];
+    const plans = (await call(server.api, '/admin/plans', { token: root.accessToken })).body.plans as {
+      name: string;
+      default: boolean;
+      file_count_limit: number;
+    }[];
     const original = plans.find((p) => p.default)!;
     const account = await signUpWithKey(server, 'planned@example.com');
     const body = { trial_days: null, storage_limit_bytes: 10_000, file_count_limit: 1, max_upload_size_bytes: 5_000, image_ops_limit: null };
@@ -280,7 +314,11 @@ describe('HTTP: the admin API', function () {
     expect(entry).to.deep.include({ action: 'update_plan', target: null });
     expect(entry.before).to.include({ name: original.name, file_count_limit: original.file_count_limit });
     expect(entry.after).to.include({ name: original.name, file_count_limit: 1 });
-    expectError(await call(server.api, '/admin/plans/x', { method: 'PUT', token: root.accessToken, json: { ...body, file_count_limit: -1 } }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await call(server.api, '/admin/plans/x', { method: 'PUT', token: root.accessToken, json: { ...body, file_count_limit: -1 } }),
+      400,
+      'VALIDATION_FAILED',
+    );
     // Put back as it was, for the other tests.
     const restored = { ...(original as unknown as Record<string, unknown>) };
     delete restored.name;
@@ -290,7 +328,12 @@ describe('HTTP: the admin API', function () {
 
   it('counts the instance: accounts by status, files and bytes, uploads per day for 30 days and the largest accounts', async () => {
     const stats = (await call(server.api, '/admin/stats', { token: root.accessToken })).body;
-    const accounts = (await call(server.api, '/admin/users?limit=100', { token: root.accessToken })).body.users as { status: string; files_count: number; storage_bytes: number; email: string }[];
+    const accounts = (await call(server.api, '/admin/users?limit=100', { token: root.accessToken })).body.users as {
+      status: string;
+      files_count: number;
+      storage_bytes: number;
+      email: string;
+    }[];
     expect(stats.accounts.total).to.equal(accounts.length);
     expect(stats.accounts.active + stats.accounts.suspended).to.equal(accounts.length);
     expect(stats.accounts.admins).to.equal(1);
@@ -317,7 +360,9 @@ describe('HTTP: the admin API', function () {
 
   it('deletes an account of more than 100 files in the background: 202, suspended at once, its file count falling until 404', async () => {
     const account = await signUpWithKey(server, 'large@example.com');
-    expect((await call(server.api, `/admin/users/${account.userId}`, { method: 'PATCH', token: root.accessToken, json: { file_count_limit: 1000 } })).status).to.equal(200);
+    expect(
+      (await call(server.api, `/admin/users/${account.userId}`, { method: 'PATCH', token: root.accessToken, json: { file_count_limit: 1000 } })).status,
+    ).to.equal(200);
     const files = 130;
     for (let i = 0; i < files; i++) {
       const uploaded = await upload(server, account.apiKey, new TextEncoder().encode(`file ${i}`), { contentType: 'text/plain' });
@@ -337,7 +382,10 @@ describe('HTTP: the admin API', function () {
       expect(polls, 'still there after 20 s').to.be.below(1000);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect([...seen].sort((a, b) => b - a), 'the file count only falls').to.deep.equal(seen);
+    expect(
+      [...seen].sort((a, b) => b - a),
+      'the file count only falls',
+    ).to.deep.equal(seen);
     // The entry is written just after the account is gone: within moments of the 404.
     let audit = (await call(server.api, `/admin/audit?user_id=${account.userId}`, { token: root.accessToken })).body;
     for (let polls = 0; audit.entries[0]?.action !== 'delete_account' && polls < 100; polls++) {

@@ -44,9 +44,17 @@ const TABLE: { route: string; needs: Needs; request: RequestOf }[] = [
   { route: 'GET /files/:id', needs: 'files:read', request: async (f) => ({ method: 'GET', path: `/files/${f.fileId}` }) },
   { route: 'GET /files/:id/content', needs: 'files:read', request: async (f) => ({ method: 'GET', path: `/files/${f.fileId}/content` }) },
   { route: 'GET /files/:id/thumbnail', needs: 'files:read', request: async (f) => ({ method: 'GET', path: `/files/${f.fileId}/thumbnail` }) },
-  { route: 'POST /files/:id/signed-url', needs: 'files:read', request: async (f) => ({ method: 'POST', path: `/files/${f.fileId}/signed-url`, json: { expires_in: 600 } }) },
+  {
+    route: 'POST /files/:id/signed-url',
+    needs: 'files:read',
+    request: async (f) => ({ method: 'POST', path: `/files/${f.fileId}/signed-url`, json: { expires_in: 600 } }),
+  },
   { route: 'GET /files/:id/shares', needs: 'files:read', request: async (f) => ({ method: 'GET', path: `/files/${f.fileId}/shares` }) },
-  { route: 'POST /files', needs: 'files:write', request: async () => ({ method: 'POST', path: '/files', headers: { 'content-type': 'text/plain' }, body: 'scoped upload' }) },
+  {
+    route: 'POST /files',
+    needs: 'files:write',
+    request: async () => ({ method: 'POST', path: '/files', headers: { 'content-type': 'text/plain' }, body: 'scoped upload' }),
+  },
   { route: 'POST /files/resumable', needs: 'files:write', request: async () => ({ method: 'POST', path: '/files/resumable', headers: TUS_CREATION }) },
   { route: 'POST /files/upload-url', needs: 'files:write', request: async () => ({ method: 'POST', path: '/files/upload-url', json: { expires_in: 600 } }) },
   {
@@ -59,13 +67,25 @@ const TABLE: { route: string; needs: Needs; request: RequestOf }[] = [
       body: 'abcd',
     }),
   },
-  { route: 'GET /files/resumable/:upload_id', needs: 'files:write', request: async (f) => ({ method: 'GET', path: `/files/resumable/${await f.freshUpload()}`, headers: { 'tus-resumable': '1.0.0' } }) },
-  { route: 'DELETE /files/resumable/:upload_id', needs: 'files:write', request: async (f) => ({ method: 'DELETE', path: `/files/resumable/${await f.freshUpload()}`, headers: { 'tus-resumable': '1.0.0' } }) },
+  {
+    route: 'GET /files/resumable/:upload_id',
+    needs: 'files:write',
+    request: async (f) => ({ method: 'GET', path: `/files/resumable/${await f.freshUpload()}`, headers: { 'tus-resumable': '1.0.0' } }),
+  },
+  {
+    route: 'DELETE /files/resumable/:upload_id',
+    needs: 'files:write',
+    request: async (f) => ({ method: 'DELETE', path: `/files/resumable/${await f.freshUpload()}`, headers: { 'tus-resumable': '1.0.0' } }),
+  },
   { route: 'PATCH /files/:id', needs: 'files:write', request: async (f) => ({ method: 'PATCH', path: `/files/${f.fileId}`, json: { name: 'renamed.txt' } }) },
   { route: 'POST /files/:id/shares', needs: 'files:write', request: async (f) => ({ method: 'POST', path: `/files/${f.fileId}/shares`, json: {} }) },
   { route: 'DELETE /shares/:share_id', needs: 'files:write', request: async (f) => ({ method: 'DELETE', path: `/shares/${await f.freshShare()}` }) },
   { route: 'DELETE /files/:id', needs: 'files:delete', request: async (f) => ({ method: 'DELETE', path: `/files/${await f.freshFile()}` }) },
-  { route: 'POST /files/bulk-delete', needs: 'files:delete', request: async (f) => ({ method: 'POST', path: '/files/bulk-delete', json: { ids: [await f.freshFile()] } }) },
+  {
+    route: 'POST /files/bulk-delete',
+    needs: 'files:delete',
+    request: async (f) => ({ method: 'POST', path: '/files/bulk-delete', json: { ids: [await f.freshFile()] } }),
+  },
   { route: 'GET /profile', needs: 'account:read', request: async () => ({ method: 'GET', path: '/profile' }) },
   { route: 'GET /usage', needs: 'account:read', request: async () => ({ method: 'GET', path: '/usage' }) },
   { route: 'GET /logs', needs: 'account:read', request: async () => ({ method: 'GET', path: '/logs' }) },
@@ -73,12 +93,24 @@ const TABLE: { route: string; needs: Needs; request: RequestOf }[] = [
   { route: 'POST /webhooks', needs: 'webhooks:manage', request: async () => ({ method: 'POST', path: '/webhooks', json: HOOK }) },
   { route: 'GET /webhooks', needs: 'webhooks:manage', request: async () => ({ method: 'GET', path: '/webhooks' }) },
   { route: 'GET /webhooks/:id', needs: 'webhooks:manage', request: async (f) => ({ method: 'GET', path: `/webhooks/${f.webhookId}` }) },
-  { route: 'PATCH /webhooks/:id', needs: 'webhooks:manage', request: async (f) => ({ method: 'PATCH', path: `/webhooks/${f.webhookId}`, json: { description: 'renamed' } }) },
+  {
+    route: 'PATCH /webhooks/:id',
+    needs: 'webhooks:manage',
+    request: async (f) => ({ method: 'PATCH', path: `/webhooks/${f.webhookId}`, json: { description: 'renamed' } }),
+  },
   { route: 'DELETE /webhooks/:id', needs: 'webhooks:manage', request: async (f) => ({ method: 'DELETE', path: `/webhooks/${await f.freshWebhook()}` }) },
-  { route: 'POST /webhooks/:id/rotate-secret', needs: 'webhooks:manage', request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/rotate-secret` }) },
+  {
+    route: 'POST /webhooks/:id/rotate-secret',
+    needs: 'webhooks:manage',
+    request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/rotate-secret` }),
+  },
   { route: 'POST /webhooks/:id/test', needs: 'webhooks:manage', request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/test` }) },
   { route: 'GET /webhooks/:id/deliveries', needs: 'webhooks:manage', request: async (f) => ({ method: 'GET', path: `/webhooks/${f.webhookId}/deliveries` }) },
-  { route: 'POST /webhooks/:id/deliveries/:delivery_id/retry', needs: 'webhooks:manage', request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/retry` }) },
+  {
+    route: 'POST /webhooks/:id/deliveries/:delivery_id/retry',
+    needs: 'webhooks:manage',
+    request: async (f) => ({ method: 'POST', path: `/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/retry` }),
+  },
   { route: 'PATCH /settings', needs: EVERY_SCOPE, request: async () => ({ method: 'PATCH', path: '/settings', json: { max_upload_size_bytes: null } }) },
   { route: 'POST /settings/rotate-signing-key', needs: EVERY_SCOPE, request: async () => ({ method: 'POST', path: '/settings/rotate-signing-key' }) },
 ];
@@ -108,7 +140,12 @@ describe('HTTP: API key scopes', function () {
       expect(uploaded.status).to.equal(201);
       return uploaded.body.file.file_id as string;
     };
-    const image = await call(server.api, '/files', { method: 'POST', token, headers: { 'content-type': 'image/png' }, body: new Uint8Array(await solidPng(8, 8)) });
+    const image = await call(server.api, '/files', {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'image/png' },
+      body: new Uint8Array(await solidPng(8, 8)),
+    });
     expect(image.status).to.equal(201);
     const fileId = image.body.file.file_id as string;
     const freshWebhook = async () => {
@@ -162,7 +199,13 @@ describe('HTTP: API key scopes', function () {
         const allowed = holder === EVERY_SCOPE || holder === row.needs;
         it(`${allowed ? 'serves' : 'refuses with 403 INSUFFICIENT_SCOPE'} a key with ${holder === EVERY_SCOPE ? 'every scope' : `only ${holder}`}`, async () => {
           const request = await row.request(fixtures);
-          const result = await call(server.api, request.path, { method: request.method, apiKey: keys.get(holder), json: request.json, headers: request.headers, body: request.body });
+          const result = await call(server.api, request.path, {
+            method: request.method,
+            apiKey: keys.get(holder),
+            json: request.json,
+            headers: request.headers,
+            body: request.body,
+          });
           if (allowed) {
             expect(result.status, JSON.stringify(result.body)).to.be.within(200, 299);
           } else {
@@ -175,7 +218,13 @@ describe('HTTP: API key scopes', function () {
       }
       it('serves a session token', async () => {
         const request = await row.request(fixtures);
-        const result = await call(server.api, request.path, { method: request.method, token, json: request.json, headers: request.headers, body: request.body });
+        const result = await call(server.api, request.path, {
+          method: request.method,
+          token,
+          json: request.json,
+          headers: request.headers,
+          body: request.body,
+        });
         expect(result.status, JSON.stringify(result.body)).to.be.within(200, 299);
       });
     });

@@ -27,27 +27,55 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
   it('refuses a bad e-mail, a 5-character password and a foreign redirect_to with 400 and distinct codes', async () => {
     expectError(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'not-an-email', password: 'secret1' } }), 400, 'INVALID_EMAIL');
     expectError(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'b@example.com', password: '12345' } }), 400, 'PASSWORD_TOO_SHORT');
-    for (const redirect of ['https://app.example.com@evil.example.net/welcome', 'https://app.example.com.evil.net/welcome', 'https://app.example.com/other', '//evil.example.net/']) {
-      expectError(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'c@example.com', password: 'secret1', redirect_to: redirect } }), 400, 'INVALID_REDIRECT_URL');
+    for (const redirect of [
+      'https://app.example.com@evil.example.net/welcome',
+      'https://app.example.com.evil.net/welcome',
+      'https://app.example.com/other',
+      '//evil.example.net/',
+    ]) {
+      expectError(
+        await call(server.api, '/auth/register', { method: 'POST', json: { email: 'c@example.com', password: 'secret1', redirect_to: redirect } }),
+        400,
+        'INVALID_REDIRECT_URL',
+      );
     }
     expectError(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'c@example.com' } }), 400, 'VALIDATION_FAILED');
     expect(await outbox(server, 'c@example.com', 1, 300)).to.have.length(0);
   });
 
   it('answers 415 for a non-JSON body and 400 for malformed JSON', async () => {
-    expectError(await call(server.api, '/auth/login', { method: 'POST', body: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectError(await call(server.api, '/auth/login', { method: 'POST', body: '{"email":', headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await call(server.api, '/auth/login', { method: 'POST', body: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expectError(
+      await call(server.api, '/auth/login', { method: 'POST', body: '{"email":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   it('refuses login before confirmation with 403 EMAIL_NOT_VERIFIED, but only with the right password', async () => {
     await call(server.api, '/auth/register', { method: 'POST', json: { email: 'd@example.com', password: 'secret1' } });
-    expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email: 'd@example.com', password: 'wrong-password' } }), 401, 'INVALID_CREDENTIALS');
+    expectError(
+      await call(server.api, '/auth/login', { method: 'POST', json: { email: 'd@example.com', password: 'wrong-password' } }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
     expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email: 'd@example.com', password: 'secret1' } }), 403, 'EMAIL_NOT_VERIFIED');
-    expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email: 'nobody@example.com', password: 'secret1' } }), 401, 'INVALID_CREDENTIALS');
+    expectError(
+      await call(server.api, '/auth/login', { method: 'POST', json: { email: 'nobody@example.com', password: 'secret1' } }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
   });
 
   it('confirms from the mailed link: 302 to redirect_to with the session in the fragment; the link works once', async () => {
-    await call(server.api, '/auth/register', { method: 'POST', json: { email: 'e@example.com', password: 'secret1', redirect_to: 'https://app.example.com/welcome/next' } });
+    await call(server.api, '/auth/register', {
+      method: 'POST',
+      json: { email: 'e@example.com', password: 'secret1', redirect_to: 'https://app.example.com/welcome/next' },
+    });
     const token = await mailedToken(server, 'e@example.com', '/auth/confirm');
     const confirmed = await call(server.api, `/auth/confirm?token=${token}`);
     expect(confirmed.status).to.equal(302);
@@ -82,7 +110,11 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expect(messages[1].subject).to.not.equal(messages[0].subject);
     const login = await call(server.api, '/auth/login', { method: 'POST', json: { email: 'g@example.com', password: 'secret1' } });
     expect(login.status).to.equal(200);
-    expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email: 'g@example.com', password: 'another-password' } }), 401, 'INVALID_CREDENTIALS');
+    expectError(
+      await call(server.api, '/auth/login', { method: 'POST', json: { email: 'g@example.com', password: 'another-password' } }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
   });
 
   it('rotates refresh tokens; reusing a rotated one revokes the whole session', async () => {
@@ -92,7 +124,11 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expect(first.body.session.refresh_token).to.not.equal(account.refreshToken);
     expect((await call(server.api, '/settings', { token: first.body.session.access_token })).status).to.equal(200);
     expectError(await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: account.refreshToken } }), 401, 'INVALID_REFRESH_TOKEN');
-    expectError(await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: first.body.session.refresh_token } }), 401, 'INVALID_REFRESH_TOKEN');
+    expectError(
+      await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: first.body.session.refresh_token } }),
+      401,
+      'INVALID_REFRESH_TOKEN',
+    );
     expectError(await call(server.api, '/settings', { token: first.body.session.access_token }), 401, 'UNAUTHORIZED');
     expectError(await call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: 'unknown' } }), 401, 'INVALID_REFRESH_TOKEN');
     // The account's activity log says why the session ended.
@@ -131,7 +167,9 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     const account = await signUp(server, 'k@example.com', 'old-password');
     await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'k@example.com' } });
     const mail = (await outbox(server, 'k@example.com', 2)).find((m) => m.subject === 'Reset your password');
-    expect(mail?.text).to.match(/^http:\/\/api\.hangar\.test\/#\/reset\?token=[0-9A-Za-z]+$/m).and.include('API keys keep working');
+    expect(mail?.text)
+      .to.match(/^http:\/\/api\.hangar\.test\/#\/reset\?token=[0-9A-Za-z]+$/m)
+      .and.include('API keys keep working');
     const token = await mailedToken(server, 'k@example.com', '/auth/reset-password');
     const page = await call(server.api, `/auth/reset-password?token=${token}`);
     expect(page.status, 'a link mailed before points at the dashboard’s screen').to.equal(302);
@@ -142,13 +180,18 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expect(reset.body.message).to.be.a('string');
     expectError(await call(server.api, '/auth/reset-password', { method: 'POST', json: { token, password: 'newer-password' } }), 400, 'INVALID_TOKEN');
     expectError(await call(server.api, '/settings', { token: account.accessToken }), 401, 'UNAUTHORIZED');
-    expectError(await call(server.api, '/auth/login', { method: 'POST', json: { email: 'k@example.com', password: 'old-password' } }), 401, 'INVALID_CREDENTIALS');
+    expectError(
+      await call(server.api, '/auth/login', { method: 'POST', json: { email: 'k@example.com', password: 'old-password' } }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
     expect((await call(server.api, '/auth/login', { method: 'POST', json: { email: 'k@example.com', password: 'new-password' } })).status).to.equal(200);
   });
 
   it('keeps API keys working after a reset by default, and revokes them all with revoke_api_keys: true', async () => {
     const account = await signUp(server, 'keys-reset@example.com', 'old-password');
-    const makeKey = async () => (await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'ci' } })).body.key as string;
+    const makeKey = async () =>
+      (await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'ci' } })).body.key as string;
     const kept = await makeKey();
     await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'keys-reset@example.com' } });
     const first = await mailedToken(server, 'keys-reset@example.com', '/auth/reset-password');
@@ -158,16 +201,24 @@ describe('HTTP: registration, confirmation, login and sessions', () => {
     expect(plain.body.message).to.include('API keys keep working');
     expect((await call(server.api, '/files', { apiKey: kept })).status, 'the key survives a plain reset').to.equal(200);
 
-    const session = (await call(server.api, '/auth/login', { method: 'POST', json: { email: 'keys-reset@example.com', password: 'new-password' } })).body.session;
+    const session = (await call(server.api, '/auth/login', { method: 'POST', json: { email: 'keys-reset@example.com', password: 'new-password' } })).body
+      .session;
     const another = (await call(server.api, '/auth/api-keys', { method: 'POST', token: session.access_token, json: { name: 'sharex' } })).body.key as string;
     await call(server.api, '/auth/forgot-password', { method: 'POST', json: { email: 'keys-reset@example.com' } });
     let second = first;
     for (let tries = 0; second === first && tries < 200; tries += 1) second = await mailedToken(server, 'keys-reset@example.com', '/auth/reset-password');
-    const revoking = await call(server.api, '/auth/reset-password', { method: 'POST', json: { token: second, password: 'newer-password', revoke_api_keys: true } });
+    const revoking = await call(server.api, '/auth/reset-password', {
+      method: 'POST',
+      json: { token: second, password: 'newer-password', revoke_api_keys: true },
+    });
     expect(revoking.status).to.equal(200);
     expect(revoking.body).to.include({ revoked_api_keys: 2 });
     for (const key of [kept, another]) expectError(await call(server.api, '/files', { apiKey: key }), 401, 'UNAUTHORIZED');
-    expectError(await call(server.api, '/auth/reset-password', { method: 'POST', json: { token: 'x', password: 'newer-password', revoke_api_keys: 'yes' } }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await call(server.api, '/auth/reset-password', { method: 'POST', json: { token: 'x', password: 'newer-password', revoke_api_keys: 'yes' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   it('sends at most one e-mail per address and purpose per minute, silently: a reset right after the confirmation e-mail goes out, a second reset does not', async () => {

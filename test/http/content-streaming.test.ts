@@ -54,7 +54,10 @@ describe('HTTP: content server bodies (borrowed chunks, backpressure, aborts)', 
    * GETs `pathname` on the content server with a reader that pauses 5 ms after every 256 KiB, so
    * the server's writes wait on the socket (the case where a chunk reused too early would show).
    */
-  function slowGet(pathname: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; sha256: string; length: number }> {
+  function slowGet(
+    pathname: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; sha256: string; length: number }> {
     return new Promise((resolve, reject) => {
       const request = http.get(`${server.content}${pathname}`, { headers, agent: false }, (response) => {
         const hash = createHash('sha256');

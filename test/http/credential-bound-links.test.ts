@@ -91,9 +91,15 @@ describe('HTTP: signed URLs and share links made with an API key end with the ke
     const local = (url: string) => url.replace('http://api.hangar.test', server.api);
     const filesBefore = (await call(server.api, '/files?limit=100', { apiKey: account.apiKey })).body.total;
     expect((await call(server.api, `/auth/api-keys/${minter.id}`, { method: 'DELETE', token: account.accessToken })).status).to.equal(204);
-    expectError(await call(local(byKey.body.upload_url), '', { method: 'PUT', headers: { 'content-type': 'image/png' }, body: makePng() }), 403, 'UPLOAD_URL_INVALID');
+    expectError(
+      await call(local(byKey.body.upload_url), '', { method: 'PUT', headers: { 'content-type': 'image/png' }, body: makePng() }),
+      403,
+      'UPLOAD_URL_INVALID',
+    );
     expect((await call(server.api, '/files?limit=100', { apiKey: account.apiKey })).body.total).to.equal(filesBefore);
-    expect((await call(local(bySession.body.upload_url), '', { method: 'PUT', headers: { 'content-type': 'image/png' }, body: makePng() })).status).to.equal(201);
+    expect((await call(local(bySession.body.upload_url), '', { method: 'PUT', headers: { 'content-type': 'image/png' }, body: makePng() })).status).to.equal(
+      201,
+    );
   });
 
   it('mints an upload URL with an expiring key that expires no later than the key', async () => {

@@ -77,7 +77,20 @@ describe('HTTP: custom domains (mock edge provider)', function () {
 
   it('refuses invalid hostnames (also longer than 253 characters) with 400 INVALID_HOSTNAME and changes nothing', async () => {
     const { apiKey } = await signUpWithKey(server, 'invalid-host@example.com');
-    for (const hostname of ['http://files.example.com', 'files.example.com:8080', 'localhost', '10.0.0.1', '*.example.com', 'files_example.com', '-bad.example.com', 'cdn.hangar.test', 'api.hangar.test', 'a'.repeat(64) + '.com', `${'abcdefghi.'.repeat(30)}com`, 'x'.repeat(5000)]) {
+    for (const hostname of [
+      'http://files.example.com',
+      'files.example.com:8080',
+      'localhost',
+      '10.0.0.1',
+      '*.example.com',
+      'files_example.com',
+      '-bad.example.com',
+      'cdn.hangar.test',
+      'api.hangar.test',
+      'a'.repeat(64) + '.com',
+      `${'abcdefghi.'.repeat(30)}com`,
+      'x'.repeat(5000),
+    ]) {
       expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: hostname } }), 400, 'INVALID_HOSTNAME');
     }
     expect((await call(server.api, '/settings', { apiKey })).body.custom_domain).to.equal(null);
@@ -87,22 +100,34 @@ describe('HTTP: custom domains (mock edge provider)', function () {
   it('answers 409 HOSTNAME_TAKEN when another account holds the hostname', async () => {
     const first = await signUpWithKey(server, 'first-host@example.com');
     const second = await signUpWithKey(server, 'second-host@example.com');
-    expect((await call(server.api, '/settings', { method: 'PATCH', apiKey: first.apiKey, json: { custom_domain: 'shared.example.org' } })).status).to.equal(200);
-    expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey: second.apiKey, json: { custom_domain: 'shared.example.org' } }), 409, 'HOSTNAME_TAKEN');
+    expect((await call(server.api, '/settings', { method: 'PATCH', apiKey: first.apiKey, json: { custom_domain: 'shared.example.org' } })).status).to.equal(
+      200,
+    );
+    expectError(
+      await call(server.api, '/settings', { method: 'PATCH', apiKey: second.apiKey, json: { custom_domain: 'shared.example.org' } }),
+      409,
+      'HOSTNAME_TAKEN',
+    );
     expect((await call(server.api, '/settings', { apiKey: second.apiKey })).body.custom_domain).to.equal(null);
   });
 
   it('lets exactly one of two accounts racing for one hostname win', async () => {
     const a = await signUpWithKey(server, 'race-a@example.com');
     const b = await signUpWithKey(server, 'race-b@example.com');
-    const results = await Promise.all([a, b].map((account) => call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { custom_domain: 'race.example.net' } })));
+    const results = await Promise.all(
+      [a, b].map((account) => call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { custom_domain: 'race.example.net' } })),
+    );
     expect(results.map((r) => r.status).sort()).to.deep.equal([200, 409]);
   });
 
   it('answers 502 EDGE_PROVIDER_ERROR when the provider fails, and keeps the previous domain', async () => {
     const { apiKey } = await signUpWithKey(server, 'outage@example.com');
     await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'keep.example.com' } });
-    expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'edge-error.example.com', max_upload_size_bytes: 1234 } }), 502, 'EDGE_PROVIDER_ERROR');
+    expectError(
+      await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'edge-error.example.com', max_upload_size_bytes: 1234 } }),
+      502,
+      'EDGE_PROVIDER_ERROR',
+    );
     const settings = (await call(server.api, '/settings', { apiKey })).body;
     expect(settings.custom_domain.hostname).to.equal('keep.example.com');
     expect(settings.max_upload_size_bytes).to.not.equal(1234);

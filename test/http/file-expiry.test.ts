@@ -37,8 +37,12 @@ describe('HTTP: file expiry', () => {
     expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
     const file = uploaded.body.file;
     expect(file.expires_at).to.equal(at);
-    expect((await call(server.api, `/files?expiresBefore=${encodeURIComponent(at)}`, { apiKey })).body.files.map((f: any) => f.file_id)).to.deep.equal([file.file_id]);
-    expect((await call(server.api, `/files?expiresBefore=${encodeURIComponent(new Date(Date.parse(at) - 1).toISOString())}`, { apiKey })).body.total).to.equal(0);
+    expect((await call(server.api, `/files?expiresBefore=${encodeURIComponent(at)}`, { apiKey })).body.files.map((f: any) => f.file_id)).to.deep.equal([
+      file.file_id,
+    ]);
+    expect((await call(server.api, `/files?expiresBefore=${encodeURIComponent(new Date(Date.parse(at) - 1).toISOString())}`, { apiKey })).body.total).to.equal(
+      0,
+    );
     expect((await call(server.api, '/usage', { apiKey })).body.storage_bytes).to.equal(usage0.storage_bytes + 1000);
     expect(await stored(bytes)).to.equal(true);
     // Still there a second later: not yet its time.
@@ -69,7 +73,11 @@ describe('HTTP: file expiry', () => {
     expect(Date.parse(soon.expires_at) - clock.now().getTime()).to.be.within(58_000, 61_000);
     const later = (await upload(server, apiKey, randomFileOf(200, 'image/png', 32))).body.file;
     const kept = (await upload(server, apiKey, randomFileOf(300, 'image/png', 33), { query: '?expiresIn=30' })).body.file;
-    const patched = await call(server.api, `/files/${later.file_id}`, { method: 'PATCH', apiKey, json: { expires_at: new Date(clock.now().getTime() + 30_000).toISOString() } });
+    const patched = await call(server.api, `/files/${later.file_id}`, {
+      method: 'PATCH',
+      apiKey,
+      json: { expires_at: new Date(clock.now().getTime() + 30_000).toISOString() },
+    });
     expect(patched.status).to.equal(200);
     expect((await call(server.api, `/files/${kept.file_id}`, { method: 'PATCH', apiKey, json: { expires_at: null } })).body.expires_at).to.equal(null);
 

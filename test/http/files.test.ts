@@ -33,7 +33,29 @@ describe('HTTP: files and the content server', () => {
     expect(result.status, JSON.stringify(result.body)).to.equal(201);
     const file = result.body.file;
     expect(result.body.message).to.be.a('string');
-    expect(file).to.have.keys('id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'public_url', 'default_url', 'default_download_url', 'public_download_url', 'view_url', 'created_at', 'is_public', 'expires_at', 'width', 'height', 'duration_seconds', 'thumbhash', 'metadata_removed', 'view_count', 'download_count');
+    expect(file).to.have.keys(
+      'id',
+      'user_id',
+      'file_id',
+      'name',
+      'content_type',
+      'size',
+      'public_url',
+      'default_url',
+      'default_download_url',
+      'public_download_url',
+      'view_url',
+      'created_at',
+      'is_public',
+      'expires_at',
+      'width',
+      'height',
+      'duration_seconds',
+      'thumbhash',
+      'metadata_removed',
+      'view_count',
+      'download_count',
+    );
     expect(file).to.include({ user_id: userId, name: 'pixel.png', content_type: 'image/png', size: png.length, is_public: true });
     expect(file.file_id).to.match(/^[0-9A-Za-z]{10}$/);
     expect(file.public_url).to.equal(`http://cdn.hangar.test/m/${file.file_id}`);
@@ -188,11 +210,24 @@ describe('HTTP: files and the content server', () => {
     expectError(await call(server.api, '/files?createdAfter=yesterday', { apiKey: key }), 400, 'VALIDATION_FAILED');
     // Bounds past what a byte count or a page can be are refused, on every database (a bigint overflow is not a 500).
     // Numbers are plain decimal integers: not truncated from a fraction or an exponent.
-    for (const query of ['sizeMin=100000000000000000000', 'sizeMax=9007199254740992', 'page=1e300', 'page=100000000000000000', 'sizeMin=1.5e6', 'limit=2.5', 'page=0x10']) {
+    for (const query of [
+      'sizeMin=100000000000000000000',
+      'sizeMax=9007199254740992',
+      'page=1e300',
+      'page=100000000000000000',
+      'sizeMin=1.5e6',
+      'limit=2.5',
+      'page=0x10',
+    ]) {
       expectError(await call(server.api, `/files?${query}`, { apiKey: key }), 400, 'VALIDATION_FAILED');
     }
     // Far ranges that are valid answer normally, with every filter combination that counts rather than reads a total.
-    for (const query of ['sizeMin=9007199254740991', 'sizeMax=9007199254740991&type=image/png', 'createdAfter=9999-12-31T23:59:59Z', 'createdBefore=0001-01-01T00:00:00Z&q=a']) {
+    for (const query of [
+      'sizeMin=9007199254740991',
+      'sizeMax=9007199254740991&type=image/png',
+      'createdAfter=9999-12-31T23:59:59Z',
+      'createdBefore=0001-01-01T00:00:00Z&q=a',
+    ]) {
       const answer = await call(server.api, `/files?${query}`, { apiKey: key });
       expect(answer.status, query).to.equal(200);
     }
@@ -232,21 +267,38 @@ describe('HTTP: files and the content server', () => {
 
   it('answers a bulk delete without any body 400 VALIDATION_FAILED (a body of another type stays 415)', async () => {
     expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey }), 400, 'VALIDATION_FAILED');
-    expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_FAILED');
-    expectError(await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain' }, body: 'ids' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(
+      await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, headers: { 'content-type': 'application/json' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain' }, body: 'ids' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
   });
 
   it('reads and changes max_upload_size_bytes through /settings, and uploads follow it', async () => {
     const account = await signUpWithKey(server, 'settings@example.com');
     const settings = await call(server.api, '/settings', { apiKey: account.apiKey });
-    expect(settings.body).to.deep.equal({ public_url_base: 'http://cdn.hangar.test', custom_domain: null, max_upload_size_bytes: 1024 * 1024, image_metadata: 'strip_location' });
+    expect(settings.body).to.deep.equal({
+      public_url_base: 'http://cdn.hangar.test',
+      custom_domain: null,
+      max_upload_size_bytes: 1024 * 1024,
+      image_metadata: 'strip_location',
+    });
     const patched = await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 100 } });
     expect(patched.status).to.equal(200);
     expect(patched.body.max_upload_size_bytes).to.equal(100);
     expectError(await upload(server, account.apiKey, randomBytesOf(101)), 413, 'FILE_TOO_LARGE');
     expect((await upload(server, account.apiKey, randomFileOf(100))).status).to.equal(201);
     expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 0 } }), 400, 'INVALID_SETTINGS');
-    expectError(await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 'big' } }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: 'big' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
     const reset = await call(server.api, '/settings', { method: 'PATCH', apiKey: account.apiKey, json: { max_upload_size_bytes: null } });
     expect(reset.body.max_upload_size_bytes).to.equal(1024 * 1024);
   });

@@ -47,7 +47,10 @@ describe('HTTP walkthrough with BLOB_STORE_URL=gs://… (fake GCS)', () => {
     expect(list.status).to.equal(200);
     expect(list.body.total).to.equal(2);
 
-    for (const [file, bytes] of [[a, png], [b, large]] as const) {
+    for (const [file, bytes] of [
+      [a, png],
+      [b, large],
+    ] as const) {
       for (const url of [file.public_url, file.public_download_url]) {
         const whole = await fetchBytes(local(url));
         expect(whole.status).to.equal(200);

@@ -60,7 +60,11 @@ describe('the server as its own process: photo metadata removed while a large up
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-photo-'));
     server = await startServerProcess({
-      HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONTENT_PORT: '0',
+      DATA_DIR: dataDir,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
       DEFAULT_MAX_UPLOAD_SIZE_BYTES: String((SCAN_MIB + 1) * MiB),
     });
     const email = 'photo@example.com';

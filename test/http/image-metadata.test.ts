@@ -48,7 +48,9 @@ describe('HTTP: photo metadata removed on upload (image_metadata)', () => {
       expect((await pixelsOf(bytes)).equals(await pixelsOf(photo))).to.equal(true);
       expect(result.body.file.size).to.equal(bytes.byteLength);
       expect(etag).to.equal(`"${sha256(bytes)}"`);
-      const listed = (await call(server.api, '/files?limit=100', { apiKey })).body.files.find((f: { file_id: string }) => f.file_id === result.body.file.file_id);
+      const listed = (await call(server.api, '/files?limit=100', { apiKey })).body.files.find(
+        (f: { file_id: string }) => f.file_id === result.body.file.file_id,
+      );
       expect(listed.metadata_removed).to.deep.equal(['location']);
     });
   }
@@ -88,12 +90,20 @@ describe('HTTP: photo metadata removed on upload (image_metadata)', () => {
     const created = await call(server.api, '/files/resumable', {
       method: 'POST',
       apiKey,
-      headers: { 'tus-resumable': '1.0.0', 'upload-length': String(photo.length), 'upload-metadata': `filetype ${Buffer.from('image/jpeg').toString('base64')},filename ${Buffer.from('tus.jpg').toString('base64')}` },
+      headers: {
+        'tus-resumable': '1.0.0',
+        'upload-length': String(photo.length),
+        'upload-metadata': `filetype ${Buffer.from('image/jpeg').toString('base64')},filename ${Buffer.from('tus.jpg').toString('base64')}`,
+      },
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const location = new URL(created.headers.get('location')!, server.api).href;
     const patch = (offset: number, body: Uint8Array) =>
-      fetch(location, { method: 'PATCH', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body });
+      fetch(location, {
+        method: 'PATCH',
+        headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+        body,
+      });
     const half = Math.floor(photo.length / 2);
     expect((await patch(0, photo.subarray(0, half))).status).to.equal(204);
     expect((await patch(half, photo.subarray(half))).status).to.equal(204);

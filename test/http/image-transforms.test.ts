@@ -9,7 +9,12 @@ import { corruptPng, describeImage, exifJpeg, pngBomb, solidPng } from '../suppo
 import { checkResponse } from '../support/openapi-check.js';
 
 /** GET/HEAD on the content server, checked against the OpenAPI document; `host` overrides Host. */
-function get(base: string, pathAndQuery: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer; body: any }> {
+function get(
+  base: string,
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer; body: any }> {
   const url = new URL(pathAndQuery, base);
   return new Promise((resolve, reject) => {
     const request = http.request({ method, hostname: url.hostname, port: url.port, path: url.pathname + url.search, headers }, (response) => {
@@ -66,7 +71,16 @@ describe('HTTP: image transformations on /m/:file_id', function () {
     const first = await get(server.content, `/m/${jpegId}?w=320&h=320&fit=cover&format=webp`);
     expect(first.status).to.equal(200);
     expect(first.headers['content-type']).to.equal('image/webp');
-    expect(await describeImage(first.bytes)).to.deep.equal({ format: 'webp', width: 320, height: 320, pages: 1, orientation: undefined, exif: false, xmp: false, icc: false });
+    expect(await describeImage(first.bytes)).to.deep.equal({
+      format: 'webp',
+      width: 320,
+      height: 320,
+      pages: 1,
+      orientation: undefined,
+      exif: false,
+      xmp: false,
+      icc: false,
+    });
     expect(first.headers.etag).to.match(/^"[0-9a-f]{64}-[0-9A-Za-z_-]+"$/);
     expect(first.headers.etag).to.not.equal(`"${sha256(jpeg)}"`);
     expect(first.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
@@ -110,7 +124,9 @@ describe('HTTP: image transformations on /m/:file_id', function () {
 
   it('serves thumbnails on the account’s verified custom domain, and nothing on an unknown host', async () => {
     expect((await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'img.example.com' } })).status).to.equal(200);
-    expect((await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { refresh_custom_domain: true } })).body.custom_domain).to.include({ verification_status: 'active' });
+    expect((await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { refresh_custom_domain: true } })).body.custom_domain).to.include({
+      verification_status: 'active',
+    });
     const served = await get(server.content, `/m/${jpegId}?w=320&h=320&fit=cover&format=webp`, { host: 'img.example.com' });
     expect(served.status).to.equal(200);
     expect(await describeImage(served.bytes)).to.include({ format: 'webp', width: 320, height: 320 });
@@ -219,7 +235,11 @@ describe('HTTP: variant floods are bounded (docs/images.md, "Bounds")', function
 
   before(async () => {
     // Every blob a file, so that the stored variants' sizes can be read from the disk.
-    server = await startTestServer({ DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(4 * 1024 * 1024), SMALL_BLOB_MAX_BYTES: '0', RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '100' });
+    server = await startTestServer({
+      DEFAULT_MAX_UPLOAD_SIZE_BYTES: String(4 * 1024 * 1024),
+      SMALL_BLOB_MAX_BYTES: '0',
+      RATE_LIMIT_IMAGE_TRANSFORMS_PER_MINUTE: '100',
+    });
     ({ apiKey } = await signUpWithKey(server, 'flood@example.com'));
   });
   after(async () => {

@@ -81,8 +81,15 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
     const embed = await call(server.content, discovery.replace('http://cdn.hangar.test', ''));
     expect(embed.status).to.equal(200);
     expect(embed.body).to.deep.equal({
-      version: '1.0', type: 'photo', title: 'holiday.png', provider_name: 'Hangar', provider_url: 'http://cdn.hangar.test', cache_age: 300, url: file.public_url,
-      width: 32, height: 32,
+      version: '1.0',
+      type: 'photo',
+      title: 'holiday.png',
+      provider_name: 'Hangar',
+      provider_url: 'http://cdn.hangar.test',
+      cache_age: 300,
+      url: file.public_url,
+      width: 32,
+      height: 32,
     });
     // The raw address works as the oEmbed URL too; the image the preview names is the file's bytes.
     expect((await oembed(file.public_url)).body.type).to.equal('photo');
@@ -138,7 +145,12 @@ describe('HTTP: link previews (/v/:id and /oembed)', function () {
     expectError(await call(server.content, '/v/NoSuchFile'), 404, 'FILE_NOT_FOUND');
 
     const visible = (await upload(server, apiKey, makePng(), { name: 'public.png' })).body.file;
-    for (const url of [`http://elsewhere.example/v/${visible.file_id}`, `http://cdn.hangar.test/files/${visible.file_id}`, 'not a url', `ftp://cdn.hangar.test/v/${visible.file_id}`]) {
+    for (const url of [
+      `http://elsewhere.example/v/${visible.file_id}`,
+      `http://cdn.hangar.test/files/${visible.file_id}`,
+      'not a url',
+      `ftp://cdn.hangar.test/v/${visible.file_id}`,
+    ]) {
       expectError(await oembed(url), 404, 'FILE_NOT_FOUND');
     }
     expectError(await call(server.content, '/oembed'), 400, 'VALIDATION_FAILED');

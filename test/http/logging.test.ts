@@ -40,7 +40,12 @@ describe('HTTP: the log (pino JSON lines)', () => {
     const key = await call(server.api, '/auth/api-keys', { method: 'POST', token: accessToken, json: { name: 'logs' } });
     const apiKey = key.body.key as string;
     const png = makePng(32, 32);
-    const uploaded = await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png', 'x-request-id': 'log-upload' }, body: png });
+    const uploaded = await call(server.api, '/files', {
+      method: 'POST',
+      apiKey,
+      headers: { 'content-type': 'image/png', 'x-request-id': 'log-upload' },
+      body: png,
+    });
     expect(uploaded.status).to.equal(201);
     const fileId = uploaded.body.file.file_id as string;
     expect((await call(server.api, `/files/${fileId}`, { token: accessToken, headers: { 'x-request-id': 'log-get' } })).status).to.equal(200);
@@ -48,7 +53,10 @@ describe('HTTP: the log (pino JSON lines)', () => {
     const viewed = await fetch(`${server.content}/m/${fileId}?expires=9999999999&sig=${signature}`, { headers: { 'x-request-id': 'log-view' } });
     const served = new Uint8Array(await viewed.arrayBuffer());
     expect(viewed.status).to.equal(200);
-    expect((await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'wrong password' }, headers: { 'x-request-id': 'log-refused' } })).status).to.equal(401);
+    expect(
+      (await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'wrong password' }, headers: { 'x-request-id': 'log-refused' } }))
+        .status,
+    ).to.equal(401);
     await until(() => entries(lines).some((entry) => entry.request_id === 'log-refused'));
 
     const all = entries(lines);
@@ -63,7 +71,13 @@ describe('HTTP: the log (pino JSON lines)', () => {
       return found[0];
     };
     expect(request('log-upload')).to.deep.include({
-      level: 'info', method: 'POST', route: '/files', status: 201, bytes_in: png.length, account_id: userId, credential: 'api_key',
+      level: 'info',
+      method: 'POST',
+      route: '/files',
+      status: 201,
+      bytes_in: png.length,
+      account_id: userId,
+      credential: 'api_key',
     });
     expect(request('log-upload').duration_ms).to.be.a('number').and.at.least(0);
     expect(request('log-upload').bytes_out).to.be.above(200);
@@ -89,17 +103,25 @@ describe('HTTP: the log (pino JSON lines)', () => {
     ] as const) {
       const socket = connect(Number(port), '127.0.0.1');
       await once(socket, 'connect');
-      socket.write(`POST ${pathname} HTTP/1.1\r\nhost: api.hangar.test\r\n${headers}content-length: ${pathname === '/files' ? 100_000 : 1000}\r\nx-request-id: abort-${pathname.slice(1).replace('/', '-')}\r\n\r\n`);
+      socket.write(
+        `POST ${pathname} HTTP/1.1\r\nhost: api.hangar.test\r\n${headers}content-length: ${pathname === '/files' ? 100_000 : 1000}\r\nx-request-id: abort-${pathname.slice(1).replace('/', '-')}\r\n\r\n`,
+      );
       socket.write(pathname === '/files' ? makePng(64, 64) : '{"email":"a@example.com","password":"');
       await new Promise((resolve) => setTimeout(resolve, 150));
       socket.destroy();
     }
     await until(() => entries(lines.slice(from)).filter((entry) => entry.event === 'request').length >= 2);
     const written = entries(lines.slice(from));
-    expect(written.filter((entry) => entry.level === 'error'), JSON.stringify(written)).to.deep.equal([]);
+    expect(
+      written.filter((entry) => entry.level === 'error'),
+      JSON.stringify(written),
+    ).to.deep.equal([]);
     expect(lines.slice(from).join('')).not.to.include('"stack"');
     expect(server.internalErrors).to.deep.equal([]);
     const aborted = written.filter((entry) => entry.event === 'request_aborted');
-    expect(aborted.map((entry) => [entry.level, entry.route]), JSON.stringify(written)).to.deep.include(['info', '/files']);
+    expect(
+      aborted.map((entry) => [entry.level, entry.route]),
+      JSON.stringify(written),
+    ).to.deep.include(['info', '/files']);
   });
 });

@@ -56,7 +56,14 @@ describe('HTTP: media facts on the File object (docs/media.md)', function () {
   it('gives an MP4 and a phone’s MOV (moov after the samples, turned 90° for portrait) their shown size and duration', async () => {
     const mp4 = (await stored(makeMp4({ video: { width: 1280, height: 720 }, duration: { units: 5_000, timescale: 1_000 } }), 'video/mp4', 'clip.mp4')).file;
     expect(mp4).to.include({ width: 1280, height: 720, duration_seconds: 5, thumbhash: null });
-    const mov = makeMp4({ video: { width: 1920, height: 1080, rotation: 90 }, audio: true, duration: { units: 1_800, timescale: 600 }, moovLast: true, brand: 'qt  ', mdatBytes: 256 * 1024 });
+    const mov = makeMp4({
+      video: { width: 1920, height: 1080, rotation: 90 },
+      audio: true,
+      duration: { units: 1_800, timescale: 600 },
+      moovLast: true,
+      brand: 'qt  ',
+      mdatBytes: 256 * 1024,
+    });
     const portrait = (await stored(mov, 'video/quicktime', 'IMG_0001.MOV')).file;
     expect(portrait).to.include({ width: 1080, height: 1920, duration_seconds: 3, thumbhash: null });
   });

@@ -38,10 +38,12 @@ async function scrape(address: string): Promise<string> {
 /** One GET on a connection of its own, so that a cluster hands consecutive ones to its workers in turn. */
 function getAlone(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode!));
-    }).on('error', reject);
+    http
+      .get(url, { agent: false }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode!));
+      })
+      .on('error', reject);
   });
 }
 
@@ -54,7 +56,8 @@ describe('metrics (METRICS_PORT, Prometheus text format)', function () {
     try {
       const address = server.running.metricsAddress!;
       const { accessToken } = await signUpWithKey(server, 'metrics-hooks@example.com');
-      const { webhook } = (await call(server.api, '/webhooks', { method: 'POST', token: accessToken, json: { url: receiver.url(), events: ['file.created'] } })).body;
+      const { webhook } = (await call(server.api, '/webhooks', { method: 'POST', token: accessToken, json: { url: receiver.url(), events: ['file.created'] } }))
+        .body;
       receiver.script = [500];
       await call(server.api, `/webhooks/${webhook.id}/test`, { method: 'POST', token: accessToken });
       await receiver.waitFor(1);
@@ -82,7 +85,8 @@ describe('metrics (METRICS_PORT, Prometheus text format)', function () {
   });
 
   it('counts the requests made during a load by route and status, bytes uploaded and served, blob operations, and process metrics', async () => {
-    const server = await startTestServer({ METRICS_PORT: '0' });
+    // No media probes: each would read its upload's blob once (docs/media.md), and this counts the reads of /m alone.
+    const server = await startTestServer({ METRICS_PORT: '0', MEDIA_PROBE_CONCURRENCY: '0' });
     try {
       const address = server.running.metricsAddress!;
       expect(address).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -115,7 +119,9 @@ describe('metrics (METRICS_PORT, Prometheus text format)', function () {
       expect(value(text, 'hangar_blob_store_operation_seconds_count', { operation: 'put', outcome: 'ok' })).to.equal(5);
       expect(value(text, 'hangar_blob_store_operation_seconds_count', { operation: 'get', outcome: 'ok' })).to.equal(1);
       expect(value(text, 'hangar_database_query_seconds_count', { outcome: 'ok' })).to.be.above(5);
-      const slots = samples(text).filter((s) => s.name === 'hangar_image_transform_slots').map((s) => `${s.labels.pool} ${s.labels.state} ${s.value}`);
+      const slots = samples(text)
+        .filter((s) => s.name === 'hangar_image_transform_slots')
+        .map((s) => `${s.labels.pool} ${s.labels.state} ${s.value}`);
       expect(slots.sort()).to.deep.equal(['public active 0', 'public queued 0', 'thumbnails active 0', 'thumbnails queued 0']);
       // The uploads' activity log entries wait for the 2 s flush or are written already; none dropped.
       expect(samples(text).filter((s) => s.name === 'hangar_activity_log_buffered_entries')).to.have.length(1);
@@ -133,7 +139,16 @@ describe('metrics (METRICS_PORT, Prometheus text format)', function () {
   it('with WORKERS=2, one scrape of the supervisor returns the requests of both workers', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-metrics-workers-'));
     const metricsPort = await freePort();
-    const server = await startServerProcess({ WORKERS: '2', HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024', METRICS_PORT: String(metricsPort), LOG_FORMAT: 'json' });
+    const server = await startServerProcess({
+      WORKERS: '2',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONTENT_PORT: '0',
+      DATA_DIR: dataDir,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      METRICS_PORT: String(metricsPort),
+      LOG_FORMAT: 'json',
+    });
     try {
       expect(server.output()).to.include(`hangar: metrics on http://127.0.0.1:${metricsPort}/metrics`);
       for (let i = 0; i < 40; i++) expect(await getAlone(`${server.api}/version`)).to.equal(200);

@@ -3,7 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { call, expectError, signUp, startTestServer, type TestServer } from '../support/http-harness.js';
-import { browseUntil, startTestOidcProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestOidcAccount, type TestOidcProvider } from '../support/oidc-test-provider.js';
+import {
+  browseUntil,
+  startTestOidcProvider,
+  TEST_CLIENT_ID,
+  TEST_CLIENT_SECRET,
+  type TestOidcAccount,
+  type TestOidcProvider,
+} from '../support/oidc-test-provider.js';
 import { freshServerDatabase, type ServerDatabase } from '../support/test-database.js';
 
 /** PUBLIC_API_URL of the test servers: the redirect URI registered at the provider is under it. */

@@ -15,9 +15,33 @@ const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
 const KEY = 'hgr_xjwRWqNnJrPHPONqwNYTefnCz6UqI89Y';
 const FILES = [
-  { fileId: 'IDaUPuasJ7', name: 'Holiday Photo.PNG', contentType: 'image/png', isPublic: true, createdAt: '2026-12-02T00:55:11.351Z', expiresAt: null, base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=' },
-  { fileId: 'YGb4kwgJ5u', name: 'secret-notes.txt', contentType: 'text/plain', isPublic: false, createdAt: '2026-12-02T00:55:11.368Z', expiresAt: null, base64: 'cHJpdmF0ZSBub3RlcywgYnl0ZSBmb3IgYnl0ZQo=' },
-  { fileId: 'C1Y4fospMz', name: 'Résumé draft.txt', contentType: 'text/plain', isPublic: true, createdAt: '2026-12-02T00:55:11.377Z', expiresAt: '2036-11-29T00:55:11.375Z', base64: 'ZXhwaXJlcyBpbiB0ZW4geWVhcnMK' },
+  {
+    fileId: 'IDaUPuasJ7',
+    name: 'Holiday Photo.PNG',
+    contentType: 'image/png',
+    isPublic: true,
+    createdAt: '2026-12-02T00:55:11.351Z',
+    expiresAt: null,
+    base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  },
+  {
+    fileId: 'YGb4kwgJ5u',
+    name: 'secret-notes.txt',
+    contentType: 'text/plain',
+    isPublic: false,
+    createdAt: '2026-12-02T00:55:11.368Z',
+    expiresAt: null,
+    base64: 'cHJpdmF0ZSBub3RlcywgYnl0ZSBmb3IgYnl0ZQo=',
+  },
+  {
+    fileId: 'C1Y4fospMz',
+    name: 'Résumé draft.txt',
+    contentType: 'text/plain',
+    isPublic: true,
+    createdAt: '2026-12-02T00:55:11.377Z',
+    expiresAt: '2036-11-29T00:55:11.375Z',
+    base64: 'ZXhwaXJlcyBpbiB0ZW4geWVhcnMK',
+  },
 ];
 
 describe('a data directory written by the build of bec26c8', function () {
@@ -31,7 +55,14 @@ describe('a data directory written by the build of bec26c8', function () {
     await writeFile(path.join(dataDir, 'hangar.db'), gunzipSync(await readFile(path.join(dataDir, 'hangar.db.gz'))));
     await rm(path.join(dataDir, 'hangar.db.gz'));
     // SQLite in the data directory whichever database the HTTP pass runs on: the fixture is a SQLite one.
-    server = await startServerProcess({ HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}`, PASSWORD_HASH_MEMORY_KIB: '1024' });
+    server = await startServerProcess({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONTENT_PORT: '0',
+      DATA_DIR: dataDir,
+      DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+    });
   });
   after(async () => {
     await server?.stop();
@@ -46,7 +77,16 @@ describe('a data directory written by the build of bec26c8', function () {
     const body = (await response.json()) as { files: Array<Record<string, unknown>>; total: number };
     expect(body.total).to.equal(3);
     const newestFirst = [...FILES].reverse();
-    expect(body.files.map((file) => ({ fileId: file.file_id, name: file.name, contentType: file.content_type, isPublic: file.is_public, createdAt: file.created_at, expiresAt: file.expires_at }))).to.deep.equal(
+    expect(
+      body.files.map((file) => ({
+        fileId: file.file_id,
+        name: file.name,
+        contentType: file.content_type,
+        isPublic: file.is_public,
+        createdAt: file.created_at,
+        expiresAt: file.expires_at,
+      })),
+    ).to.deep.equal(
       newestFirst.map(({ fileId, name, contentType, isPublic, createdAt, expiresAt }) => ({ fileId, name, contentType, isPublic, createdAt, expiresAt })),
     );
   });
@@ -80,7 +120,11 @@ describe('a data directory written by the build of bec26c8', function () {
   });
 
   it('still signs in the account with its password', async () => {
-    const response = await fetch(`${server.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    const response = await fetch(`${server.api}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
     expect(response.status).to.equal(200);
     const body = (await response.json()) as { user: { email: string } };
     expect(body.user.email).to.equal(EMAIL);

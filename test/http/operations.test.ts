@@ -34,7 +34,11 @@ describe('HTTP: version and readiness', () => {
 
   it('prints the version and commit for --version, from the server and from the CLI, without reading the configuration', () => {
     const env = { PATH: process.env.PATH ?? '', PORT: 'not a port' };
-    for (const args of [[SERVER_MAIN, '--version'], [path.join(ROOT, 'dist', 'apps', 'cli', 'main.js'), '--version'], [path.join(ROOT, 'dist', 'apps', 'cli', 'main.js'), 'version']]) {
+    for (const args of [
+      [SERVER_MAIN, '--version'],
+      [path.join(ROOT, 'dist', 'apps', 'cli', 'main.js'), '--version'],
+      [path.join(ROOT, 'dist', 'apps', 'cli', 'main.js'), 'version'],
+    ]) {
       const out = execFileSync(process.execPath, args, { env, encoding: 'utf8' });
       expect(out, args.join(' ')).to.match(new RegExp(`^hangar ${PACKAGE_VERSION.replace(/\./g, '\\.')} \\(commit ${STAMP.commit}`));
     }

@@ -12,7 +12,14 @@ async function thumbnail(server: TestServer, fileId: string, init: { token?: str
   const response = await fetch(`${server.api}/files/${fileId}/thumbnail`, { headers });
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get('content-type');
-  checkResponse(server.api, 'GET', `/files/${fileId}/thumbnail`, response.status, type, type?.startsWith('application/json') ? JSON.parse(bytes.toString()) : undefined);
+  checkResponse(
+    server.api,
+    'GET',
+    `/files/${fileId}/thumbnail`,
+    response.status,
+    type,
+    type?.startsWith('application/json') ? JSON.parse(bytes.toString()) : undefined,
+  );
   return { status: response.status, headers: response.headers, bytes };
 }
 
@@ -30,7 +37,8 @@ describe('HTTP: the owner’s thumbnails (GET /files/:id/thumbnail)', function (
   it('serves a 320×320 WebP of a public or private image to its owner, leaving origin_reads and image_ops unchanged', async () => {
     const owner = await signUpWithKey(server, 'thumbs@example.com');
     const png = (await upload(server, owner.apiKey, await solidPng(800, 600), { name: 'public.png' })).body.file;
-    const jpeg = (await upload(server, owner.apiKey, await exifJpeg(640, 480, 6), { contentType: 'image/jpeg', name: 'private.jpg', query: '?isPublic=false' })).body.file;
+    const jpeg = (await upload(server, owner.apiKey, await exifJpeg(640, 480, 6), { contentType: 'image/jpeg', name: 'private.jpg', query: '?isPublic=false' }))
+      .body.file;
     const usage = async () => (await call(server.api, '/usage', { apiKey: owner.apiKey })).body as { origin_reads: number; image_ops: number };
     const before = await usage();
 

@@ -23,7 +23,11 @@ describe('HTTP: passkeys', () => {
     const options = await call(server.api, '/auth/passkeys/registration/options', { method: 'POST', token });
     expect(options.status, JSON.stringify(options.body)).to.equal(200);
     const { credential, response } = authenticator.create(options.body, settings);
-    const verified = await call(server.api, '/auth/passkeys/registration/verify', { method: 'POST', token, json: { credential: response, name: settings.name } });
+    const verified = await call(server.api, '/auth/passkeys/registration/verify', {
+      method: 'POST',
+      token,
+      json: { credential: response, name: settings.name },
+    });
     expect(verified.status, JSON.stringify(verified.body)).to.equal(201);
     return { credential, passkey: verified.body.passkey };
   }
@@ -57,7 +61,7 @@ describe('HTTP: passkeys', () => {
     expect(listed.body.passkeys[0].last_used_at).to.match(/Z$/);
   });
 
-  it('limits the sign-in options to the account\'s passkeys when an e-mail is given', async () => {
+  it("limits the sign-in options to the account's passkeys when an e-mail is given", async () => {
     const account = await signUp(server, 'passkey-email@example.com');
     const { credential } = await register(account.accessToken);
     const options = await signInOptions({ email: 'passkey-email@example.com' });
@@ -73,7 +77,11 @@ describe('HTTP: passkeys', () => {
     expectError(await verify(authenticator.get(credential, options, { challenge: 'bm90LWlzc3VlZA' })), 400, 'PASSKEY_CHALLENGE_INVALID');
     const registration = await call(server.api, '/auth/passkeys/registration/options', { method: 'POST', token: account.accessToken });
     const forged = authenticator.create({ ...registration.body, challenge: 'bm90LWlzc3VlZA' });
-    expectError(await call(server.api, '/auth/passkeys/registration/verify', { method: 'POST', token: account.accessToken, json: { credential: forged.response } }), 400, 'PASSKEY_CHALLENGE_INVALID');
+    expectError(
+      await call(server.api, '/auth/passkeys/registration/verify', { method: 'POST', token: account.accessToken, json: { credential: forged.response } }),
+      400,
+      'PASSKEY_CHALLENGE_INVALID',
+    );
     expect((await call(server.api, '/auth/passkeys', { token: account.accessToken })).body.passkeys).to.have.length(1);
   });
 
@@ -120,26 +128,45 @@ describe('HTTP: passkeys', () => {
     const account = await signUp(server, 'passkey-uv@example.com');
     const options = await call(server.api, '/auth/passkeys/registration/options', { method: 'POST', token: account.accessToken });
     const unverified = authenticator.create(options.body, { userVerified: false });
-    expectError(await call(server.api, '/auth/passkeys/registration/verify', { method: 'POST', token: account.accessToken, json: { credential: unverified.response } }), 400, 'PASSKEY_INVALID');
+    expectError(
+      await call(server.api, '/auth/passkeys/registration/verify', { method: 'POST', token: account.accessToken, json: { credential: unverified.response } }),
+      400,
+      'PASSKEY_INVALID',
+    );
     const first = authenticator.create((await call(server.api, '/auth/passkeys/registration/options', { method: 'POST', token: account.accessToken })).body);
-    expect((await call(server.api, '/auth/passkeys/registration/verify', { method: 'POST', token: account.accessToken, json: { credential: first.response } })).status).to.equal(201);
+    expect(
+      (await call(server.api, '/auth/passkeys/registration/verify', { method: 'POST', token: account.accessToken, json: { credential: first.response } }))
+        .status,
+    ).to.equal(201);
     const again = await call(server.api, '/auth/passkeys/registration/options', { method: 'POST', token: account.accessToken });
     expect(again.body.excludeCredentials.map((c: { id: string }) => c.id)).to.deep.equal([first.credential.id]);
   });
 
-  it('renames and deletes only the account\'s own passkeys; session tokens only', async () => {
+  it("renames and deletes only the account's own passkeys; session tokens only", async () => {
     const alice = await signUpWithKey(server, 'passkey-alice@example.com');
     const bob = await signUp(server, 'passkey-bob@example.com');
     const { passkey } = await register(alice.accessToken);
-    expectError(await call(server.api, `/auth/passkeys/${passkey.id}`, { method: 'PATCH', token: bob.accessToken, json: { name: 'Mine' } }), 404, 'PASSKEY_NOT_FOUND');
+    expectError(
+      await call(server.api, `/auth/passkeys/${passkey.id}`, { method: 'PATCH', token: bob.accessToken, json: { name: 'Mine' } }),
+      404,
+      'PASSKEY_NOT_FOUND',
+    );
     expectError(await call(server.api, `/auth/passkeys/${passkey.id}`, { method: 'DELETE', token: bob.accessToken }), 404, 'PASSKEY_NOT_FOUND');
-    expectError(await call(server.api, `/auth/passkeys/${passkey.id}`, { method: 'PATCH', token: alice.accessToken, json: { name: '' } }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await call(server.api, `/auth/passkeys/${passkey.id}`, { method: 'PATCH', token: alice.accessToken, json: { name: '' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
     const renamed = await call(server.api, `/auth/passkeys/${passkey.id}`, { method: 'PATCH', token: alice.accessToken, json: { name: 'Phone' } });
     expect(renamed.status).to.equal(200);
     expect(renamed.body.passkey).to.include({ id: passkey.id, name: 'Phone' });
     expectError(await call(server.api, '/auth/passkeys', { apiKey: alice.apiKey }), 403, 'JWT_REQUIRED');
     expectError(await call(server.api, '/auth/passkeys/registration/options', { method: 'POST' }), 401, 'UNAUTHORIZED');
     expectError(await verify({ id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'bm90LWpzb24' } }), 400, 'PASSKEY_INVALID');
-    expectError(await call(server.api, '/auth/passkeys/authentication/verify', { method: 'POST', json: { credential: { id: 'x' } } }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await call(server.api, '/auth/passkeys/authentication/verify', { method: 'POST', json: { credential: { id: 'x' } } }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 });

@@ -105,7 +105,11 @@ describe('HTTP: private files (the owner’s download, file updates)', () => {
       expect((await call(server.api, `/files/${file.file_id}`, { apiKey })).body.is_public).to.equal(false);
       expect((await call(server.api, '/files?isPublic=false&limit=100', { apiKey })).body.files.map((f: any) => f.file_id)).to.include(file.file_id);
 
-      const shown = await call(server.api, `/files/${file.file_id}`, { method: 'PATCH', token: accessToken, json: { is_public: true, name: 'after \u0007.png' } });
+      const shown = await call(server.api, `/files/${file.file_id}`, {
+        method: 'PATCH',
+        token: accessToken,
+        json: { is_public: true, name: 'after \u0007.png' },
+      });
       expect(shown.status).to.equal(200);
       expect(shown.body).to.include({ is_public: true, name: 'after .png', public_url: file.public_url });
       const download = await fetchBytes(publicAddress(file.file_id, 'd'));

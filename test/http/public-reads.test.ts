@@ -36,7 +36,9 @@ function request(base: string, method: string, pathname: string, headers: Record
   });
 }
 
-async function listen(listener: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
+async function listen(
+  listener: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   // Koa's callback answers every error itself: its promise never rejects.
   const server = http.createServer((req, res) => void listener(req, res));
   server.listen(0, '127.0.0.1');
@@ -95,11 +97,15 @@ describe('HTTP: plain public reads answered before the content app', function ()
     const alone = createContentApp(hangar, { logger: appLog, operational, hsts }).callback();
     const behind = createContentApp(hangar, { logger: firstLog, operational, hsts }).callback();
     const counter = { appCalls: 0 };
-    const first = publicReadsFirst(hangar, (req, res) => {
-      counter.appCalls += 1;
-      // Koa's callback answers every error itself: its promise never rejects.
-      void behind(req, res);
-    }, { logger: firstLog, originHeaders: contentOriginHeaders({ hsts }) });
+    const first = publicReadsFirst(
+      hangar,
+      (req, res) => {
+        counter.appCalls += 1;
+        // Koa's callback answers every error itself: its promise never rejects.
+        void behind(req, res);
+      },
+      { logger: firstLog, originHeaders: contentOriginHeaders({ hsts }) },
+    );
     const [appServer, firstServer] = await Promise.all([listen(alone), listen(first)]);
     opened.push(appServer, firstServer);
     return { app: appServer.url, first: firstServer.url, appLog, firstLog, counter };
@@ -202,11 +208,18 @@ describe('HTTP: plain public reads answered before the content app', function ()
     const later = new Date(lastModified + 60_000).toUTCString();
     const earlier = new Date(lastModified - 60_000).toUTCString();
     const current: Record<string, string>[] = [
-      { 'if-none-match': etag }, { 'if-none-match': `W/${etag}` }, { 'if-none-match': `"other", ${etag}` }, { 'if-none-match': '*' },
-      { 'if-modified-since': later }, { 'if-modified-since': new Date(lastModified).toUTCString() },
+      { 'if-none-match': etag },
+      { 'if-none-match': `W/${etag}` },
+      { 'if-none-match': `"other", ${etag}` },
+      { 'if-none-match': '*' },
+      { 'if-modified-since': later },
+      { 'if-modified-since': new Date(lastModified).toUTCString() },
     ];
     const stale: Record<string, string>[] = [
-      { 'if-none-match': '"other"' }, { 'if-none-match': '"other"', 'if-modified-since': later }, { 'if-modified-since': earlier }, { 'if-modified-since': 'not a date' },
+      { 'if-none-match': '"other"' },
+      { 'if-none-match': '"other"', 'if-modified-since': later },
+      { 'if-modified-since': earlier },
+      { 'if-modified-since': 'not a date' },
     ];
     for (const method of ['GET', 'HEAD']) {
       for (const address of ['m', 'd']) {

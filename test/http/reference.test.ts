@@ -46,7 +46,10 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     // UNLICENSED (no licence granted, apps/api/routes/reference.ts) has no licence text to link to.
     // /files/resumable (the tus endpoint the issue names) has the shape of /files/{id}/…; routing
     // is unambiguous: the literal `resumable` (9 characters) is never a file id (10).
-    expect(found.filter((p) => p.startsWith('warn no-ambiguous-paths')).every((p) => p.includes('`/files/resumable/{upload_id}`')), found.join('\n')).to.equal(true);
+    expect(
+      found.filter((p) => p.startsWith('warn no-ambiguous-paths')).every((p) => p.includes('`/files/resumable/{upload_id}`')),
+      found.join('\n'),
+    ).to.equal(true);
     expect(found.filter((p) => !p.startsWith('warn no-ambiguous-paths'))).to.deep.equal([
       'warn info-license-strict #/info/license/url: License object should contain `url` field.',
       'warn operation-2xx-response #/paths/~1auth~1confirm/get/responses: Operation must have at least one `2XX` response.',
@@ -59,8 +62,14 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
   it('marks parameters with a default as optional, types the image parameters, describes every tag, and gives every operation a 4xx answer', () => {
     for (const route of ['/files', '/auth/api-keys', '/logs']) {
       const parameters = document.paths[route].get.parameters;
-      expect(parameters.find((p: any) => p.name === 'page')).to.deep.include({ required: false, schema: { minimum: 1, maximum: 90071992547409, default: 1, type: 'integer' } });
-      expect(parameters.find((p: any) => p.name === 'limit')).to.deep.include({ required: false, schema: { minimum: 1, maximum: 100, default: 30, type: 'integer' } });
+      expect(parameters.find((p: any) => p.name === 'page')).to.deep.include({
+        required: false,
+        schema: { minimum: 1, maximum: 90071992547409, default: 1, type: 'integer' },
+      });
+      expect(parameters.find((p: any) => p.name === 'limit')).to.deep.include({
+        required: false,
+        schema: { minimum: 1, maximum: 100, default: 30, type: 'integer' },
+      });
     }
     for (const method of ['get', 'head']) {
       const schemas = Object.fromEntries(document.paths['/m/{id}'][method].parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
@@ -77,7 +86,10 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     for (const [route, item] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
         if (method === 'servers') continue;
-        expect(Object.keys(operation.responses).some((status) => status.startsWith('4')), `${method} ${route}`).to.equal(true);
+        expect(
+          Object.keys(operation.responses).some((status) => status.startsWith('4')),
+          `${method} ${route}`,
+        ).to.equal(true);
       }
     }
     expect(document.paths['/healthz'].get.responses['4XX'].description).to.include('before routing');
@@ -112,7 +124,9 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
         ].join('\n'),
       );
       const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', 'use.ts'];
-      const compiled = await promisify(execFile)(process.execPath, [TSC, ...args], { cwd: dir }).catch((failure: { stdout: string; stderr: string }) => failure);
+      const compiled = await promisify(execFile)(process.execPath, [TSC, ...args], { cwd: dir }).catch(
+        (failure: { stdout: string; stderr: string }) => failure,
+      );
       expect(`${compiled.stdout}${compiled.stderr}`).to.equal('');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -121,7 +135,9 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
 
   it('describes every resource, the three credentials and each operation’s security', () => {
     expect(document.components.schemas).to.include.keys('File', 'Settings', 'Usage', 'LogEntry', 'ApiKey', 'User', 'Session', 'Error', 'Profile');
-    expect(document.components.securitySchemes).to.deep.include({ apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: document.components.securitySchemes.apiKeyHeader.description } });
+    expect(document.components.securitySchemes).to.deep.include({
+      apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: document.components.securitySchemes.apiKeyHeader.description },
+    });
     expect(document.components.securitySchemes.bearerJwt).to.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     expect(document.components.securitySchemes.bearerApiKey).to.include({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/auth/api-keys'].get.security).to.deep.equal([{ bearerJwt: [] }]);
@@ -130,7 +146,24 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     expect(document.paths['/files'].get.security).to.deep.equal([{ bearerJwt: [] }, { bearerApiKey: ['files:read'] }, { apiKeyHeader: ['files:read'] }]);
     expect(document.paths['/files'].post.security).to.deep.equal([{ bearerJwt: [] }, { bearerApiKey: ['files:write'] }, { apiKeyHeader: ['files:write'] }]);
     const paths = Object.keys(document.paths);
-    for (const p of ['/auth/register', '/auth/login', '/auth/forgot-password', '/auth/api-keys/{id}', '/files', '/files/{id}', '/files/bulk-delete', '/settings', '/usage', '/logs', '/profile', '/reference/allowed-content-types', '/reference/for-agents', '/reference/openapi.json', '/m/{id}', '/d/{id}']) {
+    for (const p of [
+      '/auth/register',
+      '/auth/login',
+      '/auth/forgot-password',
+      '/auth/api-keys/{id}',
+      '/files',
+      '/files/{id}',
+      '/files/bulk-delete',
+      '/settings',
+      '/usage',
+      '/logs',
+      '/profile',
+      '/reference/allowed-content-types',
+      '/reference/for-agents',
+      '/reference/openapi.json',
+      '/m/{id}',
+      '/d/{id}',
+    ]) {
       expect(paths).to.include(p);
     }
     expect(document.paths['/m/{id}'].servers[0].url).to.equal('http://cdn.hangar.test');
@@ -158,7 +191,10 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     const upload = document.paths['/files'].post;
     expect(upload.requestBody.content['application/octet-stream'].schema).to.deep.equal({ type: 'string', format: 'binary' });
     const headers = upload.parameters.filter((p: any) => p.in === 'header').map((p: any) => [p.name, p.required]);
-    expect(headers).to.deep.include.members([['content-type', true], ['x-file-name', false]]);
+    expect(headers).to.deep.include.members([
+      ['content-type', true],
+      ['x-file-name', false],
+    ]);
     expect(upload.parameters.find((p: any) => p.name === 'isPublic')).to.include({ in: 'query', required: false });
     expect(upload.responses['413'].content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
     expect(document.components.schemas.File.example).to.be.an('object');
@@ -172,13 +208,31 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
   it('tells an agent everything it needs in a versioned JSON guide, and the same as plain text', async () => {
     const guide = (await call(server.api, '/reference/for-agents')).body;
     expect(guide.schema_version).to.equal(1);
-    expect(guide).to.include({ base_url: 'http://api.hangar.test', content_url: 'http://cdn.hangar.test', openapi_url: 'http://api.hangar.test/reference/openapi.json' });
+    expect(guide).to.include({
+      base_url: 'http://api.hangar.test',
+      content_url: 'http://cdn.hangar.test',
+      openapi_url: 'http://api.hangar.test/reference/openapi.json',
+    });
     expect(guide.authentication.api_key.headers).to.deep.equal(['Authorization: Bearer <API key>', 'X-Api-Key: <API key>']);
     expect(guide.authentication.jwt_only_endpoints).to.include.members(['POST /auth/api-keys', 'GET /auth/api-keys', 'DELETE /auth/api-keys/:id']);
-    expect(guide.authentication.jwt_only_endpoints).to.include.members(['POST /auth/mfa/totp', 'POST /auth/mfa/totp/verify', 'DELETE /auth/mfa/totp', 'GET /auth/sessions', 'DELETE /auth/sessions/:id']);
+    expect(guide.authentication.jwt_only_endpoints).to.include.members([
+      'POST /auth/mfa/totp',
+      'POST /auth/mfa/totp/verify',
+      'DELETE /auth/mfa/totp',
+      'GET /auth/sessions',
+      'DELETE /auth/sessions/:id',
+    ]);
     expect(guide.authentication.no_auth_endpoints).to.include('POST /auth/mfa/verify');
     expect(guide.authentication.session_token.two_factor).to.include('mfa_token').and.include('POST /auth/mfa/verify');
-    expect(guide.quick_start.map((s: any) => s.title)).to.deep.equal(['Register', 'Confirm the e-mail address', 'Log in', 'Create an API key', 'Upload a file', 'Use the public address', 'Large files: resumable upload (tus 1.0.0)']);
+    expect(guide.quick_start.map((s: any) => s.title)).to.deep.equal([
+      'Register',
+      'Confirm the e-mail address',
+      'Log in',
+      'Create an API key',
+      'Upload a file',
+      'Use the public address',
+      'Large files: resumable upload (tus 1.0.0)',
+    ]);
     expect(guide.limits.new_account_plan).to.include({ trial_days: 30, file_count_limit: 500 });
     expect(guide.allowed_content_types).to.deep.equal(['image/png', 'text/plain', 'application/pdf']);
     expect(guide.errors.codes).to.include({ FILE_TOO_LARGE: 413, TRIAL_ENDED: 403, EMAIL_NOT_VERIFIED: 403, UNAUTHORIZED: 401 });
@@ -205,7 +259,11 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
       api.setSecurityData(login.data.session.access_token);
       const key = await api.auth.createApiKey({ name: 'generated' });
       api.setSecurityData(key.data.key);
-      const uploaded = await api.files.uploadFile('hello from a generated client', { isPublic: true }, { type: 'text/plain', headers: { 'x-file-name': 'hello.txt' } });
+      const uploaded = await api.files.uploadFile(
+        'hello from a generated client',
+        { isPublic: true },
+        { type: 'text/plain', headers: { 'x-file-name': 'hello.txt' } },
+      );
       expect(uploaded.status).to.equal(201);
       const file = uploaded.data.file;
       expect(file).to.include({ name: 'hello.txt', content_type: 'text/plain', size: 29 });
@@ -225,7 +283,15 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
     }
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const page = await browser.newPage();

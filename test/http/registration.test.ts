@@ -35,7 +35,8 @@ describe('REGISTRATION=invite over HTTP, with invites from the admin CLI', funct
   });
 
   /** The admin CLI as its own process, on the server's database and plans. */
-  const cli = (args: string[]) => runCli(args, { ...database.env, DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024', PLANS_FILE: plansFile, PUBLIC_API_URL: 'http://api.hangar.test' });
+  const cli = (args: string[]) =>
+    runCli(args, { ...database.env, DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024', PLANS_FILE: plansFile, PUBLIC_API_URL: 'http://api.hangar.test' });
 
   /** `npm run cli -- invites create …` on the server's data; returns the invite token of the printed link. */
   async function createInvite(...args: string[]): Promise<string> {
@@ -46,7 +47,8 @@ describe('REGISTRATION=invite over HTTP, with invites from the admin CLI', funct
     return match![1];
   }
 
-  const register = (email: string, invite?: string) => call(server.api, '/auth/register', { method: 'POST', json: { email, password: 'correct horse', ...(invite === undefined ? {} : { invite }) } });
+  const register = (email: string, invite?: string) =>
+    call(server.api, '/auth/register', { method: 'POST', json: { email, password: 'correct horse', ...(invite === undefined ? {} : { invite }) } });
 
   it('tells the dashboard that registration is by invite', async () => {
     expect((await call(server.api, '/auth/providers')).body).to.deep.equal({ oidc: null, registration: 'invite' });
@@ -88,7 +90,15 @@ describe('REGISTRATION=closed over HTTP', () => {
   });
 
   it('refuses every registration with 403 REGISTRATION_CLOSED', async () => {
-    expectError(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'a@example.com', password: 'correct horse' } }), 403, 'REGISTRATION_CLOSED');
-    expectError(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'a@example.com', password: 'correct horse', invite: 'x'.repeat(40) } }), 403, 'REGISTRATION_CLOSED');
+    expectError(
+      await call(server.api, '/auth/register', { method: 'POST', json: { email: 'a@example.com', password: 'correct horse' } }),
+      403,
+      'REGISTRATION_CLOSED',
+    );
+    expectError(
+      await call(server.api, '/auth/register', { method: 'POST', json: { email: 'a@example.com', password: 'correct horse', invite: 'x'.repeat(40) } }),
+      403,
+      'REGISTRATION_CLOSED',
+    );
   });
 });

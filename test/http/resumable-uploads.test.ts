@@ -27,7 +27,10 @@ describe('HTTP: resumable uploads (tus 1.0.0)', function () {
   const usage = async (key = apiKey) => (await call(server.api, '/usage', { apiKey: key })).body;
   const create = (headers: Record<string, string>, key = apiKey) =>
     call(server.api, '/files/resumable', { method: 'POST', apiKey: key, headers: { 'tus-resumable': '1.0.0', ...headers } });
-  const metadata = (entries: Record<string, string>) => Object.entries(entries).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
+  const metadata = (entries: Record<string, string>) =>
+    Object.entries(entries)
+      .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+      .join(',');
 
   it('answers OPTIONS with the tus version, extensions and largest size', async () => {
     const response = await fetch(`${server.api}/files/resumable`, { method: 'OPTIONS' });
@@ -68,7 +71,11 @@ describe('HTTP: resumable uploads (tus 1.0.0)', function () {
     const location = new URL(created.headers.get('location')!, server.api).href;
     expect(created.headers.get('upload-expires')).to.match(/GMT$/);
     const patch = (offset: number, body: string) =>
-      fetch(location, { method: 'PATCH', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body });
+      fetch(location, {
+        method: 'PATCH',
+        headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+        body,
+      });
     expect((await patch(0, 'x'.repeat(40))).headers.get('upload-offset')).to.equal('40');
     const mismatch = await patch(10, 'y');
     expect(mismatch.status).to.equal(409);
@@ -90,12 +97,20 @@ describe('HTTP: resumable uploads (tus 1.0.0)', function () {
 
   it('refuses at creation, before any byte, what POST /files would refuse, with the same codes, reserving nothing', async () => {
     const before = await usage();
-    expectError(await create({ 'upload-length': '100', 'upload-metadata': metadata({ filetype: 'application/x-msdownload' }) }), 400, 'CONTENT_TYPE_NOT_ALLOWED');
+    expectError(
+      await create({ 'upload-length': '100', 'upload-metadata': metadata({ filetype: 'application/x-msdownload' }) }),
+      400,
+      'CONTENT_TYPE_NOT_ALLOWED',
+    );
     expectError(await create({ 'upload-length': String(2048 * MiB), 'upload-metadata': metadata({ filetype: 'video/mp4' }) }), 413, 'FILE_TOO_LARGE');
     expectError(await create({ 'upload-length': '0', 'upload-metadata': metadata({ filetype: 'video/mp4' }) }), 400, 'EMPTY_FILE');
     // Past Number.MAX_SAFE_INTEGER: still a file too large, not an empty one.
     expectError(await create({ 'upload-length': '9999999999999999', 'upload-metadata': metadata({ filetype: 'video/mp4' }) }), 413, 'FILE_TOO_LARGE');
-    expectError(await create({ 'upload-length': '10', 'upload-metadata': metadata({ filetype: 'video/mp4' }), 'tus-resumable': '0.2.2' }), 412, 'TUS_VERSION_NOT_SUPPORTED');
+    expectError(
+      await create({ 'upload-length': '10', 'upload-metadata': metadata({ filetype: 'video/mp4' }), 'tus-resumable': '0.2.2' }),
+      412,
+      'TUS_VERSION_NOT_SUPPORTED',
+    );
     expect(await usage()).to.deep.equal(before);
     expect(await partials()).to.deep.equal([]);
   });
@@ -113,12 +128,19 @@ describe('HTTP: resumable uploads (tus 1.0.0)', function () {
   it('sweeps an unfinished upload once expired: bytes removed, reservation released, upload gone', async () => {
     const created = await create({ 'upload-length': '1000', 'upload-metadata': metadata({ filetype: 'text/plain' }) });
     const location = new URL(created.headers.get('location')!, server.api).href;
-    await fetch(location, { method: 'PATCH', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: 'x'.repeat(500) });
+    await fetch(location, {
+      method: 'PATCH',
+      headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      body: 'x'.repeat(500),
+    });
     expect(await partials()).to.have.length(1);
     clock.advance(2 * 3_600_000 + 1000);
     const deadline = Date.now() + 5000;
     // The sweep deletes the row, then the bytes: both within a few seconds.
-    while ((await fetch(location, { method: 'HEAD', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0' } })).status !== 404 || (await partials()).length > 0) {
+    while (
+      (await fetch(location, { method: 'HEAD', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0' } })).status !== 404 ||
+      (await partials()).length > 0
+    ) {
       if (Date.now() > deadline) throw new Error('the upload was not swept within 5 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -140,19 +162,21 @@ describe('HTTP: resumable uploads against a nearly full quota', () => {
     const stored = await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(40_000) });
     expect(stored.status).to.equal(201);
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        new Promise<string>((resolve) => {
-          const upload = new tus.Upload(Buffer.alloc(20_000, 97 + i), {
-            endpoint: `${server.api}/files/resumable`,
-            headers: { 'X-Api-Key': apiKey },
-            metadata: { filetype: 'text/plain', filename: `part-${i}.txt` },
-            chunkSize: 7_000,
-            retryDelays: [],
-            onSuccess: () => resolve('stored'),
-            onError: (error) => resolve(String((error as tus.DetailedError).originalResponse?.getBody?.() ?? error)),
-          });
-          upload.start();
-        }),
+      Array.from(
+        { length: 10 },
+        (_, i) =>
+          new Promise<string>((resolve) => {
+            const upload = new tus.Upload(Buffer.alloc(20_000, 97 + i), {
+              endpoint: `${server.api}/files/resumable`,
+              headers: { 'X-Api-Key': apiKey },
+              metadata: { filetype: 'text/plain', filename: `part-${i}.txt` },
+              chunkSize: 7_000,
+              retryDelays: [],
+              onSuccess: () => resolve('stored'),
+              onError: (error) => resolve(String((error as tus.DetailedError).originalResponse?.getBody?.() ?? error)),
+            });
+            upload.start();
+          }),
       ),
     );
     expect(outcomes.filter((o) => o === 'stored')).to.have.length(3);
@@ -169,10 +193,16 @@ describe('HTTP: resumable uploads against a nearly full quota', () => {
     const small = files.find((f: any) => f.size === 20_000);
     expect((await call(server.api, `/files/${small.file_id}`, { method: 'DELETE', apiKey })).status).to.equal(204);
     const created = await call(server.api, '/files/resumable', {
-      method: 'POST', apiKey, headers: { 'tus-resumable': '1.0.0', 'upload-length': '20000', 'upload-metadata': `filetype ${Buffer.from('text/plain').toString('base64')}` },
+      method: 'POST',
+      apiKey,
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': '20000', 'upload-metadata': `filetype ${Buffer.from('text/plain').toString('base64')}` },
     });
     expect(created.status).to.equal(201);
-    expectError(await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain' }, body: 'z' }), 403, 'STORAGE_LIMIT_REACHED');
+    expectError(
+      await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain' }, body: 'z' }),
+      403,
+      'STORAGE_LIMIT_REACHED',
+    );
     await fetch(new URL(created.headers.get('location')!, server.api), { method: 'DELETE', headers: { 'x-api-key': apiKey, 'tus-resumable': '1.0.0' } });
     expect((await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain' }, body: 'z' })).status).to.equal(201);
   });

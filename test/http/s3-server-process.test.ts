@@ -52,7 +52,12 @@ describe('the server as its own process with BLOB_STORE_URL=s3://… (s3rver)', 
     const key = (await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
     // Warm up as the local-disk test does (server-process.test.ts): lazily loaded code and V8's
     // grown young generation belong to the baseline; what is bounded is growth with the body.
-    const warmUp = await call(server.api, '/files', { method: 'POST', apiKey: key, headers: { 'content-type': 'video/mp4' }, body: randomFileOf(32 * MiB, 'video/mp4') });
+    const warmUp = await call(server.api, '/files', {
+      method: 'POST',
+      apiKey: key,
+      headers: { 'content-type': 'video/mp4' },
+      body: randomFileOf(32 * MiB, 'video/mp4'),
+    });
     expect(warmUp.status).to.equal(201);
     await (await fetch(`${server.content}/d/${warmUp.body.file.file_id}`)).arrayBuffer();
     const baseline = await server.memory();

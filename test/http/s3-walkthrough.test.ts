@@ -66,7 +66,10 @@ describe('HTTP walkthrough with BLOB_STORE_URL=s3://… (s3rver)', () => {
     expect(await stored()).to.deep.equal([`${userId}/${a.file_id}`, `${userId}/${b.file_id}`].sort());
     expect((await objects.stat(`${userId}/${b.file_id}`))!.size).to.equal(large.length);
 
-    for (const [file, bytes] of [[a, png], [b, large]] as const) {
+    for (const [file, bytes] of [
+      [a, png],
+      [b, large],
+    ] as const) {
       for (const url of [file.public_url, file.public_download_url]) {
         const whole = await fetchBytes(local(url));
         expect(whole.status).to.equal(200);

@@ -53,7 +53,12 @@ describe(`HTTP: image variants on two server processes on one database (${httpTe
     expect((await call(b.api, `/auth/confirm?token=${token}`)).status).to.equal(302);
     const login = await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: { name: 'k' } })).body.key;
-    const uploaded = await call(a.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/jpeg', 'x-file-name': 'big.jpg' }, body: await exifJpeg(1600, 1200, 1) });
+    const uploaded = await call(a.api, '/files', {
+      method: 'POST',
+      apiKey,
+      headers: { 'content-type': 'image/jpeg', 'x-file-name': 'big.jpg' },
+      body: await exifJpeg(1600, 1200, 1),
+    });
     expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
     fileId = uploaded.body.file.file_id;
   });
@@ -79,11 +84,21 @@ describe(`HTTP: image variants on two server processes on one database (${httpTe
           const response = await fetch(url);
           const bytes = Buffer.from(await response.arrayBuffer());
           const type = response.headers.get('content-type');
-          checkResponse(servers[i % 2].content, 'GET', `/m/${fileId}`, response.status, type, type?.startsWith('application/json') ? JSON.parse(bytes.toString()) : undefined);
+          checkResponse(
+            servers[i % 2].content,
+            'GET',
+            `/m/${fileId}`,
+            response.status,
+            type,
+            type?.startsWith('application/json') ? JSON.parse(bytes.toString()) : undefined,
+          );
           return { status: response.status, sha256: createHash('sha256').update(bytes).digest('hex'), etag: response.headers.get('etag') };
         }),
       );
-      expect(results.map((r) => r.status), `round ${round}`).to.deep.equal(Array(16).fill(200));
+      expect(
+        results.map((r) => r.status),
+        `round ${round}`,
+      ).to.deep.equal(Array(16).fill(200));
       expect(new Set(results.map((r) => r.sha256)).size, `round ${round}: one set of bytes`).to.equal(1);
       expect(new Set(results.map((r) => r.etag)).size).to.equal(1);
       expected += 1;
@@ -105,8 +120,14 @@ describe(`HTTP: image variants on two server processes on one database (${httpTe
         return response.status === 403 ? JSON.parse(body.toString()).code : response.status;
       }),
     );
-    expect(statuses.filter((status) => status === 200), JSON.stringify(statuses)).to.have.length(left);
-    expect(statuses.filter((status) => status === 'IMAGE_OPS_LIMIT_REACHED'), JSON.stringify(statuses)).to.have.length(5);
+    expect(
+      statuses.filter((status) => status === 200),
+      JSON.stringify(statuses),
+    ).to.have.length(left);
+    expect(
+      statuses.filter((status) => status === 'IMAGE_OPS_LIMIT_REACHED'),
+      JSON.stringify(statuses),
+    ).to.have.length(5);
     // Counted in the database as they were taken: no flush to wait for.
     expect(await imageOps()).to.equal(IMAGE_OPS_LIMIT);
     expect((await fetch(`${servers[1].content}/m/${fileId}?w=1536&format=png`)).status).to.equal(403);

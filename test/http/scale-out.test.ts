@@ -75,7 +75,11 @@ async function forgetLastEmail(database: ServerDatabase, email: string): Promise
 }
 
 /** Registers, confirms and logs in `email` through `server`; the session's access token, user id and an API key. */
-async function anAccount(server: ServerProcess, shared: string, email: string): Promise<{ token: string; refreshToken: string; apiKey: string; keyId: string }> {
+async function anAccount(
+  server: ServerProcess,
+  shared: string,
+  email: string,
+): Promise<{ token: string; refreshToken: string; apiKey: string; keyId: string }> {
   expect((await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } })).status).to.equal(201);
   const confirm = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
   expect((await call(server.api, `/auth/confirm?token=${confirm}`)).status).to.equal(302);
@@ -170,7 +174,12 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expect((await call(a.api, `/auth/confirm?token=${await mailedToken(outboxesUnder(shared), email, '/auth/confirm')}`)).status).to.equal(302);
     const token = (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token as string;
     const key = await call(a.api, '/auth/api-keys', { method: 'POST', token, json: { name: 'minter' } });
-    const uploaded = await call(a.api, '/files?isPublic=false', { method: 'POST', apiKey: key.body.key, headers: { 'content-type': 'image/png' }, body: makePng() });
+    const uploaded = await call(a.api, '/files?isPublic=false', {
+      method: 'POST',
+      apiKey: key.body.key,
+      headers: { 'content-type': 'image/png' },
+      body: makePng(),
+    });
     const signed = await call(a.api, `/files/${uploaded.body.file.file_id}/signed-url`, { method: 'POST', apiKey: key.body.key, json: { expires_in: 600 } });
     const url = new URL(signed.body.signed_url);
     const onB = `${b.content}${url.pathname}${url.search}`;
@@ -187,7 +196,8 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const confirmToken = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
     expect((await call(a.api, `/auth/confirm?token=${confirmToken}`)).status).to.equal(302);
     const laptop = (await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } })).body.session.access_token as string;
-    const phone = (await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD }, headers: { 'user-agent': 'Phone/1' } })).body.session.access_token as string;
+    const phone = (await call(b.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD }, headers: { 'user-agent': 'Phone/1' } })).body.session
+      .access_token as string;
     for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { token: phone })).status).to.equal(200);
     const listed = (await call(a.api, '/auth/sessions', { token: laptop })).body.sessions as { id: string; user_agent: string | null }[];
     const phoneId = listed.find((s) => s.user_agent === 'Phone/1')!.id;
@@ -212,8 +222,11 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const refreshed = await call(a.api, '/settings', { method: 'PATCH', apiKey, json: { refresh_custom_domain: true } });
     expect(refreshed.body.custom_domain.verification_status).to.equal('active');
     await within(VISIBLE_WITHIN_MS, 'the activated hostname', async () => (await getWithHost(b.content, view, 'scale.example.com')) === 200);
-    await within(VISIBLE_WITHIN_MS, 'the custom domain in File addresses', async () =>
-      (await call(b.api, `/files/${uploaded.body.file.file_id}`, { apiKey })).body.public_url?.startsWith('https://scale.example.com/') === true);
+    await within(
+      VISIBLE_WITHIN_MS,
+      'the custom domain in File addresses',
+      async () => (await call(b.api, `/files/${uploaded.body.file.file_id}`, { apiKey })).body.public_url?.startsWith('https://scale.example.com/') === true,
+    );
 
     expect((await call(a.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: null } })).status).to.equal(200);
     await within(VISIBLE_WITHIN_MS, 'the removed hostname', async () => (await getWithHost(b.content, view, 'scale.example.com')) === 404);
@@ -243,7 +256,9 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     await forgetLastEmail(database, email);
     expect((await call(a.api, '/auth/forgot-password', { method: 'POST', json: { email } })).status).to.be.oneOf([200, 202, 204]);
     const reset = await mailedToken(outboxesUnder(shared), email, '/auth/reset-password');
-    expect((await call(a.api, '/auth/reset-password', { method: 'POST', json: { token: reset, password: 'a new correct horse' } })).status).to.be.oneOf([200, 204]);
+    expect((await call(a.api, '/auth/reset-password', { method: 'POST', json: { token: reset, password: 'a new correct horse' } })).status).to.be.oneOf([
+      200, 204,
+    ]);
     await within(VISIBLE_WITHIN_MS, 'the reset', async () => (await call(b.api, '/settings', { token })).status === 401);
   });
 
@@ -263,7 +278,11 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const setAccess = await runCli(['users', 'set-access-until', email, '2031-01-01'], cliEnv);
     expect(setAccess.code, setAccess.stderr).to.equal(0);
     for (const server of [a, b]) {
-      await within(VISIBLE_WITHIN_MS, 'the subscription change', async () => (await call(server.api, '/profile', { apiKey })).body.subscription.access_until === '2031-01-01T00:00:00.000Z');
+      await within(
+        VISIBLE_WITHIN_MS,
+        'the subscription change',
+        async () => (await call(server.api, '/profile', { apiKey })).body.subscription.access_until === '2031-01-01T00:00:00.000Z',
+      );
     }
   });
 
@@ -317,7 +336,12 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     await call(a.api, `/auth/confirm?token=${token}`);
     const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
-    const uploaded = await call(a.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(100, 'image/png', 77) });
+    const uploaded = await call(a.api, '/files', {
+      method: 'POST',
+      apiKey,
+      headers: { 'content-type': 'image/png' },
+      body: randomFileOf(100, 'image/png', 77),
+    });
     const fileId = uploaded.body.file.file_id as string;
     /** Milliseconds until b's view address answers `status` (polled), or fails past 1 s. */
     const untilB = async (status: number): Promise<number> => {
@@ -347,7 +371,12 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     await call(a.api, `/auth/confirm?token=${token}`);
     const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
-    const uploaded = await call(a.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(5000, 'image/png', 78) });
+    const uploaded = await call(a.api, '/files', {
+      method: 'POST',
+      apiKey,
+      headers: { 'content-type': 'image/png' },
+      body: randomFileOf(5000, 'image/png', 78),
+    });
     const share = await call(a.api, `/files/${uploaded.body.file.file_id}/shares`, { method: 'POST', apiKey, json: { max_downloads: 5 } });
     expect(share.status).to.equal(201);
     const statuses = await Promise.all(
@@ -357,7 +386,10 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
         return response.status;
       }),
     );
-    expect(statuses.filter((status) => status === 200), JSON.stringify(statuses)).to.have.length(5);
+    expect(
+      statuses.filter((status) => status === 200),
+      JSON.stringify(statuses),
+    ).to.have.length(5);
     expect(statuses.filter((status) => status === 410)).to.have.length(19);
     expect((await call(b.api, `/files/${uploaded.body.file.file_id}/shares`, { apiKey })).body.shares[0].downloads).to.equal(5);
   });
@@ -369,11 +401,18 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     const { pathname, search } = new URL(minted.body.upload_url);
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        call(servers[i % 2].api, `${pathname}${search}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: randomFileOf(20_000, 'image/png', 80 + i) }),
+        call(servers[i % 2].api, `${pathname}${search}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'image/png' },
+          body: randomFileOf(20_000, 'image/png', 80 + i),
+        }),
       ),
     );
     const statuses = answers.map((answer) => answer.status);
-    expect(statuses.filter((status) => status === 201), JSON.stringify(statuses)).to.have.length(1);
+    expect(
+      statuses.filter((status) => status === 201),
+      JSON.stringify(statuses),
+    ).to.have.length(1);
     for (const answer of answers.filter((a) => a.status !== 201)) expectError(answer, 409, 'UPLOAD_URL_USED');
     expect((await call(servers[1].api, '/files', { apiKey })).body.files).to.have.length(1);
     // The bundled server (npm start) reads a plain HTML form's multipart body too.
@@ -441,13 +480,21 @@ if (!postgresRun) process.stdout.write('Notification loss (the LISTEN connection
     for (let i = 0; i < 3; i++) expect((await call(b.api, '/settings', { apiKey: keys[0].key })).status).to.equal(200);
     expect((await call(a.api, `/auth/api-keys/${keys[0].id}`, { method: 'DELETE', token })).status).to.equal(204);
     // No notification reaches b now: the fallback drops its caches every 5 s.
-    await within(5_000 + VISIBLE_WITHIN_MS, 'the revoked key, through the fallback', async () => (await call(b.api, '/settings', { apiKey: keys[0].key })).status === 401);
+    await within(
+      5_000 + VISIBLE_WITHIN_MS,
+      'the revoked key, through the fallback',
+      async () => (await call(b.api, '/settings', { apiKey: keys[0].key })).status === 401,
+    );
     expect((await call(b.api, '/settings', { apiKey: keys[1].key })).status).to.equal(200);
 
     proxy.up();
     await within(10_000, 'the feed listening again', async () => b.output().includes('change_feed_listening'));
     expect((await call(b.api, '/settings', { apiKey: keys[1].key })).status).to.equal(200);
     expect((await call(a.api, `/auth/api-keys/${keys[1].id}`, { method: 'DELETE', token })).status).to.equal(204);
-    await within(VISIBLE_WITHIN_MS, 'the revoked key, through the feed again', async () => (await call(b.api, '/settings', { apiKey: keys[1].key })).status === 401);
+    await within(
+      VISIBLE_WITHIN_MS,
+      'the revoked key, through the feed again',
+      async () => (await call(b.api, '/settings', { apiKey: keys[1].key })).status === 401,
+    );
   });
 });

@@ -42,7 +42,12 @@ describe('the server as its own process (npm start)', function () {
     // Warm up the upload path so lazily loaded code, and V8's young generation grown to its size
     // under a streaming load (up to 3 × 16 MiB semi-spaces, whatever the file size), are counted in
     // the baseline, not as growth: what is bounded is memory that grows with the body (as in the bench).
-    const warmUp = await call(server.api, '/files', { method: 'POST', apiKey: key, headers: { 'content-type': 'video/mp4' }, body: randomFileOf(32 * MiB, 'video/mp4') });
+    const warmUp = await call(server.api, '/files', {
+      method: 'POST',
+      apiKey: key,
+      headers: { 'content-type': 'video/mp4' },
+      body: randomFileOf(32 * MiB, 'video/mp4'),
+    });
     expect(warmUp.status).to.equal(201);
     await (await fetch(`${server.content}/d/${warmUp.body.file.file_id}`)).arrayBuffer();
     const baseline = await server.memory();

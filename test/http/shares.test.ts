@@ -32,7 +32,11 @@ describe('HTTP: share links', () => {
   const local = (url: string) => url.replace('http://cdn.hangar.test', server.content);
   const share = (fileId: string, json: unknown, key = apiKey) => call(server.api, `/files/${fileId}/shares`, { method: 'POST', apiKey: key, json });
   const withPassword = (url: string, password: string) =>
-    request(`${local(url)}/download`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ password }).toString() });
+    request(`${local(url)}/download`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ password }).toString(),
+    });
 
   it('shares a private file: a page without script and a download link; listed with its count; revoked → 404', async () => {
     const bytes = randomFileOf(3000, 'application/pdf', 41);
@@ -87,7 +91,10 @@ describe('HTTP: share links', () => {
     const created = (await share(file.file_id, { max_downloads: 3 })).body;
     const results = await Promise.all(Array.from({ length: 12 }, () => request(`${local(created.url)}/download`)));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 200), JSON.stringify(statuses)).to.have.length(3);
+    expect(
+      statuses.filter((s) => s === 200),
+      JSON.stringify(statuses),
+    ).to.have.length(3);
     expect(statuses.filter((s) => s === 410)).to.have.length(9);
     expect(results.find((r) => r.status === 410)!.body.code).to.equal('SHARE_EXPIRED');
     expect((await request(local(created.url))).status).to.equal(410);
@@ -108,7 +115,14 @@ describe('HTTP: share links', () => {
 
   it('refuses bad input with 400 and stores nothing: a password over 1 KiB, unknown members, a past expiry, max_downloads 0; another account’s file 404', async () => {
     const file = (await upload(server, apiKey, makePng())).body.file;
-    for (const json of [{ password: 'x'.repeat(1025) }, { password: 'é'.repeat(600) }, { colour: 'red' }, { max_downloads: 0 }, { password: '' }, { expires_at: 'soon' }]) {
+    for (const json of [
+      { password: 'x'.repeat(1025) },
+      { password: 'é'.repeat(600) },
+      { colour: 'red' },
+      { max_downloads: 0 },
+      { password: '' },
+      { expires_at: 'soon' },
+    ]) {
       expectError(await share(file.file_id, json), 400, 'VALIDATION_FAILED');
     }
     expectError(await share(file.file_id, { expires_at: '2001-01-01T00:00:00Z' }), 400, 'INVALID_EXPIRY');

@@ -38,7 +38,9 @@ describe('HTTP: signed URLs', () => {
     const fileId = (await upload(server, apiKey, bytes, { contentType: 'application/pdf', name: 'secret.pdf', query: '?isPublic=false' })).body.file.file_id;
     const signed = await sign(fileId, { expires_in: 60 });
     expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
-    expect(signed.body.signed_url).to.match(new RegExp(`^http://cdn\\.hangar\\.test/s/${fileId}\\?expires=\\d+&kid=[0-9a-f-]{36}&signature=[A-Za-z0-9_-]{43}$`));
+    expect(signed.body.signed_url).to.match(
+      new RegExp(`^http://cdn\\.hangar\\.test/s/${fileId}\\?expires=\\d+&kid=[0-9a-f-]{36}&signature=[A-Za-z0-9_-]{43}$`),
+    );
     const expiresAt = Date.parse(signed.body.expires_at);
     expect(expiresAt - clock.now().getTime()).to.be.within(59_000, 61_000);
 
@@ -151,7 +153,14 @@ describe('HTTP: signed URLs', () => {
 
   it('refuses bad requests with 400 (expires_in out of range, unknown members, a transform of a PDF) and another account’s file with 404', async () => {
     const fileId = (await upload(server, apiKey, makePng())).body.file.file_id;
-    for (const json of [{ expires_in: 0 }, { expires_in: 604_801 }, { expires_in: 1.5 }, {}, { expires_in: 60, colour: 'red' }, { expires_in: 60, transform: { w: 0 } }]) {
+    for (const json of [
+      { expires_in: 0 },
+      { expires_in: 604_801 },
+      { expires_in: 1.5 },
+      {},
+      { expires_in: 60, colour: 'red' },
+      { expires_in: 60, transform: { w: 0 } },
+    ]) {
       expectError(await sign(fileId, json), 400, 'VALIDATION_FAILED');
     }
     const pdf = (await upload(server, apiKey, randomFileOf(100, 'application/pdf', 23), { contentType: 'application/pdf' })).body.file.file_id;
@@ -160,7 +169,6 @@ describe('HTTP: signed URLs', () => {
     expect((await sign(fileId, { expires_in: 604_800 })).status).to.equal(200);
   });
 });
-
 
 describe('HTTP: view and download counts', () => {
   let server: TestServer;
@@ -181,7 +189,8 @@ describe('HTTP: view and download counts', () => {
     for (let i = 0; i < 2; i++) expect((await fetch(`${server.content}/d/${file.file_id}`)).status).to.equal(200);
     const local = (url: string) => url.replace('http://cdn.hangar.test', server.content);
     const inline = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey, json: { expires_in: 60 } })).body.signed_url;
-    const download = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey, json: { expires_in: 60, download: true } })).body.signed_url;
+    const download = (await call(server.api, `/files/${file.file_id}/signed-url`, { method: 'POST', apiKey, json: { expires_in: 60, download: true } })).body
+      .signed_url;
     expect((await fetch(local(inline))).status).to.equal(200);
     expect((await fetch(local(download))).status).to.equal(200);
     // The owner's own download through the API is not a view or a download by someone.
@@ -226,7 +235,9 @@ describe('HTTP: signed deletion links (ShareX DeletionURL)', () => {
     expect(plain.body).to.not.have.property('deletion_url');
     const uploaded = await upload(server, apiKey, makePng(), { name: 'gone.png', query: '?deletionUrl=true' });
     const fileId = uploaded.body.file.file_id;
-    expect(uploaded.body.deletion_url).to.match(new RegExp(`^http://api\\.hangar\\.test/files/${fileId}/delete\\?signature=[A-Za-z0-9_-]{43}&kid=[0-9a-f-]{36}$`));
+    expect(uploaded.body.deletion_url).to.match(
+      new RegExp(`^http://api\\.hangar\\.test/files/${fileId}/delete\\?signature=[A-Za-z0-9_-]{43}&kid=[0-9a-f-]{36}$`),
+    );
     const url = local(uploaded.body.deletion_url);
     const page = await pageAt(url);
     expect(page.status).to.equal(200);

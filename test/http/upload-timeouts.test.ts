@@ -15,7 +15,11 @@ async function filesUnder(directory: string): Promise<string[]> {
  * `trickle` bytes every `everyMs` (0: nothing more); resolves with the answer's status, body and
  * the ms from the first byte to the answer.
  */
-function slowUpload(server: TestServer, apiKey: string, options: { declared: number; first: number; trickle: number; everyMs: number }): Promise<{ status: number; body: any; ms: number }> {
+function slowUpload(
+  server: TestServer,
+  apiKey: string,
+  options: { declared: number; first: number; trickle: number; everyMs: number },
+): Promise<{ status: number; body: any; ms: number }> {
   const { hostname, port } = new URL(server.api);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -46,7 +50,9 @@ function slowUpload(server: TestServer, apiKey: string, options: { declared: num
       socket.destroy();
       reject(new Error('no answer within 8 s'));
     });
-    socket.write(`POST /files HTTP/1.1\r\nHost: api.hangar.test\r\nX-Api-Key: ${apiKey}\r\nContent-Type: text/plain\r\nContent-Length: ${options.declared}\r\n\r\n`);
+    socket.write(
+      `POST /files HTTP/1.1\r\nHost: api.hangar.test\r\nX-Api-Key: ${apiKey}\r\nContent-Type: text/plain\r\nContent-Length: ${options.declared}\r\n\r\n`,
+    );
     socket.write(Buffer.alloc(options.first, 'a'));
     if (options.everyMs > 0) timer = setInterval(() => socket.write(Buffer.alloc(options.trickle, 'b')), options.everyMs);
   });
@@ -143,7 +149,9 @@ function trickle(
       reject(new Error('no answer within 10 s'));
     });
   });
-  const head = Object.entries({ Host: hostname, 'Content-Length': String(request.declared), ...request.headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries({ Host: hostname, 'Content-Length': String(request.declared), ...request.headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.write(`${request.method ?? 'POST'} ${request.path} HTTP/1.1\r\n${head}\r\n`);
   send(request.first);
   if (request.everyMs > 0) timer = setInterval(() => send(request.trickle), request.everyMs);
@@ -163,7 +171,15 @@ describe('HTTP: JSON and form bodies that trickle in', function () {
   });
 
   it('answers 408 REQUEST_TIMEOUT to POST /auth/login with Content-Length 2000 trickled a byte at a time (the probe’s reproduction)', async () => {
-    const { answer } = trickle(server.api, { path: '/auth/login', headers: { 'Content-Type': 'application/json' }, declared: 2000, first: 1, trickle: 1, everyMs: 100, fill: '{' });
+    const { answer } = trickle(server.api, {
+      path: '/auth/login',
+      headers: { 'Content-Type': 'application/json' },
+      declared: 2000,
+      first: 1,
+      trickle: 1,
+      everyMs: 100,
+      fill: '{',
+    });
     const result = await answer;
     expect(result.status, JSON.stringify(result.body)).to.equal(408);
     expect(result.body.code).to.equal('REQUEST_TIMEOUT');
@@ -171,7 +187,14 @@ describe('HTTP: JSON and form bodies that trickle in', function () {
   });
 
   it('answers 408 when a JSON body stops arriving for UPLOAD_IDLE_TIMEOUT_SECONDS', async () => {
-    const { answer } = trickle(server.api, { path: '/auth/register', headers: { 'Content-Type': 'application/json' }, declared: 100, first: 10, trickle: 0, everyMs: 0 });
+    const { answer } = trickle(server.api, {
+      path: '/auth/register',
+      headers: { 'Content-Type': 'application/json' },
+      declared: 100,
+      first: 10,
+      trickle: 0,
+      everyMs: 0,
+    });
     const result = await answer;
     expect(result.status).to.equal(408);
     expect(result.body.code).to.equal('REQUEST_TIMEOUT');
@@ -179,11 +202,20 @@ describe('HTTP: JSON and form bodies that trickle in', function () {
 
   it('answers 408 to the share-password form on the content origin trickled a byte at a time', async () => {
     const { apiKey } = await signUpWithKey(server, 'form-trickle@example.com');
-    const fileId = (await upload(server, apiKey, Buffer.from('%PDF-1.4 secret'), { contentType: 'application/pdf', query: '?isPublic=false' })).body.file.file_id;
+    const fileId = (await upload(server, apiKey, Buffer.from('%PDF-1.4 secret'), { contentType: 'application/pdf', query: '?isPublic=false' })).body.file
+      .file_id;
     const share = await call(server.api, `/files/${fileId}/shares`, { method: 'POST', apiKey, json: { password: 'open sesame' } });
     expect(share.status).to.equal(201);
     const path = `${new URL(share.body.url).pathname}/download`;
-    const { answer } = trickle(server.content, { path, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, declared: 2000, first: 9, trickle: 1, everyMs: 100, fill: 'password=' + 'x'.repeat(2000) });
+    const { answer } = trickle(server.content, {
+      path,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      declared: 2000,
+      first: 9,
+      trickle: 1,
+      everyMs: 100,
+      fill: 'password=' + 'x'.repeat(2000),
+    });
     const result = await answer;
     expect(result.status).to.equal(408);
     expect(result.body.code).to.equal('REQUEST_TIMEOUT');
@@ -191,7 +223,15 @@ describe('HTTP: JSON and form bodies that trickle in', function () {
 
   it('still takes a JSON body that arrives in pieces faster than the limits', async () => {
     const json = JSON.stringify({ email: 'nobody@example.com', password: 'wrong password' }).padEnd(3000, ' ');
-    const { answer } = trickle(server.api, { path: '/auth/login', headers: { 'Content-Type': 'application/json' }, declared: json.length, first: 1000, trickle: 1000, everyMs: 200, fill: json });
+    const { answer } = trickle(server.api, {
+      path: '/auth/login',
+      headers: { 'Content-Type': 'application/json' },
+      declared: json.length,
+      first: 1000,
+      trickle: 1000,
+      everyMs: 200,
+      fill: json,
+    });
     expect((await answer).status).to.equal(401);
   });
 });
@@ -201,7 +241,11 @@ describe('HTTP: slow bodies per client address (SLOW_BODIES_PER_CLIENT, after TR
   let server: TestServer;
   before(async () => {
     server = await startTestServer({
-      TRUST_PROXY: '1', UPLOAD_IDLE_TIMEOUT_SECONDS: '5', UPLOAD_MIN_BYTES_PER_SECOND: '0', SLOW_BODY_AFTER_SECONDS: '1', SLOW_BODIES_PER_CLIENT: '2',
+      TRUST_PROXY: '1',
+      UPLOAD_IDLE_TIMEOUT_SECONDS: '5',
+      UPLOAD_MIN_BYTES_PER_SECOND: '0',
+      SLOW_BODY_AFTER_SECONDS: '1',
+      SLOW_BODIES_PER_CLIENT: '2',
     });
   });
   after(async () => {
@@ -210,7 +254,15 @@ describe('HTTP: slow bodies per client address (SLOW_BODIES_PER_CLIENT, after TR
   });
 
   const slowLogin = (from: string, fill: string) =>
-    trickle(server.api, { path: '/auth/login', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': from }, declared: fill.length, first: 1, trickle: 1, everyMs: 50, fill });
+    trickle(server.api, {
+      path: '/auth/login',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': from },
+      declared: fill.length,
+      first: 1,
+      trickle: 1,
+      everyMs: 50,
+      fill,
+    });
   const loginJson = JSON.stringify({ email: 'slow@example.com', password: 'wrong password' }).padEnd(60, ' ');
 
   it('answers 429 TOO_MANY_SLOW_BODIES to the third slow body of one address while two are under way; another address and a fast body go on', async () => {
@@ -224,7 +276,15 @@ describe('HTTP: slow bodies per client address (SLOW_BODIES_PER_CLIENT, after TR
     expect(refused.body.code).to.equal('TOO_MANY_SLOW_BODIES');
     expect(refused.body.details).to.deep.equal({ slow_bodies_per_client: 2 });
     // A body that arrives at once never counts as slow.
-    expect((await call(server.api, '/auth/login', { method: 'POST', json: { email: 'slow@example.com', password: 'x' }, headers: { 'x-forwarded-for': '203.0.113.1' } })).status).to.equal(401);
+    expect(
+      (
+        await call(server.api, '/auth/login', {
+          method: 'POST',
+          json: { email: 'slow@example.com', password: 'x' },
+          headers: { 'x-forwarded-for': '203.0.113.1' },
+        })
+      ).status,
+    ).to.equal(401);
     for (const ongoing of [first, second, elsewhere]) expect((await ongoing.answer).status).to.equal(401);
     // Their places were given back: the address may send a slow body again.
     expect((await slowLogin('203.0.113.1', loginJson).answer).status).to.equal(401);

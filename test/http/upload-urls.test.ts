@@ -30,7 +30,8 @@ describe('HTTP: signed upload URLs', () => {
     call(server.api, path, { method: 'PUT', headers: { 'content-type': 'image/png', ...headers }, body: bytes });
   const postForm = (path: string, form: FormData) => call(server.api, path, { method: 'POST', body: form });
   /** SHA-256 (hex) of the bytes stored for one of the minting account's files. */
-  const storedSha256 = async (fileId: string) => sha256(new Uint8Array(await (await fetch(`${server.api}/files/${fileId}/content`, { headers: { 'x-api-key': apiKey } })).arrayBuffer()));
+  const storedSha256 = async (fileId: string) =>
+    sha256(new Uint8Array(await (await fetch(`${server.api}/files/${fileId}/content`, { headers: { 'x-api-key': apiKey } })).arrayBuffer()));
   const listed = async (key = apiKey) => (await call(server.api, '/files?limit=100', { apiKey: key })).body.files as { file_id: string; name: string | null }[];
 
   it('mints a URL for 60 s to 1 day (default 1 hour) and refuses other lifetimes, malformed types and no credential', async () => {
@@ -75,7 +76,11 @@ describe('HTTP: signed upload URLs', () => {
     const head = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="cut.png"\r\ncontent-type: image/png\r\n\r\n`;
     const truncated = Buffer.concat([Buffer.from(head), Buffer.from(makePng(30, 30))]);
     const before = (await listed()).length;
-    expectError(await call(server.api, cutPath, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: truncated }), 400, 'UPLOAD_INCOMPLETE');
+    expectError(
+      await call(server.api, cutPath, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: truncated }),
+      400,
+      'UPLOAD_INCOMPLETE',
+    );
     expect((await listed()).length).to.equal(before);
     const retry = new FormData();
     retry.append('file', new Blob([bytes], { type: 'image/png' }), 'retry.png');
@@ -150,7 +155,10 @@ describe('HTTP: signed upload URLs', () => {
     const uploaded = await put(path, makePng(), { origin: 'https://some-app.example' });
     expect(uploaded.status).to.equal(201);
     expect(uploaded.headers.get('access-control-allow-origin')).to.equal('*');
-    const other = await fetch(`${server.api}/files`, { method: 'OPTIONS', headers: { origin: 'https://some-app.example', 'access-control-request-method': 'GET' } });
+    const other = await fetch(`${server.api}/files`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://some-app.example', 'access-control-request-method': 'GET' },
+    });
     expect(other.headers.get('access-control-allow-origin')).to.equal(null);
   });
 
@@ -175,23 +183,37 @@ describe('HTTP: signed upload URLs', () => {
     });
     expect(await storedSha256(fileId)).to.equal(sha256(bytes));
     expect((await listed()).find((f) => f.file_id === fileId)?.name).to.equal('movie.mp4');
-    const again = await fetch(endpoint, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('video/mp4').toString('base64')}` } });
+    const again = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('video/mp4').toString('base64')}` },
+    });
     expect(again.status).to.equal(409);
     expect(((await again.json()) as { code: string }).code).to.equal('UPLOAD_URL_USED');
 
     // An unfinished tus upload through a URL: its Location takes PATCH and HEAD, until the key is rotated.
     const second = `${server.api}${local((await mint()).body.upload_url)}`;
-    const created = await fetch(second, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': '100', 'upload-metadata': `filetype ${Buffer.from('text/plain').toString('base64')}` } });
+    const created = await fetch(second, {
+      method: 'POST',
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': '100', 'upload-metadata': `filetype ${Buffer.from('text/plain').toString('base64')}` },
+    });
     expect(created.status).to.equal(201);
     const location = new URL(created.headers.get('location')!, server.api).href;
-    const patch = await fetch(location, { method: 'PATCH', headers: { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: 'x'.repeat(40) });
+    const patch = await fetch(location, {
+      method: 'PATCH',
+      headers: { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      body: 'x'.repeat(40),
+    });
     expect(patch.status).to.equal(204);
     const head = await fetch(location, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
     expect(head.headers.get('upload-offset')).to.equal('40');
     const elsewhere = location.replace(/\/[^/?]+\?/, '/AAAAAAAAAAAAAAAAAAAAAAAA?');
     expect((await fetch(elsewhere, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } })).status).to.equal(403);
     await call(server.api, '/settings/rotate-signing-key', { method: 'POST', apiKey });
-    const refused = await fetch(location, { method: 'PATCH', headers: { 'tus-resumable': '1.0.0', 'upload-offset': '40', 'content-type': 'application/offset+octet-stream' }, body: 'y'.repeat(60) });
+    const refused = await fetch(location, {
+      method: 'PATCH',
+      headers: { 'tus-resumable': '1.0.0', 'upload-offset': '40', 'content-type': 'application/offset+octet-stream' },
+      body: 'y'.repeat(60),
+    });
     expect(refused.status).to.equal(403);
     expect(((await refused.json()) as { code: string }).code).to.equal('UPLOAD_URL_INVALID');
   });

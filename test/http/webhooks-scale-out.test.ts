@@ -25,9 +25,16 @@ const postgres = testDatabaseUrl();
     schema = await createTestSchema(postgres!);
     receiver = await WebhookReceiver.start();
     const env = (name: string) => ({
-      HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: path.join(shared, name), DATABASE_URL: schema.url,
-      BLOB_STORE_URL: `file:${path.join(shared, 'blobs')}`, PASSWORD_HASH_MEMORY_KIB: '1024',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true', RATE_LIMIT_UPLOADS_PER_MINUTE: '100000',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONTENT_PORT: '0',
+      DATA_DIR: path.join(shared, name),
+      DATABASE_URL: schema.url,
+      BLOB_STORE_URL: `file:${path.join(shared, 'blobs')}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      RATE_LIMIT_UPLOADS_PER_MINUTE: '100000',
     });
     servers = await startServerProcesses([env('a'), env('b')]);
   });
@@ -48,7 +55,9 @@ const postgres = testDatabaseUrl();
       expect((await call(a.api, '/webhooks', { method: 'POST', token, json: { url: receiver.url(pathName), events: ['file.created'] } })).status).to.equal(201);
     }
     const uploads = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => call(i % 2 === 0 ? a.api : b.api, '/files', { method: 'POST', token, headers: { 'content-type': 'text/plain' }, body: `file ${i}` })),
+      Array.from({ length: 40 }, (_, i) =>
+        call(i % 2 === 0 ? a.api : b.api, '/files', { method: 'POST', token, headers: { 'content-type': 'text/plain' }, body: `file ${i}` }),
+      ),
     );
     expect(uploads.every((u) => u.status === 201)).to.equal(true);
     await receiver.waitFor(80, { timeoutMs: 30_000 });

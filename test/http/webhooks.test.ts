@@ -25,7 +25,11 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
 
     it('creates an endpoint with its secret shown once, and delivers signed file events that standardwebhooks verifies', async () => {
       const alice = await signUpWithKey(server, 'hooks-alice@example.com');
-      const created = await call(server.api, '/webhooks', { method: 'POST', token: alice.accessToken, json: { url: receiver.url('/alice'), events: ['file.created', 'file.updated', 'file.deleted'], description: 'mine' } });
+      const created = await call(server.api, '/webhooks', {
+        method: 'POST',
+        token: alice.accessToken,
+        json: { url: receiver.url('/alice'), events: ['file.created', 'file.updated', 'file.deleted'], description: 'mine' },
+      });
       expect(created.status).to.equal(201);
       const { webhook } = created.body;
       expect(webhook.secret).to.match(/^whsec_[A-Za-z0-9]{44}$/);
@@ -56,7 +60,9 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       WebhookReceiver.verify(deleted, webhook.secret);
 
       const second = await upload(server, alice.apiKey, new TextEncoder().encode('bulk'), { contentType: 'text/plain' });
-      expect((await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey: alice.apiKey, json: { ids: [second.body.file.file_id] } })).body.deleted).to.equal(1);
+      expect(
+        (await call(server.api, '/files/bulk-delete', { method: 'POST', apiKey: alice.apiKey, json: { ids: [second.body.file.file_id] } })).body.deleted,
+      ).to.equal(1);
       const deletions = await receiver.waitFor(2, { type: 'file.deleted' });
       expect(deletions[1].payload.data).to.include({ file_id: second.body.file.file_id, reason: 'bulk_deleted' });
 
@@ -68,7 +74,11 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
 
     it('sends only the events an endpoint subscribed to, a test event on demand, and signs with both secrets for a day after a rotation', async () => {
       const bob = await signUpWithKey(server, 'hooks-bob@example.com');
-      const created = await call(server.api, '/webhooks', { method: 'POST', token: bob.accessToken, json: { url: receiver.url('/bob'), events: ['share.created'] } });
+      const created = await call(server.api, '/webhooks', {
+        method: 'POST',
+        token: bob.accessToken,
+        json: { url: receiver.url('/bob'), events: ['share.created'] },
+      });
       const { id, secret: oldSecret } = created.body.webhook;
       const file = await upload(server, bob.apiKey, new TextEncoder().encode('x'), { contentType: 'text/plain' });
       const share = await call(server.api, `/files/${file.body.file.file_id}/shares`, { method: 'POST', apiKey: bob.apiKey, json: {} });
@@ -92,7 +102,9 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
     it('sends share.exhausted at a link’s last allowed download, share.revoked, custom_domain.active, and file.created for a resumable upload', async () => {
       const ivy = await signUpWithKey(server, 'hooks-ivy@example.com');
       const hook = await call(server.api, '/webhooks', {
-        method: 'POST', token: ivy.accessToken, json: { url: receiver.url('/ivy'), events: ['file.created', 'share.revoked', 'share.exhausted', 'custom_domain.active'] },
+        method: 'POST',
+        token: ivy.accessToken,
+        json: { url: receiver.url('/ivy'), events: ['file.created', 'share.revoked', 'share.exhausted', 'custom_domain.active'] },
       });
       expect(hook.status).to.equal(201);
       const file = (await upload(server, ivy.apiKey, new TextEncoder().encode('shared bytes'), { contentType: 'text/plain', name: 's.txt' })).body.file;
@@ -112,10 +124,19 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       expect(active.payload.data.custom_domain).to.include({ hostname: 'hooks.example.com', verification_status: 'active', ssl_status: 'active' });
 
       const tus = { 'tus-resumable': '1.0.0' };
-      const created = await call(server.api, '/files/resumable', { method: 'POST', apiKey: ivy.apiKey, headers: { ...tus, 'upload-length': '4', 'upload-metadata': `filename ${btoa('r.txt')},filetype ${btoa('text/plain')}` } });
+      const created = await call(server.api, '/files/resumable', {
+        method: 'POST',
+        apiKey: ivy.apiKey,
+        headers: { ...tus, 'upload-length': '4', 'upload-metadata': `filename ${btoa('r.txt')},filetype ${btoa('text/plain')}` },
+      });
       expect(created.status).to.equal(201);
       const uploadId = created.headers.get('location')!.split('/').pop();
-      const patched = await call(server.api, `/files/resumable/${uploadId}`, { method: 'PATCH', apiKey: ivy.apiKey, headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: 'abcd' });
+      const patched = await call(server.api, `/files/resumable/${uploadId}`, {
+        method: 'PATCH',
+        apiKey: ivy.apiKey,
+        headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+        body: 'abcd',
+      });
       expect(patched.status).to.equal(204);
       const fileCreated = await receiver.waitFor(2, { type: 'file.created' });
       expect(fileCreated.map((r) => r.payload.data.name)).to.deep.equal(['s.txt', 'r.txt']);
@@ -124,7 +145,9 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
 
     it('retries after a 500 with the same webhook-id, and a retry from the log sends it again', async () => {
       const carol = await signUp(server, 'hooks-carol@example.com');
-      const { webhook } = (await call(server.api, '/webhooks', { method: 'POST', token: carol.accessToken, json: { url: receiver.url('/carol'), events: ['file.created'] } })).body;
+      const { webhook } = (
+        await call(server.api, '/webhooks', { method: 'POST', token: carol.accessToken, json: { url: receiver.url('/carol'), events: ['file.created'] } })
+      ).body;
       receiver.script = [500];
       const test = await call(server.api, `/webhooks/${webhook.id}/test`, { method: 'POST', token: carol.accessToken });
       // The first retry comes after about 5 s (4–6 s with jitter).
@@ -146,20 +169,34 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       const erin = await signUp(server, 'hooks-erin@example.com');
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const created = await call(server.api, '/webhooks', { method: 'POST', token: dave.accessToken, json: { url: receiver.url(`/d${i}`), events: ['file.created'] } });
+        const created = await call(server.api, '/webhooks', {
+          method: 'POST',
+          token: dave.accessToken,
+          json: { url: receiver.url(`/d${i}`), events: ['file.created'] },
+        });
         expect(created.status).to.equal(201);
         ids.push(created.body.webhook.id);
       }
-      expectError(await call(server.api, '/webhooks', { method: 'POST', token: dave.accessToken, json: { url: receiver.url('/d3'), events: ['file.created'] } }), 409, 'WEBHOOK_LIMIT_REACHED');
+      expectError(
+        await call(server.api, '/webhooks', { method: 'POST', token: dave.accessToken, json: { url: receiver.url('/d3'), events: ['file.created'] } }),
+        409,
+        'WEBHOOK_LIMIT_REACHED',
+      );
       expect((await call(server.api, '/webhooks', { token: erin.accessToken })).body.webhooks).to.deep.equal([]);
       expectError(await call(server.api, `/webhooks/${ids[0]}`, { token: erin.accessToken }), 404, 'WEBHOOK_NOT_FOUND');
-      expectError(await call(server.api, `/webhooks/${ids[0]}`, { method: 'PATCH', token: erin.accessToken, json: { enabled: false } }), 404, 'WEBHOOK_NOT_FOUND');
+      expectError(
+        await call(server.api, `/webhooks/${ids[0]}`, { method: 'PATCH', token: erin.accessToken, json: { enabled: false } }),
+        404,
+        'WEBHOOK_NOT_FOUND',
+      );
       expectError(await call(server.api, `/webhooks/${ids[0]}`, { method: 'DELETE', token: erin.accessToken }), 404, 'WEBHOOK_NOT_FOUND');
       expectError(await call(server.api, `/webhooks/${ids[0]}/test`, { method: 'POST', token: erin.accessToken }), 404, 'WEBHOOK_NOT_FOUND');
       expectError(await call(server.api, `/webhooks/${ids[0]}/deliveries`, { token: erin.accessToken }), 404, 'WEBHOOK_NOT_FOUND');
       expect((await call(server.api, `/webhooks/${ids[0]}`, { token: dave.accessToken })).status).to.equal(200);
       expect((await call(server.api, `/webhooks/${ids[0]}`, { method: 'DELETE', token: dave.accessToken })).status).to.equal(204);
-      expect((await call(server.api, '/webhooks', { method: 'POST', token: dave.accessToken, json: { url: receiver.url('/d4'), events: ['file.created'] } })).status).to.equal(201);
+      expect(
+        (await call(server.api, '/webhooks', { method: 'POST', token: dave.accessToken, json: { url: receiver.url('/d4'), events: ['file.created'] } })).status,
+      ).to.equal(201);
     });
 
     it('lets an API key manage webhooks only with the webhooks:manage scope', async () => {
@@ -177,9 +214,21 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
 
     it('refuses unknown events and malformed URLs with 400 and stores nothing', async () => {
       const gina = await signUp(server, 'hooks-gina@example.com');
-      expectError(await call(server.api, '/webhooks', { method: 'POST', token: gina.accessToken, json: { url: receiver.url(), events: ['file.exploded'] } }), 400, 'VALIDATION_FAILED');
-      expectError(await call(server.api, '/webhooks', { method: 'POST', token: gina.accessToken, json: { url: 'not a url', events: ['file.created'] } }), 400, 'VALIDATION_FAILED');
-      expectError(await call(server.api, '/webhooks', { method: 'POST', token: gina.accessToken, json: { url: 'ftp://example.com/x', events: ['file.created'] } }), 400, 'WEBHOOK_URL_REFUSED');
+      expectError(
+        await call(server.api, '/webhooks', { method: 'POST', token: gina.accessToken, json: { url: receiver.url(), events: ['file.exploded'] } }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      expectError(
+        await call(server.api, '/webhooks', { method: 'POST', token: gina.accessToken, json: { url: 'not a url', events: ['file.created'] } }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      expectError(
+        await call(server.api, '/webhooks', { method: 'POST', token: gina.accessToken, json: { url: 'ftp://example.com/x', events: ['file.created'] } }),
+        400,
+        'WEBHOOK_URL_REFUSED',
+      );
       expect((await call(server.api, '/webhooks', { token: gina.accessToken })).body.webhooks).to.deep.equal([]);
     });
   });
@@ -221,7 +270,11 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
     }
 
     it('refuses http:// without WEBHOOK_ALLOW_HTTP', async () => {
-      expectError(await call(server.api, '/webhooks', { method: 'POST', token, json: { url: 'http://93.184.215.14/hook', events: ['file.created'] } }), 400, 'WEBHOOK_URL_REFUSED');
+      expectError(
+        await call(server.api, '/webhooks', { method: 'POST', token, json: { url: 'http://93.184.215.14/hook', events: ['file.created'] } }),
+        400,
+        'WEBHOOK_URL_REFUSED',
+      );
     });
   });
 
@@ -245,7 +298,9 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
     it('does not follow a redirect: a 302 answer is a failed attempt, to be retried', async () => {
       const henry = await signUp(server, 'hooks-henry@example.com');
       redirector.script = [302];
-      const { webhook } = (await call(server.api, '/webhooks', { method: 'POST', token: henry.accessToken, json: { url: redirector.url('/r'), events: ['file.created'] } })).body;
+      const { webhook } = (
+        await call(server.api, '/webhooks', { method: 'POST', token: henry.accessToken, json: { url: redirector.url('/r'), events: ['file.created'] } })
+      ).body;
       await call(server.api, `/webhooks/${webhook.id}/test`, { method: 'POST', token: henry.accessToken });
       await redirector.waitFor(1);
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -34,7 +34,10 @@ function request(base: string, pathname: string): { settledAt?: number; outcome?
 /** The process among `pids` that holds the server side of the local TCP connection from `clientPort` (Linux: /proc/net/tcp and /proc/<pid>/fd). */
 async function holderOf(pids: number[], clientPort: number): Promise<number | undefined> {
   const port = clientPort.toString(16).toUpperCase().padStart(4, '0');
-  const rows = (await readFile('/proc/net/tcp', 'utf8')).split('\n').slice(1).map((line) => line.trim().split(/\s+/));
+  const rows = (await readFile('/proc/net/tcp', 'utf8'))
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/));
   // Columns: sl, local address, remote address, state, …, inode (10th).
   const inode = rows.find((row) => row.length > 9 && row[2].endsWith(`:${port}`) && row[9] !== '0')?.[9];
   for (const pid of pids) {
@@ -78,13 +81,13 @@ describe(`HTTP: WORKERS=2, a worker that dies with connections handed to it (${h
     expect(waiting.length, 'a request is in flight on the stopped worker').to.be.at.least(1);
     process.kill(victim, 'SIGKILL');
     const killedAt = Date.now();
-    for (const deadline = killedAt + 5000; Date.now() < deadline && requests.some((r) => r.settledAt === undefined); ) {
+    for (const deadline = killedAt + 5000; Date.now() < deadline && requests.some((r) => r.settledAt === undefined);) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const late = requests.filter((r) => r.settledAt === undefined || r.settledAt - killedAt > 2000);
     expect(late, JSON.stringify(requests)).to.deep.equal([]);
     // The service goes on: the worker is replaced.
-    for (const deadline = Date.now() + 20_000; !server.output().includes('"event":"worker_restarted"'); ) {
+    for (const deadline = Date.now() + 20_000; !server.output().includes('"event":"worker_restarted"');) {
       if (Date.now() > deadline) throw new Error('the worker was not replaced');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -105,7 +108,7 @@ describe(`HTTP: WORKERS=2, a worker that dies with connections handed to it (${h
     expect(holder, 'a worker holds the connection').to.be.a('number');
     process.kill(holder!, 'SIGKILL');
     const killedAt = Date.now();
-    for (const deadline = killedAt + 5000; closedAt === undefined && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const deadline = killedAt + 5000; closedAt === undefined && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
     expect(closedAt, 'the connection was closed').to.be.a('number');
     expect(closedAt! - killedAt).to.be.at.most(2000);

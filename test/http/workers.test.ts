@@ -41,7 +41,7 @@ function callAlone(base: string, pathname: string, json?: unknown): Promise<{ st
 }
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await condition()); ) {
+  for (const deadline = Date.now() + timeoutMs; !(await condition());) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -67,7 +67,7 @@ function getAloneWithHost(base: string, pathname: string, host: string): Promise
 
 /** Polls `probe` every 20 ms until it answers true; fails after 1 s (the scale-out guarantee, docs/scale-out.md). */
 async function withinOneSecond(what: string, probe: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 1_000; !(await probe()); ) {
+  for (const deadline = Date.now() + 1_000; !(await probe());) {
     if (Date.now() > deadline) throw new Error(`${what}: not seen by every worker within 1 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -82,9 +82,17 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-workers-'));
     server = await startServerProcess({
-      WORKERS: '2', HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024',
-      FILE_COUNT_LIMIT: '15', RATE_LIMIT_LOGIN_FREE_FAILURES: '2', RATE_LIMIT_REGISTER_PER_HOUR: '100',
-      SLOW_BODY_AFTER_SECONDS: '1', SLOW_BODIES_PER_CLIENT: '2',
+      WORKERS: '2',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONTENT_PORT: '0',
+      DATA_DIR: dataDir,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      FILE_COUNT_LIMIT: '15',
+      RATE_LIMIT_LOGIN_FREE_FAILURES: '2',
+      RATE_LIMIT_REGISTER_PER_HOUR: '100',
+      SLOW_BODY_AFTER_SECONDS: '1',
+      SLOW_BODIES_PER_CLIENT: '2',
     });
   });
   after(async () => {
@@ -111,7 +119,9 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     const allAre = (status: number) => async () => (await statuses()).every((answer) => answer === status);
     expect(await statuses()).to.deep.equal([404, 404, 404, 404]); // both workers now hold "unknown"
     await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: 'workers.example.com' } });
-    expect((await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { refresh_custom_domain: true } })).body.custom_domain.verification_status).to.equal('active');
+    expect(
+      (await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { refresh_custom_domain: true } })).body.custom_domain.verification_status,
+    ).to.equal('active');
     await withinOneSecond('the activated hostname', allAre(200));
     await call(server.api, '/settings', { method: 'PATCH', apiKey, json: { custom_domain: null } });
     await withinOneSecond('the removed hostname', allAre(404));
@@ -132,10 +142,14 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     expect((await call(server.api, `/auth/confirm?token=${token}`)).status).to.equal(302);
     const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
     const apiKey = (await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
-    const post = (seed: number) => call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(100, 'image/png', seed) });
+    const post = (seed: number) =>
+      call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: randomFileOf(100, 'image/png', seed) });
     for (let i = 0; i < 5; i++) expect((await post(1000 + i)).status).to.equal(201);
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i + 1)));
-    expect(results.filter((r) => r.status === 201), JSON.stringify(results.map((r) => r.status))).to.have.length(10);
+    expect(
+      results.filter((r) => r.status === 201),
+      JSON.stringify(results.map((r) => r.status)),
+    ).to.have.length(10);
     results.filter((r) => r.status !== 201).forEach((r) => expectError(r, 403, 'FILE_COUNT_LIMIT_REACHED'));
     expect((await call(server.api, '/files?limit=100', { apiKey })).body.total).to.equal(15);
   });
@@ -150,7 +164,12 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     // Each creation on its own connection, so the supervisor hands them to both workers in turn.
     const create = (apiKey: string) =>
       new Promise<number>((resolve, reject) => {
-        const headers = { 'x-api-key': apiKey, 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` };
+        const headers = {
+          'x-api-key': apiKey,
+          'tus-resumable': '1.0.0',
+          'upload-length': '10',
+          'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}`,
+        };
         const request = http.request(`${server.api}/files/resumable`, { method: 'POST', agent: false, headers }, (response) => {
           response.resume();
           response.on('end', () => resolve(response.statusCode!));
@@ -161,7 +180,10 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     const statuses: number[] = [];
     for (let round = 0; round < 7; round++) statuses.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => create(keys[i % 4])))));
     // RATE_LIMIT_UPLOADS_PER_MINUTE (120) for the account in all: past the plan's 15 files the creations are refused by the quota (403), but counted.
-    expect(statuses.filter((status) => status !== 429), JSON.stringify(statuses)).to.have.length(120);
+    expect(
+      statuses.filter((status) => status !== 429),
+      JSON.stringify(statuses),
+    ).to.have.length(120);
     expect(statuses.filter((status) => status === 201)).to.have.length(15);
   });
 
@@ -182,7 +204,10 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
         request.end(body);
       });
     const statuses = await Promise.all(Array.from({ length: 60 }, () => create()));
-    expect(statuses.filter((status) => status === 201), JSON.stringify(statuses)).to.have.length(50);
+    expect(
+      statuses.filter((status) => status === 201),
+      JSON.stringify(statuses),
+    ).to.have.length(50);
     expect(statuses.filter((status) => status !== 201)).to.deep.equal(Array(10).fill(403));
     expect((await call(server.api, '/auth/api-keys?limit=100', { token })).body.total).to.equal(50);
   });
@@ -193,13 +218,17 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     const slowLogin = () =>
       new Promise<number>((resolve, reject) => {
         const body = Buffer.from(JSON.stringify({ email: 'slow-workers@example.com', password: 'wrong password' }).padEnd(60, ' '));
-        const request = http.request(`${server.api}/auth/login`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (response) => {
-          response.resume();
-          response.on('end', () => {
-            clearInterval(timer);
-            resolve(response.statusCode!);
-          });
-        });
+        const request = http.request(
+          `${server.api}/auth/login`,
+          { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+          (response) => {
+            response.resume();
+            response.on('end', () => {
+              clearInterval(timer);
+              resolve(response.statusCode!);
+            });
+          },
+        );
         request.on('error', (error) => {
           clearInterval(timer);
           reject(error);
@@ -234,7 +263,8 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     });
     await until(async () => server.output().includes('"event":"worker_restarted"'));
     expect(server.output()).to.match(/"event":"worker_exited","worker":\d,"worker_pid":\d+,"code":null,"signal":"SIGKILL","action":"restart"/);
-    for (let i = 0; i < 4; i++) expect((await callAlone(server.api, '/auth/login', { email: 'nobody@example.com', password: 'x' })).status).to.be.oneOf([401, 429]);
+    for (let i = 0; i < 4; i++)
+      expect((await callAlone(server.api, '/auth/login', { email: 'nobody@example.com', password: 'x' })).status).to.be.oneOf([401, 429]);
   });
 
   it('on SIGTERM stops every worker and exits 0', async () => {
@@ -257,9 +287,14 @@ describe('HTTP: WORKERS=2 when the workers cannot start or keep dying', function
     const port = (blocker.address() as { port: number }).port;
     try {
       let message = '';
-      await startServerProcess({ WORKERS: '2', HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024' }).catch(
-        (error: Error) => (message = error.message),
-      );
+      await startServerProcess({
+        WORKERS: '2',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        CONTENT_PORT: '0',
+        DATA_DIR: dataDir,
+        PASSWORD_HASH_MEMORY_KIB: '1024',
+      }).catch((error: Error) => (message = error.message));
       expect(message).to.match(/EADDRINUSE/);
       expect(message).to.match(/hangar: failed to start: Error: worker \d+ exited before listening \(exit code 1\)/);
     } finally {
@@ -274,7 +309,13 @@ describe('HTTP: WORKERS=2 when the workers cannot start or keep dying', function
     // every worker has died, the cluster closes the listening socket and the replacements listen
     // anew, on the configured port (port 0 would mean a new random one).
     const server = await startServerProcess({
-      WORKERS: '2', HOST: '127.0.0.1', PORT: String(await freePort()), CONTENT_PORT: String(await freePort()), DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024', HANGAR_FAILPOINTS: 'blob_write',
+      WORKERS: '2',
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      CONTENT_PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      HANGAR_FAILPOINTS: 'blob_write',
     });
     try {
       const email = 'loop@example.com';
@@ -304,10 +345,14 @@ describe('HTTP: WORKERS=2 when the workers cannot start or keep dying', function
 function uploadAlone(base: string, apiKey: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const body = randomFileOf(100, 'image/png', 7);
-    const request = http.request(`${base}/files`, { method: 'POST', agent: false, headers: { 'x-api-key': apiKey, 'content-type': 'image/png', 'content-length': body.byteLength } }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode!));
-    });
+    const request = http.request(
+      `${base}/files`,
+      { method: 'POST', agent: false, headers: { 'x-api-key': apiKey, 'content-type': 'image/png', 'content-length': body.byteLength } },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode!));
+      },
+    );
     request.on('error', reject);
     request.setTimeout(10_000, () => request.destroy(new Error('no answer in 10 s')));
     request.end(body);

@@ -9,7 +9,11 @@ import { serverEnv } from './harness.js';
 
 /** A text file of `size` random bytes (text/plain needs no signature). */
 function textOf(size: number): Uint8Array {
-  return new TextEncoder().encode(randomBytes(Math.ceil(size / 2)).toString('hex').slice(0, size));
+  return new TextEncoder().encode(
+    randomBytes(Math.ceil(size / 2))
+      .toString('hex')
+      .slice(0, size),
+  );
 }
 
 describe('admin CLI: backup and restore (SQLite, blobs on disk)', function () {

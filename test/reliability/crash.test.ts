@@ -8,7 +8,20 @@ import type { ServerProcess } from '../support/server-process.js';
 import { createTestSchema, testDatabaseUrl, type TestSchema } from '../support/test-database.js';
 import { S3RVER_CREDENTIALS, type S3TestServer, startS3TestServer } from '../support/s3-test-server.js';
 import {
-  aBody, anAccount, checkSqlite, download, filesUnder, killServer, listAllFiles, LONG, runCli, serverEnv, sha256, startServer, tryFetch, tryUpload,
+  aBody,
+  anAccount,
+  checkSqlite,
+  download,
+  filesUnder,
+  killServer,
+  listAllFiles,
+  LONG,
+  runCli,
+  serverEnv,
+  sha256,
+  startServer,
+  tryFetch,
+  tryUpload,
 } from './harness.js';
 
 /**
@@ -62,7 +75,16 @@ class Model {
   readonly uncertainDeletes = new Map<string, Known>();
   /** Files taken by a worker for deletion (not offered to others). */
   readonly busy = new Set<string>();
-  readonly counts = { uploadsAcknowledged: 0, uploadsUncertain: 0, uncertainUploadsPresent: 0, deletesAcknowledged: 0, deletesUncertain: 0, uncertainDeletesDone: 0, filesVerified: 0, statuses500: 0 };
+  readonly counts = {
+    uploadsAcknowledged: 0,
+    uploadsUncertain: 0,
+    uncertainUploadsPresent: 0,
+    deletesAcknowledged: 0,
+    deletesUncertain: 0,
+    uncertainDeletesDone: 0,
+    filesVerified: 0,
+    statuses500: 0,
+  };
 }
 
 describeCrashHarness('SQLite', ROUNDS_PER_FAILPOINT, RANDOM_KILLS);
@@ -70,7 +92,12 @@ if (LONG && testDatabaseUrl() !== undefined) describeCrashHarness('Postgres', PO
 describeCrashHarness('SQLite', 1, S3_RANDOM_KILLS, 'S3');
 
 /** `blobs`: the local disk under DATA_DIR, or an S3 bucket on s3rver (started by the test, outliving every server kill). */
-function describeCrashHarness(database: 'SQLite' | 'Postgres', roundsPerFailpoint: number, randomKills: number, blobs: 'local disk' | 'S3' = 'local disk'): void {
+function describeCrashHarness(
+  database: 'SQLite' | 'Postgres',
+  roundsPerFailpoint: number,
+  randomKills: number,
+  blobs: 'local disk' | 'S3' = 'local disk',
+): void {
   const failpoints = blobs === 'S3' ? S3_FAILPOINTS : FAILPOINTS;
   describe(`crash safety on ${database}${blobs === 'S3' ? ' with blobs on S3 (s3rver)' : ''}: SIGKILL at every failpoint and at random times (docs/reliability.md)`, function () {
     this.timeout(LONG ? 3_600_000 : 180_000);
@@ -253,7 +280,11 @@ async function deleteSome(server: ServerProcess, apiKey: string, model: Model, i
   try {
     const bulk = ids.length > 1;
     const result = bulk
-      ? await tryFetch(`${server.api}/files/bulk-delete`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ ids }) })
+      ? await tryFetch(`${server.api}/files/bulk-delete`, {
+          method: 'POST',
+          headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ ids }),
+        })
       : await tryFetch(`${server.api}/files/${ids[0]}`, { method: 'DELETE', headers: { 'x-api-key': apiKey } });
     if (!result) {
       for (const id of ids) {

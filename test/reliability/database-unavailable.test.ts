@@ -6,10 +6,33 @@ const withCode = (code: string, message = 'x') => Object.assign(new Error(messag
 
 describe('database outages become DATABASE_UNAVAILABLE (503), query errors do not', () => {
   it('recognises locks, I/O errors, a full disk and unreachable servers', () => {
-    for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED', 'SQLITE_IOERR_FSYNC', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'ECONNREFUSED', 'ECONNRESET', 'EIO', 'ENOSPC', '08006', '08001', '53300', '57P01', '57014', '40001', '40P01']) {
+    for (const code of [
+      'SQLITE_BUSY',
+      'SQLITE_BUSY_SNAPSHOT',
+      'SQLITE_LOCKED',
+      'SQLITE_IOERR_FSYNC',
+      'SQLITE_FULL',
+      'SQLITE_CANTOPEN',
+      'SQLITE_READONLY',
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'EIO',
+      'ENOSPC',
+      '08006',
+      '08001',
+      '53300',
+      '57P01',
+      '57014',
+      '40001',
+      '40P01',
+    ]) {
       expect(isDatabaseUnavailable(withCode(code)), code).to.equal(true);
     }
-    for (const message of ['timeout exceeded when trying to connect', 'Connection terminated unexpectedly', 'Client has encountered a connection error and is not queryable']) {
+    for (const message of [
+      'timeout exceeded when trying to connect',
+      'Connection terminated unexpectedly',
+      'Client has encountered a connection error and is not queryable',
+    ]) {
       expect(isDatabaseUnavailable(new Error(message)), message).to.equal(true);
     }
   });

@@ -41,7 +41,10 @@ describe('failpoints (HANGAR_FAILPOINTS, tests only)', () => {
 
   it('reject with an error shaped like the system call’s (code ENOSPC) when armed with an errno', async () => {
     const failpoints = new ProcessFailpoints({ armed: [{ name: 'blob_write', action: { errno: 'ENOSPC' } }] });
-    const error = await failpoints.reach('blob_write').then(() => undefined, (caught: unknown) => caught);
+    const error = await failpoints.reach('blob_write').then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect((error as NodeJS.ErrnoException).code).to.equal('ENOSPC');
     await NO_FAILPOINTS.reach('blob_write');
   });

@@ -75,7 +75,10 @@ describe('faults of the outside world: a clean answer and nothing changed (docs/
     }
   });
 
-  for (const [errno, status, code] of [['ENOSPC', 507, 'STORAGE_FULL'], ['EIO', 503, 'BLOB_STORE_UNAVAILABLE']] as const) {
+  for (const [errno, status, code] of [
+    ['ENOSPC', 507, 'STORAGE_FULL'],
+    ['EIO', 503, 'BLOB_STORE_UNAVAILABLE'],
+  ] as const) {
     it(`answers ${status} ${code} when writing a blob fails with ${errno} (failpoint blob_write=${errno}), and stores nothing`, async () => {
       server = await startTestServer({ HANGAR_FAILPOINTS: `blob_write=${errno}`, RATE_LIMIT_UPLOADS_PER_MINUTE: '0' });
       const { apiKey } = await signUpWithKey(server, `${errno.toLowerCase()}@example.com`);

@@ -63,7 +63,12 @@ describe('admin CLI: fsck [--repair] (docs/reliability.md)', function () {
   it('reports orphans, young blobs and records without a blob; --repair removes only the old orphans; exit 1 until clean, then 0', async () => {
     const { userId, apiKey } = await signUpWithKey(server, 'fsck@example.com');
     const upload = async (name: string) => {
-      const result = await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'text/plain', 'x-file-name': name }, body: aBody(3_000) });
+      const result = await call(server.api, '/files', {
+        method: 'POST',
+        apiKey,
+        headers: { 'content-type': 'text/plain', 'x-file-name': name },
+        body: aBody(3_000),
+      });
       expect(result.status).to.equal(201);
       return result.body.file as { id: string; file_id: string };
     };

@@ -135,7 +135,9 @@ export function checkSqlite(databasePath: string): { files: number; bytes: numbe
       .all();
     expect(mismatched, 'account_totals that differ from the sum over the records').to.deep.equal([]);
     const unindexed = db
-      .prepare('select (select count(*) from files where id not in (select file_record_id from files_trigram_keys)) as missing, (select count(*) from files_trigram_keys where file_record_id not in (select id from files)) as stale')
+      .prepare(
+        'select (select count(*) from files where id not in (select file_record_id from files_trigram_keys)) as missing, (select count(*) from files_trigram_keys where file_record_id not in (select id from files)) as stale',
+      )
       .get() as { missing: number; stale: number };
     expect(unindexed, 'records missing from the trigram index, and index entries of no record').to.deep.equal({ missing: 0, stale: 0 });
     const orphanedRecords = db.prepare('select count(*) as n from files where user_id not in (select user_id from account_totals)').get() as { n: number };

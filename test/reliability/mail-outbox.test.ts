@@ -23,7 +23,14 @@ describe('Reliability: e-mail survives SIGKILL (the mail outbox)', function () {
     // Every delivery is refused (451) until the server has been killed.
     smtp.failNext = 1_000_000;
     const [port, contentPort] = [await freePort(), await freePort()];
-    const env = { HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: String(contentPort), DATA_DIR: dataDir, PASSWORD_HASH_MEMORY_KIB: '1024', MAIL_URL: `smtp://127.0.0.1:${smtp.port}` };
+    const env = {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONTENT_PORT: String(contentPort),
+      DATA_DIR: dataDir,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      MAIL_URL: `smtp://127.0.0.1:${smtp.port}`,
+    };
     try {
       const first = await startServerProcess(env);
       const registered = await call(first.api, '/auth/register', { method: 'POST', json: { email: 'crash-mail@example.com', password: 'correct horse' } });

@@ -41,7 +41,11 @@ describe('SIGTERM: requests in flight finish, buffered usage and logs are writte
     const whole = Buffer.concat(chunks);
     const api = new URL(server.api);
     const request = http.request({
-      host: api.hostname, port: api.port, path: '/files', method: 'POST', agent: false,
+      host: api.hostname,
+      port: api.port,
+      path: '/files',
+      method: 'POST',
+      agent: false,
       headers: { 'x-api-key': apiKey, 'content-type': 'text/plain', 'x-file-name': 'in-flight.txt', 'content-length': String(whole.length) },
     });
     const answered = once(request, 'response') as Promise<[http.IncomingMessage]>;

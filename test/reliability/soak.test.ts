@@ -59,17 +59,22 @@ describe('soak: resident memory and open file descriptors stay flat (docs/reliab
     const upload = async (i: number) => {
       const body = aBody(1_000 + ((i * 7919) % 60_000));
       const status = await new Promise<number>((resolve, reject) => {
-        const req = http.request(`${running.api}/files`, {
-          method: 'POST', agent: false,
-          headers: { 'x-api-key': apiKey, 'content-type': 'text/plain', 'x-file-name': `soak-${i}.txt`, 'content-length': String(body.length) },
-        }, (response) => {
-          let text = '';
-          response.on('data', (part) => (text += part));
-          response.once('end', () => {
-            if (response.statusCode === 201) fileIds.push(JSON.parse(text).file.file_id);
-            resolve(response.statusCode ?? 0);
-          });
-        });
+        const req = http.request(
+          `${running.api}/files`,
+          {
+            method: 'POST',
+            agent: false,
+            headers: { 'x-api-key': apiKey, 'content-type': 'text/plain', 'x-file-name': `soak-${i}.txt`, 'content-length': String(body.length) },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (part) => (text += part));
+            response.once('end', () => {
+              if (response.statusCode === 201) fileIds.push(JSON.parse(text).file.file_id);
+              resolve(response.statusCode ?? 0);
+            });
+          },
+        );
         req.once('error', reject);
         req.end(body);
       });
@@ -86,9 +91,11 @@ describe('soak: resident memory and open file descriptors stay flat (docs/reliab
         if (readsDone < reads) return () => read(readsDone++);
         return undefined;
       };
-      await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-        for (let job = next(); job; job = next()) await job();
-      }));
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let job = next(); job; job = next()) await job();
+        }),
+      );
     };
     const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
@@ -98,7 +105,10 @@ describe('soak: resident memory and open file descriptors stay flat (docs/reliab
     const baseline = await processResources(running.child.pid!);
     let peak = baseline;
     const sampler = setInterval(() => {
-      processResources(running.child.pid!).then((now) => (peak = { rss: Math.max(peak.rss, now.rss), fds: Math.max(peak.fds, now.fds) }), () => {});
+      processResources(running.child.pid!).then(
+        (now) => (peak = { rss: Math.max(peak.rss, now.rss), fds: Math.max(peak.fds, now.fds) }),
+        () => {},
+      );
     }, 250);
     const started = Date.now();
     try {

@@ -17,8 +17,14 @@ describe('Reliability: a webhook survives SIGKILL of the delivering process (the
     receiver.script = ['hang'];
     const [port, contentPort] = [await freePort(), await freePort()];
     const env = {
-      HOST: '127.0.0.1', PORT: String(port), CONTENT_PORT: String(contentPort), DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}`,
-      PASSWORD_HASH_MEMORY_KIB: '1024', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONTENT_PORT: String(contentPort),
+      DATA_DIR: dataDir,
+      DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}`,
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
     };
     try {
       const first = await startServerProcess(env);

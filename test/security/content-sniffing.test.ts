@@ -10,7 +10,10 @@ describe('Security: the declared Content-Type must match the file’s content', 
   let server: TestServer;
   let apiKey: string;
   before(async () => {
-    server = await startTestServer({ ALLOWED_CONTENT_TYPES: 'image/png,image/jpeg,image/gif,image/svg+xml,video/mp4,video/quicktime,audio/mpeg,application/pdf,application/zip,application/json,text/plain,text/html,text/csv' });
+    server = await startTestServer({
+      ALLOWED_CONTENT_TYPES:
+        'image/png,image/jpeg,image/gif,image/svg+xml,video/mp4,video/quicktime,audio/mpeg,application/pdf,application/zip,application/json,text/plain,text/html,text/csv',
+    });
     ({ apiKey } = await signUpWithKey(server, 'sniff@example.com'));
   });
   after(async () => {
@@ -30,12 +33,20 @@ describe('Security: the declared Content-Type must match the file’s content', 
   });
 
   it('refuses a PNG labelled image/jpeg and a PDF labelled video/mp4, naming what they are', async () => {
-    expect((await upload(server, apiKey, makePng(), { contentType: 'image/jpeg' })).body.details).to.deep.equal({ declared: 'image/jpeg', detected: 'image/png' });
+    expect((await upload(server, apiKey, makePng(), { contentType: 'image/jpeg' })).body.details).to.deep.equal({
+      declared: 'image/jpeg',
+      detected: 'image/png',
+    });
     expectError(await upload(server, apiKey, makePdf(), { contentType: 'video/mp4' }), 400, 'CONTENT_TYPE_MISMATCH');
   });
 
   it('accepts real files as what they are: PNG, PDF, MP4 (and an MP4 declared video/quicktime)', async () => {
-    for (const [bytes, type] of [[makePng(), 'image/png'], [makePdf(), 'application/pdf'], [randomFileOf(20_000, 'video/mp4'), 'video/mp4'], [randomFileOf(2000, 'video/mp4', 3), 'video/quicktime']] as const) {
+    for (const [bytes, type] of [
+      [makePng(), 'image/png'],
+      [makePdf(), 'application/pdf'],
+      [randomFileOf(20_000, 'video/mp4'), 'video/mp4'],
+      [randomFileOf(2000, 'video/mp4', 3), 'video/quicktime'],
+    ] as const) {
       const result = await upload(server, apiKey, bytes, { contentType: type });
       expect(result.status, `${type}: ${JSON.stringify(result.body)}`).to.equal(201);
     }
@@ -46,10 +57,12 @@ describe('Security: the declared Content-Type must match the file’s content', 
     const response = await fetch(`${server.api}/files`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey, 'content-type': 'image/png' },
-      body: ReadableStream.from((async function* () {
-        for (let i = 0; i < 64; i++) yield png.subarray(i, i + 1);
-        yield png.subarray(64);
-      })()),
+      body: ReadableStream.from(
+        (async function* () {
+          for (let i = 0; i < 64; i++) yield png.subarray(i, i + 1);
+          yield png.subarray(64);
+        })(),
+      ),
       duplex: 'half',
     });
     const body = (await response.json()) as any;

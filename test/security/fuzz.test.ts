@@ -10,8 +10,31 @@ type Json = Record<string, any>;
 
 /** Strings that have broken parsers elsewhere: empty, traversal, NUL and control bytes, unicode, injection, overlong numbers. */
 const NASTY = [
-  '', ' ', '0', '-1', '1e309', 'NaN', 'null', 'true', '[]', '{}', '../../../etc/passwd', '%00', '\u0000', '\r\nX-Injected: 1', '<script>alert(1)</script>',
-  "' OR 1=1 --", '${jndi:ldap://x}', '😀'.repeat(50), 'é\u0301', '\uFEFF', '\uD800', 'a'.repeat(5000), '9'.repeat(400), '__proto__', 'constructor',
+  '',
+  ' ',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '../../../etc/passwd',
+  '%00',
+  '\u0000',
+  '\r\nX-Injected: 1',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '${jndi:ldap://x}',
+  '😀'.repeat(50),
+  'é\u0301',
+  '\uFEFF',
+  '\uD800',
+  'a'.repeat(5000),
+  '9'.repeat(400),
+  '__proto__',
+  'constructor',
 ];
 
 /** Fields whose schema is a plain string but whose valid values are narrower (so valid cases reach the use case). */
@@ -21,7 +44,16 @@ const FIELDS: Record<string, fc.Arbitrary<unknown>> = {
   redirect_to: fc.constantFrom('https://app.example.com/welcome', 'https://app.example.com/welcome/next', 'https://evil.example/', 'javascript:alert(1)'),
   custom_domain: fc.oneof(fc.domain(), fc.constantFrom('edge-error.example.com', 'localhost', 'cdn.hangar.test', '1.2.3.4'), fc.constant(null)),
   ids: fc.array(fc.string({ maxLength: 12 }), { minLength: 1, maxLength: 5 }),
-  'content-type': fc.constantFrom('image/png', 'video/mp4', 'text/plain', 'application/pdf', 'image/svg+xml', 'text/html', 'application/x-msdownload', 'image/png; charset=binary'),
+  'content-type': fc.constantFrom(
+    'image/png',
+    'video/mp4',
+    'text/plain',
+    'application/pdf',
+    'image/svg+xml',
+    'text/html',
+    'application/x-msdownload',
+    'image/png; charset=binary',
+  ),
   w: fc.oneof(fc.integer({ min: 1, max: 64 }).map(String), fc.constantFrom('0', '4097', '-5', '1.5', 'abc')),
   h: fc.oneof(fc.integer({ min: 1, max: 64 }).map(String), fc.constantFrom('0', '99999')),
   fit: fc.constantFrom('cover', 'contain', 'fill', 'inside', 'outside', 'stretch'),
@@ -39,7 +71,10 @@ function validOf(schema: Json): fc.Arbitrary<unknown> {
     case 'string': {
       const min = schema.minLength ?? 0;
       const max = Math.max(min, Math.min(schema.maxLength ?? 40, 40));
-      return fc.oneof(fc.string({ minLength: min, maxLength: max }), fc.constantFrom(...NASTY.filter((s) => s.length >= min && s.length <= (schema.maxLength ?? Infinity))).map(String));
+      return fc.oneof(
+        fc.string({ minLength: min, maxLength: max }),
+        fc.constantFrom(...NASTY.filter((s) => s.length >= min && s.length <= (schema.maxLength ?? Infinity))).map(String),
+      );
     }
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? Number.MAX_SAFE_INTEGER });
@@ -67,20 +102,28 @@ function inputOf(schema: Json | undefined): fc.Arbitrary<unknown> {
   const junk = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(...NASTY), fc.integer(), fc.constant(undefined));
   const broken =
     schema.type === 'object' && schema.properties
-      ? fc.tuple(validOf(schema) as fc.Arbitrary<Json>, fc.constantFrom(...Object.keys(schema.properties), 'extra'), junk).map(([value, key, bad]) => ({ ...value, [key]: bad }))
+      ? fc
+          .tuple(validOf(schema) as fc.Arbitrary<Json>, fc.constantFrom(...Object.keys(schema.properties), 'extra'), junk)
+          .map(([value, key, bad]) => ({ ...value, [key]: bad }))
       : junk;
   return fc.oneof({ arbitrary: validOf(schema), weight: 1 }, { arbitrary: broken, weight: 1 });
 }
 
 /** Percent-encodes the UTF-8 bytes of `value` (a lone surrogate becomes U+FFFD, as a browser would send it). */
 function percentEncode(value: string): string {
-  return [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(value, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 }
 
 /** Query and header values travel as strings. */
 function asStrings(value: unknown): Record<string, string> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
-  return Object.fromEntries(Object.entries(value as Json).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  return Object.fromEntries(
+    Object.entries(value as Json)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
 }
 
 /** Which credential a case sends, for a route of this auth. */
@@ -103,14 +146,22 @@ describe('Security: fuzzing every route from its schemas', function () {
     ({ apiKey, accessToken } = await signUpWithKey(server, 'fuzz@example.com'));
     fileId = (await call(server.api, '/files', { method: 'POST', apiKey, headers: { 'content-type': 'image/png' }, body: makePng() })).body.file.file_id;
     routes = routeTable(server.running.hangar, {
-      allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
+      allowedContentTypes: ['image/png'],
+      publicApiUrl: 'http://api.hangar.test',
+      publicContentUrl: 'http://cdn.hangar.test',
       defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
       defaultMaxUploadSizeBytes: 1,
     });
   });
   after(async () => {
     await server.stop();
-    const lines = [...tally].map(([route, { cases, statuses }]) => `      ${route.padEnd(40)} ${String(cases).padStart(5)} cases  ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+    const lines = [...tally].map(
+      ([route, { cases, statuses }]) =>
+        `      ${route.padEnd(40)} ${String(cases).padStart(5)} cases  ${[...statuses]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ')}`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
     expect(server.internalErrors).to.deep.equal([]);
   });
@@ -168,7 +219,10 @@ describe('Security: fuzzing every route from its schemas', function () {
           stats.cases++;
           stats.statuses.set(result.status, (stats.statuses.get(result.status) ?? 0) + 1);
           // 502 EDGE_PROVIDER_ERROR is the mock edge provider's deliberate failure for `edge-error.*` hostnames.
-          const deliberate = route.path === '/settings' && result.status === 502 && result.body.code === 'EDGE_PROVIDER_ERROR';
+          // 501 FORMAT_NOT_IMPLEMENTED is oEmbed's own answer to a format other than json (oEmbed 1.0 §2.3.4).
+          const deliberate =
+            (route.path === '/settings' && result.status === 502 && result.body.code === 'EDGE_PROVIDER_ERROR') ||
+            (route.path === '/oembed' && result.status === 501 && result.body.code === 'FORMAT_NOT_IMPLEMENTED');
           if (!deliberate) expect(result.status, `${name} ${JSON.stringify(c).slice(0, 300)}`).to.be.lessThan(500);
           if (result.status >= 400 && result.headers.get('content-type')?.startsWith('application/json')) {
             expect(result.body.code).to.match(/^[A-Z][A-Z0-9_]+$/);

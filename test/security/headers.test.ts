@@ -63,7 +63,11 @@ describe('Security: headers, CORS and origin separation', function () {
 
     const preflight = await fetch(`${server.api}/files`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type, x-file-name' },
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, content-type, x-file-name',
+      },
     });
     await preflight.text();
     expect(preflight.status).to.equal(204);

@@ -25,11 +25,19 @@ describe('Security: session tokens (JWT) and refresh', function () {
   });
 
   /** A token with every claim right unless `change` says otherwise. */
-  async function forge(change: { secret?: string; alg?: string; iss?: string; aud?: string; exp?: number; sid?: string | null; sub?: string } = {}): Promise<string> {
+  async function forge(
+    change: { secret?: string; alg?: string; iss?: string; aud?: string; exp?: number; sid?: string | null; sub?: string } = {},
+  ): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    const claims: Record<string, unknown> = { sub: change.sub ?? account.userId, iss: change.iss ?? 'hangar', aud: change.aud ?? 'hangar', iat: now, exp: change.exp ?? now + 600 };
+    const claims: Record<string, unknown> = {
+      sub: change.sub ?? account.userId,
+      iss: change.iss ?? 'hangar',
+      aud: change.aud ?? 'hangar',
+      iat: now,
+      exp: change.exp ?? now + 600,
+    };
     if (change.sid !== null) claims.sid = change.sid ?? sessionId;
-    return new SignJWT(claims).setProtectedHeader({ alg: (change.alg ?? 'HS256'), typ: 'JWT' }).sign(key(change.secret ?? SECRET));
+    return new SignJWT(claims).setProtectedHeader({ alg: change.alg ?? 'HS256', typ: 'JWT' }).sign(key(change.secret ?? SECRET));
   }
 
   it('accepts a token the server would issue (the forgeries below differ in one thing each)', async () => {
@@ -38,10 +46,22 @@ describe('Security: session tokens (JWT) and refresh', function () {
 
   const forgeries: [string, () => Promise<string>][] = [
     ['alg none, no signature', async () => `${b64({ alg: 'none', typ: 'JWT' })}.${(await forge()).split('.')[1]}.`],
-    ['alg none with the original signature', async () => { const [, payload, signature] = (await forge()).split('.'); return `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.${signature}`; }],
+    [
+      'alg none with the original signature',
+      async () => {
+        const [, payload, signature] = (await forge()).split('.');
+        return `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.${signature}`;
+      },
+    ],
     ['alg HS512 with the right key', () => forge({ alg: 'HS512' })],
     ['signed with another key', () => forge({ secret: 'another-secret-of-sufficient-length-000000' })],
-    ['a payload changed after signing (another user)', async () => { const [header, , signature] = (await forge()).split('.'); return `${header}.${b64({ sub: '00000000-0000-4000-8000-000000000000', sid: sessionId, iss: 'hangar', aud: 'hangar', exp: 9_999_999_999, iat: 1 })}.${signature}`; }],
+    [
+      'a payload changed after signing (another user)',
+      async () => {
+        const [header, , signature] = (await forge()).split('.');
+        return `${header}.${b64({ sub: '00000000-0000-4000-8000-000000000000', sid: sessionId, iss: 'hangar', aud: 'hangar', exp: 9_999_999_999, iat: 1 })}.${signature}`;
+      },
+    ],
     ['the wrong audience', () => forge({ aud: 'another-service' })],
     ['the wrong issuer', () => forge({ iss: 'someone-else' })],
     ['expired a second ago', () => forge({ exp: Math.floor(Date.now() / 1000) - 1 })],
@@ -70,10 +90,14 @@ describe('Security: session tokens (JWT) and refresh', function () {
 
   const races = scaled(10, 100);
   it(`answers two simultaneous refreshes with the same token (two tabs) with the same new refresh token; the session lives on (${races} races)`, async () => {
-    let refreshToken = (await call(server.api, '/auth/login', { method: 'POST', json: { email: 'jwt@example.com', password: 'correct horse' } })).body.session.refresh_token as string;
+    let refreshToken = (await call(server.api, '/auth/login', { method: 'POST', json: { email: 'jwt@example.com', password: 'correct horse' } })).body.session
+      .refresh_token as string;
     for (let race = 0; race < races; race++) {
       const results = await Promise.all([1, 2].map(() => call(server.api, '/auth/refresh', { method: 'POST', json: { refresh_token: refreshToken } })));
-      expect(results.map((r) => r.status), JSON.stringify(results.map((r) => r.body))).to.deep.equal([200, 200]);
+      expect(
+        results.map((r) => r.status),
+        JSON.stringify(results.map((r) => r.body)),
+      ).to.deep.equal([200, 200]);
       const [first, second] = results.map((r) => r.body.session);
       expect(second.refresh_token).to.equal(first.refresh_token);
       for (const session of [first, second]) expect((await call(server.api, '/settings', { token: session.access_token })).status).to.equal(200);

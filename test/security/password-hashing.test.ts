@@ -18,7 +18,13 @@ describe('Security: password hashing is bounded', function () {
     const hasher = new Argon2PasswordHasher({ memoryCost: 1024, timeCost: 1, concurrency: 2 });
     const hashes = await Promise.all(Array.from({ length: 50 }, (_, i) => hasher.hash(`password ${i}`)));
     expect(hasher.slots.peak).to.equal(2);
-    expect(await Promise.all(hashes.slice(0, 5).map((hash, i) => hasher.verify({ hash, password: `password ${i}` })))).to.deep.equal([true, true, true, true, true]);
+    expect(await Promise.all(hashes.slice(0, 5).map((hash, i) => hasher.verify({ hash, password: `password ${i}` })))).to.deep.equal([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('frees the turn of a failing task and serves waiters in order', async () => {
@@ -43,8 +49,12 @@ describe('Security: password hashing is bounded', function () {
     before(async () => {
       dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-hash-'));
       server = await startServerProcess({
-        HOST: '127.0.0.1', PORT: '0', CONTENT_PORT: '0', DATA_DIR: dataDir,
-        PASSWORD_HASH_MEMORY_KIB: String(MEMORY_KIB), PASSWORD_HASH_CONCURRENCY: String(CONCURRENCY),
+        HOST: '127.0.0.1',
+        PORT: '0',
+        CONTENT_PORT: '0',
+        DATA_DIR: dataDir,
+        PASSWORD_HASH_MEMORY_KIB: String(MEMORY_KIB),
+        PASSWORD_HASH_CONCURRENCY: String(CONCURRENCY),
         // A big thread pool: without the semaphore up to 16 hashes (512 MiB) would run at once.
         UV_THREADPOOL_SIZE: '16',
       });
@@ -61,12 +71,16 @@ describe('Security: password hashing is bounded', function () {
       expect((await call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'secret1' } })).status).to.equal(200);
       const baseline = await server.memory();
       const started = Date.now();
-      const results = await Promise.all(Array.from({ length: LOGINS }, () => call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'secret1' } })));
+      const results = await Promise.all(
+        Array.from({ length: LOGINS }, () => call(server.api, '/auth/login', { method: 'POST', json: { email, password: 'secret1' } })),
+      );
       const seconds = (Date.now() - started) / 1000;
       const after = await server.memory();
       expect(results.map((r) => r.status).filter((s) => s !== 200)).to.deep.equal([]);
       const growthMiB = (after.hwm - baseline.rss) / MiB;
-      process.stdout.write(`      ${LOGINS} logins in ${seconds.toFixed(1)} s; peak RSS ${(after.hwm / MiB).toFixed(0)} MiB, ${growthMiB.toFixed(0)} MiB over the ${(baseline.rss / MiB).toFixed(0)} MiB baseline\n`);
+      process.stdout.write(
+        `      ${LOGINS} logins in ${seconds.toFixed(1)} s; peak RSS ${(after.hwm / MiB).toFixed(0)} MiB, ${growthMiB.toFixed(0)} MiB over the ${(baseline.rss / MiB).toFixed(0)} MiB baseline\n`,
+      );
       expect(growthMiB).to.be.at.most((CONCURRENCY * MEMORY_KIB) / 1024 + 64);
     });
   });

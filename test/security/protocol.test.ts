@@ -5,13 +5,24 @@ import { makePdf } from '../support/bytes.js';
 import { signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 
 /** One request through node:http (fetch refuses TRACE and duplicate headers): status, headers and parsed body. */
-function send(base: string, method: string, pathname: string, headers: http.OutgoingHttpHeaders | string[] = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+function send(
+  base: string,
+  method: string,
+  pathname: string,
+  headers: http.OutgoingHttpHeaders | string[] = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
   return new Promise((resolve, reject) => {
     const request = http.request(new URL(pathname, base), { method, headers, agent: false }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: response.headers['content-type']?.startsWith('application/json') ? JSON.parse(text) : text }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode!,
+          headers: response.headers,
+          body: response.headers['content-type']?.startsWith('application/json') ? JSON.parse(text) : text,
+        }),
+      );
     });
     request.on('error', reject);
     request.end();

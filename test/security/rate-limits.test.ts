@@ -87,8 +87,11 @@ describe('Security: rate limits', function () {
     let server: TestServer;
     before(async () => {
       server = await startTestServer({
-        RATE_LIMIT_LOGIN_FREE_FAILURES: '1000', RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: '5',
-        RATE_LIMIT_REGISTER_PER_HOUR: '3', RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR: '1000', RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '2',
+        RATE_LIMIT_LOGIN_FREE_FAILURES: '1000',
+        RATE_LIMIT_LOGIN_CLIENT_FREE_FAILURES: '5',
+        RATE_LIMIT_REGISTER_PER_HOUR: '3',
+        RATE_LIMIT_FORGOT_PASSWORD_PER_HOUR: '1000',
+        RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '2',
         RATE_LIMIT_UPLOADS_PER_MINUTE: '3',
       });
     });
@@ -103,7 +106,10 @@ describe('Security: rate limits', function () {
     });
 
     it('limits registrations per client per hour', async () => {
-      for (let i = 0; i < 3; i++) expect((await call(server.api, '/auth/register', { method: 'POST', json: { email: `new${i}@example.com`, password: 'secret1' } })).status).to.equal(201);
+      for (let i = 0; i < 3; i++)
+        expect((await call(server.api, '/auth/register', { method: 'POST', json: { email: `new${i}@example.com`, password: 'secret1' } })).status).to.equal(
+          201,
+        );
       const seconds = expectRateLimited(await call(server.api, '/auth/register', { method: 'POST', json: { email: 'new3@example.com', password: 'secret1' } }));
       expect(seconds).to.be.within(3000, 3600);
     });
@@ -168,9 +174,17 @@ describe('Security: rate limits', function () {
       expect((await call(server.api, '/files', { apiKey: account.apiKey })).body.total).to.equal(3);
       const second = await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'second' } });
       expectRateLimited(await upload(server, second.body.key, randomFileOf(100)));
-      expectRateLimited(await call(server.api, '/files', { method: 'POST', token: account.accessToken, headers: { 'content-type': 'image/png' }, body: randomFileOf(100) }));
+      expectRateLimited(
+        await call(server.api, '/files', { method: 'POST', token: account.accessToken, headers: { 'content-type': 'image/png' }, body: randomFileOf(100) }),
+      );
       // Resumable creations share the budget.
-      expectRateLimited(await call(server.api, '/files/resumable', { method: 'POST', apiKey: second.body.key, headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` } }));
+      expectRateLimited(
+        await call(server.api, '/files/resumable', {
+          method: 'POST',
+          apiKey: second.body.key,
+          headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` },
+        }),
+      );
       expect((await call(server.api, '/files', { apiKey: account.apiKey })).body.total).to.equal(3);
       // Another account has its own budget.
       const other = await signUpWithKey(server, 'uploader-two@example.com');
@@ -190,7 +204,8 @@ describe('Security: rate limits', function () {
 
     it('refuses a key past API_KEYS_PER_ACCOUNT with 403 API_KEY_LIMIT_REACHED, of simultaneous creations too; a revoked key frees its place', async () => {
       const account = await signUpWithKey(server, 'keys@example.com');
-      const create = (json: Record<string, unknown> = {}) => call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'more', ...json } });
+      const create = (json: Record<string, unknown> = {}) =>
+        call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'more', ...json } });
       const burst = await Promise.all(Array.from({ length: 6 }, () => create()));
       expect(burst.filter((answer) => answer.status === 201)).to.have.length(2);
       for (const refused of burst.filter((answer) => answer.status !== 201)) {
@@ -208,7 +223,11 @@ describe('Security: rate limits', function () {
       const account = await signUpWithKey(server, 'tus-cap@example.com');
       const second = (await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'second' } })).body.key as string;
       const create = (apiKey: string) =>
-        call(server.api, '/files/resumable', { method: 'POST', apiKey, headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` } });
+        call(server.api, '/files/resumable', {
+          method: 'POST',
+          apiKey,
+          headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `filetype ${Buffer.from('image/png').toString('base64')}` },
+        });
       const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => create(i % 2 === 0 ? account.apiKey : second)));
       expect(burst.filter((answer) => answer.status === 201)).to.have.length(4);
       for (const refused of burst.filter((answer) => answer.status !== 201)) expectError(refused, 403, 'RESUMABLE_UPLOAD_LIMIT_REACHED');

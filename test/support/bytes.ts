@@ -84,8 +84,10 @@ export function sha256(bytes: Uint8Array): string {
  */
 const SIGNATURES: Record<string, Uint8Array> = {
   'image/png': Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR', 'latin1'),
-    Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xde, 0, 0, 0, 0]), Buffer.from('IDAT', 'latin1'),
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+    Buffer.from('IHDR', 'latin1'),
+    Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xde, 0, 0, 0, 0]),
+    Buffer.from('IDAT', 'latin1'),
   ]),
   'image/jpeg': Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
   'image/gif': Buffer.from('GIF89a', 'latin1'),

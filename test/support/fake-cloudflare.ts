@@ -177,7 +177,9 @@ export class FakeCloudflare {
     if (failure) {
       if (failure.html) {
         response.writeHead(failure.status, { 'content-type': 'text/html' });
-        response.end(`<html><head><title>${failure.status} Bad Gateway</title></head><body><center><h1>${failure.status}</h1></center><hr><center>cloudflare</center></body></html>`);
+        response.end(
+          `<html><head><title>${failure.status} Bad Gateway</title></head><body><center><h1>${failure.status}</h1></center><hr><center>cloudflare</center></body></html>`,
+        );
       } else {
         this.reply(response, failure.status, envelope(null, [{ code: 1500, message: 'Internal Server Error' }]));
       }

@@ -100,7 +100,10 @@ export class FakeGcsServer {
 
   /** Names of the objects in `bucket`, sorted. */
   objectNames(bucket: string): string[] {
-    return [...this.objects.values()].filter((o) => o.bucket === bucket).map((o) => o.name).sort();
+    return [...this.objects.values()]
+      .filter((o) => o.bucket === bucket)
+      .map((o) => o.name)
+      .sort();
   }
 
   /** Metadata of an object as the API shows it, or undefined. */
@@ -159,7 +162,15 @@ export class FakeGcsServer {
     if ((match = path.match(/^\/storage\/v1\/b\/([^/]+)$/)) && method === 'GET') {
       const bucket = decodeURIComponent(match[1]);
       if (!this.buckets.has(bucket)) return sendError(response, 404, 'notFound', 'The specified bucket does not exist.');
-      return sendJson(response, 200, { kind: 'storage#bucket', id: bucket, name: bucket, location: 'US', storageClass: 'STANDARD', metageneration: '1', timeCreated: new Date(0).toISOString() });
+      return sendJson(response, 200, {
+        kind: 'storage#bucket',
+        id: bucket,
+        name: bucket,
+        location: 'US',
+        storageClass: 'STANDARD',
+        metageneration: '1',
+        timeCreated: new Date(0).toISOString(),
+      });
     }
     if ((match = path.match(/^\/storage\/v1\/b\/([^/]+)\/o$/)) && method === 'GET') {
       const bucket = decodeURIComponent(match[1]);
@@ -208,7 +219,9 @@ export class FakeGcsServer {
       if (!this.preconditionHolds(bucket, name, query)) return preconditionFailed(response);
       const id = randomBytes(16).toString('hex');
       const path = join(this.directory, `upload-${id}`);
-      const contentType = String((request.headers['x-upload-content-type'] as string | undefined) ?? (metadata.contentType as string | undefined) ?? 'application/octet-stream');
+      const contentType = String(
+        (request.headers['x-upload-content-type'] as string | undefined) ?? (metadata.contentType as string | undefined) ?? 'application/octet-stream',
+      );
       this.sessions.set(id, { id, bucket, name, contentType, query, path, committed: 0, md5: createHash('md5'), crc32c: 0 });
       const location = `${this.url}/upload/storage/v1/b/${encodeURIComponent(bucket)}/o?uploadType=resumable&name=${encodeURIComponent(name)}&upload_id=${id}`;
       response.writeHead(200, { location, 'content-length': '0' }).end();
@@ -236,7 +249,15 @@ export class FakeGcsServer {
     const path = join(this.directory, `object-${randomBytes(16).toString('hex')}`);
     await new Promise<void>((resolve, reject) => createWriteStream(path).on('error', reject).end(data, resolve));
     this.bytesReceived += data.length;
-    const object = this.store({ bucket, name, contentType, path, size: data.length, md5: createHash('md5').update(data).digest('base64'), crc32c: crc32cBase64(crc32c(0, data)) });
+    const object = this.store({
+      bucket,
+      name,
+      contentType,
+      path,
+      size: data.length,
+      md5: createHash('md5').update(data).digest('base64'),
+      crc32c: crc32cBase64(crc32c(0, data)),
+    });
     sendJson(response, 200, resource(object, this.url));
   }
 
@@ -311,7 +332,10 @@ export class FakeGcsServer {
     const md5 = session.md5.digest('base64');
     const crc = crc32cBase64(session.crc32c);
     // The client may send the object's hashes with the last chunk (`X-Goog-Hash: crc32c=…,md5=…`).
-    for (const part of String(request.headers['x-goog-hash'] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of String(request.headers['x-goog-hash'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const [algorithm, value] = [part.slice(0, part.indexOf('=')), part.slice(part.indexOf('=') + 1)];
       if ((algorithm === 'crc32c' && value !== crc) || (algorithm === 'md5' && value !== md5)) {
         this.sessions.delete(session.id);
@@ -324,7 +348,17 @@ export class FakeGcsServer {
       await rm(session.path, { force: true });
       return { error: preconditionFailed };
     }
-    return { object: this.store({ bucket: session.bucket, name: session.name, contentType: session.contentType, path: session.path, size: session.committed, md5, crc32c: crc }) };
+    return {
+      object: this.store({
+        bucket: session.bucket,
+        name: session.name,
+        contentType: session.contentType,
+        path: session.path,
+        size: session.committed,
+        md5,
+        crc32c: crc,
+      }),
+    };
   }
 
   /** Cancels a session: Google answers 499 (https://cloud.google.com/storage/docs/performing-resumable-uploads#cancel-upload). */
@@ -475,10 +509,15 @@ function parseMultipart(body: Buffer, contentType: string): Array<{ headers: Rec
     const split = part.indexOf('\r\n\r\n');
     if (split === -1) return undefined;
     const headers = Object.fromEntries(
-      part.subarray(0, split).toString('latin1').split('\r\n').filter(Boolean).map((line) => {
-        const colon = line.indexOf(':');
-        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-      }),
+      part
+        .subarray(0, split)
+        .toString('latin1')
+        .split('\r\n')
+        .filter(Boolean)
+        .map((line) => {
+          const colon = line.indexOf(':');
+          return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+        }),
     );
     parts.push({ headers, body: part.subarray(split + 4) });
     position = next;

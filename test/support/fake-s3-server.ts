@@ -93,7 +93,13 @@ export class FakeS3Server {
   /** Answers the next `count` matching requests with `status` (default 503) and error `code` (default SlowDown for 503, InternalError otherwise). */
   failNext(count: number, options: { status?: number; code?: string; match?: S3RequestMatch } = {}): void {
     const status = options.status ?? 503;
-    this.fault = { kind: 'status', status, code: options.code ?? (status === 503 ? 'SlowDown' : 'InternalError'), remaining: count, match: options.match ?? (() => true) };
+    this.fault = {
+      kind: 'status',
+      status,
+      code: options.code ?? (status === 503 ? 'SlowDown' : 'InternalError'),
+      remaining: count,
+      match: options.match ?? (() => true),
+    };
   }
 
   /** Answers every matching request with an error until {@link heal}. */
@@ -123,7 +129,10 @@ export class FakeS3Server {
 
   /** Keys of the objects in `bucket`, sorted. */
   objectKeys(bucket: string): string[] {
-    return [...this.objects.keys()].filter((name) => name.startsWith(`${bucket}/`)).map((name) => name.slice(bucket.length + 1)).sort();
+    return [...this.objects.keys()]
+      .filter((name) => name.startsWith(`${bucket}/`))
+      .map((name) => name.slice(bucket.length + 1))
+      .sort();
   }
 
   /** An object's bytes and content type, or undefined. */
@@ -197,7 +206,8 @@ export class FakeS3Server {
         return this.list(entry, response);
       case 'PutObject': {
         const bytes = await readBody(request);
-        if (request.headers['if-none-match'] === '*' && this.objects.has(name)) return sendError(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+        if (request.headers['if-none-match'] === '*' && this.objects.has(name))
+          return sendError(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
         this.objects.set(name, { bytes, contentType: String(request.headers['content-type'] ?? 'binary/octet-stream'), modified: new Date() });
         response.writeHead(200, { etag: etagOf(bytes) }).end();
         return;
@@ -206,7 +216,12 @@ export class FakeS3Server {
       case 'HeadObject': {
         const object = this.objects.get(name);
         if (!object) return sendError(response, 404, 'NoSuchKey', 'The specified key does not exist.', method === 'HEAD');
-        const headers = { 'content-type': object.contentType, 'last-modified': object.modified.toUTCString(), etag: etagOf(object.bytes), 'accept-ranges': 'bytes' };
+        const headers = {
+          'content-type': object.contentType,
+          'last-modified': object.modified.toUTCString(),
+          etag: etagOf(object.bytes),
+          'accept-ranges': 'bytes',
+        };
         const match = /^bytes=(\d+)-(\d+)$/.exec(String(request.headers.range ?? ''));
         if (match && method === 'GET') {
           const [start, end] = [Number(match[1]), Math.min(Number(match[2]), object.bytes.length - 1)];
@@ -225,8 +240,17 @@ export class FakeS3Server {
         return;
       case 'CreateMultipartUpload': {
         const uploadId = randomUUID();
-        this.uploads.set(uploadId, { bucket: entry.bucket, key: entry.key, contentType: String(request.headers['content-type'] ?? 'binary/octet-stream'), parts: new Map() });
-        return sendXml(response, 200, `<InitiateMultipartUploadResult><Bucket>${entry.bucket}</Bucket><Key>${entry.key}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
+        this.uploads.set(uploadId, {
+          bucket: entry.bucket,
+          key: entry.key,
+          contentType: String(request.headers['content-type'] ?? 'binary/octet-stream'),
+          parts: new Map(),
+        });
+        return sendXml(
+          response,
+          200,
+          `<InitiateMultipartUploadResult><Bucket>${entry.bucket}</Bucket><Key>${entry.key}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`,
+        );
       }
       case 'UploadPart': {
         const upload = this.uploads.get(query.uploadId);
@@ -240,15 +264,22 @@ export class FakeS3Server {
         const upload = this.uploads.get(query.uploadId);
         const xml = (await readBody(request)).toString();
         if (!upload) return sendError(response, 404, 'NoSuchUpload', 'The specified upload does not exist.');
-        if (request.headers['if-none-match'] === '*' && this.objects.has(name)) return sendError(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+        if (request.headers['if-none-match'] === '*' && this.objects.has(name))
+          return sendError(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
         const numbers = [...xml.matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) => Number(m[1]));
-        if (numbers.length === 0 || numbers.some((n) => !upload.parts.has(n))) return sendError(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
+        if (numbers.length === 0 || numbers.some((n) => !upload.parts.has(n)))
+          return sendError(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
         // S3 refuses parts under 5 MiB but the last (https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html).
-        if (numbers.slice(0, -1).some((n) => upload.parts.get(n)!.length < 5 * 1024 * 1024)) return sendError(response, 400, 'EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
+        if (numbers.slice(0, -1).some((n) => upload.parts.get(n)!.length < 5 * 1024 * 1024))
+          return sendError(response, 400, 'EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
         const bytes = Buffer.concat(numbers.map((n) => upload.parts.get(n)!));
         this.uploads.delete(query.uploadId);
         this.objects.set(name, { bytes, contentType: upload.contentType, modified: new Date() });
-        return sendXml(response, 200, `<CompleteMultipartUploadResult><Bucket>${entry.bucket}</Bucket><Key>${entry.key}</Key><ETag>${etagOf(bytes)}</ETag></CompleteMultipartUploadResult>`);
+        return sendXml(
+          response,
+          200,
+          `<CompleteMultipartUploadResult><Bucket>${entry.bucket}</Bucket><Key>${entry.key}</Key><ETag>${etagOf(bytes)}</ETag></CompleteMultipartUploadResult>`,
+        );
       }
       case 'AbortMultipartUpload':
         this.uploads.delete(query.uploadId);

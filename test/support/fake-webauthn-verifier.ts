@@ -34,7 +34,12 @@ export class FakeWebAuthnVerifier implements WebAuthnVerifier {
   /** The options handed out, newest last. */
   readonly ceremonies: { kind: 'creation' | 'request'; rp: RelyingParty; credentials: CredentialDescriptor[]; challenge: string }[] = [];
 
-  async creationOptions(input: { rp: RelyingParty; user: { id: string; name: string }; exclude: CredentialDescriptor[]; timeoutMs: number }): Promise<CeremonyOptions> {
+  async creationOptions(input: {
+    rp: RelyingParty;
+    user: { id: string; name: string };
+    exclude: CredentialDescriptor[];
+    timeoutMs: number;
+  }): Promise<CeremonyOptions> {
     const challenge = `challenge-${++this.issued}`;
     this.ceremonies.push({ kind: 'creation', rp: input.rp, credentials: input.exclude, challenge });
     return { challenge, options: { challenge, rp: { id: input.rp.id, name: input.rp.name }, user: input.user, timeout: input.timeoutMs } };
@@ -55,12 +60,25 @@ export class FakeWebAuthnVerifier implements WebAuthnVerifier {
   async verifyRegistration(input: { rp: RelyingParty; response: unknown; challenge: string }): Promise<VerifiedRegistration | FailedVerification> {
     const r = input.response as FakeCredentialResponse;
     if (r.authentic === false || r.challenge !== input.challenge) return { verified: false, reason: 'forged attestation.' };
-    return { verified: true, credentialId: r.credentialId, publicKey: r.key, counter: r.counter, transports: r.transports ?? ['internal'], userVerified: r.userVerified ?? true };
+    return {
+      verified: true,
+      credentialId: r.credentialId,
+      publicKey: r.key,
+      counter: r.counter,
+      transports: r.transports ?? ['internal'],
+      userVerified: r.userVerified ?? true,
+    };
   }
 
-  async verifyAuthentication(input: { rp: RelyingParty; response: unknown; challenge: string; credential: { credentialId: string; publicKey: string } }): Promise<VerifiedAuthentication | FailedVerification> {
+  async verifyAuthentication(input: {
+    rp: RelyingParty;
+    response: unknown;
+    challenge: string;
+    credential: { credentialId: string; publicKey: string };
+  }): Promise<VerifiedAuthentication | FailedVerification> {
     const r = input.response as FakeCredentialResponse;
-    if (r.authentic === false || r.challenge !== input.challenge || r.key !== input.credential.publicKey) return { verified: false, reason: 'the signature does not verify.' };
+    if (r.authentic === false || r.challenge !== input.challenge || r.key !== input.credential.publicKey)
+      return { verified: false, reason: 'the signature does not verify.' };
     return { verified: true, counter: r.counter, userVerified: r.userVerified ?? true };
   }
 }

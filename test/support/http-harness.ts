@@ -63,7 +63,11 @@ export interface TestServer {
  * the blobs go to a bucket of an s3rver of its own (docs/s3.md), unless `env` names a BLOB_STORE_URL.
  * `overrides` replace core options that no variable sets (`config.core`: e-mail and refresh-token intervals).
  */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config['core']> = {}, options: { dataDir?: string; clock?: Clock; logLines?: string[] } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: Partial<Config['core']> = {},
+  options: { dataDir?: string; clock?: Clock; logLines?: string[] } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(dataDir) : undefined;
@@ -130,7 +134,15 @@ export async function startTestServer(env: Record<string, string> = {}, override
 export async function call(
   base: string,
   pathname: string,
-  init: { method?: string; token?: string; apiKey?: string; json?: unknown; headers?: Record<string, string>; body?: RequestInit['body']; redirect?: RequestInit['redirect'] } = {},
+  init: {
+    method?: string;
+    token?: string;
+    apiKey?: string;
+    json?: unknown;
+    headers?: Record<string, string>;
+    body?: RequestInit['body'];
+    redirect?: RequestInit['redirect'];
+  } = {},
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -167,7 +179,12 @@ export function expectError(result: { status: number; headers: Headers; body: an
 }
 
 /** The messages the file outbox holds for `to`, oldest first; waits up to `timeoutMs` for at least `atLeast`. */
-export async function outbox(server: TestServer, to: string, atLeast = 1, timeoutMs = 5000): Promise<{ to: string; subject: string; text: string; html: string; created_at: string }[]> {
+export async function outbox(
+  server: TestServer,
+  to: string,
+  atLeast = 1,
+  timeoutMs = 5000,
+): Promise<{ to: string; subject: string; text: string; html: string; created_at: string }[]> {
   const dir = path.join(server.dataDir, 'outbox');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -207,7 +224,9 @@ export async function mailedToken(
   const servers = Array.isArray(server) ? server : [server as Pick<TestServer, 'dataDir'>];
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const messages = (await Promise.all(servers.map((one) => outbox(one as TestServer, to, 0, 0)))).flat().sort((x, y) => (x.created_at < y.created_at ? -1 : x.created_at > y.created_at ? 1 : 0));
+    const messages = (await Promise.all(servers.map((one) => outbox(one as TestServer, to, 0, 0))))
+      .flat()
+      .sort((x, y) => (x.created_at < y.created_at ? -1 : x.created_at > y.created_at ? 1 : 0));
     for (const message of messages.reverse()) {
       const match = pattern.exec(message.text);
       if (match) return match[1];
@@ -218,7 +237,11 @@ export async function mailedToken(
 }
 
 /** Registers, confirms through the mailed link and logs in. */
-export async function signUp(server: Pick<TestServer, 'api' | 'dataDir'>, email: string, password = 'correct horse'): Promise<{ userId: string; accessToken: string; refreshToken: string }> {
+export async function signUp(
+  server: Pick<TestServer, 'api' | 'dataDir'>,
+  email: string,
+  password = 'correct horse',
+): Promise<{ userId: string; accessToken: string; refreshToken: string }> {
   const registered = await call(server.api, '/auth/register', { method: 'POST', json: { email, password } });
   expect(registered.status, JSON.stringify(registered.body)).to.equal(201);
   const token = await mailedToken(server, email, '/auth/confirm');
@@ -230,7 +253,10 @@ export async function signUp(server: Pick<TestServer, 'api' | 'dataDir'>, email:
 }
 
 /** Signs up and creates an API key; returns both credentials. */
-export async function signUpWithKey(server: Pick<TestServer, 'api' | 'dataDir'>, email: string): Promise<{ userId: string; accessToken: string; apiKey: string }> {
+export async function signUpWithKey(
+  server: Pick<TestServer, 'api' | 'dataDir'>,
+  email: string,
+): Promise<{ userId: string; accessToken: string; apiKey: string }> {
   const account = await signUp(server, email);
   const created = await call(server.api, '/auth/api-keys', { method: 'POST', token: account.accessToken, json: { name: 'test' } });
   expect(created.status).to.equal(201);

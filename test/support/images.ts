@@ -25,7 +25,9 @@ export async function exifJpeg(width = 64, height = 48, orientation = 6): Promis
 
 /** A plain PNG of one colour (with alpha). */
 export async function solidPng(width: number, height: number, background = { r: 10, g: 120, b: 200, alpha: 0.5 }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background } })
+    .png()
+    .toBuffer();
 }
 
 /** An animated GIF of `frames` frames of `width` × `height` (red, green, blue…). */
@@ -33,7 +35,9 @@ export async function animatedGif(width = 40, height = 30, frames = 3): Promise<
   const channels = 3;
   const raw = Buffer.alloc(width * height * frames * channels);
   for (let i = 0; i < width * height * frames; i++) raw[i * channels + (Math.floor(i / (width * height)) % 3)] = 255;
-  return sharp(raw, { raw: { width, height: height * frames, channels, pageHeight: height } }).gif({ delay: Array(frames).fill(100) }).toBuffer();
+  return sharp(raw, { raw: { width, height: height * frames, channels, pageHeight: height } })
+    .gif({ delay: Array(frames).fill(100) })
+    .toBuffer();
 }
 
 /**
@@ -64,11 +68,18 @@ function pngFile(width: number, height: number, idat: Buffer): Buffer {
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
   header[9] = 0; // greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** What sharp reads back from an image: format, size (one frame), frames, orientation and whether EXIF/XMP/ICC remain. */
-export async function describeImage(bytes: Uint8Array): Promise<{ format: string; width: number; height: number; pages: number; orientation?: number; exif: boolean; xmp: boolean; icc: boolean }> {
+export async function describeImage(
+  bytes: Uint8Array,
+): Promise<{ format: string; width: number; height: number; pages: number; orientation?: number; exif: boolean; xmp: boolean; icc: boolean }> {
   const meta = await sharp(bytes, { animated: true }).metadata();
   return {
     format: meta.format,

@@ -29,7 +29,9 @@ export function checkNoInternalErrors(): void {
   for (const [server, reported] of liveServers) {
     if (server.internalErrors.length > reported) {
       liveServers.set(server, server.internalErrors.length);
-      throw new AssertionError(`the server logged ${server.internalErrors.length - reported} internal error(s) (500): ${JSON.stringify(server.internalErrors.slice(reported), (_, v) => (v instanceof Error ? v.stack : v)).slice(0, 1000)}`);
+      throw new AssertionError(
+        `the server logged ${server.internalErrors.length - reported} internal error(s) (500): ${JSON.stringify(server.internalErrors.slice(reported), (_, v) => (v instanceof Error ? v.stack : v)).slice(0, 1000)}`,
+      );
     }
   }
 }

@@ -132,7 +132,16 @@ export function makeMp4(options: Mp4Options): Buffer {
       ),
     ]);
     const mdhd = isoBox('mdhd', [fullBody(0, 0, u32s(0, 0, timescale, units), Buffer.from([0x55, 0xc4, 0, 0]))]);
-    const hdlr = isoBox('hdlr', [fullBody(0, 0, Buffer.from(brand === 'qt  ' ? 'mhlr' : '\0\0\0\0', 'latin1'), Buffer.from(handler, 'latin1'), Buffer.alloc(12), Buffer.from('handler\0', 'latin1'))]);
+    const hdlr = isoBox('hdlr', [
+      fullBody(
+        0,
+        0,
+        Buffer.from(brand === 'qt  ' ? 'mhlr' : '\0\0\0\0', 'latin1'),
+        Buffer.from(handler, 'latin1'),
+        Buffer.alloc(12),
+        Buffer.from('handler\0', 'latin1'),
+      ),
+    ]);
     const minf = isoBox('minf', [isoBox('free', [Buffer.alloc(options.sampleTableBytes ?? 16)])]);
     return isoBox('trak', [tkhd, isoBox('mdia', [mdhd, hdlr, minf])]);
   };

@@ -115,7 +115,10 @@ export class RecordingBlobStore implements BlobStore {
 }
 
 /** A password sign-in that must open a session (an account without TOTP): the LogIn result narrowed. */
-export async function passwordSignIn(hangar: Hangar, input: Parameters<Hangar['logIn']['execute']>[0]): Promise<{ user: Awaited<ReturnType<Hangar['logIn']['execute']>>['user']; session: SessionTokens }> {
+export async function passwordSignIn(
+  hangar: Hangar,
+  input: Parameters<Hangar['logIn']['execute']>[0],
+): Promise<{ user: Awaited<ReturnType<Hangar['logIn']['execute']>>['user']; session: SessionTokens }> {
   const result = await hangar.logIn.execute(input);
   if (result.session === undefined) throw new Error('The sign-in asked for a second factor.');
   return { user: result.user, session: result.session };
@@ -197,7 +200,10 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
   }
 
   /** Registers and confirms `email` through the use cases, as a user clicking the link would. */
-  async function registerConfirmed(email: string, password = DEFAULT_PASSWORD): Promise<{ userId: string; email: string; password: string; session: SessionTokens }> {
+  async function registerConfirmed(
+    email: string,
+    password = DEFAULT_PASSWORD,
+  ): Promise<{ userId: string; email: string; password: string; session: SessionTokens }> {
     await hangar.registerAccount.execute({ email, password });
     const confirmed = await hangar.confirmEmail.execute({ token: lastToken(email, 'confirm') });
     return { userId: confirmed.userId, email: email.trim().toLowerCase(), password, session: confirmed.session };
@@ -208,7 +214,10 @@ export function createMemoryHangar(overrides: Partial<HangarOptions> = {}, repla
    * bytes ({@link pattern}) of a type with a signature (PNG, PDF, MP4…) start with that signature,
    * as the upload requires (CONTENT_TYPE_MISMATCH otherwise).
    */
-  function upload(userId: string, input: { size?: number; body?: AsyncIterable<Uint8Array>; contentType?: string; fileName?: string; isPublic?: boolean; contentLength?: number } = {}) {
+  function upload(
+    userId: string,
+    input: { size?: number; body?: AsyncIterable<Uint8Array>; contentType?: string; fileName?: string; isPublic?: boolean; contentLength?: number } = {},
+  ) {
     return hangar.uploadFile.execute({
       userId,
       contentType: input.contentType ?? 'text/plain',

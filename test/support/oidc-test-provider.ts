@@ -55,7 +55,9 @@ export async function startTestOidcProvider(): Promise<TestOidcProvider> {
     signInAs: { sub: 'nobody' },
     useRedirectUri(uri: string) {
       provider = new Provider(issuer, {
-        clients: [{ client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, redirect_uris: [uri], grant_types: ['authorization_code'], response_types: ['code'] }],
+        clients: [
+          { client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, redirect_uris: [uri], grant_types: ['authorization_code'], response_types: ['code'] },
+        ],
         claims: { openid: ['sub'], email: ['email', 'email_verified'] },
         scopes: ['openid', 'email', 'profile'],
         cookies: { keys: ['oidc-test-cookie-key'] },

@@ -94,7 +94,9 @@ export function checkResponse(base: string, method: string, url: string, status:
     const validate = checker.ajv.getSchema(`${operation.pointer}/responses/${status}/content/application~1json/schema`);
     if (!validate) throw new Error(`no schema for ${method} ${path} ${status}`);
     if (!validate(body)) {
-      throw new AssertionError(`OpenAPI: ${method} ${path} ${status} body does not match the document: ${checker.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+      throw new AssertionError(
+        `OpenAPI: ${method} ${path} ${status} body does not match the document: ${checker.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+      );
     }
   } else if (!declared.content && body !== undefined && body !== '') {
     throw new AssertionError(`OpenAPI: ${method} ${path} ${status} declares no body but sent ${JSON.stringify(body).slice(0, 200)}`);

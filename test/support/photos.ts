@@ -29,7 +29,14 @@ export async function gpsPhoto(
   let seed = 7;
   for (let i = 0; i < raw.length; i++) raw[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
   let image = sharp(raw, { raw: { width, height, channels: 3 } });
-  image = format === 'jpeg' ? image.jpeg({ quality: 80 }) : format === 'png' ? image.png() : format === 'webp' ? image.webp({ quality: 80 }) : image.avif({ quality: 60 });
+  image =
+    format === 'jpeg'
+      ? image.jpeg({ quality: 80 })
+      : format === 'png'
+        ? image.png()
+        : format === 'webp'
+          ? image.webp({ quality: 80 })
+          : image.avif({ quality: 60 });
   image = image.withMetadata({ orientation: 6 }).withExif({
     IFD0: { Make: 'HangarCam', Model: 'GPS-1' },
     IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2976/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 17/1 402/10' },
@@ -42,10 +49,11 @@ export async function gpsPhoto(
 /** The PNG with its compressed XMP (libvips writes a zTXt chunk) as an uncompressed iTXt chunk, as Adobe's tools write it. */
 function withUncompressedXmp(png: Buffer): Buffer {
   const parts = [png.subarray(0, 8)];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     const type = png.toString('latin1', at + 4, at + 8);
-    if (type === 'zTXt' && png.toString('latin1', at + 8, at + 25) === 'XML:com.adobe.xmp') parts.push(pngChunk('iTXt', Buffer.from(`XML:com.adobe.xmp\0\0\0\0\0${XMP_WITH_GPS}`)));
+    if (type === 'zTXt' && png.toString('latin1', at + 8, at + 25) === 'XML:com.adobe.xmp')
+      parts.push(pngChunk('iTXt', Buffer.from(`XML:com.adobe.xmp\0\0\0\0\0${XMP_WITH_GPS}`)));
     else parts.push(png.subarray(at, at + 12 + length));
     at += 12 + length;
   }
@@ -75,10 +83,16 @@ export interface PhotoFacts {
 /** Reads `bytes` back: EXIF through exifr (from the file, or for WebP and AVIF from the EXIF block the file holds). */
 export async function photoFacts(bytes: Uint8Array, format: PhotoFormat): Promise<PhotoFacts> {
   const source = format === 'jpeg' || format === 'png' ? Buffer.from(bytes) : exifBlock(bytes);
-  const exif = source ? (((await exifr.parse(source, { tiff: true, exif: true, gps: true, ifd1: false, xmp: false, translateValues: false })) ?? {}) as Record<string, unknown>) : {};
+  const exif = source
+    ? (((await exifr.parse(source, { tiff: true, exif: true, gps: true, ifd1: false, xmp: false, translateValues: false })) ?? {}) as Record<string, unknown>)
+    : {};
   const text = Buffer.from(bytes).toString('latin1');
   const xmpGps = /:GPS\w*\s*=|<\w+:GPS/.test(text);
-  return { exif, hasLocation: xmpGps || Object.keys(exif).some((key) => key.startsWith('GPS')), hasXmp: text.includes('x:xmpmeta') && /rdf:Description/.test(text) };
+  return {
+    exif,
+    hasLocation: xmpGps || Object.keys(exif).some((key) => key.startsWith('GPS')),
+    hasXmp: text.includes('x:xmpmeta') && /rdf:Description/.test(text),
+  };
 }
 
 /** The bytes of the first TIFF structure of an EXIF block ("II*\0" or "MM\0*") in a WebP or AVIF file. */

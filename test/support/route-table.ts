@@ -9,7 +9,9 @@ import { createMemoryHangar } from './memory-hangar.js';
 export function everyRoute(): Route[] {
   const { hangar } = createMemoryHangar();
   return routeTable(hangar, {
-    allowedContentTypes: ['image/png'], publicApiUrl: 'http://api.hangar.test', publicContentUrl: 'http://cdn.hangar.test',
+    allowedContentTypes: ['image/png'],
+    publicApiUrl: 'http://api.hangar.test',
+    publicContentUrl: 'http://cdn.hangar.test',
     defaultPlan: { name: 'default', trialDays: 14, storageLimitBytes: 1, fileCountLimit: 1, maxUploadSizeBytes: 1 },
     defaultMaxUploadSizeBytes: 1,
   });

@@ -1,7 +1,6 @@
 // What a migrated database's schema is, as text, so two ways of reaching a schema can be compared line by line.
 import { type Kysely, sql } from 'kysely';
 
-
 /**
  * The schema of a SQLite database: every row of `sqlite_master` (tables, indexes, triggers, the
  * FTS5 virtual table and its shadow tables), one line each (`type name tbl_name sql`), by name.
@@ -34,12 +33,21 @@ export async function dumpPostgresSchema(db: Kysely<any>): Promise<string[]> {
     order by c.relname
   `.execute(db);
   for (const row of relations.rows) lines.push(`relation ${row.name} ${row.kind}`);
-  const columns = await sql<{ table_name: string; column_name: string; ordinal_position: number; data_type: string; is_nullable: string; column_default: string | null }>`
+  const columns = await sql<{
+    table_name: string;
+    column_name: string;
+    ordinal_position: number;
+    data_type: string;
+    is_nullable: string;
+    column_default: string | null;
+  }>`
     select table_name, column_name, ordinal_position, data_type, is_nullable, column_default from information_schema.columns
     where table_schema = current_schema() order by table_name, ordinal_position
   `.execute(db);
   for (const row of columns.rows) {
-    lines.push(`column ${row.table_name}.${row.column_name} #${row.ordinal_position} ${row.data_type} ${row.is_nullable === 'YES' ? 'null' : 'not null'} default ${row.column_default ?? '-'}`);
+    lines.push(
+      `column ${row.table_name}.${row.column_name} #${row.ordinal_position} ${row.data_type} ${row.is_nullable === 'YES' ? 'null' : 'not null'} default ${row.column_default ?? '-'}`,
+    );
   }
   const indexes = await sql<{ indexname: string; indexdef: string }>`
     select indexname, indexdef from pg_indexes where schemaname = current_schema() order by indexname

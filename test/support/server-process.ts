@@ -72,10 +72,16 @@ export async function startServerProcesses(envs: Record<string, string>[]): Prom
 export async function startServerProcess(env: Record<string, string>, { nodeArgs = [] }: { nodeArgs?: string[] } = {}): Promise<ServerProcess> {
   const database: ServerDatabase | undefined =
     httpTestDatabase() === 'postgres' && env.DATABASE_URL === undefined ? await freshServerDatabase(env.DATA_DIR ?? '.') : undefined;
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], { env: { PATH: process.env.PATH ?? '', WORKERS: '1', ...database?.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
+    env: { PATH: process.env.PATH ?? '', WORKERS: '1', ...database?.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   const exited = once(child, 'exit');
-  exited.then(() => running.delete(child), () => running.delete(child));
+  exited.then(
+    () => running.delete(child),
+    () => running.delete(child),
+  );
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

@@ -46,10 +46,22 @@ export class SoftAuthenticator {
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(credentialId.length);
     const authData = Buffer.concat([
-      sha256(options.rp.id), Buffer.from([flags]), counterBytes(counter), Buffer.alloc(16), idLength, credentialId, Buffer.from(isoCBOR.encode(coseKey)),
+      sha256(options.rp.id),
+      Buffer.from([flags]),
+      counterBytes(counter),
+      Buffer.alloc(16),
+      idLength,
+      credentialId,
+      Buffer.from(isoCBOR.encode(coseKey)),
     ]);
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', new Uint8Array(authData)],
+      ]) as never,
+    );
     const id = b64url(credentialId);
     return {
       credential: { id, privateKey, counter, userHandle: options.user.id },
@@ -65,18 +77,29 @@ export class SoftAuthenticator {
   }
 
   /** Signs an assertion for `options` (the body of the sign-in options) with `credential`; `challenge` replaces the options' one. */
-  get(credential: SoftCredential, options: any, settings: { challenge?: string; counter?: number; userVerified?: boolean; rpId?: string } = {}): Record<string, unknown> {
+  get(
+    credential: SoftCredential,
+    options: any,
+    settings: { challenge?: string; counter?: number; userVerified?: boolean; rpId?: string } = {},
+  ): Record<string, unknown> {
     if (settings.counter !== undefined) credential.counter = settings.counter;
     else if (credential.counter > 0) credential.counter += 1;
     const flags = 0x01 | (settings.userVerified === false ? 0 : 0x04);
     const authData = Buffer.concat([sha256(settings.rpId ?? options.rpId), Buffer.from([flags]), counterBytes(credential.counter)]);
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: settings.challenge ?? options.challenge, origin: this.origin, crossOrigin: false }));
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({ type: 'webauthn.get', challenge: settings.challenge ?? options.challenge, origin: this.origin, crossOrigin: false }),
+    );
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), credential.privateKey);
     return {
       id: credential.id,
       rawId: credential.id,
       type: 'public-key',
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: credential.userHandle },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: credential.userHandle,
+      },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',
     };

@@ -7,7 +7,10 @@ import net from 'node:net';
 export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   private available = true;
-  private constructor(private readonly server: net.Server, readonly port: number) {}
+  private constructor(
+    private readonly server: net.Server,
+    readonly port: number,
+  ) {}
 
   static async start(host: string, port: number): Promise<TcpProxy> {
     // eslint-disable-next-line prefer-const -- assigned once, after the server whose handler reads it is made

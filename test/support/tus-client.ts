@@ -32,7 +32,11 @@ export function tusOptions(api: string, apiKey: string, extra: Partial<tus.Uploa
  * time its progress crosses one of `cutAt` (fractions), then resuming with `start()`.
  * Resolves with the `Hangar-File-Id` of the last PATCH.
  */
-export function uploadWithCuts(make: (handlers: Partial<tus.UploadOptions>) => tus.Upload, cutAt: number[], onCut?: (fraction: number, upload: tus.Upload) => Promise<void>): Promise<{ fileId: string; url: string }> {
+export function uploadWithCuts(
+  make: (handlers: Partial<tus.UploadOptions>) => tus.Upload,
+  cutAt: number[],
+  onCut?: (fraction: number, upload: tus.Upload) => Promise<void>,
+): Promise<{ fileId: string; url: string }> {
   return new Promise((resolve, reject) => {
     const pending = [...cutAt];
     let fileId: string | undefined;
@@ -60,4 +64,3 @@ export function uploadWithCuts(make: (handlers: Partial<tus.UploadOptions>) => t
     upload.start();
   });
 }
-

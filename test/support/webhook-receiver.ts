@@ -68,7 +68,10 @@ export class WebhookReceiver {
     for (;;) {
       const matching = this.received.filter((r) => options.type === undefined || r.payload.type === options.type);
       if (matching.length >= count) return matching;
-      if (Date.now() > deadline) throw new Error(`expected ${count} webhook(s)${options.type ? ` of ${options.type}` : ''}, got ${matching.length}: ${this.received.map((r) => r.payload.type).join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `expected ${count} webhook(s)${options.type ? ` of ${options.type}` : ''}, got ${matching.length}: ${this.received.map((r) => r.payload.type).join(', ')}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }

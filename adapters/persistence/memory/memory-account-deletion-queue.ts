@@ -20,7 +20,14 @@ export class MemoryAccountDeletionQueue implements AccountDeletionQueue {
   async request(deletion: Omit<AccountDeletion, 'filesDeleted'>): Promise<AccountDeletion> {
     const existing = this.rows.get(deletion.userId);
     if (existing) return copy(existing);
-    const row: Row = { ...deletion, requestedAt: new Date(deletion.requestedAt), actor: { ...deletion.actor }, filesDeleted: 0, leaseOwner: null, leaseUntil: 0 };
+    const row: Row = {
+      ...deletion,
+      requestedAt: new Date(deletion.requestedAt),
+      actor: { ...deletion.actor },
+      filesDeleted: 0,
+      leaseOwner: null,
+      leaseUntil: 0,
+    };
     this.rows.set(row.userId, row);
     return copy(row);
   }

@@ -21,7 +21,15 @@ export class MemoryAccountDirectory implements AccountDirectory {
     const descending = search.sort.startsWith('-');
     const key = descending ? search.sort.slice(1) : search.sort;
     const value = (s: AccountSummary): number | string =>
-      key === 'email' ? s.user.email : key === 'storage' ? s.storageBytes : key === 'files' ? s.filesCount : key === 'last_seen' ? (s.lastSeenAt?.getTime() ?? 0) : s.user.createdAt.getTime();
+      key === 'email'
+        ? s.user.email
+        : key === 'storage'
+          ? s.storageBytes
+          : key === 'files'
+            ? s.filesCount
+            : key === 'last_seen'
+              ? (s.lastSeenAt?.getTime() ?? 0)
+              : s.user.createdAt.getTime();
     matching.sort((a, b) => {
       const [x, y] = [value(a), value(b)];
       const order = x < y ? -1 : x > y ? 1 : a.user.id < b.user.id ? -1 : a.user.id > b.user.id ? 1 : 0;

@@ -1,4 +1,12 @@
-import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
+import {
+  accountTotals,
+  type AccountTotals,
+  type FileChanges,
+  type FileFilter,
+  type FileRepository,
+  type InsertResult,
+  type QuotaLimits,
+} from '../../../core/files/file-repository.js';
 import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchNeedle, fileSearchText } from '../file-search.js';
@@ -70,7 +78,10 @@ export class MemoryFileRepository implements FileRepository {
 
   async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
     const matches = this.matcher(options.userId, options.filter);
-    const files = [...this.db.files.values()].filter(matches).map((row) => row.file).sort(newestFirst);
+    const files = [...this.db.files.values()]
+      .filter(matches)
+      .map((row) => row.file)
+      .sort(newestFirst);
     const { offset, limit } = options.window;
     const items = files.slice(offset, offset + limit).map(copyStoredFile);
     // Kept totals answer the unfiltered and visibility-only lists exactly, as the SQL adapter does.

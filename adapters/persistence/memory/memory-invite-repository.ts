@@ -4,7 +4,13 @@ import { MemoryDatabase } from './memory-database.js';
 
 function copyInvite(invite: Invite): Invite {
   const date = (d: Date | null) => (d === null ? null : new Date(d.getTime()));
-  return { ...invite, createdAt: new Date(invite.createdAt.getTime()), expiresAt: date(invite.expiresAt), usedAt: date(invite.usedAt), revokedAt: date(invite.revokedAt) };
+  return {
+    ...invite,
+    createdAt: new Date(invite.createdAt.getTime()),
+    expiresAt: date(invite.expiresAt),
+    usedAt: date(invite.usedAt),
+    revokedAt: date(invite.revokedAt),
+  };
 }
 
 /** {@link InviteRepository} held in process memory (a {@link MemoryDatabase}). Claims are synchronous, so one process never uses an invite twice. */

@@ -29,7 +29,9 @@ export class MemoryMediaFactsRepository implements MediaFactsRepository {
     const before = options.createdBefore?.getTime();
     return [...this.db.files.values()]
       .map((row) => row.file)
-      .filter((file) => (after === undefined || file.id > after) && (before === undefined || file.createdAt.getTime() < before) && !this.db.mediaFacts.has(file.id))
+      .filter(
+        (file) => (after === undefined || file.id > after) && (before === undefined || file.createdAt.getTime() < before) && !this.db.mediaFacts.has(file.id),
+      )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, options.limit)
       .map((file) => ({ id: file.id, blobKey: file.blobKey, contentType: file.contentType, size: file.size }));

@@ -22,7 +22,13 @@ export class MemoryMfaRepository implements MfaRepository {
   async savePendingTotp(options: { userId: string; sealedSecret: string; createdAt: Date }): Promise<boolean> {
     const existing = this.db.totpFactors.get(options.userId);
     if (existing && existing.confirmedAt !== null) return false;
-    this.db.totpFactors.set(options.userId, { userId: options.userId, sealedSecret: options.sealedSecret, confirmedAt: null, lastTimeStep: null, createdAt: copyDate(options.createdAt) });
+    this.db.totpFactors.set(options.userId, {
+      userId: options.userId,
+      sealedSecret: options.sealedSecret,
+      confirmedAt: null,
+      lastTimeStep: null,
+      createdAt: copyDate(options.createdAt),
+    });
     return true;
   }
 

@@ -73,7 +73,11 @@ export class MemoryResumableUploadRepository implements ResumableUploadRepositor
     this.db.resumableUploads.delete(options.id);
     const totals = this.db.accountTotals.get(row.userId);
     if (row.status === 'uploading' && totals) {
-      this.db.accountTotals.set(row.userId, { ...totals, reservedBytes: (totals.reservedBytes ?? 0) - row.length, reservedFiles: (totals.reservedFiles ?? 0) - 1 });
+      this.db.accountTotals.set(row.userId, {
+        ...totals,
+        reservedBytes: (totals.reservedBytes ?? 0) - row.length,
+        reservedFiles: (totals.reservedFiles ?? 0) - 1,
+      });
     }
     return copy(row);
   }

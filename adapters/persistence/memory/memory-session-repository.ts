@@ -4,8 +4,13 @@ import { MemoryDatabase } from './memory-database.js';
 
 function copySession(session: Session): Session {
   return {
-    id: session.id, userId: session.userId, createdAt: copyDate(session.createdAt), revokedAt: copyNullableDate(session.revokedAt),
-    lastUsedAt: copyDate(session.lastUsedAt), userAgent: session.userAgent, ip: session.ip,
+    id: session.id,
+    userId: session.userId,
+    createdAt: copyDate(session.createdAt),
+    revokedAt: copyNullableDate(session.revokedAt),
+    lastUsedAt: copyDate(session.lastUsedAt),
+    userAgent: session.userAgent,
+    ip: session.ip,
     secondFactorAt: copyNullableDate(session.secondFactorAt),
   };
 }
@@ -41,7 +46,8 @@ export class MemorySessionRepository implements SessionRepository {
     const token = this.db.refreshTokens.get(options.tokenHash);
     const session = token && this.db.sessions.get(token.sessionId);
     if (!token || !session || session.revokedAt !== null) return { kind: 'invalid' };
-    if (token.rotatedAt !== null) return { kind: 'reused', session: copySession(session), rotatedAt: copyDate(token.rotatedAt), sealedSuccessor: token.sealedSuccessor ?? null };
+    if (token.rotatedAt !== null)
+      return { kind: 'reused', session: copySession(session), rotatedAt: copyDate(token.rotatedAt), sealedSuccessor: token.sealedSuccessor ?? null };
     if (this.db.refreshTokens.has(options.next.tokenHash)) throw new Error('A refresh token with this hash already exists.');
     token.rotatedAt = copyDate(options.now);
     token.sealedSuccessor = options.sealedSuccessor ?? null;

@@ -138,7 +138,12 @@ export class MemoryUserRepository implements UserRepository {
   }
 
   /** Synchronous between its reads and writes, so atomic within the one process that holds the map. */
-  async applyAdminChanges(options: { userId: string; changes: AdminAccountChanges; keepAnAdmin: boolean; at: Date }): Promise<'applied' | 'last_admin' | 'not_found'> {
+  async applyAdminChanges(options: {
+    userId: string;
+    changes: AdminAccountChanges;
+    keepAnAdmin: boolean;
+    at: Date;
+  }): Promise<'applied' | 'last_admin' | 'not_found'> {
     const user = this.db.users.get(options.userId);
     if (!user) return 'not_found';
     if (options.keepAnAdmin && user.role === 'admin' && user.suspendedAt === null) {

@@ -15,7 +15,11 @@ function copyWebhook(webhook: Webhook): Webhook {
 }
 
 function copyDelivery(delivery: WebhookDelivery): WebhookDelivery {
-  return { ...delivery, createdAt: new Date(delivery.createdAt.getTime()), nextAttemptAt: delivery.nextAttemptAt && new Date(delivery.nextAttemptAt.getTime()) };
+  return {
+    ...delivery,
+    createdAt: new Date(delivery.createdAt.getTime()),
+    nextAttemptAt: delivery.nextAttemptAt && new Date(delivery.nextAttemptAt.getTime()),
+  };
 }
 
 const newestFirst = <T extends { createdAt: Date; id: string }>(a: T, b: T) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1);
@@ -39,7 +43,10 @@ export class MemoryWebhookRepository implements WebhookRepository {
   }
 
   async list(userId: string): Promise<Webhook[]> {
-    return [...this.webhooks.values()].filter((stored) => stored.webhook.userId === userId).map((stored) => copyWebhook(stored.webhook)).sort(newestFirst);
+    return [...this.webhooks.values()]
+      .filter((stored) => stored.webhook.userId === userId)
+      .map((stored) => copyWebhook(stored.webhook))
+      .sort(newestFirst);
   }
 
   async find(options: { userId: string; id: string }): Promise<Webhook | undefined> {
@@ -83,8 +90,17 @@ export class MemoryWebhookRepository implements WebhookRepository {
   async enqueueTest(options: { userId: string; webhookId: string; deliveryId: string; at: Date }): Promise<void> {
     const at = new Date(options.at.getTime());
     this.deliveries.set(options.deliveryId, {
-      id: options.deliveryId, webhookId: options.webhookId, userId: options.userId, eventType: WEBHOOK_TEST_EVENT, createdAt: at,
-      attempts: 0, state: 'pending', lastStatus: null, lastError: null, durationMs: null, nextAttemptAt: at,
+      id: options.deliveryId,
+      webhookId: options.webhookId,
+      userId: options.userId,
+      eventType: WEBHOOK_TEST_EVENT,
+      createdAt: at,
+      attempts: 0,
+      state: 'pending',
+      lastStatus: null,
+      lastError: null,
+      durationMs: null,
+      nextAttemptAt: at,
     });
   }
 

@@ -196,7 +196,11 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
   // pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const feed = await PostgresChangeFeed.start({
-    client: { ...base, connectionString: postgresConnectionString(options.listenUrl ?? options.url, { schema: options.schema }), application_name: 'hangar-changes' },
+    client: {
+      ...base,
+      connectionString: postgresConnectionString(options.listenUrl ?? options.url, { schema: options.schema }),
+      application_name: 'hangar-changes',
+    },
     fallbackMs: options.changeFeedFallbackMs,
     onStateChange: options.onChangeFeedState,
   });
@@ -227,7 +231,7 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
   try {
     if (!(await hasSearchIndex(db))) {
       options.onWarning?.(
-        'the pg_trgm extension is not available, so file search (GET /files?q=) scans each account\'s files; ' +
+        "the pg_trgm extension is not available, so file search (GET /files?q=) scans each account's files; " +
           'install pg_trgm, then run: CREATE INDEX files_search_text_trgm ON files USING gin (search_text gin_trgm_ops)',
       );
     }

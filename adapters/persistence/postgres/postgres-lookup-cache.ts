@@ -31,7 +31,10 @@ export class PostgresLookupCache implements SharedLookupCache {
   private readonly unsubscribe: () => void;
 
   /** @param maxEntries most lookups kept; beyond it the cache starts over */
-  constructor(changes: ChangeFeed, private readonly maxEntries = POSTGRES_LOOKUP_CACHE_ENTRIES) {
+  constructor(
+    changes: ChangeFeed,
+    private readonly maxEntries = POSTGRES_LOOKUP_CACHE_ENTRIES,
+  ) {
     this.unsubscribe = changes.subscribe((change) => {
       if (change.kind === 'everything') this.dropAll();
       else this.drop(changeTags(change));
@@ -56,7 +59,12 @@ export class PostgresLookupCache implements SharedLookupCache {
     keys.add(options.key);
   }
 
-  load(options: { key: string; tag: string | ((rows: readonly unknown[]) => string | undefined); kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]> {
+  load(options: {
+    key: string;
+    tag: string | ((rows: readonly unknown[]) => string | undefined);
+    kind: LookupKind;
+    read: () => Promise<readonly unknown[]>;
+  }): Promise<readonly unknown[]> {
     const hit = this.entries.get(options.key);
     if (hit) return Promise.resolve(hit);
     const stamp = this.generation;

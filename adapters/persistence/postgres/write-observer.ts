@@ -9,7 +9,8 @@ const OBSERVED = /^\s*(?:(update|delete\s+from)\s+"?(users|api_keys|sessions|cus
  * changes only `view_count`/`download_count`, and the repository drops the counted files' entries
  * itself after its commit, so it does not drop every entry of the process.
  */
-const READ_COUNTS_ONLY = /^\s*update\s+"files"\s+set\s+"view_count"\s*=\s*view_count\s*\+\s*\$1\s*,\s*"download_count"\s*=\s*download_count\s*\+\s*\$2\s+where\s+"file_id"\s*=\s*\$3\s*$/i;
+const READ_COUNTS_ONLY =
+  /^\s*update\s+"files"\s+set\s+"view_count"\s*=\s*view_count\s*\+\s*\$1\s*,\s*"download_count"\s*=\s*download_count\s*\+\s*\$2\s+where\s+"file_id"\s*=\s*\$3\s*$/i;
 
 /**
  * True when `sql` writes rows a lookup cache may keep (an INSERT into `files` adds no row anybody

@@ -109,11 +109,7 @@ export class DestinationNotEmptyError extends Error {
  * @returns rows copied per table, in copy order (each checked against a count in the destination)
  * @throws DestinationNotEmptyError when `to` has any user; the driver's error otherwise (nothing written then)
  */
-export async function copyDatabase(options: {
-  from: Kysely<HangarDatabase>;
-  to: Kysely<HangarDatabase>;
-  batchSize?: number;
-}): Promise<CopiedTable[]> {
+export async function copyDatabase(options: { from: Kysely<HangarDatabase>; to: Kysely<HangarDatabase>; batchSize?: number }): Promise<CopiedTable[]> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const source = options.from.transaction();
   const read = isPostgres(options.from) ? source.setIsolationLevel('repeatable read').setAccessMode('read only') : source;

@@ -47,7 +47,8 @@ export interface SqlDatabaseHandle extends SqlExecutorOptions {
  * closes it. `options.files`: see SqlFileRepositoryOptions.
  */
 export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<HangarDatabase>, options: { files?: SqlFileRepositoryOptions } = {}): Repositories {
-  const executor = database instanceof Kysely ? new SqlExecutor(database) : new SqlExecutor(database.db, { direct: database.direct, lookups: database.lookups });
+  const executor =
+    database instanceof Kysely ? new SqlExecutor(database) : new SqlExecutor(database.db, { direct: database.direct, lookups: database.lookups });
   const { db } = executor;
   return {
     users: new SqlUserRepository(executor),

@@ -1,4 +1,15 @@
-import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import type {
+  CompiledQuery,
+  DatabaseConnection,
+  DatabaseIntrospector,
+  Dialect,
+  DialectAdapter,
+  Driver,
+  Kysely,
+  QueryCompiler,
+  QueryResult,
+  TransactionSettings,
+} from 'kysely';
 import { DomainError } from '../../../core/shared/errors.js';
 
 /**
@@ -8,7 +19,19 @@ import { DomainError } from '../../../core/shared/errors.js';
  */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM|NOLFS|CORRUPT|NOTADB)/;
 /** Socket and file errors: Postgres unreachable, the WAL flush failing (EIO, ENOSPC). */
-const SYSTEM_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EIO', 'ENOSPC', 'EDQUOT']);
+const SYSTEM_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EIO',
+  'ENOSPC',
+  'EDQUOT',
+]);
 /**
  * Postgres SQLSTATEs of an outage or an overload (https://www.postgresql.org/docs/current/errcodes-appendix.html):
  * class 08 connection exception, 53 insufficient resources, 57 operator intervention (shutdown,
@@ -16,7 +39,8 @@ const SYSTEM_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '
  */
 const POSTGRES_UNAVAILABLE = /^(08|53|57|58)|^40001$|^40P01$/;
 /** node-postgres's own messages for a pool or connection that cannot reach the server. */
-const PG_CLIENT_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|connection error|Client was closed|Cannot use a pool after calling end/i;
+const PG_CLIENT_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|connection error|Client was closed|Cannot use a pool after calling end/i;
 
 /**
  * True when `error` says the database is locked, down, unreachable, out of space or overloaded,

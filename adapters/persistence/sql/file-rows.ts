@@ -9,7 +9,22 @@ import type { FilesTable } from './schema.js';
  * The columns of `files` a {@link StoredFile} is read from: every column but `search_text`, which
  * only serves `q` (and would be one more string per row read).
  */
-export const FILE_COLUMNS = ['id', 'user_id', 'file_id', 'name', 'content_type', 'size', 'sha256', 'is_public', 'created_at', 'blob_key', 'expires_at', 'view_count', 'download_count', 'metadata_removed'] as const;
+export const FILE_COLUMNS = [
+  'id',
+  'user_id',
+  'file_id',
+  'name',
+  'content_type',
+  'size',
+  'sha256',
+  'is_public',
+  'created_at',
+  'blob_key',
+  'expires_at',
+  'view_count',
+  'download_count',
+  'metadata_removed',
+] as const;
 
 /** A row of `files` as read with {@link FILE_COLUMNS}. */
 export type FileRow = Pick<Selectable<FilesTable>, (typeof FILE_COLUMNS)[number]>;

@@ -21,7 +21,14 @@ type EitherOutbox = Kysely<any>;
  * Used by SqlMailOutbox and SqlWebhookOutbox.
  * @param options.columns the columns the claim returns (trusted identifiers, never user input)
  */
-export async function claimDueRow<Row>(options: { db: EitherOutbox; table: LeasedTable; owner: string; leaseMs: number; now: () => number; columns: readonly string[] }): Promise<Row | undefined> {
+export async function claimDueRow<Row>(options: {
+  db: EitherOutbox;
+  table: LeasedTable;
+  owner: string;
+  leaseMs: number;
+  now: () => number;
+  columns: readonly string[];
+}): Promise<Row | undefined> {
   const { db, owner, leaseMs } = options;
   const table = sql.table(options.table);
   const skipLocked = isPostgres(db) ? sql` for update skip locked` : sql``;

@@ -93,12 +93,9 @@ export interface MigrateOptions {
  *         fails, or `Database migrations could not run: …` when the recorded history does not match
  *         these migrations (e.g. a database written by a newer release)
  */
-export async function migrateToLatest(
-  db: Kysely<HangarDatabase>,
-  provider?: MigrationProvider,
-  options: MigrateOptions = {},
-): Promise<string[]> {
-  const chosen = provider ?? (options.snapshot !== false && !(await anyMigrationRun(db, options)) ? new SnapshotFirstMigrationProvider() : new FrozenMigrationProvider());
+export async function migrateToLatest(db: Kysely<HangarDatabase>, provider?: MigrationProvider, options: MigrateOptions = {}): Promise<string[]> {
+  const chosen =
+    provider ?? (options.snapshot !== false && !(await anyMigrationRun(db, options)) ? new SnapshotFirstMigrationProvider() : new FrozenMigrationProvider());
   return outcome(await migrator(db, chosen, options).migrateToLatest());
 }
 
@@ -106,7 +103,12 @@ export async function migrateToLatest(
 async function anyMigrationRun(db: Kysely<HangarDatabase>, options: MigrateOptions): Promise<boolean> {
   const name = options.migrationTableSchema === undefined ? 'kysely_migration' : `${options.migrationTableSchema}.kysely_migration`;
   const { rows } = isPostgres(db)
-    ? await sql<{ present: boolean }>`select to_regclass(${sql.lit(name.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.'))}) is not null as present`.execute(db)
+    ? await sql<{ present: boolean }>`select to_regclass(${sql.lit(
+        name
+          .split('.')
+          .map((part) => `"${part.replace(/"/g, '""')}"`)
+          .join('.'),
+      )}) is not null as present`.execute(db)
     : await sql<{ present: number }>`select count(*) as present from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(db);
   if (!rows[0]?.present || Number(rows[0].present) === 0) return false;
   const { rows: recorded } = await sql<{ name: string }>`select name from ${sql.table(name)} limit 1`.execute(db);
@@ -137,10 +139,7 @@ function outcome({ error, results }: MigrationResultSet): string[] {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown non-Error (a string, most often) is shown as String() gives it
     const reason = error instanceof Error ? error.message : String(error);
     const failed = results?.find((result) => result.status === 'Error');
-    throw new Error(
-      failed ? `Database migration ${failed.migrationName} failed: ${reason}` : `Database migrations could not run: ${reason}`,
-      { cause: error },
-    );
+    throw new Error(failed ? `Database migration ${failed.migrationName} failed: ${reason}` : `Database migrations could not run: ${reason}`, { cause: error });
   }
   const down = results?.find((result) => result.direction === 'Down');
   if (down !== undefined) throw new Error(`Database migrations could not run: migration ${down.migrationName} would have to be undone.`);

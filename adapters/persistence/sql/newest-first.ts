@@ -18,5 +18,5 @@ export async function newestFirstPage<Row>(
     query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
     query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(window.limit).offset(window.offset).execute(),
   ]);
-  return { rows: rows as Row[], total: toNumber((count).total) };
+  return { rows: rows as Row[], total: toNumber(count.total) };
 }

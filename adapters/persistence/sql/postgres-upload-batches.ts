@@ -194,7 +194,13 @@ export class PostgresUploadBatches {
       return;
     }
     try {
-      await this.db.executeQuery(batchInsert(lane.userId, lane.limits, batch.map((waiting) => waiting.file)));
+      await this.db.executeQuery(
+        batchInsert(
+          lane.userId,
+          lane.limits,
+          batch.map((waiting) => waiting.file),
+        ),
+      );
     } catch (error) {
       if (SEND_ALONE_AFTER.has((error as { code?: unknown } | null)?.code as string)) {
         await Promise.all(batch.map((waiting) => this.alone(waiting, lane.limits)));

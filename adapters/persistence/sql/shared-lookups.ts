@@ -33,7 +33,12 @@ export interface SharedLookupCache {
    * its hash): rows it gives no tag for (undefined) are not kept.
    * @throws what `read` throws (nothing is kept)
    */
-  load(options: { key: string; tag: string | ((rows: readonly unknown[]) => string | undefined); kind: LookupKind; read: () => Promise<readonly unknown[]> }): Promise<readonly unknown[]>;
+  load(options: {
+    key: string;
+    tag: string | ((rows: readonly unknown[]) => string | undefined);
+    kind: LookupKind;
+    read: () => Promise<readonly unknown[]>;
+  }): Promise<readonly unknown[]>;
   /** Drops the entries of `tags` (`<kind>:<key>`), as a change notification of them does. */
   drop(tags: readonly string[]): void;
   /**

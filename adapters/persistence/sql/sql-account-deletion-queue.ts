@@ -5,8 +5,11 @@ import type { AccountDeletionsTable, HangarDatabase } from './schema.js';
 
 function toDeletion(row: Selectable<AccountDeletionsTable>): AccountDeletion {
   return {
-    userId: row.user_id, email: row.email, requestedAt: toDate(row.requested_at),
-    actor: { id: row.actor_id, email: row.actor_email, client: row.actor_client }, filesDeleted: toNumber(row.files_deleted),
+    userId: row.user_id,
+    email: row.email,
+    requestedAt: toDate(row.requested_at),
+    actor: { id: row.actor_id, email: row.actor_email, client: row.actor_client },
+    filesDeleted: toNumber(row.files_deleted),
   };
 }
 
@@ -25,9 +28,15 @@ export class SqlAccountDeletionQueue implements AccountDeletionQueue {
     await this.db
       .insertInto('account_deletions')
       .values({
-        user_id: deletion.userId, email: deletion.email, requested_at: toMillis(deletion.requestedAt),
-        actor_id: deletion.actor.id, actor_email: deletion.actor.email, actor_client: deletion.actor.client,
-        files_deleted: 0, lease_owner: null, lease_until: 0,
+        user_id: deletion.userId,
+        email: deletion.email,
+        requested_at: toMillis(deletion.requestedAt),
+        actor_id: deletion.actor.id,
+        actor_email: deletion.actor.email,
+        actor_client: deletion.actor.client,
+        files_deleted: 0,
+        lease_owner: null,
+        lease_until: 0,
       })
       .onConflict((c) => c.column('user_id').doNothing())
       .execute();

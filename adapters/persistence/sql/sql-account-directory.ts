@@ -6,7 +6,13 @@ import type { HangarDatabase } from './schema.js';
 import { toUser } from './sql-user-repository.js';
 
 /** The column each sort orders by (the select's aliases, or users' own columns). */
-const SORT_COLUMNS: Record<string, string> = { created: 'users.created_at', email: 'users.email', storage: 'storage_total', files: 'files_total', last_seen: 'last_seen' };
+const SORT_COLUMNS: Record<string, string> = {
+  created: 'users.created_at',
+  email: 'users.email',
+  storage: 'storage_total',
+  files: 'files_total',
+  last_seen: 'last_seen',
+};
 
 /** `%` and `_` of a LIKE pattern taken as themselves (escape character `\`). */
 function likeEscaped(text: string): string {
@@ -30,10 +36,24 @@ export class SqlAccountDirectory implements AccountDirectory {
       .select((eb) => [
         eb.fn.coalesce('account_totals.storage_bytes', sql<number>`0`).as('storage_total'),
         eb.fn.coalesce('account_totals.files_count', sql<number>`0`).as('files_total'),
-        eb.fn.coalesce(eb.selectFrom('sessions').select((s) => s.fn.max('sessions.last_used_at').as('m')).whereRef('sessions.user_id', '=', 'users.id'), sql<number>`0`).as('last_seen'),
+        eb.fn
+          .coalesce(
+            eb
+              .selectFrom('sessions')
+              .select((s) => s.fn.max('sessions.last_used_at').as('m'))
+              .whereRef('sessions.user_id', '=', 'users.id'),
+            sql<number>`0`,
+          )
+          .as('last_seen'),
         eb
           .or([
-            eb.exists(eb.selectFrom('totp_factors').select('totp_factors.user_id').whereRef('totp_factors.user_id', '=', 'users.id').where('totp_factors.confirmed_at', 'is not', null)),
+            eb.exists(
+              eb
+                .selectFrom('totp_factors')
+                .select('totp_factors.user_id')
+                .whereRef('totp_factors.user_id', '=', 'users.id')
+                .where('totp_factors.confirmed_at', 'is not', null),
+            ),
             eb.exists(eb.selectFrom('passkeys').select('passkeys.user_id').whereRef('passkeys.user_id', '=', 'users.id')),
           ])
           .as('mfa'),
@@ -53,7 +73,11 @@ export class SqlAccountDirectory implements AccountDirectory {
     };
     const { column, direction } = orderOf(search.sort);
     const [count, rows] = await Promise.all([
-      this.db.selectFrom('users').where(where).select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('users')
+        .where(where)
+        .select((eb) => eb.fn.countAll().as('total'))
+        .executeTakeFirstOrThrow(),
       this.summaries()
         .where(where)
         .orderBy(sql.ref(column), direction)

@@ -98,7 +98,8 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
       }
       statements.push(CompiledQuery.raw(this.insertSqlOf(size), parameters));
     }
-    for (const [userId, count] of countByAccount(entries.map((e) => e.userId))) statements.push(CompiledQuery.raw(this.addToTotalSql(), [userId, count, userId]));
+    for (const [userId, count] of countByAccount(entries.map((e) => e.userId)))
+      statements.push(CompiledQuery.raw(this.addToTotalSql(), [userId, count, userId]));
     // On SQLite with a file, a worker thread's connection writes the batch (SqlExecutor.batch).
     await this.executor.batch(statements);
   }
@@ -107,12 +108,14 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
 
   /** The SQL that adds entries to an account's total, if the account exists; parameters: user id, entries, user id. */
   private addToTotalSql(): string {
-    this.totalSql ??= repeatedStatement(sql`
+    this.totalSql ??= repeatedStatement(
+      sql`
       insert into activity_log_totals (user_id, entries)
       select cast(${''} as text), cast(${0} as bigint)
       where exists (select 1 from users where users.id = cast(${''} as text))
       on conflict (user_id) do update set entries = activity_log_totals.entries + excluded.entries
-    `.compile(this.db).sql);
+    `.compile(this.db).sql,
+    );
     return this.totalSql;
   }
 
@@ -132,7 +135,8 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
         from (values ${sql.join(Array.from({ length: size }, () => row))}) as v
         where exists (select 1 from users where users.id = v.column2)
       `.compile(this.db);
-      if (compiled.parameters.length !== size * ROW_PARAMETERS) throw new Error(`activity_logs insert of ${size} rows compiled with ${compiled.parameters.length} parameters`);
+      if (compiled.parameters.length !== size * ROW_PARAMETERS)
+        throw new Error(`activity_logs insert of ${size} rows compiled with ${compiled.parameters.length} parameters`);
       // One of a few texts run again and again: on Postgres a named statement, parsed and planned once per connection.
       text = repeatedStatement(compiled.sql);
       this.insertSql.set(size, text);
@@ -159,8 +163,16 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
     const [rows, total] = await Promise.all([
       page.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.window.limit).offset(options.window.offset).execute(),
       kind === 'all'
-        ? this.db.selectFrom('activity_log_totals').select('entries').where('user_id', '=', options.userId).executeTakeFirst().then((row) => (row ? toNumber(row.entries) : 0))
-        : query.select((eb) => eb.fn.countAll().as('entries')).executeTakeFirst().then((row) => (row ? toNumber(row.entries) : 0)),
+        ? this.db
+            .selectFrom('activity_log_totals')
+            .select('entries')
+            .where('user_id', '=', options.userId)
+            .executeTakeFirst()
+            .then((row) => (row ? toNumber(row.entries) : 0))
+        : query
+            .select((eb) => eb.fn.countAll().as('entries'))
+            .executeTakeFirst()
+            .then((row) => (row ? toNumber(row.entries) : 0)),
     ]);
     return { items: rows.map(toEntry), total };
   }

@@ -50,10 +50,13 @@ export class SqlCustomDomainRepository implements CustomDomainRepository {
     invalidatedBy: { kind: 'domain_of', key: 'userId' },
   });
   /** On every content read on a custom hostname whose answer HostnameDirectory does not hold: compiled once. */
-  private readonly byHostname = new PrecompiledQuery((db, p: { hostname: string }) => db.selectFrom('custom_domains').selectAll().where('hostname', '=', p.hostname), {
-    cacheable: true,
-    invalidatedBy: { kind: 'hostname', key: 'hostname' },
-  });
+  private readonly byHostname = new PrecompiledQuery(
+    (db, p: { hostname: string }) => db.selectFrom('custom_domains').selectAll().where('hostname', '=', p.hostname),
+    {
+      cacheable: true,
+      invalidatedBy: { kind: 'hostname', key: 'hostname' },
+    },
+  );
 
   private readonly db: Kysely<HangarDatabase>;
 

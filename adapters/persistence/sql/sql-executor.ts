@@ -86,7 +86,11 @@ export class SqlExecutor {
    * transaction polling on its own, one activity-log batch on the background writer's connection
    * cost each waiting upload an attempt per pause (bench/README.md, thirteenth session).
    */
-  private async afterLockWait<T>(transaction: DirectTransaction, work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => T, deadline: number): Promise<{ direct: DirectAttempt<T> }> {
+  private async afterLockWait<T>(
+    transaction: DirectTransaction,
+    work: (execute: (query: CompiledQuery) => QueryResult<unknown>) => T,
+    deadline: number,
+  ): Promise<{ direct: DirectAttempt<T> }> {
     for (;;) {
       const waiters = this.lockWaiters;
       if (waiters) {

@@ -55,7 +55,11 @@ function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, listing: Lis
     if (value === undefined) continue;
     const [column, operator] = FILTER_COLUMNS[field];
     const ref = sql.ref(`files.${column}`);
-    all.push(way === 'list-order' && TESTED_IN_LIST_ORDER.has(column) ? sql<SqlBool>`+${ref} ${sql.raw(operator)} ${columnValue(value)}` : sql<SqlBool>`${ref} ${sql.raw(operator)} ${columnValue(value)}`);
+    all.push(
+      way === 'list-order' && TESTED_IN_LIST_ORDER.has(column)
+        ? sql<SqlBool>`+${ref} ${sql.raw(operator)} ${columnValue(value)}`
+        : sql<SqlBool>`${ref} ${sql.raw(operator)} ${columnValue(value)}`,
+    );
   }
   if (listing.needle !== undefined) all.push(sql<SqlBool>`files.search_text like ${containsPattern(listing.needle)} escape '\\'`);
   return all;
@@ -94,9 +98,17 @@ function matching(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay 
  */
 async function countMatches(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', countLimit: number | undefined): Promise<number> {
   const found = matching(db, listing, way);
-  const counted = countLimit === undefined
-    ? found.select((eb) => eb.fn.countAll<number | string>().as('total'))
-    : db.selectFrom(found.select(sql<number>`1`.as('one')).limit(countLimit + 1).as('bounded')).select((eb) => eb.fn.countAll<number | string>().as('total'));
+  const counted =
+    countLimit === undefined
+      ? found.select((eb) => eb.fn.countAll<number | string>().as('total'))
+      : db
+          .selectFrom(
+            found
+              .select(sql<number>`1`.as('one'))
+              .limit(countLimit + 1)
+              .as('bounded'),
+          )
+          .select((eb) => eb.fn.countAll<number | string>().as('total'));
   return toNumber((await counted.executeTakeFirstOrThrow()).total);
 }
 
@@ -123,7 +135,11 @@ async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promi
     .as('newest');
   const row = await db
     .selectFrom(newest)
-    .select((eb) => [eb.fn.countAll<number>().as('sampled'), sql<number>`coalesce(sum(needle_match), 0)`.as('needle'), sql<number>`coalesce(sum(full_match), 0)`.as('matches')])
+    .select((eb) => [
+      eb.fn.countAll<number>().as('sampled'),
+      sql<number>`coalesce(sum(needle_match), 0)`.as('needle'),
+      sql<number>`coalesce(sum(full_match), 0)`.as('matches'),
+    ])
     .executeTakeFirstOrThrow();
   return { sampled: toNumber(row.sampled), needleMatches: toNumber(row.needle), matches: toNumber(row.matches) };
 }
@@ -149,8 +165,21 @@ async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: Listing
   const columns = FILE_COLUMNS.map((column) => `files.${column}` as const);
   const query =
     way === 'database'
-      ? inOrder(db.selectFrom('files').select(columns).where('files.id', 'in', inOrder(matching(db, listing, way).select('files.id')).limit(limit).offset(offset)))
-      : inOrder(matching(db, listing, way).select(columns)).limit(limit).offset(offset);
+      ? inOrder(
+          db
+            .selectFrom('files')
+            .select(columns)
+            .where(
+              'files.id',
+              'in',
+              inOrder(matching(db, listing, way).select('files.id'))
+                .limit(limit)
+                .offset(offset),
+            ),
+        )
+      : inOrder(matching(db, listing, way).select(columns))
+          .limit(limit)
+          .offset(offset);
   const rows = ((await query.execute()) as FileRow[]).map(fileRow.read);
   return fromEnd ? rows.reverse() : rows;
 }
@@ -220,6 +249,8 @@ export async function listFiles(
   const atLeast = countLimit !== undefined && matches > countLimit;
   const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
   if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
-  const way = postgres ? 'database' : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, indexReads: counting?.needleFiles }));
+  const way = postgres
+    ? 'database'
+    : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, indexReads: counting?.needleFiles }));
   return { items: await pageOf(db, listing, way, window, atLeast ? undefined : matches), ...total };
 }

@@ -1,5 +1,13 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
-import { accountTotals, type AccountTotals, type FileChanges, type FileFilter, type FileRepository, type InsertResult, type QuotaLimits } from '../../../core/files/file-repository.js';
+import {
+  accountTotals,
+  type AccountTotals,
+  type FileChanges,
+  type FileFilter,
+  type FileRepository,
+  type InsertResult,
+  type QuotaLimits,
+} from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
 import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { fileSearchText } from '../file-search.js';
@@ -43,7 +51,11 @@ export interface SqlFileRepositoryOptions {
 type IntegerColumn = number | string | bigint;
 
 /** An account's totals from its `account_totals` row; zeros without one (no row, or a left join's nulls). */
-function totalsOf(row: { storage_bytes: IntegerColumn | null; files_count: IntegerColumn | null; reserved_bytes: IntegerColumn | null; reserved_files: IntegerColumn | null } | undefined): AccountTotals {
+function totalsOf(
+  row:
+    | { storage_bytes: IntegerColumn | null; files_count: IntegerColumn | null; reserved_bytes: IntegerColumn | null; reserved_files: IntegerColumn | null }
+    | undefined,
+): AccountTotals {
   if (row?.files_count === null || row?.files_count === undefined) return { storageBytes: 0, filesCount: 0 };
   return accountTotals({
     storageBytes: toNumber(row.storage_bytes ?? 0),
@@ -79,15 +91,31 @@ export class SqlFileRepository implements FileRepository {
         .selectFrom('files')
         .innerJoin('users', 'users.id', 'files.user_id')
         .select([
-          'files.id', 'files.user_id', 'files.file_id', 'files.name', 'files.content_type', 'files.size', 'files.sha256',
-          'files.is_public', 'files.created_at', 'files.blob_key', 'files.expires_at', 'files.view_count', 'files.download_count', 'files.metadata_removed', 'users.signing_key',
+          'files.id',
+          'files.user_id',
+          'files.file_id',
+          'files.name',
+          'files.content_type',
+          'files.size',
+          'files.sha256',
+          'files.is_public',
+          'files.created_at',
+          'files.blob_key',
+          'files.expires_at',
+          'files.view_count',
+          'files.download_count',
+          'files.metadata_removed',
+          'users.signing_key',
         ])
         .where('files.file_id', '=', p.fileId),
     { cacheable: true },
   );
   /** On every upload, first in its transaction: the account's totals row, if it has none yet. */
   private readonly ensureTotals = new PrecompiledQuery((db, p: { userId: string }) =>
-    db.insertInto('account_totals').values({ user_id: p.userId, storage_bytes: 0, files_count: 0 }).onConflict((conflict) => conflict.column('user_id').doNothing()),
+    db
+      .insertInto('account_totals')
+      .values({ user_id: p.userId, storage_bytes: 0, files_count: 0 })
+      .onConflict((conflict) => conflict.column('user_id').doNothing()),
   );
   /**
    * On every upload: claims the file's place in the quota, or changes nothing when the file would
@@ -110,15 +138,35 @@ export class SqlFileRepository implements FileRepository {
   /** On every upload, after its quota claim: the row, as {@link fileRow} writes it, when nothing was removed from it (see {@link insertFile}). */
   private readonly insertPlainFile = new PrecompiledQuery((db, p: Omit<NewFileRow, 'metadata_removed'>) =>
     db.insertInto('files').values({
-      id: p.id, user_id: p.user_id, file_id: p.file_id, name: p.name, content_type: p.content_type, size: p.size, sha256: p.sha256,
-      is_public: p.is_public, created_at: p.created_at, blob_key: p.blob_key, search_text: p.search_text, expires_at: p.expires_at,
+      id: p.id,
+      user_id: p.user_id,
+      file_id: p.file_id,
+      name: p.name,
+      content_type: p.content_type,
+      size: p.size,
+      sha256: p.sha256,
+      is_public: p.is_public,
+      created_at: p.created_at,
+      blob_key: p.blob_key,
+      search_text: p.search_text,
+      expires_at: p.expires_at,
     }),
   );
   /** The same with `metadata_removed` (migration 0048). */
   private readonly insertStrippedFile = new PrecompiledQuery((db, p: NewFileRow) =>
     db.insertInto('files').values({
-      id: p.id, user_id: p.user_id, file_id: p.file_id, name: p.name, content_type: p.content_type, size: p.size, sha256: p.sha256,
-      is_public: p.is_public, created_at: p.created_at, blob_key: p.blob_key, search_text: p.search_text, expires_at: p.expires_at,
+      id: p.id,
+      user_id: p.user_id,
+      file_id: p.file_id,
+      name: p.name,
+      content_type: p.content_type,
+      size: p.size,
+      sha256: p.sha256,
+      is_public: p.is_public,
+      created_at: p.created_at,
+      blob_key: p.blob_key,
+      search_text: p.search_text,
+      expires_at: p.expires_at,
       metadata_removed: p.metadata_removed,
     }),
   );
@@ -134,8 +182,9 @@ export class SqlFileRepository implements FileRepository {
     },
   };
   /** On every upload, before its body is read (the quota's early refusal), and in a refused claim. */
-  private readonly storageTotals = new PrecompiledQuery((db, p: { userId: string }) =>
-    db.selectFrom('account_totals').select(['storage_bytes', 'files_count', 'reserved_bytes', 'reserved_files']).where('user_id', '=', p.userId),
+  private readonly storageTotals = new PrecompiledQuery(
+    (db, p: { userId: string }) =>
+      db.selectFrom('account_totals').select(['storage_bytes', 'files_count', 'reserved_bytes', 'reserved_files']).where('user_id', '=', p.userId),
     { cacheable: true },
   );
   /** On every upload: the totals and whether the drawn file id is taken, one statement. */
@@ -196,11 +245,19 @@ export class SqlFileRepository implements FileRepository {
     const { userId } = file;
     return this.executor.transaction(function* () {
       yield ensureTotals.compiled(db, { userId });
-      const claimed = yield claimQuota.compiled(db, { userId, size: file.size, publicFlag: toFlag(file.isPublic), fileCountLimit: limits.fileCountLimit, storageLimitBytes: limits.storageLimitBytes });
+      const claimed = yield claimQuota.compiled(db, {
+        userId,
+        size: file.size,
+        publicFlag: toFlag(file.isPublic),
+        fileCountLimit: limits.fileCountLimit,
+        storageLimitBytes: limits.storageLimitBytes,
+      });
       if (claimed.numAffectedRows === 0n) {
         // The row is ours until commit: the totals read here are the ones the UPDATE refused.
         const [row] = (yield storageTotals.compiled(db, { userId })).rows as { files_count: number | string; reserved_files: number | string }[];
-        return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+        return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit
+          ? 'file_count_limit_reached'
+          : 'storage_limit_reached';
       }
       yield insertFile.compiled(db, fileRow.write(file));
       return 'inserted' as const;
@@ -231,42 +288,46 @@ export class SqlFileRepository implements FileRepository {
   private async insertFromUpload(file: StoredFile, limits: QuotaLimits, uploadId: string): Promise<InsertResult> {
     const { insertFile } = this;
     const flag = toFlag(file.isPublic);
-    return this.db.transaction().execute(async (trx) => {
-      const upload = await trx
-        .updateTable('resumable_uploads')
-        .set({ status: 'complete', upload_offset: sql<number>`length`, lease_owner: null, leased_until: null })
-        .where('id', '=', uploadId)
-        .where('user_id', '=', file.userId)
-        .where('status', '=', 'uploading')
-        .returning(['length'])
-        .executeTakeFirst();
-      if (!upload) throw new Error(`Resumable upload ${uploadId} is not an unfinished upload of this account.`);
-      const reserved = toNumber(upload.length);
-      const claimed = await trx
-        .updateTable('account_totals')
-        .set({
-          files_count: sql<number>`files_count + 1`,
-          storage_bytes: sql<number>`storage_bytes + ${file.size}`,
-          public_files_count: sql<number>`public_files_count + ${flag}`,
-          reserved_files: sql<number>`reserved_files - 1`,
-          reserved_bytes: sql<number>`reserved_bytes - ${reserved}`,
-        })
-        .where('user_id', '=', file.userId)
-        .where(sql<SqlBool>`files_count + reserved_files <= ${limits.fileCountLimit}`)
-        .where(sql<SqlBool>`storage_bytes + reserved_bytes - ${reserved} + ${file.size} <= ${limits.storageLimitBytes}`)
-        .executeTakeFirst();
-      if (claimed.numUpdatedRows === 0n) {
-        const row = await trx.selectFrom('account_totals').select(['files_count', 'reserved_files']).where('user_id', '=', file.userId).executeTakeFirst();
-        const result: InsertResult = toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
-        // Rolls the upload's status back: the caller decides what becomes of the upload.
-        throw new RefusedInsert(result);
-      }
-      await trx.executeQuery(insertFile.compiled(trx, fileRow.write(file)));
-      return 'inserted' as const;
-    }).catch((error: unknown) => {
-      if (error instanceof RefusedInsert) return error.result;
-      throw error;
-    });
+    return this.db
+      .transaction()
+      .execute(async (trx) => {
+        const upload = await trx
+          .updateTable('resumable_uploads')
+          .set({ status: 'complete', upload_offset: sql<number>`length`, lease_owner: null, leased_until: null })
+          .where('id', '=', uploadId)
+          .where('user_id', '=', file.userId)
+          .where('status', '=', 'uploading')
+          .returning(['length'])
+          .executeTakeFirst();
+        if (!upload) throw new Error(`Resumable upload ${uploadId} is not an unfinished upload of this account.`);
+        const reserved = toNumber(upload.length);
+        const claimed = await trx
+          .updateTable('account_totals')
+          .set({
+            files_count: sql<number>`files_count + 1`,
+            storage_bytes: sql<number>`storage_bytes + ${file.size}`,
+            public_files_count: sql<number>`public_files_count + ${flag}`,
+            reserved_files: sql<number>`reserved_files - 1`,
+            reserved_bytes: sql<number>`reserved_bytes - ${reserved}`,
+          })
+          .where('user_id', '=', file.userId)
+          .where(sql<SqlBool>`files_count + reserved_files <= ${limits.fileCountLimit}`)
+          .where(sql<SqlBool>`storage_bytes + reserved_bytes - ${reserved} + ${file.size} <= ${limits.storageLimitBytes}`)
+          .executeTakeFirst();
+        if (claimed.numUpdatedRows === 0n) {
+          const row = await trx.selectFrom('account_totals').select(['files_count', 'reserved_files']).where('user_id', '=', file.userId).executeTakeFirst();
+          const result: InsertResult =
+            toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+          // Rolls the upload's status back: the caller decides what becomes of the upload.
+          throw new RefusedInsert(result);
+        }
+        await trx.executeQuery(insertFile.compiled(trx, fileRow.write(file)));
+        return 'inserted' as const;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof RefusedInsert) return error.result;
+        throw error;
+      });
   }
 
   async totals(userId: string): Promise<AccountTotals> {

@@ -30,7 +30,10 @@ export class SqlInstanceStatistics implements InstanceStatistics {
         .executeTakeFirstOrThrow(),
       this.db
         .selectFrom('account_totals')
-        .select((eb) => [eb.fn.coalesce(eb.fn.sum('files_count'), sql<number>`0`).as('files'), eb.fn.coalesce(eb.fn.sum('storage_bytes'), sql<number>`0`).as('bytes')])
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum('files_count'), sql<number>`0`).as('files'),
+          eb.fn.coalesce(eb.fn.sum('storage_bytes'), sql<number>`0`).as('bytes'),
+        ])
         .executeTakeFirstOrThrow(),
       this.db
         .selectFrom('files')
@@ -54,8 +57,11 @@ export class SqlInstanceStatistics implements InstanceStatistics {
     ]);
     return {
       accounts: {
-        total: toNumber(accounts.total), active: toNumber(accounts.active ?? 0), suspended: toNumber(accounts.suspended ?? 0),
-        unconfirmed: toNumber(accounts.unconfirmed ?? 0), admins: toNumber(accounts.admins ?? 0),
+        total: toNumber(accounts.total),
+        active: toNumber(accounts.active ?? 0),
+        suspended: toNumber(accounts.suspended ?? 0),
+        unconfirmed: toNumber(accounts.unconfirmed ?? 0),
+        admins: toNumber(accounts.admins ?? 0),
       },
       files: toNumber(totals.files),
       bytes: toNumber(totals.bytes),

@@ -30,9 +30,18 @@ export class SqlMfaRepository implements MfaRepository {
   async savePendingTotp(options: { userId: string; sealedSecret: string; createdAt: Date }): Promise<boolean> {
     const row = await this.db
       .insertInto('totp_factors')
-      .values({ user_id: options.userId, sealed_secret: options.sealedSecret, confirmed_at: null, last_time_step: null, created_at: toMillis(options.createdAt) })
+      .values({
+        user_id: options.userId,
+        sealed_secret: options.sealedSecret,
+        confirmed_at: null,
+        last_time_step: null,
+        created_at: toMillis(options.createdAt),
+      })
       .onConflict((oc) =>
-        oc.column('user_id').doUpdateSet({ sealed_secret: options.sealedSecret, created_at: toMillis(options.createdAt), last_time_step: null }).where('totp_factors.confirmed_at', 'is', null),
+        oc
+          .column('user_id')
+          .doUpdateSet({ sealed_secret: options.sealedSecret, created_at: toMillis(options.createdAt), last_time_step: null })
+          .where('totp_factors.confirmed_at', 'is', null),
       )
       .returning('user_id')
       .executeTakeFirst();
@@ -51,7 +60,10 @@ export class SqlMfaRepository implements MfaRepository {
       if (Number(confirmed.numUpdatedRows) !== 1) return false;
       await trx.deleteFrom('recovery_codes').where('user_id', '=', options.userId).execute();
       if (options.recoveryCodeHashes.length > 0) {
-        await trx.insertInto('recovery_codes').values(options.recoveryCodeHashes.map((hash) => ({ user_id: options.userId, code_hash: hash, used_at: null }))).execute();
+        await trx
+          .insertInto('recovery_codes')
+          .values(options.recoveryCodeHashes.map((hash) => ({ user_id: options.userId, code_hash: hash, used_at: null })))
+          .execute();
       }
       return true;
     });
@@ -99,7 +111,12 @@ export class SqlMfaRepository implements MfaRepository {
   async createChallenge(challenge: MfaChallenge): Promise<void> {
     await this.db
       .insertInto('mfa_challenges')
-      .values({ token_hash: challenge.tokenHash, user_id: challenge.userId, created_at: toMillis(challenge.createdAt), expires_at: toMillis(challenge.expiresAt) })
+      .values({
+        token_hash: challenge.tokenHash,
+        user_id: challenge.userId,
+        created_at: toMillis(challenge.createdAt),
+        expires_at: toMillis(challenge.expiresAt),
+      })
       .execute();
   }
 

@@ -14,7 +14,13 @@ export class SqlOidcFlowRepository implements OidcFlowRepository {
   async createFlow(flow: OidcFlow): Promise<void> {
     await this.db
       .insertInto('oidc_flows')
-      .values({ state_hash: flow.stateHash, nonce: flow.nonce, code_verifier: flow.codeVerifier, invite_hash: flow.inviteHash, expires_at: toMillis(flow.expiresAt) })
+      .values({
+        state_hash: flow.stateHash,
+        nonce: flow.nonce,
+        code_verifier: flow.codeVerifier,
+        invite_hash: flow.inviteHash,
+        expires_at: toMillis(flow.expiresAt),
+      })
       .execute();
   }
 
@@ -25,12 +31,17 @@ export class SqlOidcFlowRepository implements OidcFlowRepository {
       .where('expires_at', '>', toMillis(options.now))
       .returningAll()
       .executeTakeFirst();
-    return row && { stateHash: row.state_hash, nonce: row.nonce, codeVerifier: row.code_verifier, inviteHash: row.invite_hash, expiresAt: toDate(row.expires_at) };
+    return (
+      row && { stateHash: row.state_hash, nonce: row.nonce, codeVerifier: row.code_verifier, inviteHash: row.invite_hash, expiresAt: toDate(row.expires_at) }
+    );
   }
 
   /** @throws the driver's error for an unknown user (foreign key) */
   async createCode(code: SignInCode): Promise<void> {
-    await this.db.insertInto('oidc_sign_in_codes').values({ code_hash: code.codeHash, user_id: code.userId, expires_at: toMillis(code.expiresAt) }).execute();
+    await this.db
+      .insertInto('oidc_sign_in_codes')
+      .values({ code_hash: code.codeHash, user_id: code.userId, expires_at: toMillis(code.expiresAt) })
+      .execute();
   }
 
   async consumeCode(options: { codeHash: string; now: Date }): Promise<{ userId: string } | undefined> {

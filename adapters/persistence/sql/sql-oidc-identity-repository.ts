@@ -8,7 +8,12 @@ export class SqlOidcIdentityRepository implements OidcIdentityRepository {
   constructor(private readonly db: Kysely<HangarDatabase>) {}
 
   async find(options: { issuer: string; subject: string }): Promise<OidcIdentityLink | undefined> {
-    const row = await this.db.selectFrom('oidc_identities').selectAll().where('issuer', '=', options.issuer).where('subject', '=', options.subject).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('oidc_identities')
+      .selectAll()
+      .where('issuer', '=', options.issuer)
+      .where('subject', '=', options.subject)
+      .executeTakeFirst();
     return row && { issuer: row.issuer, subject: row.subject, userId: row.user_id, email: row.email, createdAt: toDate(row.created_at) };
   }
 

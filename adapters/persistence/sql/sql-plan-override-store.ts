@@ -27,8 +27,12 @@ export class SqlPlanOverrideStore implements PlanOverrideStore {
     return rows.map((row) => {
       const stored = JSON.parse(row.definition) as StoredPlan;
       return {
-        name: row.name, trialDays: stored.trial_days, storageLimitBytes: stored.storage_limit_bytes, fileCountLimit: stored.file_count_limit,
-        maxUploadSizeBytes: stored.max_upload_size_bytes, imageOpsLimit: stored.image_ops_limit,
+        name: row.name,
+        trialDays: stored.trial_days,
+        storageLimitBytes: stored.storage_limit_bytes,
+        fileCountLimit: stored.file_count_limit,
+        maxUploadSizeBytes: stored.max_upload_size_bytes,
+        imageOpsLimit: stored.image_ops_limit,
       };
     });
   }
@@ -36,8 +40,11 @@ export class SqlPlanOverrideStore implements PlanOverrideStore {
   async save(options: { plan: Plan; at: Date }): Promise<void> {
     const { plan } = options;
     const stored: StoredPlan = {
-      trial_days: plan.trialDays, storage_limit_bytes: plan.storageLimitBytes, file_count_limit: plan.fileCountLimit,
-      max_upload_size_bytes: plan.maxUploadSizeBytes, image_ops_limit: plan.imageOpsLimit ?? null,
+      trial_days: plan.trialDays,
+      storage_limit_bytes: plan.storageLimitBytes,
+      file_count_limit: plan.fileCountLimit,
+      max_upload_size_bytes: plan.maxUploadSizeBytes,
+      image_ops_limit: plan.imageOpsLimit ?? null,
     };
     const definition = JSON.stringify(stored);
     const at = toMillis(options.at);

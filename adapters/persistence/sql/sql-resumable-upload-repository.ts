@@ -57,7 +57,9 @@ export class SqlResumableUploadRepository implements ResumableUploadRepository {
       if (claimed.numUpdatedRows === 0n) {
         const row = await trx.selectFrom('account_totals').select(['files_count', 'reserved_files']).where('user_id', '=', upload.userId).executeTakeFirst();
         if (maxOpen !== undefined && toNumber(row?.reserved_files ?? 0) + 1 > maxOpen) return 'open_uploads_limit_reached';
-        return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit ? 'file_count_limit_reached' : 'storage_limit_reached';
+        return toNumber(row?.files_count ?? 0) + toNumber(row?.reserved_files ?? 0) + 1 > limits.fileCountLimit
+          ? 'file_count_limit_reached'
+          : 'storage_limit_reached';
       }
       await trx
         .insertInto('resumable_uploads')

@@ -17,7 +17,9 @@ export class SqlServiceSecrets {
    * @throws the driver's error (outages as DATABASE_UNAVAILABLE)
    */
   async keep(name: string, candidate: { value: string; createdAt: number }): Promise<string> {
-    await sql`insert into service_secrets (name, value, created_at) values (${name}, ${candidate.value}, ${candidate.createdAt}) on conflict (name) do nothing`.execute(this.db);
+    await sql`insert into service_secrets (name, value, created_at) values (${name}, ${candidate.value}, ${candidate.createdAt}) on conflict (name) do nothing`.execute(
+      this.db,
+    );
     const { rows } = await sql<{ value: string }>`select value from service_secrets where name = ${name}`.execute(this.db);
     const kept = rows[0]?.value;
     if (kept === undefined) throw new Error(`service secret "${name}" was neither kept nor found`);

@@ -7,8 +7,13 @@ import type { SqlExecutor } from './sql-executor.js';
 
 function toSession(row: Selectable<SessionsTable>): Session {
   return {
-    id: row.id, userId: row.user_id, createdAt: toDate(row.created_at), revokedAt: toNullableDate(row.revoked_at),
-    lastUsedAt: toDate(row.last_used_at ?? row.created_at), userAgent: row.user_agent, ip: row.ip,
+    id: row.id,
+    userId: row.user_id,
+    createdAt: toDate(row.created_at),
+    revokedAt: toNullableDate(row.revoked_at),
+    lastUsedAt: toDate(row.last_used_at ?? row.created_at),
+    userAgent: row.user_agent,
+    ip: row.ip,
     secondFactorAt: toNullableDate(row.second_factor_at),
   };
 }
@@ -51,8 +56,13 @@ export class SqlSessionRepository implements SessionRepository {
       await trx
         .insertInto('sessions')
         .values({
-          id: session.id, user_id: session.userId, created_at: toMillis(session.createdAt), revoked_at: toNullableMillis(session.revokedAt),
-          last_used_at: toMillis(session.lastUsedAt), user_agent: session.userAgent, ip: session.ip,
+          id: session.id,
+          user_id: session.userId,
+          created_at: toMillis(session.createdAt),
+          revoked_at: toNullableMillis(session.revokedAt),
+          last_used_at: toMillis(session.lastUsedAt),
+          user_agent: session.userAgent,
+          ip: session.ip,
           second_factor_at: toNullableMillis(session.secondFactorAt),
         })
         .execute();
@@ -85,11 +95,7 @@ export class SqlSessionRepository implements SessionRepository {
         .where('rotated_at', 'is', null)
         .where((eb) =>
           eb.exists(
-            eb
-              .selectFrom('sessions')
-              .select('sessions.id')
-              .whereRef('sessions.id', '=', 'refresh_tokens.session_id')
-              .where('sessions.revoked_at', 'is', null),
+            eb.selectFrom('sessions').select('sessions.id').whereRef('sessions.id', '=', 'refresh_tokens.session_id').where('sessions.revoked_at', 'is', null),
           ),
         )
         .returning('session_id')

@@ -65,7 +65,12 @@ export class SqlUploadUrlRepository implements UploadUrlRepository {
   }
 
   async claim(options: { id: string; now: Date }): Promise<UploadUrlClaim> {
-    const result = await this.db.updateTable('upload_urls').set({ used_at: toMillis(options.now) }).where('id', '=', options.id).where('used_at', 'is', null).executeTakeFirst();
+    const result = await this.db
+      .updateTable('upload_urls')
+      .set({ used_at: toMillis(options.now) })
+      .where('id', '=', options.id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     if (result.numUpdatedRows > 0n) return 'claimed';
     const row = await this.db.selectFrom('upload_urls').select('id').where('id', '=', options.id).executeTakeFirst();
     return row ? 'used' : 'not_found';

@@ -50,10 +50,7 @@ export class SqlUsageRepository implements UsageRepository {
         // Postgres both name them column1, column2…
         const rows = increments
           .slice(start, start + INSERT_CHUNK)
-          .map(
-            (i) =>
-              sql`(cast(${i.userId} as text), cast(${i.periodStart} as bigint), cast(${i.originReads} as bigint), cast(${i.imageOps} as bigint))`,
-          );
+          .map((i) => sql`(cast(${i.userId} as text), cast(${i.periodStart} as bigint), cast(${i.originReads} as bigint), cast(${i.imageOps} as bigint))`);
         await sql`
           insert into usage_periods (user_id, period_start, origin_reads, image_ops)
           select v.column1, v.column2, v.column3, v.column4

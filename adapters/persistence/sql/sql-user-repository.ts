@@ -149,7 +149,11 @@ export class SqlUserRepository implements UserRepository {
   }
 
   async setRole(options: { userId: string; role: Role; at: Date }): Promise<void> {
-    await this.db.updateTable('users').set({ role: options.role, updated_at: toMillis(options.at) }).where('id', '=', options.userId).execute();
+    await this.db
+      .updateTable('users')
+      .set({ role: options.role, updated_at: toMillis(options.at) })
+      .where('id', '=', options.userId)
+      .execute();
   }
 
   async setSuspended(options: { userId: string; suspendedAt: Date | null; at: Date }): Promise<void> {
@@ -183,7 +187,12 @@ export class SqlUserRepository implements UserRepository {
    * re-reads the rows the first changed; on SQLite the transaction holds the write lock from its
    * `BEGIN IMMEDIATE`), then writes every field in one UPDATE.
    */
-  async applyAdminChanges(options: { userId: string; changes: AdminAccountChanges; keepAnAdmin: boolean; at: Date }): Promise<'applied' | 'last_admin' | 'not_found'> {
+  async applyAdminChanges(options: {
+    userId: string;
+    changes: AdminAccountChanges;
+    keepAnAdmin: boolean;
+    at: Date;
+  }): Promise<'applied' | 'last_admin' | 'not_found'> {
     const c = options.changes;
     const set: Updateable<UsersTable> = { updated_at: toMillis(options.at) };
     if (c.planName !== undefined) set.plan_name = c.planName;
@@ -212,7 +221,10 @@ export class SqlUserRepository implements UserRepository {
 
   async list(options: { window: Window }): Promise<Paged<User>> {
     const [count, rows] = await Promise.all([
-      this.db.selectFrom('users').select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('total'))
+        .executeTakeFirstOrThrow(),
       this.db
         .selectFrom('users')
         .selectAll()

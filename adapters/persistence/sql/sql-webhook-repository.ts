@@ -7,7 +7,9 @@ import { toDate, toMillis, toNullableDate, toNumber } from './rows.js';
 import type { HangarDatabase, WebhookDeliveriesTable, WebhooksTable } from './schema.js';
 
 /** A `webhooks` row as the domain sees it (the secrets stay in the database). */
-function toWebhook(row: Pick<Selectable<WebhooksTable>, 'id' | 'user_id' | 'url' | 'events' | 'description' | 'enabled' | 'disabled_reason' | 'created_at' | 'updated_at'>): Webhook {
+function toWebhook(
+  row: Pick<Selectable<WebhooksTable>, 'id' | 'user_id' | 'url' | 'events' | 'description' | 'enabled' | 'disabled_reason' | 'created_at' | 'updated_at'>,
+): Webhook {
   const events = row.events.split(' ');
   return {
     id: row.id,
@@ -23,7 +25,12 @@ function toWebhook(row: Pick<Selectable<WebhooksTable>, 'id' | 'user_id' | 'url'
 }
 
 /** A `webhook_deliveries` row as the delivery log shows it. */
-export function toWebhookDelivery(row: Pick<Selectable<WebhookDeliveriesTable>, 'id' | 'webhook_id' | 'event_type' | 'created_at' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error' | 'duration_ms' | 'sent_at' | 'failed_at'>): WebhookDelivery {
+export function toWebhookDelivery(
+  row: Pick<
+    Selectable<WebhookDeliveriesTable>,
+    'id' | 'webhook_id' | 'event_type' | 'created_at' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error' | 'duration_ms' | 'sent_at' | 'failed_at'
+  >,
+): WebhookDelivery {
   const state = row.sent_at !== null ? 'delivered' : row.failed_at !== null ? 'failed' : 'pending';
   return {
     id: row.id,
@@ -40,7 +47,19 @@ export function toWebhookDelivery(row: Pick<Selectable<WebhookDeliveriesTable>, 
 }
 
 const WEBHOOK_COLUMNS = ['id', 'user_id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'created_at', 'updated_at'] as const;
-const DELIVERY_COLUMNS = ['id', 'webhook_id', 'event_type', 'created_at', 'attempts', 'next_attempt_at', 'last_status', 'last_error', 'duration_ms', 'sent_at', 'failed_at'] as const;
+const DELIVERY_COLUMNS = [
+  'id',
+  'webhook_id',
+  'event_type',
+  'created_at',
+  'attempts',
+  'next_attempt_at',
+  'last_status',
+  'last_error',
+  'duration_ms',
+  'sent_at',
+  'failed_at',
+] as const;
 
 /**
  * {@link WebhookRepository} over `webhooks` and `webhook_deliveries` (migration 0044), SQLite or
@@ -66,12 +85,23 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async list(userId: string): Promise<Webhook[]> {
-    const rows = await this.db.selectFrom('webhooks').select(WEBHOOK_COLUMNS).where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .select(WEBHOOK_COLUMNS)
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
     return rows.map(toWebhook);
   }
 
   async find(options: { userId: string; id: string }): Promise<Webhook | undefined> {
-    const row = await this.db.selectFrom('webhooks').select(WEBHOOK_COLUMNS).where('id', '=', options.id).where('user_id', '=', options.userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select(WEBHOOK_COLUMNS)
+      .where('id', '=', options.id)
+      .where('user_id', '=', options.userId)
+      .executeTakeFirst();
     return row && toWebhook(row);
   }
 
@@ -105,7 +135,12 @@ export class SqlWebhookRepository implements WebhookRepository {
     const result = await this.db
       .updateTable('webhooks')
       // Every right-hand side reads the row as it was, so the old secret moves to `previous_secret`.
-      .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: toMillis(options.previousUntil), secret: options.secret, updated_at: toMillis(options.at) }))
+      .set((eb) => ({
+        previous_secret: eb.ref('secret'),
+        previous_secret_until: toMillis(options.previousUntil),
+        secret: options.secret,
+        updated_at: toMillis(options.at),
+      }))
       .where('id', '=', options.id)
       .where('user_id', '=', options.userId)
       .executeTakeFirst();
@@ -116,7 +151,23 @@ export class SqlWebhookRepository implements WebhookRepository {
     const at = toMillis(options.at);
     await this.db
       .insertInto('webhook_deliveries')
-      .values({ id: options.deliveryId, webhook_id: options.webhookId, user_id: options.userId, event_type: WEBHOOK_TEST_EVENT, snapshot: '{}', created_at: at, attempts: 0, next_attempt_at: at, claimed_by: null, claimed_until: null, last_status: null, last_error: null, duration_ms: null, sent_at: null, failed_at: null })
+      .values({
+        id: options.deliveryId,
+        webhook_id: options.webhookId,
+        user_id: options.userId,
+        event_type: WEBHOOK_TEST_EVENT,
+        snapshot: '{}',
+        created_at: at,
+        attempts: 0,
+        next_attempt_at: at,
+        claimed_by: null,
+        claimed_until: null,
+        last_status: null,
+        last_error: null,
+        duration_ms: null,
+        sent_at: null,
+        failed_at: null,
+      })
       .execute();
   }
 

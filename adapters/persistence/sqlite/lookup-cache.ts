@@ -44,7 +44,10 @@ export class LookupCache {
    * @param database the connection whose lookups are cached; call {@link close} before closing it
    * @param maxEntries most rows sets kept (one per SQL and parameters); beyond it the cache starts over
    */
-  constructor(database: BetterSqlite3.Database, private readonly maxEntries = LOOKUP_CACHE_ENTRIES) {
+  constructor(
+    database: BetterSqlite3.Database,
+    private readonly maxEntries = LOOKUP_CACHE_ENTRIES,
+  ) {
     this.totalChanges = database.prepare('select total_changes()').pluck();
     const header = (this.header = WalIndexHeader.open(database));
     if (header) {

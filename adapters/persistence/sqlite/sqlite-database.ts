@@ -75,7 +75,6 @@ export interface SqliteDatabase {
   close: () => Promise<void>;
 }
 
-
 /**
  * Opens (creating if needed) the SQLite database at `options.path` and brings its schema to the
  * latest migration. Pragmas: `busy_timeout=5000` (ms) while migrating, then 0 with the driver
@@ -171,7 +170,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
       // The checkpointer's connection first, so that this one is the last and its close
       // checkpoints and removes the WAL, as SQLite does.
       access.close();
-        await checkpoints?.close();
+      await checkpoints?.close();
       await db.destroy();
       await wal?.close();
     },
@@ -285,7 +284,10 @@ class BusyWaitingConnection implements DatabaseConnection {
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     // Inside a transaction a failed statement is the transaction's to handle.
-    return retryWhileBusy(() => this.inner.executeQuery<R>(compiledQuery), () => !this.inTransaction());
+    return retryWhileBusy(
+      () => this.inner.executeQuery<R>(compiledQuery),
+      () => !this.inTransaction(),
+    );
   }
 
   streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

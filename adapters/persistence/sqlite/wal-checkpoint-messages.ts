@@ -9,5 +9,4 @@ export type CheckpointRequest =
 
 /** The worker's answer to one {@link CheckpointRequest}: the row of `PRAGMA wal_checkpoint` (zeros for a write or close that succeeded), or the error. */
 export type CheckpointReply =
-  | { id: number; ok: true; busy: boolean; log: number; checkpointed: number }
-  | { id: number; ok: false; code: string | undefined; message: string };
+  { id: number; ok: true; busy: boolean; log: number; checkpointed: number } | { id: number; ok: false; code: string | undefined; message: string };

@@ -91,7 +91,9 @@ class FileCheckpoints implements WalCheckpoints {
     this.usedWorker = true;
     const written = Promise.resolve()
       // Plain objects: a CompiledQuery also carries Kysely's query tree, which the worker does not need.
-      .then(() => CheckpointWorker.shared().request({ type: 'write', path: this.path, statements: statements.map(({ sql, parameters }) => ({ sql, parameters })) }))
+      .then(() =>
+        CheckpointWorker.shared().request({ type: 'write', path: this.path, statements: statements.map(({ sql, parameters }) => ({ sql, parameters })) }),
+      )
       .then(
         (reply) => {
           if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.code });
@@ -115,7 +117,10 @@ class FileCheckpoints implements WalCheckpoints {
     this.timer = undefined;
     await Promise.allSettled([...this.writes]);
     await this.running;
-    if (this.usedWorker) await CheckpointWorker.shared().request({ type: 'close', path: this.path }).catch(() => undefined);
+    if (this.usedWorker)
+      await CheckpointWorker.shared()
+        .request({ type: 'close', path: this.path })
+        .catch(() => undefined);
   }
 
   private schedule(): void {
@@ -135,16 +140,19 @@ class FileCheckpoints implements WalCheckpoints {
     // checkpoints (onFailure) instead of throwing from a timer.
     this.running = Promise.resolve()
       .then(() => CheckpointWorker.shared().request({ type: 'checkpoint', path: this.path }))
-      .then((reply) => {
-        if (reply.ok) {
-          // Frames a reader still needed stay in the WAL: try again after the next interval.
-          if (reply.busy || reply.checkpointed < reply.log) this.dirty = true;
-        } else if (tryAgain(reply.code)) {
-          this.dirty = true;
-        } else {
-          this.fail(new Error(`WAL checkpoint of ${this.path} failed: ${reply.message}`));
-        }
-      }, (error: Error) => this.fail(error))
+      .then(
+        (reply) => {
+          if (reply.ok) {
+            // Frames a reader still needed stay in the WAL: try again after the next interval.
+            if (reply.busy || reply.checkpointed < reply.log) this.dirty = true;
+          } else if (tryAgain(reply.code)) {
+            this.dirty = true;
+          } else {
+            this.fail(new Error(`WAL checkpoint of ${this.path} failed: ${reply.message}`));
+          }
+        },
+        (error: Error) => this.fail(error),
+      )
       .finally(() => {
         this.running = undefined;
         if (this.dirty) this.schedule();

@@ -9,7 +9,11 @@ import { errors } from '../../http/error-body.js';
 export function accountRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/usage', operationId: 'getUsage', tag: 'account', auth: { scopes: ['account:read'] },
+      method: 'GET',
+      path: '/usage',
+      operationId: 'getUsage',
+      tag: 'account',
+      auth: { scopes: ['account:read'] },
       summary: 'Storage, file count and this billing period’s reads and image operations',
       responses: { 200: UsageBody, ...errors(401) },
       handler: async ({ ctx, principal }) => {
@@ -17,7 +21,11 @@ export function accountRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/logs', operationId: 'listLogs', tag: 'account', auth: { scopes: ['account:read'] },
+      method: 'GET',
+      path: '/logs',
+      operationId: 'listLogs',
+      tag: 'account',
+      auth: { scopes: ['account:read'] },
       summary: 'Activity log of authenticated API requests, newest first; filter by kind, page by page or by a stable cursor',
       description:
         '`kind=actions` lists what changed the account or signed in (every method but GET, HEAD and OPTIONS: uploads, deletes, API keys, settings, sign-ins), ' +
@@ -41,11 +49,22 @@ export function accountRoutes(hangar: Hangar): Route[] {
       },
       handler: async ({ ctx, query, principal }) => {
         const page = await hangar.listLogs.execute({ userId: principal.userId, page: query.page, limit: query.limit, kind: query.kind, before: query.before });
-        ctx.body = { logs: page.items.map(logEntryJson), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit, next_cursor: page.nextCursor };
+        ctx.body = {
+          logs: page.items.map(logEntryJson),
+          total: page.total,
+          total_relation: page.totalRelation ?? 'eq',
+          page: query.page,
+          limit: query.limit,
+          next_cursor: page.nextCursor,
+        };
       },
     }),
     defineRoute({
-      method: 'GET', path: '/profile', operationId: 'getProfile', tag: 'account', auth: { scopes: ['account:read'] },
+      method: 'GET',
+      path: '/profile',
+      operationId: 'getProfile',
+      tag: 'account',
+      auth: { scopes: ['account:read'] },
       summary: 'User, plan, trial and billing state',
       responses: { 200: ProfileBody, ...errors(401) },
       handler: async ({ ctx, principal }) => {

@@ -11,7 +11,11 @@ import { errors } from '../../http/error-body.js';
 export function apiKeyRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'POST', path: '/auth/api-keys', operationId: 'createApiKey', tag: 'api-keys', auth: 'jwt',
+      method: 'POST',
+      path: '/auth/api-keys',
+      operationId: 'createApiKey',
+      tag: 'api-keys',
+      auth: 'jwt',
       summary: 'Create an API key; the full key is returned only here',
       description:
         `\`scopes\` limits what the key may do (${API_KEY_SCOPES.map((scope) => `\`${scope}\``).join(', ')}; all of them when left out); ` +
@@ -25,8 +29,16 @@ export function apiKeyRoutes(hangar: Hangar): Route[] {
       errorCodes: ['API_KEY_LIMIT_REACHED', 'ADMIN_REQUIRED'],
       body: Type.Object({
         name: Type.Optional(Type.String({ maxLength: MAX_API_KEY_NAME_LENGTH })),
-        scopes: Type.Optional(Type.Array(Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope))), { minItems: 1, maxItems: 16, description: 'What the key may do; default: every scope' })),
-        expires_at: Type.Optional(Type.String({ maxLength: 64, description: `ISO 8601, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days away; default: never` })),
+        scopes: Type.Optional(
+          Type.Array(Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope))), {
+            minItems: 1,
+            maxItems: 16,
+            description: 'What the key may do; default: every scope',
+          }),
+        ),
+        expires_at: Type.Optional(
+          Type.String({ maxLength: 64, description: `ISO 8601, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days away; default: never` }),
+        ),
       }),
       responses: { 201: ApiKeyBody, ...errors(400, 401, 403) },
       handler: async ({ ctx, body, principal }) => {
@@ -37,17 +49,31 @@ export function apiKeyRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/auth/api-keys', operationId: 'listApiKeys', tag: 'api-keys', auth: 'jwt',
+      method: 'GET',
+      path: '/auth/api-keys',
+      operationId: 'listApiKeys',
+      tag: 'api-keys',
+      auth: 'jwt',
       summary: 'List API keys, newest first',
       query: Type.Object(PageQuery),
       responses: { 200: Paged('api_keys', ApiKeyBody), ...errors(400, 401, 403) },
       handler: async ({ ctx, query, principal }) => {
         const page = await hangar.listApiKeys.execute({ userId: principal.userId, page: query.page, limit: query.limit });
-        ctx.body = { api_keys: page.items.map((k) => apiKeyJson(k, { listed: true })), total: page.total, total_relation: page.totalRelation ?? 'eq', page: query.page, limit: query.limit };
+        ctx.body = {
+          api_keys: page.items.map((k) => apiKeyJson(k, { listed: true })),
+          total: page.total,
+          total_relation: page.totalRelation ?? 'eq',
+          page: query.page,
+          limit: query.limit,
+        };
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/auth/api-keys/:id', operationId: 'revokeApiKey', tag: 'api-keys', auth: 'jwt',
+      method: 'DELETE',
+      path: '/auth/api-keys/:id',
+      operationId: 'revokeApiKey',
+      tag: 'api-keys',
+      auth: 'jwt',
       summary: 'Revoke an API key',
       params: Type.Object({ id: Type.String() }),
       responses: { 204: null, ...errors(401, 403, 404) },

@@ -29,29 +29,67 @@ const OwnContentHeaders = Type.Object({
 export function fileRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'POST', path: '/files', operationId: 'uploadFile', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'POST',
+      path: '/files',
+      operationId: 'uploadFile',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       errorCodes: [
-        'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE', 'UPLOAD_INCOMPLETE',
-        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL', 'FILE_ID_COLLISION',
+        'CONTENT_TYPE_NOT_ALLOWED',
+        'CONTENT_TYPE_MISMATCH',
+        'INVALID_FILE_NAME',
+        'INVALID_EXPIRY',
+        'EMPTY_FILE',
+        'UPLOAD_INCOMPLETE',
+        'TRIAL_ENDED',
+        'STORAGE_LIMIT_REACHED',
+        'FILE_COUNT_LIMIT_REACHED',
+        'FILE_TOO_LARGE',
+        'RATE_LIMITED',
+        'STORAGE_FULL',
+        'FILE_ID_COLLISION',
       ],
       summary: 'Upload one file as the raw request body (streamed)',
       query: Type.Object({
         isPublic: Type.Optional(Type.Boolean({ default: true, description: '`false` makes the upload private' })),
-        expiresIn: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS, description: 'Seconds until the file is deleted automatically (not with `x-expires-at`)' })),
-        deletionUrl: Type.Optional(Type.Boolean({ description: '`true` adds `deletion_url` to the answer: a signed link that deletes this file without a credential (for ShareX)' })),
+        expiresIn: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: MAX_EXPIRES_IN_SECONDS,
+            description: 'Seconds until the file is deleted automatically (not with `x-expires-at`)',
+          }),
+        ),
+        deletionUrl: Type.Optional(
+          Type.Boolean({ description: '`true` adds `deletion_url` to the answer: a signed link that deletes this file without a credential (for ShareX)' }),
+        ),
       }),
       headers: Type.Object({
-        'x-expires-at': Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time at which the file is deleted automatically; must be in the future (not with `expiresIn`)', examples: ['2026-12-31T23:59:59Z'] })),
+        'x-expires-at': Type.Optional(
+          Type.String({
+            maxLength: 64,
+            description: 'ISO 8601 time at which the file is deleted automatically; must be in the future (not with `expiresIn`)',
+            examples: ['2026-12-31T23:59:59Z'],
+          }),
+        ),
         'content-type': Type.String({ description: 'MIME type of the file; must be one of GET /reference/allowed-content-types', examples: ['image/png'] }),
-        'x-file-name': Type.Optional(Type.String({ maxLength: 4096, description: 'File name: raw UTF-8 bytes or `%XX` escapes (both decoded as UTF-8); at most 255 characters', examples: ['r%C3%A9sum%C3%A9.pdf'] })),
+        'x-file-name': Type.Optional(
+          Type.String({
+            maxLength: 4096,
+            description: 'File name: raw UTF-8 bytes or `%XX` escapes (both decoded as UTF-8); at most 255 characters',
+            examples: ['r%C3%A9sum%C3%A9.pdf'],
+          }),
+        ),
       }),
       body: 'binary',
-      description: 'Errors: 400 `CONTENT_TYPE_NOT_ALLOWED`, `CONTENT_TYPE_MISMATCH`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`, `EMPTY_FILE`, `UPLOAD_INCOMPLETE`; 403 `TRIAL_ENDED`, `STORAGE_LIMIT_REACHED`, `FILE_COUNT_LIMIT_REACHED`; 408 `REQUEST_TIMEOUT`; 413 `FILE_TOO_LARGE`; 429 `RATE_LIMITED`; 503 `FILE_ID_COLLISION` with `Retry-After` (the random file id drawn is already taken, odds per upload: files stored ÷ 62^10; nothing stored: send it again).',
+      description:
+        'Errors: 400 `CONTENT_TYPE_NOT_ALLOWED`, `CONTENT_TYPE_MISMATCH`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`, `EMPTY_FILE`, `UPLOAD_INCOMPLETE`; 403 `TRIAL_ENDED`, `STORAGE_LIMIT_REACHED`, `FILE_COUNT_LIMIT_REACHED`; 408 `REQUEST_TIMEOUT`; 413 `FILE_TOO_LARGE`; 429 `RATE_LIMITED`; 503 `FILE_ID_COLLISION` with `Retry-After` (the random file id drawn is already taken, odds per upload: files stored ÷ 62^10; nothing stored: send it again).',
       responses: {
         201: Type.Object({
           file: FileBody,
           message: Type.String(),
-          deletion_url: Type.Optional(Type.String({ description: 'With `deletionUrl=true`: opens a page that deletes this file (signed; revoked by rotating the signing key)' })),
+          deletion_url: Type.Optional(
+            Type.String({ description: 'With `deletionUrl=true`: opens a page that deletes this file (signed; revoked by rotating the signing key)' }),
+          ),
         }),
         ...errors(400, 401, 403, 408, 413, 429, 503, 507),
       },
@@ -76,15 +114,28 @@ export function fileRoutes(hangar: Hangar): Route[] {
           ctx.status = 201;
           ctx.state.fileId = view.file.fileId;
           ctx.state.requestBytes = view.file.size;
-          const deletionUrl = query.deletionUrl ? await hangar.signedDeletion.link({ userId: principal.userId, fileId: view.file.fileId, apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : undefined }) : undefined;
-          ctx.body = deletionUrl === undefined ? { file: fileJson(view), message: 'File uploaded.' } : { file: fileJson(view), message: 'File uploaded.', deletion_url: deletionUrl };
+          const deletionUrl = query.deletionUrl
+            ? await hangar.signedDeletion.link({
+                userId: principal.userId,
+                fileId: view.file.fileId,
+                apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : undefined,
+              })
+            : undefined;
+          ctx.body =
+            deletionUrl === undefined
+              ? { file: fileJson(view), message: 'File uploaded.' }
+              : { file: fileJson(view), message: 'File uploaded.', deletion_url: deletionUrl };
         } finally {
           ctx.req.off('close', onClose);
         }
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files', operationId: 'listFiles', tag: 'files', auth: { scopes: ['files:read'] },
+      method: 'GET',
+      path: '/files',
+      operationId: 'listFiles',
+      tag: 'files',
+      auth: { scopes: ['files:read'] },
       summary: 'List files, newest first, with filters',
       query: Type.Object({
         ...PageQuery,
@@ -120,7 +171,11 @@ export function fileRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id', operationId: 'getFile', tag: 'files', auth: { scopes: ['files:read'] },
+      method: 'GET',
+      path: '/files/:id',
+      operationId: 'getFile',
+      tag: 'files',
+      auth: { scopes: ['files:read'] },
       summary: 'One file by file_id',
       params: FileIdParams,
       responses: { 200: FileBody, ...errors(401, 404) },
@@ -129,7 +184,11 @@ export function fileRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id/thumbnail', operationId: 'getFileThumbnail', tag: 'files', auth: { scopes: ['files:read'] },
+      method: 'GET',
+      path: '/files/:id/thumbnail',
+      operationId: 'getFileThumbnail',
+      tag: 'files',
+      auth: { scopes: ['files:read'] },
       summary: 'A 320×320 WebP thumbnail of one of your image files, public or private; not metered',
       description:
         'For the account holder’s own screens (the dashboard’s file tiles): it counts neither as an origin read nor as an image operation, and no plan limit refuses it. ' +
@@ -156,7 +215,11 @@ export function fileRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'PATCH', path: '/files/:id', operationId: 'updateFile', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'PATCH',
+      path: '/files/:id',
+      operationId: 'updateFile',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       errorCodes: ['INVALID_FILE_NAME', 'INVALID_EXPIRY', 'TRIAL_ENDED', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'Rename a file, make it private or public, set or remove its expiry',
       description:
@@ -165,11 +228,16 @@ export function fileRoutes(hangar: Hangar): Route[] {
         '(control characters removed; null or empty removes it). `expires_at` must be in the future; null removes the expiry.\n\n' +
         'Errors: 400 `VALIDATION_FAILED`, `INVALID_FILE_NAME`, `INVALID_EXPIRY`; 403 `TRIAL_ENDED`; 404 `FILE_NOT_FOUND` (also another account’s file).',
       params: FileIdParams,
-      body: Type.Object({
-        name: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: 'New name, at most 255 characters; null or empty removes it' })),
-        is_public: Type.Optional(Type.Boolean()),
-        expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 64, description: 'ISO 8601, in the future' }), Type.Null()])),
-      }, { additionalProperties: false, minProperties: 1 }),
+      body: Type.Object(
+        {
+          name: Type.Optional(
+            Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: 'New name, at most 255 characters; null or empty removes it' }),
+          ),
+          is_public: Type.Optional(Type.Boolean()),
+          expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 64, description: 'ISO 8601, in the future' }), Type.Null()])),
+        },
+        { additionalProperties: false, minProperties: 1 },
+      ),
       responses: { 200: FileBody, ...errors(400, 401, 403, 404, 415) },
       handler: async ({ ctx, params, body, principal }) => {
         const view = await hangar.updateFile.execute({
@@ -183,7 +251,12 @@ export function fileRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id/content', operationId: 'downloadOwnFile', tag: 'files', auth: { scopes: ['files:read'] }, alsoHead: true,
+      method: 'GET',
+      path: '/files/:id/content',
+      operationId: 'downloadOwnFile',
+      tag: 'files',
+      auth: { scopes: ['files:read'] },
+      alsoHead: true,
       errorCodes: ['FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'],
       summary: 'The bytes of one of your files, private or public',
       description:
@@ -200,7 +273,11 @@ export function fileRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/files/:id', operationId: 'deleteFile', tag: 'files', auth: { scopes: ['files:delete'] },
+      method: 'DELETE',
+      path: '/files/:id',
+      operationId: 'deleteFile',
+      tag: 'files',
+      auth: { scopes: ['files:delete'] },
       summary: 'Delete one file (record and bytes)',
       params: FileIdParams,
       responses: { 204: null, ...errors(401, 403, 404) },
@@ -210,7 +287,11 @@ export function fileRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/bulk-delete', operationId: 'bulkDeleteFiles', tag: 'files', auth: { scopes: ['files:delete'] },
+      method: 'POST',
+      path: '/files/bulk-delete',
+      operationId: 'bulkDeleteFiles',
+      tag: 'files',
+      auth: { scopes: ['files:delete'] },
       summary: 'Delete 1 to 100 files; per-id failures are listed in errors',
       body: Type.Object({ ids: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_BULK_DELETE_IDS }) }),
       responses: {
@@ -235,7 +316,9 @@ export function timestamp(name: string, value: string | undefined, where: 'query
   if (value === undefined) return undefined;
   const date = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime())) {
-    throw new DomainError('VALIDATION_FAILED', `${name} must be an ISO 8601 date or timestamp.`, [{ in: where, path: `/${name}`, message: 'Expected ISO 8601' }]);
+    throw new DomainError('VALIDATION_FAILED', `${name} must be an ISO 8601 date or timestamp.`, [
+      { in: where, path: `/${name}`, message: 'Expected ISO 8601' },
+    ]);
   }
   return date;
 }

@@ -64,7 +64,11 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
   const guide = () => agentGuide({ ...options, routes: options.allRoutes(), version: API_VERSION, errorStatus: ERROR_STATUS });
   return [
     defineRoute({
-      method: 'GET', path: '/reference/allowed-content-types', operationId: 'allowedContentTypes', tag: 'reference', auth: 'none',
+      method: 'GET',
+      path: '/reference/allowed-content-types',
+      operationId: 'allowedContentTypes',
+      tag: 'reference',
+      auth: 'none',
       summary: 'MIME types allowed for upload',
       responses: { 200: Type.Object({ content_types: Type.Array(Type.String(), { examples: [['image/png', 'application/pdf']] }) }) },
       handler: async ({ ctx }) => {
@@ -72,7 +76,11 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
       },
     }),
     defineRoute({
-      method: 'GET', path: '/reference/openapi.json', operationId: 'openApiDocument', tag: 'reference', auth: 'none',
+      method: 'GET',
+      path: '/reference/openapi.json',
+      operationId: 'openApiDocument',
+      tag: 'reference',
+      auth: 'none',
       summary: 'This OpenAPI 3.0.3 document',
       responses: { 200: Type.Object({ openapi: Type.String() }) },
       handler: async ({ ctx }) => {
@@ -81,7 +89,11 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
       },
     }),
     defineRoute({
-      method: 'GET', path: '/reference/for-agents', operationId: 'agentGuide', tag: 'reference', auth: 'none',
+      method: 'GET',
+      path: '/reference/for-agents',
+      operationId: 'agentGuide',
+      tag: 'reference',
+      auth: 'none',
       summary: 'Discovery payload for automated agents (JSON; plain text with Accept: text/plain)',
       responses: { 200: { alternatives: { 'application/json': AgentGuideBody, 'text/plain': Type.String() } } },
       handler: async ({ ctx }) => {
@@ -95,7 +107,11 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
       },
     }),
     defineRoute({
-      method: 'GET', path: '/reference/for-agents.txt', operationId: 'agentGuideText', tag: 'reference', auth: 'none',
+      method: 'GET',
+      path: '/reference/for-agents.txt',
+      operationId: 'agentGuideText',
+      tag: 'reference',
+      auth: 'none',
       summary: 'The discovery payload as plain text (llms.txt style)',
       responses: { 200: { alternatives: { 'text/plain': Type.String() } } },
       handler: async ({ ctx }) => {
@@ -104,7 +120,11 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
       },
     }),
     defineRoute({
-      method: 'GET', path: '/docs', operationId: 'docs', tag: 'reference', auth: 'none',
+      method: 'GET',
+      path: '/docs',
+      operationId: 'docs',
+      tag: 'reference',
+      auth: 'none',
       summary: 'Browsable API reference rendered from the OpenAPI document',
       responses: { 200: HTML },
       handler: async ({ ctx }) =>
@@ -118,10 +138,17 @@ export function referenceRoutes(hangar: Hangar, options: ReferenceOptions): Rout
         }),
     }),
     defineRoute({
-      method: 'GET', path: '/docs/assets/:name', operationId: 'docsAsset', tag: 'reference', auth: 'none',
+      method: 'GET',
+      path: '/docs/assets/:name',
+      operationId: 'docsAsset',
+      tag: 'reference',
+      auth: 'none',
       summary: 'Files of the API reference page',
       params: Type.Object({ name: Type.String() }),
-      responses: { 200: { alternatives: { 'text/css': Type.String(), 'text/javascript': Type.String(), 'image/png': Type.String({ format: 'binary' }) } }, ...errors(404) },
+      responses: {
+        200: { alternatives: { 'text/css': Type.String(), 'text/javascript': Type.String(), 'image/png': Type.String({ format: 'binary' }) } },
+        ...errors(404),
+      },
       handler: async ({ ctx, params }) => {
         const type = Object.hasOwn(DOC_ASSETS, params.name) ? DOC_ASSETS[params.name] : undefined;
         if (!type) throw new DomainError('NOT_FOUND', 'No such file.');

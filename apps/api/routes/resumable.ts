@@ -16,7 +16,18 @@ export const TUS_EXTENSIONS = 'creation,creation-with-upload,termination,expirat
 /** The media type of a PATCH body (tus 1.0.0 §PATCH). */
 export const OFFSET_STREAM = 'application/offset+octet-stream';
 /** Headers a browser page may read from tus answers (CORS `Access-Control-Expose-Headers`). */
-export const TUS_EXPOSED_HEADERS = ['Upload-Offset', 'Location', 'Upload-Length', 'Tus-Resumable', 'Tus-Version', 'Tus-Extension', 'Tus-Max-Size', 'Hangar-File-Id', 'Upload-Expires', 'Upload-Metadata'];
+export const TUS_EXPOSED_HEADERS = [
+  'Upload-Offset',
+  'Location',
+  'Upload-Length',
+  'Tus-Resumable',
+  'Tus-Version',
+  'Tus-Extension',
+  'Tus-Max-Size',
+  'Hangar-File-Id',
+  'Upload-Expires',
+  'Upload-Metadata',
+];
 /** Request headers a browser page may send to tus routes (CORS `Access-Control-Allow-Headers`). */
 export const TUS_REQUEST_HEADERS = ['Tus-Resumable', 'Upload-Length', 'Upload-Offset', 'Upload-Metadata', 'Upload-Defer-Length', 'Upload-Concat'];
 
@@ -54,9 +65,14 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
   const base = new URL(options.publicApiUrl).pathname.replace(/\/+$/, '');
   return [
     defineRoute({
-      method: 'OPTIONS', path: '/files/resumable', operationId: 'resumableUploadOptions', tag: 'files', auth: 'none',
+      method: 'OPTIONS',
+      path: '/files/resumable',
+      operationId: 'resumableUploadOptions',
+      tag: 'files',
+      auth: 'none',
       summary: 'tus discovery: versions, extensions and the largest upload',
-      description: 'Answers 204 with `Tus-Version: 1.0.0`, `Tus-Extension: creation,creation-with-upload,termination,expiration` and `Tus-Max-Size` (bytes; each account’s own upload limit applies at creation).',
+      description:
+        'Answers 204 with `Tus-Version: 1.0.0`, `Tus-Extension: creation,creation-with-upload,termination,expiration` and `Tus-Max-Size` (bytes; each account’s own upload limit applies at creation).',
       responses: { 204: null },
       handler: async ({ ctx }) => {
         ctx.set('Tus-Resumable', TUS_VERSION);
@@ -67,10 +83,25 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/resumable', operationId: 'createResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'POST',
+      path: '/files/resumable',
+      operationId: 'createResumableUpload',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       errorCodes: [
-        'TUS_VERSION_NOT_SUPPORTED', 'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'INVALID_EXPIRY', 'EMPTY_FILE',
-        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'RESUMABLE_UPLOAD_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL',
+        'TUS_VERSION_NOT_SUPPORTED',
+        'CONTENT_TYPE_NOT_ALLOWED',
+        'CONTENT_TYPE_MISMATCH',
+        'INVALID_FILE_NAME',
+        'INVALID_EXPIRY',
+        'EMPTY_FILE',
+        'TRIAL_ENDED',
+        'STORAGE_LIMIT_REACHED',
+        'FILE_COUNT_LIMIT_REACHED',
+        'RESUMABLE_UPLOAD_LIMIT_REACHED',
+        'FILE_TOO_LARGE',
+        'RATE_LIMITED',
+        'STORAGE_FULL',
       ],
       summary: 'Start a resumable (tus 1.0.0) upload; with an `application/offset+octet-stream` body, its first bytes too',
       description:
@@ -122,10 +153,24 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'PATCH', path: '/files/resumable/:upload_id', operationId: 'appendToResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'PATCH',
+      path: '/files/resumable/:upload_id',
+      operationId: 'appendToResumableUpload',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       errorCodes: [
-        'TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED', 'UPLOAD_OFFSET_MISMATCH', 'UPLOAD_LOCKED', 'CONTENT_TYPE_MISMATCH',
-        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORAGE_FULL',
+        'TUS_VERSION_NOT_SUPPORTED',
+        'UPLOAD_NOT_FOUND',
+        'UPLOAD_EXPIRED',
+        'UPLOAD_OFFSET_MISMATCH',
+        'UPLOAD_LOCKED',
+        'CONTENT_TYPE_MISMATCH',
+        'TRIAL_ENDED',
+        'STORAGE_LIMIT_REACHED',
+        'FILE_COUNT_LIMIT_REACHED',
+        'FILE_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'STORAGE_FULL',
       ],
       summary: 'Send the next bytes of a resumable upload (tus PATCH)',
       description:
@@ -162,7 +207,12 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/resumable/:upload_id', operationId: 'getResumableUpload', tag: 'files', auth: { scopes: ['files:write'] }, alsoHead: true,
+      method: 'GET',
+      path: '/files/resumable/:upload_id',
+      operationId: 'getResumableUpload',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
+      alsoHead: true,
       errorCodes: ['UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED'],
       summary: 'A resumable upload: its offset (HEAD, as tus clients resume), and the File once complete',
       description:
@@ -198,7 +248,11 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/files/resumable/:upload_id', operationId: 'terminateResumableUpload', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'DELETE',
+      path: '/files/resumable/:upload_id',
+      operationId: 'terminateResumableUpload',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       errorCodes: ['TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND'],
       summary: 'Terminate a resumable upload (tus termination): its bytes and reservation are removed',
       params: UploadParams,
@@ -217,11 +271,7 @@ export function resumableRoutes(hangar: Hangar, options: ResumableRouteOptions):
  * One PATCH body through the use case, paced as every body is (pacedRequestBody; a stalled body
  * keeps what arrived), aborted when the client goes away before the end of its body.
  */
-export async function append(
-  ctx: Context,
-  hangar: Hangar,
-  target: { userId: string; offset: number } & ({ uploadId: string } | { upload: ResumableUpload }),
-) {
+export async function append(ctx: Context, hangar: Hangar, target: { userId: string; offset: number } & ({ uploadId: string } | { upload: ResumableUpload })) {
   const abort = new AbortController();
   const onClose = () => {
     if (!ctx.req.complete) abort.abort();
@@ -248,7 +298,9 @@ export function tusPreamble(ctx: Context): void {
   const version = ctx.get('Tus-Resumable');
   if (version !== TUS_VERSION) {
     ctx.set('Tus-Version', TUS_VERSION);
-    throw new DomainError('TUS_VERSION_NOT_SUPPORTED', `Send Tus-Resumable: ${TUS_VERSION}; this server speaks tus ${TUS_VERSION} only.`, { tus_version: TUS_VERSION });
+    throw new DomainError('TUS_VERSION_NOT_SUPPORTED', `Send Tus-Resumable: ${TUS_VERSION}; this server speaks tus ${TUS_VERSION} only.`, {
+      tus_version: TUS_VERSION,
+    });
   }
 }
 
@@ -275,7 +327,9 @@ export function parseMetadata(header: string): Map<string, string> {
   for (const pair of header.split(',')) {
     const [key, value, extra] = pair.trim().split(' ');
     if (!key || extra !== undefined || (value !== undefined && !/^[A-Za-z0-9+/]*={0,2}$/.test(value))) {
-      throw new DomainError('VALIDATION_FAILED', 'Upload-Metadata must be comma-separated `key base64value` pairs (tus 1.0.0).', [{ in: 'header', path: '/upload-metadata', message: 'Malformed pair' }]);
+      throw new DomainError('VALIDATION_FAILED', 'Upload-Metadata must be comma-separated `key base64value` pairs (tus 1.0.0).', [
+        { in: 'header', path: '/upload-metadata', message: 'Malformed pair' },
+      ]);
     }
     entries.set(key.toLowerCase(), value === undefined ? '' : Buffer.from(value, 'base64').toString('utf8'));
   }
@@ -286,7 +340,9 @@ function booleanOf(value: string | undefined): boolean | undefined {
   if (value === undefined) return undefined;
   if (value === 'true') return true;
   if (value === 'false') return false;
-  throw new DomainError('VALIDATION_FAILED', 'The isPublic metadata must be `true` or `false`.', [{ in: 'header', path: '/upload-metadata/isPublic', message: 'Expected true or false' }]);
+  throw new DomainError('VALIDATION_FAILED', 'The isPublic metadata must be `true` or `false`.', [
+    { in: 'header', path: '/upload-metadata/isPublic', message: 'Expected true or false' },
+  ]);
 }
 
 function dateOf(value: string | undefined): Date | undefined {

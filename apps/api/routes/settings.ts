@@ -10,7 +10,11 @@ import { errors } from '../../http/error-body.js';
 export function settingsRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/settings', operationId: 'getSettings', tag: 'settings', auth: { scopes: ['account:read'] },
+      method: 'GET',
+      path: '/settings',
+      operationId: 'getSettings',
+      tag: 'settings',
+      auth: { scopes: ['account:read'] },
       summary: 'Read the account settings',
       responses: { 200: SettingsBody, ...errors(401) },
       handler: async ({ ctx, principal }) => {
@@ -18,14 +22,26 @@ export function settingsRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'PATCH', path: '/settings', operationId: 'updateSettings', tag: 'settings', auth: { scopes: API_KEY_SCOPES },
+      method: 'PATCH',
+      path: '/settings',
+      operationId: 'updateSettings',
+      tag: 'settings',
+      auth: { scopes: API_KEY_SCOPES },
       summary: 'Change the account settings',
-      body: Type.Object({
-        max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null goes back to the service default' })),
-        custom_domain: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Hostname to use (e.g. files.example.com), at most 253 characters; null removes the custom domain. Any string that is not a usable hostname (too long included) is 400 `INVALID_HOSTNAME`.' })),
-        refresh_custom_domain: Type.Optional(Type.Boolean({ description: 'Re-run verification and SSL validation at the edge provider' })),
-        image_metadata: Type.Optional(ImageMetadataSetting),
-      }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          max_upload_size_bytes: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null goes back to the service default' })),
+          custom_domain: Type.Optional(
+            Type.Union([Type.String(), Type.Null()], {
+              description:
+                'Hostname to use (e.g. files.example.com), at most 253 characters; null removes the custom domain. Any string that is not a usable hostname (too long included) is 400 `INVALID_HOSTNAME`.',
+            }),
+          ),
+          refresh_custom_domain: Type.Optional(Type.Boolean({ description: 'Re-run verification and SSL validation at the edge provider' })),
+          image_metadata: Type.Optional(ImageMetadataSetting),
+        },
+        { additionalProperties: false },
+      ),
       responses: { 200: SettingsBody, ...errors(400, 401, 409, 502) },
       handler: async ({ ctx, body, principal }) => {
         const settings = await hangar.updateSettings.execute({

@@ -12,16 +12,19 @@ import { DomainError, isDomainError } from '../../../core/shared/errors.js';
 import { MAX_SHARE_DOWNLOADS } from '../../../core/shares/share.js';
 import { shareJson } from '../../http/presenters/presenters.js';
 
-export const ShareBody = Type.Object({
-  share_id: Type.String(),
-  url: Type.String({ description: 'The link: a page on the content origin' }),
-  file_id: Type.String(),
-  has_password: Type.Boolean(),
-  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  max_downloads: Type.Union([Type.Integer(), Type.Null()]),
-  downloads: Type.Integer({ description: 'Downloads served so far' }),
-  created_at: Type.String({ format: 'date-time' }),
-}, { $id: 'Share' });
+export const ShareBody = Type.Object(
+  {
+    share_id: Type.String(),
+    url: Type.String({ description: 'The link: a page on the content origin' }),
+    file_id: Type.String(),
+    has_password: Type.Boolean(),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    max_downloads: Type.Union([Type.Integer(), Type.Null()]),
+    downloads: Type.Integer({ description: 'Downloads served so far' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Share' },
+);
 
 const literals = (...values: string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 
@@ -29,7 +32,11 @@ const literals = (...values: string[]) => Type.Union(values.map((value) => Type.
 export function sharingRoutes(hangar: Hangar): Route[] {
   return [
     defineRoute({
-      method: 'POST', path: '/files/:id/signed-url', operationId: 'createSignedUrl', tag: 'files', auth: { scopes: ['files:read'] },
+      method: 'POST',
+      path: '/files/:id/signed-url',
+      operationId: 'createSignedUrl',
+      tag: 'files',
+      auth: { scopes: ['files:read'] },
       errorCodes: ['NOT_AN_IMAGE', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'A URL that serves one of your files, private or public, until it expires',
       description:
@@ -39,17 +46,25 @@ export function sharingRoutes(hangar: Hangar): Route[] {
         '`transform` (image files only) is applied at exactly the size given.\n\n' +
         'Errors: 400 `VALIDATION_FAILED` (`expires_in` outside 1–604800, unknown members), `NOT_AN_IMAGE`; 404 `FILE_NOT_FOUND` (also another account’s file).',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-      body: Type.Object({
-        expires_in: Type.Integer({ minimum: 1, maximum: SIGNED_URL_MAX_SECONDS, description: 'Seconds the URL works (at most 7 days)' }),
-        download: Type.Optional(Type.Boolean({ description: 'Serve as an attachment (download) instead of inline' })),
-        transform: Type.Optional(Type.Object({
-          w: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_IMAGE_SIDE })),
-          h: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_IMAGE_SIDE })),
-          fit: Type.Optional(literals('cover', 'contain', 'fill', 'inside', 'outside')),
-          format: Type.Optional(literals('webp', 'avif', 'jpeg', 'png', 'auto')),
-          q: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-        }, { additionalProperties: false })),
-      }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          expires_in: Type.Integer({ minimum: 1, maximum: SIGNED_URL_MAX_SECONDS, description: 'Seconds the URL works (at most 7 days)' }),
+          download: Type.Optional(Type.Boolean({ description: 'Serve as an attachment (download) instead of inline' })),
+          transform: Type.Optional(
+            Type.Object(
+              {
+                w: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_IMAGE_SIDE })),
+                h: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_IMAGE_SIDE })),
+                fit: Type.Optional(literals('cover', 'contain', 'fill', 'inside', 'outside')),
+                format: Type.Optional(literals('webp', 'avif', 'jpeg', 'png', 'auto')),
+                q: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
       responses: {
         200: Type.Object({ signed_url: Type.String(), expires_at: Type.String({ format: 'date-time' }) }),
         ...errors(400, 401, 404, 415),
@@ -68,7 +83,11 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/:id/shares', operationId: 'createShare', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'POST',
+      path: '/files/:id/shares',
+      operationId: 'createShare',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       summary: 'A share link of one of your files: a page on the content origin, with optional password, expiry and download limit',
       description:
         'The link (`url`) opens a small page on the content origin that downloads the file (private or public) without any script; with a `password`, ' +
@@ -76,19 +95,28 @@ export function sharingRoutes(hangar: Hangar): Route[] {
         'Errors: 400 `VALIDATION_FAILED` (unknown members, a password over 1 KiB or empty, `max_downloads` outside 1–1,000,000), `INVALID_EXPIRY`; 404 `FILE_NOT_FOUND`.',
       errorCodes: ['INVALID_EXPIRY', 'FILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-      body: Type.Object({
-        expires_at: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601, in the future' })),
-        password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'At most 1 KiB (UTF-8); stored as an argon2id hash' })),
-        max_downloads: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SHARE_DOWNLOADS })),
-      }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          expires_at: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601, in the future' })),
+          password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'At most 1 KiB (UTF-8); stored as an argon2id hash' })),
+          max_downloads: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SHARE_DOWNLOADS })),
+        },
+        { additionalProperties: false },
+      ),
       responses: { 201: ShareBody, ...errors(400, 401, 404, 415) },
       handler: async ({ ctx, params, body, principal }) => {
         const expiresAt = body.expires_at === undefined ? undefined : new Date(/^\d{4}-\d{2}-\d{2}/.test(body.expires_at) ? body.expires_at : Number.NaN);
         if (expiresAt && Number.isNaN(expiresAt.getTime())) {
-          throw new DomainError('VALIDATION_FAILED', 'expires_at must be an ISO 8601 timestamp.', [{ in: 'body', path: '/expires_at', message: 'Expected ISO 8601' }]);
+          throw new DomainError('VALIDATION_FAILED', 'expires_at must be an ISO 8601 timestamp.', [
+            { in: 'body', path: '/expires_at', message: 'Expected ISO 8601' },
+          ]);
         }
         const view = await hangar.createShare.execute({
-          userId: principal.userId, fileId: params.id, expiresAt, password: body.password, maxDownloads: body.max_downloads,
+          userId: principal.userId,
+          fileId: params.id,
+          expiresAt,
+          password: body.password,
+          maxDownloads: body.max_downloads,
           apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : undefined,
         });
         ctx.status = 201;
@@ -96,7 +124,11 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/files/:id/shares', operationId: 'listShares', tag: 'files', auth: { scopes: ['files:read'] },
+      method: 'GET',
+      path: '/files/:id/shares',
+      operationId: 'listShares',
+      tag: 'files',
+      auth: { scopes: ['files:read'] },
       summary: 'The share links of one of your files, newest first, with their download counts',
       errorCodes: ['FILE_NOT_FOUND'],
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
@@ -106,7 +138,11 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/shares/:share_id', operationId: 'revokeShare', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'DELETE',
+      path: '/shares/:share_id',
+      operationId: 'revokeShare',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       summary: 'Revoke a share link (it answers 404 from then on)',
       errorCodes: ['SHARE_NOT_FOUND'],
       params: Type.Object({ share_id: Type.String({ maxLength: 64 }) }),
@@ -117,7 +153,11 @@ export function sharingRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/settings/rotate-signing-key', operationId: 'rotateSigningKey', tag: 'settings', auth: { scopes: API_KEY_SCOPES },
+      method: 'POST',
+      path: '/settings/rotate-signing-key',
+      operationId: 'rotateSigningKey',
+      tag: 'settings',
+      auth: { scopes: API_KEY_SCOPES },
       errorCodes: ['USER_NOT_FOUND'],
       summary: 'Revoke every signed URL of your account (a new signing key)',
       description: 'Every signed URL made before answers 403 `SIGNED_URL_INVALID` from the next request on; new ones use the new key.',
@@ -145,10 +185,15 @@ export function deletionLinkRoutes(hangar: Hangar): Route[] {
   };
   return [
     defineRoute({
-      method: 'GET', path: '/files/:id/delete', operationId: 'deletionLinkPage', tag: 'files', auth: 'none',
+      method: 'GET',
+      path: '/files/:id/delete',
+      operationId: 'deletionLinkPage',
+      tag: 'files',
+      auth: 'none',
       summary: 'The page of a signed deletion link: asks to confirm (nothing is deleted by opening it)',
       errorCodes: ['SIGNED_URL_INVALID', 'FILE_NOT_FOUND'],
-      params: Params, query: Query,
+      params: Params,
+      query: Query,
       responses: { 200: HTML, 403: HTML, 404: HTML },
       handler: async ({ ctx, params, query }) => {
         try {
@@ -164,10 +209,15 @@ export function deletionLinkRoutes(hangar: Hangar): Route[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/:id/delete', operationId: 'deleteByLink', tag: 'files', auth: 'none',
+      method: 'POST',
+      path: '/files/:id/delete',
+      operationId: 'deleteByLink',
+      tag: 'files',
+      auth: 'none',
       summary: 'Delete the file of a signed deletion link (the confirmation page’s form)',
       errorCodes: ['SIGNED_URL_INVALID', 'FILE_NOT_FOUND', 'TRIAL_ENDED'],
-      params: Params, query: Query,
+      params: Params,
+      query: Query,
       responses: { 200: HTML, 403: HTML, 404: HTML },
       handler: async ({ ctx, params, query }) => {
         try {

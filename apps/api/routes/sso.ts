@@ -38,12 +38,24 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string; logge
   const logger = options.logger ?? SILENT_LOGGER;
   return [
     defineRoute({
-      method: 'GET', path: '/auth/providers', operationId: 'signInProviders', tag: 'auth', auth: 'none',
+      method: 'GET',
+      path: '/auth/providers',
+      operationId: 'signInProviders',
+      tag: 'auth',
+      auth: 'none',
       summary: 'How one may sign in and register here: the single sign-on provider (null when off) and the REGISTRATION mode',
       responses: {
         200: Type.Object({
-          oidc: Type.Union([Type.Null(), Type.Object({ name: Type.String({ description: 'Shown as “Sign in with <name>”.' }), start_url: Type.String({ description: 'Send the browser here to sign in.' }) })]),
-          registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')], { description: 'open: anyone; invite: with an invite link only; closed: no new accounts.' }),
+          oidc: Type.Union([
+            Type.Null(),
+            Type.Object({
+              name: Type.String({ description: 'Shown as “Sign in with <name>”.' }),
+              start_url: Type.String({ description: 'Send the browser here to sign in.' }),
+            }),
+          ]),
+          registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')], {
+            description: 'open: anyone; invite: with an invite link only; closed: no new accounts.',
+          }),
         }),
       },
       handler: async ({ ctx }) => {
@@ -52,7 +64,11 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string; logge
       },
     }),
     defineRoute({
-      method: 'GET', path: '/auth/oidc/start', operationId: 'startOidcSignIn', tag: 'auth', auth: 'none',
+      method: 'GET',
+      path: '/auth/oidc/start',
+      operationId: 'startOidcSignIn',
+      tag: 'auth',
+      auth: 'none',
       summary: 'Browser navigation: 302 to the OpenID provider (authorization code flow with PKCE); on failure 302 to the dashboard’s /#/sso?error=…',
       description: 'At most 30 starts a minute per client address (each stores the flow); past that the browser lands on /#/sso?error=RATE_LIMITED.',
       query: Type.Object({ invite: Type.Optional(Invite) }),
@@ -70,9 +86,14 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string; logge
       },
     }),
     defineRoute({
-      method: 'GET', path: '/auth/oidc/callback', operationId: 'oidcCallback', tag: 'auth', auth: 'none',
+      method: 'GET',
+      path: '/auth/oidc/callback',
+      operationId: 'oidcCallback',
+      tag: 'auth',
+      auth: 'none',
       summary: 'The OpenID provider’s redirect back: 302 to the dashboard’s /#/sso?code=… (a single-use code for POST /auth/oidc/exchange), or /#/sso?error=…',
-      description: 'Register `{PUBLIC_API_URL}/auth/oidc/callback` as the redirect URI at the provider. No token travels in the URL: the dashboard exchanges the code, valid one minute, with POST /auth/oidc/exchange.',
+      description:
+        'Register `{PUBLIC_API_URL}/auth/oidc/callback` as the redirect URI at the provider. No token travels in the URL: the dashboard exchanges the code, valid one minute, with POST /auth/oidc/exchange.',
       query: Type.Object({ state: Type.Optional(Type.String({ maxLength: 1024 })) }),
       responses: { 302: null, ...errors(400) },
       handler: async ({ ctx, query }) => {
@@ -87,7 +108,11 @@ export function ssoRoutes(hangar: Hangar, options: { publicApiUrl: string; logge
       },
     }),
     defineRoute({
-      method: 'POST', path: '/auth/oidc/exchange', operationId: 'exchangeOidcCode', tag: 'auth', auth: 'none',
+      method: 'POST',
+      path: '/auth/oidc/exchange',
+      operationId: 'exchangeOidcCode',
+      tag: 'auth',
+      auth: 'none',
       summary: 'Exchange the single-use code from the sign-in callback for a session (the answer of POST /auth/login)',
       body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) }),
       responses: { 200: Type.Object({ user: UserBody, session: SessionBody }), ...errors(400, 403) },

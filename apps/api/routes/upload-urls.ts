@@ -25,8 +25,21 @@ const SignedUploadParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const TusParams = Type.Object({ id: Type.String({ maxLength: 64 }), upload_id: Type.String({ maxLength: 64 }) });
 const SignedUploadQuery = Type.Object({ signature: Type.Optional(Type.String({ maxLength: 128, description: 'The signature the URL was minted with' })) });
 const UPLOAD_ERRORS: ErrorCode[] = [
-  'UPLOAD_URL_INVALID', 'UPLOAD_URL_EXPIRED', 'UPLOAD_URL_USED', 'CONTENT_TYPE_NOT_ALLOWED', 'CONTENT_TYPE_MISMATCH', 'INVALID_FILE_NAME', 'EMPTY_FILE',
-  'UPLOAD_INCOMPLETE', 'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'RATE_LIMITED', 'STORAGE_FULL', 'FILE_ID_COLLISION',
+  'UPLOAD_URL_INVALID',
+  'UPLOAD_URL_EXPIRED',
+  'UPLOAD_URL_USED',
+  'CONTENT_TYPE_NOT_ALLOWED',
+  'CONTENT_TYPE_MISMATCH',
+  'INVALID_FILE_NAME',
+  'EMPTY_FILE',
+  'UPLOAD_INCOMPLETE',
+  'TRIAL_ENDED',
+  'STORAGE_LIMIT_REACHED',
+  'FILE_COUNT_LIMIT_REACHED',
+  'FILE_TOO_LARGE',
+  'RATE_LIMITED',
+  'STORAGE_FULL',
+  'FILE_ID_COLLISION',
 ];
 const UPLOAD_ERRORS_TEXT =
   'Errors: 400 `CONTENT_TYPE_NOT_ALLOWED` (also a type the URL does not allow), `CONTENT_TYPE_MISMATCH`, `INVALID_FILE_NAME`, `EMPTY_FILE`, `UPLOAD_INCOMPLETE`; ' +
@@ -64,10 +77,18 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
     tusPreamble(ctx);
     const length = ctx.get('Upload-Length');
     if (!/^[0-9]{1,16}$/.test(length)) {
-      throw new DomainError('VALIDATION_FAILED', 'A tus creation needs Upload-Length (bytes).', [{ in: 'header', path: '/upload-length', message: 'Expected a whole number of bytes' }]);
+      throw new DomainError('VALIDATION_FAILED', 'A tus creation needs Upload-Length (bytes).', [
+        { in: 'header', path: '/upload-length', message: 'Expected a whole number of bytes' },
+      ]);
     }
     const metadata = parseMetadata(ctx.get('Upload-Metadata'));
-    const upload = await hangar.startResumableUploadWithUrl.execute({ id, signature, length: Number(length), contentType: metadata.get('filetype'), fileName: metadata.get('filename') });
+    const upload = await hangar.startResumableUploadWithUrl.execute({
+      id,
+      signature,
+      length: Number(length),
+      contentType: metadata.get('filetype'),
+      fileName: metadata.get('filename'),
+    });
     ctx.state.uploadId = upload.id;
     let current = upload;
     let fileId: string | undefined;
@@ -88,11 +109,29 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
     (await hangar.resumableUploadUrlOwner.execute({ id: params.id, signature: query.signature, uploadId: params.upload_id })).userId;
   return [
     defineRoute({
-      method: 'PATCH', path: '/uploads/:id/:upload_id', operationId: 'appendToUploadUrlTus', tag: 'files', auth: 'none',
-      errorCodes: ['UPLOAD_URL_INVALID', 'TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED', 'UPLOAD_OFFSET_MISMATCH', 'UPLOAD_LOCKED', 'CONTENT_TYPE_MISMATCH',
-        'TRIAL_ENDED', 'STORAGE_LIMIT_REACHED', 'FILE_COUNT_LIMIT_REACHED', 'FILE_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORAGE_FULL'],
+      method: 'PATCH',
+      path: '/uploads/:id/:upload_id',
+      operationId: 'appendToUploadUrlTus',
+      tag: 'files',
+      auth: 'none',
+      errorCodes: [
+        'UPLOAD_URL_INVALID',
+        'TUS_VERSION_NOT_SUPPORTED',
+        'UPLOAD_NOT_FOUND',
+        'UPLOAD_EXPIRED',
+        'UPLOAD_OFFSET_MISMATCH',
+        'UPLOAD_LOCKED',
+        'CONTENT_TYPE_MISMATCH',
+        'TRIAL_ENDED',
+        'STORAGE_LIMIT_REACHED',
+        'FILE_COUNT_LIMIT_REACHED',
+        'FILE_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'STORAGE_FULL',
+      ],
       summary: 'tus PATCH of an upload started through a signed upload URL (as `PATCH /files/resumable/{upload_id}`, no credential)',
-      description: 'The `Location` of a tus creation at an upload URL. 403 `UPLOAD_URL_INVALID` once the signing key is rotated; otherwise as `PATCH /files/resumable/{upload_id}`.',
+      description:
+        'The `Location` of a tus creation at an upload URL. 403 `UPLOAD_URL_INVALID` once the signing key is rotated; otherwise as `PATCH /files/resumable/{upload_id}`.',
       params: TusParams,
       query: SignedUploadQuery,
       headers: Type.Object({ 'upload-offset': Type.String({ pattern: '^[0-9]{1,16}$', description: 'Bytes already sent' }) }),
@@ -114,10 +153,16 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
       },
     }),
     defineRoute({
-      method: 'GET', path: '/uploads/:id/:upload_id', operationId: 'getUploadUrlTus', tag: 'files', auth: 'none', alsoHead: true,
+      method: 'GET',
+      path: '/uploads/:id/:upload_id',
+      operationId: 'getUploadUrlTus',
+      tag: 'files',
+      auth: 'none',
+      alsoHead: true,
       errorCodes: ['UPLOAD_URL_INVALID', 'UPLOAD_NOT_FOUND', 'UPLOAD_EXPIRED'],
       summary: 'tus HEAD (offset) of an upload started through a signed upload URL (no credential)',
-      description: 'HEAD answers 200 with `Upload-Offset`, `Upload-Length`, `Upload-Expires` and `Cache-Control: no-store` (and `Hangar-File-Id` once complete), as tus clients resume.',
+      description:
+        'HEAD answers 200 with `Upload-Offset`, `Upload-Length`, `Upload-Expires` and `Cache-Control: no-store` (and `Hangar-File-Id` once complete), as tus clients resume.',
       params: TusParams,
       query: SignedUploadQuery,
       responses: { 200: null, ...errors(403, 404, 410) },
@@ -135,7 +180,11 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/uploads/:id/:upload_id', operationId: 'terminateUploadUrlTus', tag: 'files', auth: 'none',
+      method: 'DELETE',
+      path: '/uploads/:id/:upload_id',
+      operationId: 'terminateUploadUrlTus',
+      tag: 'files',
+      auth: 'none',
       errorCodes: ['UPLOAD_URL_INVALID', 'TUS_VERSION_NOT_SUPPORTED', 'UPLOAD_NOT_FOUND'],
       summary: 'tus termination of an upload started through a signed upload URL (no credential); the URL stays used',
       params: TusParams,
@@ -149,7 +198,11 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
       },
     }),
     defineRoute({
-      method: 'POST', path: '/files/upload-url', operationId: 'createUploadUrl', tag: 'files', auth: { scopes: ['files:write'] },
+      method: 'POST',
+      path: '/files/upload-url',
+      operationId: 'createUploadUrl',
+      tag: 'files',
+      auth: { scopes: ['files:write'] },
       errorCodes: ['INVALID_UPLOAD_URL_REQUEST', 'INVALID_FILE_NAME', 'INVALID_EXPIRY'],
       summary: 'Mint a short-lived, single-use URL at which a browser uploads one file under this account',
       description:
@@ -157,16 +210,41 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
         'or `POST` a `multipart/form-data` body whose field `file` holds it (a plain HTML form). Every rule of `POST /files` applies, plus the URL’s own limits. ' +
         'Any origin may send to it (CORS). `POST /settings/rotate-signing-key` revokes every outstanding upload URL.\n\n' +
         'Errors: 400 `INVALID_UPLOAD_URL_REQUEST` (`expires_in` outside 60–86400, a malformed media type), `INVALID_FILE_NAME`, `INVALID_EXPIRY`.',
-      body: Type.Object({
-        expires_in: Type.Optional(Type.Integer({ minimum: UPLOAD_URL_MIN_SECONDS, maximum: UPLOAD_URL_MAX_SECONDS, default: UPLOAD_URL_DEFAULT_SECONDS, description: 'Seconds the URL works' })),
-        max_size_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Largest file accepted, in bytes (the account’s upload limit applies too)' })),
-        content_types: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { minItems: 1, maxItems: UPLOAD_URL_MAX_CONTENT_TYPES, description: 'Accepted media types, e.g. `image/png` or `image/*`' })),
-        name: Type.Optional(Type.String({ maxLength: 4096, description: 'The stored file’s name (at most 255 characters), whatever the browser sends' })),
-        is_public: Type.Optional(Type.Boolean({ default: true })),
-        expires_at: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601: when the uploaded file is deleted automatically' })),
-      }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          expires_in: Type.Optional(
+            Type.Integer({
+              minimum: UPLOAD_URL_MIN_SECONDS,
+              maximum: UPLOAD_URL_MAX_SECONDS,
+              default: UPLOAD_URL_DEFAULT_SECONDS,
+              description: 'Seconds the URL works',
+            }),
+          ),
+          max_size_bytes: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: Number.MAX_SAFE_INTEGER,
+              description: 'Largest file accepted, in bytes (the account’s upload limit applies too)',
+            }),
+          ),
+          content_types: Type.Optional(
+            Type.Array(Type.String({ maxLength: 255 }), {
+              minItems: 1,
+              maxItems: UPLOAD_URL_MAX_CONTENT_TYPES,
+              description: 'Accepted media types, e.g. `image/png` or `image/*`',
+            }),
+          ),
+          name: Type.Optional(Type.String({ maxLength: 4096, description: 'The stored file’s name (at most 255 characters), whatever the browser sends' })),
+          is_public: Type.Optional(Type.Boolean({ default: true })),
+          expires_at: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601: when the uploaded file is deleted automatically' })),
+        },
+        { additionalProperties: false },
+      ),
       responses: {
-        201: Type.Object({ upload_url: Type.String({ description: 'PUT or POST (multipart) one file here' }), expires_at: Type.String({ description: 'ISO 8601' }) }),
+        201: Type.Object({
+          upload_url: Type.String({ description: 'PUT or POST (multipart) one file here' }),
+          expires_at: Type.String({ description: 'ISO 8601' }),
+        }),
         ...errors(400, 401, 403, 404),
       },
       handler: async ({ ctx, body, principal }) => {
@@ -185,7 +263,11 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
       },
     }),
     defineRoute({
-      method: 'PUT', path: '/uploads/:id', operationId: 'uploadWithUrl', tag: 'files', auth: 'none',
+      method: 'PUT',
+      path: '/uploads/:id',
+      operationId: 'uploadWithUrl',
+      tag: 'files',
+      auth: 'none',
       errorCodes: UPLOAD_ERRORS,
       summary: 'Upload one file as the raw body through a signed upload URL (no credential)',
       description: UPLOAD_ERRORS_TEXT,
@@ -209,7 +291,11 @@ export function uploadUrlRoutes(hangar: Hangar, options: { publicApiUrl: string 
       },
     }),
     defineRoute({
-      method: 'POST', path: '/uploads/:id', operationId: 'uploadFormWithUrl', tag: 'files', auth: 'none',
+      method: 'POST',
+      path: '/uploads/:id',
+      operationId: 'uploadFormWithUrl',
+      tag: 'files',
+      auth: 'none',
       errorCodes: [...UPLOAD_ERRORS, 'UNSUPPORTED_MEDIA_TYPE'],
       summary: 'Upload one file from a multipart/form-data body (field `file`, e.g. a plain HTML form) through a signed upload URL; or start a tus upload',
       description:
@@ -257,7 +343,10 @@ function fileFieldOf(ctx: Context, body: AsyncIterable<Uint8Array>): Promise<{ s
     }
     let found = false;
     let fileStream: Readable | undefined;
-    const missing = () => new DomainError('VALIDATION_FAILED', 'The form has no file in a field named `file`.', [{ in: 'body', path: '/file', message: 'Expected a file part named file' }]);
+    const missing = () =>
+      new DomainError('VALIDATION_FAILED', 'The form has no file in a field named `file`.', [
+        { in: 'body', path: '/file', message: 'Expected a file part named file' },
+      ]);
     parser.on('file', (name, stream, info) => {
       if (found || name !== 'file') {
         stream.resume();

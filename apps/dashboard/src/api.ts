@@ -109,7 +109,7 @@ export function refreshSession(): Promise<boolean> {
 
 async function withLock<T>(work: () => Promise<T>): Promise<T> {
   const locks = (navigator as Navigator & { locks?: LockManager }).locks;
-  return locks ? (locks.request('hangar-refresh', work)) : work();
+  return locks ? locks.request('hangar-refresh', work) : work();
 }
 
 // Another tab signed out (or in): follow it.
@@ -245,7 +245,10 @@ export async function apiBlob(path: string): Promise<Blob> {
  * @throws ApiError INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED
  */
 export async function signIn(email: string, password: string): Promise<{ mfaToken: string } | undefined> {
-  const result = await publicApi<{ session: Session } | { mfa_required: true; mfa_token: string }>('/auth/login', { method: 'POST', json: { email, password } });
+  const result = await publicApi<{ session: Session } | { mfa_required: true; mfa_token: string }>('/auth/login', {
+    method: 'POST',
+    json: { email, password },
+  });
   if ('mfa_token' in result) return { mfaToken: result.mfa_token };
   startSession(result.session);
   return undefined;
@@ -283,7 +286,10 @@ export function uploadFile(file: File, options: { isPublic: boolean; expiresIn?:
   const done = accessToken().then(
     (token) =>
       new Promise<unknown>((resolve, reject) => {
-        request.open('POST', withQuery('/files', { isPublic: options.isPublic ? undefined : 'false', expiresIn: options.expiresIn ? String(options.expiresIn) : undefined }));
+        request.open(
+          'POST',
+          withQuery('/files', { isPublic: options.isPublic ? undefined : 'false', expiresIn: options.expiresIn ? String(options.expiresIn) : undefined }),
+        );
         request.setRequestHeader('authorization', `Bearer ${token}`);
         request.setRequestHeader('content-type', file.type || 'application/octet-stream');
         request.setRequestHeader('x-file-name', encodeURIComponent(file.name));

@@ -57,7 +57,12 @@ export function App() {
     return off;
   }, []);
 
-  if (!ready) return <p class="loading" role="status">Loading…</p>;
+  if (!ready)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
   // The mailed reset link opens this screen whether or not this browser is signed in.
   if (route.path === '/reset') return <ResetPassword token={route.params.get('token') ?? ''} />;
   // The single sign-on callback lands here with a one-time code, signed in or not.
@@ -104,7 +109,14 @@ function Shell({ path, onSignOut }: { path: string; onSignOut: () => void }) {
   }, [path]);
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="topbar">

@@ -95,7 +95,21 @@ export function CopyButton({ text, label = 'Copy', class: className }: { text: s
  * Previous/next through a paged list. \`atLeast\`: \`total\` is a lower bound (the API's
  * \`total_relation: "gte"\`), so pages go on past it while \`more\` says the current page was full.
  */
-export function Pager({ page, limit, total, atLeast = false, more = false, onPage }: { page: number; limit: number; total: number; atLeast?: boolean; more?: boolean; onPage: (page: number) => void }) {
+export function Pager({
+  page,
+  limit,
+  total,
+  atLeast = false,
+  more = false,
+  onPage,
+}: {
+  page: number;
+  limit: number;
+  total: number;
+  atLeast?: boolean;
+  more?: boolean;
+  onPage: (page: number) => void;
+}) {
   const pages = Math.max(1, Math.ceil(total / limit));
   if (total <= limit && page === 1 && !atLeast) return null;
   return (

@@ -131,8 +131,16 @@ function jsonNumber(value: number): string {
 /** Every member of two records is the same, but the read counts. */
 function sameRecord(a: StoredFile, b: StoredFile): boolean {
   return (
-    a.id === b.id && a.userId === b.userId && a.fileId === b.fileId && a.name === b.name && a.contentType === b.contentType && a.size === b.size &&
-    a.sha256 === b.sha256 && a.isPublic === b.isPublic && a.createdAt.getTime() === b.createdAt.getTime() && a.blobKey === b.blobKey &&
+    a.id === b.id &&
+    a.userId === b.userId &&
+    a.fileId === b.fileId &&
+    a.name === b.name &&
+    a.contentType === b.contentType &&
+    a.size === b.size &&
+    a.sha256 === b.sha256 &&
+    a.isPublic === b.isPublic &&
+    a.createdAt.getTime() === b.createdAt.getTime() &&
+    a.blobKey === b.blobKey &&
     (a.expiresAt === null ? b.expiresAt === null : b.expiresAt !== null && a.expiresAt.getTime() === b.expiresAt.getTime()) &&
     (a.metadataRemoved ?? []).join() === (b.metadataRemoved ?? []).join()
   );
@@ -145,7 +153,13 @@ function sameMedia(a: MediaFacts, b: MediaFacts): boolean {
 
 /** The five addresses are the same. */
 function sameUrls(a: FileUrls, b: FileUrls): boolean {
-  return a.publicUrl === b.publicUrl && a.publicDownloadUrl === b.publicDownloadUrl && a.defaultUrl === b.defaultUrl && a.defaultDownloadUrl === b.defaultDownloadUrl && a.viewUrl === b.viewUrl;
+  return (
+    a.publicUrl === b.publicUrl &&
+    a.publicDownloadUrl === b.publicDownloadUrl &&
+    a.defaultUrl === b.defaultUrl &&
+    a.defaultDownloadUrl === b.defaultDownloadUrl &&
+    a.viewUrl === b.viewUrl
+  );
 }
 
 /**

@@ -29,7 +29,9 @@ class Tiff {
 
   u32(at: number): number {
     const b = this.bytes;
-    return this.little ? (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0 : ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0;
+    return this.little
+      ? (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0
+      : ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0;
   }
 
   setU16(at: number, value: number): void {
@@ -114,6 +116,7 @@ export function emptyExif(tiff: Uint8Array): boolean {
 
 /** Where the TIFF structure of an APP1-style EXIF payload starts: after "Exif\0\0" when present, else 0 (a bare TIFF). */
 export function tiffStart(payload: Uint8Array): number {
-  const exifHeader = payload.byteLength >= 6 && payload[0] === 0x45 && payload[1] === 0x78 && payload[2] === 0x69 && payload[3] === 0x66 && payload[4] === 0 && payload[5] === 0;
+  const exifHeader =
+    payload.byteLength >= 6 && payload[0] === 0x45 && payload[1] === 0x78 && payload[2] === 0x69 && payload[3] === 0x66 && payload[4] === 0 && payload[5] === 0;
   return exifHeader ? 6 : 0;
 }

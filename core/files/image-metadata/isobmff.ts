@@ -147,7 +147,7 @@ interface Box {
 /** The boxes between `from` and `to`. @throws RangeError on a box that does not fit */
 function boxesIn(bytes: Uint8Array, from: number, to: number): Box[] {
   const boxes: Box[] = [];
-  for (let at = from; at + 8 <= to; ) {
+  for (let at = from; at + 8 <= to;) {
     const size = u32(bytes, at);
     if (size < 8 || at + size > to) throw new RangeError('box outside its parent');
     boxes.push({ type: binaryString(bytes.subarray(at + 4, at + 8)), start: at, end: at + size });

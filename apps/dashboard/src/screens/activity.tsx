@@ -17,7 +17,10 @@ export function ActivityScreen() {
   const [cursors, setCursors] = useState<string[]>([]);
   const before = cursors[cursors.length - 1];
   const logs = useLoad(
-    () => api<{ logs: LogEntry[]; total: number; next_cursor: string | null }>('/logs', { query: { limit: PAGE_SIZE, kind: withReads ? 'all' : 'actions', before } }),
+    () =>
+      api<{ logs: LogEntry[]; total: number; next_cursor: string | null }>('/logs', {
+        query: { limit: PAGE_SIZE, kind: withReads ? 'all' : 'actions', before },
+      }),
     [withReads, before],
   );
   const keys = useLoad(() => api<{ api_keys: ApiKey[] }>('/auth/api-keys', { query: { limit: 100 } }), []);
@@ -44,15 +47,15 @@ export function ActivityScreen() {
         </button>
       </div>
       <p class="muted">
-        {withReads ? 'Every authenticated API request' : 'What changed your account: uploads, deletes, API keys, settings and sign-ins'}, newest first. New entries
-        appear within a few seconds.
+        {withReads ? 'Every authenticated API request' : 'What changed your account: uploads, deletes, API keys, settings and sign-ins'}, newest first. New
+        entries appear within a few seconds.
       </p>
       <label class="inline">
         <input
           type="checkbox"
           checked={withReads}
           onChange={(event) => {
-            setWithReads((event.currentTarget).checked);
+            setWithReads(event.currentTarget.checked);
             setCursors([]);
           }}
         />

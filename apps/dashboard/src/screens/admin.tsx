@@ -111,7 +111,13 @@ export function AdminScreen() {
       <p class="muted">Accounts, invites, plans and the instance. Administrators see counts, never anyone’s files; every change is in the audit log.</p>
       <nav class="sub-nav" aria-label="Admin">
         {TABS.map((t) => (
-          <button key={t.id} type="button" class={t.id === tab ? '' : 'secondary'} aria-current={t.id === tab ? 'page' : undefined} onClick={() => setTab(t.id)}>
+          <button
+            key={t.id}
+            type="button"
+            class={t.id === tab ? '' : 'secondary'}
+            aria-current={t.id === tab ? 'page' : undefined}
+            onClick={() => setTab(t.id)}
+          >
             {t.label}
           </button>
         ))}
@@ -155,19 +161,44 @@ function UsersPart() {
   const [sort, setSort] = useState('-created');
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<string>();
-  const users = useLoad(() => api<{ users: AdminAccount[]; total: number }>('/admin/users', { query: { q: query, status, sort, page, limit: PAGE_SIZE } }), [query, status, sort, page]);
-  if (open) return <UserPage id={open} onBack={() => { setOpen(undefined); users.reload(); }} />;
+  const users = useLoad(
+    () => api<{ users: AdminAccount[]; total: number }>('/admin/users', { query: { q: query, status, sort, page, limit: PAGE_SIZE } }),
+    [query, status, sort, page],
+  );
+  if (open)
+    return (
+      <UserPage
+        id={open}
+        onBack={() => {
+          setOpen(undefined);
+          users.reload();
+        }}
+      />
+    );
   return (
     <div>
       <h2>Users</h2>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
           Search by e-mail
-          <input type="search" value={query} onInput={(e) => { setQuery((e.currentTarget).value); setPage(1); }} />
+          <input
+            type="search"
+            value={query}
+            onInput={(e) => {
+              setQuery(e.currentTarget.value);
+              setPage(1);
+            }}
+          />
         </label>
         <label>
           Status
-          <select value={status} onChange={(e) => { setStatus((e.currentTarget).value); setPage(1); }}>
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.currentTarget.value);
+              setPage(1);
+            }}
+          >
             <option value="">Any</option>
             <option value="active">Active</option>
             <option value="suspended">Suspended</option>
@@ -176,7 +207,13 @@ function UsersPart() {
         </label>
         <label>
           Sort by
-          <select value={sort} onChange={(e) => { setSort((e.currentTarget).value); setPage(1); }}>
+          <select
+            value={sort}
+            onChange={(e) => {
+              setSort(e.currentTarget.value);
+              setPage(1);
+            }}
+          >
             <option value="-created">Newest</option>
             <option value="created">Oldest</option>
             <option value="email">E-mail</option>
@@ -250,7 +287,10 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
       const answer = (await action.run()) as { state?: string; files_remaining?: number } | undefined;
       if (answer?.state === 'deleting') {
         // A large account is deleted in the background (202): its page shows the files left until it is gone.
-        setNotice({ kind: 'success', text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. It goes on in the background, on any server process; reload this page to follow.` });
+        setNotice({
+          kind: 'success',
+          text: `Delete account: started, ${formatCount(answer.files_remaining ?? 0)} files to delete. It goes on in the background, on any server process; reload this page to follow.`,
+        });
         user.reload();
         return;
       }
@@ -265,15 +305,34 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
   const actions: AccountAction[] = u
     ? [
         u.status === 'active'
-          ? { label: 'Suspend', danger: true, run: () => patch({ status: 'suspended' }), confirm: 'Sign-in, refresh and API keys of this account stop working and its files are no longer served, until it is reinstated. Nothing is deleted.' }
+          ? {
+              label: 'Suspend',
+              danger: true,
+              run: () => patch({ status: 'suspended' }),
+              confirm:
+                'Sign-in, refresh and API keys of this account stop working and its files are no longer served, until it is reinstated. Nothing is deleted.',
+            }
           : { label: 'Reinstate', run: () => patch({ status: 'active' }) },
         u.role === 'user'
           ? { label: 'Make administrator', run: () => patch({ role: 'admin' }), confirm: 'This account will manage every account of this service.' }
           : { label: 'Remove administrator role', run: () => patch({ role: 'user' }), confirm: 'This account will no longer reach the Admin section.' },
         { label: 'Sign out everywhere', run: () => api(`/admin/users/${id}/revoke-sessions`, { method: 'POST' }) },
-        { label: 'Reset two-factor sign-in', danger: true, run: () => api(`/admin/users/${id}/reset-mfa`, { method: 'POST' }), confirm: 'Removes the authenticator app, the recovery codes and every passkey, signs out every session and mails the owner. Check who is asking first.' },
-        ...(u.email_confirmed_at === null ? [{ label: 'Resend confirmation e-mail', run: () => api(`/admin/users/${id}/resend-confirmation`, { method: 'POST' }) }] : []),
-        { label: 'Delete account', danger: true, run: () => api(`/admin/users/${id}`, { method: 'DELETE' }), confirm: 'Deletes the account with all its files, keys and sessions. This cannot be undone.' },
+        {
+          label: 'Reset two-factor sign-in',
+          danger: true,
+          run: () => api(`/admin/users/${id}/reset-mfa`, { method: 'POST' }),
+          confirm:
+            'Removes the authenticator app, the recovery codes and every passkey, signs out every session and mails the owner. Check who is asking first.',
+        },
+        ...(u.email_confirmed_at === null
+          ? [{ label: 'Resend confirmation e-mail', run: () => api(`/admin/users/${id}/resend-confirmation`, { method: 'POST' }) }]
+          : []),
+        {
+          label: 'Delete account',
+          danger: true,
+          run: () => api(`/admin/users/${id}`, { method: 'DELETE' }),
+          confirm: 'Deletes the account with all its files, keys and sessions. This cannot be undone.',
+        },
       ]
     : [];
   return (
@@ -290,8 +349,8 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
           <h2>{u.email}</h2>
           {u.deletion && (
             <Notice kind="warning">
-              Being deleted since {formatDateTime(u.deletion.requested_at)}: {formatCount(u.deletion.files_deleted)} files deleted, {formatCount(u.files_count)} left. It goes on in
-              the background; this account is gone once done.
+              Being deleted since {formatDateTime(u.deletion.requested_at)}: {formatCount(u.deletion.files_deleted)} files deleted, {formatCount(u.files_count)}{' '}
+              left. It goes on in the background; this account is gone once done.
             </Notice>
           )}
           <dl class="facts">
@@ -326,7 +385,12 @@ function UserPage({ id, onBack }: { id: string; onBack: () => void }) {
           <h3>Actions</h3>
           <div class="actions wrap">
             {actions.map((action) => (
-              <button key={action.label} type="button" class={action.danger ? 'danger' : 'secondary'} onClick={() => (action.confirm ? setPending(action) : void run(action))}>
+              <button
+                key={action.label}
+                type="button"
+                class={action.danger ? 'danger' : 'secondary'}
+                onClick={() => (action.confirm ? setPending(action) : void run(action))}
+              >
                 {action.label}
               </button>
             ))}
@@ -358,7 +422,7 @@ function TypedConfirm({ email, action, onClose, onConfirm }: { email: string; ac
         <p>{action.confirm}</p>
         <label>
           Type <strong>{email}</strong> to confirm
-          <input type="text" autoComplete="off" value={typed} onInput={(e) => setTyped((e.currentTarget).value)} />
+          <input type="text" autoComplete="off" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
         </label>
         <div class="actions">
           <button type="button" class="secondary" onClick={onClose}>
@@ -374,7 +438,15 @@ function TypedConfirm({ email, action, onClose, onConfirm }: { email: string; ac
 }
 
 /** An account's plan and own limits (empty: the plan's). */
-function LimitsForm({ account, plans, onSave }: { account: AdminAccountDetails; plans: AdminPlan[]; onSave: (json: Record<string, unknown>) => Promise<void> }) {
+function LimitsForm({
+  account,
+  plans,
+  onSave,
+}: {
+  account: AdminAccountDetails;
+  plans: AdminPlan[];
+  onSave: (json: Record<string, unknown>) => Promise<void>;
+}) {
   const [plan, setPlan] = useState(account.plan);
   const [storage, setStorage] = useState(account.storage_limit_bytes?.toString() ?? '');
   const [files, setFiles] = useState(account.file_count_limit?.toString() ?? '');
@@ -390,7 +462,7 @@ function LimitsForm({ account, plans, onSave }: { account: AdminAccountDetails; 
       <h3>Plan and limits</h3>
       <label>
         Plan
-        <select value={plan} onChange={(e) => setPlan((e.currentTarget).value)}>
+        <select value={plan} onChange={(e) => setPlan(e.currentTarget.value)}>
           {!plans.some((p) => p.name === plan) && <option value={plan}>{plan || 'default'}</option>}
           {plans.map((p) => (
             <option key={p.name} value={p.name}>
@@ -401,11 +473,11 @@ function LimitsForm({ account, plans, onSave }: { account: AdminAccountDetails; 
       </label>
       <label>
         Own storage limit in bytes (empty: the plan’s)
-        <input type="number" min={0} inputMode="numeric" value={storage} onInput={(e) => setStorage((e.currentTarget).value)} />
+        <input type="number" min={0} inputMode="numeric" value={storage} onInput={(e) => setStorage(e.currentTarget.value)} />
       </label>
       <label>
         Own file count limit (empty: the plan’s)
-        <input type="number" min={0} inputMode="numeric" value={files} onInput={(e) => setFiles((e.currentTarget).value)} />
+        <input type="number" min={0} inputMode="numeric" value={files} onInput={(e) => setFiles(e.currentTarget.value)} />
       </label>
       <div class="actions">
         <button type="submit">Save plan and limits</button>
@@ -502,10 +574,15 @@ function InvitesPart() {
             <li key={i.id}>
               {i.state} · plan {i.plan ?? 'default'} · expires {i.expires_at ? formatDateTime(i.expires_at) : 'never'}{' '}
               {i.state === 'usable' && (
-                <button type="button" class="secondary small" aria-label={`Revoke the invite created ${formatDateTime(i.created_at, true)}`} onClick={async () => {
-                  await api(`/admin/invites/${i.id}`, { method: 'DELETE' });
-                  invites.reload();
-                }}>
+                <button
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Revoke the invite created ${formatDateTime(i.created_at, true)}`}
+                  onClick={async () => {
+                    await api(`/admin/invites/${i.id}`, { method: 'DELETE' });
+                    invites.reload();
+                  }}
+                >
                   Revoke
                 </button>
               )}
@@ -562,7 +639,16 @@ function PlansPart() {
           </table>
         </div>
       )}
-      {editing && <PlanDialog plan={editing} onClose={() => setEditing(undefined)} onSaved={() => { setEditing(undefined); plans.reload(); }} />}
+      {editing && (
+        <PlanDialog
+          plan={editing}
+          onClose={() => setEditing(undefined)}
+          onSaved={() => {
+            setEditing(undefined);
+            plans.reload();
+          }}
+        />
+      )}
     </div>
   );
 }
@@ -578,7 +664,7 @@ function PlanDialog({ plan, onClose, onSaved }: { plan: AdminPlan; onClose: () =
   const field = (key: keyof typeof values, label: string) => (
     <label>
       {label}
-      <input type="number" min={0} inputMode="numeric" value={values[key]} onInput={(e) => setValues({ ...values, [key]: (e.currentTarget).value })} />
+      <input type="number" min={0} inputMode="numeric" value={values[key]} onInput={(e) => setValues({ ...values, [key]: e.currentTarget.value })} />
     </label>
   );
   return (
@@ -634,8 +720,8 @@ function InstancePart() {
           <dl class="facts">
             <dt>Accounts</dt>
             <dd>
-              {formatCount(s.accounts.total)} ({formatCount(s.accounts.active)} active, {formatCount(s.accounts.suspended)} suspended, {formatCount(s.accounts.unconfirmed)} unconfirmed,{' '}
-              {formatCount(s.accounts.admins)} administrators)
+              {formatCount(s.accounts.total)} ({formatCount(s.accounts.active)} active, {formatCount(s.accounts.suspended)} suspended,{' '}
+              {formatCount(s.accounts.unconfirmed)} unconfirmed, {formatCount(s.accounts.admins)} administrators)
             </dd>
             <dt>Files stored</dt>
             <dd>

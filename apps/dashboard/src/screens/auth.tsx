@@ -130,7 +130,13 @@ export function SignIn({ notice }: { notice?: string }) {
   if (mfaToken) {
     return (
       <AuthCard title="Two-factor sign-in">
-        <MfaStep mfaToken={mfaToken} onRestart={(message) => { setMfaToken(undefined); setError(message); }} />
+        <MfaStep
+          mfaToken={mfaToken}
+          onRestart={(message) => {
+            setMfaToken(undefined);
+            setError(message);
+          }}
+        />
       </AuthCard>
     );
   }
@@ -214,7 +220,14 @@ export function Register({ invite }: { invite?: string } = {}) {
   }
   if (providers?.registration === 'closed' || (providers?.registration === 'invite' && !invite)) {
     return (
-      <AuthCard title="Create an account" footer={<>Already registered? <a href="#/signin">Sign in</a></>}>
+      <AuthCard
+        title="Create an account"
+        footer={
+          <>
+            Already registered? <a href="#/signin">Sign in</a>
+          </>
+        }
+      >
         <Notice kind="info">
           {providers.registration === 'closed'
             ? 'This server does not accept new accounts.'
@@ -224,7 +237,14 @@ export function Register({ invite }: { invite?: string } = {}) {
     );
   }
   return (
-    <AuthCard title="Create an account" footer={<>Already registered? <a href="#/signin">Sign in</a></>}>
+    <AuthCard
+      title="Create an account"
+      footer={
+        <>
+          Already registered? <a href="#/signin">Sign in</a>
+        </>
+      }
+    >
       {invite && <Notice kind="info">You were invited: the account you create uses this invitation.</Notice>}
       <form onSubmit={submit} class="stack">
         <label>
@@ -348,8 +368,8 @@ export function ResetPassword({ token }: { token: string }) {
               Also revoke all API keys
             </label>
             <p class="muted small hint">
-              Every session is signed out. API keys keep working unless you revoke them here: do it if one may have been exposed
-              (scripts and upload tools then need a new key).
+              Every session is signed out. API keys keep working unless you revoke them here: do it if one may have been exposed (scripts and upload tools then
+              need a new key).
             </p>
           </div>
           {error && <Notice kind="error">{error}</Notice>}

@@ -172,7 +172,14 @@ function ShareLinks({ file }: { file: HangarFile }) {
         }}
       >
         <label>
-          Password (optional) <input type="password" value={password} maxLength={1024} autoComplete="new-password" onInput={(event) => setPassword((event.target as HTMLInputElement).value)} />
+          Password (optional){' '}
+          <input
+            type="password"
+            value={password}
+            maxLength={1024}
+            autoComplete="new-password"
+            onInput={(event) => setPassword((event.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           Max downloads <input type="number" min={1} value={maxDownloads} onInput={(event) => setMaxDownloads((event.target as HTMLInputElement).value)} />

@@ -50,7 +50,10 @@ export function FilesScreen() {
   const types = useLoad(() => publicApi<{ content_types: string[] }>('/reference/allowed-content-types'), []);
   const settings = useLoad(() => api<Settings>('/settings'), []);
   const list = useLoad(
-    () => api<{ files: HangarFile[]; total: number; total_relation: 'eq' | 'gte'; page: number; limit: number }>('/files', { query: { page, limit: PAGE_SIZE, ...filterQuery(filters) } }),
+    () =>
+      api<{ files: HangarFile[]; total: number; total_relation: 'eq' | 'gte'; page: number; limit: number }>('/files', {
+        query: { page, limit: PAGE_SIZE, ...filterQuery(filters) },
+      }),
     [page, filters],
   );
 
@@ -74,7 +77,10 @@ export function FilesScreen() {
     setNews(
       result.errors.length === 0
         ? { kind: 'success', text: `Deleted ${result.deleted} file${result.deleted === 1 ? '' : 's'}.` }
-        : { kind: 'error', text: `Deleted ${result.deleted}; ${result.errors.length} could not be deleted: ${result.errors.map((e) => `${e.id} (${e.error})`).join(', ')}` },
+        : {
+            kind: 'error',
+            text: `Deleted ${result.deleted}; ${result.errors.length} could not be deleted: ${result.errors.map((e) => `${e.id} (${e.error})`).join(', ')}`,
+          },
     );
     list.reload();
   };
@@ -109,11 +115,20 @@ export function FilesScreen() {
 
       <div class="toolbar">
         <label class="inline">
-          <input type="checkbox" checked={allSelected} onChange={() => setSelected(allSelected ? new Set() : new Set(files.map((f) => f.file_id)))} disabled={files.length === 0} />
+          <input
+            type="checkbox"
+            checked={allSelected}
+            onChange={() => setSelected(allSelected ? new Set() : new Set(files.map((f) => f.file_id)))}
+            disabled={files.length === 0}
+          />
           Select all on this page
         </label>
         <span class="muted" aria-live="polite">
-          {list.data ? `${list.data.total.toLocaleString('en')}${list.data.total_relation === 'gte' ? '+' : ''} file${list.data.total === 1 && list.data.total_relation !== 'gte' ? '' : 's'}` : list.loading ? 'Loading…' : ''}
+          {list.data
+            ? `${list.data.total.toLocaleString('en')}${list.data.total_relation === 'gte' ? '+' : ''} file${list.data.total === 1 && list.data.total_relation !== 'gte' ? '' : 's'}`
+            : list.loading
+              ? 'Loading…'
+              : ''}
         </span>
         <button type="button" class="danger small" disabled={selected.size === 0} onClick={() => setConfirmBulk(true)}>
           Delete selected ({selected.size})
@@ -121,13 +136,21 @@ export function FilesScreen() {
       </div>
 
       {list.data && files.length === 0 && (
-        <p class="empty">{Object.values(filterQuery(filters)).some((v) => v !== undefined) ? 'No file matches these filters.' : 'No files yet: drop some above.'}</p>
+        <p class="empty">
+          {Object.values(filterQuery(filters)).some((v) => v !== undefined) ? 'No file matches these filters.' : 'No files yet: drop some above.'}
+        </p>
       )}
 
       {view === 'grid' ? (
         <ul class="file-grid" aria-label="Files">
           {files.map((file) => (
-            <FileCard key={file.file_id} file={file} selected={selected.has(file.file_id)} onToggle={() => toggle(file.file_id)} onOpen={() => setDetails(file)} />
+            <FileCard
+              key={file.file_id}
+              file={file}
+              selected={selected.has(file.file_id)}
+              onToggle={() => toggle(file.file_id)}
+              onOpen={() => setDetails(file)}
+            />
           ))}
         </ul>
       ) : (
@@ -136,7 +159,9 @@ export function FilesScreen() {
             <table class="file-table responsive">
               <thead>
                 <tr>
-                  <th scope="col"><span class="offscreen">Select</span></th>
+                  <th scope="col">
+                    <span class="offscreen">Select</span>
+                  </th>
                   <th scope="col">Name</th>
                   <th scope="col">Type</th>
                   <th scope="col">Size</th>
@@ -149,7 +174,12 @@ export function FilesScreen() {
                 {files.map((file) => (
                   <tr key={file.file_id}>
                     <td class="row-check">
-                      <input type="checkbox" aria-label={`Select ${file.name ?? file.file_id}`} checked={selected.has(file.file_id)} onChange={() => toggle(file.file_id)} />
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${file.name ?? file.file_id}`}
+                        checked={selected.has(file.file_id)}
+                        onChange={() => toggle(file.file_id)}
+                      />
                     </td>
                     <td class="row-title">
                       <button type="button" class="link" onClick={() => setDetails(file)}>
@@ -158,7 +188,9 @@ export function FilesScreen() {
                     </td>
                     <td data-label="Type">{file.content_type ?? '—'}</td>
                     <td data-label="Size">{formatBytes(file.size)}</td>
-                    <td data-label="Uploaded" title={formatDateTime(file.created_at)}>{formatRelative(file.created_at)}</td>
+                    <td data-label="Uploaded" title={formatDateTime(file.created_at)}>
+                      {formatRelative(file.created_at)}
+                    </td>
                     <td data-label="Visibility">{file.is_public ? 'Public' : 'Private'}</td>
                     <td class="row-actions">{file.public_url ? <CopyButton text={file.public_url} label="Copy link" /> : '—'}</td>
                   </tr>
@@ -169,7 +201,16 @@ export function FilesScreen() {
         )
       )}
 
-      {list.data && <Pager page={page} limit={PAGE_SIZE} total={list.data.total} atLeast={list.data.total_relation === 'gte'} more={list.data.files.length === PAGE_SIZE} onPage={setPage} />}
+      {list.data && (
+        <Pager
+          page={page}
+          limit={PAGE_SIZE}
+          total={list.data.total}
+          atLeast={list.data.total_relation === 'gte'}
+          more={list.data.files.length === PAGE_SIZE}
+          onPage={setPage}
+        />
+      )}
 
       {details && (
         <FileDetails
@@ -189,7 +230,11 @@ export function FilesScreen() {
       {confirmBulk && (
         <ConfirmDialog
           title="Delete files"
-          message={<p>Delete {selected.size} selected file{selected.size === 1 ? '' : 's'}? Their addresses stop working at once. This cannot be undone.</p>}
+          message={
+            <p>
+              Delete {selected.size} selected file{selected.size === 1 ? '' : 's'}? Their addresses stop working at once. This cannot be undone.
+            </p>
+          }
           confirmLabel={`Delete ${selected.size}`}
           onConfirm={bulkDelete}
           onClose={() => setConfirmBulk(false)}
@@ -359,7 +404,17 @@ function AddressRow({ label, url }: { label: string; url: string | null }) {
   );
 }
 
-function FileDetails({ file, onClose, onDeleted, onChanged }: { file: HangarFile; onClose: () => void; onDeleted: () => void; onChanged: (file: HangarFile) => void }) {
+function FileDetails({
+  file,
+  onClose,
+  onDeleted,
+  onChanged,
+}: {
+  file: HangarFile;
+  onClose: () => void;
+  onDeleted: () => void;
+  onChanged: (file: HangarFile) => void;
+}) {
   const [confirm, setConfirm] = useState(false);
   if (confirm) {
     return (
@@ -540,7 +595,11 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
         </label>{' '}
         <label class="inline">
           Delete after{' '}
-          <select aria-label="Delete uploads after" value={String(expiresIn)} onChange={(event) => setExpiresIn(Number((event.target as HTMLSelectElement).value))}>
+          <select
+            aria-label="Delete uploads after"
+            value={String(expiresIn)}
+            onChange={(event) => setExpiresIn(Number((event.target as HTMLSelectElement).value))}
+          >
             {FILE_EXPIRIES.map(([label, seconds]) => (
               <option value={String(seconds)}>{label}</option>
             ))}
@@ -550,7 +609,11 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
       <UnfinishedUploads refreshKey={unfinishedKey} running={[...resumables.current.values()].map((handle) => handle.url())} />
       {items.some((item) => item.state === 'done' || item.state === 'refused') && (
         <div class="uploads-head">
-          <button type="button" class="secondary small" onClick={() => setItems((all) => all.filter((item) => item.state !== 'done' && item.state !== 'refused'))}>
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => setItems((all) => all.filter((item) => item.state !== 'done' && item.state !== 'refused'))}
+          >
             Clear finished
           </button>
         </div>
@@ -591,7 +654,15 @@ function Uploader({ allowedTypes, maxBytes, onUploaded }: { allowedTypes?: strin
               )}
               {item.state === 'done' && (
                 <span class="upload-message">
-                  Uploaded{item.url ? <> · <CopyButton text={item.url} label="Copy link" /></> : ''}
+                  Uploaded
+                  {item.url ? (
+                    <>
+                      {' '}
+                      · <CopyButton text={item.url} label="Copy link" />
+                    </>
+                  ) : (
+                    ''
+                  )}
                 </span>
               )}
             </li>

@@ -70,12 +70,19 @@ export function scopeFieldsOf(form: HTMLFormElement, now = Date.now()): { scopes
 export function scopesText(key: Pick<ApiKey, 'scopes'>): string {
   const scopes = key.scopes ?? KEY_SCOPES.map((s) => s.scope);
   if (scopes.length === KEY_SCOPES.length) return 'Full access';
-  return KEY_SCOPES.filter((s) => scopes.includes(s.scope)).map((s) => s.scope).join(', ');
+  return KEY_SCOPES.filter((s) => scopes.includes(s.scope))
+    .map((s) => s.scope)
+    .join(', ');
 }
 
 /** The expiry cell: "never", "expired", or when it ends. */
 export function KeyExpiry({ apiKey }: { apiKey: Pick<ApiKey, 'expires_at' | 'expired'> }) {
   if (!apiKey.expires_at) return <span class="muted">never</span>;
-  if (apiKey.expired) return <strong class="badge-bad" title={formatDateTime(apiKey.expires_at)}>expired</strong>;
+  if (apiKey.expired)
+    return (
+      <strong class="badge-bad" title={formatDateTime(apiKey.expires_at)}>
+        expired
+      </strong>
+    );
   return <span title={formatDateTime(apiKey.expires_at)}>{formatRelative(apiKey.expires_at)}</span>;
 }

@@ -70,7 +70,7 @@ function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: 
       <h3>ShareX</h3>
       <label>
         Link ShareX copies{' '}
-        <select value={link} onChange={(event) => setLink((event.currentTarget).value as SharexLink)}>
+        <select value={link} onChange={(event) => setLink(event.currentTarget.value as SharexLink)}>
           <option value="view">Preview page (chats show a card)</option>
           <option value="raw">Raw file</option>
         </select>
@@ -148,7 +148,9 @@ export function KeysScreen() {
                 <th scope="col">Last used</th>
                 <th scope="col">Access</th>
                 <th scope="col">Expires</th>
-                <th scope="col"><span class="offscreen">Actions</span></th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -158,8 +160,12 @@ export function KeysScreen() {
                   <td data-label="Prefix">
                     <code>{key.key_prefix}…</code>
                   </td>
-                  <td data-label="Created" title={formatDateTime(key.created_at)}>{formatRelative(key.created_at)}</td>
-                  <td data-label="Last used" title={formatDateTime(key.last_used_at)}>{key.last_used_at ? formatRelative(key.last_used_at) : 'never'}</td>
+                  <td data-label="Created" title={formatDateTime(key.created_at)}>
+                    {formatRelative(key.created_at)}
+                  </td>
+                  <td data-label="Last used" title={formatDateTime(key.last_used_at)}>
+                    {key.last_used_at ? formatRelative(key.last_used_at) : 'never'}
+                  </td>
                   <td data-label="Access">{scopesText(key)}</td>
                   <td data-label="Expires">
                     <KeyExpiry apiKey={key} />
@@ -227,4 +233,3 @@ function UploadUrlExample() {
     </details>
   );
 }
-

@@ -22,7 +22,9 @@ export function MfaStep({ mfaToken, onRestart }: { mfaToken: string; onRestart: 
     } catch (failure) {
       setBusy(false);
       if (failure instanceof ApiError && failure.code === 'INVALID_MFA_TOKEN') return onRestart('The sign-in took too long: enter your password again.');
-      setError(failure instanceof ApiError && failure.code === 'INVALID_MFA_CODE' ? 'This code is wrong or already used. Enter the current code.' : messageOf(failure));
+      setError(
+        failure instanceof ApiError && failure.code === 'INVALID_MFA_CODE' ? 'This code is wrong or already used. Enter the current code.' : messageOf(failure),
+      );
     }
   };
   return (

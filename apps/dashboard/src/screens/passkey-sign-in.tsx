@@ -18,7 +18,10 @@ export function PasskeySignIn() {
     setBusy(true);
     setError(undefined);
     try {
-      const optionsJSON = await publicApi<Parameters<typeof startAuthentication>[0]['optionsJSON']>('/auth/passkeys/authentication/options', { method: 'POST', json: {} });
+      const optionsJSON = await publicApi<Parameters<typeof startAuthentication>[0]['optionsJSON']>('/auth/passkeys/authentication/options', {
+        method: 'POST',
+        json: {},
+      });
       const credential = await startAuthentication({ optionsJSON });
       const result = await publicApi<{ session: Session }>('/auth/passkeys/authentication/verify', { method: 'POST', json: { credential } });
       startSession(result.session);

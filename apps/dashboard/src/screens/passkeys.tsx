@@ -14,7 +14,8 @@ export interface Passkey {
 
 /** What a failed or cancelled browser ceremony means for the user, in a sentence. */
 export function ceremonyMessage(failure: unknown): string {
-  if (failure instanceof WebAuthnError && failure.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return 'This authenticator holds a passkey for your account already.';
+  if (failure instanceof WebAuthnError && failure.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED')
+    return 'This authenticator holds a passkey for your account already.';
   if (failure instanceof Error && failure.name === 'NotAllowedError') return 'The passkey request was cancelled or timed out.';
   return messageOf(failure);
 }
@@ -40,16 +41,24 @@ function PasskeyRow({ passkey, onChanged, onDelete }: { passkey: Passkey; onChan
         {editing ? (
           <form class="inline-form" onSubmit={save}>
             <input name="name" aria-label="New name" maxLength={100} required defaultValue={passkey.name} />
-            <button type="submit" class="small">Save</button>
-            <button type="button" class="secondary small" onClick={() => setEditing(false)}>Cancel</button>
+            <button type="submit" class="small">
+              Save
+            </button>
+            <button type="button" class="secondary small" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
             {error && <Notice kind="error">{error}</Notice>}
           </form>
         ) : (
           passkey.name
         )}
       </td>
-      <td data-label="Added" title={formatDateTime(passkey.created_at)}>{formatRelative(passkey.created_at)}</td>
-      <td data-label="Last used" title={formatDateTime(passkey.last_used_at)}>{passkey.last_used_at ? formatRelative(passkey.last_used_at) : 'never'}</td>
+      <td data-label="Added" title={formatDateTime(passkey.created_at)}>
+        {formatRelative(passkey.created_at)}
+      </td>
+      <td data-label="Last used" title={formatDateTime(passkey.last_used_at)}>
+        {passkey.last_used_at ? formatRelative(passkey.last_used_at) : 'never'}
+      </td>
       <td class="row-actions">
         {!editing && (
           <button type="button" class="secondary small" onClick={() => setEditing(true)} aria-label={`Rename ${passkey.name}`}>
@@ -87,7 +96,10 @@ export function PasskeysSection() {
     try {
       const optionsJSON = await api<Parameters<typeof startRegistration>[0]['optionsJSON']>('/auth/passkeys/registration/options', { method: 'POST' });
       const credential = await startRegistration({ optionsJSON });
-      const { passkey } = await api<{ passkey: Passkey }>('/auth/passkeys/registration/verify', { method: 'POST', json: name ? { credential, name } : { credential } });
+      const { passkey } = await api<{ passkey: Passkey }>('/auth/passkeys/registration/verify', {
+        method: 'POST',
+        json: name ? { credential, name } : { credential },
+      });
       setNews(`Added the passkey “${passkey.name}”. You can sign in with it instead of your password.`);
       form.reset();
       list.reload();
@@ -102,8 +114,8 @@ export function PasskeysSection() {
     <section class="card" aria-labelledby="passkeys-title">
       <h2 id="passkeys-title">Passkeys</h2>
       <p class="muted">
-        A passkey signs you in with your device’s screen lock, fingerprint or security key instead of your password. It is two factors in one: no
-        code is asked after it.
+        A passkey signs you in with your device’s screen lock, fingerprint or security key instead of your password. It is two factors in one: no code is asked
+        after it.
       </p>
       {supported ? (
         <form class="inline-form" onSubmit={add}>
@@ -130,7 +142,9 @@ export function PasskeysSection() {
                 <th scope="col">Name</th>
                 <th scope="col">Added</th>
                 <th scope="col">Last used</th>
-                <th scope="col"><span class="offscreen">Actions</span></th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>

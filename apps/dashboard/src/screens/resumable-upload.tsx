@@ -161,7 +161,12 @@ export function UnfinishedUploads({ refreshKey, running }: { refreshKey: number;
             <span class="muted small">
               {upload.size === null ? '' : formatBytes(upload.size)} · started {formatRelative(upload.creationTime)}
             </span>
-            <button type="button" class="secondary small" aria-label={`Discard unfinished upload of ${upload.metadata.filename ?? 'unnamed file'}`} onClick={() => void discard(upload)}>
+            <button
+              type="button"
+              class="secondary small"
+              aria-label={`Discard unfinished upload of ${upload.metadata.filename ?? 'unnamed file'}`}
+              onClick={() => void discard(upload)}
+            >
               Discard
             </button>
           </li>

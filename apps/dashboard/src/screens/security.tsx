@@ -30,7 +30,16 @@ function QrCode({ text, label }: { text: string; label: string }) {
   const margin = 4;
   const box = cells.size + 2 * margin;
   return (
-    <svg class="qr-code" role="img" aria-label={label} viewBox={`0 0 ${box} ${box}`} width="200" height="200" shape-rendering="crispEdges" data-testid="totp-qr">
+    <svg
+      class="qr-code"
+      role="img"
+      aria-label={label}
+      viewBox={`0 0 ${box} ${box}`}
+      width="200"
+      height="200"
+      shape-rendering="crispEdges"
+      data-testid="totp-qr"
+    >
       <rect width={box} height={box} fill="#fff" />
       <path fill="#000" d={cells.squares.map((s) => `M${s.x + margin} ${s.y + margin}h1v1h-1z`).join('')} />
     </svg>
@@ -85,7 +94,9 @@ function TwoFactor() {
       {status.error && <Notice kind="error">{status.error}</Notice>}
       {recoveryCodes && (
         <div class="stack" data-testid="recovery-codes">
-          <Notice kind="warning">Two-factor sign-in is on. Keep these recovery codes somewhere safe: each one signs you in once if you lose your phone. They are shown only now.</Notice>
+          <Notice kind="warning">
+            Two-factor sign-in is on. Keep these recovery codes somewhere safe: each one signs you in once if you lose your phone. They are shown only now.
+          </Notice>
           <ul class="recovery-codes">
             {recoveryCodes.map((code) => (
               <li key={code}>
@@ -104,7 +115,8 @@ function TwoFactor() {
       {!recoveryCodes && status.data?.totp === 'on' && (
         <>
           <p data-testid="mfa-state">
-            On. Signing in asks for the code of your authenticator app. {status.data.recovery_codes_left} recovery code{status.data.recovery_codes_left === 1 ? '' : 's'} left.
+            On. Signing in asks for the code of your authenticator app. {status.data.recovery_codes_left} recovery code
+            {status.data.recovery_codes_left === 1 ? '' : 's'} left.
           </p>
           <form class="inline-form" onSubmit={disable}>
             <label class="grow">
@@ -119,7 +131,9 @@ function TwoFactor() {
       )}
       {!recoveryCodes && status.data && status.data.totp !== 'on' && !enrolment && (
         <>
-          <p data-testid="mfa-state">Off. Add a code from an authenticator app (such as Aegis, Google Authenticator or 1Password) to every sign-in with your password.</p>
+          <p data-testid="mfa-state">
+            Off. Add a code from an authenticator app (such as Aegis, Google Authenticator or 1Password) to every sign-in with your password.
+          </p>
           <p>
             <button type="button" onClick={start} disabled={busy}>
               Set up two-factor sign-in
@@ -169,7 +183,9 @@ function Devices() {
                 <th scope="col">IP address</th>
                 <th scope="col">Signed in</th>
                 <th scope="col">Last used</th>
-                <th scope="col"><span class="offscreen">Actions</span></th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -180,8 +196,12 @@ function Devices() {
                     {session.current && <strong> · this device</strong>}
                   </td>
                   <td data-label="IP address">{session.ip ?? '—'}</td>
-                  <td data-label="Signed in" title={formatDateTime(session.created_at)}>{formatRelative(session.created_at)}</td>
-                  <td data-label="Last used" title={formatDateTime(session.last_used_at)}>{formatRelative(session.last_used_at)}</td>
+                  <td data-label="Signed in" title={formatDateTime(session.created_at)}>
+                    {formatRelative(session.created_at)}
+                  </td>
+                  <td data-label="Last used" title={formatDateTime(session.last_used_at)}>
+                    {formatRelative(session.last_used_at)}
+                  </td>
                   <td class="row-actions">
                     <button type="button" class="danger small" onClick={() => setEnding(session)}>
                       Sign out
@@ -196,7 +216,11 @@ function Devices() {
       {ending && (
         <ConfirmDialog
           title="Sign out device"
-          message={<p>{ending.current ? 'Sign out of this browser?' : `Sign out “${ending.user_agent ?? 'unknown device'}”? It must sign in again to use your account.`}</p>}
+          message={
+            <p>
+              {ending.current ? 'Sign out of this browser?' : `Sign out “${ending.user_agent ?? 'unknown device'}”? It must sign in again to use your account.`}
+            </p>
+          }
           confirmLabel="Sign out"
           onConfirm={async () => {
             await api(`/auth/sessions/${encodeURIComponent(ending.id)}`, { method: 'DELETE' });

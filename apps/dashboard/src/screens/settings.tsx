@@ -6,7 +6,11 @@ import type { Profile, Settings } from '../types.js';
 import { PasskeysSection } from './passkeys.js';
 
 const MIB = 1024 * 1024;
-const PURPOSE: Record<string, string> = { routing: 'Points the name at Hangar', ownership: 'Proves you own the name', ssl_validation: 'Lets the certificate be issued' };
+const PURPOSE: Record<string, string> = {
+  routing: 'Points the name at Hangar',
+  ownership: 'Proves you own the name',
+  ssl_validation: 'Lets the certificate be issued',
+};
 
 /** Settings: the upload size limit, what photos keep of their metadata, the custom domain with its DNS records and statuses, and the passkeys. */
 export function SettingsScreen() {
@@ -61,7 +65,7 @@ function UploadLimit({ settings, ceiling, onSaved }: { settings: Settings; ceili
       <div class="inline-form">
         <label>
           Size in MiB
-          <input type="number" min="0.01" step="any" inputMode="decimal" value={value} onInput={(e) => setValue((e.currentTarget).value)} required />
+          <input type="number" min="0.01" step="any" inputMode="decimal" value={value} onInput={(e) => setValue(e.currentTarget.value)} required />
         </label>
         <button type="submit">Save</button>
         <button type="button" class="secondary" onClick={() => void save({ max_upload_size_bytes: null })}>
@@ -94,12 +98,16 @@ function ImageMetadata({ settings, onSaved }: { settings: Settings; onSaved: (s:
   return (
     <div class="card" role="radiogroup" aria-labelledby="metadata-title">
       <h2 id="metadata-title">Photo metadata</h2>
-      <p class="muted">
-        What new uploads of JPEG, PNG, WebP, HEIC and AVIF photos keep. The pixels are never changed; files already stored stay as they are.
-      </p>
+      <p class="muted">What new uploads of JPEG, PNG, WebP, HEIC and AVIF photos keep. The pixels are never changed; files already stored stay as they are.</p>
       {IMAGE_METADATA_CHOICES.map((choice) => (
         <label key={choice.value} class="inline">
-          <input type="radio" name="image_metadata" value={choice.value} checked={settings.image_metadata === choice.value} onChange={() => void choose(choice.value)} />
+          <input
+            type="radio"
+            name="image_metadata"
+            value={choice.value}
+            checked={settings.image_metadata === choice.value}
+            onChange={() => void choose(choice.value)}
+          />
           <strong>{choice.label}</strong> <span class="muted small">{choice.hint}</span>
         </label>
       ))}
@@ -170,7 +178,9 @@ function CustomDomain({ settings, onSaved }: { settings: Settings; onSaved: (s: 
                           <code class="wrap">{record.value}</code> <CopyButton text={record.value} />
                         </span>
                       </td>
-                      <td data-label="Why" class="muted small">{PURPOSE[record.purpose] ?? record.purpose}</td>
+                      <td data-label="Why" class="muted small">
+                        {PURPOSE[record.purpose] ?? record.purpose}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -179,12 +189,22 @@ function CustomDomain({ settings, onSaved }: { settings: Settings; onSaved: (s: 
           )}
           {domain.dns_records.some((record) => record.type === 'A' || record.type === 'AAAA') && (
             <p class="muted small" data-testid="address-record-hint">
-              This service is reached at an IP address, so point your name at it with an {domain.dns_records.find((r) => r.type === 'A' || r.type === 'AAAA')?.type} record
-              as shown, not a CNAME (a CNAME must name a host). If your DNS host asks for a target host name instead, ask the operator for one.
+              This service is reached at an IP address, so point your name at it with an{' '}
+              {domain.dns_records.find((r) => r.type === 'A' || r.type === 'AAAA')?.type} record as shown, not a CNAME (a CNAME must name a host). If your DNS
+              host asks for a target host name instead, ask the operator for one.
             </p>
           )}
           <div class="actions left">
-            <button type="button" disabled={busy} onClick={() => void patch({ refresh_custom_domain: true }, (s) => `Checked again: verification ${s.custom_domain?.verification_status}, SSL ${s.custom_domain?.ssl_status}.`)}>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                void patch(
+                  { refresh_custom_domain: true },
+                  (s) => `Checked again: verification ${s.custom_domain?.verification_status}, SSL ${s.custom_domain?.ssl_status}.`,
+                )
+              }
+            >
               {busy ? 'Checking…' : 'Refresh status'}
             </button>
             <button type="button" class="danger" disabled={busy} onClick={() => setConfirmRemove(true)}>
@@ -198,13 +218,14 @@ function CustomDomain({ settings, onSaved }: { settings: Settings; onSaved: (s: 
           onSubmit={(event) => {
             event.preventDefault();
             const name = hostname.trim().toLowerCase();
-            if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name)) return setMessage({ kind: 'error', text: 'Enter a host name such as files.example.com (no https://, port or path).' });
+            if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name))
+              return setMessage({ kind: 'error', text: 'Enter a host name such as files.example.com (no https://, port or path).' });
             void patch({ custom_domain: name }, (s) => `Added ${s.custom_domain?.hostname}. Create the DNS records, then refresh.`);
           }}
         >
           <label class="grow">
             Host name
-            <input value={hostname} onInput={(e) => setHostname((e.currentTarget).value)} placeholder="files.example.com" autocomplete="off" required />
+            <input value={hostname} onInput={(e) => setHostname(e.currentTarget.value)} placeholder="files.example.com" autocomplete="off" required />
           </label>
           <button type="submit" disabled={busy}>
             Add domain

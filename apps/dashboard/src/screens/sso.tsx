@@ -65,7 +65,7 @@ const SSO_ERRORS: Record<string, string> = {
  */
 export function SsoLanding({ params }: { params: URLSearchParams }) {
   const code = params.get('code');
-  const [error, setError] = useState<string | undefined>(code ? undefined : SSO_ERRORS[params.get('error') ?? ''] ?? 'The sign-in did not complete.');
+  const [error, setError] = useState<string | undefined>(code ? undefined : (SSO_ERRORS[params.get('error') ?? ''] ?? 'The sign-in did not complete.'));
   useEffect(() => {
     if (!code) return;
     history.replaceState(null, '', `${location.pathname}${location.search}#/sso`);
@@ -81,7 +81,13 @@ export function SsoLanding({ params }: { params: URLSearchParams }) {
       <div class="auth-card">
         <p class="brand">Hangar</p>
         <h1>{error ? 'Sign-in failed' : 'Signing in…'}</h1>
-        {error ? <Notice kind="error">{error}</Notice> : <p class="loading" role="status">One moment…</p>}
+        {error ? (
+          <Notice kind="error">{error}</Notice>
+        ) : (
+          <p class="loading" role="status">
+            One moment…
+          </p>
+        )}
         <p class="auth-footer">
           <a href="#/signin">Back to sign in</a>
         </p>

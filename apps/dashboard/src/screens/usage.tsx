@@ -31,7 +31,14 @@ export function UsageScreen() {
     <section aria-labelledby="usage-title">
       <div class="screen-head">
         <h1 id="usage-title">Usage</h1>
-        <button type="button" class="secondary small" onClick={() => { usage.reload(); profile.reload(); }}>
+        <button
+          type="button"
+          class="secondary small"
+          onClick={() => {
+            usage.reload();
+            profile.reload();
+          }}
+        >
           Refresh
         </button>
       </div>

@@ -41,7 +41,13 @@ function NewSecret({ webhook, onDone }: { webhook: Webhook & { secret: string };
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const [page, setPage] = useState(1);
   const [error, setError] = useState<string>();
-  const log = useLoad(() => api<{ deliveries: WebhookDelivery[]; total: number }>(`/webhooks/${encodeURIComponent(webhook.id)}/deliveries`, { query: { page, limit: DELIVERY_PAGE } }), [webhook.id, page]);
+  const log = useLoad(
+    () =>
+      api<{ deliveries: WebhookDelivery[]; total: number }>(`/webhooks/${encodeURIComponent(webhook.id)}/deliveries`, {
+        query: { page, limit: DELIVERY_PAGE },
+      }),
+    [webhook.id, page],
+  );
   const retry = async (delivery: WebhookDelivery) => {
     setError(undefined);
     try {
@@ -73,7 +79,9 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                 <th scope="col">Attempts</th>
                 <th scope="col">Last answer</th>
                 <th scope="col">Next attempt</th>
-                <th scope="col"><span class="offscreen">Actions</span></th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -82,7 +90,9 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                   <td data-label="Event">
                     <code>{delivery.event_type}</code>
                   </td>
-                  <td data-label="When" title={formatDateTime(delivery.created_at)}>{formatRelative(delivery.created_at)}</td>
+                  <td data-label="When" title={formatDateTime(delivery.created_at)}>
+                    {formatRelative(delivery.created_at)}
+                  </td>
                   <td data-label="State">{delivery.state}</td>
                   <td data-label="Attempts">{delivery.attempts}</td>
                   <td data-label="Last answer">
@@ -133,7 +143,10 @@ export function WebhooksScreen() {
     if (events.length === 0) return setError('Tick at least one event.');
     const description = ((data.get('description') as string | null) ?? '').trim();
     return act(async () => {
-      const { webhook } = await api<{ webhook: Webhook & { secret: string } }>('/webhooks', { method: 'POST', json: { url: ((data.get('url') as string | null) ?? '').trim(), events, ...(description ? { description } : {}) } });
+      const { webhook } = await api<{ webhook: Webhook & { secret: string } }>('/webhooks', {
+        method: 'POST',
+        json: { url: ((data.get('url') as string | null) ?? '').trim(), events, ...(description ? { description } : {}) },
+      });
       setFresh(webhook);
       form.reset();
       list.reload();
@@ -180,7 +193,9 @@ export function WebhooksScreen() {
                 <th scope="col">Endpoint</th>
                 <th scope="col">Events</th>
                 <th scope="col">State</th>
-                <th scope="col"><span class="offscreen">Actions</span></th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -196,11 +211,13 @@ export function WebhooksScreen() {
                     <button
                       type="button"
                       class="secondary small"
-                      onClick={() => act(async () => {
-                        await api(`/webhooks/${encodeURIComponent(webhook.id)}/test`, { method: 'POST' });
-                        setNews(`A test event is on its way to ${webhook.url}.`);
-                        setShown(webhook);
-                      })}
+                      onClick={() =>
+                        act(async () => {
+                          await api(`/webhooks/${encodeURIComponent(webhook.id)}/test`, { method: 'POST' });
+                          setNews(`A test event is on its way to ${webhook.url}.`);
+                          setShown(webhook);
+                        })
+                      }
                     >
                       Send test
                     </button>{' '}
@@ -210,20 +227,27 @@ export function WebhooksScreen() {
                     <button
                       type="button"
                       class="secondary small"
-                      onClick={() => act(async () => {
-                        await api(`/webhooks/${encodeURIComponent(webhook.id)}`, { method: 'PATCH', json: { enabled: !webhook.enabled } });
-                        list.reload();
-                      })}
+                      onClick={() =>
+                        act(async () => {
+                          await api(`/webhooks/${encodeURIComponent(webhook.id)}`, { method: 'PATCH', json: { enabled: !webhook.enabled } });
+                          list.reload();
+                        })
+                      }
                     >
                       {webhook.enabled ? 'Turn off' : 'Turn on'}
                     </button>{' '}
                     <button
                       type="button"
                       class="secondary small"
-                      onClick={() => act(async () => {
-                        const { webhook: rotated } = await api<{ webhook: Webhook & { secret: string } }>(`/webhooks/${encodeURIComponent(webhook.id)}/rotate-secret`, { method: 'POST' });
-                        setFresh(rotated);
-                      })}
+                      onClick={() =>
+                        act(async () => {
+                          const { webhook: rotated } = await api<{ webhook: Webhook & { secret: string } }>(
+                            `/webhooks/${encodeURIComponent(webhook.id)}/rotate-secret`,
+                            { method: 'POST' },
+                          );
+                          setFresh(rotated);
+                        })
+                      }
                     >
                       New secret
                     </button>{' '}
