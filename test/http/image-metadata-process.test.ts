@@ -66,6 +66,10 @@ describe('the server as its own process: photo metadata removed while a large up
       DATA_DIR: dataDir,
       PASSWORD_HASH_MEMORY_KIB: '1024',
       DEFAULT_MAX_UPLOAD_SIZE_BYTES: String((SCAN_MIB + 1) * MiB),
+      // No media probe after the upload: its first run loads sharp (libvips and its threads, tens of
+      // MiB once per process), which is not the upload's memory; the probe's own bound is tested in
+      // test/adapters/media-probers.test.ts.
+      MEDIA_PROBE_CONCURRENCY: '0',
     });
     const email = 'photo@example.com';
     await call(server.api, '/auth/register', { method: 'POST', json: { email, password: 'secret1' } });
