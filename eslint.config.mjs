@@ -2,32 +2,29 @@
 // type-checked recommended rules on the TypeScript of core/, adapters/, apps/ (the dashboard too) and
 // test/, ESLint's recommended rules on the JavaScript (scripts/, bench/, bin/), and the import
 // boundaries of the hexagon (docs/tests.md, "Code style: lint and format"). A rule turned off or down says why.
-import Module, { createRequire } from 'node:module';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
+import Module from 'node:module';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import comments from '@eslint-community/eslint-plugin-eslint-comments/configs';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 
 // typescript-eslint 8 reads types through TypeScript's JavaScript API, which TypeScript 7 (this
-// project's `tsc`) no longer ships: its `require('typescript')` gets TypeScript 6 from
-// @typescript/typescript6 instead, the side-by-side setup of the TypeScript 7.0 announcement.
-// The build keeps TypeScript 7. Remove this and the devDependency once typescript-eslint reads
-// TypeScript 7 (typescript-eslint/typescript-eslint#10940), and the "overrides" entry of package.json.
-// (@typescript/typescript6 is the package TypeScript 6 comes in; its files are those of its dependency @typescript/old.)
-const typescript6 = path.dirname(createRequire(createRequire(import.meta.url).resolve('@typescript/typescript6')).resolve('@typescript/old/package.json'));
+// project's `tsc`) no longer ships: its `require('typescript')` gets TypeScript 6 instead, installed
+// apart in tools/typescript6/ (by `npm run lint`, from that folder's lockfile) so that its `tsc` never
+// shadows the build's in node_modules/.bin. The build keeps TypeScript 7. Remove this, tools/typescript6/
+// and the "overrides" entry of package.json once typescript-eslint reads TypeScript 7
+// (typescript-eslint/typescript-eslint#10940).
+const typescript6 = fileURLToPath(new URL('./tools/typescript6/node_modules/typescript', import.meta.url));
+if (!existsSync(typescript6))
+  throw new Error('eslint.config.mjs: TypeScript 6 for typescript-eslint is missing; run `npm run lint`, which installs it into tools/typescript6/');
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
   const redirected = request === 'typescript' || request.startsWith('typescript/') ? typescript6 + request.slice('typescript'.length) : request;
   return resolveFilename.call(this, redirected, ...rest);
 };
 const { default: tseslint } = await import('typescript-eslint');
-
-/**
- * apps/api and apps/content share only apps/http, and apps/server composes them. Until no file of
- * either imports the other, this stays false; set it to true to make such an import a lint error.
- */
-const SIBLING_APPS_APART = false;
 
 const ARCHITECTURE = 'docs/tests.md, "Code style: lint and format"';
 
@@ -47,11 +44,12 @@ const boundaries = {
   adapters: { paths: [INVERSIFY], patterns: [into(['apps'], 'adapters/ import core/, never apps/')] },
   api: {
     paths: [INVERSIFY],
-    patterns: SIBLING_APPS_APART ? [into(['content'], 'apps/api does not import apps/content: what they share goes to apps/http')] : [],
+    // apps/api and apps/content share only apps/http; apps/server composes them (the TypeScript projects say so too).
+    patterns: [into(['content'], 'apps/api does not import apps/content: what they share goes to apps/http')],
   },
   content: {
     paths: [INVERSIFY],
-    patterns: SIBLING_APPS_APART ? [into(['api'], 'apps/content does not import apps/api: what they share goes to apps/http')] : [],
+    patterns: [into(['api'], 'apps/content does not import apps/api: what they share goes to apps/http')],
   },
   otherApps: { paths: [INVERSIFY] },
 };
