@@ -68,9 +68,10 @@ function toEntry(row: Selectable<ActivityLogsTable>): ActivityLogEntry {
  * `activity_log_totals` (migration 0008, with the same EXISTS), and pruning subtracts what it deletes,
  * so `list` reads its total instead of counting the account's entries. On SQLite with a database file the transaction runs on the
  * WAL worker's connection (`SqlExecutor.batch`): a 1,000-row batch is ~20 ms of SQLite work that would
- * otherwise stall every request in flight on the event loop (bench/README.md). (On Postgres an account deleted between the
- * EXISTS and the foreign-key check still fails the batch; nothing is written then, and the
- * recorder's retry skips the entry.)
+ * otherwise stall every request in flight on the event loop (bench/README.md). On Postgres an account deleted between the
+ * EXISTS and the foreign-key check (READ COMMITTED: the EXISTS saw the row the deletion was removing)
+ * fails the batch with a foreign-key violation; nothing is written then, and the batch is tried once
+ * more, when the EXISTS no longer sees the account.
  */
 export class SqlActivityLogRepository implements ActivityLogRepository {
   private readonly db: Kysely<HangarDatabase>;
@@ -101,7 +102,12 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
     for (const [userId, count] of countByAccount(entries.map((e) => e.userId)))
       statements.push(CompiledQuery.raw(this.addToTotalSql(), [userId, count, userId]));
     // On SQLite with a file, a worker thread's connection writes the batch (SqlExecutor.batch).
-    await this.executor.batch(statements);
+    try {
+      await this.executor.batch(statements);
+    } catch (error) {
+      if (!isForeignKeyViolation(error)) throw error;
+      await this.executor.batch(statements);
+    }
   }
 
   private totalSql: string | undefined;
@@ -215,4 +221,9 @@ export class SqlActivityLogRepository implements ActivityLogRepository {
       if (count < PRUNE_CHUNK) return deleted;
     }
   }
+}
+
+/** Whether `error` is Postgres's foreign_key_violation (SQLSTATE 23503): an account deleted while its entries were being written. */
+function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
 }
