@@ -68,7 +68,7 @@ function toEntry(row: Selectable<ActivityLogsTable>): ActivityLogEntry {
  * `activity_log_totals` (migration 0008, with the same EXISTS), and pruning subtracts what it deletes,
  * so `list` reads its total instead of counting the account's entries. On SQLite with a database file the transaction runs on the
  * WAL worker's connection (`SqlExecutor.batch`): a 1,000-row batch is ~20 ms of SQLite work that would
- * otherwise stall every request in flight on the event loop (bench/README.md). On Postgres an account deleted between the
+ * otherwise stall every request in flight on the event loop (decision 0001 in docs/decisions/). On Postgres an account deleted between the
  * EXISTS and the foreign-key check (READ COMMITTED: the EXISTS saw the row the deletion was removing)
  * fails the batch with a foreign-key violation; nothing is written then, and the batch is tried once
  * more, when the EXISTS no longer sees the account.
