@@ -10,8 +10,8 @@
 #    `RUN ln -s` line does.
 # 2. Starts the server with the image's command (its CMD, read from it), checks the start line, the
 #    image's HEALTHCHECK command, /readyz, /version, a registration confirmed by e-mail and one
-#    confirmed with `hangar users confirm`, an upload and its download, and that a restart answers
-#    /readyz within the bound below (the best of three: this machine is shared).
+#    confirmed with `hangar users confirm`, an upload and its download, and three restarts to /readyz
+#    (the best time is reported; the bench measures it).
 # 3. The documented commands in that tree: `hangar --help`, `hangar --version`, `hangar users list`,
 #    a refusal on a DATA_DIR without a database, `hangar backup`, `hangar restore` into a new
 #    DATA_DIR and a server on it that serves the file byte for byte; then `npm start` and
@@ -214,15 +214,11 @@ for _ in 1 2 3; do
   step "ready again after ${ready_ms} ms"
   [ -z "$best" ] || [ "$ready_ms" -lt "$best" ] && best=$ready_ms
 done
-# A wall-clock bound means something only on a machine that is not busy with other work: 1 s with
-# two workers (issue 59; the bench's `startup` scenario measures the same start, bench/README.md).
-load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
-cpus=$(nproc 2>/dev/null || echo 1)
-if awk -v l="$load" -v c="$cpus" 'BEGIN { exit !(l < c) }'; then
-  [ "$best" -le 1000 ] || fail "a restart took ${best} ms to answer /readyz (at most 1000)"
-else
-  step "NOTE: restart bound (1000 ms) not checked: load average $load on $cpus CPUs; best restart ${best} ms"
-fi
+# Reported, not asserted: a wall-clock bound in a test fails or passes with whatever else the machine
+# runs. How fast a restart is, is measured by the bench's `startup` scenario, in ratios against a bare
+# node:http server started the same way in the same run (bench/README.md; the aim, issue 59: 1 s with
+# two workers).
+step "best restart to /readyz: ${best} ms (the bench's startup scenario measures it against a baseline)"
 
 step "hangar --help, --version, users list, a refusal, backup and restore in the image's tree"
 in_app hangar --help | head -n1 | grep -q '^Hangar admin CLI' || fail "hangar --help"
