@@ -80,8 +80,13 @@ async function main(argv: readonly string[]): Promise<number> {
       return Exit.refused;
     }
   }
-  // Adapters' warnings go to stderr; the CLI's own answers stay alone on stdout.
-  const container = buildContainer(config, undefined, createLogger({ ...config.log, level: config.log.level === 'debug' ? 'debug' : 'warn' }, undefined, 2));
+  // Adapters' warnings go to stderr; the CLI's own answers stay alone on stdout. One command, then
+  // exit: SQLite checkpoints on the CLI's own connection (no worker thread started for them).
+  const container = buildContainer(
+    config,
+    { clusterWorker: false, shortLived: true },
+    createLogger({ ...config.log, level: config.log.level === 'debug' ? 'debug' : 'warn' }, undefined, 2),
+  );
   const closers: { name: string; close: () => Promise<void> }[] = [];
   let status: number;
   try {

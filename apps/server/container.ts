@@ -66,15 +66,19 @@ export const RootTokens = {
 /** Where this process stands: alone, or one worker of a `node:cluster` (WORKERS > 1; apps/server/supervisor.ts). */
 export interface ProcessRole {
   clusterWorker: boolean;
+  /** A process that runs one command and exits (the admin CLI): no worker thread for SQLite's checkpoints (apps/server/database.ts). Default false. */
+  shortLived?: boolean;
 }
 
 /** Persistence: the database chosen by DATABASE_URL and the repositories over it (one object: the core takes them as they are). */
 export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Database)
     .toResolvedValue(
-      (config: Config, logger: Logger, { metrics }: { metrics?: HangarMetrics }): Promise<OpenDatabase> =>
-        openDatabase(config.database, logger, metrics ? (durationMs, failed) => metrics.databaseQuery(durationMs / 1000, failed) : undefined),
-      [Tokens.Config, Tokens.Logger, RootTokens.Metrics],
+      (config: Config, logger: Logger, { metrics }: { metrics?: HangarMetrics }, role: ProcessRole): Promise<OpenDatabase> =>
+        openDatabase(config.database, logger, metrics ? (durationMs, failed) => metrics.databaseQuery(durationMs / 1000, failed) : undefined, {
+          shortLived: role.shortLived === true,
+        }),
+      [Tokens.Config, Tokens.Logger, RootTokens.Metrics, RootTokens.Process],
     )
     .inSingletonScope();
   bind(Tokens.Repositories)

@@ -20,13 +20,16 @@ export interface OpenDatabase extends SqlDatabaseHandle {
  * Opens (and migrates) the database `database` names: the SQLite file, or a pool of
  * `poolSize` connections to Postgres. Warnings (a lost idle Postgres connection, a missing search
  * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`; `onQuery` is told each
- * query's duration (ms) and failure (metrics).
+ * query's duration (ms) and failure (metrics). `options.shortLived`: the process runs one command and
+ * exits (the admin CLI), so SQLite's checkpoints stay on its own connection instead of a worker thread
+ * started for them (SqliteDatabaseOptions.checkpointWorker).
  * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
  */
 export async function openDatabase(
   database: Config['database'],
   logger: Logger,
   onQuery?: (durationMs: number, failed: boolean) => void,
+  options: { shortLived?: boolean } = {},
 ): Promise<OpenDatabase> {
   const warn = (event: string, fields: Record<string, unknown>) => logger.warn(event, fields);
   switch (database.kind) {
@@ -35,6 +38,7 @@ export async function openDatabase(
         path: database.path,
         fastPath: database.fastPath,
         cacheBytes: database.cacheBytes,
+        checkpointWorker: options.shortLived !== true,
         onQuery,
         onCheckpointWorkerFailed: (error) =>
           warn('checkpoint_worker_failed', {

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/persistence/sqlite/wal-checkpointer.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
 
 describe('opening a SQLite database that another process is creating at the same moment', () => {
@@ -102,5 +103,42 @@ describe('the page cache of the service’s SQLite connection', () => {
     const sqliteDefault = -(plain.pragma('cache_size', { simple: true }) as number);
     plain.close();
     expect(await cacheKib({ cacheBytes: 0 })).to.equal(sqliteDefault);
+  });
+});
+
+describe('a SQLite database opened for one command (the admin CLI: no checkpoint worker)', () => {
+  let directory: string;
+  beforeEach(async () => {
+    directory = await mkdtemp(path.join(os.tmpdir(), 'hangar-sqlite-cli-'));
+  });
+  afterEach(() => rm(directory, { recursive: true, force: true }));
+
+  /** The connection's `wal_autocheckpoint`, in pages. */
+  const autocheckpoint = async (database: Awaited<ReturnType<typeof openSqliteDatabase>>) =>
+    (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(database.db)).rows[0].wal_autocheckpoint;
+
+  it('checkpoints on its own connection as SQLite does, keeps what it wrote, and leaves no WAL behind at close', async () => {
+    const databasePath = path.join(directory, 'hangar.db');
+    const server = await openSqliteDatabase({ path: databasePath });
+    // A server hands checkpoints to its worker and keeps a safety net far above SQLite's 1,000 pages.
+    expect(await autocheckpoint(server)).to.equal(SAFETY_NET_AUTOCHECKPOINT_PAGES);
+    await server.close();
+
+    const cli = await openSqliteDatabase({ path: databasePath, checkpointWorker: false });
+    expect(await autocheckpoint(cli)).to.equal(1000);
+    const user = aUser();
+    await createSqlRepositories(cli).users.create(user);
+    await cli.close();
+    await stat(`${databasePath}-wal`).then(
+      () => expect.fail('the WAL file is still there after close'),
+      (error: NodeJS.ErrnoException) => expect(error.code).to.equal('ENOENT'),
+    );
+
+    const again = await openSqliteDatabase({ path: databasePath });
+    try {
+      expect((await createSqlRepositories(again).users.findById(user.id))?.email).to.equal(user.email);
+    } finally {
+      await again.close();
+    }
   });
 });

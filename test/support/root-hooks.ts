@@ -6,7 +6,7 @@ import { killLeftoverServers } from './server-process.js';
 
 /**
  * Where each file's wall and CPU time go when `HANGAR_TEST_TIMES` names a file: one JSON line per
- * test file, `{ file, wallS, cpuS, childCpuS }` (seconds; `childCpuS` is the CPU of the processes
+ * test file in a parallel run (one for the whole run in a serial one, named after its first file), `{ file, pass, wallS, cpuS, childCpuS }` (seconds; `childCpuS` is the CPU of the processes
  * the file started and waited for, from Linux's /proc/self/stat). Works in parallel runs, where a
  * reporter only sees a file's events replayed after it ended. Summarise with `node scripts/test-times.mjs`.
  */

@@ -47,6 +47,13 @@ export interface SqliteDatabaseOptions {
    * 16,000 KiB). Pages are cached only as they are read, so a database smaller than this never fills it.
    */
   cacheBytes?: number;
+  /**
+   * Checkpoint the WAL and write batches on a worker thread of its own (wal-checkpointer.ts), off
+   * the event loop. Default true: what a server wants. False for a process that runs one command
+   * and exits (the admin CLI): starting the thread costs more CPU than such a process spends on its
+   * work, and this connection then checkpoints itself as SQLite does by default (every 1,000 pages).
+   */
+  checkpointWorker?: boolean;
 }
 
 /**
@@ -132,7 +139,7 @@ export async function openSqliteDatabase(options: SqliteDatabaseOptions): Promis
     if (wal) database.pragma('synchronous = NORMAL');
     // From here on the driver waits for other processes' locks itself, off the event loop.
     database.pragma('busy_timeout = 0');
-    if (wal) {
+    if (wal && options.checkpointWorker !== false) {
       // Checkpoints off the event loop (wal-checkpointer.ts); this connection keeps a safety net.
       const path = resolve(options.path);
       checkpoints = backgroundCheckpoints(path, (error) => {
