@@ -295,6 +295,12 @@ if (SCENARIOS.some((scenario) => scenario.id === 'list' || scenario.id === 'two-
     onProgress: (done) => log(`  ${done.toLocaleString('en-US')} files`),
   });
   log(`seeded at ${listAccount.seedRate.toFixed(0)} files/s`);
+  // The service computes the media facts of every image uploaded (MEDIA_PROBE_CONCURRENCY, after
+  // each upload is stored): wait for that work on the seeded files to end, as it has on a store in
+  // use, so that it does not run during the scenarios and slow the service and its baselines alike.
+  const probing = performance.now();
+  const probed = await mediaFactsSettled(onPostgres ? process.env.DATABASE_URL : path.join(service.dataDir, 'hangar.db'));
+  log(`media facts settled in ${((performance.now() - probing) / 1000).toFixed(1)} s (${probed.toLocaleString('en-US')} files have them)`);
   if (onPostgres) {
     // Planner statistics for the new rows, as Postgres's autovacuum gathers them within its naptime
     // (1 min) once 10 % of a table's rows are new: without them the planner takes an account of
@@ -312,12 +318,6 @@ if (SCENARIOS.some((scenario) => scenario.id === 'list' || scenario.id === 'two-
     log(
       `vacuumed and analyzed files in ${((performance.now() - started) / 1000).toFixed(1)} s (Postgres statistics and GIN pending lists, as autovacuum would within a minute)`,
     );
-  } else {
-    // SQLite indexes names for q in the background (FileSearchIndexer, every 200 ms): wait until it
-    // has caught up with the seeding, as it has on a store in use.
-    const started = performance.now();
-    const waiting = await searchIndexCaughtUp(path.join(service.dataDir, 'hangar.db'));
-    log(`search index caught up in ${((performance.now() - started) / 1000).toFixed(1)} s (${waiting.toLocaleString('en-US')} files were waiting)`);
   }
 }
 
@@ -396,23 +396,41 @@ if (keep) log(`work directory kept: ${work}`);
 else await rm(work, { recursive: true, force: true });
 
 /**
- * Waits (up to 10 min) until SQLite's `files_search_pending` (migration 0033) is empty; resolves
- * with how many files were waiting at first.
+ * Waits (up to 10 min) until the count of `file_media` rows (migration 0047: one per file whose
+ * media facts were computed) has not changed for 2 s; `database` is the SQLite file or a Postgres
+ * URL. Resolves with that count.
  */
-async function searchIndexCaughtUp(databaseFile) {
-  const { default: Database } = await import('better-sqlite3');
-  const database = new Database(databaseFile, { readonly: true, fileMustExist: true });
+async function mediaFactsSettled(database) {
+  let count;
+  let close;
+  if (/^postgres(ql)?:/i.test(database)) {
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    count = async () => Number((await client.query('select count(*) as n from file_media')).rows[0].n);
+    close = () => client.end();
+  } else {
+    const { default: Database } = await import('better-sqlite3');
+    const sqlite = new Database(database, { readonly: true, fileMustExist: true });
+    const statement = sqlite.prepare('select count(*) from file_media').pluck();
+    count = async () => statement.get();
+    close = async () => sqlite.close();
+  }
   try {
-    const count = database.prepare('select count(*) from files_search_pending').pluck();
-    const first = count.get();
     const deadline = Date.now() + 600_000;
-    while (count.get() > 0) {
-      if (Date.now() > deadline) throw new Error('the search index did not catch up within 10 min');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    let last = await count();
+    let stableSince = Date.now();
+    while (Date.now() - stableSince < 2000) {
+      if (Date.now() > deadline) throw new Error('the media facts of the seeded files did not settle within 10 min');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const now = await count();
+      if (now !== last) {
+        last = now;
+        stableSince = Date.now();
+      }
     }
-    return first;
+    return last;
   } finally {
-    database.close();
+    await close();
   }
 }
 
