@@ -243,11 +243,20 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = path.join(BENCH, 'results');
 const work = await mkdtemp(path.join(os.tmpdir(), 'hangar-bench-'));
 const cleanups = [];
-process.on('SIGINT', async () => {
+/** Stops what the run started (the service, baselines, s3rver) and removes its work directory, then exits with `status`. */
+async function abandon(status) {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   if (!keep) await rm(work, { recursive: true, force: true });
-  process.exit(130);
-});
+  process.exit(status);
+}
+process.on('SIGINT', () => void abandon(130));
+// A run that fails part-way leaves no service process behind to load the next run's machine.
+for (const event of ['uncaughtException', 'unhandledRejection']) {
+  process.on(event, (error) => {
+    process.stderr.write(`bench: ${error?.stack ?? error}\n`);
+    void abandon(1);
+  });
+}
 
 const log = (text) => process.stdout.write(`${text}\n`);
 if (withS3rver) await startS3rver();
