@@ -827,6 +827,7 @@ async function startup() {
 async function alternate({ baseline, service: serviceLoad, figure, pids = [service.pid], baselinePids }) {
   await loadAll(baseline, settings.warmupSeconds);
   await loadAll(serviceLoad, settings.warmupSeconds);
+  await settled(pids);
   const memory = peakMemoryOfAll(pids);
   memory.start();
   const runs = { service: [], baseline: [], serviceCpuUsPerRequest: [] };
@@ -837,6 +838,8 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
     if (baselinePids) (runs.baselineCpuUsPerRequest ??= []).push(((cpuOfAll(baselinePids) - baselineCpuBefore) * 1000) / Math.max(1, b.ok + b.non2xx));
     const cpuBefore = cpuOfAll(pids);
     const s = await loadAll(serviceLoad, settings.loadSeconds);
+    // Work the load left running (the media facts of uploaded images, log batches) belongs to it.
+    await settled(pids);
     const cpu = ((cpuOfAll(pids) - cpuBefore) * 1000) / Math.max(1, s.ok + s.non2xx);
     runs.baseline.push(figure(b));
     runs.service.push(figure(s));
@@ -847,6 +850,20 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
     if (problems(b) || problems(s)) notes.push(`pair ${pair + 1}: baseline${problems(b) || ' ok'}, service${problems(s) || ' ok'}`);
   }
   return { runs, rss: memory.end(), notes };
+}
+
+/**
+ * Waits (up to 60 s) until `pids` have used less than 5 % of one CPU over half a second: the work a
+ * load set off after its answers (an upload's media facts, computed in the background) ends before
+ * the next run, instead of running under it and slowing its side, the baseline's turn included.
+ */
+async function settled(pids) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const before = cpuOfAll(pids);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (cpuOfAll(pids) - before < 25) return;
+  }
 }
 
 /**
