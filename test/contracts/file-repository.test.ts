@@ -1,12 +1,11 @@
 import { describeFileRepositoryContract } from './file-repository.contract.js';
-import { onSqlite, openMemory, onPostgres } from './persistence-fixtures.js';
-import { testDatabaseUrl } from '../support/test-database.js';
+import { onSqlite, openMemory } from './persistence-fixtures.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { SqlFileRepository } from '../../adapters/persistence/sql/sql-file-repository.js';
-import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
-const postgres = testDatabaseUrl();
+// The file repository's contract on memory and SQLite. SQLite with each listing way forced and
+// Postgres run in files of their own (file-repository-ways.test.ts, file-repository-postgres.test.ts),
+// so that a parallel run's workers share the contract's brute-force search between them.
 
 describeFileRepositoryContract('memory', async () => {
   const { files, users, signingKeys, close } = await openMemory();
@@ -25,23 +24,3 @@ describeFileRepositoryContract('SQLite (:memory:), written through a second repo
   const { files, users, signingKeys } = createSqlRepositories(database);
   return { subject: files, users, signingKeys, other: createSqlRepositories(database).files, close: database.close };
 });
-
-// SQLite chooses how to count and page each listing (listing-plan.ts); small test accounts always
-// take one way, so each way is also forced on every listing: the same answers either way.
-for (const way of ['index', 'list-order'] as const) {
-  describeFileRepositoryContract(`SQLite (:memory:), every listing by way ${way}`, async () => {
-    const database = await openSqliteDatabase({ path: ':memory:' });
-    const { users, signingKeys } = createSqlRepositories(database);
-    const subject = new SqlFileRepository(new SqlExecutor(database.db, { direct: database.direct }), { sqliteListingWay: way });
-    return { subject, users, signingKeys, close: database.close };
-  });
-}
-
-if (postgres !== undefined) {
-  onPostgres(postgres, (open) =>
-    describeFileRepositoryContract('Postgres', async () => {
-      const { files, users, signingKeys, close } = await open();
-      return { subject: files, users, signingKeys, close };
-    }),
-  );
-}
