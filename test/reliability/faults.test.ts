@@ -15,7 +15,7 @@ import { aBody, sha256 } from './harness.js';
  * (docs/reliability.md): the blob volume full or failing, the database locked or
  * unreachable, the edge provider down. After each fault the same request succeeds once the fault
  * is gone. GCS 5xx and timeouts are proven by test/http/gcs-walkthrough.test.ts and the GCS blob
- * store tests (test/contracts/blob-store.test.ts).
+ * store tests (test/contracts/blob-store-cloud.test.ts).
  */
 describe('faults of the outside world: a clean answer and nothing changed (docs/reliability.md)', function () {
   this.timeout(60_000);
