@@ -308,8 +308,8 @@ if (SCENARIOS.some((scenario) => scenario.id === 'list' || scenario.id === 'two-
   // each upload is stored): wait for that work on the seeded files to end, as it has on a store in
   // use, so that it does not run during the scenarios and slow the service and its baselines alike.
   const probing = performance.now();
-  const probed = await mediaFactsSettled(onPostgres ? process.env.DATABASE_URL : path.join(service.dataDir, 'hangar.db'));
-  log(`media facts settled in ${((performance.now() - probing) / 1000).toFixed(1)} s (${probed.toLocaleString('en-US')} files have them)`);
+  const quiet = await settled([service.pid], 600_000);
+  log(`${quiet ? 'service idle again' : 'service still busy (gave up waiting)'} ${((performance.now() - probing) / 1000).toFixed(1)} s after the seeding`);
   if (onPostgres) {
     // Planner statistics for the new rows, as Postgres's autovacuum gathers them within its naptime
     // (1 min) once 10 % of a table's rows are new: without them the planner takes an account of
@@ -403,45 +403,6 @@ for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
 if (profile) log(`CPU profiles of the service: ${path.relative(ROOT, profileDir)} (summarise with node bench/tools/profile-summary.mjs <file>)`);
 if (keep) log(`work directory kept: ${work}`);
 else await rm(work, { recursive: true, force: true });
-
-/**
- * Waits (up to 10 min) until the count of `file_media` rows (migration 0047: one per file whose
- * media facts were computed) has not changed for 2 s; `database` is the SQLite file or a Postgres
- * URL. Resolves with that count.
- */
-async function mediaFactsSettled(database) {
-  let count;
-  let close;
-  if (/^postgres(ql)?:/i.test(database)) {
-    const client = new pg.Client({ connectionString: database });
-    await client.connect();
-    count = async () => Number((await client.query('select count(*) as n from file_media')).rows[0].n);
-    close = () => client.end();
-  } else {
-    const { default: Database } = await import('better-sqlite3');
-    const sqlite = new Database(database, { readonly: true, fileMustExist: true });
-    const statement = sqlite.prepare('select count(*) from file_media').pluck();
-    count = async () => statement.get();
-    close = async () => sqlite.close();
-  }
-  try {
-    const deadline = Date.now() + 600_000;
-    let last = await count();
-    let stableSince = Date.now();
-    while (Date.now() - stableSince < 2000) {
-      if (Date.now() > deadline) throw new Error('the media facts of the seeded files did not settle within 10 min');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      const now = await count();
-      if (now !== last) {
-        last = now;
-        stableSince = Date.now();
-      }
-    }
-    return last;
-  } finally {
-    await close();
-  }
-}
 
 // ─── scenarios ──────────────────────────────────────────────────────────────────────────────
 
@@ -853,17 +814,19 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
 }
 
 /**
- * Waits (up to 60 s) until `pids` have used less than 5 % of one CPU over half a second: the work a
- * load set off after its answers (an upload's media facts, computed in the background) ends before
- * the next run, instead of running under it and slowing its side, the baseline's turn included.
+ * Waits (up to `timeoutMs`, default 60 s) until `pids` have used less than 5 % of one CPU over half
+ * a second: the work a load set off after its answers (an upload's media facts, computed in the
+ * background) ends before the next run, instead of running under it and slowing its side, the
+ * baseline's turn included. Resolves true once they are idle, false when the time ran out.
  */
-async function settled(pids) {
-  const deadline = Date.now() + 60_000;
+async function settled(pids, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const before = cpuOfAll(pids);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    if (cpuOfAll(pids) - before < 25) return;
+    if (cpuOfAll(pids) - before < 25) return true;
   }
+  return false;
 }
 
 /**
