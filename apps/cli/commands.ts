@@ -719,9 +719,9 @@ async function copyBetween(from: DatabaseLocation, to: DatabaseLocation): Promis
   if (!source.found) throw new Refusal(`--from: ${noDatabaseMessage(source).replace(/; set DATA_DIR.*$/, '.')}`);
   // Warnings (a lost Postgres connection) on stderr, apart from the report on stdout.
   const logger = createLogger({ level: 'warn', format: 'auto' }, undefined, 2);
-  const opened = await openDatabase(from, logger, undefined, { shortLived: true });
+  const opened = await openDatabase(from, logger, { shortLived: true });
   try {
-    const destination = await openDatabase(to, logger, undefined, { shortLived: true });
+    const destination = await openDatabase(to, logger, { shortLived: true });
     try {
       return await copyDatabase({ from: opened.db, to: destination.db });
     } catch (error) {

@@ -75,7 +75,8 @@ export const persistenceModule = new ContainerModule(({ bind }) => {
   bind(RootTokens.Database)
     .toResolvedValue(
       (config: Config, logger: Logger, { metrics }: { metrics?: HangarMetrics }, role: ProcessRole): Promise<OpenDatabase> =>
-        openDatabase(config.database, logger, metrics ? (durationMs, failed) => metrics.databaseQuery(durationMs / 1000, failed) : undefined, {
+        openDatabase(config.database, logger, {
+          onQuery: metrics ? (durationMs, failed) => metrics.databaseQuery(durationMs / 1000, failed) : undefined,
           shortLived: role.shortLived === true,
         }),
       [Tokens.Config, Tokens.Logger, RootTokens.Metrics, RootTokens.Process],

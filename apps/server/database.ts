@@ -19,8 +19,8 @@ export interface OpenDatabase extends SqlDatabaseHandle {
 /**
  * Opens (and migrates) the database `database` names: the SQLite file, or a pool of
  * `poolSize` connections to Postgres. Warnings (a lost idle Postgres connection, a missing search
- * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`; `onQuery` is told each
- * query's duration (ms) and failure (metrics). `options.shortLived`: the process runs one command and
+ * index, SQLite's checkpoint worker failing) go to `logger` at level `warn`; `options.onQuery` is told
+ * each query's duration (ms) and failure (metrics). `options.shortLived`: the process runs one command and
  * exits (the admin CLI), so SQLite's checkpoints stay on its own connection instead of a worker thread
  * started for them (SqliteDatabaseOptions.checkpointWorker).
  * @throws Error when the database cannot be opened or migrated (see openSqliteDatabase, openPostgresDatabase)
@@ -28,9 +28,9 @@ export interface OpenDatabase extends SqlDatabaseHandle {
 export async function openDatabase(
   database: Config['database'],
   logger: Logger,
-  onQuery?: (durationMs: number, failed: boolean) => void,
-  options: { shortLived?: boolean } = {},
+  options: { onQuery?: (durationMs: number, failed: boolean) => void; shortLived?: boolean } = {},
 ): Promise<OpenDatabase> {
+  const { onQuery } = options;
   const warn = (event: string, fields: Record<string, unknown>) => logger.warn(event, fields);
   switch (database.kind) {
     case 'sqlite':
