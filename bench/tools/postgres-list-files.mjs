@@ -143,6 +143,7 @@ if (command === 'drop') {
   const rows = [];
   const chosen = CASES.filter(([name]) => only === undefined || name.includes(only));
   for (const [name, filter, offset = 0] of chosen) {
+    // A repository per run: it keeps no listing from the run before (KeptListings), so each run finds it.
     const list = () =>
       new SqlFileRepository(new SqlExecutor(db)).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];

@@ -168,6 +168,7 @@ if (command === 'generate') {
   );
   const rows = [];
   for (const [name, filter, offset = 0] of CASES.filter(([name]) => only === undefined || name.includes(only))) {
+    // A repository per run: it keeps no listing from the run before (KeptListings), so each run finds it.
     const list = (executor) => new SqlFileRepository(executor).list({ userId: BIG, filter, window: { offset, limit: 30 }, countLimit: FILE_TOTAL_COUNT_LIMIT });
     const times = [];
     let total;

@@ -150,8 +150,12 @@ export function describeResumableUploadRepositoryContract(name: string, makeSubj
       const upload = anUpload(userId, { length: 9000 });
       await s.subject.create(upload, LIMITS);
       const file = aFile(userId, { fileId: upload.fileId, size: 9000 });
+      // A listing asked before the upload completes answers the new file when asked again after.
+      const listing = { userId, filter: {}, window: { offset: 0, limit: 10 } };
+      expect(await s.files.list(listing)).to.deep.equal({ items: [], total: 0 });
       expect(await s.files.insert(file, LIMITS, { fromUpload: upload.id })).to.equal('inserted');
       expect(await s.files.totals(userId)).to.deep.equal({ storageBytes: 9000, filesCount: 1 });
+      expect((await s.files.list(listing)).items.map((listed) => listed.fileId)).to.deep.equal([upload.fileId]);
       expect(await s.subject.find(upload.id)).to.include({ status: 'complete', offset: 9000 });
       let failed = false;
       await s.files.insert(aFile(userId, { size: 9000 }), LIMITS, { fromUpload: upload.id }).catch(() => (failed = true));

@@ -328,6 +328,65 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
     expect((await call(a.api, '/usage', { apiKey })).body).to.include({ files_count: 15, storage_bytes: 1500 });
   });
 
+  it('answers a search asked again on one process with every change made through the other at once (kept listings)', async () => {
+    const [a, b] = servers;
+    const email = 'kept-listings@example.com';
+    await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
+    const token = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
+    await call(a.api, `/auth/confirm?token=${token}`);
+    const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
+    const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
+    const uploadAs = async (name: string, seed: number) => {
+      const uploaded = await call(a.api, '/files', {
+        method: 'POST',
+        apiKey,
+        headers: { 'content-type': 'image/png', 'x-file-name': name },
+        body: randomFileOf(100, 'image/png', seed),
+      });
+      expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
+      return uploaded.body.file.file_id as string;
+    };
+    /** What process b answers for one search and the same search of public files, asked twice in a row: names newest first and totals. */
+    const onB = async () => {
+      const ask = async () =>
+        Promise.all(
+          ['/files?q=kept&limit=10', '/files?q=kept&isPublic=true&limit=10'].map(async (url) => {
+            const listed = await call(b.api, url, { apiKey });
+            expect(listed.status).to.equal(200);
+            return {
+              total: listed.body.total,
+              names: listed.body.files.map((file: { name: string; expires_at: string | null }) => `${file.name} ${file.expires_at ?? '-'}`),
+            };
+          }),
+        );
+      const first = await ask();
+      expect(await ask(), 'asked again').to.deep.equal(first);
+      return first;
+    };
+    const lake = await uploadAs('kept-lake.png', 91);
+    const fern = await uploadAs('kept-fern.png', 92);
+    expect(await onB()).to.deep.equal([
+      { total: 2, names: ['kept-fern.png -', 'kept-lake.png -'] },
+      { total: 2, names: ['kept-fern.png -', 'kept-lake.png -'] },
+    ]);
+    // No waiting between a change on a and the next listing on b: a kept listing is answered only while its account is unchanged.
+    const pine = await uploadAs('kept-pine.png', 93);
+    expect((await onB())[0]).to.deep.equal({ total: 3, names: ['kept-pine.png -', 'kept-fern.png -', 'kept-lake.png -'] });
+    expect((await call(a.api, `/files/${pine}`, { method: 'PATCH', apiKey, json: { name: 'birch.png' } })).status).to.equal(200);
+    expect((await onB())[0]).to.deep.equal({ total: 2, names: ['kept-fern.png -', 'kept-lake.png -'] });
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await call(a.api, `/files/${fern}`, { method: 'PATCH', apiKey, json: { is_public: false, expires_at: expiresAt } })).status).to.equal(200);
+    expect(await onB()).to.deep.equal([
+      { total: 2, names: [`kept-fern.png ${expiresAt}`, 'kept-lake.png -'] },
+      { total: 1, names: ['kept-lake.png -'] },
+    ]);
+    expect((await call(a.api, `/files/${lake}`, { method: 'DELETE', apiKey })).status).to.equal(204);
+    expect(await onB()).to.deep.equal([
+      { total: 1, names: [`kept-fern.png ${expiresAt}`] },
+      { total: 0, names: [] },
+    ]);
+  });
+
   it('stops serving a file made private on one process from the other within 1 s, and serves it again once public', async () => {
     const [a, b] = servers;
     const email = 'visibility@example.com';

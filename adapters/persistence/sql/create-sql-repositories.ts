@@ -57,7 +57,7 @@ export function createSqlRepositories(database: SqlDatabaseHandle | Kysely<Hanga
     mfa: new SqlMfaRepository(db),
     apiKeys: new SqlApiKeyRepository(executor),
     files: new SqlFileRepository(executor, options.files),
-    mediaFacts: new SqlMediaFactsRepository(db),
+    mediaFacts: new SqlMediaFactsRepository(executor),
     usage: new SqlUsageRepository(db),
     logs: new SqlActivityLogRepository(executor),
     domains: new SqlCustomDomainRepository(executor),

@@ -45,7 +45,8 @@ export function batchInsert(userId: string, limits: QuotaLimits, files: readonly
   on conflict (user_id) do update set
     files_count = t.files_count + excluded.files_count,
     storage_bytes = t.storage_bytes + excluded.storage_bytes,
-    public_files_count = t.public_files_count + excluded.public_files_count
+    public_files_count = t.public_files_count + excluded.public_files_count,
+    changes = t.changes + 1
   where t.files_count + t.reserved_files + excluded.files_count <= ${limits.fileCountLimit}::bigint
     and t.storage_bytes + t.reserved_bytes + excluded.storage_bytes <= ${limits.storageLimitBytes}::bigint
   returning t.user_id

@@ -166,7 +166,10 @@ export interface AccountTotalsTable {
   files_count: Int64;
   /** Files with `is_public` 1, of `files_count`. */
   public_files_count: ColumnType<number | string | bigint, number | undefined, number>;
-  /** Migration 0005's version counter of the account's listing totals; not written or read since migration 0042. */
+  /**
+   * The account's version counter (migration 0005): moved by every insert, update and delete of its
+   * files, in the same transaction; only ever grows. Kept listings are answered while it stands (KeptListings).
+   */
   changes: ColumnType<number | string | bigint, number | undefined, number>;
   /** Bytes reserved by unfinished resumable uploads (migration 0019): counted against the storage limit. */
   reserved_bytes: ColumnType<number | string | bigint, number | undefined, number>;

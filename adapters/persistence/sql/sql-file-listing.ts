@@ -223,17 +223,41 @@ async function sqliteCountWay(
  *
  * @param options.userId the owner; `window` offset and limit (≥ 0, limit ≥ 1); `countLimit` the count bound
  * @param sqliteWay SQLite: count and page this way instead of the chosen one (the contract runs both; ignored on Postgres)
+ * @returns the page, and the account's `account_totals.changes` counter as read before it was found
+ *          (undefined when the account has no totals row or `q` can match nothing; KeptListings)
  */
 export async function listFiles(
   db: Kysely<HangarDatabase>,
   options: { userId: string; filter: FileFilter; window: Window; countLimit?: number },
   sqliteWay?: ListingWay,
-): Promise<Paged<StoredFile>> {
-  const { userId, filter, window, countLimit } = options;
+): Promise<{ page: Paged<StoredFile>; changes: number | undefined }> {
+  const { userId, filter } = options;
   const needle = filter.q === undefined ? undefined : fileSearchNeedle(filter.q);
+  if (filter.q !== undefined && needle === undefined) return { page: { items: [], total: 0 }, changes: undefined };
+  const totals = await db
+    .selectFrom('account_totals')
+    .select(['files_count', 'public_files_count', 'changes'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  const changes = totals && toNumber(totals.changes);
+  return { page: await findPage(db, { ...options, needle, totals }, sqliteWay), changes };
+}
+
+/** {@link listFiles} once the account's totals row is read (`totals`, undefined without one). */
+async function findPage(
+  db: Kysely<HangarDatabase>,
+  options: {
+    userId: string;
+    filter: FileFilter;
+    window: Window;
+    countLimit?: number;
+    needle: string | undefined;
+    totals: { files_count: number | string | bigint; public_files_count: number | string | bigint } | undefined;
+  },
+  sqliteWay: ListingWay | undefined,
+): Promise<Paged<StoredFile>> {
+  const { userId, filter, window, countLimit, needle, totals } = options;
   const none: Paged<StoredFile> = { items: [], total: 0 };
-  if (filter.q !== undefined && needle === undefined) return none;
-  const totals = await db.selectFrom('account_totals').select(['files_count', 'public_files_count']).where('user_id', '=', userId).executeTakeFirst();
   const accountFiles = totals ? toNumber(totals.files_count) : 0;
   if (accountFiles === 0) return none;
   const listing: Listing = { userId, filter, needle };

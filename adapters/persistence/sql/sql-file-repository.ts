@@ -3,13 +3,12 @@ import {
   accountTotals,
   type AccountTotals,
   type FileChanges,
-  type FileFilter,
   type FileRepository,
   type InsertResult,
   type QuotaLimits,
 } from '../../../core/files/file-repository.js';
 import type { StoredFile } from '../../../core/files/stored-file.js';
-import type { Paged, Window } from '../../../core/shared/pagination.js';
+import type { Paged } from '../../../core/shared/pagination.js';
 import { fileSearchText } from '../file-search.js';
 import { FILE_COLUMNS, type FileRow, fileRow, type NewFileRow } from './file-rows.js';
 import { batchInsert, PostgresUploadBatches, type PostgresUploadBatchesOptions, UPLOAD_REFUSED_SQLSTATE } from './postgres-upload-batches.js';
@@ -19,6 +18,7 @@ import { PrecompiledQuery } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { isPostgres } from './dialect.js';
 import { listFiles } from './sql-file-listing.js';
+import { KeptListings, type ListingRequest } from './kept-listings.js';
 import type { ListingWay } from './listing-plan.js';
 import type { FileDeletionReason } from '../../../core/webhooks/webhook.js';
 import { clearFileDeletionReason, declareFileDeletionReason } from './file-deletion-reason.js';
@@ -76,7 +76,9 @@ function totalsOf(
  * On Postgres the same claim and the record are one statement by default (batchInsert).
  * `deleteMany` deletes and subtracts in one transaction. `account_totals` also counts public
  * files, so that a listing's total without filters, or filtered by visibility alone, is read rather
- * than counted.
+ * than counted, and holds the account's `changes` counter, which every insert, update and delete
+ * of its files moves in the same transaction, so that a listing kept by {@link KeptListings} is
+ * answered again only while it is still true.
  */
 export class SqlFileRepository implements FileRepository {
   /** On every content read: compiled once. */
@@ -130,6 +132,7 @@ export class SqlFileRepository implements FileRepository {
           files_count: sql<number>`files_count + 1`,
           storage_bytes: sql<number>`storage_bytes + ${p.size}`,
           public_files_count: sql<number>`public_files_count + ${p.publicFlag}`,
+          changes: sql<number>`changes + 1`,
         })
         .where('user_id', '=', p.userId)
         .where(sql<SqlBool>`files_count + reserved_files + 1 <= ${p.fileCountLimit}`)
@@ -214,6 +217,9 @@ export class SqlFileRepository implements FileRepository {
   /** See {@link SqlFileRepositoryOptions.sqliteListingWay}. */
   private readonly sqliteListingWay: ListingWay | undefined;
 
+  /** Listings answered before, kept while their account is unchanged. */
+  private readonly keptListings: KeptListings;
+
   private readonly db: Kysely<HangarDatabase>;
 
   /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
@@ -225,6 +231,7 @@ export class SqlFileRepository implements FileRepository {
     this.db = db;
     this.postgres = isPostgres(db);
     this.sqliteListingWay = options.sqliteListingWay;
+    this.keptListings = new KeptListings(executor);
     this.singleStatementInsert = this.postgres && (options.singleStatementInsert ?? true);
     this.uploadBatches =
       this.singleStatementInsert && options.uploadBatches !== false
@@ -309,6 +316,7 @@ export class SqlFileRepository implements FileRepository {
             public_files_count: sql<number>`public_files_count + ${flag}`,
             reserved_files: sql<number>`reserved_files - 1`,
             reserved_bytes: sql<number>`reserved_bytes - ${reserved}`,
+            changes: sql<number>`changes + 1`,
           })
           .where('user_id', '=', file.userId)
           .where(sql<SqlBool>`files_count + reserved_files <= ${limits.fileCountLimit}`)
@@ -352,9 +360,18 @@ export class SqlFileRepository implements FileRepository {
     return row && fileRow.read(row);
   }
 
-  /** One page of the user's files, newest first, with a bounded total: sql-file-listing.ts (docs/search.md). */
-  async list(options: { userId: string; filter: FileFilter; window: Window; countLimit?: number }): Promise<Paged<StoredFile>> {
-    return listFiles(this.db, options, this.sqliteListingWay);
+  /**
+   * One page of the user's files, newest first, with a bounded total: sql-file-listing.ts
+   * (docs/search.md). A listing asked again while the account is unchanged is answered by
+   * {@link KeptListings} in one statement.
+   */
+  async list(options: ListingRequest): Promise<Paged<StoredFile>> {
+    const key = KeptListings.keyOf(options);
+    const again = await this.keptListings.answer(key, options.userId);
+    if (again) return again;
+    const { page, changes } = await listFiles(this.db, options, this.sqliteListingWay);
+    if (changes !== undefined) this.keptListings.keep(key, changes, page);
+    return page;
   }
 
   async findExpired(options: { now: Date; limit: number }): Promise<StoredFile[]> {
@@ -401,7 +418,7 @@ export class SqlFileRepository implements FileRepository {
   /**
    * One transaction: the row is read (locked `for update` on Postgres, before `account_totals`, the
    * order `deleteMany` locks in, so the two never deadlock), written, and the account's totals row
-   * changed (`public_files_count`, when the visibility changes). On SQLite the direct
+   * changed (`changes`, and `public_files_count` when the visibility changes). On SQLite the direct
    * transaction is `BEGIN IMMEDIATE`, and the lookup cache is checked against every commit, so the
    * next lookup on any process sees the change.
    */
@@ -422,13 +439,11 @@ export class SqlFileRepository implements FileRepository {
         .set({ name: after.name, search_text: fileSearchText(after), is_public: toFlag(after.isPublic), expires_at: toNullableMillis(after.expiresAt) })
         .where('id', '=', before.id)
         .compile();
-      if (after.isPublic !== before.isPublic) {
-        yield db
-          .updateTable('account_totals')
-          .set({ public_files_count: sql<number>`public_files_count + ${after.isPublic ? 1 : -1}` })
-          .where('user_id', '=', userId)
-          .compile();
-      }
+      yield db
+        .updateTable('account_totals')
+        .set({ public_files_count: sql<number>`public_files_count + ${Number(after.isPublic) - Number(before.isPublic)}`, changes: sql<number>`changes + 1` })
+        .where('user_id', '=', userId)
+        .compile();
       return after;
     });
   }
@@ -472,6 +487,7 @@ export class SqlFileRepository implements FileRepository {
             files_count: sql<number>`files_count - ${deleted.length}`,
             storage_bytes: sql<number>`storage_bytes - ${bytes}`,
             public_files_count: sql<number>`public_files_count - ${publicFiles}`,
+            changes: sql<number>`changes + 1`,
           })
           .where('user_id', '=', options.userId)
           .execute();

@@ -1,10 +1,11 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type SqlBool } from 'kysely';
 import type { MediaFacts, MediaFactsRepository, MediaFactsState, MediaSubject } from '../../../core/media/media-facts.js';
+import { isPostgres } from './dialect.js';
+import { PrecompiledQuery } from './precompiled-query.js';
 import { toMillis, toNumber } from './rows.js';
 import type { HangarDatabase } from './schema.js';
-
-/** Record ids per statement of {@link SqlMediaFactsRepository.findMany}: far under SQLite's and Postgres's parameter limits. */
-const IDS_PER_READ = 500;
+import type { SqlExecutor } from './sql-executor.js';
+import { TurnBatch } from './turn-batch.js';
 
 /**
  * {@link MediaFactsRepository} over `file_media` (migration 0047), on SQLite and Postgres.
@@ -14,7 +15,30 @@ const IDS_PER_READ = 500;
  * a `not exists` on `file_media`'s: each batch reads only the files it returns and those it skips.
  */
 export class SqlMediaFactsRepository implements MediaFactsRepository {
-  constructor(private readonly db: Kysely<HangarDatabase>) {}
+  /**
+   * On every listing page: the facts of the given file records, by primary key. The ids are one
+   * parameter (a text array on Postgres, JSON text on SQLite), so the SQL text is the same for
+   * every page: compiled once, a named prepared statement on Postgres, and on SQLite a cacheable
+   * lookup, answered without SQLite while no connection has written since (a fact saved is a write).
+   */
+  private readonly byRecordIds = new PrecompiledQuery(
+    (db, p: { ids: unknown }) =>
+      db
+        .selectFrom('file_media')
+        .select(['file_record_id', 'width', 'height', 'duration_seconds', 'thumbhash'])
+        .where(isPostgres(db) ? sql<SqlBool>`file_record_id = any(${p.ids})` : sql<SqlBool>`file_record_id in (select value from json_each(${p.ids}))`),
+    { cacheable: true },
+  );
+
+  /** Postgres: the reads of one turn of the event loop (listing pages asked together), one statement (TurnBatch). */
+  private readonly batch = new TurnBatch((keys) => this.read([...keys[0]]), 1);
+
+  private readonly db: Kysely<HangarDatabase>;
+
+  /** @param executor the database, with the fast paths its adapter offers (SqlExecutor) */
+  constructor(private readonly executor: SqlExecutor) {
+    this.db = executor.db;
+  }
 
   async save(options: { fileRecordId: string; facts: MediaFacts; state: MediaFactsState; computedAt: Date }): Promise<boolean> {
     const { facts } = options;
@@ -34,22 +58,26 @@ export class SqlMediaFactsRepository implements MediaFactsRepository {
   }
 
   async findMany(fileRecordIds: readonly string[]): Promise<Map<string, MediaFacts>> {
+    if (fileRecordIds.length === 0) return new Map();
+    const all = isPostgres(this.db) ? await this.batch.ask(fileRecordIds) : await this.read(JSON.stringify(fileRecordIds));
     const found = new Map<string, MediaFacts>();
-    for (let start = 0; start < fileRecordIds.length; start += IDS_PER_READ) {
-      const ids = fileRecordIds.slice(start, start + IDS_PER_READ);
-      const rows = await this.db
-        .selectFrom('file_media')
-        .select(['file_record_id', 'width', 'height', 'duration_seconds', 'thumbhash'])
-        .where('file_record_id', 'in', ids)
-        .execute();
-      for (const row of rows) {
-        found.set(row.file_record_id, {
-          width: row.width === null ? null : Number(row.width),
-          height: row.height === null ? null : Number(row.height),
-          durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
-          thumbhash: row.thumbhash,
-        });
-      }
+    for (const id of fileRecordIds) {
+      const facts = all.get(id);
+      if (facts) found.set(id, { ...facts });
+    }
+    return found;
+  }
+
+  /** Runs {@link byRecordIds} for `ids` (an array on Postgres, JSON text on SQLite). */
+  private async read(ids: unknown): Promise<Map<string, MediaFacts>> {
+    const found = new Map<string, MediaFacts>();
+    for (const row of await this.byRecordIds.execute(this.executor, { ids })) {
+      found.set(row.file_record_id, {
+        width: row.width === null ? null : Number(row.width),
+        height: row.height === null ? null : Number(row.height),
+        durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+        thumbhash: row.thumbhash,
+      });
     }
     return found;
   }
