@@ -134,7 +134,10 @@ export class KeptListings {
       const now = counts.get(file.id);
       // Every removal moves the counter; a file missing without it means the listing is found afresh.
       if (!now) return undefined;
-      items.push({ ...copyStoredFile(file), ...now });
+      const copy = copyStoredFile(file);
+      copy.viewCount = now.viewCount;
+      copy.downloadCount = now.downloadCount;
+      items.push(copy);
     }
     return { items, ...kept.total };
   }

@@ -59,11 +59,13 @@ export class SqlMediaFactsRepository implements MediaFactsRepository {
 
   async findMany(fileRecordIds: readonly string[]): Promise<Map<string, MediaFacts>> {
     if (fileRecordIds.length === 0) return new Map();
-    const all = isPostgres(this.db) ? await this.batch.ask(fileRecordIds) : await this.read(JSON.stringify(fileRecordIds));
+    if (!isPostgres(this.db)) return this.read(JSON.stringify(fileRecordIds));
+    // The batch's facts are shared by its askers: each gets its own copies of its own files'.
+    const all = await this.batch.ask(fileRecordIds);
     const found = new Map<string, MediaFacts>();
     for (const id of fileRecordIds) {
       const facts = all.get(id);
-      if (facts) found.set(id, { ...facts });
+      if (facts) found.set(id, { width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds, thumbhash: facts.thumbhash });
     }
     return found;
   }
