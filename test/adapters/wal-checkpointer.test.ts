@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -79,9 +79,39 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     }
   });
 
+  it('starts no worker thread while the WAL is empty (writes that changed nothing), and starts it once a write leaves frames', async () => {
+    const databasePath = path.join(directory, 'hangar.db');
+    // Created, then opened again as a service restarts: the database exists, its WAL is empty.
+    await (await openSqliteDatabase({ path: databasePath })).close();
+    const database = await openSqliteDatabase({ path: databasePath, checkpointWorker: false });
+    const checkpoints = backgroundCheckpoints(databasePath, (error) => {
+      throw error;
+    });
+    try {
+      // A write that changes nothing (as a service's first ones: secrets kept, outboxes claimed, old rows pruned), flushed and said.
+      for (let i = 0; i < 3; i += 1) {
+        await sql`delete from users where email = ${'nobody@example.com'}`.execute(database.db);
+        checkpoints.wrote();
+        await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS * 1.5));
+      }
+      expect((await exists(`${databasePath}-wal`)) ? (await stat(`${databasePath}-wal`)).size : 0, 'the WAL').to.equal(0);
+      expect(checkpoints.usedWorker, 'the worker asked for while the WAL is empty').to.equal(false);
+      await createSqlRepositories(database).users.create(aUser({ email: 'someone@example.com' }));
+      checkpoints.wrote();
+      const deadline = Date.now() + 20 * CHECKPOINT_INTERVAL_MS;
+      while (!checkpoints.usedWorker && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(checkpoints.usedWorker, 'the worker asked for once the WAL holds a write').to.equal(true);
+    } finally {
+      await checkpoints.close();
+      await database.close();
+    }
+  });
+
   it('reports once that it cannot checkpoint a file, and then ignores further writes', async () => {
     const failures: Error[] = [];
     const missing = path.join(directory, 'no-such-database.db');
+    // A WAL with frames to checkpoint, for a database file the worker cannot open.
+    await writeFile(`${missing}-wal`, Buffer.alloc(4096, 1));
     const checkpoints = backgroundCheckpoints(missing, (error) => failures.push(error));
     checkpoints.wrote();
     const deadline = Date.now() + 10_000;

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CheckpointReply, CheckpointRequest } from './wal-checkpoint-messages.js';
 
@@ -30,12 +31,15 @@ const tryAgain = (code: string | undefined) => code !== undefined && (code.start
  * its own crash safety: nothing about durability changes (commits are on disk once the WAL is
  * flushed, see GroupCommitSqliteDriver), only which thread copies pages afterwards.
  *
- * One worker per process serves every database file, started at the first write and not keeping
+ * One worker per process serves every database file, started at the first write that leaves frames
+ * in a WAL (or the first batch write) and not keeping
  * the process alive while idle.
  */
 export interface WalCheckpoints {
   /** Says that a write was committed; a checkpoint follows within about {@link CHECKPOINT_INTERVAL_MS} ms. */
   wrote(): void;
+  /** Whether this file's checkpoints or batch writes have asked for the worker thread yet (diagnostics, tests). */
+  readonly usedWorker: boolean;
   /**
    * Runs `statements` (SQLite SQL with positional parameters) as one `BEGIN IMMEDIATE` transaction
    * on the worker's connection, waiting there up to 5 s for another connection's write lock, and
@@ -71,7 +75,11 @@ class FileCheckpoints implements WalCheckpoints {
   private timer: NodeJS.Timeout | undefined;
   private lastStart = -Infinity;
   private stopped = false;
-  private usedWorker = false;
+  private used = false;
+
+  get usedWorker(): boolean {
+    return this.used;
+  }
   /** Background writes under way, which close() waits for. */
   private readonly writes = new Set<Promise<void>>();
 
@@ -88,7 +96,7 @@ class FileCheckpoints implements WalCheckpoints {
 
   write(statements: readonly { sql: string; parameters: readonly unknown[] }[]): Promise<void> | undefined {
     if (this.stopped) return undefined;
-    this.usedWorker = true;
+    this.used = true;
     const written = Promise.resolve()
       // Plain objects: a CompiledQuery also carries Kysely's query tree, which the worker does not need.
       .then(() =>
@@ -117,7 +125,7 @@ class FileCheckpoints implements WalCheckpoints {
     this.timer = undefined;
     await Promise.allSettled([...this.writes]);
     await this.running;
-    if (this.usedWorker)
+    if (this.used)
       await CheckpointWorker.shared()
         .request({ type: 'close', path: this.path })
         .catch(() => undefined);
@@ -134,8 +142,12 @@ class FileCheckpoints implements WalCheckpoints {
     this.timer = undefined;
     if (!this.dirty || this.stopped) return;
     this.dirty = false;
+    // Until the worker is first needed, a WAL without frames is not worth its thread (about 200 ms
+    // of CPU to start): there is nothing to copy. A service starts with writes that change nothing
+    // (secrets kept, outboxes claimed, old rows pruned), each flushed all the same.
+    if (!this.used && walIsEmpty(this.path)) return;
     this.lastStart = performance.now();
-    this.usedWorker = true;
+    this.used = true;
     // Started inside a promise, so that a worker that cannot even be created fails this file's
     // checkpoints (onFailure) instead of throwing from a timer.
     this.running = Promise.resolve()
@@ -163,6 +175,15 @@ class FileCheckpoints implements WalCheckpoints {
     if (this.stopped) return;
     this.stopped = true;
     this.onFailure(error);
+  }
+}
+
+/** True when the database at `path` has no WAL file or an empty one (no frame to checkpoint). */
+function walIsEmpty(path: string): boolean {
+  try {
+    return statSync(`${path}-wal`).size === 0;
+  } catch {
+    return true;
   }
 }
 
