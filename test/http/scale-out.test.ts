@@ -330,12 +330,7 @@ describe(`HTTP: two server processes on one database (${httpTestDatabase()}) and
 
   it('answers a search asked again on one process with every change made through the other at once (kept listings)', async () => {
     const [a, b] = servers;
-    const email = 'kept-listings@example.com';
-    await call(a.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
-    const token = await mailedToken(outboxesUnder(shared), email, '/auth/confirm');
-    await call(a.api, `/auth/confirm?token=${token}`);
-    const login = await call(a.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
-    const apiKey = (await call(a.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key;
+    const { apiKey } = await anAccount(a, shared, 'kept-listings@example.com');
     const uploadAs = async (name: string, seed: number) => {
       const uploaded = await call(a.api, '/files', {
         method: 'POST',

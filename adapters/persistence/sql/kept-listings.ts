@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import { sql, type SqlBool } from 'kysely';
-import type { FileFilter } from '../../../core/files/file-repository.js';
+import type { FileFilter, FileRepository } from '../../../core/files/file-repository.js';
 import { copyStoredFile, type StoredFile } from '../../../core/files/stored-file.js';
-import type { Paged, Window } from '../../../core/shared/pagination.js';
+import type { Paged } from '../../../core/shared/pagination.js';
 import { isPostgres } from './dialect.js';
 import { PrecompiledQuery } from './precompiled-query.js';
-import { toNumber } from './rows.js';
+import { type IntegerColumn, toNumber } from './rows.js';
 import { TurnBatch } from './turn-batch.js';
 import type { SqlExecutor } from './sql-executor.js';
 
@@ -24,13 +24,8 @@ const FILTER_FIELDS = [
   'expiresBefore',
 ] as const satisfies readonly (keyof FileFilter)[];
 
-/** A listing as {@link FileRepository.list} is asked it. */
-export interface ListingRequest {
-  userId: string;
-  filter: FileFilter;
-  window: Window;
-  countLimit?: number;
-}
+/** A listing as {@link FileRepository.list} is asked it: owner, filter, window and count bound. */
+export type ListingRequest = Parameters<FileRepository['list']>[0];
 
 /** A listing's answer as found, with the account's `changes` counter read before it was found. */
 interface KeptPage {
@@ -44,9 +39,6 @@ interface Rechecked {
   changes: Map<string, number>;
   counts: Map<string, { viewCount: number; downloadCount: number }>;
 }
-
-/** An integer column as drivers answer it (Postgres `bigint` as a string). */
-type IntegerColumn = number | string | bigint;
 
 /**
  * Listings (`GET /files`, spec 4.9) this process answered, kept so that the same listing asked again

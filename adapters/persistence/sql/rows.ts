@@ -4,6 +4,9 @@
  * in safe-integer mode), so every read goes through {@link toNumber}.
  */
 
+/** An integer column as drivers answer it: number (SQLite), string (Postgres `bigint`) or bigint. */
+export type IntegerColumn = number | string | bigint;
+
 /** A 64-bit integer column value as a number. @throws Error when it is not a safe integer */
 export function toNumber(value: number | string | bigint): number {
   const number = Number(value);

@@ -6,7 +6,7 @@ import { containsPattern, fileSearchNeedle } from '../file-search.js';
 import { isPostgres } from './dialect.js';
 import { FILE_COLUMNS, type FileRow, fileRow } from './file-rows.js';
 import { chooseCountWay, choosePageWay, type CountWayInput, type ListingWay } from './listing-plan.js';
-import { toFlag, toMillis, toNumber } from './rows.js';
+import { type IntegerColumn, toFlag, toMillis, toNumber } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 
 /**
@@ -252,7 +252,7 @@ async function findPage(
     window: Window;
     countLimit?: number;
     needle: string | undefined;
-    totals: { files_count: number | string | bigint; public_files_count: number | string | bigint } | undefined;
+    totals: { files_count: IntegerColumn; public_files_count: IntegerColumn } | undefined;
   },
   sqliteWay: ListingWay | undefined,
 ): Promise<Paged<StoredFile>> {

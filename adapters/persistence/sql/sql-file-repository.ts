@@ -12,7 +12,7 @@ import type { Paged } from '../../../core/shared/pagination.js';
 import { fileSearchText } from '../file-search.js';
 import { FILE_COLUMNS, type FileRow, fileRow, type NewFileRow } from './file-rows.js';
 import { batchInsert, PostgresUploadBatches, type PostgresUploadBatchesOptions, UPLOAD_REFUSED_SQLSTATE } from './postgres-upload-batches.js';
-import { toFlag, toMillis, toNullableMillis, toNumber } from './rows.js';
+import { type IntegerColumn, toFlag, toMillis, toNullableMillis, toNumber } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 import { PrecompiledQuery } from './precompiled-query.js';
 import type { SqlExecutor } from './sql-executor.js';
@@ -46,9 +46,6 @@ export interface SqlFileRepositoryOptions {
    */
   sqliteListingWay?: ListingWay;
 }
-
-/** An integer column as drivers answer it (Postgres `bigint` as a string). */
-type IntegerColumn = number | string | bigint;
 
 /** An account's totals from its `account_totals` row; zeros without one (no row, or a left join's nulls). */
 function totalsOf(

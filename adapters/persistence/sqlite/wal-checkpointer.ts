@@ -32,8 +32,7 @@ const tryAgain = (code: string | undefined) => code !== undefined && (code.start
  * flushed, see GroupCommitSqliteDriver), only which thread copies pages afterwards.
  *
  * One worker per process serves every database file, started at the first write that leaves frames
- * in a WAL (or the first batch write) and not keeping
- * the process alive while idle.
+ * in a WAL (or the first batch write) and not keeping the process alive while idle.
  */
 export interface WalCheckpoints {
   /** Says that a write was committed; a checkpoint follows within about {@link CHECKPOINT_INTERVAL_MS} ms. */
