@@ -13,7 +13,6 @@ import pg from 'pg';
 
 const dist = new URL('../dist/', import.meta.url);
 const { MIGRATION_NAMES, migrateToLatest } = await import(new URL('adapters/persistence/sql/migrate.js', dist).href);
-const { registerFileSearchFunction } = await import(new URL('adapters/persistence/sqlite/file-search-tokens.js', dist).href);
 const { postgresConnectionString } = await import(new URL('adapters/persistence/postgres/postgres-database.js', dist).href);
 const url = process.env.TEST_DATABASE_URL;
 if (!url) throw new Error('TEST_DATABASE_URL must name a Postgres database the script may create a scratch schema in.');
@@ -23,7 +22,6 @@ const through = MIGRATION_NAMES.at(-1);
 // shadow tables it creates itself) first, then indexes, then triggers, each in creation order.
 const database = new BetterSqlite3(':memory:');
 database.pragma('foreign_keys = ON');
-registerFileSearchFunction(database);
 const lite = new Kysely({ dialect: new SqliteDialect({ database }) });
 await migrateToLatest(lite, undefined, { snapshot: false });
 const { rows: objects } = await sql`select type, name, sql from sqlite_master where sql is not null order by rowid`.execute(lite);
@@ -102,8 +100,8 @@ const text = `import { type Kysely, sql } from 'kysely';
  * (sql/migrate.ts); a database that has run any migration gets the history. Written by
  * scripts/migration-snapshot.mjs from a database migrated through the history (SQLite's
  * sqlite_master, Postgres's pg_dump); test/contracts/migration-files.test.ts checks that both
- * paths give the same schema. Like a migration it imports nothing from the application and never
- * changes: a later snapshot is a new file.
+ * paths give the same schema. Like a migration it imports nothing from the application; it is
+ * rewritten only by that script, to move it forward to a later migration (docs/migrations.md).
  */
 export const SNAPSHOT_THROUGH = ${JSON.stringify(through)};
 
@@ -114,44 +112,36 @@ export async function sqlite(db: Kysely<any>): Promise<void> {
 
 /**
  * Every table, sequence, function, constraint, index and trigger, then the trigram index of \`q\`
- * where pg_trgm is installed or can be (with content type and visibility where btree_gin is too),
- * as migrations 0003 and 0040 leave it.
+ * (\`files_search_text_trgm\`, a GIN index on \`search_text\`) where pg_trgm is installed or can be
+ * created in the current schema, as migration 0042 leaves it; without pg_trgm, no such index.
  */
 export async function postgres(db: Kysely<any>): Promise<void> {
-  for (const statement of POSTGRES) await sql.raw(statement).execute(db);
-  if ((await trigramSchema(db)) === undefined && !(await createExtension(db, 'pg_trgm'))) return;
-  const schema = sql.id((await trigramSchema(db))!);
-  if (await createExtension(db, 'btree_gin')) {
-    await sql\`create index files_search_text_trgm on files using gin (search_text \${schema}.gin_trgm_ops, content_type, is_public)\`.execute(db);
-  } else {
-    await sql\`create index files_search_text_trgm on files using gin (search_text \${schema}.gin_trgm_ops)\`.execute(db);
-  }
-}
-
-/** The name of the schema holding the pg_trgm extension, or undefined when it is not installed. */
-async function trigramSchema(db: Kysely<any>): Promise<string | undefined> {
-  const { rows } = await sql<{ schema: string }>\`
-    select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'
-  \`.execute(db);
-  return rows[0]?.schema;
+  // One round trip: a query without parameters goes as Postgres's simple query, which may hold many statements.
+  await sql.raw(POSTGRES.join(';\\n')).execute(db);
+  const schema = await trigramSchema(db);
+  if (schema === undefined) return;
+  // The operator class is qualified: the extension may live in a schema outside the search_path.
+  await sql\`create index files_search_text_trgm on files using gin (search_text \${sql.id(schema)}.gin_trgm_ops)\`.execute(db);
 }
 
 /**
- * Creates the Postgres extension \`name\` in the current schema unless it is installed already,
- * undoing a failed CREATE EXTENSION to a savepoint (inside the migration's transaction).
- * @returns whether the extension is installed now
+ * The schema that holds pg_trgm, created in the current schema first when it is not installed
+ * (undone to a savepoint when that fails, inside the migration's transaction); undefined when it cannot be had.
  */
-async function createExtension(db: Kysely<any>, name: 'pg_trgm' | 'btree_gin'): Promise<boolean> {
-  const savepoint = sql.id(\`create_\${name}\`);
-  await sql\`savepoint \${savepoint}\`.execute(db);
+async function trigramSchema(db: Kysely<any>): Promise<string | undefined> {
+  const installed = async () =>
+    (await sql<{ schema: string }>\`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'\`.execute(db)).rows[0]?.schema;
+  const found = await installed();
+  if (found !== undefined) return found;
+  await sql\`savepoint create_pg_trgm\`.execute(db);
   try {
-    await sql\`create extension if not exists \${sql.id(name)}\`.execute(db);
-    await sql\`release savepoint \${savepoint}\`.execute(db);
-    return true;
+    await sql\`create extension if not exists pg_trgm\`.execute(db);
+    await sql\`release savepoint create_pg_trgm\`.execute(db);
   } catch {
-    await sql\`rollback to savepoint \${savepoint}\`.execute(db);
-    return false;
+    await sql\`rollback to savepoint create_pg_trgm\`.execute(db);
+    return undefined;
   }
+  return installed();
 }
 
 const SQLITE: readonly string[] = [
