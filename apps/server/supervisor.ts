@@ -38,9 +38,11 @@ export interface SupervisorOptions {
  * primary ({@link serveClusterRateLimits}); usage counts and activity log entries are buffered
  * per worker and flushed to the database. Only worker 0 runs the hourly maintenance.
  *
- * - Start: resolves once every worker listens, after printing the addresses (the same lines a
- *   single process prints). A worker that exits before it listens (a bad database URL, a port in
- *   use) stops the others, and the promise rejects with what happened.
+ * - Start: worker 0 first, the others once it listens (so the service answers as soon as one
+ *   process can, measured by the bench's `startup` scenario); resolves once every worker listens,
+ *   after printing the addresses (the same lines a single process prints). A worker that exits
+ *   before it listens (a bad database URL, a port in use) stops the others, and the promise
+ *   rejects with what happened.
  * - A worker that dies later is replaced (same index), logged as `worker_exited` (error) and
  *   `worker_restarted` (info); more
  *   than 5 restarts within 60 s is a crash loop: the workers are stopped and the process exits 1.
@@ -86,11 +88,16 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  // Start: every worker must report ready; the first that exits instead fails the start.
-  const starting = Array.from({ length: config.workers }, (_, index) => readyOf(fork(index)));
+  // Start: every worker must report ready; the first that exits instead fails the start. Worker 0
+  // starts alone and the others once it listens: on a machine with few cores, workers loading at
+  // the same time share them and all answer late, while one alone answers as soon as a single
+  // process can (and migrates a fresh database without the others waiting on its lock).
   let ready: WorkerReady;
   try {
-    [ready] = await Promise.all(starting);
+    ready = await readyOf(fork(0));
+    // Stopped by a signal while worker 0 started: shutdown() stops it and ends the process.
+    if (stopping) return new Promise<never>(() => undefined);
+    await Promise.all(Array.from({ length: config.workers - 1 }, (_, index) => readyOf(fork(index + 1))));
   } catch (error) {
     // Stopped by a signal meanwhile: shutdown() ends the process.
     if (stopping) return new Promise<never>(() => undefined);

@@ -47,7 +47,9 @@ describe('Reliability: a webhook survives SIGKILL of the delivering process (the
       // test/adapters/sql-webhook-outbox.test.ts.
       const database = new BetterSqlite3(path.join(dataDir, 'hangar.db'));
       try {
-        const held = database.prepare('update webhook_deliveries set claimed_until = ? where claimed_until is not null and sent_at is null').run(Date.now() - 1);
+        const held = database
+          .prepare('update webhook_deliveries set claimed_until = ? where claimed_until is not null and sent_at is null')
+          .run(Date.now() - 1);
         expect(held.changes, 'the delivery the killed process held').to.equal(1);
       } finally {
         database.close();
