@@ -291,10 +291,11 @@ async function migrate(base: pg.ClientConfig, options: PostgresDatabaseOptions):
     const schema = rows[0]?.schema ?? null;
     if (schema === null) throw new Error('no schema of the search_path exists; create it, or name one that exists in the URL (options=-c search_path=…).');
 
-    // A pool of one: Kysely's migrator runs its statements one after the other, in one transaction.
-    const migrationPool = new pg.Pool({ ...base, max: 1, lock_timeout: lockTimeout });
-    migrationPool.on('error', () => {});
-    const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: migrationPool }) });
+    // The migrations run on this same session (a new connection costs Postgres a process start):
+    // Kysely's migrator runs its statements one after the other, in one transaction, so a "pool"
+    // that lends this one client, and never ends it, is all it needs.
+    const session = { connect: async () => ({ query: lock.query.bind(lock), release: () => {} }), end: async () => {} };
+    const db = new Kysely<HangarDatabase>({ dialect: new PostgresDialect({ pool: session }) });
     try {
       await migrateToLatest(db, undefined, { migrationTableSchema: schema });
     } finally {
