@@ -204,13 +204,17 @@ export class HangarRuntime {
     return this.run('resume-account-deletions', () => this.hangar.removeAccount.resumePending());
   }
 
-  /** Prunes old activity log entries and purges spent credentials now; one run at a time (a call during one joins it). Never rejects. */
+  /**
+   * Prunes old activity log entries and purges spent credentials now, one task after the other (a
+   * background chore: it holds one database connection at a time, not three while the service
+   * starts); one run at a time (a call during one joins it). Never rejects.
+   */
   maintain(): Promise<void> {
-    this.maintaining ??= Promise.all([
-      this.run('prune-logs', () => this.hangar.pruneLogs.execute()),
-      this.run('prune-admin-audit', () => this.hangar.pruneAdminAudit.execute()),
-      this.run('purge-credentials', () => this.hangar.purgeCredentials.execute()),
-    ]).then(() => {
+    this.maintaining ??= (async () => {
+      await this.run('prune-logs', () => this.hangar.pruneLogs.execute());
+      await this.run('prune-admin-audit', () => this.hangar.pruneAdminAudit.execute());
+      await this.run('purge-credentials', () => this.hangar.purgeCredentials.execute());
+    })().then(() => {
       this.maintaining = undefined;
     });
     return this.maintaining;
