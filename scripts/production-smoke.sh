@@ -173,6 +173,12 @@ step "starting: ${image_cmd[*]} (the image's command), WORKERS=2"
 start "${image_cmd[@]}"
 (cd "$app" && "${health_cmd[@]}") || fail "the image's HEALTHCHECK command failed"
 step "ready after ${ready_ms} ms (first start: migrations)"
+# The supervisor prints its addresses once every worker listens: worker 0 answers /readyz first, and
+# the others start after it (decision 0024), so the line may come a moment after the first answer.
+for _ in $(seq 1 300); do
+  grep -q 'hangar: API on' "$work/server.log" && break
+  sleep 0.05
+done
 grep -qF "hangar: API on http://127.0.0.1:$PORT (this machine only; public URL http://localhost:$PORT)" "$work/server.log" \
   || fail "the start line does not name the address bound and the public URL: $(grep -m1 'API on' "$work/server.log")"
 version=$(curl -fsS "$API/version")
