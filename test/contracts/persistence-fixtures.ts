@@ -242,9 +242,8 @@ export function onSqlite(register: (open: () => Promise<OpenedRepositories>) => 
 
 /**
  * Deletes every row of every table, children first (COPIED_TABLES lists every table, parents first;
- * the compiler keeps it complete), in one transaction: one commit instead of one per table (SQLite's
- * WAL flush, Postgres's round trips), about 2 instead of 15 ms a test on SQLite and 5 instead of 19
- * on Postgres.
+ * the compiler keeps it complete), in one transaction: one commit before each test instead of one
+ * per table (SQLite's WAL flush, Postgres's round trips).
  */
 async function emptyEveryTable(db: Kysely<HangarDatabase>): Promise<void> {
   await db.transaction().execute(async (trx) => {
