@@ -2,7 +2,7 @@ import path from 'node:path';
 import { backup, BackupRefusal, restore } from './backup.js';
 import { createLogger } from '../server/logging.js';
 import { parseArgs } from 'node:util';
-import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
+import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-url.js';
 import { type CopiedTable, copyDatabase, DestinationNotEmptyError } from '../../adapters/persistence/sql/copy-database.js';
 import { type Config, ConfigError, parseBlobStoreUrl, parseDatabaseUrl } from '../server/config.js';
 import { openBlobStore } from '../../adapters/blobs/open-blob-store.js';

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { existsSync, statSync } from 'node:fs';
-import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
+import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-url.js';
 import type { Config } from '../server/config.js';
 
 /**

@@ -7,7 +7,7 @@ import { Tokens } from '../server/tokens.js';
 import { UsageError } from './arguments.js';
 import { type Invocation, parseInvocation, ProblemsFound, Refusal, usageText } from './commands.js';
 import { findHangarDatabase, noDatabaseMessage } from './database-check.js';
-import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
+import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-url.js';
 
 // Entry point of the admin CLI: `hangar <command>` (bin/hangar.mjs) or `npm run cli -- <command>`
 // in a checkout (see usageText(), docs/operations.md "Admin CLI" and docs/deployment.md).

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { makePng, sha256 } from '../support/bytes.js';
 import { call, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 import { type CliResult, runCli } from '../support/cli-process.js';
+import { LOADED_PACKAGES_NODE_OPTIONS, loadedPackages } from '../support/loaded-packages.js';
 
 /** The compiled admin CLI, as `npm run cli` runs it. */
 
@@ -169,6 +170,14 @@ describe('admin CLI (the bundled dist/apps/cli/main.js, as npm run cli runs it, 
       expect(rows[2].slice(1, 6)).to.deep.equal(['trial', 'trialing', 'no', '0', '0']);
       expect(rows[0][6]).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       expect(lines.at(-1)).to.equal('1-3 of 3 accounts (page 1, limit 30).');
+    });
+
+    it('loads the SQLite driver and not the Postgres one (pg) on a SQLite DATA_DIR', async () => {
+      const result = await cli(['users', 'list'], { NODE_OPTIONS: LOADED_PACKAGES_NODE_OPTIONS });
+      expect(result.code, result.stderr).to.equal(0);
+      const packages = loadedPackages(result.stderr);
+      expect(packages).to.include('better-sqlite3');
+      expect(packages).to.not.include('pg');
     });
 
     it('pages with --page and --limit, and prints JSON with --json', async () => {

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { postgresConnectionString, redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-database.js';
+import { postgresConnectionString } from '../../adapters/persistence/postgres/postgres-database.js';
+import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-url.js';
 
 /** The one line a run prints when it leaves Postgres out. */
 export const POSTGRES_SKIPPED_LINE = 'Postgres: TEST_DATABASE_URL not set, Postgres runs skipped';

@@ -10,6 +10,7 @@ import { REPEATED_STATEMENTS } from '../sql/precompiled-query.js';
 import { observingWrites } from './write-observer.js';
 import { ASYNCHRONOUS_COMMIT_SETTING, DURABILITY_FLUSH_SQL, groupCommit } from './group-commit.js';
 import { migrateToLatest } from '../sql/migrate.js';
+import { redactPostgresUrl } from './postgres-url.js';
 import type { HangarDatabase } from '../sql/schema.js';
 
 /** Options of {@link openPostgresDatabase}. */
@@ -139,11 +140,6 @@ export function postgresConnectionString(url: string, options: { schema?: string
   }
   const rest = query.toString();
   return rest === '' ? base : `${base}?${rest}`;
-}
-
-/** `url` with its password replaced by `***`, for messages. */
-export function redactPostgresUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@/]*@/, '$1***@');
 }
 
 /**
