@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ACCOUNT_DELETION_LEASE_MS } from '../../core/admin/account-actions.js';
 import { call, mailedToken, outboxesUnder } from '../support/http-harness.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from '../support/test-database.js';
@@ -84,6 +85,7 @@ describe(`HTTP: a background account deletion survives the death of its server p
     expect(started.status, JSON.stringify(started.body)).to.equal(202);
     expect(started.body).to.deep.equal({ state: 'deleting', files_remaining: FILES });
     const [, signal] = await exited;
+    const killedAt = Date.now();
     expect(signal, 'killed at the failpoint after the first step').to.equal('SIGKILL');
 
     const restarted = await startServerProcess(env());
@@ -97,6 +99,17 @@ describe(`HTTP: a background account deletion survives the death of its server p
       expect(during.body.deletion.files_deleted).to.be.at.least(100);
       expect(during.body.files_count + during.body.deletion.files_deleted).to.equal(FILES);
     }
+    // The dead process's lease would hold for ACCOUNT_DELETION_LEASE_MS (15 s) after its last
+    // renewal. It is moved to its end here rather than waited for: what this test shows is that a
+    // deletion whose process died is resumed by another without a second DELETE; that a lapsed
+    // lease is claimed and a running one is not is the queue's contract (test/contracts/
+    // account-deletion-queue.test.ts). Only the dead lease matches: the process renewed it before
+    // it died, and a lease the restarted process took ends later than killedAt + the lease.
+    const moved = await database.execute('update account_deletions set lease_until = ? where lease_owner is not null and lease_until <= ?', [
+      Date.now() - 1,
+      killedAt + ACCOUNT_DELETION_LEASE_MS,
+    ]);
+    expect(moved, 'the lease of the killed process, unless it had already lapsed').to.be.at.most(1);
 
     const deadline = Date.now() + 60_000;
     let last = during;

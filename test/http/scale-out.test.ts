@@ -3,16 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import { postgresConnectionString } from '../../adapters/persistence/postgres/postgres-database.js';
 import { makePng, randomFileOf } from '../support/bytes.js';
 import { runCli } from '../support/cli-process.js';
 import { call, expectError, mailedToken, outboxesUnder } from '../support/http-harness.js';
 import { checkResponse } from '../support/openapi-check.js';
 import { type ServerProcess, startServerProcess, startServerProcesses } from '../support/server-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
-import { createTestSchema, freshServerDatabase, httpTestDatabase, type ServerDatabase, testDatabaseUrl } from '../support/test-database.js';
+import { freshServerDatabase, httpTestDatabase, postgresServerDatabase, type ServerDatabase, testDatabaseUrl } from '../support/test-database.js';
 
 const PASSWORD = 'correct horse';
 
@@ -55,23 +52,7 @@ function getWithHost(base: string, path: string, host: string): Promise<number> 
  * was just sent (`users.last_email_sent_at` cleared, as a minute passing would allow).
  */
 async function forgetLastEmail(database: ServerDatabase, email: string): Promise<void> {
-  const url = database.env.DATABASE_URL;
-  if (url.startsWith('sqlite:')) {
-    const db = new BetterSqlite3(url.slice('sqlite:'.length), { timeout: 5_000 });
-    try {
-      db.prepare('update users set last_email_sent_at = null where email = ?').run(email);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: postgresConnectionString(url) });
-  await client.connect();
-  try {
-    await client.query('update users set last_email_sent_at = null where email = $1', [email]);
-  } finally {
-    await client.end();
-  }
+  await database.execute('update users set last_email_sent_at = null where email = ?', [email]);
 }
 
 /** Registers, confirms and logs in `email` through `server`; the session's access token, user id and an API key. */
@@ -496,11 +477,10 @@ if (!postgresRun) process.stdout.write('Notification loss (the LISTEN connection
   before(async () => {
     shared = await mkdtemp(path.join(tmpdir(), 'hangar-feed-loss-'));
     const url = testDatabaseUrl()!;
-    const schema = await createTestSchema(url);
-    database = { env: { DATABASE_URL: schema.url }, drop: schema.drop };
+    database = await postgresServerDatabase(url);
     const target = new URL(url);
     proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-    const listenUrl = new URL(schema.url);
+    const listenUrl = new URL(database.env.DATABASE_URL);
     listenUrl.hostname = '127.0.0.1';
     listenUrl.port = String(proxy.port);
     const env = (name: string, extra: Record<string, string> = {}) => ({

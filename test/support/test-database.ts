@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { postgresConnectionString } from '../../adapters/persistence/postgres/postgres-database.js';
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-url.js';
@@ -114,6 +115,13 @@ export interface ServerDatabase {
   env: { DATABASE_URL: string };
   /** Removes the database: drops the Postgres schema; nothing for SQLite (its file lives in a directory the caller removes). */
   drop: () => Promise<void>;
+  /**
+   * Runs one SQL statement on the database, on a connection of its own, as a test reaching behind
+   * the servers' backs (waits up to 5 s for SQLite's write lock); resolves with the number of rows
+   * it changed. Parameters are written `?` on both databases (made `$1`, `$2`… for Postgres), so
+   * the statement must hold no other `?`.
+   */
+  execute: (statement: string, parameters?: unknown[]) => Promise<number>;
 }
 
 /**
@@ -122,9 +130,42 @@ export interface ServerDatabase {
  * @throws Error when Postgres is selected and TEST_DATABASE_URL is not set
  */
 export async function freshServerDatabase(dir: string): Promise<ServerDatabase> {
-  if (httpTestDatabase() === 'sqlite') return { env: { DATABASE_URL: `sqlite:${path.join(dir, 'hangar.db')}` }, drop: async () => {} };
+  if (httpTestDatabase() === 'sqlite') {
+    const file = path.join(dir, 'hangar.db');
+    const execute = async (statement: string, parameters: unknown[] = []) => {
+      const database = new BetterSqlite3(file, { fileMustExist: true, timeout: 5_000 });
+      try {
+        return database.prepare(statement).run(...parameters).changes;
+      } finally {
+        database.close();
+      }
+    };
+    return { env: { DATABASE_URL: `sqlite:${file}` }, drop: async () => {}, execute };
+  }
   const url = testDatabaseUrl();
   if (url === undefined) throw new Error('HANGAR_TEST_DB=postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+  return postgresServerDatabase(url);
+}
+
+/** A fresh Postgres schema in the database at `url` (TEST_DATABASE_URL), as a {@link ServerDatabase}, whatever {@link httpTestDatabase} selects. */
+export async function postgresServerDatabase(url: string): Promise<ServerDatabase> {
   const schema = await createTestSchema(url);
-  return { env: { DATABASE_URL: schema.url }, drop: schema.drop };
+  const execute = async (statement: string, parameters: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: schema.url, connectionTimeoutMillis: 10_000 });
+    await client.connect();
+    let n = 0;
+    try {
+      return (
+        (
+          await client.query(
+            statement.replace(/\?/g, () => `$${++n}`),
+            parameters,
+          )
+        ).rowCount ?? 0
+      );
+    } finally {
+      await client.end();
+    }
+  };
+  return { env: { DATABASE_URL: schema.url }, drop: schema.drop, execute };
 }
