@@ -45,7 +45,7 @@ import type { Mailer } from '../../core/accounts/mailer.js';
 import type { WebhookTargets } from '../../core/webhooks/webhook-targets.js';
 import { HttpWebhookSender } from '../../adapters/webhooks/http-webhook-sender.js';
 import { PublicAddressPolicy } from '../../adapters/webhooks/public-addresses.js';
-import { SqlWebhookOutbox } from '../../adapters/webhooks/sql-webhook-outbox.js';
+import { SqlWebhookOutbox, WEBHOOK_RETRY_DELAYS_MS } from '../../adapters/webhooks/sql-webhook-outbox.js';
 import { webhookPayloadJson } from '../http/presenters/presenters.js';
 
 export type { OpenDatabase } from './database.js';
@@ -58,6 +58,8 @@ export const RootTokens = {
   MailQueue: token<SqlMailOutbox>('MailQueue'),
   /** The webhook delivery worker (started by apps/server/start.ts). */
   WebhookOutbox: token<SqlWebhookOutbox>('WebhookOutbox'),
+  /** The waits before a webhook delivery's 2nd, 3rd… attempts, in ms (default WEBHOOK_RETRY_DELAYS_MS; tests shorten them). */
+  WebhookRetryDelays: token<readonly number[]>('WebhookRetryDelays'),
   Process: token<ProcessRole>('Process'),
   /** The OpenID provider of single sign-on; `provider` absent when OIDC_ISSUER is not set. */
   Sso: token<{ provider?: OidcProvider }>('Sso'),
@@ -217,9 +219,19 @@ export const webhooksModule = new ContainerModule(({ bind }) => {
   bind(Tokens.WebhookTargets)
     .toResolvedValue((config: Config) => new PublicAddressPolicy(config.webhookTargets), [Tokens.Config])
     .inSingletonScope();
+  bind(RootTokens.WebhookRetryDelays).toConstantValue(WEBHOOK_RETRY_DELAYS_MS);
   bind(RootTokens.WebhookOutbox)
     .toResolvedValue(
-      (config: Config, logger: Logger, open: OpenDatabase, targets: WebhookTargets, mailer: Mailer, hangar: Hangar, { metrics }: { metrics?: HangarMetrics }) =>
+      (
+        config: Config,
+        logger: Logger,
+        open: OpenDatabase,
+        targets: WebhookTargets,
+        mailer: Mailer,
+        hangar: Hangar,
+        { metrics }: { metrics?: HangarMetrics },
+        retryDelaysMs: readonly number[],
+      ) =>
         new SqlWebhookOutbox({
           db: open.db,
           sender: new HttpWebhookSender({ policy: targets as PublicAddressPolicy, allowHttp: config.core.webhooks.allowHttp }),
@@ -227,8 +239,18 @@ export const webhooksModule = new ContainerModule(({ bind }) => {
           mailer,
           logger,
           onOutcome: metrics ? (outcome) => metrics.webhookDelivery(outcome) : undefined,
+          retryDelaysMs,
         }),
-      [Tokens.Config, Tokens.Logger, RootTokens.Database, Tokens.WebhookTargets, Tokens.Mailer, Tokens.Hangar, RootTokens.Metrics],
+      [
+        Tokens.Config,
+        Tokens.Logger,
+        RootTokens.Database,
+        Tokens.WebhookTargets,
+        Tokens.Mailer,
+        Tokens.Hangar,
+        RootTokens.Metrics,
+        RootTokens.WebhookRetryDelays,
+      ],
     )
     .inSingletonScope();
 });

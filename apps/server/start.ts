@@ -72,6 +72,12 @@ export interface StartOptions {
   maintenance?: boolean;
   /** The clock of the core (default: the system clock); tests pass a controllable one. */
   clock?: Clock;
+  /**
+   * The waits before a webhook delivery's 2nd, 3rd… attempts, in ms (default
+   * WEBHOOK_RETRY_DELAYS_MS, Standard Webhooks' schedule: 5 s, 5 min, …); tests that watch a retry
+   * pass shorter ones. No variable sets them.
+   */
+  webhookRetryDelaysMs?: readonly number[];
 }
 
 /**
@@ -87,6 +93,7 @@ export async function startHangar(config: Config, options: StartOptions = {}): P
   const metrics = metricsModule ? new metricsModule.HangarMetrics() : undefined;
   const container = buildContainer(config, { clusterWorker: options.clusterWorker ?? false }, logger, metrics);
   if (options.clock) container.rebind(Tokens.Clock).toConstantValue(options.clock);
+  if (options.webhookRetryDelaysMs) container.rebind(RootTokens.WebhookRetryDelays).toConstantValue(options.webhookRetryDelaysMs);
   const hangar = await container.getAsync(Tokens.Hangar);
   const database = await container.getAsync(RootTokens.Database);
   const mail = await container.getAsync(RootTokens.MailQueue);

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makePng } from '../support/bytes.js';
-import { call, signUpWithKey, startTestServer, upload } from '../support/http-harness.js';
+import { call, QUICK_WEBHOOK_RETRIES, signUpWithKey, startTestServer, upload } from '../support/http-harness.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { freePort, startServerProcess } from '../support/server-process.js';
 
@@ -52,7 +52,11 @@ describe('metrics (METRICS_PORT, Prometheus text format)', function () {
 
   it('counts webhook deliveries by outcome and reports the age of the oldest due delivery', async () => {
     const receiver = await WebhookReceiver.start();
-    const server = await startTestServer({ METRICS_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true' });
+    const server = await startTestServer(
+      { METRICS_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true' },
+      {},
+      { webhookRetryDelaysMs: QUICK_WEBHOOK_RETRIES },
+    );
     try {
       const address = server.running.metricsAddress!;
       const { accessToken } = await signUpWithKey(server, 'metrics-hooks@example.com');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { call, expectError, signUp, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
+import { call, expectError, QUICK_WEBHOOK_RETRIES, signUp, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const LOCAL = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true' };
@@ -11,7 +11,7 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
     let server: TestServer;
     let receiver: WebhookReceiver;
     before(async () => {
-      server = await startTestServer({ ...LOCAL, WEBHOOKS_PER_ACCOUNT: '3' });
+      server = await startTestServer({ ...LOCAL, WEBHOOKS_PER_ACCOUNT: '3' }, {}, { webhookRetryDelaysMs: QUICK_WEBHOOK_RETRIES });
       receiver = await WebhookReceiver.start();
     });
     after(async () => {
@@ -150,7 +150,7 @@ describe('HTTP: webhooks (docs/webhooks.md)', function () {
       ).body;
       receiver.script = [500];
       const test = await call(server.api, `/webhooks/${webhook.id}/test`, { method: 'POST', token: carol.accessToken });
-      // The first retry comes after about 5 s (4–6 s with jitter).
+      // The first retry comes after about 1 s here (QUICK_WEBHOOK_RETRIES; 5 s in production).
       const attempts = await receiver.waitFor(2, { type: 'webhook.test', timeoutMs: 15_000 });
       expect(attempts.map((a) => a.status)).to.deep.equal([500, 204]);
       expect(attempts.map((a) => a.headers['webhook-id'])).to.deep.equal([test.body.delivery_id, test.body.delivery_id]);

@@ -8,6 +8,7 @@ import type { Clock } from '../../core/shared/clock.js';
 import { MemoryLogger } from '../../adapters/logging/memory-logger.js';
 import { PinoLogger } from '../../adapters/logging/pino-logger.js';
 import { INTERNAL_ERROR_EVENT } from '../../apps/http/errors-middleware.js';
+import { WEBHOOK_RETRY_DELAYS_MS } from '../../adapters/webhooks/sql-webhook-outbox.js';
 import { checkResponse, registerService, unregisterService } from './openapi-check.js';
 import { freshServerDatabase, httpTestDatabase, type ServerDatabase } from './test-database.js';
 import { addLiveServer, removeLiveServer } from './live-servers.js';
@@ -22,6 +23,13 @@ export const RELAXED_RATE_LIMITS: Record<string, string> = {
   RATE_LIMIT_EMAIL_PER_ADDRESS_PER_HOUR: '100000',
   RATE_LIMIT_UPLOADS_PER_MINUTE: '100000',
 };
+
+/**
+ * Webhook retry waits for tests that watch a retry ({@link startTestServer}'s `options`): the
+ * first retry 1 s after a failed attempt instead of 5 s (the outbox polls every second), the later
+ * ones as in production.
+ */
+export const QUICK_WEBHOOK_RETRIES: readonly number[] = [1_000, ...WEBHOOK_RETRY_DELAYS_MS.slice(1)];
 
 /**
  * Statuses a test may provoke on purpose (fault injection: an edge provider down, a blob store
@@ -61,12 +69,13 @@ export interface TestServer {
  * With `HANGAR_TEST_DB=postgres` (and TEST_DATABASE_URL) the database is a fresh Postgres schema
  * instead, which `stop()` drops, unless `env` names a DATABASE_URL itself. With `HANGAR_TEST_BLOBS=s3`
  * the blobs go to a bucket of an s3rver of its own (docs/s3.md), unless `env` names a BLOB_STORE_URL.
- * `overrides` replace core options that no variable sets (`config.core`: e-mail and refresh-token intervals).
+ * `overrides` replace core options that no variable sets (`config.core`: e-mail and refresh-token intervals);
+ * `options.webhookRetryDelaysMs` the waits between webhook delivery attempts (StartOptions).
  */
 export async function startTestServer(
   env: Record<string, string> = {},
   overrides: Partial<Config['core']> = {},
-  options: { dataDir?: string; clock?: Clock; logLines?: string[] } = {},
+  options: { dataDir?: string; clock?: Clock; logLines?: string[]; webhookRetryDelaysMs?: readonly number[] } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hangar-http-')));
   const database: ServerDatabase | undefined =
@@ -108,7 +117,7 @@ export async function startTestServer(
       pinoLogger?.[entry.level](entry.event, entry.fields);
     },
   });
-  const running = await startHangar(config, { logger, clock: options.clock });
+  const running = await startHangar(config, { logger, clock: options.clock, webhookRetryDelaysMs: options.webhookRetryDelaysMs });
   await registerService(running.apiAddress, running.contentAddress);
   const server: TestServer = {
     running,
