@@ -107,4 +107,7 @@ process.stdout.write(
   `\ntest passes: ${((performance.now() - started) / 1000).toFixed(0)} s wall, ${childrenCpuSeconds().toFixed(0)} s CPU (user + system)` +
     `${machine > 0 ? `; the whole machine was busy ${machine.toFixed(0)} CPU s meanwhile (Postgres and anything else running included)` : ''}\n`,
 );
-process.exit(codes.find((code) => code !== 0) ?? 0);
+// exitCode rather than process.exit(): when our output is a pipe whose reader is slower than the
+// held pass is written (`npm test | tee log`), the last writes are still queued, and exit() would
+// drop them; the process ends once they are written.
+process.exitCode = codes.find((code) => code !== 0) ?? 0;
