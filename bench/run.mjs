@@ -400,7 +400,10 @@ if (service) {
   if (process.env.DATABASE_URL) await deleteBenchAccounts();
 }
 for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-if (profile) log(`CPU profiles of the service: ${path.relative(ROOT, profileDir)} (summarise with node bench/tools/profile-summary.mjs <file>)`);
+if (profile)
+  log(
+    `CPU profiles of the service: ${path.relative(ROOT, profileDir)} (summarise them with node bench/tools/profile-summary.mjs ${path.relative(ROOT, profileDir)}/*)`,
+  );
 if (keep) log(`work directory kept: ${work}`);
 else await rm(work, { recursive: true, force: true });
 
