@@ -14,12 +14,21 @@ export interface FileUrls {
   viewUrl: string | null;
 }
 
+/** The addresses of every private file: none (frozen, shared). */
+export const NO_FILE_URLS: Readonly<FileUrls> = Object.freeze({
+  publicUrl: null,
+  publicDownloadUrl: null,
+  defaultUrl: null,
+  defaultDownloadUrl: null,
+  viewUrl: null,
+});
+
 /**
  * Builds a file's addresses. `publicUrlBase` is the account's public base (its verified custom
- * domain, else {cdn_url}); `defaultBase` is always {cdn_url}.
+ * domain, else {cdn_url}); `defaultBase` is always {cdn_url}. A private file gets {@link NO_FILE_URLS}.
  */
-export function fileUrls(file: StoredFile, bases: { publicUrlBase: string; defaultBase: string }): FileUrls {
-  if (!file.isPublic) return { publicUrl: null, publicDownloadUrl: null, defaultUrl: null, defaultDownloadUrl: null, viewUrl: null };
+export function fileUrls(file: Pick<StoredFile, 'fileId' | 'isPublic'>, bases: { publicUrlBase: string; defaultBase: string }): Readonly<FileUrls> {
+  if (!file.isPublic) return NO_FILE_URLS;
   return {
     publicUrl: `${bases.publicUrlBase}/m/${file.fileId}`,
     publicDownloadUrl: `${bases.publicUrlBase}/d/${file.fileId}`,

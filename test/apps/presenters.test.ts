@@ -135,7 +135,8 @@ describe('fileJsonText', () => {
     const file = view();
     const text = fileJsonText(file);
     file.file.name = 'renamed.jpg';
-    file.urls.publicUrl = 'https://elsewhere.example/m/Ab3dE6gH1k';
+    // FileAddresses hands out frozen addresses; a view built elsewhere may hold an object its maker changes.
+    (file.urls as FileUrls).publicUrl = 'https://elsewhere.example/m/Ab3dE6gH1k';
     expect(fileJsonText(file)).to.equal(expected(file)).and.not.equal(text);
   });
 

@@ -151,7 +151,10 @@ function sameMedia(a: MediaFacts, b: MediaFacts): boolean {
   return a.width === b.width && a.height === b.height && a.durationSeconds === b.durationSeconds && a.thumbhash === b.thumbhash;
 }
 
-/** The five addresses are the same. */
+/**
+ * The five addresses are the same. Those of core's FileAddresses are the very strings kept from the
+ * last time while a file's addresses have not changed, so each comparison is then one of identity.
+ */
 function sameUrls(a: FileUrls, b: FileUrls): boolean {
   return (
     a.publicUrl === b.publicUrl &&
