@@ -786,12 +786,13 @@ async function startup() {
  * A side given as an array of loads runs them at once (one load client each) and counts them
  * together ({@link loadAll}); `pids` are the service processes whose CPU and memory are counted
  * (default: the bench's service and its workers); `baselinePids`, when the baseline is a service
- * too, the processes whose CPU per request is counted as `runs.baselineCpuUsPerRequest`.
+ * too, the processes whose CPU per request is counted as `runs.baselineCpuUsPerRequest`, with the
+ * work a run left running (an upload's media facts) counted as that run's on both sides.
  */
 async function alternate({ baseline, service: serviceLoad, figure, pids = [service.pid], baselinePids }) {
   await loadAll(baseline, settings.warmupSeconds);
   await loadAll(serviceLoad, settings.warmupSeconds);
-  await settled(pids);
+  await settled(baselinePids ? [...pids, ...baselinePids] : pids);
   const memory = peakMemoryOfAll(pids);
   memory.start();
   const runs = { service: [], baseline: [], serviceCpuUsPerRequest: [] };
@@ -799,6 +800,7 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
   for (let pair = 0; pair < settings.loadPairs; pair++) {
     const baselineCpuBefore = baselinePids ? cpuOfAll(baselinePids) : 0;
     const b = await loadAll(baseline, settings.loadSeconds);
+    if (baselinePids) await settled(baselinePids);
     if (baselinePids) (runs.baselineCpuUsPerRequest ??= []).push(((cpuOfAll(baselinePids) - baselineCpuBefore) * 1000) / Math.max(1, b.ok + b.non2xx));
     const cpuBefore = cpuOfAll(pids);
     const s = await loadAll(serviceLoad, settings.loadSeconds);
