@@ -62,6 +62,25 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
     expect(rgba[middle + 1]).to.be.lessThan(80);
   });
 
+  it('gives images of a few pixels a placeholder of their own colour all over, and those of 32–100 pixels one of their shape', async () => {
+    for (const [width, height] of [
+      [1, 1],
+      [3, 2],
+    ]) {
+      const facts = await probers.probe(inputOf(await solidPng(width, height, { r: 200, g: 50, b: 10, alpha: 1 }), 'image/png').input);
+      expect(facts).to.include({ width, height });
+      const { rgba } = thumbHashToRGBA(Buffer.from(facts.thumbhash!, 'base64'));
+      // A thumbhash of the pixels as they are would draw colour fringes around them (off by 70 on average).
+      let worst = 0;
+      for (let i = 0; i < rgba.length; i += 4) worst = Math.max(worst, Math.abs(rgba[i] - 200), Math.abs(rgba[i + 1] - 50), Math.abs(rgba[i + 2] - 10));
+      expect(worst, `${width} × ${height}`).to.be.lessThan(25);
+    }
+    const facts = await probers.probe(inputOf(await solidPng(64, 40, { r: 20, g: 20, b: 200, alpha: 1 }), 'image/png').input);
+    expect(facts).to.include({ width: 64, height: 40 });
+    const { w, h } = thumbHashToRGBA(Buffer.from(facts.thumbhash!, 'base64'));
+    expect(w / h).to.be.closeTo(64 / 40, 0.2);
+  });
+
   it('reads only the head of an image over its byte ceiling: the size from the header, no thumbhash', async () => {
     const png = await sharp({ create: { width: 600, height: 400, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
       .png()
