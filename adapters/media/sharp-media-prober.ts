@@ -87,11 +87,31 @@ export class SharpMediaProber implements MediaProber {
       let image = sharp(bytes, { limitInputPixels: this.options.maxInputPixels, failOn: 'none', pages: 1 });
       if ((metadata.orientation ?? 1) > 1) image = image.autoOrient();
       if (Math.max(width, height) !== box) image = image.resize(box, box, { fit: 'inside' });
-      const { data, info } = await image.ensureAlpha().raw().timeout({ seconds: this.options.timeoutSeconds }).toBuffer({ resolveWithObject: true });
-      thumbhash = Buffer.from(rgbaToThumbHash(info.width, info.height, data)).toString('base64');
+      const { data, info } = await image.raw().timeout({ seconds: this.options.timeoutSeconds }).toBuffer({ resolveWithObject: true });
+      const rgba = rgbaOf(data, info.width * info.height, info.channels);
+      if (rgba) thumbhash = Buffer.from(rgbaToThumbHash(info.width, info.height, rgba)).toString('base64');
     }
     return { width, height, durationSeconds: null, thumbhash };
   }
+}
+
+/**
+ * `pixels` pixels of sharp's raw output as RGBA, the layout `rgbaToThumbHash` takes, or null for a
+ * layout other than sharp's two: 8-bit sRGB (3 channels) or sRGB and alpha (4); sharp writes grey
+ * images (1 or 2 channels in) as these too. Done here rather than with sharp's `ensureAlpha()`, a
+ * libvips operation that costs more than this loop over at most 100 × 100 pixels.
+ */
+function rgbaOf(data: Buffer, pixels: number, channels: number): Uint8Array | null {
+  if (channels === 4) return data;
+  if (channels !== 3) return null;
+  const rgba = new Uint8Array(pixels * 4);
+  for (let pixel = 0, from = 0, to = 0; pixel < pixels; pixel++, from += 3, to += 4) {
+    rgba[to] = data[from];
+    rgba[to + 1] = data[from + 1];
+    rgba[to + 2] = data[from + 2];
+    rgba[to + 3] = 255;
+  }
+  return rgba;
 }
 
 /** The stream's bytes in one Buffer, at most `maxBytes` of them (the rest is not read). */

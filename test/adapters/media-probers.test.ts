@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { thumbHashToRGBA } from 'thumbhash';
+import { thumbHashToAverageRGBA, thumbHashToRGBA } from 'thumbhash';
 import { CompositeMediaProber } from '../../adapters/media/composite-media-prober.js';
 import { IsobmffVideoMediaProber } from '../../adapters/media/isobmff-video-media-prober.js';
 import { MusicMetadataMediaProber } from '../../adapters/media/music-metadata-media-prober.js';
@@ -79,6 +79,55 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
     expect(facts).to.include({ width: 64, height: 40 });
     const { w, h } = thumbHashToRGBA(Buffer.from(facts.thumbhash!, 'base64'));
     expect(w / h).to.be.closeTo(64 / 40, 0.2);
+  });
+
+  it('gives grey, grey with alpha, RGB and RGBA images (sharp writes them as RGB or RGBA) a placeholder of their colour and transparency', async () => {
+    const solid = (channels: 3 | 4, background: { r: number; g: number; b: number; alpha?: number }) =>
+      sharp({ create: { width: 120, height: 80, channels, background } });
+    const cases = [
+      {
+        name: 'grey (1 channel)',
+        bytes: await solid(3, { r: 90, g: 90, b: 90 }).toColourspace('b-w').png().toBuffer(),
+        type: 'image/png',
+        channels: 1,
+        rgb: [90, 90, 90],
+        alpha: 1,
+      },
+      {
+        name: 'grey and alpha (2 channels)',
+        bytes: await solid(4, { r: 90, g: 90, b: 90, alpha: 0.5 }).toColourspace('b-w').png().toBuffer(),
+        type: 'image/png',
+        channels: 2,
+        rgb: [90, 90, 90],
+        alpha: 0.5,
+      },
+      {
+        name: 'RGB (3 channels)',
+        bytes: await solid(3, { r: 30, g: 160, b: 40 }).jpeg().toBuffer(),
+        type: 'image/jpeg',
+        channels: 3,
+        rgb: [30, 160, 40],
+        alpha: 1,
+      },
+      {
+        name: 'RGBA (4 channels)',
+        bytes: await solid(4, { r: 30, g: 40, b: 200, alpha: 0.5 }).png().toBuffer(),
+        type: 'image/png',
+        channels: 4,
+        rgb: [30, 40, 200],
+        alpha: 0.5,
+      },
+    ];
+    for (const one of cases) {
+      expect((await sharp(one.bytes).metadata()).channels, one.name).to.equal(one.channels);
+      const facts = await probers.probe(inputOf(one.bytes, one.type).input);
+      const average = thumbHashToAverageRGBA(Buffer.from(facts.thumbhash!, 'base64'));
+      expect(
+        [average.r, average.g, average.b].map((value) => Math.round(value * 255)).every((value, i) => Math.abs(value - one.rgb[i]) <= 12),
+        `${one.name}: ${JSON.stringify(average)}`,
+      ).to.equal(true);
+      expect(average.a, one.name).to.be.closeTo(one.alpha, 0.1);
+    }
   });
 
   it('reads only the head of an image over its byte ceiling: the size from the header, no thumbhash', async () => {
