@@ -86,7 +86,9 @@ export class SharpMediaProber implements MediaProber {
       const box = Math.min(THUMBHASH_BOX, Math.max(THUMBHASH_SMALLEST_BOX, width, height));
       let image = sharp(bytes, { limitInputPixels: this.options.maxInputPixels, failOn: 'none', pages: 1 });
       if ((metadata.orientation ?? 1) > 1) image = image.autoOrient();
-      if (Math.max(width, height) !== box) image = image.resize(box, box, { fit: 'inside' });
+      const longest = Math.max(width, height);
+      // Enlarging copies pixels (the nearest kernel): the hash blurs them anyway, and interpolating costs more.
+      if (longest !== box) image = image.resize(box, box, { fit: 'inside', ...(longest < box ? { kernel: 'nearest' as const } : {}) });
       const { data, info } = await image.raw().timeout({ seconds: this.options.timeoutSeconds }).toBuffer({ resolveWithObject: true });
       const rgba = rgbaOf(data, info.width * info.height, info.channels);
       if (rgba) thumbhash = Buffer.from(rgbaToThumbHash(info.width, info.height, rgba)).toString('base64');
