@@ -11,7 +11,7 @@
 # 2. Starts the server with the image's command (its CMD, read from it), checks the start line, the
 #    image's HEALTHCHECK command, /readyz, /version, a registration confirmed by e-mail and one
 #    confirmed with `hangar users confirm`, an upload and its download, and three restarts to /readyz
-#    (the best time is reported; the bench measures it).
+#    (the best within 1 s, or ten times a bare node:http server's start on a busier machine).
 # 3. The documented commands in that tree: `hangar --help`, `hangar --version`, `hangar users list`,
 #    a refusal on a DATA_DIR without a database, `hangar backup`, `hangar restore` into a new
 #    DATA_DIR and a server on it that serves the file byte for byte; then `npm start` and
@@ -213,18 +213,38 @@ code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$API/auth/login" -H 'con
 stop
 
 step "restart to first answer"
+# bare_start: a bare node:http server answering 200 on both ports, started and polled as start()
+# polls the service; sets bare_ms. The baseline of the restart bound below, from the same run.
+bare_start() {
+  local t0 t1 pid
+  t0=$(date +%s%N)
+  node -e 'const http = require("node:http"); for (const port of [process.env.PORT, process.env.CONTENT_PORT]) http.createServer((q, s) => s.end("ok")).listen(Number(port), "127.0.0.1");' &
+  pid=$!
+  for _ in $(seq 1 400); do
+    curl -fsS "$API/readyz" >/dev/null 2>&1 && curl -fsS "$CDN/readyz" >/dev/null 2>&1 && break
+    sleep 0.02
+  done
+  t1=$(date +%s%N)
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  bare_ms=$(((t1 - t0) / 1000000))
+}
 best=
+bare_best=
 for _ in 1 2 3; do
   start "${image_cmd[@]}"
   stop any
-  step "ready again after ${ready_ms} ms"
+  bare_start
+  step "ready again after ${ready_ms} ms (a bare node:http server: ${bare_ms} ms)"
   [ -z "$best" ] || [ "$ready_ms" -lt "$best" ] && best=$ready_ms
+  [ -z "$bare_best" ] || [ "$bare_ms" -lt "$bare_best" ] && bare_best=$bare_ms
 done
-# Reported, not asserted: a wall-clock bound in a test fails or passes with whatever else the machine
-# runs. How fast a restart is, is measured by the bench's `startup` scenario, in ratios against a bare
-# node:http server started the same way in the same run (bench/README.md; the aim, issue 59: 1 s with
-# two workers).
-step "best restart to /readyz: ${best} ms (the bench's startup scenario measures it against a baseline)"
+# Issue 59: a restart with two workers answers within 1 s. A bare server started and polled the same
+# way takes 60-120 ms on a quiet machine; on a busier one the bound grows with it (ten times the bare
+# server's best), so what fails is the service getting slower, not the machine being busy.
+bound=$((bare_best * 10 > 1000 ? bare_best * 10 : 1000))
+step "best restart to /readyz: ${best} ms (bound ${bound} ms; the bench's startup scenario measures it too)"
+[ "$best" -le "$bound" ] || fail "a restart took ${best} ms at best, over ${bound} ms (a bare node:http server: ${bare_best} ms)"
 
 step "hangar --help, --version, users list, a refusal, backup and restore in the image's tree"
 in_app hangar --help | head -n1 | grep -q '^Hangar admin CLI' || fail "hangar --help"
