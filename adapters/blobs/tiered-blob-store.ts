@@ -165,9 +165,19 @@ export class TieredBlobStore implements BlobStore {
     return (await small?.stat(key)) ?? this.files.stat(key);
   }
 
-  /** The file store's temp files (see {@link ShardedFileBlobStore.sweepTempFiles}). @throws DomainError BLOB_STORE_UNAVAILABLE */
+  /**
+   * The file store's temp files (see {@link ShardedFileBlobStore.sweepTempFiles}). A sweep runs in
+   * the background from the store's opening (openBlobStore), so a store closed before it got going
+   * (a CLI command that ends at once) sweeps nothing and resolves 0: that is no failure.
+   * @throws DomainError BLOB_STORE_UNAVAILABLE
+   */
   async sweepTempFiles(olderThanMs: number): Promise<number> {
-    await this.ensureReady();
+    try {
+      await this.ensureReady();
+    } catch (error) {
+      if (this.closed) return 0;
+      throw error;
+    }
     return this.files.sweepTempFiles(olderThanMs);
   }
 

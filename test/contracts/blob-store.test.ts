@@ -307,6 +307,12 @@ describe('FileAndSqliteBlobStore', () => {
     expect(await readdir(tempDirectory())).to.deep.equal(['fresh-upload']);
   });
 
+  it('sweeps nothing and reports no failure when closed as the sweep starts (a CLI command that ends at once)', async () => {
+    const sweep = store.sweepTempFiles(60 * 60 * 1000);
+    await store.close();
+    expect(await sweep).to.equal(0);
+  });
+
   it('streams a 64 MiB body to disk with backpressure and the right hash', async function () {
     this.timeout(60_000);
     const chunkSize = 64 * 1024;
