@@ -800,8 +800,10 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
   for (let pair = 0; pair < settings.loadPairs; pair++) {
     const baselineCpuBefore = baselinePids ? cpuOfAll(baselinePids) : 0;
     const b = await loadAll(baseline, settings.loadSeconds);
-    if (baselinePids) await settled(baselinePids);
-    if (baselinePids) (runs.baselineCpuUsPerRequest ??= []).push(((cpuOfAll(baselinePids) - baselineCpuBefore) * 1000) / Math.max(1, b.ok + b.non2xx));
+    if (baselinePids) {
+      await settled(baselinePids);
+      (runs.baselineCpuUsPerRequest ??= []).push(((cpuOfAll(baselinePids) - baselineCpuBefore) * 1000) / Math.max(1, b.ok + b.non2xx));
+    }
     const cpuBefore = cpuOfAll(pids);
     const s = await loadAll(serviceLoad, settings.loadSeconds);
     // Work the load left running (the media facts of uploaded images, log batches) belongs to it.

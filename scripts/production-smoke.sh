@@ -132,17 +132,22 @@ export PORT CONTENT_PORT HOST=127.0.0.1 DATA_DIR="$work/data" WORKERS=2 LOG_FORM
 API=http://127.0.0.1:$PORT
 CDN=http://127.0.0.1:$CONTENT_PORT
 
+# await_ready PID: polls /readyz of both ports every 20 ms (at most 400 times) until both answer 200;
+# fails if PID exits first.
+await_ready() {
+  for _ in $(seq 1 400); do
+    curl -fsS "$API/readyz" >/dev/null 2>&1 && curl -fsS "$CDN/readyz" >/dev/null 2>&1 && return
+    kill -0 "$1" 2>/dev/null || fail "process $1 exited before answering"
+    sleep 0.02
+  done
+}
 # start COMMAND...: starts the server in the production tree; sets ready_ms to the ms until /readyz answered 200.
 start() {
   local t0 t1
   t0=$(date +%s%N)
   (cd "$app" && exec "$@") >>"$work/server.log" 2>&1 &
   server_pid=$!
-  for _ in $(seq 1 400); do
-    curl -fsS "$API/readyz" >/dev/null 2>&1 && curl -fsS "$CDN/readyz" >/dev/null 2>&1 && break
-    kill -0 "$server_pid" 2>/dev/null || fail "server exited"
-    sleep 0.02
-  done
+  await_ready "$server_pid"
   curl -fsS "$API/readyz" >/dev/null || fail "/readyz"
   t1=$(date +%s%N)
   ready_ms=$(((t1 - t0) / 1000000))
@@ -214,16 +219,13 @@ stop
 
 step "restart to first answer"
 # bare_start: a bare node:http server answering 200 on both ports, started and polled as start()
-# polls the service; sets bare_ms. The baseline of the restart bound below, from the same run.
+# polls the service (await_ready); sets bare_ms. The baseline of the restart bound below, from the same run.
 bare_start() {
   local t0 t1 pid
   t0=$(date +%s%N)
   node -e 'const http = require("node:http"); for (const port of [process.env.PORT, process.env.CONTENT_PORT]) http.createServer((q, s) => s.end("ok")).listen(Number(port), "127.0.0.1");' &
   pid=$!
-  for _ in $(seq 1 400); do
-    curl -fsS "$API/readyz" >/dev/null 2>&1 && curl -fsS "$CDN/readyz" >/dev/null 2>&1 && break
-    sleep 0.02
-  done
+  await_ready "$pid"
   t1=$(date +%s%N)
   kill "$pid"
   wait "$pid" 2>/dev/null || true

@@ -32,8 +32,7 @@ const THUMBHASH_BOX = 100;
 /**
  * The smallest box a small image is enlarged to for its thumbhash. Enlarging a few pixels matters
  * (thumbhash's cosines over a 1 × 1 or 3 × 2 image give colour fringes that the image lacks), but
- * past 32 pixels the hash decodes to the same picture while the resize and the hash cost up to
- * twice as much (a 1 × 1 PNG's probe: about 3.3 ms of CPU enlarged to 100, 2 ms to 32).
+ * past 32 pixels the hash decodes to the same picture while the resize and the hash cost more.
  */
 const THUMBHASH_SMALLEST_BOX = 32;
 
@@ -46,8 +45,8 @@ function sharpLibrary(): typeof Sharp {
 /**
  * A {@link MediaProber} of still and animated images on sharp (libvips): width and height as the
  * image is shown (after its EXIF orientation: sharp's `autoOrient` dimensions), and a ThumbHash of
- * the oriented image (first page) scaled down to fit 100 × 100, or, when smaller, as it is (enlarged
- * to fit 32 × 32 when smaller than that) (`thumbhash`'s `rgbaToThumbHash`).
+ * the oriented image (first page) with `thumbhash`'s `rgbaToThumbHash`: scaled down to fit 100 × 100,
+ * hashed at its size when 32–100 pixels on its longer side, enlarged to fit 32 × 32 when smaller.
  *
  * Memory: sharp collects a streamed input into one buffer before decoding, so an image is read
  * whole only up to `maxInputBytes`; a larger one is read as its first `headBytes` (a byte range of
@@ -81,12 +80,11 @@ export class SharpMediaProber implements MediaProber {
     const pixels = (metadata.width ?? 0) * (metadata.pageHeight ?? metadata.height ?? 0);
     let thumbhash: string | null = null;
     if (whole && width !== null && height !== null && pixels > 0 && pixels <= this.options.maxInputPixels) {
-      // Larger images are scaled down into 100 × 100; those of 32–100 pixels are hashed as they are; smaller ones are enlarged to 32.
-      // Each libvips operation costs a few hundred µs even on a tiny image, so an operation that would change nothing is left out.
-      const box = Math.min(THUMBHASH_BOX, Math.max(THUMBHASH_SMALLEST_BOX, width, height));
+      // Each libvips operation costs a few hundred µs even on a tiny image: one that would change nothing is left out.
+      const longest = Math.max(width, height);
+      const box = Math.min(THUMBHASH_BOX, Math.max(THUMBHASH_SMALLEST_BOX, longest));
       let image = sharp(bytes, { limitInputPixels: this.options.maxInputPixels, failOn: 'none', pages: 1 });
       if ((metadata.orientation ?? 1) > 1) image = image.autoOrient();
-      const longest = Math.max(width, height);
       // Enlarging copies pixels (the nearest kernel): the hash blurs them anyway, and interpolating costs more.
       if (longest !== box) image = image.resize(box, box, { fit: 'inside', ...(longest < box ? { kernel: 'nearest' as const } : {}) });
       const { data, info } = await image.raw().timeout({ seconds: this.options.timeoutSeconds }).toBuffer({ resolveWithObject: true });
