@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { call, createAccount, seedFiles, uploadFile } from './lib/api.mjs';
-import { measureStartup, RSS_TARGET_MIB } from './scenarios/startup.mjs';
+import { measureStartup, RSS_TARGET_MIB, rssSummary } from './scenarios/startup.mjs';
 import {
   BENCH,
   ROOT,
@@ -771,9 +771,9 @@ async function startup() {
   const { cases } = await measureStartup({ runs: settings.startupRuns, work, log });
   const main = cases.find((c) => c.id === 'one-existing');
   const notes = cases.map((c) => {
-    const rss = c.rssAfterStartMiB.map((start, i) => `${start.toFixed(0)}→${(c.rssAfterRequestsMiB[i] ?? 0).toFixed(0)}`).join(', ');
+    const rss = rssSummary(c);
     const modules = c.modules.map((m) => `${m.esm}+${m.cjs}`).join(', ');
-    return `${c.id}: ${c.medianMs.toFixed(0)} ms (bare node ${c.bareMedianMs.toFixed(0)} ms, ${c.ratio.toFixed(1)}×; target ${c.targetMs} ms), RSS MiB per process after start→after 1,000 requests ${rss} (bare ${c.bareRssMiB.toFixed(0)}; target ${RSS_TARGET_MIB} per worker), modules esm+cjs ${modules} (bare ${c.bareModules.esm}+${c.bareModules.cjs}) ${c.pass ? 'pass' : 'FAIL'}`;
+    return `${c.id}: ${c.medianMs.toFixed(0)} ms (bare node ${c.bareMedianMs.toFixed(0)} ms, ${c.ratio.toFixed(1)}×; target ${c.targetMs} ms), RSS MiB per process after start/idle→after 1,000 requests/idle ${rss} (bare ${c.bareRssMiB.toFixed(0)}; target ${RSS_TARGET_MIB} per worker), modules esm+cjs ${modules} (bare ${c.bareModules.esm}+${c.bareModules.cjs}) ${c.pass ? 'pass' : 'FAIL'}`;
   });
   return { runs: { service: main.ms, baseline: main.bareMs }, notes };
 }

@@ -3,6 +3,7 @@ import nodeModule from 'node:module';
 import type { Logger } from '../../core/shared/logger.js';
 import { ConfigError, loadConfig, withEnvFile } from './config.js';
 import { applyHeapGrowing } from './heap-growth.js';
+import { trimHeapWhenIdle } from './idle-heap.js';
 import { createLogger } from './logging.js';
 import { startLines } from './start-lines.js';
 import type { WorkerReady } from './supervisor.js';
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
   // A worker knows its place from the supervisor (only worker 0 runs the hourly maintenance).
   const options = worker ? { clusterWorker: true, maintenance: index === '0' } : {};
   const running = await startHangar(config, { ...options, logger });
+  // An idle server gives back the memory its requests made V8 keep (decision 0023).
+  trimHeapWhenIdle();
   if (worker) {
     // The supervisor prints the addresses once every worker listens.
     process.send!({ hangar: 'ready', api: running.apiListen, content: running.contentListen } satisfies WorkerReady);

@@ -7,9 +7,11 @@
 // - time: spawn → first 200 on the API's /healthz (median of `runs`, after a warm-up start so the
 //   page cache holds node_modules and dist/, as on any restart);
 // - RSS: the resident memory of each server process (the supervisor and its workers apart) once the
-//   first answer came, and again after 1,000 mixed requests (an account registered, confirmed and
-//   logged in, then 4 KiB uploads, reads, listings, settings, and unauthenticated and unknown paths
-//   on both servers; 8 at a time; see mixedRequests);
+//   first answer came and after IDLE_MS idle, then right after 1,000 mixed requests (an account
+//   registered, confirmed and logged in, then 4 KiB uploads, reads, listings, settings, and
+//   unauthenticated and unknown paths on both servers; 8 at a time; see mixedRequests) and after
+//   IDLE_MS idle again. The target is on the idle figures: a worker gives memory back once idle
+//   (apps/server/idle-heap.ts, decision 0023);
 // - modules: ES modules and CommonJS files each process loaded (one more start, under
 //   bench/lib/count-modules.mjs, kept out of the timed runs since the counting slows the start).
 import { spawn } from 'node:child_process';
@@ -34,12 +36,17 @@ export const STARTUP_CASES = [
 ];
 /** Idle resident memory allowed per server process (issue 59), in MiB. */
 export const RSS_TARGET_MIB = 80;
+/**
+ * How long a process is left idle before its idle RSS is read, in ms: the idle heap trimmer's 6 s
+ * of idleness and its collections 2 s apart (apps/server/idle-heap.ts), with room to spare.
+ */
+export const IDLE_MS = 14_000;
 
 /**
  * Measures every case of {@link STARTUP_CASES}.
  * @param {{ runs?: number, work?: string, requests?: number, log?: (line: string) => void }} options
  * @returns {Promise<{ cases: Array<{ id, workers, fresh, targetMs, ms: number[], bareMs: number[], medianMs, bareMedianMs, ratio,
- *   rssAfterStartMiB: number[], rssAfterRequestsMiB: number[], modules: Array<{ esm, cjs }>, bareModules: { esm, cjs }, bareRssMiB: number, pass: boolean }> }>}
+ *   rssAfterStartMiB: number[], rssIdleAfterStartMiB: number[], rssAfterRequestsMiB: number[], rssIdleAfterRequestsMiB: number[], modules: Array<{ esm, cjs }>, bareModules: { esm, cjs }, bareRssMiB: number, pass: boolean }> }>}
  *   ms per run; RSS per server process (MiB), the supervisor first when WORKERS=2.
  */
 export async function measureStartup({ runs = 3, work, requests = 1000, log = () => {} } = {}) {
@@ -54,15 +61,21 @@ export async function measureStartup({ runs = 3, work, requests = 1000, log = ()
     const ms = [];
     const bareMs = [];
     let rssAfterStartMiB = [];
+    let rssIdleAfterStartMiB = [];
     let rssAfterRequestsMiB = [];
+    let rssIdleAfterRequestsMiB = [];
     let bareRssMiB = 0;
     for (let run = -1; run < runs; run++) {
       const dataDir = item.fresh ? await mkdtemp(path.join(root, 'fresh-')) : existing;
       const started = await startOnce({ dataDir, workers: item.workers });
       if (run === 0) {
         rssAfterStartMiB = started.rssMiB;
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+        rssIdleAfterStartMiB = rssOfTree(started.child.pid);
         await mixedRequests(started, requests);
         rssAfterRequestsMiB = rssOfTree(started.child.pid);
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+        rssIdleAfterRequestsMiB = rssOfTree(started.child.pid);
       }
       await stop(started.child);
       if (item.fresh) await rm(dataDir, { recursive: true, force: true });
@@ -78,7 +91,9 @@ export async function measureStartup({ runs = 3, work, requests = 1000, log = ()
     const bareModules = await countModules(root, undefined);
     const medianMs = median(ms);
     const bareMedianMs = median(bareMs);
-    const workerRss = item.workers > 1 ? rssAfterRequestsMiB.slice(1).concat(rssAfterStartMiB.slice(1)) : rssAfterRequestsMiB.concat(rssAfterStartMiB);
+    const idle = rssIdleAfterStartMiB.concat(rssIdleAfterRequestsMiB);
+    // With WORKERS=2 the first process is the supervisor, which serves nothing.
+    const workerRss = item.workers > 1 ? rssIdleAfterStartMiB.slice(1).concat(rssIdleAfterRequestsMiB.slice(1)) : idle;
     cases.push({
       ...item,
       ms,
@@ -87,7 +102,9 @@ export async function measureStartup({ runs = 3, work, requests = 1000, log = ()
       bareMedianMs,
       ratio: medianMs / bareMedianMs,
       rssAfterStartMiB,
+      rssIdleAfterStartMiB,
       rssAfterRequestsMiB,
+      rssIdleAfterRequestsMiB,
       bareRssMiB,
       modules,
       bareModules,
@@ -158,7 +175,7 @@ function rssOfTree(pid) {
  * unknown paths, the OpenAPI document) on both servers.
  * @throws when an upload or a listing is not answered 201 / 200
  */
-async function mixedRequests({ api, content, dataDir }, count) {
+export async function mixedRequests({ api, content, dataDir }, count) {
   const service = { api, dataDir };
   const { key } = await createAccount(service, 'startup');
   const body = withMagic(Buffer.alloc(4096, 0x61), 'image/png');
@@ -242,13 +259,24 @@ function median(values) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/**
+ * A case's RSS per process, in MiB: after start, idle, after the requests, idle, e.g.
+ * `91/82→120/100` (the supervisor first when WORKERS=2).
+ */
+export function rssSummary(c) {
+  const mib = (values, i) => (values[i] ?? 0).toFixed(0);
+  return c.rssAfterStartMiB
+    .map((_, i) => `${mib(c.rssAfterStartMiB, i)}/${mib(c.rssIdleAfterStartMiB, i)}→${mib(c.rssAfterRequestsMiB, i)}/${mib(c.rssIdleAfterRequestsMiB, i)}`)
+    .join(', ');
+}
+
 /** One line per case, for the terminal. */
 export function startupTable({ cases }) {
   const rows = [
-    'case            service   bare   ratio  target  RSS/process after start → after 1,000 requests (MiB)   modules esm+cjs per process (bare)   pass',
+    'case            service   bare   ratio  target  RSS/process after start/idle → after 1,000 requests/idle (MiB)   modules esm+cjs per process (bare)   pass',
   ];
   for (const c of cases) {
-    const rss = c.rssAfterStartMiB.map((start, i) => `${start.toFixed(0)}→${(c.rssAfterRequestsMiB[i] ?? 0).toFixed(0)}`).join(', ');
+    const rss = rssSummary(c);
     const modules = c.modules.map((m) => `${m.esm}+${m.cjs}`).join(', ');
     rows.push(
       `${c.id.padEnd(14)} ${c.medianMs.toFixed(0).padStart(6)} ms ${c.bareMedianMs.toFixed(0).padStart(4)} ms ${c.ratio.toFixed(1).padStart(6)}× ${String(c.targetMs).padStart(5)} ms  ${rss.padEnd(50)} ${modules} (${c.bareModules.esm}+${c.bareModules.cjs})  ${c.pass ? 'pass' : 'FAIL'}`,
