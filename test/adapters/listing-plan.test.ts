@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chooseCountWay, choosePageWay, ENTRIES_PER_MATCH } from '../../adapters/persistence/sql/listing-plan.js';
+import { cheaperIndex, chooseCountWay, choosePageWay, ENTRIES_PER_MATCH } from '../../adapters/persistence/sql/listing-plan.js';
 
 describe('listing-plan: how SQLite answers a filtered listing', () => {
   const files = 1_000_000;
@@ -27,8 +27,16 @@ describe('listing-plan: how SQLite answers a filtered listing', () => {
 
     it('walks when the trigram index would read many more files than match: a common needle narrowed by other filters', () => {
       // 500 matches, but 50,000 files hold the needle: the walk passes ~60,000 entries, the index reads 50,000 files.
-      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, indexReads: 50_000 })).to.equal('list-order');
-      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, indexReads: 500 })).to.equal('index');
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, index: { entries: 0, reads: 50_000 } })).to.equal('list-order');
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, index: { entries: 0, reads: 500 } })).to.equal('index');
+    });
+
+    it('reads a size range for a deep page, and walks for the first one when the range is wide', () => {
+      // 3,000 matches in a range of 60,000 files: the first page is 10,000 entries walked against
+      // 60,000 entries and 3,000 rows; page 101 is 1,000,000 entries walked against the same.
+      const sizeRange = { entries: 60_000, reads: 0 };
+      expect(choosePageWay({ accountFiles: files, matches: 3_000, atLeast: false, wanted: 30, index: sizeRange })).to.equal('list-order');
+      expect(choosePageWay({ accountFiles: files, matches: 3_000, atLeast: false, wanted: 3_030, index: sizeRange })).to.equal('index');
     });
 
     it('walks whenever only a bound of the matches is known: the walk is bounded, the index is not', () => {
@@ -70,6 +78,33 @@ describe('listing-plan: how SQLite answers a filtered listing', () => {
 
     it("walks when the listing's range holds fewer files than the sample: no more to pass", () => {
       expect(chooseCountWay({ ...bounded, sampled: 400, needleMatches: 0, matches: 0 }, sampleSize)).to.equal('list-order');
+    });
+
+    it('walks the size range on its index for a common needle narrowed by a rare size range', () => {
+      // 5 % hold the needle, 6 % are in the range, 0.3 % both: the walk passes the whole account
+      // (1,000,000 entries), the trigram index reads 50,000 rows (1,000,000 entries' worth), the
+      // size range is 60,000 entries.
+      const narrowed = { ...bounded, needleMatches: 50, sizeRangeMatches: 60, matches: 3 };
+      expect(chooseCountWay(narrowed, sampleSize)).to.equal('size-range');
+      expect(cheaperIndex(narrowed)).to.deep.equal({ way: 'size-range', entries: 60_000, reads: 0 });
+      // Without a size range: the trigram index costs as much as the walk, which is taken.
+      expect(chooseCountWay({ ...narrowed, sizeRangeMatches: undefined }, sampleSize)).to.equal('list-order');
+      // A rare needle (1 %) with a wide range (70 %): the trigram index.
+      expect(chooseCountWay({ ...bounded, needleMatches: 10, sizeRangeMatches: 700, matches: 7 }, sampleSize)).to.equal('index');
+      // A common needle with a common range: the bound is reached soonest walking.
+      expect(chooseCountWay({ ...bounded, needleMatches: 300, sizeRangeMatches: 300, matches: 90 }, sampleSize)).to.equal('list-order');
+    });
+
+    it('walks the size range for a needle of 1–2 code points with a rare size range, and the account without one', () => {
+      const short = { ...bounded, trigram: false, needleMatches: 300, matches: 1 };
+      expect(chooseCountWay({ ...short, sizeRangeMatches: 3 }, sampleSize)).to.equal('size-range');
+      expect(cheaperIndex(short)).to.equal(undefined);
+      expect(chooseCountWay(short, sampleSize)).to.equal('list-order');
+    });
+
+    it('gives the trigram index the page when no size range narrows it, and on a tie', () => {
+      expect(cheaperIndex({ ...bounded, needleMatches: 20, matches: 1 })).to.deep.equal({ way: 'index', entries: 0, reads: 20_000 });
+      expect(cheaperIndex({ ...bounded, sampled: 0, needleMatches: 0, sizeRangeMatches: 0, matches: 0 })).to.deep.equal({ way: 'index', entries: 0, reads: 0 });
     });
   });
 });

@@ -6,7 +6,7 @@ import { SqlExecutor } from '../../adapters/persistence/sql/sql-executor.js';
 
 // SQLite chooses how to count and page each listing (listing-plan.ts); small test accounts always
 // take one way, so each way is also forced on every listing: the same answers either way.
-for (const way of ['index', 'list-order'] as const) {
+for (const way of ['index', 'size-range', 'list-order'] as const) {
   describeFileRepositoryContract(`SQLite (:memory:), every listing by way ${way}`, async () => {
     const database = await openSqliteDatabase({ path: ':memory:' });
     const { users, signingKeys } = createSqlRepositories(database);

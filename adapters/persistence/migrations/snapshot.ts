@@ -11,7 +11,7 @@ import { type Kysely, sql } from 'kysely';
  * paths give the same schema. Like a migration it imports nothing from the application; it is
  * rewritten only by that script, to move it forward to a later migration (docs/migrations.md).
  */
-export const SNAPSHOT_THROUGH = "0049_admin_second_factor_and_deletions";
+export const SNAPSHOT_THROUGH = "0050_sqlite_size_index_covers_listings";
 
 /** Every table, index and trigger, as SQLite stores their CREATE statements. */
 export async function sqlite(db: Kysely<any>): Promise<void> {
@@ -123,7 +123,6 @@ const SQLITE: readonly string[] = [
   `CREATE INDEX "oidc_sign_in_codes_expires_at" on "oidc_sign_in_codes" ("expires_at")`,
   `CREATE INDEX "invites_created_at" on "invites" ("created_at", "id")`,
   `CREATE INDEX "files_user_id_created_at_id_is_public_size_content_type_search_text" on "files" ("user_id", "created_at", "id", "is_public", "size", "content_type", "search_text")`,
-  `CREATE INDEX "files_user_id_size_is_public_content_type" on "files" ("user_id", "size", "is_public", "content_type")`,
   `CREATE INDEX shares_api_key_id on shares (api_key_id)`,
   `CREATE INDEX "webhooks_user_id_created_at" on "webhooks" ("user_id", "created_at", "id")`,
   `CREATE INDEX "webhook_deliveries_webhook_id_created_at" on "webhook_deliveries" ("webhook_id", "created_at", "id")`,
@@ -135,6 +134,7 @@ const SQLITE: readonly string[] = [
   `CREATE INDEX "upload_urls_expires_at" on "upload_urls" ("expires_at")`,
   `CREATE INDEX "upload_urls_api_key_id" on "upload_urls" ("api_key_id")`,
   `CREATE INDEX "account_deletions_lease" on "account_deletions" ("lease_until")`,
+  `CREATE INDEX "files_user_id_size_is_public_content_type_created_at_search_text" on "files" ("user_id", "size", "is_public", "content_type", "created_at", "search_text")`,
   `CREATE TRIGGER files_trigram_insert after insert on files begin
       insert into files_trigram_keys (file_record_id) values (new.id);
       insert into files_trigram (rowid, search_text) values ((select key from files_trigram_keys where file_record_id = new.id), new.search_text);

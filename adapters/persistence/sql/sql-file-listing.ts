@@ -5,7 +5,7 @@ import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle } from '../file-search.js';
 import { isPostgres } from './dialect.js';
 import { FILE_COLUMNS, type FileRow, fileRow } from './file-rows.js';
-import { chooseCountWay, choosePageWay, type CountWayInput, type ListingWay } from './listing-plan.js';
+import { cheaperIndex, chooseCountWay, choosePageWay, type CountWayInput, type IndexCost, type ListingWay } from './listing-plan.js';
 import { type IntegerColumn, toFlag, toMillis, toNumber } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 
@@ -32,8 +32,16 @@ function columnValue(value: string | number | boolean | Date): string | number {
   return value;
 }
 
-/** Columns the SQLite walk in list order tests on each index entry rather than reads by their own index. */
-const TESTED_IN_LIST_ORDER: ReadonlySet<string> = new Set(['content_type', 'size']);
+/**
+ * Columns each SQLite way tests on the index entry (or row) rather than lets SQLite answer by their
+ * own index: the walk in list order tests content type and size on the list-order index's entries;
+ * `size-range` tests content type, visibility, upload time and the needle on the size index's
+ * entries, so SQLite walks the size range.
+ */
+const TESTED_NOT_INDEXED: Partial<Record<ListingWay, ReadonlySet<string>>> = {
+  'list-order': new Set(['content_type', 'size']),
+  'size-range': new Set(['is_public', 'created_at', 'expires_at', 'content_type']),
+};
 
 /** A listing, as its statements need it: the owner, the filter, and `q` folded (undefined without `q`). */
 interface Listing {
@@ -45,8 +53,9 @@ interface Listing {
 /**
  * The conditions of a listing on `files`: the owner, each given filter, and `q` as a LIKE on
  * `search_text` (the truth for every way of answering: an index only narrows the files tested).
- * `way` `list-order` (SQLite) writes content type and size as `+column`, which keeps SQLite from
- * answering them by their own index, so it walks the list-order index and tests them there.
+ * On SQLite a column of {@link TESTED_NOT_INDEXED} for `way` is written `+column`, which keeps
+ * SQLite from answering it by its own index: `list-order` walks the list-order index and tests
+ * content type and size there; `size-range` leaves SQLite the size index alone.
  */
 function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, listing: Listing, way: ListingWay | 'database'): Expression<SqlBool>[] {
   const all: Expression<SqlBool>[] = [eb('files.user_id', '=', listing.userId)];
@@ -56,7 +65,7 @@ function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, listing: Lis
     const [column, operator] = FILTER_COLUMNS[field];
     const ref = sql.ref(`files.${column}`);
     all.push(
-      way === 'list-order' && TESTED_IN_LIST_ORDER.has(column)
+      way !== 'database' && TESTED_NOT_INDEXED[way]?.has(column)
         ? sql<SqlBool>`+${ref} ${sql.raw(operator)} ${columnValue(value)}`
         : sql<SqlBool>`${ref} ${sql.raw(operator)} ${columnValue(value)}`,
     );
@@ -74,8 +83,9 @@ function trigramNeedle(needle: string | undefined): needle is string {
  * The files of a listing, in no order yet. On SQLite, `way` `index` with a needle of 3 code points
  * or more starts from the FTS5 trigram index (`files_trigram`, migration 0042) and reaches each
  * matching file through `files_trigram_keys`, in that join order (SQLite keeps the order of a CROSS
- * JOIN), so a count with a bound stops after that many matches. Postgres (`database`) leaves the
- * choice of index to its planner.
+ * JOIN), so a count with a bound stops after that many matches; every other way is a statement on
+ * `files` alone, its index chosen by the conditions ({@link conditions}). Postgres (`database`)
+ * leaves the choice of index to its planner.
  */
 function matching(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database'): SelectQueryBuilder<HangarDatabase, 'files', object> {
   if (way === 'index' && trigramNeedle(listing.needle)) {
@@ -115,18 +125,29 @@ async function countMatches(db: Kysely<HangarDatabase>, listing: Listing, way: L
 /** Newest files of the account that SQLite tests before it chooses how to count a `q` (see chooseCountWay). */
 const SAMPLE_SIZE = 1_000;
 
+/** Whether a listing has a size range (`sizeMin`, `sizeMax`), which the `size-range` way walks. */
+function hasSizeRange(filter: FileFilter): boolean {
+  return filter.sizeMin !== undefined || filter.sizeMax !== undefined;
+}
+
 /**
  * SQLite: the newest {@link SAMPLE_SIZE} files of the listing's upload-time range, walked on the
- * list-order index, and of those how many hold the needle and how many pass every filter.
+ * list-order index, and of those how many hold the needle, how many are in its size range (when it
+ * has one), and how many pass every filter.
  */
-async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promise<Omit<CountWayInput, 'accountFiles' | 'countLimit'>> {
-  const { createdAfter, createdBefore } = listing.filter;
+async function sampleNewest(
+  db: Kysely<HangarDatabase>,
+  listing: Listing,
+): Promise<Pick<CountWayInput, 'sampled' | 'needleMatches' | 'sizeRangeMatches' | 'matches'>> {
+  const { createdAfter, createdBefore, sizeMin, sizeMax } = listing.filter;
   const range: Listing = { userId: listing.userId, filter: { createdAfter, createdBefore }, needle: undefined };
+  const sizes: Listing = { userId: listing.userId, filter: { sizeMin, sizeMax }, needle: undefined };
   const newest = db
     .selectFrom('files')
     .where((eb) => eb.and(conditions(eb, range, 'list-order')))
     .select((eb) => [
       sql<number>`files.search_text like ${containsPattern(listing.needle ?? '')} escape '\\'`.as('needle_match'),
+      eb.and(conditions(eb, sizes, 'list-order')).as('size_match'),
       eb.and(conditions(eb, listing, 'list-order')).as('full_match'),
     ])
     .orderBy('files.created_at', 'desc')
@@ -138,10 +159,16 @@ async function sampleNewest(db: Kysely<HangarDatabase>, listing: Listing): Promi
     .select((eb) => [
       eb.fn.countAll<number>().as('sampled'),
       sql<number>`coalesce(sum(needle_match), 0)`.as('needle'),
+      sql<number>`coalesce(sum(size_match), 0)`.as('size'),
       sql<number>`coalesce(sum(full_match), 0)`.as('matches'),
     ])
     .executeTakeFirstOrThrow();
-  return { sampled: toNumber(row.sampled), needleMatches: toNumber(row.needle), matches: toNumber(row.matches) };
+  return {
+    sampled: toNumber(row.sampled),
+    needleMatches: toNumber(row.needle),
+    sizeRangeMatches: hasSizeRange(listing.filter) ? toNumber(row.size) : undefined,
+    matches: toNumber(row.matches),
+  };
 }
 
 /**
@@ -185,24 +212,24 @@ async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: Listing
 }
 
 /**
- * SQLite: how to count a listing's matches, and how many files the index way would read for its
- * page. A needle of 3 code points or more: by the trigram index or walking, as
- * {@link chooseCountWay} judges from a sample of the newest files, whose share of files holding the
- * needle also estimates the trigram index's reads; a shorter needle (no index holds it): walking,
- * stopped at the count's bound; no needle: by the filter's own index (SQLite's planner chooses
- * among content type, size and upload time).
+ * SQLite: how to count a listing's matches, and which index the page would read and how many files
+ * that is. With a needle: by the cheaper index ({@link cheaperIndex}: the trigram index for a needle
+ * of 3 code points or more, the size range walked on the size index for a listing with one) or walking, as {@link chooseCountWay} judges from a sample of the newest files; a
+ * needle of 1–2 code points without a size range (no index holds it): walking, stopped at the
+ * count's bound. No needle: by the filter's own index (SQLite's planner chooses among content type,
+ * size and upload time).
  */
 async function sqliteCountWay(
   db: Kysely<HangarDatabase>,
   listing: Listing,
   accountFiles: number,
   countLimit: number | undefined,
-): Promise<{ way: ListingWay; needleFiles?: number }> {
+): Promise<{ way: ListingWay; index?: IndexCost }> {
   if (listing.needle === undefined) return { way: 'index' };
-  if (!trigramNeedle(listing.needle)) return { way: 'list-order' };
-  const sample = await sampleNewest(db, listing);
-  const needleFiles = sample.sampled === 0 ? 0 : Math.round((accountFiles * sample.needleMatches) / sample.sampled);
-  return { way: chooseCountWay({ accountFiles, countLimit, ...sample }, SAMPLE_SIZE), needleFiles };
+  const trigram = trigramNeedle(listing.needle);
+  if (!trigram && !hasSizeRange(listing.filter)) return { way: 'list-order' };
+  const input: CountWayInput = { accountFiles, countLimit, trigram, ...(await sampleNewest(db, listing)) };
+  return { way: chooseCountWay(input, SAMPLE_SIZE), index: cheaperIndex(input) };
 }
 
 /**
@@ -273,8 +300,10 @@ async function findPage(
   const atLeast = countLimit !== undefined && matches > countLimit;
   const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
   if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
-  const way = postgres
-    ? 'database'
-    : (sqliteWay ?? choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, indexReads: counting?.needleFiles }));
+  const pageWay = (): ListingWay =>
+    choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, index: counting?.index }) === 'index'
+      ? (counting?.index?.way ?? 'index')
+      : 'list-order';
+  const way = postgres ? 'database' : (sqliteWay ?? pageWay());
   return { items: await pageOf(db, listing, way, window, atLeast ? undefined : matches), ...total };
 }
