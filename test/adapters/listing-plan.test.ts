@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cheaperIndex, chooseCountWay, choosePageWay, ENTRIES_PER_MATCH } from '../../adapters/persistence/sql/listing-plan.js';
+import { cheaperIndex, chooseCountWay, choosePageWay, ENTRIES_PER_MATCH, walkShareOf } from '../../adapters/persistence/sql/listing-plan.js';
 
 describe('listing-plan: how SQLite answers a filtered listing', () => {
   const files = 1_000_000;
@@ -37,6 +37,15 @@ describe('listing-plan: how SQLite answers a filtered listing', () => {
       const sizeRange = { entries: 60_000, reads: 0 };
       expect(choosePageWay({ accountFiles: files, matches: 3_000, atLeast: false, wanted: 30, index: sizeRange })).to.equal('list-order');
       expect(choosePageWay({ accountFiles: files, matches: 3_000, atLeast: false, wanted: 3_030, index: sizeRange })).to.equal('index');
+    });
+
+    it('walks a content type or visibility on its own list-order index: the walk passes only that share of the account', () => {
+      // 500 matches among 100,000 private files: the walk passes 6,000 entries, not 60,000.
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, index: { entries: 0, reads: 50_000 }, walkShare: 0.1 })).to.equal(
+        'list-order',
+      );
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, walkShare: 1 })).to.equal('index');
+      expect(choosePageWay({ accountFiles: files, matches: 500, atLeast: false, wanted: 30, walkShare: 0.001 })).to.equal('list-order');
     });
 
     it('walks whenever only a bound of the matches is known: the walk is bounded, the index is not', () => {
@@ -93,6 +102,16 @@ describe('listing-plan: how SQLite answers a filtered listing', () => {
       expect(chooseCountWay({ ...bounded, needleMatches: 10, sizeRangeMatches: 700, matches: 7 }, sampleSize)).to.equal('index');
       // A common needle with a common range: the bound is reached soonest walking.
       expect(chooseCountWay({ ...bounded, needleMatches: 300, sizeRangeMatches: 300, matches: 90 }, sampleSize)).to.equal('list-order');
+    });
+
+    it('walks a rare content type for a common needle: the walk passes only the files of that type', () => {
+      // 4 % hold the needle, 1 % are of the type, 0.1 % both: the account's walk costs 1,000,000
+      // entries, the trigram index 800,000 entries' worth, the type's list-order index 10,000.
+      const rareType = { ...bounded, needleMatches: 40, walkedMatches: 10, matches: 1 };
+      expect(walkShareOf(rareType)).to.equal(0.01);
+      expect(chooseCountWay(rareType, sampleSize)).to.equal('list-order');
+      expect(chooseCountWay({ ...rareType, walkedMatches: undefined }, sampleSize)).to.equal('index');
+      expect(walkShareOf({ sampled: 0, walkedMatches: 0 })).to.equal(1);
     });
 
     it('walks the size range for a needle of 1–2 code points with a rare size range, and the account without one', () => {

@@ -92,7 +92,7 @@ describe('SQLite listing ways: the index each way reads (sql-file-listing.ts)', 
   it('size-range: a needle with a size range, a content type and visibility still walks the size index (tests the others on its entries)', async () => {
     const plans = await plansOf({ q: 'holiday', type: 'image/png', isPublic: true, sizeMax: 15_000 }, 'size-range');
     expect(plans, plans).to.match(/USING (COVERING )?INDEX files_user_id_size_is_public_content_type_created_at_search_text/);
-    expect(plans).not.to.match(/files_trigram|files_user_id_content_type\b|files_user_id_is_public/);
+    expect(plans, plans).not.to.match(/files_trigram|files_user_id_content_type|files_user_id_is_public/);
   });
 
   it('size-range: a needle of 2 code points with a size range reads the size index', async () => {
@@ -105,15 +105,23 @@ describe('SQLite listing ways: the index each way reads (sql-file-listing.ts)', 
     expect(await plansOf({ q: 'holiday', sizeMin: 5_000 }, 'index')).to.include('files_trigram');
   });
 
-  it('list-order: the page walks the list-order index; the count walks one of the two covering indexes; neither reads the trigram or content-type index', async () => {
-    const plans = await plansOf({ q: 'holiday', sizeMin: 5_000, type: 'image/png' }, 'list-order');
-    // A count needs no order: SQLite may walk the account on the narrower covering size index
-    // (`+size` keeps it from reading a range there), testing the same conditions on each entry.
-    const page = plans.split('\n').at(-1)!;
-    expect(page, plans).to.include('files_user_id_created_at_id_is_public_size_content_type_search_text (user_id=?)');
-    expect(plans, plans).to.match(
-      /COVERING INDEX files_user_id_(created_at_id_is_public_size_content_type|size_is_public_content_type_created_at)_search_text \(user_id=\?\)/,
+  it('list-order: walks the files newest first on the list-order index of the content type or visibility when the listing has one, else the account’s, and never sorts the page', async () => {
+    const ofType = await plansOf({ q: 'holiday', sizeMin: 5_000, type: 'image/png' }, 'list-order');
+    expect(ofType, ofType).to.match(
+      /^SEARCH files USING INDEX files_user_id_content_type_created_at_id_is_public_size_search_text \(user_id=\? AND content_type=\?\)$/m,
     );
-    expect(plans, plans).not.to.match(/files_user_id_content_type\b|files_trigram|size>/);
+    const ofVisibility = await plansOf({ q: 'holiday', isPublic: true }, 'list-order');
+    expect(ofVisibility, ofVisibility).to.match(
+      /^SEARCH files USING INDEX files_user_id_is_public_created_at_id_size_content_type_search_text \(user_id=\? AND is_public=\?\)$/m,
+    );
+    const ofAccount = await plansOf({ q: 'holiday', createdAfter: new Date(0) }, 'list-order');
+    expect(ofAccount, ofAccount).to.match(
+      /^SEARCH files USING INDEX files_user_id_created_at_id_is_public_size_content_type_search_text \(user_id=\? AND created_at>\?\)$/m,
+    );
+    // The count too: a bounded count walks the same index newest first, never the size index (whose
+    // order would put a size range's files after all the others).
+    const sized = await plansOf({ q: 'holiday', sizeMin: 5_000 }, 'list-order');
+    expect(sized, sized).to.match(/^SEARCH files USING COVERING INDEX files_user_id_created_at_id_is_public_size_content_type_search_text \(user_id=\?\)$/m);
+    for (const plans of [ofType, ofVisibility, ofAccount, sized]) expect(plans, plans).not.to.match(/TEMP B-TREE|files_trigram|size>|files_user_id_size_/);
   });
 });

@@ -57,7 +57,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0047_file_media', () => import('./0047_file_media.js')],
   ['0048_image_metadata', () => import('./0048_image_metadata.js')],
   ['0049_admin_second_factor_and_deletions', () => import('./0049_admin_second_factor_and_deletions.js')],
-  ['0050_sqlite_size_index_covers_listings', () => import('./0050_sqlite_size_index_covers_listings.js')],
+  ['0050_sqlite_covering_filter_indexes', () => import('./0050_sqlite_covering_filter_indexes.js')],
 ];
 
 /** A migration's name and how to load its module. */

@@ -11,7 +11,7 @@ import { type Kysely, sql } from 'kysely';
  * paths give the same schema. Like a migration it imports nothing from the application; it is
  * rewritten only by that script, to move it forward to a later migration (docs/migrations.md).
  */
-export const SNAPSHOT_THROUGH = "0050_sqlite_size_index_covers_listings";
+export const SNAPSHOT_THROUGH = "0050_sqlite_covering_filter_indexes";
 
 /** Every table, index and trigger, as SQLite stores their CREATE statements. */
 export async function sqlite(db: Kysely<any>): Promise<void> {
@@ -97,11 +97,9 @@ const SQLITE: readonly string[] = [
   `CREATE UNIQUE INDEX "api_keys_key_hash_unique" on "api_keys" ("key_hash")`,
   `CREATE INDEX "api_keys_user_id_created_at_id" on "api_keys" ("user_id", "created_at", "id")`,
   `CREATE UNIQUE INDEX "files_file_id_unique" on "files" ("file_id")`,
-  `CREATE INDEX "files_user_id_content_type" on "files" ("user_id", "content_type")`,
   `CREATE INDEX "users_created_at_id" on "users" ("created_at", "id")`,
   `CREATE INDEX "activity_logs_user_id_created_at_id" on "activity_logs" ("user_id", "created_at", "id")`,
   `CREATE INDEX "activity_logs_created_at" on "activity_logs" ("created_at")`,
-  `CREATE INDEX "files_user_id_is_public_created_at_id" on "files" ("user_id", "is_public", "created_at", "id")`,
   `CREATE UNIQUE INDEX "custom_domains_hostname_unique" on "custom_domains" ("hostname")`,
   `CREATE INDEX "one_time_tokens_expires_at" on "one_time_tokens" ("expires_at")`,
   `CREATE INDEX "sessions_revoked_at" on "sessions" ("revoked_at")`,
@@ -134,6 +132,8 @@ const SQLITE: readonly string[] = [
   `CREATE INDEX "upload_urls_expires_at" on "upload_urls" ("expires_at")`,
   `CREATE INDEX "upload_urls_api_key_id" on "upload_urls" ("api_key_id")`,
   `CREATE INDEX "account_deletions_lease" on "account_deletions" ("lease_until")`,
+  `CREATE INDEX "files_user_id_content_type_created_at_id_is_public_size_search_text" on "files" ("user_id", "content_type", "created_at", "id", "is_public", "size", "search_text")`,
+  `CREATE INDEX "files_user_id_is_public_created_at_id_size_content_type_search_text" on "files" ("user_id", "is_public", "created_at", "id", "size", "content_type", "search_text")`,
   `CREATE INDEX "files_user_id_size_is_public_content_type_created_at_search_text" on "files" ("user_id", "size", "is_public", "content_type", "created_at", "search_text")`,
   `CREATE TRIGGER files_trigram_insert after insert on files begin
       insert into files_trigram_keys (file_record_id) values (new.id);

@@ -1,8 +1,11 @@
 /**
  * How SQLite answers a filtered listing (docs/search.md, "Choosing the way"). Three ways:
  * - `list-order`: walk the account's files newest first on the list-order index
- *   `files (user_id, created_at, id, is_public, size, content_type, search_text)`, testing every
- *   filter on the index entry (no row read), stopping once the page (or the count's bound) is reached;
+ *   `files (user_id, created_at, id, is_public, size, content_type, search_text)`, or only the files
+ *   of the listing's content type or visibility on their own list-order index
+ *   (`files (user_id, content_type, created_at, id, …)`, `files (user_id, is_public, created_at, id, …)`),
+ *   testing every filter on the index entry (no row read), stopping once the page (or the count's
+ *   bound) is reached;
  * - `index`: read the matches from the filter's own index (the `files_trigram` FTS5 index for a
  *   needle of 3 code points or more, `(user_id, content_type)` or the size index otherwise),
  *   each through its row, then sort them and skip to the page;
@@ -48,6 +51,11 @@ export interface PageWayInput {
   /** Matches the page needs passed or returned: offset + limit. */
   wanted: number;
   /**
+   * The share of the account's files the walk passes through (0–1): its content type's or
+   * visibility's when the listing has one, whose list-order index it walks. Default 1.
+   */
+  walkShare?: number;
+  /**
    * The index the page would be read from, with what it walks and reads besides the matches:
    * {@link cheaperIndex} for a needle; default (a listing without a needle, on its content type or
    * size index) no entries and `matches` reads.
@@ -57,7 +65,8 @@ export interface PageWayInput {
 
 /**
  * The cheaper way to find the page, from the matches counted for the total. With matches spread
- * evenly over the list, the walk passes about `wanted × accountFiles / matches` entries; the index
+ * evenly over the list, the walk passes about `walkShare × wanted × accountFiles / matches`
+ * entries; the index
  * walks its `entries` and reads at least every match's row, `max(reads, matches)` at
  * {@link ENTRIES_PER_MATCH} each (its matches are sorted before the page is cut). When only a
  * bound of the matches is known, the walk: it passes at most `wanted × accountFiles / matches`
@@ -65,10 +74,10 @@ export interface PageWayInput {
  * @returns `list-order`, or `index` for the index `index` is about; `list-order` for an empty account
  */
 export function choosePageWay(input: PageWayInput): 'list-order' | 'index' {
-  const { accountFiles, matches, atLeast, wanted } = input;
+  const { accountFiles, matches, atLeast, wanted, walkShare = 1 } = input;
   const { entries, reads } = input.index ?? { entries: 0, reads: matches };
   if (atLeast || accountFiles === 0) return 'list-order';
-  return wanted * accountFiles <= (entries + ENTRIES_PER_MATCH * Math.max(reads, matches)) * matches ? 'list-order' : 'index';
+  return walkShare * wanted * accountFiles <= (entries + ENTRIES_PER_MATCH * Math.max(reads, matches)) * matches ? 'list-order' : 'index';
 }
 
 /** What {@link chooseCountWay} decides from: the newest files of the account, tested before counting. */
@@ -81,6 +90,12 @@ export interface CountWayInput {
   needleMatches: number;
   /** Of those, how many are in the listing's size range; undefined without a size range. */
   sizeRangeMatches?: number;
+  /**
+   * Of those, how many are among the files the walk passes: of the listing's content type or
+   * visibility (the larger of the two when it has both: SQLite picks either list-order index).
+   * Default `sampled` (the walk passes the whole account).
+   */
+  walkedMatches?: number;
   /** Of those, how many pass every filter (the needle and the others). */
   matches: number;
   /** The count's bound (countLimit); undefined counts every match. */
@@ -114,8 +129,9 @@ export function countCost(index: Pick<IndexCost, 'entries' | 'reads'>): number {
 
 /**
  * The cheaper way to count the matches of a `q`, from a sample of the newest files. The walk
- * passes every file of the account, or, with a bound, until `countLimit + 1` matches are found:
- * about `(countLimit + 1) × sampled / matches` entries. An index costs what {@link cheaperIndex}
+ * passes every file it walks ({@link walkShareOf}: the account's, or its content type's or
+ * visibility's), or, with a bound, until `countLimit + 1` matches are found: about
+ * `walkShare × (countLimit + 1) × sampled / matches` entries. An index costs what {@link cheaperIndex}
  * says. A sample smaller than asked for means the listing's range holds only those files: the walk
  * then passes no more.
  * @returns `list-order`, or the way of {@link cheaperIndex} (`list-order` when it has none)
@@ -123,7 +139,14 @@ export function countCost(index: Pick<IndexCost, 'entries' | 'reads'>): number {
 export function chooseCountWay(input: CountWayInput, sampleSize: number): ListingWay {
   const { accountFiles, sampled, matches, countLimit } = input;
   if (sampled < sampleSize) return 'list-order';
-  const walk = countLimit === undefined || matches === 0 ? accountFiles : Math.min(accountFiles, ((countLimit + 1) * sampled) / matches);
+  const whole = countLimit === undefined || matches === 0 ? accountFiles : Math.min(accountFiles, ((countLimit + 1) * sampled) / matches);
+  const walk = walkShareOf(input) * whole;
   const index = cheaperIndex(input);
   return index && countCost(index) < walk ? index.way : 'list-order';
+}
+
+/** The share (0–1) of the account's files a walk passes through, from the sample (`walkedMatches / sampled`; 1 without a sample). */
+export function walkShareOf(input: Pick<CountWayInput, 'sampled' | 'walkedMatches'>): number {
+  const { sampled, walkedMatches = sampled } = input;
+  return sampled === 0 ? 1 : walkedMatches / sampled;
 }

@@ -5,7 +5,7 @@ import type { Paged, Window } from '../../../core/shared/pagination.js';
 import { containsPattern, fileSearchNeedle } from '../file-search.js';
 import { isPostgres } from './dialect.js';
 import { FILE_COLUMNS, type FileRow, fileRow } from './file-rows.js';
-import { cheaperIndex, chooseCountWay, choosePageWay, type CountWayInput, type IndexCost, type ListingWay } from './listing-plan.js';
+import { cheaperIndex, chooseCountWay, choosePageWay, type CountWayInput, type IndexCost, type ListingWay, walkShareOf } from './listing-plan.js';
 import { type IntegerColumn, toFlag, toMillis, toNumber } from './rows.js';
 import type { HangarDatabase } from './schema.js';
 
@@ -34,12 +34,13 @@ function columnValue(value: string | number | boolean | Date): string | number {
 
 /**
  * Columns each SQLite way tests on the index entry (or row) rather than lets SQLite answer by their
- * own index: the walk in list order tests content type and size on the list-order index's entries;
+ * own index: the walk in list order tests size on the entries of a list-order index (the
+ * account's, or its content type's or visibility's, which SQLite picks when the listing has one);
  * `size-range` tests content type, visibility, upload time and the needle on the size index's
  * entries, so SQLite walks the size range.
  */
 const TESTED_NOT_INDEXED: Partial<Record<ListingWay, ReadonlySet<string>>> = {
-  'list-order': new Set(['content_type', 'size']),
+  'list-order': new Set(['size']),
   'size-range': new Set(['is_public', 'created_at', 'expires_at', 'content_type']),
 };
 
@@ -54,8 +55,8 @@ interface Listing {
  * The conditions of a listing on `files`: the owner, each given filter, and `q` as a LIKE on
  * `search_text` (the truth for every way of answering: an index only narrows the files tested).
  * On SQLite a column of {@link TESTED_NOT_INDEXED} for `way` is written `+column`, which keeps
- * SQLite from answering it by its own index: `list-order` walks the list-order index and tests
- * content type and size there; `size-range` leaves SQLite the size index alone.
+ * SQLite from answering it by its own index: `list-order` walks a list-order index and tests
+ * size there; `size-range` leaves SQLite the size index alone.
  */
 function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, listing: Listing, way: ListingWay | 'database'): Expression<SqlBool>[] {
   const all: Expression<SqlBool>[] = [eb('files.user_id', '=', listing.userId)];
@@ -104,7 +105,10 @@ function matching(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay 
 
 /**
  * The matches of a listing, counted up to `countLimit + 1` when `countLimit` is given (the
- * database reads no further), every one otherwise.
+ * database reads no further), every one otherwise. Counted `list-order` with a bound, the matches
+ * are taken newest first, so SQLite walks a list-order index as {@link chooseCountWay} assumed:
+ * left free, it may walk the account on the narrower covering size index instead, where a size
+ * range's files all come after (or before) every other file.
  */
 async function countMatches(db: Kysely<HangarDatabase>, listing: Listing, way: ListingWay | 'database', countLimit: number | undefined): Promise<number> {
   const found = matching(db, listing, way);
@@ -115,6 +119,7 @@ async function countMatches(db: Kysely<HangarDatabase>, listing: Listing, way: L
           .selectFrom(
             found
               .select(sql<number>`1`.as('one'))
+              .$if(way === 'list-order', (newestFirst) => newestFirst.orderBy('files.created_at', 'desc').orderBy('files.id', 'desc'))
               .limit(countLimit + 1)
               .as('bounded'),
           )
@@ -133,21 +138,26 @@ function hasSizeRange(filter: FileFilter): boolean {
 /**
  * SQLite: the newest {@link SAMPLE_SIZE} files of the listing's upload-time range, walked on the
  * list-order index, and of those how many hold the needle, how many are in its size range (when it
- * has one), and how many pass every filter.
+ * has one), how many are of its content type and of its visibility (when it has them), and how
+ * many pass every filter.
  */
 async function sampleNewest(
   db: Kysely<HangarDatabase>,
   listing: Listing,
-): Promise<Pick<CountWayInput, 'sampled' | 'needleMatches' | 'sizeRangeMatches' | 'matches'>> {
-  const { createdAfter, createdBefore, sizeMin, sizeMax } = listing.filter;
+): Promise<Pick<CountWayInput, 'sampled' | 'needleMatches' | 'sizeRangeMatches' | 'walkedMatches' | 'matches'>> {
+  const { createdAfter, createdBefore, sizeMin, sizeMax, type, isPublic } = listing.filter;
   const range: Listing = { userId: listing.userId, filter: { createdAfter, createdBefore }, needle: undefined };
   const sizes: Listing = { userId: listing.userId, filter: { sizeMin, sizeMax }, needle: undefined };
+  const ofType: Listing = { userId: listing.userId, filter: { type }, needle: undefined };
+  const ofVisibility: Listing = { userId: listing.userId, filter: { isPublic }, needle: undefined };
   const newest = db
     .selectFrom('files')
     .where((eb) => eb.and(conditions(eb, range, 'list-order')))
     .select((eb) => [
       sql<number>`files.search_text like ${containsPattern(listing.needle ?? '')} escape '\\'`.as('needle_match'),
       eb.and(conditions(eb, sizes, 'list-order')).as('size_match'),
+      eb.and(conditions(eb, ofType, 'list-order')).as('type_match'),
+      eb.and(conditions(eb, ofVisibility, 'list-order')).as('visibility_match'),
       eb.and(conditions(eb, listing, 'list-order')).as('full_match'),
     ])
     .orderBy('files.created_at', 'desc')
@@ -160,6 +170,8 @@ async function sampleNewest(
       eb.fn.countAll<number>().as('sampled'),
       sql<number>`coalesce(sum(needle_match), 0)`.as('needle'),
       sql<number>`coalesce(sum(size_match), 0)`.as('size'),
+      sql<number>`coalesce(sum(type_match), 0)`.as('type'),
+      sql<number>`coalesce(sum(visibility_match), 0)`.as('visibility'),
       sql<number>`coalesce(sum(full_match), 0)`.as('matches'),
     ])
     .executeTakeFirstOrThrow();
@@ -167,6 +179,10 @@ async function sampleNewest(
     sampled: toNumber(row.sampled),
     needleMatches: toNumber(row.needle),
     sizeRangeMatches: hasSizeRange(listing.filter) ? toNumber(row.size) : undefined,
+    walkedMatches:
+      type === undefined && isPublic === undefined
+        ? undefined
+        : Math.max(type === undefined ? 0 : toNumber(row.type), isPublic === undefined ? 0 : toNumber(row.visibility)),
     matches: toNumber(row.matches),
   };
 }
@@ -224,12 +240,12 @@ async function sqliteCountWay(
   listing: Listing,
   accountFiles: number,
   countLimit: number | undefined,
-): Promise<{ way: ListingWay; index?: IndexCost }> {
+): Promise<{ way: ListingWay; index?: IndexCost; walkShare?: number }> {
   if (listing.needle === undefined) return { way: 'index' };
   const trigram = trigramNeedle(listing.needle);
   if (!trigram && !hasSizeRange(listing.filter)) return { way: 'list-order' };
   const input: CountWayInput = { accountFiles, countLimit, trigram, ...(await sampleNewest(db, listing)) };
-  return { way: chooseCountWay(input, SAMPLE_SIZE), index: cheaperIndex(input) };
+  return { way: chooseCountWay(input, SAMPLE_SIZE), index: cheaperIndex(input), walkShare: walkShareOf(input) };
 }
 
 /**
@@ -301,7 +317,7 @@ async function findPage(
   const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
   if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
   const pageWay = (): ListingWay =>
-    choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, index: counting?.index }) === 'index'
+    choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, index: counting?.index, walkShare: counting?.walkShare }) === 'index'
       ? (counting?.index?.way ?? 'index')
       : 'list-order';
   const way = postgres ? 'database' : (sqliteWay ?? pageWay());
