@@ -7,9 +7,8 @@ export interface IdleHeapOptions {
   /** How often the event loop's utilisation is sampled (default 2,000 ms). */
   sampleMs?: number;
   /**
-   * How long the process must have been idle before the first collection (default 6,000 ms:
-   * longer than the 5 s over which V8 averages the allocation rate that decides whether a
-   * collection may shrink the young generation, so the busy spell no longer counts).
+   * How long the process must have been idle before the first collection (default 6,000 ms, longer
+   * than the span of recent collections over which V8 judges the allocation rate).
    */
   idleMs?: number;
   /** Event-loop utilisation (0–1) over one sample below which the process counts as idle (default 0.02). */
@@ -26,8 +25,9 @@ export interface IdleHeapTrimmer {
   stop(): void;
 }
 
-/** Fewest and most full collections in one idle spell (see {@link IdleSpells}). */
+/** Fewest full collections in one idle spell: the second compacts the old generation the first marked (see {@link IdleSpells}). */
 export const MIN_COLLECTIONS_PER_IDLE_SPELL = 2;
+/** Most full collections in one idle spell, whether or not the young generation has shrunk (see {@link IdleSpells}). */
 export const MAX_COLLECTIONS_PER_IDLE_SPELL = 5;
 
 /**
@@ -86,18 +86,14 @@ export const SMALL_YOUNG_GENERATION_BYTES = 2 * 1024 * 1024;
  * Runs full garbage collections once the process has gone idle after a busy spell (see
  * {@link IdleSpells}), so that an idle server gives back the memory its requests made V8 keep.
  *
- * Why: V8 grows the young generation (two semi-spaces) to 2 × 16 MiB under a stream of requests
- * and shrinks it only at a collection that finds the allocation rate low; an idle server runs no
- * collection, so it keeps about 30 MiB it no longer uses (V8's own memory reducer starts only after
- * a full collection, which small requests seldom cause). Capping the young generation instead
- * (`--max-semi-space-size`) costs a busy server 9–17 % of its small reads (decisions 0008, 0023).
- * V8 shrinks the young generation only at a collection that finds the recent allocation rate low
- * (under 1 MB/s averaged over its last 5 s or so of collections), so the first collection after a
- * burst may keep it; hence one per sample until it has shrunk (at most
- * {@link MAX_COLLECTIONS_PER_IDLE_SPELL}), and at least two, since the second compacts the old
- * generation the first marked. A collection takes about 10–30 ms of the event loop, only when
- * nothing else used it for `idleMs`; a busy server never runs one. The timer does not keep the
- * process alive.
+ * Why: V8 grows the young generation (two semi-spaces) under a stream of requests and shrinks it
+ * only at a collection that finds the recent allocation rate low; an idle server runs no
+ * collection, so it keeps what it no longer uses, and the first collection after a burst may still
+ * find the rate high. Hence one collection per sample until the young generation has shrunk, at
+ * least {@link MIN_COLLECTIONS_PER_IDLE_SPELL} and at most {@link MAX_COLLECTIONS_PER_IDLE_SPELL},
+ * only once nothing else has used the event loop for `idleMs`; a busy server runs none. Capping the
+ * young generation instead (`--max-semi-space-size`) would slow a busy server; the figures are in
+ * decisions 0008 and 0023. The timer does not keep the process alive.
  *
  * `gc` is taken from V8 with `--expose-gc` for one new `vm` context (the flag is turned off again
  * at once, so no other context sees a `gc` global) when the first collection is due. Where V8 does

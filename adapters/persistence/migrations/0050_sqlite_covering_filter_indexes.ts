@@ -2,6 +2,13 @@ import { type Kysely } from 'kysely';
 
 // Kysely<any>: a migration runs against the schema as it was when it was written, not today's HangarDatabase.
 
+/** Each index of 0050 as [new name, its columns, the index it replaces]. */
+const REPLACEMENTS: readonly (readonly [string, readonly string[], string])[] = [
+  ['files_user_id_content_type_created_at_id_is_public_size_search_text', ['user_id', 'content_type', 'created_at', 'id', 'is_public', 'size', 'search_text'], 'files_user_id_content_type'],
+  ['files_user_id_is_public_created_at_id_size_content_type_search_text', ['user_id', 'is_public', 'created_at', 'id', 'size', 'content_type', 'search_text'], 'files_user_id_is_public_created_at_id'],
+  ['files_user_id_size_is_public_content_type_created_at_search_text', ['user_id', 'size', 'is_public', 'content_type', 'created_at', 'search_text'], 'files_user_id_size_is_public_content_type'],
+];
+
 /**
  * 0050, SQLite only (Postgres gets nothing: its planner combines indexes, and its size index of
  * 0041 includes these columns already). Three indexes of `files` hold every column a listing
@@ -21,24 +28,10 @@ import { type Kysely } from 'kysely';
  * uploads write the same number of index entries, three of them wider.
  */
 export async function sqlite(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createIndex('files_user_id_content_type_created_at_id_is_public_size_search_text')
-    .on('files')
-    .columns(['user_id', 'content_type', 'created_at', 'id', 'is_public', 'size', 'search_text'])
-    .execute();
-  await db.schema.dropIndex('files_user_id_content_type').execute();
-  await db.schema
-    .createIndex('files_user_id_is_public_created_at_id_size_content_type_search_text')
-    .on('files')
-    .columns(['user_id', 'is_public', 'created_at', 'id', 'size', 'content_type', 'search_text'])
-    .execute();
-  await db.schema.dropIndex('files_user_id_is_public_created_at_id').execute();
-  await db.schema
-    .createIndex('files_user_id_size_is_public_content_type_created_at_search_text')
-    .on('files')
-    .columns(['user_id', 'size', 'is_public', 'content_type', 'created_at', 'search_text'])
-    .execute();
-  await db.schema.dropIndex('files_user_id_size_is_public_content_type').execute();
+  for (const [name, columns, replaced] of REPLACEMENTS) {
+    await db.schema.createIndex(name).on('files').columns([...columns]).execute();
+    await db.schema.dropIndex(replaced).execute();
+  }
 }
 
 /** Nothing to do on Postgres (see above). */

@@ -66,11 +66,11 @@ export interface PageWayInput {
 /**
  * The cheaper way to find the page, from the matches counted for the total. With matches spread
  * evenly over the list, the walk passes about `walkShare × wanted × accountFiles / matches`
- * entries; the index
- * walks its `entries` and reads at least every match's row, `max(reads, matches)` at
- * {@link ENTRIES_PER_MATCH} each (its matches are sorted before the page is cut). When only a
- * bound of the matches is known, the walk: it passes at most `wanted × accountFiles / matches`
- * entries, while the index could read every file of the account.
+ * entries; the index walks its `entries` and reads at least every match's row,
+ * `max(reads, matches)` at {@link ENTRIES_PER_MATCH} each (its matches are sorted before the page
+ * is cut). When only a bound of the matches is known, the walk: it passes at most
+ * `walkShare × wanted × accountFiles / matches` entries, while the index could read every file of
+ * the account.
  * @returns `list-order`, or `index` for the index `index` is about; `list-order` for an empty account
  */
 export function choosePageWay(input: PageWayInput): 'list-order' | 'index' {

@@ -175,14 +175,13 @@ async function sampleNewest(
       sql<number>`coalesce(sum(full_match), 0)`.as('matches'),
     ])
     .executeTakeFirstOrThrow();
+  // SQLite walks the list order of the listing's content type or of its visibility: assume the larger.
+  const walked = [type === undefined ? undefined : row.type, isPublic === undefined ? undefined : row.visibility].filter((n) => n !== undefined).map(toNumber);
   return {
     sampled: toNumber(row.sampled),
     needleMatches: toNumber(row.needle),
     sizeRangeMatches: hasSizeRange(listing.filter) ? toNumber(row.size) : undefined,
-    walkedMatches:
-      type === undefined && isPublic === undefined
-        ? undefined
-        : Math.max(type === undefined ? 0 : toNumber(row.type), isPublic === undefined ? 0 : toNumber(row.visibility)),
+    walkedMatches: walked.length === 0 ? undefined : Math.max(...walked),
     matches: toNumber(row.matches),
   };
 }
@@ -228,12 +227,12 @@ async function pageOf(db: Kysely<HangarDatabase>, listing: Listing, way: Listing
 }
 
 /**
- * SQLite: how to count a listing's matches, and which index the page would read and how many files
- * that is. With a needle: by the cheaper index ({@link cheaperIndex}: the trigram index for a needle
- * of 3 code points or more, the size range walked on the size index for a listing with one) or walking, as {@link chooseCountWay} judges from a sample of the newest files; a
- * needle of 1–2 code points without a size range (no index holds it): walking, stopped at the
- * count's bound. No needle: by the filter's own index (SQLite's planner chooses among content type,
- * size and upload time).
+ * SQLite: how to count a listing's matches, and what the page's index and walk would cost. With a
+ * needle: by the cheaper index ({@link cheaperIndex}: the trigram index for a needle of 3 code
+ * points or more, the size range walked on the size index for a listing with one) or walking, as
+ * {@link chooseCountWay} judges from a sample of the newest files; a needle of 1–2 code points
+ * without a size range (no index holds it): walking, stopped at the count's bound. No needle: by
+ * the filter's own index (SQLite's planner chooses among content type, size and upload time).
  */
 async function sqliteCountWay(
   db: Kysely<HangarDatabase>,
