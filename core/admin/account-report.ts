@@ -1,5 +1,6 @@
 import type { AccountTotals, FileRepository } from '../files/file-repository.js';
 import type { AccountPolicy, AccountView } from '../plans/account-policy.js';
+import { whileAccountExists } from './admin-target.js';
 
 /** An account with its standing and totals, as administration shows it. */
 export interface AdminAccountView extends AccountView {
@@ -10,9 +11,9 @@ export interface AdminAccountView extends AccountView {
 export class AccountReport {
   constructor(private readonly deps: { accounts: AccountPolicy; files: FileRepository }) {}
 
-  /** @throws DomainError UNAUTHORIZED when the account is gone */
+  /** @throws DomainError USER_NOT_FOUND (404) when the account is gone (also when it goes while being read) */
   async of(userId: string): Promise<AdminAccountView> {
-    const [view, totals] = await Promise.all([this.deps.accounts.view(userId), this.deps.files.totals(userId)]);
+    const [view, totals] = await whileAccountExists(Promise.all([this.deps.accounts.view(userId), this.deps.files.totals(userId)]));
     return { ...view, totals };
   }
 }

@@ -1,6 +1,6 @@
 import { normaliseEmail, type User } from '../accounts/user.js';
 import type { UserRepository } from '../accounts/user-repository.js';
-import { DomainError } from '../shared/errors.js';
+import { DomainError, isDomainError } from '../shared/errors.js';
 
 /** The account an administrator acts on: by id (the API) or by e-mail (the CLI). */
 export type AccountRef = { id: string } | { email: string };
@@ -13,6 +13,22 @@ export async function accountOf(users: UserRepository, ref: AccountRef): Promise
   const user = 'id' in ref ? await users.findById(ref.id) : await users.findByEmail(normaliseEmail(ref.email));
   if (!user) throw new DomainError('USER_NOT_FOUND', 'id' in ref ? 'No account with this id.' : `No account with the e-mail address ${ref.email}.`);
   return user;
+}
+
+/**
+ * What `work` gives, with "the account no longer exists" (UNAUTHORIZED, as AccountPolicy and
+ * GetUsage refuse a vanished account to its own caller) turned into USER_NOT_FOUND: an
+ * administrator reading an account that a background deletion removes meanwhile asked about a
+ * missing account, not with a bad credential.
+ * @throws DomainError USER_NOT_FOUND (404) when the account went away during `work`; otherwise what `work` throws
+ */
+export async function whileAccountExists<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isDomainError(error, 'UNAUTHORIZED')) throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
+    throw error;
+  }
 }
 
 /** True when `user` counts for the last-admin rule: an administrator that is not suspended. */

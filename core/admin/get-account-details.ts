@@ -6,7 +6,7 @@ import type { AccountDirectory, AccountSummary } from './account-directory.js';
 import type { AdminAuditEntry } from './admin-audit.js';
 import type { AdminAuditLog } from './admin-audit-log.js';
 import type { AccountDeletion, AccountDeletionQueue } from './account-deletion-queue.js';
-import { type AccountRef, accountOf } from './admin-target.js';
+import { type AccountRef, accountOf, whileAccountExists } from './admin-target.js';
 import type { UserRepository } from '../accounts/user-repository.js';
 
 /** How many recent administrator actions {@link GetAccountDetails} lists. */
@@ -26,7 +26,7 @@ export interface AccountDetails {
 
 /**
  * One account for administrators (`GET /admin/users/:id`, `users show`): counts only, never a file.
- * @throws DomainError USER_NOT_FOUND (404)
+ * @throws DomainError USER_NOT_FOUND (404), also when a background deletion removes the account while it is read
  */
 export class GetAccountDetails {
   constructor(
@@ -42,13 +42,15 @@ export class GetAccountDetails {
 
   async execute(input: { account: AccountRef }): Promise<AccountDetails> {
     const user = await accountOf(this.deps.users, input.account);
-    const [summary, view, usage, recent, deletion] = await Promise.all([
-      this.deps.directory.summary(user.id),
-      this.deps.accounts.view(user.id),
-      this.deps.usage.execute({ userId: user.id }),
-      this.deps.audit.list({ targetId: user.id, window: { offset: 0, limit: RECENT_ADMIN_ACTIONS } }),
-      this.deps.deletions.find(user.id),
-    ]);
+    const [summary, view, usage, recent, deletion] = await whileAccountExists(
+      Promise.all([
+        this.deps.directory.summary(user.id),
+        this.deps.accounts.view(user.id),
+        this.deps.usage.execute({ userId: user.id }),
+        this.deps.audit.list({ targetId: user.id, window: { offset: 0, limit: RECENT_ADMIN_ACTIONS } }),
+        this.deps.deletions.find(user.id),
+      ]),
+    );
     if (!summary) throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
     return { summary, standing: view.standing, uploadLimitBytes: view.uploadLimitBytes, usage, recentActions: recent.items, deletion };
   }

@@ -225,4 +225,33 @@ describe('Administration of accounts (core)', () => {
       await runtime.stop();
     }
   });
+  it('answers USER_NOT_FOUND, not UNAUTHORIZED, for an account deleted while an administrator reads it, and leaves it out of a page of accounts', async () => {
+    const world = createMemoryHangar();
+    const { hangar, repos } = world;
+    const leaving = await world.registerConfirmed('leaving@example.com');
+    await world.registerConfirmed('staying@example.com');
+    const before = (await repos.users.findById(leaving.userId))!;
+    const page = await repos.users.list({ window: { offset: 0, limit: 10 } });
+    await hangar.removeAccount.execute({ actor: CLI_ACTOR, account: { id: leaving.userId } });
+    // The first read of the account (the route's) still saw it; every read after it finds it gone.
+    const findById = repos.users.findById.bind(repos.users);
+    const list = repos.users.list.bind(repos.users);
+    let firstRead = true;
+    repos.users.findById = (id) => {
+      if (id === leaving.userId && firstRead) {
+        firstRead = false;
+        return Promise.resolve(before);
+      }
+      return findById(id);
+    };
+    repos.users.list = () => Promise.resolve(page);
+    try {
+      await rejectsWith(hangar.getAccountDetails.execute({ account: { id: leaving.userId } }), 'USER_NOT_FOUND');
+      const listed = await hangar.listAccounts.execute({ page: 1, limit: 10 });
+      expect(listed.items.map((view) => view.user.email)).to.deep.equal(['staying@example.com']);
+    } finally {
+      repos.users.findById = findById;
+      repos.users.list = list;
+    }
+  });
 });
