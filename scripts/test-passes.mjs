@@ -7,24 +7,90 @@
 // every server gets a port, a data directory and (Postgres) a schema of its own, and each pass's
 // mocha workers use databases of their own (test/support/test-database.ts).
 //
+// Each pass runs its config's files longest first (LONGEST_FIRST, then the rest in path order):
+// mocha's parallel mode hands files to its workers in the order given, and a long file taken
+// last leaves the other workers idle while it runs alone.
+//
 // The first pass's output comes as it goes; the second's is held and written once the first has
 // ended, so the two never interleave; each ends with its wall time, the whole with the wall and CPU
 // time (user + system) of every process of both passes. Exit status: 0 when both
 // passed, else the first non-zero one.
 //   node scripts/test-passes.mjs [--serial]     (--serial: one pass after the other)
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
 
-/** The passes: a name, mocha's arguments and the environment it adds. */
+/** The passes: a name, mocha's config file and the environment it adds. */
 const PASSES = [
-  { name: 'SQLite (whole suite)', args: [], env: {} },
-  { name: 'Postgres (HTTP suite)', args: ['--config', '.mocharc.postgres.json'], env: { HANGAR_TEST_DB: 'postgres' } },
+  { name: 'SQLite (whole suite)', config: '.mocharc.json', env: {} },
+  { name: 'Postgres (HTTP suite)', config: '.mocharc.postgres.json', env: { HANGAR_TEST_DB: 'postgres' } },
 ];
+
+/**
+ * Test files that take longest (20 s of wall time or more in a pass on the 2-CPU machine, the
+ * longest first; `HANGAR_TEST_TIMES` and scripts/test-times.mjs measure them): each pass starts
+ * with those it runs. A file missing here only runs later; a name here that no pass runs is ignored.
+ */
+const LONGEST_FIRST = [
+  'dist/test/contracts/file-repository-postgres.test.js',
+  'dist/test/reliability/crash.test.js',
+  'dist/test/apps/heap-growth.test.js',
+  'dist/test/security/fuzz.test.js',
+  'dist/test/contracts/file-repository.test.js',
+  'dist/test/contracts/blob-store-cloud.test.js',
+  'dist/test/http/workers.test.js',
+  'dist/test/contracts/file-repository-ways.test.js',
+  'dist/test/http/scale-out-images.test.js',
+  'dist/test/apps/cli.test.js',
+  'dist/test/e2e/dashboard.test.js',
+  'dist/test/http/scale-out.test.js',
+  'dist/test/reliability/soak.test.js',
+  'dist/test/http/webhooks.test.js',
+  'dist/test/http/server-process.test.js',
+  'dist/test/e2e/dashboard-resumable.test.js',
+  'dist/test/adapters/s3-blob-store.test.js',
+  'dist/test/http/resumable-server-process.test.js',
+];
+
+/**
+ * `config` (a mocha config file whose `spec` entries are `<folder>/**\/*.test.js` globs and whose
+ * `ignore` entries are file paths) as a config of its own in `folder`, its `spec` the files
+ * themselves, longest first. @returns the new config's path
+ */
+function orderedConfig(config, folder) {
+  // The configs' comments are whole lines (`//`), which JSON.parse does not take.
+  const options = JSON.parse(
+    readFileSync(path.join(root, config), 'utf8')
+      .split('\n')
+      .filter((line) => !/^\s*\/\//.test(line))
+      .join('\n'),
+  );
+  const ignored = new Set(options.ignore ?? []);
+  const files = [];
+  for (const pattern of options.spec) {
+    const folderOf = /^(.+)\/\*\*\/\*\.test\.js$/.exec(pattern)?.[1];
+    if (!folderOf) throw new Error(`test-passes: ${config}: spec ${pattern} is not <folder>/**/*.test.js`);
+    for (const entry of readdirSync(path.join(root, folderOf), { recursive: true, withFileTypes: true })) {
+      const file = path
+        .relative(root, path.join(entry.parentPath ?? entry.path, entry.name))
+        .split(path.sep)
+        .join('/');
+      if (entry.isFile() && file.endsWith('.test.js') && !ignored.has(file)) files.push(file);
+    }
+  }
+  const rank = (file) => (LONGEST_FIRST.includes(file) ? LONGEST_FIRST.indexOf(file) : LONGEST_FIRST.length);
+  files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const ordered = path.join(folder, path.basename(config));
+  writeFileSync(ordered, JSON.stringify({ ...options, spec: [...new Set(files)], ignore: undefined }));
+  return ordered;
+}
+const configs = mkdtempSync(path.join(tmpdir(), 'hangar-test-passes-'));
+for (const pass of PASSES) pass.args = ['--config', orderedConfig(pass.config, configs)];
 
 /**
  * Runs one pass; resolves with its exit status. Its output goes straight to ours when `live()` says
@@ -110,4 +176,5 @@ process.stdout.write(
 // exitCode rather than process.exit(): when our output is a pipe whose reader is slower than the
 // held pass is written (`npm test | tee log`), the last writes are still queued, and exit() would
 // drop them; the process ends once they are written.
+rmSync(configs, { recursive: true, force: true });
 process.exitCode = codes.find((code) => code !== 0) ?? 0;

@@ -9,6 +9,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { OtplibTotp } from '../../adapters/crypto/otplib-totp.js';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { BROWSER_WAIT_MS } from '../support/browser.js';
 
 // The Admin section of the dashboard (docs/admin.md) in Debian's headless Chromium against the real
 // server process: shown to administrators only; a user found by search, suspended after typing
@@ -109,7 +110,7 @@ describe('Dashboard in a real browser: the Admin section', function () {
     memberKey = key.key;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, userAgent: 'HangarE2E/1.0 (Chromium)' });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     page.on('console', (message) => {

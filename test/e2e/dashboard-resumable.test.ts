@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { BROWSER_WAIT_MS } from '../support/browser.js';
 
 // Resumable uploads in the dashboard (docs/api.md, "Resumable uploads"), in Debian's headless Chromium
 // against the real server process: a 50 MiB file goes through tus, is paused and resumed, paused
@@ -121,7 +122,7 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
     apiKey = (await json('/auth/api-keys', { method: 'POST', token: login.session.access_token, body: { name: 'e2e' } })).body.key;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(20_000);
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     const token = JSON.stringify(login.session.refresh_token);
     await context.addInitScript({ content: `if (!localStorage.getItem('hangar.refresh_token')) localStorage.setItem('hangar.refresh_token', ${token});` });
     page = await context.newPage();

@@ -8,6 +8,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { makePng, randomFileOf } from '../support/bytes.js';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { BROWSER_WAIT_MS } from '../support/browser.js';
 
 // The private-file controls of the dashboard (docs/private-files.md) in Debian's headless Chromium against the
 // real server process: the public/private toggle and rename, a signed link, a share link with a
@@ -68,7 +69,7 @@ describe('Dashboard in a real browser: private files, signed links and share lin
     apiKey = (await json('/auth/api-keys', { method: 'POST', token: login.session.access_token, body: { name: 'e2e' } })).body.key;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.api });
     const token = JSON.stringify(login.session.refresh_token);
     await context.addInitScript({ content: `if (!localStorage.getItem('hangar.refresh_token')) localStorage.setItem('hangar.refresh_token', ${token});` });

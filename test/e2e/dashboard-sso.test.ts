@@ -8,6 +8,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { runCli } from '../support/cli-process.js';
 import { startTestOidcProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestOidcProvider } from '../support/oidc-test-provider.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { BROWSER_WAIT_MS } from '../support/browser.js';
 
 // "Sign in with …" in the dashboard, in headless Chromium: the server process with single sign-on
 // through a real OpenID provider (oidc-provider), which logs the person in without a form.
@@ -51,7 +52,7 @@ describe('Dashboard: sign in with the OpenID provider, and registration by invit
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     const context = await browser.newContext();
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
   });

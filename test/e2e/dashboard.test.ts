@@ -9,6 +9,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import sharp from 'sharp';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { BROWSER_WAIT_MS } from '../support/browser.js';
 
 // The dashboard end to end, in Debian's headless Chromium against the real server process on its
 // embedded defaults (SQLite, local disk, file outbox, mock edge provider). Screenshots of each
@@ -147,7 +148,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
     context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.api });
     page = await context.newPage();
     context.on('request', (request) => {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { BROWSER_WAIT_MS } from '../support/browser.js';
 
 // Passkeys end to end: Debian's headless Chromium with a virtual authenticator (the DevTools
 // protocol's WebAuthn domain: a CTAP2 platform authenticator with resident keys and user
@@ -50,7 +51,7 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     cdp = await context.newCDPSession(page);
