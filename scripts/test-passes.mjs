@@ -83,7 +83,10 @@ function orderedConfig(config, folder) {
       if (entry.isFile() && file.endsWith('.test.js') && !ignored.has(file)) files.push(file);
     }
   }
-  const rank = (file) => (LONGEST_FIRST.includes(file) ? LONGEST_FIRST.indexOf(file) : LONGEST_FIRST.length);
+  const rank = (file) => {
+    const place = LONGEST_FIRST.indexOf(file);
+    return place === -1 ? LONGEST_FIRST.length : place;
+  };
   files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   const ordered = path.join(folder, path.basename(config));
   writeFileSync(ordered, JSON.stringify({ ...options, spec: [...new Set(files)], ignore: undefined }));
@@ -168,6 +171,7 @@ if (serial) {
     ),
   );
 }
+rmSync(configs, { recursive: true, force: true });
 const machine = machineBusySeconds() - machineBefore;
 process.stdout.write(
   `\ntest passes: ${((performance.now() - started) / 1000).toFixed(0)} s wall, ${childrenCpuSeconds().toFixed(0)} s CPU (user + system)` +
@@ -176,5 +180,4 @@ process.stdout.write(
 // exitCode rather than process.exit(): when our output is a pipe whose reader is slower than the
 // held pass is written (`npm test | tee log`), the last writes are still queued, and exit() would
 // drop them; the process ends once they are written.
-rmSync(configs, { recursive: true, force: true });
 process.exitCode = codes.find((code) => code !== 0) ?? 0;

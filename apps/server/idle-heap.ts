@@ -87,9 +87,9 @@ export const SMALL_YOUNG_GENERATION_BYTES = 2 * 1024 * 1024;
  * {@link IdleSpells}), so that an idle server gives back the memory its requests made V8 keep.
  *
  * Why: V8 grows the young generation (two semi-spaces) under a stream of requests and shrinks it
- * only at a collection that finds the recent allocation rate low; an idle server runs no
- * collection, so it keeps what it no longer uses, and the first collection after a burst may still
- * find the rate high. Hence one collection per sample until the young generation has shrunk, at
+ * only at a collection that finds the recent allocation rate low. An idle server runs no
+ * collection, so it keeps memory it no longer uses, and a collection soon after busy work can
+ * still judge the rate high. Hence one collection per sample until the young generation has shrunk, at
  * least {@link MIN_COLLECTIONS_PER_IDLE_SPELL} and at most {@link MAX_COLLECTIONS_PER_IDLE_SPELL},
  * only once nothing else has used the event loop for `idleMs`; a busy server runs none. Capping the
  * young generation instead (`--max-semi-space-size`) would slow a busy server; the figures are in

@@ -11,22 +11,27 @@ export type AccountRef = { id: string } | { email: string };
  */
 export async function accountOf(users: UserRepository, ref: AccountRef): Promise<User> {
   const user = 'id' in ref ? await users.findById(ref.id) : await users.findByEmail(normaliseEmail(ref.email));
-  if (!user) throw new DomainError('USER_NOT_FOUND', 'id' in ref ? 'No account with this id.' : `No account with the e-mail address ${ref.email}.`);
+  if (!user) throw 'id' in ref ? noAccountWithId() : new DomainError('USER_NOT_FOUND', `No account with the e-mail address ${ref.email}.`);
   return user;
 }
 
+/** The refusal of an account id that names no account. @returns DomainError USER_NOT_FOUND (404) */
+export function noAccountWithId(): DomainError {
+  return new DomainError('USER_NOT_FOUND', 'No account with this id.');
+}
+
 /**
- * What `work` gives, with "the account no longer exists" (UNAUTHORIZED, as AccountPolicy and
- * GetUsage refuse a vanished account to its own caller) turned into USER_NOT_FOUND: an
- * administrator reading an account that a background deletion removes meanwhile asked about a
- * missing account, not with a bad credential.
- * @throws DomainError USER_NOT_FOUND (404) when the account went away during `work`; otherwise what `work` throws
+ * Awaits `work`, an administrator's reads of one account. AccountPolicy and GetUsage refuse an
+ * account that no longer exists with UNAUTHORIZED, the answer its own owner gets; an administrator
+ * reading an account that a background deletion removes between two reads gets USER_NOT_FOUND.
+ * @returns what `work` resolves to
+ * @throws DomainError USER_NOT_FOUND (404) in place of UNAUTHORIZED; otherwise what `work` throws
  */
 export async function whileAccountExists<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (isDomainError(error, 'UNAUTHORIZED')) throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
+    if (isDomainError(error, 'UNAUTHORIZED')) throw noAccountWithId();
     throw error;
   }
 }

@@ -1,12 +1,11 @@
 import type { AccountStanding } from '../plans/account-standing.js';
 import type { AccountPolicy } from '../plans/account-policy.js';
 import type { GetUsage, Usage } from '../plans/get-usage.js';
-import { DomainError } from '../shared/errors.js';
 import type { AccountDirectory, AccountSummary } from './account-directory.js';
 import type { AdminAuditEntry } from './admin-audit.js';
 import type { AdminAuditLog } from './admin-audit-log.js';
 import type { AccountDeletion, AccountDeletionQueue } from './account-deletion-queue.js';
-import { type AccountRef, accountOf, whileAccountExists } from './admin-target.js';
+import { type AccountRef, accountOf, noAccountWithId, whileAccountExists } from './admin-target.js';
 import type { UserRepository } from '../accounts/user-repository.js';
 
 /** How many recent administrator actions {@link GetAccountDetails} lists. */
@@ -51,7 +50,7 @@ export class GetAccountDetails {
         this.deps.deletions.find(user.id),
       ]),
     );
-    if (!summary) throw new DomainError('USER_NOT_FOUND', 'No account with this id.');
+    if (!summary) throw noAccountWithId();
     return { summary, standing: view.standing, uploadLimitBytes: view.uploadLimitBytes, usage, recentActions: recent.items, deletion };
   }
 }

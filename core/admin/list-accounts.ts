@@ -14,6 +14,7 @@ export class ListAccounts {
   }
 }
 
+/** undefined for an account deleted while it was read (USER_NOT_FOUND); any other error is thrown again. */
 function droppedIfGone(error: unknown): undefined {
   if (isDomainError(error, 'USER_NOT_FOUND')) return undefined;
   throw error;

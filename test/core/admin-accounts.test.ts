@@ -225,6 +225,7 @@ describe('Administration of accounts (core)', () => {
       await runtime.stop();
     }
   });
+
   it('answers USER_NOT_FOUND, not UNAUTHORIZED, for an account deleted while an administrator reads it, and leaves it out of a page of accounts', async () => {
     const world = createMemoryHangar();
     const { hangar, repos } = world;
