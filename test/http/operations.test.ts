@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makePng } from '../support/bytes.js';
 import { call, signUpWithKey, startTestServer } from '../support/http-harness.js';
+import { type CliResult, runCli, runNode } from '../support/cli-process.js';
 import { SERVER_MAIN } from '../support/server-process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -32,15 +33,17 @@ describe('HTTP: version and readiness', () => {
     }
   });
 
-  it('prints the version and commit for --version, from the server and from the CLI, without reading the configuration', () => {
-    const env = { PATH: process.env.PATH ?? '', PORT: 'not a port' };
-    for (const args of [
-      [SERVER_MAIN, '--version'],
-      [path.join(ROOT, 'dist', 'apps', 'cli', 'main.js'), '--version'],
-      [path.join(ROOT, 'dist', 'apps', 'cli', 'main.js'), 'version'],
-    ]) {
-      const out = execFileSync(process.execPath, args, { env, encoding: 'utf8' });
-      expect(out, args.join(' ')).to.match(new RegExp(`^hangar ${PACKAGE_VERSION.replace(/\./g, '\\.')} \\(commit ${STAMP.commit}`));
+  it('prints the version and commit for --version, from the server and from the CLI, without reading the configuration', async () => {
+    const env = { PORT: 'not a port' };
+    const runs: Array<[string, Promise<CliResult>]> = [
+      ['server --version', runNode([SERVER_MAIN, '--version'], env)],
+      ['cli --version', runCli(['--version'], env)],
+      ['cli version', runCli(['version'], env)],
+    ];
+    for (const [name, run] of runs) {
+      const { code, stdout, stderr } = await run;
+      expect(code, `${name}: ${stderr}`).to.equal(0);
+      expect(stdout, name).to.match(new RegExp(`^hangar ${PACKAGE_VERSION.replace(/\./g, '\\.')} \\(commit ${STAMP.commit}`));
     }
   });
 

@@ -18,8 +18,17 @@ export interface CliResult {
  * @throws Error when the process cannot be started
  */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runNode([CLI_MAIN, ...args], env);
+}
+
+/**
+ * Runs `node <args>` (this test's Node.js) as its own process with an environment of only PATH
+ * plus `env`; resolves with what it printed when it exits.
+ * @throws Error when the process cannot be started
+ */
+export function runNode(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
