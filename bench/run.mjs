@@ -13,6 +13,7 @@ import { measureStartup, RSS_TARGET_MIB, rssSummary } from './scenarios/startup.
 import {
   BENCH,
   ROOT,
+  cpuOfAll,
   cpuTimeOf,
   freePort,
   memoryOf,
@@ -20,6 +21,7 @@ import {
   processTree,
   runClient,
   serviceEnvironment,
+  settled,
   startBaseline,
   startService,
 } from './lib/processes.mjs';
@@ -821,22 +823,6 @@ async function alternate({ baseline, service: serviceLoad, figure, pids = [servi
 }
 
 /**
- * Waits (up to `timeoutMs`, default 60 s) until `pids` have used less than 5 % of one CPU over half
- * a second: the work a load set off after its answers (an upload's media facts, computed in the
- * background) ends before the next run, instead of running under it and slowing its side, the
- * baseline's turn included. Resolves true once they are idle, false when the time ran out.
- */
-async function settled(pids, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const before = cpuOfAll(pids);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    if (cpuOfAll(pids) - before < 25) return true;
-  }
-  return false;
-}
-
-/**
  * One load, or several at once (an array: one autocannon process each, started together), for
  * `duration` seconds. Several are counted together: requests and rates summed, latency
  * percentiles the worst of the clients' (their histograms are not merged, so p99 is an upper bound).
@@ -855,11 +841,6 @@ async function loadAll(loads, duration) {
     latencyMs: { p50: worst('p50'), p90: worst('p90'), p99: worst('p99'), max: worst('max') },
     clients: results.map((r) => ({ requestsPerSecond: r.requestsPerSecond, p99: r.latencyMs.p99 })),
   };
-}
-
-/** {@link cpuTimeOf} summed over several service processes (and their workers), in ms. */
-function cpuOfAll(pids) {
-  return pids.reduce((total, pid) => total + cpuTimeOf(pid), 0);
 }
 
 /** {@link peakMemoryTracker} of several service processes, their figures summed. */

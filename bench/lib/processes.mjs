@@ -235,6 +235,27 @@ export function cpuTimeOf(pid) {
   return total;
 }
 
+/** {@link cpuTimeOf} summed over several service processes (and their workers), in ms. */
+export function cpuOfAll(pids) {
+  return pids.reduce((total, pid) => total + cpuTimeOf(pid), 0);
+}
+
+/**
+ * Waits (up to `timeoutMs`, default 60 s) until `pids` have used less than 5 % of one CPU over half
+ * a second: the work a load set off after its answers (an upload's media facts, computed in the
+ * background) ends before the next run, instead of running under it and slowing its side, the
+ * baseline's turn included. Resolves true once they are idle, false when the time ran out.
+ */
+export async function settled(pids, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const before = cpuOfAll(pids);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (cpuOfAll(pids) - before < 25) return true;
+  }
+  return false;
+}
+
 /**
  * A process's or thread's `stat` file (proc(5)): its command name and the CPU it has used so far,
  * user and system, in ms (Linux clock ticks are 10 ms); undefined once it has ended.
