@@ -5,7 +5,14 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
-import { backgroundCheckpoints, CHECKPOINT_INTERVAL_MS, SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/persistence/sqlite/wal-checkpointer.js';
+import {
+  backgroundCheckpoints,
+  CHECKPOINT_INTERVAL_MS,
+  CHECKPOINT_WORKER_IDLE_MS,
+  checkpointWorkerRunning,
+  SAFETY_NET_AUTOCHECKPOINT_PAGES,
+  setCheckpointWorkerIdleMs,
+} from '../../adapters/persistence/sqlite/wal-checkpointer.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
 import { type Kysely, sql } from 'kysely';
 import type { ActivityLogEntry } from '../../core/activity/activity-log.js';
@@ -16,6 +23,15 @@ const exists = (file: string) =>
     () => true,
     () => false,
   );
+
+/** Waits (up to 10 s) until `condition` holds. @throws AssertionError naming `what` when it never does */
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) expect.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /** Users as seen in a copy of the database file alone: what checkpoints have put there, without the WAL. */
 async function usersInDatabaseFile(databasePath: string, directory: string): Promise<number> {
@@ -107,6 +123,36 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
     }
   });
 
+  it('asks for no checkpoint after writes that changed nothing once every frame was copied, so the idle worker ends and stays ended', async () => {
+    const databasePath = path.join(directory, 'hangar.db');
+    await (await openSqliteDatabase({ path: databasePath })).close();
+    const database = await openSqliteDatabase({ path: databasePath, checkpointWorker: false });
+    const checkpoints = backgroundCheckpoints(databasePath, (error) => {
+      throw error;
+    });
+    setCheckpointWorkerIdleMs(300);
+    try {
+      await createSqlRepositories(database).users.create(aUser({ email: 'someone@example.com' }));
+      checkpoints.wrote();
+      await until(checkpointWorkerRunning, 'the worker to start for a write');
+      await until(() => !checkpointWorkerRunning(), 'the worker to end once idle');
+      // Writes that change nothing, flushed and said, for longer than the worker's idle time.
+      for (let i = 0; i < 6; i += 1) {
+        await sql`delete from users where email = ${'nobody@example.com'}`.execute(database.db);
+        checkpoints.wrote();
+        await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS));
+        expect(checkpointWorkerRunning(), `the worker after ${i + 1} writes that changed nothing`).to.equal(false);
+      }
+      await createSqlRepositories(database).users.create(aUser({ email: 'another@example.com' }));
+      checkpoints.wrote();
+      await until(checkpointWorkerRunning, 'a new worker to start for a write that changed a row');
+    } finally {
+      setCheckpointWorkerIdleMs(CHECKPOINT_WORKER_IDLE_MS);
+      await checkpoints.close();
+      await database.close();
+    }
+  });
+
   it('reports once that it cannot checkpoint a file, and then ignores further writes', async () => {
     const failures: Error[] = [];
     const missing = path.join(directory, 'no-such-database.db');
@@ -180,6 +226,32 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
       } finally {
         await database.close();
       }
+    });
+
+    it('ends the worker thread once it has been idle, and the next writes start a new one: their checkpoints and batches go on, and close leaves no WAL', async () => {
+      const idleMs = 300;
+      setCheckpointWorkerIdleMs(idleMs);
+      const databasePath = path.join(directory, 'hangar.db');
+      const database = await openSqliteDatabase({ path: databasePath });
+      try {
+        const { users, logs } = createSqlRepositories(database);
+        const user = aUser();
+        await users.create(user);
+        await until(checkpointWorkerRunning, 'the worker to start for the first write');
+        await until(() => !checkpointWorkerRunning(), `the worker to end after ${idleMs} ms idle`);
+        for (let i = 0; i < 3; i += 1) await users.create(aUser({ email: `later${i}@example.com` }));
+        await until(
+          async () => (await usersInDatabaseFile(databasePath, directory).catch(() => 0)) === 4,
+          'the later users in the database file without its WAL',
+        );
+        await logs.insertMany(entries(user.id, 5));
+        expect((await logs.list({ userId: user.id, window: { offset: 0, limit: 1 } })).total).to.equal(5);
+        await until(() => !checkpointWorkerRunning(), 'the new worker to end once idle too');
+      } finally {
+        await database.close();
+        setCheckpointWorkerIdleMs(CHECKPOINT_WORKER_IDLE_MS);
+      }
+      expect(await exists(`${databasePath}-wal`), 'the -wal file after close').to.equal(false);
     });
 
     it('rejects a write to a file the worker cannot open with SQLite’s code, creates no file, and takes no writes after close', async () => {

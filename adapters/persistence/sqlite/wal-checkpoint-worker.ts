@@ -68,6 +68,10 @@ function close(path: string): void {
 
 function handle(request: CheckpointRequest): CheckpointReply {
   try {
+    if (request.type === 'retire') {
+      for (const path of [...connections.keys()]) close(path);
+      return { id: request.id, ok: true, busy: false, log: 0, checkpointed: 0 };
+    }
     if (request.type === 'close') {
       close(request.path);
       return { id: request.id, ok: true, busy: false, log: 0, checkpointed: 0 };

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CheckpointReply, CheckpointRequest } from './wal-checkpoint-messages.js';
+import { WalIndexHeader } from './wal-index-header.js';
 
 /**
  * Shortest time between the start of two checkpoints of one database file, in ms. Between them
@@ -14,6 +15,31 @@ export const CHECKPOINT_INTERVAL_MS = 250;
  * {@link CHECKPOINT_INTERVAL_MS} lets accumulate. 16,384 pages of 4 KiB = 64 MiB.
  */
 export const SAFETY_NET_AUTOCHECKPOINT_PAGES = 16_384;
+
+/**
+ * How long the worker thread may go without a request (no checkpoint, no batch write) before it
+ * closes its connections and ends, in ms; the next request starts a new one (about 40 ms of CPU,
+ * most of it on the new thread). Under any steady stream of writes it never ends. An idle server
+ * thus gives back the worker's isolate and connections, 6–9 MiB of resident memory (decision 0023).
+ */
+export const CHECKPOINT_WORKER_IDLE_MS = 10_000;
+
+/**
+ * Sets how long the process's checkpoint worker may stay idle before it ends (see
+ * {@link CHECKPOINT_WORKER_IDLE_MS}, the default), in ms, from its next idle spell on; for tests and
+ * hosts that embed the adapters. @throws RangeError when `idleMs` is not a positive number
+ */
+export function setCheckpointWorkerIdleMs(idleMs: number): void {
+  if (!(idleMs > 0)) throw new RangeError(`the checkpoint worker's idle time must be a positive number of ms, not ${idleMs}`);
+  workerIdleMs = idleMs;
+}
+
+let workerIdleMs: number = CHECKPOINT_WORKER_IDLE_MS;
+
+/** Whether the process's checkpoint worker thread is running now (diagnostics, tests): false before the first request and once it ended idle. */
+export function checkpointWorkerRunning(): boolean {
+  return CheckpointWorker.running() !== undefined;
+}
 
 /** Error codes (and their extended codes) after which a checkpoint is simply tried again later. */
 const tryAgain = (code: string | undefined) => code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
@@ -32,7 +58,8 @@ const tryAgain = (code: string | undefined) => code !== undefined && (code.start
  * flushed, see GroupCommitSqliteDriver), only which thread copies pages afterwards.
  *
  * One worker per process serves every database file, started at the first write that leaves frames
- * in a WAL (or the first batch write) and not keeping the process alive while idle.
+ * in a WAL (or the first batch write), not keeping the process alive while idle, and ended once it
+ * has had nothing to do for {@link CHECKPOINT_WORKER_IDLE_MS} (started again by the next request).
  */
 export interface WalCheckpoints {
   /** Says that a write was committed; a checkpoint follows within about {@link CHECKPOINT_INTERVAL_MS} ms. */
@@ -75,6 +102,10 @@ class FileCheckpoints implements WalCheckpoints {
   private lastStart = -Infinity;
   private stopped = false;
   private used = false;
+  /** The WAL-index header of the file (its `-shm`), read at each checkpoint's start; opened at the first. */
+  private header: WalIndexHeader | undefined;
+  /** Whether the last checkpoint copied every frame of the WAL (none busy, none left). */
+  private complete = false;
 
   get usedWorker(): boolean {
     return this.used;
@@ -124,9 +155,14 @@ class FileCheckpoints implements WalCheckpoints {
     this.timer = undefined;
     await Promise.allSettled([...this.writes]);
     await this.running;
+    this.header?.close();
+    this.header = undefined;
+    // A worker that ended idle has closed its connections already; one ending now is waited for,
+    // so that the service's connection is the last one when it closes.
+    await CheckpointWorker.ended();
     if (this.used)
-      await CheckpointWorker.shared()
-        .request({ type: 'close', path: this.path })
+      await CheckpointWorker.running()
+        ?.request({ type: 'close', path: this.path })
         .catch(() => undefined);
   }
 
@@ -145,6 +181,13 @@ class FileCheckpoints implements WalCheckpoints {
     // of CPU to start): there is nothing to copy. A service starts with writes that change nothing
     // (secrets kept, outboxes claimed, old rows pruned), each flushed all the same.
     if (!this.used && walIsEmpty(this.path)) return;
+    // Nor is a WAL whose every frame the last checkpoint copied, when no commit has added one since
+    // (the header changes with each commit that writes a frame): such writes would otherwise keep
+    // the worker from ever going idle.
+    this.header ??= WalIndexHeader.openFile(this.path);
+    const committed = this.header?.changed() ?? true;
+    if (this.used && this.complete && !committed) return;
+    this.complete = false;
     this.lastStart = performance.now();
     this.used = true;
     // Started inside a promise, so that a worker that cannot even be created fails this file's
@@ -156,6 +199,7 @@ class FileCheckpoints implements WalCheckpoints {
           if (reply.ok) {
             // Frames a reader still needed stay in the WAL: try again after the next interval.
             if (reply.busy || reply.checkpointed < reply.log) this.dirty = true;
+            else this.complete = true;
           } else if (tryAgain(reply.code)) {
             this.dirty = true;
           } else {
@@ -194,18 +238,34 @@ function walIsEmpty(path: string): boolean {
  */
 const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 2 };
 
-/** The process's one checkpoint worker; replaced by a new one if it dies. */
+/**
+ * The process's one checkpoint worker; replaced by a new one if it dies, and ended after
+ * `workerIdleMs` without a request (the next request starts a new one).
+ */
 class CheckpointWorker {
   private static current: CheckpointWorker | undefined;
+  /** Workers asked to end (idle), until their thread has exited. */
+  private static readonly ending = new Set<Promise<void>>();
 
   static shared(): CheckpointWorker {
     CheckpointWorker.current ??= new CheckpointWorker();
     return CheckpointWorker.current;
   }
 
+  /** The running worker, if any; never starts one. */
+  static running(): CheckpointWorker | undefined {
+    return CheckpointWorker.current;
+  }
+
+  /** Resolves once every worker that was ending (idle) has closed its connections and exited. */
+  static async ended(): Promise<void> {
+    await Promise.all([...CheckpointWorker.ending]);
+  }
+
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (reply: CheckpointReply) => void; reject: (error: Error) => void }>();
   private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   private constructor() {
     this.worker = new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url), { resourceLimits: WORKER_RESOURCE_LIMITS });
@@ -213,10 +273,14 @@ class CheckpointWorker {
     this.worker.on('message', (reply: CheckpointReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
-      if (this.pending.size === 0) this.worker.unref();
+      if (this.pending.size === 0) {
+        this.worker.unref();
+        if (CheckpointWorker.current === this) this.endWhenIdle();
+      }
       waiting?.resolve(reply);
     });
     const died = (error: Error) => {
+      clearTimeout(this.idleTimer);
       if (CheckpointWorker.current === this) CheckpointWorker.current = undefined;
       for (const waiting of this.pending.values()) waiting.reject(error);
       this.pending.clear();
@@ -227,6 +291,8 @@ class CheckpointWorker {
 
   /** Sends one request; rejects if the worker dies before answering. */
   request(request: CheckpointRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never): Promise<CheckpointReply> {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -234,5 +300,26 @@ class CheckpointWorker {
       this.worker.ref();
       this.worker.postMessage({ ...request, id });
     });
+  }
+
+  /**
+   * Ends this worker once it has had no request for `workerIdleMs`: from then on requests go to a
+   * new worker, while this one closes its connections (`retire`) and its thread is terminated.
+   */
+  private endWhenIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.pending.size > 0 || CheckpointWorker.current !== this) return;
+      CheckpointWorker.current = undefined;
+      const ending = this.request({ type: 'retire' })
+        .then(
+          () => this.worker.terminate(),
+          () => undefined,
+        )
+        .then(() => undefined)
+        .finally(() => CheckpointWorker.ending.delete(ending));
+      CheckpointWorker.ending.add(ending);
+    }, workerIdleMs);
+    this.idleTimer.unref();
   }
 }

@@ -54,9 +54,19 @@ export class WalIndexHeader {
     if (database.memory || !database.open) return undefined;
     if (String(database.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return undefined;
     if (String(database.pragma('locking_mode', { simple: true })).toLowerCase() !== 'normal') return undefined;
+    return WalIndexHeader.openFile(database.name);
+  }
+
+  /**
+   * The header of the `-shm` file of the database file at `databasePath`, for a caller that knows
+   * the database is in WAL mode with `locking_mode=NORMAL` and kept open by a connection of its
+   * process (see the class); `undefined` when there is no `-shm` file or its header is not one this
+   * class recognises. {@link close} it before that connection closes.
+   */
+  static openFile(databasePath: string): WalIndexHeader | undefined {
     let fd: number;
     try {
-      fd = openSync(`${database.name}-shm`, 'r');
+      fd = openSync(`${databasePath}-shm`, 'r');
     } catch {
       return undefined;
     }
