@@ -21,6 +21,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Run after the build (scripts/test-run.mjs), so the compiled test support is there.
+import { childrenCpuSeconds } from '../dist/test/support/process-cpu.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
@@ -129,16 +131,6 @@ function run(pass, live) {
 
 /** Passes that ended while another one was writing: each finishes once the one before it has. */
 const waiting = [];
-
-/** CPU seconds (user + system) of this process's children that have ended and been waited for, with theirs (Linux /proc; 0 elsewhere). */
-function childrenCpuSeconds() {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime (fields 16, 17 of proc(5)), in clock ticks of 1/100 s
-  } catch {
-    return 0;
-  }
-}
 
 /** Busy CPU seconds of the whole machine so far (every process, Postgres's too; Linux /proc/stat; 0 elsewhere). */
 function machineBusySeconds() {

@@ -1,7 +1,8 @@
 // Mocha root hooks (required by .mocharc.json and .mocharc.postgres.json). In a parallel run
 // (`--parallel`) mocha runs them in every worker, around each file.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { checkNoInternalErrors } from './live-servers.js';
+import { childrenCpuSeconds } from './process-cpu.js';
 import { killLeftoverServers } from './server-process.js';
 
 /**
@@ -12,16 +13,6 @@ import { killLeftoverServers } from './server-process.js';
  */
 const timesFile = process.env.HANGAR_TEST_TIMES;
 let fileStarted: { wall: number; cpu: NodeJS.CpuUsage; children: number } | undefined;
-
-/** CPU seconds (user + system) of this process's children that ended and were waited for (0 off Linux). */
-function childrenCpuSeconds(): number {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime in clock ticks of 1/100 s (proc(5))
-  } catch {
-    return 0;
-  }
-}
 
 export const mochaHooks = {
   /** Before the first test (of each file, in a parallel run): notes the time when `HANGAR_TEST_TIMES` asks for it. */
