@@ -4,7 +4,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
-import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import {
   backgroundCheckpoints,
   CHECKPOINT_INTERVAL_MS,
@@ -12,6 +12,7 @@ import {
   checkpointWorkerRunning,
   SAFETY_NET_AUTOCHECKPOINT_PAGES,
   setCheckpointWorkerIdleMs,
+  type WalCheckpoints,
 } from '../../adapters/persistence/sqlite/wal-checkpointer.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
 import { type Kysely, sql } from 'kysely';
@@ -31,6 +32,26 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
     if (Date.now() > deadline) expect.fail(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The database at `databasePath` created, then opened again as a service restarts (the file exists,
+ * its WAL is empty) without a checkpoint worker of its own, and the background checkpoints the test
+ * drives by hand; a checkpoint failure throws.
+ */
+async function reopenedWithCheckpoints(databasePath: string): Promise<{ database: SqliteDatabase; checkpoints: WalCheckpoints }> {
+  await (await openSqliteDatabase({ path: databasePath })).close();
+  const database = await openSqliteDatabase({ path: databasePath, checkpointWorker: false });
+  const checkpoints = backgroundCheckpoints(databasePath, (error) => {
+    throw error;
+  });
+  return { database, checkpoints };
+}
+
+/** A write that changes nothing (as a service's first ones: secrets kept, outboxes claimed, old rows pruned), flushed and said. */
+async function writeNothing(database: SqliteDatabase, checkpoints: WalCheckpoints): Promise<void> {
+  await sql`delete from users where email = ${'nobody@example.com'}`.execute(database.db);
+  checkpoints.wrote();
 }
 
 /** Users as seen in a copy of the database file alone: what checkpoints have put there, without the WAL. */
@@ -97,17 +118,10 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
 
   it('starts no worker thread while the WAL is empty (writes that changed nothing), and starts it once a write leaves frames', async () => {
     const databasePath = path.join(directory, 'hangar.db');
-    // Created, then opened again as a service restarts: the database exists, its WAL is empty.
-    await (await openSqliteDatabase({ path: databasePath })).close();
-    const database = await openSqliteDatabase({ path: databasePath, checkpointWorker: false });
-    const checkpoints = backgroundCheckpoints(databasePath, (error) => {
-      throw error;
-    });
+    const { database, checkpoints } = await reopenedWithCheckpoints(databasePath);
     try {
-      // A write that changes nothing (as a service's first ones: secrets kept, outboxes claimed, old rows pruned), flushed and said.
       for (let i = 0; i < 3; i += 1) {
-        await sql`delete from users where email = ${'nobody@example.com'}`.execute(database.db);
-        checkpoints.wrote();
+        await writeNothing(database, checkpoints);
         await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS * 1.5));
       }
       expect((await exists(`${databasePath}-wal`)) ? (await stat(`${databasePath}-wal`)).size : 0, 'the WAL').to.equal(0);
@@ -125,11 +139,7 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
 
   it('asks for no checkpoint after writes that changed nothing once every frame was copied, so the idle worker ends and stays ended', async () => {
     const databasePath = path.join(directory, 'hangar.db');
-    await (await openSqliteDatabase({ path: databasePath })).close();
-    const database = await openSqliteDatabase({ path: databasePath, checkpointWorker: false });
-    const checkpoints = backgroundCheckpoints(databasePath, (error) => {
-      throw error;
-    });
+    const { database, checkpoints } = await reopenedWithCheckpoints(databasePath);
     setCheckpointWorkerIdleMs(300);
     try {
       await createSqlRepositories(database).users.create(aUser({ email: 'someone@example.com' }));
@@ -138,8 +148,7 @@ describe('WAL checkpoints off the event loop (SQLite file database)', () => {
       await until(() => !checkpointWorkerRunning(), 'the worker to end once idle');
       // Writes that change nothing, flushed and said, for longer than the worker's idle time.
       for (let i = 0; i < 6; i += 1) {
-        await sql`delete from users where email = ${'nobody@example.com'}`.execute(database.db);
-        checkpoints.wrote();
+        await writeNothing(database, checkpoints);
         await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS));
         expect(checkpointWorkerRunning(), `the worker after ${i + 1} writes that changed nothing`).to.equal(false);
       }

@@ -311,12 +311,13 @@ class CheckpointWorker {
     this.idleTimer = setTimeout(() => {
       if (this.pending.size > 0 || CheckpointWorker.current !== this) return;
       CheckpointWorker.current = undefined;
+      // A worker that died meanwhile has nothing left to close: its rejection ends the wait too.
       const ending = this.request({ type: 'retire' })
+        .then(() => this.worker.terminate())
         .then(
-          () => this.worker.terminate(),
+          () => undefined,
           () => undefined,
         )
-        .then(() => undefined)
         .finally(() => CheckpointWorker.ending.delete(ending));
       CheckpointWorker.ending.add(ending);
     }, workerIdleMs);
