@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import type Sharp from 'sharp';
 import type { ImageTransform, ImageTransformer, TransformedImage } from '../../core/images/image-transformer.js';
 import { DomainError } from '../../core/shared/errors.js';
+import { sharpLibrary } from './sharp-library.js';
 
 /** Options of {@link SharpImageTransformer}. */
 export interface SharpImageTransformerOptions {
@@ -15,17 +14,6 @@ export interface SharpImageTransformerOptions {
   maxInputBytes?: number;
   /** Longest one transformation may run, in seconds, before it fails with IMAGE_UNREADABLE. Default 30. */
   timeoutSeconds?: number;
-}
-
-let library: typeof Sharp | undefined;
-/**
- * sharp, loaded on first use (the first thumbnail, or the first read of {@link SharpImageTransformer.version}):
- * with libvips it is the largest native library of the service, and most processes never transform
- * an image between two restarts. Loaded through `require` (sharp ships a CommonJS entry) because
- * `version` is read synchronously by the core.
- */
-function sharpLibrary(): typeof Sharp {
-  return (library ??= createRequire(import.meta.url)('sharp') as typeof Sharp);
 }
 
 /** Defaults of {@link SharpImageTransformerOptions}. */

@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module';
-import type Sharp from 'sharp';
 import { rgbaToThumbHash } from 'thumbhash';
 import type { MediaFacts } from '../../core/media/media-facts.js';
 import type { MediaProber, ProbeInput } from '../../core/media/media-prober.js';
+import { sharpLibrary } from '../images/sharp-library.js';
 
 /** Options of {@link SharpMediaProber}. */
 export interface SharpMediaProberOptions {
@@ -35,12 +34,6 @@ const THUMBHASH_BOX = 100;
  * past 32 pixels the hash decodes to the same picture while the resize and the hash cost more.
  */
 const THUMBHASH_SMALLEST_BOX = 32;
-
-let library: typeof Sharp | undefined;
-/** sharp, loaded on the first probe (it is the largest native library of the service). */
-function sharpLibrary(): typeof Sharp {
-  return (library ??= createRequire(import.meta.url)('sharp') as typeof Sharp);
-}
 
 /**
  * A {@link MediaProber} of still and animated images on sharp (libvips): width and height as the

@@ -7,7 +7,7 @@ import { clientAddressMiddleware } from '../http/client-address.js';
 import type { Hangar } from '../../core/hangar.js';
 import { errorsMiddleware, streamErrorHandler } from '../http/errors-middleware.js';
 import { accessLogMiddleware, type RequestObserver } from '../http/access-log.js';
-import { jsonBodyMiddleware } from '../http/json-body.js';
+import { sendJsonBodiesAsBuffers } from '../http/json-body.js';
 import type { Logger } from '../../core/shared/logger.js';
 import { activityMiddleware } from '../http/activity-middleware.js';
 import { allowedMethodsMiddleware, singleHostMiddleware } from '../http/request-guards.js';
@@ -160,7 +160,7 @@ export function createApiApp(hangar: Hangar, options: ApiAppOptions): Koa {
     hangar,
   );
   app.on('error', streamErrorHandler(options.logger));
-  app.use(jsonBodyMiddleware());
+  sendJsonBodiesAsBuffers(app);
   app.use(accessLogMiddleware(options.logger, { server: 'api', observer: options.observer, trustProxyHops: options.trustProxyHops ?? 0 }));
   app.use(securityHeaders());
   const listedCors = corsFor(options.corsOrigins ?? []);

@@ -15,6 +15,7 @@ import { sendImage } from './send-image.js';
 import { signedContentRoutes } from './signed-routes.js';
 import { shareContentRoutes } from './share-routes.js';
 import { previewRoutes } from './preview-routes.js';
+import { sendJsonBodiesAsBuffers } from '../http/json-body.js';
 
 /**
  * The public content server ({cdn_url}): `GET`/`HEAD` `/m/:file_id` (inline view) and
@@ -39,6 +40,7 @@ export function createContentApp(
   },
 ): Koa {
   const app = new Koa({ proxy: false });
+  sendJsonBodiesAsBuffers(app);
   const routes = buildRoutes([...contentRoutes(hangar, { trustProxyHops: options.trustProxyHops }), ...operationalRoutes(hangar, options.operational)], hangar);
   const headers = contentOriginHeaders(options);
   app.on('error', streamErrorHandler(options.logger));

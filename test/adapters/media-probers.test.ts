@@ -62,6 +62,13 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
     expect(rgba[middle + 1]).to.be.lessThan(80);
   });
 
+  it('keeps no finished libvips operation (or its image) in memory after probes', async () => {
+    for (const side of [40, 300]) await probers.probe(inputOf(await solidPng(side, side, { r: 1, g: 2, b: 3, alpha: 1 }), 'image/png').input);
+    const cache = sharp.cache();
+    expect(cache.items).to.include({ current: 0, max: 0 });
+    expect(cache.memory.current).to.equal(0);
+  });
+
   it('gives images of a few pixels a placeholder of their own colour all over, and those of 32–100 pixels one of their shape', async () => {
     for (const [width, height] of [
       [1, 1],

@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import Koa from 'koa';
-import { jsonBodyMiddleware } from '../../apps/http/json-body.js';
+import { sendJsonBodiesAsBuffers } from '../../apps/http/json-body.js';
+import { runNode } from '../support/cli-process.js';
 
 /** What each path answers, set by the handler as an app would. */
 const ANSWERS: Record<string, (ctx: Koa.Context) => void> = {
@@ -60,11 +61,11 @@ const ANSWERS: Record<string, (ctx: Koa.Context) => void> = {
   },
 };
 
-/** An app answering {@link ANSWERS}, with or without the middleware under test. */
-function appWith(middleware: boolean): Koa {
+/** An app answering {@link ANSWERS}, as Koa does or with JSON bodies sent as Buffers. */
+function appWith(buffers: boolean): Koa {
   const app = new Koa();
   app.silent = true;
-  if (middleware) app.use(jsonBodyMiddleware());
+  if (buffers) sendJsonBodiesAsBuffers(app);
   app.use((ctx) => ANSWERS[ctx.path]?.(ctx));
   return app;
 }
@@ -82,7 +83,7 @@ async function answerOf(base: string, path: string, method: string) {
   return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()).toString('base64') };
 }
 
-describe('jsonBodyMiddleware', () => {
+describe('sendJsonBodiesAsBuffers', () => {
   let plain: { server: Server; base: string };
   let converted: { server: Server; base: string };
   let seen: unknown;
@@ -90,7 +91,7 @@ describe('jsonBodyMiddleware', () => {
   before(async () => {
     plain = await listen(appWith(false));
     const app = appWith(true);
-    // Records the body the middleware hands to Koa, to show which answers it converted.
+    // Records the body Koa holds once the handler is done, to show which answers were converted.
     app.middleware.unshift(async (ctx, next) => {
       await next();
       seen = ctx.body;
@@ -119,7 +120,7 @@ describe('jsonBodyMiddleware', () => {
       await answerOf(converted.base, path, 'GET');
       if (Buffer.isBuffer(seen) && path !== '/buffer') buffers.push(path);
     }
-    expect(buffers).to.deep.equal(['/object', '/array', '/created', '/problem', '/type-after', '/null-prototype']);
+    expect(buffers).to.deep.equal(['/object', '/array', '/created', '/problem', '/type-after', '/null-prototype', '/no-type']);
   });
 
   it('gives a body with characters outside ASCII its length in UTF-8 bytes', async () => {
@@ -133,5 +134,31 @@ describe('jsonBodyMiddleware', () => {
       total: 1,
       total_relation: 'eq',
     });
+  });
+
+  it('answers a JSON body without loading fetch (undici): Koa alone loads it at the first object body', async () => {
+    // A process of its own: this one has loaded undici for its own requests. It answers one object
+    // body and prints whether Node loaded undici, the internal module behind the global `Response`.
+    const script = (buffers: boolean) => `
+      import http from 'node:http';
+      import Koa from ${JSON.stringify(import.meta.resolve('koa'))};
+      import { sendJsonBodiesAsBuffers } from ${JSON.stringify(import.meta.resolve('../../apps/http/json-body.js'))};
+      const app = new Koa();
+      ${buffers ? 'sendJsonBodiesAsBuffers(app);' : ''}
+      app.use((ctx) => { ctx.body = { status: 'ok' }; });
+      const server = app.listen(0, '127.0.0.1', () => {
+        http.get({ host: '127.0.0.1', port: server.address().port, path: '/' }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => {
+            console.log(JSON.stringify({ text, undici: process.moduleLoadList.some((name) => name.includes('undici')) }));
+            server.close();
+          });
+        });
+      });`;
+    const [koa, buffers] = await Promise.all([false, true].map((buffers) => runNode(['--input-type=module', '-e', script(buffers)])));
+    for (const result of [koa, buffers]) expect(result.code, result.stderr).to.equal(0);
+    expect(JSON.parse(koa.stdout)).to.deep.equal({ text: '{"status":"ok"}', undici: true });
+    expect(JSON.parse(buffers.stdout)).to.deep.equal({ text: '{"status":"ok"}', undici: false });
   });
 });
