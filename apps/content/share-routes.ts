@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import coBody from 'co-body';
-import { readPacedBody } from '../http/upload-pacing.js';
+import { coBodyParsers, readPacedBody } from '../http/upload-pacing.js';
 import type { Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
@@ -100,6 +99,7 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
       handler: async ({ ctx, params }) => {
         let password: string | undefined;
         try {
+          const coBody = await coBodyParsers();
           const form = (await readPacedBody(ctx, (request) => coBody.form(request, { limit: FORM_LIMIT_BYTES }))) as Record<string, unknown>;
           password = typeof form.password === 'string' ? form.password : undefined;
         } catch (error) {

@@ -2,8 +2,7 @@ import Router from '@koa/router';
 import { type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
-import coBody from 'co-body';
-import { readPacedBody } from './upload-pacing.js';
+import { coBodyParsers, readPacedBody } from './upload-pacing.js';
 import type { Context } from 'koa';
 import { requireSession } from '../../core/accounts/authenticate.js';
 import type { Principal } from '../../core/accounts/principal.js';
@@ -221,6 +220,7 @@ function leadingSegment(path: string): string {
  */
 async function readJson(ctx: Context): Promise<unknown> {
   try {
+    const coBody = await coBodyParsers();
     return await readPacedBody(ctx, (request) => coBody.json(request, { limit: JSON_LIMIT_BYTES, strict: true }));
   } catch (error) {
     if (isDomainError(error)) throw error;
