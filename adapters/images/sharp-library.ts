@@ -13,7 +13,10 @@ let library: typeof Sharp | undefined;
  * service decodes comes in as a new Buffer, which never matches a cached operation, so the cache
  * could only keep up to 100 finished operations and their images resident. Measured with the
  * bench's `startup` mix (decision 0023): CPU per probe the same or lower, and an idle worker about
- * 1 MiB smaller after 1,000 requests, within the runs' noise.
+ * 1 MiB smaller after 1,000 requests, within the runs' noise. sharp ships a CommonJS build and an ES
+ * module build, and each sets the cache to its defaults when it loads: the service loads only the
+ * CommonJS one, here; a host that also imports sharp's ES module build after this has run turns the
+ * cache back on (`test/adapters/media-probers.test.ts` checks in a process of its own).
  */
 export function sharpLibrary(): typeof Sharp {
   if (!library) {

@@ -8,6 +8,7 @@ import { SharpMediaProber } from '../../adapters/media/sharp-media-prober.js';
 import type { ByteRange } from '../../core/files/blob-store.js';
 import type { ProbeInput } from '../../core/media/media-prober.js';
 import { makePdf } from '../support/bytes.js';
+import { runNode } from '../support/cli-process.js';
 import { exifJpeg, solidPng } from '../support/images.js';
 import { isoBox, makeMp4, makeWav, streamedWav } from '../support/media.js';
 
@@ -63,10 +64,25 @@ describe('media probers (sharp, ISOBMFF boxes, music-metadata)', function () {
   });
 
   it('keeps no finished libvips operation (or its image) in memory after probes', async () => {
-    for (const side of [40, 300]) await probers.probe(inputOf(await solidPng(side, side, { r: 1, g: 2, b: 3, alpha: 1 }), 'image/png').input);
-    const cache = sharp.cache();
-    expect(cache.items).to.include({ current: 0, max: 0 });
-    expect(cache.memory.current).to.equal(0);
+    // A process that loads sharp only through the adapters, as the server does. (sharp ships an ES
+    // module build and a CommonJS one, and each sets libvips's cache to its defaults when loaded:
+    // this test process loads both, in an order of mocha's choosing.)
+    const module = (relative: string) => JSON.stringify(import.meta.resolve(relative));
+    const script = `
+      import { createRequire } from 'node:module';
+      const { SharpMediaProber } = await import(${module('../../adapters/media/sharp-media-prober.js')});
+      const { makePng } = await import(${module('../support/bytes.js')});
+      const prober = new SharpMediaProber();
+      const facts = [];
+      for (const side of [40, 300]) {
+        const png = Buffer.from(makePng(side, side));
+        facts.push(await prober.probe({ contentType: 'image/png', size: png.length, read: async () => [png] }));
+      }
+      const cache = createRequire(${module('../../adapters/images/sharp-library.js')})('sharp').cache();
+      console.log(JSON.stringify({ widths: facts.map((f) => f.width), items: cache.items, memory: cache.memory.current }));`;
+    const result = await runNode(['--input-type=module', '-e', script]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(JSON.parse(result.stdout)).to.deep.equal({ widths: [40, 300], items: { current: 0, max: 0 }, memory: 0 });
   });
 
   it('gives images of a few pixels a placeholder of their own colour all over, and those of 32–100 pixels one of their shape', async () => {
