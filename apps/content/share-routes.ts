@@ -98,8 +98,8 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
       responses: { 200: BINARY, 401: HTML, 403: HTML, 404: HTML, 410: HTML, 429: HTML, 503: ErrorBody },
       handler: async ({ ctx, params }) => {
         let password: string | undefined;
+        const coBody = await coBodyParsers();
         try {
-          const coBody = await coBodyParsers();
           const form = (await readPacedBody(ctx, (request) => coBody.form(request, { limit: FORM_LIMIT_BYTES }))) as Record<string, unknown>;
           password = typeof form.password === 'string' ? form.password : undefined;
         } catch (error) {

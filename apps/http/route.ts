@@ -219,8 +219,9 @@ function leadingSegment(path: string): string {
  * @throws DomainError VALIDATION_FAILED (malformed JSON), PAYLOAD_TOO_LARGE (413), REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429)
  */
 async function readJson(ctx: Context): Promise<unknown> {
+  // Outside the try: a parser that cannot be loaded is the server's fault (500), not the body's.
+  const coBody = await coBodyParsers();
   try {
-    const coBody = await coBodyParsers();
     return await readPacedBody(ctx, (request) => coBody.json(request, { limit: JSON_LIMIT_BYTES, strict: true }));
   } catch (error) {
     if (isDomainError(error)) throw error;
