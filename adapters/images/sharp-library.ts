@@ -17,6 +17,7 @@ let library: typeof Sharp | undefined;
  * module build, and each sets the cache to its defaults when it loads: the service loads only the
  * CommonJS one, here; a host that also imports sharp's ES module build after this has run turns the
  * cache back on (`test/adapters/media-probers.test.ts` checks in a process of its own).
+ * @throws Error (Node's or sharp's) when sharp or its libvips cannot be loaded on this platform
  */
 export function sharpLibrary(): typeof Sharp {
   if (!library) {

@@ -181,6 +181,7 @@ let coBodyModule: Promise<typeof CoBody> | undefined;
  * with raw-body, iconv-lite's encoding tables and a copy of mime-db, it is about 0.9 MB of the
  * bundle that no other request needs, so a server starts without reading and compiling it
  * (decision 0010). The import is shared by every request that comes before it resolves.
+ * @throws (rejects with) the import's error when co-body cannot be loaded (a broken install)
  */
 export function coBodyParsers(): Promise<typeof CoBody> {
   return (coBodyModule ??= import('co-body').then((module) => module.default));

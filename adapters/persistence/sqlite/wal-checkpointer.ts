@@ -27,7 +27,8 @@ export const CHECKPOINT_WORKER_IDLE_MS = 10_000;
 /**
  * Sets how long the process's checkpoint worker may stay idle before it ends (see
  * {@link CHECKPOINT_WORKER_IDLE_MS}, the default), in ms, from its next idle spell on; for tests and
- * hosts that embed the adapters. @throws RangeError when `idleMs` is not a positive number
+ * hosts that embed the adapters.
+ * @throws RangeError when `idleMs` is not a positive number
  */
 export function setCheckpointWorkerIdleMs(idleMs: number): void {
   if (!(idleMs > 0)) throw new RangeError(`the checkpoint worker's idle time must be a positive number of ms, not ${idleMs}`);
