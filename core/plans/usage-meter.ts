@@ -4,7 +4,7 @@ import { FlushQueue } from '../shared/flush-queue.js';
 import { billingPeriodAt, utcDay } from './billing-period.js';
 import type { PeriodCounts, UsageRepository } from './usage-repository.js';
 
-/** Reads of the stored counts {@link UsageMeter.countsFor} makes at most while writes keep ending meanwhile. */
+/** Reads of the stored counts {@link UsageMeter.countsFor} makes at most while writes keep overlapping them. */
 const STORED_READ_ATTEMPTS = 5;
 
 /** Counts of one account on one UTC day, not yet written. */
@@ -25,8 +25,6 @@ export class UsageMeter {
   private readonly flushes = new FlushQueue(async () => {
     if (this.pending.size > 0) await this.write();
   });
-  /** Writes that succeeded so far: a batch leaves {@link pendingFor} when its write succeeds. */
-  private writesDone = 0;
 
   constructor(private readonly deps: { usage: UsageRepository; users: UserRepository; clock: Clock }) {}
 
@@ -54,10 +52,12 @@ export class UsageMeter {
 
   /**
    * The account's counts in `period`: the stored ones (`readStored`) plus {@link pendingFor}, each
-   * batch counted once. A batch leaves the pending counts when its write succeeds, so when a write
-   * ended while the stored counts were read (which may or may not have seen it), they are read again,
-   * up to {@link STORED_READ_ATTEMPTS} times. `use` gets the counts in the same synchronous step as
-   * the pending ones are read (nothing is recorded in between), and its result is returned.
+   * batch counted once. A batch stays in the pending counts until its write has ended, while the
+   * database may show it as soon as the write commits; so the stored counts are read when no write
+   * overlaps the read (FlushQueue.readBetweenWrites: it waits for a running write, and reads again,
+   * up to {@link STORED_READ_ATTEMPTS} times, when one started meanwhile). `use` gets the counts in
+   * the same synchronous step as the pending ones are read (nothing is recorded in between), and its
+   * result is returned.
    * @throws what `readStored` or `use` throws
    */
   async countsFor<T>(
@@ -66,13 +66,9 @@ export class UsageMeter {
     readStored: () => Promise<PeriodCounts>,
     use: (counts: PeriodCounts) => T,
   ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const writes = this.writesDone;
-      const stored = await readStored();
-      if (writes !== this.writesDone && attempt < STORED_READ_ATTEMPTS) continue;
-      const pending = this.pendingFor(userId, period);
-      return use({ originReads: stored.originReads + pending.originReads, imageOps: stored.imageOps + pending.imageOps });
-    }
+    const stored = await this.flushes.readBetweenWrites(readStored, STORED_READ_ATTEMPTS);
+    const pending = this.pendingFor(userId, period);
+    return use({ originReads: stored.originReads + pending.originReads, imageOps: stored.imageOps + pending.imageOps });
   }
 
   /**
@@ -111,7 +107,6 @@ export class UsageMeter {
       });
       await this.deps.usage.add(entries);
       this.inFlight = [];
-      this.writesDone += 1;
     } catch (error) {
       this.inFlight = [];
       for (const entry of batch) {

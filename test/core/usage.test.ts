@@ -15,8 +15,11 @@ class ControlledUsageRepository implements UsageRepository {
       this.failures--;
       throw new Error('database is down');
     }
-    return this.inner.add(entries);
+    await this.inner.add(entries);
+    if (this.commitHold) await this.commitHold;
   }
+  /** When set, `add` writes the counts at once but returns only once this settles (committed, not yet acknowledged). */
+  commitHold: Promise<void> | undefined;
   /** When set, `get` reads the counts at once but answers only once this settles (a read that overlaps a write). */
   readHold: Promise<void> | undefined;
   takeImageOp(options: Parameters<UsageRepository['takeImageOp']>[0]): Promise<boolean> {
@@ -250,25 +253,28 @@ describe('GetUsage', () => {
   });
 
   describe('while a flush is under way', () => {
-    it('still reports the reads being written (recorded but not yet written)', async () => {
-      let usageRepo!: ControlledUsageRepository;
-      const world = await withFiles((ports) => ({ usage: (usageRepo = new ControlledUsageRepository(ports.usage)) }));
-      const { hangar, read, reads, shown, alice } = world;
-      await read(shown.fileId);
-      await read(shown.fileId);
-      const held = gate();
-      usageRepo.hold = held.promise;
-      const flushing = hangar.usageMeter.flush();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(usageRepo.adds, 'the flush has reached UsageRepository.add').to.equal(1);
-      try {
-        expect(await reads(alice.userId)).to.equal(2);
-      } finally {
+    for (const outcome of ['succeeds', 'fails'] as const) {
+      it(`reports the reads being written once, when the write ${outcome} (the answer waits for the running write)`, async () => {
+        let usageRepo!: ControlledUsageRepository;
+        const world = await withFiles((ports) => ({ usage: (usageRepo = new ControlledUsageRepository(ports.usage)) }));
+        const { hangar, read, reads, shown, alice } = world;
+        await read(shown.fileId);
+        await read(shown.fileId);
+        const held = gate();
+        usageRepo.hold = held.promise;
+        if (outcome === 'fails') usageRepo.failures = 1;
+        const flushing = hangar.usageMeter.flush().catch(() => 'failed');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(usageRepo.adds, 'the flush has reached UsageRepository.add').to.equal(1);
+        const reported = reads(alice.userId);
+        await read(shown.fileId);
+        await new Promise((resolve) => setTimeout(resolve, 10));
         held.open();
-        await flushing;
-      }
-      expect(await reads(alice.userId)).to.equal(2);
-    });
+        expect(await flushing).to.equal(outcome === 'fails' ? 'failed' : undefined);
+        expect(await reported).to.equal(3);
+        expect(await reads(alice.userId)).to.equal(3);
+      });
+    }
 
     it('counts a batch once when its write ends while the stored counts are being read', async () => {
       let usageRepo!: ControlledUsageRepository;
@@ -285,6 +291,25 @@ describe('GetUsage', () => {
       usageRepo.readHold = undefined;
       readHeld.open();
       expect(await reported).to.equal(2);
+    });
+
+    it('counts a batch once when the stored counts are read after its write committed, before the write has returned', async () => {
+      let usageRepo!: ControlledUsageRepository;
+      const world = await withFiles((ports) => ({ usage: (usageRepo = new ControlledUsageRepository(ports.usage)) }));
+      const { hangar, read, reads, written, shown, alice } = world;
+      await read(shown.fileId);
+      await read(shown.fileId);
+      const acknowledged = gate();
+      usageRepo.commitHold = acknowledged.promise;
+      const flushing = hangar.usageMeter.flush();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await written(alice.userId, MARCH.start), 'the batch is in the database').to.deep.equal({ originReads: 2, imageOps: 0 });
+      const reported = reads(alice.userId);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      acknowledged.open();
+      await flushing;
+      expect(await reported).to.equal(2);
+      expect(await reads(alice.userId)).to.equal(2);
     });
 
     it('a flush called during another writes the reads recorded since, before it resolves (shutdown)', async () => {
