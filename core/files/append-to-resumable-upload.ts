@@ -222,9 +222,12 @@ export class AppendToResumableUpload {
   }
 
   private async fileOf(upload: ResumableUpload): Promise<FileView | undefined> {
-    const file = await this.deps.files.findByFileId(upload.fileId);
+    const file = await this.deps.addresses.current(
+      () => this.deps.files.findByFileId(upload.fileId),
+      (found, withPending) => found && withPending(found),
+    );
     if (!file || file.userId !== upload.userId) return undefined;
-    const [view] = await this.deps.addresses.views(upload.userId, [file]);
+    const [view] = await this.deps.addresses.views(upload.userId, [file], { counted: true });
     return view;
   }
 }

@@ -7,6 +7,9 @@ export type ReadKind = 'view' | 'download';
 
 type Counts = { views: number; downloads: number };
 
+/** Reads of the files {@link FileReadCounts.current} makes at most while writes of the counts keep overlapping them. */
+const FILE_READ_ATTEMPTS = 5;
+
 /**
  * Counts each file's reads (docs/private-files.md, `view_count` / `download_count`) in memory and writes them
  * in batches, as UsageMeter does for `origin_reads`: `record` is synchronous and O(1), the host
@@ -33,7 +36,25 @@ export class FileReadCounts {
     else counts.downloads += 1;
   }
 
-  /** `file` with this process's reads not yet written added to its counts (a copy when there are any). */
+  /**
+   * Runs `read` (a read of file records) when no write of these counts overlaps it, and adds this
+   * process's reads not yet written to its files in the same synchronous step (`apply` maps the
+   * result's files with the function it is given), so each read is counted once: a batch stays in
+   * the unwritten counts until its write has ended, while the database shows it from its commit on
+   * (FlushQueue.readBetweenWrites; as UsageMeter.countsFor does for `origin_reads`). `read` may run
+   * several times (it must only read).
+   * @throws what `read` throws
+   */
+  async current<T>(read: () => Promise<T>, apply: (result: T, withPending: (file: StoredFile) => StoredFile) => T): Promise<T> {
+    const result = await this.flushes.readBetweenWrites(read, FILE_READ_ATTEMPTS);
+    return apply(result, (file) => this.withPending(file));
+  }
+
+  /**
+   * `file` with this process's reads not yet written added to its counts (a copy when there are
+   * any). A file read while a write of the counts was under way may show that batch twice for a
+   * moment: read with {@link current} where that matters.
+   */
   withPending(file: StoredFile): StoredFile {
     const pending = this.pending.get(file.fileId);
     const inFlight = this.inFlight.get(file.fileId);

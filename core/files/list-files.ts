@@ -35,9 +35,12 @@ export class ListFiles {
       filter.type = filter.type.toLowerCase();
     }
     if (filter.q !== undefined && filter.q.trim() === '') delete filter.q;
-    const page = await this.deps.files.list({ userId: input.userId, filter, window: toWindow(input), countLimit: FILE_TOTAL_COUNT_LIMIT });
+    const page = await this.deps.addresses.current(
+      () => this.deps.files.list({ userId: input.userId, filter, window: toWindow(input), countLimit: FILE_TOTAL_COUNT_LIMIT }),
+      (read, withPending) => ({ ...read, items: read.items.map(withPending) }),
+    );
     return {
-      items: await this.deps.addresses.views(input.userId, page.items),
+      items: await this.deps.addresses.views(input.userId, page.items, { counted: true }),
       ...(page.totalRelation && { totalRelation: page.totalRelation }),
       total: page.total,
     };

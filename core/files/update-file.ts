@@ -45,7 +45,13 @@ export class UpdateFile {
     if (!current || current.userId !== input.userId || hasExpired(current, now)) throw fileNotFound();
     const updated = await this.deps.files.update({ userId: input.userId, fileId: input.fileId, changes });
     if (!updated) throw fileNotFound();
-    const [view] = await this.deps.addresses.views(input.userId, [updated]);
+    // The answer's read counts come from a read (each counted once: FileAddresses.current), not from the update.
+    const read = await this.deps.addresses.current(
+      () => this.deps.files.findByFileId(input.fileId),
+      (found, withPending) => found && withPending(found),
+    );
+    const shown = read?.userId === input.userId ? read : undefined;
+    const [view] = await this.deps.addresses.views(input.userId, [shown ?? updated], { counted: shown !== undefined });
     return view;
   }
 }

@@ -232,14 +232,17 @@ for (const fastPath of [true, false])
           const user = aUser({ email: 'waited@example.com' });
           // What each try of the direct way answered: busy, ran (a promise), or handed to Kysely.
           const directTries: string[] = [];
-          const direct = onDisk.direct && {
-            ...onDisk.direct,
-            transaction: ((work: Parameters<DirectTransaction>[0]) => {
-              const outcome = onDisk.direct!.transaction(work);
-              directTries.push(outcome === DIRECT_BUSY ? 'busy' : outcome === undefined ? 'kysely' : 'ran');
-              return outcome;
-            }) as DirectTransaction,
-          };
+          const original = onDisk.direct;
+          const transaction = original?.transaction;
+          const direct = original &&
+            transaction && {
+              ...original,
+              transaction: ((work: Parameters<DirectTransaction>[0]) => {
+                const outcome = transaction(work);
+                directTries.push(outcome === DIRECT_BUSY ? 'busy' : outcome === undefined ? 'kysely' : 'ran');
+                return outcome;
+              }) as DirectTransaction,
+            };
           other.exec('begin immediate');
           setTimeout(() => other.exec('commit'), 30);
           const started = Date.now();

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { createMemoryHangar, expectDomainError } from '../support/memory-hangar.js';
+import type { FileRepository } from '../../core/index.js';
+import { createMemoryHangar, expectDomainError, gate } from '../support/memory-hangar.js';
+
+type MemoryWorld = ReturnType<typeof createMemoryHangar>;
 
 async function withFiles() {
   const world = createMemoryHangar();
@@ -38,4 +41,51 @@ describe('GetFile', () => {
     await expectDomainError(hangar.getFile.execute({ userId: alice.userId, fileId: '../etc/passwd' }), 'FILE_NOT_FOUND');
     await expectDomainError(hangar.getFile.execute({ userId: alice.userId, fileId: '' }), 'FILE_NOT_FOUND');
   });
+});
+
+describe('read counts (view_count) while a write of them is under way', () => {
+  /** The files repository with `addReadCounts` writing at once but returning only once `acknowledged` opens. */
+  function withHeldCountWrites() {
+    const held = { acknowledged: undefined as Promise<void> | undefined };
+    const world = createMemoryHangar({}, (ports) => ({
+      files: new Proxy(ports.files, {
+        get(target, property, receiver) {
+          if (property !== 'addReadCounts') return Reflect.get(target, property, receiver);
+          return async (entries: Parameters<FileRepository['addReadCounts']>[0]) => {
+            await target.addReadCounts(entries);
+            if (held.acknowledged) await held.acknowledged;
+          };
+        },
+      }),
+    }));
+    return { ...world, held };
+  }
+
+  const shows = {
+    GetFile: async (hangar: MemoryWorld['hangar'], userId: string, fileId: string) => (await hangar.getFile.execute({ userId, fileId })).file.viewCount,
+    ListFiles: async (hangar: MemoryWorld['hangar'], userId: string) =>
+      (await hangar.listFiles.execute({ userId, filter: {}, page: 1, limit: 10 })).items[0].file.viewCount,
+    UpdateFile: async (hangar: MemoryWorld['hangar'], userId: string, fileId: string) =>
+      (await hangar.updateFile.execute({ userId, fileId, name: 'renamed.txt' })).file.viewCount,
+  };
+  for (const [name, shown] of Object.entries(shows)) {
+    it(`${name} counts a batch once when it reads after the batch's write committed, before the write has returned`, async () => {
+      const { hangar, held, registerConfirmed, upload, repos } = withHeldCountWrites();
+      const alice = await registerConfirmed('alice@example.com');
+      const { file } = await upload(alice.userId, { fileName: 'a.txt', size: 12 });
+      await hangar.readPublicFile.execute({ fileId: file.fileId });
+      await hangar.readPublicFile.execute({ fileId: file.fileId });
+      const acknowledged = gate();
+      held.acknowledged = acknowledged.promise;
+      const flushing = hangar.fileReadCounts.flush();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect((await repos.files.findByFileId(file.fileId))?.viewCount, 'the batch is in the database').to.equal(2);
+      const answer = shown(hangar, alice.userId, file.fileId);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      acknowledged.open();
+      await flushing;
+      expect(await answer).to.equal(2);
+      expect(await shown(hangar, alice.userId, file.fileId)).to.equal(2);
+    });
+  }
 });
