@@ -26,6 +26,11 @@ export const SHARP_MEDIA_DEFAULTS = { maxInputBytes: 64 * 1024 * 1024, headBytes
 /** Image types sharp's prebuilt libvips decodes. SVG is left out: rendering it is not reading a header. */
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/tiff']);
 
+/** True for the image types the image probers read (`contentType` lower case, no parameters). */
+export function isProbedImageType(contentType: string): boolean {
+  return IMAGE_TYPES.has(contentType);
+}
+
 /** The side of the box a thumbhash is computed from; thumbhash takes at most 100 × 100 pixels. */
 const THUMBHASH_BOX = 100;
 /**
@@ -55,37 +60,66 @@ export class SharpMediaProber implements MediaProber {
   }
 
   handles(contentType: string): boolean {
-    return IMAGE_TYPES.has(contentType);
+    return isProbedImageType(contentType);
   }
 
   /** @throws Error (sharp's) when the bytes are not an image libvips reads */
   async probe(input: ProbeInput): Promise<MediaFacts> {
-    const whole = input.size <= this.options.maxInputBytes;
-    const bytes = await collect(
-      whole ? await input.read() : await input.read({ start: 0, end: Math.min(input.size, this.options.headBytes) - 1 }),
-      whole ? this.options.maxInputBytes : this.options.headBytes,
-    );
-    const sharp = sharpLibrary();
-    // Only the header is read here (no decode): no pixel limit needed, and a head-only buffer is enough.
-    const metadata = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
-    const width = metadata.autoOrient?.width ?? metadata.width ?? null;
-    const height = metadata.autoOrient?.height ?? metadata.height ?? null;
-    const pixels = (metadata.width ?? 0) * (metadata.pageHeight ?? metadata.height ?? 0);
-    let thumbhash: string | null = null;
-    if (whole && width !== null && height !== null && pixels > 0 && pixels <= this.options.maxInputPixels) {
-      // Each libvips operation costs a few hundred µs even on a tiny image: one that would change nothing is left out.
-      const longest = Math.max(width, height);
-      const box = Math.min(THUMBHASH_BOX, Math.max(THUMBHASH_SMALLEST_BOX, longest));
-      let image = sharp(bytes, { limitInputPixels: this.options.maxInputPixels, failOn: 'none', pages: 1 });
-      if ((metadata.orientation ?? 1) > 1) image = image.autoOrient();
-      // Enlarging copies pixels (the nearest kernel): the hash blurs them anyway, and interpolating costs more.
-      if (longest !== box) image = image.resize(box, box, { fit: 'inside', ...(longest < box ? { kernel: 'nearest' as const } : {}) });
-      const { data, info } = await image.raw().timeout({ seconds: this.options.timeoutSeconds }).toBuffer({ resolveWithObject: true });
-      const rgba = rgbaOf(data, info.width * info.height, info.channels);
-      if (rgba) thumbhash = Buffer.from(rgbaToThumbHash(info.width, info.height, rgba)).toString('base64');
-    }
-    return { width, height, durationSeconds: null, thumbhash };
+    return probeImageBytes(await readImageBytes(input, this.options), this.options);
   }
+}
+
+/** What {@link readImageBytes} read of an image: the whole file, or its head only (over `maxInputBytes`). */
+export interface ImageBytes {
+  bytes: Uint8Array;
+  /** True when `bytes` is the whole file (a thumbhash is computed only then). */
+  whole: boolean;
+}
+
+/**
+ * Reads what {@link probeImageBytes} needs of the image `input`: the whole file up to
+ * `options.maxInputBytes` bytes, else its first `options.headBytes` (one byte range).
+ * @throws what `input.read` throws (DomainError BLOB_STORE_UNAVAILABLE)
+ */
+export async function readImageBytes(input: ProbeInput, options: Required<SharpMediaProberOptions>): Promise<ImageBytes> {
+  const whole = input.size <= options.maxInputBytes;
+  const bytes = await collect(
+    whole ? await input.read() : await input.read({ start: 0, end: Math.min(input.size, options.headBytes) - 1 }),
+    whole ? options.maxInputBytes : options.headBytes,
+  );
+  return { bytes, whole };
+}
+
+/**
+ * The facts of an image from its bytes ({@link readImageBytes}), with sharp: width and height as
+ * shown (after EXIF orientation), and the thumbhash when the bytes are the whole file and it has at
+ * most `options.maxInputPixels` pixels.
+ * @throws Error (sharp's) when the bytes are not an image libvips reads, or the decode outlasts `options.timeoutSeconds`
+ */
+export async function probeImageBytes(
+  { bytes, whole }: ImageBytes,
+  options: Pick<Required<SharpMediaProberOptions>, 'maxInputPixels' | 'timeoutSeconds'>,
+): Promise<MediaFacts> {
+  const sharp = sharpLibrary();
+  // Only the header is read here (no decode): no pixel limit needed, and a head-only buffer is enough.
+  const metadata = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
+  const width = metadata.autoOrient?.width ?? metadata.width ?? null;
+  const height = metadata.autoOrient?.height ?? metadata.height ?? null;
+  const pixels = (metadata.width ?? 0) * (metadata.pageHeight ?? metadata.height ?? 0);
+  let thumbhash: string | null = null;
+  if (whole && width !== null && height !== null && pixels > 0 && pixels <= options.maxInputPixels) {
+    // Each libvips operation costs a few hundred µs even on a tiny image: one that would change nothing is left out.
+    const longest = Math.max(width, height);
+    const box = Math.min(THUMBHASH_BOX, Math.max(THUMBHASH_SMALLEST_BOX, longest));
+    let image = sharp(bytes, { limitInputPixels: options.maxInputPixels, failOn: 'none', pages: 1 });
+    if ((metadata.orientation ?? 1) > 1) image = image.autoOrient();
+    // Enlarging copies pixels (the nearest kernel): the hash blurs them anyway, and interpolating costs more.
+    if (longest !== box) image = image.resize(box, box, { fit: 'inside', ...(longest < box ? { kernel: 'nearest' as const } : {}) });
+    const { data, info } = await image.raw().timeout({ seconds: options.timeoutSeconds }).toBuffer({ resolveWithObject: true });
+    const rgba = rgbaOf(data, info.width * info.height, info.channels);
+    if (rgba) thumbhash = Buffer.from(rgbaToThumbHash(info.width, info.height, rgba)).toString('base64');
+  }
+  return { width, height, durationSeconds: null, thumbhash };
 }
 
 /**

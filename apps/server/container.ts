@@ -17,7 +17,7 @@ import { NodeSecretDigest } from '../../adapters/crypto/node-secret-digest.js';
 import { SystemClock } from '../../adapters/crypto/system-clock.js';
 import { SharpImageTransformer } from '../../adapters/images/sharp-image-transformer.js';
 import { CompositeMediaProber } from '../../adapters/media/composite-media-prober.js';
-import { SharpMediaProber } from '../../adapters/media/sharp-media-prober.js';
+import { IsolatedImageProber } from '../../adapters/media/isolated-image-prober.js';
 import { IsobmffVideoMediaProber } from '../../adapters/media/isobmff-video-media-prober.js';
 import { MusicMetadataMediaProber } from '../../adapters/media/music-metadata-media-prober.js';
 import { MockEdgeProvider } from '../../adapters/edge/mock-edge-provider.js';
@@ -146,14 +146,15 @@ export async function openPartialBlobStore(config: Config['blobs'], blobs: BlobS
 
 /**
  * Images: sharp (libvips) for transformations on the view address (docs/images.md); media facts
- * (docs/media.md): sharp for images, a reader of the ISOBMFF boxes for MP4/MOV video, music-metadata for other audio and video.
+ * (docs/media.md): sharp for images in a process of its own (IsolatedImageProber), a reader of the
+ * ISOBMFF boxes for MP4/MOV video, music-metadata for other audio and video.
  */
 export const imagesModule = new ContainerModule(({ bind }) => {
   bind(Tokens.MediaProber)
     .toResolvedValue(
       (config: Config) =>
         new CompositeMediaProber([
-          new SharpMediaProber({ maxInputPixels: config.imageTransformer.maxInputPixels }),
+          new IsolatedImageProber({ maxInputPixels: config.imageTransformer.maxInputPixels }),
           new IsobmffVideoMediaProber(),
           new MusicMetadataMediaProber(),
         ]),

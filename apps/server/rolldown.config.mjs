@@ -12,14 +12,15 @@
 //
 // Paths that depend on where a module lies (`new URL(…, import.meta.url)`) still hold: the bundle
 // is two directories below dist/, as apps/api/ and apps/server/ are (so `../../dashboard/` is
-// dist/dashboard/), and the WAL worker is an entry of its own, written next to the chunk that starts
-// it as `./wal-checkpoint-worker.js`. test/support/server-process.ts starts this bundle, so every
+// dist/dashboard/), and the WAL worker and the image probe process are entries of their own, written
+// next to the chunk that starts them as `./wal-checkpoint-worker.js` and `./image-probe-process.js`. test/support/server-process.ts starts this bundle, so every
 // test that runs the server as a process (and scripts/smoke.sh, through npm start) runs these files.
 export default {
   input: {
     main: 'dist/apps/server/main.js',
     cli: 'dist/apps/cli/main.js',
     'wal-checkpoint-worker': 'dist/adapters/persistence/sqlite/wal-checkpoint-worker.js',
+    'image-probe-process': 'dist/adapters/media/image-probe-process.js',
   },
   platform: 'node',
   external: [
