@@ -3,7 +3,7 @@ import type { MediaProber, ProbeInput } from '../../core/media/media-prober.js';
 
 /**
  * A {@link MediaProber} made of several: each file goes to the first of `probers` that handles its
- * type (`SharpMediaProber` for images, `IsobmffVideoMediaProber` for MP4 and MOV video, then `MusicMetadataMediaProber` for other audio and video).
+ * type (`IsolatedImageProber` or `SharpMediaProber` for images, `IsobmffVideoMediaProber` for MP4 and MOV video, then `MusicMetadataMediaProber` for other audio and video).
  */
 export class CompositeMediaProber implements MediaProber {
   constructor(private readonly probers: readonly MediaProber[]) {}
