@@ -172,7 +172,7 @@ class ProbeProcess {
     this.onEnd();
   }
 
-  /** The request in flight has been answered: the process ends after `idleMs` without another, and keeps this one alive no longer. */
+  /** The request in flight has been answered: the child is unreferenced (it does not keep this process alive) and ends after `idleMs` without another request. */
   private answered(): void {
     clearTimeout(this.waiting?.timer);
     this.waiting = undefined;

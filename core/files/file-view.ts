@@ -68,6 +68,14 @@ export class FileAddresses {
   }
 
   /**
+   * {@link current} for a read of at most one file (`findByFileId`): the file with its counts
+   * complete, or undefined when `read` finds none. @throws what `read` throws
+   */
+  currentFile(read: () => Promise<StoredFile | undefined>): Promise<StoredFile | undefined> {
+    return this.current(read, (found, withPending) => found && withPending(found));
+  }
+
+  /**
    * Pairs each file of one account with its addresses (one lookup of the account's domain) and its
    * media facts (one batch read for all of them). `options.fresh`: the files were stored just now,
    * before any probe could finish, so their facts are null without a read (the upload's answer).

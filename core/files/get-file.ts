@@ -10,10 +10,7 @@ export class GetFile {
   constructor(private readonly deps: { files: FileRepository; addresses: FileAddresses }) {}
 
   async execute(input: { userId: string; fileId: string }): Promise<FileView> {
-    const file = await this.deps.addresses.current(
-      () => this.deps.files.findByFileId(input.fileId),
-      (found, withPending) => found && withPending(found),
-    );
+    const file = await this.deps.addresses.currentFile(() => this.deps.files.findByFileId(input.fileId));
     if (!file || file.userId !== input.userId) throw fileNotFound();
     const [view] = await this.deps.addresses.views(input.userId, [file], { counted: true });
     return view;

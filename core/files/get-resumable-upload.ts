@@ -21,10 +21,7 @@ export class GetResumableUpload {
     const upload = await findOwnUpload(this.deps.uploads, input.userId, input.uploadId);
     requireUnexpired(upload, this.deps.clock.now());
     if (upload.status !== 'complete') return { upload };
-    const file = await this.deps.addresses.current(
-      () => this.deps.files.findByFileId(upload.fileId),
-      (found, withPending) => found && withPending(found),
-    );
+    const file = await this.deps.addresses.currentFile(() => this.deps.files.findByFileId(upload.fileId));
     if (!file || file.userId !== input.userId) return { upload };
     const [view] = await this.deps.addresses.views(input.userId, [file], { counted: true });
     return { upload, file: view };

@@ -46,10 +46,7 @@ export class UpdateFile {
     const updated = await this.deps.files.update({ userId: input.userId, fileId: input.fileId, changes });
     if (!updated) throw fileNotFound();
     // The answer's read counts come from a read (each counted once: FileAddresses.current), not from the update.
-    const read = await this.deps.addresses.current(
-      () => this.deps.files.findByFileId(input.fileId),
-      (found, withPending) => found && withPending(found),
-    );
+    const read = await this.deps.addresses.currentFile(() => this.deps.files.findByFileId(input.fileId));
     const shown = read?.userId === input.userId ? read : undefined;
     const [view] = await this.deps.addresses.views(input.userId, [shown ?? updated], { counted: shown !== undefined });
     return view;
