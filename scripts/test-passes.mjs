@@ -46,6 +46,7 @@ const LONGEST_FIRST = [
   'dist/test/contracts/file-repository.test.js',
   'dist/test/contracts/blob-store-cloud.test.js',
   'dist/test/http/workers.test.js',
+  'dist/test/http/workers-failures.test.js',
   'dist/test/contracts/file-repository-ways.test.js',
   'dist/test/http/scale-out-images.test.js',
   'dist/test/apps/cli.test.js',

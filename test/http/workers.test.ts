@@ -1,14 +1,12 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makePng, randomFileOf } from '../support/bytes.js';
 import { call, expectError, mailedToken } from '../support/http-harness.js';
 import { checkResponse } from '../support/openapi-check.js';
-import { freePort, type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { type ServerProcess, startServerProcess, until } from '../support/server-process.js';
 import { httpTestDatabase } from '../support/test-database.js';
 
 const PASSWORD = 'correct horse';
@@ -38,13 +36,6 @@ function callAlone(base: string, pathname: string, json?: unknown): Promise<{ st
     request.setTimeout(10_000, () => request.destroy(new Error(`${pathname}: no answer in 10 s`)));
     request.end(body);
   });
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await condition());) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** GET on the content server with a chosen Host header, on a connection of its own (see callAlone); the status. */
@@ -275,86 +266,3 @@ describe(`HTTP: WORKERS=2, one supervisor and two worker processes (${httpTestDa
     expect(server.output()).to.include('hangar: stopped');
   });
 });
-
-describe('HTTP: WORKERS=2 when the workers cannot start or keep dying', function () {
-  this.timeout(60_000);
-
-  it('exits 1 with the reason', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-workers-busy-'));
-    // The API port is taken: every worker's listen fails.
-    const blocker = createServer().listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    const port = (blocker.address() as { port: number }).port;
-    try {
-      let message = '';
-      await startServerProcess({
-        WORKERS: '2',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        CONTENT_PORT: '0',
-        DATA_DIR: dataDir,
-        PASSWORD_HASH_MEMORY_KIB: '1024',
-      }).catch((error: Error) => (message = error.message));
-      expect(message).to.match(/EADDRINUSE/);
-      expect(message).to.match(/hangar: failed to start: Error: worker \d+ exited before listening \(exit code 1\)/);
-    } finally {
-      blocker.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  it('stops everything and exits 1 after more than 5 restarts within a minute (a crash loop)', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-workers-loop-'));
-    // Every upload kills the worker that stores it (a crash test's failpoint). Fixed ports: when
-    // every worker has died, the cluster closes the listening socket and the replacements listen
-    // anew, on the configured port (port 0 would mean a new random one).
-    const server = await startServerProcess({
-      WORKERS: '2',
-      HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      CONTENT_PORT: String(await freePort()),
-      DATA_DIR: dataDir,
-      PASSWORD_HASH_MEMORY_KIB: '1024',
-      HANGAR_FAILPOINTS: 'blob_write',
-    });
-    try {
-      const email = 'loop@example.com';
-      await call(server.api, '/auth/register', { method: 'POST', json: { email, password: PASSWORD } });
-      await call(server.api, `/auth/confirm?token=${await mailedToken({ dataDir }, email, '/auth/confirm')}`);
-      const login = await call(server.api, '/auth/login', { method: 'POST', json: { email, password: PASSWORD } });
-      const apiKey = (await call(server.api, '/auth/api-keys', { method: 'POST', token: login.body.session.access_token, json: {} })).body.key as string;
-      const count = (event: string) => (server.output().match(new RegExp(`"event":"${event}"`, 'g')) ?? []).length;
-      const kills = () => count('worker_exited');
-      for (let i = 1; i <= 6; i++) {
-        await until(async () => count('worker_restarted') === i - 1); // the last one killed is back
-        await uploadAlone(server.api, apiKey).catch(() => undefined); // the connection dies with its worker
-        await until(async () => kills() >= i);
-      }
-      const code = server.child.exitCode ?? (await once(server.child, 'exit'))[0];
-      expect(code).to.equal(1);
-      expect(server.output()).to.match(/"action":"stop"/);
-      expect(server.output()).to.include('hangar: more than 5 worker restarts within 60 s; stopping');
-    } finally {
-      if (server.child.exitCode === null) await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
-});
-
-/** A 100-byte PNG upload on a connection of its own. */
-function uploadAlone(base: string, apiKey: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const body = randomFileOf(100, 'image/png', 7);
-    const request = http.request(
-      `${base}/files`,
-      { method: 'POST', agent: false, headers: { 'x-api-key': apiKey, 'content-type': 'image/png', 'content-length': body.byteLength } },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode!));
-      },
-    );
-    request.on('error', reject);
-    request.setTimeout(10_000, () => request.destroy(new Error('no answer in 10 s')));
-    request.end(body);
-  });
-}

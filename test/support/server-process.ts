@@ -118,3 +118,14 @@ export async function startServerProcess(env: Record<string, string>, { nodeArgs
     },
   };
 }
+
+/**
+ * Resolves once `condition` resolves true, checking every 50 ms.
+ * @throws Error 'timed out' after `timeoutMs` (ms) without it
+ */
+export async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await condition());) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
