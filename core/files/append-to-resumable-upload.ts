@@ -224,7 +224,7 @@ export class AppendToResumableUpload {
   private async fileOf(upload: ResumableUpload): Promise<FileView | undefined> {
     const file = await this.deps.addresses.currentFile(() => this.deps.files.findByFileId(upload.fileId));
     if (!file || file.userId !== upload.userId) return undefined;
-    const [view] = await this.deps.addresses.views(upload.userId, [file], { counted: true });
+    const [view] = await this.deps.addresses.views(upload.userId, [file]);
     return view;
   }
 }

@@ -59,8 +59,7 @@ export class FileAddresses {
 
   /**
    * Reads file records with `read` and adds this process's reads not yet written to their counts,
-   * each read counted once (FileReadCounts.current; without counts, `read` as it is). Pass the files
-   * to {@link views} with `counted: true`. `read` may run several times (it must only read).
+   * each read counted once (FileReadCounts.current; without counts, `read` as it is). `read` may run several times (it must only read).
    * @throws what `read` throws
    */
   current<T>(read: () => Promise<T>, apply: (result: T, withPending: (file: StoredFile) => StoredFile) => T): Promise<T> {
@@ -79,19 +78,19 @@ export class FileAddresses {
    * Pairs each file of one account with its addresses (one lookup of the account's domain) and its
    * media facts (one batch read for all of them). `options.fresh`: the files were stored just now,
    * before any probe could finish, so their facts are null without a read (the upload's answer).
-   * `options.counted`: the files come from {@link current}, their counts already complete; otherwise
-   * this process's reads not yet written are added here (FileReadCounts.withPending).
+   * The files' read counts are shown as given: a file read now comes from {@link current}, which
+   * adds this process's reads not yet written; a webhook event's file is the snapshot taken when
+   * the event happened; a file stored just now has none.
    */
-  async views(userId: string, files: StoredFile[], options: { fresh?: boolean; counted?: boolean } = {}): Promise<FileView[]> {
+  async views(userId: string, files: StoredFile[], options: { fresh?: boolean } = {}): Promise<FileView[]> {
     const media = this.deps.media;
     const [domain, facts] =
       files.length === 0
         ? [undefined, undefined]
         : await Promise.all([this.deps.domains.findByUser(userId), media && !options.fresh ? media.findMany(files.map((file) => file.id)) : undefined]);
     const bases = { publicUrlBase: this.baseFor(domain), defaultBase: this.deps.options.publicContentUrl };
-    const counts = options.counted ? undefined : this.deps.counts;
     return files.map((file) => ({
-      file: counts ? counts.withPending(file) : file,
+      file,
       urls: this.urlsOf(file, bases),
       media: facts?.get(file.id) ?? NO_MEDIA_FACTS,
     }));

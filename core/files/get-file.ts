@@ -12,7 +12,7 @@ export class GetFile {
   async execute(input: { userId: string; fileId: string }): Promise<FileView> {
     const file = await this.deps.addresses.currentFile(() => this.deps.files.findByFileId(input.fileId));
     if (!file || file.userId !== input.userId) throw fileNotFound();
-    const [view] = await this.deps.addresses.views(input.userId, [file], { counted: true });
+    const [view] = await this.deps.addresses.views(input.userId, [file]);
     return view;
   }
 }

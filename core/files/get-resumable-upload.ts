@@ -23,7 +23,7 @@ export class GetResumableUpload {
     if (upload.status !== 'complete') return { upload };
     const file = await this.deps.addresses.currentFile(() => this.deps.files.findByFileId(upload.fileId));
     if (!file || file.userId !== input.userId) return { upload };
-    const [view] = await this.deps.addresses.views(input.userId, [file], { counted: true });
+    const [view] = await this.deps.addresses.views(input.userId, [file]);
     return { upload, file: view };
   }
 }

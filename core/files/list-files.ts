@@ -40,7 +40,7 @@ export class ListFiles {
       (read, withPending) => ({ ...read, items: read.items.map(withPending) }),
     );
     return {
-      items: await this.deps.addresses.views(input.userId, page.items, { counted: true }),
+      items: await this.deps.addresses.views(input.userId, page.items),
       ...(page.totalRelation && { totalRelation: page.totalRelation }),
       total: page.total,
     };

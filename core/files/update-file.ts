@@ -48,7 +48,7 @@ export class UpdateFile {
     // The answer's read counts come from a read (each counted once: FileAddresses.current), not from the update.
     const read = await this.deps.addresses.currentFile(() => this.deps.files.findByFileId(input.fileId));
     const shown = read?.userId === input.userId ? read : undefined;
-    const [view] = await this.deps.addresses.views(input.userId, [shown ?? updated], { counted: shown !== undefined });
+    const [view] = await this.deps.addresses.views(input.userId, [shown ?? updated]);
     return view;
   }
 }

@@ -12,6 +12,23 @@ async function world(options: { maxPerAccount?: number; allowHttp?: boolean } = 
 }
 
 describe('Webhooks (core use cases)', () => {
+  it('shows a file event’s read counts as the snapshot taken when it happened, not the reads made since', async () => {
+    const { hangar, alice, upload } = await world();
+    const { file } = await upload(alice.userId, { fileName: 'a.txt', size: 12 });
+    // A read this process has not written yet: GET /files/:id shows it, the earlier event does not.
+    await hangar.readPublicFile.execute({ fileId: file.fileId });
+    expect((await hangar.getFile.execute({ userId: alice.userId, fileId: file.fileId })).file.viewCount).to.equal(1);
+    const view = await hangar.viewWebhookEvent.execute({ type: 'file.created', userId: alice.userId, occurredAt: new Date(), file });
+    expect(view.kind === 'file' && view.file.file.viewCount).to.equal(0);
+    const later = await hangar.viewWebhookEvent.execute({
+      type: 'file.updated',
+      userId: alice.userId,
+      occurredAt: new Date(),
+      file: { ...file, viewCount: 5 },
+    });
+    expect(later.kind === 'file' && later.file.file.viewCount).to.equal(5);
+  });
+
   it('creates an enabled endpoint with its events in the canonical order and a whsec_ secret', async () => {
     const { hangar, alice } = await world();
     const { webhook, secret } = await hangar.createWebhook.execute({
