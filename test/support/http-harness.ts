@@ -1,5 +1,6 @@
 import { AssertionError, expect } from 'chai';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Config, loadConfig } from '../../apps/server/config.js';
@@ -139,7 +140,63 @@ export async function startTestServer(
   return server;
 }
 
-/** fetch + JSON: returns status, headers and the parsed body (undefined when empty). */
+/** Keep-alive connections of {@link call}'s node:http requests, as fetch keeps its own. */
+const callAgent = new http.Agent({ keepAlive: true });
+
+/** The request headers fetch (undici) adds to every request, which {@link call}'s node:http requests add too. */
+const FETCH_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'user-agent': 'node' };
+
+/**
+ * One request with node:http, sent as fetch would send it: fetch's own headers, `content-length` for
+ * a body (0 for a POST or PUT without one), `text/plain;charset=UTF-8` for a string body without a
+ * content type; the answer's body decoded as UTF-8 (a leading BOM dropped, as fetch's `text()`
+ * does). It costs the test process about a quarter of a millisecond of CPU less per request than
+ * fetch, which the suite's tens of thousands of requests add up. A request on a kept-alive
+ * connection the server closed meanwhile (ECONNRESET on a reused socket) is sent once more, on a
+ * new one (node:http's documented retry). Rejects as fetch does: TypeError "fetch failed", the
+ * cause the network's error.
+ */
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const sent: Record<string, string> = { ...FETCH_HEADERS, ...headers };
+  if (body !== undefined) {
+    sent['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    if (typeof body === 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+      sent['content-type'] = 'text/plain;charset=UTF-8';
+  } else if (method === 'POST' || method === 'PUT') sent['content-length'] = '0';
+  const attempt = (retry: boolean): Promise<{ status: number; headers: Headers; text: string }> =>
+    new Promise((resolve, reject) => {
+      const request = http.request(url, { method, headers: sent, agent: callAgent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
+        response.on('end', () => {
+          const answered = new Headers();
+          for (let i = 0; i < response.rawHeaders.length; i += 2) answered.append(response.rawHeaders[i], response.rawHeaders[i + 1]);
+          resolve({ status: response.statusCode!, headers: answered, text: new TextDecoder().decode(Buffer.concat(chunks)) });
+        });
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (retry && request.reusedSocket && error.code === 'ECONNRESET') resolve(attempt(false));
+        else reject(new TypeError('fetch failed', { cause: error }));
+      });
+      request.end(body);
+    });
+  return attempt(true);
+}
+
+/** Request headers {@link send} does not set as fetch would: a request that sets one goes through fetch. */
+const FETCH_ONLY_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'host', 'expect', 'keep-alive', 'upgrade', 'te', 'trailer']);
+
+/**
+ * fetch + JSON: returns status, headers and the parsed body (undefined when empty). A body that is
+ * undefined, a string or bytes, without redirects followed and without headers fetch treats apart,
+ * goes through {@link send} (the same request, cheaper); any other request through fetch.
+ */
 export async function call(
   base: string,
   pathname: string,
@@ -162,8 +219,19 @@ export async function call(
     body = JSON.stringify(init.json);
   }
   const method = init.method ?? 'GET';
-  const response = await fetch(base + pathname, { method, headers, body, redirect: init.redirect ?? 'manual' });
-  const text = await response.text();
+  const redirect = init.redirect ?? 'manual';
+  const plainBody = body === undefined || body === null ? undefined : typeof body === 'string' || body instanceof Uint8Array ? body : false;
+  const simple =
+    redirect === 'manual' && plainBody !== false && /^http:/.test(base) && !Object.keys(headers).some((name) => FETCH_ONLY_HEADERS.has(name.toLowerCase()));
+  let response: { status: number; headers: Headers };
+  let text: string;
+  if (simple) {
+    ({ text, ...response } = await send(base + pathname, method, headers, plainBody));
+  } else {
+    const fetched = await fetch(base + pathname, { method, headers, body, redirect });
+    response = fetched;
+    text = await fetched.text();
+  }
   if (response.status >= 500 && !DELIBERATE_SERVER_ERRORS.has(response.status)) {
     throw new AssertionError(`${method} ${pathname} answered ${response.status}: a server error is a bug. ${text.slice(0, 500)}`);
   }
