@@ -59,7 +59,8 @@ export class FileAddresses {
 
   /**
    * Reads file records with `read` and adds this process's reads not yet written to their counts,
-   * each read counted once (FileReadCounts.current; without counts, `read` as it is). `read` may run several times (it must only read).
+   * each read counted once (FileReadCounts.current; without counts, `read` as it is). `read` may
+   * run several times (it must only read).
    * @throws what `read` throws
    */
   current<T>(read: () => Promise<T>, apply: (result: T, withPending: (file: StoredFile) => StoredFile) => T): Promise<T> {
