@@ -340,6 +340,14 @@ export function describeFileRepositoryContract(name: string, makeSubject: () => 
       await givenFiles(userId, [{ name: 'cat-5.png', fileId: 'file000005' }]);
       expect((await list({ q: 'cat' }, 10)).total).to.equal(5);
       expect((await list({ q: 'cat' }, 3)).totalRelation).to.equal('gte');
+      // Deep pages of a count past its bound: the last of the five matches, then nothing, up to and
+      // past the account's six files, each with the bounded total.
+      const deep = async (offset: number) => {
+        const page = await files.list({ userId, filter: { q: 'cat' }, window: { offset, limit: 2 }, countLimit: 3 });
+        return { names: page.items.map((file) => file.name?.slice(0, 4)), total: page.total, relation: page.totalRelation };
+      };
+      expect(await deep(4)).to.deep.equal({ names: ['cat-'], total: 3, relation: 'gte' });
+      for (const offset of [5, 6, 7, 1_000_000]) expect(await deep(offset), `offset ${offset}`).to.deep.equal({ names: [], total: 3, relation: 'gte' });
       // A total the adapter keeps is exact whatever countLimit says.
       const all = await list({}, 3);
       expect({ total: all.total, relation: all.totalRelation ?? 'eq' }).to.deep.equal({ total: 6, relation: 'eq' });

@@ -254,7 +254,9 @@ async function sqliteCountWay(
  *
  * The total: read from `account_totals` when the filter is empty or visibility alone (exact, kept by
  * every insert, delete and change of visibility); otherwise counted, up to `countLimit` matches
- * (then `{ total: countLimit, totalRelation: 'gte' }`), every match without it.
+ * (then `{ total: countLimit, totalRelation: 'gte' }`), every match without it. A page that starts
+ * past the last match (or, when only the bound is known, past the account's file count) is empty
+ * without a statement for it.
  *
  * Every Postgres statement is left to its planner, which answers `q` of 3 code points or more from
  * the `pg_trgm` GIN index of 0042 when it judges that cheaper than walking the account. On SQLite,
@@ -314,7 +316,10 @@ async function findPage(
   const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? counting!.way), countLimit);
   const atLeast = countLimit !== undefined && matches > countLimit;
   const total = atLeast ? { total: countLimit, totalRelation: 'gte' as const } : { total: matches };
-  if (matches === 0 || (!atLeast && window.offset >= matches)) return { items: [], ...total };
+  // Past the last match, the page is empty. With only the count's bound known, the account's own
+  // file count (exact, read above) bounds the matches instead: a deep page past it is answered
+  // without walking and sorting every match to skip them.
+  if (matches === 0 || window.offset >= (atLeast ? accountFiles : matches)) return { items: [], ...total };
   const pageWay = (): ListingWay =>
     choosePageWay({ accountFiles, matches, atLeast, wanted: window.offset + window.limit, index: counting?.index, walkShare: counting?.walkShare }) === 'index'
       ? (counting?.index?.way ?? 'index')
