@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { coBodyParsers, readPacedBody } from '../http/upload-pacing.js';
+import { readPacedText } from '../http/upload-pacing.js';
 import type { Context } from 'koa';
 import type { Hangar } from '../../core/hangar.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
@@ -98,10 +98,10 @@ export function shareContentRoutes(hangar: Hangar): Route[] {
       responses: { 200: BINARY, 401: HTML, 403: HTML, 404: HTML, 410: HTML, 429: HTML, 503: ErrorBody },
       handler: async ({ ctx, params }) => {
         let password: string | undefined;
-        const coBody = await coBodyParsers();
         try {
-          const form = (await readPacedBody(ctx, (request) => coBody.form(request, { limit: FORM_LIMIT_BYTES }))) as Record<string, unknown>;
-          password = typeof form.password === 'string' ? form.password : undefined;
+          // One `password` field; none, or several, is no password (the form again).
+          const passwords = new URLSearchParams(await readPacedText(ctx, FORM_LIMIT_BYTES, 'The form')).getAll('password');
+          password = passwords.length === 1 ? passwords[0] : undefined;
         } catch (error) {
           // Too slow (408) or too many slow bodies from this address (429): refused as any body is.
           if (isDomainError(error, 'REQUEST_TIMEOUT') || isDomainError(error, 'TOO_MANY_SLOW_BODIES')) throw error;

@@ -2,13 +2,13 @@ import Router from '@koa/router';
 import { type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
-import { coBodyParsers, readPacedBody } from './upload-pacing.js';
+import { readPacedText } from './upload-pacing.js';
 import type { Context } from 'koa';
 import { requireSession } from '../../core/accounts/authenticate.js';
 import type { Principal } from '../../core/accounts/principal.js';
 import type { ApiKeyScope } from '../../core/api-keys/api-key-scopes.js';
 import { authorize } from '../../core/api-keys/authorize.js';
-import { DomainError, type ErrorCode, isDomainError } from '../../core/shared/errors.js';
+import { DomainError, type ErrorCode } from '../../core/shared/errors.js';
 import type { Hangar } from '../../core/hangar.js';
 import type { AdminActor } from '../../core/admin/admin-audit.js';
 
@@ -213,21 +213,25 @@ function leadingSegment(path: string): string {
   return end === -1 ? path.slice(1) : path.slice(1, end);
 }
 
+/** A body that strict JSON parsing takes: an object or an array, after optional white space (RFC 8259 §2). */
+const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
+
 /**
  * Reads a JSON body of at most JSON_LIMIT_BYTES, under the pacing rules of every body
- * (readPacedBody: idle timeout, minimum rate, slow bodies per client).
- * @throws DomainError VALIDATION_FAILED (malformed JSON), PAYLOAD_TOO_LARGE (413), REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429)
+ * (readPacedText: idle timeout, minimum rate, slow bodies per client). An empty body reads as `{}`;
+ * any other body must be an object or an array.
+ * @throws DomainError VALIDATION_FAILED (malformed JSON, or a scalar), PAYLOAD_TOO_LARGE (413),
+ *   UNSUPPORTED_MEDIA_TYPE (415, a content coding other than gzip, deflate, br), REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429)
  */
 async function readJson(ctx: Context): Promise<unknown> {
-  // Outside the try: a parser that cannot be loaded is the server's fault (500), not the body's.
-  const coBody = await coBodyParsers();
+  const text = await readPacedText(ctx, JSON_LIMIT_BYTES, 'The JSON body');
+  if (text === '') return {};
   try {
-    return await readPacedBody(ctx, (request) => coBody.json(request, { limit: JSON_LIMIT_BYTES, strict: true }));
-  } catch (error) {
-    if (isDomainError(error)) throw error;
-    if ((error as { status?: number }).status === 413) throw new DomainError('PAYLOAD_TOO_LARGE', `The JSON body is larger than ${JSON_LIMIT_BYTES} bytes.`);
-    throw new DomainError('VALIDATION_FAILED', 'The request body is not valid JSON.');
+    if (OBJECT_OR_ARRAY.test(text)) return JSON.parse(text);
+  } catch {
+    // Malformed: the same answer as a scalar.
   }
+  throw new DomainError('VALIDATION_FAILED', 'The request body is not valid JSON.');
 }
 
 /**

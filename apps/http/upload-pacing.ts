@@ -1,7 +1,7 @@
-import { Readable } from 'node:stream';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Context, Next } from 'koa';
-import type CoBody from 'co-body';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError, isDomainError } from '../../core/shared/errors.js';
 import type { RateLimits } from '../../core/shared/rate-limits.js';
 import { clientAddress } from './client-address.js';
 
@@ -175,32 +175,55 @@ export function pacedRequestBody(ctx: Context): AsyncIterable<Uint8Array> {
   return pacedBody(ctx.req, state?.pacing ?? DEFAULT_UPLOAD_PACING, state?.guard);
 }
 
-let coBodyModule: Promise<typeof CoBody> | undefined;
-/**
- * co-body's parsers (`json`, `form`…), imported by the first request with a JSON or form body:
- * with raw-body, iconv-lite's encoding tables and a copy of mime-db, it is about 0.9 MB of the
- * bundle that no other request needs, so a server starts without reading and compiling it
- * (decision 0010). The import is shared by every request that comes before it resolves.
- * @throws (rejects with) the import's error when co-body cannot be loaded (a broken install)
- */
-export function coBodyParsers(): Promise<typeof CoBody> {
-  return (coBodyModule ??= import('co-body').then((module) => module.default));
-}
+/** Content codings a JSON or form body may arrive in (RFC 9110 §8.4.1), each with the stream that undoes it. */
+const CONTENT_DECODERS: Record<string, () => Transform> = {
+  gzip: () => createGunzip(),
+  'x-gzip': () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};
 
 /**
- * Runs `read` (a `co-body` parser) over the request's body as paced by {@link pacedRequestBody}: a
- * stream that co-body (raw-body) reads as it reads the request, with the request's headers (length,
- * encoding, charset), where a pacing refusal surfaces as the stream's error, the DomainError itself.
- * The stream is destroyed once `read` settles, so a body given up early (over the size limit, say)
- * still ends its pacing and gives back its slow-body place.
- * @throws what `read` throws: REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429), or co-body's errors
+ * The text of a small request body (JSON, a form): its bytes as paced by {@link pacedRequestBody},
+ * undone from the `Content-Encoding` given (gzip, deflate, br or identity), decoded as UTF-8 (a
+ * leading byte-order mark dropped, bytes that are not UTF-8 read as U+FFFD). A `charset` parameter
+ * is not looked at: JSON is UTF-8 (RFC 8259 §8.1) and the service's forms are on UTF-8 pages.
+ * At most `limitBytes` are read, counted after decompression; a `Content-Length` over it is refused
+ * before reading. However it ends, the paced body is given up, so its pacing ends and a slow-body
+ * place it took is given back.
+ * @param what the body as the messages name it, e.g. "The JSON body"
+ * @throws DomainError PAYLOAD_TOO_LARGE (413) over `limitBytes`; UNSUPPORTED_MEDIA_TYPE (415) for
+ *   another content coding (RFC 9110 §15.5.16); VALIDATION_FAILED (400) for a compressed body that
+ *   does not decompress or a body cut off by the client; REQUEST_TIMEOUT (408), TOO_MANY_SLOW_BODIES (429) while it is read
  */
-export async function readPacedBody<T>(ctx: Context, read: (request: Context) => Promise<T>): Promise<T> {
-  const stream = Object.assign(Readable.from(pacedRequestBody(ctx), { objectMode: false }), { headers: ctx.req.headers });
-  try {
-    // co-body takes a Koa context or a request (`ctx.req || ctx`): a stream with the request's headers is the latter.
-    return await read(stream as unknown as Context);
-  } finally {
-    stream.destroy();
+export async function readPacedText(ctx: Context, limitBytes: number, what: string): Promise<string> {
+  const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', `${what} is larger than ${limitBytes} bytes.`);
+  const coding = (ctx.get('Content-Encoding') || 'identity').trim().toLowerCase();
+  const decoder = coding === 'identity' ? undefined : CONTENT_DECODERS[coding];
+  if (coding !== 'identity' && !decoder) {
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `${what} is sent with Content-Encoding "${coding}"; send it as it is, or with gzip, deflate or br.`);
   }
+  const declared = ctx.get('Content-Length').trim();
+  if (!decoder && declared !== '' && Number(declared) > limitBytes) throw tooLarge();
+  const paced = pacedRequestBody(ctx);
+  // With every pacing rule off, `paced` is the request itself: left open on an early end, so that the answer can still be written.
+  const source = paced === ctx.req ? ctx.req.iterator({ destroyOnReturn: false }) : paced;
+  const decoding = decoder?.();
+  // The decompressor's stream ends the paced body when it is destroyed, and fails with the paced body's error.
+  const body: AsyncIterable<Uint8Array> = decoding ? pipeline(source, decoding, () => {}) : source;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (size > limitBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (isDomainError(error)) throw error;
+    throw new DomainError('VALIDATION_FAILED', decoding ? `${what} does not decompress as ${coding}.` : `${what} could not be read to its end.`);
+  } finally {
+    decoding?.destroy();
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, size));
 }

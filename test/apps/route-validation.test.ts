@@ -3,7 +3,6 @@ import { Value } from '@sinclair/typebox/value';
 import { expect } from 'chai';
 import { keepsStringInput } from '../../apps/http/route.js';
 import { everyRoute } from '../support/route-table.js';
-import { runNode } from '../support/cli-process.js';
 
 /** Every query, path and header schema of the API's and the content server's routes, named. */
 function inputSchemas(): Array<[string, TSchema]> {
@@ -53,26 +52,5 @@ describe('Route validation: conversion of string input', () => {
       const changes = properties.some((p) => p.type !== 'string');
       expect(changes, name).to.equal(true);
     }
-  });
-});
-
-describe('Route bodies: co-body on first use', () => {
-  it('loads co-body (and iconv-lite) with the first JSON or form body, not with the API and content routes', async () => {
-    // A process of its own: this one has loaded co-body already. It imports both apps' modules (every
-    // route), then asks for the parsers as the first JSON body would, and says when co-body was loaded.
-    const module = (relative: string) => JSON.stringify(import.meta.resolve(relative));
-    const script = `
-      import { createRequire } from 'node:module';
-      const loaded = (name) => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('/node_modules/' + name + '/'));
-      await import(${module('../../apps/api/api-app.js')});
-      await import(${module('../../apps/content/content-app.js')});
-      const before = { coBody: loaded('co-body'), iconv: loaded('iconv-lite') };
-      const { coBodyParsers } = await import(${module('../../apps/http/upload-pacing.js')});
-      const parsers = await coBodyParsers();
-      const parsed = await parsers.json(Object.assign((await import('node:stream')).Readable.from([Buffer.from('{"a":1}')]), { headers: { 'content-type': 'application/json', 'content-length': '7' } }));
-      console.log(JSON.stringify({ before, after: { coBody: loaded('co-body'), iconv: loaded('iconv-lite') }, parsed }));`;
-    const result = await runNode(['--input-type=module', '-e', script]);
-    expect(result.code, result.stderr).to.equal(0);
-    expect(JSON.parse(result.stdout)).to.deep.equal({ before: { coBody: false, iconv: false }, after: { coBody: true, iconv: true }, parsed: { a: 1 } });
   });
 });
