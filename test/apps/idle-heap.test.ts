@@ -37,6 +37,40 @@ else await new Promise((resolve) => setTimeout(resolve, 10000));
 process.stdout.write(JSON.stringify({ before, after: youngMiB(), collections: trimmer?.collections ?? 0, idleSeconds: idledMs() / 1000, kept: kept.length }));
 `;
 
+/**
+ * A process (run with `--expose-gc`) that compiles 3,000 functions and calls each once, and leaves
+ * its old generation fragmented (300,000 objects made, one in twenty kept), then idles with the
+ * trimmer until it has collected twice. Prints the bytecode V8 holds (KiB) and the old
+ * generation's committed and used size (MiB) before and after, whether the functions still answer,
+ * and the bytecode after 3,000 more functions and a plain `gc()`, which flushes nothing once the
+ * trimmer's flags are unset again.
+ */
+const COMPILE_FRAGMENT_THEN_IDLE = `
+import v8 from 'node:v8';
+const { trimHeapWhenIdle } = await import(${JSON.stringify(IDLE_HEAP_MODULE)});
+const bytecodeKiB = () => v8.getHeapCodeStatistics().bytecode_and_metadata_size / 1024;
+const old = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
+const oldMiB = () => ({ committed: old().physical_space_size / 1048576, used: old().space_used_size / 1048576 });
+const compile = (from) => Array.from({ length: 3000 }, (_, i) => new Function('a', 'let x = a; for (let j = 0; j < 3; j++) x += j * ' + (from + i) + '; return x;'));
+const sum = (functions) => functions.reduce((total, f) => total + f(1), 0);
+const first = compile(0);
+const expected = sum(first);
+let kept = Array.from({ length: 300000 }, (_, i) => ({ i, name: 'file-' + i }));
+gc();
+kept = kept.filter((_, i) => i % 20 === 0);
+gc();
+const before = { bytecode: bytecodeKiB(), old: oldMiB() };
+const trimmer = trimHeapWhenIdle({ sampleMs: 100, idleMs: 300 });
+while (trimmer.collections < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+trimmer.stop();
+const after = { bytecode: bytecodeKiB(), old: oldMiB() };
+const second = compile(3000);
+sum(second);
+const compiled = bytecodeKiB();
+gc();
+process.stdout.write(JSON.stringify({ before, after, answers: sum(first) === expected, plain: { compiled, collected: bytecodeKiB() }, kept: kept.length }));
+`;
+
 describe('Idle heap trimming (apps/server/idle-heap.ts)', function () {
   this.timeout(30_000);
 
@@ -104,5 +138,17 @@ describe('Idle heap trimming (apps/server/idle-heap.ts)', function () {
     expect(trimmed.after, `young generation once idle, with the trimmer, MiB: ${figures}`).to.be.at.most(2);
     expect(trimmed.collections, figures).to.be.within(MIN_COLLECTIONS_PER_IDLE_SPELL, MAX_COLLECTIONS_PER_IDLE_SPELL);
     expect(control.after, `young generation once idle, without the trimmer, MiB: ${figures}`).to.be.at.least(8);
+  });
+
+  it('compacts the old generation and drops the bytecode of functions not in use at an idle collection, and only there', async () => {
+    const { stdout } = await run(process.execPath, ['--expose-gc', '--input-type=module', '-e', COMPILE_FRAGMENT_THEN_IDLE], { timeout: 20_000 });
+    const { before, after, answers, plain } = JSON.parse(stdout);
+    const figures = JSON.stringify({ before, after, plain });
+    expect(before.old.committed - before.old.used, `old generation left fragmented before: ${figures}`).to.be.above(8);
+    expect(after.old.committed - after.old.used, `old generation compacted: ${figures}`).to.be.below(2);
+    expect(after.bytecode, `bytecode flushed: ${figures}`).to.be.below(before.bytecode / 2);
+    expect(answers, 'flushed functions compile again and answer as before').to.equal(true);
+    // The flags are off again: a plain collection keeps the bytecode of functions just compiled.
+    expect(plain.collected, `a plain gc() after the idle ones: ${figures}`).to.be.above(plain.compiled * 0.8);
   });
 });
