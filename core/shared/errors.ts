@@ -93,7 +93,7 @@ export type ErrorCode =
   | 'INVALID_SETTINGS'
   /** 413: a JSON request body over its size limit. */
   | 'PAYLOAD_TOO_LARGE'
-  /** 415: a JSON endpoint received another media type. */
+  /** 415: a JSON endpoint received another media type, or a body in a content coding it does not undo (RFC 9110 §15.5.16). */
   | 'UNSUPPORTED_MEDIA_TYPE'
   /** 416: byte range outside the file (RFC 9110 §15.5.17). */
   | 'RANGE_NOT_SATISFIABLE'
