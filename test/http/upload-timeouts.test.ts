@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { call, signUpWithKey, startTestServer, type TestServer, upload } from '../support/http-harness.js';
 
@@ -110,12 +111,22 @@ describe('HTTP: uploads that trickle in', function () {
  */
 function trickle(
   base: string,
-  request: { method?: string; path: string; headers: Record<string, string>; declared: number; first: number; trickle: number; everyMs: number; fill?: string },
+  request: {
+    method?: string;
+    path: string;
+    headers: Record<string, string>;
+    declared: number;
+    first: number;
+    trickle: number;
+    everyMs: number;
+    fill?: string;
+    bytes?: Buffer;
+  },
 ): { answer: Promise<{ status: number; body: any; ms: number }>; socket: net.Socket } {
   const { hostname, port } = new URL(base);
   const socket = net.connect(Number(port), hostname);
   const started = Date.now();
-  const fill = Buffer.from((request.fill ?? ' ').repeat(request.declared));
+  const fill = request.bytes ?? Buffer.from((request.fill ?? ' ').repeat(request.declared));
   let sent = 0;
   let timer: NodeJS.Timeout | undefined;
   const send = (bytes: number) => {
@@ -198,6 +209,21 @@ describe('HTTP: JSON and form bodies that trickle in', function () {
     const result = await answer;
     expect(result.status).to.equal(408);
     expect(result.body.code).to.equal('REQUEST_TIMEOUT');
+  });
+
+  it('answers 408 when a gzip-compressed JSON body stops arriving for UPLOAD_IDLE_TIMEOUT_SECONDS', async () => {
+    const compressed = gzipSync(JSON.stringify({ email: 'gzip-stalled@example.com', password: 'secret1' }));
+    const { answer } = trickle(server.api, {
+      path: '/auth/register',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      declared: compressed.length,
+      first: 12,
+      trickle: 0,
+      everyMs: 0,
+      bytes: compressed,
+    });
+    const result = await answer;
+    expect([result.status, result.body.code]).to.deep.equal([408, 'REQUEST_TIMEOUT']);
   });
 
   it('answers 408 to the share-password form on the content origin trickled a byte at a time', async () => {
