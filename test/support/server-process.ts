@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
@@ -22,11 +23,50 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+/** The lowest port of the tests' own range: above the ports services usually take (Postgres, Redis, …). */
+const TEST_PORTS_FROM = 10_000;
+
 /**
- * A TCP port free on 127.0.0.1 right now (the OS picks it; closed again before use), for a server
- * that must keep one fixed port across restarts (a test that cannot use port 0).
+ * The first port of the kernel's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`, 32,768
+ * by default), from which it picks the ports of `listen(0)` and of outgoing connections.
+ */
+function ephemeralPortsFrom(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > TEST_PORTS_FROM + 1_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** Whether `port` can be listened on at 127.0.0.1 right now (it is closed again at once). */
+async function canListen(port: number): Promise<boolean> {
+  const server = createServer();
+  try {
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+  } catch {
+    return false;
+  }
+  server.close();
+  await once(server, 'close');
+  return true;
+}
+
+/**
+ * A TCP port free on 127.0.0.1 right now (closed again before use), for a server that must keep
+ * one fixed port across restarts (a test that cannot use port 0). It is taken at random below the
+ * kernel's ephemeral range: a port from that range (what `listen(0)` gives) can be handed to an
+ * outgoing connection or another process's `listen(0)` between this choice and the server's
+ * listen, which then fails with EADDRINUSE; below it, only another test's random choice could
+ * take it in that window. Falls back to the kernel's choice when no port tried is free.
  */
 export async function freePort(): Promise<number> {
+  const below = ephemeralPortsFrom();
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = TEST_PORTS_FROM + Math.floor(Math.random() * (below - TEST_PORTS_FROM));
+    if (await canListen(port)) return port;
+  }
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
