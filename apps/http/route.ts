@@ -119,8 +119,8 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   return route as unknown as Route;
 }
 
-/** Largest JSON request body, in bytes. */
-const JSON_LIMIT_BYTES = 64 * 1024;
+/** Largest JSON request body, in bytes, counted after any content coding is undone; more is 413 PAYLOAD_TOO_LARGE. */
+export const JSON_LIMIT_BYTES = 64 * 1024;
 
 /** What @koa/router's `routes()` is: Koa middleware over a context that holds the route's `params`. */
 export type RouteMiddleware = ReturnType<Router['routes']>;

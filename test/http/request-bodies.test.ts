@@ -1,10 +1,8 @@
 import http from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { JSON_LIMIT_BYTES } from '../../apps/http/route.js';
 import { call, expectError, RELAXED_RATE_LIMITS, startTestServer, type TestServer } from '../support/http-harness.js';
-
-/** The API's JSON body limit (apps/http/route.ts), in bytes. */
-const JSON_LIMIT_BYTES = 64 * 1024;
 
 /** Posts `body` to /auth/register as JSON with `headers` on top. */
 function register(server: TestServer, body: string | Uint8Array, headers: Record<string, string> = {}) {

@@ -39,18 +39,22 @@ function ephemeralPortsFrom(): number {
   }
 }
 
-/** Whether `port` can be listened on at 127.0.0.1 right now (it is closed again at once). */
-async function canListen(port: number): Promise<boolean> {
+/**
+ * Listens on `port` at 127.0.0.1 (0: a port the kernel picks) and closes again at once.
+ * @returns the port listened on, or undefined when it is taken
+ */
+async function listenOnce(port: number): Promise<number | undefined> {
   const server = createServer();
   try {
     server.listen(port, '127.0.0.1');
     await once(server, 'listening');
   } catch {
-    return false;
+    return undefined;
   }
+  const listened = (server.address() as AddressInfo).port;
   server.close();
   await once(server, 'close');
-  return true;
+  return listened;
 }
 
 /**
@@ -65,14 +69,11 @@ export async function freePort(): Promise<number> {
   const below = ephemeralPortsFrom();
   for (let attempt = 0; attempt < 20; attempt++) {
     const port = TEST_PORTS_FROM + Math.floor(Math.random() * (below - TEST_PORTS_FROM));
-    if (await canListen(port)) return port;
+    if ((await listenOnce(port)) !== undefined) return port;
   }
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
+  const picked = await listenOnce(0);
+  if (picked === undefined) throw new Error('no TCP port can be listened on at 127.0.0.1');
+  return picked;
 }
 
 /** Server processes started and not yet exited, for {@link killLeftoverServers}. */
