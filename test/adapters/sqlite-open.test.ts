@@ -8,6 +8,7 @@ import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite-database.js';
 import { SAFETY_NET_AUTOCHECKPOINT_PAGES } from '../../adapters/persistence/sqlite/wal-checkpointer.js';
 import { aUser } from '../contracts/persistence-fixtures.js';
+import { dumpSqliteSchema } from '../support/schema-dump.js';
 
 describe('opening a SQLite database that another process is creating at the same moment', () => {
   let directory: string;
@@ -73,6 +74,39 @@ describe('a new SQLite database file', () => {
       await opened.close();
       expect((await stat(file)).mode & 0o777).to.equal(0o600);
     } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('private in-memory SQLite databases (copies of the first one the process migrated)', () => {
+  it('each starts empty at the schema of a database file migrated from nothing, and none sees what another wrote', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'hangar-sqlite-memory-'));
+    const first = await openSqliteDatabase({ path: ':memory:' });
+    const second = await openSqliteDatabase({ path: ':memory:' });
+    const migrated = await openSqliteDatabase({ path: path.join(directory, 'hangar.db') });
+    try {
+      await createSqlRepositories(first).users.create(aUser({ email: 'first@example.com' }));
+      const third = await openSqliteDatabase({ path: ':memory:' });
+      try {
+        // Made after the first one holds a user: a copy of the schema, not of what was written since.
+        for (const [name, opened] of [
+          ['second', second],
+          ['third', third],
+        ] as const) {
+          expect(await createSqlRepositories(opened).users.findByEmail('first@example.com'), `the user in the ${name} database`).to.equal(undefined);
+          expect(await dumpSqliteSchema(opened.db), `the ${name} database's schema`).to.deep.equal(await dumpSqliteSchema(migrated.db));
+          const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(opened.db);
+          const expected = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(migrated.db);
+          expect(applied.rows, `the ${name} database's migrations`).to.deep.equal(expected.rows);
+        }
+        await createSqlRepositories(third).users.create(aUser({ email: 'first@example.com' }));
+        expect(await createSqlRepositories(second).users.findByEmail('first@example.com')).to.equal(undefined);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await Promise.all([first.close(), second.close(), migrated.close()]);
       await rm(directory, { recursive: true, force: true });
     }
   });
