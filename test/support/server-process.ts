@@ -126,7 +126,9 @@ export async function startServerProcess(env: Record<string, string>, { nodeArgs
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 20_000;
+  // A start takes about 0.5 s of CPU per process; on a machine shared with the other mocha workers
+  // and their servers, at half its speed, two workers on Postgres took over 20 s. A start that hangs still fails.
+  const deadline = Date.now() + 60_000;
   let match: RegExpExecArray | null;
   while (!(match = /API on (\S+) .*content on (\S+) /.exec(output))) {
     if (child.exitCode !== null || Date.now() > deadline) {
