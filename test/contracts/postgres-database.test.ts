@@ -7,6 +7,8 @@ import { openPostgresDatabase, postgresConnectionString } from '../../adapters/p
 import { redactPostgresUrl } from '../../adapters/persistence/postgres/postgres-url.js';
 import { MIGRATION_NAMES } from '../../adapters/persistence/sql/migrate.js';
 import { createSqlRepositories } from '../../adapters/persistence/sql/create-sql-repositories.js';
+import type { HangarDatabase } from '../../adapters/persistence/sql/schema.js';
+import { listFiles } from '../../adapters/persistence/sql/sql-file-listing.js';
 import { POSTGRES_BATCH_INSERT_SQL } from '../../adapters/persistence/sql/postgres-upload-batches.js';
 import { aCustomDomain } from './custom-domain-repository.contract.js';
 import { aFile, aRefreshToken, aSession, anApiKey, givenUser } from './persistence-fixtures.js';
@@ -486,6 +488,74 @@ if (url !== undefined) {
         });
         expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).to.include('files_search_text_trgm');
       } finally {
+        await database.close();
+      }
+    });
+
+    it('answers a needle of 1–2 characters that no file holds from the index of characters (0051), without walking the account', async () => {
+      const database = await openPostgresDatabase({ url: schema.url, poolSize: 2 });
+      const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+      const logged = new Kysely<HangarDatabase>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }),
+        log: (event) => {
+          statements.push({ sql: event.query.sql, parameters: event.query.parameters });
+        },
+      });
+      try {
+        // 20,000 files named as people name photos and documents ("holiday-2019-1.png"), which hold
+        // most letters but no "q", "j" or "z"; one file is also named with a "q".
+        const owner = '00000000-0000-4000-8000-00000000000a';
+        const words =
+          'holiday invoice cat dog report screenshot img scan receipt paris berlin family meeting draft logo banner podcast export backup web'.split(' ');
+        await sql`insert into users (id, email, password_hash, created_at, updated_at, plan_name) values (${owner}, 'short@example.com', 'x', 0, 0, 'default')`.execute(
+          database.db,
+        );
+        await sql`
+          insert into files (id, user_id, file_id, name, content_type, size, sha256, is_public, created_at, blob_key, search_text)
+          select 'f' || g, ${owner}, 'id' || g, n, 'image/png', g, md5(g::text), 1, g, 'k' || g, n
+          from generate_series(1, 20000) as g,
+            lateral (select case when g = 77 then 'quote-77.pdf' else (${words}::text[])[1 + g % 20] || '-' || (2000 + g % 25) || '-' || g || '.png' end as n) as name
+        `.execute(database.db);
+        await sql`insert into account_totals (user_id, storage_bytes, files_count, public_files_count) values (${owner}, 0, 20000, 20000)`.execute(database.db);
+        // As autovacuum would after such a load: the statistics the planner chooses by, and the
+        // new entries moved from the GIN indexes' pending lists into the indexes.
+        await sql`vacuum analyze files`.execute(database.db);
+
+        const list = (q: string) => listFiles(logged, { userId: owner, filter: { q }, window: { offset: 0, limit: 10 }, countLimit: 10_000 });
+        const plan = async (statement: { sql: string; parameters: readonly unknown[] }) => {
+          const { rows } = await database.db.connection().execute((connection) =>
+            connection.executeQuery<{ 'QUERY PLAN': string }>({
+              sql: `explain ${statement.sql}`,
+              parameters: statement.parameters,
+              query: statement as never,
+              queryId: { queryId: 'plan' },
+            }),
+          );
+          return rows.map((row) => row['QUERY PLAN']).join('\n');
+        };
+
+        for (const q of ['z', 'jz']) {
+          statements.length = 0;
+          expect((await list(q)).page).to.deep.equal({ items: [], total: 0 });
+          // The account's totals, then the one question whether any file matches; no count, no page.
+          expect(statements).to.have.length(2);
+          expect(statements[1].sql).to.include('string_to_array(files.search_text, null) @>');
+          expect(await plan(statements[1])).to.include('files_search_characters');
+        }
+
+        statements.length = 0;
+        const found = (await list('q')).page;
+        expect(found.items.map((file) => file.name)).to.deep.equal(['quote-77.pdf']);
+        expect(found.total).to.equal(1);
+
+        // A character every file holds: the planner walks in list order to the first match instead.
+        statements.length = 0;
+        const common = (await list('-')).page;
+        expect(common).to.deep.include({ total: 10_000, totalRelation: 'gte' });
+        expect(common.items.map((file) => file.fileId)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `id${20_000 - i}`));
+        expect(await plan(statements[1])).not.to.include('files_search_characters');
+      } finally {
+        await logged.destroy();
         await database.close();
       }
     });

@@ -58,6 +58,7 @@ export const MIGRATIONS: readonly MigrationEntry[] = [
   ['0048_image_metadata', () => import('./0048_image_metadata.js')],
   ['0049_admin_second_factor_and_deletions', () => import('./0049_admin_second_factor_and_deletions.js')],
   ['0050_sqlite_covering_filter_indexes', () => import('./0050_sqlite_covering_filter_indexes.js')],
+  ['0051_postgres_search_characters', () => import('./0051_postgres_search_characters.js')],
 ];
 
 /** A migration's name and how to load its module. */

@@ -75,9 +75,34 @@ function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, listing: Lis
   return all;
 }
 
-/** Whether SQLite's trigram index can find the needle: FTS5's `trigram` tokenizer needs 3 code points. */
+/** Whether the trigram indexes can find the needle: FTS5's `trigram` tokenizer and `pg_trgm` need 3 code points. */
 function trigramNeedle(needle: string | undefined): needle is string {
   return needle !== undefined && Array.from(needle).length >= 3;
+}
+
+/**
+ * Postgres, a needle of 1–2 code points (which holds no trigram): whether any file passes the
+ * listing, asked with one more condition, that the file's search text holds each of the needle's
+ * characters, in the expression of the index of migration 0051 (`string_to_array(search_text,
+ * null) @> …`). For a character few files hold, the planner answers from that index at once; for
+ * a common one, by walking in list order to the first match. A needle that no file holds is then
+ * answered without walking the account. The count and the page leave that condition out: where
+ * the walk in list order wins (a common character), testing it on every file walked would only
+ * add to the walk (docs/search.md, "Short needles on Postgres").
+ */
+async function anyShortNeedleMatch(db: Kysely<HangarDatabase>, listing: Listing & { needle: string }): Promise<boolean> {
+  const characters = Array.from(listing.needle);
+  const found = await db
+    .selectFrom('files')
+    .where((eb) => eb.and([...conditions(eb, listing, 'database'), sql<SqlBool>`string_to_array(files.search_text, null) @> ${characters}::text[]`]))
+    .select(sql<number>`1`.as('one'))
+    // In list order: without it the planner may take a sequential scan of the whole table for a
+    // common character, expecting a match at once, and pass every other account's files first.
+    .orderBy('files.created_at', 'desc')
+    .orderBy('files.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
 }
 
 /**
@@ -312,6 +337,7 @@ async function findPage(
     const total = filter.isPublic === undefined ? accountFiles : filter.isPublic ? publicFiles : accountFiles - publicFiles;
     return { items: total > window.offset ? await pageOf(db, listing, postgres ? 'database' : 'list-order', window, total) : [], total };
   }
+  if (postgres && needle !== undefined && Array.from(needle).length < 3 && !(await anyShortNeedleMatch(db, { ...listing, needle }))) return none;
   const counting = postgres || sqliteWay ? undefined : await sqliteCountWay(db, listing, accountFiles, countLimit);
   const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? counting!.way), countLimit);
   const atLeast = countLimit !== undefined && matches > countLimit;
