@@ -88,7 +88,8 @@ function trigramNeedle(needle: string | undefined): needle is string {
  * a common one, by walking in list order to the first match. A needle that no file holds is then
  * answered without walking the account. The count and the page leave that condition out: where
  * the walk in list order wins (a common character), testing it on every file walked would only
- * add to the walk (docs/search.md, "Short needles on Postgres").
+ * add to the walk (docs/search.md, "Short needles on Postgres"; decision 0027).
+ * @returns whether at least one file of the account passes every filter and holds the needle
  */
 async function anyShortNeedleMatch(db: Kysely<HangarDatabase>, listing: Listing & { needle: string }): Promise<boolean> {
   const characters = Array.from(listing.needle);
@@ -284,7 +285,9 @@ async function sqliteCountWay(
  * without a statement for it.
  *
  * Every Postgres statement is left to its planner, which answers `q` of 3 code points or more from
- * the `pg_trgm` GIN index of 0042 when it judges that cheaper than walking the account. On SQLite,
+ * the `pg_trgm` GIN index of 0042 when it judges that cheaper than walking the account; a `q` of
+ * 1–2 code points is first asked about once ({@link anyShortNeedleMatch}, the index of characters
+ * of 0051), and a listing no file matches is empty without a count or a page. On SQLite,
  * whose planner cannot tell a rare needle, content type or size range from a common one, the count
  * is made the way {@link sqliteCountWay} picks, and the page the way {@link choosePageWay} picks
  * from the count (listing-plan.ts). The page and the total are separate statements, not one
