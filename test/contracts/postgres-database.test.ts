@@ -495,8 +495,9 @@ if (url !== undefined) {
     it('answers a needle of 1–2 characters that no file holds from the index of characters (0051), without walking the account', async () => {
       const database = await openPostgresDatabase({ url: schema.url, poolSize: 2 });
       const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+      const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
       const logged = new Kysely<HangarDatabase>({
-        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }),
+        dialect: new PostgresDialect({ pool }),
         log: (event) => {
           statements.push({ sql: event.query.sql, parameters: event.query.parameters });
         },
@@ -523,14 +524,7 @@ if (url !== undefined) {
 
         const list = (q: string) => listFiles(logged, { userId: owner, filter: { q }, window: { offset: 0, limit: 10 }, countLimit: 10_000 });
         const plan = async (statement: { sql: string; parameters: readonly unknown[] }) => {
-          const { rows } = await database.db.connection().execute((connection) =>
-            connection.executeQuery<{ 'QUERY PLAN': string }>({
-              sql: `explain ${statement.sql}`,
-              parameters: statement.parameters,
-              query: statement as never,
-              queryId: { queryId: 'plan' },
-            }),
-          );
+          const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain ${statement.sql}`, [...statement.parameters]);
           return rows.map((row) => row['QUERY PLAN']).join('\n');
         };
 
