@@ -1,15 +1,14 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { OtplibTotp } from '../../adapters/crypto/otplib-totp.js';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { BROWSER_WAIT_MS } from '../support/browser.js';
+import { BROWSER_WAIT_MS, launchChromium, skipWithoutChromiumOrFailWithoutDashboard } from '../support/browser.js';
 
 // The Admin section of the dashboard (docs/admin.md) in Debian's headless Chromium against the real
 // server process: shown to administrators only; a user found by search, suspended after typing
@@ -17,8 +16,6 @@ import { BROWSER_WAIT_MS } from '../support/browser.js';
 // phone widths; and the same path with the keyboard alone (Tab, Shift+Tab, Enter, Space and
 // typing), the focus visible on every control it passes.
 
-const CHROMIUM = '/usr/bin/chromium';
-const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 390, height: 844 };
 const ROOT = 'root@example.com';
@@ -73,11 +70,7 @@ describe('Dashboard in a real browser: the Admin section', function () {
   const memberStatus = async () => (await fetch(`${server.api}/files`, { headers: { 'x-api-key': memberKey } })).status;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    if (!existsSync(BUILT)) throw new Error('dist/dashboard/index.html is missing: run `npm run build`');
+    skipWithoutChromiumOrFailWithoutDashboard(this);
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-admin-'));
     const [port, contentPort] = [await freePort(), await freePort()];
     server = await startServerProcess({
@@ -108,7 +101,7 @@ describe('Dashboard in a real browser: the Admin section', function () {
       })
     ).json()) as { key: string };
     memberKey = key.key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, userAgent: 'HangarE2E/1.0 (Chromium)' });
     context.setDefaultTimeout(BROWSER_WAIT_MS);
     page = await context.newPage();

@@ -1,22 +1,19 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { BROWSER_WAIT_MS } from '../support/browser.js';
+import { BROWSER_WAIT_MS, launchChromium, skipWithoutChromiumOrFailWithoutDashboard } from '../support/browser.js';
 
 // Resumable uploads in the dashboard (docs/api.md, "Resumable uploads"), in Debian's headless Chromium
 // against the real server process: a 50 MiB file goes through tus, is paused and resumed, paused
 // again, and after a page reload continues (the same file chosen again) to a complete file.
 
-const CHROMIUM = '/usr/bin/chromium';
-const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const EMAIL = 'resumable@example.com';
 const PASSWORD = 'dashboard secret';
@@ -95,11 +92,7 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
   };
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    if (!existsSync(BUILT)) throw new Error('dist/dashboard/index.html is missing: run `npm run build`');
+    skipWithoutChromiumOrFailWithoutDashboard(this);
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-resumable-'));
     bytes = bigText();
     filePath = path.join(dataDir, 'big.txt');
@@ -120,7 +113,7 @@ describe('Dashboard in a real browser: resumable upload of a large file', functi
     });
     const login = (await json('/auth/login', { method: 'POST', body: { email: EMAIL, password: PASSWORD } })).body;
     apiKey = (await json('/auth/api-keys', { method: 'POST', token: login.session.access_token, body: { name: 'e2e' } })).body.key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(BROWSER_WAIT_MS);
     const token = JSON.stringify(login.session.refresh_token);

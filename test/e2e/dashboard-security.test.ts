@@ -1,21 +1,17 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { OtplibTotp } from '../../adapters/crypto/otplib-totp.js';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { BROWSER_WAIT_MS } from '../support/browser.js';
+import { BROWSER_WAIT_MS, launchChromium, skipWithoutChromiumOrFailWithoutDashboard } from '../support/browser.js';
 
 // The Security screen (docs/account-security.md) in Debian's headless Chromium against the real
 // server process: turning two-factor sign-in on with the QR code's secret, the recovery codes shown
 // once, the code step at sign-in, the devices list with "Sign out", and turning it off.
 
-const CHROMIUM = '/usr/bin/chromium';
-const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 const EMAIL = 'security@example.com';
 const PASSWORD = 'dashboard secret';
 const totp = new OtplibTotp();
@@ -43,11 +39,7 @@ describe('Dashboard in a real browser: two-factor sign-in and signed-in devices'
   };
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    if (!existsSync(BUILT)) throw new Error('dist/dashboard/index.html is missing: run `npm run build`');
+    skipWithoutChromiumOrFailWithoutDashboard(this);
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-security-'));
     const [port, contentPort] = [await freePort(), await freePort()];
     server = await startServerProcess({
@@ -66,7 +58,7 @@ describe('Dashboard in a real browser: two-factor sign-in and signed-in devices'
     });
     expect(register.status).to.equal(201);
     await fetch(`${server.api}/auth/confirm?token=${await mailedToken({ dataDir }, EMAIL, '/auth/confirm')}`, { redirect: 'manual' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, userAgent: 'HangarE2E/1.0 (Chromium)' });
     context.setDefaultTimeout(BROWSER_WAIT_MS);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.api });

@@ -1,20 +1,15 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { runCli } from '../support/cli-process.js';
 import { startTestOidcProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestOidcProvider } from '../support/oidc-test-provider.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { BROWSER_WAIT_MS } from '../support/browser.js';
+import { BROWSER_WAIT_MS, launchChromium, skipWithoutChromiumOrFailWithoutDashboard } from '../support/browser.js';
 
 // "Sign in with …" in the dashboard, in headless Chromium: the server process with single sign-on
 // through a real OpenID provider (oidc-provider), which logs the person in without a form.
-
-const CHROMIUM = '/usr/bin/chromium';
-const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 
 describe('Dashboard: sign in with the OpenID provider, and registration by invite only', function () {
   this.timeout(60_000);
@@ -26,11 +21,7 @@ describe('Dashboard: sign in with the OpenID provider, and registration by invit
   const pageErrors: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    if (!existsSync(BUILT)) throw new Error('dist/dashboard/index.html is missing: run `npm run build` (it builds the dashboard with vite)');
+    skipWithoutChromiumOrFailWithoutDashboard(this);
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-sso-'));
     idp = await startTestOidcProvider();
     const [port, contentPort] = [await freePort(), await freePort()];
@@ -50,7 +41,7 @@ describe('Dashboard: sign in with the OpenID provider, and registration by invit
       OIDC_CLIENT_SECRET: TEST_CLIENT_SECRET,
       OIDC_NAME: 'Test IdP',
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(BROWSER_WAIT_MS);
     page = await context.newPage();

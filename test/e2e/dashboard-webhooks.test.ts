@@ -1,22 +1,19 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { BROWSER_WAIT_MS } from '../support/browser.js';
+import { BROWSER_WAIT_MS, launchChromium, skipWithoutChromiumOrFailWithoutDashboard } from '../support/browser.js';
 
 // The Webhooks screen of the dashboard (docs/webhooks.md) in Debian's headless Chromium against the real
 // server process and a local receiver: add an endpoint with event checkboxes, copy its secret (shown
 // once), send a test, read the delivery log, retry a delivery, delete the endpoint.
 
-const CHROMIUM = '/usr/bin/chromium';
-const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const EMAIL = 'webhooks-e2e@example.com';
 const PASSWORD = 'dashboard secret';
@@ -58,11 +55,7 @@ describe('Dashboard in a real browser: webhooks', function () {
   };
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    if (!existsSync(BUILT)) throw new Error('dist/dashboard/index.html is missing: run `npm run build`');
+    skipWithoutChromiumOrFailWithoutDashboard(this);
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-webhooks-'));
     receiver = await WebhookReceiver.start();
     const [port, contentPort] = [await freePort(), await freePort()];
@@ -81,7 +74,7 @@ describe('Dashboard in a real browser: webhooks', function () {
     await fetch(`${server.api}/auth/confirm?token=${await mailedToken({ dataDir }, EMAIL, '/auth/confirm')}`, { redirect: 'manual' });
     const login = (await json('/auth/login', { method: 'POST', body: { email: EMAIL, password: PASSWORD } })).body;
     apiKey = (await json('/auth/api-keys', { method: 'POST', token: login.session.access_token, body: { name: 'e2e' } })).body.key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(BROWSER_WAIT_MS);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.api });

@@ -1,23 +1,21 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { BROWSER_WAIT_MS } from '../support/browser.js';
+import { BROWSER_WAIT_MS, launchChromium, skipWithoutChromiumOrFailWithoutDashboard } from '../support/browser.js';
 
 // The dashboard end to end, in Debian's headless Chromium against the real server process on its
 // embedded defaults (SQLite, local disk, file outbox, mock edge provider). Screenshots of each
 // screen land in test/artifacts/dashboard/ (not committed) to be looked at.
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/artifacts/dashboard');
-const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 /** axe-core's browser build, evaluated in the page (Playwright's evaluate is not subject to the page's CSP, an inline script tag would be). */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 390, height: 844 };
@@ -123,11 +121,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
   };
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    if (!existsSync(BUILT)) throw new Error('dist/dashboard/index.html is missing: run `npm run build` (it builds the dashboard with vite)');
+    skipWithoutChromiumOrFailWithoutDashboard(this);
     await rm(ARTIFACTS, { recursive: true, force: true });
     await mkdir(ARTIFACTS, { recursive: true });
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-'));
@@ -143,10 +137,7 @@ describe('Dashboard in a real browser (register → files → keys → domain �
       PASSWORD_HASH_MEMORY_KIB: '1024',
       TRIAL_DAYS: '9',
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
     context.setDefaultTimeout(BROWSER_WAIT_MS);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.api });

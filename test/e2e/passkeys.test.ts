@@ -1,13 +1,11 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
+import { type Browser, type CDPSession, type Page } from 'playwright-core';
 import { mailedToken } from '../support/http-harness.js';
 import { freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { BROWSER_WAIT_MS } from '../support/browser.js';
+import { BROWSER_WAIT_MS, launchChromium, skipWithoutChromiumOrFailWithoutDashboard } from '../support/browser.js';
 
 // Passkeys end to end: Debian's headless Chromium with a virtual authenticator (the DevTools
 // protocol's WebAuthn domain: a CTAP2 platform authenticator with resident keys and user
@@ -15,8 +13,6 @@ import { BROWSER_WAIT_MS } from '../support/browser.js';
 // here http://localhost:<port>: localhost is a secure context over plain HTTP, and a relying party
 // id must be a host name, not 127.0.0.1.
 
-const CHROMIUM = '/usr/bin/chromium';
-const BUILT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');
 const EMAIL = 'passkey.walkthrough@example.com';
 
 describe('Passkeys in a real browser (register a passkey → sign out → sign in with it)', function () {
@@ -32,11 +28,7 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
   const heading = (name: string) => page.getByRole('heading', { level: 1, name });
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    if (!existsSync(BUILT)) throw new Error('dist/dashboard/index.html is missing: run `npm run build` (it builds the dashboard with vite)');
+    skipWithoutChromiumOrFailWithoutDashboard(this);
     dataDir = await mkdtemp(path.join(tmpdir(), 'hangar-e2e-passkeys-'));
     const [port, contentPort] = [await freePort(), await freePort()];
     base = `http://localhost:${port}`;
@@ -49,7 +41,7 @@ describe('Passkeys in a real browser (register a passkey → sign out → sign i
       PUBLIC_CONTENT_URL: `http://localhost:${contentPort}`,
       PASSWORD_HASH_MEMORY_KIB: '1024',
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     context.setDefaultTimeout(BROWSER_WAIT_MS);
     page = await context.newPage();

@@ -2,18 +2,16 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS from 'openapi-typescript';
-import { chromium } from 'playwright-core';
 import { generateApi } from 'swagger-typescript-api';
 import { call, mailedToken, startTestServer, type TestServer } from '../support/http-harness.js';
+import { launchChromium, skipWithoutChromium } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The project's own compiler (TypeScript 7 has no programmatic API yet: it runs as a program). */
 const TSC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../node_modules/typescript/bin/tsc');
 
@@ -277,22 +275,8 @@ describe('HTTP: reference endpoints (OpenAPI, agent guide, docs)', function () {
   });
 
   it('renders the API reference at /docs in a real browser, listing the operations', async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (skipped: ${CHROMIUM} is not installed; .ci/run installs the Debian package chromium)`);
-      this.skip();
-    }
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    skipWithoutChromium(this);
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const outside: string[] = [];
