@@ -12,7 +12,7 @@ import { type Browser, chromium } from 'playwright-core';
 export const BROWSER_WAIT_MS = 20_000;
 
 /** Debian's Chromium (the package chromium), which .ci/run installs: playwright-core never downloads a browser. */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /** The dashboard as `npm run build` builds it with vite: dist/dashboard/index.html, seen from dist/test/support/. */
 const BUILT_DASHBOARD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/index.html');

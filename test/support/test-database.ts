@@ -120,10 +120,8 @@ export async function createTestSchema(url: string): Promise<TestSchema> {
     }
     extensionsInstalled = true;
   }
-  if (!vacuumedAtStart.has(url)) {
-    vacuumedAtStart.add(url);
-    await vacuumCatalogs(url);
-  }
+  // Before this process's first schema there: the leftovers of earlier runs.
+  if (!dropsSinceVacuum.has(url)) await vacuumCatalogs(url);
   const schema = `hangar_test_${randomBytes(6).toString('hex')}`;
   await run(url, `create schema ${schema}`);
   return {
@@ -150,9 +148,7 @@ export async function createTestSchema(url: string): Promise<TestSchema> {
 const DIRTIED_CATALOGS = ['pg_attribute', 'pg_depend', 'pg_class', 'pg_index', 'pg_trigger', 'pg_type', 'pg_constraint', 'pg_attrdef'];
 /** Schemas dropped in a database between two `VACUUM`s of its catalogs (each then takes about 0.1 s). */
 const DROPS_PER_CATALOG_VACUUM = 20;
-/** Database URLs whose catalogs this process has vacuumed before its first schema there (leftovers of earlier runs). */
-const vacuumedAtStart = new Set<string>();
-/** Schemas dropped per database URL since this process last vacuumed its catalogs. */
+/** Schemas dropped per database URL since this process last vacuumed its catalogs; no entry: not vacuumed yet. */
 const dropsSinceVacuum = new Map<string, number>();
 
 /**
@@ -160,6 +156,7 @@ const dropsSinceVacuum = new Map<string, number>();
  * vacuum them (neither superuser nor owner) gets Postgres's warning and the tests go on as before.
  */
 async function vacuumCatalogs(url: string): Promise<void> {
+  // Set before the first await, so that a create or drop meanwhile does not vacuum again.
   dropsSinceVacuum.set(url, 0);
   try {
     await run(url, `vacuum ${DIRTIED_CATALOGS.map((table) => `pg_catalog.${table}`).join(', ')}`);
