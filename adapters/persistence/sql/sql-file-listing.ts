@@ -75,9 +75,17 @@ function conditions(eb: ExpressionBuilder<HangarDatabase, 'files'>, listing: Lis
   return all;
 }
 
-/** Whether the trigram indexes can find the needle: FTS5's `trigram` tokenizer and `pg_trgm` need 3 code points. */
+/** Code points a needle needs for the trigram indexes to find it: FTS5's `trigram` tokenizer and `pg_trgm` make trigrams of 3. */
+const TRIGRAM_CODE_POINTS = 3;
+
+/** Whether the trigram indexes can find the needle ({@link TRIGRAM_CODE_POINTS} or more code points). */
 function trigramNeedle(needle: string | undefined): needle is string {
-  return needle !== undefined && Array.from(needle).length >= 3;
+  return needle !== undefined && Array.from(needle).length >= TRIGRAM_CODE_POINTS;
+}
+
+/** Whether the needle is too short for the trigram indexes (1–2 code points): on Postgres, {@link anyShortNeedleMatch} asks about it first. */
+function shortNeedle(needle: string | undefined): needle is string {
+  return needle !== undefined && Array.from(needle).length < TRIGRAM_CODE_POINTS;
 }
 
 /**
@@ -340,7 +348,7 @@ async function findPage(
     const total = filter.isPublic === undefined ? accountFiles : filter.isPublic ? publicFiles : accountFiles - publicFiles;
     return { items: total > window.offset ? await pageOf(db, listing, postgres ? 'database' : 'list-order', window, total) : [], total };
   }
-  if (postgres && needle !== undefined && Array.from(needle).length < 3 && !(await anyShortNeedleMatch(db, { ...listing, needle }))) return none;
+  if (postgres && shortNeedle(needle) && !(await anyShortNeedleMatch(db, { ...listing, needle }))) return none;
   const counting = postgres || sqliteWay ? undefined : await sqliteCountWay(db, listing, accountFiles, countLimit);
   const matches = await countMatches(db, listing, postgres ? 'database' : (sqliteWay ?? counting!.way), countLimit);
   const atLeast = countLimit !== undefined && matches > countLimit;
